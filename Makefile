@@ -1,0 +1,75 @@
+# kab: kernel A/B benchmark harness. Plain make; output in build/.
+# `make demo` and `make check` install what they need first (as root).
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -std=c11 -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
+           -Wstrict-prototypes -Wno-unused-parameter
+ifdef CI
+WARN    += -Werror
+endif
+ifdef SANITIZE
+CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+CPPFLAGS += -D_GNU_SOURCE -Iharness -Iworkloads -Idb -Ikernels
+LDLIBS  := -lcgroup -linih -lsqlite3 -lpthread -lm
+
+B := build
+LIB_SRC  := $(filter-out harness/main.c,$(wildcard harness/*.c db/*.c workloads/*.c kernels/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+BENCH_SRC := $(wildcard bench/*.c)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
+
+# Debian packages kab needs to build, run and test.
+DEB_PKGS := build-essential pkg-config libcgroup-dev libinih-dev libsqlite3-dev \
+            sqlite3 stress-ng util-linux procps
+
+.PHONY: all deps demo check test unit golden integration bench clean
+all: $(B)/kab $(BENCH_BIN)
+
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "kab: installing:$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then echo "kab: need root to apt-get install$$missing" >&2; exit 1; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+$(B)/obj/%.o: %.c $(wildcard harness/*.h db/*.h workloads/*.h kernels/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
+
+$(B)/libkab.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/kab: $(B)/obj/harness/main.o $(B)/libkab.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/tests/%: tests/unit/%.c tests/unit/t.h $(B)/libkab.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(B)/libkab.a $(LDLIBS)
+
+$(B)/bench/%: bench/%.c $(B)/libkab.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(B)/libkab.a $(LDLIBS)
+
+demo: deps
+	$(MAKE) $(B)/kab
+	$(B)/kab run --db $(B)/demo.db examples/demo.job
+
+check: deps
+	$(MAKE) all $(UNIT_BIN)
+	tests/run.sh
+
+bench: deps
+	$(MAKE) all
+	bench/run.sh
+
+clean:
+	rm -rf $(B)

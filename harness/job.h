@@ -1,0 +1,93 @@
+/* Job files: parsing, validation and the normalized form. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct diags;
+
+enum job_order { JOB_ORDER_ABBA, JOB_ORDER_ALTERNATE, JOB_ORDER_RANDOM };
+enum job_swap_kind { JOB_SWAP_NONE, JOB_SWAP_ZRAM, JOB_SWAP_FILE, JOB_SWAP_EXISTING };
+enum job_knob_kind { JOB_KNOB_SYSCTL, JOB_KNOB_SYSFS };
+
+#define JOB_MEM_UNSET 0
+#define JOB_MEM_MAX UINT64_MAX /* "max": no limit */
+#define JOB_MEM_FLOOR (16ull << 20)
+
+struct job_knob {
+	enum job_knob_kind kind;
+	char *name;  /* as written: "vm.swappiness" or "/sys/module/zswap/parameters/enabled" */
+	char *path;  /* the file: "/proc/sys/vm/swappiness" */
+	char *value;
+	int line;
+};
+
+struct job_variant {
+	char *label;  /* section label: "A" in [variant A] */
+	char *name;   /* name = ...; defaults to the label */
+	char *kernel; /* "running" (builds come later) */
+	struct job_knob *knobs;
+	size_t n_knobs;
+	int line;
+};
+
+struct job_param {   /* type-specific key of a workload section */
+	char *key;
+	char *value;
+	int line;
+};
+
+struct job_workload {
+	char *name;   /* [workload NAME] */
+	char *type;   /* stress-ng | command | ... (workloads/wl.h) */
+	uint64_t memory_max, memory_high, memory_swap_max; /* JOB_MEM_UNSET / JOB_MEM_MAX / bytes */
+	double timeout_s;  /* 0: none */
+	struct job_param *params;  /* e.g. args = ..., command = ... */
+	size_t n_params;
+	int line;
+};
+
+struct job_swap {
+	enum job_swap_kind kind;
+	uint64_t size;     /* zram and file */
+	char *path;        /* file */
+	char *algorithm;   /* zram comp_algorithm, NULL: kernel default */
+	int priority;      /* swapon priority, -1: default */
+	int line;
+};
+
+struct job {
+	char *file;     /* path as given, for diagnostics */
+	char *text;     /* the file's text, stored with the job */
+	char *name;
+	unsigned pairs;
+	enum job_order order;
+	uint64_t seed;  /* for order = random */
+	double interval_s;  /* sampler interval, default 1 */
+	char **metrics;     /* extra report rows; NULL-terminated; may be NULL */
+	size_t n_metrics;
+	struct job_swap swap;
+	struct job_variant *variants;
+	size_t n_variants;
+	struct job_workload *workloads;
+	size_t n_workloads;
+};
+
+/* Parses and validates a job without touching the machine beyond reads
+ * (knob paths exist, programs installed). Every problem goes to d as
+ * "file:line: message". Returns 0 with *ret set, or -EINVAL with d filled
+ * (or another -errno, e.g. file not readable, also reported in d). */
+int job_parse_file(const char *path, struct job **ret, struct diags *d);
+int job_parse_string(const char *file, const char *text, struct job **ret, struct diags *d);
+/* Like the above but skips machine checks (paths, programs): for reading
+ * a stored job back. */
+int job_parse_string_nocheck(const char *file, const char *text, struct job **ret, struct diags *d);
+
+/* Prints the normalized job; it parses back to the same job. */
+void job_print(const struct job *j, FILE *out);
+void job_free(struct job *j);
+
+const char *job_param(const struct job_workload *w, const char *key);  /* NULL if absent */
+const char *job_order_name(enum job_order o);
+const char *job_swap_kind_name(enum job_swap_kind k);

@@ -1,0 +1,460 @@
+/* Shared helpers: strict parsing, checked writes, strings, diagnostics. */
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+bool log_quiet;
+
+void util_freep(void *p) { free(*(void **)p); }
+void util_closep(int *fd) { if (*fd >= 0) close(*fd); }
+void util_fclosep(FILE **f) { if (*f) fclose(*f); }
+
+int util_parse_u64(const char *s, uint64_t *ret)
+{
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	uint64_t v = 0;
+	for (; *s; s++) {
+		if (!isdigit((unsigned char)*s))
+			return -EINVAL;
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	*ret = v;
+	return 0;
+}
+
+int util_parse_i64(const char *s, int64_t *ret)
+{
+	bool neg = false;
+	uint64_t v;
+	if (s && *s == '-') {
+		neg = true;
+		s++;
+	}
+	int r = util_parse_u64(s, &v);
+	if (r < 0)
+		return r;
+	if (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX)
+		return -ERANGE;
+	*ret = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
+
+int util_parse_double(const char *s, double *ret)
+{
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || *end)
+		return -EINVAL;
+	if (errno == ERANGE || !isfinite(v))
+		return -ERANGE;
+	*ret = v;
+	return 0;
+}
+
+/* Splits "1.5G" into 1.5 and "G"; the number part must be a plain decimal. */
+static int split_number(const char *s, double *ret_num, const char **ret_suffix)
+{
+	const char *p = s;
+	bool digits = false;
+	while (isdigit((unsigned char)*p)) { p++; digits = true; }
+	if (*p == '.') {
+		p++;
+		while (isdigit((unsigned char)*p)) { p++; digits = true; }
+	}
+	if (!digits)
+		return -EINVAL;
+	char num[64];
+	size_t n = (size_t)(p - s);
+	if (n >= sizeof(num))
+		return -ERANGE;
+	memcpy(num, s, n);
+	num[n] = 0;
+	int r = util_parse_double(num, ret_num);
+	if (r < 0)
+		return r;
+	*ret_suffix = p;
+	return 0;
+}
+
+int util_parse_size(const char *s, uint64_t *ret)
+{
+	double num;
+	const char *suf;
+	if (!s || split_number(s, &num, &suf) < 0)
+		return -EINVAL;
+	double mult;
+	switch (toupper((unsigned char)*suf)) {
+	case 0: mult = 1; break;
+	case 'B': mult = 1; break;
+	case 'K': mult = 1024.0; break;
+	case 'M': mult = 1024.0 * 1024; break;
+	case 'G': mult = 1024.0 * 1024 * 1024; break;
+	case 'T': mult = 1024.0 * 1024 * 1024 * 1024; break;
+	default: return -EINVAL;
+	}
+	if (*suf && toupper((unsigned char)*suf) != 'B') {
+		suf++;
+		if (strcmp(suf, "iB") == 0 || strcmp(suf, "B") == 0 || strcmp(suf, "b") == 0)
+			suf += strlen(suf);
+		if (*suf)
+			return -EINVAL;
+	} else if (*suf) {
+		if (suf[1])
+			return -EINVAL;
+	}
+	double v = num * mult;
+	if (v >= 18446744073709551615.0)
+		return -ERANGE;
+	if (v != floor(v))
+		return -EINVAL; /* fractional bytes */
+	*ret = (uint64_t)v;
+	return 0;
+}
+
+int util_parse_duration(const char *s, double *ret_seconds)
+{
+	double num;
+	const char *suf;
+	if (!s || split_number(s, &num, &suf) < 0)
+		return -EINVAL;
+	double mult;
+	if (!*suf || strcmp(suf, "s") == 0)
+		mult = 1;
+	else if (strcmp(suf, "ms") == 0)
+		mult = 0.001;
+	else if (strcmp(suf, "us") == 0)
+		mult = 1e-6;
+	else if (strcmp(suf, "m") == 0 || strcmp(suf, "min") == 0)
+		mult = 60;
+	else if (strcmp(suf, "h") == 0)
+		mult = 3600;
+	else
+		return -EINVAL;
+	*ret_seconds = num * mult;
+	return 0;
+}
+
+void util_format_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char units[] = "KMGT";
+	int u = -1;
+	uint64_t v = bytes;
+	while (u < 3 && v >= 1024 && v % 1024 == 0) {
+		v /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	else
+		snprintf(buf, len, "%llu%c", (unsigned long long)v, units[u]);
+}
+
+int util_read_file(const char *path, char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (len + 1 >= cap) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = -errno;
+			free(buf);
+			return e;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = 0;
+	*ret = buf;
+	if (ret_len)
+		*ret_len = len;
+	return 0;
+}
+
+int util_read_line(const char *path, char **ret)
+{
+	char *buf;
+	size_t len;
+	int r = util_read_file(path, &buf, &len);
+	if (r < 0)
+		return r;
+	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		buf[--len] = 0;
+	*ret = buf;
+	return 0;
+}
+
+int util_write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_TRUNC);
+	if (fd < 0)
+		return -errno;
+	size_t len = strlen(value);
+	ssize_t n = write(fd, value, len);
+	int e = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
+	if (close(fd) < 0 && e == 0)
+		e = -errno;
+	return e;
+}
+
+size_t util_levenshtein(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 128 || lb > 128)
+		return SIZE_MAX;
+	size_t prev[129], cur[129];
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+			size_t sub = prev[j - 1] + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+			size_t m = del < ins ? del : ins;
+			cur[j] = m < sub ? m : sub;
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof(size_t));
+	}
+	return prev[lb];
+}
+
+const char *util_did_you_mean(const char *word, const char *const *cands, size_t n)
+{
+	size_t limit = strlen(word) / 3;
+	if (limit < 2)
+		limit = 2;
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		if (!cands[i])
+			continue;
+		size_t d = util_levenshtein(word, cands[i]);
+		if (d < best_d) {
+			best_d = d;
+			best = cands[i];
+		}
+	}
+	return best_d <= limit ? best : NULL;
+}
+
+bool util_find_program(const char *name, char *ret_path, size_t len)
+{
+	if (!name || !*name)
+		return false;
+	if (strchr(name, '/')) {
+		if (access(name, X_OK) != 0)
+			return false;
+		snprintf(ret_path, len, "%s", name);
+		return true;
+	}
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t dl = colon ? (size_t)(colon - path) : strlen(path);
+		char buf[PATH_MAX];
+		if (dl > 0 && dl + strlen(name) + 2 < sizeof(buf)) {
+			memcpy(buf, path, dl);
+			buf[dl] = '/';
+			strcpy(buf + dl + 1, name);
+			struct stat st;
+			if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0) {
+				snprintf(ret_path, len, "%s", buf);
+				return true;
+			}
+		}
+		if (!colon)
+			break;
+		path = colon + 1;
+	}
+	return false;
+}
+
+double util_mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double util_real_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void util_iso_time(double real, char *buf, size_t len)
+{
+	time_t t = (time_t)real;
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int sb_append(struct strbuf *sb, const char *s, size_t n)
+{
+	if (sb->len + n + 1 > sb->cap) {
+		size_t cap = sb->cap ? sb->cap : 256;
+		while (cap < sb->len + n + 1)
+			cap *= 2;
+		char *nb = realloc(sb->buf, cap);
+		if (!nb)
+			return -ENOMEM;
+		sb->buf = nb;
+		sb->cap = cap;
+	}
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = 0;
+	return 0;
+}
+
+int sb_puts(struct strbuf *sb, const char *s) { return sb_append(sb, s, strlen(s)); }
+
+int sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -EINVAL;
+	if (sb_append(sb, "", 0) < 0)
+		return -ENOMEM;
+	if (sb->len + (size_t)n + 1 > sb->cap) {
+		size_t cap = sb->cap;
+		while (cap < sb->len + (size_t)n + 1)
+			cap *= 2;
+		char *nb = realloc(sb->buf, cap);
+		if (!nb)
+			return -ENOMEM;
+		sb->buf = nb;
+		sb->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+	return 0;
+}
+
+void sb_free(struct strbuf *sb)
+{
+	free(sb->buf);
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+}
+
+void diags_add(struct diags *d, const char *file, int line, const char *fmt, ...)
+{
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 8;
+		struct diag *nv = realloc(d->v, cap * sizeof(*nv));
+		if (!nv)
+			return;
+		d->v = nv;
+		d->cap = cap;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = NULL;
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	d->v[d->n].file = file ? strdup(file) : NULL;
+	d->v[d->n].line = line;
+	d->v[d->n].msg = msg;
+	d->n++;
+}
+
+void diags_print(const struct diags *d, FILE *out)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		const struct diag *g = &d->v[i];
+		if (g->file && g->line > 0)
+			fprintf(out, "%s:%d: %s\n", g->file, g->line, g->msg ? g->msg : "out of memory");
+		else if (g->file)
+			fprintf(out, "%s: %s\n", g->file, g->msg ? g->msg : "out of memory");
+		else
+			fprintf(out, "%s\n", g->msg ? g->msg : "out of memory");
+	}
+}
+
+void diags_free(struct diags *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		free(d->v[i].file);
+		free(d->v[i].msg);
+	}
+	free(d->v);
+	d->v = NULL;
+	d->n = d->cap = 0;
+}
+
+static void vlog(const char *level, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "kab: %s", level);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void log_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vlog("error: ", fmt, ap);
+	va_end(ap);
+}
+
+void log_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vlog("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void log_info(const char *fmt, ...)
+{
+	if (log_quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vlog("", fmt, ap);
+	va_end(ap);
+}

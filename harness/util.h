@@ -1,0 +1,81 @@
+/* Small helpers shared by every module: strict number parsing, checked
+ * kernel-file writes, cleanup attributes, a growable string, logging. */
+#pragma once
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define KAB_VERSION "0.1.0"
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+void util_freep(void *p);   /* for _cleanup_: frees *(void **)p */
+void util_closep(int *fd);  /* closes *fd when >= 0 */
+void util_fclosep(FILE **f);
+#define _cleanup_free_ _cleanup_(util_freep)
+#define _cleanup_close_ _cleanup_(util_closep)
+#define _cleanup_fclose_ _cleanup_(util_fclosep)
+
+/* Strict parsers: the whole string must be consumed, no sign surprises.
+ * Return 0 or -EINVAL / -ERANGE; *ret untouched on failure. */
+int util_parse_u64(const char *s, uint64_t *ret);
+int util_parse_i64(const char *s, int64_t *ret);
+int util_parse_double(const char *s, double *ret);
+/* "4096", "256M", "2G", "1.5G", "64k", "512MiB" (binary units). */
+int util_parse_size(const char *s, uint64_t *ret);
+/* "10", "10s", "500ms", "2m", "1h" -> seconds. */
+int util_parse_duration(const char *s, double *ret_seconds);
+/* Formats bytes the way util_parse_size reads them back: "256M". */
+void util_format_size(uint64_t bytes, char *buf, size_t len);
+
+/* Whole-file read (NUL-terminated). */
+int util_read_file(const char *path, char **ret, size_t *ret_len);
+/* Reads a small kernel file and strips the trailing newline. */
+int util_read_line(const char *path, char **ret);
+/* Writes value to a kernel file, checking write() and close(); -errno. */
+int util_write_file(const char *path, const char *value);
+
+/* Edit distance, for "did you mean" hints. */
+size_t util_levenshtein(const char *a, const char *b);
+/* Closest candidate within distance max(2, len/3), or NULL. */
+const char *util_did_you_mean(const char *word, const char *const *cands, size_t n);
+
+/* Finds an executable in $PATH (or checks a path with '/'). */
+bool util_find_program(const char *name, char *ret_path, size_t len);
+
+double util_mono_now(void);  /* CLOCK_MONOTONIC seconds */
+double util_real_now(void);  /* CLOCK_REALTIME seconds */
+void util_iso_time(double real, char *buf, size_t len);
+
+struct strbuf {
+	char *buf;
+	size_t len, cap;
+};
+int sb_append(struct strbuf *sb, const char *s, size_t n);
+int sb_puts(struct strbuf *sb, const char *s);
+int sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_free(struct strbuf *sb);
+
+/* Diagnostics: "file:line: message", collected so every error is shown. */
+struct diag {
+	char *file;
+	int line;  /* 0: no line */
+	char *msg;
+};
+struct diags {
+	struct diag *v;
+	size_t n, cap;
+};
+void diags_add(struct diags *d, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void diags_print(const struct diags *d, FILE *out);
+void diags_free(struct diags *d);
+
+/* Logging to stderr with a "kab: " prefix. */
+void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern bool log_quiet;

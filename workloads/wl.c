@@ -1,0 +1,131 @@
+/* The workload registry and helpers shared by the adapters. */
+#include "wl.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const struct wl_ops wl_stress_ng_ops;
+extern const struct wl_ops wl_command_ops;
+
+static const struct wl_ops *const all_ops[] = {
+	&wl_stress_ng_ops,
+	&wl_command_ops,
+	NULL,
+};
+
+const struct wl_ops *wl_find(const char *type)
+{
+	for (size_t i = 0; all_ops[i]; i++)
+		if (type && strcmp(all_ops[i]->type, type) == 0)
+			return all_ops[i];
+	return NULL;
+}
+
+const struct wl_ops *const *wl_all(void) { return all_ops; }
+
+int wl_metrics_add(struct wl_metrics *m, const char *name, const char *unit, double value)
+{
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 16;
+		struct wl_metric *nv = realloc(m->v, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		m->v = nv;
+		m->cap = cap;
+	}
+	struct wl_metric *x = &m->v[m->n++];
+	snprintf(x->name, sizeof(x->name), "%s", name);
+	snprintf(x->unit, sizeof(x->unit), "%s", unit ? unit : "");
+	x->value = value;
+	return 0;
+}
+
+void wl_metrics_free(struct wl_metrics *m)
+{
+	free(m->v);
+	m->v = NULL;
+	m->n = m->cap = 0;
+}
+
+void wl_argv_free(char **argv)
+{
+	if (!argv)
+		return;
+	for (size_t i = 0; argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+/* Shell-like word splitting: single and double quotes, backslash escapes;
+ * no variables, globs or redirections (the workload is exec'd directly). */
+int wl_split_args(const char *s, char ***ret_argv, size_t *ret_n)
+{
+	size_t n = 0, cap = 8;
+	char **argv = calloc(cap, sizeof(char *));
+	size_t blen = strlen(s) + 1;
+	char *word = malloc(blen);
+	if (!argv || !word) {
+		free(argv);
+		free(word);
+		return -ENOMEM;
+	}
+	const char *p = s;
+	int r = 0;
+	for (;;) {
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		size_t w = 0;
+		char quote = 0;
+		while (*p && (quote || !isspace((unsigned char)*p))) {
+			char c = *p++;
+			if (quote) {
+				if (c == quote)
+					quote = 0;
+				else if (c == '\\' && quote == '"' && (*p == '"' || *p == '\\'))
+					word[w++] = *p++;
+				else
+					word[w++] = c;
+			} else if (c == '\'' || c == '"') {
+				quote = c;
+			} else if (c == '\\' && *p) {
+				word[w++] = *p++;
+			} else {
+				word[w++] = c;
+			}
+		}
+		if (quote) {
+			r = -EINVAL; /* unterminated quote */
+			break;
+		}
+		word[w] = 0;
+		if (n + 2 > cap) {
+			cap *= 2;
+			char **na = realloc(argv, cap * sizeof(char *));
+			if (!na) {
+				r = -ENOMEM;
+				break;
+			}
+			argv = na;
+		}
+		argv[n] = strdup(word);
+		if (!argv[n]) {
+			r = -ENOMEM;
+			break;
+		}
+		argv[++n] = NULL;
+	}
+	free(word);
+	if (r < 0) {
+		wl_argv_free(argv);
+		return r;
+	}
+	*ret_argv = argv;
+	if (ret_n)
+		*ret_n = n;
+	return 0;
+}

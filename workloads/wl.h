@@ -1,0 +1,56 @@
+/* The workload ops table: one adapter per workload type. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct diags;
+struct job_workload;
+
+/* A type-specific key a workload section may carry. */
+struct wl_key {
+	const char *name;
+	const char *help;
+	bool required;
+};
+
+/* A metric a workload reports, with its unit. */
+struct wl_metric {
+	char name[96];
+	char unit[16];
+	double value;
+};
+
+struct wl_metrics {
+	struct wl_metric *v;
+	size_t n, cap;
+};
+int wl_metrics_add(struct wl_metrics *m, const char *name, const char *unit, double value);
+void wl_metrics_free(struct wl_metrics *m);
+
+/* What a run gives the adapter to work with. */
+struct wl_ctx {
+	const struct job_workload *wl;
+	const char *workdir; /* private scratch directory for this run */
+};
+
+struct wl_ops {
+	const char *type;
+	const char *summary;
+	const struct wl_key *keys; /* NULL-name terminated */
+	/* Static checks, no side effects on the machine: programs installed,
+	 * argument sanity. Reports through diags with the section's file/line. */
+	int (*check)(const struct job_workload *wl, const char *file, struct diags *d);
+	/* argv for execvp, allocated; freed with wl_argv_free. */
+	int (*argv)(const struct wl_ctx *c, char ***ret_argv);
+	/* Parse what the workload left behind (files in workdir, its stdout
+	 * captured in workdir/stdout) into metrics. */
+	int (*collect)(const struct wl_ctx *c, int exit_status, struct wl_metrics *m);
+};
+
+const struct wl_ops *wl_find(const char *type);
+/* NULL-terminated list of all types, for hints and docs. */
+const struct wl_ops *const *wl_all(void);
+void wl_argv_free(char **argv);
+/* Splits a command line shell-style (quotes, backslashes; no expansion). */
+int wl_split_args(const char *s, char ***ret_argv, size_t *ret_n);

@@ -1,0 +1,79 @@
+/* command: any command line. It may report metrics of its own by printing
+ * lines "kab-metric NAME VALUE [UNIT]" on standard output. */
+#include "wl.h"
+#include "job.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct wl_key keys[] = {
+	{ "command", "the command line, split shell-style and exec'd directly (no shell)", true },
+	{ NULL, NULL, false },
+};
+
+static int check(const struct job_workload *wl, const char *file, struct diags *d)
+{
+	const char *cmd = job_param(wl, "command");
+	if (!cmd)
+		return 0;
+	char **argv;
+	size_t n;
+	if (wl_split_args(cmd, &argv, &n) < 0) {
+		diags_add(d, file, wl->line, "workload \"%s\": command has an unterminated quote", wl->name);
+		return -EINVAL;
+	}
+	int r = 0;
+	char path[4096];
+	if (n == 0) {
+		diags_add(d, file, wl->line, "workload \"%s\": command is empty", wl->name);
+		r = -EINVAL;
+	} else if (!util_find_program(argv[0], path, sizeof(path))) {
+		diags_add(d, file, wl->line, "workload \"%s\": program \"%s\" is not installed or not executable (not found in PATH)", wl->name, argv[0]);
+		r = -ENOENT;
+	}
+	wl_argv_free(argv);
+	return r;
+}
+
+static int make_argv(const struct wl_ctx *c, char ***ret_argv)
+{
+	return wl_split_args(job_param(c->wl, "command"), ret_argv, NULL);
+}
+
+static int collect(const struct wl_ctx *c, int exit_status, struct wl_metrics *m)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/stdout", c->workdir);
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	char line[512];
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "kab-metric ", 11) != 0)
+			continue;
+		char **w;
+		size_t n;
+		if (wl_split_args(line + 11, &w, &n) < 0)
+			continue;
+		double v;
+		if ((n == 2 || n == 3) && util_parse_double(w[1], &v) == 0) {
+			char name[128];
+			snprintf(name, sizeof(name), "command.%s", w[0]);
+			wl_metrics_add(m, name, n == 3 ? w[2] : "", v);
+		}
+		wl_argv_free(w);
+	}
+	return 0;
+}
+
+const struct wl_ops wl_command_ops = {
+	.type = "command",
+	.summary = "any command; metrics from \"kab-metric NAME VALUE [UNIT]\" lines on stdout",
+	.keys = keys,
+	.check = check,
+	.argv = make_argv,
+	.collect = collect,
+};

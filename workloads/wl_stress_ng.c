@@ -1,0 +1,160 @@
+/* stress-ng: runs with --metrics and --yaml, reads bogo ops from the YAML. */
+#include "wl.h"
+#include "job.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct wl_key keys[] = {
+	{ "args", "stress-ng arguments, e.g. --vm 2 --vm-bytes 512M --vm-keep --timeout 10", true },
+	{ NULL, NULL, false },
+};
+
+static int check(const struct job_workload *wl, const char *file, struct diags *d)
+{
+	char path[4096];
+	int r = 0;
+	if (!util_find_program("stress-ng", path, sizeof(path))) {
+		diags_add(d, file, wl->line, "workload \"%s\": program \"stress-ng\" is not installed (apt-get install stress-ng)", wl->name);
+		r = -ENOENT;
+	}
+	const char *args = job_param(wl, "args");
+	if (!args)
+		return r;
+	char **argv;
+	size_t n;
+	if (wl_split_args(args, &argv, &n) < 0) {
+		diags_add(d, file, wl->line, "workload \"%s\": args has an unterminated quote", wl->name);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(argv[i], "--yaml", 6) == 0 || strcmp(argv[i], "-Y") == 0) {
+			diags_add(d, file, wl->line, "workload \"%s\": args must not contain %s: kab adds its own --yaml to read the results", wl->name, argv[i]);
+			r = -EINVAL;
+		}
+	if (n == 0) {
+		diags_add(d, file, wl->line, "workload \"%s\": args is empty: name at least one stressor, e.g. --vm 1", wl->name);
+		r = -EINVAL;
+	}
+	wl_argv_free(argv);
+	return r;
+}
+
+static int make_argv(const struct wl_ctx *c, char ***ret_argv)
+{
+	char **args;
+	size_t n;
+	int r = wl_split_args(job_param(c->wl, "args"), &args, &n);
+	if (r < 0)
+		return r;
+	char **argv = calloc(n + 6, sizeof(char *));
+	if (!argv) {
+		wl_argv_free(args);
+		return -ENOMEM;
+	}
+	size_t k = 0;
+	argv[k++] = strdup("stress-ng");
+	for (size_t i = 0; i < n; i++)
+		argv[k++] = args[i];
+	free(args);
+	argv[k++] = strdup("--metrics");
+	argv[k++] = strdup("--yaml");
+	if (asprintf(&argv[k++], "%s/stress-ng.yaml", c->workdir) < 0)
+		argv[k - 1] = NULL;
+	argv[k] = NULL;
+	for (size_t i = 0; i < k; i++)
+		if (!argv[i]) {
+			wl_argv_free(argv);
+			return -ENOMEM;
+		}
+	*ret_argv = argv;
+	return 0;
+}
+
+/* Reads "    key: value" from a metrics list item; value must be numeric. */
+static bool yaml_number(const char *line, const char *key, double *ret)
+{
+	while (*line == ' ' || *line == '-')
+		line++;
+	size_t kl = strlen(key);
+	if (strncmp(line, key, kl) != 0 || line[kl] != ':')
+		return false;
+	const char *v = line + kl + 1;
+	while (*v == ' ')
+		v++;
+	char buf[64];
+	size_t n = strcspn(v, " \n");
+	if (n == 0 || n >= sizeof(buf))
+		return false;
+	memcpy(buf, v, n);
+	buf[n] = 0;
+	return util_parse_double(buf, ret) == 0;
+}
+
+static int collect(const struct wl_ctx *c, int exit_status, struct wl_metrics *m)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/stress-ng.yaml", c->workdir);
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	char line[512];
+	bool in_metrics = false;
+	char stressor[64] = "";
+	double ops = 0, ops_real = 0, ops_cpu = 0;
+	int n_stressors = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "metrics:", 8) == 0) {
+			in_metrics = true;
+			continue;
+		}
+		if (!in_metrics)
+			continue;
+		if (line[0] != ' ')
+			break; /* end of the metrics block */
+		const char *p = line;
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "- stressor:", 11) == 0) {
+			const char *v = p + 11;
+			while (*v == ' ')
+				v++;
+			snprintf(stressor, sizeof(stressor), "%.*s", (int)strcspn(v, " \n"), v);
+			n_stressors++;
+			continue;
+		}
+		double x;
+		char name[128];
+		if (yaml_number(p, "bogo-ops", &x)) {
+			ops += x;
+			snprintf(name, sizeof(name), "stress-ng.%s.bogo_ops", stressor);
+			wl_metrics_add(m, name, "ops", x);
+		} else if (yaml_number(p, "bogo-ops-per-second-real-time", &x)) {
+			ops_real += x;
+			snprintf(name, sizeof(name), "stress-ng.%s.bogo_ops_per_s", stressor);
+			wl_metrics_add(m, name, "ops/s", x);
+		} else if (yaml_number(p, "bogo-ops-per-second-usr-sys-time", &x)) {
+			ops_cpu += x;
+			snprintf(name, sizeof(name), "stress-ng.%s.bogo_ops_per_s_cpu", stressor);
+			wl_metrics_add(m, name, "ops/s", x);
+		}
+	}
+	if (n_stressors == 0)
+		return -ENODATA;
+	wl_metrics_add(m, "stress-ng.bogo_ops", "ops", ops);
+	wl_metrics_add(m, "stress-ng.bogo_ops_per_s", "ops/s", ops_real);
+	wl_metrics_add(m, "stress-ng.bogo_ops_per_s_cpu", "ops/s", ops_cpu);
+	return 0;
+}
+
+const struct wl_ops wl_stress_ng_ops = {
+	.type = "stress-ng",
+	.summary = "stress-ng stressors; bogo ops/s from its YAML metrics",
+	.keys = keys,
+	.check = check,
+	.argv = make_argv,
+	.collect = collect,
+};
