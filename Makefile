@@ -4,7 +4,7 @@
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
-           -Wstrict-prototypes -Wno-unused-parameter
+           -Wstrict-prototypes -Wno-unused-parameter -Wno-format-truncation
 ifdef CI
 WARN    += -Werror
 endif

@@ -1,0 +1,715 @@
+/* SQLite storage: schema, migrations and every query kab makes. */
+#include "store.h"
+#include "job.h"
+#include "util.h"
+#include "wl.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct store {
+	sqlite3 *db;
+};
+
+/* Migration N takes user_version from N-1 to N. Never edit a landed one. */
+static const char *const migrations[] = {
+	/* 1 */
+	"CREATE TABLE jobs ("
+	"  id INTEGER PRIMARY KEY, name TEXT NOT NULL, file TEXT, text TEXT NOT NULL,"
+	"  status TEXT NOT NULL, reason TEXT, created REAL NOT NULL, started REAL, finished REAL,"
+	"  pairs INTEGER, job_order TEXT, swap TEXT,"
+	"  kab_version TEXT NOT NULL, schema_version INTEGER NOT NULL, kernel_release TEXT);"
+	"CREATE TABLE variants ("
+	"  job_id INTEGER NOT NULL REFERENCES jobs(id), idx INTEGER NOT NULL,"
+	"  label TEXT NOT NULL, name TEXT NOT NULL, kernel TEXT NOT NULL, knobs TEXT,"
+	"  PRIMARY KEY (job_id, idx));"
+	"CREATE TABLE workloads ("
+	"  job_id INTEGER NOT NULL REFERENCES jobs(id), idx INTEGER NOT NULL,"
+	"  name TEXT NOT NULL, type TEXT NOT NULL, memory_max INTEGER, memory_high INTEGER,"
+	"  memory_swap_max INTEGER, timeout_s REAL,"
+	"  PRIMARY KEY (job_id, idx));"
+	"CREATE TABLE steps ("
+	"  id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL REFERENCES jobs(id), seq INTEGER NOT NULL,"
+	"  pair INTEGER NOT NULL, variant_idx INTEGER NOT NULL, workload_idx INTEGER NOT NULL,"
+	"  status TEXT NOT NULL DEFAULT 'pending', UNIQUE (job_id, seq));"
+	"CREATE TABLE runs ("
+	"  id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL REFERENCES jobs(id),"
+	"  step_id INTEGER NOT NULL REFERENCES steps(id), pair INTEGER NOT NULL,"
+	"  variant_idx INTEGER NOT NULL, workload_idx INTEGER NOT NULL,"
+	"  status TEXT NOT NULL, exit_code INTEGER, term_signal INTEGER, reason TEXT,"
+	"  started REAL, finished REAL, pid INTEGER,"
+	"  kab_version TEXT NOT NULL, schema_version INTEGER NOT NULL, kernel_release TEXT NOT NULL,"
+	"  boot_id TEXT NOT NULL, cmdline TEXT, cpus INTEGER, mem_total INTEGER, swap_total INTEGER,"
+	"  swap_devices TEXT, cgroup_version INTEGER, cgroup_path TEXT, knobs TEXT,"
+	"  memory_max INTEGER, stdout_tail TEXT, stderr_tail TEXT);"
+	"CREATE INDEX runs_job ON runs(job_id);"
+	"CREATE TABLE metrics ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id), name TEXT NOT NULL, value REAL NOT NULL,"
+	"  unit TEXT, PRIMARY KEY (run_id, name)) WITHOUT ROWID;"
+	"CREATE TABLE samples ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id), metric TEXT NOT NULL, n INTEGER NOT NULL,"
+	"  data BLOB NOT NULL, PRIMARY KEY (run_id, metric)) WITHOUT ROWID;"
+	"CREATE TABLE journal ("
+	"  id INTEGER PRIMARY KEY, job_id INTEGER, kind TEXT NOT NULL, target TEXT NOT NULL,"
+	"  original TEXT, boot_id TEXT NOT NULL, created REAL NOT NULL);",
+};
+
+const char *store_errmsg(struct store *s) { return sqlite3_errmsg(s->db); }
+
+static int sql_err(struct store *s, int rc, const char *what)
+{
+	log_error("database: %s: %s", what, sqlite3_errmsg(s->db));
+	return rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? -EBUSY : rc == SQLITE_NOMEM ? -ENOMEM : -EIO;
+}
+
+static int exec_sql(struct store *s, const char *sql)
+{
+	char *err = NULL;
+	int rc = sqlite3_exec(s->db, sql, NULL, NULL, &err);
+	if (rc != SQLITE_OK) {
+		log_error("database: %s", err ? err : sqlite3_errstr(rc));
+		sqlite3_free(err);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int prepare(struct store *s, const char *sql, sqlite3_stmt **ret)
+{
+	int rc = sqlite3_prepare_v2(s->db, sql, -1, ret, NULL);
+	return rc == SQLITE_OK ? 0 : sql_err(s, rc, "prepare");
+}
+
+static void finalizep(sqlite3_stmt **st) { sqlite3_finalize(*st); }
+#define _cleanup_stmt_ _cleanup_(finalizep)
+
+static int step_done(struct store *s, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : sql_err(s, rc, "step");
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void col_text(sqlite3_stmt *st, int i, char *buf, size_t len)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	snprintf(buf, len, "%s", t ? (const char *)t : "");
+}
+
+static int migrate(struct store *s)
+{
+	sqlite3_stmt *st;
+	int r = prepare(s, "PRAGMA user_version", &st);
+	if (r < 0)
+		return r;
+	int version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	sqlite3_finalize(st);
+	int latest = (int)ARRAY_SIZE(migrations);
+	if (version > latest) {
+		log_error("database schema version %d is newer than this kab (%d): use a newer kab", version, latest);
+		return -EPROTO;
+	}
+	for (int v = version; v < latest; v++) {
+		char pragma[64];
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v + 1);
+		if ((r = exec_sql(s, "BEGIN IMMEDIATE")) < 0)
+			return r;
+		if ((r = exec_sql(s, migrations[v])) < 0 || (r = exec_sql(s, pragma)) < 0) {
+			exec_sql(s, "ROLLBACK");
+			return r;
+		}
+		if ((r = exec_sql(s, "COMMIT")) < 0)
+			return r;
+	}
+	return 0;
+}
+
+int store_open(const char *path, struct store **ret)
+{
+	struct store *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		log_error("cannot open database %s: %s", path, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+		sqlite3_close(s->db);
+		free(s);
+		return -EIO;
+	}
+	sqlite3_busy_timeout(s->db, 5000);
+	int r = exec_sql(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
+	if (r >= 0)
+		r = migrate(s);
+	if (r < 0) {
+		log_error("database %s is not usable", path);
+		sqlite3_close(s->db);
+		free(s);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	sqlite3_close(s->db);
+	free(s);
+}
+
+int store_begin(struct store *s) { return exec_sql(s, "BEGIN IMMEDIATE"); }
+int store_commit(struct store *s) { return exec_sql(s, "COMMIT"); }
+int store_rollback(struct store *s) { return exec_sql(s, "ROLLBACK"); }
+
+static int insert_variants(struct store *s, int64_t job_id, const struct job *j)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "INSERT INTO variants (job_id, idx, label, name, kernel, knobs) VALUES (?,?,?,?,?,?)", &st);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < j->n_variants; i++) {
+		const struct job_variant *v = &j->variants[i];
+		struct strbuf kb = { 0 };
+		for (size_t k = 0; k < v->n_knobs; k++)
+			sb_printf(&kb, "%s=%s\n", v->knobs[k].path, v->knobs[k].value);
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, job_id);
+		sqlite3_bind_int(st, 2, (int)i);
+		bind_text(st, 3, v->label);
+		bind_text(st, 4, v->name);
+		bind_text(st, 5, v->kernel);
+		bind_text(st, 6, kb.buf ? kb.buf : "");
+		r = step_done(s, st);
+		sb_free(&kb);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int insert_workloads(struct store *s, int64_t job_id, const struct job *j)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "INSERT INTO workloads (job_id, idx, name, type, memory_max, memory_high, memory_swap_max, timeout_s) VALUES (?,?,?,?,?,?,?,?)", &st);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < j->n_workloads; i++) {
+		const struct job_workload *w = &j->workloads[i];
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, job_id);
+		sqlite3_bind_int(st, 2, (int)i);
+		bind_text(st, 3, w->name);
+		bind_text(st, 4, w->type);
+		sqlite3_bind_int64(st, 5, (sqlite3_int64)(w->memory_max == JOB_MEM_MAX ? -1 : (int64_t)w->memory_max));
+		sqlite3_bind_int64(st, 6, (sqlite3_int64)(w->memory_high == JOB_MEM_MAX ? -1 : (int64_t)w->memory_high));
+		sqlite3_bind_int64(st, 7, (sqlite3_int64)(w->memory_swap_max == JOB_MEM_MAX ? -1 : (int64_t)w->memory_swap_max));
+		sqlite3_bind_double(st, 8, w->timeout_s);
+		if ((r = step_done(s, st)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+int store_job_create(struct store *s, const struct job *j, int64_t *ret_id)
+{
+	int r = store_begin(s);
+	if (r < 0)
+		return r;
+	{
+		_cleanup_stmt_ sqlite3_stmt *st = NULL;
+		r = prepare(s, "INSERT INTO jobs (name, file, text, status, created, pairs, job_order, swap, kab_version, schema_version, kernel_release)"
+			       " VALUES (?,?,?,'queued',?,?,?,?,?,?,?)", &st);
+		if (r < 0)
+			goto fail;
+		char release[128] = "";
+		char *rel = NULL;
+		if (util_read_line("/proc/sys/kernel/osrelease", &rel) == 0)
+			snprintf(release, sizeof(release), "%s", rel);
+		free(rel);
+		bind_text(st, 1, j->name);
+		bind_text(st, 2, j->file);
+		bind_text(st, 3, j->text ? j->text : "");
+		sqlite3_bind_double(st, 4, util_real_now());
+		sqlite3_bind_int(st, 5, (int)j->pairs);
+		bind_text(st, 6, job_order_name(j->order));
+		bind_text(st, 7, job_swap_kind_name(j->swap.kind));
+		bind_text(st, 8, KAB_VERSION);
+		sqlite3_bind_int(st, 9, STORE_SCHEMA_VERSION);
+		bind_text(st, 10, release);
+		if ((r = step_done(s, st)) < 0)
+			goto fail;
+	}
+	int64_t id = sqlite3_last_insert_rowid(s->db);
+	if ((r = insert_variants(s, id, j)) < 0 || (r = insert_workloads(s, id, j)) < 0)
+		goto fail;
+	if ((r = store_commit(s)) < 0)
+		goto fail;
+	*ret_id = id;
+	return 0;
+fail:
+	store_rollback(s);
+	return r;
+}
+
+int store_job_set_status(struct store *s, int64_t job_id, const char *status, const char *reason)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "UPDATE jobs SET status = ?1, reason = ?2,"
+			   " started = CASE WHEN ?1 = 'running' AND started IS NULL THEN ?3 ELSE started END,"
+			   " finished = CASE WHEN ?1 IN ('done','failed','cancelled','interrupted') THEN ?3 ELSE NULL END"
+			   " WHERE id = ?4", &st);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, status);
+	bind_text(st, 2, reason);
+	sqlite3_bind_double(st, 3, util_real_now());
+	sqlite3_bind_int64(st, 4, job_id);
+	if ((r = step_done(s, st)) < 0)
+		return r;
+	return sqlite3_changes(s->db) == 1 ? 0 : -ENOENT;
+}
+
+int store_job_get(struct store *s, int64_t job_id, struct store_job *ret)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "SELECT id, name, status, reason, file, created, started, finished, text FROM jobs WHERE id = ?", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return -ENOENT;
+	if (rc != SQLITE_ROW)
+		return sql_err(s, rc, "job");
+	struct store_job j = { 0 };
+	j.id = sqlite3_column_int64(st, 0);
+	col_text(st, 1, j.name, sizeof(j.name));
+	col_text(st, 2, j.status, sizeof(j.status));
+	col_text(st, 3, j.reason, sizeof(j.reason));
+	col_text(st, 4, j.file, sizeof(j.file));
+	j.created = sqlite3_column_double(st, 5);
+	j.started = sqlite3_column_double(st, 6);
+	j.finished = sqlite3_column_double(st, 7);
+	const unsigned char *t = sqlite3_column_text(st, 8);
+	j.text = strdup(t ? (const char *)t : "");
+	if (!j.text)
+		return -ENOMEM;
+	*ret = j;
+	return 0;
+}
+
+void store_job_clear(struct store_job *j)
+{
+	free(j->text);
+	j->text = NULL;
+}
+
+int store_jobs_with_status(struct store *s, const char *status, int64_t **ret_ids, size_t *ret_n)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "SELECT id FROM jobs WHERE status = ? ORDER BY id", &st);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, status);
+	int64_t *ids = NULL;
+	size_t n = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t *ni = realloc(ids, (n + 1) * sizeof(*ids));
+		if (!ni) {
+			free(ids);
+			return -ENOMEM;
+		}
+		ids = ni;
+		ids[n++] = sqlite3_column_int64(st, 0);
+	}
+	if (rc != SQLITE_DONE) {
+		free(ids);
+		return sql_err(s, rc, "jobs");
+	}
+	*ret_ids = ids;
+	*ret_n = n;
+	return 0;
+}
+
+int store_steps_create(struct store *s, int64_t job_id, const struct store_step *steps, size_t n)
+{
+	int r = store_begin(s);
+	if (r < 0)
+		return r;
+	{
+		_cleanup_stmt_ sqlite3_stmt *st = NULL;
+		r = prepare(s, "INSERT INTO steps (job_id, seq, pair, variant_idx, workload_idx, status) VALUES (?,?,?,?,?,'pending')", &st);
+		for (size_t i = 0; r >= 0 && i < n; i++) {
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, job_id);
+			sqlite3_bind_int(st, 2, steps[i].seq);
+			sqlite3_bind_int(st, 3, steps[i].pair);
+			sqlite3_bind_int(st, 4, steps[i].variant);
+			sqlite3_bind_int(st, 5, steps[i].workload);
+			r = step_done(s, st);
+		}
+	}
+	if (r < 0) {
+		store_rollback(s);
+		return r;
+	}
+	return store_commit(s);
+}
+
+int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, size_t *ret_n)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "SELECT id, seq, pair, variant_idx, workload_idx, status FROM steps WHERE job_id = ? ORDER BY seq", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	struct store_step *v = NULL;
+	size_t n = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_step *nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv) {
+			free(v);
+			return -ENOMEM;
+		}
+		v = nv;
+		struct store_step *x = &v[n++];
+		x->id = sqlite3_column_int64(st, 0);
+		x->seq = sqlite3_column_int(st, 1);
+		x->pair = sqlite3_column_int(st, 2);
+		x->variant = sqlite3_column_int(st, 3);
+		x->workload = sqlite3_column_int(st, 4);
+		col_text(st, 5, x->status, sizeof(x->status));
+	}
+	if (rc != SQLITE_DONE) {
+		free(v);
+		return sql_err(s, rc, "steps");
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+int store_step_set_status(struct store *s, int64_t step_id, const char *status)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "UPDATE steps SET status = ? WHERE id = ?", &st);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, status);
+	sqlite3_bind_int64(st, 2, step_id);
+	return step_done(s, st);
+}
+
+#define RUN_COLS "id, job_id, step_id, pair, variant_idx, workload_idx, status, exit_code, term_signal, reason," \
+	" started, finished, pid, kab_version, kernel_release, boot_id, cmdline, cpus, mem_total, swap_total," \
+	" swap_devices, cgroup_version, cgroup_path, knobs, memory_max, stdout_tail, stderr_tail"
+
+static void read_run(sqlite3_stmt *st, struct store_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->id = sqlite3_column_int64(st, 0);
+	r->job_id = sqlite3_column_int64(st, 1);
+	r->step_id = sqlite3_column_int64(st, 2);
+	r->pair = sqlite3_column_int(st, 3);
+	r->variant = sqlite3_column_int(st, 4);
+	r->workload = sqlite3_column_int(st, 5);
+	col_text(st, 6, r->status, sizeof(r->status));
+	r->exit_code = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 7);
+	r->term_signal = sqlite3_column_int(st, 8);
+	col_text(st, 9, r->reason, sizeof(r->reason));
+	r->started = sqlite3_column_double(st, 10);
+	r->finished = sqlite3_column_double(st, 11);
+	r->pid = sqlite3_column_int(st, 12);
+	col_text(st, 13, r->kab_version, sizeof(r->kab_version));
+	col_text(st, 14, r->kernel_release, sizeof(r->kernel_release));
+	col_text(st, 15, r->boot_id, sizeof(r->boot_id));
+	col_text(st, 16, r->cmdline, sizeof(r->cmdline));
+	r->cpus = sqlite3_column_int(st, 17);
+	r->mem_total = (uint64_t)sqlite3_column_int64(st, 18);
+	r->swap_total = (uint64_t)sqlite3_column_int64(st, 19);
+	col_text(st, 20, r->swap_devices, sizeof(r->swap_devices));
+	r->cgroup_version = sqlite3_column_int(st, 21);
+	col_text(st, 22, r->cgroup_path, sizeof(r->cgroup_path));
+	col_text(st, 23, r->knobs, sizeof(r->knobs));
+	r->memory_max = (uint64_t)sqlite3_column_int64(st, 24);
+	col_text(st, 25, r->stdout_tail, sizeof(r->stdout_tail));
+	col_text(st, 26, r->stderr_tail, sizeof(r->stderr_tail));
+}
+
+int store_run_begin(struct store *s, struct store_run *run, int64_t *ret_id)
+{
+	int r = store_begin(s);
+	if (r < 0)
+		return r;
+	{
+		_cleanup_stmt_ sqlite3_stmt *st = NULL;
+		r = prepare(s, "INSERT INTO runs (job_id, step_id, pair, variant_idx, workload_idx, status, started, pid,"
+			       " kab_version, schema_version, kernel_release, boot_id, cmdline, cpus, mem_total, swap_total,"
+			       " swap_devices, cgroup_version, cgroup_path, knobs, memory_max)"
+			       " VALUES (?,?,?,?,?,'started',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st);
+		if (r < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, run->job_id);
+		sqlite3_bind_int64(st, 2, run->step_id);
+		sqlite3_bind_int(st, 3, run->pair);
+		sqlite3_bind_int(st, 4, run->variant);
+		sqlite3_bind_int(st, 5, run->workload);
+		sqlite3_bind_double(st, 6, run->started);
+		sqlite3_bind_int(st, 7, run->pid);
+		bind_text(st, 8, KAB_VERSION);
+		sqlite3_bind_int(st, 9, STORE_SCHEMA_VERSION);
+		bind_text(st, 10, run->kernel_release);
+		bind_text(st, 11, run->boot_id);
+		bind_text(st, 12, run->cmdline);
+		sqlite3_bind_int(st, 13, run->cpus);
+		sqlite3_bind_int64(st, 14, (sqlite3_int64)run->mem_total);
+		sqlite3_bind_int64(st, 15, (sqlite3_int64)run->swap_total);
+		bind_text(st, 16, run->swap_devices);
+		sqlite3_bind_int(st, 17, run->cgroup_version);
+		bind_text(st, 18, run->cgroup_path);
+		bind_text(st, 19, run->knobs);
+		sqlite3_bind_int64(st, 20, (sqlite3_int64)run->memory_max);
+		if ((r = step_done(s, st)) < 0)
+			goto fail;
+	}
+	int64_t id = sqlite3_last_insert_rowid(s->db);
+	if ((r = store_step_set_status(s, run->step_id, "started")) < 0)
+		goto fail;
+	if ((r = store_commit(s)) < 0)
+		goto fail;
+	run->id = id;
+	snprintf(run->status, sizeof(run->status), "started");
+	*ret_id = id;
+	return 0;
+fail:
+	store_rollback(s);
+	return r;
+}
+
+int store_run_finish(struct store *s, const struct store_run *run, const char *step_status,
+		     const struct wl_metrics *m, const struct store_series *series, size_t n_series)
+{
+	int r = store_begin(s);
+	if (r < 0)
+		return r;
+	{
+		_cleanup_stmt_ sqlite3_stmt *st = NULL;
+		r = prepare(s, "UPDATE runs SET status = ?, exit_code = ?, term_signal = ?, reason = ?, finished = ?,"
+			       " stdout_tail = ?, stderr_tail = ?, pid = ?, cgroup_path = ?, knobs = ? WHERE id = ?", &st);
+		if (r < 0)
+			goto fail;
+		bind_text(st, 1, run->status);
+		if (run->exit_code >= 0)
+			sqlite3_bind_int(st, 2, run->exit_code);
+		else
+			sqlite3_bind_null(st, 2);
+		sqlite3_bind_int(st, 3, run->term_signal);
+		bind_text(st, 4, run->reason[0] ? run->reason : NULL);
+		sqlite3_bind_double(st, 5, run->finished);
+		bind_text(st, 6, run->stdout_tail);
+		bind_text(st, 7, run->stderr_tail);
+		sqlite3_bind_int(st, 8, run->pid);
+		bind_text(st, 9, run->cgroup_path);
+		bind_text(st, 10, run->knobs);
+		sqlite3_bind_int64(st, 11, run->id);
+		if ((r = step_done(s, st)) < 0)
+			goto fail;
+	}
+	if (m && m->n) {
+		_cleanup_stmt_ sqlite3_stmt *st = NULL;
+		r = prepare(s, "INSERT OR REPLACE INTO metrics (run_id, name, value, unit) VALUES (?,?,?,?)", &st);
+		for (size_t i = 0; r >= 0 && i < m->n; i++) {
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, run->id);
+			bind_text(st, 2, m->v[i].name);
+			sqlite3_bind_double(st, 3, m->v[i].value);
+			bind_text(st, 4, m->v[i].unit);
+			r = step_done(s, st);
+		}
+		if (r < 0)
+			goto fail;
+	}
+	if (n_series) {
+		_cleanup_stmt_ sqlite3_stmt *st = NULL;
+		r = prepare(s, "INSERT OR REPLACE INTO samples (run_id, metric, n, data) VALUES (?,?,?,?)", &st);
+		for (size_t i = 0; r >= 0 && i < n_series; i++) {
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, run->id);
+			bind_text(st, 2, series[i].metric);
+			sqlite3_bind_int64(st, 3, (sqlite3_int64)series[i].n);
+			sqlite3_bind_blob(st, 4, series[i].blob, (int)series[i].len, SQLITE_STATIC);
+			r = step_done(s, st);
+		}
+		if (r < 0)
+			goto fail;
+	}
+	if ((r = store_step_set_status(s, run->step_id, step_status)) < 0)
+		goto fail;
+	return store_commit(s);
+fail:
+	store_rollback(s);
+	return r;
+}
+
+static int load_runs(struct store *s, const char *sql, int64_t job_id, struct store_run **ret, size_t *ret_n)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, sql, &st);
+	if (r < 0)
+		return r;
+	if (job_id >= 0)
+		sqlite3_bind_int64(st, 1, job_id);
+	struct store_run *v = NULL;
+	size_t n = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_run *nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv) {
+			free(v);
+			return -ENOMEM;
+		}
+		v = nv;
+		read_run(st, &v[n++]);
+	}
+	if (rc != SQLITE_DONE) {
+		free(v);
+		return sql_err(s, rc, "runs");
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+int store_runs_load(struct store *s, int64_t job_id, struct store_run **ret, size_t *ret_n)
+{
+	return load_runs(s, "SELECT " RUN_COLS " FROM runs WHERE job_id = ? ORDER BY id", job_id, ret, ret_n);
+}
+
+int store_runs_started(struct store *s, struct store_run **ret, size_t *ret_n)
+{
+	return load_runs(s, "SELECT " RUN_COLS " FROM runs WHERE status = 'started' ORDER BY id", -1, ret, ret_n);
+}
+
+int store_foreach_metric(struct store *s, int64_t job_id, store_metric_fn fn, void *ctx)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "SELECT " RUN_COLS ", m.name, m.unit, m.value FROM runs JOIN metrics m ON m.run_id = runs.id"
+			   " WHERE runs.job_id = ? ORDER BY runs.id, m.name", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	struct store_run *run = malloc(sizeof(*run));
+	if (!run)
+		return -ENOMEM;
+	int64_t last = -1;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_int64(st, 0) != last) {
+			read_run(st, run);
+			last = run->id;
+		}
+		const unsigned char *name = sqlite3_column_text(st, 27);
+		const unsigned char *unit = sqlite3_column_text(st, 28);
+		fn(ctx, run, (const char *)name, unit ? (const char *)unit : "", sqlite3_column_double(st, 29));
+	}
+	free(run);
+	return rc == SQLITE_DONE ? 0 : sql_err(s, rc, "metrics");
+}
+
+int store_series_get(struct store *s, int64_t run_id, const char *metric, uint8_t **ret_blob, size_t *ret_len, size_t *ret_n)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "SELECT n, data FROM samples WHERE run_id = ? AND metric = ?", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, run_id);
+	bind_text(st, 2, metric);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return -ENOENT;
+	if (rc != SQLITE_ROW)
+		return sql_err(s, rc, "samples");
+	size_t len = (size_t)sqlite3_column_bytes(st, 1);
+	uint8_t *b = malloc(len ? len : 1);
+	if (!b)
+		return -ENOMEM;
+	memcpy(b, sqlite3_column_blob(st, 1), len);
+	*ret_blob = b;
+	*ret_len = len;
+	*ret_n = (size_t)sqlite3_column_int64(st, 0);
+	return 0;
+}
+
+int store_journal_add(struct store *s, const struct store_journal *e, int64_t *ret_id)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "INSERT INTO journal (job_id, kind, target, original, boot_id, created) VALUES (?,?,?,?,?,?)", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, e->job_id);
+	bind_text(st, 2, e->kind);
+	bind_text(st, 3, e->target);
+	bind_text(st, 4, e->original);
+	bind_text(st, 5, e->boot_id);
+	sqlite3_bind_double(st, 6, util_real_now());
+	if ((r = step_done(s, st)) < 0)
+		return r;
+	if (ret_id)
+		*ret_id = sqlite3_last_insert_rowid(s->db);
+	return 0;
+}
+
+int store_journal_list(struct store *s, struct store_journal **ret, size_t *ret_n)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "SELECT id, job_id, kind, target, original, boot_id FROM journal ORDER BY id DESC", &st);
+	if (r < 0)
+		return r;
+	struct store_journal *v = NULL;
+	size_t n = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_journal *nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv) {
+			free(v);
+			return -ENOMEM;
+		}
+		v = nv;
+		struct store_journal *e = &v[n++];
+		e->id = sqlite3_column_int64(st, 0);
+		e->job_id = sqlite3_column_int64(st, 1);
+		col_text(st, 2, e->kind, sizeof(e->kind));
+		col_text(st, 3, e->target, sizeof(e->target));
+		col_text(st, 4, e->original, sizeof(e->original));
+		col_text(st, 5, e->boot_id, sizeof(e->boot_id));
+	}
+	if (rc != SQLITE_DONE) {
+		free(v);
+		return sql_err(s, rc, "journal");
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+int store_journal_del(struct store *s, int64_t id)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "DELETE FROM journal WHERE id = ?", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	return step_done(s, st);
+}

@@ -1,0 +1,110 @@
+/* The storage layer: the only module that speaks SQL. SQLite, WAL mode,
+ * numbered migrations in PRAGMA user_version. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct job;
+struct wl_metrics;
+
+#define STORE_SCHEMA_VERSION 1
+
+struct store;
+
+int store_open(const char *path, struct store **ret);
+void store_close(struct store *s);
+const char *store_errmsg(struct store *s);
+
+int store_begin(struct store *s);
+int store_commit(struct store *s);
+int store_rollback(struct store *s);
+
+/* ---- jobs ---- */
+int store_job_create(struct store *s, const struct job *j, int64_t *ret_id);
+int store_job_set_status(struct store *s, int64_t job_id, const char *status, const char *reason);
+
+struct store_job {
+	int64_t id;
+	char name[128];
+	char status[16];
+	char reason[256];
+	char file[256];
+	double created, started, finished;
+	char *text;   /* the job file, malloc'd */
+};
+int store_job_get(struct store *s, int64_t job_id, struct store_job *ret);
+void store_job_clear(struct store_job *j);
+/* Jobs whose status is one of the given (e.g. "running"). */
+int store_jobs_with_status(struct store *s, const char *status, int64_t **ret_ids, size_t *ret_n);
+
+/* ---- schedule ---- */
+struct store_step {
+	int64_t id;
+	int seq, pair, variant, workload;
+	char status[16];   /* pending | started | finished | aborted | skipped */
+};
+int store_steps_create(struct store *s, int64_t job_id, const struct store_step *steps, size_t n);
+int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, size_t *ret_n);
+int store_step_set_status(struct store *s, int64_t step_id, const char *status);
+
+/* ---- runs ---- */
+struct store_run {
+	int64_t id, job_id, step_id;
+	int pair, variant, workload;
+	char status[16];    /* started | ok | failed | oom-killed | timed-out | aborted | skipped */
+	int exit_code;      /* -1: none */
+	int term_signal;    /* 0: none */
+	char reason[512];
+	double started, finished;
+	int pid;
+	/* provenance */
+	char kab_version[32];
+	char kernel_release[128];
+	char boot_id[64];
+	char cmdline[1024];
+	int cpus;
+	uint64_t mem_total, swap_total;
+	char swap_devices[512];
+	int cgroup_version;
+	char cgroup_path[256];
+	char knobs[2048];        /* "path=value\n" as read back after applying */
+	uint64_t memory_max;     /* 0: none */
+	char stdout_tail[2048];
+	char stderr_tail[2048];
+};
+/* Inserts a 'started' run and marks its step started, in one transaction. */
+int store_run_begin(struct store *s, struct store_run *r, int64_t *ret_id);
+
+struct store_series {
+	const char *metric;
+	const uint8_t *blob;
+	size_t len;
+	size_t n;
+};
+/* Writes the run's final status, metrics and series and marks the step,
+ * in one transaction. step_status: finished, aborted, ... */
+int store_run_finish(struct store *s, const struct store_run *r, const char *step_status,
+		     const struct wl_metrics *m, const struct store_series *series, size_t n_series);
+int store_runs_load(struct store *s, int64_t job_id, struct store_run **ret, size_t *ret_n);
+/* Runs left 'started' (by a crash): the caller decides they are stale. */
+int store_runs_started(struct store *s, struct store_run **ret, size_t *ret_n);
+
+/* One call per (run, metric), runs in execution order. */
+typedef void (*store_metric_fn)(void *ctx, const struct store_run *r, const char *metric, const char *unit, double value);
+int store_foreach_metric(struct store *s, int64_t job_id, store_metric_fn fn, void *ctx);
+
+int store_series_get(struct store *s, int64_t run_id, const char *metric, uint8_t **ret_blob, size_t *ret_len, size_t *ret_n);
+
+/* ---- journal of machine changes, for restoring after a crash ---- */
+struct store_journal {
+	int64_t id;
+	int64_t job_id;
+	char kind[16];        /* knob | zram | swapfile | swapon | cgroup */
+	char target[512];     /* path or device */
+	char original[1024];  /* value to restore, or extra data */
+	char boot_id[64];
+};
+int store_journal_add(struct store *s, const struct store_journal *e, int64_t *ret_id);
+int store_journal_list(struct store *s, struct store_journal **ret, size_t *ret_n);
+int store_journal_del(struct store *s, int64_t id);

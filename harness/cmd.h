@@ -1,0 +1,7 @@
+/* The kab subcommands; each takes argv with argv[0] the verb. Exit codes:
+ * 0 success, 1 the work failed, 2 bad usage or bad input. */
+#pragma once
+int cmd_check(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_sample(int argc, char **argv);

@@ -1,0 +1,177 @@
+/* kab run JOB / kab run --resume ID, and kab report ID. */
+#include "cmd.h"
+#include "executor.h"
+#include "job.h"
+#include "report.h"
+#include "store.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_DB "kab.db"
+
+static int parse_id(const char *s, int64_t *ret)
+{
+	int64_t id;
+	if (util_parse_i64(s, &id) < 0 || id <= 0) {
+		fprintf(stderr, "kab: \"%s\" is not a job id (a positive number)\n", s);
+		return -EINVAL;
+	}
+	*ret = id;
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "resume", required_argument, NULL, 'r' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-report", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *db = DEFAULT_DB, *resume = NULL;
+	bool report = true;
+	int c;
+	while ((c = getopt_long(argc, argv, "d:r:qnh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': db = optarg; break;
+		case 'r': resume = optarg; break;
+		case 'q': log_quiet = true; break;
+		case 'n': report = false; break;
+		case 'h':
+			printf("usage: kab run JOB [--db PATH] [--quiet] [--no-report]\n       kab run --resume ID [--db PATH]\n");
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if ((resume && optind != argc) || (!resume && optind != argc - 1)) {
+		fprintf(stderr, "usage: kab run JOB [--db PATH]   or   kab run --resume ID [--db PATH]\n");
+		return 2;
+	}
+	int64_t job_id = 0;
+	if (resume && parse_id(resume, &job_id) < 0)
+		return 2;
+
+	struct diags d = { 0 };
+	struct job *j = NULL;
+	struct store *st = NULL;
+	int lock_fd = -1, ret = 1, r;
+
+	if (!resume) {
+		/* the same checks as kab check, before anything is touched */
+		if (job_parse_file(argv[optind], &j, &d) < 0) {
+			diags_print(&d, stderr);
+			diags_free(&d);
+			return 2;
+		}
+	}
+	if (geteuid() != 0) {
+		log_error("kab run needs root: it creates memory cgroups, swap and writes sysctl/sysfs knobs");
+		goto out;
+	}
+	if (exec_lock(&lock_fd) < 0)
+		goto out;
+	if (store_open(db, &st) < 0)
+		goto out;
+	if (exec_recover(st) < 0)
+		log_warn("some of what an earlier kab left could not be restored; see above");
+	if (resume) {
+		struct store_job sj;
+		if ((r = store_job_get(st, job_id, &sj)) < 0) {
+			log_error("no job %lld in %s", (long long)job_id, db);
+			goto out;
+		}
+		r = job_parse_string(sj.file, sj.text, &j, &d);
+		if (r < 0 || strcmp(sj.status, "done") == 0) {
+			if (r < 0)
+				diags_print(&d, stderr);
+			else
+				log_error("job %lld is already done", (long long)job_id);
+			store_job_clear(&sj);
+			ret = 2;
+			goto out;
+		}
+		store_job_clear(&sj);
+		log_info("resuming job %lld \"%s\"", (long long)job_id, j->name);
+	} else {
+		if (store_job_create(st, j, &job_id) < 0)
+			goto out;
+		struct store_step *steps;
+		size_t n;
+		if ((r = exec_plan(j, &steps, &n)) < 0 || (r = store_steps_create(st, job_id, steps, n)) < 0) {
+			if (r == 0)
+				free(steps);
+			log_error("cannot store the schedule of job %lld", (long long)job_id);
+			goto out;
+		}
+		free(steps);
+		log_info("job %lld \"%s\": %zu runs (%u pairs x %zu workloads x %zu variants, order %s), database %s",
+			 (long long)job_id, j->name, n, j->pairs, j->n_workloads, j->n_variants, job_order_name(j->order), db);
+	}
+	r = exec_job(st, j, job_id);
+	if (r == -EINTR) {
+		log_error("interrupted: job %lld cancelled; its finished runs are kept (kab report %lld --db %s)",
+			  (long long)job_id, (long long)job_id, db);
+		ret = 130;
+		goto out;
+	}
+	if (r < 0)
+		goto out;
+	if (report) {
+		printf("\n");
+		report_print(st, job_id, stdout);
+	}
+	ret = 0;
+out:
+	job_free(j);
+	diags_free(&d);
+	store_close(st);
+	if (lock_fd >= 0)
+		close(lock_fd);
+	return ret;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *db = DEFAULT_DB;
+	int c;
+	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': db = optarg; break;
+		case 'h':
+			printf("usage: kab report ID [--db PATH]\n");
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "usage: kab report ID [--db PATH]\n");
+		return 2;
+	}
+	int64_t id;
+	if (parse_id(argv[optind], &id) < 0)
+		return 2;
+	if (access(db, F_OK) != 0) {
+		log_error("database %s does not exist (give the one kab run used with --db PATH)", db);
+		return 2;
+	}
+	struct store *st;
+	if (store_open(db, &st) < 0)
+		return 1;
+	int r = report_print(st, id, stdout);
+	store_close(st);
+	return r == -ENOENT ? 2 : r < 0 ? 1 : 0;
+}

@@ -1,0 +1,678 @@
+/* The executor: schedule, swap, and one run per step in its own memcg.
+ * Every state is in the store before the next action on the machine. */
+#include "executor.h"
+#include "cgroup.h"
+#include "job.h"
+#include "knobs.h"
+#include "provenance.h"
+#include "sampler.h"
+#include "store.h"
+#include "swap.h"
+#include "util.h"
+#include "wl.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define KILL_GRACE_S 5.0
+
+/* ---- planning ---- */
+
+static uint64_t xorshift(uint64_t *s)
+{
+	uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ull;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+int exec_plan(const struct job *j, struct store_step **ret, size_t *ret_n)
+{
+	size_t nv = j->n_variants, n = (size_t)j->pairs * j->n_workloads * nv;
+	struct store_step *v = calloc(n ? n : 1, sizeof(*v));
+	int *perm = calloc(nv, sizeof(int));
+	if (!v || !perm) {
+		free(v);
+		free(perm);
+		return -ENOMEM;
+	}
+	uint64_t rng = j->seed ? j->seed : 1;
+	bool block_reversed = false;
+	size_t k = 0;
+	for (unsigned p = 0; p < j->pairs; p++) {
+		bool reversed;
+		switch (j->order) {
+		case JOB_ORDER_ALTERNATE:
+			reversed = false;
+			break;
+		case JOB_ORDER_RANDOM:
+			/* balanced: each block of two pairs has one of each order,
+			 * the block's first order drawn from the seed */
+			if (p % 2 == 0)
+				block_reversed = xorshift(&rng) & 1;
+			reversed = (p % 2 == 0) ? block_reversed : !block_reversed;
+			break;
+		default:
+			reversed = p % 2 == 1; /* ABBA */
+		}
+		for (size_t i = 0; i < nv; i++)
+			perm[i] = reversed ? (int)(nv - 1 - i) : (int)i;
+		for (size_t w = 0; w < j->n_workloads; w++)
+			for (size_t i = 0; i < nv; i++) {
+				v[k].seq = (int)k;
+				v[k].pair = (int)p;
+				v[k].variant = perm[i];
+				v[k].workload = (int)w;
+				snprintf(v[k].status, sizeof(v[k].status), "pending");
+				k++;
+			}
+	}
+	free(perm);
+	*ret = v;
+	*ret_n = k;
+	return 0;
+}
+
+/* ---- signals: blocked, and taken synchronously with sigtimedwait ---- */
+
+static sigset_t run_signals;
+static bool interrupted;
+
+static void signals_block(sigset_t *old)
+{
+	sigemptyset(&run_signals);
+	sigaddset(&run_signals, SIGINT);
+	sigaddset(&run_signals, SIGTERM);
+	sigaddset(&run_signals, SIGHUP);
+	sigaddset(&run_signals, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &run_signals, old);
+}
+
+/* Waits up to timeout_s for a signal; returns it, or 0 on timeout. */
+static int signal_wait(double timeout_s)
+{
+	if (timeout_s < 0)
+		timeout_s = 0;
+	struct timespec ts = { (time_t)timeout_s, (long)((timeout_s - (double)(time_t)timeout_s) * 1e9) };
+	int sig = sigtimedwait(&run_signals, NULL, &ts);
+	if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+		interrupted = true;
+	return sig < 0 ? 0 : sig;
+}
+
+static bool check_interrupted(void)
+{
+	while (signal_wait(0) != 0)
+		;
+	return interrupted;
+}
+
+/* ---- swap for the whole job ---- */
+
+struct job_swap_state {
+	int64_t journal_id;
+	char path[256];
+	int zram_id;
+	bool made;
+};
+
+static int swap_setup(struct store *st, const struct job *j, int64_t job_id, const char *boot_id,
+		      struct job_swap_state *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->zram_id = -1;
+	char err[512] = "";
+	struct store_journal e = { .job_id = job_id };
+	snprintf(e.boot_id, sizeof(e.boot_id), "%s", boot_id);
+	int r = 0;
+	switch (j->swap.kind) {
+	case JOB_SWAP_NONE:
+	case JOB_SWAP_EXISTING:
+		return 0;
+	case JOB_SWAP_ZRAM:
+		r = swap_zram_add(j->swap.size, j->swap.algorithm, &s->zram_id, err, sizeof(err));
+		if (s->zram_id >= 0) {
+			snprintf(s->path, sizeof(s->path), "/dev/zram%d", s->zram_id);
+			snprintf(e.kind, sizeof(e.kind), "zram");
+			snprintf(e.target, sizeof(e.target), "%s", s->path);
+			snprintf(e.original, sizeof(e.original), "%d", s->zram_id);
+			store_journal_add(st, &e, &s->journal_id);
+			s->made = true;
+		}
+		break;
+	case JOB_SWAP_FILE:
+		snprintf(s->path, sizeof(s->path), "%s", j->swap.path);
+		snprintf(e.kind, sizeof(e.kind), "swapfile");
+		snprintf(e.target, sizeof(e.target), "%s", s->path);
+		if ((r = store_journal_add(st, &e, &s->journal_id)) < 0)
+			break;
+		r = swap_file_create(s->path, j->swap.size, err, sizeof(err));
+		if (r < 0)
+			store_journal_del(st, s->journal_id);
+		else
+			s->made = true;
+		break;
+	}
+	if (r >= 0)
+		r = swap_enable(s->path, j->swap.priority, err, sizeof(err));
+	if (r < 0) {
+		log_error("swap: %s", err);
+		return r;
+	}
+	char sz[32];
+	util_format_size(j->swap.size, sz, sizeof(sz));
+	log_info("swap: %s (%s) enabled", s->path, sz);
+	return 0;
+}
+
+static void swap_teardown(struct store *st, struct job_swap_state *s)
+{
+	if (!s->made)
+		return;
+	int r;
+	if (s->zram_id >= 0) {
+		r = swap_zram_remove(s->zram_id);
+	} else {
+		r = swap_disable(s->path);
+		if (r >= 0 && unlink(s->path) < 0 && errno != ENOENT)
+			r = -errno;
+	}
+	if (r >= 0) {
+		store_journal_del(st, s->journal_id);
+		log_info("swap: %s removed", s->path);
+	}
+	s->made = false;
+}
+
+/* ---- one run ---- */
+
+struct metric_sink {
+	struct wl_metrics *m;
+};
+
+static void add_delta(void *ctx, const char *metric, const char *unit, double delta)
+{
+	struct metric_sink *s = ctx;
+	wl_metrics_add(s->m, metric, unit, delta);
+}
+
+struct series_sink {
+	struct store_series *v;
+	size_t n, cap;
+};
+
+static void add_series(void *ctx, const char *metric, const uint8_t *blob, size_t len, size_t n)
+{
+	struct series_sink *s = ctx;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 256;
+		struct store_series *nv = realloc(s->v, cap * sizeof(*nv));
+		if (!nv)
+			return;
+		s->v = nv;
+		s->cap = cap;
+	}
+	s->v[s->n++] = (struct store_series){ metric, blob, len, n };
+}
+
+static void read_tail(const char *dir, const char *name, char *buf, size_t len)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	buf[0] = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	off_t size = lseek(fd, 0, SEEK_END);
+	off_t from = size > (off_t)(len - 1) ? size - (off_t)(len - 1) : 0;
+	ssize_t n = pread(fd, buf, len - 1, from);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+}
+
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			char p[1024];
+			snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+			if (unlink(p) < 0 && errno == EISDIR)
+				remove_dir(p);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+/* Forks the workload stopped on a pipe so that it can be put in its cgroup
+ * before it execs. Only async-signal-safe calls in the child. */
+static int spawn_stopped(const char *prog, char **argv, const char *workdir, pid_t *ret_pid,
+			 int *ret_go_fd, int *ret_err_fd)
+{
+	int go[2], errp[2];
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(errp, O_CLOEXEC) < 0) {
+		close(go[0]);
+		close(go[1]);
+		return -errno;
+	}
+	char out[512], errf[512];
+	snprintf(out, sizeof(out), "%s/stdout", workdir);
+	snprintf(errf, sizeof(errf), "%s/stderr", workdir);
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = -errno;
+		close(go[0]);
+		close(go[1]);
+		close(errp[0]);
+		close(errp[1]);
+		return e;
+	}
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		setpgid(0, 0);
+		close(go[1]);
+		close(errp[0]);
+		int in = open("/dev/null", O_RDONLY);
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0 ||
+		    chdir(workdir) < 0)
+			goto fail;
+		char c;
+		if (read(go[0], &c, 1) != 1)
+			_exit(127); /* parent gave up before releasing us */
+		execv(prog, argv);
+fail:;
+		int err = errno;
+		if (write(errp[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(errp[1]);
+	*ret_pid = pid;
+	*ret_go_fd = go[1];
+	*ret_err_fd = errp[0];
+	return 0;
+}
+
+struct run_outcome {
+	int status;        /* wait status */
+	bool exited;
+	bool timed_out;
+	bool aborted;
+	int exec_errno;
+	struct rusage ru;
+	double wall_s;
+};
+
+static void kill_group(pid_t pid, const char *cg_path)
+{
+	kill(-pid, SIGTERM);
+	double deadline = util_mono_now() + KILL_GRACE_S;
+	while (util_mono_now() < deadline) {
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			break;
+		signal_wait(0.05);
+	}
+	cg_kill_all(cg_path);
+}
+
+static void wait_workload(pid_t pid, const char *cg_path, double timeout_s, double t0, struct run_outcome *o)
+{
+	double deadline = timeout_s > 0 ? t0 + timeout_s : 0;
+	for (;;) {
+		int status;
+		pid_t w = wait4(pid, &status, WNOHANG, &o->ru);
+		if (w == pid) {
+			o->status = status;
+			o->exited = true;
+			o->wall_s = util_mono_now() - t0;
+			return;
+		}
+		double now = util_mono_now();
+		if (interrupted && !o->aborted) {
+			o->aborted = true;
+			kill_group(pid, cg_path);
+			continue;
+		}
+		if (deadline > 0 && now >= deadline && !o->timed_out) {
+			o->timed_out = true;
+			kill_group(pid, cg_path);
+			continue;
+		}
+		double slice = 1.0;
+		if (deadline > 0 && deadline - now < slice)
+			slice = deadline - now;
+		signal_wait(slice);
+	}
+}
+
+static const char *decide_status(const struct run_outcome *o, uint64_t oom_kills, char *reason, size_t len)
+{
+	if (o->aborted) {
+		snprintf(reason, len, "interrupted by a signal; not counted");
+		return "aborted";
+	}
+	if (o->exec_errno) {
+		snprintf(reason, len, "cannot execute the workload: %s", strerror(o->exec_errno));
+		return "failed";
+	}
+	if (o->timed_out) {
+		snprintf(reason, len, "killed after the workload's timeout");
+		return "timed-out";
+	}
+	bool ok = WIFEXITED(o->status) && WEXITSTATUS(o->status) == 0;
+	if (oom_kills > 0 && !ok) {
+		snprintf(reason, len, "memcg OOM killer killed %llu process(es)", (unsigned long long)oom_kills);
+		return "oom-killed";
+	}
+	if (ok)
+		return "ok";
+	if (WIFSIGNALED(o->status))
+		snprintf(reason, len, "killed by signal %d (%s)", WTERMSIG(o->status), strsignal(WTERMSIG(o->status)));
+	else
+		snprintf(reason, len, "exited with status %d", WEXITSTATUS(o->status));
+	return "failed";
+}
+
+static double tv_s(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6; }
+
+static int run_step(struct store *st, const struct job *j, int64_t job_id, const struct store_step *step,
+		    const char *boot_id)
+{
+	const struct job_variant *var = &j->variants[step->variant];
+	const struct job_workload *wl = &j->workloads[step->workload];
+	const struct wl_ops *ops = wl_find(wl->type);
+	struct store_run run = { .job_id = job_id, .step_id = step->id, .pair = step->pair,
+				 .variant = step->variant, .workload = step->workload, .exit_code = -1 };
+	struct knob_applied *knobs = NULL;
+	size_t n_knobs = 0;
+	struct cg *cg = NULL;
+	struct sampler *smp = NULL;
+	char **argv = NULL;
+	char workdir[] = "/var/tmp/kab-run-XXXXXX";
+	bool have_workdir = false;
+	int64_t cg_journal = 0;
+	struct wl_metrics m = { 0 };
+	struct series_sink ss = { 0 };
+	struct run_outcome o = { 0 };
+	char err[768] = "";
+	int r;
+
+	prov_fill(&run);
+	run.pid = (int)getpid();
+	run.memory_max = wl->memory_max == JOB_MEM_MAX ? 0 : wl->memory_max;
+
+	/* Machine changes first (journaled), then the 'started' record, then
+	 * the workload: a crash at any point leaves enough to undo. */
+	r = knob_apply(st, job_id, boot_id, var, &knobs, &n_knobs, run.knobs, sizeof(run.knobs), err, sizeof(err));
+	if (r < 0)
+		goto setup_failed;
+	char root[256];
+	int cgv;
+	if ((r = cg_memory_version(&cgv, root, sizeof(root))) < 0) {
+		snprintf(err, sizeof(err), "no memory cgroup controller is mounted");
+		goto setup_failed;
+	}
+	char cgname[128];
+	snprintf(cgname, sizeof(cgname), "kab/job%lld-step%d", (long long)job_id, step->seq);
+	struct store_journal je = { .job_id = job_id };
+	snprintf(je.kind, sizeof(je.kind), "cgroup");
+	snprintf(je.target, sizeof(je.target), "%s/%s", root, cgname);
+	snprintf(je.boot_id, sizeof(je.boot_id), "%s", boot_id);
+	if ((r = store_journal_add(st, &je, &cg_journal)) < 0)
+		goto setup_failed;
+	struct cg_limits lim = { wl->memory_max, wl->memory_high, wl->memory_swap_max };
+	if ((r = cg_create(cgname, &lim, &cg, err, sizeof(err))) < 0)
+		goto setup_failed;
+	snprintf(run.cgroup_path, sizeof(run.cgroup_path), "%s", cg->path);
+	run.cgroup_version = cg->version;
+	if (!mkdtemp(workdir)) {
+		r = -errno;
+		snprintf(err, sizeof(err), "cannot create a work directory under /var/tmp: %s", strerror(errno));
+		goto setup_failed;
+	}
+	have_workdir = true;
+	struct wl_ctx ctx = { .wl = wl, .workdir = workdir };
+	char prog[1024];
+	if ((r = ops->argv(&ctx, &argv)) < 0 || !argv[0]) {
+		snprintf(err, sizeof(err), "cannot build the workload's command line");
+		goto setup_failed;
+	}
+	if (!util_find_program(argv[0], prog, sizeof(prog))) {
+		r = -ENOENT;
+		snprintf(err, sizeof(err), "program \"%s\" is not installed", argv[0]);
+		goto setup_failed;
+	}
+
+	run.started = util_real_now();
+	int64_t run_id;
+	if ((r = store_run_begin(st, &run, &run_id)) < 0)
+		goto out;
+
+	pid_t pid;
+	int go_fd, err_fd;
+	if ((r = spawn_stopped(prog, argv, workdir, &pid, &go_fd, &err_fd)) < 0) {
+		snprintf(err, sizeof(err), "fork: %s", strerror(-r));
+		o.exec_errno = -r;
+		goto finish;
+	}
+	if ((r = cg_attach(cg, pid)) < 0) {
+		close(go_fd);
+		close(err_fd);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		snprintf(err, sizeof(err), "cannot put the workload into %s", cg->path);
+		o.exec_errno = EIO;
+		goto finish;
+	}
+	struct sampler_opts so = { .interval_s = j->interval_s, .memcg_dir = cg->path,
+				   .cgroup_version = cg->version, .series = true, .per_cpu = true };
+	if ((r = sampler_start(&so, &smp)) < 0)
+		log_warn("sampler could not start (%s); the run goes on without counters", strerror(-r));
+	double t0 = util_mono_now();
+	if (write(go_fd, "g", 1) != 1)
+		log_warn("cannot release the workload: %s", strerror(errno));
+	close(go_fd);
+	wait_workload(pid, cg->path, wl->timeout_s, t0, &o);
+	int exec_err;
+	if (read(err_fd, &exec_err, sizeof(exec_err)) == (ssize_t)sizeof(exec_err))
+		o.exec_errno = exec_err;
+	close(err_fd);
+	if (smp)
+		sampler_stop(smp);
+	cg_kill_all(cg->path);
+
+finish:;
+	uint64_t oom = 0, peak = 0;
+	if (cg) {
+		cg_oom_kills(cg, &oom);
+		cg_peak(cg, &peak);
+	}
+	const char *status = decide_status(&o, oom, run.reason, sizeof(run.reason));
+	if (err[0] && !o.exited)
+		snprintf(run.reason, sizeof(run.reason), "%s", err);
+	snprintf(run.status, sizeof(run.status), "%s", status);
+	if (o.exited && WIFEXITED(o.status))
+		run.exit_code = WEXITSTATUS(o.status);
+	if (o.exited && WIFSIGNALED(o.status))
+		run.term_signal = WTERMSIG(o.status);
+	if (o.exited && !o.exec_errno) {
+		int cr = ops->collect(&ctx, o.status, &m);
+		if (cr < 0 && strcmp(status, "ok") == 0) {
+			snprintf(run.status, sizeof(run.status), "failed");
+			snprintf(run.reason, sizeof(run.reason), "workload finished but its results could not be read: %s", strerror(-cr));
+		}
+		wl_metrics_add(&m, "time.wall_s", "s", o.wall_s);
+		wl_metrics_add(&m, "rusage.user_s", "s", tv_s(o.ru.ru_utime));
+		wl_metrics_add(&m, "rusage.sys_s", "s", tv_s(o.ru.ru_stime));
+		wl_metrics_add(&m, "rusage.maxrss_kb", "KiB", (double)o.ru.ru_maxrss);
+	}
+	wl_metrics_add(&m, "memcg.peak_bytes", "bytes", (double)peak);
+	wl_metrics_add(&m, "memcg.oom_kills", "kills", (double)oom);
+	if (smp) {
+		struct metric_sink ms = { &m };
+		sampler_foreach_delta(smp, add_delta, &ms);
+		sampler_foreach_series(smp, add_series, &ss);
+		const uint8_t *tb;
+		size_t tl;
+		struct sampler_stats stats;
+		sampler_get_stats(smp, &stats);
+		if (sampler_times(smp, &tb, &tl) == 0)
+			add_series(&ss, "t_ns", tb, tl, stats.samples);
+		wl_metrics_add(&m, "sampler.samples", "samples", (double)stats.samples);
+		wl_metrics_add(&m, "sampler.lateness_p99_ms", "ms", stats.lateness_p99_s * 1000);
+	}
+	read_tail(workdir, "stdout", run.stdout_tail, sizeof(run.stdout_tail));
+	read_tail(workdir, "stderr", run.stderr_tail, sizeof(run.stderr_tail));
+	run.finished = util_real_now();
+	r = store_run_finish(st, &run, o.aborted ? "aborted" : "finished", &m, ss.v, ss.n);
+	if (r >= 0) {
+		log_info("  %s %s: %s%s%s (%.1f s)", var->name, wl->name, run.status,
+			 run.reason[0] ? ": " : "", run.reason, o.wall_s);
+		if (strcmp(run.status, "ok") != 0 && strcmp(run.status, "aborted") != 0 && run.stderr_tail[0]) {
+			const char *tail = run.stderr_tail;
+			size_t tl = strlen(tail);
+			if (tl > 400)
+				tail += tl - 400;
+			log_info("  stderr tail: %s", tail);
+		}
+	}
+	goto out;
+
+setup_failed:
+	log_error("variant \"%s\", workload \"%s\": %s", var->name, wl->name, err);
+	if (r >= 0)
+		r = -EIO;
+out:
+	if (smp)
+		sampler_free(smp);
+	free(ss.v);
+	wl_metrics_free(&m);
+	wl_argv_free(argv);
+	if (cg) {
+		if (cg_destroy(cg) >= 0 && cg_journal > 0) {
+			store_journal_del(st, cg_journal);
+			cg_journal = 0;
+		}
+	}
+	if (cg_journal > 0 && cg_remove_path(je.target) >= 0)
+		store_journal_del(st, cg_journal);
+	if (knob_restore(st, knobs, n_knobs) < 0 && r >= 0)
+		r = -EIO;
+	free(knobs);
+	if (have_workdir)
+		remove_dir(workdir);
+	if (o.aborted)
+		return -EINTR;
+	return r < 0 ? r : 0;
+}
+
+static void preflight_limits(const struct job *j, struct diags *d)
+{
+	int v;
+	if (cg_memory_version(&v, NULL, 0) < 0) {
+		diags_add(d, j->file, 0, "no memory cgroup controller is mounted on this machine");
+		return;
+	}
+	for (size_t i = 0; i < j->n_workloads; i++) {
+		const struct job_workload *w = &j->workloads[i];
+		struct cg_limits l = { w->memory_max, w->memory_high, w->memory_swap_max };
+		char err[256];
+		if (cg_limits_supported(&l, v, err, sizeof(err)) < 0)
+			diags_add(d, j->file, w->line, "workload \"%s\": %s", w->name, err);
+	}
+}
+
+int exec_job(struct store *st, const struct job *j, int64_t job_id)
+{
+	char boot_id[64];
+	prov_boot_id(boot_id, sizeof(boot_id));
+	sigset_t old;
+	signals_block(&old);
+	interrupted = false;
+	struct job_swap_state sw = { .zram_id = -1 };
+	struct store_step *steps = NULL;
+	size_t n = 0;
+	int r;
+
+	struct diags d = { 0 };
+	preflight_limits(j, &d);
+	knob_preflight(st, job_id, boot_id, j->variants, j->n_variants, j->file, &d);
+	if (d.n) {
+		diags_print(&d, stderr);
+		diags_free(&d);
+		store_job_set_status(st, job_id, "failed", "preflight: a knob or limit cannot be applied on this machine");
+		r = -EINVAL;
+		goto out;
+	}
+	if ((r = store_steps_load(st, job_id, &steps, &n)) < 0)
+		goto out;
+	store_job_set_status(st, job_id, "running", NULL);
+	if ((r = swap_setup(st, j, job_id, boot_id, &sw)) < 0) {
+		store_job_set_status(st, job_id, "failed", "swap could not be set up");
+		goto out;
+	}
+	size_t done = 0, total = n;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(steps[i].status, "pending") != 0)
+			done++;
+	double job_t0 = util_mono_now();
+	size_t ran = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(steps[i].status, "pending") != 0)
+			continue;
+		if (check_interrupted()) {
+			r = -EINTR;
+			break;
+		}
+		done++;
+		char eta[64] = "";
+		if (ran > 0) {
+			double per = (util_mono_now() - job_t0) / (double)ran;
+			snprintf(eta, sizeof(eta), ", ETA %.0f s", per * (double)(total - done + 1));
+		}
+		log_info("[%zu/%zu] pair %d: %s / %s%s", done, total, steps[i].pair + 1,
+			 j->variants[steps[i].variant].name, j->workloads[steps[i].workload].name, eta);
+		r = run_step(st, j, job_id, &steps[i], boot_id);
+		ran++;
+		if (r == -EINTR || interrupted) {
+			r = -EINTR;
+			break;
+		}
+		if (r < 0) {
+			store_job_set_status(st, job_id, "failed", "a run could not be set up; see the log");
+			goto out;
+		}
+	}
+	if (r == -EINTR)
+		store_job_set_status(st, job_id, "cancelled", "interrupted by a signal");
+	else
+		store_job_set_status(st, job_id, "done", NULL);
+out:
+	swap_teardown(st, &sw);
+	cg_remove_parent();
+	free(steps);
+	check_interrupted();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return r;
+}

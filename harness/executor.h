@@ -1,0 +1,25 @@
+/* The executor: the only module that acts on the machine. It plans the
+ * schedule, sets up swap, and runs each step in its own memcg with the
+ * sampler, recording every state in the store before the next action. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct job;
+struct store;
+struct store_step;
+
+/* Balanced schedule: pairs x workloads x variants in the job's order. */
+int exec_plan(const struct job *j, struct store_step **ret, size_t *ret_n);
+
+/* Takes the machine-wide executor lock (one executor at a time). */
+int exec_lock(int *ret_fd);
+/* Restores what a killed kab left: knobs, swap, cgroups from the journal;
+ * marks runs left 'started' aborted and their steps pending again. */
+int exec_recover(struct store *st);
+
+/* Runs the pending steps of a stored job. Returns 0 when the job finished
+ * (failed runs included), -EINTR when interrupted (SIGINT/SIGTERM), or
+ * another -errno when it could not run at all. */
+int exec_job(struct store *st, const struct job *j, int64_t job_id);

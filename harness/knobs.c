@@ -1,0 +1,117 @@
+/* sysctl and sysfs knobs with a crash-safe journal of original values. */
+#include "knobs.h"
+#include "job.h"
+#include "store.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int knob_read(const char *path, char *buf, size_t len)
+{
+	char *v;
+	int r = util_read_line(path, &v);
+	if (r < 0)
+		return r;
+	const char *open = strchr(v, '[');
+	const char *close = open ? strchr(open, ']') : NULL;
+	if (open && close)
+		snprintf(buf, len, "%.*s", (int)(close - open - 1), open + 1);
+	else
+		snprintf(buf, len, "%s", v);
+	free(v);
+	return 0;
+}
+
+int knob_restore(struct store *st, struct knob_applied *a, size_t n)
+{
+	int ret = 0;
+	for (size_t i = n; i-- > 0;) {
+		int r = util_write_file(a[i].path, a[i].original);
+		if (r < 0) {
+			log_error("cannot restore %s to %s: %s", a[i].path, a[i].original, strerror(-r));
+			ret = r;
+			continue; /* keep the journal entry: the next start retries */
+		}
+		if (st && a[i].journal_id > 0)
+			store_journal_del(st, a[i].journal_id);
+	}
+	return ret;
+}
+
+static int apply_one(struct store *st, int64_t job_id, const char *boot_id, const struct job_knob *k,
+		     struct knob_applied *a, char *err, size_t errlen)
+{
+	memset(a, 0, sizeof(*a));
+	snprintf(a->path, sizeof(a->path), "%s", k->path);
+	int r = knob_read(k->path, a->original, sizeof(a->original));
+	if (r < 0) {
+		snprintf(err, errlen, "cannot read %s (%s): %s", k->path, k->name, strerror(-r));
+		return r;
+	}
+	struct store_journal e = { .job_id = job_id };
+	snprintf(e.kind, sizeof(e.kind), "knob");
+	snprintf(e.target, sizeof(e.target), "%s", k->path);
+	snprintf(e.original, sizeof(e.original), "%s", a->original);
+	snprintf(e.boot_id, sizeof(e.boot_id), "%s", boot_id);
+	if (st && (r = store_journal_add(st, &e, &a->journal_id)) < 0) {
+		snprintf(err, errlen, "cannot journal %s before changing it", k->path);
+		return r;
+	}
+	r = util_write_file(k->path, k->value);
+	if (r < 0) {
+		snprintf(err, errlen, "cannot write \"%s\" to %s (%s): %s", k->value, k->path, k->name, strerror(-r));
+		if (st && a->journal_id > 0)
+			store_journal_del(st, a->journal_id);
+		return r;
+	}
+	return 0;
+}
+
+int knob_apply(struct store *st, int64_t job_id, const char *boot_id, const struct job_variant *v,
+	       struct knob_applied **ret, size_t *ret_n, char *in_force, size_t in_force_len,
+	       char *err, size_t errlen)
+{
+	struct knob_applied *a = calloc(v->n_knobs ? v->n_knobs : 1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	struct strbuf sb = { 0 };
+	for (size_t i = 0; i < v->n_knobs; i++) {
+		int r = apply_one(st, job_id, boot_id, &v->knobs[i], &a[i], err, errlen);
+		if (r < 0) {
+			knob_restore(st, a, i);
+			free(a);
+			sb_free(&sb);
+			return r;
+		}
+		char now[256];
+		if (knob_read(v->knobs[i].path, now, sizeof(now)) < 0)
+			snprintf(now, sizeof(now), "?");
+		sb_printf(&sb, "%s=%s\n", v->knobs[i].path, now);
+	}
+	snprintf(in_force, in_force_len, "%s", sb.buf ? sb.buf : "");
+	sb_free(&sb);
+	*ret = a;
+	*ret_n = v->n_knobs;
+	return 0;
+}
+
+int knob_preflight(struct store *st, int64_t job_id, const char *boot_id, const struct job_variant *v,
+		   size_t n_variants, const char *file, struct diags *d)
+{
+	int ret = 0;
+	for (size_t i = 0; i < n_variants; i++)
+		for (size_t k = 0; k < v[i].n_knobs; k++) {
+			struct knob_applied a;
+			char err[768];
+			int r = apply_one(st, job_id, boot_id, &v[i].knobs[k], &a, err, sizeof(err));
+			if (r < 0) {
+				diags_add(d, file, v[i].knobs[k].line, "variant \"%s\": %s", v[i].name, err);
+				ret = r;
+				continue;
+			}
+			knob_restore(st, &a, 1);
+		}
+	return ret;
+}

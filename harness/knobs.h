@@ -1,0 +1,29 @@
+/* Runtime knobs (sysctl, sysfs): saved to the journal before they are
+ * changed, applied for a variant's runs, restored after. */
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+struct store;
+struct job_variant;
+struct diags;
+
+struct knob_applied {
+	int64_t journal_id;
+	char path[512];
+	char original[256];
+};
+
+/* Reads a knob; a "[selected]" choice list reads as the selected word. */
+int knob_read(const char *path, char *buf, size_t len);
+/* Applies the variant's knobs, journaling each original first. On failure
+ * what was applied is restored. in_force gets "path=value\n" read back. */
+int knob_apply(struct store *st, int64_t job_id, const char *boot_id, const struct job_variant *v,
+	       struct knob_applied **ret, size_t *ret_n, char *in_force, size_t in_force_len,
+	       char *err, size_t errlen);
+/* Restores in reverse order and drops the journal entries. */
+int knob_restore(struct store *st, struct knob_applied *a, size_t n);
+/* Before a job: every knob value of every variant written once and put
+ * back, so a knob that cannot be written fails before anything runs. */
+int knob_preflight(struct store *st, int64_t job_id, const char *boot_id, const struct job_variant *v,
+		   size_t n_variants, const char *file, struct diags *d);

@@ -1,0 +1,54 @@
+/* kab: the command line. */
+#include "cmd.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+	const char *verb;
+	int (*fn)(int, char **);
+	const char *help;
+} verbs[] = {
+	{ "check", cmd_check, "check JOB            validate a job file, print it normalized" },
+	{ "run", cmd_run, "run JOB [--db PATH]  run a job in the foreground (--resume ID continues one)" },
+	{ "report", cmd_report, "report ID [--db PATH] print the before/after table of a stored job" },
+	{ "sample", cmd_sample, "sample [--interval S] [--duration S] [--out FILE]  run the counter sampler alone" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: kab VERB [ARGS]\n\n");
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++)
+		fprintf(out, "  kab %s\n", verbs[i].help);
+	fprintf(out, "\nkab %s: kernel A/B benchmark harness\n", KAB_VERSION);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+		printf("kab %s\n", KAB_VERSION);
+		return 0;
+	}
+	const char *names[ARRAY_SIZE(verbs)];
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
+		if (strcmp(argv[1], verbs[i].verb) == 0)
+			return verbs[i].fn(argc - 1, argv + 1);
+		names[i] = verbs[i].verb;
+	}
+	const char *hint = util_did_you_mean(argv[1], names, ARRAY_SIZE(names));
+	if (hint)
+		fprintf(stderr, "kab: unknown verb \"%s\" (did you mean \"%s\"?)\n", argv[1], hint);
+	else
+		fprintf(stderr, "kab: unknown verb \"%s\"\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
