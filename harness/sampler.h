@@ -25,6 +25,9 @@ int procparse_pressure(const char *buf, size_t len, procparse_fn fn, void *ctx);
 /* Whether a counter accumulates (events) or is a level (gauge). Names are
  * full metric names: "vmstat.pgscan_anon", "memcg.anon". */
 bool sampler_is_gauge(const char *metric);
+/* The unit of a metric from its name: "pages", "events", "bytes", "us",
+ * "interrupts", "kB", "count"; "" when unknown. */
+const char *sampler_metric_unit(const char *metric);
 
 /* ---- the sampler ---- */
 
@@ -55,14 +58,29 @@ void sampler_foreach_delta(const struct sampler *s, sampler_delta_fn fn, void *c
 typedef void (*sampler_series_fn)(void *ctx, const char *metric, const uint8_t *blob, size_t len, size_t n_samples);
 void sampler_foreach_series(const struct sampler *s, sampler_series_fn fn, void *ctx);
 int sampler_times(const struct sampler *s, const uint8_t **ret_blob, size_t *ret_len);
-/* Decodes up to n values from blob into out; returns count or -EINVAL. */
+/* Decodes up to n values from blob into out; returns count or -EINVAL.
+ * The values are the raw ones (the deltas summed back up); raw counters
+ * are unsigned, so read them as (uint64_t)out[i]. */
 int sampler_decode(const uint8_t *blob, size_t len, int64_t *out, size_t n);
+/* Streaming form of sampler_decode, one value at a time, no buffer:
+ * returns 1 with *ret set, 0 at the end of the blob, -EINVAL if corrupt. */
+struct sampler_cursor {
+	const uint8_t *p, *end;
+	uint64_t value;
+};
+void sampler_cursor_init(struct sampler_cursor *c, const uint8_t *blob, size_t len);
+int sampler_cursor_next(struct sampler_cursor *c, int64_t *ret);
+/* Encodes raw values the way the series are stored (for tests and for
+ * anyone re-encoding a series); *ret_blob is malloc'd. */
+int sampler_encode(const int64_t *values, size_t n, uint8_t **ret_blob, size_t *ret_len);
 
 struct sampler_stats {
 	size_t samples;
 	size_t missed;            /* deadlines skipped because we were late */
 	double lateness_p99_s;
 	double lateness_max_s;
-	double cpu_s;             /* CPU time of the sampler thread */
+	double cpu_s;             /* CPU time of the sampler thread, plus the
+	                             first and last samples taken by the caller */
+	size_t read_errors;       /* reads or parses that failed (values kept) */
 };
 void sampler_get_stats(const struct sampler *s, struct sampler_stats *ret);
