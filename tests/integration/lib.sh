@@ -1,0 +1,79 @@
+# Shared helpers for integration tests: real memcg, real swap, real
+# workloads. Each test sources this, calls it_begin, and ends with it_end.
+set -u
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+KAB=${KAB:-build/kab}
+IT_PASS=0 IT_FAIL=0 IT_SKIP=0
+IT_NAME=$(basename "$0" .sh)
+IT_TMP=$(mktemp -d /tmp/kab-it.XXXXXX)
+IT_PIDS=()
+
+ok() { IT_PASS=$((IT_PASS + 1)); echo "  ok   $*"; }
+fail() { IT_FAIL=$((IT_FAIL + 1)); echo "  FAIL $*"; }
+check() { # description, command...
+	local d=$1; shift
+	if "$@"; then ok "$d"; else fail "$d"; fi
+}
+skip_all() {
+	echo "  skip $IT_NAME: $*"
+	echo "$IT_NAME: 0 passed, 0 failed, 1 skipped"
+	rm -rf "$IT_TMP"
+	exit 0
+}
+sql() { sqlite3 -batch -noheader "$1" "$2"; }
+
+memcg_root() {
+	local m
+	m=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ {print $2; exit}' /proc/mounts)
+	if [ -z "$m" ]; then
+		m=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
+		[ -n "$m" ] && grep -qw memory "$m/cgroup.controllers" 2>/dev/null || m=""
+	fi
+	echo "$m"
+}
+
+knob_files=(/proc/sys/vm/swappiness /sys/module/zswap/parameters/enabled
+	/proc/sys/vm/page-cluster /sys/kernel/mm/transparent_hugepage/enabled)
+machine_state() {
+	local f
+	for f in "${knob_files[@]}"; do [ -r "$f" ] && echo "$f=$(cat "$f")"; done
+	echo "swaps=$(tail -n +2 /proc/swaps | awk '{print $1}' | sort | tr '\n' ' ')"
+	echo "zram=$(ls /sys/block | grep '^zram' | sort | tr '\n' ' ')"
+	echo "kabcg=$(ls -d "$(memcg_root)"/kab 2>/dev/null)"
+}
+
+it_begin() {
+	[ "$(id -u)" = 0 ] || skip_all "needs root (memory cgroups, swap, knobs)"
+	[ -n "$(memcg_root)" ] || skip_all "no memory cgroup controller mounted"
+	[ -x "$KAB" ] || skip_all "$KAB is not built"
+	machine_state >"$IT_TMP/state.before"
+	trap it_cleanup EXIT
+}
+
+# Leaves the machine as it was even when a test fails half-way.
+it_cleanup() {
+	local p
+	for p in "${IT_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	local root; root=$(memcg_root)
+	if [ -d "$root/kab" ]; then
+		for d in "$root"/kab/*/; do
+			[ -d "$d" ] || continue
+			for pid in $(cat "$d/cgroup.procs" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
+			sleep 0.2; rmdir "$d" 2>/dev/null
+		done
+		rmdir "$root/kab" 2>/dev/null
+	fi
+	rm -rf "$IT_TMP"
+}
+
+no_residue() { # compares the machine with how it was at it_begin
+	machine_state >"$IT_TMP/state.after"
+	if ! diff -u "$IT_TMP/state.before" "$IT_TMP/state.after"; then return 1; fi
+}
+
+it_end() {
+	check "no kab cgroup, zram device, swap or changed knob remains" no_residue
+	local skipped=$IT_SKIP
+	echo "$IT_NAME: $IT_PASS passed, $IT_FAIL failed, $skipped skipped"
+	[ "$IT_FAIL" -eq 0 ]
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# A job runs end to end: real zram swap, real memcg limit, real stress-ng,
+# knobs applied per variant, counters and provenance in SQLite.
+. "$(dirname "$0")/lib.sh"
+it_begin
+command -v stress-ng >/dev/null || skip_all "stress-ng is not installed"
+
+cat >"$IT_TMP/e2e.job" <<JOB
+[job]
+name = it-e2e
+pairs = 2
+order = abba
+interval = 0.2s
+
+[swap]
+device = zram
+size = 512M
+
+[variant A]
+name = swappy-60
+sysctl vm.swappiness = 60
+
+[variant B]
+name = swappy-100
+sysctl vm.swappiness = 100
+
+[workload vm]
+type = stress-ng
+args = --vm 1 --vm-bytes 128M --vm-keep --timeout 3
+memory.max = 64M
+JOB
+db="$IT_TMP/e2e.db"
+$KAB run --db "$db" "$IT_TMP/e2e.job" >"$IT_TMP/out" 2>"$IT_TMP/err"
+rc=$?
+check "kab run exits 0" [ $rc -eq 0 ]
+[ $rc -eq 0 ] || { cat "$IT_TMP/err"; }
+check "job is done" [ "$(sql "$db" "select status from jobs where id=1")" = done ]
+check "schedule of 4 steps stored in ABBA order" [ "$(sql "$db" "select group_concat(variant_idx,'') from (select variant_idx from steps where job_id=1 order by seq)")" = 0110 ]
+check "4 runs, all ok" [ "$(sql "$db" "select count(*) from runs where status='ok'")" = 4 ]
+check "pswpout > 0 in every run" [ "$(sql "$db" "select count(*) from metrics where name='vmstat.pswpout' and value > 0")" = 4 ]
+check "pgscan_anon > 0 in every run" [ "$(sql "$db" "select count(*) from metrics where name='vmstat.pgscan_anon' and value > 0")" = 4 ]
+check "bogo ops/s recorded" [ "$(sql "$db" "select count(*) from metrics where name='stress-ng.bogo_ops_per_s' and value > 0")" = 4 ]
+limit=$((64 << 20))
+check "memcg peak usage never exceeded memory.max" [ "$(sql "$db" "select count(*) from metrics where name='memcg.peak_bytes' and value > 0 and value <= $limit")" = 4 ]
+check "rusage and wall time recorded" [ "$(sql "$db" "select count(*) from metrics where name in ('time.wall_s','rusage.user_s','rusage.sys_s') and value > 0")" = 12 ]
+check "provenance: kernel, boot id, cpus, memory, swap, cgroup version" \
+	[ "$(sql "$db" "select count(*) from runs where kernel_release='$(uname -r)' and boot_id='$(cat /proc/sys/kernel/random/boot_id)' and cpus=$(nproc) and mem_total>0 and swap_total>0 and swap_devices like '%zram%' and cgroup_version in (1,2) and kab_version<>'' and schema_version=1")" = 4 ]
+check "knob values in force recorded per variant" \
+	[ "$(sql "$db" "select count(*) from runs where (variant_idx=0 and knobs like '%swappiness=60%') or (variant_idx=1 and knobs like '%swappiness=100%')")" = 4 ]
+check "time series stored (samples at 0.2 s)" [ "$(sql "$db" "select min(n) from samples where metric='vmstat.pswpout'")" -ge 10 ]
+check "report prints the table" grep -q "vmstat.pswpout" "$IT_TMP/out"
+$KAB report 1 --db "$db" >"$IT_TMP/report" 2>&1
+check "kab report 1 prints the same table from the database" grep -q "Delta (abs / %)" "$IT_TMP/report"
+check "report header names kernel and memcg limit" grep -q "memory.max: 64M" "$IT_TMP/report"
+check "journal is empty" [ "$(sql "$db" "select count(*) from journal")" = 0 ]
+it_end

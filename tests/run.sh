@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs every test suite: unit binaries, golden job-file errors, integration
+# tests on the real machine. Ends with "N passed, N failed, N skipped".
+set -u
+cd "$(dirname "$0")/.."
+passed=0 failed=0 skipped=0
+failures=()
+
+tally() { # suite-name, output file, exit code
+	local line p f s
+	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$2" | tail -n 1)
+	p=$(sed -nE 's/.*[^0-9]?([0-9]+) passed.*/\1/p' <<<"$line")
+	f=$(sed -nE 's/.* ([0-9]+) failed.*/\1/p' <<<"$line")
+	s=$(sed -nE 's/.* ([0-9]+) skipped.*/\1/p' <<<"$line")
+	p=${p:-0} f=${f:-0} s=${s:-0}
+	if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	[ "$f" -gt 0 ] && failures+=("$1")
+	printf '%-28s %s\n' "$1" "${line:-exit $3}"
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for t in build/tests/test_*; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	"$t" >"$tmp/$name.out" 2>&1
+	rc=$?
+	[ $rc -ne 0 ] && cat "$tmp/$name.out"
+	tally "unit/$name" "$tmp/$name.out" $rc
+done
+
+if [ -x tests/golden/run.sh ]; then
+	tests/golden/run.sh >"$tmp/golden.out" 2>&1
+	rc=$?
+	[ $rc -ne 0 ] && cat "$tmp/golden.out"
+	tally golden "$tmp/golden.out" $rc
+fi
+
+for t in tests/integration/t_*.sh; do
+	[ -f "$t" ] || continue
+	name=$(basename "$t" .sh)
+	echo "--- integration/$name"
+	bash "$t" 2>&1 | tee "$tmp/$name.out"
+	rc=${PIPESTATUS[0]}
+	tally "integration/$name" "$tmp/$name.out" $rc
+done
+
+echo
+[ ${#failures[@]} -gt 0 ] && echo "failed suites: ${failures[*]}"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
