@@ -1,0 +1,184 @@
+/* The store: migrations, job/schedule/run round trips, the journal, and
+ * the plan's balanced orders. Uses a temporary database file. */
+#include "t.h"
+#include "executor.h"
+#include "job.h"
+#include "store.h"
+#include "util.h"
+#include "wl.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static const char job_text[] =
+	"[job]\nname = unit\npairs = 4\norder = abba\n"
+	"[swap]\ndevice = none\n"
+	"[variant A]\nname = base\n"
+	"[variant B]\nname = patched\n"
+	"[workload w]\ntype = command\ncommand = true\nmemory.max = 64M\n";
+
+static struct job *parse(const char *text)
+{
+	struct diags d = { 0 };
+	struct job *j = NULL;
+	if (job_parse_string_nocheck("unit.job", text, &j, &d) < 0)
+		diags_print(&d, stderr);
+	diags_free(&d);
+	return j;
+}
+
+static void plan_string(const struct job *j, char *buf)
+{
+	struct store_step *s;
+	size_t n;
+	if (exec_plan(j, &s, &n) < 0) {
+		buf[0] = 0;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (char)('A' + s[i].variant);
+	buf[n] = 0;
+	free(s);
+}
+
+static void test_plan(void)
+{
+	struct job *j = parse(job_text);
+	T_CHECK(j != NULL);
+	if (!j)
+		return;
+	char buf[64];
+	plan_string(j, buf);
+	T_EQ_STR(buf, "ABBAABBA");
+	j->order = JOB_ORDER_ALTERNATE;
+	plan_string(j, buf);
+	T_EQ_STR(buf, "ABABABAB");
+	j->order = JOB_ORDER_RANDOM;
+	j->seed = 7;
+	plan_string(j, buf);
+	/* balanced: every block of two pairs holds one AB and one BA */
+	for (int b = 0; b < 2; b++) {
+		const char *p = buf + 4 * b;
+		T_CHECK((p[0] == 'A' && p[1] == 'B' && p[2] == 'B' && p[3] == 'A') ||
+			(p[0] == 'B' && p[1] == 'A' && p[2] == 'A' && p[3] == 'B'));
+	}
+	char again[64];
+	plan_string(j, again);
+	T_EQ_STR(again, buf); /* same seed, same schedule */
+	job_free(j);
+}
+
+static void test_store(void)
+{
+	char path[] = "/tmp/kab-unit-XXXXXX";
+	int fd = mkstemp(path);
+	T_CHECK(fd >= 0);
+	close(fd);
+	unlink(path);
+	struct store *st;
+	T_EQ_INT(store_open(path, &st), 0);
+	struct job *j = parse(job_text);
+	if (!j)
+		return;
+	int64_t id;
+	T_EQ_INT(store_job_create(st, j, &id), 0);
+	T_EQ_INT(id, 1);
+	struct store_step *steps;
+	size_t n;
+	T_EQ_INT(exec_plan(j, &steps, &n), 0);
+	T_EQ_INT(store_steps_create(st, id, steps, n), 0);
+	free(steps);
+	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
+	T_EQ_INT(n, 8);
+	T_EQ_STR(steps[0].status, "pending");
+
+	struct store_run r = { .job_id = id, .step_id = steps[0].id, .variant = 0, .workload = 0, .exit_code = -1 };
+	snprintf(r.kernel_release, sizeof(r.kernel_release), "6.1.0-test");
+	snprintf(r.boot_id, sizeof(r.boot_id), "boot-1");
+	int64_t run_id;
+	T_EQ_INT(store_run_begin(st, &r, &run_id), 0);
+	struct store_run *started;
+	size_t ns;
+	T_EQ_INT(store_runs_started(st, &started, &ns), 0);
+	T_EQ_INT(ns, 1);
+	free(started);
+
+	struct wl_metrics m = { 0 };
+	wl_metrics_add(&m, "vmstat.pswpout", "pages", 1234);
+	wl_metrics_add(&m, "time.wall_s", "s", 1.5);
+	uint8_t blob[] = { 1, 2, 3 };
+	struct store_series ser = { "vmstat.pswpout", blob, sizeof(blob), 3 };
+	snprintf(r.status, sizeof(r.status), "ok");
+	r.exit_code = 0;
+	T_EQ_INT(store_run_finish(st, &r, "finished", &m, &ser, 1), 0);
+	wl_metrics_free(&m);
+	free(steps);
+	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
+	T_EQ_STR(steps[0].status, "finished");
+	free(steps);
+
+	uint8_t *b;
+	size_t bl, bn;
+	T_EQ_INT(store_series_get(st, run_id, "vmstat.pswpout", &b, &bl, &bn), 0);
+	T_EQ_INT(bl, 3);
+	T_EQ_INT(bn, 3);
+	T_EQ_INT(b[2], 3);
+	free(b);
+
+	struct store_run *runs;
+	size_t nr;
+	T_EQ_INT(store_runs_load(st, id, &runs, &nr), 0);
+	T_EQ_INT(nr, 1);
+	T_EQ_STR(runs[0].status, "ok");
+	T_EQ_STR(runs[0].kernel_release, "6.1.0-test");
+	T_EQ_STR(runs[0].kab_version, KAB_VERSION);
+	free(runs);
+
+	struct store_journal e = { .job_id = id };
+	snprintf(e.kind, sizeof(e.kind), "knob");
+	snprintf(e.target, sizeof(e.target), "/proc/sys/vm/swappiness");
+	snprintf(e.original, sizeof(e.original), "60");
+	snprintf(e.boot_id, sizeof(e.boot_id), "boot-1");
+	int64_t jid;
+	T_EQ_INT(store_journal_add(st, &e, &jid), 0);
+	struct store_journal *jl;
+	size_t nj;
+	T_EQ_INT(store_journal_list(st, &jl, &nj), 0);
+	T_EQ_INT(nj, 1);
+	T_EQ_STR(jl[0].original, "60");
+	free(jl);
+	T_EQ_INT(store_journal_del(st, jid), 0);
+	T_EQ_INT(store_journal_list(st, &jl, &nj), 0);
+	T_EQ_INT(nj, 0);
+	free(jl);
+
+	struct store_job sj;
+	T_EQ_INT(store_job_get(st, id, &sj), 0);
+	T_EQ_STR(sj.name, "unit");
+	T_EQ_STR(sj.status, "queued");
+	store_job_clear(&sj);
+	T_EQ_INT(store_job_get(st, 99, &sj), -ENOENT);
+	store_close(st);
+
+	/* reopening migrates nothing and keeps the data */
+	T_EQ_INT(store_open(path, &st), 0);
+	T_EQ_INT(store_job_get(st, id, &sj), 0);
+	store_job_clear(&sj);
+	store_close(st);
+	job_free(j);
+	unlink(path);
+	char aux[64];
+	snprintf(aux, sizeof(aux), "%s-wal", path);
+	unlink(aux);
+	snprintf(aux, sizeof(aux), "%s-shm", path);
+	unlink(aux);
+}
+
+int main(void)
+{
+	log_quiet = true;
+	test_plan();
+	test_store();
+	return t_done("store");
+}

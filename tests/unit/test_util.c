@@ -1,0 +1,112 @@
+/* Strict parsers, sizes, durations, hints, argument splitting. */
+#include "t.h"
+#include "util.h"
+#include "wl.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+static void test_numbers(void)
+{
+	uint64_t u = 7;
+	T_EQ_INT(util_parse_u64("0", &u), 0);
+	T_EQ_INT(u, 0);
+	T_EQ_INT(util_parse_u64("18446744073709551615", &u), 0);
+	T_CHECK(u == UINT64_MAX);
+	T_EQ_INT(util_parse_u64("18446744073709551616", &u), -ERANGE);
+	T_EQ_INT(util_parse_u64("12x", &u), -EINVAL);
+	T_EQ_INT(util_parse_u64(" 12", &u), -EINVAL);
+	T_EQ_INT(util_parse_u64("-1", &u), -EINVAL);
+	T_EQ_INT(util_parse_u64("", &u), -EINVAL);
+	int64_t i;
+	T_EQ_INT(util_parse_i64("-42", &i), 0);
+	T_EQ_INT(i, -42);
+	T_EQ_INT(util_parse_i64("9223372036854775808", &i), -ERANGE);
+	double d;
+	T_EQ_INT(util_parse_double("1.5", &d), 0);
+	T_NEAR(d, 1.5, 0);
+	T_EQ_INT(util_parse_double("1.5s", &d), -EINVAL);
+	T_EQ_INT(util_parse_double("nan", &d), -ERANGE);
+}
+
+static void test_sizes(void)
+{
+	uint64_t v;
+	T_EQ_INT(util_parse_size("256M", &v), 0);
+	T_CHECK(v == 256ull << 20);
+	T_EQ_INT(util_parse_size("2G", &v), 0);
+	T_CHECK(v == 2ull << 30);
+	T_EQ_INT(util_parse_size("1.5G", &v), 0);
+	T_CHECK(v == 3ull << 29);
+	T_EQ_INT(util_parse_size("64k", &v), 0);
+	T_CHECK(v == 64 << 10);
+	T_EQ_INT(util_parse_size("512MiB", &v), 0);
+	T_CHECK(v == 512ull << 20);
+	T_EQ_INT(util_parse_size("4096", &v), 0);
+	T_CHECK(v == 4096);
+	T_EQ_INT(util_parse_size("256MB", &v), 0);
+	T_EQ_INT(util_parse_size("256Q", &v), -EINVAL);
+	T_EQ_INT(util_parse_size("M", &v), -EINVAL);
+	T_EQ_INT(util_parse_size("256 M", &v), -EINVAL);
+	T_EQ_INT(util_parse_size("0.3", &v), -EINVAL); /* fractional bytes */
+	char buf[32];
+	util_format_size(256ull << 20, buf, sizeof(buf));
+	T_EQ_STR(buf, "256M");
+	util_format_size(3ull << 29, buf, sizeof(buf));
+	T_EQ_STR(buf, "1536M");
+	util_format_size(1000, buf, sizeof(buf));
+	T_EQ_STR(buf, "1000");
+}
+
+static void test_durations(void)
+{
+	double s;
+	T_EQ_INT(util_parse_duration("10", &s), 0);
+	T_NEAR(s, 10, 0);
+	T_EQ_INT(util_parse_duration("500ms", &s), 0);
+	T_NEAR(s, 0.5, 1e-12);
+	T_EQ_INT(util_parse_duration("2m", &s), 0);
+	T_NEAR(s, 120, 0);
+	T_EQ_INT(util_parse_duration("1h", &s), 0);
+	T_NEAR(s, 3600, 0);
+	T_EQ_INT(util_parse_duration("0.1s", &s), 0);
+	T_NEAR(s, 0.1, 1e-12);
+	T_EQ_INT(util_parse_duration("10 s", &s), -EINVAL);
+	T_EQ_INT(util_parse_duration("10d", &s), -EINVAL);
+}
+
+static void test_hints(void)
+{
+	const char *keys[] = { "memory.max", "memory.high", "memory.swap.max", "type", "timeout" };
+	T_EQ_STR(util_did_you_mean("memroy.max", keys, 5), "memory.max");
+	T_EQ_STR(util_did_you_mean("tyep", keys, 5), "type");
+	T_CHECK(util_did_you_mean("completely-different", keys, 5) == NULL);
+	T_EQ_INT(util_levenshtein("kitten", "sitting"), 3);
+}
+
+static void test_split(void)
+{
+	char **argv;
+	size_t n;
+	T_EQ_INT(wl_split_args("sh -c \"echo 'a b'; exit 3\" x\\ y", &argv, &n), 0);
+	T_EQ_INT(n, 4);
+	T_EQ_STR(argv[0], "sh");
+	T_EQ_STR(argv[2], "echo 'a b'; exit 3");
+	T_EQ_STR(argv[3], "x y");
+	T_CHECK(argv[4] == NULL);
+	wl_argv_free(argv);
+	T_EQ_INT(wl_split_args("echo 'unterminated", &argv, &n), -EINVAL);
+	T_EQ_INT(wl_split_args("   ", &argv, &n), 0);
+	T_EQ_INT(n, 0);
+	wl_argv_free(argv);
+}
+
+int main(void)
+{
+	test_numbers();
+	test_sizes();
+	test_durations();
+	test_hints();
+	test_split();
+	return t_done("util");
+}
