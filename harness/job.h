@@ -14,10 +14,14 @@ enum job_knob_kind { JOB_KNOB_SYSCTL, JOB_KNOB_SYSFS };
 #define JOB_MEM_UNSET 0
 #define JOB_MEM_MAX UINT64_MAX /* "max": no limit */
 #define JOB_MEM_FLOOR (16ull << 20)
+/* memory.swap.max = 0 (no swap for this cgroup) is stored as 1 byte, because
+ * 0 means unset: the kernel rounds 1 byte down to zero pages on v2, and on
+ * v1 memsw = memory.max + 1 rounds down to memory.max. The printer shows "0". */
+#define JOB_MEM_ZERO 1ull
 
 struct job_knob {
 	enum job_knob_kind kind;
-	char *name;  /* as written: "vm.swappiness" or "/sys/module/zswap/parameters/enabled" */
+	char *name;  /* canonical: "vm.swappiness" (sysctl, dotted) or "/sys/module/zswap/parameters/enabled" */
 	char *path;  /* the file: "/proc/sys/vm/swappiness" */
 	char *value;
 	int line;

@@ -1,0 +1,475 @@
+/* Job files: reading the INI text into sections.
+ *
+ * A job file is INI, read by libinih, one section per thing:
+ *
+ *   [job]                   name (required), pairs, order, seed, interval, metrics
+ *   [swap]                  device (required), size, path, algorithm, priority
+ *   [variant LABEL]         name, kernel, and knobs: "sysctl NAME = V", "sysfs PATH = V"
+ *   [workload NAME]         type (required), memory.max, memory.high,
+ *                           memory.swap.max, timeout, and the type's own keys
+ *
+ * At least two [variant] sections (the first is the baseline) and one
+ * [workload] are needed; [swap] may be left out (device = existing).
+ * examples/JOBFILE.md is the full reference; keep the two in step.
+ *
+ * Syntax, as libinih reads it: "key = value" or "key: value"; whitespace
+ * around keys and values is dropped; lines starting with ';' or '#' are
+ * comments, and " ;" (whitespace, then ';') starts a comment inside a line;
+ * an indented line continues the value above it (joined with one space),
+ * which only free-text keys (a workload's own keys, metrics) accept.
+ *
+ * How the work is split: inih calls back only for key lines and does not
+ * give their line numbers, so our reader hands inih one line at a time,
+ * counts lines, and itself reads section headers (inih truncates long
+ * ones) and reports malformed lines (inih reports only the first). The
+ * handler collects raw entries per section; job_build.c interprets them,
+ * job_check.c looks at the machine, job_print.c prints the normal form.
+ */
+#include "job.h"
+#include "job_priv.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define JOB_FILE_MAX (1u << 20)
+
+struct reader {
+	const char *file;
+	const char *p, *end; /* text not yet handed to inih */
+	int line;            /* line last handed to inih */
+	bool bom_checked;
+	bool have_key;       /* mirrors inih's prev_name: continuation possible */
+	bool cont;           /* the line last handed out is a continuation */
+	char delim;          /* and, for a key line, its delimiter */
+	bool last_ok;        /* the last key line went into the current section */
+	struct diags *d;
+	struct job_section *secs;
+	size_t n_secs, cap_secs;
+	bool in_section;     /* a header was seen; secs[n_secs - 1] is current */
+	bool oom;
+};
+
+static const char *const section_names[] = {
+	[JOB_SEC_JOB] = "job",
+	[JOB_SEC_SWAP] = "swap",
+	[JOB_SEC_VARIANT] = "variant",
+	[JOB_SEC_WORKLOAD] = "workload",
+};
+
+const char *job_section_name(enum job_sec_kind k)
+{
+	return k < JOB_SEC_IGNORED ? section_names[k] : "?";
+}
+
+const char *job_order_name(enum job_order o)
+{
+	switch (o) {
+	case JOB_ORDER_ABBA: return "abba";
+	case JOB_ORDER_ALTERNATE: return "alternate";
+	case JOB_ORDER_RANDOM: return "random";
+	}
+	return "?";
+}
+
+const char *job_swap_kind_name(enum job_swap_kind k)
+{
+	switch (k) {
+	case JOB_SWAP_NONE: return "none";
+	case JOB_SWAP_ZRAM: return "zram";
+	case JOB_SWAP_FILE: return "file";
+	case JOB_SWAP_EXISTING: return "existing";
+	}
+	return "?";
+}
+
+const char *job_param(const struct job_workload *w, const char *key)
+{
+	for (size_t i = 0; i < w->n_params; i++)
+		if (strcmp(w->params[i].key, key) == 0)
+			return w->params[i].value;
+	return NULL;
+}
+
+static bool is_space(char c) { return isspace((unsigned char)c); }
+
+/* inih's rule: the first of chars, or a ';' after whitespace (a comment). */
+static const char *find_chars_or_comment(const char *s, const char *chars)
+{
+	bool was_space = false;
+	while (*s && !(chars && strchr(chars, *s)) && !(was_space && *s == ';')) {
+		was_space = is_space(*s);
+		s++;
+	}
+	return s;
+}
+
+static char *strndup_trim(const char *s, size_t n)
+{
+	while (n > 0 && is_space(*s)) {
+		s++;
+		n--;
+	}
+	while (n > 0 && is_space(s[n - 1]))
+		n--;
+	return strndup(s, n);
+}
+
+static struct job_section *current(struct reader *r)
+{
+	return r->in_section ? &r->secs[r->n_secs - 1] : NULL;
+}
+
+static void start_section(struct reader *r, enum job_sec_kind kind, char *label)
+{
+	if (r->n_secs == r->cap_secs) {
+		size_t cap = r->cap_secs ? 2 * r->cap_secs : 8;
+		struct job_section *v = realloc(r->secs, cap * sizeof(*v));
+		if (!v) {
+			free(label);
+			r->oom = true;
+			r->in_section = false;
+			return;
+		}
+		r->secs = v;
+		r->cap_secs = cap;
+	}
+	r->secs[r->n_secs++] = (struct job_section){ .kind = kind, .label = label, .line = r->line };
+	r->in_section = true;
+}
+
+static void section_header(struct reader *r, const char *s)
+{
+	const char *close = find_chars_or_comment(s + 1, "]");
+	if (*close != ']') {
+		diags_add(r->d, r->file, r->line, "section header has no closing ']'");
+		start_section(r, JOB_SEC_IGNORED, NULL);
+		return;
+	}
+	const char *after = close + 1;
+	while (is_space(*after))
+		after++;
+	if (*after && *after != ';' && *after != '#')
+		diags_add(r->d, r->file, r->line, "unexpected text after ']': \"%s\"", after);
+
+	_cleanup_free_ char *inner = strndup_trim(s + 1, (size_t)(close - s - 1));
+	if (!inner) {
+		r->oom = true;
+		return;
+	}
+	size_t wl = 0;
+	while (inner[wl] && !is_space(inner[wl]))
+		wl++;
+	char *label = inner[wl] ? strndup_trim(inner + wl, strlen(inner + wl)) : NULL;
+	inner[wl] = 0;
+
+	enum job_sec_kind kind = JOB_SEC_IGNORED;
+	for (size_t i = 0; i < ARRAY_SIZE(section_names); i++)
+		if (strcmp(inner, section_names[i]) == 0)
+			kind = (enum job_sec_kind)i;
+
+	if (kind == JOB_SEC_IGNORED) {
+		const char *hint = util_did_you_mean(inner, section_names, ARRAY_SIZE(section_names));
+		if (!*inner)
+			diags_add(r->d, r->file, r->line, "empty section header [] (sections: [job], [swap], [variant LABEL], [workload NAME])");
+		else if (hint)
+			diags_add(r->d, r->file, r->line, "unknown section [%s%s%s] (did you mean [%s%s%s]?)",
+				  inner, label ? " " : "", label ? label : "", hint, label ? " " : "", label ? label : "");
+		else
+			diags_add(r->d, r->file, r->line, "unknown section [%s%s%s] (sections: [job], [swap], [variant LABEL], [workload NAME])",
+				  inner, label ? " " : "", label ? label : "");
+		free(label);
+		label = NULL;
+	} else if ((kind == JOB_SEC_JOB || kind == JOB_SEC_SWAP) && label) {
+		diags_add(r->d, r->file, r->line, "section [%s] takes no label: write [%s]", inner, inner);
+		free(label);
+		label = NULL;
+	} else if ((kind == JOB_SEC_VARIANT || kind == JOB_SEC_WORKLOAD) && !label) {
+		diags_add(r->d, r->file, r->line, "section [%s] needs a label, e.g. [%s]", inner,
+			  kind == JOB_SEC_VARIANT ? "variant A" : "workload stress-vm");
+		start_section(r, kind, NULL);
+		if (current(r))
+			current(r)->unlabeled = true;
+		return;
+	}
+	start_section(r, kind, label);
+}
+
+/* Decides what inih will make of the line, as inih does, so that every
+ * malformed line is reported and the handler knows continuations. */
+static void classify(struct reader *r, const char *line)
+{
+	const char *s = line;
+	if (!r->bom_checked) {
+		r->bom_checked = true;
+		if (strncmp(s, "\xEF\xBB\xBF", 3) == 0)
+			s += 3;
+	}
+	const char *t = s;
+	while (is_space(*t))
+		t++;
+	r->cont = false;
+	if (!*t || *t == ';' || *t == '#')
+		return;
+	if (r->have_key && t > s) {
+		r->cont = true;
+		return;
+	}
+	if (*t == '[') {
+		r->have_key = false;
+		section_header(r, t);
+		return;
+	}
+	const char *delim = find_chars_or_comment(t, "=:");
+	if (*delim != '=' && *delim != ':') {
+		const char *eol = t + strcspn(t, "\r\n");
+		diags_add(r->d, r->file, r->line, "expected \"key = value\", \"[section]\" or a comment, not \"%.*s\"",
+			  (int)(eol - t), t);
+		return;
+	}
+	const char *k = delim;
+	while (k > t && is_space(k[-1]))
+		k--;
+	r->have_key = k > t;
+	r->delim = *delim;
+	if (k == t)
+		diags_add(r->d, r->file, r->line, "missing key before '%c'", *delim);
+}
+
+static char *reader_next(char *buf, int num, void *stream)
+{
+	struct reader *r = stream;
+	if (r->p >= r->end || num < 3)
+		return NULL;
+	const char *nl = memchr(r->p, '\n', (size_t)(r->end - r->p));
+	size_t len = nl ? (size_t)(nl - r->p) : (size_t)(r->end - r->p);
+	const char *start = r->p;
+	r->p = nl ? nl + 1 : r->end;
+	r->line++;
+
+	if (len > (size_t)num - 2) {
+		/* inih would cut the line in two; hand it a blank line instead. */
+		diags_add(r->d, r->file, r->line, "line too long (%zu characters, at most %d): split a long value over indented continuation lines",
+			  len, num - 2);
+		const char *t = start;
+		while (is_space(*t))
+			t++;
+		if (*t == '[')
+			start_section(r, JOB_SEC_IGNORED, NULL);
+		r->cont = false;
+		memcpy(buf, "\n", 2);
+		return buf;
+	}
+	memcpy(buf, start, len);
+	buf[len] = 0;
+	classify(r, buf);
+	buf[len] = '\n';
+	buf[len + 1] = 0;
+	return buf;
+}
+
+static int add_entry(struct job_section *s, const char *key, const char *value, int line, char delim)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 8;
+		struct job_entry *v = realloc(s->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	char *k = strdup(key), *val = strdup(value);
+	if (!k || !val) {
+		free(k);
+		free(val);
+		return -ENOMEM;
+	}
+	s->v[s->n++] = (struct job_entry){ .key = k, .value = val, .line = line, .delim = delim };
+	return 0;
+}
+
+static void continue_entry(struct reader *r, const char *text)
+{
+	struct job_section *s = current(r);
+	if (!s || !r->last_ok || s->n == 0)
+		return; /* the key line was already reported */
+	struct job_entry *e = &s->v[s->n - 1];
+	if (job_line_looks_like_key(text)) {
+		diags_add(r->d, r->file, r->line, "indented line is read as a continuation of \"%s\" (line %d): remove the leading whitespace",
+			  e->key, e->line);
+		return;
+	}
+	char *v;
+	if (asprintf(&v, "%s %s", e->value, text) < 0) {
+		r->oom = true;
+		return;
+	}
+	free(e->value);
+	e->value = v;
+	if (!e->cont_line)
+		e->cont_line = r->line;
+}
+
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+	struct reader *r = user;
+	(void)section; /* ours, from the reader: inih truncates long ones */
+	if (r->cont) {
+		continue_entry(r, value);
+		return 1;
+	}
+	r->last_ok = false;
+	if (!*name)
+		return 1; /* reported by classify() */
+	struct job_section *s = current(r);
+	if (!s) {
+		diags_add(r->d, r->file, r->line, "key \"%s\" outside any section: put it under [job], [swap], [variant LABEL] or [workload NAME]", name);
+		return 1;
+	}
+	if (s->kind == JOB_SEC_IGNORED || s->unlabeled)
+		return 1;
+	if (add_entry(s, name, value, r->line, r->delim) < 0)
+		r->oom = true;
+	else
+		r->last_ok = true;
+	return 1;
+}
+
+static void sections_free(struct job_section *secs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < secs[i].n; k++) {
+			free(secs[i].v[k].key);
+			free(secs[i].v[k].value);
+		}
+		free(secs[i].v);
+		free(secs[i].label);
+	}
+	free(secs);
+}
+
+/* Orders this parse's diagnostics by line, keeping file-wide ones
+ * (line 0) last, so errors read top to bottom like the file. */
+static void sort_diags(struct diags *d, size_t from)
+{
+	for (size_t i = from + 1; i < d->n; i++) {
+		struct diag x = d->v[i];
+		unsigned kx = x.line > 0 ? (unsigned)x.line : ~0u;
+		size_t k = i;
+		while (k > from) {
+			unsigned kp = d->v[k - 1].line > 0 ? (unsigned)d->v[k - 1].line : ~0u;
+			if (kp <= kx)
+				break;
+			d->v[k] = d->v[k - 1];
+			k--;
+		}
+		d->v[k] = x;
+	}
+}
+
+static int parse(const char *file, const char *text, bool check, struct job **ret, struct diags *d)
+{
+	size_t d0 = d->n;
+	struct reader r = {
+		.file = file, .p = text, .end = text + strlen(text), .d = d,
+	};
+	struct job *j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	j->file = strdup(file);
+	j->text = strdup(text);
+	if (!j->file || !j->text) {
+		job_free(j);
+		return -ENOMEM;
+	}
+
+	ini_parse_stream(reader_next, &r, on_key, &r);
+	/* inih's return value only repeats the first malformed line, which
+	 * classify() has reported already. */
+	if (r.oom) {
+		sections_free(r.secs, r.n_secs);
+		job_free(j);
+		return -ENOMEM;
+	}
+	job_build(j, file, r.secs, r.n_secs, check, d);
+	sections_free(r.secs, r.n_secs);
+	sort_diags(d, d0);
+	if (d->n > d0) {
+		job_free(j);
+		return -EINVAL;
+	}
+	*ret = j;
+	return 0;
+}
+
+int job_parse_string(const char *file, const char *text, struct job **ret, struct diags *d)
+{
+	return parse(file, text, true, ret, d);
+}
+
+int job_parse_string_nocheck(const char *file, const char *text, struct job **ret, struct diags *d)
+{
+	return parse(file, text, false, ret, d);
+}
+
+int job_parse_file(const char *path, struct job **ret, struct diags *d)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	int r = util_read_file(path, &text, &len);
+	if (r < 0) {
+		diags_add(d, path, 0, "cannot read: %s", strerror(-r));
+		return r;
+	}
+	if (memchr(text, 0, len)) {
+		diags_add(d, path, 0, "contains a NUL byte: a job file is text");
+		return -EINVAL;
+	}
+	if (len > JOB_FILE_MAX) {
+		diags_add(d, path, 0, "too large (%zu bytes, at most %u)", len, JOB_FILE_MAX);
+		return -EFBIG;
+	}
+	return parse(path, text, true, ret, d);
+}
+
+void job_free(struct job *j)
+{
+	if (!j)
+		return;
+	free(j->file);
+	free(j->text);
+	free(j->name);
+	for (size_t i = 0; i < j->n_metrics; i++)
+		free(j->metrics[i]);
+	free(j->metrics);
+	free(j->swap.path);
+	free(j->swap.algorithm);
+	for (size_t i = 0; i < j->n_variants; i++) {
+		struct job_variant *v = &j->variants[i];
+		free(v->label);
+		free(v->name);
+		free(v->kernel);
+		for (size_t k = 0; k < v->n_knobs; k++) {
+			free(v->knobs[k].name);
+			free(v->knobs[k].path);
+			free(v->knobs[k].value);
+		}
+		free(v->knobs);
+	}
+	free(j->variants);
+	for (size_t i = 0; i < j->n_workloads; i++) {
+		struct job_workload *w = &j->workloads[i];
+		free(w->name);
+		free(w->type);
+		for (size_t k = 0; k < w->n_params; k++) {
+			free(w->params[k].key);
+			free(w->params[k].value);
+		}
+		free(w->params);
+	}
+	free(j->workloads);
+	free(j);
+}

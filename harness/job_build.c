@@ -1,0 +1,885 @@
+/* Job files: from collected sections to a validated struct job.
+ *
+ * The common keys of each section are described once in keydefs[] (name,
+ * type, where the value goes, range); that table drives parsing, the
+ * "did you mean" hints and the key lists in messages. Knob keys
+ * ("sysctl NAME", "sysfs PATH") and a workload type's own keys (from its
+ * wl_ops) are handled beside it. Every problem is reported and parsing
+ * goes on, so one run of `kab check` shows them all.
+ */
+#include "job.h"
+#include "job_priv.h"
+#include "util.h"
+#include "wl.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum ktype {
+	KT_NAME,     /* identifier-like: letters, digits, . _ - */
+	KT_UINT,     /* unsigned, in [min, max] */
+	KT_U64,
+	KT_INT,      /* int, in [min, max] */
+	KT_ENUM,
+	KT_SIZE,     /* bytes, at least min */
+	KT_MEM,      /* bytes or "max", at least min (0 allowed when min is 0) */
+	KT_DURATION, /* seconds, in [min, max] */
+	KT_METRICS,  /* space-separated metric names */
+	KT_WORD,     /* letters, digits, _ - */
+	KT_PATH,     /* absolute, normalized */
+	KT_KERNEL,
+	KT_TYPE,     /* a workload type from wl.h */
+};
+
+struct keydef {
+	enum job_sec_kind sec;
+	const char *name;
+	enum ktype type;
+	size_t off;
+	double min, max;
+	const char *const *choices;
+	bool required;
+	bool multiline; /* accepts indented continuation lines */
+};
+
+/* Indexed by the enums' values. */
+static const char *const order_choices[] = { "abba", "alternate", "random", NULL };
+static const char *const swap_choices[] = { "none", "zram", "file", "existing", NULL };
+
+#define KEY(s, n, t, o) .sec = (s), .name = (n), .type = (t), .off = (o)
+static const struct keydef keydefs[] = {
+	{ KEY(JOB_SEC_JOB, "name", KT_NAME, offsetof(struct job, name)), .required = true },
+	{ KEY(JOB_SEC_JOB, "pairs", KT_UINT, offsetof(struct job, pairs)), .min = 1, .max = JOB_PAIRS_MAX },
+	{ KEY(JOB_SEC_JOB, "order", KT_ENUM, offsetof(struct job, order)), .choices = order_choices },
+	{ KEY(JOB_SEC_JOB, "seed", KT_U64, offsetof(struct job, seed)) },
+	{ KEY(JOB_SEC_JOB, "interval", KT_DURATION, offsetof(struct job, interval_s)),
+	  .min = JOB_INTERVAL_MIN, .max = JOB_INTERVAL_MAX },
+	{ KEY(JOB_SEC_JOB, "metrics", KT_METRICS, 0), .multiline = true },
+	{ KEY(JOB_SEC_SWAP, "device", KT_ENUM, offsetof(struct job_swap, kind)), .choices = swap_choices, .required = true },
+	{ KEY(JOB_SEC_SWAP, "size", KT_SIZE, offsetof(struct job_swap, size)), .min = JOB_SWAP_MIN },
+	{ KEY(JOB_SEC_SWAP, "path", KT_PATH, offsetof(struct job_swap, path)) },
+	{ KEY(JOB_SEC_SWAP, "algorithm", KT_WORD, offsetof(struct job_swap, algorithm)) },
+	{ KEY(JOB_SEC_SWAP, "priority", KT_INT, offsetof(struct job_swap, priority)), .min = 0, .max = JOB_PRIORITY_MAX },
+	{ KEY(JOB_SEC_VARIANT, "name", KT_NAME, offsetof(struct job_variant, name)) },
+	{ KEY(JOB_SEC_VARIANT, "kernel", KT_KERNEL, offsetof(struct job_variant, kernel)) },
+	{ KEY(JOB_SEC_WORKLOAD, "type", KT_TYPE, offsetof(struct job_workload, type)), .required = true },
+	{ KEY(JOB_SEC_WORKLOAD, "memory.max", KT_MEM, offsetof(struct job_workload, memory_max)), .min = (double)JOB_MEM_FLOOR },
+	{ KEY(JOB_SEC_WORKLOAD, "memory.high", KT_MEM, offsetof(struct job_workload, memory_high)), .min = (double)JOB_MEM_FLOOR },
+	{ KEY(JOB_SEC_WORKLOAD, "memory.swap.max", KT_MEM, offsetof(struct job_workload, memory_swap_max)), .min = 0 },
+	{ KEY(JOB_SEC_WORKLOAD, "timeout", KT_DURATION, offsetof(struct job_workload, timeout_s)),
+	  .min = JOB_TIMEOUT_MIN, .max = JOB_TIMEOUT_MAX },
+};
+#define N_KEYS ARRAY_SIZE(keydefs)
+
+/* What a section's keys turned out to be: line 0 when absent. */
+struct seen {
+	int line;
+	bool ok;
+};
+
+struct builder {
+	struct job *j;
+	const char *file;
+	struct diags *d;
+	bool check;
+	bool oom;
+};
+
+#define ERR(b, line, ...) diags_add((b)->d, (b)->file, (line), __VA_ARGS__)
+
+static int key_index(enum job_sec_kind sec, const char *name)
+{
+	for (size_t i = 0; i < N_KEYS; i++)
+		if (keydefs[i].sec == sec && strcmp(keydefs[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static const struct seen *seen_of(const struct seen *seen, enum job_sec_kind sec, const char *name)
+{
+	int i = key_index(sec, name);
+	return &seen[i < 0 ? 0 : i];
+}
+
+bool job_is_known_key(const char *key)
+{
+	for (size_t i = 0; i < N_KEYS; i++)
+		if (strcmp(keydefs[i].name, key) == 0)
+			return true;
+	for (const struct wl_ops *const *o = wl_all(); *o; o++)
+		for (const struct wl_key *k = (*o)->keys; k && k->name; k++)
+			if (strcmp(k->name, key) == 0)
+				return true;
+	return false;
+}
+
+bool job_line_looks_like_key(const char *text)
+{
+	if (*text == ';' || *text == '#' || *text == '[')
+		return true;
+	size_t n = strcspn(text, " \t=:");
+	if ((n == 6 && strncmp(text, "sysctl", 6) == 0) || (n == 5 && strncmp(text, "sysfs", 5) == 0))
+		return true;
+	const char *p = text + n;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p != '=' && *p != ':')
+		return false;
+	char word[64];
+	if (n == 0 || n >= sizeof(word))
+		return false;
+	memcpy(word, text, n);
+	word[n] = 0;
+	return job_is_known_key(word);
+}
+
+/* "[variant A]" for messages. */
+static const char *sec_title(const struct job_section *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "[%s%s%s]", job_section_name(s->kind), s->label ? " " : "", s->label ? s->label : "");
+	return buf;
+}
+
+static void join_list(const char *const *v, size_t n, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", v[i]);
+}
+
+static void list_types(char *buf, size_t len)
+{
+	const char *names[32];
+	size_t n = 0;
+	for (const struct wl_ops *const *o = wl_all(); *o && n < ARRAY_SIZE(names); o++)
+		names[n++] = (*o)->type;
+	join_list(names, n, buf, len);
+}
+
+bool job_valid_name(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > JOB_NAME_MAX || !isalnum((unsigned char)s[0]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("._-", s[i]))
+			return false;
+	return true;
+}
+
+static void bad_name(struct builder *b, int line, const char *what, const char *v)
+{
+	ERR(b, line, "bad %s \"%s\": use letters, digits, '.', '_' and '-', starting with a letter or digit, at most %d characters",
+	    what, v, JOB_NAME_MAX);
+}
+
+static bool valid_path_components(const char *rel)
+{
+	if (!*rel)
+		return false;
+	for (const char *p = rel;;) {
+		size_t n = strcspn(p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		for (size_t i = 0; i < n; i++)
+			if (isspace((unsigned char)p[i]) || iscntrl((unsigned char)p[i]))
+				return false;
+		if (!p[n])
+			return true;
+		p += n + 1;
+	}
+}
+
+static bool valid_metric(const char *m)
+{
+	const char *dot = strchr(m, '.');
+	if (!dot || dot == m || !dot[1] || m[strlen(m) - 1] == '.')
+		return false;
+	for (const char *p = m; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
+			return false;
+	return true;
+}
+
+static void set_metrics(struct builder *b, const struct job_entry *e, bool *ok)
+{
+	struct job *j = b->j;
+	_cleanup_free_ char *copy = strdup(e->value);
+	if (!copy) {
+		b->oom = true;
+		return;
+	}
+	size_t cap = 1;
+	for (const char *p = copy; *p; p++)
+		cap += isspace((unsigned char)*p) ? 1 : 0;
+	char **v = calloc(cap + 1, sizeof(char *));
+	if (!v) {
+		b->oom = true;
+		return;
+	}
+	size_t n = 0;
+	for (char *p = copy; *p;) {
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		char *w = p;
+		while (*p && !isspace((unsigned char)*p))
+			p++;
+		if (*p)
+			*p++ = 0;
+		bool dup = false;
+		for (size_t i = 0; i < n; i++)
+			dup = dup || strcmp(v[i], w) == 0;
+		if (!valid_metric(w)) {
+			ERR(b, e->line, "bad metric \"%s\": expected SOURCE.NAME, e.g. vmstat.pgmajfault or interrupts.RES", w);
+			*ok = false;
+		} else if (dup) {
+			ERR(b, e->line, "metric \"%s\" is listed twice", w);
+			*ok = false;
+		} else if (!(v[n++] = strdup(w))) {
+			b->oom = true;
+		}
+	}
+	j->metrics = v;
+	j->n_metrics = n;
+}
+
+static bool parse_duration_key(struct builder *b, const struct keydef *k, const struct job_entry *e, double *ret)
+{
+	double s;
+	char lo[32], hi[32];
+	job_format_duration(k->min, lo, sizeof(lo));
+	job_format_duration(k->max, hi, sizeof(hi));
+	if (util_parse_duration(e->value, &s) < 0) {
+		ERR(b, e->line, "bad %s \"%s\": expected a duration such as 10s, 500ms, 2m or 1h", k->name, e->value);
+		return false;
+	}
+	s = job_round_duration(s);
+	if (s < k->min || s > k->max) {
+		ERR(b, e->line, "%s %s is out of range: expected %s to %s", k->name, e->value, lo, hi);
+		return false;
+	}
+	*ret = s;
+	return true;
+}
+
+static bool parse_mem_key(struct builder *b, const struct keydef *k, const struct job_entry *e, uint64_t *ret)
+{
+	uint64_t v;
+	if (strcmp(e->value, "max") == 0) {
+		*ret = JOB_MEM_MAX;
+		return true;
+	}
+	if (util_parse_size(e->value, &v) < 0) {
+		ERR(b, e->line, "bad %s \"%s\": expected a size such as 256M or 2G, or \"max\"", k->name, e->value);
+		return false;
+	}
+	if ((double)v < k->min) {
+		char floor[32];
+		util_format_size((uint64_t)k->min, floor, sizeof(floor));
+		ERR(b, e->line, "%s %s is below the floor of %s: a smaller memcg cannot run a workload", k->name, e->value, floor);
+		return false;
+	}
+	*ret = v == 0 ? JOB_MEM_ZERO : v;
+	return true;
+}
+
+/* Parses e's value as k says and stores it in obj; false on a problem. */
+static bool set_value(struct builder *b, const struct keydef *k, const struct job_entry *e, void *obj)
+{
+	void *at = (char *)obj + k->off;
+	const char *v = e->value;
+	uint64_t u;
+	int64_t i;
+	char buf[256];
+
+	switch (k->type) {
+	case KT_NAME:
+	case KT_WORD:
+	case KT_PATH:
+	case KT_KERNEL:
+	case KT_TYPE:
+		if (k->type == KT_NAME && !job_valid_name(v)) {
+			bad_name(b, e->line, k->name, v);
+			return false;
+		}
+		if (k->type == KT_WORD) {
+			for (const char *p = v; *p; p++)
+				if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_') {
+					ERR(b, e->line, "bad %s \"%s\": use letters, digits, '-' and '_'", k->name, v);
+					return false;
+				}
+		}
+		if (k->type == KT_PATH && (v[0] != '/' || !valid_path_components(v + 1))) {
+			ERR(b, e->line, "bad %s \"%s\": expected an absolute path without \".\", \"..\" or empty components", k->name, v);
+			return false;
+		}
+		if (k->type == KT_KERNEL && strcmp(v, "running") != 0) {
+			ERR(b, e->line, "kernel \"%s\": only \"running\" is supported for now (kernel builds come in a later version)", v);
+			return false;
+		}
+		if (k->type == KT_TYPE && !wl_find(v)) {
+			const char *names[32];
+			size_t n = 0;
+			for (const struct wl_ops *const *o = wl_all(); *o && n < ARRAY_SIZE(names); o++)
+				names[n++] = (*o)->type;
+			const char *hint = util_did_you_mean(v, names, n);
+			list_types(buf, sizeof(buf));
+			if (hint)
+				ERR(b, e->line, "unknown workload type \"%s\" (did you mean \"%s\"? types: %s)", v, hint, buf);
+			else
+				ERR(b, e->line, "unknown workload type \"%s\" (types: %s)", v, buf);
+			return false;
+		}
+		free(*(char **)at);
+		if (!(*(char **)at = strdup(v)))
+			b->oom = true;
+		return true;
+
+	case KT_UINT:
+	case KT_U64:
+		if (util_parse_u64(v, &u) < 0) {
+			if (k->type == KT_UINT)
+				ERR(b, e->line, "bad %s \"%s\": expected a whole number from %.0f to %.0f", k->name, v, k->min, k->max);
+			else
+				ERR(b, e->line, "bad %s \"%s\": expected a whole number from 0 to %llu", k->name, v,
+				    (unsigned long long)UINT64_MAX);
+			return false;
+		}
+		if (k->type == KT_U64) {
+			*(uint64_t *)at = u;
+			return true;
+		}
+		if ((double)u < k->min || (double)u > k->max) {
+			ERR(b, e->line, "%s %s is out of range: expected %.0f to %.0f", k->name, v, k->min, k->max);
+			return false;
+		}
+		*(unsigned *)at = (unsigned)u;
+		return true;
+
+	case KT_INT:
+		if (util_parse_i64(v, &i) < 0) {
+			ERR(b, e->line, "bad %s \"%s\": expected a whole number from %.0f to %.0f", k->name, v, k->min, k->max);
+			return false;
+		}
+		if ((double)i < k->min || (double)i > k->max) {
+			ERR(b, e->line, "%s %s is out of range: expected %.0f to %.0f", k->name, v, k->min, k->max);
+			return false;
+		}
+		*(int *)at = (int)i;
+		return true;
+
+	case KT_ENUM: {
+		size_t n = 0;
+		while (k->choices[n])
+			n++;
+		for (size_t c = 0; c < n; c++)
+			if (strcmp(v, k->choices[c]) == 0) {
+				*(int *)at = (int)c;
+				return true;
+			}
+		const char *hint = util_did_you_mean(v, k->choices, n);
+		join_list(k->choices, n, buf, sizeof(buf));
+		if (hint)
+			ERR(b, e->line, "unknown %s \"%s\" (did you mean \"%s\"? choices: %s)", k->name, v, hint, buf);
+		else
+			ERR(b, e->line, "unknown %s \"%s\" (choices: %s)", k->name, v, buf);
+		return false;
+	}
+
+	case KT_SIZE:
+		if (util_parse_size(v, &u) < 0) {
+			ERR(b, e->line, "bad %s \"%s\": expected a size such as 512M or 2G (K, M, G, T: powers of 1024)", k->name, v);
+			return false;
+		}
+		if ((double)u < k->min) {
+			util_format_size((uint64_t)k->min, buf, sizeof(buf));
+			ERR(b, e->line, "%s %s is below the minimum of %s", k->name, v, buf);
+			return false;
+		}
+		*(uint64_t *)at = u;
+		return true;
+
+	case KT_MEM:
+		return parse_mem_key(b, k, e, (uint64_t *)at);
+
+	case KT_DURATION:
+		return parse_duration_key(b, k, e, (double *)at);
+
+	case KT_METRICS: {
+		bool ok = true;
+		set_metrics(b, e, &ok);
+		return ok;
+	}
+	}
+	return false;
+}
+
+static void unknown_key(struct builder *b, const struct job_section *s, const struct job_entry *e,
+			const char *const *extra, size_t n_extra)
+{
+	const char *cands[64];
+	size_t n = 0;
+	for (size_t i = 0; i < N_KEYS && n < ARRAY_SIZE(cands); i++)
+		if (keydefs[i].sec == s->kind)
+			cands[n++] = keydefs[i].name;
+	for (size_t i = 0; i < n_extra && n < ARRAY_SIZE(cands); i++)
+		cands[n++] = extra[i];
+	char title[128], list[512], fixed[512];
+	sec_title(s, title, sizeof(title));
+
+	/* "sysclt vm.x": suggest the whole corrected key. */
+	const char *sp = strpbrk(e->key, " \t");
+	if (s->kind == JOB_SEC_VARIANT && sp) {
+		static const char *const kinds[] = { "sysctl", "sysfs" };
+		char word[64];
+		size_t wl = (size_t)(sp - e->key);
+		if (wl < sizeof(word)) {
+			memcpy(word, e->key, wl);
+			word[wl] = 0;
+			const char *hint = util_did_you_mean(word, kinds, ARRAY_SIZE(kinds));
+			if (hint) {
+				snprintf(fixed, sizeof(fixed), "%s%s", hint, sp);
+				ERR(b, e->line, "unknown key \"%s\" in %s (did you mean \"%s\"?)", e->key, title, fixed);
+				return;
+			}
+		}
+	}
+	const char *hint = util_did_you_mean(e->key, cands, n);
+	if (hint) {
+		ERR(b, e->line, "unknown key \"%s\" in %s (did you mean \"%s\"?)", e->key, title, hint);
+		return;
+	}
+	join_list(cands, n, list, sizeof(list));
+	if (s->kind == JOB_SEC_VARIANT)
+		ERR(b, e->line, "unknown key \"%s\" in %s (keys: name, kernel, sysctl NAME, sysfs PATH)", e->key, title);
+	else
+		ERR(b, e->line, "unknown key \"%s\" in %s (keys: %s)", e->key, title, list);
+}
+
+/* Hook for keys not in keydefs: returns false if it does not know key. */
+typedef bool (*extra_key_fn)(struct builder *b, const struct job_section *s, const struct job_entry *e, void *obj);
+
+/* Applies a section's entries to obj; fills seen[] for keydefs. */
+static void apply_entries(struct builder *b, const struct job_section *s, void *obj, struct seen *seen,
+			  extra_key_fn extra)
+{
+	char title[128];
+	sec_title(s, title, sizeof(title));
+	for (size_t i = 0; i < s->n; i++) {
+		const struct job_entry *e = &s->v[i];
+		int ki = key_index(s->kind, e->key);
+		if (ki < 0) {
+			if (!extra || !extra(b, s, e, obj))
+				unknown_key(b, s, e, NULL, 0);
+			continue;
+		}
+		const struct keydef *k = &keydefs[ki];
+		if (seen[ki].line) {
+			ERR(b, e->line, "duplicate key \"%s\" in %s (first at line %d)", e->key, title, seen[ki].line);
+			continue;
+		}
+		seen[ki].line = e->line;
+		if (e->cont_line && !k->multiline) {
+			ERR(b, e->cont_line, "indented line continues \"%s\" (line %d), which takes one line: remove the leading whitespace",
+			    e->key, e->line);
+			continue;
+		}
+		if (!*e->value) {
+			ERR(b, e->line, "empty value for \"%s\" in %s", e->key, title);
+			continue;
+		}
+		seen[ki].ok = set_value(b, k, e, obj);
+	}
+	for (size_t i = 0; i < N_KEYS; i++)
+		if (keydefs[i].sec == s->kind && keydefs[i].required && !seen[i].line) {
+			if (keydefs[i].type == KT_TYPE) {
+				char types[256];
+				list_types(types, sizeof(types));
+				ERR(b, s->line, "missing required key \"%s\" in %s (types: %s)", keydefs[i].name, title, types);
+			} else {
+				ERR(b, s->line, "missing required key \"%s\" in %s", keydefs[i].name, title);
+			}
+		}
+}
+
+static void build_job_section(struct builder *b, const struct job_section *s)
+{
+	struct seen seen[N_KEYS] = { 0 };
+	apply_entries(b, s, b->j, seen, NULL);
+	const struct seen *seed = seen_of(seen, JOB_SEC_JOB, "seed");
+	const struct seen *order = seen_of(seen, JOB_SEC_JOB, "order");
+	if (seed->line && order->ok && b->j->order != JOB_ORDER_RANDOM)
+		ERR(b, seed->line, "seed applies only to order = random");
+	if (seed->line && !order->line)
+		ERR(b, seed->line, "seed applies only to order = random (the default order is abba)");
+}
+
+static void build_swap_section(struct builder *b, const struct job_section *s)
+{
+	struct job_swap *sw = &b->j->swap;
+	struct seen seen[N_KEYS] = { 0 };
+	size_t d0 = b->d->n;
+	sw->line = s->line;
+	apply_entries(b, s, sw, seen, NULL);
+	if (!seen_of(seen, JOB_SEC_SWAP, "device")->ok)
+		return;
+	const char *dev = job_swap_kind_name(sw->kind);
+	bool sized = sw->kind == JOB_SWAP_ZRAM || sw->kind == JOB_SWAP_FILE;
+	const struct seen *size = seen_of(seen, JOB_SEC_SWAP, "size");
+	const struct seen *path = seen_of(seen, JOB_SEC_SWAP, "path");
+	const struct seen *alg = seen_of(seen, JOB_SEC_SWAP, "algorithm");
+	const struct seen *prio = seen_of(seen, JOB_SEC_SWAP, "priority");
+	if (sized && !size->line)
+		ERR(b, s->line, "missing required key \"size\" in [swap]: device = %s needs a size, e.g. size = 2G", dev);
+	if (!sized && size->line)
+		ERR(b, size->line, "size applies only to device = zram or file, not %s", dev);
+	if (path->line && sw->kind != JOB_SWAP_FILE)
+		ERR(b, path->line, "path applies only to device = file, not %s", dev);
+	if (alg->line && sw->kind != JOB_SWAP_ZRAM)
+		ERR(b, alg->line, "algorithm applies only to device = zram, not %s", dev);
+	if (prio->line && !sized)
+		ERR(b, prio->line, "priority applies only to device = zram or file, not %s", dev);
+	if (sw->kind == JOB_SWAP_FILE && !sw->path && !(sw->path = strdup(JOB_SWAP_PATH_DEFAULT)))
+		b->oom = true;
+	if (b->check && b->d->n == d0)
+		job_check_swap(b->file, sw, path->line ? path->line : s->line, b->d);
+}
+
+/* sysctl NAME: "vm.swappiness" (dots separate, '/' stands for a dot in a
+ * component, as sysctl(8) reads it), "vm/swappiness" or the full path. */
+int job_sysctl_target(const char *target, char **ret_path, char **ret_name)
+{
+	_cleanup_free_ char *rel = NULL;
+	if (target[0] == '/') {
+		if (strncmp(target, "/proc/sys/", 10) != 0)
+			return -EXDEV;
+		rel = strdup(target + 10);
+	} else {
+		rel = strdup(target);
+		if (rel && target[strcspn(target, "./")] == '.')
+			for (char *p = rel; *p; p++)
+				*p = *p == '.' ? '/' : *p == '/' ? '.' : *p;
+	}
+	if (!rel)
+		return -ENOMEM;
+	if (!valid_path_components(rel))
+		return -EINVAL;
+	char *path, *name;
+	if (asprintf(&path, "/proc/sys/%s", rel) < 0)
+		return -ENOMEM;
+	if (memchr(rel, '.', strcspn(rel, "/"))) {
+		name = strdup(path); /* a dotted name could not say this */
+	} else {
+		name = strdup(rel);
+		for (char *p = name; p && *p; p++)
+			*p = *p == '.' ? '/' : *p == '/' ? '.' : *p;
+	}
+	if (!name) {
+		free(path);
+		return -ENOMEM;
+	}
+	*ret_path = path;
+	*ret_name = name;
+	return 0;
+}
+
+static int sysfs_target(const char *target, char **ret_path, char **ret_name)
+{
+	if (target[0] != '/' || strncmp(target, "/sys/", 5) != 0)
+		return -EXDEV;
+	if (!valid_path_components(target + 5))
+		return -EINVAL;
+	char *path = strdup(target), *name = strdup(target);
+	if (!path || !name) {
+		free(path);
+		free(name);
+		return -ENOMEM;
+	}
+	*ret_path = path;
+	*ret_name = name;
+	return 0;
+}
+
+static bool is_knob_key(const char *key, enum job_knob_kind *ret_kind, const char **ret_target)
+{
+	size_t n = strcspn(key, " \t");
+	if (n == 6 && strncmp(key, "sysctl", 6) == 0)
+		*ret_kind = JOB_KNOB_SYSCTL;
+	else if (n == 5 && strncmp(key, "sysfs", 5) == 0)
+		*ret_kind = JOB_KNOB_SYSFS;
+	else
+		return false;
+	const char *t = key + n;
+	while (*t == ' ' || *t == '\t')
+		t++;
+	*ret_target = t;
+	return true;
+}
+
+static bool variant_knob(struct builder *b, const struct job_section *s, const struct job_entry *e, void *obj)
+{
+	struct job_variant *v = obj;
+	enum job_knob_kind kind;
+	const char *target;
+	if (!is_knob_key(e->key, &kind, &target))
+		return false;
+	const char *kw = kind == JOB_KNOB_SYSCTL ? "sysctl" : "sysfs";
+
+	/* inih splits at the first ':' too: "sysfs /sys/devices/pci0000:00/x = 1"
+	 * arrives as "sysfs /sys/devices/pci0000" and "00/x = 1". Rejoin it and
+	 * split at the '='. */
+	_cleanup_free_ char *joined = NULL;
+	const char *value = e->value;
+	if (e->delim == ':' && strchr(e->value, '=')) {
+		if (asprintf(&joined, "%s:%s", e->key, e->value) < 0) {
+			b->oom = true;
+			return true;
+		}
+		char *eq = strchr(joined, '=');
+		*eq = 0;
+		for (char *end = eq; end > joined && isspace((unsigned char)end[-1]);)
+			*--end = 0;
+		for (value = eq + 1; isspace((unsigned char)*value);)
+			value++;
+		is_knob_key(joined, &kind, &target);
+	}
+	if (!*target) {
+		ERR(b, e->line, "\"%s\" needs a %s: write %s", kw, kind == JOB_KNOB_SYSCTL ? "name" : "path",
+		    kind == JOB_KNOB_SYSCTL ? "sysctl vm.swappiness = 100" : "sysfs /sys/module/zswap/parameters/enabled = Y");
+		return true;
+	}
+	if (e->cont_line) {
+		ERR(b, e->cont_line, "indented line continues \"%s\" (line %d), which takes one line: remove the leading whitespace",
+		    e->key, e->line);
+		return true;
+	}
+	if (!*value) {
+		ERR(b, e->line, "empty value for \"%s %s\"", kw, target);
+		return true;
+	}
+	char *path = NULL, *name = NULL;
+	int r = kind == JOB_KNOB_SYSCTL ? job_sysctl_target(target, &path, &name) : sysfs_target(target, &path, &name);
+	if (r == -EXDEV) {
+		ERR(b, e->line, "%s path \"%s\" is outside %s", kw, target, kind == JOB_KNOB_SYSCTL ? "/proc/sys" : "/sys");
+		return true;
+	}
+	if (r == -EINVAL) {
+		ERR(b, e->line, "bad %s %s \"%s\": no spaces, empty, \".\" or \"..\" components", kw,
+		    kind == JOB_KNOB_SYSCTL ? "name" : "path", target);
+		return true;
+	}
+	if (r < 0) {
+		b->oom = true;
+		return true;
+	}
+	for (size_t i = 0; i < v->n_knobs; i++)
+		if (strcmp(v->knobs[i].path, path) == 0) {
+			char title[128];
+			ERR(b, e->line, "%s sets %s twice (first at line %d)", sec_title(s, title, sizeof(title)), path,
+			    v->knobs[i].line);
+			free(path);
+			free(name);
+			return true;
+		}
+	struct job_knob *nk = realloc(v->knobs, (v->n_knobs + 1) * sizeof(*nk));
+	char *val = strdup(value);
+	if (!nk || !val) {
+		if (nk)
+			v->knobs = nk;
+		free(val);
+		free(path);
+		free(name);
+		b->oom = true;
+		return true;
+	}
+	v->knobs = nk;
+	struct job_knob *k = &v->knobs[v->n_knobs++];
+	*k = (struct job_knob){ .kind = kind, .name = name, .path = path, .value = val, .line = e->line };
+	if (b->check)
+		job_check_knob(b->file, k, b->d);
+	return true;
+}
+
+static void build_variant(struct builder *b, const struct job_section *s)
+{
+	struct job *j = b->j;
+	struct job_variant *nv = realloc(j->variants, (j->n_variants + 1) * sizeof(*nv));
+	if (!nv) {
+		b->oom = true;
+		return;
+	}
+	j->variants = nv;
+	struct job_variant *v = &j->variants[j->n_variants++];
+	*v = (struct job_variant){ .line = s->line, .label = strdup(s->label) };
+	if (!v->label)
+		b->oom = true;
+	if (!job_valid_name(s->label))
+		bad_name(b, s->line, "variant label", s->label);
+
+	struct seen seen[N_KEYS] = { 0 };
+	apply_entries(b, s, v, seen, variant_knob);
+	if (!v->name && !(v->name = strdup(s->label)))
+		b->oom = true;
+	if (!v->kernel && !(v->kernel = strdup("running")))
+		b->oom = true;
+	if (!v->name)
+		return;
+	const struct seen *name = seen_of(seen, JOB_SEC_VARIANT, "name");
+	for (size_t i = 0; i + 1 < j->n_variants; i++)
+		if (j->variants[i].name && strcmp(j->variants[i].name, v->name) == 0) {
+			ERR(b, name->line ? name->line : s->line, "duplicate variant name \"%s\" (also the name of [variant %s] at line %d)",
+			    v->name, j->variants[i].label, j->variants[i].line);
+			break;
+		}
+}
+
+static bool workload_param(struct builder *b, const struct job_section *s, const struct job_entry *e, void *obj)
+{
+	struct job_workload *w = obj;
+	for (size_t i = 0; i < w->n_params; i++)
+		if (strcmp(w->params[i].key, e->key) == 0) {
+			char title[128];
+			ERR(b, e->line, "duplicate key \"%s\" in %s (first at line %d)", e->key,
+			    sec_title(s, title, sizeof(title)), w->params[i].line);
+			return true;
+		}
+	struct job_param *np = realloc(w->params, (w->n_params + 1) * sizeof(*np));
+	if (!np) {
+		b->oom = true;
+		return true;
+	}
+	w->params = np;
+	struct job_param *p = &w->params[w->n_params++];
+	*p = (struct job_param){ .key = strdup(e->key), .value = strdup(e->value), .line = e->line };
+	if (!p->key || !p->value)
+		b->oom = true;
+	return true;
+}
+
+/* A type's own keys can be checked only once the type is known. */
+static void check_params(struct builder *b, const struct job_section *s, const struct job_workload *w,
+			 const struct wl_ops *ops)
+{
+	char title[128];
+	sec_title(s, title, sizeof(title));
+	const char *names[32];
+	size_t n = 0;
+	for (const struct wl_key *k = ops->keys; k && k->name && n < ARRAY_SIZE(names); k++)
+		names[n++] = k->name;
+	for (size_t i = 0; i < w->n_params; i++) {
+		const struct job_param *p = &w->params[i];
+		bool known = false;
+		for (size_t k = 0; k < n; k++)
+			known = known || strcmp(names[k], p->key) == 0;
+		if (!known) {
+			struct job_entry e = { .key = p->key, .value = p->value, .line = p->line };
+			unknown_key(b, s, &e, names, n);
+		} else if (!*p->value) {
+			ERR(b, p->line, "empty value for \"%s\" in %s", p->key, title);
+		}
+	}
+	for (const struct wl_key *k = ops->keys; k && k->name; k++)
+		if (k->required && !job_param(w, k->name))
+			ERR(b, s->line, "missing required key \"%s\" in %s (%s)", k->name, title, k->help ? k->help : ops->summary);
+}
+
+static void build_workload(struct builder *b, const struct job_section *s)
+{
+	struct job *j = b->j;
+	struct job_workload *nw = realloc(j->workloads, (j->n_workloads + 1) * sizeof(*nw));
+	if (!nw) {
+		b->oom = true;
+		return;
+	}
+	j->workloads = nw;
+	struct job_workload *w = &j->workloads[j->n_workloads++];
+	*w = (struct job_workload){ .line = s->line, .name = strdup(s->label) };
+	if (!w->name)
+		b->oom = true;
+	size_t d0 = b->d->n;
+	if (!job_valid_name(s->label))
+		bad_name(b, s->line, "workload name", s->label);
+
+	struct seen seen[N_KEYS] = { 0 };
+	apply_entries(b, s, w, seen, workload_param);
+	const struct wl_ops *ops = seen_of(seen, JOB_SEC_WORKLOAD, "type")->ok ? wl_find(w->type) : NULL;
+	if (ops)
+		check_params(b, s, w, ops);
+
+	const struct seen *high = seen_of(seen, JOB_SEC_WORKLOAD, "memory.high");
+	if (high->ok && seen_of(seen, JOB_SEC_WORKLOAD, "memory.max")->ok && w->memory_high != JOB_MEM_MAX &&
+	    w->memory_max != JOB_MEM_MAX && w->memory_high > w->memory_max) {
+		char hi[32], mx[32];
+		util_format_size(w->memory_high, hi, sizeof(hi));
+		util_format_size(w->memory_max, mx, sizeof(mx));
+		ERR(b, high->line, "memory.high %s is above memory.max %s: it would never throttle", hi, mx);
+	}
+	if (ops && b->check && b->d->n == d0)
+		job_check_workload(b->file, w, b->d);
+}
+
+size_t job_build(struct job *j, const char *file, struct job_section *secs, size_t n_secs, bool check,
+		 struct diags *d)
+{
+	struct builder b = { .j = j, .file = file, .d = d, .check = check };
+	size_t d0 = d->n;
+	int job_line = 0, swap_line = 0;
+	size_t bad_variants = 0, bad_workloads = 0;
+
+	j->pairs = JOB_PAIRS_DEFAULT;
+	j->order = JOB_ORDER_ABBA;
+	j->seed = 1;
+	j->interval_s = 1.0;
+	j->swap = (struct job_swap){ .kind = JOB_SWAP_EXISTING, .priority = -1 };
+
+	for (size_t i = 0; i < n_secs; i++) {
+		const struct job_section *s = &secs[i];
+		int first = 0;
+		if (s->unlabeled) {
+			bad_variants += s->kind == JOB_SEC_VARIANT;
+			bad_workloads += s->kind == JOB_SEC_WORKLOAD;
+			continue;
+		}
+		if (s->kind == JOB_SEC_JOB || s->kind == JOB_SEC_SWAP) {
+			int *line = s->kind == JOB_SEC_JOB ? &job_line : &swap_line;
+			first = *line;
+			if (!first)
+				*line = s->line;
+		} else if (s->kind == JOB_SEC_VARIANT || s->kind == JOB_SEC_WORKLOAD) {
+			for (size_t k = 0; k < i && !first; k++)
+				if (secs[k].kind == s->kind && !secs[k].unlabeled && strcmp(secs[k].label, s->label) == 0)
+					first = secs[k].line;
+		}
+		if (first) {
+			char title[128];
+			ERR(&b, s->line, "duplicate section %s (first at line %d)", sec_title(s, title, sizeof(title)), first);
+			bad_variants += s->kind == JOB_SEC_VARIANT;
+			bad_workloads += s->kind == JOB_SEC_WORKLOAD;
+			continue;
+		}
+		switch (s->kind) {
+		case JOB_SEC_JOB: build_job_section(&b, s); break;
+		case JOB_SEC_SWAP: build_swap_section(&b, s); break;
+		case JOB_SEC_VARIANT: build_variant(&b, s); break;
+		case JOB_SEC_WORKLOAD: build_workload(&b, s); break;
+		case JOB_SEC_IGNORED: break;
+		}
+	}
+
+	if (!job_line)
+		ERR(&b, 0, "missing [job] section (it needs at least: name = ...)");
+	if (j->n_variants + bad_variants < 2)
+		ERR(&b, 0, "a job needs at least two variants ([variant A], [variant B]); found %zu", j->n_variants);
+	if (j->n_workloads + bad_workloads == 0)
+		ERR(&b, 0, "a job needs at least one [workload NAME] section");
+	if (b.oom)
+		ERR(&b, 0, "out of memory while reading the job");
+	return d->n - d0;
+}

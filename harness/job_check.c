@@ -1,0 +1,144 @@
+/* Job files: checks against the machine. They only read (stat, realpath,
+ * directory listings, $PATH lookups): `kab check` must never change the
+ * system it checks. job_parse_string_nocheck() skips them. */
+#include "job.h"
+#include "job_priv.h"
+#include "util.h"
+#include "wl.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The entry of path's directory closest to its last component, as a
+ * full path; NULL if nothing is close or the directory is unreadable. */
+static char *closest_sibling(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash || slash == path)
+		return NULL;
+	_cleanup_free_ char *dir = strndup(path, (size_t)(slash - path));
+	if (!dir)
+		return NULL;
+	DIR *dh = opendir(dir);
+	if (!dh)
+		return NULL;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	while ((de = readdir(dh))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? 2 * cap : 64;
+			char **nn = realloc(names, nc * sizeof(*nn));
+			if (!nn)
+				break;
+			names = nn;
+			cap = nc;
+		}
+		if (!(names[n] = strdup(de->d_name)))
+			break;
+		n++;
+	}
+	closedir(dh);
+	const char *best = util_did_you_mean(slash + 1, (const char *const *)names, n);
+	char *ret = NULL;
+	if (best && asprintf(&ret, "%s/%s", dir, best) < 0)
+		ret = NULL;
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return ret;
+}
+
+static bool under(const char *path, const char *root)
+{
+	return strncmp(path, root, strlen(root)) == 0;
+}
+
+bool job_check_knob(const char *file, const struct job_knob *k, struct diags *d)
+{
+	bool sysctl = k->kind == JOB_KNOB_SYSCTL;
+	char what[PATH_MAX + 16];
+	if (sysctl)
+		snprintf(what, sizeof(what), "sysctl %s: %s", k->name, k->path);
+	else
+		snprintf(what, sizeof(what), "sysfs %s", k->path);
+
+	struct stat st;
+	if (stat(k->path, &st) < 0) {
+		int e = errno;
+		if (e != ENOENT && e != ENOTDIR) {
+			diags_add(d, file, k->line, "%s: cannot stat: %s", what, strerror(e));
+			return false;
+		}
+		_cleanup_free_ char *near = closest_sibling(k->path);
+		_cleanup_free_ char *near_path = NULL, *near_name = NULL;
+		if (near && sysctl && job_sysctl_target(near, &near_path, &near_name) == 0)
+			diags_add(d, file, k->line, "%s does not exist (did you mean \"%s\"?)", what, near_name);
+		else if (near && !sysctl)
+			diags_add(d, file, k->line, "%s does not exist (did you mean \"%s\"?)", what, near);
+		else
+			diags_add(d, file, k->line, "%s does not exist", what);
+		return false;
+	}
+	_cleanup_free_ char *real = realpath(k->path, NULL);
+	const char *root = sysctl ? "/proc/sys/" : "/sys/";
+	if (real && !under(real, root)) {
+		diags_add(d, file, k->line, "%s resolves to %s, outside %.*s", what, real, (int)strlen(root) - 1, root);
+		return false;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		diags_add(d, file, k->line, "%s is a directory, not a knob file", what);
+		return false;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		diags_add(d, file, k->line, "%s is not a regular file", what);
+		return false;
+	}
+	if (!(st.st_mode & 0222)) {
+		diags_add(d, file, k->line, "%s is read-only (mode %04o)", what, (unsigned)(st.st_mode & 07777));
+		return false;
+	}
+	return true;
+}
+
+bool job_check_swap(const char *file, const struct job_swap *s, int path_line, struct diags *d)
+{
+	struct stat st;
+	if (s->kind == JOB_SWAP_ZRAM && stat("/sys/class/zram-control", &st) < 0) {
+		diags_add(d, file, s->line, "device = zram, but zram is not available here (no /sys/class/zram-control): modprobe zram, or use device = file");
+		return false;
+	}
+	if (s->kind != JOB_SWAP_FILE || !s->path)
+		return true;
+	if (lstat(s->path, &st) == 0) {
+		diags_add(d, file, path_line, "swap file %s already exists: kab creates the file and removes it afterwards, so name one that does not exist",
+			  s->path);
+		return false;
+	}
+	const char *slash = strrchr(s->path, '/');
+	_cleanup_free_ char *dir = strndup(s->path, slash && slash > s->path ? (size_t)(slash - s->path) : 1);
+	if (dir && stat(dir, &st) < 0) {
+		diags_add(d, file, path_line, "directory %s of swap file %s does not exist", dir, s->path);
+		return false;
+	}
+	if (dir && !S_ISDIR(st.st_mode)) {
+		diags_add(d, file, path_line, "%s, where the swap file %s would go, is not a directory", dir, s->path);
+		return false;
+	}
+	return true;
+}
+
+bool job_check_workload(const char *file, const struct job_workload *w, struct diags *d)
+{
+	const struct wl_ops *ops = wl_find(w->type);
+	if (!ops || !ops->check)
+		return true;
+	return ops->check(w, file, d) >= 0;
+}

@@ -1,0 +1,83 @@
+/* Internal to the job parser (job.c, job_build.c, job_check.c,
+ * job_print.c): the raw sections the reader collects, and helpers shared
+ * between parsing and printing so the two cannot drift apart. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "job.h"
+
+enum job_sec_kind {
+	JOB_SEC_JOB,
+	JOB_SEC_SWAP,
+	JOB_SEC_VARIANT,
+	JOB_SEC_WORKLOAD,
+	JOB_SEC_IGNORED, /* unknown or malformed header: already reported */
+};
+
+/* One "key = value" line, with its indented continuation lines joined. */
+struct job_entry {
+	char *key;
+	char *value;
+	int line;
+	int cont_line; /* first continuation line, 0 if none */
+	char delim;    /* '=' or ':' as inih split it */
+};
+
+struct job_section {
+	enum job_sec_kind kind;
+	char *label; /* NULL: none */
+	bool unlabeled; /* [variant] or [workload] without its label: reported, skipped */
+	int line;
+	struct job_entry *v;
+	size_t n, cap;
+};
+
+/* Value ranges, shared by parsing, printing and the docs. */
+#define JOB_PAIRS_MAX 1000u
+#define JOB_PAIRS_DEFAULT 3u
+#define JOB_INTERVAL_MIN 0.05
+#define JOB_INTERVAL_MAX 60.0
+#define JOB_TIMEOUT_MIN 0.1
+#define JOB_TIMEOUT_MAX (7.0 * 86400)
+#define JOB_SWAP_MIN (1ull << 20)
+#define JOB_PRIORITY_MAX 32767
+#define JOB_NAME_MAX 64
+#define JOB_SWAP_PATH_DEFAULT "/var/tmp/kab.swap"
+
+/* Turns collected sections into *j; reports every problem to d. With
+ * check, also looks at the machine (reads only). Returns the number of
+ * problems found (0: the job is good). */
+size_t job_build(struct job *j, const char *file, struct job_section *secs, size_t n_secs,
+		 bool check, struct diags *d);
+
+/* Letters, digits, . _ -, starting with a letter or digit, short: for
+ * names that end up in cgroup names, file names and reports. */
+bool job_valid_name(const char *s);
+
+/* sysctl NAME -> /proc/sys path and canonical (dotted) name. -EXDEV: a
+ * path outside /proc/sys; -EINVAL: a malformed name. */
+int job_sysctl_target(const char *target, char **ret_path, char **ret_name);
+
+/* Machine checks (job_check.c): each reports to d and returns false on a
+ * problem. They only read. */
+bool job_check_knob(const char *file, const struct job_knob *k, struct diags *d);
+bool job_check_swap(const char *file, const struct job_swap *s, int path_line, struct diags *d);
+bool job_check_workload(const char *file, const struct job_workload *w, struct diags *d);
+
+/* Names of sections and keys, for "did you mean" and for telling an
+ * indented key apart from a continuation line. */
+bool job_is_known_key(const char *key);
+const char *job_section_name(enum job_sec_kind k);
+
+/* A continuation line whose text would read as "key = value" (or as a
+ * comment) must not be produced by the printer. */
+bool job_line_looks_like_key(const char *text);
+
+/* "10s", "0.1s", "2m", "1h": read back exactly by util_parse_duration. */
+void job_format_duration(double s, char *buf, size_t len);
+/* Rounds to the microsecond so printing and parsing agree. */
+double job_round_duration(double s);
+/* "max", "0" (memory.swap.max), or a size. */
+void job_format_mem(uint64_t v, char *buf, size_t len);
