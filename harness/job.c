@@ -149,6 +149,7 @@ static void section_header(struct reader *r, const char *s)
 		start_section(r, JOB_SEC_IGNORED, NULL);
 		return;
 	}
+	r->have_key = false;
 	const char *after = close + 1;
 	while (is_space(*after))
 		after++;
@@ -219,7 +220,6 @@ static void classify(struct reader *r, const char *line)
 		return;
 	}
 	if (*t == '[') {
-		r->have_key = false;
 		section_header(r, t);
 		return;
 	}
@@ -291,12 +291,20 @@ static int add_entry(struct job_section *s, const char *key, const char *value, 
 	return 0;
 }
 
-static void continue_entry(struct reader *r, const char *text)
+static void continue_entry(struct reader *r, const char *raw)
 {
 	struct job_section *s = current(r);
 	if (!s || !r->last_ok || s->n == 0)
 		return; /* the key line was already reported */
 	struct job_entry *e = &s->v[s->n - 1];
+	/* Some inih versions leave an inline comment on a continuation line. */
+	_cleanup_free_ char *text = strndup_trim(raw, (size_t)(find_chars_or_comment(raw, NULL) - raw));
+	if (!text) {
+		r->oom = true;
+		return;
+	}
+	if (!*text)
+		return;
 	if (job_line_looks_like_key(text)) {
 		diags_add(r->d, r->file, r->line, "indented line is read as a continuation of \"%s\" (line %d): remove the leading whitespace",
 			  e->key, e->line);

@@ -1,0 +1,353 @@
+/* Job file parser: values, defaults, knob paths, continuation lines,
+ * diagnostics and the print/parse round trip. No machine checks here
+ * (job_parse_string_nocheck), except where a test says so. */
+#include "job.h"
+#include "t.h"
+#include "util.h"
+
+#include <stdlib.h>
+
+#define HEAD "[job]\nname = t\n"
+#define TWO_VARIANTS "[variant A]\n[variant B]\n"
+#define WORKLOAD "[workload w]\ntype = command\ncommand = true\n"
+
+static struct job *parse_ok(const char *text)
+{
+	struct diags d = { 0 };
+	struct job *j = NULL;
+	int r = job_parse_string_nocheck("t.job", text, &j, &d);
+	if (r < 0) {
+		fprintf(stderr, "unexpected errors in:\n%s", text);
+		diags_print(&d, stderr);
+	}
+	T_EQ_INT(r, 0);
+	diags_free(&d);
+	return j;
+}
+
+/* Parses text expecting errors; returns how many, and the first's line. */
+static size_t parse_bad(const char *text, int *ret_line, char **ret_msg)
+{
+	struct diags d = { 0 };
+	struct job *j = NULL;
+	int r = job_parse_string_nocheck("t.job", text, &j, &d);
+	T_EQ_INT(r, -22);
+	T_CHECK(j == NULL);
+	size_t n = d.n;
+	if (ret_line)
+		*ret_line = n ? d.v[0].line : -1;
+	if (ret_msg)
+		*ret_msg = n && d.v[0].msg ? strdup(d.v[0].msg) : strdup("");
+	diags_free(&d);
+	return n;
+}
+
+static char *print_job(const struct job *j)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	job_print(j, f);
+	fclose(f);
+	return buf;
+}
+
+static void test_defaults(void)
+{
+	struct job *j = parse_ok(HEAD TWO_VARIANTS WORKLOAD);
+	if (!j)
+		return;
+	T_EQ_STR(j->name, "t");
+	T_EQ_INT(j->pairs, 3);
+	T_EQ_INT(j->order, JOB_ORDER_ABBA);
+	T_NEAR(j->interval_s, 1.0, 0);
+	T_EQ_INT(j->n_metrics, 0);
+	T_EQ_INT(j->swap.kind, JOB_SWAP_EXISTING);
+	T_EQ_INT(j->swap.priority, -1);
+	T_EQ_INT(j->n_variants, 2);
+	T_EQ_STR(j->variants[0].label, "A");
+	T_EQ_STR(j->variants[0].name, "A");
+	T_EQ_STR(j->variants[1].kernel, "running");
+	T_EQ_INT(j->variants[0].line, 3);
+	T_EQ_INT(j->n_workloads, 1);
+	T_EQ_INT(j->workloads[0].memory_max, JOB_MEM_UNSET);
+	T_EQ_INT(j->workloads[0].memory_swap_max, JOB_MEM_UNSET);
+	T_NEAR(j->workloads[0].timeout_s, 0, 0);
+	T_EQ_STR(job_param(&j->workloads[0], "command"), "true");
+	T_CHECK(job_param(&j->workloads[0], "args") == NULL);
+	T_EQ_STR(j->file, "t.job");
+	T_CHECK(strstr(j->text, "[workload w]") != NULL);
+	job_free(j);
+}
+
+static void test_sizes(void)
+{
+	struct job *j = parse_ok(HEAD TWO_VARIANTS
+				 "[swap]\ndevice = zram\nsize = 1.5G\n"
+				 "[workload w]\ntype = command\ncommand = true\n"
+				 "memory.max = 256M\nmemory.high = 200MiB\nmemory.swap.max = 0\n"
+				 "[workload x]\ntype = command\ncommand = true\nmemory.max = max\nmemory.swap.max = 64k\n");
+	if (!j)
+		return;
+	T_EQ_INT(j->swap.size, 1536ull << 20);
+	T_EQ_INT(j->workloads[0].memory_max, 256ull << 20);
+	T_EQ_INT(j->workloads[0].memory_high, 200ull << 20);
+	T_EQ_INT(j->workloads[0].memory_swap_max, JOB_MEM_ZERO);
+	T_CHECK(j->workloads[1].memory_max == JOB_MEM_MAX);
+	T_EQ_INT(j->workloads[1].memory_swap_max, 64ull << 10);
+	char *out = print_job(j);
+	T_CHECK(strstr(out, "size = 1536M\n") != NULL);
+	T_CHECK(strstr(out, "memory.high = 200M\n") != NULL);
+	T_CHECK(strstr(out, "memory.swap.max = 0\n") != NULL);
+	T_CHECK(strstr(out, "memory.max = max\n") != NULL);
+	T_CHECK(strstr(out, "memory.swap.max = 64K\n") != NULL);
+	free(out);
+	job_free(j);
+
+	int line;
+	T_EQ_INT(parse_bad(HEAD TWO_VARIANTS WORKLOAD "memory.max = 15M\n", &line, NULL), 1);
+	T_EQ_INT(line, 8);
+	T_EQ_INT(parse_bad(HEAD TWO_VARIANTS WORKLOAD "memory.max = 16M\nmemory.high = 17M\n", &line, NULL), 1);
+	T_EQ_INT(line, 9);
+	T_EQ_INT(parse_bad(HEAD TWO_VARIANTS WORKLOAD "memory.max = 1.5\n", NULL, NULL), 1);
+	T_EQ_INT(parse_bad(HEAD TWO_VARIANTS WORKLOAD "memory.max = -1G\n", NULL, NULL), 1);
+	T_EQ_INT(parse_bad(HEAD TWO_VARIANTS WORKLOAD "memory.max = 1Q\n", NULL, NULL), 1);
+	T_EQ_INT(parse_bad(HEAD TWO_VARIANTS WORKLOAD "[swap]\ndevice = zram\nsize = 1023K\n", &line, NULL), 1);
+	T_EQ_INT(line, 10);
+	T_EQ_INT(parse_bad(HEAD TWO_VARIANTS WORKLOAD "[swap]\ndevice = file\n", &line, NULL), 1);
+	T_EQ_INT(line, 8);
+}
+
+static void test_durations(void)
+{
+	struct job *j = parse_ok("[job]\nname = t\ninterval = 100ms\n" TWO_VARIANTS WORKLOAD "timeout = 2m\n"
+				 "[workload x]\ntype = command\ncommand = true\ntimeout = 1.5\n");
+	if (!j)
+		return;
+	T_NEAR(j->interval_s, 0.1, 1e-12);
+	T_NEAR(j->workloads[0].timeout_s, 120, 0);
+	T_NEAR(j->workloads[1].timeout_s, 1.5, 0);
+	char *out = print_job(j);
+	T_CHECK(strstr(out, "interval = 0.1s\n") != NULL);
+	T_CHECK(strstr(out, "timeout = 2m\n") != NULL);
+	T_CHECK(strstr(out, "timeout = 1.5s\n") != NULL);
+	free(out);
+	job_free(j);
+
+	/* 300 * 0.001 is not 0.3 in binary; it must still print as 0.3s. */
+	j = parse_ok("[job]\nname = t\ninterval = 300ms\n" TWO_VARIANTS WORKLOAD "timeout = 3600s\n");
+	if (j) {
+		out = print_job(j);
+		T_CHECK(strstr(out, "interval = 0.3s\n") != NULL);
+		T_CHECK(strstr(out, "timeout = 1h\n") != NULL);
+		free(out);
+		job_free(j);
+	}
+	T_EQ_INT(parse_bad("[job]\nname = t\ninterval = 49ms\n" TWO_VARIANTS WORKLOAD, NULL, NULL), 1);
+	T_EQ_INT(parse_bad("[job]\nname = t\ninterval = 61s\n" TWO_VARIANTS WORKLOAD, NULL, NULL), 1);
+	T_EQ_INT(parse_bad("[job]\nname = t\ninterval = 1 s\n" TWO_VARIANTS WORKLOAD, NULL, NULL), 1);
+	T_EQ_INT(parse_bad(HEAD TWO_VARIANTS WORKLOAD "timeout = 0\n", NULL, NULL), 1);
+	T_EQ_INT(parse_bad(HEAD TWO_VARIANTS WORKLOAD "timeout = 1d\n", NULL, NULL), 1);
+}
+
+static void test_numbers_and_enums(void)
+{
+	struct job *j = parse_ok("[job]\nname = t\npairs = 1000\norder = random\nseed = 18446744073709551615\n"
+				 TWO_VARIANTS WORKLOAD);
+	if (j) {
+		T_EQ_INT(j->pairs, 1000);
+		T_EQ_INT(j->order, JOB_ORDER_RANDOM);
+		T_CHECK(j->seed == UINT64_MAX);
+		job_free(j);
+	}
+	T_EQ_INT(parse_bad("[job]\nname = t\npairs = 1001\n" TWO_VARIANTS WORKLOAD, NULL, NULL), 1);
+	T_EQ_INT(parse_bad("[job]\nname = t\npairs = +3\n" TWO_VARIANTS WORKLOAD, NULL, NULL), 1);
+	T_EQ_INT(parse_bad("[job]\nname = t\npairs = 3x\n" TWO_VARIANTS WORKLOAD, NULL, NULL), 1);
+	T_EQ_INT(parse_bad("[job]\nname = t\norder = ABBA\n" TWO_VARIANTS WORKLOAD, NULL, NULL), 1);
+	T_EQ_INT(parse_bad("[job]\nname = t\nseed = 3\n" TWO_VARIANTS WORKLOAD, NULL, NULL), 1);
+	T_EQ_INT(parse_bad("[job]\nname = t\nseed = 3\norder = alternate\n" TWO_VARIANTS WORKLOAD, NULL, NULL), 1);
+}
+
+static void test_knobs(void)
+{
+	struct job *j = parse_ok(HEAD
+				 "[variant A]\n"
+				 "sysctl vm.swappiness = 100\n"
+				 "sysctl vm/dirty_ratio = 5\n"
+				 "sysctl /proc/sys/kernel/pid_max = 4096\n"
+				 "sysctl net.ipv4.conf.eth0/1.forwarding = 1\n"
+				 "sysfs /sys/devices/pci0000:00/0000:00:01.0/power/control = auto\n"
+				 "sysctl   vm.overcommit_memory: 1\n"
+				 "[variant B]\nname = patched\nsysfs /sys/kernel/mm/transparent_hugepage/enabled = always [madvise] never\n"
+				 WORKLOAD);
+	if (!j)
+		return;
+	struct job_variant *a = &j->variants[0];
+	T_EQ_INT(a->n_knobs, 6);
+	if (a->n_knobs == 6) {
+		T_EQ_STR(a->knobs[0].path, "/proc/sys/vm/swappiness");
+		T_EQ_STR(a->knobs[0].name, "vm.swappiness");
+		T_EQ_STR(a->knobs[0].value, "100");
+		T_EQ_INT(a->knobs[0].kind, JOB_KNOB_SYSCTL);
+		T_EQ_INT(a->knobs[0].line, 4);
+		T_EQ_STR(a->knobs[1].path, "/proc/sys/vm/dirty_ratio");
+		T_EQ_STR(a->knobs[1].name, "vm.dirty_ratio");
+		T_EQ_STR(a->knobs[2].path, "/proc/sys/kernel/pid_max");
+		T_EQ_STR(a->knobs[2].name, "kernel.pid_max");
+		T_EQ_STR(a->knobs[3].path, "/proc/sys/net/ipv4/conf/eth0.1/forwarding");
+		T_EQ_STR(a->knobs[3].name, "net.ipv4.conf.eth0/1.forwarding");
+		T_EQ_STR(a->knobs[4].path, "/sys/devices/pci0000:00/0000:00:01.0/power/control");
+		T_EQ_STR(a->knobs[4].value, "auto");
+		T_EQ_INT(a->knobs[4].kind, JOB_KNOB_SYSFS);
+		T_EQ_STR(a->knobs[5].path, "/proc/sys/vm/overcommit_memory");
+		T_EQ_STR(a->knobs[5].value, "1");
+	}
+	T_EQ_STR(j->variants[1].name, "patched");
+	T_EQ_STR(j->variants[1].knobs[0].value, "always [madvise] never");
+	job_free(j);
+
+	int line;
+	/* Two spellings of one file. */
+	T_EQ_INT(parse_bad(HEAD "[variant A]\nsysctl vm.swappiness = 1\nsysctl vm/swappiness = 2\n[variant B]\n" WORKLOAD,
+			   &line, NULL), 1);
+	T_EQ_INT(line, 5);
+	T_EQ_INT(parse_bad(HEAD "[variant A]\nsysctl /etc/passwd = 1\n[variant B]\n" WORKLOAD, NULL, NULL), 1);
+	T_EQ_INT(parse_bad(HEAD "[variant A]\nsysfs /proc/sys/vm/swappiness = 1\n[variant B]\n" WORKLOAD, NULL, NULL), 1);
+	T_EQ_INT(parse_bad(HEAD "[variant A]\nsysfs /sys/../etc/passwd = 1\n[variant B]\n" WORKLOAD, NULL, NULL), 1);
+	T_EQ_INT(parse_bad(HEAD "[variant A]\nsysctl vm..swappiness = 1\n[variant B]\n" WORKLOAD, NULL, NULL), 1);
+	T_EQ_INT(parse_bad(HEAD "[variant A]\nsysctl = 1\n[variant B]\n" WORKLOAD, NULL, NULL), 1);
+	T_EQ_INT(parse_bad(HEAD "[variant A]\nsysctl vm.swappiness =\n[variant B]\n" WORKLOAD, NULL, NULL), 1);
+	/* The same path in two variants is what A/B is for. */
+	j = parse_ok(HEAD "[variant A]\nsysctl vm.swappiness = 1\n[variant B]\nsysctl vm.swappiness = 2\n" WORKLOAD);
+	job_free(j);
+}
+
+static void test_continuations(void)
+{
+	struct job *j = parse_ok("[job]\nname = t\nmetrics = vmstat.a\n    vmstat.b ; comment\n" TWO_VARIANTS
+				 "[workload w]\ntype = stress-ng\nargs = --vm 1\n  --vm-bytes 64M\n\n  --timeout 5s\n");
+	if (!j)
+		return;
+	T_EQ_INT(j->n_metrics, 2);
+	T_EQ_STR(j->metrics[1], "vmstat.b");
+	T_CHECK(j->metrics[2] == NULL);
+	T_EQ_STR(job_param(&j->workloads[0], "args"), "--vm 1 --vm-bytes 64M --timeout 5s");
+	job_free(j);
+
+	int line;
+	char *msg;
+	/* An indented key reads as a continuation: say so. */
+	T_EQ_INT(parse_bad("[job]\nname = t\n  pairs = 3\n" TWO_VARIANTS WORKLOAD, &line, &msg), 1);
+	T_EQ_INT(line, 3);
+	T_CHECK(strstr(msg, "remove the leading whitespace") != NULL);
+	free(msg);
+	/* Keys with one-line values take no continuation. */
+	T_EQ_INT(parse_bad("[job]\nname = t\npairs = 3\n  4\n" TWO_VARIANTS WORKLOAD, &line, NULL), 1);
+	T_EQ_INT(line, 4);
+	/* After a section header an indented key is a key. */
+	j = parse_ok("[job]\n  name = t\n" TWO_VARIANTS WORKLOAD);
+	job_free(j);
+}
+
+static void test_diagnostics(void)
+{
+	struct diags d = { 0 };
+	struct job *j = NULL;
+	const char *text = "[job]\nname = t\npairz = 3\n" TWO_VARIANTS
+			   "[workload w]\ntype = command\ncommand = true\nmemroy.max = 1G\n"
+			   "[bogus]\n";
+	T_EQ_INT(job_parse_string_nocheck("x.job", text, &j, &d), -22);
+	T_EQ_INT(d.n, 3);
+	if (d.n == 3) {
+		T_EQ_INT(d.v[0].line, 3);
+		T_EQ_STR(d.v[0].msg, "unknown key \"pairz\" in [job] (did you mean \"pairs\"?)");
+		T_EQ_STR(d.v[0].file, "x.job");
+		T_EQ_INT(d.v[1].line, 9);
+		T_EQ_STR(d.v[1].msg, "unknown key \"memroy.max\" in [workload w] (did you mean \"memory.max\"?)");
+		T_EQ_INT(d.v[2].line, 10);
+	}
+	diags_free(&d);
+
+	/* File-wide problems (line 0) come after the others. */
+	T_EQ_INT(job_parse_string_nocheck("x.job", "[job]\nname = t\npairs = 0\n[variant A]\n", &j, &d), -22);
+	T_EQ_INT(d.n, 3);
+	if (d.n == 3) {
+		T_EQ_INT(d.v[0].line, 3);
+		T_EQ_INT(d.v[1].line, 0);
+		T_EQ_INT(d.v[2].line, 0);
+	}
+	diags_free(&d);
+
+	/* Not readable. */
+	T_EQ_INT(job_parse_file("/nonexistent/x.job", &j, &d), -2);
+	T_EQ_INT(d.n, 1);
+	if (d.n == 1)
+		T_EQ_STR(d.v[0].msg, "cannot read: No such file or directory");
+	diags_free(&d);
+}
+
+static void test_machine_checks(void)
+{
+	struct diags d = { 0 };
+	struct job *j = NULL;
+	const char *text = HEAD "[variant A]\nsysctl vm.no_such_knob_kab = 1\n[variant B]\n"
+			   "[workload w]\ntype = command\ncommand = kab-no-such-program\n";
+	T_EQ_INT(job_parse_string("x.job", text, &j, &d), -22);
+	T_EQ_INT(d.n, 2);
+	diags_free(&d);
+	/* Stored jobs are read back without looking at the machine. */
+	T_EQ_INT(job_parse_string_nocheck("x.job", text, &j, &d), 0);
+	T_EQ_INT(d.n, 0);
+	job_free(j);
+}
+
+static void round_trip(const char *text)
+{
+	struct job *j = parse_ok(text);
+	if (!j)
+		return;
+	char *a = print_job(j);
+	job_free(j);
+	j = parse_ok(a);
+	if (!j) {
+		free(a);
+		return;
+	}
+	char *b = print_job(j);
+	job_free(j);
+	T_EQ_STR(b, a);
+	free(a);
+	free(b);
+}
+
+static void test_round_trip(void)
+{
+	round_trip(HEAD TWO_VARIANTS WORKLOAD);
+	round_trip("[job]\nname = rt\npairs: 7\norder = random\nseed = 9\ninterval = 250ms\nmetrics = a.b c.d\n"
+		   "[swap]\ndevice = file\nsize = 100M\npath = /tmp/kab-rt.swap\npriority = 3\n"
+		   "[variant base]\nname = base-line\nsysctl vm/swappiness = 0\n"
+		   "[variant B]\nsysfs /sys/devices/pci0000:00/x = 1\n"
+		   "[workload w]\ntype = stress-ng\nargs = --vm 1 --vm-bytes 'a b'\n  --timeout 3\n"
+		   "memory.max = 1G\nmemory.high = 512M\nmemory.swap.max = 0\ntimeout = 0.1s\n");
+	/* A long value wraps on print and reads back the same. */
+	char text[4096];
+	int n = snprintf(text, sizeof(text), "%s", HEAD TWO_VARIANTS "[workload w]\ntype = command\ncommand = echo");
+	for (int i = 0; i < 60; i++)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "%s word%d", i % 7 == 3 ? "\n " : "", i);
+	snprintf(text + n, sizeof(text) - (size_t)n, "\n");
+	round_trip(text);
+}
+
+int main(void)
+{
+	test_defaults();
+	test_sizes();
+	test_durations();
+	test_numbers_and_enums();
+	test_knobs();
+	test_continuations();
+	test_diagnostics();
+	test_machine_checks();
+	test_round_trip();
+	return t_done("test_job");
+}
