@@ -44,6 +44,7 @@ struct reader {
 	bool bom_checked;
 	bool have_key;       /* mirrors inih's prev_name: continuation possible */
 	bool cont;           /* the line last handed out is a continuation */
+	bool long_line;      /* and it was cut to fit inih's buffer */
 	char delim;          /* and, for a key line, its delimiter */
 	bool last_ok;        /* the last key line went into the current section */
 	struct diags *d;
@@ -137,7 +138,7 @@ static void start_section(struct reader *r, enum job_sec_kind kind, char *label)
 		r->secs = v;
 		r->cap_secs = cap;
 	}
-	r->secs[r->n_secs++] = (struct job_section){ .kind = kind, .label = label, .line = r->line };
+	r->secs[r->n_secs++] = (struct job_section){ .kind = kind, .label = label, .line = r->line, .guess = JOB_SEC_IGNORED };
 	r->in_section = true;
 }
 
@@ -172,8 +173,12 @@ static void section_header(struct reader *r, const char *s)
 		if (strcmp(inner, section_names[i]) == 0)
 			kind = (enum job_sec_kind)i;
 
+	enum job_sec_kind guess = JOB_SEC_IGNORED;
 	if (kind == JOB_SEC_IGNORED) {
 		const char *hint = util_did_you_mean(inner, section_names, ARRAY_SIZE(section_names));
+		for (size_t i = 0; hint && i < ARRAY_SIZE(section_names); i++)
+			if (hint == section_names[i])
+				guess = (enum job_sec_kind)i;
 		if (!*inner)
 			diags_add(r->d, r->file, r->line, "empty section header [] (sections: [job], [swap], [variant LABEL], [workload NAME])");
 		else if (hint)
@@ -183,7 +188,10 @@ static void section_header(struct reader *r, const char *s)
 			diags_add(r->d, r->file, r->line, "unknown section [%s%s%s] (sections: [job], [swap], [variant LABEL], [workload NAME])",
 				  inner, label ? " " : "", label ? label : "");
 		free(label);
-		label = NULL;
+		start_section(r, JOB_SEC_IGNORED, NULL);
+		if (current(r))
+			current(r)->guess = guess;
+		return;
 	} else if ((kind == JOB_SEC_JOB || kind == JOB_SEC_SWAP) && label) {
 		diags_add(r->d, r->file, r->line, "section [%s] takes no label: write [%s]", inner, inner);
 		free(label);
@@ -250,18 +258,14 @@ static char *reader_next(char *buf, int num, void *stream)
 	r->p = nl ? nl + 1 : r->end;
 	r->line++;
 
-	if (len > (size_t)num - 2) {
-		/* inih would cut the line in two; hand it a blank line instead. */
+	r->long_line = len > (size_t)num - 2;
+	if (r->long_line) {
+		/* inih would cut the line in two. Hand it the part that fits and
+		 * mark what comes of it as broken, so that nothing else is
+		 * reported about it. */
 		diags_add(r->d, r->file, r->line, "line too long (%zu characters, at most %d): split a long value over indented continuation lines",
 			  len, num - 2);
-		const char *t = start;
-		while (is_space(*t))
-			t++;
-		if (*t == '[')
-			start_section(r, JOB_SEC_IGNORED, NULL);
-		r->cont = false;
-		memcpy(buf, "\n", 2);
-		return buf;
+		len = (size_t)num - 2;
 	}
 	memcpy(buf, start, len);
 	buf[len] = 0;
@@ -319,6 +323,7 @@ static void continue_entry(struct reader *r, const char *raw)
 	e->value = v;
 	if (!e->cont_line)
 		e->cont_line = r->line;
+	e->broken = e->broken || r->long_line;
 }
 
 static int on_key(void *user, const char *section, const char *name, const char *value)
@@ -339,10 +344,12 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	}
 	if (s->kind == JOB_SEC_IGNORED || s->unlabeled)
 		return 1;
-	if (add_entry(s, name, value, r->line, r->delim) < 0)
+	if (add_entry(s, name, value, r->line, r->delim) < 0) {
 		r->oom = true;
-	else
+	} else {
 		r->last_ok = true;
+		s->v[s->n - 1].broken = r->long_line;
+	}
 	return 1;
 }
 

@@ -87,6 +87,13 @@ struct builder {
 	struct diags *d;
 	bool check;
 	bool oom;
+	/* The section being built: keys valid beside keydefs (a workload
+	 * type's), and the keys "did you mean" pointed to, which are then not
+	 * reported missing as well. */
+	const char *extra[32];
+	size_t n_extra;
+	const char *hinted[16];
+	size_t n_hinted;
 };
 
 #define ERR(b, line, ...) diags_add((b)->d, (b)->file, (line), __VA_ARGS__)
@@ -176,23 +183,6 @@ static void bad_name(struct builder *b, int line, const char *what, const char *
 {
 	ERR(b, line, "bad %s \"%s\": use letters, digits, '.', '_' and '-', starting with a letter or digit, at most %d characters",
 	    what, v, JOB_NAME_MAX);
-}
-
-static bool valid_path_components(const char *rel)
-{
-	if (!*rel)
-		return false;
-	for (const char *p = rel;;) {
-		size_t n = strcspn(p, "/");
-		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-			return false;
-		for (size_t i = 0; i < n; i++)
-			if (isspace((unsigned char)p[i]) || iscntrl((unsigned char)p[i]))
-				return false;
-		if (!p[n])
-			return true;
-		p += n + 1;
-	}
 }
 
 static bool valid_metric(const char *m)
@@ -316,7 +306,7 @@ static bool set_value(struct builder *b, const struct keydef *k, const struct jo
 					return false;
 				}
 		}
-		if (k->type == KT_PATH && (v[0] != '/' || !valid_path_components(v + 1))) {
+		if (k->type == KT_PATH && (v[0] != '/' || !job_path_ok(v + 1))) {
 			ERR(b, e->line, "bad %s \"%s\": expected an absolute path without \".\", \"..\" or empty components", k->name, v);
 			return false;
 		}
@@ -421,16 +411,29 @@ static bool set_value(struct builder *b, const struct keydef *k, const struct jo
 	return false;
 }
 
-static void unknown_key(struct builder *b, const struct job_section *s, const struct job_entry *e,
-			const char *const *extra, size_t n_extra)
+static void note_hint(struct builder *b, const char *hint)
+{
+	if (b->n_hinted < ARRAY_SIZE(b->hinted))
+		b->hinted[b->n_hinted++] = hint;
+}
+
+static bool was_hinted(const struct builder *b, const char *key)
+{
+	for (size_t i = 0; i < b->n_hinted; i++)
+		if (strcmp(b->hinted[i], key) == 0)
+			return true;
+	return false;
+}
+
+static void unknown_key(struct builder *b, const struct job_section *s, const struct job_entry *e)
 {
 	const char *cands[64];
 	size_t n = 0;
 	for (size_t i = 0; i < N_KEYS && n < ARRAY_SIZE(cands); i++)
 		if (keydefs[i].sec == s->kind)
 			cands[n++] = keydefs[i].name;
-	for (size_t i = 0; i < n_extra && n < ARRAY_SIZE(cands); i++)
-		cands[n++] = extra[i];
+	for (size_t i = 0; i < b->n_extra && n < ARRAY_SIZE(cands); i++)
+		cands[n++] = b->extra[i];
 	char title[128], list[512], fixed[512];
 	sec_title(s, title, sizeof(title));
 
@@ -454,6 +457,7 @@ static void unknown_key(struct builder *b, const struct job_section *s, const st
 	const char *hint = util_did_you_mean(e->key, cands, n);
 	if (hint) {
 		ERR(b, e->line, "unknown key \"%s\" in %s (did you mean \"%s\"?)", e->key, title, hint);
+		note_hint(b, hint);
 		return;
 	}
 	join_list(cands, n, list, sizeof(list));
@@ -477,7 +481,7 @@ static void apply_entries(struct builder *b, const struct job_section *s, void *
 		int ki = key_index(s->kind, e->key);
 		if (ki < 0) {
 			if (!extra || !extra(b, s, e, obj))
-				unknown_key(b, s, e, NULL, 0);
+				unknown_key(b, s, e);
 			continue;
 		}
 		const struct keydef *k = &keydefs[ki];
@@ -486,6 +490,8 @@ static void apply_entries(struct builder *b, const struct job_section *s, void *
 			continue;
 		}
 		seen[ki].line = e->line;
+		if (e->broken)
+			continue;
 		if (e->cont_line && !k->multiline) {
 			ERR(b, e->cont_line, "indented line continues \"%s\" (line %d), which takes one line: remove the leading whitespace",
 			    e->key, e->line);
@@ -498,7 +504,7 @@ static void apply_entries(struct builder *b, const struct job_section *s, void *
 		seen[ki].ok = set_value(b, k, e, obj);
 	}
 	for (size_t i = 0; i < N_KEYS; i++)
-		if (keydefs[i].sec == s->kind && keydefs[i].required && !seen[i].line) {
+		if (keydefs[i].sec == s->kind && keydefs[i].required && !seen[i].line && !was_hinted(b, keydefs[i].name)) {
 			if (keydefs[i].type == KT_TYPE) {
 				char types[256];
 				list_types(types, sizeof(types));
@@ -552,158 +558,35 @@ static void build_swap_section(struct builder *b, const struct job_section *s)
 		job_check_swap(b->file, sw, path->line ? path->line : s->line, b->d);
 }
 
-/* sysctl NAME: "vm.swappiness" (dots separate, '/' stands for a dot in a
- * component, as sysctl(8) reads it), "vm/swappiness" or the full path. */
-int job_sysctl_target(const char *target, char **ret_path, char **ret_name)
-{
-	_cleanup_free_ char *rel = NULL;
-	if (target[0] == '/') {
-		if (strncmp(target, "/proc/sys/", 10) != 0)
-			return -EXDEV;
-		rel = strdup(target + 10);
-	} else {
-		rel = strdup(target);
-		if (rel && target[strcspn(target, "./")] == '.')
-			for (char *p = rel; *p; p++)
-				*p = *p == '.' ? '/' : *p == '/' ? '.' : *p;
-	}
-	if (!rel)
-		return -ENOMEM;
-	if (!valid_path_components(rel))
-		return -EINVAL;
-	char *path, *name;
-	if (asprintf(&path, "/proc/sys/%s", rel) < 0)
-		return -ENOMEM;
-	if (memchr(rel, '.', strcspn(rel, "/"))) {
-		name = strdup(path); /* a dotted name could not say this */
-	} else {
-		name = strdup(rel);
-		for (char *p = name; p && *p; p++)
-			*p = *p == '.' ? '/' : *p == '/' ? '.' : *p;
-	}
-	if (!name) {
-		free(path);
-		return -ENOMEM;
-	}
-	*ret_path = path;
-	*ret_name = name;
-	return 0;
-}
-
-static int sysfs_target(const char *target, char **ret_path, char **ret_name)
-{
-	if (target[0] != '/' || strncmp(target, "/sys/", 5) != 0)
-		return -EXDEV;
-	if (!valid_path_components(target + 5))
-		return -EINVAL;
-	char *path = strdup(target), *name = strdup(target);
-	if (!path || !name) {
-		free(path);
-		free(name);
-		return -ENOMEM;
-	}
-	*ret_path = path;
-	*ret_name = name;
-	return 0;
-}
-
-static bool is_knob_key(const char *key, enum job_knob_kind *ret_kind, const char **ret_target)
-{
-	size_t n = strcspn(key, " \t");
-	if (n == 6 && strncmp(key, "sysctl", 6) == 0)
-		*ret_kind = JOB_KNOB_SYSCTL;
-	else if (n == 5 && strncmp(key, "sysfs", 5) == 0)
-		*ret_kind = JOB_KNOB_SYSFS;
-	else
-		return false;
-	const char *t = key + n;
-	while (*t == ' ' || *t == '\t')
-		t++;
-	*ret_target = t;
-	return true;
-}
-
 static bool variant_knob(struct builder *b, const struct job_section *s, const struct job_entry *e, void *obj)
 {
 	struct job_variant *v = obj;
-	enum job_knob_kind kind;
-	const char *target;
-	if (!is_knob_key(e->key, &kind, &target))
+	struct job_knob k;
+	int r = job_knob_parse(b->file, e, &k, b->d);
+	if (r == 1)
 		return false;
-	const char *kw = kind == JOB_KNOB_SYSCTL ? "sysctl" : "sysfs";
-
-	/* inih splits at the first ':' too: "sysfs /sys/devices/pci0000:00/x = 1"
-	 * arrives as "sysfs /sys/devices/pci0000" and "00/x = 1". Rejoin it and
-	 * split at the '='. */
-	_cleanup_free_ char *joined = NULL;
-	const char *value = e->value;
-	if (e->delim == ':' && strchr(e->value, '=')) {
-		if (asprintf(&joined, "%s:%s", e->key, e->value) < 0) {
-			b->oom = true;
-			return true;
-		}
-		char *eq = strchr(joined, '=');
-		*eq = 0;
-		for (char *end = eq; end > joined && isspace((unsigned char)end[-1]);)
-			*--end = 0;
-		for (value = eq + 1; isspace((unsigned char)*value);)
-			value++;
-		is_knob_key(joined, &kind, &target);
-	}
-	if (!*target) {
-		ERR(b, e->line, "\"%s\" needs a %s: write %s", kw, kind == JOB_KNOB_SYSCTL ? "name" : "path",
-		    kind == JOB_KNOB_SYSCTL ? "sysctl vm.swappiness = 100" : "sysfs /sys/module/zswap/parameters/enabled = Y");
-		return true;
-	}
-	if (e->cont_line) {
-		ERR(b, e->cont_line, "indented line continues \"%s\" (line %d), which takes one line: remove the leading whitespace",
-		    e->key, e->line);
-		return true;
-	}
-	if (!*value) {
-		ERR(b, e->line, "empty value for \"%s %s\"", kw, target);
-		return true;
-	}
-	char *path = NULL, *name = NULL;
-	int r = kind == JOB_KNOB_SYSCTL ? job_sysctl_target(target, &path, &name) : sysfs_target(target, &path, &name);
-	if (r == -EXDEV) {
-		ERR(b, e->line, "%s path \"%s\" is outside %s", kw, target, kind == JOB_KNOB_SYSCTL ? "/proc/sys" : "/sys");
-		return true;
-	}
-	if (r == -EINVAL) {
-		ERR(b, e->line, "bad %s %s \"%s\": no spaces, empty, \".\" or \"..\" components", kw,
-		    kind == JOB_KNOB_SYSCTL ? "name" : "path", target);
-		return true;
-	}
-	if (r < 0) {
+	if (r == -ENOMEM)
 		b->oom = true;
+	if (r < 0)
 		return true;
-	}
 	for (size_t i = 0; i < v->n_knobs; i++)
-		if (strcmp(v->knobs[i].path, path) == 0) {
+		if (strcmp(v->knobs[i].path, k.path) == 0) {
 			char title[128];
-			ERR(b, e->line, "%s sets %s twice (first at line %d)", sec_title(s, title, sizeof(title)), path,
+			ERR(b, e->line, "%s sets %s twice (first at line %d)", sec_title(s, title, sizeof(title)), k.path,
 			    v->knobs[i].line);
-			free(path);
-			free(name);
+			job_knob_clear(&k);
 			return true;
 		}
 	struct job_knob *nk = realloc(v->knobs, (v->n_knobs + 1) * sizeof(*nk));
-	char *val = strdup(value);
-	if (!nk || !val) {
-		if (nk)
-			v->knobs = nk;
-		free(val);
-		free(path);
-		free(name);
+	if (!nk) {
+		job_knob_clear(&k);
 		b->oom = true;
 		return true;
 	}
 	v->knobs = nk;
-	struct job_knob *k = &v->knobs[v->n_knobs++];
-	*k = (struct job_knob){ .kind = kind, .name = name, .path = path, .value = val, .line = e->line };
+	v->knobs[v->n_knobs++] = k;
 	if (b->check)
-		job_check_knob(b->file, k, b->d);
+		job_check_knob(b->file, &v->knobs[v->n_knobs - 1], b->d);
 	return true;
 }
 
@@ -740,16 +623,40 @@ static void build_variant(struct builder *b, const struct job_section *s)
 		}
 }
 
+static bool is_extra_key(const struct builder *b, const char *key)
+{
+	for (size_t i = 0; i < b->n_extra; i++)
+		if (strcmp(b->extra[i], key) == 0)
+			return true;
+	return false;
+}
+
+/* A key of the workload's type. The type is looked up before the keys are
+ * read (build_workload), so these are checked like the common ones. */
 static bool workload_param(struct builder *b, const struct job_section *s, const struct job_entry *e, void *obj)
 {
 	struct job_workload *w = obj;
+	char title[128];
+	sec_title(s, title, sizeof(title));
+	if (b->n_extra && !is_extra_key(b, e->key))
+		return false;
+	if (!b->n_extra) {
+		/* Unknown type: a key close to a common one is surely a typo. */
+		const char *common[N_KEYS];
+		size_t n = 0;
+		for (size_t i = 0; i < N_KEYS; i++)
+			if (keydefs[i].sec == JOB_SEC_WORKLOAD)
+				common[n++] = keydefs[i].name;
+		if (util_did_you_mean(e->key, common, n))
+			return false;
+	}
 	for (size_t i = 0; i < w->n_params; i++)
 		if (strcmp(w->params[i].key, e->key) == 0) {
-			char title[128];
-			ERR(b, e->line, "duplicate key \"%s\" in %s (first at line %d)", e->key,
-			    sec_title(s, title, sizeof(title)), w->params[i].line);
+			ERR(b, e->line, "duplicate key \"%s\" in %s (first at line %d)", e->key, title, w->params[i].line);
 			return true;
 		}
+	if (!e->broken && !*e->value)
+		ERR(b, e->line, "empty value for \"%s\" in %s", e->key, title);
 	struct job_param *np = realloc(w->params, (w->n_params + 1) * sizeof(*np));
 	if (!np) {
 		b->oom = true;
@@ -761,33 +668,6 @@ static bool workload_param(struct builder *b, const struct job_section *s, const
 	if (!p->key || !p->value)
 		b->oom = true;
 	return true;
-}
-
-/* A type's own keys can be checked only once the type is known. */
-static void check_params(struct builder *b, const struct job_section *s, const struct job_workload *w,
-			 const struct wl_ops *ops)
-{
-	char title[128];
-	sec_title(s, title, sizeof(title));
-	const char *names[32];
-	size_t n = 0;
-	for (const struct wl_key *k = ops->keys; k && k->name && n < ARRAY_SIZE(names); k++)
-		names[n++] = k->name;
-	for (size_t i = 0; i < w->n_params; i++) {
-		const struct job_param *p = &w->params[i];
-		bool known = false;
-		for (size_t k = 0; k < n; k++)
-			known = known || strcmp(names[k], p->key) == 0;
-		if (!known) {
-			struct job_entry e = { .key = p->key, .value = p->value, .line = p->line };
-			unknown_key(b, s, &e, names, n);
-		} else if (!*p->value) {
-			ERR(b, p->line, "empty value for \"%s\" in %s", p->key, title);
-		}
-	}
-	for (const struct wl_key *k = ops->keys; k && k->name; k++)
-		if (k->required && !job_param(w, k->name))
-			ERR(b, s->line, "missing required key \"%s\" in %s (%s)", k->name, title, k->help ? k->help : ops->summary);
 }
 
 static void build_workload(struct builder *b, const struct job_section *s)
@@ -807,11 +687,20 @@ static void build_workload(struct builder *b, const struct job_section *s)
 	if (!job_valid_name(s->label))
 		bad_name(b, s->line, "workload name", s->label);
 
+	const struct wl_ops *ops = NULL;
+	for (size_t i = 0; i < s->n && !ops; i++)
+		if (strcmp(s->v[i].key, "type") == 0)
+			ops = wl_find(s->v[i].value);
+	for (const struct wl_key *k = ops ? ops->keys : NULL; k && k->name && b->n_extra < ARRAY_SIZE(b->extra); k++)
+		b->extra[b->n_extra++] = k->name;
+
 	struct seen seen[N_KEYS] = { 0 };
 	apply_entries(b, s, w, seen, workload_param);
-	const struct wl_ops *ops = seen_of(seen, JOB_SEC_WORKLOAD, "type")->ok ? wl_find(w->type) : NULL;
-	if (ops)
-		check_params(b, s, w, ops);
+	char title[128];
+	sec_title(s, title, sizeof(title));
+	for (const struct wl_key *k = ops ? ops->keys : NULL; k && k->name; k++)
+		if (k->required && !job_param(w, k->name) && !was_hinted(b, k->name))
+			ERR(b, s->line, "missing required key \"%s\" in %s: %s", k->name, title, k->help ? k->help : ops->summary);
 
 	const struct seen *high = seen_of(seen, JOB_SEC_WORKLOAD, "memory.high");
 	if (high->ok && seen_of(seen, JOB_SEC_WORKLOAD, "memory.max")->ok && w->memory_high != JOB_MEM_MAX &&
@@ -832,6 +721,7 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 	size_t d0 = d->n;
 	int job_line = 0, swap_line = 0;
 	size_t bad_variants = 0, bad_workloads = 0;
+	bool job_guessed = false;
 
 	j->pairs = JOB_PAIRS_DEFAULT;
 	j->order = JOB_ORDER_ABBA;
@@ -842,6 +732,13 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 	for (size_t i = 0; i < n_secs; i++) {
 		const struct job_section *s = &secs[i];
 		int first = 0;
+		if (s->kind == JOB_SEC_IGNORED) {
+			/* [varaint B]: reported; count it so no "needs two variants" follows. */
+			bad_variants += s->guess == JOB_SEC_VARIANT;
+			bad_workloads += s->guess == JOB_SEC_WORKLOAD;
+			job_guessed = job_guessed || s->guess == JOB_SEC_JOB;
+			continue;
+		}
 		if (s->unlabeled) {
 			bad_variants += s->kind == JOB_SEC_VARIANT;
 			bad_workloads += s->kind == JOB_SEC_WORKLOAD;
@@ -864,6 +761,7 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 			bad_workloads += s->kind == JOB_SEC_WORKLOAD;
 			continue;
 		}
+		b.n_extra = b.n_hinted = 0;
 		switch (s->kind) {
 		case JOB_SEC_JOB: build_job_section(&b, s); break;
 		case JOB_SEC_SWAP: build_swap_section(&b, s); break;
@@ -873,7 +771,7 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 		}
 	}
 
-	if (!job_line)
+	if (!job_line && !job_guessed)
 		ERR(&b, 0, "missing [job] section (it needs at least: name = ...)");
 	if (j->n_variants + bad_variants < 2)
 		ERR(&b, 0, "a job needs at least two variants ([variant A], [variant B]); found %zu", j->n_variants);

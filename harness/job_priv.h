@@ -23,12 +23,14 @@ struct job_entry {
 	int line;
 	int cont_line; /* first continuation line, 0 if none */
 	char delim;    /* '=' or ':' as inih split it */
+	bool broken;   /* cut short (line too long): reported, not interpreted */
 };
 
 struct job_section {
 	enum job_sec_kind kind;
 	char *label; /* NULL: none */
 	bool unlabeled; /* [variant] or [workload] without its label: reported, skipped */
+	enum job_sec_kind guess; /* for JOB_SEC_IGNORED: what a typo was likely meant to be */
 	int line;
 	struct job_entry *v;
 	size_t n, cap;
@@ -56,9 +58,16 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
  * names that end up in cgroup names, file names and reports. */
 bool job_valid_name(const char *s);
 
+/* Knob keys (job_knob.c). job_knob_parse reads a "sysctl NAME = V" or
+ * "sysfs PATH = V" entry into *ret: 0 done, 1 not a knob key, -EINVAL
+ * reported in d, -ENOMEM. */
+int job_knob_parse(const char *file, const struct job_entry *e, struct job_knob *ret, struct diags *d);
+void job_knob_clear(struct job_knob *k);
 /* sysctl NAME -> /proc/sys path and canonical (dotted) name. -EXDEV: a
  * path outside /proc/sys; -EINVAL: a malformed name. */
 int job_sysctl_target(const char *target, char **ret_path, char **ret_name);
+/* A relative path with no empty, "." or ".." component and no spaces. */
+bool job_path_ok(const char *rel);
 
 /* Machine checks (job_check.c): each reports to d and returns false on a
  * problem. They only read. */
