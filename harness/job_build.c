@@ -185,13 +185,14 @@ static void bad_name(struct builder *b, int line, const char *what, const char *
 	    what, v, JOB_NAME_MAX);
 }
 
+/* SOURCE.NAME, or SOURCE.PREFIX* for every metric with that prefix. */
 static bool valid_metric(const char *m)
 {
 	const char *dot = strchr(m, '.');
 	if (!dot || dot == m || !dot[1] || m[strlen(m) - 1] == '.')
 		return false;
 	for (const char *p = m; *p; p++)
-		if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
+		if (!isalnum((unsigned char)*p) && !strchr("._-", *p) && !(*p == '*' && !p[1]))
 			return false;
 	return true;
 }
@@ -227,7 +228,7 @@ static void set_metrics(struct builder *b, const struct job_entry *e, bool *ok)
 		for (size_t i = 0; i < n; i++)
 			dup = dup || strcmp(v[i], w) == 0;
 		if (!valid_metric(w)) {
-			ERR(b, e->line, "bad metric \"%s\": expected SOURCE.NAME, e.g. vmstat.pgmajfault or interrupts.RES", w);
+			ERR(b, e->line, "bad metric \"%s\": expected SOURCE.NAME or SOURCE.PREFIX*, e.g. vmstat.pgmajfault, interrupts.RES or vmstat.nr_tlb_*", w);
 			*ok = false;
 		} else if (dup) {
 			ERR(b, e->line, "metric \"%s\" is listed twice", w);

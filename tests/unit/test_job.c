@@ -286,6 +286,53 @@ static void test_diagnostics(void)
 	diags_free(&d);
 }
 
+static void test_syntax(void)
+{
+	/* A BOM, CRLF line ends, ':' and a header with spaces inside. */
+	struct job *j = parse_ok("\xEF\xBB\xBF[ job ]\r\nname: crlf\r\n[variant   A]\r\n[variant B]\r\n"
+				 "[workload w]\r\ntype = command\r\ncommand = sh -c 'a;b' ; comment\r\n");
+	if (j) {
+		T_EQ_STR(j->name, "crlf");
+		T_EQ_STR(j->variants[0].label, "A");
+		T_EQ_STR(job_param(&j->workloads[0], "command"), "sh -c 'a;b'");
+		job_free(j);
+	}
+	j = parse_ok("[job]\nname = t\nmetrics = vmstat.nr_tlb_* memcg.pgsteal\n" TWO_VARIANTS WORKLOAD);
+	if (j) {
+		T_EQ_STR(j->metrics[0], "vmstat.nr_tlb_*");
+		job_free(j);
+	}
+
+	int line;
+	char *msg;
+	/* A line longer than inih's buffer is reported once, nothing follows from it. */
+	char text[1024];
+	snprintf(text, sizeof(text), HEAD TWO_VARIANTS "[workload w]\ntype = command\ncommand = echo %0300d\n", 0);
+	T_EQ_INT(parse_bad(text, &line, &msg), 1);
+	T_EQ_INT(line, 7);
+	T_CHECK(strncmp(msg, "line too long", 13) == 0);
+	free(msg);
+	/* A typo in a header: reported, and no "needs two variants" after it. */
+	T_EQ_INT(parse_bad(HEAD "[variant A]\n[varaint B]\n" WORKLOAD, &line, &msg), 1);
+	T_EQ_INT(line, 4);
+	T_EQ_STR(msg, "unknown section [varaint B] (did you mean [variant B]?)");
+	free(msg);
+	/* A typo in a required key: reported as unknown, not also as missing. */
+	T_EQ_INT(parse_bad(HEAD TWO_VARIANTS "[workload w]\ntpye = command\ncommand = true\n", &line, &msg), 1);
+	T_EQ_STR(msg, "unknown key \"tpye\" in [workload w] (did you mean \"type\"?)");
+	free(msg);
+	T_EQ_INT(parse_bad(HEAD TWO_VARIANTS "[workload w]\ntype = command\ncommnd = true\n", &line, &msg), 1);
+	T_EQ_STR(msg, "unknown key \"commnd\" in [workload w] (did you mean \"command\"?)");
+	free(msg);
+	/* Keys before any section, lines that are not keys. */
+	T_EQ_INT(parse_bad("pairs = 3\n" HEAD TWO_VARIANTS WORKLOAD, &line, NULL), 1);
+	T_EQ_INT(line, 1);
+	T_EQ_INT(parse_bad(HEAD "just words\n" TWO_VARIANTS WORKLOAD, &line, NULL), 1);
+	T_EQ_INT(line, 3);
+	T_EQ_INT(parse_bad(HEAD "[variant A\n" TWO_VARIANTS WORKLOAD, &line, NULL), 1);
+	T_EQ_INT(line, 3);
+}
+
 static void test_machine_checks(void)
 {
 	struct diags d = { 0 };
@@ -346,6 +393,7 @@ int main(void)
 	test_numbers_and_enums();
 	test_knobs();
 	test_continuations();
+	test_syntax();
 	test_diagnostics();
 	test_machine_checks();
 	test_round_trip();
