@@ -258,14 +258,16 @@ static char *reader_next(char *buf, int num, void *stream)
 	r->p = nl ? nl + 1 : r->end;
 	r->line++;
 
-	r->long_line = len > (size_t)num - 2;
+	/* The format's limit, whatever inih's build allows. */
+	size_t max = (size_t)num - 2 < JOB_LINE_MAX ? (size_t)num - 2 : JOB_LINE_MAX;
+	r->long_line = len > max;
 	if (r->long_line) {
 		/* inih would cut the line in two. Hand it the part that fits and
 		 * mark what comes of it as broken, so that nothing else is
 		 * reported about it. */
-		diags_add(r->d, r->file, r->line, "line too long (%zu characters, at most %d): split a long value over indented continuation lines",
-			  len, num - 2);
-		len = (size_t)num - 2;
+		diags_add(r->d, r->file, r->line, "line too long (%zu characters, at most %zu): split a long value over indented continuation lines",
+			  len, max);
+		len = max;
 	}
 	memcpy(buf, start, len);
 	buf[len] = 0;

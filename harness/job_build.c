@@ -179,6 +179,17 @@ bool job_valid_name(const char *s)
 	return true;
 }
 
+/* The normalized form must parse again, so what it prints must fit a line. */
+static bool fits(struct builder *b, int line, const char *key, const char *value, bool multiline)
+{
+	size_t width = job_print_key(NULL, key, value, multiline);
+	if (width <= JOB_LINE_MAX)
+		return true;
+	ERR(b, line, "\"%s\" would print as a line of %zu characters, over the limit of %d: shorten %s", key, width,
+	    JOB_LINE_MAX, multiline ? "its longest word" : "it");
+	return false;
+}
+
 static void bad_name(struct builder *b, int line, const char *what, const char *v)
 {
 	ERR(b, line, "bad %s \"%s\": use letters, digits, '.', '_' and '-', starting with a letter or digit, at most %d characters",
@@ -328,6 +339,8 @@ static bool set_value(struct builder *b, const struct keydef *k, const struct jo
 				ERR(b, e->line, "unknown workload type \"%s\" (types: %s)", v, buf);
 			return false;
 		}
+		if (!fits(b, e->line, k->name, v, false))
+			return false;
 		free(*(char **)at);
 		if (!(*(char **)at = strdup(v)))
 			b->oom = true;
@@ -406,6 +419,11 @@ static bool set_value(struct builder *b, const struct keydef *k, const struct jo
 	case KT_METRICS: {
 		bool ok = true;
 		set_metrics(b, e, &ok);
+		struct strbuf sb = { 0 };
+		for (size_t m = 0; m < b->j->n_metrics; m++)
+			sb_printf(&sb, "%s%s", m ? " " : "", b->j->metrics[m]);
+		ok = ok && fits(b, e->line, k->name, sb.buf ? sb.buf : "", true);
+		sb_free(&sb);
 		return ok;
 	}
 	}
@@ -586,6 +604,9 @@ static bool variant_knob(struct builder *b, const struct job_section *s, const s
 	}
 	v->knobs = nk;
 	v->knobs[v->n_knobs++] = k;
+	char key[4096];
+	snprintf(key, sizeof(key), "%s %s", k.kind == JOB_KNOB_SYSCTL ? "sysctl" : "sysfs", k.name);
+	fits(b, e->line, key, k.value, false);
 	if (b->check)
 		job_check_knob(b->file, &v->knobs[v->n_knobs - 1], b->d);
 	return true;
@@ -658,6 +679,8 @@ static bool workload_param(struct builder *b, const struct job_section *s, const
 		}
 	if (!e->broken && !*e->value)
 		ERR(b, e->line, "empty value for \"%s\" in %s", e->key, title);
+	else if (!e->broken)
+		fits(b, e->line, e->key, e->value, true);
 	struct job_param *np = realloc(w->params, (w->n_params + 1) * sizeof(*np));
 	if (!np) {
 		b->oom = true;

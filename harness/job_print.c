@@ -6,11 +6,12 @@
 #include "util.h"
 #include "wl.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <string.h>
 
-/* Longest printed line before a free-text value wraps; well below inih's
- * line limit. */
+/* Printed width at which a free-text value wraps, well below
+ * JOB_LINE_MAX. */
 #define WRAP 100
 
 double job_round_duration(double s)
@@ -47,26 +48,49 @@ void job_format_mem(uint64_t v, char *buf, size_t len)
 		util_format_size(v, buf, len);
 }
 
-/* "key = value", wrapping a long free-text value onto indented
- * continuation lines at single spaces, never where the next line would
- * read as a key or a comment. */
-static void print_wrapped(FILE *out, const char *key, const char *value)
+static bool can_cut(const char *q)
 {
-	size_t col = strlen(key) + 3;
-	fprintf(out, "%s = ", key);
+	return q[0] == ' ' && !isspace((unsigned char)q[-1]) && q[1] && !isspace((unsigned char)q[1]) &&
+	       !job_line_looks_like_key(q + 1);
+}
+
+size_t job_print_key(FILE *out, const char *key, const char *value, bool multiline)
+{
+	size_t col = strlen(key) + 3, widest = 0;
+	if (out)
+		fprintf(out, "%s = ", key);
 	const char *p = value;
-	while (strlen(p) + col > WRAP) {
+	while (multiline && strlen(p) + col > WRAP) {
+		/* The last cut that keeps the line within WRAP, else the first. */
 		const char *cut = NULL;
-		for (const char *q = p + 1; *q && (size_t)(q - p) + col <= WRAP; q++)
-			if (q[0] == ' ' && q[-1] != ' ' && q[1] && q[1] != ' ' && !job_line_looks_like_key(q + 1))
+		for (const char *q = p + 1; *q; q++) {
+			if (!can_cut(q))
+				continue;
+			bool within = (size_t)(q - p) + col <= WRAP;
+			if (within || !cut)
 				cut = q;
+			if (!within)
+				break;
+		}
 		if (!cut)
 			break;
-		fprintf(out, "%.*s\n    ", (int)(cut - p), p);
+		if (out)
+			fprintf(out, "%.*s\n    ", (int)(cut - p), p);
+		if (col + (size_t)(cut - p) > widest)
+			widest = col + (size_t)(cut - p);
 		col = 4;
 		p = cut + 1;
 	}
-	fprintf(out, "%s\n", p);
+	if (out)
+		fprintf(out, "%s\n", p);
+	return col + strlen(p) > widest ? col + strlen(p) : widest;
+}
+
+size_t job_print_knob(FILE *out, const struct job_knob *k)
+{
+	char key[4096];
+	snprintf(key, sizeof(key), "%s %s", k->kind == JOB_KNOB_SYSCTL ? "sysctl" : "sysfs", k->name);
+	return job_print_key(out, key, k->value, false);
 }
 
 static void print_workload(const struct job_workload *w, FILE *out)
@@ -78,7 +102,7 @@ static void print_workload(const struct job_workload *w, FILE *out)
 	for (const struct wl_key *k = ops ? ops->keys : NULL; k && k->name; k++) {
 		const char *v = job_param(w, k->name);
 		if (v)
-			print_wrapped(out, k->name, v);
+			job_print_key(out, k->name, v, true);
 	}
 	if (w->memory_max != JOB_MEM_UNSET) {
 		job_format_mem(w->memory_max, buf, sizeof(buf));
@@ -113,7 +137,7 @@ void job_print(const struct job *j, FILE *out)
 		struct strbuf sb = { 0 };
 		for (size_t i = 0; i < j->n_metrics; i++)
 			sb_printf(&sb, "%s%s", i ? " " : "", j->metrics[i]);
-		print_wrapped(out, "metrics", sb.buf ? sb.buf : "");
+		job_print_key(out, "metrics", sb.buf ? sb.buf : "", true);
 		sb_free(&sb);
 	}
 
@@ -125,9 +149,9 @@ void job_print(const struct job *j, FILE *out)
 		fprintf(out, "size = %s\n", buf);
 	}
 	if (s->kind == JOB_SWAP_FILE && s->path)
-		fprintf(out, "path = %s\n", s->path);
+		job_print_key(out, "path", s->path, false);
 	if (s->kind == JOB_SWAP_ZRAM && s->algorithm)
-		fprintf(out, "algorithm = %s\n", s->algorithm);
+		job_print_key(out, "algorithm", s->algorithm, false);
 	if (s->priority >= 0)
 		fprintf(out, "priority = %d\n", s->priority);
 
@@ -137,8 +161,7 @@ void job_print(const struct job *j, FILE *out)
 		fprintf(out, "name = %s\n", v->name);
 		fprintf(out, "kernel = %s\n", v->kernel);
 		for (size_t k = 0; k < v->n_knobs; k++)
-			fprintf(out, "%s %s = %s\n", v->knobs[k].kind == JOB_KNOB_SYSCTL ? "sysctl" : "sysfs",
-				v->knobs[k].name, v->knobs[k].value);
+			job_print_knob(out, &v->knobs[k]);
 	}
 	for (size_t i = 0; i < j->n_workloads; i++)
 		print_workload(&j->workloads[i], out);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "job.h"
 
@@ -83,6 +84,15 @@ const char *job_section_name(enum job_sec_kind k);
 /* A continuation line whose text would read as "key = value" (or as a
  * comment) must not be produced by the printer. */
 bool job_line_looks_like_key(const char *text);
+
+/* The longest line inih reads whole (INI_MAX_LINE less "\n" and NUL). */
+#define JOB_LINE_MAX 198
+
+/* Prints "key = value" (wrapping a multiline value onto continuation
+ * lines) to out, or only measures with out NULL; returns the widest line,
+ * which must not exceed JOB_LINE_MAX for the output to parse again. */
+size_t job_print_key(FILE *out, const char *key, const char *value, bool multiline);
+size_t job_print_knob(FILE *out, const struct job_knob *k);
 
 /* "10s", "0.1s", "2m", "1h": read back exactly by util_parse_duration. */
 void job_format_duration(double s, char *buf, size_t len);

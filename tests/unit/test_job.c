@@ -383,6 +383,17 @@ static void test_round_trip(void)
 		n += snprintf(text + n, sizeof(text) - (size_t)n, "%s word%d", i % 7 == 3 ? "\n " : "", i);
 	snprintf(text + n, sizeof(text) - (size_t)n, "\n");
 	round_trip(text);
+	/* A long word right after "key=": it moves to its own line. */
+	snprintf(text, sizeof(text), HEAD TWO_VARIANTS "[workload w]\ntype=command\ncommand=echo %0180d\n", 0);
+	round_trip(text);
+	/* A word that cannot be printed within the line limit is refused. */
+	snprintf(text, sizeof(text), HEAD TWO_VARIANTS "[workload w]\ntype=command\ncommand=echo\n %0197d\n", 0);
+	int line;
+	char *msg;
+	T_EQ_INT(parse_bad(text, &line, &msg), 1);
+	T_EQ_INT(line, 7);
+	T_CHECK(strstr(msg, "over the limit of 198") != NULL);
+	free(msg);
 }
 
 int main(void)
