@@ -123,7 +123,6 @@ static void run_kab(double seconds, struct result *res) {
 	struct sampler_stats st;
 	int r;
 
-	res->name = "kab sampler";
 	r = sampler_start(&o, &s);
 	if (r < 0) {
 		snprintf(res->note, sizeof(res->note), "sampler_start: %s", strerror(-r));
@@ -157,7 +156,6 @@ static void run_bare(double seconds, struct result *res) {
 	char *buf = malloc(cap);
 	double *late = calloc(n ? n : 1, sizeof(*late));
 
-	res->name = "bare pread";
 	snprintf(paths[np++], sizeof(paths[0]), "/proc/vmstat");
 	snprintf(paths[np++], sizeof(paths[0]), "/proc/interrupts");
 	snprintf(paths[np++], sizeof(paths[0]), "/proc/pressure/memory");
@@ -264,7 +262,6 @@ static void run_shell(double seconds, struct result *res) {
 	int pfd[2];
 	pid_t pid;
 
-	res->name = "shell loop";
 	if (!times || pipe2(pfd, O_CLOEXEC) < 0) {
 		snprintf(res->note, sizeof(res->note), "pipe: %s", strerror(errno));
 		free(times);
@@ -362,7 +359,9 @@ int main(void) {
 	const char *env = getenv("BENCH_SECONDS");
 	double seconds = 30;
 	char why[256] = "";
-	struct result kab = { 0 }, bare = { 0 }, shell = { 0 };
+	struct result kab = { .name = "kab sampler", .note = "skipped: interrupted" };
+	struct result bare = { .name = "bare pread", .note = "skipped: interrupted" };
+	struct result shell = { .name = "shell loop", .note = "skipped: interrupted" };
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	if (env && *env) {
@@ -399,7 +398,7 @@ int main(void) {
 		size_t taken = r->samples + r->extra;
 		char samples[32], late[16], max[16], missed[16];
 		if (!r->ran) {
-			printf("%-12s did not run: %s\n", r->name ? r->name : "?", r->note);
+			printf("%-12s did not run: %s\n", r->name, r->note);
 			continue;
 		}
 		snprintf(samples, sizeof(samples), "%zu/%zu%s", r->samples, expected, r->extra ? "+1" : "");

@@ -103,21 +103,23 @@ static void test_encoding(void) {
 
 /* ---- results collected from a stopped sampler ---- */
 
+#define RESULT_MAX 128
+
 struct result {
-	char metric[64][96];
-	char unit[64][16];
-	double delta[64];
+	char metric[RESULT_MAX][96];
+	char unit[RESULT_MAX][16];
+	double delta[RESULT_MAX];
 	size_t n;
 	size_t n_series, series_bad;
 	size_t n_samples;
-	int64_t last_of[64];
-	char series_name[64][96];
+	int64_t last_of[RESULT_MAX];
+	char series_name[RESULT_MAX][96];
 };
 
 static void on_delta(void *ctx, const char *metric, const char *unit, double delta) {
 	struct result *r = ctx;
 
-	if (r->n < 64 && strncmp(metric, "memcg", 5) == 0) {
+	if (r->n < RESULT_MAX && strncmp(metric, "memcg", 5) == 0) {
 		snprintf(r->metric[r->n], sizeof(r->metric[0]), "%s", metric);
 		snprintf(r->unit[r->n], sizeof(r->unit[0]), "%s", unit);
 		r->delta[r->n] = delta;
@@ -131,7 +133,7 @@ static void on_series(void *ctx, const char *metric, const uint8_t *blob, size_t
 
 	if (!v || sampler_decode(blob, len, v, n + 1) != (int)n)
 		r->series_bad++;
-	if (r->n_series < 64 && strncmp(metric, "memcg", 5) == 0) {
+	if (r->n_series < RESULT_MAX && strncmp(metric, "memcg", 5) == 0) {
 		snprintf(r->series_name[r->n_series], sizeof(r->series_name[0]), "%s", metric);
 		r->last_of[r->n_series] = n ? v[n - 1] : 0;
 		r->n_series++;
@@ -248,6 +250,65 @@ static void test_fake_memcg(void) {
 	T_EQ_INT(sampler_start(&o, &s), -EINVAL);
 	o.interval_s = -1;
 	T_EQ_INT(sampler_start(&o, &s), -EINVAL);
+}
+
+/* A fake v2 memcg from the fixtures: detection and the v2 file names. */
+static void copy_fixture(const char *name, const char *as) {
+	const char *dir = getenv("KAB_TEST_DATA");
+	char path[256], buf[8192];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/data", name);
+	fd = open(path, O_RDONLY);
+	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (n < 0) {
+		perror(path);
+		exit(2);
+	}
+	close(fd);
+	buf[n] = '\0';
+	fake_write(as, buf);
+}
+
+static void test_fake_memcg_v2(void) {
+	struct sampler_opts o = { .interval_s = 1, .series = true };
+	struct sampler *s = NULL;
+	static struct result res;
+	char path[128];
+
+	snprintf(fake_dir, sizeof(fake_dir), "/tmp/kab-test-sampler.XXXXXX");
+	if (!mkdtemp(fake_dir)) {
+		perror("mkdtemp");
+		exit(2);
+	}
+	copy_fixture("memory.stat.v2", "memory.stat");
+	copy_fixture("memory.events.v2", "memory.events");
+	copy_fixture("memory.pressure.v2", "memory.pressure");
+	o.memcg_dir = fake_dir;
+	T_EQ_INT(sampler_start(&o, &s), 0);
+	if (s) {
+		T_EQ_INT(sampler_stop(s), 0);
+		sampler_foreach_delta(s, on_delta, &res);
+		T_EQ_INT(res.n, 57 + 6 + 2);
+		T_CHECK(has_delta(&res, "memcg.anon"));
+		T_CHECK(has_delta(&res, "memcg.thp_fault_alloc"));
+		T_CHECK(has_delta(&res, "memcg_events.oom_group_kill"));
+		T_CHECK(has_delta(&res, "memcg_psi.some_total"));
+		T_CHECK(has_delta(&res, "memcg_psi.full_total"));
+		T_EQ_STR(res.unit[res.n - 1], "us");
+		T_NEAR(delta_of(&res, "memcg.anon"), 0, 0);
+		sampler_foreach_series(s, on_series, &res);
+		T_EQ_INT(res.series_bad, 0);
+		T_EQ_INT(res.last_of[0], 1048576000);
+		sampler_free(s);
+	}
+	static const char *const files[] = { "memory.stat", "memory.events", "memory.pressure" };
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", fake_dir, files[i]);
+		unlink(path);
+	}
+	rmdir(fake_dir);
 }
 
 /* ---- live ---- */
@@ -399,6 +460,7 @@ static void test_memcg_removed(void) {
 int main(void) {
 	test_encoding();
 	test_fake_memcg();
+	test_fake_memcg_v2();
 	test_live();
 	test_prompt_stop();
 	test_memcg_removed();
