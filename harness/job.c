@@ -108,6 +108,15 @@ static const char *find_chars_or_comment(const char *s, const char *chars)
 	return s;
 }
 
+/* Length of s without trailing whitespace. */
+static size_t trimmed_len(const char *s)
+{
+	size_t n = strlen(s);
+	while (n > 0 && is_space(s[n - 1]))
+		n--;
+	return n;
+}
+
 static char *strndup_trim(const char *s, size_t n)
 {
 	while (n > 0 && is_space(*s)) {
@@ -155,7 +164,7 @@ static void section_header(struct reader *r, const char *s)
 	while (is_space(*after))
 		after++;
 	if (*after && *after != ';' && *after != '#')
-		diags_add(r->d, r->file, r->line, "unexpected text after ']': \"%s\"", after);
+		diags_add(r->d, r->file, r->line, "unexpected text after ']': \"%.*s\"", (int)trimmed_len(after), after);
 
 	_cleanup_free_ char *inner = strndup_trim(s + 1, (size_t)(close - s - 1));
 	if (!inner) {
@@ -233,9 +242,8 @@ static void classify(struct reader *r, const char *line)
 	}
 	const char *delim = find_chars_or_comment(t, "=:");
 	if (*delim != '=' && *delim != ':') {
-		const char *eol = t + strcspn(t, "\r\n");
 		diags_add(r->d, r->file, r->line, "expected \"key = value\", \"[section]\" or a comment, not \"%.*s\"",
-			  (int)(eol - t), t);
+			  (int)trimmed_len(t), t);
 		return;
 	}
 	const char *k = delim;
@@ -407,6 +415,7 @@ static int parse(const char *file, const char *text, bool check, struct job **re
 	/* inih's return value only repeats the first malformed line, which
 	 * classify() has reported already. */
 	if (r.oom) {
+		diags_add(d, file, 0, "out of memory while reading the job");
 		sections_free(r.secs, r.n_secs);
 		job_free(j);
 		return -ENOMEM;
