@@ -2,6 +2,7 @@
  * sample as a TSV row (raw values), then a summary on stderr. For looking
  * at a machine's counters, and for checking the sampler's own cost. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -197,30 +198,43 @@ static void sleep_until(double t) {
 		;
 }
 
-/* Opens a temporary file beside path, renamed over it on success. */
+/* A new or regular file is written as a temporary file beside it and
+ * renamed over it on success; anything else (/dev/null, a FIFO, a symlink)
+ * is opened and written in place, *ret_tmp left NULL. */
 static int open_out(const char *path, char **ret_tmp, FILE **ret_f) {
 	struct stat sb;
 	char *tmp;
 	FILE *f;
-	int fd;
+	int fd, r;
 
-	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		fprintf(stderr, "kab sample: cannot write --out %s: it is a directory\n", path);
-		return -EISDIR;
+	if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			fprintf(stderr, "kab sample: cannot write --out %s: it is a directory\n", path);
+			return -EISDIR;
+		}
+		f = fopen(path, "we");
+		if (!f) {
+			r = -errno;
+			fprintf(stderr, "kab sample: cannot write --out %s: %s\n", path, strerror(-r));
+			return r;
+		}
+		*ret_tmp = NULL;
+		*ret_f = f;
+		return 0;
 	}
 	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
 		return -ENOMEM;
-	fd = mkstemp(tmp);
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
-		int r = -errno;
+		r = -errno;
 		fprintf(stderr, "kab sample: cannot write --out %s: %s\n", path, strerror(-r));
 		free(tmp);
 		return r;
 	}
-	fchmod(fd, 0644);
+	(void)fchmod(fd, 0644);
 	f = fdopen(fd, "w");
 	if (!f) {
-		int r = -errno;
+		r = -errno;
 		close(fd);
 		unlink(tmp);
 		free(tmp);
@@ -325,16 +339,18 @@ int cmd_sample(int argc, char **argv) {
 		goto out;
 	}
 	if (fflush(f) != 0 || ferror(f)) {
-		fprintf(stderr, "kab sample: writing %s: %s\n", tmp ? out : "standard output", strerror(errno));
+		fprintf(stderr, "kab sample: writing %s: %s\n", f == stdout ? "standard output" : out, strerror(errno));
 		goto out;
 	}
-	if (tmp) {
+	if (f != stdout) {
 		FILE *done = f;
 		f = stdout;
 		if (fclose(done) != 0) {
 			fprintf(stderr, "kab sample: writing %s: %s\n", out, strerror(errno));
 			goto out;
 		}
+	}
+	if (tmp) {
 		if (rename(tmp, out) < 0) {
 			fprintf(stderr, "kab sample: cannot write --out %s: %s\n", out, strerror(errno));
 			goto out;
@@ -348,9 +364,9 @@ out:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sampler_free(s);
+	if (f != stdout)
+		fclose(f);
 	if (tmp) {
-		if (f != stdout)
-			fclose(f);
 		unlink(tmp);
 		free(tmp);
 	}

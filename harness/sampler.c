@@ -10,7 +10,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -450,9 +452,24 @@ static void note_lateness(struct sampler *s, uint64_t late_ns) {
 	s->late_ns[s->n_late++] = late_ns;
 }
 
+/* Wake on time even when the workload keeps every CPU busy (a 2-CPU VM
+ * under two CPU hogs: p99 lateness 12 ms as a normal thread, 0.1 ms at the
+ * lowest real-time priority). The thread needs well under 1% of a CPU.
+ * Without the privilege, a better nice value; else it runs as it is. */
+static void raise_priority(void) {
+	struct sched_param sp = { .sched_priority = 1 };
+
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0)
+		return;
+	(void)setpriority(PRIO_PROCESS, (id_t)gettid(), -10);
+}
+
 static void *sampler_thread(void *arg) {
 	struct sampler *s = arg;
 	uint64_t k = 1;
+
+	if (!s->opts.normal_priority)
+		raise_priority();
 
 	for (;;) {
 		uint64_t deadline = s->t0_ns + k * s->interval_ns;

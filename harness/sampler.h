@@ -37,6 +37,10 @@ struct sampler_opts {
 	int cgroup_version;      /* 1 or 2, for memcg file names */
 	bool series;             /* keep the time series */
 	bool per_cpu;            /* keep per-CPU interrupt series */
+	bool normal_priority;    /* keep the caller's scheduling; by default the
+	                            thread takes the lowest SCHED_FIFO priority
+	                            (else nice -10) when allowed, so that it
+	                            wakes on time under a CPU-bound workload */
 };
 
 struct sampler;
