@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,11 +141,30 @@ static void run_kab(double seconds, struct result *res) {
 	res->late_p99_s = st.lateness_p99_s;
 	res->late_max_s = st.lateness_max_s;
 	res->missed = st.missed;
-	snprintf(res->note, sizeof(res->note), "%zu read errors; parse, deltas and series included", st.read_errors);
+	snprintf(res->note, sizeof(res->note), "%zu read errors; parse, deltas and series included; SCHED_FIFO 1 when allowed", st.read_errors);
 	sampler_free(s);
 }
 
 /* ---- 2: bare pread ---- */
+
+/* The scheduling kab's sampler thread asks for, so lateness compares
+ * like with like; returns what was set, for the table. */
+static const char *raise_priority(void) {
+	struct sched_param sp = { .sched_priority = 1 };
+
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0)
+		return "SCHED_FIFO 1";
+	if (setpriority(PRIO_PROCESS, 0, -10) == 0)
+		return "nice -10";
+	return "normal priority";
+}
+
+static void restore_priority(void) {
+	struct sched_param sp = { .sched_priority = 0 };
+
+	pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+	setpriority(PRIO_PROCESS, 0, 0);
+}
 
 static void run_bare(double seconds, struct result *res) {
 	/* the files kab's sampler reads, in the same order */
@@ -177,6 +198,7 @@ static void run_bare(double seconds, struct result *res) {
 	if (!buf || !late)
 		goto out;
 
+	const char *prio = raise_priority();
 	double cpu0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
 	double t0 = clock_s(CLOCK_MONOTONIC);
 	size_t k;
@@ -209,11 +231,12 @@ static void run_bare(double seconds, struct result *res) {
 		}
 	}
 	res->cpu_s = clock_s(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+	restore_priority();
 	res->samples = k;
 	/* the first deadline is t0 itself: lateness counts from the second */
 	res->late_p99_s = k > 1 ? p99(late + 1, k - 1) : 0;
 	res->ran = true;
-	snprintf(res->note, sizeof(res->note), "pread of %zu files, no parsing", nfd);
+	snprintf(res->note, sizeof(res->note), "pread of %zu files, no parsing; %s", nfd, prio);
 out:
 	for (size_t i = 0; i < nfd; i++)
 		close(fds[i]);
