@@ -140,7 +140,7 @@ static void print_row(FILE *out, const struct series *s, size_t base, size_t v, 
 	else
 		snprintf(d, sizeof(d), "%s%s (n/a)", delta < 0 ? "-" : "+", dabs);
 	snprintf(n, sizeof(n), "%zu/%zu", a.n, b.n);
-	fprintf(out, "%-30s %-7s %14s %10s %14s %10s  %s\n", s->name, n, ma, sa, mb, sb, d);
+	fprintf(out, "%-34s %-7s %14s %10s %14s %10s  %s\n", s->name, n, ma, sa, mb, sb, d);
 }
 
 static void fmt_size(uint64_t b, char *buf, size_t len)
@@ -257,8 +257,8 @@ int report_print(struct store *st, int64_t job_id, FILE *out)
 		fprintf(out, "\n");
 		print_header(out, j, w, runs, nr);
 		for (size_t v = 1; v < j->n_variants; v++) {
-			fprintf(out, "\n%-30s %-7s %14s %10s %14s %10s  %s\n", "Metric", "n", "Before", "sd", "After", "sd", "Delta (abs / %)");
-			fprintf(out, "%-30s %-7s %25.25s %25.25s\n", "", "", j->variants[0].name, j->variants[v].name);
+			fprintf(out, "\n%-34s %-7s %14s %10s %14s %10s  %s\n", "Metric", "n", "Before", "sd", "After", "sd", "Delta (abs / %)");
+			fprintf(out, "%-34s %-7s %25.25s %25.25s\n", "", "", j->variants[0].name, j->variants[v].name);
 			const char **done = calloc(a.n + 1, sizeof(char *));
 			size_t nd = 0;
 			if (!done) {

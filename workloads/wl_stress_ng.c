@@ -101,11 +101,14 @@ static int collect(const struct wl_ctx *c, int exit_status, struct wl_metrics *m
 	_cleanup_fclose_ FILE *f = fopen(path, "re");
 	if (!f)
 		return -errno;
+	/* per stressor: bogo ops, ops/s real time, ops/s usr+sys time */
+	struct { char name[64]; double v[3]; } st[32];
+	static const char *const yaml_keys[3] = { "bogo-ops", "bogo-ops-per-second-real-time", "bogo-ops-per-second-usr-sys-time" };
+	static const char *const suffix[3] = { "bogo_ops", "bogo_ops_per_s", "bogo_ops_per_s_cpu" };
+	static const char *const unit[3] = { "ops", "ops/s", "ops/s" };
+	size_t n = 0;
 	char line[512];
 	bool in_metrics = false;
-	char stressor[64] = "";
-	double ops = 0, ops_real = 0, ops_cpu = 0;
-	int n_stressors = 0;
 	while (fgets(line, sizeof(line), f)) {
 		if (strncmp(line, "metrics:", 8) == 0) {
 			in_metrics = true;
@@ -119,34 +122,37 @@ static int collect(const struct wl_ctx *c, int exit_status, struct wl_metrics *m
 		while (*p == ' ')
 			p++;
 		if (strncmp(p, "- stressor:", 11) == 0) {
+			if (n == ARRAY_SIZE(st))
+				break;
 			const char *v = p + 11;
 			while (*v == ' ')
 				v++;
-			snprintf(stressor, sizeof(stressor), "%.*s", (int)strcspn(v, " \n"), v);
-			n_stressors++;
+			memset(&st[n], 0, sizeof(st[n]));
+			snprintf(st[n].name, sizeof(st[n].name), "%.*s", (int)strcspn(v, " \n"), v);
+			n++;
 			continue;
 		}
 		double x;
-		char name[128];
-		if (yaml_number(p, "bogo-ops", &x)) {
-			ops += x;
-			snprintf(name, sizeof(name), "stress-ng.%s.bogo_ops", stressor);
-			wl_metrics_add(m, name, "ops", x);
-		} else if (yaml_number(p, "bogo-ops-per-second-real-time", &x)) {
-			ops_real += x;
-			snprintf(name, sizeof(name), "stress-ng.%s.bogo_ops_per_s", stressor);
-			wl_metrics_add(m, name, "ops/s", x);
-		} else if (yaml_number(p, "bogo-ops-per-second-usr-sys-time", &x)) {
-			ops_cpu += x;
-			snprintf(name, sizeof(name), "stress-ng.%s.bogo_ops_per_s_cpu", stressor);
-			wl_metrics_add(m, name, "ops/s", x);
-		}
+		for (size_t k = 0; n > 0 && k < 3; k++)
+			if (yaml_number(p, yaml_keys[k], &x))
+				st[n - 1].v[k] = x;
 	}
-	if (n_stressors == 0)
+	if (n == 0)
 		return -ENODATA;
-	wl_metrics_add(m, "stress-ng.bogo_ops", "ops", ops);
-	wl_metrics_add(m, "stress-ng.bogo_ops_per_s", "ops/s", ops_real);
-	wl_metrics_add(m, "stress-ng.bogo_ops_per_s_cpu", "ops/s", ops_cpu);
+	char name[128];
+	for (size_t k = 0; k < 3; k++) {
+		double total = 0;
+		for (size_t i = 0; i < n; i++)
+			total += st[i].v[k];
+		snprintf(name, sizeof(name), "stress-ng.%s", suffix[k]);
+		wl_metrics_add(m, name, unit[k], total);
+	}
+	if (n > 1) /* several stressors: each one's numbers as well */
+		for (size_t i = 0; i < n; i++)
+			for (size_t k = 0; k < 3; k++) {
+				snprintf(name, sizeof(name), "stress-ng.%s.%s", st[i].name, suffix[k]);
+				wl_metrics_add(m, name, unit[k], st[i].v[k]);
+			}
 	return 0;
 }
 

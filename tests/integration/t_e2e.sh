@@ -26,7 +26,7 @@ sysctl vm.swappiness = 100
 
 [workload vm]
 type = stress-ng
-args = --vm 1 --vm-bytes 128M --vm-keep --timeout 3
+args = --vm 1 --vm-bytes 128M --vm-keep --vm-method flip --timeout 3
 memory.max = 64M
 JOB
 db="$IT_TMP/e2e.db"
