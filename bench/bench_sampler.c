@@ -69,7 +69,7 @@ struct result {
 	double late_p99_s, late_max_s;
 	size_t missed;
 	bool ran;
-	char note[160];
+	char note[320];
 };
 
 /* ---- the memcg ---- */
@@ -190,7 +190,7 @@ static void run_bare(double seconds, struct result *res) {
 		if (fds[nfd] < 0) {
 			if (strstr(paths[i], "pressure"))
 				continue;  /* optional for kab too */
-			snprintf(res->note, sizeof(res->note), "cannot open %s: %s", paths[i], strerror(errno));
+			snprintf(res->note, sizeof(res->note), "cannot open %.200s: %.60s", paths[i], strerror(errno));
 			goto out;
 		}
 		nfd++;

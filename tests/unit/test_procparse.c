@@ -39,6 +39,8 @@ static void on_kv(void *ctx, const char *key, size_t key_len, uint64_t value) {
 static void on_cpu(void *ctx, const char *key, size_t key_len, unsigned cpu, uint64_t value) {
 	struct seen *s = ctx;
 
+	(void)key;
+	(void)key_len;
 	s->n_cpu_calls++;
 	if (s->row < MAX_ROWS && s->cpu_n[s->row] < MAX_CPUS) {
 		s->cpu_of[s->row][s->cpu_n[s->row]] = cpu;
