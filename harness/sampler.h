@@ -34,7 +34,7 @@ const char *sampler_metric_unit(const char *metric);
 struct sampler_opts {
 	double interval_s;       /* > 0; 0.1 must work */
 	const char *memcg_dir;   /* NULL: no memcg files */
-	int cgroup_version;      /* 1 or 2, for memcg file names */
+	int cgroup_version;      /* 1 or 2, for memcg file names; 0: detect */
 	bool series;             /* keep the time series */
 	bool per_cpu;            /* keep per-CPU interrupt series */
 	bool normal_priority;    /* keep the caller's scheduling; by default the
