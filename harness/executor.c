@@ -329,7 +329,9 @@ static void kill_group(pid_t pid, const char *cg_path)
 	kill(-pid, SIGTERM);
 	double deadline = util_mono_now() + KILL_GRACE_S;
 	while (util_mono_now() < deadline) {
-		if (waitpid(pid, NULL, WNOHANG) == pid)
+		siginfo_t si = { 0 };
+		/* WNOWAIT: the caller reaps it, with its rusage */
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid)
 			break;
 		signal_wait(0.05);
 	}
@@ -342,6 +344,12 @@ static void wait_workload(pid_t pid, const char *cg_path, double timeout_s, doub
 	for (;;) {
 		int status;
 		pid_t w = wait4(pid, &status, WNOHANG, &o->ru);
+		if (w < 0 && errno != EINTR) {
+			log_error("waiting for pid %d: %s", (int)pid, strerror(errno));
+			o->exited = false;
+			o->wall_s = util_mono_now() - t0;
+			return;
+		}
 		if (w == pid) {
 			o->status = status;
 			o->exited = true;
@@ -469,8 +477,8 @@ static int run_step(struct store *st, const struct job *j, int64_t job_id, const
 	if ((r = store_run_begin(st, &run, &run_id)) < 0)
 		goto out;
 
-	pid_t pid;
-	int go_fd, err_fd;
+	pid_t pid = -1;
+	int go_fd = -1, err_fd = -1;
 	if ((r = spawn_stopped(prog, argv, workdir, &pid, &go_fd, &err_fd)) < 0) {
 		snprintf(err, sizeof(err), "fork: %s", strerror(-r));
 		o.exec_errno = -r;

@@ -9,9 +9,9 @@ failures=()
 tally() { # suite-name, output file, exit code
 	local line p f s
 	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$2" | tail -n 1)
-	p=$(sed -nE 's/.*[^0-9]?([0-9]+) passed.*/\1/p' <<<"$line")
-	f=$(sed -nE 's/.* ([0-9]+) failed.*/\1/p' <<<"$line")
-	s=$(sed -nE 's/.* ([0-9]+) skipped.*/\1/p' <<<"$line")
+	p=$(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '[0-9]+')
+	f=$(grep -oE '[0-9]+ failed' <<<"$line" | grep -oE '[0-9]+')
+	s=$(grep -oE '[0-9]+ skipped' <<<"$line" | grep -oE '[0-9]+')
 	p=${p:-0} f=${f:-0} s=${s:-0}
 	if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))

@@ -50,10 +50,25 @@ it_begin() {
 	trap it_cleanup EXIT
 }
 
-# Leaves the machine as it was even when a test fails half-way.
+# Leaves the machine as it was even when a test fails half-way: kills what
+# the test started, puts knobs back, removes zram devices and cgroups it made.
 it_cleanup() {
-	local p
+	local p line f v z
 	for p in "${IT_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	while IFS= read -r line; do
+		case $line in
+		/*=*) f=${line%%=*} v=${line#*=}
+			v=$(sed -E 's/.*\[([^]]*)\].*/\1/' <<<"$v")
+			[ "$(sed -E 's/.*\[([^]]*)\].*/\1/' "$f" 2>/dev/null)" = "$v" ] || echo "$v" >"$f" 2>/dev/null ;;
+		zram=*) for z in /sys/block/zram*; do
+				z=${z##*/}
+				grep -qw "$z" <<<"$line" && continue
+				swapoff "/dev/$z" 2>/dev/null
+				echo 1 >"/sys/block/$z/reset" 2>/dev/null
+				echo "${z#zram}" >/sys/class/zram-control/hot_remove 2>/dev/null
+			done ;;
+		esac
+	done <"$IT_TMP/state.before"
 	local root; root=$(memcg_root)
 	if [ -d "$root/kab" ]; then
 		for d in "$root"/kab/*/; do

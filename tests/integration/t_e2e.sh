@@ -26,8 +26,8 @@ sysctl vm.swappiness = 100
 
 [workload vm]
 type = stress-ng
-args = --vm 1 --vm-bytes 128M --vm-keep --vm-method flip --timeout 3
-memory.max = 64M
+args = --vm 1 --vm-bytes 192M --vm-keep --vm-method flip --timeout 4
+memory.max = 128M
 JOB
 db="$IT_TMP/e2e.db"
 $KAB run --db "$db" "$IT_TMP/e2e.job" >"$IT_TMP/out" 2>"$IT_TMP/err"
@@ -39,8 +39,11 @@ check "schedule of 4 steps stored in ABBA order" [ "$(sql "$db" "select group_co
 check "4 runs, all ok" [ "$(sql "$db" "select count(*) from runs where status='ok'")" = 4 ]
 check "pswpout > 0 in every run" [ "$(sql "$db" "select count(*) from metrics where name='vmstat.pswpout' and value > 0")" = 4 ]
 check "pgscan_anon > 0 in every run" [ "$(sql "$db" "select count(*) from metrics where name='vmstat.pgscan_anon' and value > 0")" = 4 ]
-check "bogo ops/s recorded" [ "$(sql "$db" "select count(*) from metrics where name='stress-ng.bogo_ops_per_s' and value > 0")" = 4 ]
-limit=$((64 << 20))
+check "bogo ops/s recorded for every run" [ "$(sql "$db" "select count(*) from metrics where name='stress-ng.bogo_ops_per_s'")" = 4 ]
+# stress-ng restarts a worker the memcg OOM killer took, and loses its bogo
+# ops: a run without an OOM kill must show throughput
+check "bogo ops/s > 0 in every run without a memcg OOM kill" [ "$(sql "$db" "select count(*) from metrics b join metrics o on o.run_id=b.run_id and o.name='memcg.oom_kills' where b.name='stress-ng.bogo_ops_per_s' and o.value=0 and b.value<=0")" = 0 ]
+limit=$((128 << 20))
 check "memcg peak usage never exceeded memory.max" [ "$(sql "$db" "select count(*) from metrics where name='memcg.peak_bytes' and value > 0 and value <= $limit")" = 4 ]
 check "rusage and wall time recorded" [ "$(sql "$db" "select count(*) from metrics where name in ('time.wall_s','rusage.user_s','rusage.sys_s') and value > 0")" = 12 ]
 check "provenance: kernel, boot id, cpus, memory, swap, cgroup version" \
@@ -51,6 +54,6 @@ check "time series stored (samples at 0.2 s)" [ "$(sql "$db" "select min(n) from
 check "report prints the table" grep -q "vmstat.pswpout" "$IT_TMP/out"
 $KAB report 1 --db "$db" >"$IT_TMP/report" 2>&1
 check "kab report 1 prints the same table from the database" grep -q "Delta (abs / %)" "$IT_TMP/report"
-check "report header names kernel and memcg limit" grep -q "memory.max: 64M" "$IT_TMP/report"
+check "report header names kernel and memcg limit" grep -q "memory.max: 128M" "$IT_TMP/report"
 check "journal is empty" [ "$(sql "$db" "select count(*) from journal")" = 0 ]
 it_end
