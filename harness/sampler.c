@@ -239,7 +239,7 @@ static int counter_add(struct sampler *s, struct source *src, const char *key, s
 		return -ENOMEM;
 	memcpy(name, src->prefix, plen);
 	memcpy(name + plen, key, key_len);
-	strcpy(name + plen + key_len, suffix);
+	memcpy(name + plen + key_len, suffix, strlen(suffix) + 1);
 
 	c = &s->ctr[s->n_ctr++];
 	*c = (struct counter){

@@ -290,7 +290,7 @@ bool util_find_program(const char *name, char *ret_path, size_t len)
 		if (dl > 0 && dl + strlen(name) + 2 < sizeof(buf)) {
 			memcpy(buf, path, dl);
 			buf[dl] = '/';
-			strcpy(buf + dl + 1, name);
+			memcpy(buf + dl + 1, name, strlen(name) + 1);
 			struct stat st;
 			if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0) {
 				snprintf(ret_path, len, "%s", buf);
