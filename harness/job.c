@@ -10,7 +10,7 @@
  *
  * At least two [variant] sections (the first is the baseline) and one
  * [workload] are needed; [swap] may be left out (device = existing).
- * examples/JOBFILE.md is the full reference; keep the two in step.
+ * README.md ("Job files") is the full reference; keep the two in step.
  *
  * Syntax, as libinih reads it: "key = value" or "key: value"; whitespace
  * around keys and values is dropped; lines starting with ';' or '#' are
