@@ -26,6 +26,8 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 # Debian packages kab needs to build, run and test.
 DEB_PKGS := build-essential pkg-config libcgroup-dev libinih-dev libsqlite3-dev \
             sqlite3 stress-ng util-linux procps
+# and for the tests: a QEMU guest with cgroup v2 (Debian's kernel, busybox)
+DEB_PKGS += qemu-system-x86 busybox-static cpio kmod
 
 .PHONY: all deps demo check lint bench clean
 all: $(B)/kab $(BENCH_BIN)

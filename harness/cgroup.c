@@ -98,6 +98,32 @@ static int v2_enable_memory(const char *root, const char *name)
 	return r;
 }
 
+/* libcgroup creates missing parents on v1 but not on v2: make each
+ * ancestor of name first (existing ones are fine). */
+static int create_parents(const char *root, const char *name, char *err, size_t errlen)
+{
+	char rel[128];
+	snprintf(rel, sizeof(rel), "%s", name);
+	for (char *slash = strchr(rel, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = 0;
+		char path[640];
+		snprintf(path, sizeof(path), "%s/%s", root, rel);
+		if (access(path, F_OK) != 0) {
+			struct cgroup *lc = cgroup_new_cgroup(rel);
+			int lr = -1;
+			if (lc && cgroup_add_controller(lc, "memory"))
+				lr = cgroup_create_cgroup(lc, 0);
+			cgroup_free(&lc);
+			if (lr != 0 && access(path, F_OK) != 0) {
+				snprintf(err, errlen, "cannot create cgroup %s: %s", path, lr > 0 ? cgroup_strerror(lr) : "out of memory");
+				return -EIO;
+			}
+		}
+		*slash = '/';
+	}
+	return 0;
+}
+
 int cg_create(const char *name, const struct cg_limits *l, struct cg **ret, char *err, size_t errlen)
 {
 	char root[256];
@@ -108,6 +134,8 @@ int cg_create(const char *name, const struct cg_limits *l, struct cg **ret, char
 		return r;
 	}
 	if ((r = cg_limits_supported(l, version, err, errlen)) < 0)
+		return r;
+	if ((r = create_parents(root, name, err, errlen)) < 0)
 		return r;
 	struct cg *c = calloc(1, sizeof(*c));
 	if (!c)

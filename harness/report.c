@@ -183,6 +183,11 @@ static void print_header(FILE *out, const struct job *j, size_t w, const struct 
 			first->cpus, mem, first->cgroup_version);
 		fprintf(out, "Swap: %s (%s: %s)   memcg memory.max: %s", swap, job_swap_kind_name(j->swap.kind),
 			first->swap_devices[0] ? first->swap_devices : "none", lim);
+		if (wl->memory_high != JOB_MEM_UNSET && wl->memory_high != JOB_MEM_MAX) {
+			char mh[32];
+			util_format_size(wl->memory_high, mh, sizeof(mh));
+			fprintf(out, "   memory.high: %s", mh);
+		}
 		if (wl->memory_swap_max != JOB_MEM_UNSET) {
 			char sm[32];
 			if (wl->memory_swap_max == JOB_MEM_MAX)

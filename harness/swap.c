@@ -105,7 +105,7 @@ static int run_mkswap(const char *path, char *err, size_t errlen)
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	char *argv[] = { prog, (char *)"-q", (char *)path, NULL };
+	char *argv[] = { prog, (char *)path, NULL }; /* stdout goes to /dev/null */
 	pid_t pid;
 	int r = posix_spawn(&pid, prog, &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
