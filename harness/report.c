@@ -192,6 +192,8 @@ static void print_header(FILE *out, const struct job *j, size_t w, const struct 
 			char sm[32];
 			if (wl->memory_swap_max == JOB_MEM_MAX)
 				snprintf(sm, sizeof(sm), "max");
+			else if (wl->memory_swap_max == JOB_MEM_ZERO)
+				snprintf(sm, sizeof(sm), "0");
 			else
 				util_format_size(wl->memory_swap_max, sm, sizeof(sm));
 			fprintf(out, "   memory.swap.max: %s", sm);
