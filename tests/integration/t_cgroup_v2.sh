@@ -45,7 +45,7 @@ copy_bin() { # a program and the shared libraries it needs, at the same paths
 	done
 }
 copy_bin "$PWD/build/kab"
-ln -s "$PWD/build/kab" "$root/usr/bin/kab"
+cp build/kab "$root/usr/bin/kab" # the guest mounts a tmpfs over /tmp, where a clone may live
 for p in stress-ng sqlite3 mkswap; do copy_bin "$(command -v $p)"; done
 # zram and the modules it depends on, with a modules.dep for modprobe
 mdir=$kdir/lib/modules/$kver
