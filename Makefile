@@ -13,7 +13,7 @@ CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
 endif
 CPPFLAGS += -D_GNU_SOURCE -Iharness -Iworkloads -Idb -Ikernels
-LDLIBS  := -lcgroup -linih -lsqlite3 -lpthread -lm
+LDLIBS  := -lcgroup -linih -lsqlite3 -lgsl -lgslcblas -lpthread -lm
 
 B := build
 LIB_SRC  := $(filter-out harness/main.c,$(wildcard harness/*.c db/*.c workloads/*.c kernels/*.c))
@@ -24,7 +24,7 @@ BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 
 # Debian packages kab needs to build, run and test.
-DEB_PKGS := build-essential pkg-config libcgroup-dev libinih-dev libsqlite3-dev \
+DEB_PKGS := build-essential pkg-config libcgroup-dev libinih-dev libsqlite3-dev libgsl-dev \
             sqlite3 stress-ng util-linux procps
 # and for the tests: a QEMU guest with cgroup v2 (Debian's kernel, busybox)
 DEB_PKGS += qemu-system-x86 busybox-static cpio kmod
