@@ -54,6 +54,11 @@ static const char *const migrations[] = {
 	"CREATE TABLE journal ("
 	"  id INTEGER PRIMARY KEY, job_id INTEGER, kind TEXT NOT NULL, target TEXT NOT NULL,"
 	"  original TEXT, boot_id TEXT NOT NULL, created REAL NOT NULL);",
+	/* 2: adaptive budgets: how many looks a workload took and why it stopped */
+	"CREATE TABLE workload_progress ("
+	"  job_id INTEGER NOT NULL REFERENCES jobs(id), workload_idx INTEGER NOT NULL,"
+	"  looks INTEGER NOT NULL DEFAULT 0, pairs_done INTEGER NOT NULL DEFAULT 0,"
+	"  stop_reason TEXT, PRIMARY KEY (job_id, workload_idx));",
 };
 
 const char *store_errmsg(struct store *s) { return sqlite3_errmsg(s->db); }
@@ -114,6 +119,7 @@ static int migrate(struct store *s)
 	int version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
 	sqlite3_finalize(st);
 	int latest = (int)ARRAY_SIZE(migrations);
+	_Static_assert(ARRAY_SIZE(migrations) == STORE_SCHEMA_VERSION, "STORE_SCHEMA_VERSION names the last migration");
 	if (version > latest) {
 		log_error("database schema version %d is newer than this kab (%d): use a newer kab", version, latest);
 		return -EPROTO;
@@ -711,5 +717,52 @@ int store_journal_del(struct store *s, int64_t id)
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, id);
+	return step_done(s, st);
+}
+
+int store_progress_set(struct store *s, int64_t job_id, int workload, int looks, int pairs_done, const char *stop_reason)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "INSERT OR REPLACE INTO workload_progress (job_id, workload_idx, looks, pairs_done, stop_reason)"
+			   " VALUES (?,?,?,?,?)", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_int(st, 2, workload);
+	sqlite3_bind_int(st, 3, looks);
+	sqlite3_bind_int(st, 4, pairs_done);
+	bind_text(st, 5, stop_reason);
+	return step_done(s, st);
+}
+
+int store_progress_get(struct store *s, int64_t job_id, int workload, int *ret_looks, int *ret_pairs_done,
+		       char *ret_reason, size_t len)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "SELECT looks, pairs_done, stop_reason FROM workload_progress WHERE job_id = ? AND workload_idx = ?", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_int(st, 2, workload);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return -ENOENT;
+	if (rc != SQLITE_ROW)
+		return sql_err(s, rc, "workload_progress");
+	*ret_looks = sqlite3_column_int(st, 0);
+	*ret_pairs_done = sqlite3_column_int(st, 1);
+	col_text(st, 2, ret_reason, len);
+	return 0;
+}
+
+int store_steps_skip(struct store *s, int64_t job_id, int workload, int from_pair)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "UPDATE steps SET status = 'skipped' WHERE job_id = ? AND workload_idx = ? AND pair >= ? AND status = 'pending'", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_int(st, 2, workload);
+	sqlite3_bind_int(st, 3, from_pair);
 	return step_done(s, st);
 }

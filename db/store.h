@@ -8,7 +8,7 @@
 struct job;
 struct wl_metrics;
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 struct store;
 
@@ -95,6 +95,15 @@ typedef void (*store_metric_fn)(void *ctx, const struct store_run *r, const char
 int store_foreach_metric(struct store *s, int64_t job_id, store_metric_fn fn, void *ctx);
 
 int store_series_get(struct store *s, int64_t run_id, const char *metric, uint8_t **ret_blob, size_t *ret_len, size_t *ret_n);
+
+/* ---- adaptive budgets ---- */
+/* Looks taken, pairs finished and why a workload stopped ("budget",
+ * "decided", "same"; NULL while it runs). */
+int store_progress_set(struct store *s, int64_t job_id, int workload, int looks, int pairs_done, const char *stop_reason);
+int store_progress_get(struct store *s, int64_t job_id, int workload, int *ret_looks, int *ret_pairs_done,
+		       char *ret_reason, size_t len);
+/* Marks a workload's pending steps from pair from_pair on as skipped. */
+int store_steps_skip(struct store *s, int64_t job_id, int workload, int from_pair);
 
 /* ---- journal of machine changes, for restoring after a crash ---- */
 struct store_journal {

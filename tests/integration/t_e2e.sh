@@ -50,7 +50,7 @@ peaks=$(sql "$db" "select group_concat(cast(value as integer), ' ') from metrics
 check "memcg peak usage never exceeded memory.max ($limit; peaks: $peaks)" [ "$(sql "$db" "select count(*) from metrics p join metrics o on o.run_id=p.run_id and o.name='memcg.oom_kills' where p.name='memcg.peak_bytes' and p.value > 0 and (p.value <= $limit or (o.value > 0 and p.value <= $limit * 1.01))")" = 4 ]
 check "rusage and wall time recorded" [ "$(sql "$db" "select count(*) from metrics where name in ('time.wall_s','rusage.user_s','rusage.sys_s') and value > 0")" = 12 ]
 check "provenance: kernel, boot id, cpus, memory, swap, cgroup version" \
-	[ "$(sql "$db" "select count(*) from runs where kernel_release='$(uname -r)' and boot_id='$(cat /proc/sys/kernel/random/boot_id)' and cpus=$(nproc) and mem_total>0 and swap_total>0 and swap_devices like '%zram%' and cgroup_version in (1,2) and kab_version<>'' and schema_version=1")" = 4 ]
+	[ "$(sql "$db" "select count(*) from runs where kernel_release='$(uname -r)' and boot_id='$(cat /proc/sys/kernel/random/boot_id)' and cpus=$(nproc) and mem_total>0 and swap_total>0 and swap_devices like '%zram%' and cgroup_version in (1,2) and kab_version<>'' and schema_version=$(sql "$db" "pragma user_version")")" = 4 ]
 check "knob values in force recorded per variant" \
 	[ "$(sql "$db" "select count(*) from runs where (variant_idx=0 and knobs like '%swappiness=60%') or (variant_idx=1 and knobs like '%swappiness=100%')")" = 4 ]
 check "time series stored (samples at 0.2 s)" [ "$(sql "$db" "select min(n) from samples where metric='vmstat.pswpout'")" -ge 10 ]
