@@ -2,11 +2,13 @@
  *
  * A job file is INI, read by libinih, one section per thing:
  *
- *   [job]                   name (required), pairs, order, seed, interval, metrics
+ *   [job]                   name (required), pairs, order, seed, interval, metrics,
+ *                           primary
  *   [swap]                  device (required), size, path, algorithm, priority
  *   [variant LABEL]         name, kernel, and knobs: "sysctl NAME = V", "sysfs PATH = V"
  *   [workload NAME]         type (required), memory.max, memory.high,
  *                           memory.swap.max, timeout, and the type's own keys
+ *   [metric NAME]           direction, unit, epsilon, label (for the report)
  *
  * At least two [variant] sections (the first is the baseline) and one
  * [workload] are needed; [swap] may be left out (device = existing).
@@ -59,7 +61,10 @@ static const char *const section_names[] = {
 	[JOB_SEC_SWAP] = "swap",
 	[JOB_SEC_VARIANT] = "variant",
 	[JOB_SEC_WORKLOAD] = "workload",
+	[JOB_SEC_METRIC] = "metric",
 };
+#define SECTION_LIST "[job], [swap], [variant LABEL], [workload NAME], [metric NAME]"
+
 
 const char *job_section_name(enum job_sec_kind k)
 {
@@ -189,12 +194,12 @@ static void section_header(struct reader *r, const char *s)
 			if (hint == section_names[i])
 				guess = (enum job_sec_kind)i;
 		if (!*inner)
-			diags_add(r->d, r->file, r->line, "empty section header [] (sections: [job], [swap], [variant LABEL], [workload NAME])");
+			diags_add(r->d, r->file, r->line, "empty section header [] (sections: " SECTION_LIST ")");
 		else if (hint)
 			diags_add(r->d, r->file, r->line, "unknown section [%s%s%s] (did you mean [%s%s%s]?)",
 				  inner, label ? " " : "", label ? label : "", hint, label ? " " : "", label ? label : "");
 		else
-			diags_add(r->d, r->file, r->line, "unknown section [%s%s%s] (sections: [job], [swap], [variant LABEL], [workload NAME])",
+			diags_add(r->d, r->file, r->line, "unknown section [%s%s%s] (sections: " SECTION_LIST ")",
 				  inner, label ? " " : "", label ? label : "");
 		free(label);
 		start_section(r, JOB_SEC_IGNORED, NULL);
@@ -205,9 +210,9 @@ static void section_header(struct reader *r, const char *s)
 		diags_add(r->d, r->file, r->line, "section [%s] takes no label: write [%s]", inner, inner);
 		free(label);
 		label = NULL;
-	} else if ((kind == JOB_SEC_VARIANT || kind == JOB_SEC_WORKLOAD) && !label) {
+	} else if ((kind == JOB_SEC_VARIANT || kind == JOB_SEC_WORKLOAD || kind == JOB_SEC_METRIC) && !label) {
 		diags_add(r->d, r->file, r->line, "section [%s] needs a label, e.g. [%s]", inner,
-			  kind == JOB_SEC_VARIANT ? "variant A" : "workload stress-vm");
+			  kind == JOB_SEC_VARIANT ? "variant A" : kind == JOB_SEC_WORKLOAD ? "workload stress-vm" : "metric stress-ng.bogo_ops_per_s");
 		start_section(r, kind, NULL);
 		if (current(r))
 			current(r)->unlabeled = true;
@@ -349,7 +354,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return 1; /* reported by classify() */
 	struct job_section *s = current(r);
 	if (!s) {
-		diags_add(r->d, r->file, r->line, "key \"%s\" outside any section: put it under [job], [swap], [variant LABEL] or [workload NAME]", name);
+		diags_add(r->d, r->file, r->line, "key \"%s\" outside any section: put it under [job], [swap], [variant LABEL], [workload NAME] or [metric NAME]", name);
 		return 1;
 	}
 	if (s->kind == JOB_SEC_IGNORED || s->unlabeled)
@@ -471,6 +476,15 @@ void job_free(struct job *j)
 	for (size_t i = 0; i < j->n_metrics; i++)
 		free(j->metrics[i]);
 	free(j->metrics);
+	for (size_t i = 0; i < j->n_primary; i++)
+		free(j->primary[i]);
+	free(j->primary);
+	for (size_t i = 0; i < j->n_metric_settings; i++) {
+		free(j->metric_settings[i].name);
+		free(j->metric_settings[i].unit);
+		free(j->metric_settings[i].label);
+	}
+	free(j->metric_settings);
 	free(j->swap.path);
 	free(j->swap.algorithm);
 	for (size_t i = 0; i < j->n_variants; i++) {

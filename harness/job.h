@@ -52,6 +52,27 @@ struct job_workload {
 	int line;
 };
 
+/* Direction of goodness a [metric NAME] section declares. */
+enum job_direction { JOB_DIR_HIGHER, JOB_DIR_LOWER, JOB_DIR_NEUTRAL, JOB_DIR_UNSET };
+
+/* [metric NAME]: report settings for one metric, or for every metric with
+ * a prefix (NAME ends in '*'). Unset fields keep the metric table's. */
+struct job_metric {
+	char *name;            /* "stress-ng.bogo_ops_per_s" or "vmstat.pgscan_*" */
+	enum job_direction direction;
+	char *unit;            /* NULL: unset */
+	char *label;           /* for cover letters; NULL: unset */
+	double epsilon_pct;    /* practical threshold in percent; < 0: unset */
+	int line;
+};
+
+/* pairs = adaptive MIN..MAX [step STEP]: look at MIN, MIN + STEP, ...,
+ * MAX pairs and stop early once every primary metric is decided. */
+struct job_adaptive {
+	bool on;
+	unsigned min, max, step;
+};
+
 struct job_swap {
 	enum job_swap_kind kind;
 	uint64_t size;     /* zram and file */
@@ -65,12 +86,17 @@ struct job {
 	char *file;     /* path as given, for diagnostics */
 	char *text;     /* the file's text, stored with the job */
 	char *name;
-	unsigned pairs;
+	unsigned pairs;      /* pairs to run: the fixed count, or the adaptive budget (max) */
+	struct job_adaptive adaptive;
 	enum job_order order;
 	uint64_t seed;  /* for order = random */
 	double interval_s;  /* sampler interval, default 1 */
 	char **metrics;     /* extra report rows; NULL-terminated; may be NULL */
 	size_t n_metrics;
+	char **primary;     /* primary metrics (names or PREFIX*); NULL-terminated; may be NULL */
+	size_t n_primary;
+	struct job_metric *metric_settings;  /* [metric NAME] sections, file order */
+	size_t n_metric_settings;
 	struct job_swap swap;
 	struct job_variant *variants;
 	size_t n_variants;
@@ -93,5 +119,16 @@ void job_print(const struct job *j, FILE *out);
 void job_free(struct job *j);
 
 const char *job_param(const struct job_workload *w, const char *key);  /* NULL if absent */
+/* Whether a metric name matches a pattern: exact, or PREFIX* by prefix. */
+bool job_metric_matches(const char *pattern, const char *metric);
+bool job_metric_is_primary(const struct job *j, const char *metric);
+/* The settings for a metric, merged field by field from the [metric]
+ * sections that match it (an exact name before the longest prefix). */
+void job_metric_settings(const struct job *j, const char *metric, struct job_metric *ret);
+/* Adaptive looks: how many, and the pair count at look k (1-based). A
+ * fixed job has one look, at pairs. */
+unsigned job_looks(const struct job *j);
+unsigned job_look_pairs(const struct job *j, unsigned look);
+const char *job_direction_name(enum job_direction d);
 const char *job_order_name(enum job_order o);
 const char *job_swap_kind_name(enum job_swap_kind k);

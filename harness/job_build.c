@@ -33,6 +33,10 @@ enum ktype {
 	KT_PATH,     /* absolute, normalized */
 	KT_KERNEL,
 	KT_TYPE,     /* a workload type from wl.h */
+	KT_PAIRS,    /* N, or adaptive MIN..MAX [step STEP] (job_metric.c) */
+	KT_UNIT,     /* a unit: printable, no whitespace */
+	KT_TEXT,     /* one line of free text */
+	KT_PERCENT,  /* "2%" or "2", in (0, max] */
 };
 
 struct keydef {
@@ -40,6 +44,7 @@ struct keydef {
 	const char *name;
 	enum ktype type;
 	size_t off;
+	size_t off_n;   /* KT_METRICS: where the count goes */
 	double min, max;
 	const char *const *choices;
 	bool required;
@@ -49,16 +54,21 @@ struct keydef {
 /* Indexed by the enums' values. */
 static const char *const order_choices[] = { "abba", "alternate", "random", NULL };
 static const char *const swap_choices[] = { "none", "zram", "file", "existing", NULL };
+static const char *const direction_choices[] = { "higher", "lower", "neutral", NULL };
+#define JOB_LABEL_MAX 64
 
 #define KEY(s, n, t, o) .sec = (s), .name = (n), .type = (t), .off = (o)
 static const struct keydef keydefs[] = {
 	{ KEY(JOB_SEC_JOB, "name", KT_NAME, offsetof(struct job, name)), .required = true },
-	{ KEY(JOB_SEC_JOB, "pairs", KT_UINT, offsetof(struct job, pairs)), .min = 1, .max = JOB_PAIRS_MAX },
+	{ KEY(JOB_SEC_JOB, "pairs", KT_PAIRS, 0) },
 	{ KEY(JOB_SEC_JOB, "order", KT_ENUM, offsetof(struct job, order)), .choices = order_choices },
 	{ KEY(JOB_SEC_JOB, "seed", KT_U64, offsetof(struct job, seed)) },
 	{ KEY(JOB_SEC_JOB, "interval", KT_DURATION, offsetof(struct job, interval_s)),
 	  .min = JOB_INTERVAL_MIN, .max = JOB_INTERVAL_MAX },
-	{ KEY(JOB_SEC_JOB, "metrics", KT_METRICS, 0), .multiline = true },
+	{ KEY(JOB_SEC_JOB, "metrics", KT_METRICS, offsetof(struct job, metrics)), .off_n = offsetof(struct job, n_metrics),
+	  .multiline = true },
+	{ KEY(JOB_SEC_JOB, "primary", KT_METRICS, offsetof(struct job, primary)), .off_n = offsetof(struct job, n_primary),
+	  .multiline = true },
 	{ KEY(JOB_SEC_SWAP, "device", KT_ENUM, offsetof(struct job_swap, kind)), .choices = swap_choices, .required = true },
 	{ KEY(JOB_SEC_SWAP, "size", KT_SIZE, offsetof(struct job_swap, size)), .min = JOB_SWAP_MIN },
 	{ KEY(JOB_SEC_SWAP, "path", KT_PATH, offsetof(struct job_swap, path)) },
@@ -72,6 +82,10 @@ static const struct keydef keydefs[] = {
 	{ KEY(JOB_SEC_WORKLOAD, "memory.swap.max", KT_MEM, offsetof(struct job_workload, memory_swap_max)), .min = 0 },
 	{ KEY(JOB_SEC_WORKLOAD, "timeout", KT_DURATION, offsetof(struct job_workload, timeout_s)),
 	  .min = JOB_TIMEOUT_MIN, .max = JOB_TIMEOUT_MAX },
+	{ KEY(JOB_SEC_METRIC, "direction", KT_ENUM, offsetof(struct job_metric, direction)), .choices = direction_choices },
+	{ KEY(JOB_SEC_METRIC, "unit", KT_UNIT, offsetof(struct job_metric, unit)) },
+	{ KEY(JOB_SEC_METRIC, "epsilon", KT_PERCENT, offsetof(struct job_metric, epsilon_pct)) },
+	{ KEY(JOB_SEC_METRIC, "label", KT_TEXT, offsetof(struct job_metric, label)), .max = JOB_LABEL_MAX },
 };
 #define N_KEYS ARRAY_SIZE(keydefs)
 
@@ -196,62 +210,6 @@ static void bad_name(struct builder *b, int line, const char *what, const char *
 	    what, v, JOB_NAME_MAX);
 }
 
-/* SOURCE.NAME, or SOURCE.PREFIX* for every metric with that prefix. */
-static bool valid_metric(const char *m)
-{
-	const char *dot = strchr(m, '.');
-	if (!dot || dot == m || !dot[1] || m[strlen(m) - 1] == '.')
-		return false;
-	for (const char *p = m; *p; p++)
-		if (!isalnum((unsigned char)*p) && !strchr("._-", *p) && !(*p == '*' && !p[1]))
-			return false;
-	return true;
-}
-
-static void set_metrics(struct builder *b, const struct job_entry *e, bool *ok)
-{
-	struct job *j = b->j;
-	_cleanup_free_ char *copy = strdup(e->value);
-	if (!copy) {
-		b->oom = true;
-		return;
-	}
-	size_t cap = 1;
-	for (const char *p = copy; *p; p++)
-		cap += isspace((unsigned char)*p) ? 1 : 0;
-	char **v = calloc(cap + 1, sizeof(char *));
-	if (!v) {
-		b->oom = true;
-		return;
-	}
-	size_t n = 0;
-	for (char *p = copy; *p;) {
-		while (isspace((unsigned char)*p))
-			p++;
-		if (!*p)
-			break;
-		char *w = p;
-		while (*p && !isspace((unsigned char)*p))
-			p++;
-		if (*p)
-			*p++ = 0;
-		bool dup = false;
-		for (size_t i = 0; i < n; i++)
-			dup = dup || strcmp(v[i], w) == 0;
-		if (!valid_metric(w)) {
-			ERR(b, e->line, "bad metric \"%s\": expected SOURCE.NAME or SOURCE.PREFIX*, e.g. vmstat.pgmajfault, interrupts.RES or vmstat.nr_tlb_*", w);
-			*ok = false;
-		} else if (dup) {
-			ERR(b, e->line, "metric \"%s\" is listed twice", w);
-			*ok = false;
-		} else if (!(v[n++] = strdup(w))) {
-			b->oom = true;
-		}
-	}
-	j->metrics = v;
-	j->n_metrics = n;
-}
-
 static bool parse_duration_key(struct builder *b, const struct keydef *k, const struct job_entry *e, double *ret)
 {
 	double s;
@@ -307,6 +265,22 @@ static bool set_value(struct builder *b, const struct keydef *k, const struct jo
 	case KT_PATH:
 	case KT_KERNEL:
 	case KT_TYPE:
+	case KT_UNIT:
+	case KT_TEXT:
+		if (k->type == KT_UNIT && !job_valid_unit(v)) {
+			ERR(b, e->line, "bad %s \"%s\": use at most 31 printable characters, no spaces, commas, quotes, ';' or '#' (e.g. ops/s, ms, pages)",
+			    k->name, v);
+			return false;
+		}
+		if (k->type == KT_TEXT) {
+			bool printable = true;
+			for (const char *p = v; *p; p++)
+				printable = printable && ((unsigned char)*p >= 0x20 && *p != 0x7f);
+			if (!printable || strlen(v) > (size_t)k->max) {
+				ERR(b, e->line, "bad %s \"%s\": use one line of at most %.0f characters", k->name, v, k->max);
+				return false;
+			}
+		}
 		if (k->type == KT_NAME && !job_valid_name(v)) {
 			bad_name(b, e->line, k->name, v);
 			return false;
@@ -417,15 +391,24 @@ static bool set_value(struct builder *b, const struct keydef *k, const struct jo
 		return parse_duration_key(b, k, e, (double *)at);
 
 	case KT_METRICS: {
-		bool ok = true;
-		set_metrics(b, e, &ok);
+		char ***list = (char ***)at;
+		size_t *n = (size_t *)((char *)obj + k->off_n);
+		int r = job_parse_metric_list(b->file, e->line, v, list, n, b->d);
+		if (r == -ENOMEM)
+			b->oom = true;
 		struct strbuf sb = { 0 };
-		for (size_t m = 0; m < b->j->n_metrics; m++)
-			sb_printf(&sb, "%s%s", m ? " " : "", b->j->metrics[m]);
-		ok = ok && fits(b, e->line, k->name, sb.buf ? sb.buf : "", true);
+		for (size_t m = 0; m < *n; m++)
+			sb_printf(&sb, "%s%s", m ? " " : "", (*list)[m]);
+		bool ok = r == 0 && fits(b, e->line, k->name, sb.buf ? sb.buf : "", true);
 		sb_free(&sb);
 		return ok;
 	}
+
+	case KT_PAIRS:
+		return job_parse_pairs(b->file, e->line, v, obj, b->d);
+
+	case KT_PERCENT:
+		return job_parse_percent(b->file, e->line, k->name, v, (double *)at, b->d);
 	}
 	return false;
 }
@@ -544,6 +527,33 @@ static void build_job_section(struct builder *b, const struct job_section *s)
 		ERR(b, seed->line, "seed applies only to order = random");
 	if (seed->line && !order->line)
 		ERR(b, seed->line, "seed applies only to order = random (the default order is abba)");
+	const struct seen *pairs = seen_of(seen, JOB_SEC_JOB, "pairs");
+	const struct seen *primary = seen_of(seen, JOB_SEC_JOB, "primary");
+	if (pairs->ok && b->j->adaptive.on && !primary->line)
+		ERR(b, pairs->line, "pairs = adaptive stops when every primary metric is decided: name them with primary = METRIC ... in [job]");
+}
+
+/* [metric NAME]: report settings for a metric or a prefix of them. */
+static void build_metric_section(struct builder *b, const struct job_section *s)
+{
+	struct job *j = b->j;
+	struct job_metric *nm = realloc(j->metric_settings, (j->n_metric_settings + 1) * sizeof(*nm));
+	if (!nm) {
+		b->oom = true;
+		return;
+	}
+	j->metric_settings = nm;
+	struct job_metric *m = &j->metric_settings[j->n_metric_settings++];
+	*m = (struct job_metric){ .name = strdup(s->label), .direction = JOB_DIR_UNSET, .epsilon_pct = -1, .line = s->line };
+	if (!m->name)
+		b->oom = true;
+	if (!job_valid_metric(s->label))
+		ERR(b, s->line, "bad metric \"%s\" in [metric %s]: expected SOURCE.NAME or SOURCE.PREFIX*, e.g. stress-ng.bogo_ops_per_s or vmstat.pgscan_*",
+		    s->label, s->label);
+	struct seen seen[N_KEYS] = { 0 };
+	apply_entries(b, s, m, seen, NULL);
+	if (s->n == 0)
+		ERR(b, s->line, "[metric %s] sets nothing: give it direction, unit, epsilon or label, or remove it", s->label);
 }
 
 static void build_swap_section(struct builder *b, const struct job_section *s)
@@ -773,7 +783,7 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 			first = *line;
 			if (!first)
 				*line = s->line;
-		} else if (s->kind == JOB_SEC_VARIANT || s->kind == JOB_SEC_WORKLOAD) {
+		} else if (s->kind == JOB_SEC_VARIANT || s->kind == JOB_SEC_WORKLOAD || s->kind == JOB_SEC_METRIC) {
 			for (size_t k = 0; k < i && !first; k++)
 				if (secs[k].kind == s->kind && !secs[k].unlabeled && strcmp(secs[k].label, s->label) == 0)
 					first = secs[k].line;
@@ -791,6 +801,7 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 		case JOB_SEC_SWAP: build_swap_section(&b, s); break;
 		case JOB_SEC_VARIANT: build_variant(&b, s); break;
 		case JOB_SEC_WORKLOAD: build_workload(&b, s); break;
+		case JOB_SEC_METRIC: build_metric_section(&b, s); break;
 		case JOB_SEC_IGNORED: break;
 		}
 	}

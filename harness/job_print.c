@@ -127,7 +127,8 @@ void job_print(const struct job *j, FILE *out)
 	char buf[64];
 	fprintf(out, "[job]\n");
 	fprintf(out, "name = %s\n", j->name);
-	fprintf(out, "pairs = %u\n", j->pairs);
+	job_format_pairs(j, buf, sizeof(buf));
+	fprintf(out, "pairs = %s\n", buf);
 	fprintf(out, "order = %s\n", job_order_name(j->order));
 	if (j->order == JOB_ORDER_RANDOM)
 		fprintf(out, "seed = %llu\n", (unsigned long long)j->seed);
@@ -138,6 +139,13 @@ void job_print(const struct job *j, FILE *out)
 		for (size_t i = 0; i < j->n_metrics; i++)
 			sb_printf(&sb, "%s%s", i ? " " : "", j->metrics[i]);
 		job_print_key(out, "metrics", sb.buf ? sb.buf : "", true);
+		sb_free(&sb);
+	}
+	if (j->n_primary > 0) {
+		struct strbuf sb = { 0 };
+		for (size_t i = 0; i < j->n_primary; i++)
+			sb_printf(&sb, "%s%s", i ? " " : "", j->primary[i]);
+		job_print_key(out, "primary", sb.buf ? sb.buf : "", true);
 		sb_free(&sb);
 	}
 
@@ -165,4 +173,5 @@ void job_print(const struct job *j, FILE *out)
 	}
 	for (size_t i = 0; i < j->n_workloads; i++)
 		print_workload(&j->workloads[i], out);
+	job_print_metric_sections(j, out);
 }

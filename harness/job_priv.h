@@ -14,6 +14,7 @@ enum job_sec_kind {
 	JOB_SEC_SWAP,
 	JOB_SEC_VARIANT,
 	JOB_SEC_WORKLOAD,
+	JOB_SEC_METRIC,
 	JOB_SEC_IGNORED, /* unknown or malformed header: already reported */
 };
 
@@ -48,6 +49,9 @@ struct job_section {
 #define JOB_PRIORITY_MAX 32767
 #define JOB_NAME_MAX 64
 #define JOB_SWAP_PATH_DEFAULT "/var/tmp/kab.swap"
+#define JOB_LOOKS_MAX 10u      /* adaptive: at most this many looks */
+#define JOB_ADAPTIVE_MIN 2u    /* adaptive: the first look needs two pairs */
+#define JOB_EPSILON_MAX 100.0  /* epsilon in percent */
 
 /* Turns collected sections into *j; reports every problem to d. With
  * check, also looks at the machine (reads only). Returns the number of
@@ -69,6 +73,27 @@ void job_knob_clear(struct job_knob *k);
 int job_sysctl_target(const char *target, char **ret_path, char **ret_name);
 /* A relative path with no empty, "." or ".." component and no spaces. */
 bool job_path_ok(const char *rel);
+
+/* Metric-related values (job_metric.c). Each reports its problems to d
+ * as file:line and returns false on one. */
+/* SOURCE.NAME, or SOURCE.PREFIX* for every metric with that prefix. */
+bool job_valid_metric(const char *m);
+/* A space-separated list of metrics into a NULL-terminated array (set
+ * even when some words were bad). -ENOMEM, or the number of problems. */
+int job_parse_metric_list(const char *file, int line, const char *value, char ***ret_v, size_t *ret_n,
+			  struct diags *d);
+/* "10" or "adaptive 5..20 [step 5]" into j->pairs and j->adaptive. */
+bool job_parse_pairs(const char *file, int line, const char *value, struct job *j, struct diags *d);
+/* "2%" or "2": a percentage in (0, JOB_EPSILON_MAX]. */
+bool job_parse_percent(const char *file, int line, const char *key, const char *value, double *ret,
+		       struct diags *d);
+/* A unit: printable, no whitespace, at most 31 characters ("ops/s", "%"). */
+bool job_valid_unit(const char *s);
+/* "10", or "adaptive 5..20 step 5". */
+void job_format_pairs(const struct job *j, char *buf, size_t len);
+/* "2%", "0.5%": read back exactly by job_parse_percent. */
+void job_format_percent(double pct, char *buf, size_t len);
+void job_print_metric_sections(const struct job *j, FILE *out);
 
 /* Machine checks (job_check.c): each reports to d and returns false on a
  * problem. They only read. */
