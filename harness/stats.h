@@ -68,12 +68,18 @@ int stats_compare(const struct stats_input *in, struct stats_result *ret);
 
 /* Benjamini-Hochberg q-values for n p-values (NAN p-values stay NAN). */
 int stats_bh(const double *p, size_t n, double *q_out);
+/* Sets q_value from p_value across n results (one workload's non-primary
+ * metrics; primary metrics are left out of the correction, STATS.md rule 6). */
+int stats_bh_fill(struct stats_result *res, size_t n);
 
 /* ---- building blocks, exposed for tests ---- */
 
 /* Exact null distribution of the signed-rank statistic W+ for n untied
  * ranks: P(W+ <= w). */
 double stats_signrank_cdf(unsigned n, unsigned w);
+/* Exact null distribution of Mann-Whitney U for sizes m and n without
+ * ties: P(U <= u). */
+double stats_mann_whitney_cdf(unsigned m, unsigned n, unsigned u);
 /* Wilcoxon signed-rank on d (zeros dropped, as scipy zero_method="wilcox";
  * ties by midranks). Two-sided p; exact when the used n < 50 and no ties,
  * otherwise normal with tie correction (continuity correction as scipy). */
@@ -95,6 +101,6 @@ enum stats_stop { STATS_CONTINUE, STATS_STOP_DECIDED, STATS_STOP_SAME };
 enum stats_stop stats_adaptive_look(const struct stats_result *primary, size_t n, unsigned look, unsigned n_looks);
 
 const char *stats_verdict_name(enum stats_verdict v);   /* "better", ... "undecided", "none" */
-const char *stats_verdict_marker(enum stats_verdict v, bool utf8);  /* ▲ ▼ ≠/* ~ ? ; ASCII: + - * ~ ? */
+const char *stats_verdict_marker(enum stats_verdict v, bool utf8);  /* ▲ ▼ ≠ ~ ? ; ASCII: + - * ~ ?; none: "-" / "" */
 const char *stats_test_name(enum stats_test t);         /* "wilcoxon-signed-rank-exact", ... */
 const char *stats_direction_name(enum stats_direction d);  /* "higher" "lower" "neutral" */

@@ -1,0 +1,471 @@
+/* Descriptive statistics, the A/B comparison behind a report row, the
+ * verdict, Benjamini-Hochberg and the adaptive stopping rule (STATS.md
+ * rules 3-9). The rank tests are in stats_rank.c, the Hodges-Lehmann
+ * intervals in stats_hl.c. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "stats_priv.h"
+
+#define DEFAULT_ALPHA 0.05
+/* Rule 7: epsilon is max(1%, 2 x baseline CoV). */
+#define EPSILON_FLOOR_PCT 1.0
+#define EPSILON_COV_FACTOR 2.0
+
+static double finite_or_nan(double x) {
+	return isfinite(x) ? x : NAN;
+}
+
+int stats_describe(const double *x, size_t n, struct stats_desc *ret) {
+	if (!ret || (!x && n))
+		return -EINVAL;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += isfinite(x[i]) != 0;
+	struct stats_desc s = {
+		.n = k, .mean = NAN, .median = NAN, .stddev = NAN,
+		.cov_pct = NAN, .min = NAN, .max = NAN,
+	};
+	if (k == 0) {
+		*ret = s;
+		return 0;
+	}
+	double *v = malloc(k * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(x[i]))
+			v[k++] = x[i];
+	qsort(v, k, sizeof(*v), stats_cmp_double);
+	/* running mean: a plain sum of values near DBL_MAX would overflow */
+	double mean = 0;
+	for (size_t i = 0; i < k; i++)
+		mean += (v[i] - mean) / (double)(i + 1);
+	s.mean = mean;
+	s.median = stats_median_sorted(v, k);
+	s.min = v[0];
+	s.max = v[k - 1];
+	if (k > 1) {
+		double ss = 0;
+		for (size_t i = 0; i < k; i++)
+			ss += (v[i] - mean) * (v[i] - mean);
+		s.stddev = finite_or_nan(sqrt(ss / (double)(k - 1)));
+		/* a constant series has no noise, even a constant 0 counter */
+		if (s.stddev == 0)
+			s.cov_pct = 0;
+		else if (mean != 0)
+			s.cov_pct = finite_or_nan(100 * s.stddev / fabs(mean));
+	}
+	free(v);
+	*ret = s;
+	return 0;
+}
+
+const char *stats_verdict_name(enum stats_verdict v) {
+	switch (v) {
+	case STATS_VERDICT_NONE: return "none";
+	case STATS_VERDICT_BETTER: return "better";
+	case STATS_VERDICT_WORSE: return "worse";
+	case STATS_VERDICT_CHANGED: return "changed";
+	case STATS_VERDICT_SAME: return "same";
+	case STATS_VERDICT_UNDECIDED: return "undecided";
+	}
+	return "unknown";
+}
+
+/* "none" is a dash in UTF-8 tables but blank in ASCII, where "-" means
+ * worse. */
+const char *stats_verdict_marker(enum stats_verdict v, bool utf8) {
+	switch (v) {
+	case STATS_VERDICT_NONE: return utf8 ? "-" : "";
+	case STATS_VERDICT_BETTER: return utf8 ? "\u25b2" : "+";
+	case STATS_VERDICT_WORSE: return utf8 ? "\u25bc" : "-";
+	case STATS_VERDICT_CHANGED: return utf8 ? "\u2260" : "*";
+	case STATS_VERDICT_SAME: return "~";
+	case STATS_VERDICT_UNDECIDED: return "?";
+	}
+	return "?";
+}
+
+const char *stats_test_name(enum stats_test t) {
+	switch (t) {
+	case STATS_TEST_NONE: return "none";
+	case STATS_TEST_WILCOXON_EXACT: return "wilcoxon-signed-rank-exact";
+	case STATS_TEST_WILCOXON_NORMAL: return "wilcoxon-signed-rank-normal";
+	case STATS_TEST_MANN_WHITNEY_EXACT: return "mann-whitney-u-exact";
+	case STATS_TEST_MANN_WHITNEY_NORMAL: return "mann-whitney-u-normal";
+	}
+	return "unknown";
+}
+
+const char *stats_direction_name(enum stats_direction d) {
+	switch (d) {
+	case STATS_DIR_NEUTRAL: return "neutral";
+	case STATS_DIR_HIGHER: return "higher";
+	case STATS_DIR_LOWER: return "lower";
+	}
+	return "unknown";
+}
+
+/* Everything stats_compare works out before it fills the result. */
+struct cmp {
+	bool log_scale;
+	double scale;           /* |median A|: the difference scale's 100% */
+	double hl, lo, hi;      /* on the scale used; lo/hi NAN without a CI */
+	double level;
+	double p, z;
+	enum stats_test test;
+	size_t pairs;
+};
+
+/* A shift on the scale used, in percent. On the difference scale a zero
+ * baseline leaves percentages undefined, except for no shift at all. */
+static double to_pct(const struct cmp *c, double x) {
+	if (isnan(x))
+		return NAN;
+	if (c->log_scale)
+		return finite_or_nan(100 * expm1(x));
+	if (x == 0)
+		return 0;
+	return c->scale > 0 ? finite_or_nan(100 * x / c->scale) : NAN;
+}
+
+static int run_paired(const double *va, const double *vb, size_t n, double conf, struct cmp *c) {
+	double *d = malloc(n * sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(va[i]) && !isnan(vb[i]))
+			d[k++] = vb[i] - va[i];
+	c->pairs = k;
+	int r = 0;
+	if (!stats_all_finite(d, k)) {
+		r = -ERANGE;  /* ratios or differences beyond a double */
+		goto out;
+	}
+	if (k == 1) {
+		/* one pair: an estimate, no test and no interval */
+		c->hl = d[0];
+		goto out;
+	}
+	double est, lo, hi, level, w, p, z;
+	bool exact;
+	r = stats_hl_paired(d, k, conf, &est, &lo, &hi, &level);
+	if (r < 0)
+		goto out;
+	r = stats_wilcoxon(d, k, &w, &p, &exact, &z);
+	if (r < 0)
+		goto out;
+	c->hl = est;
+	c->lo = lo;
+	c->hi = hi;
+	c->level = level;
+	c->p = p;
+	c->z = z;
+	c->test = exact ? STATS_TEST_WILCOXON_EXACT : STATS_TEST_WILCOXON_NORMAL;
+out:
+	free(d);
+	return r;
+}
+
+/* Keeps the non-missing values of x. */
+static size_t compact(const double *x, size_t n, double *out) {
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(x[i]))
+			out[k++] = x[i];
+	return k;
+}
+
+static int run_unpaired(const double *va, const double *vb, size_t n, double conf, struct cmp *c) {
+	double *x = malloc(n * sizeof(*x)), *y = malloc(n * sizeof(*y));
+	int r = -ENOMEM;
+	if (!x || !y)
+		goto out;
+	size_t nx = compact(va, n, x), ny = compact(vb, n, y);
+	double est, lo, hi, level, u, p, z;
+	bool exact;
+	r = stats_hl_shift(x, nx, y, ny, conf, &est, &lo, &hi, &level);
+	if (r < 0)
+		goto out;
+	r = stats_mann_whitney(x, nx, y, ny, &u, &p, &exact, &z);
+	if (r < 0)
+		goto out;
+	c->hl = est;
+	/* a one-against-one comparison has an interval of coverage 0 */
+	if (level > 0) {
+		c->lo = lo;
+		c->hi = hi;
+		c->level = level;
+	}
+	c->p = p;
+	c->z = z;
+	c->test = exact ? STATS_TEST_MANN_WHITNEY_EXACT : STATS_TEST_MANN_WHITNEY_NORMAL;
+out:
+	free(x);
+	free(y);
+	return r;
+}
+
+static int welch_on(const double *va, const double *vb, size_t n, double *ret_p) {
+	double *x = malloc(n * sizeof(*x)), *y = malloc(n * sizeof(*y));
+	int r = -ENOMEM;
+	if (!x || !y)
+		goto out;
+	size_t nx = compact(va, n, x), ny = compact(vb, n, y);
+	double t, df;
+	r = stats_welch(x, nx, y, ny, &t, &df, ret_p);
+out:
+	free(x);
+	free(y);
+	return r;
+}
+
+/* Rule 8. The comparison runs on the scale used, against the epsilon band
+ * mapped onto it: [ln(1 - e), ln(1 + e)] for ratios, +-e |median A| for
+ * differences (so with a zero baseline only an interval of exactly [0, 0]
+ * is "same" and any interval clear of 0 is outside the band). */
+static enum stats_verdict decide(const struct cmp *c, double eps_pct, double alpha, enum stats_direction dir) {
+	if (isnan(c->lo) || isnan(c->hi))
+		return STATS_VERDICT_UNDECIDED;
+	double e = eps_pct / 100, band_lo, band_hi;
+	if (c->log_scale) {
+		band_lo = e < 1 ? log1p(-e) : -INFINITY;
+		band_hi = log1p(e);
+	} else {
+		band_lo = -e * c->scale;
+		band_hi = e * c->scale;
+	}
+	bool up = c->lo > band_hi, down = c->hi < band_lo;
+	if ((up || down) && c->p < alpha) {
+		switch (dir) {
+		case STATS_DIR_HIGHER: return up ? STATS_VERDICT_BETTER : STATS_VERDICT_WORSE;
+		case STATS_DIR_LOWER: return up ? STATS_VERDICT_WORSE : STATS_VERDICT_BETTER;
+		case STATS_DIR_NEUTRAL: return STATS_VERDICT_CHANGED;
+		}
+		return STATS_VERDICT_CHANGED;
+	}
+	if (c->lo >= band_lo && c->hi <= band_hi)
+		return STATS_VERDICT_SAME;
+	return STATS_VERDICT_UNDECIDED;
+}
+
+/* Rule 5: log-ratios when every value on both sides is positive, so a
+ * counter that stayed 0 compares by differences instead of giving NaN. */
+static bool all_positive(const double *x, size_t n) {
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(x[i]) && !(x[i] > 0))
+			return false;
+	return true;
+}
+
+/* Missing runs become NAN, the only marker the tests look for. */
+static void transform(const double *x, size_t n, bool log_scale, double *out) {
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(x[i]))
+			out[i] = NAN;
+		else
+			out[i] = log_scale ? log(x[i]) : x[i];
+	}
+}
+
+int stats_compare(const struct stats_input *in, struct stats_result *ret) {
+	if (!in || !ret || (in->n && (!in->a || !in->b)))
+		return -EINVAL;
+	double alpha = in->alpha == 0 ? DEFAULT_ALPHA : in->alpha;
+	if (!(alpha > 0 && alpha < 1))
+		return -EINVAL;
+
+	struct stats_result res = {
+		.delta_abs = NAN, .delta_pct = NAN, .hl = NAN, .hl_pct = NAN,
+		.ci_low_pct = NAN, .ci_high_pct = NAN, .ci_level = NAN,
+		.test = STATS_TEST_NONE, .p_value = NAN, .z = NAN, .welch_p = NAN,
+		.q_value = NAN, .verdict = STATS_VERDICT_NONE,
+	};
+	int r = stats_describe(in->a, in->n, &res.a);
+	if (r < 0)
+		return r;
+	r = stats_describe(in->b, in->n, &res.b);
+	if (r < 0)
+		return r;
+
+	double cov = res.a.cov_pct;
+	double eps = in->epsilon_pct >= 0 ? in->epsilon_pct :
+		fmax(EPSILON_FLOOR_PCT, isnan(cov) ? 0 : EPSILON_COV_FACTOR * cov);
+	res.epsilon_pct = finite_or_nan(eps);
+	if (res.a.n == 0 || res.b.n == 0) {
+		*ret = res;
+		return 0;
+	}
+
+	res.delta_abs = finite_or_nan(res.b.mean - res.a.mean);
+	/* no change is 0% even of a zero baseline (a counter that never moved) */
+	if (res.delta_abs == 0)
+		res.delta_pct = 0;
+	else if (res.a.mean != 0)
+		res.delta_pct = finite_or_nan(100 * res.delta_abs / fabs(res.a.mean));
+
+	struct cmp c = {
+		.log_scale = all_positive(in->a, in->n) && all_positive(in->b, in->n),
+		.scale = fabs(res.a.median),
+		.hl = NAN, .lo = NAN, .hi = NAN, .level = NAN, .p = NAN, .z = NAN,
+		.test = STATS_TEST_NONE,
+	};
+	double *va = malloc(in->n * sizeof(*va)), *vb = malloc(in->n * sizeof(*vb));
+	r = -ENOMEM;
+	if (!va || !vb)
+		goto out;
+	transform(in->a, in->n, c.log_scale, va);
+	transform(in->b, in->n, c.log_scale, vb);
+
+	size_t pairs = 0;
+	for (size_t i = 0; i < in->n; i++)
+		pairs += !isnan(va[i]) && !isnan(vb[i]);
+	/* Broken pairs: a few missing partners cost a few pairs; past a
+	 * third of all runs the pairs left no longer represent the runs, and
+	 * the unpaired test on every run is the honest one. */
+	size_t runs = res.a.n + res.b.n, orphans = runs - 2 * pairs;
+	double conf = 1 - alpha;
+	if (pairs > 0 && 3 * orphans <= runs)
+		r = run_paired(va, vb, in->n, conf, &c);
+	else
+		r = run_unpaired(va, vb, in->n, conf, &c);
+	/* differences beyond a double: a row without a test, not an error */
+	if (r < 0 && r != -ERANGE)
+		goto out;
+	res.pairs = c.pairs;
+
+	double wp;
+	if (welch_on(va, vb, in->n, &wp) >= 0)
+		res.welch_p = wp;
+
+	res.log_scale = c.log_scale;
+	res.hl = finite_or_nan(c.hl);
+	res.hl_pct = to_pct(&c, c.hl);
+	res.ci_low_pct = to_pct(&c, c.lo);
+	res.ci_high_pct = to_pct(&c, c.hi);
+	res.ci_level = finite_or_nan(c.level);
+	res.test = c.test;
+	res.p_value = finite_or_nan(c.p);
+	res.z = finite_or_nan(c.z);
+	res.verdict = decide(&c, res.epsilon_pct, alpha, in->dir);
+	*ret = res;
+	r = 0;
+out:
+	free(va);
+	free(vb);
+	return r;
+}
+
+struct pq {
+	double p;
+	size_t i;
+};
+
+static int cmp_pq(const void *a, const void *b) {
+	const struct pq *x = a, *y = b;
+	return (x->p > y->p) - (x->p < y->p);
+}
+
+int stats_bh(const double *p, size_t n, double *q_out) {
+	if (n == 0)
+		return 0;
+	if (!p || !q_out)
+		return -EINVAL;
+	struct pq *v = malloc(n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(p[i]))
+			v[m++] = (struct pq){ p[i], i };
+	qsort(v, m, sizeof(*v), cmp_pq);
+	/* step-up: q_(i) = min over j >= i of m p_(j) / j, capped at 1;
+	 * q_out may be p itself, so NANs are written last */
+	double run = 1;
+	for (size_t k = m; k-- > 0;) {
+		run = fmin(run, v[k].p * (double)m / (double)(k + 1));
+		v[k].p = run;
+	}
+	double *q = malloc(n * sizeof(*q));
+	if (!q) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		q[i] = NAN;
+	for (size_t k = 0; k < m; k++)
+		q[v[k].i] = v[k].p;
+	memcpy(q_out, q, n * sizeof(*q));
+	free(q);
+	free(v);
+	return 0;
+}
+
+int stats_bh_fill(struct stats_result *res, size_t n) {
+	if (n == 0)
+		return 0;
+	if (!res)
+		return -EINVAL;
+	double *p = malloc(n * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		p[i] = res[i].p_value;
+	int r = stats_bh(p, n, p);
+	if (r >= 0)
+		for (size_t i = 0; i < n; i++)
+			res[i].q_value = p[i];
+	free(p);
+	return r;
+}
+
+/* O'Brien-Fleming bounds at two-sided alpha 0.05 have the shape
+ * c sqrt(K / k). For K = 4 looks c = 2.024 (the published last bound), and
+ * the table below is that shape rounded. Other K reuse c = 2.024: the exact
+ * constant drifts a little with K (smaller for fewer looks, larger for
+ * more), so those bounds are approximate, within about 1% of z for 2..6
+ * looks. */
+#define OBF_C4 2.024
+
+double stats_obf_bound(unsigned look, unsigned n_looks) {
+	static const double four[] = { 4.048, 2.862, 2.337, 2.024 };
+	if (look == 0 || n_looks == 0 || look > n_looks)
+		return NAN;
+	if (n_looks == 4)
+		return four[look - 1];
+	return OBF_C4 * sqrt((double)n_looks / (double)look);
+}
+
+static bool ci_excludes_zero(const struct stats_result *r) {
+	if (r->ci_low_pct > 0 || r->ci_high_pct < 0)
+		return true;
+	/* a zero baseline has no percent interval; the verdict saw the raw one */
+	return r->verdict == STATS_VERDICT_BETTER || r->verdict == STATS_VERDICT_WORSE ||
+	       r->verdict == STATS_VERDICT_CHANGED;
+}
+
+/* Rule 9: a look stops when every primary metric is decided (|z| beyond
+ * the bound and a CI clear of 0) or "same"; a mix of both stops as
+ * decided. No primary metrics: nothing to decide early, run the budget. */
+enum stats_stop stats_adaptive_look(const struct stats_result *primary, size_t n, unsigned look, unsigned n_looks) {
+	double bound = stats_obf_bound(look, n_looks);
+	if (!primary || n == 0 || isnan(bound))
+		return STATS_CONTINUE;
+	size_t decided = 0, same = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct stats_result *r = &primary[i];
+		if (fabs(r->z) >= bound && ci_excludes_zero(r))
+			decided++;
+		else if (r->verdict == STATS_VERDICT_SAME)
+			same++;
+		else
+			return STATS_CONTINUE;
+	}
+	return decided ? STATS_STOP_DECIDED : STATS_STOP_SAME;
+}
