@@ -28,6 +28,7 @@ DEB_PKGS := build-essential pkg-config libcgroup-dev libinih-dev libsqlite3-dev 
             sqlite3 stress-ng util-linux procps
 # and for the tests: a QEMU guest with cgroup v2 (Debian's kernel, busybox)
 DEB_PKGS += qemu-system-x86 busybox-static cpio kmod
+DEB_PKGS += python3-scipy  # for the statistics oracle, tests/stats/check_oracle.sh
 
 .PHONY: all deps demo check lint bench clean
 all: $(B)/kab $(BENCH_BIN)
