@@ -15,7 +15,10 @@
  *  - Mann-Whitney: exact when both samples have fewer than 50 values and
  *    there are no ties (scipy's "auto" stops at 8), otherwise normal with
  *    the tie correction and use_continuity=True.
- *  - z is signed so that positive means the second sample (B) is larger. */
+ *  - z is signed so that positive means the second sample (B) is larger:
+ *    the corrected statistic for the normal approximation, the normal score
+ *    of the exact p-value for exact tests, so both meet the same
+ *    O'Brien-Fleming bounds on an adaptive look. */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
