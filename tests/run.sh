@@ -38,6 +38,16 @@ if [ -x tests/golden/run.sh ]; then
 	tally golden "$tmp/golden.out" $rc
 fi
 
+# data-driven suites: each prints its own "N passed, N failed" line
+for t in tests/stats/check_oracle.sh tests/compare/run.sh; do
+	[ -f "$t" ] || continue
+	name=$(basename "$(dirname "$t")")
+	bash "$t" >"$tmp/$name.out" 2>&1
+	rc=$?
+	[ $rc -ne 0 ] && cat "$tmp/$name.out"
+	tally "$name" "$tmp/$name.out" $rc
+done
+
 for t in tests/integration/t_*.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
