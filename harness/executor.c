@@ -1,6 +1,7 @@
 /* The executor: schedule, swap, and one run per step in its own memcg.
  * Every state is in the store before the next action on the machine. */
 #include "executor.h"
+#include "adaptive.h"
 #include "cgroup.h"
 #include "job.h"
 #include "knobs.h"
@@ -611,6 +612,69 @@ static void preflight_limits(const struct job *j, struct diags *d)
 	}
 }
 
+/* ---- adaptive budgets ---- */
+
+struct exec_adaptive {
+	bool on;
+	unsigned first, step, max;   /* look after first, first+step, ... pairs */
+	struct adaptive_metric *m;
+	size_t n_metrics;
+};
+
+static void adaptive_free(struct exec_adaptive *a)
+{
+	free(a->m);
+	memset(a, 0, sizeof(*a));
+}
+
+static unsigned n_looks(const struct exec_adaptive *a)
+{
+	return a->max < a->first ? 1 : (a->max - a->first) / a->step + 1;
+}
+
+/* After a step: when it completed a pair at a look point, look. */
+static void adaptive_after_step(struct store *st, const struct job *j, int64_t job_id,
+				const struct exec_adaptive *a, struct store_step *steps, size_t n, size_t i)
+{
+	int w = steps[i].workload, p = steps[i].pair;
+	for (size_t k = i + 1; k < n; k++)
+		if (steps[k].workload == w && steps[k].pair == p && strcmp(steps[k].status, "pending") == 0)
+			return; /* the pair is not complete yet */
+	unsigned done = (unsigned)p + 1;
+	if (done < a->first || (done - a->first) % a->step != 0 || done >= j->pairs)
+		return;
+	unsigned look = (done - a->first) / a->step + 1;
+	enum stats_stop stop = STATS_CONTINUE;
+	if (adaptive_look(st, job_id, w, j->n_variants, done, a->m, a->n_metrics, look, n_looks(a), &stop) < 0) {
+		log_warn("adaptive look %u for workload %s failed; continuing to the budget", look, j->workloads[w].name);
+		return;
+	}
+	const char *reason = stop == STATS_STOP_DECIDED ? "decided" : stop == STATS_STOP_SAME ? "same" : NULL;
+	store_progress_set(st, job_id, w, (int)look, (int)done, reason);
+	if (!reason) {
+		log_info("look %u after %u pairs of %s: not decided yet, continuing", look, done, j->workloads[w].name);
+		return;
+	}
+	log_info("look %u after %u pairs of %s: every primary metric is %s; skipping its remaining pairs",
+		 look, done, j->workloads[w].name, stop == STATS_STOP_DECIDED ? "decided" : "within its threshold");
+	store_steps_skip(st, job_id, w, (int)done);
+	for (size_t k = 0; k < n; k++)
+		if (steps[k].workload == w && steps[k].pair >= (int)done && strcmp(steps[k].status, "pending") == 0)
+			snprintf(steps[k].status, sizeof(steps[k].status), "skipped");
+}
+
+/* Workloads that ran to the end of their pairs stopped on the budget. */
+static void adaptive_finish(struct store *st, const struct job *j, int64_t job_id, const struct exec_adaptive *a)
+{
+	for (size_t w = 0; w < j->n_workloads; w++) {
+		int looks, done;
+		char reason[32] = "";
+		if (store_progress_get(st, job_id, (int)w, &looks, &done, reason, sizeof(reason)) == 0 && reason[0])
+			continue;
+		store_progress_set(st, job_id, (int)w, a->on ? (int)n_looks(a) : 1, (int)j->pairs, "budget");
+	}
+}
+
 int exec_job(struct store *st, const struct job *j, int64_t job_id)
 {
 	char boot_id[64];
@@ -619,6 +683,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	signals_block(&old);
 	interrupted = false;
 	struct job_swap_state sw = { .zram_id = -1 };
+	struct exec_adaptive ad = { 0 };
 	struct store_step *steps = NULL;
 	size_t n = 0;
 	int r;
@@ -671,14 +736,19 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 			store_job_set_status(st, job_id, "failed", "a run could not be set up; see the log");
 			goto out;
 		}
+		if (ad.on)
+			adaptive_after_step(st, j, job_id, &ad, steps, n, i);
 	}
-	if (r == -EINTR)
+	if (r == -EINTR) {
 		store_job_set_status(st, job_id, "cancelled", "interrupted by a signal");
-	else
+	} else {
+		adaptive_finish(st, j, job_id, &ad);
 		store_job_set_status(st, job_id, "done", NULL);
+	}
 out:
 	swap_teardown(st, &sw);
 	cg_remove_parent();
+	adaptive_free(&ad);
 	free(steps);
 	check_interrupted();
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
