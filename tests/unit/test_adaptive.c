@@ -1,0 +1,93 @@
+/* Adaptive looks read the primary metrics' runs back from the store and
+ * stop only when the statistics say so. */
+#include "t.h"
+#include "adaptive.h"
+#include "job.h"
+#include "store.h"
+#include "util.h"
+#include "wl.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static const char job_text[] =
+	"[job]\nname = adaptive\npairs = 20\n"
+	"[variant A]\nname = base\n"
+	"[variant B]\nname = patched\n"
+	"[workload w]\ntype = command\ncommand = true\n";
+
+/* Stores one ok run per (pair, variant) with metric "m" = value(pair, variant). */
+static int64_t fill(struct store *st, unsigned pairs, double (*value)(unsigned, int))
+{
+	struct diags d = { 0 };
+	struct job *j = NULL;
+	int64_t id = 0;
+	if (job_parse_string_nocheck("adaptive.job", job_text, &j, &d) < 0 || store_job_create(st, j, &id) < 0)
+		return 0;
+	diags_free(&d);
+	for (unsigned p = 0; p < pairs; p++)
+		for (int v = 0; v < 2; v++) {
+			struct store_step step = { .seq = (int)(2 * p) + v, .pair = (int)p, .variant = v };
+			struct store_step *loaded;
+			size_t n;
+			store_steps_create(st, id, &step, 1);
+			store_steps_load(st, id, &loaded, &n);
+			struct store_run r = { .job_id = id, .step_id = loaded[n - 1].id, .pair = (int)p, .variant = v, .exit_code = 0 };
+			free(loaded);
+			int64_t run_id;
+			store_run_begin(st, &r, &run_id);
+			struct wl_metrics m = { 0 };
+			wl_metrics_add(&m, "m", "ops/s", value(p, v));
+			snprintf(r.status, sizeof(r.status), "ok");
+			store_run_finish(st, &r, "finished", &m, NULL, 0);
+			wl_metrics_free(&m);
+		}
+	job_free(j);
+	return id;
+}
+
+/* deterministic jitter of +-1% around 100, B 5% higher */
+static double shifted(unsigned p, int v) { return (100.0 + (double)((p * 7) % 5) * 0.5 - 1.0) * (v ? 1.05 : 1.0); }
+static double identical(unsigned p, int v) { return 100.0; }
+
+static void run(const char *name, double (*value)(unsigned, int), unsigned pairs, unsigned look, enum stats_stop want)
+{
+	char path[] = "/tmp/kab-adaptive-XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	unlink(path);
+	struct store *st;
+	T_EQ_INT(store_open(path, &st), 0);
+	int64_t id = fill(st, pairs, value);
+	T_CHECK(id > 0);
+	struct adaptive_metric m = { "m", STATS_DIR_HIGHER, -1 };
+	enum stats_stop got = STATS_CONTINUE;
+	T_EQ_INT(adaptive_look(st, id, 0, 2, pairs, &m, 1, look, 4, &got), 0);
+	if (got != want)
+		fprintf(stderr, "%s: stop %d, expected %d\n", name, (int)got, (int)want);
+	T_EQ_INT(got, want);
+	/* a metric nobody recorded never stops a workload */
+	struct adaptive_metric missing = { "nope", STATS_DIR_HIGHER, -1 };
+	T_EQ_INT(adaptive_look(st, id, 0, 2, pairs, &missing, 1, look, 4, &got), 0);
+	T_EQ_INT(got, STATS_CONTINUE);
+	store_close(st);
+	unlink(path);
+	char aux[64];
+	snprintf(aux, sizeof(aux), "%s-wal", path);
+	unlink(aux);
+	snprintf(aux, sizeof(aux), "%s-shm", path);
+	unlink(aux);
+}
+
+int main(void)
+{
+	log_quiet = true;
+	/* 5 pairs: the exact test cannot pass the first O'Brien-Fleming bound */
+	run("5 shifted pairs", shifted, 5, 1, STATS_CONTINUE);
+	/* 10 pairs all 5% higher: decided at the second look */
+	run("10 shifted pairs", shifted, 10, 2, STATS_STOP_DECIDED);
+	/* identical variants: the CI is [0, 0], inside the threshold */
+	run("10 identical pairs", identical, 10, 2, STATS_STOP_SAME);
+	return t_done("adaptive");
+}
