@@ -1,5 +1,6 @@
 /* Adaptive looks: the primary metrics' statistics so far, from the store. */
 #include "adaptive.h"
+#include "job.h"
 #include "store.h"
 #include "util.h"
 
@@ -8,60 +9,95 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct series {
+	char name[96];
+	double *v;   /* [variant][pair] */
+};
+
 struct gather {
+	const struct job *j;
 	int workload;
 	unsigned pairs;
-	size_t n_variants;
-	const struct adaptive_metric *m;
-	size_t n_metrics;
-	double *values; /* [metric][variant][pair] */
+	struct series *s;
+	size_t n, cap;
+	int err;
 };
+
+static struct series *series_for(struct gather *g, const char *metric)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (strcmp(g->s[i].name, metric) == 0)
+			return &g->s[i];
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 8;
+		struct series *ns = realloc(g->s, cap * sizeof(*ns));
+		if (!ns)
+			return NULL;
+		g->s = ns;
+		g->cap = cap;
+	}
+	size_t cells = g->j->n_variants * g->pairs;
+	struct series *s = &g->s[g->n];
+	s->v = malloc(cells * sizeof(double));
+	if (!s->v)
+		return NULL;
+	for (size_t i = 0; i < cells; i++)
+		s->v[i] = NAN;
+	snprintf(s->name, sizeof(s->name), "%s", metric);
+	g->n++;
+	return s;
+}
 
 static void collect(void *ctx, const struct store_run *r, const char *metric, const char *unit, double value)
 {
 	struct gather *g = ctx;
 	if (r->workload != g->workload || strcmp(r->status, "ok") != 0 || r->pair < 0 ||
-	    (unsigned)r->pair >= g->pairs || r->variant < 0 || (size_t)r->variant >= g->n_variants)
+	    (unsigned)r->pair >= g->pairs || r->variant < 0 || (size_t)r->variant >= g->j->n_variants ||
+	    !job_metric_is_primary(g->j, metric))
 		return;
-	for (size_t i = 0; i < g->n_metrics; i++)
-		if (strcmp(g->m[i].name, metric) == 0)
-			g->values[(i * g->n_variants + (size_t)r->variant) * g->pairs + (size_t)r->pair] = value;
+	struct series *s = series_for(g, metric);
+	if (!s) {
+		g->err = -ENOMEM;
+		return;
+	}
+	s->v[(size_t)r->variant * g->pairs + (size_t)r->pair] = value;
 }
 
-int adaptive_look(struct store *st, int64_t job_id, int workload, size_t n_variants, unsigned pairs,
-		  const struct adaptive_metric *m, size_t n_metrics, unsigned look, unsigned n_looks,
-		  enum stats_stop *ret)
+int adaptive_look(struct store *st, const struct job *j, int64_t job_id, int workload, unsigned pairs,
+		  unsigned look, unsigned n_looks, enum stats_stop *ret)
 {
-	if (n_metrics == 0 || n_variants < 2 || pairs == 0) {
-		*ret = STATS_CONTINUE;
+	*ret = STATS_CONTINUE;
+	if (j->n_primary == 0 || j->n_variants < 2 || pairs == 0)
 		return 0;
-	}
-	size_t cells = n_metrics * n_variants * pairs;
-	struct gather g = { workload, pairs, n_variants, m, n_metrics, malloc(cells * sizeof(double)) };
-	size_t n_results = n_metrics * (n_variants - 1);
-	struct stats_result *res = calloc(n_results, sizeof(*res));
-	if (!g.values || !res) {
-		free(g.values);
-		free(res);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < cells; i++)
-		g.values[i] = NAN;
+	struct gather g = { .j = j, .workload = workload, .pairs = pairs };
 	int r = store_foreach_metric(st, job_id, collect, &g);
-	for (size_t i = 0; r >= 0 && i < n_metrics; i++)
-		for (size_t v = 1; r >= 0 && v < n_variants; v++) {
-			struct stats_input in = {
-				.a = &g.values[(i * n_variants) * pairs],
-				.b = &g.values[(i * n_variants + v) * pairs],
-				.n = pairs,
-				.dir = m[i].dir,
-				.epsilon_pct = m[i].epsilon_pct,
-			};
-			r = stats_compare(&in, &res[i * (n_variants - 1) + v - 1]);
-		}
 	if (r >= 0)
+		r = g.err;
+	size_t nv = j->n_variants, n_results = g.n * (nv - 1);
+	struct stats_result *res = calloc(n_results ? n_results : 1, sizeof(*res));
+	if (!res)
+		r = -ENOMEM;
+	for (size_t i = 0; r >= 0 && i < g.n; i++) {
+		struct job_metric set;
+		job_metric_settings(j, g.s[i].name, &set);
+		for (size_t v = 1; r >= 0 && v < nv; v++) {
+			/* only the decision matters here, and it does not depend
+			 * on the direction of goodness */
+			struct stats_input in = {
+				.a = g.s[i].v,
+				.b = g.s[i].v + v * pairs,
+				.n = pairs,
+				.dir = STATS_DIR_NEUTRAL,
+				.epsilon_pct = set.epsilon_pct,
+			};
+			r = stats_compare(&in, &res[i * (nv - 1) + v - 1]);
+		}
+	}
+	if (r >= 0 && n_results > 0)
 		*ret = stats_adaptive_look(res, n_results, look, n_looks);
-	free(g.values);
+	for (size_t i = 0; i < g.n; i++)
+		free(g.s[i].v);
+	free(g.s);
 	free(res);
 	return r;
 }

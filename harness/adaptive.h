@@ -8,16 +8,12 @@
 #include "stats.h"
 
 struct store;
+struct job;
 
-struct adaptive_metric {
-	const char *name;
-	enum stats_direction dir;
-	double epsilon_pct;   /* < 0: default */
-};
-
-/* Compares variant 0 with every other variant on each metric, over the ok
- * runs of workload's first `pairs` pairs, and decides at look `look` of
- * `n_looks`. No metric or no data: STATS_CONTINUE. */
-int adaptive_look(struct store *st, int64_t job_id, int workload, size_t n_variants, unsigned pairs,
-		  const struct adaptive_metric *m, size_t n_metrics, unsigned look, unsigned n_looks,
-		  enum stats_stop *ret);
+/* Compares variant 0 with every other variant on each primary metric of
+ * the job (names or PREFIX* patterns, matched against what the runs
+ * recorded; epsilon from the job's [metric] sections), over the ok runs of
+ * the workload's first `pairs` pairs, and decides at look `look` of
+ * `n_looks`. No primary metric recorded: STATS_CONTINUE. */
+int adaptive_look(struct store *st, const struct job *j, int64_t job_id, int workload, unsigned pairs,
+		  unsigned look, unsigned n_looks, enum stats_stop *ret);

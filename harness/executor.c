@@ -614,38 +614,21 @@ static void preflight_limits(const struct job *j, struct diags *d)
 
 /* ---- adaptive budgets ---- */
 
-struct exec_adaptive {
-	bool on;
-	unsigned first, step, max;   /* look after first, first+step, ... pairs */
-	struct adaptive_metric *m;
-	size_t n_metrics;
-};
-
-static void adaptive_free(struct exec_adaptive *a)
-{
-	free(a->m);
-	memset(a, 0, sizeof(*a));
-}
-
-static unsigned n_looks(const struct exec_adaptive *a)
-{
-	return a->max < a->first ? 1 : (a->max - a->first) / a->step + 1;
-}
-
 /* After a step: when it completed a pair at a look point, look. */
 static void adaptive_after_step(struct store *st, const struct job *j, int64_t job_id,
-				const struct exec_adaptive *a, struct store_step *steps, size_t n, size_t i)
+				struct store_step *steps, size_t n, size_t i)
 {
+	const struct job_adaptive *a = &j->adaptive;
 	int w = steps[i].workload, p = steps[i].pair;
 	for (size_t k = i + 1; k < n; k++)
 		if (steps[k].workload == w && steps[k].pair == p && strcmp(steps[k].status, "pending") == 0)
 			return; /* the pair is not complete yet */
 	unsigned done = (unsigned)p + 1;
-	if (done < a->first || (done - a->first) % a->step != 0 || done >= j->pairs)
+	if (a->step == 0 || done < a->min || (done - a->min) % a->step != 0 || done >= j->pairs)
 		return;
-	unsigned look = (done - a->first) / a->step + 1;
+	unsigned look = (done - a->min) / a->step + 1;
 	enum stats_stop stop = STATS_CONTINUE;
-	if (adaptive_look(st, job_id, w, j->n_variants, done, a->m, a->n_metrics, look, n_looks(a), &stop) < 0) {
+	if (adaptive_look(st, j, job_id, w, done, look, job_looks(j), &stop) < 0) {
 		log_warn("adaptive look %u for workload %s failed; continuing to the budget", look, j->workloads[w].name);
 		return;
 	}
@@ -663,15 +646,15 @@ static void adaptive_after_step(struct store *st, const struct job *j, int64_t j
 			snprintf(steps[k].status, sizeof(steps[k].status), "skipped");
 }
 
-/* Workloads that ran to the end of their pairs stopped on the budget. */
-static void adaptive_finish(struct store *st, const struct job *j, int64_t job_id, const struct exec_adaptive *a)
+/* Workloads that ran all their pairs stopped on the budget. */
+static void adaptive_finish(struct store *st, const struct job *j, int64_t job_id)
 {
 	for (size_t w = 0; w < j->n_workloads; w++) {
 		int looks, done;
 		char reason[32] = "";
 		if (store_progress_get(st, job_id, (int)w, &looks, &done, reason, sizeof(reason)) == 0 && reason[0])
 			continue;
-		store_progress_set(st, job_id, (int)w, a->on ? (int)n_looks(a) : 1, (int)j->pairs, "budget");
+		store_progress_set(st, job_id, (int)w, (int)job_looks(j), (int)j->pairs, "budget");
 	}
 }
 
@@ -683,7 +666,6 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	signals_block(&old);
 	interrupted = false;
 	struct job_swap_state sw = { .zram_id = -1 };
-	struct exec_adaptive ad = { 0 };
 	struct store_step *steps = NULL;
 	size_t n = 0;
 	int r;
@@ -736,19 +718,18 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 			store_job_set_status(st, job_id, "failed", "a run could not be set up; see the log");
 			goto out;
 		}
-		if (ad.on)
-			adaptive_after_step(st, j, job_id, &ad, steps, n, i);
+		if (j->adaptive.on)
+			adaptive_after_step(st, j, job_id, steps, n, i);
 	}
 	if (r == -EINTR) {
 		store_job_set_status(st, job_id, "cancelled", "interrupted by a signal");
 	} else {
-		adaptive_finish(st, j, job_id, &ad);
+		adaptive_finish(st, j, job_id);
 		store_job_set_status(st, job_id, "done", NULL);
 	}
 out:
 	swap_teardown(st, &sw);
 	cg_remove_parent();
-	adaptive_free(&ad);
 	free(steps);
 	check_interrupted();
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 static const char job_text[] =
-	"[job]\nname = adaptive\npairs = 20\n"
+	"[job]\nname = adaptive\npairs = adaptive 5..20\nprimary = command.m\n"
 	"[variant A]\nname = base\n"
 	"[variant B]\nname = patched\n"
 	"[workload w]\ntype = command\ncommand = true\n";
@@ -38,7 +38,7 @@ static int64_t fill(struct store *st, unsigned pairs, double (*value)(unsigned, 
 			int64_t run_id;
 			store_run_begin(st, &r, &run_id);
 			struct wl_metrics m = { 0 };
-			wl_metrics_add(&m, "m", "ops/s", value(p, v));
+			wl_metrics_add(&m, "command.m", "ops/s", value(p, v));
 			snprintf(r.status, sizeof(r.status), "ok");
 			store_run_finish(st, &r, "finished", &m, NULL, 0);
 			wl_metrics_free(&m);
@@ -51,6 +51,16 @@ static int64_t fill(struct store *st, unsigned pairs, double (*value)(unsigned, 
 static double shifted(unsigned p, int v) { return (100.0 + (double)((p * 7) % 5) * 0.5 - 1.0) * (v ? 1.05 : 1.0); }
 static double identical(unsigned p, int v) { return 100.0; }
 
+static struct job *parse(const char *text)
+{
+	struct diags d = { 0 };
+	struct job *j = NULL;
+	if (job_parse_string_nocheck("adaptive.job", text, &j, &d) < 0)
+		diags_print(&d, stderr);
+	diags_free(&d);
+	return j;
+}
+
 static void run(const char *name, double (*value)(unsigned, int), unsigned pairs, unsigned look, enum stats_stop want)
 {
 	char path[] = "/tmp/kab-adaptive-XXXXXX";
@@ -61,16 +71,26 @@ static void run(const char *name, double (*value)(unsigned, int), unsigned pairs
 	T_EQ_INT(store_open(path, &st), 0);
 	int64_t id = fill(st, pairs, value);
 	T_CHECK(id > 0);
-	struct adaptive_metric m = { "m", STATS_DIR_HIGHER, -1 };
+	struct job *j = parse(job_text);
+	T_CHECK(j != NULL);
+	if (!j)
+		return;
+	T_EQ_INT(job_looks(j), 4);
 	enum stats_stop got = STATS_CONTINUE;
-	T_EQ_INT(adaptive_look(st, id, 0, 2, pairs, &m, 1, look, 4, &got), 0);
+	T_EQ_INT(adaptive_look(st, j, id, 0, pairs, look, 4, &got), 0);
 	if (got != want)
 		fprintf(stderr, "%s: stop %d, expected %d\n", name, (int)got, (int)want);
 	T_EQ_INT(got, want);
-	/* a metric nobody recorded never stops a workload */
-	struct adaptive_metric missing = { "nope", STATS_DIR_HIGHER, -1 };
-	T_EQ_INT(adaptive_look(st, id, 0, 2, pairs, &missing, 1, look, 4, &got), 0);
-	T_EQ_INT(got, STATS_CONTINUE);
+	job_free(j);
+	/* a primary metric nobody recorded never stops a workload */
+	j = parse("[job]\nname = a\npairs = adaptive 5..20\nprimary = command.nope\n[variant A]\n[variant B]\n"
+		  "[workload w]\ntype = command\ncommand = true\n");
+	T_CHECK(j != NULL);
+	if (j) {
+		T_EQ_INT(adaptive_look(st, j, id, 0, pairs, look, 4, &got), 0);
+		T_EQ_INT(got, STATS_CONTINUE);
+		job_free(j);
+	}
 	store_close(st);
 	unlink(path);
 	char aux[64];
