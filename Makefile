@@ -30,7 +30,7 @@ DEB_PKGS := build-essential pkg-config libcgroup-dev libinih-dev libsqlite3-dev 
 DEB_PKGS += qemu-system-x86 busybox-static cpio kmod
 DEB_PKGS += python3-scipy  # for the statistics oracle, tests/stats/check_oracle.sh
 
-.PHONY: all deps demo check lint bench clean
+.PHONY: all deps demo check lint bench clean fuzz fuzz-smoke fuzz-deps
 all: $(B)/kab $(BENCH_BIN)
 
 deps:
@@ -81,6 +81,39 @@ lint:
 bench: deps
 	$(MAKE) all
 	bench/run.sh
+
+# libFuzzer target for kab compare's CSV reader (tests/fuzz): clang with
+# -fsanitize=fuzzer,address, a corpus seeded from tests/compare. `make fuzz`
+# runs it FUZZ_TIME seconds; `make fuzz-smoke` 10 s, for make check.
+FUZZ_PKGS   := clang libclang-rt-14-dev
+FUZZ_CC     ?= clang
+FUZZ_TIME   ?= 30
+FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address
+FUZZ_OBJ    := $(LIB_SRC:%.c=$(B)/fuzz/obj/%.o)
+
+fuzz-deps:
+	@missing=""; for p in $(FUZZ_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "kab: installing:$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then echo "kab: need root to apt-get install$$missing" >&2; exit 1; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+$(B)/fuzz/obj/%.o: %.c $(wildcard harness/*.h db/*.h workloads/*.h kernels/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -c -o $@ $<
+
+$(B)/fuzz/fuzz_compare_csv: tests/fuzz/fuzz_compare_csv.c $(FUZZ_OBJ)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+fuzz fuzz-smoke: fuzz-deps
+	$(MAKE) $(B)/fuzz/fuzz_compare_csv
+	@mkdir -p $(B)/fuzz/corpus
+	cp tests/compare/*.csv tests/compare/bad/*.csv $(B)/fuzz/corpus/
+	$(B)/fuzz/fuzz_compare_csv -max_total_time=$(if $(filter fuzz-smoke,$@),10,$(FUZZ_TIME)) -max_len=4096 \
+	  -dict=tests/fuzz/csv.dict -artifact_prefix=$(B)/fuzz/ -print_final_stats=1 $(B)/fuzz/corpus
 
 clean:
 	rm -rf $(B)

@@ -2,6 +2,7 @@
  * 0 success, 1 the work failed, 2 bad usage or bad input. */
 #pragma once
 int cmd_check(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_sample(int argc, char **argv);

@@ -142,23 +142,34 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "ascii", no_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char usage[] = "usage: kab report ID [--db PATH] [--format text|cover-letter|markdown|json|csv] [--ascii]\n";
 	const char *db = DEFAULT_DB;
+	struct report_opts ro = { .format = REPORT_TEXT };
 	int c;
-	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:f:ah", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': db = optarg; break;
+		case 'f':
+			if (report_format_parse(optarg, &ro.format) < 0) {
+				fprintf(stderr, "kab report: unknown format \"%s\" (formats: %s)\n", optarg, REPORT_FORMATS);
+				return 2;
+			}
+			break;
+		case 'a': ro.ascii = true; break;
 		case 'h':
-			printf("usage: kab report ID [--db PATH]\n");
+			printf("%s", usage);
 			return 0;
 		default:
 			return 2;
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "usage: kab report ID [--db PATH]\n");
+		fprintf(stderr, "%s", usage);
 		return 2;
 	}
 	int64_t id;
@@ -171,7 +182,7 @@ int cmd_report(int argc, char **argv)
 	struct store *st;
 	if (store_open(db, &st) < 0)
 		return 1;
-	int r = report_print(st, id, stdout);
+	int r = report_print_format(st, id, &ro, stdout);
 	store_close(st);
 	return r == -ENOENT ? 2 : r < 0 ? 1 : 0;
 }

@@ -130,5 +130,8 @@ void job_metric_settings(const struct job *j, const char *metric, struct job_met
 unsigned job_looks(const struct job *j);
 unsigned job_look_pairs(const struct job *j, unsigned look);
 const char *job_direction_name(enum job_direction d);
+/* A unit as [metric] and kab compare take it: printable, no whitespace,
+ * commas, quotes, ';' or '#', at most 31 characters ("ops/s", "%"). */
+bool job_valid_unit(const char *s);
 const char *job_order_name(enum job_order o);
 const char *job_swap_kind_name(enum job_swap_kind k);

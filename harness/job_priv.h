@@ -87,8 +87,6 @@ bool job_parse_pairs(const char *file, int line, const char *value, struct job *
 /* "2%" or "2": a percentage in (0, JOB_EPSILON_MAX]. */
 bool job_parse_percent(const char *file, int line, const char *key, const char *value, double *ret,
 		       struct diags *d);
-/* A unit: printable, no whitespace, at most 31 characters ("ops/s", "%"). */
-bool job_valid_unit(const char *s);
 /* "10", or "adaptive 5..20 step 5". */
 void job_format_pairs(const struct job *j, char *buf, size_t len);
 /* "2%", "0.5%": read back exactly by job_parse_percent. */

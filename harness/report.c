@@ -1,322 +1,276 @@
-/* The before/after table, from the store alone. */
+/* The report model: building it, the statistics over it, and choosing a
+ * format. Loading a stored job is report_store.c, reading a CSV file
+ * compare_csv.c; the formats are report_text.c, report_cover.c and
+ * report_json.c. */
 #include "report.h"
+#include "report_priv.h"
 #include "job.h"
-#include "store.h"
 #include "util.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The mm counters every report shows after the workload's own metrics. */
-static const char *const curated[] = {
-	"time.wall_s", "rusage.user_s", "rusage.sys_s",
-	"vmstat.pgscan_anon", "vmstat.pgscan_file", "vmstat.pgsteal_anon", "vmstat.pgsteal_file",
-	"vmstat.pgscan_direct", "vmstat.pgsteal_direct", "vmstat.pswpin", "vmstat.pswpout",
-	"vmstat.pgrotated", "vmstat.zswpout", "vmstat.zswpin", "vmstat.zswpwb",
-	"vmstat.nr_tlb_*", "interrupts.TLB", "interrupts.CAL", "memcg.oom_kills",
+const char *const report_status_names[REPORT_N_STATUS] = {
+	"ok", "failed", "oom-killed", "timed-out", "aborted", "skipped", "started",
 };
 
-struct series {
-	char name[96];
-	char unit[16];
-	int workload;
-	size_t nv;
-	double **vals;  /* per variant, indexed by pair */
-	bool **has;
-};
-
-struct agg {
-	size_t n_variants, pairs;
-	struct series *s;
-	size_t n, cap;
-	int err;
-};
-
-static struct series *find_series(struct agg *a, int workload, const char *name, const char *unit)
+int report_format_parse(const char *s, enum report_format *ret)
 {
-	for (size_t i = 0; i < a->n; i++)
-		if (a->s[i].workload == workload && strcmp(a->s[i].name, name) == 0)
-			return &a->s[i];
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 256;
-		struct series *ns = realloc(a->s, cap * sizeof(*ns));
-		if (!ns)
-			return NULL;
-		a->s = ns;
-		a->cap = cap;
-	}
-	struct series *s = &a->s[a->n];
-	memset(s, 0, sizeof(*s));
-	snprintf(s->name, sizeof(s->name), "%s", name);
-	snprintf(s->unit, sizeof(s->unit), "%s", unit);
-	s->workload = workload;
-	s->nv = a->n_variants;
-	s->vals = calloc(a->n_variants, sizeof(double *));
-	s->has = calloc(a->n_variants, sizeof(bool *));
-	if (!s->vals || !s->has)
-		return NULL;
-	for (size_t v = 0; v < a->n_variants; v++) {
-		s->vals[v] = calloc(a->pairs, sizeof(double));
-		s->has[v] = calloc(a->pairs, sizeof(bool));
-		if (!s->vals[v] || !s->has[v])
-			return NULL;
-	}
-	a->n++;
-	return s;
+	static const char *const names[] = { "text", "cover-letter", "markdown", "json", "csv" };
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (strcmp(s, names[i]) == 0) {
+			*ret = (enum report_format)i;
+			return 0;
+		}
+	return -EINVAL;
 }
 
-static void collect(void *ctx, const struct store_run *r, const char *metric, const char *unit, double value)
+int report_new(const char *title, char *const *variants, size_t n_variants, struct report **ret)
 {
-	struct agg *a = ctx;
-	if (strcmp(r->status, "ok") != 0 || (size_t)r->variant >= a->n_variants || (size_t)r->pair >= a->pairs)
+	struct report *r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->alpha = 0.05;
+	r->title = strdup(title);
+	r->variants = calloc(n_variants + 1, sizeof(char *));
+	if (!r->title || !r->variants) {
+		report_free(r);
+		return -ENOMEM;
+	}
+	for (size_t v = 0; v < n_variants; v++) {
+		if (!(r->variants[v] = strdup(variants[v]))) {
+			report_free(r);
+			return -ENOMEM;
+		}
+		r->n_variants++;
+	}
+	*ret = r;
+	return 0;
+}
+
+static void metric_clear(struct report_metric *m)
+{
+	free(m->name);
+	free(m->values);
+	free(m->desc);
+	free(m->cmp);
+}
+
+void report_free(struct report *r)
+{
+	if (!r)
 		return;
-	struct series *s = find_series(a, r->workload, metric, unit);
-	if (!s) {
-		a->err = -ENOMEM;
-		return;
+	for (size_t i = 0; i < r->n_workloads; i++) {
+		struct report_workload *w = &r->w[i];
+		for (size_t k = 0; k < w->n_metrics; k++)
+			metric_clear(&w->m[k]);
+		free(w->m);
+		free(w->name);
+		free(w->runs);
 	}
-	s->vals[r->variant][r->pair] = value;
-	s->has[r->variant][r->pair] = true;
+	free(r->w);
+	for (size_t v = 0; v < r->n_variants; v++)
+		free(r->variants[v]);
+	free(r->variants);
+	for (size_t i = 0; i < r->n_notes; i++)
+		free(r->notes[i]);
+	free(r->notes);
+	free(r->title);
+	free(r->source);
+	job_free(r->job);
+	free(r);
 }
 
-struct moments {
-	size_t n;
-	double mean, sd;
-};
-
-static struct moments moments_of(const struct series *s, size_t v, size_t pairs)
+int report_add_workload(struct report *r, const char *name, size_t pairs, struct report_workload **ret)
 {
-	struct moments m = { 0 };
-	double sum = 0;
-	for (size_t p = 0; p < pairs; p++)
-		if (s->has[v][p]) {
-			sum += s->vals[v][p];
-			m.n++;
-		}
-	if (!m.n)
-		return m;
-	m.mean = sum / (double)m.n;
-	double ss = 0;
-	for (size_t p = 0; p < pairs; p++)
-		if (s->has[v][p])
-			ss += (s->vals[v][p] - m.mean) * (s->vals[v][p] - m.mean);
-	m.sd = m.n > 1 ? sqrt(ss / (double)(m.n - 1)) : 0;
-	return m;
-}
-
-static bool wanted(const char *name, const char *pattern)
-{
-	size_t pl = strlen(pattern);
-	if (pl && pattern[pl - 1] == '*')
-		return strncmp(name, pattern, pl - 1) == 0;
-	return strcmp(name, pattern) == 0;
-}
-
-static void fmt_num(double v, char *buf, size_t len)
-{
-	if (v == floor(v) && fabs(v) < 1e15)
-		snprintf(buf, len, "%.0f", v);
-	else if (fabs(v) >= 100)
-		snprintf(buf, len, "%.2f", v);
-	else
-		snprintf(buf, len, "%.4g", v);
-}
-
-static void print_row(FILE *out, const struct series *s, size_t base, size_t v, size_t pairs)
-{
-	struct moments a = moments_of(s, base, pairs), b = moments_of(s, v, pairs);
-	char ma[32], sa[32], mb[32], sb[32], d[64], n[16];
-	fmt_num(a.mean, ma, sizeof(ma));
-	fmt_num(a.sd, sa, sizeof(sa));
-	fmt_num(b.mean, mb, sizeof(mb));
-	fmt_num(b.sd, sb, sizeof(sb));
-	double delta = b.mean - a.mean;
-	char dabs[32];
-	fmt_num(fabs(delta), dabs, sizeof(dabs));
-	if (a.mean != 0)
-		snprintf(d, sizeof(d), "%s%s (%+.1f%%)", delta < 0 ? "-" : "+", dabs, 100.0 * delta / fabs(a.mean));
-	else
-		snprintf(d, sizeof(d), "%s%s (n/a)", delta < 0 ? "-" : "+", dabs);
-	snprintf(n, sizeof(n), "%zu/%zu", a.n, b.n);
-	fprintf(out, "%-34s %-7s %14s %10s %14s %10s  %s\n", s->name, n, ma, sa, mb, sb, d);
-}
-
-static void fmt_size(uint64_t b, char *buf, size_t len)
-{
-	if (b >= (1ull << 30))
-		snprintf(buf, len, "%.1f GiB", (double)b / (double)(1ull << 30));
-	else
-		snprintf(buf, len, "%.0f MiB", (double)b / (double)(1ull << 20));
-}
-
-static void print_header(FILE *out, const struct job *j, size_t w, const struct store_run *runs, size_t nr)
-{
-	const struct job_workload *wl = &j->workloads[w];
-	const struct store_run *first = NULL;
-	double dur = 0;
-	size_t ok = 0;
-	for (size_t i = 0; i < nr; i++) {
-		if ((size_t)runs[i].workload != w)
-			continue;
-		if (!first)
-			first = &runs[i];
-		if (strcmp(runs[i].status, "ok") == 0) {
-			dur += runs[i].finished - runs[i].started;
-			ok++;
-		}
+	struct report_workload *nw = realloc(r->w, (r->n_workloads + 1) * sizeof(*nw));
+	if (!nw)
+		return -ENOMEM;
+	r->w = nw;
+	struct report_workload *w = &r->w[r->n_workloads];
+	*w = (struct report_workload){ .pairs = pairs, .looks = 1 };
+	snprintf(w->stop_reason, sizeof(w->stop_reason), "budget");
+	snprintf(w->budget, sizeof(w->budget), "%zu", pairs);
+	w->name = strdup(name);
+	w->runs = calloc(r->n_variants * REPORT_N_STATUS + 1, sizeof(size_t));
+	if (!w->name || !w->runs) {
+		free(w->name);
+		free(w->runs);
+		return -ENOMEM;
 	}
-	fprintf(out, "== workload %s (%s", wl->name, wl->type);
-	for (size_t i = 0; i < wl->n_params; i++)
-		fprintf(out, "; %s: %s", wl->params[i].key, wl->params[i].value);
-	fprintf(out, ")\n");
-	if (first) {
-		char mem[32], swap[32], lim[32];
-		fmt_size(first->mem_total, mem, sizeof(mem));
-		fmt_size(first->swap_total, swap, sizeof(swap));
-		if (wl->memory_max == JOB_MEM_UNSET || wl->memory_max == JOB_MEM_MAX)
-			snprintf(lim, sizeof(lim), "none");
-		else
-			util_format_size(wl->memory_max, lim, sizeof(lim));
-		fprintf(out, "Kernel: %s   CPUs: %d   Memory: %s   cgroup v%d\n", first->kernel_release,
-			first->cpus, mem, first->cgroup_version);
-		fprintf(out, "Swap: %s (%s: %s)   memcg memory.max: %s", swap, job_swap_kind_name(j->swap.kind),
-			first->swap_devices[0] ? first->swap_devices : "none", lim);
-		if (wl->memory_high != JOB_MEM_UNSET && wl->memory_high != JOB_MEM_MAX) {
-			char mh[32];
-			util_format_size(wl->memory_high, mh, sizeof(mh));
-			fprintf(out, "   memory.high: %s", mh);
-		}
-		if (wl->memory_swap_max != JOB_MEM_UNSET) {
-			char sm[32];
-			if (wl->memory_swap_max == JOB_MEM_MAX)
-				snprintf(sm, sizeof(sm), "max");
-			else if (wl->memory_swap_max == JOB_MEM_ZERO)
-				snprintf(sm, sizeof(sm), "0");
-			else
-				util_format_size(wl->memory_swap_max, sm, sizeof(sm));
-			fprintf(out, "   memory.swap.max: %s", sm);
-		}
-		fprintf(out, "   duration: %.1f s per run\n", ok ? dur / (double)ok : 0);
-	}
-	fprintf(out, "Runs:");
-	for (size_t v = 0; v < j->n_variants; v++) {
-		size_t cnt[8] = { 0 };
-		static const char *const st[] = { "ok", "failed", "oom-killed", "timed-out", "aborted", "skipped", "started" };
-		for (size_t i = 0; i < nr; i++)
-			if ((size_t)runs[i].workload == w && (size_t)runs[i].variant == v)
-				for (size_t k = 0; k < ARRAY_SIZE(st); k++)
-					if (strcmp(runs[i].status, st[k]) == 0)
-						cnt[k]++;
-		fprintf(out, "%s %s", v ? ";" : "", j->variants[v].name);
-		bool any = false;
-		for (size_t k = 0; k < ARRAY_SIZE(st); k++)
-			if (cnt[k]) {
-				fprintf(out, " %zu %s", cnt[k], st[k]);
-				any = true;
-			}
-		if (!any)
-			fprintf(out, " none");
-	}
-	fprintf(out, "\n");
+	r->n_workloads++;
+	*ret = w;
+	return 0;
 }
 
-static bool printed(const char **done, size_t n, const char *name)
+struct report_metric *report_find_metric(const struct report_workload *w, const char *name)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(done[i], name) == 0)
-			return true;
-	return false;
+	for (size_t i = 0; i < w->n_metrics; i++)
+		if (strcmp(w->m[i].name, name) == 0)
+			return &w->m[i];
+	return NULL;
 }
 
-int report_print(struct store *st, int64_t job_id, FILE *out)
+static enum stats_direction direction_of(enum job_direction d, enum stats_direction dflt)
 {
-	struct store_job sj;
-	int r = store_job_get(st, job_id, &sj);
-	if (r == -ENOENT) {
-		log_error("no job %lld in the database", (long long)job_id);
-		return r;
+	switch (d) {
+	case JOB_DIR_HIGHER: return STATS_DIR_HIGHER;
+	case JOB_DIR_LOWER: return STATS_DIR_LOWER;
+	case JOB_DIR_NEUTRAL: return STATS_DIR_NEUTRAL;
+	case JOB_DIR_UNSET: break;
 	}
-	if (r < 0)
-		return r;
-	struct diags d = { 0 };
-	struct job *j = NULL;
-	r = job_parse_string_nocheck(sj.file[0] ? sj.file : "job", sj.text, &j, &d);
-	if (r < 0) {
-		log_error("job %lld: the stored job file no longer parses:", (long long)job_id);
-		diags_print(&d, stderr);
-		diags_free(&d);
-		store_job_clear(&sj);
-		return r;
+	return dflt;
+}
+
+int report_add_metric(struct report *r, struct report_workload *w, const char *name, const char *unit_hint,
+		      struct report_metric **ret)
+{
+	if (w->n_metrics == w->cap_metrics) {
+		size_t cap = w->cap_metrics ? 2 * w->cap_metrics : 16;
+		struct report_metric *nm = realloc(w->m, cap * sizeof(*nm));
+		if (!nm)
+			return -ENOMEM;
+		w->m = nm;
+		w->cap_metrics = cap;
 	}
-	diags_free(&d);
-	struct store_run *runs = NULL;
-	size_t nr = 0;
-	struct agg a = { .n_variants = j->n_variants, .pairs = j->pairs };
-	if ((r = store_runs_load(st, job_id, &runs, &nr)) < 0 ||
-	    (r = store_foreach_metric(st, job_id, collect, &a)) < 0 || (r = a.err) < 0)
+	struct report_metric m = { .epsilon_pct = -1, .decimals = -1 };
+	size_t cells = r->n_variants * (w->pairs ? w->pairs : 1);
+	m.name = strdup(name);
+	m.values = malloc(cells * sizeof(double));
+	m.desc = calloc(r->n_variants, sizeof(*m.desc));
+	m.cmp = calloc(r->n_variants, sizeof(*m.cmp));
+	if (!m.name || !m.values || !m.desc || !m.cmp) {
+		metric_clear(&m);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < cells; i++)
+		m.values[i] = NAN;
+	metrics_describe(name, unit_hint, &m.info);
+	if (r->job) {
+		struct job_metric s;
+		job_metric_settings(r->job, name, &s);
+		m.info.dir = direction_of(s.direction, m.info.dir);
+		if (s.unit)
+			snprintf(m.info.unit, sizeof(m.info.unit), "%s", s.unit);
+		if (s.label)
+			snprintf(m.info.label, sizeof(m.info.label), "%s", s.label);
+		m.epsilon_pct = s.epsilon_pct;
+		m.primary = job_metric_is_primary(r->job, name);
+	}
+	w->m[w->n_metrics] = m;
+	*ret = &w->m[w->n_metrics++];
+	return 0;
+}
+
+int report_add_note(struct report *r, const char *fmt, ...)
+{
+	char **nn = realloc(r->notes, (r->n_notes + 1) * sizeof(*nn));
+	if (!nn)
+		return -ENOMEM;
+	r->notes = nn;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&r->notes[r->n_notes], fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	r->n_notes++;
+	return 0;
+}
+
+static bool is_change(enum stats_verdict v)
+{
+	return v == STATS_VERDICT_BETTER || v == STATS_VERDICT_WORSE || v == STATS_VERDICT_CHANGED;
+}
+
+/* Benjamini-Hochberg over all the workload's metrics for one comparison.
+ * Primary metrics keep their verdict on the raw p (STATS.md rule 6); the
+ * others need q < alpha for a change. */
+static int adjust(const struct report *r, struct report_workload *w, size_t v)
+{
+	if (w->n_metrics == 0)
+		return 0;
+	double *p = calloc(w->n_metrics, sizeof(double)), *q = calloc(w->n_metrics, sizeof(double));
+	int ret = -ENOMEM;
+	if (!p || !q)
 		goto out;
-
-	fprintf(out, "kab report: job %lld \"%s\" (%s%s%s), %u pairs, order %s\n", (long long)job_id, sj.name,
-		sj.status, sj.reason[0] ? ": " : "", sj.reason, j->pairs, job_order_name(j->order));
-	for (size_t w = 0; w < j->n_workloads; w++) {
-		fprintf(out, "\n");
-		print_header(out, j, w, runs, nr);
-		for (size_t v = 1; v < j->n_variants; v++) {
-			fprintf(out, "\n%-34s %-7s %14s %10s %14s %10s  %s\n", "Metric", "n", "Before", "sd", "After", "sd", "Delta (abs / %)");
-			fprintf(out, "%-34s %-7s %25.25s %25.25s\n", "", "", j->variants[0].name, j->variants[v].name);
-			const char **done = calloc(a.n + 1, sizeof(char *));
-			size_t nd = 0;
-			if (!done) {
-				r = -ENOMEM;
-				goto out;
-			}
-			/* the workload's own metrics first */
-			char prefix[64];
-			snprintf(prefix, sizeof(prefix), "%s.", j->workloads[w].type);
-			for (size_t i = 0; i < a.n; i++)
-				if (a.s[i].workload == (int)w && strncmp(a.s[i].name, prefix, strlen(prefix)) == 0) {
-					print_row(out, &a.s[i], 0, v, j->pairs);
-					done[nd++] = a.s[i].name;
-				}
-			size_t nc = ARRAY_SIZE(curated);
-			for (size_t c = 0; c < nc + j->n_metrics; c++) {
-				const char *pat = c < nc ? curated[c] : j->metrics[c - nc];
-				for (size_t i = 0; i < a.n; i++)
-					if (a.s[i].workload == (int)w && wanted(a.s[i].name, pat) && !printed(done, nd, a.s[i].name)) {
-						print_row(out, &a.s[i], 0, v, j->pairs);
-						done[nd++] = a.s[i].name;
-					}
-			}
-			free(done);
-		}
+	for (size_t i = 0; i < w->n_metrics; i++)
+		p[i] = w->m[i].cmp[v].p_value;
+	if ((ret = stats_bh(p, w->n_metrics, q)) < 0)
+		goto out;
+	for (size_t i = 0; i < w->n_metrics; i++) {
+		struct stats_result *res = &w->m[i].cmp[v];
+		res->q_value = q[i];
+		if (!w->m[i].primary && is_change(res->verdict) && !(q[i] < r->alpha))
+			res->verdict = STATS_VERDICT_UNDECIDED;
 	}
-	bool failed = false;
-	for (size_t i = 0; i < nr; i++)
-		if (strcmp(runs[i].status, "ok") != 0) {
-			if (!failed)
-				fprintf(out, "\nRuns not counted:\n");
-			failed = true;
-			fprintf(out, "  run %lld (pair %d, %s, %s): %s%s%s\n", (long long)runs[i].id, runs[i].pair + 1,
-				j->variants[runs[i].variant].name, j->workloads[runs[i].workload].name, runs[i].status,
-				runs[i].reason[0] ? ": " : "", runs[i].reason);
-		}
-	fprintf(out, "\nBefore/After are means over ok runs; sd is the sample standard deviation; n is runs counted (before/after).\n");
+	ret = 0;
 out:
-	for (size_t i = 0; i < a.n; i++) {
-		for (size_t v = 0; v < a.s[i].nv; v++) {
-			if (a.s[i].vals)
-				free(a.s[i].vals[v]);
-			if (a.s[i].has)
-				free(a.s[i].has[v]);
+	free(p);
+	free(q);
+	return ret;
+}
+
+int report_analyze(struct report *r)
+{
+	for (size_t wi = 0; wi < r->n_workloads; wi++) {
+		struct report_workload *w = &r->w[wi];
+		size_t np = w->pairs;
+		for (size_t i = 0; i < w->n_metrics; i++) {
+			struct report_metric *m = &w->m[i];
+			if (m->decimals < 0)
+				m->decimals = report_decimals_auto(m->values, r->n_variants * np);
+			for (size_t v = 0; v < r->n_variants; v++) {
+				int e = stats_describe(m->values + v * np, np, &m->desc[v]);
+				if (e < 0)
+					return e;
+			}
+			/* Whole counts print whole, but a mean of 0.25 OOM kills
+			 * must not show as 0. */
+			for (size_t v = 0; v < r->n_variants && m->decimals == 0; v++) {
+				double mean = m->desc[v].mean;
+				if (isfinite(mean) && mean != floor(mean) && fabs(mean) < 100)
+					m->decimals = 2;
+			}
+			for (size_t v = 1; v < r->n_variants; v++) {
+				struct stats_input in = {
+					.a = m->values, .b = m->values + v * np, .n = np,
+					.dir = m->info.dir, .epsilon_pct = m->epsilon_pct, .alpha = r->alpha,
+				};
+				int e = stats_compare(&in, &m->cmp[v]);
+				if (e < 0)
+					return e;
+			}
 		}
-		free(a.s[i].vals);
-		free(a.s[i].has);
+		for (size_t v = 1; v < r->n_variants; v++) {
+			int e = adjust(r, w, v);
+			if (e < 0)
+				return e;
+		}
 	}
-	free(a.s);
-	free(runs);
-	job_free(j);
-	store_job_clear(&sj);
-	return r;
+	return 0;
+}
+
+int report_render(const struct report *r, const struct report_opts *o, FILE *out)
+{
+	switch (o->format) {
+	case REPORT_TEXT: return report_render_text(r, !o->ascii && report_utf8_locale(), out);
+	case REPORT_COVER_LETTER: return report_render_cover_letter(r, out);
+	case REPORT_MARKDOWN: return report_render_markdown(r, !o->ascii, out);
+	case REPORT_JSON: return report_render_json(r, out);
+	case REPORT_CSV: return report_render_csv(r, out);
+	}
+	return -EINVAL;
+}
+
+void report_fmt_n(const struct report_metric *m, size_t v, char *buf, size_t len)
+{
+	size_t a = m->desc[0].n, b = m->desc[v].n;
+	if (a == b)
+		snprintf(buf, len, "%zu", a);
+	else
+		snprintf(buf, len, "%zu/%zu", a, b);
 }

@@ -1,11 +1,110 @@
-/* Reports: the before/after table of a stored job. */
+/* Reports: the model behind `kab report` and `kab compare`, and its
+ * formats. A report holds, per workload and metric, the per-run values of
+ * every variant in execution order, paired by pair index (NAN where a run
+ * is missing or not ok); report_analyze() runs the statistics (variant 0
+ * against each other variant, Benjamini-Hochberg across the workload's
+ * metrics) and report_render() prints one format. */
 #pragma once
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-struct store;
+#include "metrics.h"
+#include "stats.h"
 
-/* Prints, per workload, the header block (kernel, CPUs, memory, swap,
- * memcg limit, duration) and the Metric / n / Before / After / Delta
- * table comparing every variant with the first. */
+struct store;
+struct job;
+
+enum report_format { REPORT_TEXT, REPORT_COVER_LETTER, REPORT_MARKDOWN, REPORT_JSON, REPORT_CSV };
+
+struct report_opts {
+	enum report_format format;
+	bool ascii;  /* the ASCII fallback even in a UTF-8 locale */
+};
+
+/* Run states as the store records them, in the order reports count them. */
+#define REPORT_N_STATUS 7
+extern const char *const report_status_names[REPORT_N_STATUS];
+
+struct report_metric {
+	char *name;
+	struct metric_info info;   /* label, unit, direction: table, then job or CSV overrides */
+	bool primary;
+	double epsilon_pct;        /* the job's; < 0: the default rule */
+	int decimals;              /* of Before, After and Delta abs */
+	double *values;            /* values[v * pairs + p]; NAN: no ok run */
+	struct stats_desc *desc;   /* [variant] */
+	struct stats_result *cmp;  /* [variant]: v against variant 0; [0] unused */
+};
+
+/* Where and how a stored workload ran (from its runs and the job). */
+struct report_header {
+	char type[32];
+	char params[512];          /* "args: --vm 2 ..." */
+	char kernel[128];
+	int cpus, cgroup_version;
+	uint64_t mem_total, swap_total;
+	char swap_kind[16];
+	char swap_devices[256];
+	uint64_t memory_max, memory_high, memory_swap_max;  /* JOB_MEM_* conventions */
+	double duration_s;         /* mean wall time of ok runs; NAN: none */
+	unsigned workers;          /* stress-ng: sum of --STRESSOR N; 0: unknown */
+	char alloc[32];            /* stress-ng --vm-bytes; "" */
+	char timeout[32];          /* stress-ng --timeout; "" */
+};
+
+struct report_workload {
+	char *name;
+	size_t pairs;              /* pair slots */
+	unsigned looks;
+	char stop_reason[32];      /* "budget", "decided", "same", or the job's state */
+	char budget[48];           /* "3", "adaptive 5..20 step 5" */
+	struct report_metric *m;
+	size_t n_metrics, cap_metrics;
+	bool have_header;          /* stored jobs */
+	struct report_header h;
+	size_t *runs;              /* [v * REPORT_N_STATUS + status]: run counts (stored jobs) */
+};
+
+struct report {
+	int64_t job_id;            /* 0: from a CSV file */
+	char *title;               /* the job's name, or the CSV file's stem */
+	char *source;              /* the CSV file; NULL for a stored job */
+	char job_status[16];
+	char job_reason[256];
+	char order[16];            /* "abba", ...; "" when unknown */
+	struct job *job;           /* stored jobs: metric settings, primary metrics */
+	char **variants;
+	size_t n_variants;
+	struct report_workload *w;
+	size_t n_workloads;
+	char **notes;              /* runs not counted, one line each */
+	size_t n_notes;
+	double alpha;
+};
+
+int report_new(const char *title, char *const *variants, size_t n_variants, struct report **ret);
+void report_free(struct report *r);
+int report_add_workload(struct report *r, const char *name, size_t pairs, struct report_workload **ret);
+/* A metric with every value missing; its info comes from the metric
+ * table (unit_hint for unknown metrics) and r->job's [metric] sections. */
+int report_add_metric(struct report *r, struct report_workload *w, const char *name, const char *unit_hint,
+		      struct report_metric **ret);
+struct report_metric *report_find_metric(const struct report_workload *w, const char *name);
+int report_add_note(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Descriptive statistics, comparisons, q-values and verdicts. Metrics
+ * whose decimals are < 0 get them from their values. */
+int report_analyze(struct report *r);
+int report_render(const struct report *r, const struct report_opts *o, FILE *out);
+
+/* A stored job (report_store.c): -ENOENT if there is no such job. */
+int report_load(struct store *st, int64_t job_id, struct report **ret);
+/* Loads, analyzes and renders a stored job. */
+int report_print_format(struct store *st, int64_t job_id, const struct report_opts *o, FILE *out);
+/* The text format: what kab run prints at the end. */
 int report_print(struct store *st, int64_t job_id, FILE *out);
+
+/* "text", "cover-letter", "markdown", "json", "csv". */
+int report_format_parse(const char *s, enum report_format *ret);
+#define REPORT_FORMATS "text, cover-letter, markdown, json, csv"

@@ -1,0 +1,179 @@
+/* The cover-letter format: the seed postings' table, to paste into a
+ * patch series' cover letter as is. ASCII only, 74 columns:
+ *
+ *   ==========================================================================
+ *                    NAME Benchmark Results
+ *   ==========================================================================
+ *     Kernel: 7.0.0-rc1+   CPUs: 16
+ *     MemTotal: 31834M   SwapTotal: 8191M
+ *     memcg limit: 512M   alloc: 2G   workers: 16   duration: 60s
+ *   --------------------------------------------------------------------------
+ *   Metric                 Before        After             Delta (abs / %)
+ *   --------------------------------------------------------------------------
+ *   bogo ops/s             28238.63      35833.97          +7595.34 (+26.9%)
+ *   --------------------------------------------------------------------------
+ *
+ * and, when there was more than one run a side, the confidence intervals
+ * and verdicts below it. */
+#include "report.h"
+#include "report_priv.h"
+#include "job.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#define COVER_WIDTH 74
+/* The seed's columns: Metric 22, Before 13, After 17, one space between. */
+#define COL_METRIC 22
+#define COL_BEFORE 13
+#define COL_AFTER 17
+
+static void rule(FILE *out, char c)
+{
+	for (int i = 0; i < COVER_WIDTH; i++)
+		fputc(c, out);
+	fputc('\n', out);
+}
+
+static void centered(FILE *out, const char *s)
+{
+	size_t n = report_width(s);
+	for (size_t i = 0; n < COVER_WIDTH && i < (COVER_WIDTH - n) / 2; i++)
+		fputc(' ', out);
+	fprintf(out, "%s\n", s);
+}
+
+static void header_lines(FILE *out, const struct report *r, const struct report_workload *w, size_t v)
+{
+	const struct report_header *h = &w->h;
+	if (w->have_header) {
+		char mem[32], swap[32], lim[32];
+		report_fmt_mib(h->mem_total, mem, sizeof(mem));
+		report_fmt_mib(h->swap_total, swap, sizeof(swap));
+		fprintf(out, "  Kernel: %s   CPUs: %d\n", h->kernel, h->cpus);
+		fprintf(out, "  MemTotal: %s   SwapTotal: %s\n", mem, swap);
+		if (h->memory_max == JOB_MEM_UNSET || h->memory_max == JOB_MEM_MAX)
+			snprintf(lim, sizeof(lim), "none");
+		else
+			util_format_size(h->memory_max, lim, sizeof(lim));
+		fprintf(out, "  memcg limit: %s", lim);
+		if (h->alloc[0])
+			fprintf(out, "   alloc: %s", h->alloc);
+		if (h->workers)
+			fprintf(out, "   workers: %u", h->workers);
+		if (h->timeout[0])
+			fprintf(out, "   duration: %s", h->timeout);
+		else if (isfinite(h->duration_s))
+			fprintf(out, "   duration: %.0fs", h->duration_s);
+		fprintf(out, "\n");
+	}
+	fprintf(out, "  Before: %s   After: %s   pairs: %zu", r->variants[0], r->variants[v], w->pairs);
+	if (r->order[0])
+		fprintf(out, " (%s)", r->order);
+	fprintf(out, "\n");
+}
+
+static size_t widest(const struct report_workload *w, size_t v, int which, size_t floor)
+{
+	size_t best = floor;
+	char buf[128];
+	for (size_t i = 0; i < w->n_metrics; i++) {
+		const struct report_metric *m = &w->m[i];
+		if (which == 0)
+			snprintf(buf, sizeof(buf), "%s", m->info.label);
+		else
+			report_fmt_num(m->desc[which == 1 ? 0 : v].mean, m->decimals, buf, sizeof(buf));
+		if (report_width(buf) > best)
+			best = report_width(buf);
+	}
+	return best;
+}
+
+/* Below the table: what the numbers are and how sure they are. */
+static void statistics(FILE *out, const struct report *r, const struct report_workload *w, size_t v, size_t cw)
+{
+	size_t most = 0;
+	bool tested = false;
+	for (size_t i = 0; i < w->n_metrics; i++) {
+		const struct report_metric *m = &w->m[i];
+		most = m->desc[0].n > most ? m->desc[0].n : most;
+		most = m->desc[v].n > most ? m->desc[v].n : most;
+		tested = tested || m->cmp[v].test != STATS_TEST_NONE;
+	}
+	if (most <= 1)
+		return;
+	fprintf(out, "Before/After: means of up to %zu runs each%s%s%s; Delta: After - Before.\n", most,
+		r->order[0] ? ", interleaved " : "", r->order, r->order[0] ? " order" : "");
+	if (!tested)
+		return;
+	fprintf(out, "95%% CI of Delta%% (Hodges-Lehmann), p (Wilcoxon signed-rank; Mann-Whitney U\n"
+		     "where runs lack a partner) for primary metrics, q (p adjusted for the\n"
+		     "%zu rows, Benjamini-Hochberg) for the others, and the verdict:\n", w->n_metrics);
+	for (size_t i = 0; i < w->n_metrics; i++) {
+		const struct report_metric *m = &w->m[i];
+		const struct stats_result *c = &m->cmp[v];
+		char ci[64], p[32];
+		report_fmt_ci(c->ci_low_pct, c->ci_high_pct, ci, sizeof(ci));
+		report_fmt_p(m->primary ? c->p_value : c->q_value, p, sizeof(p));
+		report_pad(out, m->info.label, cw + 1);
+		report_pad(out, ci, 18);
+		fprintf(out, "%s=", m->primary ? "p" : "q");
+		report_pad(out, p, 8);
+		fprintf(out, "%s\n", stats_verdict_name(c->verdict));
+	}
+}
+
+static void block(FILE *out, const struct report *r, const struct report_workload *w, size_t v)
+{
+	char title[256];
+	if (r->n_workloads > 1)
+		snprintf(title, sizeof(title), "%s %s Benchmark Results", r->title, w->name);
+	else
+		snprintf(title, sizeof(title), "%s Benchmark Results", r->title);
+	rule(out, '=');
+	centered(out, title);
+	rule(out, '=');
+	header_lines(out, r, w, v);
+	rule(out, '-');
+	size_t cw = widest(w, v, 0, COL_METRIC), bw = widest(w, v, 1, COL_BEFORE), aw = widest(w, v, 2, COL_AFTER);
+	report_pad(out, "Metric", cw + 1);
+	report_pad(out, "Before", bw + 1);
+	report_pad(out, "After", aw + 1);
+	fprintf(out, "Delta (abs / %%)\n");
+	rule(out, '-');
+	for (size_t i = 0; i < w->n_metrics; i++) {
+		const struct report_metric *m = &w->m[i];
+		char before[64], after[64], delta[128];
+		report_fmt_num(m->desc[0].mean, m->decimals, before, sizeof(before));
+		report_fmt_num(m->desc[v].mean, m->decimals, after, sizeof(after));
+		report_fmt_delta(m->cmp[v].delta_abs, m->cmp[v].delta_pct, m->decimals, m->info.dir, delta, sizeof(delta));
+		report_pad(out, m->info.label, cw + 1);
+		report_pad(out, before, bw + 1);
+		report_pad(out, after, aw + 1);
+		fprintf(out, "%s\n", delta);
+	}
+	if (w->n_metrics == 0)
+		fprintf(out, "(no metrics: no ok runs of this workload)\n");
+	rule(out, '-');
+	statistics(out, r, w, v, cw);
+}
+
+int report_render_cover_letter(const struct report *r, FILE *out)
+{
+	bool first = true;
+	for (size_t wi = 0; wi < r->n_workloads; wi++)
+		for (size_t v = 1; v < r->n_variants; v++) {
+			if (!first)
+				fprintf(out, "\n");
+			first = false;
+			block(out, r, &r->w[wi], v);
+		}
+	if (r->n_notes) {
+		fprintf(out, "\nRuns not counted:\n");
+		for (size_t i = 0; i < r->n_notes; i++)
+			fprintf(out, "  %s\n", r->notes[i]);
+	}
+	return ferror(out) ? -EIO : 0;
+}

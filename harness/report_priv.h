@@ -1,0 +1,58 @@
+/* Internal to the report (report*.c) and its tests: number formatting
+ * shared by every format, and the renderers. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "report.h"
+
+#define REPORT_DECIMALS_MAX 6
+#define REPORT_NOISY_COV_PCT 3.5
+
+/* A value with the metric's decimals: "28238.63", "55428953"; "-" for NAN. */
+void report_fmt_num(double v, int decimals, char *buf, size_t len);
+/* "+26.9%", "-68.2%", "0.0%"; "n/a" for NAN. */
+void report_fmt_pct(double pct, char *buf, size_t len);
+/* Delta (abs / %) as the seeds print it: "+7595.34 (+26.9%)",
+ * "-37807256 (-68.2%)". An increase carries its '+' unless it is a
+ * regression of a lower-is-better metric ("7396670 (+14.0%)"). */
+void report_fmt_delta(double abs, double pct, int decimals, enum stats_direction dir, char *buf, size_t len);
+/* "[+25.1, +28.6]"; "-" when either end is NAN. */
+void report_fmt_ci(double lo, double hi, char *buf, size_t len);
+/* "0.002", "<0.001", "1.000"; "-" for NAN. */
+void report_fmt_p(double p, char *buf, size_t len);
+
+/* Fraction digits a number was written with ("28238.63": 2, "1.5e3": 0). */
+int report_decimals_text(const char *num);
+/* For stored values: 0 when all are whole, else 2, more for small values
+ * so that three significant digits show; at most REPORT_DECIMALS_MAX. */
+int report_decimals_auto(const double *v, size_t n);
+
+/* JSON: a number, shortest text that reads back the same, or "null". */
+void report_json_num(double v, char *buf, size_t len);
+void report_json_str(FILE *out, const char *s);
+/* CSV: quoted when it holds a comma, quote or line break. */
+void report_csv_field(FILE *out, const char *s);
+
+/* Whether LC_ALL, else LC_CTYPE, else LANG names UTF-8. */
+bool report_utf8_locale(void);
+/* Direction arrows: ↑ ↓ · (ASCII ^ v .). */
+const char *report_dir_arrow(enum stats_direction d, bool utf8);
+/* Display columns of a UTF-8 string (every code point one column). */
+size_t report_width(const char *s);
+/* s, then spaces up to width columns. */
+void report_pad(FILE *out, const char *s, size_t width);
+
+/* The "n" of a row: "10", or "9/10" when the sides differ. */
+void report_fmt_n(const struct report_metric *m, size_t v, char *buf, size_t len);
+
+/* Renderers (report_text.c, report_cover.c, report_json.c). */
+int report_render_text(const struct report *r, bool utf8, FILE *out);
+int report_render_markdown(const struct report *r, bool utf8, FILE *out);
+int report_render_cover_letter(const struct report *r, FILE *out);
+int report_render_json(const struct report *r, FILE *out);
+int report_render_csv(const struct report *r, FILE *out);
+
+/* Shared by the renderers: header lines of a stored workload. */
+void report_fmt_mib(uint64_t bytes, char *buf, size_t len);

@@ -1,0 +1,297 @@
+/* A stored job as a report: its job file (re-parsed, for variant and
+ * workload names, primary metrics and [metric] settings), its runs (for
+ * the header block and the runs not counted) and the metrics of its ok
+ * runs, paired by pair index. */
+#include "report.h"
+#include "report_priv.h"
+#include "job.h"
+#include "store.h"
+#include "util.h"
+#include "wl.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The mm counters every report shows after the workload's own metrics. */
+static const char *const curated[] = {
+	"time.wall_s", "rusage.user_s", "rusage.sys_s",
+	"vmstat.pgscan_anon", "vmstat.pgscan_file", "vmstat.pgsteal_anon", "vmstat.pgsteal_file",
+	"vmstat.pgscan_direct", "vmstat.pgsteal_direct", "vmstat.pswpin", "vmstat.pswpout",
+	"vmstat.pgrotated", "vmstat.zswpout", "vmstat.zswpin", "vmstat.zswpwb",
+	"vmstat.nr_tlb_*", "interrupts.TLB", "interrupts.CAL", "memcg.oom_kills",
+};
+
+/* Where a metric goes in the table: primary metrics first, then the
+ * workload's own, the curated list and the job's metrics = list; -1: not
+ * in the report. */
+static long metric_rank(const struct job *j, const struct job_workload *wl, const char *name)
+{
+	long base = 0;
+	for (size_t i = 0; i < j->n_primary; i++)
+		if (job_metric_matches(j->primary[i], name))
+			return base + (long)i;
+	base += (long)j->n_primary;
+	size_t tl = strlen(wl->type);
+	if (strncmp(name, wl->type, tl) == 0 && name[tl] == '.')
+		return base;
+	base++;
+	for (size_t i = 0; i < ARRAY_SIZE(curated); i++)
+		if (job_metric_matches(curated[i], name))
+			return base + (long)i;
+	base += (long)ARRAY_SIZE(curated);
+	for (size_t i = 0; i < j->n_metrics; i++)
+		if (job_metric_matches(j->metrics[i], name))
+			return base + (long)i;
+	return -1;
+}
+
+struct loader {
+	struct report *r;
+	const struct job *j;
+	int err;
+};
+
+static void collect(void *ctx, const struct store_run *run, const char *metric, const char *unit, double value)
+{
+	struct loader *l = ctx;
+	struct report *r = l->r;
+	if (l->err < 0 || strcmp(run->status, "ok") != 0 || run->workload < 0 || (size_t)run->workload >= r->n_workloads ||
+	    run->variant < 0 || (size_t)run->variant >= r->n_variants || run->pair < 0)
+		return;
+	struct report_workload *w = &r->w[run->workload];
+	if ((size_t)run->pair >= w->pairs || metric_rank(l->j, &l->j->workloads[run->workload], metric) < 0)
+		return;
+	struct report_metric *m = report_find_metric(w, metric);
+	if (!m) {
+		int e = report_add_metric(r, w, metric, unit, &m);
+		if (e < 0) {
+			l->err = e;
+			return;
+		}
+	}
+	m->values[(size_t)run->variant * w->pairs + (size_t)run->pair] = value;
+}
+
+/* Stable insertion sort by rank: the table's row order. */
+static void sort_metrics(const struct job *j, const struct job_workload *wl, struct report_workload *w)
+{
+	for (size_t i = 1; i < w->n_metrics; i++) {
+		struct report_metric x = w->m[i];
+		long rx = metric_rank(j, wl, x.name);
+		size_t k = i;
+		while (k > 0 && metric_rank(j, wl, w->m[k - 1].name) > rx) {
+			w->m[k] = w->m[k - 1];
+			k--;
+		}
+		w->m[k] = x;
+	}
+}
+
+static bool is_count(const char *s)
+{
+	uint64_t u;
+	return util_parse_u64(s, &u) == 0;
+}
+
+/* stress-ng: workers (--vm 16: 16; 0 means one per CPU), the memory each
+ * allocates (--vm-bytes) and its timeout, for the cover letter. */
+static void stress_ng_params(const char *args, int cpus, struct report_header *h)
+{
+	static const char *const not_stressors[] = { "timeout", "backoff", "seed", "random", "sequential", "all",
+						     "parallel", "permute", "verbose", "metrics", "yaml", "log-file" };
+	static const char *const short_stressors[] = { "-c", "-m", "-d", "-i" };
+	char **argv = NULL;
+	size_t n = 0;
+	if (!args || wl_split_args(args, &argv, &n) < 0)
+		return;
+	for (size_t i = 0; i + 1 < n; i++) {
+		const char *o = argv[i], *v = argv[i + 1];
+		if (strcmp(o, "--timeout") == 0 || strcmp(o, "-t") == 0) {
+			snprintf(h->timeout, sizeof(h->timeout), "%s%s", v, is_count(v) ? "s" : "");
+			continue;
+		}
+		if (strcmp(o, "--vm-bytes") == 0 && !h->alloc[0]) {
+			snprintf(h->alloc, sizeof(h->alloc), "%s", v);
+			continue;
+		}
+		bool stressor = false;
+		for (size_t k = 0; k < ARRAY_SIZE(short_stressors); k++)
+			stressor = stressor || strcmp(o, short_stressors[k]) == 0;
+		if (strncmp(o, "--", 2) == 0 && o[2] && !strchr(o + 2, '-')) {
+			stressor = true;
+			for (size_t k = 0; k < ARRAY_SIZE(not_stressors); k++)
+				stressor = stressor && strcmp(o + 2, not_stressors[k]) != 0;
+		}
+		uint64_t count;
+		if (stressor && util_parse_u64(v, &count) == 0 && count < 1000000) {
+			h->workers += count ? (unsigned)count : (unsigned)(cpus > 0 ? cpus : 0);
+			i++;
+		}
+	}
+	wl_argv_free(argv);
+}
+
+static void fill_header(const struct job *j, size_t wi, const struct store_run *runs, size_t nr,
+			struct report_workload *w, size_t n_variants)
+{
+	const struct job_workload *wl = &j->workloads[wi];
+	struct report_header *h = &w->h;
+	const struct store_run *first = NULL;
+	double dur = 0;
+	size_t ok = 0;
+	for (size_t i = 0; i < nr; i++) {
+		if ((size_t)runs[i].workload != wi)
+			continue;
+		if (!first)
+			first = &runs[i];
+		if (strcmp(runs[i].status, "ok") == 0) {
+			dur += runs[i].finished - runs[i].started;
+			ok++;
+		}
+		for (size_t s = 0; s < REPORT_N_STATUS; s++)
+			if (runs[i].variant >= 0 && (size_t)runs[i].variant < n_variants &&
+			    strcmp(runs[i].status, report_status_names[s]) == 0)
+				w->runs[(size_t)runs[i].variant * REPORT_N_STATUS + s]++;
+	}
+	snprintf(h->type, sizeof(h->type), "%s", wl->type);
+	size_t used = 0;
+	for (size_t i = 0; i < wl->n_params && used < sizeof(h->params); i++)
+		used += (size_t)snprintf(h->params + used, sizeof(h->params) - used, "%s%s: %s", i ? "; " : "",
+					 wl->params[i].key, wl->params[i].value);
+	h->memory_max = wl->memory_max;
+	h->memory_high = wl->memory_high;
+	h->memory_swap_max = wl->memory_swap_max;
+	snprintf(h->swap_kind, sizeof(h->swap_kind), "%s", job_swap_kind_name(j->swap.kind));
+	h->duration_s = ok ? dur / (double)ok : NAN;
+	if (!first)
+		return;
+	w->have_header = true;
+	snprintf(h->kernel, sizeof(h->kernel), "%s", first->kernel_release);
+	h->cpus = first->cpus;
+	h->cgroup_version = first->cgroup_version;
+	h->mem_total = first->mem_total;
+	h->swap_total = first->swap_total;
+	snprintf(h->swap_devices, sizeof(h->swap_devices), "%s", first->swap_devices);
+	if (strcmp(wl->type, "stress-ng") == 0)
+		stress_ng_params(job_param(wl, "args"), h->cpus, h);
+}
+
+static void progress(struct store *st, int64_t job_id, size_t wi, const struct job *j, const char *job_status,
+		     struct report_workload *w)
+{
+	int looks, done;
+	char reason[32] = "";
+	if (j->adaptive.on)
+		snprintf(w->budget, sizeof(w->budget), "adaptive %u..%u step %u", j->adaptive.min, j->adaptive.max,
+			 j->adaptive.step);
+	else
+		snprintf(w->budget, sizeof(w->budget), "%u", j->pairs);
+	if (store_progress_get(st, job_id, (int)wi, &looks, &done, reason, sizeof(reason)) == 0) {
+		w->looks = looks > 0 ? (unsigned)looks : 0;
+		snprintf(w->stop_reason, sizeof(w->stop_reason), "%s", reason[0] ? reason : "running");
+		return;
+	}
+	w->looks = 1;
+	snprintf(w->stop_reason, sizeof(w->stop_reason), "%s", strcmp(job_status, "done") == 0 ? "budget" : job_status);
+}
+
+int report_load(struct store *st, int64_t job_id, struct report **ret)
+{
+	struct store_job sj;
+	int r = store_job_get(st, job_id, &sj);
+	if (r == -ENOENT) {
+		log_error("no job %lld in the database", (long long)job_id);
+		return r;
+	}
+	if (r < 0)
+		return r;
+	struct diags d = { 0 };
+	struct job *j = NULL;
+	struct store_run *runs = NULL;
+	size_t nr = 0;
+	struct report *rep = NULL;
+	r = job_parse_string_nocheck(sj.file[0] ? sj.file : "job", sj.text, &j, &d);
+	if (r < 0) {
+		log_error("job %lld: the stored job file no longer parses:", (long long)job_id);
+		diags_print(&d, stderr);
+		goto out;
+	}
+	char **names = calloc(j->n_variants + 1, sizeof(char *));
+	if (!names) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t v = 0; v < j->n_variants; v++)
+		names[v] = j->variants[v].name;
+	r = report_new(sj.name, names, j->n_variants, &rep);
+	free(names);
+	if (r < 0)
+		goto out;
+	rep->job = j;
+	j = NULL;
+	rep->job_id = job_id;
+	snprintf(rep->job_status, sizeof(rep->job_status), "%s", sj.status);
+	snprintf(rep->job_reason, sizeof(rep->job_reason), "%s", sj.reason);
+	snprintf(rep->order, sizeof(rep->order), "%s", job_order_name(rep->job->order));
+	if ((r = store_runs_load(st, job_id, &runs, &nr)) < 0)
+		goto out;
+	for (size_t wi = 0; wi < rep->job->n_workloads; wi++) {
+		size_t pairs = 0;
+		for (size_t i = 0; i < nr; i++)
+			if ((size_t)runs[i].workload == wi && runs[i].pair >= 0 && (size_t)runs[i].pair + 1 > pairs)
+				pairs = (size_t)runs[i].pair + 1;
+		struct report_workload *w;
+		if ((r = report_add_workload(rep, rep->job->workloads[wi].name, pairs, &w)) < 0)
+			goto out;
+		fill_header(rep->job, wi, runs, nr, w, rep->n_variants);
+		progress(st, job_id, wi, rep->job, sj.status, w);
+	}
+	struct loader l = { .r = rep, .j = rep->job };
+	if ((r = store_foreach_metric(st, job_id, collect, &l)) < 0 || (r = l.err) < 0)
+		goto out;
+	for (size_t wi = 0; wi < rep->n_workloads; wi++)
+		sort_metrics(rep->job, &rep->job->workloads[wi], &rep->w[wi]);
+	for (size_t i = 0; i < nr; i++) {
+		const struct store_run *x = &runs[i];
+		if (strcmp(x->status, "ok") == 0 || x->variant < 0 || (size_t)x->variant >= rep->n_variants ||
+		    x->workload < 0 || (size_t)x->workload >= rep->n_workloads)
+			continue;
+		if ((r = report_add_note(rep, "run %lld (pair %d, %s, %s): %s%s%s", (long long)x->id, x->pair + 1,
+					 rep->variants[x->variant], rep->w[x->workload].name, x->status,
+					 x->reason[0] ? ": " : "", x->reason)) < 0)
+			goto out;
+	}
+	*ret = rep;
+	rep = NULL;
+	r = 0;
+out:
+	report_free(rep);
+	job_free(j);
+	diags_free(&d);
+	free(runs);
+	store_job_clear(&sj);
+	return r;
+}
+
+int report_print_format(struct store *st, int64_t job_id, const struct report_opts *o, FILE *out)
+{
+	struct report *rep;
+	int r = report_load(st, job_id, &rep);
+	if (r < 0)
+		return r;
+	r = report_analyze(rep);
+	if (r < 0)
+		log_error("job %lld: statistics failed: %s", (long long)job_id, strerror(-r));
+	else
+		r = report_render(rep, o, out);
+	report_free(rep);
+	return r;
+}
+
+int report_print(struct store *st, int64_t job_id, FILE *out)
+{
+	struct report_opts o = { .format = REPORT_TEXT };
+	return report_print_format(st, job_id, &o, out);
+}

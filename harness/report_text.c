@@ -1,0 +1,356 @@
+/* The text report (the default) and its Markdown twin: per workload the
+ * header block, then per compared variant the table of STATS.md — Metric,
+ * dir, n, Before, After, Delta (abs / %), 95% CI of Delta%, p, q, verdict —
+ * and footnotes on the tests used, noisy variants and metrics compared on
+ * differences. */
+#include "report.h"
+#include "report_priv.h"
+#include "job.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { C_METRIC, C_DIR, C_N, C_BEFORE, C_AFTER, C_DELTA, C_CI, C_P, C_Q, C_VERDICT, N_COLS };
+#define CELL 160
+
+struct row {
+	char c[N_COLS][CELL];
+};
+
+static const char *const headings_utf8[N_COLS] = {
+	"Metric", "dir", "n", "Before", "After", "Delta (abs / %)", "95% CI of \xce\x94%", "p", "q", "verdict",
+};
+static const char *const headings_ascii[N_COLS] = {
+	"Metric", "dir", "n", "Before", "After", "Delta (abs / %)", "95% CI of Delta%", "p", "q", "verdict",
+};
+
+static void fill_row(const struct report_metric *m, size_t v, bool utf8, bool label, struct row *row)
+{
+	const struct stats_result *c = &m->cmp[v];
+	snprintf(row->c[C_METRIC], CELL, "%s", label ? m->info.label : m->name);
+	snprintf(row->c[C_DIR], CELL, "%s", report_dir_arrow(m->info.dir, utf8));
+	report_fmt_n(m, v, row->c[C_N], CELL);
+	report_fmt_num(m->desc[0].mean, m->decimals, row->c[C_BEFORE], CELL);
+	report_fmt_num(m->desc[v].mean, m->decimals, row->c[C_AFTER], CELL);
+	report_fmt_delta(c->delta_abs, c->delta_pct, m->decimals, m->info.dir, row->c[C_DELTA], CELL);
+	report_fmt_ci(c->ci_low_pct, c->ci_high_pct, row->c[C_CI], CELL);
+	report_fmt_p(c->p_value, row->c[C_P], CELL);
+	report_fmt_p(c->q_value, row->c[C_Q], CELL);
+	if (c->verdict == STATS_VERDICT_NONE)
+		snprintf(row->c[C_VERDICT], CELL, "-");
+	else
+		snprintf(row->c[C_VERDICT], CELL, "%s %s", stats_verdict_marker(c->verdict, utf8),
+			 stats_verdict_name(c->verdict));
+}
+
+static void print_header_block(FILE *out, const struct report *r, const struct report_workload *w)
+{
+	const struct report_header *h = &w->h;
+	fprintf(out, "== workload %s", w->name);
+	if (h->type[0])
+		fprintf(out, " (%s%s%s)", h->type, h->params[0] ? "; " : "", h->params);
+	fprintf(out, "\n");
+	if (w->have_header) {
+		char mem[32], swap[32], lim[32];
+		snprintf(mem, sizeof(mem), "%.1f GiB", (double)h->mem_total / (double)(1ull << 30));
+		snprintf(swap, sizeof(swap), "%.1f GiB", (double)h->swap_total / (double)(1ull << 30));
+		if (h->memory_max == JOB_MEM_UNSET || h->memory_max == JOB_MEM_MAX)
+			snprintf(lim, sizeof(lim), "none");
+		else
+			util_format_size(h->memory_max, lim, sizeof(lim));
+		fprintf(out, "Kernel: %s   CPUs: %d   Memory: %s   cgroup v%d\n", h->kernel, h->cpus, mem, h->cgroup_version);
+		fprintf(out, "Swap: %s (%s: %s)   memcg memory.max: %s", swap, h->swap_kind,
+			h->swap_devices[0] ? h->swap_devices : "none", lim);
+		if (h->memory_high != JOB_MEM_UNSET && h->memory_high != JOB_MEM_MAX) {
+			char mh[32];
+			util_format_size(h->memory_high, mh, sizeof(mh));
+			fprintf(out, "   memory.high: %s", mh);
+		}
+		if (h->memory_swap_max != JOB_MEM_UNSET) {
+			char sm[32];
+			if (h->memory_swap_max == JOB_MEM_MAX)
+				snprintf(sm, sizeof(sm), "max");
+			else if (h->memory_swap_max == JOB_MEM_ZERO)
+				snprintf(sm, sizeof(sm), "0");
+			else
+				util_format_size(h->memory_swap_max, sm, sizeof(sm));
+			fprintf(out, "   memory.swap.max: %s", sm);
+		}
+		if (isfinite(h->duration_s))
+			fprintf(out, "   duration: %.1f s per run\n", h->duration_s);
+		else
+			fprintf(out, "   duration: n/a (no ok run)\n");
+	}
+	if (r->job_id) {
+		fprintf(out, "Runs:");
+		for (size_t v = 0; v < r->n_variants; v++) {
+			fprintf(out, "%s %s", v ? ";" : "", r->variants[v]);
+			bool any = false;
+			for (size_t s = 0; s < REPORT_N_STATUS; s++)
+				if (w->runs[v * REPORT_N_STATUS + s]) {
+					fprintf(out, " %zu %s", w->runs[v * REPORT_N_STATUS + s], report_status_names[s]);
+					any = true;
+				}
+			if (!any)
+				fprintf(out, " none");
+		}
+		fprintf(out, "\n");
+	}
+	fprintf(out, "Pairs: %zu (budget %s; %u look%s; stopped: %s)\n", w->pairs, w->budget, w->looks,
+		w->looks == 1 ? "" : "s", w->stop_reason);
+}
+
+/* Why a workload has no rows. */
+static const char *empty_reason(const struct report *r, const struct report_workload *w)
+{
+	size_t total = 0, ok = 0;
+	for (size_t v = 0; v < r->n_variants; v++)
+		for (size_t s = 0; s < REPORT_N_STATUS; s++) {
+			total += w->runs[v * REPORT_N_STATUS + s];
+			ok += s == 0 ? w->runs[v * REPORT_N_STATUS + s] : 0;
+		}
+	if (r->job_id && total == 0)
+		return "no runs recorded for this workload";
+	if (r->job_id && ok == 0)
+		return "no ok runs: every run of this workload failed; the runs not counted are listed below";
+	return "no metrics recorded";
+}
+
+static void print_table(FILE *out, struct row *rows, size_t n, bool utf8)
+{
+	size_t width[N_COLS];
+	for (size_t c = 0; c < N_COLS; c++) {
+		width[c] = report_width(utf8 ? headings_utf8[c] : headings_ascii[c]);
+		for (size_t i = 0; i < n; i++)
+			if (report_width(rows[i].c[c]) > width[c])
+				width[c] = report_width(rows[i].c[c]);
+	}
+	for (size_t i = 0; i <= n; i++) {
+		for (size_t c = 0; c < N_COLS; c++) {
+			const char *s = i == 0 ? (utf8 ? headings_utf8[c] : headings_ascii[c]) : rows[i - 1].c[c];
+			if (c + 1 == N_COLS)
+				fputs(s, out);
+			else
+				report_pad(out, s, width[c] + 2);
+		}
+		fputc('\n', out);
+	}
+}
+
+static const char *test_words(enum stats_test t)
+{
+	switch (t) {
+	case STATS_TEST_WILCOXON_EXACT: return "Wilcoxon signed-rank on the pairs, exact";
+	case STATS_TEST_WILCOXON_NORMAL: return "Wilcoxon signed-rank on the pairs, normal approximation with tie correction";
+	case STATS_TEST_MANN_WHITNEY_EXACT: return "Mann-Whitney U (unpaired: partner runs missing), exact";
+	case STATS_TEST_MANN_WHITNEY_NORMAL: return "Mann-Whitney U (unpaired: partner runs missing), normal approximation";
+	case STATS_TEST_NONE: break;
+	}
+	return NULL;
+}
+
+/* A footnote listing the metrics for which pick() holds. */
+static void list_metrics(FILE *out, const char *intro, const struct report_workload *w, size_t v,
+			 bool (*pick)(const struct report_metric *, size_t))
+{
+	bool any = false;
+	for (size_t i = 0; i < w->n_metrics; i++)
+		if (pick(&w->m[i], v)) {
+			fprintf(out, "%s%s", any ? ", " : intro, w->m[i].name);
+			any = true;
+		}
+	if (any)
+		fprintf(out, "\n");
+}
+
+static bool on_differences(const struct report_metric *m, size_t v)
+{
+	return m->cmp[v].test != STATS_TEST_NONE && !m->cmp[v].log_scale;
+}
+
+static bool one_side_only(const struct report_metric *m, size_t v)
+{
+	return (m->desc[0].n == 0) != (m->desc[v].n == 0);
+}
+
+static bool is_primary(const struct report_metric *m, size_t v)
+{
+	(void)v;
+	return m->primary;
+}
+
+/* Pairs where one side has a value and the other none: the data are
+ * then partly unpaired, which the statistics take into account. */
+static void broken_pairs(FILE *out, const struct report_workload *w, size_t v)
+{
+	bool any = false;
+	for (size_t i = 0; i < w->n_metrics; i++) {
+		const struct report_metric *m = &w->m[i];
+		if (one_side_only(m, v))
+			continue;
+		size_t broken = 0;
+		for (size_t p = 0; p < w->pairs; p++)
+			broken += isnan(m->values[p]) != isnan(m->values[v * w->pairs + p]);
+		if (broken) {
+			fprintf(out, "%s%s (%zu of %zu)", any ? ", " : "Pairs with one side missing: ", m->name, broken, w->pairs);
+			any = true;
+		}
+	}
+	if (any)
+		fprintf(out, "\n");
+}
+
+static void footnotes(FILE *out, const struct report *r, const struct report_workload *w, size_t v, bool utf8)
+{
+	bool used[STATS_TEST_MANN_WHITNEY_NORMAL + 1] = { 0 };
+	size_t tested = 0, max_pairs = 0;
+	for (size_t i = 0; i < w->n_metrics; i++) {
+		enum stats_test t = w->m[i].cmp[v].test;
+		if (t <= STATS_TEST_MANN_WHITNEY_NORMAL)
+			used[t] = true;
+		tested += t != STATS_TEST_NONE;
+		if (w->m[i].cmp[v].pairs > max_pairs)
+			max_pairs = w->m[i].cmp[v].pairs;
+	}
+	fprintf(out, "\n");
+	bool first = true;
+	for (size_t t = 1; t < ARRAY_SIZE(used); t++)
+		if (used[t]) {
+			fprintf(out, "%s%s", first ? "p: " : "; ", test_words((enum stats_test)t));
+			first = false;
+		}
+	if (!first)
+		fprintf(out, ". Delta%% and its CI: Hodges-Lehmann estimate of the change per pair. q: Benjamini-Hochberg over the %zu metric%s with a p.\n",
+			tested, tested == 1 ? "" : "s");
+	else if (w->pairs < 2)
+		fprintf(out, "No test: with %zu pair%s there is no spread to test against; run more pairs.\n", w->pairs,
+			w->pairs == 1 ? "" : "s");
+	else
+		fprintf(out, "No test could run: no metric has runs of both variants.\n");
+	list_metrics(out, "Primary metrics, judged on p instead of q: ", w, v, is_primary);
+	if (max_pairs >= 2 && max_pairs < 6)
+		fprintf(out, "With %zu pairs the signed-rank test cannot reach p < 0.05 (it needs 6): verdicts stay undecided; run more pairs.\n",
+			max_pairs);
+	list_metrics(out, "Compared on differences, not log-ratios (zero or negative values): ", w, v, on_differences);
+	list_metrics(out, "In one variant only: ", w, v, one_side_only);
+	broken_pairs(out, w, v);
+	bool noisy = false;
+	const size_t sides[2] = { 0, v };
+	for (size_t i = 0; i < w->n_metrics; i++)
+		for (size_t k = 0; k < 2; k++) {
+			const struct stats_desc *d = &w->m[i].desc[sides[k]];
+			if (d->n >= 2 && isfinite(d->cov_pct) && d->cov_pct > REPORT_NOISY_COV_PCT) {
+				fprintf(out, "%s%s %s %.1f%%", noisy ? ", " : "Noisy (CoV > 3.5%): ", r->variants[sides[k]],
+					w->m[i].name, d->cov_pct);
+				noisy = true;
+			}
+		}
+	if (noisy)
+		fprintf(out, "\n");
+	fprintf(out, "%s better  %s worse  %s changed  %s same (CI inside %sepsilon)  %s undecided;  %s higher is better  %s lower is better  %s neutral\n",
+		stats_verdict_marker(STATS_VERDICT_BETTER, utf8), stats_verdict_marker(STATS_VERDICT_WORSE, utf8),
+		stats_verdict_marker(STATS_VERDICT_CHANGED, utf8), stats_verdict_marker(STATS_VERDICT_SAME, utf8),
+		utf8 ? "\xc2\xb1" : "+-", stats_verdict_marker(STATS_VERDICT_UNDECIDED, utf8), report_dir_arrow(STATS_DIR_HIGHER, utf8),
+		report_dir_arrow(STATS_DIR_LOWER, utf8), report_dir_arrow(STATS_DIR_NEUTRAL, utf8));
+}
+
+int report_render_text(const struct report *r, bool utf8, FILE *out)
+{
+	if (r->job_id)
+		fprintf(out, "kab report: job %lld \"%s\" (%s%s%s), order %s\n", (long long)r->job_id, r->title,
+			r->job_status, r->job_reason[0] ? ": " : "", r->job_reason, r->order);
+	else
+		fprintf(out, "kab compare: %s\n", r->source ? r->source : r->title);
+	for (size_t wi = 0; wi < r->n_workloads; wi++) {
+		const struct report_workload *w = &r->w[wi];
+		fprintf(out, "\n");
+		print_header_block(out, r, w);
+		if (w->n_metrics == 0) {
+			fprintf(out, "\n(%s)\n", empty_reason(r, w));
+			continue;
+		}
+		struct row *rows = calloc(w->n_metrics, sizeof(*rows));
+		if (!rows)
+			return -ENOMEM;
+		for (size_t v = 1; v < r->n_variants; v++) {
+			fprintf(out, "\nBefore: %s   After: %s\n", r->variants[0], r->variants[v]);
+			for (size_t i = 0; i < w->n_metrics; i++)
+				fill_row(&w->m[i], v, utf8, false, &rows[i]);
+			print_table(out, rows, w->n_metrics, utf8);
+			footnotes(out, r, w, v, utf8);
+		}
+		free(rows);
+	}
+	if (r->n_notes) {
+		fprintf(out, "\nRuns not counted:\n");
+		for (size_t i = 0; i < r->n_notes; i++)
+			fprintf(out, "  %s\n", r->notes[i]);
+	}
+	fprintf(out, "\nBefore/After are means over ok runs; n is the runs counted (before/after when they differ).\n");
+	return ferror(out) ? -EIO : 0;
+}
+
+/* Markdown cells: '|' would end the cell. */
+static void md_cell(FILE *out, const char *s)
+{
+	fputs("| ", out);
+	for (const char *p = s; *p; p++) {
+		if (*p == '|')
+			fputc('\\', out);
+		fputc(*p, out);
+	}
+	fputc(' ', out);
+}
+
+int report_render_markdown(const struct report *r, bool utf8, FILE *out)
+{
+	if (r->job_id)
+		fprintf(out, "## kab report: job %lld, %s\n", (long long)r->job_id, r->title);
+	else
+		fprintf(out, "## kab compare: %s\n", r->source ? r->source : r->title);
+	struct row row;
+	for (size_t wi = 0; wi < r->n_workloads; wi++) {
+		const struct report_workload *w = &r->w[wi];
+		const struct report_header *h = &w->h;
+		fprintf(out, "\n### %s\n\n", w->name);
+		if (w->have_header) {
+			char mem[32], swap[32];
+			report_fmt_mib(h->mem_total, mem, sizeof(mem));
+			report_fmt_mib(h->swap_total, swap, sizeof(swap));
+			fprintf(out, "- Kernel %s, %d CPUs, MemTotal %s, SwapTotal %s (%s)\n", h->kernel, h->cpus, mem, swap,
+				h->swap_kind);
+			if (h->memory_max != JOB_MEM_UNSET && h->memory_max != JOB_MEM_MAX) {
+				char lim[32];
+				util_format_size(h->memory_max, lim, sizeof(lim));
+				fprintf(out, "- memcg limit %s\n", lim);
+			}
+		}
+		fprintf(out, "- %zu pairs (budget %s; %u look%s; stopped: %s)\n", w->pairs, w->budget, w->looks,
+			w->looks == 1 ? "" : "s", w->stop_reason);
+		if (w->n_metrics == 0) {
+			fprintf(out, "\n*%s*\n", empty_reason(r, w));
+			continue;
+		}
+		for (size_t v = 1; v < r->n_variants; v++) {
+			fprintf(out, "\nBefore: **%s**, after: **%s**\n\n", r->variants[0], r->variants[v]);
+			for (size_t c = 0; c < N_COLS; c++)
+				md_cell(out, utf8 ? headings_utf8[c] : headings_ascii[c]);
+			fprintf(out, "|\n|---|:-:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+			for (size_t i = 0; i < w->n_metrics; i++) {
+				fill_row(&w->m[i], v, utf8, true, &row);
+				for (size_t c = 0; c < N_COLS; c++)
+					md_cell(out, row.c[c]);
+				fprintf(out, "|\n");
+			}
+		}
+	}
+	if (r->n_notes) {
+		fprintf(out, "\nRuns not counted:\n\n");
+		for (size_t i = 0; i < r->n_notes; i++)
+			fprintf(out, "- %s\n", r->notes[i]);
+	}
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,478 @@
+/* Reports: number formatting (the seed's Delta column), JSON and CSV
+ * helpers, the metric table, the job's metric settings, and the model
+ * end to end from a temporary store, including the bad cases (no runs, a
+ * single run, every run failed, a metric in one variant only). */
+#include "t.h"
+#include "executor.h"
+#include "job.h"
+#include "metrics.h"
+#include "report.h"
+#include "report_priv.h"
+#include "store.h"
+#include "util.h"
+#include "wl.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static char buf[512];
+
+static const char *delta(double abs, double pct, int dec, enum stats_direction dir)
+{
+	report_fmt_delta(abs, pct, dec, dir, buf, sizeof(buf));
+	return buf;
+}
+
+static void test_seed_delta(void)
+{
+	/* seed 000, as posted: '+' on improvements and neutral rises, none on a
+	 * rise that is a regression */
+	T_EQ_STR(delta(35833.97 - 28238.63, 100 * 7595.34 / 28238.63, 2, STATS_DIR_HIGHER), "+7595.34 (+26.9%)");
+	T_EQ_STR(delta(17621697.0 - 55428953.0, -68.208, 0, STATS_DIR_LOWER), "-37807256 (-68.2%)");
+	T_EQ_STR(delta(14498768.0 - 34073695.0, -57.449, 0, STATS_DIR_LOWER), "-19574927 (-57.4%)");
+	T_EQ_STR(delta(60252894.0 - 52856224.0, 13.994, 0, STATS_DIR_LOWER), "7396670 (+14.0%)");
+	T_EQ_STR(delta(34054753.0 - 29004962.0, 17.41, 0, STATS_DIR_LOWER), "5049791 (+17.4%)");
+	T_EQ_STR(delta(5, 1.5, 0, STATS_DIR_NEUTRAL), "+5 (+1.5%)");
+	T_EQ_STR(delta(-5, -1.5, 0, STATS_DIR_HIGHER), "-5 (-1.5%)");
+	T_EQ_STR(delta(0.001, 0.01, 2, STATS_DIR_HIGHER), "0.00 (0.0%)");
+	T_EQ_STR(delta(-0.001, -0.04, 2, STATS_DIR_HIGHER), "0.00 (0.0%)");
+	T_EQ_STR(delta(3047, NAN, 0, STATS_DIR_NEUTRAL), "+3047 (n/a)");
+	T_EQ_STR(delta(NAN, NAN, 0, STATS_DIR_NEUTRAL), "-");
+}
+
+static void test_numbers(void)
+{
+	report_fmt_num(28238.634, 2, buf, sizeof(buf));
+	T_EQ_STR(buf, "28238.63");
+	report_fmt_num(55428953.4, 0, buf, sizeof(buf));
+	T_EQ_STR(buf, "55428953");
+	report_fmt_num(-0.0001, 2, buf, sizeof(buf));
+	T_EQ_STR(buf, "0.00");
+	report_fmt_num(NAN, 2, buf, sizeof(buf));
+	T_EQ_STR(buf, "-");
+	report_fmt_num(INFINITY, 2, buf, sizeof(buf));
+	T_EQ_STR(buf, "-");
+	report_fmt_num(1.5, 99, buf, sizeof(buf));
+	T_EQ_STR(buf, "1.500000");
+	report_fmt_pct(26.897, buf, sizeof(buf));
+	T_EQ_STR(buf, "+26.9%");
+	report_fmt_pct(-0.04, buf, sizeof(buf));
+	T_EQ_STR(buf, "0.0%");
+	report_fmt_ci(25.06, 28.64, buf, sizeof(buf));
+	T_EQ_STR(buf, "[+25.1, +28.6]");
+	report_fmt_ci(-0.04, 2, buf, sizeof(buf));
+	T_EQ_STR(buf, "[+0.0, +2.0]");
+	report_fmt_ci(NAN, 2, buf, sizeof(buf));
+	T_EQ_STR(buf, "-");
+	report_fmt_p(0.001953125, buf, sizeof(buf));
+	T_EQ_STR(buf, "0.002");
+	report_fmt_p(0.0004, buf, sizeof(buf));
+	T_EQ_STR(buf, "<0.001");
+	report_fmt_p(1, buf, sizeof(buf));
+	T_EQ_STR(buf, "1.000");
+	report_fmt_p(NAN, buf, sizeof(buf));
+	T_EQ_STR(buf, "-");
+
+	T_EQ_INT(report_decimals_text("28238.63"), 2);
+	T_EQ_INT(report_decimals_text("55428953"), 0);
+	T_EQ_INT(report_decimals_text("-3.500"), 3);
+	T_EQ_INT(report_decimals_text("1.5e3"), 0);
+	T_EQ_INT(report_decimals_text("1.25e1"), 1);
+	T_EQ_INT(report_decimals_text("1e-3"), 3);
+	T_EQ_INT(report_decimals_text("1.123456789"), REPORT_DECIMALS_MAX);
+	T_EQ_INT(report_decimals_text("5e-999999999999"), REPORT_DECIMALS_MAX);
+
+	double whole[] = { 1, 2, NAN, 3e9 }, rates[] = { 28238.63, 35833.97 }, small[] = { 0.0123, 0.5 };
+	double none[] = { NAN, NAN };
+	T_EQ_INT(report_decimals_auto(whole, 4), 0);
+	T_EQ_INT(report_decimals_auto(rates, 2), 2);
+	T_EQ_INT(report_decimals_auto(small, 2), 4);
+	T_EQ_INT(report_decimals_auto(none, 2), 0);
+}
+
+static void test_json_csv(void)
+{
+	report_json_num(NAN, buf, sizeof(buf));
+	T_EQ_STR(buf, "null");
+	report_json_num(-INFINITY, buf, sizeof(buf));
+	T_EQ_STR(buf, "null");
+	report_json_num(-0.0, buf, sizeof(buf));
+	T_EQ_STR(buf, "0");
+	report_json_num(7200, buf, sizeof(buf));
+	T_EQ_STR(buf, "7200");
+	report_json_num(0.1, buf, sizeof(buf));
+	T_EQ_STR(buf, "0.1");
+	report_json_num(1.0 / 3, buf, sizeof(buf));
+	T_CHECK(strtod(buf, NULL) == 1.0 / 3);
+	report_json_num(1e300, buf, sizeof(buf));
+	T_EQ_STR(buf, "1e+300");
+
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	report_json_str(f, "a\"b\\c\n\x01");
+	fputc(' ', f);
+	report_csv_field(f, "plain");
+	fputc(' ', f);
+	report_csv_field(f, "latency, \"p95\"");
+	fclose(f);
+	T_EQ_STR(text, "\"a\\\"b\\\\c\\n\\u0001\" plain \"latency, \"\"p95\"\"\"");
+	free(text);
+}
+
+static void test_locale(void)
+{
+	setenv("LC_ALL", "", 1);
+	setenv("LC_CTYPE", "", 1);
+	setenv("LANG", "en_US.UTF-8", 1);
+	T_CHECK(report_utf8_locale());
+	setenv("LANG", "de_DE.utf8", 1);
+	T_CHECK(report_utf8_locale());
+	setenv("LC_CTYPE", "C", 1);
+	T_CHECK(!report_utf8_locale());
+	setenv("LC_ALL", "C.UTF-8", 1);
+	T_CHECK(report_utf8_locale());
+	unsetenv("LC_ALL");
+	unsetenv("LC_CTYPE");
+	unsetenv("LANG");
+	T_CHECK(!report_utf8_locale());
+	T_EQ_STR(report_dir_arrow(STATS_DIR_HIGHER, false), "^");
+	T_EQ_STR(report_dir_arrow(STATS_DIR_LOWER, false), "v");
+	T_EQ_STR(report_dir_arrow(STATS_DIR_NEUTRAL, false), ".");
+	T_EQ_STR(report_dir_arrow(STATS_DIR_HIGHER, true), "\xe2\x86\x91");
+	T_EQ_INT(report_width("\xe2\x86\x91 up"), 4);
+	T_EQ_INT(report_width("95% CI of \xce\x94%"), 12);
+	enum report_format fmt;
+	T_EQ_INT(report_format_parse("cover-letter", &fmt), 0);
+	T_EQ_INT(fmt, REPORT_COVER_LETTER);
+	T_EQ_INT(report_format_parse("yaml", &fmt), -EINVAL);
+}
+
+static void test_metric_table(void)
+{
+	struct metric_info m;
+	metrics_describe("stress-ng.bogo_ops_per_s", "ops/s", &m);
+	T_EQ_STR(m.label, "bogo ops/s");
+	T_EQ_INT(m.dir, STATS_DIR_HIGHER);
+	T_CHECK(m.known);
+	metrics_describe("interrupts.TLB", "interrupts", &m);
+	T_EQ_STR(m.label, "TLB shootdowns");
+	T_EQ_INT(m.dir, STATS_DIR_LOWER);
+	metrics_describe("interrupts.CAL", NULL, &m);
+	T_EQ_STR(m.label, "Function call IPIs");
+	metrics_describe("vmstat.pgscan_anon", "events", &m);
+	T_EQ_STR(m.label, "pgscan_anon (pages)");
+	T_EQ_STR(m.unit, "pages");
+	T_EQ_INT(m.dir, STATS_DIR_LOWER);
+	metrics_describe("vmstat.pgsteal_direct", "events", &m);
+	T_EQ_INT(m.dir, STATS_DIR_LOWER);
+	metrics_describe("vmstat.zswpwb", "events", &m);
+	T_EQ_INT(m.dir, STATS_DIR_LOWER);
+	metrics_describe("vmstat.nr_tlb_remote_flush", "events", &m);
+	T_EQ_INT(m.dir, STATS_DIR_LOWER);
+	T_EQ_STR(m.label, "nr_tlb_remote_flush");
+	metrics_describe("memcg.oom_kills", "kills", &m);
+	T_EQ_INT(m.dir, STATS_DIR_LOWER);
+	metrics_describe("stress-ng.vm.bogo_ops_per_s", "ops/s", &m);
+	T_EQ_INT(m.dir, STATS_DIR_HIGHER);
+	metrics_describe("vmstat.pgfault", "events", &m);
+	T_EQ_INT(m.dir, STATS_DIR_NEUTRAL);
+	T_CHECK(!m.known);
+	metrics_describe("interrupts.NMI", "interrupts", &m);
+	T_EQ_STR(m.label, "NMI interrupts");
+	T_EQ_INT(m.dir, STATS_DIR_NEUTRAL);
+	/* guessed from unit and name */
+	metrics_describe("command.latency", "ms", &m);
+	T_EQ_INT(m.dir, STATS_DIR_LOWER);
+	T_EQ_STR(m.label, "latency (ms)");
+	metrics_describe("transactions/s", NULL, &m);
+	T_EQ_INT(m.dir, STATS_DIR_HIGHER);
+	T_EQ_STR(m.label, "transactions/s");
+	metrics_describe("p95 latency (ms)", "", &m);
+	T_EQ_INT(m.dir, STATS_DIR_LOWER);
+	metrics_describe("command.qps", "", &m);
+	T_EQ_INT(m.dir, STATS_DIR_HIGHER);
+	metrics_describe("command.score", "points", &m);
+	T_EQ_INT(m.dir, STATS_DIR_NEUTRAL);
+	T_CHECK(metrics_glob("psi.*avg*", "psi.memory.some_avg10"));
+	T_CHECK(!metrics_glob("vmstat.pgscan_*", "vmstat.pgsteal_anon"));
+	T_CHECK(metrics_glob("a*", "a"));
+	T_CHECK(!metrics_glob("a", "ab"));
+}
+
+static struct job *parse(const char *text)
+{
+	struct diags d = { 0 };
+	struct job *j = NULL;
+	if (job_parse_string_nocheck("unit.job", text, &j, &d) < 0)
+		diags_print(&d, stderr);
+	diags_free(&d);
+	return j;
+}
+
+static void test_job_settings(void)
+{
+	struct job *j = parse("[job]\nname = s\npairs = adaptive 5..20\nprimary = stress-ng.bogo_ops_per_s vmstat.pgscan_*\n"
+			      "[variant A]\n[variant B]\n[workload w]\ntype = command\ncommand = true\n"
+			      "[metric vmstat.*]\ndirection = neutral\nunit = pg\n"
+			      "[metric vmstat.pgscan_*]\nepsilon = 3%\n"
+			      "[metric vmstat.pgscan_anon]\nlabel = anon scans\ndirection = lower\n");
+	T_CHECK(j != NULL);
+	if (!j)
+		return;
+	T_CHECK(j->adaptive.on);
+	T_EQ_INT(j->pairs, 20);
+	T_EQ_INT(job_looks(j), 4);
+	T_EQ_INT(job_look_pairs(j, 1), 5);
+	T_EQ_INT(job_look_pairs(j, 4), 20);
+	T_EQ_INT(job_look_pairs(j, 9), 20);
+	struct job_metric m;
+	job_metric_settings(j, "vmstat.pgscan_anon", &m);
+	T_EQ_INT(m.direction, JOB_DIR_LOWER);
+	T_EQ_STR(m.unit, "pg");
+	T_EQ_STR(m.label, "anon scans");
+	T_NEAR(m.epsilon_pct, 3, 1e-9);
+	job_metric_settings(j, "vmstat.pgscan_file", &m);
+	T_EQ_INT(m.direction, JOB_DIR_NEUTRAL);
+	T_CHECK(m.label == NULL);
+	job_metric_settings(j, "interrupts.TLB", &m);
+	T_EQ_INT(m.direction, JOB_DIR_UNSET);
+	T_CHECK(m.epsilon_pct < 0);
+	T_CHECK(job_metric_is_primary(j, "vmstat.pgscan_file"));
+	T_CHECK(!job_metric_is_primary(j, "vmstat.pgsteal_anon"));
+	job_free(j);
+	j = parse("[job]\nname = s\npairs = 7\n[variant A]\n[variant B]\n[workload w]\ntype = command\ncommand = true\n");
+	if (j) {
+		T_EQ_INT(job_looks(j), 1);
+		T_EQ_INT(job_look_pairs(j, 1), 7);
+		job_free(j);
+	}
+}
+
+static char *render(const struct report *r, enum report_format fmt)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct report_opts o = { .format = fmt, .ascii = true };
+	T_EQ_INT(report_render(r, &o, f), 0);
+	fclose(f);
+	return text;
+}
+
+/* Every format renders; JSON has null where a number is missing and no NaN. */
+static void render_all(const struct report *r, const char *must_have)
+{
+	for (int fmt = REPORT_TEXT; fmt <= REPORT_CSV; fmt++) {
+		char *text = render(r, (enum report_format)fmt);
+		T_CHECK(text && *text);
+		if (text && fmt == REPORT_JSON) {
+			T_CHECK(!strstr(text, "nan") && !strstr(text, "NaN") && !strstr(text, "inf"));
+			T_CHECK(strstr(text, "\"schema\": 1") != NULL);
+		}
+		if (text && fmt == REPORT_TEXT && must_have && !strstr(text, must_have)) {
+			T_CHECK(!"text report lacks an expected string");
+			fprintf(stderr, "expected \"%s\" in:\n%s", must_have, text);
+		}
+		free(text);
+	}
+}
+
+static void test_model_edges(void)
+{
+	char *names[] = { "A", "B" };
+	struct report *r;
+	T_EQ_INT(report_new("edges", names, 2, &r), 0);
+	struct report_workload *w;
+	T_EQ_INT(report_add_workload(r, "empty", 0, &w), 0);
+	T_EQ_INT(report_add_workload(r, "w", 3, &w), 0);
+	struct report_metric *m;
+	/* a single run */
+	T_EQ_INT(report_add_metric(r, w, "time.wall_s", "s", &m), 0);
+	m->values[0] = 1.5;
+	/* in one variant only */
+	T_EQ_INT(report_add_metric(r, w, "vmstat.zswpwb", "events", &m), 0);
+	m->values[3] = 10;
+	m->values[4] = 12;
+	/* nothing at all */
+	T_EQ_INT(report_add_metric(r, w, "vmstat.pswpin", "events", &m), 0);
+	/* zeros on both sides */
+	T_EQ_INT(report_add_metric(r, w, "memcg.oom_kills", "kills", &m), 0);
+	for (int i = 0; i < 6; i++)
+		m->values[i] = 0;
+	T_CHECK(report_find_metric(w, "vmstat.zswpwb") != NULL);
+	T_CHECK(report_find_metric(w, "vmstat.nope") == NULL);
+	T_EQ_INT(report_analyze(r), 0);
+	T_EQ_INT(w->m[1].cmp[1].verdict, STATS_VERDICT_NONE);
+	T_EQ_INT(w->m[1].desc[0].n, 0);
+	T_EQ_INT(w->m[1].desc[1].n, 2);
+	render_all(r, "In one variant only: time.wall_s, vmstat.zswpwb");
+	char *json = render(r, REPORT_JSON);
+	T_CHECK(json && strstr(json, "\"values\": [1.5, null, null]"));
+	T_CHECK(json && strstr(json, "\"mean\": null"));
+	free(json);
+	char *text = render(r, REPORT_TEXT);
+	T_CHECK(text && strstr(text, "(no metrics recorded)"));
+	free(text);
+	report_free(r);
+}
+
+/* A store with one job: workload "vm" has 6 pairs (one run oom-killed),
+ * workload "dead" fails every run, workload "never" never ran. */
+static int make_store(const char *path, int64_t *ret_id)
+{
+	static const char text[] =
+		"[job]\nname = unit-report\npairs = 6\nprimary = stress-ng.bogo_ops_per_s\n"
+		"[swap]\ndevice = none\n"
+		"[variant A]\nname = base\n[variant B]\nname = patched\n"
+		"[workload vm]\ntype = stress-ng\nargs = --vm 4 --vm-bytes 1G --timeout 10s\nmemory.max = 128M\n"
+		"[workload dead]\ntype = command\ncommand = false\n"
+		"[workload never]\ntype = command\ncommand = true\n"
+		"[metric vmstat.pgscan_anon]\ndirection = neutral\n";
+	struct store *st;
+	struct job *j = parse(text);
+	if (!j || store_open(path, &st) < 0)
+		return -EINVAL;
+	int64_t id;
+	struct store_step *steps;
+	size_t n;
+	int r = store_job_create(st, j, &id);
+	if (r == 0)
+		r = exec_plan(j, &steps, &n);
+	if (r == 0) {
+		r = store_steps_create(st, id, steps, n);
+		free(steps);
+		steps = NULL;
+		if (r == 0)
+			r = store_steps_load(st, id, &steps, &n);
+		for (size_t i = 0; r == 0 && i < n; i++) {
+			if (steps[i].workload == 2)
+				continue;
+			struct store_run run = { .job_id = id, .step_id = steps[i].id, .pair = steps[i].pair,
+						 .variant = steps[i].variant, .workload = steps[i].workload,
+						 .exit_code = 0, .cpus = 8, .cgroup_version = 2,
+						 .mem_total = 16ull << 30, .swap_total = 4ull << 30 };
+			snprintf(run.kernel_release, sizeof(run.kernel_release), "6.1.0-unit");
+			snprintf(run.swap_devices, sizeof(run.swap_devices), "/dev/zram0");
+			int64_t rid;
+			if ((r = store_run_begin(st, &run, &rid)) < 0)
+				break;
+			run.id = rid;
+			run.started = 1000.0 + (double)i * 20;
+			run.finished = run.started + 10.5;
+			bool oom = steps[i].workload == 0 && steps[i].pair == 2 && steps[i].variant == 1;
+			const char *status = steps[i].workload == 1 ? "failed" : oom ? "oom-killed" : "ok";
+			snprintf(run.status, sizeof(run.status), "%s", status);
+			if (strcmp(status, "ok") != 0)
+				snprintf(run.reason, sizeof(run.reason), "%s", oom ? "memcg OOM kill" : "exit code 1");
+			struct wl_metrics m = { 0 };
+			double p = steps[i].pair, b = steps[i].variant;
+			wl_metrics_add(&m, "stress-ng.bogo_ops_per_s", "ops/s", 1000 + 7 * p + 80 * b + (p == 3 ? 2 : 0));
+			wl_metrics_add(&m, "vmstat.pgscan_anon", "events", 50000 + 100 * p + 5000 * b);
+			wl_metrics_add(&m, "vmstat.pswpin", "events", 0);
+			wl_metrics_add(&m, "vmstat.pgfault", "events", 12345); /* not in the report */
+			if (b == 1)
+				wl_metrics_add(&m, "vmstat.zswpwb", "events", 700 + p);
+			r = store_run_finish(st, &run, "finished", &m, NULL, 0);
+			wl_metrics_free(&m);
+		}
+		free(steps);
+	}
+	if (r == 0)
+		r = store_progress_set(st, id, 0, 1, 6, "budget");
+	store_close(st);
+	job_free(j);
+	*ret_id = id;
+	return r;
+}
+
+static void test_store_report(void)
+{
+	/* TEST_REPORT_DB=PATH keeps the database there, for a look with kab report */
+	char path[256] = "/tmp/kab-unit-report-XXXXXX";
+	const char *keep = getenv("TEST_REPORT_DB");
+	if (keep) {
+		snprintf(path, sizeof(path), "%s", keep);
+	} else {
+		int fd = mkstemp(path);
+		T_CHECK(fd >= 0);
+		close(fd);
+	}
+	unlink(path);
+	int64_t id = 0;
+	T_EQ_INT(make_store(path, &id), 0);
+	struct store *st;
+	if (store_open(path, &st) < 0) {
+		T_CHECK(!"store_open");
+		return;
+	}
+	struct report *r;
+	T_EQ_INT(report_load(st, 99, &r), -ENOENT);
+	T_EQ_INT(report_load(st, id, &r), 0);
+	T_EQ_INT(r->n_workloads, 3);
+	T_EQ_INT(r->n_variants, 2);
+	struct report_workload *w = &r->w[0];
+	T_EQ_INT(w->pairs, 6);
+	T_EQ_INT(w->h.workers, 4);
+	T_EQ_STR(w->h.alloc, "1G");
+	T_EQ_STR(w->h.timeout, "10s");
+	T_EQ_STR(w->stop_reason, "budget");
+	T_EQ_INT(w->runs[1 * REPORT_N_STATUS + 2], 1); /* patched: 1 oom-killed */
+	/* primary first; the workload's own; the curated list; no pgfault */
+	T_EQ_INT(w->n_metrics, 4);
+	if (w->n_metrics == 4) {
+		T_EQ_STR(w->m[0].name, "stress-ng.bogo_ops_per_s");
+		T_CHECK(w->m[0].primary);
+		T_EQ_STR(w->m[1].name, "vmstat.pgscan_anon");
+		T_EQ_INT(w->m[1].info.dir, STATS_DIR_NEUTRAL); /* the job's [metric] */
+		T_EQ_STR(w->m[2].name, "vmstat.pswpin");
+		T_EQ_STR(w->m[3].name, "vmstat.zswpwb");
+		T_CHECK(isnan(w->m[0].values[1 * 6 + 2])); /* the oom-killed run */
+		T_NEAR(w->m[0].values[0 * 6 + 3], 1023, 1e-9);
+	}
+	T_EQ_INT(r->w[1].n_metrics, 0);
+	T_EQ_INT(r->n_notes, 13); /* 12 failed, 1 oom-killed */
+	T_EQ_INT(report_analyze(r), 0);
+	if (w->n_metrics == 4) {
+		T_EQ_INT(w->m[0].cmp[1].pairs, 5);
+		T_EQ_INT(w->m[0].cmp[1].verdict, STATS_VERDICT_UNDECIDED); /* 5 pairs cannot reach p < 0.05 */
+		T_EQ_INT(w->m[3].cmp[1].verdict, STATS_VERDICT_NONE);
+	}
+	render_all(r, "memory.max: 128M");
+	char *text = render(r, REPORT_TEXT);
+	T_CHECK(text && strstr(text, "no ok runs: every run of this workload failed"));
+	T_CHECK(text && strstr(text, "no runs recorded for this workload"));
+	T_CHECK(text && strstr(text, "Runs not counted:"));
+	T_CHECK(text && strstr(text, "oom-killed: memcg OOM kill"));
+	T_CHECK(text && strstr(text, "Delta (abs / %)"));
+	free(text);
+	char *cover = render(r, REPORT_COVER_LETTER);
+	T_CHECK(cover && strstr(cover, "unit-report vm Benchmark Results"));
+	T_CHECK(cover && strstr(cover, "  Kernel: 6.1.0-unit   CPUs: 8\n  MemTotal: 16384M   SwapTotal: 4096M\n"
+				       "  memcg limit: 128M   alloc: 1G   workers: 4   duration: 10s\n"));
+	free(cover);
+	report_free(r);
+
+	struct report_opts o = { .format = REPORT_JSON };
+	FILE *devnull = fopen("/dev/null", "w");
+	T_EQ_INT(report_print_format(st, id, &o, devnull), 0);
+	fclose(devnull);
+	store_close(st);
+	if (!keep)
+		unlink(path);
+}
+
+int main(void)
+{
+	test_seed_delta();
+	test_numbers();
+	test_json_csv();
+	test_locale();
+	test_metric_table();
+	test_job_settings();
+	test_model_edges();
+	test_store_report();
+	return t_done("test_report");
+}
