@@ -132,6 +132,33 @@ for csv in tests/compare/bad/*.csv; do
 	fi
 done
 
+# A/A: two variants drawn from the same distribution (12 pairs, CoV 2%,
+# seeded) must give no better/worse verdict on the primary metric in at
+# least 19 of 20 repetitions (nor changed: the metric is neutral).
+aa_changes=0
+for seed in $(seq 1 20); do
+	awk -v seed="$seed" 'BEGIN {
+		srand(seed); print "metric,variant,pair,value"
+		for (p = 1; p <= 12; p++)
+			for (v = 0; v < 2; v++) {
+				for (m = 0; m < 3; m++) {
+					z = sqrt(-2 * log(1 - rand())) * cos(6.283185307179586 * rand())
+					printf "x.m%d,%s,%d,%.3f\n", m, v ? "B" : "A", p, 1000 * exp(0.02 * z)
+				}
+			}
+	}' >"$tmp/aa.csv"
+	"$kab" compare "$tmp/aa.csv" --primary x.m0 --format csv >"$tmp/aa.out" 2>&1
+	if grep -qE '^aa,x\.m0,.*,(better|worse|changed),' "$tmp/aa.out"; then
+		aa_changes=$((aa_changes + 1))
+	fi
+done
+if [ "$aa_changes" -le 1 ]; then
+	pass
+else
+	fail "A/A" "$aa_changes of 20 identical-variant data sets gave a better, worse or changed verdict on the primary metric (at most 1 allowed)"
+fi
+echo "A/A: $aa_changes of 20 repetitions gave a change on the primary metric"
+
 # usage errors
 usage_case() { # name expected-stderr-regex args...
 	local name=$1 re=$2
