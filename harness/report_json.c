@@ -52,7 +52,7 @@ static double mem_or_null(uint64_t v)
 	return v == JOB_MEM_UNSET || v == JOB_MEM_MAX ? NAN : v == JOB_MEM_ZERO ? 0 : (double)v;
 }
 
-static void header(FILE *out, const struct report *r, const struct report_workload *w)
+static void header(FILE *out, const struct report_workload *w)
 {
 	const struct report_header *h = &w->h;
 	fputs(",\n      \"header\": {", out);
@@ -70,9 +70,14 @@ static void header(FILE *out, const struct report *r, const struct report_worklo
 	knum(out, "memory_swap_max_bytes", mem_or_null(h->memory_swap_max), true);
 	knum(out, "duration_s", h->duration_s, true);
 	knum(out, "workers", h->workers ? (double)h->workers : NAN, true);
-	kstr(out, "alloc", h->alloc[0] ? h->alloc : NULL, true);
-	key(out, "runs");
-	fputs("{", out);
+	kstr(out, "alloc", h->alloc[0] ? h->alloc : NULL, false);
+	fputs("}", out);
+}
+
+/* Run counts by state, per variant (stored jobs). */
+static void run_counts(FILE *out, const struct report *r, const struct report_workload *w)
+{
+	fputs(",\n      \"runs\": {", out);
 	for (size_t v = 0; v < r->n_variants; v++) {
 		fputs(v ? ", " : "", out);
 		key(out, r->variants[v]);
@@ -81,7 +86,7 @@ static void header(FILE *out, const struct report *r, const struct report_worklo
 			knum(out, report_status_names[s], (double)w->runs[v * REPORT_N_STATUS + s], s + 1 < REPORT_N_STATUS);
 		fputs("}", out);
 	}
-	fputs("}}", out);
+	fputs("}", out);
 }
 
 static void variant_obj(FILE *out, const struct report *r, const struct report_workload *w,
@@ -181,8 +186,10 @@ int report_render_json(const struct report *r, FILE *out)
 		knum(out, "looks", w->looks, true);
 		kstr(out, "stop_reason", w->stop_reason, true);
 		kstr(out, "budget", w->budget, false);
-		if (w->have_header || r->job_id)
-			header(out, r, w);
+		if (w->have_header)
+			header(out, w);
+		if (r->job_id)
+			run_counts(out, r, w);
 		fputs(",\n      \"metrics\": [", out);
 		for (size_t i = 0; i < w->n_metrics; i++) {
 			fputs(i ? ",\n" : "\n", out);

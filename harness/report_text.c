@@ -305,6 +305,31 @@ static void md_cell(FILE *out, const char *s)
 	fputc(' ', out);
 }
 
+/* The text footnotes as a list. */
+static int md_footnotes(FILE *out, const struct report *r, const struct report_workload *w, size_t v, bool utf8)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return -ENOMEM;
+	footnotes(f, r, w, v, utf8);
+	if (fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	fputc('\n', out);
+	for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		if (*line)
+			fprintf(out, "- %s\n", line);
+	}
+	free(text);
+	return 0;
+}
+
 int report_render_markdown(const struct report *r, bool utf8, FILE *out)
 {
 	if (r->job_id)
@@ -345,6 +370,8 @@ int report_render_markdown(const struct report *r, bool utf8, FILE *out)
 					md_cell(out, row.c[c]);
 				fprintf(out, "|\n");
 			}
+			if (md_footnotes(out, r, w, v, utf8) < 0)
+				return -ENOMEM;
 		}
 	}
 	if (r->n_notes) {
