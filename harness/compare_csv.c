@@ -82,6 +82,10 @@ static void err(struct parser *ps, int line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* quoted text from the file stays on the message's one line */
+	for (char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	diags_add(ps->d, ps->file, line, "%s", msg);
 }
 
@@ -272,23 +276,27 @@ static bool printable_name(struct parser *ps, int line, const char *what, const 
 	return true;
 }
 
+/* Room for the attributes of metric n - 1 (the one just added). */
 static int metric_attrs_grow(struct parser *ps, size_t n)
 {
 	char **u = realloc(ps->unit, n * sizeof(*u));
 	if (!u)
 		return -ENOMEM;
 	ps->unit = u;
-	int *ul = realloc(ps->unit_line, n * sizeof(*ul)), *dl = NULL, *dv = NULL;
-	if (ul)
-		ps->unit_line = ul;
-	if (ul && (dv = realloc(ps->dir, n * sizeof(*dv))))
-		ps->dir = dv;
-	if (dv && (dl = realloc(ps->dir_line, n * sizeof(*dl))))
-		ps->dir_line = dl;
+	ps->unit[n - 1] = NULL;
+	int *ul = realloc(ps->unit_line, n * sizeof(*ul));
+	if (!ul)
+		return -ENOMEM;
+	ps->unit_line = ul;
+	int *dv = realloc(ps->dir, n * sizeof(*dv));
+	if (!dv)
+		return -ENOMEM;
+	ps->dir = dv;
+	ps->dir[n - 1] = -1;
+	int *dl = realloc(ps->dir_line, n * sizeof(*dl));
 	if (!dl)
 		return -ENOMEM;
-	ps->unit[n - 1] = NULL;
-	ps->dir[n - 1] = -1;
+	ps->dir_line = dl;
 	return 0;
 }
 

@@ -94,23 +94,22 @@ static size_t widest(const struct report_workload *w, size_t v, int which, size_
 /* Below the table: what the numbers are and how sure they are. */
 static void statistics(FILE *out, const struct report *r, const struct report_workload *w, size_t v, size_t cw)
 {
-	size_t most = 0;
-	bool tested = false;
+	size_t most = 0, tested = 0;
 	for (size_t i = 0; i < w->n_metrics; i++) {
 		const struct report_metric *m = &w->m[i];
 		most = m->desc[0].n > most ? m->desc[0].n : most;
 		most = m->desc[v].n > most ? m->desc[v].n : most;
-		tested = tested || m->cmp[v].test != STATS_TEST_NONE;
+		tested += m->cmp[v].test != STATS_TEST_NONE;
 	}
 	if (most <= 1)
 		return;
-	fprintf(out, "Before/After: means of up to %zu runs each%s%s%s; Delta: After - Before.\n", most,
-		r->order[0] ? ", interleaved " : "", r->order, r->order[0] ? " order" : "");
+	fprintf(out, "Means of up to %zu runs a side%s%s%s; Delta = After - Before.\n", most, r->order[0] ? ", " : "",
+		r->order, r->order[0] ? " order" : "");
 	if (!tested)
 		return;
 	fprintf(out, "95%% CI of Delta%% (Hodges-Lehmann), p (Wilcoxon signed-rank; Mann-Whitney U\n"
 		     "where runs lack a partner) for primary metrics, q (p adjusted for the\n"
-		     "%zu rows, Benjamini-Hochberg) for the others, and the verdict:\n", w->n_metrics);
+		     "%zu rows tested, Benjamini-Hochberg) for the others, and the verdict:\n", tested);
 	for (size_t i = 0; i < w->n_metrics; i++) {
 		const struct report_metric *m = &w->m[i];
 		const struct stats_result *c = &m->cmp[v];
