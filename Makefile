@@ -68,6 +68,7 @@ demo: deps
 
 check: deps lint
 	$(MAKE) all $(UNIT_BIN)
+	$(MAKE) fuzz-smoke
 	tests/run.sh
 
 # Functions kab does not use: unbounded copies and unchecked number parsing
