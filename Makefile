@@ -31,10 +31,9 @@ DEB_PKGS += qemu-system-x86 busybox-static cpio kmod
 DEB_PKGS += python3-scipy  # for the statistics oracle, tests/stats/check_oracle.sh
 
 .PHONY: all deps demo check lint bench clean fuzz fuzz-smoke fuzz-deps
-all: $(B)/kab $(BENCH_BIN)
-
-deps:
-	@missing=""; for p in $(DEB_PKGS); do \
+# Installs the Debian packages in $(1) that are missing (needs root).
+define install_missing
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -42,6 +41,12 @@ deps:
 	  if [ "$$(id -u)" != 0 ]; then echo "kab: need root to apt-get install$$missing" >&2; exit 1; fi; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
+endef
+
+all: $(B)/kab $(BENCH_BIN)
+
+deps:
+	$(call install_missing,$(DEB_PKGS))
 
 $(B)/obj/%.o: %.c $(wildcard harness/*.h db/*.h workloads/*.h kernels/*.h)
 	@mkdir -p $(dir $@)
@@ -93,14 +98,7 @@ FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address
 FUZZ_OBJ    := $(LIB_SRC:%.c=$(B)/fuzz/obj/%.o)
 
 fuzz-deps:
-	@missing=""; for p in $(FUZZ_PKGS); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "kab: installing:$$missing"; \
-	  if [ "$$(id -u)" != 0 ]; then echo "kab: need root to apt-get install$$missing" >&2; exit 1; fi; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-	fi
+	$(call install_missing,$(FUZZ_PKGS))
 
 $(B)/fuzz/obj/%.o: %.c $(wildcard harness/*.h db/*.h workloads/*.h kernels/*.h)
 	@mkdir -p $(dir $@)
