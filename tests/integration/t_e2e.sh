@@ -45,9 +45,11 @@ check "bogo ops/s recorded for every run" [ "$(sql "$db" "select count(*) from m
 check "bogo ops/s > 0 in every run without a memcg OOM kill" [ "$(sql "$db" "select count(*) from metrics b join metrics o on o.run_id=b.run_id and o.name='memcg.oom_kills' where b.name='stress-ng.bogo_ops_per_s' and o.value=0 and b.value<=0")" = 0 ]
 limit=$((128 << 20))
 peaks=$(sql "$db" "select group_concat(cast(value as integer), ' ') from metrics where name='memcg.peak_bytes'")
-# The kernel force-charges a task the OOM killer is tearing down, so only a
-# run without an OOM kill has a hard ceiling; with one, allow 1% overshoot.
-check "memcg peak usage never exceeded memory.max ($limit; peaks: $peaks)" [ "$(sql "$db" "select count(*) from metrics p join metrics o on o.run_id=p.run_id and o.name='memcg.oom_kills' where p.name='memcg.peak_bytes' and p.value > 0 and (p.value <= $limit or (o.value > 0 and p.value <= $limit * 1.01))")" = 4 ]
+# memory.max is a hard limit for ordinary charges, but the kernel
+# force-charges __GFP_NOFAIL allocations and tasks the OOM killer is
+# tearing down, so the recorded peak may pass it by a few pages; more than
+# 1% would mean the limit was not in force.
+check "memcg peak usage stayed at memory.max ($limit; peaks: $peaks)" [ "$(sql "$db" "select count(*) from metrics where name='memcg.peak_bytes' and value >= $limit * 0.5 and value <= $limit * 1.01")" = 4 ]
 check "rusage and wall time recorded" [ "$(sql "$db" "select count(*) from metrics where name in ('time.wall_s','rusage.user_s','rusage.sys_s') and value > 0")" = 12 ]
 check "provenance: kernel, boot id, cpus, memory, swap, cgroup version" \
 	[ "$(sql "$db" "select count(*) from runs where kernel_release='$(uname -r)' and boot_id='$(cat /proc/sys/kernel/random/boot_id)' and cpus=$(nproc) and mem_total>0 and swap_total>0 and swap_devices like '%zram%' and cgroup_version in (1,2) and kab_version<>'' and schema_version=$(sql "$db" "pragma user_version")")" = 4 ]
