@@ -186,9 +186,9 @@ static bool is_change(enum stats_verdict v)
 	return v == STATS_VERDICT_BETTER || v == STATS_VERDICT_WORSE || v == STATS_VERDICT_CHANGED;
 }
 
-/* Benjamini-Hochberg over all the workload's metrics for one comparison.
- * Primary metrics keep their verdict on the raw p (STATS.md rule 6); the
- * others need q < alpha for a change. */
+/* Benjamini-Hochberg over the workload's non-primary metrics for one
+ * comparison; they need q < alpha for a change. Primary metrics are tested
+ * without the correction (STATS.md rule 6): their q is their p. */
 static int adjust(const struct report *r, struct report_workload *w, size_t v)
 {
 	if (w->n_metrics == 0)
@@ -198,12 +198,12 @@ static int adjust(const struct report *r, struct report_workload *w, size_t v)
 	if (!p || !q)
 		goto out;
 	for (size_t i = 0; i < w->n_metrics; i++)
-		p[i] = w->m[i].cmp[v].p_value;
+		p[i] = w->m[i].primary ? NAN : w->m[i].cmp[v].p_value;
 	if ((ret = stats_bh(p, w->n_metrics, q)) < 0)
 		goto out;
 	for (size_t i = 0; i < w->n_metrics; i++) {
 		struct stats_result *res = &w->m[i].cmp[v];
-		res->q_value = q[i];
+		res->q_value = w->m[i].primary ? res->p_value : q[i];
 		if (!w->m[i].primary && is_change(res->verdict) && !(q[i] < r->alpha))
 			res->verdict = STATS_VERDICT_UNDECIDED;
 	}
