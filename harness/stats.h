@@ -53,7 +53,7 @@ struct stats_result {
 	double ci_level;         /* achieved coverage of the CI, e.g. 0.953 for exact tests */
 	enum stats_test test;
 	double p_value;          /* NAN if no test could run */
-	double z;                /* standardized statistic (signed, B vs A), for adaptive looks */
+	double z;                /* for adaptive looks: the paired t on the differences as a normal score (signed, B vs A); the rank test's z when unpaired or all differences equal */
 	double welch_p;          /* Welch t on logs (or raw values when not log_scale); NAN if undefined */
 	double q_value;          /* filled by stats_bh_fill; NAN until then */
 	double epsilon_pct;

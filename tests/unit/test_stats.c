@@ -458,16 +458,13 @@ static void simulate(const struct sim *s, unsigned trials, unsigned long seed0, 
 	*ret_early = early;
 }
 
-/* Rates measured here go in the issue note. Two readings of "2% CoV":
- * the paired test sees the noise of B/A, so 2% CoV of the ratio (1.41%
- * per variant) is the case the issue's 90% target is checked on; 2% per
- * variant is printed too. Rule 7's default epsilon (2 x CoV, 2.8-4% here)
- * leaves a 5% shift too close to the band for a 10-pair interval to clear
- * it, so the target uses a job-declared epsilon of 1%, and the default is
- * printed. Over 5000 seeds (not run here) the rates were: ratio CoV 2%,
- * epsilon 1%: 99.2% by 10 pairs; per-variant 2%, epsilon 1%: 83.5% (10
- * pairs need W+ >= 54 of 55 to pass the look-2 bound |z| >= 2.862); no
- * shift, epsilon 0: 5.2% false changes; default epsilon: 0%. */
+/* Rates measured here go in the issue note. "2% CoV" read both ways: 2%
+ * per variant (the stricter reading, the issue's 90% target) and 2% of the
+ * ratio B/A (1.41% per variant). Rule 7's default epsilon (2 x CoV, 2.8-4%
+ * here) leaves a 5% shift too close to the band for a 10-pair interval to
+ * clear it, so the target uses a job-declared epsilon of 1%, and the
+ * default is printed. A look's z is the paired t on the differences (see
+ * look_z in stats.c); stopping also needs the rank test's verdict. */
 static void test_adaptive_simulation(void)
 {
 	unsigned changed, early;
@@ -481,7 +478,7 @@ static void test_adaptive_simulation(void)
 	struct sim per_variant = { 0.05, 0.02, 1 };
 	simulate(&per_variant, 100, 1000, &changed, &early);
 	printf("adaptive, 5%% shift, 2%% CoV per variant, epsilon 1%%: better/worse by 10 pairs %u/100, by 20 %u/100\n", early, changed);
-	T_CHECK(early >= 75);
+	T_CHECK(early >= 90);
 	T_CHECK(changed >= 95);
 
 	struct sim ratio_default = { 0.05, ratio_cov, -1 };
