@@ -16,7 +16,7 @@ CPPFLAGS += -D_GNU_SOURCE -Iharness -Iworkloads -Idb -Ikernels
 LDLIBS  := -lcgroup -linih -lsqlite3 -lgsl -lgslcblas -lpthread -lm
 
 B := build
-LIB_SRC  := $(filter-out harness/main.c,$(wildcard harness/*.c db/*.c workloads/*.c kernels/*.c))
+LIB_SRC  := $(filter-out harness/main.c harness/kabd_main.c,$(wildcard harness/*.c db/*.c workloads/*.c kernels/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -29,6 +29,7 @@ DEB_PKGS := build-essential pkg-config libcgroup-dev libinih-dev libsqlite3-dev 
 # and for the tests: a QEMU guest with cgroup v2 (Debian's kernel, busybox)
 DEB_PKGS += qemu-system-x86 busybox-static cpio kmod
 DEB_PKGS += python3-scipy  # for the statistics oracle, tests/stats/check_oracle.sh
+DEB_PKGS += libmicrohttpd-dev curl  # kabd's HTTP server; curl for its test
 
 .PHONY: all deps demo check lint bench clean fuzz fuzz-smoke fuzz-deps
 # Installs the Debian packages in $(1) that are missing (needs root).
@@ -43,7 +44,7 @@ define install_missing
 	fi
 endef
 
-all: $(B)/kab $(BENCH_BIN)
+all: $(B)/kab $(B)/kabd $(BENCH_BIN)
 
 deps:
 	$(call install_missing,$(DEB_PKGS))
@@ -58,6 +59,9 @@ $(B)/libkab.a: $(LIB_OBJ)
 
 $(B)/kab: $(B)/obj/harness/main.o $(B)/libkab.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/kabd: $(B)/obj/harness/kabd_main.o $(B)/libkab.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lmicrohttpd $(LDLIBS)
 
 $(B)/tests/%: tests/unit/%.c tests/unit/t.h $(B)/libkab.a
 	@mkdir -p $(dir $@)
@@ -80,7 +84,7 @@ check: deps lint
 # (STYLE.md); parsers use the bounded cursors in util.c and procparse.c.
 BANNED := sscanf|atoi|atol|atoll|atof|strtok|strtok_r|sprintf|vsprintf|strcpy|strcat|gets
 lint:
-	@if grep -nwE '($(BANNED))' $(LIB_SRC) harness/main.c bench/*.c | grep -vE '(snprintf|vsnprintf|asprintf|vasprintf)\('; then \
+	@if grep -nwE '($(BANNED))' $(LIB_SRC) harness/main.c harness/kabd_main.c bench/*.c | grep -vE '(snprintf|vsnprintf|asprintf|vasprintf)\('; then \
 	  echo "lint: banned function (see Makefile BANNED)"; exit 1; fi
 	@echo "lint: no banned functions"
 
@@ -95,7 +99,8 @@ FUZZ_PKGS   := clang libclang-rt-14-dev
 FUZZ_CC     ?= clang
 FUZZ_TIME   ?= 30
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address
-FUZZ_OBJ    := $(LIB_SRC:%.c=$(B)/fuzz/obj/%.o)
+# kabd's HTTP side needs libmicrohttpd, which the fuzz target does not link
+FUZZ_OBJ    := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(filter-out harness/httpd.c harness/api.c harness/queue.c,$(LIB_SRC)))
 
 fuzz-deps:
 	$(call install_missing,$(FUZZ_PKGS))

@@ -1,0 +1,498 @@
+/* kabd's /api/v1 handlers: JSON out, job file text in. */
+#include "api.h"
+#include "job.h"
+#include "queue.h"
+#include "report.h"
+#include "store.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LIST_DEFAULT 50
+#define LIST_MAX 500
+
+/* Every state a job row can be in, for listing and counting. */
+static const char *const job_statuses[] = { "queued", "running", "interrupted", "done", "failed", "cancelled" };
+
+static void store_closep(struct store **s) { store_close(*s); }
+#define _cleanup_store_ _cleanup_(store_closep)
+
+static int open_store(struct api *a, struct httpd_resp *rs, struct store **ret)
+{
+	if (store_open(a->db_path, ret) < 0) {
+		httpd_error(rs, 500, "the database cannot be opened; see kabd's log");
+		return -EIO;
+	}
+	return 0;
+}
+
+static void json_time(struct strbuf *sb, double t)
+{
+	if (t <= 0) {
+		sb_puts(sb, "null");
+		return;
+	}
+	char buf[64];
+	util_iso_time(t, buf, sizeof(buf));
+	httpd_json_str(sb, buf);
+}
+
+static void ok_json(struct httpd_resp *rs, int status)
+{
+	rs->status = status;
+	rs->content_type = "application/json";
+	sb_puts(&rs->body, "\n");
+}
+
+/* The job's ids, newest first; the caller frees. */
+static int all_job_ids(struct store *st, int64_t **ret, size_t *ret_n)
+{
+	int64_t *all = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(job_statuses); i++) {
+		int64_t *ids;
+		size_t k;
+		if (store_jobs_with_status(st, job_statuses[i], &ids, &k) < 0) {
+			free(all);
+			return -EIO;
+		}
+		int64_t *nv = realloc(all, (n + k + 1) * sizeof(*all));
+		if (!nv) {
+			free(ids);
+			free(all);
+			return -ENOMEM;
+		}
+		all = nv;
+		if (k)
+			memcpy(all + n, ids, k * sizeof(*ids));
+		n += k;
+		free(ids);
+	}
+	/* insertion sort, descending: each status list is already sorted */
+	for (size_t i = 1; i < n; i++) {
+		int64_t v = all[i];
+		size_t k = i;
+		while (k > 0 && all[k - 1] < v) {
+			all[k] = all[k - 1];
+			k--;
+		}
+		all[k] = v;
+	}
+	*ret = all;
+	*ret_n = n;
+	return 0;
+}
+
+void api_jobs_list(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+{
+	const char *ls = httpd_query(rq, "limit"), *as = httpd_query(rq, "after");
+	uint64_t limit = LIST_DEFAULT;
+	int64_t after = 0;
+	if (ls && (util_parse_u64(ls, &limit) < 0 || limit == 0)) {
+		httpd_error(rs, 400, "limit must be a number from 1 to %d", LIST_MAX);
+		return;
+	}
+	if (limit > LIST_MAX)
+		limit = LIST_MAX;
+	if (as && (util_parse_i64(as, &after) < 0 || after <= 0)) {
+		httpd_error(rs, 400, "after must be a job id (a positive number)");
+		return;
+	}
+	_cleanup_store_ struct store *st = NULL;
+	if (open_store(a, rs, &st) < 0)
+		return;
+	_cleanup_free_ int64_t *ids = NULL;
+	size_t n;
+	if (all_job_ids(st, &ids, &n) < 0) {
+		httpd_error(rs, 500, "cannot list jobs: %s", store_errmsg(st));
+		return;
+	}
+	size_t i = 0, shown = 0;
+	while (after && i < n && ids[i] >= after)
+		i++;
+	sb_puts(&rs->body, "{\"jobs\": [");
+	int64_t last = 0;
+	for (; i < n && shown < limit; i++) {
+		struct store_job sj;
+		if (store_job_get(st, ids[i], &sj) < 0)
+			continue;
+		sb_printf(&rs->body, "%s\n  {\"id\": %lld, \"name\": ", shown ? "," : "", (long long)sj.id);
+		httpd_json_str(&rs->body, sj.name);
+		sb_puts(&rs->body, ", \"status\": ");
+		httpd_json_str(&rs->body, sj.status);
+		sb_puts(&rs->body, ", \"created\": ");
+		json_time(&rs->body, sj.created);
+		sb_puts(&rs->body, ", \"finished\": ");
+		json_time(&rs->body, sj.finished);
+		sb_puts(&rs->body, "}");
+		last = sj.id;
+		shown++;
+		store_job_clear(&sj);
+	}
+	sb_puts(&rs->body, "\n], \"next_after\": ");
+	if (i < n)
+		sb_printf(&rs->body, "%lld}", (long long)last);
+	else
+		sb_puts(&rs->body, "null}");
+	ok_json(rs, 200);
+}
+
+static const char *name_at(char **names, size_t n, int i)
+{
+	return names && i >= 0 && (size_t)i < n ? names[i] : NULL;
+}
+
+/* Variant and workload names of a stored job, NULL if its text no longer
+ * parses (it did when it was stored). */
+struct job_names {
+	struct job *j;
+	char **variants, **workloads;
+};
+
+static void job_names_load(const struct store_job *sj, struct job_names *ret)
+{
+	struct diags d = { 0 };
+	*ret = (struct job_names){ 0 };
+	if (job_parse_string_nocheck(sj->file, sj->text ? sj->text : "", &ret->j, &d) < 0) {
+		diags_free(&d);
+		return;
+	}
+	diags_free(&d);
+	ret->variants = calloc(ret->j->n_variants + 1, sizeof(char *));
+	ret->workloads = calloc(ret->j->n_workloads + 1, sizeof(char *));
+	for (size_t i = 0; ret->variants && i < ret->j->n_variants; i++)
+		ret->variants[i] = ret->j->variants[i].name;
+	for (size_t i = 0; ret->workloads && i < ret->j->n_workloads; i++)
+		ret->workloads[i] = ret->j->workloads[i].name;
+}
+
+static void job_names_free(struct job_names *jn)
+{
+	free(jn->variants);
+	free(jn->workloads);
+	job_free(jn->j);
+}
+
+static int get_job(struct store *st, int64_t id, struct httpd_resp *rs, struct store_job *ret)
+{
+	int r = store_job_get(st, id, ret);
+	if (r == -ENOENT)
+		httpd_error(rs, 404, "no job %lld", (long long)id);
+	else if (r < 0)
+		httpd_error(rs, 500, "cannot read job %lld: %s", (long long)id, store_errmsg(st));
+	return r;
+}
+
+void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+{
+	_cleanup_store_ struct store *st = NULL;
+	if (open_store(a, rs, &st) < 0)
+		return;
+	struct store_job sj;
+	if (get_job(st, rq->id, rs, &sj) < 0)
+		return;
+	struct job_names jn;
+	job_names_load(&sj, &jn);
+	struct store_step *steps = NULL;
+	size_t n = 0;
+	if (store_steps_load(st, rq->id, &steps, &n) < 0) {
+		httpd_error(rs, 500, "cannot read the schedule of job %lld", (long long)rq->id);
+		goto out;
+	}
+	struct strbuf *b = &rs->body;
+	sb_printf(b, "{\"id\": %lld, \"name\": ", (long long)sj.id);
+	httpd_json_str(b, sj.name);
+	sb_puts(b, ", \"status\": ");
+	httpd_json_str(b, sj.status);
+	sb_puts(b, ", \"reason\": ");
+	httpd_json_str(b, sj.reason[0] ? sj.reason : NULL);
+	sb_puts(b, ", \"file\": ");
+	httpd_json_str(b, sj.file);
+	sb_puts(b, ", \"created\": ");
+	json_time(b, sj.created);
+	sb_puts(b, ", \"started\": ");
+	json_time(b, sj.started);
+	sb_puts(b, ", \"finished\": ");
+	json_time(b, sj.finished);
+	if (jn.j) {
+		sb_printf(b, ", \"pairs\": %u, \"order\": ", jn.j->pairs);
+		httpd_json_str(b, job_order_name(jn.j->order));
+		sb_puts(b, ", \"variants\": [");
+		for (size_t i = 0; i < jn.j->n_variants; i++) {
+			sb_puts(b, i ? ", {\"name\": " : "{\"name\": ");
+			httpd_json_str(b, jn.j->variants[i].name);
+			sb_puts(b, ", \"kernel\": ");
+			httpd_json_str(b, jn.j->variants[i].kernel);
+			sb_puts(b, "}");
+		}
+		sb_puts(b, "], \"workloads\": [");
+		for (size_t i = 0; i < jn.j->n_workloads; i++) {
+			sb_puts(b, i ? ", {\"name\": " : "{\"name\": ");
+			httpd_json_str(b, jn.j->workloads[i].name);
+			sb_puts(b, ", \"type\": ");
+			httpd_json_str(b, jn.j->workloads[i].type);
+			sb_puts(b, "}");
+		}
+		sb_puts(b, "]");
+	}
+	size_t done = 0, skipped = 0;
+	const struct store_step *cur = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(steps[i].status, "finished") == 0 || strcmp(steps[i].status, "aborted") == 0)
+			done++;
+		else if (strcmp(steps[i].status, "skipped") == 0)
+			skipped++;
+		else if (strcmp(steps[i].status, "started") == 0)
+			cur = &steps[i];
+	}
+	sb_printf(b, ", \"progress\": {\"runs_done\": %zu, \"runs_skipped\": %zu, \"runs_total\": %zu, \"current\": ",
+		  done, skipped, n);
+	if (cur) {
+		sb_printf(b, "{\"seq\": %d, \"pair\": %d, \"variant\": ", cur->seq, cur->pair + 1);
+		httpd_json_str(b, name_at(jn.variants, jn.j ? jn.j->n_variants : 0, cur->variant));
+		sb_puts(b, ", \"workload\": ");
+		httpd_json_str(b, name_at(jn.workloads, jn.j ? jn.j->n_workloads : 0, cur->workload));
+		sb_puts(b, "}");
+	} else {
+		sb_puts(b, "null");
+	}
+	sb_puts(b, "}}");
+	ok_json(rs, 200);
+out:
+	free(steps);
+	job_names_free(&jn);
+	store_job_clear(&sj);
+}
+
+void api_job_runs(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+{
+	_cleanup_store_ struct store *st = NULL;
+	if (open_store(a, rs, &st) < 0)
+		return;
+	struct store_job sj;
+	if (get_job(st, rq->id, rs, &sj) < 0)
+		return;
+	struct job_names jn;
+	job_names_load(&sj, &jn);
+	struct store_run *runs = NULL;
+	size_t n = 0;
+	if (store_runs_load(st, rq->id, &runs, &n) < 0) {
+		httpd_error(rs, 500, "cannot read the runs of job %lld", (long long)rq->id);
+		goto out;
+	}
+	struct strbuf *b = &rs->body;
+	sb_printf(b, "{\"job\": %lld, \"runs\": [", (long long)rq->id);
+	size_t nv = jn.j ? jn.j->n_variants : 0, nw = jn.j ? jn.j->n_workloads : 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct store_run *r = &runs[i];
+		sb_printf(b, "%s\n  {\"id\": %lld, \"step\": %lld, \"pair\": %d, \"variant\": ", i ? "," : "",
+			  (long long)r->id, (long long)r->step_id, r->pair + 1);
+		httpd_json_str(b, name_at(jn.variants, nv, r->variant));
+		sb_puts(b, ", \"workload\": ");
+		httpd_json_str(b, name_at(jn.workloads, nw, r->workload));
+		sb_puts(b, ", \"status\": ");
+		httpd_json_str(b, r->status);
+		sb_puts(b, ", \"reason\": ");
+		httpd_json_str(b, r->reason[0] ? r->reason : NULL);
+		sb_puts(b, ", \"exit_code\": ");
+		if (r->exit_code >= 0)
+			sb_printf(b, "%d", r->exit_code);
+		else
+			sb_puts(b, "null");
+		sb_printf(b, ", \"term_signal\": %d, \"started\": ", r->term_signal);
+		json_time(b, r->started);
+		sb_puts(b, ", \"finished\": ");
+		json_time(b, r->finished);
+		sb_puts(b, ", \"provenance\": {\"kab_version\": ");
+		httpd_json_str(b, r->kab_version);
+		sb_puts(b, ", \"kernel_release\": ");
+		httpd_json_str(b, r->kernel_release);
+		sb_puts(b, ", \"boot_id\": ");
+		httpd_json_str(b, r->boot_id);
+		sb_puts(b, ", \"cmdline\": ");
+		httpd_json_str(b, r->cmdline);
+		sb_printf(b, ", \"cpus\": %d, \"mem_total\": %llu, \"swap_total\": %llu, \"swap_devices\": ", r->cpus,
+			  (unsigned long long)r->mem_total, (unsigned long long)r->swap_total);
+		httpd_json_str(b, r->swap_devices);
+		sb_printf(b, ", \"cgroup_version\": %d, \"cgroup_path\": ", r->cgroup_version);
+		httpd_json_str(b, r->cgroup_path);
+		sb_puts(b, ", \"knobs\": ");
+		httpd_json_str(b, r->knobs);
+		sb_printf(b, ", \"memory_max\": %llu}}", (unsigned long long)r->memory_max);
+	}
+	sb_puts(b, "\n]}");
+	ok_json(rs, 200);
+out:
+	free(runs);
+	job_names_free(&jn);
+	store_job_clear(&sj);
+}
+
+void api_job_report(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+{
+	static const char *const content_types[] = {
+		[REPORT_TEXT] = "text/plain; charset=utf-8",
+		[REPORT_COVER_LETTER] = "text/plain; charset=utf-8",
+		[REPORT_MARKDOWN] = "text/markdown; charset=utf-8",
+		[REPORT_JSON] = "application/json",
+		[REPORT_CSV] = "text/csv; charset=utf-8",
+	};
+	struct report_opts ro = { .format = REPORT_JSON };
+	const char *fs = httpd_query(rq, "format");
+	if (fs && report_format_parse(fs, &ro.format) < 0) {
+		httpd_error(rs, 400, "unknown format \"%.64s\" (formats: %s)", fs, REPORT_FORMATS);
+		return;
+	}
+	_cleanup_store_ struct store *st = NULL;
+	if (open_store(a, rs, &st) < 0)
+		return;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f) {
+		httpd_error(rs, 500, "out of memory");
+		return;
+	}
+	int r = report_print_format(st, rq->id, &ro, f);
+	if (fclose(f) != 0 && r >= 0)
+		r = -ENOMEM;
+	if (r < 0) {
+		free(buf);
+		if (r == -ENOENT)
+			httpd_error(rs, 404, "no job %lld", (long long)rq->id);
+		else
+			httpd_error(rs, 500, "the report of job %lld could not be made: %s", (long long)rq->id, strerror(-r));
+		return;
+	}
+	rs->body = (struct strbuf){ .buf = buf, .len = len, .cap = len + 1 };
+	rs->status = 200;
+	rs->content_type = content_types[ro.format];
+}
+
+void api_job_create(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+{
+	if (rq->body_len == 0) {
+		httpd_error(rs, 400, "empty body: send the job file's text");
+		return;
+	}
+	if (strlen(rq->body) != rq->body_len) {
+		httpd_error(rs, 400, "the body has a NUL byte: send the job file's text");
+		return;
+	}
+	struct diags d = { 0 };
+	struct job *j = NULL;
+	if (job_parse_string("submitted.job", rq->body, &j, &d) < 0) {
+		struct strbuf *b = &rs->body;
+		rs->status = 400;
+		rs->content_type = "application/json";
+		sb_printf(b, "{\"error\": \"the job has %zu error(s)\", \"errors\": [", d.n);
+		for (size_t i = 0; i < d.n; i++) {
+			struct strbuf line = { 0 };
+			if (d.v[i].line > 0)
+				sb_printf(&line, "%d: %s", d.v[i].line, d.v[i].msg);
+			else
+				sb_puts(&line, d.v[i].msg);
+			if (i)
+				sb_puts(b, ", ");
+			httpd_json_str(b, line.buf);
+			sb_free(&line);
+		}
+		sb_puts(b, "]}\n");
+		diags_free(&d);
+		return;
+	}
+	diags_free(&d);
+	_cleanup_store_ struct store *st = NULL;
+	int64_t id;
+	if (open_store(a, rs, &st) < 0)
+		goto out;
+	if (queue_submit(a->queue, st, j, &id) < 0) {
+		httpd_error(rs, 500, "the job could not be stored: %s", store_errmsg(st));
+		goto out;
+	}
+	sb_printf(&rs->body, "{\"id\": %lld}", (long long)id);
+	ok_json(rs, 201);
+out:
+	job_free(j);
+}
+
+void api_job_cancel(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+{
+	_cleanup_store_ struct store *st = NULL;
+	if (open_store(a, rs, &st) < 0)
+		return;
+	char status[16] = "";
+	int r = queue_cancel(a->queue, st, rq->id, status, sizeof(status));
+	if (r == -ENOENT) {
+		httpd_error(rs, 404, "no job %lld", (long long)rq->id);
+	} else if (r == -EALREADY) {
+		httpd_error(rs, 409, "job %lld is already %s", (long long)rq->id, status);
+	} else if (r < 0) {
+		httpd_error(rs, 500, "cannot cancel job %lld: %s", (long long)rq->id, store_errmsg(st));
+	} else {
+		/* 1: the executor stops the run now; its status follows */
+		sb_printf(&rs->body, "{\"id\": %lld, \"status\": \"%s\"}", (long long)rq->id, r == 1 ? "cancelling" : "cancelled");
+		ok_json(rs, r == 1 ? 202 : 200);
+	}
+}
+
+void api_health(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+{
+	_cleanup_store_ struct store *st = NULL;
+	bool db_ok = store_open(a->db_path, &st) == 0;
+	int64_t cur = queue_current(a->queue);
+	sb_printf(&rs->body, "{\"status\": \"%s\", \"version\": \"%s\", \"database\": %s, \"executor\": \"%s\", \"current_job\": ",
+		  db_ok ? "ok" : "degraded", KAB_VERSION, db_ok ? "true" : "false", queue_state(a->queue));
+	if (cur)
+		sb_printf(&rs->body, "%lld}", (long long)cur);
+	else
+		sb_puts(&rs->body, "null}");
+	ok_json(rs, db_ok ? 200 : 503);
+}
+
+void api_metrics(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+{
+	_cleanup_store_ struct store *st = NULL;
+	if (open_store(a, rs, &st) < 0)
+		return;
+	struct strbuf *b = &rs->body;
+	static const char *const states[] = { "idle", "running", "stopping" };
+	const char *state = queue_state(a->queue);
+	sb_puts(b, "# HELP kabd_up Whether kabd is serving.\n# TYPE kabd_up gauge\nkabd_up 1\n");
+	sb_puts(b, "# HELP kabd_executor_state The executor's state (1 for the current one).\n# TYPE kabd_executor_state gauge\n");
+	for (size_t i = 0; i < ARRAY_SIZE(states); i++)
+		sb_printf(b, "kabd_executor_state{state=\"%s\"} %d\n", states[i], strcmp(state, states[i]) == 0);
+	size_t runs[REPORT_N_STATUS] = { 0 };
+	sb_puts(b, "# HELP kabd_jobs Jobs by status.\n# TYPE kabd_jobs gauge\n");
+	size_t queued = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(job_statuses); i++) {
+		int64_t *ids = NULL;
+		size_t n = 0;
+		if (store_jobs_with_status(st, job_statuses[i], &ids, &n) < 0) {
+			httpd_error(rs, 500, "cannot count jobs: %s", store_errmsg(st));
+			return;
+		}
+		sb_printf(b, "kabd_jobs{status=\"%s\"} %zu\n", job_statuses[i], n);
+		if (strcmp(job_statuses[i], "queued") == 0)
+			queued = n;
+		for (size_t k = 0; k < n; k++) {
+			struct store_run *rv = NULL;
+			size_t nr = 0;
+			if (store_runs_load(st, ids[k], &rv, &nr) < 0)
+				continue;
+			for (size_t x = 0; x < nr; x++)
+				for (size_t s = 0; s < REPORT_N_STATUS; s++)
+					if (strcmp(rv[x].status, report_status_names[s]) == 0)
+						runs[s]++;
+			free(rv);
+		}
+		free(ids);
+	}
+	sb_printf(b, "# HELP kabd_queue_length Jobs waiting for the executor.\n# TYPE kabd_queue_length gauge\nkabd_queue_length %zu\n", queued);
+	sb_puts(b, "# HELP kabd_runs Runs by status.\n# TYPE kabd_runs gauge\n");
+	for (size_t s = 0; s < REPORT_N_STATUS; s++)
+		sb_printf(b, "kabd_runs{status=\"%s\"} %zu\n", report_status_names[s], runs[s]);
+	rs->status = 200;
+	rs->content_type = "text/plain; version=0.0.4; charset=utf-8";
+}

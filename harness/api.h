@@ -1,0 +1,21 @@
+/* kabd's /api/v1 handlers. Each opens its own store connection (SQLite
+ * WAL: readers do not block the executor), reads, or enqueues through the
+ * queue; none acts on the machine. */
+#pragma once
+#include "httpd.h"
+
+struct queue;
+
+struct api {
+	const char *db_path;
+	struct queue *queue;
+};
+
+void api_jobs_list(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_job_create(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_job_runs(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_job_report(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_job_cancel(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_health(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_metrics(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);

@@ -1,0 +1,318 @@
+/* libmicrohttpd glue for kabd. Untrusted input is checked at the door:
+ * paths with "..", ids that are not positive numbers, bodies over
+ * HTTPD_MAX_BODY (dropped as they arrive, never buffered) and missing
+ * tokens never reach a handler. Two pool threads, a connection limit and
+ * a timeout keep slow or half-open clients from piling up. */
+#include "httpd.h"
+#include "api.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POOL_THREADS 2u
+#define MAX_CONNECTIONS 64u
+#define CONNECTION_TIMEOUT_S 15u
+
+struct httpd {
+	struct MHD_Daemon *d;
+	const char *token;
+	struct api *api;
+};
+
+typedef void (*handler_fn)(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+
+/* '#' is a job id segment. GET reads; POST mutates and needs the token. */
+static const struct route {
+	const char *pattern;
+	handler_fn get, post;
+} routes[] = {
+	{ "/jobs", api_jobs_list, api_job_create },
+	{ "/jobs/#", api_job_get, NULL },
+	{ "/jobs/#/runs", api_job_runs, NULL },
+	{ "/jobs/#/report", api_job_report, NULL },
+	{ "/jobs/#/cancel", NULL, api_job_cancel },
+	{ "/health", api_health, NULL },
+	{ "/metrics", api_metrics, NULL },
+};
+
+struct req_ctx {
+	struct strbuf body;
+	bool too_big;
+};
+
+void httpd_json_str(struct strbuf *sb, const char *s)
+{
+	if (!s) {
+		sb_puts(sb, "null");
+		return;
+	}
+	sb_puts(sb, "\"");
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': sb_puts(sb, "\\\""); break;
+		case '\\': sb_puts(sb, "\\\\"); break;
+		case '\n': sb_puts(sb, "\\n"); break;
+		case '\r': sb_puts(sb, "\\r"); break;
+		case '\t': sb_puts(sb, "\\t"); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				sb_printf(sb, "\\u%04x", *p);
+			else
+				sb_append(sb, (const char *)p, 1);
+		}
+	}
+	sb_puts(sb, "\"");
+}
+
+void httpd_error(struct httpd_resp *rs, int status, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	sb_free(&rs->body);
+	rs->status = status;
+	rs->content_type = "application/json";
+	sb_puts(&rs->body, "{\"error\": ");
+	httpd_json_str(&rs->body, msg);
+	sb_puts(&rs->body, "}\n");
+}
+
+const char *httpd_query(const struct httpd_req *rq, const char *key)
+{
+	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+int httpd_parse_listen(const char *s, struct sockaddr_in *ret, bool *ret_loopback)
+{
+	const char *colon = strrchr(s, ':');
+	if (!colon || colon == s)
+		return -EINVAL;
+	char host[64];
+	size_t hl = (size_t)(colon - s);
+	if (hl >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, s, hl);
+	host[hl] = 0;
+	uint64_t port;
+	if (util_parse_u64(colon + 1, &port) < 0 || port == 0 || port > 65535)
+		return -EINVAL;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
+		return -EINVAL;
+	*ret_loopback = (ntohl(a.sin_addr.s_addr) >> 24) == 127;
+	*ret = a;
+	return 0;
+}
+
+/* Matches path against pattern; the '#' segment goes to ret_idseg. */
+static bool route_match(const char *pattern, const char *path, const char **ret_idseg, size_t *ret_idlen)
+{
+	const char *p = pattern, *s = path;
+	while (*p && *s) {
+		if (*p == '#') {
+			const char *e = strchr(s, '/');
+			size_t n = e ? (size_t)(e - s) : strlen(s);
+			if (n == 0)
+				return false;
+			*ret_idseg = s;
+			*ret_idlen = n;
+			s += n;
+			p++;
+			continue;
+		}
+		if (*p != *s)
+			return false;
+		p++;
+		s++;
+	}
+	return !*p && !*s;
+}
+
+static bool token_ok(const struct httpd *h, struct MHD_Connection *c)
+{
+	if (!h->token)
+		return true;
+	const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	if (!auth || strncmp(auth, "Bearer ", 7) != 0)
+		return false;
+	const char *given = auth + 7;
+	size_t gl = strlen(given), tl = strlen(h->token);
+	/* compare every byte, so timing says nothing about where it differs */
+	unsigned char diff = gl != tl;
+	for (size_t i = 0; i < tl; i++)
+		diff |= (unsigned char)(h->token[i] ^ (i < gl ? given[i] : 0));
+	return diff == 0;
+}
+
+static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url, const char *method,
+		     struct req_ctx *ctx, struct httpd_resp *rs)
+{
+	if (strstr(url, "..")) {
+		httpd_error(rs, 404, "no such resource");
+		return;
+	}
+	const char *path = NULL;
+	if (strncmp(url, "/api/v1/", 8) == 0)
+		path = url + 7;
+	else if (strcmp(url, "/health") == 0 || strcmp(url, "/metrics") == 0)
+		path = url;
+	const struct route *rt = NULL;
+	const char *idseg = NULL;
+	size_t idlen = 0;
+	for (size_t i = 0; path && !rt && i < ARRAY_SIZE(routes); i++)
+		if (route_match(routes[i].pattern, path, &idseg, &idlen))
+			rt = &routes[i];
+	if (!rt) {
+		httpd_error(rs, 404, "no such resource: %.200s (the API is under /api/v1/)", url);
+		return;
+	}
+	struct httpd_req rq = { .method = method, .path = path, .conn = c };
+	if (idseg) {
+		char buf[32];
+		int64_t id;
+		if (idlen >= sizeof(buf)) {
+			httpd_error(rs, 404, "not a job id (a positive number)");
+			return;
+		}
+		memcpy(buf, idseg, idlen);
+		buf[idlen] = 0;
+		if (util_parse_i64(buf, &id) < 0 || id <= 0) {
+			httpd_error(rs, 404, "\"%s\" is not a job id (a positive number)", buf);
+			return;
+		}
+		rq.id = id;
+	}
+	handler_fn fn = NULL;
+	bool mutating = false;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0) {
+		fn = rt->get;
+	} else if (strcmp(method, MHD_HTTP_METHOD_POST) == 0) {
+		fn = rt->post;
+		mutating = true;
+	}
+	if (!fn) {
+		httpd_error(rs, 405, "%s is not allowed on %.200s", method, url);
+		rs->allow = rt->get && rt->post ? "GET, HEAD, POST" : rt->get ? "GET, HEAD" : "POST";
+		return;
+	}
+	if (mutating && !token_ok(h, c)) {
+		httpd_error(rs, 401, "this needs Authorization: Bearer TOKEN (the daemon's --token-file)");
+		return;
+	}
+	if (ctx->too_big) {
+		httpd_error(rs, 413, "the body is over %d bytes", HTTPD_MAX_BODY);
+		return;
+	}
+	rq.body = ctx->body.buf ? ctx->body.buf : "";
+	rq.body_len = ctx->body.len;
+	fn(h->api, &rq, rs);
+	if (rs->status == 0)
+		httpd_error(rs, 500, "the handler gave no answer");
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, struct httpd_resp *rs)
+{
+	struct MHD_Response *r;
+	if (rs->body.len)
+		r = MHD_create_response_from_buffer(rs->body.len, rs->body.buf, MHD_RESPMEM_MUST_FREE);
+	else
+		r = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+	if (!r) {
+		sb_free(&rs->body);
+		return MHD_NO;
+	}
+	if (rs->body.len)
+		rs->body = (struct strbuf){ 0 };  /* the response owns it now */
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, rs->content_type ? rs->content_type : "application/json");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (rs->allow)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, rs->allow);
+	if (rs->status == 401)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+	enum MHD_Result ret = MHD_queue_response(c, (unsigned)rs->status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+				  const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
+{
+	struct httpd *h = cls;
+	struct req_ctx *ctx = *con_cls;
+	if (!ctx) {
+		if (!(ctx = calloc(1, sizeof(*ctx))))
+			return MHD_NO;
+		*con_cls = ctx;
+		const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+		uint64_t n;
+		if (cl && util_parse_u64(cl, &n) == 0 && n > HTTPD_MAX_BODY) {
+			/* answer now; MHD closes the connection instead of reading the body */
+			ctx->too_big = true;
+			struct httpd_resp rs = { 0 };
+			httpd_error(&rs, 413, "the body is over %d bytes", HTTPD_MAX_BODY);
+			return reply(c, &rs);
+		}
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		if (!ctx->too_big && ctx->body.len + *upload_data_size <= HTTPD_MAX_BODY) {
+			if (sb_append(&ctx->body, upload_data, *upload_data_size) < 0)
+				return MHD_NO;
+		} else {
+			ctx->too_big = true;
+			sb_free(&ctx->body);
+		}
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	struct httpd_resp rs = { 0 };
+	dispatch(h, c, url, method, ctx, &rs);
+	return reply(c, &rs);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+	struct req_ctx *ctx = *con_cls;
+	if (!ctx)
+		return;
+	sb_free(&ctx->body);
+	free(ctx);
+	*con_cls = NULL;
+}
+
+int httpd_start(const struct sockaddr_in *addr, const char *token, struct api *api, struct httpd **ret)
+{
+	struct httpd *h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->token = token;
+	h->api = api;
+	h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG,
+				ntohs(addr->sin_port), NULL, NULL, on_request, h,
+				MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr,
+				MHD_OPTION_THREAD_POOL_SIZE, POOL_THREADS,
+				MHD_OPTION_CONNECTION_LIMIT, MAX_CONNECTIONS,
+				MHD_OPTION_CONNECTION_TIMEOUT, CONNECTION_TIMEOUT_S,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+				MHD_OPTION_END);
+	if (!h->d) {
+		free(h);
+		return -EADDRNOTAVAIL;
+	}
+	*ret = h;
+	return 0;
+}
+
+void httpd_stop(struct httpd *h)
+{
+	if (!h)
+		return;
+	MHD_stop_daemon(h->d);
+	free(h);
+}

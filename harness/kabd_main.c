@@ -1,0 +1,170 @@
+/* kabd: the kab daemon. One executor thread runs queued jobs; libmicrohttpd
+ * serves /api/v1 at a lower priority; the main thread only waits for the
+ * signal to stop. */
+#include "api.h"
+#include "executor.h"
+#include "httpd.h"
+#include "queue.h"
+#include "store.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEFAULT_DB "/var/lib/kab/kab.db"
+#define DEFAULT_LISTEN "127.0.0.1:8469"
+#define HTTP_NICE 10
+
+static const char usage[] =
+	"usage: kabd [--db PATH] [--listen ADDR:PORT] [--token-file PATH]\n"
+	"  --db PATH            the database (default " DEFAULT_DB ")\n"
+	"  --listen ADDR:PORT   IPv4 address and port (default " DEFAULT_LISTEN ")\n"
+	"  --token-file PATH    POST requests need Authorization: Bearer <the file's token>;\n"
+	"                       required to listen on a non-loopback address\n";
+
+/* mkdir -p of the database's directory. */
+static int make_db_dir(const char *db)
+{
+	char dir[4096];
+	if (snprintf(dir, sizeof(dir), "%s", db) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	char *slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = 0;
+	for (char *p = dir + 1; ; p++) {
+		if (*p != '/' && *p)
+			continue;
+		char c = *p;
+		*p = 0;
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+			log_error("cannot create %s: %s", dir, strerror(errno));
+			return -errno;
+		}
+		*p = c;
+		if (!c)
+			break;
+	}
+	return 0;
+}
+
+static int read_token(const char *path, char **ret)
+{
+	char *t;
+	size_t len;
+	int r = util_read_file(path, &t, &len);
+	if (r < 0) {
+		log_error("cannot read the token file %s: %s", path, strerror(-r));
+		return r;
+	}
+	while (len && (t[len - 1] == '\n' || t[len - 1] == '\r' || t[len - 1] == ' ' || t[len - 1] == '\t'))
+		t[--len] = 0;
+	if (len < 8 || strlen(t) != len || strpbrk(t, " \t\r\n")) {
+		log_error("%s: the token must be one line of at least 8 characters without spaces", path);
+		free(t);
+		return -EINVAL;
+	}
+	*ret = t;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "listen", required_argument, NULL, 'l' },
+		{ "token-file", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *db = DEFAULT_DB, *listen_at = DEFAULT_LISTEN, *token_file = NULL;
+	int c;
+	while ((c = getopt_long(argc, argv, "d:l:t:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': db = optarg; break;
+		case 'l': listen_at = optarg; break;
+		case 't': token_file = optarg; break;
+		case 'h': printf("%s", usage); return 0;
+		default: fprintf(stderr, "%s", usage); return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "%s", usage);
+		return 2;
+	}
+	struct sockaddr_in addr;
+	bool loopback;
+	if (httpd_parse_listen(listen_at, &addr, &loopback) < 0) {
+		log_error("--listen %s: give an IPv4 ADDR:PORT, e.g. %s", listen_at, DEFAULT_LISTEN);
+		return 2;
+	}
+	if (!loopback && !token_file) {
+		log_error("--listen %s is not a loopback address: give --token-file so that only holders of the token can submit jobs",
+			  listen_at);
+		return 2;
+	}
+	_cleanup_free_ char *token = NULL;
+	if (token_file && read_token(token_file, &token) < 0)
+		return 2;
+	if (geteuid() != 0) {
+		log_error("kabd needs root: its executor creates memory cgroups, swap and writes sysctl/sysfs knobs");
+		return 1;
+	}
+	if (make_db_dir(db) < 0)
+		return 1;
+
+	/* before any thread exists, so every thread inherits the mask and the
+	 * executor's sigtimedwait is the only taker besides sigwait below */
+	sigset_t sigs;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	int lock_fd = -1, ret = 1;
+	struct queue *q = NULL;
+	struct httpd *h = NULL;
+	if (exec_lock(&lock_fd) < 0)
+		goto out;
+	if (queue_start(db, pthread_self(), &q) < 0) {
+		log_error("cannot start the executor on %s", db);
+		goto out;
+	}
+	/* HTTP threads inherit this thread's nice value; the executor keeps 0 */
+	if (setpriority(PRIO_PROCESS, (id_t)gettid(), HTTP_NICE) < 0)
+		log_warn("cannot lower the HTTP threads' priority: %s", strerror(errno));
+	struct api api = { .db_path = db, .queue = q };
+	if (httpd_start(&addr, token, &api, &h) < 0) {
+		log_error("cannot listen on %s (in use, or not an address of this machine)", listen_at);
+		goto out;
+	}
+	log_info("kabd %s: listening on %s, database %s%s", KAB_VERSION, listen_at, db,
+		 token ? ", POST needs the token" : "");
+
+	sigset_t stop;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	int sig;
+	while (sigwait(&stop, &sig) == 0 && sig == SIGHUP)
+		;
+	log_info("kabd: %s: stopping", strsignal(sig));
+	ret = 0;
+out:
+	httpd_stop(h);
+	queue_stop(q);
+	if (lock_fd >= 0)
+		close(lock_fd);
+	return ret;
+}

@@ -1,0 +1,278 @@
+/* kabd's executor thread. Signals: every thread blocks SIGINT/SIGTERM/
+ * SIGCHLD/SIGHUP; exec_job takes them with sigtimedwait, so stopping a run
+ * means a SIGTERM directed at this thread (pthread_kill). A stop signal
+ * sent to the process may land here instead of in main's sigwait; then the
+ * run stops and main is told to shut down. */
+#include "queue.h"
+#include "executor.h"
+#include "job.h"
+#include "store.h"
+#include "util.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define POLL_S 2
+
+struct queue {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t thread, main_thread;
+	struct store *st;   /* the executor's own connection */
+	bool stopping, woken;
+	int64_t current;     /* the job exec_job is running; 0: none */
+	int64_t cancel_req;  /* the running job a client cancelled */
+};
+
+static bool job_finished(const char *status)
+{
+	return strcmp(status, "done") == 0 || strcmp(status, "failed") == 0 || strcmp(status, "cancelled") == 0;
+}
+
+/* The next job: one left running or interrupted by an earlier kabd first,
+ * then the oldest queued one. 0: none. */
+static int64_t next_job(struct store *st)
+{
+	static const char *const order[] = { "running", "interrupted", "queued" };
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
+		int64_t *ids = NULL;
+		size_t n = 0;
+		if (store_jobs_with_status(st, order[i], &ids, &n) < 0)
+			continue;
+		int64_t id = n ? ids[0] : 0;
+		free(ids);
+		if (id)
+			return id;
+	}
+	return 0;
+}
+
+/* Takes stop signals left pending for this thread after exec_job, so the
+ * next job does not start interrupted. One nobody asked for came from
+ * outside: it was meant for main. */
+static void drain_signals(struct queue *q)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	struct timespec zero = { 0 };
+	int sig;
+	while ((sig = sigtimedwait(&set, NULL, &zero)) > 0) {
+		pthread_mutex_lock(&q->mu);
+		bool expected = q->stopping || q->cancel_req;
+		pthread_mutex_unlock(&q->mu);
+		if (!expected && sig != SIGHUP)
+			pthread_kill(q->main_thread, SIGTERM);
+	}
+}
+
+static void run_one(struct queue *q, int64_t id)
+{
+	struct store_job sj;
+	struct job *j = NULL;
+	struct diags d = { 0 };
+	if (store_job_get(q->st, id, &sj) < 0) {
+		log_error("kabd: job %lld vanished from the store", (long long)id);
+		return;
+	}
+	if (job_parse_string(sj.file, sj.text, &j, &d) < 0) {
+		diags_print(&d, stderr);
+		store_job_set_status(q->st, id, "failed", "the job file no longer passes its checks on this machine");
+		goto out;
+	}
+	pthread_mutex_lock(&q->mu);
+	/* cancelled between next_job and here? queue_cancel holds mu */
+	struct store_job now;
+	bool go = false;
+	if (!q->stopping && store_job_get(q->st, id, &now) == 0) {
+		go = !job_finished(now.status);
+		store_job_clear(&now);
+	}
+	if (go)
+		q->current = id;
+	pthread_mutex_unlock(&q->mu);
+	if (!go)
+		goto out;
+
+	log_info("kabd: job %lld \"%s\" starts", (long long)id, j->name);
+	int r = exec_job(q->st, j, id);
+
+	pthread_mutex_lock(&q->mu);
+	q->current = 0;
+	bool cancelled = q->cancel_req == id, stopping = q->stopping;
+	pthread_mutex_unlock(&q->mu);
+	if (r == -EINTR && cancelled) {
+		store_job_set_status(q->st, id, "cancelled", "cancelled over the API");
+	} else if (r == -EINTR) {
+		/* not a cancel: kabd is stopping; the job resumes at the next start */
+		store_job_set_status(q->st, id, "interrupted", "kabd stopped; the job resumes when it starts again");
+		if (!stopping) {
+			pthread_mutex_lock(&q->mu);
+			q->stopping = true;
+			pthread_mutex_unlock(&q->mu);
+			pthread_kill(q->main_thread, SIGTERM);
+		}
+	} else if (r < 0 && store_job_get(q->st, id, &now) == 0) {
+		/* never pick it again; keep the reason exec_job gave */
+		if (!job_finished(now.status))
+			store_job_set_status(q->st, id, "failed", "the executor could not run it; see kabd's log");
+		store_job_clear(&now);
+	}
+	drain_signals(q);
+	pthread_mutex_lock(&q->mu);
+	q->cancel_req = 0;
+	pthread_mutex_unlock(&q->mu);
+	log_info("kabd: job %lld ends (%s)", (long long)id, r == 0 ? "finished" : r == -EINTR ? "stopped" : strerror(-r));
+out:
+	job_free(j);
+	diags_free(&d);
+	store_job_clear(&sj);
+}
+
+static void *executor_main(void *arg)
+{
+	struct queue *q = arg;
+	for (;;) {
+		pthread_mutex_lock(&q->mu);
+		bool stop = q->stopping;
+		q->woken = false;
+		pthread_mutex_unlock(&q->mu);
+		if (stop)
+			break;
+		int64_t id = next_job(q->st);
+		if (id) {
+			run_one(q, id);
+			continue;
+		}
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += POLL_S;
+		pthread_mutex_lock(&q->mu);
+		while (!q->stopping && !q->woken)
+			if (pthread_cond_timedwait(&q->cv, &q->mu, &until) == ETIMEDOUT)
+				break;
+		pthread_mutex_unlock(&q->mu);
+	}
+	return NULL;
+}
+
+int queue_start(const char *db_path, pthread_t main_thread, struct queue **ret)
+{
+	struct queue *q = calloc(1, sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	int r = store_open(db_path, &q->st);
+	if (r < 0) {
+		free(q);
+		return r;
+	}
+	if (exec_recover(q->st) < 0)
+		log_warn("kabd: some of what an earlier executor left could not be restored; see above");
+	pthread_mutex_init(&q->mu, NULL);
+	pthread_cond_init(&q->cv, NULL);
+	q->main_thread = main_thread;
+	if ((r = pthread_create(&q->thread, NULL, executor_main, q)) != 0) {
+		store_close(q->st);
+		free(q);
+		return -r;
+	}
+	*ret = q;
+	return 0;
+}
+
+void queue_stop(struct queue *q)
+{
+	if (!q)
+		return;
+	pthread_mutex_lock(&q->mu);
+	q->stopping = true;
+	if (q->current)
+		pthread_kill(q->thread, SIGTERM);
+	pthread_cond_broadcast(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+	pthread_join(q->thread, NULL);
+	store_close(q->st);
+	pthread_cond_destroy(&q->cv);
+	pthread_mutex_destroy(&q->mu);
+	free(q);
+}
+
+void queue_wake(struct queue *q)
+{
+	pthread_mutex_lock(&q->mu);
+	q->woken = true;
+	pthread_cond_broadcast(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+}
+
+int queue_submit(struct queue *q, struct store *st, const struct job *j, int64_t *ret_id)
+{
+	struct store_step *steps = NULL;
+	size_t n = 0;
+	int64_t id;
+	/* run_one takes mu before it starts a job, so it never sees a job
+	 * without its schedule */
+	pthread_mutex_lock(&q->mu);
+	int r = store_job_create(st, j, &id);
+	if (r < 0)
+		goto out;
+	if ((r = exec_plan(j, &steps, &n)) < 0 || (r = store_steps_create(st, id, steps, n)) < 0) {
+		store_job_set_status(st, id, "failed", "its schedule could not be stored");
+		goto out;
+	}
+	q->woken = true;
+	pthread_cond_broadcast(&q->cv);
+	*ret_id = id;
+out:
+	pthread_mutex_unlock(&q->mu);
+	free(steps);
+	return r;
+}
+
+int queue_cancel(struct queue *q, struct store *st, int64_t job_id, char *ret_status, size_t len)
+{
+	struct store_job sj;
+	int r;
+	pthread_mutex_lock(&q->mu);
+	if ((r = store_job_get(st, job_id, &sj)) < 0) {
+		r = -ENOENT;
+		goto out;
+	}
+	if (q->current == job_id) {
+		q->cancel_req = job_id;
+		pthread_kill(q->thread, SIGTERM);
+		r = 1;
+	} else if (job_finished(sj.status)) {
+		snprintf(ret_status, len, "%s", sj.status);
+		r = -EALREADY;
+	} else {
+		/* queued, or interrupted and waiting to resume */
+		r = store_job_set_status(st, job_id, "cancelled", "cancelled over the API");
+	}
+	store_job_clear(&sj);
+out:
+	pthread_mutex_unlock(&q->mu);
+	return r;
+}
+
+const char *queue_state(struct queue *q)
+{
+	pthread_mutex_lock(&q->mu);
+	const char *s = q->stopping ? "stopping" : q->current ? "running" : "idle";
+	pthread_mutex_unlock(&q->mu);
+	return s;
+}
+
+int64_t queue_current(struct queue *q)
+{
+	pthread_mutex_lock(&q->mu);
+	int64_t id = q->current;
+	pthread_mutex_unlock(&q->mu);
+	return id;
+}

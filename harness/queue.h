@@ -1,0 +1,35 @@
+/* kabd's job queue and its one executor thread: queued jobs run one at a
+ * time, oldest first, through exec_job. Only this thread acts on the
+ * machine; HTTP handlers only enqueue (a 'queued' row) and cancel. */
+#pragma once
+#include <pthread.h>
+#include <stdint.h>
+
+struct queue;
+struct store;
+
+/* Starts the executor thread on its own store connection. The caller
+ * holds the executor lock and has blocked SIGINT/SIGTERM/SIGCHLD/SIGHUP.
+ * main_thread gets a SIGTERM if the executor took a stop signal meant for
+ * the whole daemon. */
+int queue_start(const char *db_path, pthread_t main_thread, struct queue **ret);
+/* Stops the current run (its job stays resumable), joins, frees. */
+void queue_stop(struct queue *q);
+/* A job was enqueued: look now rather than at the next poll. */
+void queue_wake(struct queue *q);
+
+/* Stores a parsed job and its schedule as 'queued', atomically as far as
+ * the executor can tell, and wakes it. */
+struct job;
+int queue_submit(struct queue *q, struct store *st, const struct job *j, int64_t *ret_id);
+
+/* Cancels a job through st (the caller's connection): a queued job
+ * becomes 'cancelled'; the running one is stopped by the executor.
+ * Returns 1 when the running job was told to stop, 0 when a waiting job
+ * was cancelled, -ENOENT: no such job, -EALREADY: already finished (its
+ * status in ret_status). */
+int queue_cancel(struct queue *q, struct store *st, int64_t job_id, char *ret_status, size_t len);
+
+/* For /health and /metrics. */
+const char *queue_state(struct queue *q);  /* "idle", "running", "stopping" */
+int64_t queue_current(struct queue *q);    /* 0: none */

@@ -1,0 +1,244 @@
+#!/usr/bin/env bash
+# kabd end to end over HTTP: a job submitted with curl runs and reports in
+# every format, a second one is cancelled mid-run, and bad requests get the
+# right status (never a 500, never a crash). kabd is stopped with SIGTERM at
+# the end, and killed if it will not stop.
+. "$(dirname "$0")/lib.sh"
+KABD=${KABD:-build/kabd}
+it_begin
+[ -x "$KABD" ] || skip_all "$KABD is not built"
+command -v curl >/dev/null || skip_all "curl is not installed"
+command -v stress-ng >/dev/null || skip_all "stress-ng is not installed"
+PY=/usr/bin/python3
+[ -x $PY ] || skip_all "$PY is not installed (for json.tool)"
+
+KABD_PID=""
+kabd_stop() { # SIGTERM, then SIGKILL after 15 s
+	[ -n "$KABD_PID" ] || return 0
+	kill -TERM "$KABD_PID" 2>/dev/null
+	local i
+	for i in $(seq 1 150); do kill -0 "$KABD_PID" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$KABD_PID" 2>/dev/null
+	wait "$KABD_PID" 2>/dev/null
+	local rc=$?
+	KABD_PID=""
+	return $rc
+}
+trap 'kabd_stop; it_cleanup' EXIT
+
+TOKEN=it-kabd-$RANDOM$RANDOM$RANDOM
+echo "$TOKEN" >"$IT_TMP/token"
+DB="$IT_TMP/db/kab.db"
+AUTH="Authorization: Bearer $TOKEN"
+
+# A free port: below the ephemeral range, retried if kabd cannot bind it.
+read -r eph_lo _ </proc/sys/net/ipv4/ip_local_port_range
+PORT=""
+for attempt in $(seq 1 10); do
+	p=$((10000 + RANDOM % (eph_lo > 12000 ? eph_lo - 10000 : 20000)))
+	"$KABD" --db "$DB" --listen "127.0.0.1:$p" --token-file "$IT_TMP/token" >"$IT_TMP/kabd.log" 2>&1 &
+	KABD_PID=$!
+	for i in $(seq 1 50); do
+		curl -sf -o /dev/null "http://127.0.0.1:$p/health" 2>/dev/null && { PORT=$p; break; }
+		kill -0 "$KABD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ -n "$PORT" ] && break
+	kill -TERM "$KABD_PID" 2>/dev/null; wait "$KABD_PID" 2>/dev/null; KABD_PID=""
+	grep -q "another kab executor" "$IT_TMP/kabd.log" && break
+done
+if [ -z "$PORT" ]; then
+	cat "$IT_TMP/kabd.log"
+	fail "kabd starts and answers /health"
+	it_end; exit
+fi
+ok "kabd starts on 127.0.0.1:$PORT and answers /health"
+URL="http://127.0.0.1:$PORT"
+
+# req METHOD PATH [curl args...]: prints the status; the body is in $IT_TMP/body
+req() {
+	local m=$1 p=$2; shift 2
+	curl -s --path-as-is -o "$IT_TMP/body" -w '%{http_code}' -X "$m" "$@" "$URL$p"
+}
+# jget KEY...: a field of the JSON in $IT_TMP/body (list indexes as numbers)
+jget() {
+	$PY -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for k in sys.argv[2:]:
+    d = d[int(k)] if isinstance(d, list) else d[k]
+print(d)' "$IT_TMP/body" "$@" 2>/dev/null
+}
+json_ok() { $PY -m json.tool "$IT_TMP/body" >/dev/null 2>&1; }
+is_error_json() { [ -n "$(jget error)" ]; }
+expect() { # description, expected status, METHOD PATH [curl args]
+	local d=$1 want=$2; shift 2
+	local got; got=$(req "$@")
+	if [ "$got" = "$want" ] && is_error_json; then ok "$d: $want"; else
+		fail "$d: want $want with a JSON error, got $got: $(head -c 300 "$IT_TMP/body")"; fi
+}
+# wait_status ID SECONDS STATUS...: polls /jobs/ID until its status is one of them
+wait_status() {
+	local id=$1 t=$2 i s want; shift 2
+	for i in $(seq 1 $((t * 5))); do
+		req GET "/api/v1/jobs/$id" >/dev/null
+		s=$(jget status)
+		for want in "$@"; do [ "$s" = "$want" ] && return 0; done
+		sleep 0.2
+	done
+	echo "    job $id is \"$s\" after ${t}s"
+	return 1
+}
+
+write_job() { # name, stress-ng timeout
+	cat <<JOB
+[job]
+name = $1
+pairs = 1
+[variant A]
+name = a
+[variant B]
+name = b
+[workload vm]
+type = stress-ng
+args = --vm 1 --vm-bytes 32M --timeout $2
+memory.max = 64M
+JOB
+}
+
+# ---- health ----
+check "GET /health: 200" [ "$(req GET /health)" = 200 ]
+[ "$(req GET /api/v1/health)" = 200 ] && [ "$(jget status)" = ok ] && ok "/api/v1/health: status ok" ||
+	fail "/api/v1/health: $(cat "$IT_TMP/body")"
+
+# ---- a short real job, start to report ----
+write_job kabd-short 2 >"$IT_TMP/short.job"
+code=$(req POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/short.job")
+id1=$(jget id)
+check "POST /jobs: 201 with an id" [ "$code" = 201 -a -n "$id1" ]
+check "job $id1 ends done within 90 s" wait_status "$id1" 90 done failed cancelled
+check "job $id1 is done" [ "$(jget status)" = done ]
+check "job $id1 progress: 2 of 2 runs" [ "$(jget progress runs_done)/$(jget progress runs_total)" = 2/2 ]
+check "job $id1 lists its variants and workload" [ "$(jget variants 1 name) $(jget workloads 0 type)" = "b stress-ng" ]
+code=$(req GET "/api/v1/jobs/$id1/runs")
+check "GET /jobs/$id1/runs: 200" [ "$code" = 200 ]
+check "GET /jobs/$id1/runs: JSON" json_ok
+check "both runs ok, with provenance" [ "$(jget runs 0 status) $(jget runs 1 status) $(jget runs 0 provenance kernel_release)" \
+	= "ok ok $(uname -r)" ]
+for f in json text cover-letter markdown csv; do
+	code=$(req GET "/api/v1/jobs/$id1/report?format=$f")
+	check "report format=$f: 200, not empty" [ "$code" = 200 -a -s "$IT_TMP/body" ]
+done
+req GET "/api/v1/jobs/$id1/report?format=json" >/dev/null
+check "report format=json parses (json.tool)" json_ok
+req GET "/api/v1/jobs/$id1/report" >/dev/null
+check "report without format is JSON" json_ok
+check "the text report has the bogo ops row" bash -c "curl -s '$URL/api/v1/jobs/$id1/report?format=text' | grep -q bogo"
+
+# ---- a longer job, cancelled mid-run ----
+write_job kabd-long 30 >"$IT_TMP/long.job"
+code=$(req POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/long.job")
+id2=$(jget id)
+check "POST the long job: 201" [ "$code" = 201 -a -n "$id2" ]
+running() {
+	local i
+	for i in $(seq 1 100); do
+		req GET "/api/v1/jobs/$id2" >/dev/null
+		[ "$(jget progress current workload)" = vm ] && pgrep -x stress-ng >/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "job $id2 is running a run" running
+sleep 1
+check "GET /metrics: executor running" bash -c "curl -s '$URL/metrics' | grep -qx 'kabd_executor_state{state=\"running\"} 1'"
+code=$(req POST "/api/v1/jobs/$id2/cancel" -H "$AUTH")
+check "POST /jobs/$id2/cancel: 202" [ "$code" = 202 ]
+check "job $id2 ends cancelled within 20 s" wait_status "$id2" 20 cancelled done failed
+check "job $id2 is cancelled" [ "$(jget status)" = cancelled ]
+req GET "/api/v1/jobs/$id2/runs" >/dev/null
+check "its run is aborted" [ "$(jget runs 0 status)" = aborted ]
+check "only one run was started" [ -z "$(jget runs 1 status)" ]
+check "no stress-ng left" bash -c '! pgrep -x stress-ng'
+expect "cancel a finished job" 409 POST "/api/v1/jobs/$id2/cancel" -H "$AUTH"
+check "a cancelled job still reports" [ "$(req GET "/api/v1/jobs/$id2/report?format=text")" = 200 ]
+
+# a queued job cancelled before it runs: submitted behind a running one
+write_job kabd-q1 30 >"$IT_TMP/q1.job"
+write_job kabd-q2 2 >"$IT_TMP/q2.job"
+req POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/q1.job" >/dev/null; idq1=$(jget id)
+req POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/q2.job" >/dev/null; idq2=$(jget id)
+check "job $idq1 starts" wait_status "$idq1" 20 running
+req GET /metrics >/dev/null
+check "/metrics: queue length 1 behind the running job" grep -qx 'kabd_queue_length 1' "$IT_TMP/body"
+code=$(req POST "/api/v1/jobs/$idq2/cancel" -H "$AUTH")
+check "cancel a queued job: 200, cancelled at once" [ "$code" = 200 -a "$(jget status)" = cancelled ]
+req POST "/api/v1/jobs/$idq1/cancel" -H "$AUTH" >/dev/null
+check "job $idq1 (running) ends cancelled" wait_status "$idq1" 20 cancelled
+req GET "/api/v1/jobs/$idq2/runs" >/dev/null
+check "the queued job never ran" [ -z "$(jget runs 0 status)" ]
+
+# ---- bad input ----
+printf '[job]\nname = bad\npairs = many\n[variant A]\n[workload w]\ntype = nosuch\n' >"$IT_TMP/bad.job"
+code=$(req POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/bad.job")
+check "malformed job: 400" [ "$code" = 400 ]
+check "malformed job: the errors name line 3 (pairs) and line 6 (type)" bash -c "$PY -c 'import json,sys; print(chr(10).join(json.load(open(sys.argv[1]))[\"errors\"]))' '$IT_TMP/body' | grep -q '^3: ' &&
+	$PY -c 'import json,sys; print(chr(10).join(json.load(open(sys.argv[1]))[\"errors\"]))' '$IT_TMP/body' | grep -q '^6: '"
+expect "empty body" 400 POST /api/v1/jobs -H "$AUTH" --data-binary ''
+head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' x >"$IT_TMP/big"
+expect "body over 1 MiB" 413 POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/big"
+expect "body over 1 MiB, chunked" 413 POST /api/v1/jobs -H "$AUTH" -H 'Transfer-Encoding: chunked' --data-binary @"$IT_TMP/big"
+head -c $((1024 * 1024)) /dev/zero | tr '\0' '#' >"$IT_TMP/justfits"
+expect "body of exactly 1 MiB is read (and is not a job)" 400 POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/justfits"
+expect "unknown id" 404 GET /api/v1/jobs/999999
+expect "unknown id, runs" 404 GET /api/v1/jobs/999999/runs
+expect "unknown id, report" 404 GET /api/v1/jobs/999999/report
+expect "unknown id, cancel" 404 POST /api/v1/jobs/999999/cancel -H "$AUTH"
+expect "non-numeric id" 404 GET /api/v1/jobs/abc
+expect "negative id" 404 GET /api/v1/jobs/-1
+expect "huge id" 404 GET /api/v1/jobs/99999999999999999999999
+expect "path traversal /../" 404 GET /api/v1/jobs/../../etc/passwd
+expect "path traversal %2e%2e" 404 GET /api/v1/%2e%2e/%2e%2e/etc/passwd
+expect "path traversal %2E%2E in an id" 404 GET "/api/v1/jobs/$id1/%2E%2E"
+expect "unknown path" 404 GET /api/v1/nope
+expect "outside the API" 404 GET /etc/passwd
+expect "unknown report format" 400 GET "/api/v1/jobs/$id1/report?format=pdf"
+expect "POST without a token" 401 POST /api/v1/jobs --data-binary @"$IT_TMP/short.job"
+expect "POST with a wrong token" 401 POST /api/v1/jobs -H "Authorization: Bearer wrong-$TOKEN" --data-binary @"$IT_TMP/short.job"
+expect "token without Bearer" 401 POST /api/v1/jobs -H "Authorization: $TOKEN" --data-binary @"$IT_TMP/short.job"
+expect "cancel without a token" 401 POST "/api/v1/jobs/$id1/cancel"
+expect "DELETE a job" 405 DELETE "/api/v1/jobs/$id1"
+check "405 says Allow: GET, HEAD" bash -c "curl -s -i -X PUT '$URL/api/v1/jobs/$id1' | grep -qi '^Allow: GET, HEAD'"
+expect "GET /cancel" 405 GET "/api/v1/jobs/$id1/cancel"
+expect "POST /health" 405 POST /health -H "$AUTH"
+expect "SQL in ?limit" 400 GET "/api/v1/jobs?limit=1;DROP%20TABLE%20jobs"
+expect "SQL in ?limit, quoted" 400 GET "/api/v1/jobs?limit=1%27%20OR%20%271%27=%271"
+expect "SQL in ?after" 400 GET "/api/v1/jobs?after=0%20OR%201=1"
+expect "SQL in an id" 404 GET "/api/v1/jobs/1%20OR%201=1"
+expect "SQL in ?format" 400 GET "/api/v1/jobs/$id1/report?format=json%27;DROP%20TABLE%20runs;--"
+printf '[job]\nname = x\x27); DROP TABLE jobs; --\n' >"$IT_TMP/sqlname.job"
+expect "SQL in a job name is a parse error, not SQL" 400 POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/sqlname.job"
+check "the jobs table is intact" [ "$(sql "$DB" "select count(*) from jobs")" = 4 ]
+
+# ---- listing and metrics ----
+code=$(req GET "/api/v1/jobs")
+check "GET /jobs: 200, 4 jobs, newest first" [ "$code" = 200 -a "$(jget jobs 0 id)" = "$idq2" -a -z "$(jget jobs 4 id)" ]
+code=$(req GET "/api/v1/jobs?limit=1")
+check "GET /jobs?limit=1: one job and a next_after" [ "$code" = 200 -a "$(jget jobs 0 id)" = "$idq2" -a "$(jget next_after)" = "$idq2" -a -z "$(jget jobs 1 id)" ]
+code=$(req GET "/api/v1/jobs?limit=2&after=$idq1")
+check "GET /jobs?after=$idq1: the older ones" [ "$code" = 200 -a "$(jget jobs 0 id)" = "$id2" -a "$(jget jobs 1 id)" = "$id1" ]
+check "GET /jobs?limit=100000 is capped, not an error" [ "$(req GET '/api/v1/jobs?limit=100000')" = 200 ]
+code=$(req GET /metrics)
+for series in 'kabd_up 1' 'kabd_executor_state{state="idle"} 1' 'kabd_queue_length 0' \
+	'kabd_runs{status="ok"} 2' 'kabd_runs{status="aborted"} 2' 'kabd_jobs{status="done"} 1' 'kabd_jobs{status="cancelled"} 3'; do
+	check "/metrics: $series" grep -qxF "$series" "$IT_TMP/body"
+done
+check "/metrics is text/plain" bash -c "curl -s -o /dev/null -w '%{content_type}' '$URL/metrics' | grep -q '^text/plain'"
+
+# ---- stop ----
+check "kabd still serves after all that" [ "$(req GET /health)" = 200 ]
+kabd_stop
+check "SIGTERM: kabd exits 0" [ $? -eq 0 ]
+check "kabd logged no crash" bash -c "! grep -qiE 'sanitizer|segmentation|assert' '$IT_TMP/kabd.log'"
+check "database integrity ok" [ "$(sql "$DB" "pragma integrity_check")" = ok ]
+check "journal empty" [ "$(sql "$DB" "select count(*) from journal")" = 0 ]
+it_end
