@@ -31,20 +31,25 @@ echo "$TOKEN" >"$IT_TMP/token"
 DB="$IT_TMP/db/kab.db"
 AUTH="Authorization: Bearer $TOKEN"
 
+# start_kabd PORT: starts kabd and waits for /health; 1 if it did not come up
+start_kabd() {
+	local p=$1 i
+	"$KABD" --db "$DB" --listen "127.0.0.1:$p" --token-file "$IT_TMP/token" >>"$IT_TMP/kabd.log" 2>&1 &
+	KABD_PID=$!
+	for i in $(seq 1 50); do
+		curl -sf -o /dev/null "http://127.0.0.1:$p/health" 2>/dev/null && return 0
+		kill -0 "$KABD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -TERM "$KABD_PID" 2>/dev/null; wait "$KABD_PID" 2>/dev/null; KABD_PID=""
+	return 1
+}
 # A free port: below the ephemeral range, retried if kabd cannot bind it.
 read -r eph_lo _ </proc/sys/net/ipv4/ip_local_port_range
 PORT=""
 for attempt in $(seq 1 10); do
 	p=$((10000 + RANDOM % (eph_lo > 12000 ? eph_lo - 10000 : 20000)))
-	"$KABD" --db "$DB" --listen "127.0.0.1:$p" --token-file "$IT_TMP/token" >"$IT_TMP/kabd.log" 2>&1 &
-	KABD_PID=$!
-	for i in $(seq 1 50); do
-		curl -sf -o /dev/null "http://127.0.0.1:$p/health" 2>/dev/null && { PORT=$p; break; }
-		kill -0 "$KABD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	[ -n "$PORT" ] && break
-	kill -TERM "$KABD_PID" 2>/dev/null; wait "$KABD_PID" 2>/dev/null; KABD_PID=""
+	start_kabd $p && { PORT=$p; break; }
 	grep -q "another kab executor" "$IT_TMP/kabd.log" && break
 done
 if [ -z "$PORT" ]; then
@@ -139,16 +144,16 @@ write_job kabd-long 30 >"$IT_TMP/long.job"
 code=$(req POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/long.job")
 id2=$(jget id)
 check "POST the long job: 201" [ "$code" = 201 -a -n "$id2" ]
-running() {
+running() { # ID: a run of the job has its workload going
 	local i
 	for i in $(seq 1 100); do
-		req GET "/api/v1/jobs/$id2" >/dev/null
+		req GET "/api/v1/jobs/$1" >/dev/null
 		[ "$(jget progress current workload)" = vm ] && pgrep -x stress-ng >/dev/null && return 0
 		sleep 0.1
 	done
 	return 1
 }
-check "job $id2 is running a run" running
+check "job $id2 is running a run" running "$id2"
 sleep 1
 check "GET /metrics: executor running" bash -c "curl -s '$URL/metrics' | grep -qx 'kabd_executor_state{state=\"running\"} 1'"
 code=$(req POST "/api/v1/jobs/$id2/cancel" -H "$AUTH")
@@ -233,6 +238,39 @@ for series in 'kabd_up 1' 'kabd_executor_state{state="idle"} 1' 'kabd_queue_leng
 	check "/metrics: $series" grep -qxF "$series" "$IT_TMP/body"
 done
 check "/metrics is text/plain" bash -c "curl -s -o /dev/null -w '%{content_type}' '$URL/metrics' | grep -q '^text/plain'"
+
+# ---- slow and half-open clients do not block the others ----
+slow_pids=()
+for i in 1 2 3 4; do
+	# headers that never end, and a body that never comes
+	(exec 3<>"/dev/tcp/127.0.0.1/$PORT"; printf 'GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\n' >&3; exec sleep 20) &
+	slow_pids+=($!)
+	(exec 3<>"/dev/tcp/127.0.0.1/$PORT"; printf 'POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nab' >&3; exec sleep 20) &
+	slow_pids+=($!)
+done
+IT_PIDS+=("${slow_pids[@]}")
+sleep 0.5
+t0=$(date +%s%N)
+check "with 8 stalled connections, /health answers" [ "$(req GET /health)" = 200 ]
+check "... and /jobs too, within a second" [ "$(req GET /api/v1/jobs)" = 200 -a $(( ($(date +%s%N) - t0) / 1000000 )) -lt 1000 ]
+kill "${slow_pids[@]}" 2>/dev/null; wait "${slow_pids[@]}" 2>/dev/null
+
+# ---- SIGTERM mid-run: the job is interrupted, and resumes at the next start ----
+write_job kabd-resume 30 >"$IT_TMP/resume.job"
+req POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/resume.job" >/dev/null; idr=$(jget id)
+check "job $idr is running a run" running "$idr"
+kabd_stop
+check "SIGTERM mid-run: kabd exits 0" [ $? -eq 0 ]
+check "SIGTERM mid-run: the job is interrupted, not cancelled" [ "$(sql "$DB" "select status from jobs where id = $idr")" = interrupted ]
+check "SIGTERM mid-run: its run is aborted" [ "$(sql "$DB" "select group_concat(status) from runs where job_id = $idr")" = aborted ]
+check "SIGTERM mid-run: no stress-ng left" bash -c '! pgrep -x stress-ng'
+check "SIGTERM mid-run: journal empty" [ "$(sql "$DB" "select count(*) from journal")" = 0 ]
+check "kabd starts again on the same database" start_kabd "$PORT"
+check "job $idr resumes with its next run" running "$idr"
+req GET "/api/v1/jobs/$idr/runs" >/dev/null
+check "resumed: the aborted run kept, the next one started" [ "$(jget runs 0 status) $(jget runs 1 status)" = "aborted started" ]
+req POST "/api/v1/jobs/$idr/cancel" -H "$AUTH" >/dev/null
+check "job $idr ends cancelled" wait_status "$idr" 20 cancelled
 
 # ---- stop ----
 check "kabd still serves after all that" [ "$(req GET /health)" = 200 ]
