@@ -206,6 +206,12 @@ expect "path traversal %2e%2e" 404 GET /api/v1/%2e%2e/%2e%2e/etc/passwd
 expect "path traversal %2E%2E in an id" 404 GET "/api/v1/jobs/$id1/%2E%2E"
 expect "unknown path" 404 GET /api/v1/nope
 expect "outside the API" 404 GET /etc/passwd
+code=$(req GET "/api/v1/jobs/%22%5C%0a%01%7f%ff%c3%28%e2%82")
+check "quotes, control bytes and broken UTF-8 in the path: 404 that parses" [ "$code" = 404 ] && check "... JSON" json_ok
+printf '[job]\nname = \xff\xfe"\\\x01\n\xc3\n' >"$IT_TMP/bytes.job"
+code=$(req POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/bytes.job")
+check "broken UTF-8 in a job: 400" [ "$code" = 400 ]
+check "... JSON" json_ok
 expect "unknown report format" 400 GET "/api/v1/jobs/$id1/report?format=pdf"
 expect "POST without a token" 401 POST /api/v1/jobs --data-binary @"$IT_TMP/short.job"
 expect "POST with a wrong token" 401 POST /api/v1/jobs -H "Authorization: Bearer wrong-$TOKEN" --data-binary @"$IT_TMP/short.job"
