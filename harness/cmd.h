@@ -6,3 +6,9 @@ int cmd_compare(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
+/* clients of kabd (harness/cmd_client.c) */
+int cmd_submit(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
+/* kab report ID --server URL: the report a kabd renders */
+int client_report(const char *server, const char *token_file, long long id, const char *format);

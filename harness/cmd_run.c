@@ -144,17 +144,22 @@ int cmd_report(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "ascii", no_argument, NULL, 'a' },
+		{ "server", required_argument, NULL, 's' },
+		{ "token-file", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	static const char usage[] = "usage: kab report ID [--db PATH] [--format text|cover-letter|markdown|json|csv] [--ascii]\n";
-	const char *db = DEFAULT_DB;
+	static const char usage[] = "usage: kab report ID [--db PATH | --server URL [--token-file F]] [--format text|cover-letter|markdown|json|csv] [--ascii]\n";
+	const char *db = DEFAULT_DB, *server = NULL, *token_file = NULL, *format = "text";
 	struct report_opts ro = { .format = REPORT_TEXT };
 	int c;
-	while ((c = getopt_long(argc, argv, "d:f:ah", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:f:as:t:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': db = optarg; break;
+		case 's': server = optarg; break;
+		case 't': token_file = optarg; break;
 		case 'f':
+			format = optarg;
 			if (report_format_parse(optarg, &ro.format) < 0) {
 				fprintf(stderr, "kab report: unknown format \"%s\" (formats: %s)\n", optarg, REPORT_FORMATS);
 				return 2;
@@ -175,6 +180,8 @@ int cmd_report(int argc, char **argv)
 	int64_t id;
 	if (parse_id(argv[optind], &id) < 0)
 		return 2;
+	if (server)
+		return client_report(server, token_file, (long long)id, format);
 	if (access(db, F_OK) != 0) {
 		log_error("database %s does not exist (give the one kab run used with --db PATH)", db);
 		return 2;

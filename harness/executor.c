@@ -688,6 +688,11 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 		goto out;
 	}
 	size_t done = 0, total = n;
+	/* a step whose run was aborted (a signal, a crash) runs again: the
+	 * aborted run is kept as a record and never counted */
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(steps[i].status, "aborted") == 0)
+			snprintf(steps[i].status, sizeof(steps[i].status), "pending");
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(steps[i].status, "pending") != 0)
 			done++;

@@ -12,8 +12,11 @@ static const struct {
 } verbs[] = {
 	{ "check", cmd_check, "check JOB            validate a job file, print it normalized" },
 	{ "run", cmd_run, "run JOB [--db PATH]  run a job in the foreground (--resume ID continues one)" },
-	{ "report", cmd_report, "report ID [--db PATH] [--format F]  print the before/after table of a stored job" },
+	{ "report", cmd_report, "report ID [--db PATH | --server URL] [--format F]  print the before/after table of a stored job" },
 	{ "compare", cmd_compare, "compare FILE.csv [--format F]  the same statistics and formats for numbers from a CSV file" },
+	{ "submit", cmd_submit, "submit JOB [--server URL] [--token-file F] [--wait]  queue a job on a kabd" },
+	{ "status", cmd_status, "status [ID] [--server URL]  jobs on a kabd, or one job with its progress" },
+	{ "cancel", cmd_cancel, "cancel ID [--server URL] [--token-file F]  cancel a job on a kabd" },
 	{ "sample", cmd_sample, "sample [--interval S] [--duration S] [--out FILE]  run the counter sampler alone" },
 };
 

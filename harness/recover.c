@@ -34,6 +34,7 @@ int exec_lock(int *ret_fd)
 		ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
 		if (n > 0)
 			pid[n] = 0;
+		pid[strcspn(pid, "\n")] = 0;
 		log_error("another kab executor is running (pid %s, lock %s): wait for it or stop it", n > 0 ? pid : "?", LOCK_FILE);
 		close(fd);
 		return -EBUSY;

@@ -1,0 +1,247 @@
+/* kab submit / status / cancel: the CLI as a client of kabd. */
+#include "client.h"
+#include "cmd.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct client_opts {
+	const char *server, *token_file;
+	bool wait;
+};
+
+static const struct option client_options[] = {
+	{ "server", required_argument, NULL, 's' },
+	{ "token-file", required_argument, NULL, 't' },
+	{ "wait", no_argument, NULL, 'w' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+/* Parses the shared options; returns the index of the first operand, or
+ * -1 after printing usage. */
+static int parse_client_opts(int argc, char **argv, const char *usage, bool allow_wait, struct client_opts *o)
+{
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "s:t:wh", client_options, NULL)) != -1) {
+		switch (c) {
+		case 's': o->server = optarg; break;
+		case 't': o->token_file = optarg; break;
+		case 'w':
+			if (!allow_wait)
+				goto bad;
+			o->wait = true;
+			break;
+		case 'h':
+			printf("usage: %s\n", usage);
+			return -2;
+		default:
+			goto bad;
+		}
+	}
+	return optind;
+bad:
+	fprintf(stderr, "usage: %s\n", usage);
+	return -1;
+}
+
+/* Prints an error reply: its "error" field, and its body when it lists more. */
+static void print_error(const struct client_reply *r)
+{
+	char msg[512];
+	if (client_json_field(r->body, "error", msg, sizeof(msg)) == 0)
+		fprintf(stderr, "kab: server: %s (HTTP %ld)\n", msg, r->status);
+	else
+		fprintf(stderr, "kab: server answered HTTP %ld\n", r->status);
+	if (strstr(r->body, "\"errors\""))
+		fprintf(stderr, "%s\n", r->body);
+}
+
+static bool finished(const char *status)
+{
+	return strcmp(status, "done") == 0 || strcmp(status, "failed") == 0 ||
+	       strcmp(status, "cancelled") == 0;
+}
+
+/* Polls the job until it finishes; one progress line (run i of n, the
+ * variant and workload running, ETA from this client's own observation),
+ * rewritten in place on a terminal. Exit code: 0 done, 1 otherwise. */
+static int wait_job(const struct client *c, long long id)
+{
+	char path[64], status[32] = "", buf[64];
+	snprintf(path, sizeof(path), "/jobs/%lld", id);
+	bool tty = isatty(STDERR_FILENO);
+	double t0 = util_mono_now();
+	long long done0 = -1;
+	for (;;) {
+		struct client_reply r = { 0 };
+		if (client_request(c, "GET", path, NULL, 0, &r) < 0)
+			return 1;
+		if (r.status != 200) {
+			print_error(&r);
+			client_reply_clear(&r);
+			return 1;
+		}
+		long long done = 0, total = 0, skipped = 0;
+		client_json_field(r.body, "status", status, sizeof(status));
+		if (client_json_field(r.body, "runs_done", buf, sizeof(buf)) == 0)
+			done = strtoll(buf, NULL, 10);
+		if (client_json_field(r.body, "runs_total", buf, sizeof(buf)) == 0)
+			total = strtoll(buf, NULL, 10);
+		if (client_json_field(r.body, "runs_skipped", buf, sizeof(buf)) == 0)
+			skipped = strtoll(buf, NULL, 10);
+		char cur[160] = "";
+		const char *cp = strstr(r.body, "\"current\"");
+		char variant[64], workload[64];
+		if (cp && client_json_field(cp, "variant", variant, sizeof(variant)) == 0 &&
+		    client_json_field(cp, "workload", workload, sizeof(workload)) == 0)
+			snprintf(cur, sizeof(cur), ", now %s / %s", variant, workload);
+		client_reply_clear(&r);
+		if (done0 < 0)
+			done0 = done;
+		char eta[48] = "";
+		long long left = total - skipped - done;
+		if (done > done0 && left > 0)
+			snprintf(eta, sizeof(eta), ", ETA %.0f s", (util_mono_now() - t0) / (double)(done - done0) * (double)left);
+		fprintf(stderr, "%sjob %lld: %s, run %lld of %lld%s%s%s", tty ? "\r\033[K" : "", id, status,
+			done + (left > 0 && strcmp(status, "running") == 0), total - skipped, cur, eta, tty ? "" : "\n");
+		if (finished(status)) {
+			if (tty)
+				fputc('\n', stderr);
+			return strcmp(status, "done") == 0 ? 0 : 1;
+		}
+		struct timespec ts = { 2, 0 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+int cmd_submit(int argc, char **argv)
+{
+	const char *usage = "kab submit JOB [--server URL] [--token-file F] [--wait]";
+	struct client_opts o = { 0 };
+	int i = parse_client_opts(argc, argv, usage, true, &o);
+	if (i == -2)
+		return 0;
+	if (i < 0 || i != argc - 1) {
+		if (i >= 0)
+			fprintf(stderr, "usage: %s\n", usage);
+		return 2;
+	}
+	char *text;
+	size_t len;
+	int r = util_read_file(argv[i], &text, &len);
+	if (r < 0) {
+		log_error("cannot read %s: %s", argv[i], strerror(-r));
+		return 2;
+	}
+	struct client c;
+	if (client_init(&c, o.server, o.token_file) < 0) {
+		free(text);
+		return 2;
+	}
+	struct client_reply rep = { 0 };
+	int ret = 1;
+	if (client_request(&c, "POST", "/jobs", text, len, &rep) < 0)
+		goto out;
+	if (rep.status != 201 && rep.status != 200) {
+		print_error(&rep);
+		ret = rep.status == 400 || rep.status == 413 ? 2 : 1;
+		goto out;
+	}
+	char id[32];
+	if (client_json_field(rep.body, "id", id, sizeof(id)) < 0) {
+		log_error("server accepted the job but sent no id: %s", rep.body);
+		goto out;
+	}
+	printf("%s\n", id);
+	fflush(stdout);
+	ret = o.wait ? wait_job(&c, strtoll(id, NULL, 10)) : 0;
+out:
+	client_reply_clear(&rep);
+	client_clear(&c);
+	free(text);
+	return ret;
+}
+
+static int get_and_print(int argc, char **argv, const char *usage, const char *method, bool need_id)
+{
+	struct client_opts o = { 0 };
+	int i = parse_client_opts(argc, argv, usage, false, &o);
+	if (i == -2)
+		return 0;
+	if (i < 0 || (need_id && i != argc - 1) || (!need_id && i < argc - 1)) {
+		if (i >= 0)
+			fprintf(stderr, "usage: %s\n", usage);
+		return 2;
+	}
+	int64_t id = 0;
+	if (i < argc && (util_parse_i64(argv[i], &id) < 0 || id <= 0)) {
+		fprintf(stderr, "kab: \"%s\" is not a job id (a positive number)\n", argv[i]);
+		return 2;
+	}
+	char path[64];
+	if (strcmp(method, "POST") == 0)
+		snprintf(path, sizeof(path), "/jobs/%lld/cancel", (long long)id);
+	else if (id)
+		snprintf(path, sizeof(path), "/jobs/%lld", (long long)id);
+	else
+		snprintf(path, sizeof(path), "/jobs");
+	struct client c;
+	if (client_init(&c, o.server, o.token_file) < 0)
+		return 2;
+	struct client_reply rep = { 0 };
+	int ret = 1;
+	if (client_request(&c, method, path, strcmp(method, "POST") == 0 ? "" : NULL, 0, &rep) == 0) {
+		if (rep.status >= 200 && rep.status < 300) {
+			fputs(rep.body, stdout);
+			if (rep.len && rep.body[rep.len - 1] != '\n')
+				fputc('\n', stdout);
+			ret = 0;
+		} else {
+			print_error(&rep);
+			ret = rep.status == 404 ? 2 : 1;
+		}
+	}
+	client_reply_clear(&rep);
+	client_clear(&c);
+	return ret;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	return get_and_print(argc, argv, "kab status [ID] [--server URL]", "GET", false);
+}
+
+int cmd_cancel(int argc, char **argv)
+{
+	return get_and_print(argc, argv, "kab cancel ID [--server URL] [--token-file F]", "POST", true);
+}
+
+int client_report(const char *server, const char *token_file, long long id, const char *format)
+{
+	struct client c;
+	if (client_init(&c, server, token_file) < 0)
+		return 2;
+	char path[128];
+	snprintf(path, sizeof(path), "/jobs/%lld/report?format=%s", id, format);
+	struct client_reply rep = { 0 };
+	int ret = 1;
+	if (client_request(&c, "GET", path, NULL, 0, &rep) == 0) {
+		if (rep.status == 200) {
+			fwrite(rep.body, 1, rep.len, stdout);
+			ret = 0;
+		} else {
+			print_error(&rep);
+			ret = rep.status == 404 ? 2 : 1;
+		}
+	}
+	client_reply_clear(&rep);
+	client_clear(&c);
+	return ret;
+}

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The CLI as a client of kabd: kab submit --wait, status, report --server,
+# cancel, their errors; and kill -9 of kabd mid-run: after a restart the
+# job completes, the interrupted run recorded aborted, no run duplicated.
+. "$(dirname "$0")/lib.sh"
+it_begin
+KABD=${KABD:-build/kabd}
+[ -x "$KABD" ] || skip_all "$KABD is not built"
+command -v curl >/dev/null || skip_all "curl is not installed"
+
+DB="$IT_TMP/client.db"
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$IT_TMP/token"
+KABD_PID=""
+stop_kabd() { [ -n "$KABD_PID" ] && kill -TERM "$KABD_PID" 2>/dev/null && wait "$KABD_PID" 2>/dev/null; KABD_PID=""; }
+trap 'stop_kabd; it_cleanup' EXIT
+start_kabd() { # PORT
+	"$KABD" --db "$DB" --listen "127.0.0.1:$1" --token-file "$IT_TMP/token" >>"$IT_TMP/kabd.log" 2>&1 &
+	KABD_PID=$!; IT_PIDS+=("$KABD_PID")
+	local i
+	for i in $(seq 1 50); do
+		curl -sf -o /dev/null "http://127.0.0.1:$1/health" 2>/dev/null && return 0
+		kill -0 "$KABD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	stop_kabd; return 1
+}
+read -r eph_lo _ </proc/sys/net/ipv4/ip_local_port_range
+PORT=""
+for attempt in $(seq 1 10); do
+	p=$((10000 + RANDOM % (eph_lo > 12000 ? eph_lo - 10000 : 20000)))
+	start_kabd $p && { PORT=$p; break; }
+done
+[ -n "$PORT" ] || { cat "$IT_TMP/kabd.log"; fail "kabd starts"; it_end; exit; }
+URL="http://127.0.0.1:$PORT"
+C=(--server "$URL" --token-file "$IT_TMP/token")
+
+cat >"$IT_TMP/quick.job" <<'JOB'
+[job]
+name = client-quick
+pairs = 2
+[variant A]
+name = a
+sysctl vm.swappiness = 60
+[variant B]
+name = b
+sysctl vm.swappiness = 61
+[workload w]
+type = command
+command = sh -c "echo kab-metric answer $(cat /proc/sys/vm/swappiness) things"
+JOB
+id=$($KAB submit "$IT_TMP/quick.job" "${C[@]}" --wait 2>"$IT_TMP/progress")
+rc=$?
+check "kab submit --wait exits 0 when the job is done" [ $rc -eq 0 ]
+check "it prints the job id" [ "$id" = 1 ]
+check "it shows progress (run i of n)" grep -q "run [0-9]* of 4" "$IT_TMP/progress"
+$KAB status 1 --server "$URL" >"$IT_TMP/status"
+check "kab status ID shows the job done" grep -q '"status": *"done"' "$IT_TMP/status"
+$KAB status --server "$URL" >"$IT_TMP/list"
+check "kab status lists jobs" grep -q client-quick "$IT_TMP/list"
+for f in text cover-letter markdown json csv; do
+	$KAB report 1 --server "$URL" --format $f >"$IT_TMP/report.$f"
+	check "kab report --server --format $f" [ $? -eq 0 -a -s "$IT_TMP/report.$f" ]
+done
+check "the text report has the command's metric" grep -q "command.answer" "$IT_TMP/report.text"
+check "the JSON report parses" /usr/bin/python3 -m json.tool "$IT_TMP/report.json" >/dev/null
+
+$KAB submit "$IT_TMP/quick.job" --server "$URL" >/dev/null 2>"$IT_TMP/err"
+check "submit without the token: exit 1, the server's 401 said" bash -c "[ $? -eq 1 ] && grep -q 'HTTP 401' '$IT_TMP/err'"
+printf '[job]\npairs = lots\n' >"$IT_TMP/bad.job"
+$KAB submit "$IT_TMP/bad.job" "${C[@]}" >/dev/null 2>"$IT_TMP/err"
+check "submit of a bad job: exit 2 with its line numbers" bash -c "[ $? -eq 2 ] && grep -q '2: ' '$IT_TMP/err'"
+$KAB cancel 1 "${C[@]}" >/dev/null 2>"$IT_TMP/err"
+check "cancel of a finished job: exit 1 (409)" bash -c "[ $? -eq 1 ] && grep -q 'HTTP 409' '$IT_TMP/err'"
+$KAB status 999 --server "$URL" >/dev/null 2>&1
+check "status of an unknown job: exit 2" [ $? -eq 2 ]
+$KAB status --server http://127.0.0.1:1 >/dev/null 2>"$IT_TMP/err"
+check "no kabd there: exit 1, says so" bash -c "[ $? -eq 1 ] && grep -q 'is kabd running' '$IT_TMP/err'"
+
+# ---- kill -9 mid-run, restart: completes, nothing lost or counted twice ----
+cat >"$IT_TMP/slow.job" <<'JOB'
+[job]
+name = client-restart
+pairs = 2
+[variant A]
+name = a
+[variant B]
+name = b
+[workload w]
+type = command
+command = sh -c "sleep 1; echo kab-metric slept 1 s"
+memory.max = 64M
+JOB
+id2=$($KAB submit "$IT_TMP/slow.job" "${C[@]}")
+for i in $(seq 1 100); do
+	[ "$(sql "$DB" "select count(*) from runs where job_id=$id2 and status='ok'")" -ge 1 ] &&
+		[ "$(sql "$DB" "select count(*) from runs where job_id=$id2 and status='started'")" = 1 ] && break
+	sleep 0.1
+done
+check "job $id2 has a run in progress" [ "$(sql "$DB" "select count(*) from runs where job_id=$id2 and status='started'")" = 1 ]
+kill -9 "$KABD_PID"; wait "$KABD_PID" 2>/dev/null; KABD_PID=""
+start_kabd "$PORT" || start_kabd "$PORT"
+check "kabd starts again on the same database" [ -n "$KABD_PID" ]
+for i in $(seq 1 300); do
+	[ "$(sql "$DB" "select status from jobs where id=$id2")" = done ] && break
+	sleep 0.1
+done
+check "the job completes after the restart" [ "$(sql "$DB" "select status from jobs where id=$id2")" = done ]
+check "the interrupted run is recorded aborted" [ "$(sql "$DB" "select count(*) from runs where job_id=$id2 and status='aborted'")" = 1 ]
+check "every step has exactly one ok run (none lost, none twice)" \
+	[ "$(sql "$DB" "select count(*) from (select step_id, count(*) c from runs where job_id=$id2 and status='ok' group by step_id having c = 1)")" = 4 ]
+stop_kabd
+it_end
