@@ -766,3 +766,48 @@ int store_steps_skip(struct store *s, int64_t job_id, int workload, int from_pai
 	sqlite3_bind_int(st, 3, from_pair);
 	return step_done(s, st);
 }
+
+int store_jobs_page(struct store *s, int64_t before, size_t limit, int64_t **ret_ids, size_t *ret_n)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "SELECT id FROM jobs WHERE ?1 <= 0 OR id < ?1 ORDER BY id DESC LIMIT ?2", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, before);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)limit);
+	int64_t *ids = malloc((limit ? limit : 1) * sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	size_t n = 0;
+	int rc;
+	while (n < limit && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		ids[n++] = sqlite3_column_int64(st, 0);
+	if (n < limit && rc != SQLITE_DONE) {
+		free(ids);
+		return sql_err(s, rc, "jobs");
+	}
+	*ret_ids = ids;
+	*ret_n = n;
+	return 0;
+}
+
+int store_count(struct store *s, const char *table, const char *status, int64_t *ret)
+{
+	const char *sql;
+	if (strcmp(table, "jobs") == 0)
+		sql = "SELECT count(*) FROM jobs WHERE status = ?";
+	else if (strcmp(table, "runs") == 0)
+		sql = "SELECT count(*) FROM runs WHERE status = ?";
+	else
+		return -EINVAL;
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, sql, &st);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, status);
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW)
+		return sql_err(s, rc, "count");
+	*ret = sqlite3_column_int64(st, 0);
+	return 0;
+}

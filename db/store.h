@@ -38,6 +38,11 @@ void store_job_clear(struct store_job *j);
 /* Jobs whose status is one of the given (e.g. "running"). */
 int store_jobs_with_status(struct store *s, const char *status, int64_t **ret_ids, size_t *ret_n);
 
+/* Up to limit job ids below `before` (all when before <= 0), newest first. */
+int store_jobs_page(struct store *s, int64_t before, size_t limit, int64_t **ret_ids, size_t *ret_n);
+/* Rows of table "jobs" or "runs" with that status. */
+int store_count(struct store *s, const char *table, const char *status, int64_t *ret);
+
 /* ---- schedule ---- */
 struct store_step {
 	int64_t id;

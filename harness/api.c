@@ -46,43 +46,6 @@ static void ok_json(struct httpd_resp *rs, int status)
 }
 
 /* The job's ids, newest first; the caller frees. */
-static int all_job_ids(struct store *st, int64_t **ret, size_t *ret_n)
-{
-	int64_t *all = NULL;
-	size_t n = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(job_statuses); i++) {
-		int64_t *ids;
-		size_t k;
-		if (store_jobs_with_status(st, job_statuses[i], &ids, &k) < 0) {
-			free(all);
-			return -EIO;
-		}
-		int64_t *nv = realloc(all, (n + k + 1) * sizeof(*all));
-		if (!nv) {
-			free(ids);
-			free(all);
-			return -ENOMEM;
-		}
-		all = nv;
-		if (k)
-			memcpy(all + n, ids, k * sizeof(*ids));
-		n += k;
-		free(ids);
-	}
-	/* insertion sort, descending: each status list is already sorted */
-	for (size_t i = 1; i < n; i++) {
-		int64_t v = all[i];
-		size_t k = i;
-		while (k > 0 && all[k - 1] < v) {
-			all[k] = all[k - 1];
-			k--;
-		}
-		all[k] = v;
-	}
-	*ret = all;
-	*ret_n = n;
-	return 0;
-}
 
 void api_jobs_list(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
@@ -102,15 +65,14 @@ void api_jobs_list(struct api *a, const struct httpd_req *rq, struct httpd_resp 
 	_cleanup_store_ struct store *st = NULL;
 	if (open_store(a, rs, &st) < 0)
 		return;
+	/* one more than asked for tells whether there is a next page */
 	_cleanup_free_ int64_t *ids = NULL;
 	size_t n;
-	if (all_job_ids(st, &ids, &n) < 0) {
+	if (store_jobs_page(st, after, (size_t)limit + 1, &ids, &n) < 0) {
 		httpd_error(rs, 500, "cannot list jobs: %s", store_errmsg(st));
 		return;
 	}
 	size_t i = 0, shown = 0;
-	while (after && i < n && ids[i] >= after)
-		i++;
 	sb_puts(&rs->body, "{\"jobs\": [");
 	int64_t last = 0;
 	for (; i < n && shown < limit; i++) {
@@ -463,36 +425,28 @@ void api_metrics(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 	sb_puts(b, "# HELP kabd_executor_state The executor's state (1 for the current one).\n# TYPE kabd_executor_state gauge\n");
 	for (size_t i = 0; i < ARRAY_SIZE(states); i++)
 		sb_printf(b, "kabd_executor_state{state=\"%s\"} %d\n", states[i], strcmp(state, states[i]) == 0);
-	size_t runs[REPORT_N_STATUS] = { 0 };
 	sb_puts(b, "# HELP kabd_jobs Jobs by status.\n# TYPE kabd_jobs gauge\n");
-	size_t queued = 0;
+	int64_t queued = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(job_statuses); i++) {
-		int64_t *ids = NULL;
-		size_t n = 0;
-		if (store_jobs_with_status(st, job_statuses[i], &ids, &n) < 0) {
+		int64_t n;
+		if (store_count(st, "jobs", job_statuses[i], &n) < 0) {
 			httpd_error(rs, 500, "cannot count jobs: %s", store_errmsg(st));
 			return;
 		}
-		sb_printf(b, "kabd_jobs{status=\"%s\"} %zu\n", job_statuses[i], n);
+		sb_printf(b, "kabd_jobs{status=\"%s\"} %lld\n", job_statuses[i], (long long)n);
 		if (strcmp(job_statuses[i], "queued") == 0)
 			queued = n;
-		for (size_t k = 0; k < n; k++) {
-			struct store_run *rv = NULL;
-			size_t nr = 0;
-			if (store_runs_load(st, ids[k], &rv, &nr) < 0)
-				continue;
-			for (size_t x = 0; x < nr; x++)
-				for (size_t s = 0; s < REPORT_N_STATUS; s++)
-					if (strcmp(rv[x].status, report_status_names[s]) == 0)
-						runs[s]++;
-			free(rv);
-		}
-		free(ids);
 	}
-	sb_printf(b, "# HELP kabd_queue_length Jobs waiting for the executor.\n# TYPE kabd_queue_length gauge\nkabd_queue_length %zu\n", queued);
+	int64_t runs[REPORT_N_STATUS] = { 0 };
+	for (size_t k = 0; k < REPORT_N_STATUS; k++)
+		if (store_count(st, "runs", report_status_names[k], &runs[k]) < 0) {
+			httpd_error(rs, 500, "cannot count runs: %s", store_errmsg(st));
+			return;
+		}
+	sb_printf(b, "# HELP kabd_queue_length Jobs waiting for the executor.\n# TYPE kabd_queue_length gauge\nkabd_queue_length %lld\n", (long long)queued);
 	sb_puts(b, "# HELP kabd_runs Runs by status.\n# TYPE kabd_runs gauge\n");
 	for (size_t s = 0; s < REPORT_N_STATUS; s++)
-		sb_printf(b, "kabd_runs{status=\"%s\"} %zu\n", report_status_names[s], runs[s]);
+		sb_printf(b, "kabd_runs{status=\"%s\"} %lld\n", report_status_names[s], (long long)runs[s]);
 	rs->status = 200;
 	rs->content_type = "text/plain; version=0.0.4; charset=utf-8";
 }
