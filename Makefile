@@ -31,6 +31,7 @@ DEB_PKGS += qemu-system-x86 busybox-static cpio kmod
 DEB_PKGS += python3-scipy  # for the statistics oracle, tests/stats/check_oracle.sh
 DEB_PKGS += libmicrohttpd-dev curl  # kabd's HTTP server; curl for its test
 DEB_PKGS += libcurl4-openssl-dev  # the CLI as a client of kabd
+DEB_PKGS += chromium  # the headless browser of tests/integration/t_web.sh
 
 .PHONY: all deps demo check lint bench clean fuzz fuzz-smoke fuzz-deps
 # Installs the Debian packages in $(1) that are missing (needs root).

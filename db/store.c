@@ -811,3 +811,46 @@ int store_count(struct store *s, const char *table, const char *status, int64_t 
 	*ret = sqlite3_column_int64(st, 0);
 	return 0;
 }
+
+static void names_free(char **names)
+{
+	for (size_t i = 0; names && names[i]; i++)
+		free(names[i]);
+	free(names);
+}
+
+int store_series_names(struct store *s, int64_t run_id, char ***ret, size_t *ret_n)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "SELECT metric FROM samples WHERE run_id = ? ORDER BY metric", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, run_id);
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *m = (const char *)sqlite3_column_text(st, 0);
+		if (n + 1 >= cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			char **nn = realloc(names, nc * sizeof(*nn));
+			if (!nn)
+				goto nomem;
+			names = nn;
+			cap = nc;
+		}
+		if (!(names[n] = strdup(m ? m : "")))
+			goto nomem;
+		names[++n] = NULL;
+	}
+	if (rc != SQLITE_DONE) {
+		names_free(names);
+		return sql_err(s, rc, "samples");
+	}
+	*ret = names;
+	*ret_n = n;
+	return 0;
+nomem:
+	names_free(names);
+	return -ENOMEM;
+}

@@ -122,3 +122,8 @@ struct store_journal {
 int store_journal_add(struct store *s, const struct store_journal *e, int64_t *ret_id);
 int store_journal_list(struct store *s, struct store_journal **ret, size_t *ret_n);
 int store_journal_del(struct store *s, int64_t id);
+
+/* The names of the series stored for a run (sorted, "t_ns" among them),
+ * a NULL-terminated array; ret_n 0 if it has none. The caller frees
+ * each name and the array. */
+int store_series_names(struct store *s, int64_t run_id, char ***ret, size_t *ret_n);

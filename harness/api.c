@@ -3,6 +3,7 @@
 #include "job.h"
 #include "queue.h"
 #include "report.h"
+#include "sampler.h"
 #include "store.h"
 
 #include <errno.h>
@@ -449,4 +450,94 @@ void api_metrics(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 		sb_printf(b, "kabd_runs{status=\"%s\"} %lld\n", report_status_names[s], (long long)runs[s]);
 	rs->status = 200;
 	rs->content_type = "text/plain; version=0.0.4; charset=utf-8";
+}
+
+static void names_freep(char ***p)
+{
+	for (size_t i = 0; *p && (*p)[i]; i++)
+		free((*p)[i]);
+	free(*p);
+}
+
+/* Decodes one stored series of a run into a fresh array. */
+static int series_load(struct store *st, int64_t run_id, const char *metric, int64_t **ret, size_t *ret_n)
+{
+	_cleanup_free_ uint8_t *blob = NULL;
+	size_t len, n;
+	int r = store_series_get(st, run_id, metric, &blob, &len, &n);
+	if (r < 0)
+		return r;
+	int64_t *v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	r = sampler_decode(blob, len, v, n);
+	if (r < 0) {
+		free(v);
+		return r;
+	}
+	*ret = v;
+	*ret_n = (size_t)r;
+	return 0;
+}
+
+/* Without ?metric, the names of the run's series; with it, the series
+ * with its times in seconds since the first sample. */
+void api_run_samples(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+{
+	const char *metric = httpd_query(rq, "metric");
+	if (metric && (!*metric || strlen(metric) > 256)) {
+		httpd_error(rs, 400, "metric must be a series name (see /api/v1/runs/%lld/samples)", (long long)rq->id);
+		return;
+	}
+	_cleanup_store_ struct store *st = NULL;
+	if (open_store(a, rs, &st) < 0)
+		return;
+	__attribute__((cleanup(names_freep))) char **names = NULL;
+	size_t nn = 0;
+	if (store_series_names(st, rq->id, &names, &nn) < 0) {
+		httpd_error(rs, 500, "cannot read the samples of run %lld: %s", (long long)rq->id, store_errmsg(st));
+		return;
+	}
+	if (nn == 0) {
+		httpd_error(rs, 404, "no samples for run %lld", (long long)rq->id);
+		return;
+	}
+	struct strbuf *b = &rs->body;
+	if (!metric) {
+		sb_printf(b, "{\"run\": %lld, \"metrics\": [", (long long)rq->id);
+		size_t shown = 0;
+		for (size_t i = 0; i < nn; i++) {
+			if (strcmp(names[i], "t_ns") == 0)
+				continue;
+			sb_puts(b, shown++ ? ", " : "");
+			httpd_json_str(b, names[i]);
+		}
+		sb_puts(b, "]}");
+		ok_json(rs, 200);
+		return;
+	}
+	_cleanup_free_ int64_t *t = NULL, *v = NULL;
+	size_t tn = 0, vn = 0;
+	int r = strcmp(metric, "t_ns") == 0 ? -ENOENT : series_load(st, rq->id, metric, &v, &vn);
+	if (r == -ENOENT) {
+		httpd_error(rs, 404, "run %lld has no series \"%.64s\" (see /api/v1/runs/%lld/samples)", (long long)rq->id,
+			    metric, (long long)rq->id);
+		return;
+	}
+	if (r < 0 || (r = series_load(st, rq->id, "t_ns", &t, &tn)) < 0) {
+		httpd_error(rs, 500, "the samples of run %lld cannot be read: %s", (long long)rq->id, strerror(-r));
+		return;
+	}
+	size_t n = tn < vn ? tn : vn;
+	sb_printf(b, "{\"run\": %lld, \"metric\": ", (long long)rq->id);
+	httpd_json_str(b, metric);
+	sb_puts(b, ", \"t_s\": [");
+	for (size_t i = 0; i < n; i++)
+		sb_printf(b, "%s%.6f", i ? ", " : "", (double)t[i] / 1e9);
+	sb_puts(b, "], \"values\": [");
+	/* raw counters are unsigned; gauges fit either way */
+	for (size_t i = 0; i < n; i++)
+		sb_printf(b, "%s%llu", i ? ", " : "", (unsigned long long)(uint64_t)v[i]);
+	sb_puts(b, "]}");
+	ok_json(rs, 200);
 }

@@ -9,6 +9,7 @@ struct queue;
 struct api {
 	const char *db_path;
 	struct queue *queue;
+	const char *web_root;  /* the pages kabd serves; NULL: none */
 };
 
 void api_jobs_list(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
@@ -17,5 +18,6 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 void api_job_runs(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 void api_job_report(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 void api_job_cancel(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_run_samples(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 void api_health(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 void api_metrics(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);

@@ -8,14 +8,18 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define POOL_THREADS 2u
 #define MAX_CONNECTIONS 64u
 #define CONNECTION_TIMEOUT_S 15u
+#define STATIC_MAX_SIZE (4 * 1024 * 1024)
 
 struct httpd {
 	struct MHD_Daemon *d;
@@ -25,7 +29,7 @@ struct httpd {
 
 typedef void (*handler_fn)(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 
-/* '#' is a job id segment. GET reads; POST mutates and needs the token. */
+/* '#' is a job or run id segment. GET reads; POST mutates and needs the token. */
 static const struct route {
 	const char *pattern;
 	handler_fn get, post;
@@ -35,6 +39,7 @@ static const struct route {
 	{ "/jobs/#/runs", api_job_runs, NULL },
 	{ "/jobs/#/report", api_job_report, NULL },
 	{ "/jobs/#/cancel", NULL, api_job_cancel },
+	{ "/runs/#/samples", api_run_samples, NULL },
 	{ "/health", api_health, NULL },
 	{ "/metrics", api_metrics, NULL },
 };
@@ -185,6 +190,90 @@ static bool token_ok(const struct httpd *h, struct MHD_Connection *c)
 	return diff == 0;
 }
 
+/* The file a page URL names in the web root: "/" is the job list, /jobs/ID
+ * the job page, anything else one plain name directly in the root. NULL
+ * for every other path, so nothing outside the root can be named. */
+static const char *static_name(const char *url, char *buf, size_t size)
+{
+	if (strcmp(url, "/") == 0)
+		return "index.html";
+	if (strncmp(url, "/jobs/", 6) == 0) {
+		int64_t id;
+		return util_parse_i64(url + 6, &id) == 0 && id > 0 ? "job.html" : NULL;
+	}
+	const char *name = url + 1;
+	size_t n = strlen(name);
+	if (url[0] != '/' || n == 0 || n >= size || name[0] == '.')
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+		      c == '-'))
+			return NULL;
+	}
+	memcpy(buf, name, n + 1);
+	return buf;
+}
+
+static const char *static_type(const char *name)
+{
+	static const struct {
+		const char *ext, *type;
+	} types[] = {
+		{ ".html", "text/html; charset=utf-8" },
+		{ ".js", "text/javascript; charset=utf-8" },
+		{ ".css", "text/css; charset=utf-8" },
+		{ ".svg", "image/svg+xml" },
+	};
+	const char *dot = strrchr(name, '.');
+	for (size_t i = 0; dot && i < ARRAY_SIZE(types); i++)
+		if (strcmp(dot, types[i].ext) == 0)
+			return types[i].type;
+	return NULL;
+}
+
+/* A page from the web root: a regular file, never through a symlink. */
+static void static_serve(const struct httpd *h, const char *url, struct httpd_resp *rs)
+{
+	char buf[256], path[4096];
+	const char *name = h->api->web_root ? static_name(url, buf, sizeof(buf)) : NULL;
+	const char *type = name ? static_type(name) : NULL;
+	if (!type || snprintf(path, sizeof(path), "%s/%s", h->api->web_root, name) >= (int)sizeof(path)) {
+		httpd_error(rs, 404, "no such resource: %.200s (the API is under /api/v1/)", url);
+		return;
+	}
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	struct stat sb;
+	if (fd < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size > STATIC_MAX_SIZE) {
+		httpd_error(rs, 404, "no such page: %.200s", url);
+		return;
+	}
+	size_t want = (size_t)sb.st_size, got = 0;
+	char *data = malloc(want + 1);
+	if (!data) {
+		httpd_error(rs, 500, "out of memory");
+		return;
+	}
+	while (got < want) {
+		ssize_t r = read(fd, data + got, want - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	if (got != want) {
+		free(data);
+		httpd_error(rs, 500, "cannot read the page %s", name);
+		return;
+	}
+	data[got] = 0;
+	sb_free(&rs->body);
+	rs->body = (struct strbuf){ .buf = data, .len = got, .cap = want + 1 };
+	rs->status = 200;
+	rs->content_type = type;
+}
+
 static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url, const char *method,
 		     struct req_ctx *ctx, struct httpd_resp *rs)
 {
@@ -203,6 +292,10 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 	for (size_t i = 0; path && !rt && i < ARRAY_SIZE(routes); i++)
 		if (route_match(routes[i].pattern, path, &idseg, &idlen))
 			rt = &routes[i];
+	if (!rt && !path && (strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0)) {
+		static_serve(h, url, rs);
+		return;
+	}
 	if (!rt) {
 		httpd_error(rs, 404, "no such resource: %.200s (the API is under /api/v1/)", url);
 		return;
@@ -212,13 +305,13 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 		char buf[32];
 		int64_t id;
 		if (idlen >= sizeof(buf)) {
-			httpd_error(rs, 404, "not a job id (a positive number)");
+			httpd_error(rs, 404, "not an id (a positive number)");
 			return;
 		}
 		memcpy(buf, idseg, idlen);
 		buf[idlen] = 0;
 		if (util_parse_i64(buf, &id) < 0 || id <= 0) {
-			httpd_error(rs, 404, "\"%s\" is not a job id (a positive number)", buf);
+			httpd_error(rs, 404, "\"%s\" is not an id (a positive number)", buf);
 			return;
 		}
 		rq.id = id;

@@ -21,13 +21,16 @@
 #define DEFAULT_DB "/var/lib/kab/kab.db"
 #define DEFAULT_LISTEN "127.0.0.1:8469"
 #define HTTP_NICE 10
+#define INSTALLED_WEB_ROOT "/usr/local/share/kab/web"
 
 static const char usage[] =
-	"usage: kabd [--db PATH] [--listen ADDR:PORT] [--token-file PATH]\n"
+	"usage: kabd [--db PATH] [--listen ADDR:PORT] [--token-file PATH] [--web-root DIR]\n"
 	"  --db PATH            the database (default " DEFAULT_DB ")\n"
 	"  --listen ADDR:PORT   IPv4 address and port (default " DEFAULT_LISTEN ")\n"
 	"  --token-file PATH    POST requests need Authorization: Bearer <the file's token>;\n"
-	"                       required to listen on a non-loopback address\n";
+	"                       required to listen on a non-loopback address\n"
+	"  --web-root DIR       the pages served at / (default: ../web next to the binary\n"
+	"                       if it exists, else " INSTALLED_WEB_ROOT ")\n";
 
 /* mkdir -p of the database's directory. */
 static int make_db_dir(const char *db)
@@ -75,22 +78,43 @@ static int read_token(const char *path, char **ret)
 	return 0;
 }
 
+/* ../web next to the binary (a build tree), else the installed pages. */
+static void default_web_root(char *buf, size_t size)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		char *slash = strrchr(exe, '/');
+		struct stat st;
+		if (slash) {
+			*slash = 0;
+			if (snprintf(buf, size, "%s/../web", exe) < (int)size && stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+				return;
+		}
+	}
+	snprintf(buf, size, "%s", INSTALLED_WEB_ROOT);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "token-file", required_argument, NULL, 't' },
+		{ "web-root", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *db = DEFAULT_DB, *listen_at = DEFAULT_LISTEN, *token_file = NULL;
+	const char *db = DEFAULT_DB, *listen_at = DEFAULT_LISTEN, *token_file = NULL, *web_root = NULL;
+	char web_root_buf[4096];
 	int c;
-	while ((c = getopt_long(argc, argv, "d:l:t:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:l:t:w:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': db = optarg; break;
 		case 'l': listen_at = optarg; break;
 		case 't': token_file = optarg; break;
+		case 'w': web_root = optarg; break;
 		case 'h': printf("%s", usage); return 0;
 		default: fprintf(stderr, "%s", usage); return 2;
 		}
@@ -109,6 +133,10 @@ int main(int argc, char **argv)
 		log_error("--listen %s is not a loopback address: give --token-file so that only holders of the token can submit jobs",
 			  listen_at);
 		return 2;
+	}
+	if (!web_root) {
+		default_web_root(web_root_buf, sizeof(web_root_buf));
+		web_root = web_root_buf;
 	}
 	_cleanup_free_ char *token = NULL;
 	if (token_file && read_token(token_file, &token) < 0)
@@ -143,12 +171,12 @@ int main(int argc, char **argv)
 	/* HTTP threads inherit this thread's nice value; the executor keeps 0 */
 	if (setpriority(PRIO_PROCESS, (id_t)gettid(), HTTP_NICE) < 0)
 		log_warn("cannot lower the HTTP threads' priority: %s", strerror(errno));
-	struct api api = { .db_path = db, .queue = q };
+	struct api api = { .db_path = db, .queue = q, .web_root = web_root };
 	if (httpd_start(&addr, token, &api, &h) < 0) {
 		log_error("cannot listen on %s (in use, or not an address of this machine)", listen_at);
 		goto out;
 	}
-	log_info("kabd %s: listening on %s, database %s%s", KAB_VERSION, listen_at, db,
+	log_info("kabd %s: listening on %s, database %s, pages from %s%s", KAB_VERSION, listen_at, db, web_root,
 		 token ? ", POST needs the token" : "");
 
 	sigset_t stop;

@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# kabd's pages in a real browser: a short job submitted with curl, then
+# Debian's headless Chromium renders the job page (report rows, a verdict
+# marker, an SVG plot with a point per run) and the job list, and saves a
+# screenshot in tests/out/. Also the run samples API and the static-file
+# guards: nothing outside the web root, not through "..", %2e or a symlink.
+. "$(dirname "$0")/lib.sh"
+KABD=${KABD:-build/kabd}
+it_begin
+[ -x "$KABD" ] || skip_all "$KABD is not built"
+command -v curl >/dev/null || skip_all "curl is not installed"
+CHROMIUM=$(command -v chromium) || skip_all "chromium is not installed (Debian's chromium package; make deps)"
+PY=/usr/bin/python3
+[ -x $PY ] || skip_all "$PY is not installed (for JSON checks)"
+
+KABD_PID=""
+kabd_stop() { # SIGTERM, then SIGKILL after 15 s
+	[ -n "$KABD_PID" ] || return 0
+	kill -TERM "$KABD_PID" 2>/dev/null
+	local i
+	for i in $(seq 1 150); do kill -0 "$KABD_PID" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$KABD_PID" 2>/dev/null
+	wait "$KABD_PID" 2>/dev/null
+	KABD_PID=""
+}
+trap 'kabd_stop; it_cleanup' EXIT
+
+DB="$IT_TMP/web.db"
+# start_kabd PORT WEBROOT: starts kabd and waits for /health
+start_kabd() {
+	local i
+	"$KABD" --db "$DB" --listen "127.0.0.1:$1" --web-root "$2" >>"$IT_TMP/kabd.log" 2>&1 &
+	KABD_PID=$!
+	for i in $(seq 1 50); do
+		curl -sf -o /dev/null "http://127.0.0.1:$1/health" 2>/dev/null && return 0
+		kill -0 "$KABD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kabd_stop
+	return 1
+}
+read -r eph_lo _ </proc/sys/net/ipv4/ip_local_port_range
+PORT=""
+# another kab executor holds the machine: wait for it, up to 5 minutes
+attempt=0 waited=0
+while [ $attempt -lt 10 ]; do
+	p=$((10000 + RANDOM % (eph_lo > 12000 ? eph_lo - 10000 : 20000)))
+	start_kabd $p web && { PORT=$p; break; }
+	if grep -q "another kab executor" "$IT_TMP/kabd.log" && [ $waited -lt 300 ]; then
+		: >"$IT_TMP/kabd.log"
+		sleep 5; waited=$((waited + 5))
+		continue
+	fi
+	attempt=$((attempt + 1))
+done
+if [ -z "$PORT" ]; then
+	cat "$IT_TMP/kabd.log"
+	fail "kabd starts with --web-root web"
+	it_end; exit
+fi
+ok "kabd starts on 127.0.0.1:$PORT with --web-root web"
+URL="http://127.0.0.1:$PORT"
+
+# req METHOD PATH [curl args...]: prints the status; the body is in $IT_TMP/body
+req() {
+	local m=$1 p=$2; shift 2
+	curl -s --path-as-is -o "$IT_TMP/body" -w '%{http_code}' -X "$m" "$@" "$URL$p"
+}
+# jget KEY...: a field of the JSON in $IT_TMP/body (list indexes as numbers)
+jget() {
+	$PY -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for k in sys.argv[2:]:
+    d = d[int(k)] if isinstance(d, list) else d[k]
+print(d)' "$IT_TMP/body" "$@" 2>/dev/null
+}
+wait_done() { # ID SECONDS
+	local i s
+	for i in $(seq 1 $(($2 * 5))); do
+		req GET "/api/v1/jobs/$1" >/dev/null
+		s=$(jget status)
+		case $s in done|failed|cancelled|interrupted) [ "$s" = done ]; return ;; esac
+		sleep 0.2
+	done
+	echo "    job $1 is \"$s\" after $2 s"
+	return 1
+}
+
+# ---- a short real job: two variants one swappiness step apart ----
+cat >"$IT_TMP/web.job" <<'JOB'
+[job]
+name = web-page
+pairs = 3
+[variant A]
+name = base
+sysctl vm.swappiness = 60
+[variant B]
+name = more-swappy
+sysctl vm.swappiness = 61
+[workload w]
+type = command
+command = sh -c "sleep 0.5; echo kab-metric answer $(cat /proc/sys/vm/swappiness) things"
+JOB
+code=$(req POST /api/v1/jobs --data-binary @"$IT_TMP/web.job")
+id=$(jget id)
+check "POST /jobs: 201 with an id" [ "$code" = 201 -a -n "$id" ]
+check "job $id ends done within 120 s" wait_done "$id" 120
+
+# ---- the samples API ----
+req GET "/api/v1/jobs/$id/runs" >/dev/null
+run=$(jget runs 0 id)
+check "GET /runs/$run/samples lists metric names" \
+	bash -c "[ \"\$(curl -s -o '$IT_TMP/body' -w '%{http_code}' '$URL/api/v1/runs/$run/samples')\" = 200 ]"
+metric=$(jget metrics 0)
+check "the list is not empty and has no t_ns" [ -n "$metric" -a "$(grep -c '"t_ns"' "$IT_TMP/body")" = 0 ]
+code=$(req GET "/api/v1/runs/$run/samples?metric=$metric")
+n_t=$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["t_s"]), len(d["values"]), d["metric"], d["run"])' \
+	"$IT_TMP/body" 2>/dev/null)
+read -r nt nv m r <<<"$n_t"
+check "GET /runs/$run/samples?metric=$metric: 200, t_s and values of one length (${nt:-?})" \
+	[ "$code" = 200 -a "${nt:-0}" -gt 0 -a "${nt:-0}" = "${nv:-x}" -a "$m" = "$metric" -a "$r" = "$run" ]
+check "the times start at 0 and rise" $PY -c 'import json,sys; t=json.load(open(sys.argv[1]))["t_s"]; sys.exit(not (t[0] == 0 and t == sorted(t)))' "$IT_TMP/body"
+check "an unknown metric: 404" [ "$(req GET "/api/v1/runs/$run/samples?metric=no.such")" = 404 ]
+check "metric=t_ns is not a metric: 404" [ "$(req GET "/api/v1/runs/$run/samples?metric=t_ns")" = 404 ]
+check "SQL in the metric is data: 404" [ "$(req GET "/api/v1/runs/$run/samples?metric=x%27%20OR%201=1--")" = 404 ]
+check "an empty metric: 400" [ "$(req GET "/api/v1/runs/$run/samples?metric=")" = 400 ]
+check "an unknown run: 404" [ "$(req GET "/api/v1/runs/999999/samples?metric=$metric")" = 404 ]
+check "a non-numeric run: 404" [ "$(req GET "/api/v1/runs/abc/samples")" = 404 ]
+check "POST on samples: 405" [ "$(req POST "/api/v1/runs/$run/samples")" = 405 ]
+
+# ---- static pages ----
+not_found() { # status: 404 and no byte of a file outside the web root
+	[ "$1" = 404 ] && ! grep -qE 'root:|secret|in a subdirectory' "$IT_TMP/body"
+}
+ctype() { curl -s --path-as-is -o /dev/null -w '%{http_code} %{content_type}' "$URL$1"; }
+check "GET /: the job list page" [ "$(ctype /)" = "200 text/html; charset=utf-8" ]
+check "GET /jobs/$id: the job page" bash -c "curl -s '$URL/jobs/$id' | grep -q 'data-page=\"job\"'"
+check "GET /kab.js: JavaScript" [ "$(ctype /kab.js)" = "200 text/javascript; charset=utf-8" ]
+check "GET /kab.css: CSS" [ "$(ctype /kab.css)" = "200 text/css; charset=utf-8" ]
+for p in /jobs/abc /jobs/0 /jobs/1/x /nothing.html /README.md /.git /../etc/passwd /%2e%2e/etc/passwd \
+	/%2E%2E%2Fetc%2Fpasswd /web/../../etc/passwd /..%2f..%2fetc%2fpasswd /kab.js/ "/kab%00.js" /etc/passwd; do
+	check "GET $p: 404, nothing from outside" not_found "$(req GET "$p")"
+done
+check "POST /: 404 or 405" bash -c "c=\$(curl -s -o /dev/null -w '%{http_code}' -X POST '$URL/'); [ \$c = 404 -o \$c = 405 ]"
+
+# ---- the pages in headless Chromium ----
+chrome() { # URL, extra args...
+	local u=$1; shift
+	HOME="$IT_TMP" timeout 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$(mktemp -d "$IT_TMP/chrome.XXXXXX")" --virtual-time-budget=10000 "$@" "$u" \
+		2>>"$IT_TMP/chromium.log"
+}
+chrome "$URL/jobs/$id" --dump-dom >"$IT_TMP/job.dom"
+dom=$IT_TMP/job.dom
+check "the job page renders its report row (command.answer)" grep -q '<td class="metric"[^>]*>command.answer</td>' "$dom"
+check "the job page shows the job done" grep -q 'id="st-status" class="status-done">done<' "$dom"
+check "the job page shows run 6 of 6" grep -q 'run 6 of 6' "$dom"
+marker=$(grep -oE '<td class="verdict [a-z]+" title="[a-z]+">[^<]+</td>' "$dom" | head -1)
+check "a verdict marker (${marker:-none})" bash -c "grep -qE '>(▲|▼|≠|~|\\?)</td>' <<<'$marker'"
+check "an <svg> per-run plot" grep -q '<svg[^>]*id="runs-svg"' "$dom"
+pts=$(grep -o '<svg[^>]*id="runs-svg".*</svg>' "$dom" | grep -o '<circle class="pt"' | wc -l)
+check "the plot has one point per run (6): $pts" [ "$pts" = 6 ]
+variants=$(grep -o 'class="pt"[^>]*data-variant="[^"]*"' "$dom" | grep -oE 'data-variant="[^"]*"' | sort | uniq -c | awk '{print $1}' | tr '\n' ' ')
+check "3 points for each variant ($variants)" [ "$variants" = "3 3 " ]
+check "a sample time series plot of a run" grep -q '<svg[^>]*id="samples-svg".*<polyline' "$dom"
+check "no error shown on the page" grep -q '<p id="error" class="error" hidden="">' "$dom"
+
+mkdir -p tests/out
+rm -f tests/out/job.png
+chrome "$URL/jobs/$id" --screenshot="$PWD/tests/out/job.png" --window-size=1280,1600 >/dev/null
+size=$(stat -c %s tests/out/job.png 2>/dev/null || echo 0)
+check "a screenshot tests/out/job.png ($size bytes)" [ "$size" -gt 20000 ]
+check "it is a PNG" bash -c "head -c 8 tests/out/job.png | od -An -tx1 | tr -d ' \n' | grep -q '^89504e470d0a1a0a$'"
+
+chrome "$URL/" --dump-dom >"$IT_TMP/list.dom"
+check "the job list shows the job, linked to its page" grep -q "<a href=\"/jobs/$id\">web-page</a>" "$IT_TMP/list.dom"
+check "the job list shows its status" grep -q 'class="status-done">done<' "$IT_TMP/list.dom"
+
+# ---- a symlink in the web root is not followed ----
+kabd_stop
+root=$IT_TMP/webroot
+mkdir -p "$root/sub"
+cp web/index.html "$root/"
+echo 'secret' >"$IT_TMP/outside.html"
+ln -s "$IT_TMP/outside.html" "$root/link.html"
+ln -s /etc/passwd "$root/passwd.html"
+ln -s "$PWD/web" "$root/web"
+echo 'in a subdirectory' >"$root/sub/page.html"
+if start_kabd "$PORT" "$root"; then
+	check "the temporary web root serves its index" [ "$(ctype /)" = "200 text/html; charset=utf-8" ]
+	for p in /link.html /passwd.html /web /web/index.html /sub/page.html /sub; do
+		check "GET $p (through a symlink or a subdirectory): 404" not_found "$(req GET "$p")"
+	done
+else
+	fail "kabd restarts with a temporary web root"
+fi
+kabd_stop
+it_end

@@ -1,0 +1,333 @@
+// kab's pages: the job list and a job's page, built from kabd's JSON API
+// alone (/api/v1/...). Plots are plain SVG made here; no other script.
+"use strict";
+
+const API = "/api/v1";
+const POLL_MS = 2000;
+const COLORS = ["#3b7dd8", "#e07b24", "#2a9d5c", "#c2261d", "#8a4fc7", "#7a6a3a", "#d6479b", "#4a5a6a"];
+const MARKERS = { better: "▲", worse: "▼", changed: "≠", same: "~", undecided: "?", none: "–" };
+const SVGNS = "http://www.w3.org/2000/svg";
+
+// An element with attributes and children (strings become text, never HTML).
+function el(tag, attrs, ...kids) {
+	const e = document.createElement(tag);
+	for (const [k, v] of Object.entries(attrs || {}))
+		if (v !== null && v !== undefined) e.setAttribute(k, v);
+	for (const k of kids)
+		if (k !== null && k !== undefined) e.append(k instanceof Node ? k : String(k));
+	return e;
+}
+
+function svg(tag, attrs, text) {
+	const e = document.createElementNS(SVGNS, tag);
+	for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+	if (text !== undefined) e.textContent = text;
+	return e;
+}
+
+async function getJSON(path) {
+	const r = await fetch(API + path, { cache: "no-store" });
+	let body = null;
+	try { body = await r.json(); } catch (e) { /* not JSON: reported below */ }
+	if (!r.ok) {
+		const e = new Error((body && body.error) || `${path}: HTTP ${r.status}`);
+		e.status = r.status;
+		throw e;
+	}
+	if (body === null) throw new Error(`${path}: the reply is not JSON`);
+	return body;
+}
+
+function showError(msg) {
+	const p = document.getElementById("error");
+	p.textContent = msg;
+	p.hidden = !msg;
+}
+
+function fmt(v) {
+	if (v === null || v === undefined || Number.isNaN(v)) return "–";
+	const a = Math.abs(v);
+	if (a !== 0 && (a >= 1e7 || a < 1e-3)) return v.toExponential(3);
+	return Number(v.toPrecision(5)).toLocaleString("en-US", { maximumFractionDigits: 4 });
+}
+
+function fmtPct(v) {
+	return v === null || v === undefined ? "–" : (v > 0 ? "+" : "") + v.toFixed(2) + "%";
+}
+
+function localTime(iso) {
+	return iso ? new Date(iso).toLocaleString() : "–";
+}
+
+/* ---- the job list ---- */
+
+async function jobsPage() {
+	const tbody = document.querySelector("#jobs tbody");
+	const more = document.getElementById("more");
+	let after = null;
+	async function load() {
+		try {
+			const d = await getJSON("/jobs?limit=100" + (after ? "&after=" + after : ""));
+			for (const j of d.jobs) {
+				tbody.append(el("tr", {},
+					el("td", { class: "num" }, el("a", { href: "/jobs/" + j.id }, j.id)),
+					el("td", {}, el("a", { href: "/jobs/" + j.id }, j.name || "(unnamed)")),
+					el("td", { class: "status-" + j.status }, j.status),
+					el("td", {}, localTime(j.created)),
+					el("td", {}, localTime(j.finished))));
+			}
+			if (!d.jobs.length && !after)
+				tbody.append(el("tr", {}, el("td", { colspan: 5 }, "no jobs yet")));
+			after = d.next_after;
+			more.hidden = !after;
+			showError("");
+		} catch (e) {
+			showError("cannot list the jobs: " + e.message);
+		}
+	}
+	more.addEventListener("click", ev => { ev.preventDefault(); load(); });
+	await load();
+}
+
+/* ---- plots ---- */
+
+// Round tick values covering [lo, hi].
+function ticks(lo, hi, n) {
+	if (!(hi > lo)) { const d = Math.abs(lo) || 1; lo -= d / 2; hi += d / 2; }
+	const raw = (hi - lo) / n, mag = Math.pow(10, Math.floor(Math.log10(raw)));
+	const step = [1, 2, 5, 10].map(m => m * mag).find(s => s >= raw);
+	const out = [];
+	for (let t = Math.floor(lo / step) * step; t <= hi + step * 1e-9; t += step) out.push(Number(t.toPrecision(12)));
+	if (out[0] > lo) out.unshift(out[0] - step);
+	if (out[out.length - 1] < hi) out.push(out[out.length - 1] + step);
+	return out;
+}
+
+// series: [{name, color, points: [{x, y, title}]}]; opts: xlabel, ylabel,
+// line (join the points), dots (a circle per point), id.
+function plot(series, opts) {
+	const W = 900, H = 320, L = 80, R = 150, T = 16, B = 44;
+	const pts = series.flatMap(s => s.points);
+	const root = svg("svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, id: opts.id || "", class: "plot" });
+	if (!pts.length) {
+		root.append(svg("text", { x: W / 2, y: H / 2, "text-anchor": "middle" }, "no values"));
+		return root;
+	}
+	const xs = pts.map(p => p.x), ys = pts.map(p => p.y);
+	// a margin around the points, so none sits on an axis or the frame
+	const pad = (lo, hi) => { const d = (hi - lo) * 0.05 || Math.abs(lo) * 0.05 || 1; return [lo - d, hi + d]; };
+	const [xa, xb] = pad(Math.min(...xs), Math.max(...xs)), [ya, yb] = pad(Math.min(...ys), Math.max(...ys));
+	const xt = ticks(xa, xb, 8).filter(t => !opts.integerX || Number.isInteger(t)), yt = ticks(ya, yb, 5);
+	const x0 = xa, x1 = xb, y0 = yt[0], y1 = yt[yt.length - 1];
+	const sx = x => L + (x - x0) / (x1 - x0) * (W - L - R);
+	const sy = y => H - B - (y - y0) / (y1 - y0) * (H - T - B);
+	for (const t of yt) {
+		root.append(svg("line", { class: "grid", x1: L, x2: W - R, y1: sy(t), y2: sy(t) }));
+		root.append(svg("text", { x: L - 6, y: sy(t) + 4, "text-anchor": "end" }, fmt(t)));
+	}
+	for (const t of xt.filter(t => t >= xa && t <= xb))
+		root.append(svg("text", { x: sx(t), y: H - B + 16, "text-anchor": "middle" }, fmt(t)));
+	root.append(svg("line", { class: "axis", x1: L, x2: W - R, y1: H - B, y2: H - B }));
+	root.append(svg("line", { class: "axis", x1: L, x2: L, y1: T, y2: H - B }));
+	root.append(svg("text", { x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle" }, opts.xlabel || ""));
+	root.append(svg("text", { x: 14, y: (T + H - B) / 2, "text-anchor": "middle",
+		transform: `rotate(-90 14 ${(T + H - B) / 2})` }, opts.ylabel || ""));
+	series.forEach((s, i) => {
+		if (opts.line && s.points.length > 1)
+			root.append(svg("polyline", { fill: "none", stroke: s.color, "stroke-width": 1.5,
+				points: s.points.map(p => `${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(" ") }));
+		if (opts.dots)
+			for (const p of s.points) {
+				const c = svg("circle", { class: "pt", cx: sx(p.x), cy: sy(p.y), r: 5, fill: s.color,
+					"data-variant": s.name });
+				c.append(svg("title", {}, p.title || `${s.name}: ${fmt(p.y)}`));
+				root.append(c);
+			}
+		const ly = T + 10 + i * 18;
+		root.append(svg("rect", { x: W - R + 16, y: ly - 9, width: 12, height: 12, fill: s.color }));
+		root.append(svg("text", { x: W - R + 34, y: ly + 1 }, s.name));
+	});
+	return root;
+}
+
+/* ---- the job page ---- */
+
+function jobId() {
+	const m = location.pathname.match(/\/jobs\/(\d+)\/?$/);
+	if (m) return m[1];
+	const q = new URLSearchParams(location.search).get("id");
+	return q && /^\d+$/.test(q) ? q : null;
+}
+
+const job = { id: null, info: null, report: null, runs: [], selected: null, reportKey: "" };
+
+function renderStatus(j) {
+	job.info = j;
+	document.title = `kab: job ${j.id} ${j.name || ""}`;
+	document.getElementById("title").textContent = `Job ${j.id}: ${j.name || "(unnamed)"}`;
+	const st = document.getElementById("st-status");
+	st.textContent = j.status + (j.reason ? ` (${j.reason})` : "");
+	st.className = "status-" + j.status;
+	const p = j.progress;
+	const cur = p.current;
+	const i = Math.min(p.runs_done + (cur ? 1 : 0), p.runs_total);
+	document.getElementById("st-progress").textContent =
+		`run ${i} of ${p.runs_total}` + (p.runs_skipped ? `, ${p.runs_skipped} skipped` : "");
+	document.getElementById("st-current").textContent =
+		cur ? `variant ${cur.variant}, workload ${cur.workload}, pair ${cur.pair}` : "–";
+	document.getElementById("st-variants").textContent =
+		(j.variants || []).map(v => v.name + (v.kernel ? ` (kernel: ${v.kernel})` : "")).join(", ") || "–";
+	const frac = p.runs_total ? (p.runs_done + p.runs_skipped) / p.runs_total : 0;
+	document.getElementById("st-bar").style.width = (100 * frac).toFixed(1) + "%";
+}
+
+function verdictCell(c) {
+	const v = c ? c.verdict : "none";
+	return el("td", { class: "verdict " + v, title: v }, MARKERS[v] || "?");
+}
+
+function renderReport(rep) {
+	job.report = rep;
+	const box = document.getElementById("tables");
+	box.replaceChildren();
+	const vars = rep.variants;
+	for (const [wi, w] of rep.workloads.entries()) {
+		box.append(el("h3", {}, `workload ${w.name}`),
+			el("p", { class: "legend" }, `${w.pairs} pairs` + (w.stop_reason ? `, stopped: ${w.stop_reason}` : "")));
+		const head = el("tr", {}, el("th", {}, "metric"), el("th", {}, "unit"));
+		for (const v of vars) head.append(el("th", {}, `${v} mean`), el("th", {}, "cov"));
+		for (const v of vars.slice(1))
+			head.append(el("th", {}, `${v} vs ${vars[0]}`), el("th", {}, "CI"), el("th", {}, "q"), el("th", {}, ""));
+		const tbody = el("tbody");
+		for (const m of w.metrics) {
+			const tr = el("tr", { class: "metric-row" + (m.primary ? " primary" : ""), "data-metric": m.name },
+				el("td", { class: "metric", title: m.label || "" }, m.name), el("td", {}, m.unit || ""));
+			for (const vd of m.variants)
+				tr.append(el("td", { class: "num" }, fmt(vd.mean)),
+					el("td", { class: "num" }, vd.cov_pct === null ? "–" : vd.cov_pct.toFixed(1) + "%"));
+			for (const c of m.comparisons) {
+				const cls = "num " + c.verdict;
+				tr.append(el("td", { class: cls }, fmtPct(c.delta_pct)),
+					el("td", { class: "num" }, c.ci_low_pct === null ? "–" :
+						`${fmtPct(c.ci_low_pct)} … ${fmtPct(c.ci_high_pct)}`),
+					el("td", { class: "num" }, c.q_value === null ? "–" : c.q_value.toPrecision(2)),
+					verdictCell(c));
+			}
+			tr.addEventListener("click", () => selectMetric(wi, m.name));
+			tbody.append(tr);
+		}
+		box.append(el("table", { class: "report", "data-workload": w.name }, el("thead", {}, head), tbody));
+	}
+	if (!rep.workloads.some(w => w.metrics.length))
+		box.append(el("p", {}, "no results yet"));
+	if (rep.runs_not_counted && rep.runs_not_counted.length)
+		box.append(el("p", { class: "legend" }, "not counted: " + rep.runs_not_counted.join("; ")));
+	// the selected metric, or the first primary one
+	let sel = job.selected;
+	if (!sel || !rep.workloads[sel.wi] || !rep.workloads[sel.wi].metrics.some(m => m.name === sel.metric)) {
+		sel = null;
+		for (const [wi, w] of rep.workloads.entries()) {
+			const m = w.metrics.find(x => x.primary) || (!sel && w.metrics[0]);
+			if (m && (!sel || m.primary)) { sel = { wi, metric: m.name }; if (m.primary) break; }
+		}
+	}
+	if (sel) selectMetric(sel.wi, sel.metric);
+}
+
+// Per-run values of one metric in execution order (run ids), by variant.
+function selectMetric(wi, name) {
+	job.selected = { wi, metric: name };
+	const rep = job.report, w = rep.workloads[wi];
+	const m = w.metrics.find(x => x.name === name);
+	for (const tr of document.querySelectorAll("table.report tbody tr"))
+		tr.classList.toggle("selected", tr.closest("table").dataset.workload === w.name && tr.dataset.metric === name);
+	const series = rep.variants.map((v, vi) => ({ name: v, color: COLORS[vi % COLORS.length], points: [] }));
+	const runs = job.runs.filter(r => r.workload === w.name).sort((a, b) => a.id - b.id);
+	const used = new Set();
+	runs.forEach((r, order) => {
+		const vi = rep.variants.indexOf(r.variant);
+		if (vi < 0 || r.status !== "ok" || used.has(vi + ":" + r.pair)) return;
+		const y = m.variants[vi].values[r.pair - 1];
+		if (y === null || y === undefined) return;
+		used.add(vi + ":" + r.pair);
+		series[vi].points.push({ x: order + 1, y, title: `run ${r.id}: ${r.variant}, pair ${r.pair}: ${fmt(y)}` });
+	});
+	document.getElementById("plot-title").textContent = `Per-run values: ${name} (${w.name})`;
+	document.getElementById("runs-plot").replaceChildren(
+		plot(series, { id: "runs-svg", dots: true, integerX: true, xlabel: "run, in execution order",
+			ylabel: `${m.name}${m.unit ? " (" + m.unit + ")" : ""}` }));
+}
+
+async function loadSamples() {
+	const runSel = document.getElementById("sample-run"), metSel = document.getElementById("sample-metric");
+	const box = document.getElementById("samples-plot");
+	const run = runSel.value;
+	if (!run) { box.replaceChildren(el("p", {}, "no run has ended yet")); return; }
+	try {
+		if (metSel.dataset.run !== run) {
+			const d = await getJSON(`/runs/${run}/samples`);
+			const keep = metSel.value;
+			metSel.replaceChildren(...d.metrics.map(n => el("option", { value: n }, n)));
+			if (d.metrics.includes(keep)) metSel.value = keep;
+			else metSel.value = d.metrics.find(n => n === "memory.current") ||
+				d.metrics.find(n => n.startsWith("memory.")) || d.metrics[0] || "";
+			metSel.dataset.run = run;
+		}
+		if (!metSel.value) { box.replaceChildren(el("p", {}, "this run has no sampled series")); return; }
+		const s = await getJSON(`/runs/${run}/samples?metric=${encodeURIComponent(metSel.value)}`);
+		const r = job.runs.find(x => String(x.id) === run);
+		const vi = job.report ? job.report.variants.indexOf(r && r.variant) : 0;
+		const points = s.t_s.map((t, i) => ({ x: t, y: s.values[i] }));
+		box.replaceChildren(plot([{ name: r ? r.variant : "run " + run, color: COLORS[Math.max(vi, 0) % COLORS.length], points }],
+			{ id: "samples-svg", line: true, xlabel: "seconds since the run's first sample", ylabel: s.metric }));
+	} catch (e) {
+		box.replaceChildren(el("p", { class: "error" }, e.message));
+	}
+}
+
+function renderRunChoices() {
+	const runSel = document.getElementById("sample-run");
+	const keep = runSel.value;
+	const done = job.runs.filter(r => r.status !== "started" && r.status !== "running");
+	if (runSel.options.length === done.length) return;
+	runSel.replaceChildren(...done.map(r =>
+		el("option", { value: r.id }, `run ${r.id}: ${r.variant}, ${r.workload}, pair ${r.pair}`)));
+	if (keep && done.some(r => String(r.id) === keep)) runSel.value = keep;
+	loadSamples();
+}
+
+async function poll() {
+	let j;
+	try {
+		j = await getJSON(`/jobs/${job.id}`);
+		renderStatus(j);
+		const key = `${j.status}:${j.progress.runs_done}:${j.progress.runs_skipped}`;
+		if (key !== job.reportKey) {
+			const [runs, rep] = await Promise.all([getJSON(`/jobs/${job.id}/runs`),
+				getJSON(`/jobs/${job.id}/report?format=json`)]);
+			job.runs = runs.runs;
+			renderReport(rep);
+			renderRunChoices();
+			job.reportKey = key;
+		}
+		showError("");
+	} catch (e) {
+		showError(e.message);
+		if (e.status === 404) return;
+	}
+	if (!j || j.status === "queued" || j.status === "running")
+		setTimeout(poll, POLL_MS);
+}
+
+function jobPage() {
+	job.id = jobId();
+	if (!job.id) { showError("no job id in the address (/jobs/ID)"); return; }
+	document.getElementById("sample-run").addEventListener("change", loadSamples);
+	document.getElementById("sample-metric").addEventListener("change", loadSamples);
+	poll();
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+	if (document.body.dataset.page === "jobs") jobsPage();
+	else if (document.body.dataset.page === "job") jobPage();
+});
