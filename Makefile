@@ -32,6 +32,7 @@ DEB_PKGS += python3-scipy  # for the statistics oracle, tests/stats/check_oracle
 DEB_PKGS += libmicrohttpd-dev curl  # kabd's HTTP server; curl for its test
 DEB_PKGS += libcurl4-openssl-dev  # the CLI as a client of kabd
 DEB_PKGS += chromium  # the headless browser of tests/integration/t_web.sh
+DEB_PKGS += wrk  # load generator for bench/run.sh kabd
 
 .PHONY: all deps demo check lint bench clean fuzz fuzz-smoke fuzz-deps
 # Installs the Debian packages in $(1) that are missing (needs root).

@@ -7,7 +7,7 @@
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
-SECTIONS=(sampler)
+SECTIONS=(sampler kabd)
 status=0
 
 section() { printf '\n==== %s ====\n' "$1"; }
@@ -25,6 +25,186 @@ bench_sampler() {
 	section "sampler (10 Hz, ${BENCH_SECONDS:-30} s each)"
 	need "$B/bench/bench_sampler" || return 1
 	"$B/bench/bench_sampler"
+}
+
+# --- kabd: report latency under load, and the sampler beside it ---
+# A year of nightly history (build/bench/seed_history, cached in
+# build/bench-cache/), kabd on a free loopback port, wrk on
+# GET /api/v1/jobs/{id}/report?format=json for KABD_BENCH_SECONDS (default
+# 10) idle (1 connection: the service time; 4 connections) and again with 4 while a stress-ng job runs through kabd; that job's
+# sampler lateness is compared with the same job run without HTTP load.
+KB_TMP="" KB_PID=""
+kabd_bench_cleanup() {
+	if [ -n "$KB_PID" ]; then
+		kill -TERM "$KB_PID" 2>/dev/null
+		local i
+		for i in $(seq 1 100); do kill -0 "$KB_PID" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$KB_PID" 2>/dev/null
+		wait "$KB_PID" 2>/dev/null
+		KB_PID=""
+	fi
+	[ -n "$KB_TMP" ] && rm -rf "$KB_TMP"
+	KB_TMP=""
+}
+# wrk's latency ("850.12us", "1.02ms", "1.10s") in ms
+kb_ms() {
+	awk -v x="$1" 'BEGIN { v = x + 0; u = x; sub(/^[0-9.]+/, "", u)
+		if (u == "us") v /= 1000; else if (u == "s") v *= 1000; else if (u == "m") v *= 60000
+		printf "%.2f", v }'
+}
+# kb_wrk SECONDS OUTFILE CONNECTIONS: wrk on the report URL (a thread per
+# connection, at most 2); prints "rps p50 p99 failed"
+kb_wrk() {
+	timeout $(($1 + 20)) wrk -t$(($3 < 2 ? $3 : 2)) -c"$3" -d"$1"s --latency --timeout 5s "$KB_URL/api/v1/jobs/$KB_MID/report?format=json" \
+		>"$2" 2>&1
+	local rps p50 p99 non2xx errs
+	rps=$(awk '/^Requests\/sec:/ {print $2}' "$2")
+	p50=$(awk '$1 == "50%" {print $2}' "$2")
+	p99=$(awk '$1 == "99%" {print $2}' "$2")
+	non2xx=$(awk '/Non-2xx or 3xx responses:/ {print $NF}' "$2")
+	errs=$(awk '/Socket errors:/ {gsub(/,/, ""); print $4 + $6 + $8 + $10}' "$2")
+	echo "${rps:-NA} $(kb_ms "${p50:-NaN}") $(kb_ms "${p99:-NaN}") $(( ${non2xx:-0} + ${errs:-0} ))"
+}
+# kb_job NAME: posts the stress-ng job, prints its id
+kb_job() {
+	cat >"$KB_TMP/$1.job" <<JOB
+[job]
+name = $1
+pairs = 1
+interval = 0.1s
+metrics = sampler.lateness_p99_ms
+[variant A]
+name = a
+[variant B]
+name = b
+[workload vm]
+type = stress-ng
+args = --vm 1 --vm-bytes 32M --timeout ${KB_STRESS_S}s
+memory.max = 64M
+JOB
+	curl -s -H "Authorization: Bearer $(cat "$KB_TMP/token")" --data-binary @"$KB_TMP/$1.job" \
+		"$KB_URL/api/v1/jobs" | tr -dc '0-9'
+}
+# kb_wait ID SECONDS: until the job is no longer queued/running; 1 if not done
+kb_wait() {
+	local i s=""
+	for i in $(seq 1 $(($2 * 5))); do
+		s=$(curl -s "$KB_URL/api/v1/jobs/$1" | tr -d ' \n' | sed -n 's/.*"status":"\([a-z]*\)".*/\1/p')
+		case $s in queued | running | "") sleep 0.2 ;; *) break ;; esac
+	done
+	[ "$s" = done ] || { echo "job $1 ended \"$s\"" >&2; return 1; }
+}
+# kb_lateness ID: the largest sampler.lateness_p99_ms of the job's runs
+kb_lateness() {
+	curl -s "$KB_URL/api/v1/jobs/$1/report?format=csv" |
+		awk -F, '$2 == "sampler.lateness_p99_ms" { n = split($(NF-1) " " $NF, v, " ")
+			for (i = 1; i <= n; i++) if (v[i] != "NA" && (m == "" || v[i] + 0 > m)) m = v[i] + 0 }
+			END { if (m == "") print "NA"; else printf "%.3f\n", m }'
+}
+bench_kabd() {
+	local secs=${KABD_BENCH_SECONDS:-10}
+	KB_STRESS_S=$(( (secs + 1) / 2 ))
+	section "kabd (report?format=json under wrk, ${secs} s; sampler beside it)"
+	need "$B/kabd" && need "$B/bench/seed_history" || return 1
+	local t
+	for t in wrk curl stress-ng; do
+		command -v $t >/dev/null || { echo "missing $t: make deps installs it" >&2; return 1; }
+	done
+	[ "$(id -u)" = 0 ] || { echo "kabd's executor needs root (memory cgroups)" >&2; return 1; }
+	local cache=$B/bench-cache/history-365.db
+	mkdir -p "$B/bench-cache"
+	if [ ! -s "$cache" ] || [ "$B/bench/seed_history" -nt "$cache" ]; then
+		rm -f "$cache" "$cache".tmp*
+		"$B/bench/seed_history" "$cache.tmp" || { rm -f "$cache".tmp*; return 1; }
+		mv "$cache.tmp" "$cache"
+	else
+		echo "history: cached $cache"
+	fi
+	trap kabd_bench_cleanup EXIT INT TERM
+	KB_TMP=$(mktemp -d /tmp/kab-bench-kabd.XXXXXX)
+	cp "$cache" "$KB_TMP/kab.db"
+	echo "bench-$RANDOM$RANDOM$RANDOM" >"$KB_TMP/token"
+	# a free port below the ephemeral range, retried if kabd cannot bind it
+	local eph_lo p i attempt port=""
+	read -r eph_lo _ </proc/sys/net/ipv4/ip_local_port_range
+	for attempt in $(seq 1 10); do
+		p=$((10000 + RANDOM % (eph_lo > 12000 ? eph_lo - 10000 : 20000)))
+		"$B/kabd" --db "$KB_TMP/kab.db" --listen "127.0.0.1:$p" --token-file "$KB_TMP/token" \
+			>>"$KB_TMP/kabd.log" 2>&1 &
+		KB_PID=$!
+		for i in $(seq 1 50); do
+			curl -sf -o /dev/null "http://127.0.0.1:$p/health" 2>/dev/null && { port=$p; break; }
+			kill -0 "$KB_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		[ -n "$port" ] && break
+		kill -TERM "$KB_PID" 2>/dev/null; wait "$KB_PID" 2>/dev/null; KB_PID=""
+		grep -q "another kab executor" "$KB_TMP/kabd.log" && break
+	done
+	if [ -z "$port" ]; then
+		cat "$KB_TMP/kabd.log" >&2
+		kabd_bench_cleanup; trap - EXIT INT TERM
+		return 1
+	fi
+	KB_URL="http://127.0.0.1:$port"
+	KB_MID=183
+	local code bytes
+	code=$(curl -s -o "$KB_TMP/report.json" -w '%{http_code}' "$KB_URL/api/v1/jobs/$KB_MID/report?format=json")
+	bytes=$(wc -c <"$KB_TMP/report.json")
+	echo "kabd on $KB_URL; job $KB_MID's report: HTTP $code, $bytes bytes"
+	local rc=0 idle1 idle load base_id load_id base_late load_late
+	if [ "$code" != 200 ]; then rc=1; fi
+	# (a) idle
+	if [ $rc = 0 ]; then
+		idle1=$(kb_wrk "$secs" "$KB_TMP/wrk-idle1.txt" 1)
+		idle=$(kb_wrk "$secs" "$KB_TMP/wrk-idle.txt" 4)
+	fi
+	# the stress-ng job without HTTP load
+	if [ $rc = 0 ]; then
+		base_id=$(kb_job sampler-quiet)
+		if [ -n "$base_id" ] && kb_wait "$base_id" $((secs * 4 + 60)); then base_late=$(kb_lateness "$base_id"); else rc=1; fi
+	fi
+	# (b) the same job with wrk running beside it, from its start to its end
+	if [ $rc = 0 ]; then
+		load_id=$(kb_job sampler-loaded)
+		if [ -n "$load_id" ]; then
+			load=$(kb_wrk $((2 * KB_STRESS_S + 2)) "$KB_TMP/wrk-load.txt" 4)
+			if kb_wait "$load_id" $((secs * 4 + 60)); then load_late=$(kb_lateness "$load_id"); else rc=1; fi
+		else rc=1; fi
+	fi
+	if [ $rc != 0 ]; then
+		echo "kabd benchmark could not run; kabd's log:" >&2
+		tail -n 30 "$KB_TMP/kabd.log" >&2
+		kabd_bench_cleanup; trap - EXIT INT TERM
+		return 1
+	fi
+	local r50 r99 rf
+	printf '\n%-24s %10s %9s %9s %7s %18s\n' "" "req/s" "p50 ms" "p99 ms" "failed" "sampler p99 late"
+	read -r rps r50 r99 rf <<<"$idle1"
+	printf '%-24s %10s %9s %9s %7s %18s\n' "idle, 1 connection" "$rps" "$r50" "$r99" "$rf" "-"
+	read -r rps r50 r99 rf <<<"$idle"
+	printf '%-24s %10s %9s %9s %7s %18s\n' "idle, 4 connections" "$rps" "$r50" "$r99" "$rf" "-"
+	printf '%-24s %10s %9s %9s %7s %15s ms\n' "stress job, no HTTP" "-" "-" "-" "-" "$base_late"
+	read -r rps r50 r99 rf <<<"$load"
+	printf '%-24s %10s %9s %9s %7s %15s ms\n' "stress job + 4 conns" "$rps" "$r50" "$r99" "$rf" "$load_late"
+	echo
+	verdict() { if [ "$2" = 1 ]; then echo "  PASS  $1"; else echo "  MISS  $1"; fi; }
+	local s99 sf l99 lf
+	read -r _ _ s99 sf <<<"$idle1"
+	read -r _ _ r99 rf <<<"$idle"
+	read -r _ _ l99 lf <<<"$load"
+	local lt20='BEGIN { print (x != "NaN" && x + 0 < 20) }'
+	verdict "report p99 < 20 ms, idle, 1 connection ($s99)" "$(awk -v x="$s99" "$lt20")"
+	verdict "report p99 < 20 ms, idle, 4 connections ($r99)" "$(awk -v x="$r99" "$lt20")"
+	verdict "report p99 < 20 ms, stress job, 4 connections ($l99)" "$(awk -v x="$l99" "$lt20")"
+	verdict "no failed requests ($sf, $rf, $lf)" "$([ "$sf" = 0 ] && [ "$rf" = 0 ] && [ "$lf" = 0 ] && echo 1)"
+	verdict "sampler p99 lateness < 2 ms (quiet $base_late, loaded $load_late)" \
+		"$(awk -v a="$base_late" -v b="$load_late" 'BEGIN { print (a != "NA" && b != "NA" && a + 0 < 2 && b + 0 < 2) }')"
+	# "not worse": within 0.5 ms or 50 % of the quiet figure, whichever is larger
+	verdict "sampler lateness not worse under load" \
+		"$(awk -v a="$base_late" -v b="$load_late" 'BEGIN { t = a * 0.5; if (t < 0.5) t = 0.5
+			print (a != "NA" && b != "NA" && b + 0 <= a + t) }')"
+	kabd_bench_cleanup; trap - EXIT INT TERM
 }
 
 # --- add new sections above this line, and their names to SECTIONS ---
