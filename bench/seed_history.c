@@ -207,8 +207,9 @@ static int seed_job(struct store *st, const struct job *j, const struct metric_d
 		for (size_t k = 0; k < N_METRICS; k++) {
 			double mean = defs[k].base * wl_scale * (steps[i].variant == 1 ? 1.0 + defs[k].shift : 1.0);
 			double v = mean * (1.0 + 0.02 * rng_normal(rng));
-			if (strcmp(defs[k].unit, "pages") != 0 && strcmp(defs[k].unit, "ms") != 0 &&
-			    strcmp(defs[k].unit, "s") != 0 && strcmp(defs[k].unit, "ops/s") != 0)
+			/* counters and page counts are whole numbers, times and rates not */
+			if (strcmp(defs[k].unit, "ms") != 0 && strcmp(defs[k].unit, "s") != 0 &&
+			    strcmp(defs[k].unit, "ops/s") != 0)
 				v = floor(v);
 			if ((r = wl_metrics_add(m, defs[k].name, defs[k].unit, v < 0 ? 0 : v)) < 0)
 				goto out;
