@@ -94,12 +94,15 @@ kb_wait() {
 	done
 	[ "$s" = done ] || { echo "job $1 ended \"$s\"" >&2; return 1; }
 }
-# kb_lateness ID: the largest sampler.lateness_p99_ms of the job's runs
+# kb_lateness ID: the largest sampler.lateness_p99_ms of the job's runs,
+# then each run's (variant a's, then b's)
 kb_lateness() {
 	curl -s "$KB_URL/api/v1/jobs/$1/report?format=csv" |
 		awk -F, '$2 == "sampler.lateness_p99_ms" { n = split($(NF-1) " " $NF, v, " ")
 			for (i = 1; i <= n; i++) if (v[i] != "NA" && (m == "" || v[i] + 0 > m)) m = v[i] + 0 }
-			END { if (m == "") print "NA"; else printf "%.3f\n", m }'
+			END { if (m == "") print "NA"; else printf "%.3f", m
+				for (i = 1; i <= n; i++) if (v[i] == "NA") printf " NA"; else printf " %.3f", v[i]
+				print "" }'
 }
 bench_kabd() {
 	local secs=${KABD_BENCH_SECONDS:-10}
@@ -120,7 +123,8 @@ bench_kabd() {
 	else
 		echo "history: cached $cache"
 	fi
-	trap kabd_bench_cleanup EXIT INT TERM
+	trap kabd_bench_cleanup EXIT
+	trap 'kabd_bench_cleanup; exit 130' INT TERM
 	KB_TMP=$(mktemp -d /tmp/kab-bench-kabd.XXXXXX)
 	cp "$cache" "$KB_TMP/kab.db"
 	echo "bench-$RANDOM$RANDOM$RANDOM" >"$KB_TMP/token"
@@ -178,7 +182,9 @@ bench_kabd() {
 		kabd_bench_cleanup; trap - EXIT INT TERM
 		return 1
 	fi
-	local r50 r99 rf
+	local r50 r99 rf base_runs load_runs
+	read -r base_late base_runs <<<"$base_late"
+	read -r load_late load_runs <<<"$load_late"
 	printf '\n%-24s %10s %9s %9s %7s %18s\n' "" "req/s" "p50 ms" "p99 ms" "failed" "sampler p99 late"
 	read -r rps r50 r99 rf <<<"$idle1"
 	printf '%-24s %10s %9s %9s %7s %18s\n' "idle, 1 connection" "$rps" "$r50" "$r99" "$rf" "-"
@@ -187,6 +193,7 @@ bench_kabd() {
 	printf '%-24s %10s %9s %9s %7s %15s ms\n' "stress job, no HTTP" "-" "-" "-" "-" "$base_late"
 	read -r rps r50 r99 rf <<<"$load"
 	printf '%-24s %10s %9s %9s %7s %15s ms\n' "stress job + 4 conns" "$rps" "$r50" "$r99" "$rf" "$load_late"
+	echo "(sampler: the larger of the job's two runs; each run's p99 in ms: quiet $base_runs, loaded $load_runs)"
 	echo
 	verdict() { if [ "$2" = 1 ]; then echo "  PASS  $1"; else echo "  MISS  $1"; fi; }
 	local s99 sf l99 lf
