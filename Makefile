@@ -34,7 +34,7 @@ DEB_PKGS += libcurl4-openssl-dev  # the CLI as a client of kabd
 DEB_PKGS += chromium  # the headless browser of tests/integration/t_web.sh
 DEB_PKGS += wrk  # load generator for bench/run.sh kabd
 
-.PHONY: all deps demo check lint bench clean fuzz fuzz-smoke fuzz-deps
+.PHONY: all deps demo check lint bench clean install fuzz fuzz-smoke fuzz-deps
 # Installs the Debian packages in $(1) that are missing (needs root).
 define install_missing
 	@missing=""; for p in $(1); do \
@@ -121,6 +121,18 @@ fuzz fuzz-smoke: fuzz-deps
 	cp tests/compare/*.csv tests/compare/bad/*.csv $(B)/fuzz/corpus/
 	$(B)/fuzz/fuzz_compare_csv -max_total_time=$(if $(filter fuzz-smoke,$@),10,$(FUZZ_TIME)) -max_len=4096 \
 	  -dict=tests/fuzz/csv.dict -artifact_prefix=$(B)/fuzz/ -print_final_stats=1 $(B)/fuzz/corpus
+
+# Installs the binaries, the web pages and the systemd units (lab machines):
+# make install [PREFIX=/usr/local] [DESTDIR=...]
+PREFIX ?= /usr/local
+install: all
+	install -D -m 755 $(B)/kab $(DESTDIR)$(PREFIX)/bin/kab
+	install -D -m 755 $(B)/kabd $(DESTDIR)$(PREFIX)/bin/kabd
+	install -d $(DESTDIR)$(PREFIX)/share/kab/web $(DESTDIR)/etc/systemd/system
+	install -m 644 web/*.html web/*.js web/*.css $(DESTDIR)$(PREFIX)/share/kab/web/
+	sed -e 's|/usr/local/bin/|$(PREFIX)/bin/|g' systemd/kabd.service >$(DESTDIR)/etc/systemd/system/kabd.service
+	sed -e 's|/usr/local/bin/|$(PREFIX)/bin/|g' systemd/kab-nightly.service >$(DESTDIR)/etc/systemd/system/kab-nightly.service
+	install -m 644 systemd/kab-nightly.timer $(DESTDIR)/etc/systemd/system/
 
 clean:
 	rm -rf $(B)
