@@ -92,3 +92,62 @@ it_end() {
 	echo "$IT_NAME: $IT_PASS passed, $IT_FAIL failed, $skipped skipped"
 	[ "$IT_FAIL" -eq 0 ]
 }
+
+# ---- kabd for the tests that talk to it over HTTP ----
+KABD=${KABD:-build/kabd}
+KABD_PID=""
+
+# kabd_stop: SIGTERM, then SIGKILL after 15 s; returns kabd's exit status.
+kabd_stop() {
+	[ -n "$KABD_PID" ] || return 0
+	kill -TERM "$KABD_PID" 2>/dev/null
+	local i
+	for i in $(seq 1 150); do kill -0 "$KABD_PID" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$KABD_PID" 2>/dev/null
+	wait "$KABD_PID" 2>/dev/null
+	local rc=$?
+	KABD_PID=""
+	return $rc
+}
+
+# kabd_start PORT ARGS...: starts kabd on 127.0.0.1:PORT with ARGS (--db,
+# --token-file, ...) and waits for /health; 1 if it did not come up (its
+# output is in $IT_TMP/kabd.log).
+kabd_start() {
+	local p=$1 i
+	shift
+	"$KABD" --listen "127.0.0.1:$p" "$@" >>"$IT_TMP/kabd.log" 2>&1 &
+	KABD_PID=$!
+	IT_PIDS+=("$KABD_PID")
+	for i in $(seq 1 50); do
+		curl -sf -o /dev/null "http://127.0.0.1:$p/health" 2>/dev/null && return 0
+		kill -0 "$KABD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kabd_stop
+	return 1
+}
+
+# kabd_up ARGS...: kabd_start on a free port below the ephemeral range,
+# retried when the port is taken; waits up to 5 minutes while another kab
+# executor holds the machine. Sets PORT and URL; 1 if it never came up.
+kabd_up() {
+	local eph_lo attempt=0 waited=0 p
+	read -r eph_lo _ </proc/sys/net/ipv4/ip_local_port_range
+	PORT="" URL=""
+	while [ $attempt -lt 10 ]; do
+		p=$((10000 + RANDOM % (eph_lo > 12000 ? eph_lo - 10000 : 20000)))
+		if kabd_start $p "$@"; then
+			PORT=$p URL="http://127.0.0.1:$p"
+			return 0
+		fi
+		if grep -q "another kab executor" "$IT_TMP/kabd.log" && [ $waited -lt 300 ]; then
+			: >"$IT_TMP/kabd.log"
+			sleep 5
+			waited=$((waited + 5))
+			continue
+		fi
+		attempt=$((attempt + 1))
+	done
+	return 1
+}

@@ -4,34 +4,14 @@
 # job completes, the interrupted run recorded aborted, no run duplicated.
 . "$(dirname "$0")/lib.sh"
 it_begin
-KABD=${KABD:-build/kabd}
 [ -x "$KABD" ] || skip_all "$KABD is not built"
 command -v curl >/dev/null || skip_all "curl is not installed"
 
 DB="$IT_TMP/client.db"
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$IT_TMP/token"
-KABD_PID=""
-stop_kabd() { [ -n "$KABD_PID" ] && kill -TERM "$KABD_PID" 2>/dev/null && wait "$KABD_PID" 2>/dev/null; KABD_PID=""; }
-trap 'stop_kabd; it_cleanup' EXIT
-start_kabd() { # PORT
-	"$KABD" --db "$DB" --listen "127.0.0.1:$1" --token-file "$IT_TMP/token" >>"$IT_TMP/kabd.log" 2>&1 &
-	KABD_PID=$!; IT_PIDS+=("$KABD_PID")
-	local i
-	for i in $(seq 1 50); do
-		curl -sf -o /dev/null "http://127.0.0.1:$1/health" 2>/dev/null && return 0
-		kill -0 "$KABD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	stop_kabd; return 1
-}
-read -r eph_lo _ </proc/sys/net/ipv4/ip_local_port_range
-PORT=""
-for attempt in $(seq 1 10); do
-	p=$((10000 + RANDOM % (eph_lo > 12000 ? eph_lo - 10000 : 20000)))
-	start_kabd $p && { PORT=$p; break; }
-done
-[ -n "$PORT" ] || { cat "$IT_TMP/kabd.log"; fail "kabd starts"; it_end; exit; }
-URL="http://127.0.0.1:$PORT"
+trap 'kabd_stop; it_cleanup' EXIT
+start_kabd() { kabd_start "$1" --db "$DB" --token-file "$IT_TMP/token"; }
+kabd_up --db "$DB" --token-file "$IT_TMP/token" || { cat "$IT_TMP/kabd.log"; fail "kabd starts"; it_end; exit; }
 C=(--server "$URL" --token-file "$IT_TMP/token")
 
 cat >"$IT_TMP/quick.job" <<'JOB'
@@ -108,5 +88,5 @@ check "the job completes after the restart" [ "$(sql "$DB" "select status from j
 check "the interrupted run is recorded aborted" [ "$(sql "$DB" "select count(*) from runs where job_id=$id2 and status='aborted'")" = 1 ]
 check "every step has exactly one ok run (none lost, none twice)" \
 	[ "$(sql "$DB" "select count(*) from (select step_id, count(*) c from runs where job_id=$id2 and status='ok' group by step_id having c = 1)")" = 4 ]
-stop_kabd
+kabd_stop
 it_end

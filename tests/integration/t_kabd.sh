@@ -4,7 +4,6 @@
 # right status (never a 500, never a crash). kabd is stopped with SIGTERM at
 # the end, and killed if it will not stop.
 . "$(dirname "$0")/lib.sh"
-KABD=${KABD:-build/kabd}
 it_begin
 [ -x "$KABD" ] || skip_all "$KABD is not built"
 command -v curl >/dev/null || skip_all "curl is not installed"
@@ -12,18 +11,6 @@ command -v stress-ng >/dev/null || skip_all "stress-ng is not installed"
 PY=/usr/bin/python3
 [ -x $PY ] || skip_all "$PY is not installed (for json.tool)"
 
-KABD_PID=""
-kabd_stop() { # SIGTERM, then SIGKILL after 15 s
-	[ -n "$KABD_PID" ] || return 0
-	kill -TERM "$KABD_PID" 2>/dev/null
-	local i
-	for i in $(seq 1 150); do kill -0 "$KABD_PID" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$KABD_PID" 2>/dev/null
-	wait "$KABD_PID" 2>/dev/null
-	local rc=$?
-	KABD_PID=""
-	return $rc
-}
 trap 'kabd_stop; it_cleanup' EXIT
 
 TOKEN=it-kabd-$RANDOM$RANDOM$RANDOM
@@ -31,34 +18,14 @@ echo "$TOKEN" >"$IT_TMP/token"
 DB="$IT_TMP/db/kab.db"
 AUTH="Authorization: Bearer $TOKEN"
 
-# start_kabd PORT: starts kabd and waits for /health; 1 if it did not come up
-start_kabd() {
-	local p=$1 i
-	"$KABD" --db "$DB" --listen "127.0.0.1:$p" --token-file "$IT_TMP/token" >>"$IT_TMP/kabd.log" 2>&1 &
-	KABD_PID=$!
-	for i in $(seq 1 50); do
-		curl -sf -o /dev/null "http://127.0.0.1:$p/health" 2>/dev/null && return 0
-		kill -0 "$KABD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -TERM "$KABD_PID" 2>/dev/null; wait "$KABD_PID" 2>/dev/null; KABD_PID=""
-	return 1
-}
-# A free port: below the ephemeral range, retried if kabd cannot bind it.
-read -r eph_lo _ </proc/sys/net/ipv4/ip_local_port_range
-PORT=""
-for attempt in $(seq 1 10); do
-	p=$((10000 + RANDOM % (eph_lo > 12000 ? eph_lo - 10000 : 20000)))
-	start_kabd $p && { PORT=$p; break; }
-	grep -q "another kab executor" "$IT_TMP/kabd.log" && break
-done
+start_kabd() { kabd_start "$1" --db "$DB" --token-file "$IT_TMP/token"; }
+kabd_up --db "$DB" --token-file "$IT_TMP/token"
 if [ -z "$PORT" ]; then
 	cat "$IT_TMP/kabd.log"
 	fail "kabd starts and answers /health"
 	it_end; exit
 fi
 ok "kabd starts on 127.0.0.1:$PORT and answers /health"
-URL="http://127.0.0.1:$PORT"
 
 # req METHOD PATH [curl args...]: prints the status; the body is in $IT_TMP/body
 req() {

@@ -5,7 +5,6 @@
 # screenshot in tests/out/. Also the run samples API and the static-file
 # guards: nothing outside the web root, not through "..", %2e or a symlink.
 . "$(dirname "$0")/lib.sh"
-KABD=${KABD:-build/kabd}
 it_begin
 [ -x "$KABD" ] || skip_all "$KABD is not built"
 command -v curl >/dev/null || skip_all "curl is not installed"
@@ -13,53 +12,17 @@ CHROMIUM=$(command -v chromium) || skip_all "chromium is not installed (Debian's
 PY=/usr/bin/python3
 [ -x $PY ] || skip_all "$PY is not installed (for JSON checks)"
 
-KABD_PID=""
-kabd_stop() { # SIGTERM, then SIGKILL after 15 s
-	[ -n "$KABD_PID" ] || return 0
-	kill -TERM "$KABD_PID" 2>/dev/null
-	local i
-	for i in $(seq 1 150); do kill -0 "$KABD_PID" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$KABD_PID" 2>/dev/null
-	wait "$KABD_PID" 2>/dev/null
-	KABD_PID=""
-}
 trap 'kabd_stop; it_cleanup' EXIT
 
 DB="$IT_TMP/web.db"
-# start_kabd PORT WEBROOT: starts kabd and waits for /health
-start_kabd() {
-	local i
-	"$KABD" --db "$DB" --listen "127.0.0.1:$1" --web-root "$2" >>"$IT_TMP/kabd.log" 2>&1 &
-	KABD_PID=$!
-	for i in $(seq 1 50); do
-		curl -sf -o /dev/null "http://127.0.0.1:$1/health" 2>/dev/null && return 0
-		kill -0 "$KABD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kabd_stop
-	return 1
-}
-read -r eph_lo _ </proc/sys/net/ipv4/ip_local_port_range
-PORT=""
-# another kab executor holds the machine: wait for it, up to 5 minutes
-attempt=0 waited=0
-while [ $attempt -lt 10 ]; do
-	p=$((10000 + RANDOM % (eph_lo > 12000 ? eph_lo - 10000 : 20000)))
-	start_kabd $p web && { PORT=$p; break; }
-	if grep -q "another kab executor" "$IT_TMP/kabd.log" && [ $waited -lt 300 ]; then
-		: >"$IT_TMP/kabd.log"
-		sleep 5; waited=$((waited + 5))
-		continue
-	fi
-	attempt=$((attempt + 1))
-done
+start_kabd() { kabd_start "$1" --db "$DB" --web-root "$2"; } # PORT WEBROOT
+kabd_up --db "$DB" --web-root web
 if [ -z "$PORT" ]; then
 	cat "$IT_TMP/kabd.log"
 	fail "kabd starts with --web-root web"
 	it_end; exit
 fi
 ok "kabd starts on 127.0.0.1:$PORT with --web-root web"
-URL="http://127.0.0.1:$PORT"
 
 # req METHOD PATH [curl args...]: prints the status; the body is in $IT_TMP/body
 req() {
