@@ -171,21 +171,10 @@ bool swap_is_active(const char *path)
 int swap_describe(uint64_t *ret_total, char *ret_devices, size_t len)
 {
 	char *buf;
-	int r = util_read_file("/proc/meminfo", &buf, NULL);
-	if (r < 0)
-		return r;
 	*ret_total = 0;
-	char *p = strstr(buf, "\nSwapTotal:");
-	if (p) {
-		p += 11;
-		while (*p == ' ')
-			p++;
-		uint64_t kb = 0;
-		while (*p >= '0' && *p <= '9')
-			kb = kb * 10 + (uint64_t)(*p++ - '0');
-		*ret_total = kb * 1024;
-	}
-	free(buf);
+	int r = util_meminfo_bytes("SwapTotal", ret_total);
+	if (r < 0 && r != -ENOENT)
+		return r;
 	ret_devices[0] = 0;
 	if (util_read_file("/proc/swaps", &buf, NULL) < 0)
 		return 0;

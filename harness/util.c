@@ -217,6 +217,37 @@ int util_read_line(const char *path, char **ret)
 	return 0;
 }
 
+int util_meminfo_bytes(const char *key, uint64_t *ret)
+{
+	char *buf;
+	int r = util_read_file("/proc/meminfo", &buf, NULL);
+	if (r < 0)
+		return r;
+	size_t kl = strlen(key);
+	r = -ENOENT;
+	for (char *line = buf; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		if (strncmp(line, key, kl) == 0 && line[kl] == ':') {
+			char *v = line + kl + 1, *unit;
+			while (*v == ' ')
+				v++;
+			unit = strchr(v, ' ');
+			if (unit)
+				*unit++ = 0;
+			uint64_t kb;
+			r = util_parse_u64(v, &kb);
+			if (r == 0)
+				*ret = unit && strcmp(unit, "kB") == 0 ? kb * 1024 : kb;
+			break;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	free(buf);
+	return r;
+}
+
 int util_write_file(const char *path, const char *value)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC | O_TRUNC);

@@ -35,6 +35,8 @@ void util_format_size(uint64_t bytes, char *buf, size_t len);
 int util_read_file(const char *path, char **ret, size_t *ret_len);
 /* Reads a small kernel file and strips the trailing newline. */
 int util_read_line(const char *path, char **ret);
+/* A /proc/meminfo field ("MemTotal", "SwapTotal") in bytes. */
+int util_meminfo_bytes(const char *key, uint64_t *ret);
 /* Writes value to a kernel file, checking write() and close(); -errno. */
 int util_write_file(const char *path, const char *value);
 

@@ -101,8 +101,18 @@ static void test_split(void)
 	wl_argv_free(argv);
 }
 
+static void test_meminfo(void)
+{
+	uint64_t v = 0;
+	T_EQ_INT(util_meminfo_bytes("MemTotal", &v), 0);
+	T_CHECK(v >= (64ull << 20));  /* bytes, not kB */
+	T_EQ_INT(util_meminfo_bytes("MemTot", &v), -ENOENT);  /* whole keys only */
+	T_EQ_INT(util_meminfo_bytes("NoSuchField", &v), -ENOENT);
+}
+
 int main(void)
 {
+	test_meminfo();
 	test_numbers();
 	test_sizes();
 	test_durations();
