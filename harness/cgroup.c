@@ -2,6 +2,7 @@
  * written with checked writes so an EINVAL names the file and the value. */
 #include "cgroup.h"
 #include "job.h"
+#include "sampler.h"
 #include "util.h"
 
 #include <errno.h>
@@ -293,24 +294,38 @@ int cg_remove_path(const char *path)
 	return access(path, F_OK) == 0 ? -EBUSY : r;
 }
 
+struct key_lookup {
+	const char *key;
+	uint64_t value;
+	bool found;
+};
+
+static void match_key(void *ctx, const char *key, size_t key_len, uint64_t value)
+{
+	struct key_lookup *k = ctx;
+	if (strlen(k->key) == key_len && memcmp(k->key, key, key_len) == 0) {
+		k->value = value;
+		k->found = true;
+	}
+}
+
+/* One field of a "key value" cgroup file, read with the sampler's parser. */
 static int read_key(const char *file, const char *key, uint64_t *ret)
 {
 	char *buf;
-	int r = util_read_file(file, &buf, NULL);
+	size_t len;
+	int r = util_read_file(file, &buf, &len);
 	if (r < 0)
 		return r;
-	size_t kl = strlen(key);
-	r = -ENOENT;
-	for (char *line = buf; line && *line;) {
-		char *nl = strchr(line, '\n');
-		if (nl)
-			*nl = 0;
-		if (strncmp(line, key, kl) == 0 && line[kl] == ' ')
-			r = util_parse_u64(line + kl + 1, ret);
-		line = nl ? nl + 1 : NULL;
-	}
+	struct key_lookup k = { .key = key };
+	r = procparse_kv(buf, len, match_key, &k);
 	free(buf);
-	return r;
+	if (r < 0)
+		return r;
+	if (!k.found)
+		return -ENOENT;
+	*ret = k.value;
+	return 0;
 }
 
 int cg_oom_kills(const struct cg *c, uint64_t *ret)
