@@ -20,6 +20,10 @@ LIB_SRC  := $(filter-out harness/main.c harness/kabd_main.c,$(wildcard harness/*
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+# Helper programs the workloads run inside their memcg: workloads/progs/X.c
+# becomes build/kab-X (found next to the kab binary, see wl_helper_path).
+PROG_SRC := $(wildcard workloads/progs/*.c)
+PROG_BIN := $(PROG_SRC:workloads/progs/%.c=$(B)/kab-%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 
@@ -33,6 +37,10 @@ DEB_PKGS += libmicrohttpd-dev curl  # kabd's HTTP server; curl for its test
 DEB_PKGS += libcurl4-openssl-dev  # the CLI as a client of kabd
 DEB_PKGS += chromium  # the headless browser of tests/integration/t_web.sh
 DEB_PKGS += wrk  # load generator for bench/run.sh kabd
+# the seed workloads: sysbench OLTP on a private MariaDB server; a kernel
+# build of Debian's linux-source-6.1 and what building it needs
+DEB_PKGS += mariadb-server sysbench libmariadb-dev
+DEB_PKGS += linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils
 
 .PHONY: all deps demo check lint bench clean install fuzz fuzz-smoke fuzz-deps
 # Installs the Debian packages in $(1) that are missing (needs root).
@@ -47,7 +55,7 @@ define install_missing
 	fi
 endef
 
-all: $(B)/kab $(B)/kabd $(BENCH_BIN)
+all: $(B)/kab $(B)/kabd $(PROG_BIN) $(BENCH_BIN)
 
 deps:
 	$(call install_missing,$(DEB_PKGS))
@@ -65,6 +73,11 @@ $(B)/kab: $(B)/obj/harness/main.o $(B)/libkab.a
 
 $(B)/kabd: $(B)/obj/harness/kabd_main.o $(B)/libkab.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lmicrohttpd $(LDLIBS)
+
+# a helper program may add libraries with a target-specific PROG_LIBS
+$(B)/kab-%: workloads/progs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(PROG_LIBS)
 
 $(B)/tests/%: tests/unit/%.c tests/unit/t.h $(B)/libkab.a
 	@mkdir -p $(dir $@)
@@ -128,6 +141,7 @@ PREFIX ?= /usr/local
 install: all
 	install -D -m 755 $(B)/kab $(DESTDIR)$(PREFIX)/bin/kab
 	install -D -m 755 $(B)/kabd $(DESTDIR)$(PREFIX)/bin/kabd
+	for p in $(PROG_BIN); do install -m 755 $$p $(DESTDIR)$(PREFIX)/bin/; done
 	install -d $(DESTDIR)$(PREFIX)/share/kab/web $(DESTDIR)/etc/systemd/system
 	install -m 644 web/*.html web/*.js web/*.css $(DESTDIR)$(PREFIX)/share/kab/web/
 	sed -e 's|/usr/local/bin/|$(PREFIX)/bin/|g' systemd/kabd.service >$(DESTDIR)/etc/systemd/system/kabd.service

@@ -13,6 +13,12 @@ struct store {
 	sqlite3 *db;
 };
 
+const char *store_path(const struct store *st)
+{
+	const char *p = sqlite3_db_filename(st->db, "main");
+	return p ? p : "";
+}
+
 /* Migration N takes user_version from N-1 to N. Never edit a landed one. */
 static const char *const migrations[] = {
 	/* 1 */

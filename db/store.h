@@ -13,6 +13,8 @@ struct wl_metrics;
 struct store;
 
 int store_open(const char *path, struct store **ret);
+/* The database file's absolute path ("" for an in-memory one). */
+const char *store_path(const struct store *st);
 void store_close(struct store *s);
 const char *store_errmsg(struct store *s);
 

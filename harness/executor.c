@@ -403,6 +403,56 @@ static const char *decide_status(const struct run_outcome *o, uint64_t oom_kills
 	return "failed";
 }
 
+/* A workload's directory for the whole job: datasets and sources its
+ * prepare hook makes, kept across runs and resumes. Named by the database
+ * and job id, so two databases never share one. */
+static void wl_jobdir(const struct store *st, int64_t job_id, size_t wl_idx, char *buf, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (const char *p = store_path(st); *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	snprintf(buf, len, "/var/tmp/kab-%08llx-job%lld-w%zu", (unsigned long long)(h & 0xffffffffu),
+		 (long long)job_id, wl_idx);
+}
+
+static int workloads_prepare(struct store *st, const struct job *j, int64_t job_id)
+{
+	for (size_t i = 0; i < j->n_workloads; i++) {
+		const struct wl_ops *ops = wl_find(j->workloads[i].type);
+		if (!ops || !ops->prepare)
+			continue;
+		char dir[256], err[768] = "";
+		wl_jobdir(st, job_id, i, dir, sizeof(dir));
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+			log_error("workload \"%s\": cannot create %s: %s", j->workloads[i].name, dir, strerror(errno));
+			return -errno;
+		}
+		struct wl_ctx c = { .wl = &j->workloads[i], .jobdir = dir, .job_id = job_id };
+		log_info("preparing workload \"%s\" (%s)", j->workloads[i].name, j->workloads[i].type);
+		int r = ops->prepare(&c, err, sizeof(err));
+		if (r < 0) {
+			log_error("workload \"%s\": %s", j->workloads[i].name, err[0] ? err : strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+static void workloads_finish(struct store *st, const struct job *j, int64_t job_id)
+{
+	for (size_t i = 0; i < j->n_workloads; i++) {
+		const struct wl_ops *ops = wl_find(j->workloads[i].type);
+		if (!ops || (!ops->prepare && !ops->finish))
+			continue;
+		char dir[256];
+		wl_jobdir(st, job_id, i, dir, sizeof(dir));
+		struct wl_ctx c = { .wl = &j->workloads[i], .jobdir = dir, .job_id = job_id };
+		if (ops->finish)
+			ops->finish(&c);
+		remove_dir(dir);
+	}
+}
+
 static double tv_s(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6; }
 
 static int run_step(struct store *st, const struct job *j, int64_t job_id, const struct store_step *step,
@@ -461,7 +511,9 @@ static int run_step(struct store *st, const struct job *j, int64_t job_id, const
 		goto setup_failed;
 	}
 	have_workdir = true;
-	struct wl_ctx ctx = { .wl = wl, .workdir = workdir };
+	char jobdir[256];
+	wl_jobdir(st, job_id, (size_t)step->workload, jobdir, sizeof(jobdir));
+	struct wl_ctx ctx = { .wl = wl, .workdir = workdir, .jobdir = jobdir, .job_id = job_id };
 	char prog[1024];
 	if ((r = ops->argv(&ctx, &argv)) < 0 || !argv[0]) {
 		snprintf(err, sizeof(err), "cannot build the workload's command line");
@@ -477,6 +529,13 @@ static int run_step(struct store *st, const struct job *j, int64_t job_id, const
 	int64_t run_id;
 	if ((r = store_run_begin(st, &run, &run_id)) < 0)
 		goto out;
+	if (ops->before && (r = ops->before(&ctx, err, sizeof(err))) < 0) {
+		if (!err[0])
+			snprintf(err, sizeof(err), "preparing the run failed: %s", strerror(-r));
+		o.exec_errno = EIO;
+		r = 0;
+		goto finish;
+	}
 
 	pid_t pid = -1;
 	int go_fd = -1, err_fd = -1;
@@ -683,6 +742,11 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	if ((r = store_steps_load(st, job_id, &steps, &n)) < 0)
 		goto out;
 	store_job_set_status(st, job_id, "running", NULL);
+	if ((r = workloads_prepare(st, j, job_id)) < 0) {
+		store_job_set_status(st, job_id, "failed", "a workload could not be prepared; see the log");
+		workloads_finish(st, j, job_id);
+		goto out;
+	}
 	if ((r = swap_setup(st, j, job_id, boot_id, &sw)) < 0) {
 		store_job_set_status(st, job_id, "failed", "swap could not be set up");
 		goto out;
@@ -721,6 +785,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 		}
 		if (r < 0) {
 			store_job_set_status(st, job_id, "failed", "a run could not be set up; see the log");
+			workloads_finish(st, j, job_id);
 			goto out;
 		}
 		if (j->adaptive.on)
@@ -731,6 +796,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	} else {
 		adaptive_finish(st, j, job_id);
 		store_job_set_status(st, job_id, "done", NULL);
+		workloads_finish(st, j, job_id);
 	}
 out:
 	swap_teardown(st, &sw);

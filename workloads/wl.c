@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "util.h"
 
 extern const struct wl_ops wl_stress_ng_ops;
 extern const struct wl_ops wl_command_ops;
@@ -128,4 +131,24 @@ int wl_split_args(const char *s, char ***ret_argv, size_t *ret_n)
 	if (ret_n)
 		*ret_n = n;
 	return 0;
+}
+
+bool wl_helper_path(const char *name, char *ret_path, size_t len)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = 0;
+		char *slash = strrchr(self, '/');
+		if (slash) {
+			*slash = 0;
+			char p[4096 + 64];
+			snprintf(p, sizeof(p), "%s/%s", self, name);
+			if (access(p, X_OK) == 0) {
+				snprintf(ret_path, len, "%s", p);
+				return true;
+			}
+		}
+	}
+	return util_find_program(name, ret_path, len);
 }

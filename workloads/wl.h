@@ -31,7 +31,9 @@ void wl_metrics_free(struct wl_metrics *m);
 /* What a run gives the adapter to work with. */
 struct wl_ctx {
 	const struct job_workload *wl;
-	const char *workdir; /* private scratch directory for this run */
+	const char *workdir; /* private scratch directory for this run; NULL in prepare/finish */
+	const char *jobdir;  /* kept for the whole job (across runs and resumes), per workload */
+	int64_t job_id;
 };
 
 struct wl_ops {
@@ -46,7 +48,23 @@ struct wl_ops {
 	/* Parse what the workload left behind (files in workdir, its stdout
 	 * captured in workdir/stdout) into metrics. */
 	int (*collect)(const struct wl_ctx *c, int exit_status, struct wl_metrics *m);
+	/* Optional. Once per job before its first run (and again on resume;
+	 * must be idempotent), outside any memcg and unsampled: fetch or
+	 * unpack sources, prepare datasets into c->jobdir. An error fails the
+	 * job before any run, with the message in err. */
+	int (*prepare)(const struct wl_ctx *c, char *err, size_t errlen);
+	/* Optional. Before each run, outside the memcg and before sampling
+	 * starts: reset state (a fresh copy of a dataset, dropped caches). An
+	 * error records the run as failed with the message in err. */
+	int (*before)(const struct wl_ctx *c, char *err, size_t errlen);
+	/* Optional. When the job ends for good (done or failed), before
+	 * c->jobdir is removed. */
+	void (*finish)(const struct wl_ctx *c);
 };
+
+/* The path of a helper program kab ships (build/kab-NAME next to the kab
+ * binary, or installed next to it, else on PATH). False when not found. */
+bool wl_helper_path(const char *name, char *ret_path, size_t len);
 
 const struct wl_ops *wl_find(const char *type);
 /* NULL-terminated list of all types, for hints and docs. */

@@ -46,6 +46,13 @@ it_begin() {
 	[ "$(id -u)" = 0 ] || skip_all "needs root (memory cgroups, swap, knobs)"
 	[ -n "$(memcg_root)" ] || skip_all "no memory cgroup controller mounted"
 	[ -x "$KAB" ] || skip_all "$KAB is not built"
+	# one integration test at a time on this machine (another checkout's
+	# tests, a CI run): they share memcgs, swap and knobs
+	exec 8>/run/kab-it.lock
+	if ! flock -n 8; then
+		echo "  (waiting for another integration test on this machine: /run/kab-it.lock)"
+		flock 8
+	fi
 	machine_state >"$IT_TMP/state.before"
 	trap it_cleanup EXIT
 }
