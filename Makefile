@@ -42,7 +42,7 @@ DEB_PKGS += wrk  # load generator for bench/run.sh kabd
 DEB_PKGS += mariadb-server sysbench libmariadb-dev
 DEB_PKGS += linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils
 
-.PHONY: all deps demo check lint bench clean install fuzz fuzz-smoke fuzz-deps
+.PHONY: all deps web-deps demo check lint bench clean install fuzz fuzz-smoke fuzz-deps
 # Installs the Debian packages in $(1) that are missing (needs root).
 define install_missing
 	@missing=""; for p in $(1); do \
@@ -59,6 +59,18 @@ all: $(B)/kab $(B)/kabd $(PROG_BIN) $(BENCH_BIN)
 
 deps:
 	$(call install_missing,$(DEB_PKGS))
+
+# Playwright (npm playwright-core, the version in tests/web/package-lock.json)
+# drives Debian's chromium in tests/integration/t_web.sh
+web-deps: deps
+	@if ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
+	  $(MAKE) --no-print-directory DEB_PKGS="nodejs npm" deps; fi
+	@if [ ! -f tests/web/node_modules/.package-lock.json ] || \
+	    ! cmp -s tests/web/package-lock.json tests/web/node_modules/.kab-lock; then \
+	  echo "kab: npm ci in tests/web"; \
+	  (cd tests/web && npm ci --no-audit --no-fund --loglevel=error) && \
+	  cp tests/web/package-lock.json tests/web/node_modules/.kab-lock; \
+	fi
 
 $(B)/obj/%.o: %.c $(wildcard harness/*.h db/*.h workloads/*.h kernels/*.h)
 	@mkdir -p $(dir $@)
@@ -91,7 +103,7 @@ demo: deps
 	$(MAKE) $(B)/kab
 	$(B)/kab run --db $(B)/demo.db examples/demo.job
 
-check: deps lint
+check: deps web-deps lint
 	$(MAKE) all $(UNIT_BIN)
 	$(MAKE) fuzz-smoke
 	tests/run.sh

@@ -65,6 +65,9 @@ static const char *const migrations[] = {
 	"  job_id INTEGER NOT NULL REFERENCES jobs(id), workload_idx INTEGER NOT NULL,"
 	"  looks INTEGER NOT NULL DEFAULT 0, pairs_done INTEGER NOT NULL DEFAULT 0,"
 	"  stop_reason TEXT, PRIMARY KEY (job_id, workload_idx));",
+	/* 3: kabd's /metrics counts jobs and runs by status on every scrape */
+	"CREATE INDEX jobs_status ON jobs(status);"
+	"CREATE INDEX runs_status ON runs(status);",
 };
 
 const char *store_errmsg(struct store *s) { return sqlite3_errmsg(s->db); }
@@ -815,6 +818,26 @@ int store_count(struct store *s, const char *table, const char *status, int64_t 
 	if (rc != SQLITE_ROW)
 		return sql_err(s, rc, "count");
 	*ret = sqlite3_column_int64(st, 0);
+	return 0;
+}
+
+int store_last_run_metric(struct store *s, const char *name, int64_t *ret_run, double *ret_value)
+{
+	/* newest finished run first, by rowid; each probe is a primary-key
+	 * lookup in metrics, so this stops at the first run that has it */
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "SELECT r.id, m.value FROM runs r JOIN metrics m ON m.run_id = r.id AND m.name = ?1 "
+			   "WHERE r.finished IS NOT NULL ORDER BY r.id DESC LIMIT 1", &st);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, name);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return -ENOENT;
+	if (rc != SQLITE_ROW)
+		return sql_err(s, rc, "last run metric");
+	*ret_run = sqlite3_column_int64(st, 0);
+	*ret_value = sqlite3_column_double(st, 1);
 	return 0;
 }
 

@@ -148,6 +148,42 @@ static int get_job(struct store *st, int64_t id, struct httpd_resp *rs, struct s
 	return r;
 }
 
+/* Elapsed time of a job, and the time left: the mean duration of its
+ * finished runs times the steps left, less what the current run has
+ * already taken. False for ETA when no run has finished yet, or the job
+ * is not running. */
+static bool job_timing(struct store *st, const struct store_job *sj, size_t left, double *ret_elapsed,
+		       double *ret_eta)
+{
+	double now = util_real_now();
+	double end = sj->finished > 0 ? sj->finished : now;
+	*ret_elapsed = sj->started > 0 ? end - sj->started : 0;
+	if (strcmp(sj->status, "running") != 0 || left == 0)
+		return false;
+	struct store_run *runs = NULL;
+	size_t n = 0;
+	if (store_runs_load(st, sj->id, &runs, &n) < 0)
+		return false;
+	double sum = 0, cur_started = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (runs[i].finished > 0 && runs[i].started > 0 && strcmp(runs[i].status, "aborted") != 0) {
+			sum += runs[i].finished - runs[i].started;
+			k++;
+		} else if (strcmp(runs[i].status, "started") == 0) {
+			cur_started = runs[i].started;
+		}
+	}
+	free(runs);
+	if (k == 0)
+		return false;
+	double eta = sum / (double)k * (double)left;
+	if (cur_started > 0)
+		eta -= now - cur_started;
+	*ret_eta = eta > 0 ? eta : 0;
+	return true;
+}
+
 void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
 	_cleanup_store_ struct store *st = NULL;
@@ -221,6 +257,18 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 	} else {
 		sb_puts(b, "null");
 	}
+	double elapsed, eta;
+	bool have_eta = job_timing(st, &sj, n - done - skipped, &elapsed, &eta);
+	sb_puts(b, ", \"elapsed_s\": ");
+	if (sj.started > 0)
+		sb_printf(b, "%.1f", elapsed);
+	else
+		sb_puts(b, "null");
+	sb_puts(b, ", \"eta_s\": ");
+	if (have_eta)
+		sb_printf(b, "%.0f", eta);
+	else
+		sb_puts(b, "null");
 	sb_puts(b, "}}");
 	ok_json(rs, 200);
 out:
@@ -525,6 +573,26 @@ void api_metrics(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 	sb_puts(b, "# HELP kabd_runs Runs by status.\n# TYPE kabd_runs gauge\n");
 	for (size_t s = 0; s < REPORT_N_STATUS; s++)
 		sb_printf(b, "kabd_runs{status=\"%s\"} %lld\n", report_status_names[s], (long long)runs[s]);
+	/* the sampler's lateness in the newest finished run: a scrape after
+	 * each run shows whether serving (or anything else) disturbed it */
+	static const struct { const char *metric, *name, *help; double scale; } smp[] = {
+		{ "sampler.lateness_p99_ms", "kab_sampler_lateness_p99_seconds",
+		  "99th percentile of how late the sampler woke, in the newest finished run.", 1e-3 },
+		{ "sampler.samples", "kab_sampler_samples", "Samples the sampler took in the newest finished run.", 1 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(smp); i++) {
+		int64_t run;
+		double v;
+		int r = store_last_run_metric(st, smp[i].metric, &run, &v);
+		if (r == -ENOENT)
+			continue;
+		if (r < 0) {
+			httpd_error(rs, 500, "cannot read %s: %s", smp[i].metric, store_errmsg(st));
+			return;
+		}
+		sb_printf(b, "# HELP %s %s\n# TYPE %s gauge\n%s{run=\"%lld\"} %.6g\n", smp[i].name, smp[i].help,
+			  smp[i].name, smp[i].name, (long long)run, v * smp[i].scale);
+	}
 	rs->status = 200;
 	rs->content_type = "text/plain; version=0.0.4; charset=utf-8";
 }

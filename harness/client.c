@@ -80,7 +80,7 @@ int client_request(const struct client *c, const char *method, const char *path,
 	if (rc != CURLE_OK) {
 		log_error("%s %s: %s (is kabd running? --server URL or $KAB_SERVER)", method, url, curl_easy_strerror(rc));
 		sb_free(&sb);
-		return -EIO;
+		return -ENOTCONN;
 	}
 	if (!sb.buf && sb_append(&sb, "", 0) < 0)
 		return -ENOMEM;

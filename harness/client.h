@@ -18,8 +18,12 @@ struct client_reply {
 /* server: NULL for $KAB_SERVER or the default; token_file: NULL for none. */
 int client_init(struct client *c, const char *server, const char *token_file);
 void client_clear(struct client *c);
+/* Exit status of a client verb when kabd cannot be reached. */
+#define CLIENT_EXIT_UNREACHABLE 3
+
 /* method GET or POST; path under /api/v1 ("/jobs/3"). Errors (no server,
- * refused connection) are printed once, naming the URL. */
+ * refused connection) are printed once, naming the URL, and return
+ * -ENOTCONN. */
 int client_request(const struct client *c, const char *method, const char *path, const char *body,
 		   size_t body_len, struct client_reply *ret);
 void client_reply_clear(struct client_reply *r);

@@ -70,7 +70,7 @@ static bool finished(const char *status)
 }
 
 /* Polls the job until it finishes; one progress line (run i of n, the
- * variant and workload running, ETA from this client's own observation),
+ * variant and workload running, the server's ETA),
  * rewritten in place on a terminal. Exit code: 0 done, 1 otherwise. */
 static int wait_job(const struct client *c, long long id)
 {
@@ -81,8 +81,9 @@ static int wait_job(const struct client *c, long long id)
 	long long done0 = -1;
 	for (;;) {
 		struct client_reply r = { 0 };
-		if (client_request(c, "GET", path, NULL, 0, &r) < 0)
-			return 1;
+		int rr = client_request(c, "GET", path, NULL, 0, &r);
+		if (rr < 0)
+			return rr == -ENOTCONN ? CLIENT_EXIT_UNREACHABLE : 1;
 		if (r.status != 200) {
 			print_error(&r);
 			client_reply_clear(&r);
@@ -102,12 +103,19 @@ static int wait_job(const struct client *c, long long id)
 		if (cp && client_json_field(cp, "variant", variant, sizeof(variant)) == 0 &&
 		    client_json_field(cp, "workload", workload, sizeof(workload)) == 0)
 			snprintf(cur, sizeof(cur), ", now %s / %s", variant, workload);
+		/* the server's ETA (from the durations of the job's runs), else
+		 * one from what this client has seen */
+		double server_eta = -1;
+		if (client_json_field(r.body, "eta_s", buf, sizeof(buf)) == 0 && util_parse_double(buf, &server_eta) < 0)
+			server_eta = -1;
 		client_reply_clear(&r);
 		if (done0 < 0)
 			done0 = done;
 		char eta[48] = "";
 		long long left = total - skipped - done;
-		if (done > done0 && left > 0)
+		if (server_eta >= 0 && left > 0)
+			snprintf(eta, sizeof(eta), ", ETA %.0f s", server_eta);
+		else if (done > done0 && left > 0)
 			snprintf(eta, sizeof(eta), ", ETA %.0f s", (util_mono_now() - t0) / (double)(done - done0) * (double)left);
 		fprintf(stderr, "%sjob %lld: %s, run %lld of %lld%s%s%s", tty ? "\r\033[K" : "", id, status,
 			done + (left > 0 && strcmp(status, "running") == 0), total - skipped, cur, eta, tty ? "" : "\n");
@@ -147,8 +155,11 @@ int cmd_submit(int argc, char **argv)
 	}
 	struct client_reply rep = { 0 };
 	int ret = 1;
-	if (client_request(&c, "POST", "/jobs", text, len, &rep) < 0)
+	int rr = client_request(&c, "POST", "/jobs", text, len, &rep);
+	if (rr < 0) {
+		ret = rr == -ENOTCONN ? CLIENT_EXIT_UNREACHABLE : 1;
 		goto out;
+	}
 	if (rep.status != 201 && rep.status != 200) {
 		print_error(&rep);
 		ret = rep.status == 400 || rep.status == 413 ? 2 : 1;
@@ -197,7 +208,10 @@ static int get_and_print(int argc, char **argv, const char *usage, const char *m
 		return 2;
 	struct client_reply rep = { 0 };
 	int ret = 1;
-	if (client_request(&c, method, path, strcmp(method, "POST") == 0 ? "" : NULL, 0, &rep) == 0) {
+	int rr = client_request(&c, method, path, strcmp(method, "POST") == 0 ? "" : NULL, 0, &rep);
+	if (rr == -ENOTCONN)
+		ret = CLIENT_EXIT_UNREACHABLE;
+	if (rr == 0) {
 		if (rep.status >= 200 && rep.status < 300) {
 			fputs(rep.body, stdout);
 			if (rep.len && rep.body[rep.len - 1] != '\n')
@@ -232,7 +246,10 @@ int client_report(const char *server, const char *token_file, long long id, cons
 	snprintf(path, sizeof(path), "/jobs/%lld/report?format=%s", id, format);
 	struct client_reply rep = { 0 };
 	int ret = 1;
-	if (client_request(&c, "GET", path, NULL, 0, &rep) == 0) {
+	int rr = client_request(&c, "GET", path, NULL, 0, &rep);
+	if (rr == -ENOTCONN)
+		ret = CLIENT_EXIT_UNREACHABLE;
+	if (rr == 0) {
 		if (rep.status == 200) {
 			fwrite(rep.body, 1, rep.len, stdout);
 			ret = 0;

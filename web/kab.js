@@ -172,13 +172,22 @@ function renderStatus(j) {
 	const cur = p.current;
 	const i = Math.min(p.runs_done + (cur ? 1 : 0), p.runs_total);
 	document.getElementById("st-progress").textContent =
-		`run ${i} of ${p.runs_total}` + (p.runs_skipped ? `, ${p.runs_skipped} skipped` : "");
+		`run ${i} of ${p.runs_total}` + (p.runs_skipped ? `, ${p.runs_skipped} skipped` : "") +
+		(p.elapsed_s != null ? `, ${duration(p.elapsed_s)} elapsed` : "") +
+		(p.eta_s != null ? `, about ${duration(p.eta_s)} left` : "");
 	document.getElementById("st-current").textContent =
 		cur ? `variant ${cur.variant}, workload ${cur.workload}, pair ${cur.pair}` : "–";
 	document.getElementById("st-variants").textContent =
 		(j.variants || []).map(v => v.name + (v.kernel ? ` (kernel: ${v.kernel})` : "")).join(", ") || "–";
 	const frac = p.runs_total ? (p.runs_done + p.runs_skipped) / p.runs_total : 0;
 	document.getElementById("st-bar").style.width = (100 * frac).toFixed(1) + "%";
+}
+
+function duration(s) {
+	s = Math.round(s);
+	if (s < 60) return `${s} s`;
+	if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+	return `${Math.floor(s / 3600)} h ${Math.floor(s % 3600 / 60)} min`;
 }
 
 function verdictCell(c) {

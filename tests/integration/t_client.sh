@@ -14,19 +14,25 @@ start_kabd() { kabd_start "$1" --db "$DB" --token-file "$IT_TMP/token"; }
 kabd_up --db "$DB" --token-file "$IT_TMP/token" || { cat "$IT_TMP/kabd.log"; fail "kabd starts"; it_end; exit; }
 C=(--server "$URL" --token-file "$IT_TMP/token")
 
+# a short real job: stress-ng in a 128M memcg with zram swap behind it
 cat >"$IT_TMP/quick.job" <<'JOB'
 [job]
 name = client-quick
 pairs = 2
+interval = 0.2s
+[swap]
+device = zram
+size = 512M
 [variant A]
 name = a
 sysctl vm.swappiness = 60
 [variant B]
 name = b
-sysctl vm.swappiness = 61
-[workload w]
-type = command
-command = sh -c "echo kab-metric answer $(cat /proc/sys/vm/swappiness) things"
+sysctl vm.swappiness = 100
+[workload vm]
+type = stress-ng
+args = --vm 1 --vm-bytes 192M --vm-keep --vm-method flip --timeout 3
+memory.max = 128M
 JOB
 id=$($KAB submit "$IT_TMP/quick.job" "${C[@]}" --wait 2>"$IT_TMP/progress")
 rc=$?
@@ -41,7 +47,10 @@ for f in text cover-letter markdown json csv; do
 	$KAB report 1 --server "$URL" --format $f >"$IT_TMP/report.$f"
 	check "kab report --server --format $f" [ $? -eq 0 -a -s "$IT_TMP/report.$f" ]
 done
-check "the text report has the command's metric" grep -q "command.answer" "$IT_TMP/report.text"
+check "the text report has stress-ng's bogo ops" grep -q "stress-ng.bogo_ops" "$IT_TMP/report.text"
+check "every run ok, and the memcg swapped to zram (pswpout > 0 in each run)" [ "$(sql "$DB" \
+	"select count(*) from runs r join metrics m on m.run_id = r.id and m.name = 'vmstat.pswpout'
+	 where r.job_id = 1 and r.status = 'ok' and m.value > 0 and r.swap_devices like '%zram%'")" = 4 ]
 check "the JSON report parses" /usr/bin/python3 -m json.tool "$IT_TMP/report.json" >/dev/null
 
 $KAB submit "$IT_TMP/quick.job" --server "$URL" >/dev/null 2>"$IT_TMP/err"
@@ -53,8 +62,12 @@ $KAB cancel 1 "${C[@]}" >/dev/null 2>"$IT_TMP/err"
 check "cancel of a finished job: exit 1 (409)" bash -c "[ $? -eq 1 ] && grep -q 'HTTP 409' '$IT_TMP/err'"
 $KAB status 999 --server "$URL" >/dev/null 2>&1
 check "status of an unknown job: exit 2" [ $? -eq 2 ]
-$KAB status --server http://127.0.0.1:1 >/dev/null 2>"$IT_TMP/err"
-check "no kabd there: exit 1, says so" bash -c "[ $? -eq 1 ] && grep -q 'is kabd running' '$IT_TMP/err'"
+for v in "status" "status 1" "cancel 1" "report 1 --format text" "submit $IT_TMP/quick.job"; do
+	$KAB $v --server http://127.0.0.1:1 >/dev/null 2>"$IT_TMP/err"
+	rc=$?
+	check "kab $v with no kabd there: exit 3, one line naming the URL" \
+		bash -c "[ $rc -eq 3 ] && [ \$(wc -l <'$IT_TMP/err') = 1 ] && grep -q 'http://127.0.0.1:1/api/v1/.*is kabd running' '$IT_TMP/err'"
+done
 
 # ---- kill -9 mid-run, restart: completes, nothing lost or counted twice ----
 cat >"$IT_TMP/slow.job" <<'JOB'

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # kabd's pages in a real browser: a short job submitted with curl, then
-# Debian's headless Chromium renders the job page (report rows, a verdict
-# marker, an SVG plot with a point per run) and the job list, and saves a
-# screenshot in tests/out/. Also the run samples API and the static-file
-# guards: nothing outside the web root, not through "..", %2e or a symlink.
+# Playwright drives Debian's headless Chromium (tests/web/job_page.mjs):
+# the job page shows live progress while the job runs, then the report
+# rows, a verdict marker and an SVG plot with a point per run; a click on
+# another row re-plots it, a sample metric is chosen, a screenshot goes to
+# tests/out/job.png, and the job list's link opens the page. Also the run
+# samples API and the static-file guards: nothing outside the web root,
+# not through "..", %2e or a symlink.
 . "$(dirname "$0")/lib.sh"
 it_begin
 [ -x "$KABD" ] || skip_all "$KABD is not built"
 command -v curl >/dev/null || skip_all "curl is not installed"
 CHROMIUM=$(command -v chromium) || skip_all "chromium is not installed (Debian's chromium package; make deps)"
+command -v node >/dev/null || skip_all "node is not installed (make web-deps)"
+[ -f tests/web/node_modules/playwright-core/package.json ] || skip_all "playwright-core is not installed in tests/web (make web-deps)"
 PY=/usr/bin/python3
 [ -x $PY ] || skip_all "$PY is not installed (for JSON checks)"
 
@@ -62,11 +67,22 @@ name = more-swappy
 sysctl vm.swappiness = 61
 [workload w]
 type = command
-command = sh -c "sleep 0.5; echo kab-metric answer $(cat /proc/sys/vm/swappiness) things"
+command = sh -c "sleep 1.5; echo kab-metric answer $(cat /proc/sys/vm/swappiness) things"
 JOB
 code=$(req POST /api/v1/jobs --data-binary @"$IT_TMP/web.job")
 id=$(jget id)
 check "POST /jobs: 201 with an id" [ "$code" = 201 -a -n "$id" ]
+# the browser opens the page while the job runs and stays until it ends
+mkdir -p tests/out
+rm -f tests/out/job.png
+HOME="$IT_TMP" CHROMIUM="$CHROMIUM" timeout 240 node tests/web/job_page.mjs "$URL" "$id" "$PWD/tests/out/job.png" \
+	>"$IT_TMP/seen.json" 2>"$IT_TMP/playwright.log"
+check "Playwright drove chromium through the pages without an error" \
+	$PY -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit("error" in d)' "$IT_TMP/seen.json"
+cp "$IT_TMP/seen.json" tests/out/browser-seen.json 2>/dev/null
+[ -s "$IT_TMP/playwright.log" ] && sed 's/^/    /' "$IT_TMP/playwright.log" | head -20
+seen_error=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1])).get("error", ""))' "$IT_TMP/seen.json" 2>&1)
+[ -n "$seen_error" ] && echo "    browser: $seen_error" | head -20
 check "job $id ends done within 120 s" wait_done "$id" 120
 
 # ---- the samples API ----
@@ -106,39 +122,28 @@ for p in /jobs/abc /jobs/0 /jobs/1/x /nothing.html /README.md /.git /../etc/pass
 done
 check "POST /: 404 or 405" bash -c "c=\$(curl -s -o /dev/null -w '%{http_code}' -X POST '$URL/'); [ \$c = 404 -o \$c = 405 ]"
 
-# ---- the pages in headless Chromium ----
-chrome() { # URL, extra args...
-	local u=$1; shift
-	HOME="$IT_TMP" timeout 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--user-data-dir="$(mktemp -d "$IT_TMP/chrome.XXXXXX")" --virtual-time-budget=10000 "$@" "$u" \
-		2>>"$IT_TMP/chromium.log"
-}
-chrome "$URL/jobs/$id" --dump-dom >"$IT_TMP/job.dom"
-dom=$IT_TMP/job.dom
-check "the job page renders its report row (command.answer)" grep -q '<td class="metric"[^>]*>command.answer</td>' "$dom"
-check "the job page shows the job done" grep -q 'id="st-status" class="status-done">done<' "$dom"
-check "the job page shows run 6 of 6" grep -q 'run 6 of 6' "$dom"
-marker=$(grep -oE '<td class="verdict [a-z]+" title="[a-z]+">[^<]+</td>' "$dom" | head -1)
-check "a verdict marker (${marker:-none})" bash -c "grep -qE '>(▲|▼|≠|~|\\?)</td>' <<<'$marker'"
-check "an <svg> per-run plot" grep -q '<svg[^>]*id="runs-svg"' "$dom"
-pts=$(grep -o '<svg[^>]*id="runs-svg".*</svg>' "$dom" | grep -o '<circle class="pt"' | wc -l)
-check "the plot has one point per run (6): $pts" [ "$pts" = 6 ]
-variants=$(grep -o 'class="pt"[^>]*data-variant="[^"]*"' "$dom" | grep -oE 'data-variant="[^"]*"' | sort | uniq -c | awk '{print $1}' | tr '\n' ' ')
-check "3 points for each variant ($variants)" [ "$variants" = "3 3 " ]
-check "a sample time series plot of a run" grep -q '<svg[^>]*id="samples-svg".*<polyline' "$dom"
-check "no error shown on the page" grep -q '<p id="error" class="error" hidden="">' "$dom"
-
-mkdir -p tests/out
-rm -f tests/out/job.png
-chrome "$URL/jobs/$id" --screenshot="$PWD/tests/out/job.png" --window-size=1280,1600 >/dev/null
+# ---- what the browser saw (tests/web/job_page.mjs) ----
+seen() { $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, d))' "$IT_TMP/seen.json" "$1" 2>/dev/null; }
+echo "    browser saw: progress $(seen 'progress'), then $(seen 'final_progress')"
+check "the page showed live progress: at least 2 run counts before the end ($(seen 'len(progress)'))" \
+	[ "$(seen 'len(progress)')" -ge 2 ]
+check "the page shows the job done" [ "$(seen 'status')" = done ]
+check "the page ends at run 6 of 6" bash -c "[[ '$(seen 'final_progress')' == 'run 6 of 6'* ]]"
+check "the report has the command's row (command.answer)" [ "$(seen '"command.answer" in rows')" = True ]
+check "a verdict marker in the report ($(seen 'verdicts[:1]'))" [ "$(seen 'any(v in "▲▼≠~?" for v in verdicts)')" = True ]
+check "the per-run plot has one point per run (6): $(seen 'len(points_before)')" [ "$(seen 'len(points_before)')" = 6 ]
+check "3 points for each variant" [ "$(seen 'sorted(map(points_before.count, set(points_before)))')" = "[3, 3]" ]
+check "a click on the $(seen 'clicked') row plots it" \
+	[ "$(seen 'clicked in plot_title_after and plot_title_after != plot_title_before')" = True ]
+check "the clicked row is the one selected" [ "$(seen 'selected_rows == [clicked]')" = True ]
+check "the new plot has 6 points too" [ "$(seen 'points_after')" = 6 ]
+check "choosing sample metric $(seen 'sample_metric') (was $(seen 'sample_metric_before')) draws its series" [ "$(seen 'sample_polylines')" -ge 1 ]
+check "no JavaScript error or failed request on the pages $(seen 'console_errors')" [ "$(seen 'len(console_errors)')" = 0 ]
+check "following the job list's link opens job $id's page" \
+	[ "$(seen 'followed_url.endswith("/jobs/'$id'")')" = True ]
 size=$(stat -c %s tests/out/job.png 2>/dev/null || echo 0)
 check "a screenshot tests/out/job.png ($size bytes)" [ "$size" -gt 20000 ]
 check "it is a PNG" bash -c "head -c 8 tests/out/job.png | od -An -tx1 | tr -d ' \n' | grep -q '^89504e470d0a1a0a$'"
-
-chrome "$URL/" --dump-dom >"$IT_TMP/list.dom"
-check "the job list shows the job, linked to its page" grep -q "<a href=\"/jobs/$id\">web-page</a>" "$IT_TMP/list.dom"
-check "the job list shows its status" grep -q 'class="status-done">done<' "$IT_TMP/list.dom"
 
 # ---- a symlink in the web root is not followed ----
 kabd_stop

@@ -1,0 +1,95 @@
+// Drives Debian's Chromium through kabd's pages with Playwright and prints
+// what it saw as one JSON object; tests/integration/t_web.sh asserts on it.
+//
+//   node job_page.mjs BASE_URL JOB_ID SCREENSHOT.png
+//
+// It opens the job page while the job runs and watches the progress line
+// change without a reload, waits for the job to finish, reads the report
+// rows and the per-run plot, clicks another metric's row and a sample
+// metric, saves a screenshot, then follows the job's link from the list.
+import { chromium } from "playwright-core";
+
+const [base, id, shot] = process.argv.slice(2);
+if (!base || !id || !shot) {
+	console.error("usage: node job_page.mjs BASE_URL JOB_ID SCREENSHOT.png");
+	process.exit(2);
+}
+const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
+const seen = { progress: [], console_errors: [] };
+
+const browser = await chromium.launch({
+	executablePath,
+	args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"],
+});
+try {
+	const page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
+	page.on("console", m => { if (m.type() === "error") seen.console_errors.push(m.text()); });
+	page.on("pageerror", e => seen.console_errors.push(String(e)));
+	page.on("response", r => { if (r.status() >= 400) seen.console_errors.push(`${r.status()} ${r.url()}`); });
+	await page.goto(`${base}/jobs/${id}`);
+
+	// live progress: record each distinct text of the progress line until
+	// the status says the job ended (the page polls; no reload here)
+	const t0 = Date.now();
+	let status = "";
+	while (Date.now() - t0 < 120000) {
+		const p = (await page.textContent("#st-progress")) || "";
+		const run = p.replace(/,.*$/, "");
+		if (run.startsWith("run ") && seen.progress[seen.progress.length - 1] !== run)
+			seen.progress.push(run);
+		status = (await page.textContent("#st-status")) || "";
+		if (/^(done|failed|cancelled|interrupted)/.test(status)) break;
+		await page.waitForTimeout(250);
+	}
+	seen.status = status;
+	// the report is fetched again once the job has ended
+	await page.waitForSelector("#runs-svg circle.pt", { timeout: 20000 });
+	await page.waitForFunction(() =>
+		document.querySelectorAll("#runs-svg circle.pt").length >= 1 &&
+		/run (\d+) of \1/.test(document.getElementById("st-progress").textContent), null, { timeout: 20000 });
+	seen.final_progress = await page.textContent("#st-progress");
+	seen.rows = await page.$$eval("table.report tbody tr", trs => trs.map(tr => tr.dataset.metric));
+	seen.verdicts = await page.$$eval("td.verdict", tds => tds.map(td => td.textContent));
+	seen.plot_title_before = await page.textContent("#plot-title");
+	seen.points_before = await page.$$eval("#runs-svg circle.pt", cs => cs.map(c => c.dataset.variant));
+
+	// click another metric's row: it becomes the selected one and the plot follows
+	const target = seen.rows.find(m => m === "time.wall_s") || seen.rows[1];
+	seen.clicked = target;
+	await page.click(`table.report tbody tr[data-metric="${target}"]`);
+	await page.waitForFunction(t => document.getElementById("plot-title").textContent.includes(t), target);
+	seen.plot_title_after = await page.textContent("#plot-title");
+	seen.selected_rows = await page.$$eval("table.report tbody tr.selected", trs => trs.map(tr => tr.dataset.metric));
+	seen.points_after = await page.$$eval("#runs-svg circle.pt", cs => cs.length);
+
+	// a sample series: pick another metric in the select, the line is redrawn
+	// (a flat series is a zero-height line: attached, not "visible")
+	await page.waitForSelector("#samples-svg polyline", { state: "attached", timeout: 20000 });
+	const options = await page.$$eval("#sample-metric option", os => os.map(o => o.value));
+	const current = await page.inputValue("#sample-metric");
+	const other = options.find(o => o !== current && /^(memcg|memory)\./.test(o)) ||
+		options.find(o => o !== current && o.startsWith("vmstat.")) || options.find(o => o !== current);
+	seen.sample_metric_before = current;
+	seen.sample_metric = other;
+	await page.selectOption("#sample-metric", other);
+	await page.waitForFunction(o => {
+		const s = document.querySelector("#samples-svg");
+		return s && s.textContent.includes(o);
+	}, other, { timeout: 20000 });
+	seen.sample_polylines = await page.$$eval("#samples-svg polyline", ps => ps.length);
+
+	await page.screenshot({ path: shot, fullPage: true });
+
+	// the job list links to the job; following the link opens its page
+	await page.goto(`${base}/`);
+	await page.waitForSelector(`a[href="/jobs/${id}"]`, { timeout: 20000 });
+	await page.click(`a[href="/jobs/${id}"]`);
+	await page.waitForSelector("#runs-svg circle.pt", { timeout: 20000 });
+	seen.followed_url = page.url();
+	seen.followed_title = await page.textContent("#title");
+} catch (e) {
+	seen.error = String(e && e.message || e);
+} finally {
+	await browser.close();
+}
+console.log(JSON.stringify(seen));
