@@ -159,6 +159,11 @@ install: all
 	sed -e 's|/usr/local/bin/|$(PREFIX)/bin/|g' systemd/kabd.service >$(DESTDIR)/etc/systemd/system/kabd.service
 	sed -e 's|/usr/local/bin/|$(PREFIX)/bin/|g' systemd/kab-nightly.service >$(DESTDIR)/etc/systemd/system/kab-nightly.service
 	install -m 644 systemd/kab-nightly.timer $(DESTDIR)/etc/systemd/system/
+	install -D -m 644 doc/kab.1 $(DESTDIR)$(PREFIX)/share/man/man1/kab.1
+	install -D -m 644 doc/kabd.8 $(DESTDIR)$(PREFIX)/share/man/man8/kabd.8
+	install -D -m 644 examples/nightly.job $(DESTDIR)$(PREFIX)/share/kab/examples/nightly.job
+	@# the nightly job is the operator's once installed: never overwritten
+	[ -e $(DESTDIR)/etc/kab/nightly.job ] || install -D -m 644 examples/nightly.job $(DESTDIR)/etc/kab/nightly.job
 
 clean:
 	rm -rf $(B)

@@ -29,7 +29,7 @@ static const char usage[] =
 	"  --listen ADDR:PORT   IPv4 address and port (default " DEFAULT_LISTEN ")\n"
 	"  --token-file PATH    POST requests need Authorization: Bearer <the file's token>;\n"
 	"                       required to listen on a non-loopback address\n"
-	"  --web-root DIR       the pages served at / (default: ../web next to the binary\n"
+	"  --web-root DIR       the pages served at / (default: ../web or ../share/kab/web next to the binary\n"
 	"                       if it exists, else " INSTALLED_WEB_ROOT ")\n";
 
 /* mkdir -p of the database's directory. */
@@ -78,7 +78,8 @@ static int read_token(const char *path, char **ret)
 	return 0;
 }
 
-/* ../web next to the binary (a build tree), else the installed pages. */
+/* ../web next to the binary (a build tree), ../share/kab/web (installed
+ * with any PREFIX), else the default install's pages. */
 static void default_web_root(char *buf, size_t size)
 {
 	char exe[4096];
@@ -89,8 +90,11 @@ static void default_web_root(char *buf, size_t size)
 		struct stat st;
 		if (slash) {
 			*slash = 0;
-			if (snprintf(buf, size, "%s/../web", exe) < (int)size && stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
-				return;
+			static const char *const rel[] = { "../web", "../share/kab/web" };
+			for (size_t i = 0; i < 2; i++)
+				if (snprintf(buf, size, "%s/%s", exe, rel[i]) < (int)size && stat(buf, &st) == 0 &&
+				    S_ISDIR(st.st_mode))
+					return;
 		}
 	}
 	snprintf(buf, size, "%s", INSTALLED_WEB_ROOT);

@@ -210,6 +210,11 @@ for series in 'kabd_up 1' 'kabd_executor_state{state="idle"} 1' 'kabd_queue_leng
 	'kabd_runs{status="ok"} 2' 'kabd_runs{status="aborted"} 2' 'kabd_jobs{status="done"} 1' 'kabd_jobs{status="cancelled"} 3'; do
 	check "/metrics: $series" grep -qxF "$series" "$IT_TMP/body"
 done
+lat=$(grep -E '^kab_sampler_lateness_p99_seconds\{run="[0-9]+"\} [0-9.e+-]+$' "$IT_TMP/body")
+lrun=$(grep -oE 'run="[0-9]+"' <<<"$lat" | grep -oE '[0-9]+')
+check "/metrics: the sampler's p99 lateness of the newest finished run ($lat)" \
+	[ -n "$lat" -a "$lrun" = "$(sql "$DB" "select max(r.id) from runs r join metrics m on m.run_id = r.id and m.name = 'sampler.lateness_p99_ms' where r.finished is not null")" ]
+check "/metrics: and its sample count" grep -qE '^kab_sampler_samples\{run="'"$lrun"'"\} [1-9][0-9]*$' "$IT_TMP/body"
 check "/metrics is text/plain" bash -c "curl -s -o /dev/null -w '%{content_type}' '$URL/metrics' | grep -q '^text/plain'"
 
 # ---- slow and half-open clients do not block the others ----

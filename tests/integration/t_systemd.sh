@@ -18,5 +18,32 @@ for u in "$tmp"/*; do
 		fail=$((fail + 1)); echo "  FAIL systemd-analyze verify $(basename "$u")"; echo "$out" | sed 's/^/    /'
 	fi
 done
+# make install into a DESTDIR with another PREFIX: binaries, helper
+# programs, pages, units, man pages and the nightly job, all in place
+chk() { # description, command...
+	local d=$1; shift
+	if "$@"; then pass=$((pass + 1)); echo "  ok   $d"; else fail=$((fail + 1)); echo "  FAIL $d"; fi
+}
+dest=$tmp/dest
+if make -s install DESTDIR="$dest" PREFIX=/opt/kab >"$tmp/install.log" 2>&1; then
+	chk "make install DESTDIR PREFIX=/opt/kab" true
+	for f in opt/kab/bin/kab opt/kab/bin/kabd opt/kab/share/kab/web/job.html opt/kab/share/kab/web/kab.js \
+		opt/kab/share/man/man1/kab.1 opt/kab/share/man/man8/kabd.8 opt/kab/share/kab/examples/nightly.job \
+		etc/kab/nightly.job etc/systemd/system/kabd.service etc/systemd/system/kab-nightly.timer; do
+		chk "installed /$f" [ -s "$dest/$f" ]
+	done
+	chk "the installed units run /opt/kab/bin" grep -q '^ExecStart=/opt/kab/bin/kabd' "$dest/etc/systemd/system/kabd.service"
+	chk "the installed kab runs" "$dest/opt/kab/bin/kab" check "$dest/etc/kab/nightly.job" >/dev/null
+	for m in man1/kab.1 man8/kabd.8; do
+		chk "man page $m renders without warnings" bash -c \
+			"out=\$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l '$dest/opt/kab/share/man/$m' 2>&1 >/dev/null); [ -z \"\$out\" ]"
+	done
+	echo '# mine' >"$dest/etc/kab/nightly.job"
+	make -s install DESTDIR="$dest" PREFIX=/opt/kab >/dev/null 2>&1
+	chk "a second make install keeps the operator's /etc/kab/nightly.job" grep -qx '# mine' "$dest/etc/kab/nightly.job"
+else
+	chk "make install DESTDIR PREFIX=/opt/kab" false
+	sed 's/^/    /' "$tmp/install.log" | tail -5
+fi
 echo "$name: $pass passed, $fail failed, 0 skipped"
 [ "$fail" -eq 0 ]
