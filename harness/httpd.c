@@ -128,25 +128,45 @@ const char *httpd_query(const struct httpd_req *rq, const char *key)
 	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, key);
 }
 
-int httpd_parse_listen(const char *s, struct sockaddr_in *ret, bool *ret_loopback)
+int httpd_parse_listen(const char *s, struct sockaddr_storage *ret, bool *ret_loopback)
 {
 	const char *colon = strrchr(s, ':');
 	if (!colon || colon == s)
 		return -EINVAL;
-	char host[64];
+	const char *h = s;
 	size_t hl = (size_t)(colon - s);
+	bool v6 = false;
+	if (*s == '[') { /* [IPv6]:PORT */
+		if (hl < 3 || colon[-1] != ']')
+			return -EINVAL;
+		h = s + 1;
+		hl -= 2;
+		v6 = true;
+	}
+	char host[64];
 	if (hl >= sizeof(host))
 		return -EINVAL;
-	memcpy(host, s, hl);
+	memcpy(host, h, hl);
 	host[hl] = 0;
 	uint64_t port;
 	if (util_parse_u64(colon + 1, &port) < 0 || port == 0 || port > 65535)
 		return -EINVAL;
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
-		return -EINVAL;
-	*ret_loopback = (ntohl(a.sin_addr.s_addr) >> 24) == 127;
-	*ret = a;
+	memset(ret, 0, sizeof(*ret));
+	if (v6) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ret;
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)port);
+		if (inet_pton(AF_INET6, host, &a->sin6_addr) != 1)
+			return -EINVAL;
+		*ret_loopback = IN6_IS_ADDR_LOOPBACK(&a->sin6_addr);
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)ret;
+		a->sin_family = AF_INET;
+		a->sin_port = htons((uint16_t)port);
+		if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
+			return -EINVAL;
+		*ret_loopback = (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+	}
 	return 0;
 }
 
@@ -414,15 +434,18 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
 	*con_cls = NULL;
 }
 
-int httpd_start(const struct sockaddr_in *addr, const char *token, struct api *api, struct httpd **ret)
+int httpd_start(const struct sockaddr_storage *addr, const char *token, struct api *api, struct httpd **ret)
 {
+	bool v6 = addr->ss_family == AF_INET6;
+	uint16_t port = v6 ? ((const struct sockaddr_in6 *)addr)->sin6_port : ((const struct sockaddr_in *)addr)->sin_port;
 	struct httpd *h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
 	h->token = token;
 	h->api = api;
-	h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG,
-				ntohs(addr->sin_port), NULL, NULL, on_request, h,
+	h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG |
+					(v6 ? MHD_USE_IPv6 : 0),
+				ntohs(port), NULL, NULL, on_request, h,
 				MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr,
 				MHD_OPTION_THREAD_POOL_SIZE, POOL_THREADS,
 				MHD_OPTION_CONNECTION_LIMIT, MAX_CONNECTIONS,

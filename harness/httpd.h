@@ -37,9 +37,9 @@ void httpd_error(struct httpd_resp *rs, int status, const char *fmt, ...) __attr
 /* Appends s as a JSON string literal, quotes included; NULL gives null. */
 void httpd_json_str(struct strbuf *sb, const char *s);
 
-/* "ADDR:PORT", IPv4: fills ret; ret_loopback for 127.0.0.0/8. */
-int httpd_parse_listen(const char *s, struct sockaddr_in *ret, bool *ret_loopback);
+/* "IPV4:PORT" or "[IPV6]:PORT": fills ret; ret_loopback for 127.0.0.0/8 and ::1. */
+int httpd_parse_listen(const char *s, struct sockaddr_storage *ret, bool *ret_loopback);
 
 /* Starts serving; token NULL: mutating requests need no Authorization. */
-int httpd_start(const struct sockaddr_in *addr, const char *token, struct api *api, struct httpd **ret);
+int httpd_start(const struct sockaddr_storage *addr, const char *token, struct api *api, struct httpd **ret);
 void httpd_stop(struct httpd *h);

@@ -26,7 +26,7 @@
 static const char usage[] =
 	"usage: kabd [--db PATH] [--listen ADDR:PORT] [--token-file PATH] [--web-root DIR]\n"
 	"  --db PATH            the database (default " DEFAULT_DB ")\n"
-	"  --listen ADDR:PORT   IPv4 address and port (default " DEFAULT_LISTEN ")\n"
+	"  --listen ADDR:PORT   IPv4 address and port, or [IPv6]:PORT (default " DEFAULT_LISTEN ")\n"
 	"  --token-file PATH    POST requests need Authorization: Bearer <the file's token>;\n"
 	"                       required to listen on a non-loopback address\n"
 	"  --web-root DIR       the pages served at / (default: ../web or ../share/kab/web next to the binary\n"
@@ -127,10 +127,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s", usage);
 		return 2;
 	}
-	struct sockaddr_in addr;
+	struct sockaddr_storage addr;
 	bool loopback;
 	if (httpd_parse_listen(listen_at, &addr, &loopback) < 0) {
-		log_error("--listen %s: give an IPv4 ADDR:PORT, e.g. %s", listen_at, DEFAULT_LISTEN);
+		log_error("--listen %s: give ADDR:PORT (IPv4, or [IPv6]:PORT), e.g. %s or [::1]:8469", listen_at, DEFAULT_LISTEN);
 		return 2;
 	}
 	if (!loopback && !token_file) {

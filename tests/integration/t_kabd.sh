@@ -257,4 +257,22 @@ check "SIGTERM: kabd exits 0" [ $? -eq 0 ]
 check "kabd logged no crash" bash -c "! grep -qiE 'sanitizer|segmentation|assert' '$IT_TMP/kabd.log'"
 check "database integrity ok" [ "$(sql "$DB" "pragma integrity_check")" = ok ]
 check "journal empty" [ "$(sql "$DB" "select count(*) from journal")" = 0 ]
+
+# ---- IPv6 ----
+"$KABD" --db "$IT_TMP/v6.db" --listen "[::1]" >/dev/null 2>"$IT_TMP/err"
+check "--listen [::1] without a port: exit 2, says what to give" bash -c "[ $? -eq 2 ] && grep -q 'IPv6' '$IT_TMP/err'"
+"$KABD" --db "$IT_TMP/v6.db" --listen "[2001:db8::1]:$PORT" >/dev/null 2>"$IT_TMP/err"
+check "--listen on a non-loopback IPv6 address without a token file: refused" \
+	bash -c "[ $? -ne 0 ] && grep -q 'not a loopback address' '$IT_TMP/err'"
+if ip -6 addr show dev lo 2>/dev/null | grep -q '::1/128'; then
+	"$KABD" --db "$IT_TMP/v6.db" --listen "[::1]:$PORT" >>"$IT_TMP/kabd.log" 2>&1 &
+	v6pid=$!
+	IT_PIDS+=("$v6pid")
+	for i in $(seq 1 50); do curl -sfg -o /dev/null "http://[::1]:$PORT/health" && break; sleep 0.1; done
+	check "--listen [::1]:$PORT serves over IPv6" [ "$(curl -sg -o /dev/null -w '%{http_code}' "http://[::1]:$PORT/api/v1/jobs")" = 200 ]
+	kill -TERM "$v6pid"; wait "$v6pid"
+	check "and stops on SIGTERM with exit 0" [ $? -eq 0 ]
+else
+	echo "  skip IPv6 serving: the loopback device has no ::1 here"
+fi
 it_end
