@@ -125,7 +125,37 @@ struct job_swap_state {
 	char path[256];
 	int zram_id;
 	bool made;
+	struct knob_applied *knobs; /* [swap] zswap settings, for the whole job */
+	size_t n_knobs;
 };
+
+/* [swap]'s zswap settings as a variant, for knob_apply and the preflight. */
+static struct job_variant swap_knobs_variant(const struct job *j)
+{
+	return (struct job_variant){ .label = "swap", .name = "[swap]", .kernel = "running",
+				     .knobs = j->swap.knobs, .n_knobs = j->swap.n_knobs, .line = j->swap.line };
+}
+
+static int swap_knobs_apply(struct store *st, const struct job *j, int64_t job_id, const char *boot_id,
+			    struct job_swap_state *s)
+{
+	if (j->swap.n_knobs == 0)
+		return 0;
+	struct job_variant v = swap_knobs_variant(j);
+	char in_force[1024], err[512] = "";
+	int r = knob_apply(st, job_id, boot_id, &v, &s->knobs, &s->n_knobs, in_force, sizeof(in_force), err, sizeof(err));
+	if (r < 0) {
+		log_error("[swap] zswap settings: %s", err);
+		return r;
+	}
+	for (char *p = in_force, *nl; *p; p = nl + 1) {
+		if (!(nl = strchr(p, '\n')))
+			break;
+		*nl = 0;
+		log_info("swap: %s", p);
+	}
+	return 0;
+}
 
 static int swap_setup(struct store *st, const struct job *j, int64_t job_id, const char *boot_id,
 		      struct job_swap_state *s)
@@ -139,7 +169,7 @@ static int swap_setup(struct store *st, const struct job *j, int64_t job_id, con
 	switch (j->swap.kind) {
 	case JOB_SWAP_NONE:
 	case JOB_SWAP_EXISTING:
-		return 0;
+		return swap_knobs_apply(st, j, job_id, boot_id, s);
 	case JOB_SWAP_ZRAM:
 		r = swap_zram_add(j->swap.size, j->swap.algorithm, &s->zram_id, err, sizeof(err));
 		if (s->zram_id >= 0) {
@@ -173,11 +203,18 @@ static int swap_setup(struct store *st, const struct job *j, int64_t job_id, con
 	char sz[32];
 	util_format_size(j->swap.size, sz, sizeof(sz));
 	log_info("swap: %s (%s) enabled", s->path, sz);
-	return 0;
+	/* zswap goes in front once the device is there to write back to */
+	return swap_knobs_apply(st, j, job_id, boot_id, s);
 }
 
 static void swap_teardown(struct store *st, struct job_swap_state *s)
 {
+	if (s->n_knobs) {
+		knob_restore(st, s->knobs, s->n_knobs);
+		free(s->knobs);
+		s->knobs = NULL;
+		s->n_knobs = 0;
+	}
 	if (!s->made)
 		return;
 	int r;
@@ -486,6 +523,15 @@ static int run_step(struct store *st, const struct job *j, int64_t job_id, const
 	r = knob_apply(st, job_id, boot_id, var, &knobs, &n_knobs, run.knobs, sizeof(run.knobs), err, sizeof(err));
 	if (r < 0)
 		goto setup_failed;
+	/* and the job's [swap] zswap settings in force, unless the variant set them */
+	for (size_t i = 0; i < j->swap.n_knobs; i++) {
+		const char *p = j->swap.knobs[i].path;
+		char now[256];
+		size_t used = strlen(run.knobs);
+		if (strstr(run.knobs, p) || knob_read(p, now, sizeof(now)) < 0)
+			continue;
+		snprintf(run.knobs + used, sizeof(run.knobs) - used, "%s=%s\n", p, now);
+	}
 	char root[256];
 	int cgv;
 	if ((r = cg_memory_version(&cgv, root, sizeof(root))) < 0) {
@@ -732,6 +778,9 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	struct diags d = { 0 };
 	preflight_limits(j, &d);
 	knob_preflight(st, job_id, boot_id, j->variants, j->n_variants, j->file, &d);
+	struct job_variant swap_v = swap_knobs_variant(j);
+	if (swap_v.n_knobs)
+		knob_preflight(st, job_id, boot_id, &swap_v, 1, j->file, &d);
 	if (d.n) {
 		diags_print(&d, stderr);
 		diags_free(&d);

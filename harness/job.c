@@ -487,6 +487,13 @@ void job_free(struct job *j)
 	free(j->metric_settings);
 	free(j->swap.path);
 	free(j->swap.algorithm);
+	free(j->swap.zswap_compressor);
+	for (size_t i = 0; i < j->swap.n_knobs; i++) {
+		free(j->swap.knobs[i].name);
+		free(j->swap.knobs[i].path);
+		free(j->swap.knobs[i].value);
+	}
+	free(j->swap.knobs);
 	for (size_t i = 0; i < j->n_variants; i++) {
 		struct job_variant *v = &j->variants[i];
 		free(v->label);

@@ -10,6 +10,7 @@ struct diags;
 enum job_order { JOB_ORDER_ABBA, JOB_ORDER_ALTERNATE, JOB_ORDER_RANDOM };
 enum job_swap_kind { JOB_SWAP_NONE, JOB_SWAP_ZRAM, JOB_SWAP_FILE, JOB_SWAP_EXISTING };
 enum job_knob_kind { JOB_KNOB_SYSCTL, JOB_KNOB_SYSFS };
+enum job_tristate { JOB_KEEP, JOB_OFF, JOB_ON };
 
 #define JOB_MEM_UNSET 0
 #define JOB_MEM_MAX UINT64_MAX /* "max": no limit */
@@ -79,6 +80,13 @@ struct job_swap {
 	char *path;        /* file */
 	char *algorithm;   /* zram comp_algorithm, NULL: kernel default */
 	int priority;      /* swapon priority, -1: default */
+	/* zswap in front of the device, for the whole job (variants may still
+	 * set zswap knobs of their own over these) */
+	enum job_tristate zswap, zswap_shrinker;
+	char *zswap_compressor;    /* NULL: keep */
+	int zswap_max_pool;        /* percent, -1: keep */
+	struct job_knob *knobs;    /* the above as sysfs knobs, applied at job start */
+	size_t n_knobs;
 	int line;
 };
 

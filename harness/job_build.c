@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum ktype {
 	KT_NAME,     /* identifier-like: letters, digits, . _ - */
@@ -55,6 +56,7 @@ struct keydef {
 static const char *const order_choices[] = { "abba", "alternate", "random", NULL };
 static const char *const swap_choices[] = { "none", "zram", "file", "existing", NULL };
 static const char *const direction_choices[] = { "higher", "lower", "neutral", NULL };
+static const char *const tristate_choices[] = { "keep", "off", "on", NULL };
 #define JOB_LABEL_MAX 64
 
 #define KEY(s, n, t, o) .sec = (s), .name = (n), .type = (t), .off = (o)
@@ -74,6 +76,10 @@ static const struct keydef keydefs[] = {
 	{ KEY(JOB_SEC_SWAP, "path", KT_PATH, offsetof(struct job_swap, path)) },
 	{ KEY(JOB_SEC_SWAP, "algorithm", KT_WORD, offsetof(struct job_swap, algorithm)) },
 	{ KEY(JOB_SEC_SWAP, "priority", KT_INT, offsetof(struct job_swap, priority)), .min = 0, .max = JOB_PRIORITY_MAX },
+	{ KEY(JOB_SEC_SWAP, "zswap", KT_ENUM, offsetof(struct job_swap, zswap)), .choices = tristate_choices },
+	{ KEY(JOB_SEC_SWAP, "zswap.shrinker", KT_ENUM, offsetof(struct job_swap, zswap_shrinker)), .choices = tristate_choices },
+	{ KEY(JOB_SEC_SWAP, "zswap.compressor", KT_WORD, offsetof(struct job_swap, zswap_compressor)) },
+	{ KEY(JOB_SEC_SWAP, "zswap.max_pool_percent", KT_INT, offsetof(struct job_swap, zswap_max_pool)), .min = 1, .max = 100 },
 	{ KEY(JOB_SEC_VARIANT, "name", KT_NAME, offsetof(struct job_variant, name)) },
 	{ KEY(JOB_SEC_VARIANT, "kernel", KT_KERNEL, offsetof(struct job_variant, kernel)) },
 	{ KEY(JOB_SEC_WORKLOAD, "type", KT_TYPE, offsetof(struct job_workload, type)), .required = true },
@@ -556,6 +562,47 @@ static void build_metric_section(struct builder *b, const struct job_section *s)
 		ERR(b, s->line, "[metric %s] sets nothing: give it direction, unit, epsilon or label, or remove it", s->label);
 }
 
+/* [swap] zswap = on, zswap.shrinker = on, …: sysfs knobs of the zswap
+ * module, applied for the whole job like a variant's knobs. */
+static void swap_zswap_knobs(struct builder *b, struct job_swap *sw, const struct seen *seen)
+{
+	static const char *const onoff[] = { NULL, "N", "Y" };
+	struct { const char *key, *param; const char *value; char num[16]; } want[4] = {
+		{ "zswap", "enabled", onoff[sw->zswap], "" },
+		{ "zswap.shrinker", "shrinker_enabled", onoff[sw->zswap_shrinker], "" },
+		{ "zswap.compressor", "compressor", sw->zswap_compressor, "" },
+		{ "zswap.max_pool_percent", "max_pool_percent", NULL, "" },
+	};
+	if (sw->zswap_max_pool > 0) {
+		snprintf(want[3].num, sizeof(want[3].num), "%d", sw->zswap_max_pool);
+		want[3].value = want[3].num;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		const struct seen *k = seen_of(seen, JOB_SEC_SWAP, want[i].key);
+		if (!want[i].value || !k->ok)
+			continue;
+		char path[128];
+		snprintf(path, sizeof(path), "/sys/module/zswap/parameters/%s", want[i].param);
+		if (b->check && access(path, F_OK) != 0) {
+			ERR(b, k->line, "%s: %s does not exist: this kernel has no zswap (CONFIG_ZSWAP) or no such parameter",
+			    want[i].key, path);
+			continue;
+		}
+		struct job_knob *nk = realloc(sw->knobs, (sw->n_knobs + 1) * sizeof(*nk));
+		if (!nk) {
+			b->oom = true;
+			return;
+		}
+		sw->knobs = nk;
+		struct job_knob *kn = &nk[sw->n_knobs];
+		*kn = (struct job_knob){ .kind = JOB_KNOB_SYSFS, .name = strdup(path), .path = strdup(path),
+					 .value = strdup(want[i].value), .line = k->line };
+		if (!kn->name || !kn->path || !kn->value)
+			b->oom = true;
+		sw->n_knobs++;
+	}
+}
+
 static void build_swap_section(struct builder *b, const struct job_section *s)
 {
 	struct job_swap *sw = &b->j->swap;
@@ -585,6 +632,7 @@ static void build_swap_section(struct builder *b, const struct job_section *s)
 		b->oom = true;
 	if (b->check && b->d->n == d0)
 		job_check_swap(b->file, sw, path->line ? path->line : s->line, b->d);
+	swap_zswap_knobs(b, sw, seen);
 }
 
 static bool variant_knob(struct builder *b, const struct job_section *s, const struct job_entry *e, void *obj)
@@ -761,7 +809,7 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 	j->order = JOB_ORDER_ABBA;
 	j->seed = 1;
 	j->interval_s = 1.0;
-	j->swap = (struct job_swap){ .kind = JOB_SWAP_EXISTING, .priority = -1 };
+	j->swap = (struct job_swap){ .kind = JOB_SWAP_EXISTING, .priority = -1, .zswap_max_pool = -1 };
 
 	for (size_t i = 0; i < n_secs; i++) {
 		const struct job_section *s = &secs[i];

@@ -162,6 +162,15 @@ void job_print(const struct job *j, FILE *out)
 		job_print_key(out, "algorithm", s->algorithm, false);
 	if (s->priority >= 0)
 		fprintf(out, "priority = %d\n", s->priority);
+	static const char *const tri[] = { "keep", "off", "on" };
+	if (s->zswap != JOB_KEEP)
+		fprintf(out, "zswap = %s\n", tri[s->zswap]);
+	if (s->zswap_shrinker != JOB_KEEP)
+		fprintf(out, "zswap.shrinker = %s\n", tri[s->zswap_shrinker]);
+	if (s->zswap_compressor)
+		job_print_key(out, "zswap.compressor", s->zswap_compressor, false);
+	if (s->zswap_max_pool > 0)
+		fprintf(out, "zswap.max_pool_percent = %d\n", s->zswap_max_pool);
 
 	for (size_t i = 0; i < j->n_variants; i++) {
 		const struct job_variant *v = &j->variants[i];
