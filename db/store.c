@@ -68,6 +68,10 @@ static const char *const migrations[] = {
 	/* 3: kabd's /metrics counts jobs and runs by status on every scrape */
 	"CREATE INDEX jobs_status ON jobs(status);"
 	"CREATE INDEX runs_status ON runs(status);",
+	/* 4: metrics a run could not measure on this machine, and why */
+	"CREATE TABLE run_unavailable ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id), metric TEXT NOT NULL, reason TEXT NOT NULL,"
+	"  PRIMARY KEY (run_id, metric)) WITHOUT ROWID;",
 };
 
 const char *store_errmsg(struct store *s) { return sqlite3_errmsg(s->db); }
@@ -819,6 +823,34 @@ int store_count(struct store *s, const char *table, const char *status, int64_t 
 		return sql_err(s, rc, "count");
 	*ret = sqlite3_column_int64(st, 0);
 	return 0;
+}
+
+int store_run_unavailable(struct store *s, int64_t run_id, const char *metric, const char *reason)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "INSERT OR REPLACE INTO run_unavailable (run_id, metric, reason) VALUES (?1, ?2, ?3)", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, run_id);
+	bind_text(st, 2, metric);
+	bind_text(st, 3, reason);
+	int rc = sqlite3_step(st);
+	return rc == SQLITE_DONE ? 0 : sql_err(s, rc, "record an unavailable metric");
+}
+
+int store_job_unavailable(struct store *s, int64_t job_id, store_unavailable_fn fn, void *ctx)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "SELECT u.metric, u.reason, count(*) FROM run_unavailable u JOIN runs r ON r.id = u.run_id "
+			   "WHERE r.job_id = ?1 GROUP BY u.metric, u.reason ORDER BY u.metric, u.reason", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		fn(ctx, (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1),
+		   (size_t)sqlite3_column_int64(st, 2));
+	return rc == SQLITE_DONE ? 0 : sql_err(s, rc, "read unavailable metrics");
 }
 
 int store_last_run_metric(struct store *s, const char *name, int64_t *ret_run, double *ret_value)

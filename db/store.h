@@ -8,7 +8,7 @@
 struct job;
 struct wl_metrics;
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 struct store;
 
@@ -44,6 +44,11 @@ int store_jobs_with_status(struct store *s, const char *status, int64_t **ret_id
 int store_jobs_page(struct store *s, int64_t before, size_t limit, int64_t **ret_ids, size_t *ret_n);
 /* Rows of table "jobs" or "runs" with that status. */
 int store_count(struct store *s, const char *table, const char *status, int64_t *ret);
+/* A metric the run could not measure here (tracing locked down, …), and why. */
+int store_run_unavailable(struct store *s, int64_t run_id, const char *metric, const char *reason);
+typedef void (*store_unavailable_fn)(void *ctx, const char *metric, const char *reason, size_t runs);
+/* Each distinct (metric, reason) of a job's runs, with how many runs. */
+int store_job_unavailable(struct store *s, int64_t job_id, store_unavailable_fn fn, void *ctx);
 /* The value of a metric in the newest finished run that has it, and that
  * run's id; -ENOENT when no run has it. */
 int store_last_run_metric(struct store *s, const char *name, int64_t *ret_run, double *ret_value);

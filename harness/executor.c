@@ -5,6 +5,7 @@
 #include "cgroup.h"
 #include "job.h"
 #include "knobs.h"
+#include "fcount.h"
 #include "provenance.h"
 #include "sampler.h"
 #include "store.h"
@@ -248,6 +249,14 @@ struct series_sink {
 	struct store_series *v;
 	size_t n, cap;
 };
+
+static void add_fcount(void *ctx, const char *function, uint64_t calls)
+{
+	struct metric_sink *s = ctx;
+	char name[160];
+	snprintf(name, sizeof(name), "fcount.%s", function);
+	wl_metrics_add(s->m, name, "calls", (double)calls);
+}
 
 static void add_series(void *ctx, const char *metric, const uint8_t *blob, size_t len, size_t n)
 {
@@ -512,6 +521,10 @@ static int run_step(struct store *st, const struct job *j, int64_t job_id, const
 	struct series_sink ss = { 0 };
 	struct run_outcome o = { 0 };
 	char err[768] = "";
+	struct fcount *fc = NULL;
+	int64_t fc_journal = 0;
+	char fc_why[512] = "";
+	int64_t run_id = 0;
 	int r;
 
 	prov_fill(&run);
@@ -572,7 +585,6 @@ static int run_step(struct store *st, const struct job *j, int64_t job_id, const
 	}
 
 	run.started = util_real_now();
-	int64_t run_id;
 	if ((r = store_run_begin(st, &run, &run_id)) < 0)
 		goto out;
 	if (ops->before && (r = ops->before(&ctx, err, sizeof(err))) < 0) {
@@ -603,6 +615,20 @@ static int run_step(struct store *st, const struct job *j, int64_t job_id, const
 				   .cgroup_version = cg->version, .series = true, .per_cpu = true };
 	if ((r = sampler_start(&so, &smp)) < 0)
 		log_warn("sampler could not start (%s); the run goes on without counters", strerror(-r));
+	if (wl->n_fcount > 0) {
+		char tag[64];
+		snprintf(tag, sizeof(tag), "kab-j%lld-s%d", (long long)job_id, step->seq);
+		struct store_journal fj = { .job_id = job_id };
+		snprintf(fj.kind, sizeof(fj.kind), "fcount");
+		snprintf(fj.target, sizeof(fj.target), "%s", tag);
+		snprintf(fj.boot_id, sizeof(fj.boot_id), "%s", boot_id);
+		if (store_journal_add(st, &fj, &fc_journal) < 0)
+			snprintf(fc_why, sizeof(fc_why), "cannot journal the tracing setup");
+		else if (fcount_start(wl->fcount, wl->n_fcount, tag, &fc, fc_why, sizeof(fc_why)) < 0)
+			log_warn("function counts unavailable: %s; the run goes on without them", fc_why);
+		else
+			log_info("  counting calls of %zu function(s) with %s", wl->n_fcount, fcount_method(fc));
+	}
 	double t0 = util_mono_now();
 	if (write(go_fd, "g", 1) != 1)
 		log_warn("cannot release the workload: %s", strerror(errno));
@@ -614,6 +640,16 @@ static int run_step(struct store *st, const struct job *j, int64_t job_id, const
 	close(err_fd);
 	if (smp)
 		sampler_stop(smp);
+	if (fc) {
+		struct metric_sink fs = { &m };
+		if (fcount_stop(fc, add_fcount, &fs) < 0)
+			snprintf(fc_why, sizeof(fc_why), "the counters could not be read back");
+		fc = NULL;
+	}
+	if (fc_journal > 0) {
+		store_journal_del(st, fc_journal);
+		fc_journal = 0;
+	}
 	cg_kill_all(cg->path);
 
 finish:;
@@ -660,6 +696,12 @@ finish:;
 	read_tail(workdir, "stderr", run.stderr_tail, sizeof(run.stderr_tail));
 	run.finished = util_real_now();
 	r = store_run_finish(st, &run, o.aborted ? "aborted" : "finished", &m, ss.v, ss.n);
+	if (r >= 0 && fc_why[0])
+		for (size_t i = 0; i < wl->n_fcount; i++) {
+			char name[160];
+			snprintf(name, sizeof(name), "fcount.%s", wl->fcount[i]);
+			store_run_unavailable(st, run_id, name, fc_why);
+		}
 	if (r >= 0) {
 		log_info("  %s %s: %s%s%s (%.1f s)", var->name, wl->name, run.status,
 			 run.reason[0] ? ": " : "", run.reason, o.wall_s);

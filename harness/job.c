@@ -516,6 +516,9 @@ void job_free(struct job *j)
 			free(w->params[k].value);
 		}
 		free(w->params);
+		for (size_t k = 0; k < w->n_fcount; k++)
+			free(w->fcount[k]);
+		free(w->fcount);
 	}
 	free(j->workloads);
 	free(j);

@@ -50,6 +50,8 @@ struct job_workload {
 	double timeout_s;  /* 0: none */
 	struct job_param *params;  /* e.g. args = ..., command = ... */
 	size_t n_params;
+	char **fcount;     /* kernel functions whose calls are counted (fcount = ...) */
+	size_t n_fcount;
 	int line;
 };
 

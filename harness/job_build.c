@@ -30,6 +30,7 @@ enum ktype {
 	KT_MEM,      /* bytes or "max", at least min (0 allowed when min is 0) */
 	KT_DURATION, /* seconds, in [min, max] */
 	KT_METRICS,  /* space-separated metric names */
+	KT_FUNCTIONS, /* space-separated kernel function names */
 	KT_WORD,     /* letters, digits, _ - */
 	KT_PATH,     /* absolute, normalized */
 	KT_KERNEL,
@@ -88,6 +89,8 @@ static const struct keydef keydefs[] = {
 	{ KEY(JOB_SEC_WORKLOAD, "memory.swap.max", KT_MEM, offsetof(struct job_workload, memory_swap_max)), .min = 0 },
 	{ KEY(JOB_SEC_WORKLOAD, "timeout", KT_DURATION, offsetof(struct job_workload, timeout_s)),
 	  .min = JOB_TIMEOUT_MIN, .max = JOB_TIMEOUT_MAX },
+	{ KEY(JOB_SEC_WORKLOAD, "fcount", KT_FUNCTIONS, offsetof(struct job_workload, fcount)),
+	  .off_n = offsetof(struct job_workload, n_fcount), .multiline = true },
 	{ KEY(JOB_SEC_METRIC, "direction", KT_ENUM, offsetof(struct job_metric, direction)), .choices = direction_choices },
 	{ KEY(JOB_SEC_METRIC, "unit", KT_UNIT, offsetof(struct job_metric, unit)) },
 	{ KEY(JOB_SEC_METRIC, "epsilon", KT_PERCENT, offsetof(struct job_metric, epsilon_pct)) },
@@ -396,10 +399,12 @@ static bool set_value(struct builder *b, const struct keydef *k, const struct jo
 	case KT_DURATION:
 		return parse_duration_key(b, k, e, (double *)at);
 
-	case KT_METRICS: {
+	case KT_METRICS:
+	case KT_FUNCTIONS: {
 		char ***list = (char ***)at;
 		size_t *n = (size_t *)((char *)obj + k->off_n);
-		int r = job_parse_metric_list(b->file, e->line, v, list, n, b->d);
+		int r = k->type == KT_FUNCTIONS ? job_parse_function_list(b->file, e->line, v, list, n, b->d)
+						 : job_parse_metric_list(b->file, e->line, v, list, n, b->d);
 		if (r == -ENOMEM)
 			b->oom = true;
 		struct strbuf sb = { 0 };

@@ -26,8 +26,20 @@ bool job_valid_metric(const char *m)
 	return true;
 }
 
-int job_parse_metric_list(const char *file, int line, const char *value, char ***ret_v, size_t *ret_n,
-			  struct diags *d)
+/* A kernel symbol as ftrace names it: letters, digits, '_' and '.'
+ * (foo.isra.0), not starting with a digit. */
+static bool valid_function(const char *s)
+{
+	if (!*s || isdigit((unsigned char)*s) || strlen(s) > 100)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.')
+			return false;
+	return true;
+}
+
+static int parse_list(const char *file, int line, const char *value, bool functions, char ***ret_v, size_t *ret_n,
+		      struct diags *d)
 {
 	_cleanup_free_ char *copy = strdup(value);
 	if (!copy)
@@ -54,11 +66,14 @@ int job_parse_metric_list(const char *file, int line, const char *value, char **
 		bool dup = false;
 		for (size_t i = 0; i < n; i++)
 			dup = dup || strcmp(v[i], w) == 0;
-		if (!job_valid_metric(w)) {
+		if (functions && !valid_function(w)) {
+			ERR(file, line, "bad function name \"%s\": expected a kernel function, e.g. lru_add_drain", w);
+			bad++;
+		} else if (!functions && !job_valid_metric(w)) {
 			ERR(file, line, "bad metric \"%s\": expected SOURCE.NAME or SOURCE.PREFIX*, e.g. vmstat.pgmajfault, interrupts.RES or vmstat.nr_tlb_*", w);
 			bad++;
 		} else if (dup) {
-			ERR(file, line, "metric \"%s\" is listed twice", w);
+			ERR(file, line, "%s \"%s\" is listed twice", functions ? "function" : "metric", w);
 			bad++;
 		} else if (!(v[n++] = strdup(w))) {
 			oom = true;
@@ -67,6 +82,18 @@ int job_parse_metric_list(const char *file, int line, const char *value, char **
 	*ret_v = v;
 	*ret_n = n;
 	return oom ? -ENOMEM : bad;
+}
+
+int job_parse_metric_list(const char *file, int line, const char *value, char ***ret_v, size_t *ret_n,
+			  struct diags *d)
+{
+	return parse_list(file, line, value, false, ret_v, ret_n, d);
+}
+
+int job_parse_function_list(const char *file, int line, const char *value, char ***ret_v, size_t *ret_n,
+			    struct diags *d)
+{
+	return parse_list(file, line, value, true, ret_v, ret_n, d);
 }
 
 static bool parse_uint(const char *s, unsigned *ret)

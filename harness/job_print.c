@@ -120,6 +120,13 @@ static void print_workload(const struct job_workload *w, FILE *out)
 		job_format_duration(w->timeout_s, buf, sizeof(buf));
 		fprintf(out, "timeout = %s\n", buf);
 	}
+	if (w->n_fcount > 0) {
+		struct strbuf sb = { 0 };
+		for (size_t i = 0; i < w->n_fcount; i++)
+			sb_printf(&sb, "%s%s", i ? " " : "", w->fcount[i]);
+		job_print_key(out, "fcount", sb.buf ? sb.buf : "", true);
+		sb_free(&sb);
+	}
 }
 
 void job_print(const struct job *j, FILE *out)

@@ -80,6 +80,9 @@ bool job_path_ok(const char *rel);
 bool job_valid_metric(const char *m);
 /* A space-separated list of metrics into a NULL-terminated array (set
  * even when some words were bad). -ENOMEM, or the number of problems. */
+/* "fcount = a b": kernel function names, each once. */
+int job_parse_function_list(const char *file, int line, const char *value, char ***ret_v, size_t *ret_n,
+			    struct diags *d);
 int job_parse_metric_list(const char *file, int line, const char *value, char ***ret_v, size_t *ret_n,
 			  struct diags *d);
 /* "10" or "adaptive 5..20 [step 5]" into j->pairs and j->adaptive. */

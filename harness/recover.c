@@ -2,6 +2,7 @@
  * is in the journal, and is put back at the next start. */
 #include "cgroup.h"
 #include "executor.h"
+#include "fcount.h"
 #include "provenance.h"
 #include "store.h"
 #include "swap.h"
@@ -71,6 +72,11 @@ static int undo(const struct store_journal *e, bool same_boot)
 		if (r >= 0)
 			log_info("removed cgroup %s", e->target);
 		return r;
+	}
+	if (strcmp(e->kind, "fcount") == 0) { /* tracing instances and kprobes of a run */
+		fcount_cleanup("/sys/kernel/tracing", e->target);
+		fcount_cleanup("/sys/kernel/debug/tracing", e->target);
+		return 0;
 	}
 	if (strcmp(e->kind, "zram") == 0) {
 		uint64_t id;

@@ -78,6 +78,9 @@ void report_free(struct report *r)
 	for (size_t i = 0; i < r->n_notes; i++)
 		free(r->notes[i]);
 	free(r->notes);
+	for (size_t i = 0; i < r->n_unavailable; i++)
+		free(r->unavailable[i]);
+	free(r->unavailable);
 	free(r->title);
 	free(r->source);
 	job_free(r->job);

@@ -80,6 +80,8 @@ struct report {
 	size_t n_workloads;
 	char **notes;              /* runs not counted, one line each */
 	size_t n_notes;
+	char **unavailable;        /* "metric: reason (N runs)": not measured on this machine */
+	size_t n_unavailable;
 	double alpha;
 };
 

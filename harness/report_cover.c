@@ -174,5 +174,10 @@ int report_render_cover_letter(const struct report *r, FILE *out)
 		for (size_t i = 0; i < r->n_notes; i++)
 			fprintf(out, "  %s\n", r->notes[i]);
 	}
+	if (r->n_unavailable) {
+		fprintf(out, "\nNot measured on this machine:\n");
+		for (size_t i = 0; i < r->n_unavailable; i++)
+			fprintf(out, "  %s\n", r->unavailable[i]);
+	}
 	return ferror(out) ? -EIO : 0;
 }

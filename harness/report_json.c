@@ -202,6 +202,11 @@ int report_render_json(const struct report *r, FILE *out)
 		fputs(i ? ", " : "", out);
 		report_json_str(out, r->notes[i]);
 	}
+	fputs("],\n  \"unavailable\": [", out);
+	for (size_t i = 0; i < r->n_unavailable; i++) {
+		fputs(i ? ", " : "", out);
+		report_json_str(out, r->unavailable[i]);
+	}
 	fputs("]\n}\n", out);
 	return ferror(out) ? -EIO : 0;
 }

@@ -133,6 +133,17 @@ static void stress_ng_params(const char *args, int cpus, struct report_header *h
 	wl_argv_free(argv);
 }
 
+static void add_unavailable(void *ctx, const char *metric, const char *reason, size_t runs)
+{
+	struct report *rep = ctx;
+	char **nu = realloc(rep->unavailable, (rep->n_unavailable + 1) * sizeof(*nu));
+	if (!nu)
+		return;
+	rep->unavailable = nu;
+	if (asprintf(&nu[rep->n_unavailable], "%s: %s (%zu run%s)", metric, reason, runs, runs == 1 ? "" : "s") >= 0)
+		rep->n_unavailable++;
+}
+
 static void fill_header(const struct job *j, size_t wi, const struct store_run *runs, size_t nr,
 			struct report_workload *w, size_t n_variants)
 {
@@ -263,6 +274,8 @@ int report_load(struct store *st, int64_t job_id, struct report **ret)
 					 x->reason[0] ? ": " : "", x->reason)) < 0)
 			goto out;
 	}
+	if ((r = store_job_unavailable(st, job_id, add_unavailable, rep)) < 0)
+		goto out;
 	*ret = rep;
 	rep = NULL;
 	r = 0;

@@ -289,6 +289,11 @@ int report_render_text(const struct report *r, bool utf8, FILE *out)
 		for (size_t i = 0; i < r->n_notes; i++)
 			fprintf(out, "  %s\n", r->notes[i]);
 	}
+	if (r->n_unavailable) {
+		fprintf(out, "\nNot measured on this machine:\n");
+		for (size_t i = 0; i < r->n_unavailable; i++)
+			fprintf(out, "  %s\n", r->unavailable[i]);
+	}
 	fprintf(out, "\nBefore/After are means over ok runs; n is the runs counted (before/after when they differ).\n");
 	return ferror(out) ? -EIO : 0;
 }
@@ -378,6 +383,11 @@ int report_render_markdown(const struct report *r, bool utf8, FILE *out)
 		fprintf(out, "\nRuns not counted:\n\n");
 		for (size_t i = 0; i < r->n_notes; i++)
 			fprintf(out, "- %s\n", r->notes[i]);
+	}
+	if (r->n_unavailable) {
+		fprintf(out, "\nNot measured on this machine:\n\n");
+		for (size_t i = 0; i < r->n_unavailable; i++)
+			fprintf(out, "- %s\n", r->unavailable[i]);
 	}
 	return ferror(out) ? -EIO : 0;
 }
