@@ -144,11 +144,11 @@ static int collect(const struct wl_ctx *c, int exit_status, struct wl_metrics *m
 	if (!f)
 		return -errno;
 	size_t n0 = m->n;
-	int r = wl_prog_metrics_read(f, "shmem.", m);
+	int r = wl_prog_metrics_read(f, "shmem-truncate.", m);
 	if (r < 0)
 		return r;
 	for (size_t i = n0; i < m->n; i++)
-		if (strcmp(m->v[i].name, "shmem.op_ms_median") == 0)
+		if (strcmp(m->v[i].name, "shmem-truncate.op_ms_median") == 0)
 			return 0;
 	return -ENODATA; /* no timing: the program stopped before its summary */
 }

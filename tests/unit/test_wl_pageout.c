@@ -45,7 +45,7 @@ static void test_pageout_output(void)
 	T_CHECK(find(&m, "pageout.refault_ns_median") != NULL);
 	wl_metrics_free(&m);
 	/* another program's prefix is not taken */
-	T_EQ_INT(read_fixture("kab-pageout.stdout", "shmem.", &m), 0);
+	T_EQ_INT(read_fixture("kab-pageout.stdout", "shmem-truncate.", &m), 0);
 	T_EQ_INT(m.n, 0);
 	wl_metrics_free(&m);
 }
@@ -53,11 +53,11 @@ static void test_pageout_output(void)
 static void test_shmem_output(void)
 {
 	struct wl_metrics m = { 0 };
-	T_CHECK(read_fixture("kab-shmem-truncate.stdout", "shmem.", &m) > 15);
-	const struct wl_metric *x = find(&m, "shmem.op_ms_median");
+	T_CHECK(read_fixture("kab-shmem-truncate.stdout", "shmem-truncate.", &m) > 15);
+	const struct wl_metric *x = find(&m, "shmem-truncate.op_ms_median");
 	T_CHECK(x && x->value > 0 && strcmp(x->unit, "ms") == 0);
-	T_CHECK(find(&m, "shmem.op_ms_mean") && find(&m, "shmem.op_ms_min") && find(&m, "shmem.large_folio_pct"));
-	x = find(&m, "shmem.folio_kB_mean");
+	T_CHECK(find(&m, "shmem-truncate.op_ms_mean") && find(&m, "shmem-truncate.op_ms_min") && find(&m, "shmem-truncate.large_folio_pct"));
+	x = find(&m, "shmem-truncate.folio_kB_mean");
 	T_CHECK(x && x->value == 4);
 	wl_metrics_free(&m);
 }

@@ -257,16 +257,16 @@ int main(int argc, char **argv)
 	if (ret != 0)
 		return ret;
 
-	kp_print_series("shmem", "op_ms", op_ns, done, "ms");
-	kp_print_series("shmem", "fill_ms", fill_ns, done, "ms");
-	printf("kab-metric shmem.reps %u reps\n", done);
-	kp_print_walk("shmem", &walk, psz);
+	kp_print_series("shmem-truncate", "op_ms", op_ns, done, "ms");
+	kp_print_series("shmem-truncate", "fill_ms", fill_ns, done, "ms");
+	printf("kab-metric shmem-truncate.reps %u reps\n", done);
+	kp_print_walk("shmem-truncate", &walk, psz);
 	double filled_kb = (double)o.size / 1024 * done;
 	if (meminfo_ok) {
 		/* /proc/meminfo is machine-wide: shares of what was filled */
-		printf("kab-metric shmem.meminfo_resident_pct %.3f %%\n", 100 * resident_kb / filled_kb);
-		printf("kab-metric shmem.pmd_folio_pct %.3f %%\n", 100 * pmd_kb / filled_kb);
-		printf("kab-metric shmem.freed_pct %.3f %%\n", 100 * freed_kb / filled_kb);
+		printf("kab-metric shmem-truncate.meminfo_resident_pct %.3f %%\n", 100 * resident_kb / filled_kb);
+		printf("kab-metric shmem-truncate.pmd_folio_pct %.3f %%\n", 100 * pmd_kb / filled_kb);
+		printf("kab-metric shmem-truncate.freed_pct %.3f %%\n", 100 * freed_kb / filled_kb);
 	}
 	double large_kb = 0, fallbacks = 0;
 	for (size_t i = 0; i < nfs; i++) {
@@ -276,12 +276,12 @@ int main(int argc, char **argv)
 			continue;
 		for (size_t c = 0; c < N_COUNTERS; c++)
 			if (fs[i].have[c])
-				printf("kab-metric shmem.folios_%" PRIu64 "kB_%s %.3f folios\n", fs[i].kb, counter_metric[c],
+				printf("kab-metric shmem-truncate.folios_%" PRIu64 "kB_%s %.3f folios\n", fs[i].kb, counter_metric[c],
 				       (double)kp_counter_delta(&fs[i], c) / done);
 	}
 	if (nfs > 0) {
-		printf("kab-metric shmem.mthp_alloc_pct %.3f %%\n", 100 * large_kb / filled_kb);
-		printf("kab-metric shmem.mthp_fallbacks %.3f folios\n", fallbacks / done);
+		printf("kab-metric shmem-truncate.mthp_alloc_pct %.3f %%\n", 100 * large_kb / filled_kb);
+		printf("kab-metric shmem-truncate.mthp_fallbacks %.3f folios\n", fallbacks / done);
 	}
 	return 0;
 }
