@@ -87,6 +87,8 @@ $(B)/kabd: $(B)/obj/harness/kabd_main.o $(B)/libkab.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lmicrohttpd $(LDLIBS)
 
 # a helper program may add libraries with a target-specific PROG_LIBS
+$(B)/kab-pageout $(B)/kab-shmem-truncate: PROG_LIBS := -lm
+$(PROG_BIN): $(wildcard workloads/progs/*.h)
 $(B)/kab-%: workloads/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(PROG_LIBS)
