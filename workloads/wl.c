@@ -156,3 +156,37 @@ bool wl_helper_path(const char *name, char *ret_path, size_t len)
 	}
 	return util_find_program(name, ret_path, len);
 }
+
+/* Lines "kab-metric NAME VALUE UNIT" whose NAME starts with prefix, as a
+ * helper program prints them; others are skipped. The count added. */
+int wl_prog_metrics_read(FILE *f, const char *prefix, struct wl_metrics *m)
+{
+	char line[512];
+	size_t plen = strlen(prefix);
+	int n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strchr(line, '\n') && !feof(f)) { /* over-long line: skip the rest of it */
+			int ch;
+			while ((ch = fgetc(f)) != EOF && ch != '\n')
+				;
+			continue;
+		}
+		if (strncmp(line, "kab-metric ", 11) != 0)
+			continue;
+		char **w;
+		size_t nw;
+		if (wl_split_args(line + 11, &w, &nw) < 0)
+			continue;
+		double v;
+		if (nw == 3 && strncmp(w[0], prefix, plen) == 0 && w[0][plen] && strlen(w[0]) < sizeof(m->v->name) &&
+		    util_parse_double(w[1], &v) == 0 && strlen(w[2]) < sizeof(m->v->unit)) {
+			if (wl_metrics_add(m, w[0], w[2], v) < 0) {
+				wl_argv_free(w);
+				return -ENOMEM;
+			}
+			n++;
+		}
+		wl_argv_free(w);
+	}
+	return n;
+}

@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct diags;
 struct job_workload;
@@ -40,6 +41,9 @@ struct wl_ops {
 	const char *type;
 	const char *summary;
 	const struct wl_key *keys; /* NULL-name terminated */
+	/* Optional: metric sources besides TYPE.* that are this workload's own
+	 * and go in its part of the table (NULL-terminated, e.g. "mariadb"). */
+	const char *const *metric_sources;
 	/* Static checks, no side effects on the machine: programs installed,
 	 * argument sanity. Reports through diags with the section's file/line. */
 	int (*check)(const struct job_workload *wl, const char *file, struct diags *d);
@@ -72,3 +76,6 @@ const struct wl_ops *const *wl_all(void);
 void wl_argv_free(char **argv);
 /* Splits a command line shell-style (quotes, backslashes; no expansion). */
 int wl_split_args(const char *s, char ***ret_argv, size_t *ret_n);
+/* Reads "kab-metric NAME VALUE UNIT" lines of a helper program's output,
+ * keeping those whose NAME starts with prefix; returns how many. */
+int wl_prog_metrics_read(FILE *f, const char *prefix, struct wl_metrics *m);

@@ -12,7 +12,6 @@
 
 /* Shared with wl_shmem_truncate.c: reads the "kab-metric NAME VALUE UNIT"
  * lines a kab helper program printed, keeping names that start with prefix. */
-int wl_prog_metrics_read(FILE *f, const char *prefix, struct wl_metrics *m);
 
 #define PAGEOUT_MAX_SIZE (1ull << 40)
 #define PAGEOUT_MAX_REPS 10000
@@ -120,38 +119,6 @@ static int make_argv(const struct wl_ctx *c, char ***ret_argv)
 		}
 	*ret_argv = argv;
 	return 0;
-}
-
-int wl_prog_metrics_read(FILE *f, const char *prefix, struct wl_metrics *m)
-{
-	char line[512];
-	size_t plen = strlen(prefix);
-	int n = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strchr(line, '\n') && !feof(f)) { /* over-long line: skip the rest of it */
-			int ch;
-			while ((ch = fgetc(f)) != EOF && ch != '\n')
-				;
-			continue;
-		}
-		if (strncmp(line, "kab-metric ", 11) != 0)
-			continue;
-		char **w;
-		size_t nw;
-		if (wl_split_args(line + 11, &w, &nw) < 0)
-			continue;
-		double v;
-		if (nw == 3 && strncmp(w[0], prefix, plen) == 0 && w[0][plen] && strlen(w[0]) < sizeof(m->v->name) &&
-		    util_parse_double(w[1], &v) == 0 && strlen(w[2]) < sizeof(m->v->unit)) {
-			if (wl_metrics_add(m, w[0], w[2], v) < 0) {
-				wl_argv_free(w);
-				return -ENOMEM;
-			}
-			n++;
-		}
-		wl_argv_free(w);
-	}
-	return n;
 }
 
 static int collect(const struct wl_ctx *c, int exit_status, struct wl_metrics *m)

@@ -11,7 +11,6 @@
 #include <string.h>
 
 /* In wl_pageout.c: the "kab-metric NAME VALUE UNIT" lines of a kab helper. */
-int wl_prog_metrics_read(FILE *f, const char *prefix, struct wl_metrics *m);
 
 #define SHMEM_MAX_SIZE (1ull << 40)
 #define SHMEM_MAX_REPS 10000

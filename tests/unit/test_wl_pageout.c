@@ -8,7 +8,6 @@
 
 #include <stdlib.h>
 
-int wl_prog_metrics_read(FILE *f, const char *prefix, struct wl_metrics *m);
 
 static const struct wl_metric *find(const struct wl_metrics *m, const char *name)
 {
