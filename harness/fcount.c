@@ -88,6 +88,24 @@ static bool fn_name_ok(const char *s)
 	return true;
 }
 
+/* Whether DIR/set_ftrace_filter lists fn (and so is not empty). */
+static bool filter_has(const char *dir, const char *fn)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/set_ftrace_filter", dir);
+	_cleanup_free_ char *text = NULL;
+	if (util_read_file(p, &text, NULL) < 0)
+		return false;
+	size_t fl = strlen(fn);
+	for (const char *line = text; line && *line;) {
+		if (strncmp(line, fn, fl) == 0 && (line[fl] == '\n' || line[fl] == 0 || line[fl] == ' '))
+			return true;
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	return false;
+}
+
 static void instance_dir(const struct fcount *f, size_t i, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/instances/%s-%zu", f->tracefs, f->tag, i);
@@ -112,6 +130,10 @@ static int start_function(struct fcount *f, char *why, size_t wlen)
 		int r = tfs_write(dir, "buffer_size_kb", "8", false);
 		if (r == 0)
 			r = tfs_write(dir, "set_ftrace_filter", f->fns[i], false);
+		/* a name that matches nothing may be taken silently, leaving an
+		 * empty filter, which traces every function: read it back */
+		if (r == 0 && !filter_has(dir, f->fns[i]))
+			r = -EINVAL;
 		if (r == -EINVAL) {
 			snprintf(why, wlen, "%s is not a traceable function on this kernel (not in available_filter_functions)",
 				 f->fns[i]);

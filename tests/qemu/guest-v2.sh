@@ -43,11 +43,13 @@ type = stress-ng
 args = --vm 1 --vm-bytes 96M --vm-keep --vm-method flip --timeout 4
 memory.max = 64M
 memory.high = 60M
+fcount = lru_add_drain folio_add_lru
 [workload hog]
 type = command
 command = dd if=/dev/zero of=/dev/null bs=96M count=1
 memory.max = 32M
 memory.swap.max = 0
+fcount = kab_no_such_function
 JOB
 swappiness=$(cat /proc/sys/vm/swappiness)
 t "kab check accepts memory.high" kab check /tmp/v2.job >/dev/null
@@ -62,6 +64,14 @@ t "memcg memory.stat counters recorded (memcg.pgscan > 0)" [ "$(q "select count(
 t "memory.events recorded (memcg_events.high > 0)" [ "$(q "select count(*) from metrics m join runs r on r.id=m.run_id where r.workload_idx=0 and m.name='memcg_events.high' and m.value>0")" = 2 ]
 t "memory.peak read, within memory.max" [ "$(q "select count(*) from metrics m join runs r on r.id=m.run_id where r.workload_idx=0 and m.name='memcg.peak_bytes' and m.value>0 and m.value<=67108864")" = 2 ]
 t "hog over memory.max with memory.swap.max = 0 is oom-killed" [ "$(q "select count(*) from runs where workload_idx=1 and status='oom-killed'")" = 2 ]
+fc() { q "select count(*) from metrics m join runs r on r.id=m.run_id where r.workload_idx=0 and m.name='fcount.$1' and m.value>0"; }
+echo "KABT info function counts: $(q "select group_concat(m.name || '=' || cast(m.value as int), ' ') from metrics m where m.name like 'fcount.%'")"
+t "fcount: lru_add_drain calls counted in both runs ($(fc lru_add_drain))" [ "$(fc lru_add_drain)" = 2 ]
+t "fcount: folio_add_lru calls counted in both runs" [ "$(fc folio_add_lru)" = 2 ]
+t "fcount: an unknown function is recorded unavailable with the reason" \
+	[ "$(q "select count(*) from run_unavailable where metric='fcount.kab_no_such_function' and reason like '%not a traceable function%'")" = 2 ]
+t "fcount: the report lists it under Not measured" sh -c "kab report 1 --db /tmp/v2.db | grep -q 'fcount.kab_no_such_function: '"
+t "fcount: no tracing instance or probe left, tracefs unmounted again" sh -c "! grep -q tracefs /proc/mounts"
 t "no kab cgroup remains" [ ! -e /sys/fs/cgroup/kab ]
 t "no swap remains" [ "$(tail -n +2 /proc/swaps | wc -l)" = 0 ]
 t "swappiness restored" [ "$(cat /proc/sys/vm/swappiness)" = "$swappiness" ]
