@@ -168,6 +168,40 @@ static void check_config(const struct job_workload *wl, const char *file, struct
 	*r = -EINVAL;
 }
 
+/* kbuild makes a directory target that does not exist into a build of
+ * nothing that succeeds: a typo would measure nothing. A target naming a
+ * path must name one inside src that is there. */
+static int check_target_path(const char *src, const char *target, char *err, size_t errlen)
+{
+	const char *slash = strrchr(target, '/');
+	if (!slash)
+		return 0;
+	if (target[0] == '/' || strstr(target, "..")) {
+		snprintf(err, errlen, "target \"%s\" must be a path inside the kernel tree, without .. or a leading /", target);
+		return -EINVAL;
+	}
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - target), target);
+	if (!path_is(src, dir, S_IFDIR)) {
+		snprintf(err, errlen, "target \"%s\": there is no directory %s in %s", target, dir, src);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static int check_targets_in(const struct job_workload *wl, const char *src, char *err, size_t errlen)
+{
+	char **argv;
+	size_t n;
+	if (wl_split_args(param_or(wl, "target", "vmlinux"), &argv, &n) < 0)
+		return -EINVAL;
+	int r = 0;
+	for (size_t i = 0; i < n && r == 0; i++)
+		r = check_target_path(src, argv[i], err, errlen);
+	wl_argv_free(argv);
+	return r;
+}
+
 static void check_target(const struct job_workload *wl, const char *file, struct diags *d, int *r)
 {
 	const char *s = job_param(wl, "target");
@@ -181,16 +215,28 @@ static void check_target(const struct job_workload *wl, const char *file, struct
 		*r = -EINVAL;
 		return;
 	}
+	bool bad = false;
 	if (n == 0) {
 		diags_add(d, file, line, "workload \"%s\": target is empty: name a make target such as vmlinux or mm/", wl->name);
-		*r = -EINVAL;
+		bad = true;
 	}
 	for (size_t i = 0; i < n; i++)
 		if (argv[i][0] == '-' || strchr(argv[i], '=')) {
 			diags_add(d, file, line, "workload \"%s\": target \"%s\" is a make option or variable; target takes make targets only (kab sets -C, O= and -j itself)", wl->name, argv[i]);
-			*r = -EINVAL;
+			bad = true;
 		}
 	wl_argv_free(argv);
+	if (bad) {
+		*r = -EINVAL;
+		return;
+	}
+	/* the Debian source may not be unpacked yet: then prepare checks */
+	char src[4096], err[512];
+	source_dir(wl, src, sizeof(src));
+	if (path_is(src, "Makefile", S_IFREG) && check_targets_in(wl, src, err, sizeof(err)) < 0) {
+		diags_add(d, file, line, "workload \"%s\": %s", wl->name, err);
+		*r = -EINVAL;
+	}
 }
 
 static int check(const struct job_workload *wl, const char *file, struct diags *d)
@@ -423,6 +469,19 @@ static bool cache_is_current(const char *stamp, const char *dir, const char *wan
 	return util_read_line(stamp, &have) == 0 && strcmp(have, want) == 0 && path_is(dir, "Makefile", S_IFREG);
 }
 
+static int write_stamp(const char *path, const char *text)
+{
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	size_t n = strlen(text);
+	if (write(fd, text, n) != (ssize_t)n || write(fd, "\n", 1) != 1)
+		return -EIO;
+	int f = fd;
+	fd = -1;
+	return close(f) < 0 ? -errno : 0;
+}
+
 /* Removes what an unpack that died half-way left behind. */
 static void remove_stale_unpacks(const char *root)
 {
@@ -539,9 +598,7 @@ static int ensure_debian_source(char *err, size_t errlen)
 		goto fail;
 	}
 	rmdir(tmp);
-	char line[600];
-	snprintf(line, sizeof(line), "%s\n", want);
-	if ((r = util_write_file(stamp, line)) < 0) {
+	if ((r = write_stamp(stamp, want)) < 0) {
 		snprintf(err, errlen, "cannot write %s: %s", stamp, strerror(-r));
 		return r;
 	}
@@ -612,6 +669,8 @@ static int prepare(const struct wl_ctx *c, char *err, size_t errlen)
 	source_dir(c->wl, src, sizeof(src));
 	int r;
 	if (strcmp(param_or(c->wl, "source", "debian"), "debian") == 0 && (r = ensure_debian_source(err, errlen)) < 0)
+		return r;
+	if ((r = check_targets_in(c->wl, src, err, errlen)) < 0)
 		return r;
 	return make_config(c, src, err, errlen);
 }
