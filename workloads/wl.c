@@ -14,12 +14,14 @@ extern const struct wl_ops wl_stress_ng_ops;
 extern const struct wl_ops wl_command_ops;
 extern const struct wl_ops wl_pageout_ops;
 extern const struct wl_ops wl_shmem_truncate_ops;
+extern const struct wl_ops wl_kbuild_ops;
 
 static const struct wl_ops *const all_ops[] = {
 	&wl_stress_ng_ops,
 	&wl_command_ops,
 	&wl_pageout_ops,
 	&wl_shmem_truncate_ops,
+	&wl_kbuild_ops,
 	NULL,
 };
 
