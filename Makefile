@@ -75,6 +75,8 @@ $(B)/kabd: $(B)/obj/harness/kabd_main.o $(B)/libkab.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lmicrohttpd $(LDLIBS)
 
 # a helper program may add libraries with a target-specific PROG_LIBS
+$(B)/kab-sysbench-oltp: PROG_LIBS := $(shell mariadb_config --libs)
+$(B)/kab-sysbench-oltp: CPPFLAGS += $(shell mariadb_config --include)
 $(B)/kab-%: workloads/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(PROG_LIBS)

@@ -12,10 +12,12 @@
 
 extern const struct wl_ops wl_stress_ng_ops;
 extern const struct wl_ops wl_command_ops;
+extern const struct wl_ops wl_sysbench_ops;
 
 static const struct wl_ops *const all_ops[] = {
 	&wl_stress_ng_ops,
 	&wl_command_ops,
+	&wl_sysbench_ops,
 	NULL,
 };
 

@@ -1,0 +1,644 @@
+/* sysbench-oltp: sysbench OLTP on a private MariaDB server.
+ *
+ * prepare (once per job, outside the memcg): build/kab-sysbench-oltp
+ * prepare initializes JOBDIR/pristine, loads the tables and shuts the
+ * server down slowly; a stamp records the scale so a resume reuses it.
+ * before (each run): a fresh copy JOBDIR/run of the pristine datadir,
+ * synced and dropped from the page cache so that the run reads its data
+ * from disk under its own memcg. The run: kab-sysbench-oltp run starts
+ * the server on the copy inside the memcg, runs sysbench with its output
+ * on stdout and writes status counter deltas to WORKDIR/mariadb-status. */
+#include "wl.h"
+#include "wl_sysbench.h"
+#include "job.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define HELPER "kab-sysbench-oltp"
+#define STATUS_FILE "mariadb-status"
+
+static const char *const tests[] = { "oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select" };
+
+static const struct wl_key keys[] = {
+	{ "tables", "number of sysbench tables, e.g. 10", true },
+	{ "table_size", "rows per table, e.g. 1000000", true },
+	{ "duration", "length of the sysbench run in whole seconds, e.g. 300s or 5m", true },
+	{ "threads", "sysbench client threads (default 1)", false },
+	{ "buffer_pool", "InnoDB buffer pool size, e.g. 512M (default 128M)", false },
+	{ "test", "oltp_read_write (default), oltp_read_only, oltp_write_only or oltp_point_select", false },
+	{ "report_interval", "sysbench's interim reports every N seconds on stdout, 0 for none (default 10s)", false },
+	{ NULL, NULL, false },
+};
+
+struct sb_cfg {
+	uint64_t tables, table_size, threads, buffer_pool;
+	unsigned duration_s, report_interval_s;
+	const char *test;
+};
+
+static const struct job_param *param(const struct job_workload *wl, const char *key)
+{
+	for (size_t i = 0; i < wl->n_params; i++)
+		if (strcmp(wl->params[i].key, key) == 0)
+			return &wl->params[i];
+	return NULL;
+}
+
+static int line_of(const struct job_workload *wl, const char *key)
+{
+	const struct job_param *p = param(wl, key);
+	return p ? p->line : wl->line;
+}
+
+static int cfg_count(const struct job_workload *wl, const char *key, uint64_t min, uint64_t max, uint64_t def,
+		     const char *file, struct diags *d, uint64_t *ret)
+{
+	const struct job_param *p = param(wl, key);
+	uint64_t v = def;
+	if (p && (util_parse_u64(p->value, &v) < 0 || v < min || v > max)) {
+		if (d)
+			diags_add(d, file, p->line, "workload \"%s\": %s = \"%s\" must be a whole number from %llu to %llu",
+				  wl->name, key, p->value, (unsigned long long)min, (unsigned long long)max);
+		return -EINVAL;
+	}
+	*ret = v;
+	return 0;
+}
+
+static int cfg_seconds(const struct job_workload *wl, const char *key, unsigned min, double def, const char *file,
+		       struct diags *d, unsigned *ret)
+{
+	const struct job_param *p = param(wl, key);
+	double s = def;
+	if (p && (util_parse_duration(p->value, &s) < 0 || s != (double)(unsigned)s || s < min || s > 86400 * 7)) {
+		if (d)
+			diags_add(d, file, p->line, "workload \"%s\": %s = \"%s\" must be whole seconds from %u s to 7 days (sysbench counts in seconds), e.g. 300s or 5m",
+				  wl->name, key, p->value, min);
+		return -EINVAL;
+	}
+	*ret = (unsigned)s;
+	return 0;
+}
+
+/* Reads the workload's keys; with d, every bad one is reported. */
+static int cfg_parse(const struct job_workload *wl, const char *file, struct diags *d, struct sb_cfg *ret)
+{
+	struct sb_cfg c = { .test = tests[0] };
+	int r = 0;
+	if (!param(wl, "tables") || !param(wl, "table_size") || !param(wl, "duration"))
+		r = -EINVAL; /* reported by the job parser as a missing required key */
+	r |= cfg_count(wl, "tables", 1, 100000, 1, file, d, &c.tables);
+	r |= cfg_count(wl, "table_size", 1, INT64_MAX, 1, file, d, &c.table_size);
+	r |= cfg_count(wl, "threads", 1, 10000, 1, file, d, &c.threads);
+	r |= cfg_seconds(wl, "duration", 1, 10, file, d, &c.duration_s);
+	r |= cfg_seconds(wl, "report_interval", 0, 10, file, d, &c.report_interval_s);
+	const struct job_param *p = param(wl, "buffer_pool");
+	c.buffer_pool = 128ull << 20;
+	if (p && (util_parse_size(p->value, &c.buffer_pool) < 0 || c.buffer_pool < (8ull << 20))) {
+		if (d)
+			diags_add(d, file, p->line, "workload \"%s\": buffer_pool = \"%s\" must be a size of at least 8M, e.g. 512M",
+				  wl->name, p->value);
+		r = -EINVAL;
+	}
+	if ((p = param(wl, "test"))) {
+		c.test = NULL;
+		for (size_t i = 0; i < ARRAY_SIZE(tests); i++)
+			if (strcmp(p->value, tests[i]) == 0)
+				c.test = tests[i];
+		if (!c.test) {
+			const char *hint = util_did_you_mean(p->value, tests, ARRAY_SIZE(tests));
+			if (d && hint)
+				diags_add(d, file, p->line, "workload \"%s\": unknown test \"%s\" (did you mean \"%s\"? choices: oltp_read_write, oltp_read_only, oltp_write_only, oltp_point_select)",
+					  wl->name, p->value, hint);
+			else if (d)
+				diags_add(d, file, p->line, "workload \"%s\": unknown test \"%s\" (choices: oltp_read_write, oltp_read_only, oltp_write_only, oltp_point_select)",
+					  wl->name, p->value);
+			r = -EINVAL;
+		}
+	}
+	if (r)
+		return -EINVAL;
+	*ret = c;
+	return 0;
+}
+
+/* mariadbd lives in /usr/sbin, which a user's PATH may lack. */
+static bool find_sbin(const char *name, char *ret, size_t len)
+{
+	if (util_find_program(name, ret, len))
+		return true;
+	snprintf(ret, len, "/usr/sbin/%s", name);
+	return access(ret, X_OK) == 0;
+}
+
+static int check(const struct job_workload *wl, const char *file, struct diags *d)
+{
+	char path[4096];
+	int r = 0;
+	static const char *const progs[][2] = {
+		{ "mariadbd", "mariadb-server" },
+		{ "mariadb-install-db", "mariadb-server" },
+		{ "sysbench", "sysbench" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(progs); i++)
+		if (!find_sbin(progs[i][0], path, sizeof(path))) {
+			diags_add(d, file, wl->line, "workload \"%s\": program \"%s\" is not installed (apt-get install %s)",
+				  wl->name, progs[i][0], progs[i][1]);
+			r = -ENOENT;
+		}
+	if (!wl_helper_path(HELPER, path, sizeof(path))) {
+		diags_add(d, file, wl->line, "workload \"%s\": helper program \"%s\" is not built (run make; it is built as build/%s)",
+			  wl->name, HELPER, HELPER);
+		r = -ENOENT;
+	}
+	struct sb_cfg c;
+	if (cfg_parse(wl, file, d, &c) < 0)
+		return -EINVAL;
+	if (wl->timeout_s > 0 && wl->timeout_s < (double)c.duration_s) {
+		diags_add(d, file, line_of(wl, "duration"), "workload \"%s\": duration %u s is longer than the workload's timeout %.0f s: every run would be killed; raise timeout or shorten duration",
+			  wl->name, c.duration_s, wl->timeout_s);
+		r = -EINVAL;
+	}
+	return r;
+}
+
+static int make_argv(const struct wl_ctx *c, char ***ret_argv)
+{
+	struct sb_cfg cfg;
+	char helper[4096];
+	if (cfg_parse(c->wl, NULL, NULL, &cfg) < 0 || !wl_helper_path(HELPER, helper, sizeof(helper)))
+		return -EINVAL;
+	char **argv = calloc(32, sizeof(char *));
+	if (!argv)
+		return -ENOMEM;
+	size_t k = 0;
+	bool oom = false;
+#define ARG(...) do { if (asprintf(&argv[k++], __VA_ARGS__) < 0) { argv[--k] = NULL; oom = true; } } while (0)
+	ARG("%s", helper);
+	ARG("run");
+	ARG("--datadir=%s/run", c->jobdir);
+	ARG("--socket=%s/mysqld.sock", c->jobdir);
+	ARG("--errlog=%s/mariadbd.err", c->workdir);
+	ARG("--status-out=%s/" STATUS_FILE, c->workdir);
+	ARG("--test=%s", cfg.test);
+	ARG("--tables=%llu", (unsigned long long)cfg.tables);
+	ARG("--table-size=%llu", (unsigned long long)cfg.table_size);
+	ARG("--threads=%llu", (unsigned long long)cfg.threads);
+	ARG("--time=%u", cfg.duration_s);
+	ARG("--report-interval=%u", cfg.report_interval_s);
+	ARG("--buffer-pool=%llu", (unsigned long long)cfg.buffer_pool);
+#undef ARG
+	if (oom) {
+		wl_argv_free(argv);
+		return -ENOMEM;
+	}
+	*ret_argv = argv;
+	return 0;
+}
+
+/* ---- the report parser ---- */
+
+static const char *skip_spaces(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* One whitespace-delimited number at *p; advances *p past it. */
+static int take_number(const char **p, const char *suffix, double *ret)
+{
+	const char *s = skip_spaces(*p);
+	size_t n = strcspn(s, " \t\n");
+	size_t sl = suffix ? strlen(suffix) : 0;
+	char buf[64];
+	if (n <= sl || n - sl >= sizeof(buf) || (sl && strncmp(s + n - sl, suffix, sl) != 0))
+		return -EINVAL;
+	memcpy(buf, s, n - sl);
+	buf[n - sl] = 0;
+	if (util_parse_double(buf, ret) < 0)
+		return -EINVAL;
+	*p = s + n;
+	return 0;
+}
+
+/* "N (X per sec.)" */
+static int count_rate(const char *v, double *ret_n, double *ret_rate)
+{
+	double n, rate;
+	if (take_number(&v, NULL, &n) < 0)
+		return -EINVAL;
+	v = skip_spaces(v);
+	if (*v++ != '(' || take_number(&v, NULL, &rate) < 0 || strcmp(v, " per sec.)") != 0)
+		return -EINVAL;
+	*ret_n = n;
+	*ret_rate = rate;
+	return 0;
+}
+
+/* A bare number with an optional unit suffix and nothing after it. */
+static int single(const char *v, const char *suffix, double *ret)
+{
+	if (take_number(&v, suffix, ret) < 0 || *skip_spaces(v))
+		return -EINVAL;
+	return 0;
+}
+
+enum { SEC_NONE, SEC_SQL, SEC_GENERAL, SEC_LATENCY };
+enum { F_TX = 1, F_Q = 2, F_ERR = 4, F_RECONN = 8, F_TIME = 16, F_AVG = 32, F_MAX = 64, F_PCT = 128, F_MIN = 256 };
+#define F_ALL 511
+
+int wl_sysbench_parse_report(const char *text, struct wl_sysbench_report *ret)
+{
+	struct wl_sysbench_report rep = { 0 };
+	unsigned seen = 0;
+	int sec = SEC_NONE;
+	char line[512];
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : sizeof(line) - 1), p);
+		p += n + (p[n] == '\n');
+		const char *l = skip_spaces(line);
+		char *colon = strchr(l, ':');
+		if (!colon)
+			continue;
+		size_t kl = (size_t)(colon - l);
+		const char *v = skip_spaces(colon + 1);
+		char *end = line + strlen(line);
+		while (end > v && (end[-1] == ' ' || end[-1] == '\r'))
+			*--end = 0;
+#define KEY(s) (kl == strlen(s) && strncmp(l, s, kl) == 0)
+		int r = 0;
+		if (KEY("SQL statistics"))
+			sec = SEC_SQL, seen = 0;
+		else if (KEY("General statistics"))
+			sec = SEC_GENERAL;
+		else if (KEY("Latency (ms)"))
+			sec = SEC_LATENCY;
+		else if (KEY("Threads fairness"))
+			sec = SEC_NONE;
+		else if (sec == SEC_SQL && KEY("transactions"))
+			r = count_rate(v, &rep.transactions, &rep.tps), seen |= F_TX;
+		else if (sec == SEC_SQL && KEY("queries"))
+			r = count_rate(v, &rep.queries, &rep.qps), seen |= F_Q;
+		else if (sec == SEC_SQL && KEY("ignored errors")) {
+			double rate;
+			r = count_rate(v, &rep.errors, &rate), seen |= F_ERR;
+		} else if (sec == SEC_SQL && KEY("reconnects")) {
+			double rate;
+			r = count_rate(v, &rep.reconnects, &rate), seen |= F_RECONN;
+		} else if (sec == SEC_GENERAL && KEY("total time"))
+			r = single(v, "s", &rep.total_time_s), seen |= F_TIME;
+		else if (sec == SEC_LATENCY && KEY("min"))
+			r = single(v, NULL, &rep.lat_min_ms), seen |= F_MIN;
+		else if (sec == SEC_LATENCY && KEY("avg"))
+			r = single(v, NULL, &rep.lat_avg_ms), seen |= F_AVG;
+		else if (sec == SEC_LATENCY && KEY("max"))
+			r = single(v, NULL, &rep.lat_max_ms), seen |= F_MAX;
+		else if (sec == SEC_LATENCY && kl > 13 && strncmp(l + kl - 13, "th percentile", 13) == 0) {
+			/* "95th percentile", or another --percentile */
+			char num[16];
+			double pct;
+			snprintf(num, sizeof(num), "%.*s", (int)(kl - 13), l);
+			if (kl - 13 >= sizeof(num) || util_parse_double(num, &pct) < 0)
+				r = -EINVAL;
+			else {
+				rep.percentile = pct;
+				r = single(v, NULL, &rep.lat_pct_ms), seen |= F_PCT;
+			}
+		}
+#undef KEY
+		if (r < 0)
+			return -EINVAL;
+	}
+	if ((seen & F_ALL) != F_ALL)
+		return -ENODATA;
+	*ret = rep;
+	return 0;
+}
+
+/* ---- collect ---- */
+
+static void collect_status(const struct wl_ctx *c, struct wl_metrics *m)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/" STATUS_FILE, c->workdir);
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	char line[256];
+	while (fgets(line, sizeof(line), f)) {
+		char **w;
+		size_t n;
+		if (wl_split_args(line, &w, &n) < 0)
+			continue;
+		uint64_t v;
+		if (n == 3 && util_parse_u64(w[1], &v) == 0) {
+			char name[128];
+			snprintf(name, sizeof(name), "mariadb.%s", w[0]);
+			wl_metrics_add(m, name, w[2], (double)v);
+		}
+		wl_argv_free(w);
+	}
+}
+
+static int collect(const struct wl_ctx *c, int exit_status, struct wl_metrics *m)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/stdout", c->workdir);
+	_cleanup_free_ char *text = NULL;
+	int r = util_read_file(path, &text, NULL);
+	if (r < 0)
+		return r;
+	struct wl_sysbench_report rep;
+	if ((r = wl_sysbench_parse_report(text, &rep)) < 0)
+		return r;
+	wl_metrics_add(m, "sysbench.tps", "tx/s", rep.tps);
+	wl_metrics_add(m, "sysbench.qps", "queries/s", rep.qps);
+	wl_metrics_add(m, "sysbench.transactions", "tx", rep.transactions);
+	wl_metrics_add(m, "sysbench.lat_avg_ms", "ms", rep.lat_avg_ms);
+	wl_metrics_add(m, "sysbench.lat_p95_ms", "ms", rep.lat_pct_ms);
+	wl_metrics_add(m, "sysbench.lat_max_ms", "ms", rep.lat_max_ms);
+	wl_metrics_add(m, "sysbench.errors", "errors", rep.errors);
+	wl_metrics_add(m, "sysbench.reconnects", "reconnects", rep.reconnects);
+	collect_status(c, m);
+	return 0;
+}
+
+/* ---- datadirs: the pristine copy and each run's copy ---- */
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+static int remove_tree(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/* Copies one file in the kernel (a reflink where the filesystem can), then
+ * writes it out and drops both from the page cache: the run must find its
+ * data on disk, not in pages charged to kab's cgroup. */
+static int copy_file(int sdir, int ddir, const char *name, mode_t mode)
+{
+	_cleanup_close_ int in = openat(sdir, name, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	_cleanup_close_ int out = openat(ddir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 07777);
+	if (out < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = copy_file_range(in, NULL, out, NULL, 1 << 30, 0);
+		if (n == 0)
+			break;
+		if (n > 0)
+			continue;
+		if (errno != EXDEV && errno != ENOSYS && errno != EINVAL && errno != EOPNOTSUPP)
+			return -errno;
+		char buf[1 << 16]; /* no in-kernel copy here: plain read/write */
+		ssize_t k;
+		while ((k = read(in, buf, sizeof(buf))) > 0)
+			if (write(out, buf, (size_t)k) != k)
+				return -EIO;
+		if (k < 0)
+			return -errno;
+		break;
+	}
+	if (fdatasync(out) < 0)
+		return -errno;
+	posix_fadvise(out, 0, 0, POSIX_FADV_DONTNEED);
+	posix_fadvise(in, 0, 0, POSIX_FADV_DONTNEED);
+	return 0;
+}
+
+static int copy_tree(int sdir, int ddir, char *err, size_t errlen, const char *where)
+{
+	int fd = dup(sdir);
+	if (fd < 0)
+		return -errno;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	int r = 0;
+	struct dirent *e;
+	while (r >= 0 && (e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		struct stat st;
+		if (fstatat(sdir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			r = -errno;
+		} else if (S_ISDIR(st.st_mode)) {
+			if (mkdirat(ddir, e->d_name, st.st_mode & 07777) < 0) {
+				r = -errno;
+			} else {
+				_cleanup_close_ int s2 = openat(sdir, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+				_cleanup_close_ int d2 = openat(ddir, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+				r = s2 < 0 || d2 < 0 ? -errno : copy_tree(s2, d2, err, errlen, e->d_name);
+				continue;
+			}
+		} else if (S_ISREG(st.st_mode)) {
+			r = copy_file(sdir, ddir, e->d_name, st.st_mode);
+		} /* a socket or pid file left behind is not data: skipped */
+		if (r < 0 && !err[0])
+			snprintf(err, errlen, "copying %s/%s of the prepared datadir: %s", where, e->d_name, strerror(-r));
+	}
+	closedir(d);
+	return r;
+}
+
+static int copy_datadir(const char *from, const char *to, char *err, size_t errlen)
+{
+	if (mkdir(to, 0700) < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", to, strerror(errno));
+		return -errno;
+	}
+	_cleanup_close_ int s = open(from, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int d = open(to, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s < 0 || d < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", s < 0 ? from : to, strerror(errno));
+		return -EIO;
+	}
+	err[0] = 0;
+	int r = copy_tree(s, d, err, errlen, from);
+	if (r >= 0 && fsync(d) < 0)
+		r = -errno;
+	return r;
+}
+
+/* ---- hooks ---- */
+
+static void jobpath(const struct wl_ctx *c, const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", c->jobdir, name);
+}
+
+/* The useful lines of a failed prepare's log: sysbench's FATAL (without
+ * the query it quotes), the helper's verdicts and the server's errors. */
+static void prepare_failure(const char *log, char *err, size_t errlen)
+{
+	_cleanup_free_ char *text = NULL;
+	struct strbuf sb = { 0 };
+	sb_puts(&sb, "sysbench prepare failed");
+	bool fatal = false;
+	if (util_read_file(log, &text, NULL) >= 0) {
+		for (char *l = text, *nl; l && *l; l = nl ? nl + 1 : NULL) {
+			nl = strchr(l, '\n');
+			if (nl)
+				*nl = 0;
+			bool want = false;
+			if (strncmp(l, "FATAL: ", 7) == 0 && !fatal) {
+				char *q = strstr(l, " for query");
+				if (q)
+					*q = 0;
+				want = fatal = true;
+			} else if (strncmp(l, HELPER ": ", strlen(HELPER) + 2) == 0) {
+				want = !strstr(l, " ready in ") && !strstr(l, "error log");
+			} else if (strstr(l, "[ERROR]")) {
+				want = true;
+			}
+			if (want) {
+				sb_puts(&sb, "; ");
+				sb_puts(&sb, l);
+			}
+		}
+	}
+	snprintf(err, errlen, "%s", sb.buf ? sb.buf : "sysbench prepare failed");
+	sb_free(&sb);
+}
+
+static int prepare(const struct wl_ctx *c, char *err, size_t errlen)
+{
+	struct sb_cfg cfg;
+	char helper[4096], pristine[512], stamp_path[512], log[512], sock[512], errlog[512];
+	if (cfg_parse(c->wl, NULL, NULL, &cfg) < 0) {
+		snprintf(err, errlen, "bad sysbench-oltp keys (kab check explains)");
+		return -EINVAL;
+	}
+	if (!wl_helper_path(HELPER, helper, sizeof(helper))) {
+		snprintf(err, errlen, "helper program %s is not built (run make)", HELPER);
+		return -ENOENT;
+	}
+	jobpath(c, "pristine", pristine, sizeof(pristine));
+	jobpath(c, "pristine.stamp", stamp_path, sizeof(stamp_path));
+	jobpath(c, "prepare.log", log, sizeof(log));
+	jobpath(c, "prepare.sock", sock, sizeof(sock));
+	jobpath(c, "prepare.err", errlog, sizeof(errlog));
+	char stamp[128];
+	snprintf(stamp, sizeof(stamp), "tables=%llu table_size=%llu", (unsigned long long)cfg.tables,
+		 (unsigned long long)cfg.table_size);
+	_cleanup_free_ char *old = NULL;
+	if (util_read_line(stamp_path, &old) >= 0 && strcmp(old, stamp) == 0) {
+		log_info("workload \"%s\": reusing the prepared sysbench data in %s (%s)", c->wl->name, pristine, stamp);
+		return 0;
+	}
+	/* a half-made copy from an interrupted prepare is started over */
+	unlink(stamp_path);
+	int r = remove_tree(pristine);
+	if (r < 0) {
+		snprintf(err, errlen, "cannot remove the old %s: %s", pristine, strerror(-r));
+		return r;
+	}
+	char a[7][128];
+	snprintf(a[0], sizeof(a[0]), "--tables=%llu", (unsigned long long)cfg.tables);
+	snprintf(a[1], sizeof(a[1]), "--table-size=%llu", (unsigned long long)cfg.table_size);
+	snprintf(a[2], sizeof(a[2]), "--buffer-pool=%llu", (unsigned long long)cfg.buffer_pool);
+	char d_arg[600], s_arg[600], e_arg[600];
+	snprintf(d_arg, sizeof(d_arg), "--datadir=%s", pristine);
+	snprintf(s_arg, sizeof(s_arg), "--socket=%s", sock);
+	snprintf(e_arg, sizeof(e_arg), "--errlog=%s", errlog);
+	char *argv[] = { helper, "prepare", d_arg, s_arg, e_arg, a[0], a[1], a[2], NULL };
+	double t0 = util_mono_now();
+	log_info("workload \"%s\": preparing sysbench data (%s) in %s", c->wl->name, stamp, pristine);
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		return -errno;
+	}
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		int in = open("/dev/null", O_RDONLY);
+		int out = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+			_exit(127);
+		execv(helper, argv);
+		_exit(127);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			snprintf(err, errlen, "waiting for %s: %s", HELPER, strerror(errno));
+			return -errno;
+		}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		prepare_failure(log, err, errlen);
+		return -EIO;
+	}
+	r = util_write_file(stamp_path, stamp);
+	if (r < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", stamp_path, strerror(-r));
+		return r;
+	}
+	log_info("workload \"%s\": sysbench data prepared in %.1f s", c->wl->name, util_mono_now() - t0);
+	return 0;
+}
+
+static int before(const struct wl_ctx *c, char *err, size_t errlen)
+{
+	char pristine[512], run[512];
+	jobpath(c, "pristine", pristine, sizeof(pristine));
+	jobpath(c, "run", run, sizeof(run));
+	int r = remove_tree(run);
+	if (r < 0) {
+		snprintf(err, errlen, "cannot remove the previous run's datadir %s: %s", run, strerror(-r));
+		return r;
+	}
+	r = copy_datadir(pristine, run, err, errlen);
+	if (r < 0 && !err[0])
+		snprintf(err, errlen, "copying %s to %s: %s", pristine, run, strerror(-r));
+	return r;
+}
+
+static void finish(const struct wl_ctx *c)
+{
+	static const char *const names[] = { "run", "pristine", "pristine.stamp", "prepare.log", "prepare.err" };
+	char path[512];
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		jobpath(c, names[i], path, sizeof(path));
+		int r = remove_tree(path);
+		if (r < 0)
+			log_warn("workload \"%s\": cannot remove %s: %s", c->wl->name, path, strerror(-r));
+	}
+}
+
+const struct wl_ops wl_sysbench_ops = {
+	.type = "sysbench-oltp",
+	.summary = "sysbench OLTP on a private MariaDB server; tps, latency and InnoDB counters",
+	.keys = keys,
+	.check = check,
+	.argv = make_argv,
+	.collect = collect,
+	.prepare = prepare,
+	.before = before,
+	.finish = finish,
+};
