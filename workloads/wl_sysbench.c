@@ -62,14 +62,14 @@ static int line_of(const struct job_workload *wl, const char *key)
 }
 
 static int cfg_count(const struct job_workload *wl, const char *key, uint64_t min, uint64_t max, uint64_t def,
-		     const char *file, struct diags *d, uint64_t *ret)
+		     const char *why, const char *file, struct diags *d, uint64_t *ret)
 {
 	const struct job_param *p = param(wl, key);
 	uint64_t v = def;
 	if (p && (util_parse_u64(p->value, &v) < 0 || v < min || v > max)) {
 		if (d)
-			diags_add(d, file, p->line, "workload \"%s\": %s = \"%s\" must be a whole number from %llu to %llu",
-				  wl->name, key, p->value, (unsigned long long)min, (unsigned long long)max);
+			diags_add(d, file, p->line, "workload \"%s\": %s = \"%s\" must be a whole number from %llu to %llu%s",
+				  wl->name, key, p->value, (unsigned long long)min, (unsigned long long)max, why);
 		return -EINVAL;
 	}
 	*ret = v;
@@ -98,9 +98,9 @@ static int cfg_parse(const struct job_workload *wl, const char *file, struct dia
 	int r = 0;
 	if (!param(wl, "tables") || !param(wl, "table_size") || !param(wl, "duration"))
 		r = -EINVAL; /* reported by the job parser as a missing required key */
-	r |= cfg_count(wl, "tables", 1, 100000, 1, file, d, &c.tables);
-	r |= cfg_count(wl, "table_size", 1, INT64_MAX, 1, file, d, &c.table_size);
-	r |= cfg_count(wl, "threads", 1, 10000, 1, file, d, &c.threads);
+	r |= cfg_count(wl, "tables", 1, 100000, 1, "", file, d, &c.tables);
+	r |= cfg_count(wl, "table_size", 1, INT32_MAX, 1, " (sysbench 1.0 reads it as a 32-bit int)", file, d, &c.table_size);
+	r |= cfg_count(wl, "threads", 1, 10000, 1, "", file, d, &c.threads);
 	r |= cfg_seconds(wl, "duration", 1, 10, file, d, &c.duration_s);
 	r |= cfg_seconds(wl, "report_interval", 0, 10, file, d, &c.report_interval_s);
 	const struct job_param *p = param(wl, "buffer_pool");
@@ -491,38 +491,48 @@ static void jobpath(const struct wl_ctx *c, const char *name, char *buf, size_t 
 	snprintf(buf, len, "%s/%s", c->jobdir, name);
 }
 
-/* The useful lines of a failed prepare's log: sysbench's FATAL (without
- * the query it quotes), the helper's verdicts and the server's errors. */
+/* The useful lines of a failed prepare's log: the helper's verdict,
+ * sysbench's first FATAL (without the query it quotes) and the server's
+ * first errors. */
 static void prepare_failure(const char *log, char *err, size_t errlen)
 {
 	_cleanup_free_ char *text = NULL;
-	struct strbuf sb = { 0 };
-	sb_puts(&sb, "sysbench prepare failed");
-	bool fatal = false;
+	const char *verdict = "", *fatal = "";
+	const char *errors[3] = { "", "", "" };
+	size_t n_errors = 0;
+	static const char vp[] = HELPER ": FAILED: ", ep[] = HELPER ": mariadbd: ";
 	if (util_read_file(log, &text, NULL) >= 0) {
 		for (char *l = text, *nl; l && *l; l = nl ? nl + 1 : NULL) {
 			nl = strchr(l, '\n');
 			if (nl)
 				*nl = 0;
-			bool want = false;
-			if (strncmp(l, "FATAL: ", 7) == 0 && !fatal) {
+			if (strncmp(l, vp, sizeof(vp) - 1) == 0) {
+				verdict = l + sizeof(vp) - 1;
+			} else if (strncmp(l, "FATAL: ", 7) == 0 && !*fatal) {
 				char *q = strstr(l, " for query");
 				if (q)
 					*q = 0;
-				want = fatal = true;
-			} else if (strncmp(l, HELPER ": ", strlen(HELPER) + 2) == 0) {
-				want = !strstr(l, " ready in ") && !strstr(l, "error log");
-			} else if (strstr(l, "[ERROR]")) {
-				want = true;
-			}
-			if (want) {
-				sb_puts(&sb, "; ");
-				sb_puts(&sb, l);
+				fatal = l;
+			} else if (strncmp(l, ep, sizeof(ep) - 1) == 0 && n_errors < ARRAY_SIZE(errors)) {
+				const char *e = strstr(l, "[ERROR] ");
+				errors[n_errors++] = e ? e + 8 : l + sizeof(ep) - 1;
 			}
 		}
 	}
-	snprintf(err, errlen, "%s", sb.buf ? sb.buf : "sysbench prepare failed");
-	sb_free(&sb);
+	snprintf(err, errlen, "sysbench prepare failed: %s%s%s%s%s%s%s%s", *verdict ? verdict : "see the log",
+		 *fatal ? "; sysbench: " : "", fatal, n_errors ? "; server: " : "", errors[0],
+		 n_errors > 1 ? "; " : "", errors[1], n_errors > 2 ? "; ..." : "");
+}
+
+static int write_stamp(const char *path, const char *stamp)
+{
+	FILE *f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	bool ok = fprintf(f, "%s\n", stamp) > 0;
+	if (fclose(f) != 0 || !ok)
+		return -EIO;
+	return 0;
 }
 
 static int prepare(const struct wl_ctx *c, char *err, size_t errlen)
@@ -594,7 +604,7 @@ static int prepare(const struct wl_ctx *c, char *err, size_t errlen)
 		prepare_failure(log, err, errlen);
 		return -EIO;
 	}
-	r = util_write_file(stamp_path, stamp);
+	r = write_stamp(stamp_path, stamp);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot write %s: %s", stamp_path, strerror(-r));
 		return r;

@@ -34,7 +34,7 @@
 #include <mysql.h>
 
 #define PROG "kab-sysbench-oltp"
-#define ERRLOG_TAIL 1200
+#define ERRLOG_TAIL 800
 
 struct opts {
 	bool prepare;
@@ -68,6 +68,23 @@ static void say(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The first failure, repeated as the last line of stderr, where kab's log
+ * and the run's stored stderr tail show it. */
+static char verdict[512];
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fail(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	say("%s", msg);
+	if (!verdict[0])
+		snprintf(verdict, sizeof(verdict), "%s", msg);
+}
+
 static double mono_now(void)
 {
 	struct timespec ts;
@@ -75,20 +92,28 @@ static double mono_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The last lines of the server's error log, for every failure message. */
-static void errlog_tail(const char *path)
+/* The server's error log for a failure message: its [ERROR] lines (the
+ * cause is often far above the end) and its last lines. */
+static void errlog_report(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	FILE *f = fopen(path, "re");
+	if (!f) {
 		say("no server error log at %s: %s", path, strerror(errno));
 		return;
 	}
+	char line[1024];
+	int errors = 0;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[ERROR]") && errors++ < 8)
+			fprintf(stderr, PROG ": mariadbd: %s%s", line, line[strlen(line) - 1] == '\n' ? "" : "\n");
 	char buf[ERRLOG_TAIL + 1];
-	off_t size = lseek(fd, 0, SEEK_END);
-	off_t from = size > ERRLOG_TAIL ? size - ERRLOG_TAIL : 0;
-	ssize_t n = pread(fd, buf, ERRLOG_TAIL, from);
-	close(fd);
-	buf[n > 0 ? n : 0] = 0;
+	long size = ftell(f);
+	long from = size > ERRLOG_TAIL ? size - ERRLOG_TAIL : 0;
+	size_t n = 0;
+	if (fseek(f, from, SEEK_SET) == 0)
+		n = fread(buf, 1, ERRLOG_TAIL, f);
+	fclose(f);
+	buf[n] = 0;
 	const char *p = buf;
 	if (from > 0 && strchr(p, '\n'))
 		p = strchr(p, '\n') + 1; /* skip the partial first line */
@@ -235,12 +260,12 @@ static int server_start(const struct opts *o, struct server *s)
 {
 	char mariadbd[512], env[160];
 	if (find_program("mariadbd", "/usr/sbin:/usr/libexec", mariadbd, sizeof(mariadbd)) < 0) {
-		say("mariadbd is not installed (apt-get install mariadb-server)");
+		fail("mariadbd is not installed (apt-get install mariadb-server)");
 		return -ENOENT;
 	}
 	int nfd = notify_socket(env, sizeof(env));
 	if (nfd < 0) {
-		say("cannot create the notification socket: %s", strerror(-nfd));
+		fail("cannot create the notification socket: %s", strerror(-nfd));
 		return nfd;
 	}
 	char a_datadir[1024], a_socket[1024], a_errlog[1024], a_pid[1024], a_pool[64], a_conn[64];
@@ -260,7 +285,7 @@ static int server_start(const struct opts *o, struct server *s)
 	int r = spawn(argv, env, &s->pid);
 	if (r < 0) {
 		close(nfd);
-		say("cannot start mariadbd: %s", strerror(-r));
+		fail("cannot start mariadbd: %s", strerror(-r));
 		return r;
 	}
 	s->pidfd = pidfd_open(s->pid, 0);
@@ -292,14 +317,14 @@ static int server_start(const struct opts *o, struct server *s)
 			snprintf(how, sizeof(how), "was stopped by signal %d before it was ready", (int)stop_requested);
 		else
 			snprintf(how, sizeof(how), "sent no READY=1 within %lld s", o->start_timeout);
-		say("mariadbd %s while starting on %s", how, o->datadir);
+		fail("mariadbd %s while starting on %s", how, o->datadir);
 		return -EIO;
 	}
 	s->db = mysql_init(NULL);
 	unsigned int connect_timeout = 30;
 	mysql_options(s->db, MYSQL_OPT_CONNECT_TIMEOUT, &connect_timeout);
 	if (!mysql_real_connect(s->db, NULL, "root", NULL, NULL, 0, o->socket, 0)) {
-		say("mariadbd is ready but a connection to %s fails: %s", o->socket, mysql_error(s->db));
+		fail("mariadbd is ready but a connection to %s fails: %s", o->socket, mysql_error(s->db));
 		mysql_close(s->db);
 		s->db = NULL;
 		return -EIO;
@@ -442,7 +467,7 @@ static int sysbench_run(const struct opts *o, struct server *s)
 {
 	char sysbench[512];
 	if (find_program("sysbench", "/usr/local/bin", sysbench, sizeof(sysbench)) < 0) {
-		say("sysbench is not installed (apt-get install sysbench)");
+		fail("sysbench is not installed (apt-get install sysbench)");
 		return -ENOENT;
 	}
 	char a[6][256];
@@ -452,7 +477,7 @@ static int sysbench_run(const struct opts *o, struct server *s)
 	pid_t pid;
 	int r = spawn(argv, NULL, &pid);
 	if (r < 0) {
-		say("cannot start sysbench: %s", strerror(-r));
+		fail("cannot start sysbench: %s", strerror(-r));
 		return r;
 	}
 	int fd = pidfd_open(pid, 0);
@@ -480,16 +505,16 @@ static int sysbench_run(const struct opts *o, struct server *s)
 	char how[96];
 	if (s->exited) {
 		describe_status(s->status, how, sizeof(how));
-		say("mariadbd %s during sysbench %s", how, o->prepare ? "prepare" : "run");
+		fail("mariadbd %s during sysbench %s", how, o->prepare ? "prepare" : "run");
 		return -EIO;
 	}
 	if (stop_requested) {
-		say("stopped by signal %d", (int)stop_requested);
+		fail("stopped by signal %d", (int)stop_requested);
 		return -EINTR;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		describe_status(status, how, sizeof(how));
-		say("sysbench %s %s", o->prepare ? "prepare" : "run", how);
+		fail("sysbench %s %s", o->prepare ? "prepare" : "run", how);
 		return -EIO;
 	}
 	return 0;
@@ -500,7 +525,7 @@ static int install_db(const struct opts *o)
 	char prog[512];
 	if (find_program("mariadb-install-db", "/usr/bin", prog, sizeof(prog)) < 0 &&
 	    find_program("mysql_install_db", "/usr/bin", prog, sizeof(prog)) < 0) {
-		say("mariadb-install-db is not installed (apt-get install mariadb-server)");
+		fail("mariadb-install-db is not installed (apt-get install mariadb-server)");
 		return -ENOENT;
 	}
 	char a_datadir[1024];
@@ -514,10 +539,16 @@ static int install_db(const struct opts *o)
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		char how[96];
 		describe_status(status, how, sizeof(how));
-		say("mariadb-install-db --datadir=%s %s", o->datadir, how);
+		fail("mariadb-install-db --datadir=%s %s", o->datadir, how);
 		return -EIO;
 	}
 	return 0;
+}
+
+static void failed(const struct opts *o)
+{
+	errlog_report(o->errlog);
+	say("FAILED: %s", verdict[0] ? verdict : "see above");
 }
 
 static int do_prepare(const struct opts *o)
@@ -530,7 +561,7 @@ static int do_prepare(const struct opts *o)
 	if ((r = server_start(o, &s)) < 0)
 		goto out;
 	if (mysql_query(s.db, "CREATE DATABASE IF NOT EXISTS sbtest") != 0) {
-		say("CREATE DATABASE sbtest: %s", mysql_error(s.db));
+		fail("CREATE DATABASE sbtest: %s", mysql_error(s.db));
 		r = -EIO;
 		goto out;
 	}
@@ -541,11 +572,11 @@ out:;
 		char how[96] = "was not stopped";
 		if (s.exited)
 			describe_status(s.status, how, sizeof(how));
-		say("mariadbd %s at the end of prepare: the prepared data may be inconsistent", how);
+		fail("mariadbd %s at the end of prepare: the prepared data may be inconsistent", how);
 		r = sr;
 	}
 	if (r < 0)
-		errlog_tail(o->errlog);
+		failed(o);
 	else
 		say("prepared %lld tables x %lld rows in %.1f s", o->tables, o->table_size, mono_now() - t0);
 	return r;
@@ -559,27 +590,27 @@ static int do_run(const struct opts *o)
 	if (r < 0)
 		goto out;
 	if (status_read(s.db, &before) < 0) {
-		say("SHOW GLOBAL STATUS: %s", mysql_error(s.db));
+		fail("SHOW GLOBAL STATUS: %s", mysql_error(s.db));
 		r = -EIO;
 		goto out;
 	}
 	if ((r = sysbench_run(o, &s)) < 0)
 		goto out;
 	if (status_read(s.db, &after) < 0) {
-		say("SHOW GLOBAL STATUS after the run: %s", mysql_error(s.db));
+		fail("SHOW GLOBAL STATUS after the run: %s", mysql_error(s.db));
 		r = -EIO;
 		goto out;
 	}
 	if (o->status_out && (r = status_write(o->status_out, &before, &after)) < 0)
-		say("cannot write %s: %s", o->status_out, strerror(-r));
+		fail("cannot write %s: %s", o->status_out, strerror(-r));
 out:
 	if (server_stop(&s, false) < 0 && r >= 0 && s.exited && WIFSIGNALED(s.status)) {
 		/* a clean benchmark but a server that crashed on the way down */
-		say("mariadbd was killed by signal %d while shutting down", WTERMSIG(s.status));
+		fail("mariadbd was killed by signal %d while shutting down", WTERMSIG(s.status));
 		r = -EIO;
 	}
 	if (r < 0)
-		errlog_tail(o->errlog);
+		failed(o);
 	return r;
 }
 
@@ -652,7 +683,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (mysql_library_init(0, NULL, NULL) != 0) {
-		say("cannot initialize the MariaDB client library");
+		fail("cannot initialize the MariaDB client library");
 		return 1;
 	}
 	int r = o.prepare ? do_prepare(&o) : do_run(&o);
