@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,74 +256,97 @@ static int single(const char *v, const char *suffix, double *ret)
 	return 0;
 }
 
-enum { SEC_NONE, SEC_SQL, SEC_GENERAL, SEC_LATENCY };
-enum { F_TX = 1, F_Q = 2, F_ERR = 4, F_RECONN = 8, F_TIME = 16, F_AVG = 32, F_MAX = 64, F_PCT = 128, F_MIN = 256 };
-#define F_ALL 511
+enum section { SEC_NONE, SEC_SQL, SEC_GENERAL, SEC_LATENCY };
+
+/* The report's figures: section, key, "N (X per sec.)" or a bare number
+ * with a unit suffix, and where they go (-1: not kept). */
+#define OFF(f) ((long)offsetof(struct wl_sysbench_report, f))
+static const struct figure {
+	enum section sec;
+	const char *key;
+	bool rate;
+	const char *suffix;
+	long off, rate_off;
+} figures[] = {
+	{ SEC_SQL, "transactions", true, NULL, OFF(transactions), OFF(tps) },
+	{ SEC_SQL, "queries", true, NULL, OFF(queries), OFF(qps) },
+	{ SEC_SQL, "ignored errors", true, NULL, OFF(errors), -1 },
+	{ SEC_SQL, "reconnects", true, NULL, OFF(reconnects), -1 },
+	{ SEC_GENERAL, "total time", false, "s", OFF(total_time_s), -1 },
+	{ SEC_LATENCY, "min", false, NULL, OFF(lat_min_ms), -1 },
+	{ SEC_LATENCY, "avg", false, NULL, OFF(lat_avg_ms), -1 },
+	{ SEC_LATENCY, "max", false, NULL, OFF(lat_max_ms), -1 },
+	{ SEC_LATENCY, "th percentile", false, NULL, OFF(lat_pct_ms), -1 }, /* "95th percentile" */
+};
+#undef OFF
+static const char *const section_names[] = { "Threads fairness", "SQL statistics", "General statistics", "Latency (ms)" };
+
+static double *field(struct wl_sysbench_report *r, long off) { return (double *)((char *)r + off); }
+
+/* One "key: value" line of the report; *seen gets the figure's bit. */
+static int parse_figure(enum section sec, const char *key, size_t kl, const char *v, struct wl_sysbench_report *rep,
+			unsigned *seen)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(figures); i++) {
+		const struct figure *f = &figures[i];
+		size_t fl = strlen(f->key);
+		if (f->sec != sec)
+			continue;
+		if (strcmp(f->key, "th percentile") == 0) {
+			/* the percentile sysbench was given, e.g. 95 */
+			char num[16];
+			if (kl <= fl || kl - fl >= sizeof(num) || strncmp(key + kl - fl, f->key, fl) != 0)
+				continue;
+			snprintf(num, sizeof(num), "%.*s", (int)(kl - fl), key);
+			if (util_parse_double(num, &rep->percentile) < 0)
+				return -EINVAL;
+		} else if (kl != fl || strncmp(key, f->key, fl) != 0) {
+			continue;
+		}
+		double n, rate = 0;
+		int r = f->rate ? count_rate(v, &n, &rate) : single(v, f->suffix, &n);
+		if (r < 0)
+			return r;
+		*field(rep, f->off) = n;
+		if (f->rate_off >= 0)
+			*field(rep, f->rate_off) = rate;
+		*seen |= 1u << i;
+		return 0;
+	}
+	return 0; /* a line kab does not read */
+}
 
 int wl_sysbench_parse_report(const char *text, struct wl_sysbench_report *ret)
 {
 	struct wl_sysbench_report rep = { 0 };
 	unsigned seen = 0;
-	int sec = SEC_NONE;
+	enum section sec = SEC_NONE;
 	char line[512];
 	for (const char *p = text; *p;) {
 		size_t n = strcspn(p, "\n");
 		snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : sizeof(line) - 1), p);
 		p += n + (p[n] == '\n');
-		const char *l = skip_spaces(line);
-		char *colon = strchr(l, ':');
+		const char *key = skip_spaces(line);
+		char *colon = strchr(key, ':');
 		if (!colon)
 			continue;
-		size_t kl = (size_t)(colon - l);
+		size_t kl = (size_t)(colon - key);
 		const char *v = skip_spaces(colon + 1);
 		char *end = line + strlen(line);
 		while (end > v && (end[-1] == ' ' || end[-1] == '\r'))
 			*--end = 0;
-#define KEY(s) (kl == strlen(s) && strncmp(l, s, kl) == 0)
-		int r = 0;
-		if (KEY("SQL statistics"))
-			sec = SEC_SQL, seen = 0;
-		else if (KEY("General statistics"))
-			sec = SEC_GENERAL;
-		else if (KEY("Latency (ms)"))
-			sec = SEC_LATENCY;
-		else if (KEY("Threads fairness"))
-			sec = SEC_NONE;
-		else if (sec == SEC_SQL && KEY("transactions"))
-			r = count_rate(v, &rep.transactions, &rep.tps), seen |= F_TX;
-		else if (sec == SEC_SQL && KEY("queries"))
-			r = count_rate(v, &rep.queries, &rep.qps), seen |= F_Q;
-		else if (sec == SEC_SQL && KEY("ignored errors")) {
-			double rate;
-			r = count_rate(v, &rep.errors, &rate), seen |= F_ERR;
-		} else if (sec == SEC_SQL && KEY("reconnects")) {
-			double rate;
-			r = count_rate(v, &rep.reconnects, &rate), seen |= F_RECONN;
-		} else if (sec == SEC_GENERAL && KEY("total time"))
-			r = single(v, "s", &rep.total_time_s), seen |= F_TIME;
-		else if (sec == SEC_LATENCY && KEY("min"))
-			r = single(v, NULL, &rep.lat_min_ms), seen |= F_MIN;
-		else if (sec == SEC_LATENCY && KEY("avg"))
-			r = single(v, NULL, &rep.lat_avg_ms), seen |= F_AVG;
-		else if (sec == SEC_LATENCY && KEY("max"))
-			r = single(v, NULL, &rep.lat_max_ms), seen |= F_MAX;
-		else if (sec == SEC_LATENCY && kl > 13 && strncmp(l + kl - 13, "th percentile", 13) == 0) {
-			/* "95th percentile", or another --percentile */
-			char num[16];
-			double pct;
-			snprintf(num, sizeof(num), "%.*s", (int)(kl - 13), l);
-			if (kl - 13 >= sizeof(num) || util_parse_double(num, &pct) < 0)
-				r = -EINVAL;
-			else {
-				rep.percentile = pct;
-				r = single(v, NULL, &rep.lat_pct_ms), seen |= F_PCT;
+		bool header = false;
+		for (size_t i = 0; i < ARRAY_SIZE(section_names); i++)
+			if (kl == strlen(section_names[i]) && strncmp(key, section_names[i], kl) == 0) {
+				sec = (enum section)i;
+				header = true;
+				if (sec == SEC_SQL)
+					seen = 0; /* a later report replaces an earlier one */
 			}
-		}
-#undef KEY
-		if (r < 0)
+		if (!header && sec != SEC_NONE && parse_figure(sec, key, kl, v, &rep, &seen) < 0)
 			return -EINVAL;
 	}
-	if ((seen & F_ALL) != F_ALL)
+	if (seen != (1u << ARRAY_SIZE(figures)) - 1)
 		return -ENODATA;
 	*ret = rep;
 	return 0;

@@ -161,9 +161,9 @@ check "no mariadbd left running, the job directory removed" [ -z "$(our_servers)
 job it-sysbench-bad "" "duration = 2.5s
 test = oltp_raed_write" | sed 's/^table_size = 1000$/table_size = 3000000000/' >"$IT_TMP/bad.job"
 $KAB check "$IT_TMP/bad.job" >/dev/null 2>"$IT_TMP/bad.err"
-check "kab check: table_size above sysbench's int, with its line" grep -q "bad.job:20: .*table_size = \"3000000000\" must be a whole number from 1 to 2147483647" "$IT_TMP/bad.err"
-check "kab check: a fractional duration" grep -q "bad.job:24: .*duration = \"2.5s\" must be whole seconds" "$IT_TMP/bad.err"
-check "kab check: a misspelt test, with a hint" grep -q "bad.job:25: .*unknown test \"oltp_raed_write\" (did you mean \"oltp_read_write\"?" "$IT_TMP/bad.err"
+check "kab check: table_size above sysbench's int, with its line" grep -q "bad.job:19: .*table_size = \"3000000000\" must be a whole number from 1 to 2147483647" "$IT_TMP/bad.err"
+check "kab check: a fractional duration" grep -q "bad.job:23: .*duration = \"2.5s\" must be whole seconds" "$IT_TMP/bad.err"
+check "kab check: a misspelt test, with a hint" grep -q "bad.job:24: .*unknown test \"oltp_raed_write\" (did you mean \"oltp_read_write\"?" "$IT_TMP/bad.err"
 
 # ---- a memcg too small for the server: the OOM killer takes it ----
 db="$IT_TMP/oom.db"
@@ -176,5 +176,6 @@ check "with the memcg's OOM kills counted and the error log tail in stderr" \
 	[ "$(sql "$db" "select count(*) from runs r join metrics m on m.run_id=r.id and m.name='memcg.oom_kills' where m.value > 0 and r.stderr_tail like '%mariadbd%error log%'")" = 2 ]
 sql "$db" "select '    ' || status || ': ' || reason from runs"
 check "no mariadbd left running" [ -z "$(our_servers)" ]
-[ -n "${KEEP:-}" ] && cp -r "$IT_TMP" /tmp/sb-it-keep
+# KEEP=DIR keeps the job files, databases and logs for a look
+[ -n "${KEEP:-}" ] && mkdir -p "$KEEP" && cp -r "$IT_TMP/." "$KEEP/"
 it_end
