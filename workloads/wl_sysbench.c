@@ -283,7 +283,7 @@ static const char *const section_names[] = { "Threads fairness", "SQL statistics
 
 static double *field(struct wl_sysbench_report *r, long off) { return (double *)((char *)r + off); }
 
-/* One "key: value" line of the report; *seen gets the figure's bit. */
+/* One "key: value" line of the report; the figure's bit is set in *seen. */
 static int parse_figure(enum section sec, const char *key, size_t kl, const char *v, struct wl_sysbench_report *rep,
 			unsigned *seen)
 {
@@ -518,8 +518,13 @@ static void jobpath(const struct wl_ctx *c, const char *name, char *buf, size_t 
 /* The useful lines of a failed prepare's log: the helper's verdict,
  * sysbench's first FATAL (without the query it quotes) and the server's
  * first errors. */
-static void prepare_failure(const char *log, char *err, size_t errlen)
+static void prepare_failure(const char *log, int status, char *err, size_t errlen)
 {
+	char how[64];
+	if (WIFSIGNALED(status))
+		snprintf(how, sizeof(how), HELPER " was killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(how, sizeof(how), HELPER " exited with status %d", WEXITSTATUS(status));
 	_cleanup_free_ char *text = NULL;
 	const char *verdict = "", *fatal = "";
 	const char *errors[3] = { "", "", "" };
@@ -543,7 +548,7 @@ static void prepare_failure(const char *log, char *err, size_t errlen)
 			}
 		}
 	}
-	snprintf(err, errlen, "sysbench prepare failed: %s%s%s%s%s%s%s%s", *verdict ? verdict : "see the log",
+	snprintf(err, errlen, "sysbench prepare failed: %s%s%s%s%s%s%s%s", *verdict ? verdict : how,
 		 *fatal ? "; sysbench: " : "", fatal, n_errors ? "; server: " : "", errors[0],
 		 n_errors > 1 ? "; " : "", errors[1], n_errors > 2 ? "; ..." : "");
 }
@@ -625,7 +630,7 @@ static int prepare(const struct wl_ctx *c, char *err, size_t errlen)
 			return -errno;
 		}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		prepare_failure(log, err, errlen);
+		prepare_failure(log, status, err, errlen);
 		return -EIO;
 	}
 	r = write_stamp(stamp_path, stamp);
