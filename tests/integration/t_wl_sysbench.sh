@@ -81,6 +81,7 @@ check "qps, avg and max latency, errors, reconnects recorded" \
 	[ "$(sql "$db" "select count(*) from metrics where name in ('sysbench.qps','sysbench.lat_avg_ms','sysbench.lat_max_ms','sysbench.errors','sysbench.reconnects')")" = 10 ]
 check "MariaDB counter deltas recorded (buffer pool read requests > 0)" \
 	[ "$(sql "$db" "select count(*) from metrics where name='mariadb.Innodb_buffer_pool_read_requests' and value > 0")" = 2 ]
+check "whether InnoDB got io_uring is recorded" [ "$(sql "$db" "select count(*) from metrics where name='mariadb.innodb_io_uring'")" = 2 ]
 check "the data was prepared once for both runs" [ "$(grep -c "preparing sysbench data" "$IT_TMP/ok.err")" = 1 ]
 check "the server was ready through its READY=1 notification" \
 	[ "$(sql "$db" "select count(*) from runs where stderr_tail like '%ready in%'")" = 2 ]

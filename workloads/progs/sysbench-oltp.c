@@ -418,11 +418,33 @@ static int status_read(MYSQL *db, struct status_snap *ret)
 	return 0;
 }
 
-static int status_write(const char *path, const struct status_snap *a, const struct status_snap *b)
+/* Whether InnoDB got io_uring: in a small memcg io_uring_queue_init()
+ * can fail with ENOMEM and InnoDB falls back to libaio, which changes the
+ * I/O path between runs; recorded so that a comparison can tell. */
+static int errlog_io_uring(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	char line[1024];
+	int r = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "InnoDB: Using io_uring"))
+			r = 1;
+		if (strstr(line, "create_uring failed") || strstr(line, "io_uring_queue_init() failed"))
+			r = 0;
+	}
+	fclose(f);
+	return r;
+}
+
+static int status_write(const char *path, const struct status_snap *a, const struct status_snap *b, int io_uring)
 {
 	FILE *f = fopen(path, "we");
 	if (!f)
 		return -errno;
+	if (io_uring >= 0)
+		fprintf(f, "innodb_io_uring %d flag\n", io_uring);
 	for (size_t i = 0; i < N_COUNTERS; i++)
 		if (a->have[i] && b->have[i] && b->v[i] >= a->v[i]) /* a counter that went down was reset */
 			fprintf(f, "%s %" PRIu64 " %s\n", counters[i][0], b->v[i] - a->v[i], counters[i][1]);
@@ -601,7 +623,7 @@ static int do_run(const struct opts *o)
 		r = -EIO;
 		goto out;
 	}
-	if (o->status_out && (r = status_write(o->status_out, &before, &after)) < 0)
+	if (o->status_out && (r = status_write(o->status_out, &before, &after, errlog_io_uring(o->errlog))) < 0)
 		fail("cannot write %s: %s", o->status_out, strerror(-r));
 out:
 	if (server_stop(&s, false) < 0 && r >= 0 && s.exited && WIFSIGNALED(s.status)) {
