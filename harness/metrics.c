@@ -27,6 +27,26 @@ static const struct entry {
 	{ "stress-ng.*.bogo_ops_per_s", "ops/s", H, NULL },
 	{ "stress-ng.*.bogo_ops_per_s_cpu", "ops/s", H, NULL },
 	{ "stress-ng.*.bogo_ops", "ops", H, NULL },
+	{ "sysbench.tps", "tx/s", H, "transactions/s" },
+	{ "sysbench.qps", "q/s", H, "queries/s" },
+	{ "sysbench.lat_avg_ms", "ms", L, "avg latency (ms)" },
+	{ "sysbench.lat_p95_ms", "ms", L, "p95 latency (ms)" },
+	{ "sysbench.lat_p99_ms", "ms", L, "p99 latency (ms)" },
+	{ "sysbench.lat_max_ms", "ms", L, "max latency (ms)" },
+	{ "sysbench.errors", "errors", L, NULL },
+	{ "sysbench.reconnects", "reconnects", L, NULL },
+	{ "mariadb.Innodb_buffer_pool_reads", "reads", L, "buffer pool reads from disk" },
+	{ "mariadb.*", NULL, N, NULL },
+	{ "pageout.ns_mean", "ns", L, "MADV_PAGEOUT ns (mean)" },
+	{ "pageout.ns_median", "ns", L, "MADV_PAGEOUT ns (median)" },
+	{ "pageout.ns_stddev_pct", "%", L, "MADV_PAGEOUT std dev %" },
+	{ "pageout.refault_ns_mean", "ns", L, "refault ns (mean)" },
+	{ "pageout.*ns_*", "ns", L, NULL },
+	{ "shmem-truncate.op_ms_median", "ms", L, "ms per operation (median)" },
+	{ "shmem-truncate.op_ms_*", "ms", L, NULL },
+	{ "shmem-truncate.fill_ms_*", "ms", L, NULL },
+	{ "kbuild.objects", "objects", N, "objects built" },
+	{ "fcount.*", "calls", N, NULL },
 	{ "time.wall_s", "s", L, "wall time (s)" },
 	{ "rusage.user_s", "s", L, "user time (s)" },
 	{ "rusage.sys_s", "s", L, "sys time (s)" },
@@ -145,7 +165,7 @@ void metrics_describe(const char *name, const char *unit_hint, struct metric_inf
 	if (e) {
 		m.known = true;
 		m.dir = e->dir;
-		snprintf(m.unit, sizeof(m.unit), "%s", e->unit);
+		snprintf(m.unit, sizeof(m.unit), "%s", e->unit ? e->unit : hint);
 	} else {
 		snprintf(m.unit, sizeof(m.unit), "%s", hint);
 		m.dir = guess_direction(name, hint);

@@ -15,6 +15,7 @@ extern const struct wl_ops wl_command_ops;
 extern const struct wl_ops wl_pageout_ops;
 extern const struct wl_ops wl_shmem_truncate_ops;
 extern const struct wl_ops wl_kbuild_ops;
+extern const struct wl_ops wl_sysbench_ops;
 
 static const struct wl_ops *const all_ops[] = {
 	&wl_stress_ng_ops,
@@ -22,6 +23,7 @@ static const struct wl_ops *const all_ops[] = {
 	&wl_pageout_ops,
 	&wl_shmem_truncate_ops,
 	&wl_kbuild_ops,
+	&wl_sysbench_ops,
 	NULL,
 };
 

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# sysbench-oltp end to end: a tiny OLTP job on a real MariaDB server in a
+# real memcg with zram swap, and its failure cases: the server killed
+# mid-run, its socket taken by a stale server, a prepare sysbench rejects,
+# and a memcg too small for the server.
+. "$(dirname "$0")/lib.sh"
+it_begin
+for p in sysbench mariadb-install-db; do
+	command -v $p >/dev/null || skip_all "$p is not installed (apt-get install mariadb-server sysbench)"
+done
+MARIADBD=$(command -v mariadbd || echo /usr/sbin/mariadbd)
+[ -x "$MARIADBD" ] || skip_all "mariadbd is not installed (apt-get install mariadb-server)"
+[ -x build/kab-sysbench-oltp ] || skip_all "build/kab-sysbench-oltp is not built"
+
+# The job directory kab gives workload 0 of job 1 in database $1 (FNV-1a of
+# the database path with executor.c's basis; its low 32 bits need only
+# 32-bit arithmetic).
+jobdir_of() {
+	local s=$1 h=$((0x739d0383)) i c
+	for ((i = 0; i < ${#s}; i++)); do
+		printf -v c '%d' "'${s:i:1}"
+		h=$(( ((h ^ c) * 435) & 0xffffffff ))
+	done
+	printf '/var/tmp/kab-%08x-job1-w0' "$h"
+}
+# mariadbd processes of ours (under a kab job directory or this test's tmp)
+our_servers() { pgrep -f -- "--datadir=(/var/tmp/kab-|$IT_TMP)" ; }
+
+job() { # name, extra [job] lines, workload lines, extra sections
+	cat <<JOB
+[job]
+name = $1
+pairs = 1
+interval = 0.5s
+$2
+
+[variant A]
+name = swappy-60
+sysctl vm.swappiness = 60
+
+[variant B]
+name = swappy-100
+sysctl vm.swappiness = 100
+${4:-}
+
+[workload oltp]
+type = sysbench-oltp
+tables = 2
+table_size = 1000
+threads = 2
+buffer_pool = 64M
+report_interval = 1s
+$3
+JOB
+}
+
+# ---- the tiny job: two variants, every run ok, tps as sysbench printed ----
+db="$IT_TMP/ok.db"
+job it-sysbench "" "duration = 5s
+memory.max = 512M" "
+[swap]
+device = zram
+size = 256M" >"$IT_TMP/ok.job"
+$KAB run --db "$db" "$IT_TMP/ok.job" >"$IT_TMP/ok.out" 2>"$IT_TMP/ok.err"
+rc=$?
+check "kab run exits 0" [ $rc -eq 0 ]
+[ $rc -eq 0 ] || cat "$IT_TMP/ok.err"
+check "2 runs, both ok" [ "$(sql "$db" "select count(*) from runs where status='ok'")" = 2 ]
+check "sysbench.tps > 0 in every run" [ "$(sql "$db" "select count(*) from metrics where name='sysbench.tps' and value > 0")" = 2 ]
+check "sysbench.lat_p95_ms > 0 in every run" [ "$(sql "$db" "select count(*) from metrics where name='sysbench.lat_p95_ms' and value > 0")" = 2 ]
+same_tps=0
+for run in $(sql "$db" "select id from runs"); do
+	printed=$(sql "$db" "select stdout_tail from runs where id=$run" |
+		sed -nE 's/^ *transactions: +[0-9]+ +\(([0-9.]+) per sec\.\)$/\1/p')
+	stored=$(sql "$db" "select value from metrics where run_id=$run and name='sysbench.tps'")
+	[ -n "$printed" ] && [ "$(echo "$printed == $stored" | bc)" = 1 ] && same_tps=$((same_tps + 1))
+	echo "    run $run: sysbench printed $printed tx/s, stored $stored"
+done
+check "sysbench.tps equals sysbench's printed \"transactions: N (X per sec.)\" in every run" [ $same_tps = 2 ]
+check "qps, avg and max latency, errors, reconnects recorded" \
+	[ "$(sql "$db" "select count(*) from metrics where name in ('sysbench.qps','sysbench.lat_avg_ms','sysbench.lat_max_ms','sysbench.errors','sysbench.reconnects')")" = 10 ]
+check "MariaDB counter deltas recorded (buffer pool read requests > 0)" \
+	[ "$(sql "$db" "select count(*) from metrics where name='mariadb.Innodb_buffer_pool_read_requests' and value > 0")" = 2 ]
+check "whether InnoDB got io_uring is recorded" [ "$(sql "$db" "select count(*) from metrics where name='mariadb.innodb_io_uring'")" = 2 ]
+check "the data was prepared once for both runs" [ "$(grep -c "preparing sysbench data" "$IT_TMP/ok.err")" = 1 ]
+check "the server was ready through its READY=1 notification" \
+	[ "$(sql "$db" "select count(*) from runs where stderr_tail like '%ready in%'")" = 2 ]
+pristine=$(sed -nE 's/.*preparing sysbench data .* in (.*)\/pristine$/\1/p' "$IT_TMP/ok.err")
+check "the job directory is where kab puts it ($pristine)" [ "$pristine" = "$(jobdir_of "$db")" ]
+check "the job directory with its datadirs is removed" [ ! -e "$pristine" ]
+check "no mariadbd left running" [ -z "$(our_servers)" ]
+
+# ---- the server killed -9 mid-run: a failed run with the reason, quickly ----
+db="$IT_TMP/crash.db"
+job it-sysbench-crash "" "duration = 30s" >"$IT_TMP/crash.job"
+$KAB run --db "$db" "$IT_TMP/crash.job" >"$IT_TMP/crash.out" 2>"$IT_TMP/crash.err" &
+kab_pid=$!
+IT_PIDS+=("$kab_pid")
+killed=0
+for step in 0 1; do
+	procs="$(memcg_root)/kab/job1-step$step/cgroup.procs"
+	for i in $(seq 1 300); do
+		server="" bench=""
+		for p in $(cat "$procs" 2>/dev/null); do
+			case $(cat /proc/$p/comm 2>/dev/null) in
+			mariadbd) server=$p ;;
+			sysbench) bench=$p ;;
+			esac
+		done
+		if [ -n "$server" ] && [ -n "$bench" ]; then
+			sleep 2
+			kill -9 "$server" && killed=$((killed + 1))
+			break
+		fi
+		sleep 0.1
+	done
+done
+wait "$kab_pid"
+check "mariadbd found in each run's memcg and killed -9 during sysbench" [ $killed = 2 ]
+check "both runs are recorded as failed" [ "$(sql "$db" "select group_concat(status) from runs")" = failed,failed ]
+check "its stderr says the server was killed, with the error log tail" \
+	[ "$(sql "$db" "select count(*) from runs where stderr_tail like '%mariadbd killed by signal 9%' and stderr_tail like '%error log%ready for connections%'")" = 2 ]
+check "the runs ended when the server died, not after their 30 s" \
+	[ "$(sql "$db" "select count(*) from metrics where name='time.wall_s' and value < 20")" = 2 ]
+check "no mariadbd left running" [ -z "$(our_servers)" ]
+
+# ---- a stale server holding the run's socket ----
+db="$IT_TMP/sock.db"
+dir=$(jobdir_of "$db")
+mkdir -p "$dir" "$IT_TMP/stale"
+mariadb-install-db --no-defaults --datadir="$IT_TMP/stale" --user=root --auth-root-authentication-method=normal \
+	--skip-test-db >"$IT_TMP/stale.log" 2>&1
+NOTIFY_SOCKET= "$MARIADBD" --no-defaults --datadir="$IT_TMP/stale" --socket="$dir/mysqld.sock" --skip-networking \
+	--user=root --log-error="$IT_TMP/stale.err" --innodb-buffer-pool-size=16M >/dev/null 2>&1 &
+stale=$!
+IT_PIDS+=("$stale")
+for i in $(seq 1 100); do [ -S "$dir/mysqld.sock" ] && break; sleep 0.1; done
+check "a stale server listens on the run's socket $dir/mysqld.sock" [ -S "$dir/mysqld.sock" ]
+job it-sysbench-sock "" "duration = 5s" >"$IT_TMP/sock.job"
+$KAB run --db "$db" "$IT_TMP/sock.job" >"$IT_TMP/sock.out" 2>"$IT_TMP/sock.err"
+check "both runs are recorded as failed" [ "$(sql "$db" "select group_concat(status) from runs")" = failed,failed ]
+check "their stderr has the server's error: another process listens on the socket" \
+	[ "$(sql "$db" "select count(*) from runs where stderr_tail like '%Another process is already listening on the socket%'")" = 2 ]
+kill "$stale"
+wait "$stale" 2>/dev/null
+rm -rf "$dir"
+check "no mariadbd left running" [ -z "$(our_servers)" ]
+
+# ---- a prepare that fails: a buffer pool the server cannot map ----
+db="$IT_TMP/prep.db"
+job it-sysbench-prep "" "duration = 5s" | sed 's/^buffer_pool = 64M$/buffer_pool = 1T/' >"$IT_TMP/prep.job"
+$KAB run --db "$db" "$IT_TMP/prep.job" >"$IT_TMP/prep.out" 2>"$IT_TMP/prep.err"
+rc=$?
+check "kab run fails" [ $rc -ne 0 ]
+check "the job is failed before any run" [ "$(sql "$db" "select status || ':' || (select count(*) from runs) from jobs")" = failed:0 ]
+check "the message has the helper's verdict and the server's error" \
+	grep -q "sysbench prepare failed: mariadbd exited with status 1 while starting.*; server: .*Out of memory" "$IT_TMP/prep.err"
+grep "sysbench prepare failed" "$IT_TMP/prep.err" | cut -c1-300 | sed 's/^/    /'
+check "no mariadbd left running, the job directory removed" [ -z "$(our_servers)" -a ! -e "$(jobdir_of "$db")" ]
+
+# ---- bad keys: every one reported with its file:line before anything runs ----
+job it-sysbench-bad "" "duration = 2.5s
+test = oltp_raed_write" | sed 's/^table_size = 1000$/table_size = 3000000000/' >"$IT_TMP/bad.job"
+$KAB check "$IT_TMP/bad.job" >/dev/null 2>"$IT_TMP/bad.err"
+check "kab check: table_size above sysbench's int, with its line" grep -q "bad.job:19: .*table_size = \"3000000000\" must be a whole number from 1 to 2147483647" "$IT_TMP/bad.err"
+check "kab check: a fractional duration" grep -q "bad.job:23: .*duration = \"2.5s\" must be whole seconds" "$IT_TMP/bad.err"
+check "kab check: a misspelt test, with a hint" grep -q "bad.job:24: .*unknown test \"oltp_raed_write\" (did you mean \"oltp_read_write\"?" "$IT_TMP/bad.err"
+
+# ---- a memcg too small for the server: the OOM killer takes it ----
+db="$IT_TMP/oom.db"
+job it-sysbench-oom "" "duration = 5s
+memory.max = 48M
+memory.swap.max = 0" >"$IT_TMP/oom.job"
+$KAB run --db "$db" "$IT_TMP/oom.job" >"$IT_TMP/oom.out" 2>"$IT_TMP/oom.err"
+check "both runs are recorded as oom-killed" [ "$(sql "$db" "select group_concat(status) from runs")" = oom-killed,oom-killed ]
+check "with the memcg's OOM kills counted and the error log tail in stderr" \
+	[ "$(sql "$db" "select count(*) from runs r join metrics m on m.run_id=r.id and m.name='memcg.oom_kills' where m.value > 0 and r.stderr_tail like '%mariadbd%error log%'")" = 2 ]
+sql "$db" "select '    ' || status || ': ' || reason from runs"
+check "no mariadbd left running" [ -z "$(our_servers)" ]
+# KEEP=DIR keeps the job files, databases and logs for a look
+[ -n "${KEEP:-}" ] && mkdir -p "$KEEP" && cp -r "$IT_TMP/." "$KEEP/"
+it_end

@@ -1,0 +1,136 @@
+/* The sysbench report parser against output captured from sysbench 1.0.20
+ * on MariaDB 10.11 (tests/data/sysbench-*) and against broken reports. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "t.h"
+#include "util.h"
+#include "wl_sysbench.h"
+
+static char *fixture(const char *name)
+{
+	const char *dir = getenv("KAB_TEST_DATA");
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/data", name);
+	char *text;
+	if (util_read_file(path, &text, NULL) < 0) {
+		fprintf(stderr, "cannot open fixture %s\n", path);
+		exit(2);
+	}
+	return text;
+}
+
+static void test_read_write(void)
+{
+	char *text = fixture("sysbench-oltp_read_write.out");
+	struct wl_sysbench_report r;
+	T_EQ_INT(wl_sysbench_parse_report(text, &r), 0);
+	T_NEAR(r.transactions, 2465, 0);
+	T_NEAR(r.tps, 492.37, 0);
+	T_NEAR(r.queries, 49415, 0);
+	T_NEAR(r.qps, 9870.40, 0);
+	T_NEAR(r.errors, 7, 0);
+	T_NEAR(r.reconnects, 0, 0);
+	T_NEAR(r.total_time_s, 5.0058, 0);
+	T_NEAR(r.lat_min_ms, 1.45, 0);
+	T_NEAR(r.lat_avg_ms, 4.05, 0);
+	T_NEAR(r.lat_max_ms, 19.71, 0);
+	T_NEAR(r.lat_pct_ms, 7.84, 0);
+	T_NEAR(r.percentile, 95, 0);
+	free(text);
+}
+
+static void test_other_tests(void)
+{
+	struct wl_sysbench_report r;
+	char *text = fixture("sysbench-oltp_point_select.out");
+	T_EQ_INT(wl_sysbench_parse_report(text, &r), 0);
+	T_NEAR(r.tps, 19293.97, 0);
+	T_NEAR(r.qps, 19293.97, 0);
+	T_NEAR(r.lat_pct_ms, 0.17, 0);
+	free(text);
+
+	text = fixture("sysbench-oltp_write_only.out");
+	T_EQ_INT(wl_sysbench_parse_report(text, &r), 0);
+	T_NEAR(r.tps, 1329.10, 0);
+	T_NEAR(r.errors, 1, 0);
+	T_NEAR(r.lat_max_ms, 16.64, 0);
+	free(text);
+
+	/* --percentile=99: the percentile line is read with its number */
+	text = fixture("sysbench-oltp_read_only-p99.out");
+	T_EQ_INT(wl_sysbench_parse_report(text, &r), 0);
+	T_NEAR(r.tps, 706.12, 0);
+	T_NEAR(r.percentile, 99, 0);
+	T_NEAR(r.lat_pct_ms, 8.13, 0);
+	free(text);
+}
+
+/* The server was killed -9 two seconds into the run: interim reports and
+ * FATAL lines, no final report. */
+static void test_server_killed(void)
+{
+	char *text = fixture("sysbench-server-killed.out");
+	struct wl_sysbench_report r = { .tps = -1 };
+	T_EQ_INT(wl_sysbench_parse_report(text, &r), -ENODATA);
+	T_NEAR(r.tps, -1, 0); /* untouched on failure */
+	free(text);
+}
+
+static void test_broken(void)
+{
+	struct wl_sysbench_report r;
+	char *text = fixture("sysbench-oltp_read_write.out");
+	/* cut in the middle of the latency block: no max, no percentile */
+	char *cut = strstr(text, "         max:");
+	T_CHECK(cut != NULL);
+	if (cut) {
+		*cut = 0;
+		T_EQ_INT(wl_sysbench_parse_report(text, &r), -ENODATA);
+	}
+	free(text);
+
+	static const char *const bad[] = {
+		"SQL statistics:\n    transactions:   12x   (4.0 per sec.)\n",
+		"SQL statistics:\n    transactions:   12   (4.0 per second)\n",
+		"SQL statistics:\n    transactions:   12   (abc per sec.)\n",
+		"SQL statistics:\nLatency (ms):\n         avg:   1.5 ms\n",
+		"SQL statistics:\nLatency (ms):\n         Xth percentile:   1.5\n",
+		"SQL statistics:\nGeneral statistics:\n    total time:   5.0\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		T_EQ_INT(wl_sysbench_parse_report(bad[i], &r), -EINVAL);
+	T_EQ_INT(wl_sysbench_parse_report("", &r), -ENODATA);
+
+	/* figures outside their section do not count */
+	T_EQ_INT(wl_sysbench_parse_report("transactions: 1 (1.0 per sec.)\n", &r), -ENODATA);
+}
+
+/* A report as the wrapper leaves it in the run's stdout, with CRLF line
+ * ends and interim lines before it, parses the same. */
+static void test_crlf(void)
+{
+	char *text = fixture("sysbench-oltp_read_write.out");
+	struct strbuf sb = { 0 };
+	for (const char *p = text; *p; p++) {
+		if (*p == '\n')
+			sb_puts(&sb, "\r");
+		sb_append(&sb, p, 1);
+	}
+	struct wl_sysbench_report r;
+	T_EQ_INT(wl_sysbench_parse_report(sb.buf, &r), 0);
+	T_NEAR(r.tps, 492.37, 0);
+	T_NEAR(r.total_time_s, 5.0058, 0);
+	sb_free(&sb);
+	free(text);
+}
+
+int main(void)
+{
+	test_read_write();
+	test_other_tests();
+	test_server_killed();
+	test_broken();
+	test_crlf();
+	return t_done("test_wl_sysbench");
+}

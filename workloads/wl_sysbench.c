@@ -1,0 +1,686 @@
+/* sysbench-oltp: sysbench OLTP on a private MariaDB server.
+ *
+ * prepare (once per job, outside the memcg): build/kab-sysbench-oltp
+ * prepare initializes JOBDIR/pristine, loads the tables and shuts the
+ * server down slowly; a stamp records the scale so a resume reuses it.
+ * before (each run): a fresh copy JOBDIR/run of the pristine datadir,
+ * synced and dropped from the page cache so that the run reads its data
+ * from disk under its own memcg. The run: kab-sysbench-oltp run starts
+ * the server on the copy inside the memcg, runs sysbench with its output
+ * on stdout and writes status counter deltas to WORKDIR/mariadb-status. */
+#include "wl.h"
+#include "wl_sysbench.h"
+#include "job.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define HELPER "kab-sysbench-oltp"
+#define STATUS_FILE "mariadb-status"
+
+static const char *const tests[] = { "oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select" };
+
+static const struct wl_key keys[] = {
+	{ "tables", "number of sysbench tables, e.g. 10", true },
+	{ "table_size", "rows per table, e.g. 1000000", true },
+	{ "duration", "length of the sysbench run in whole seconds, e.g. 300s or 5m", true },
+	{ "threads", "sysbench client threads (default 1)", false },
+	{ "buffer_pool", "InnoDB buffer pool size, e.g. 512M (default 128M)", false },
+	{ "test", "oltp_read_write (default), oltp_read_only, oltp_write_only or oltp_point_select", false },
+	{ "report_interval", "sysbench's interim reports every N seconds on stdout, 0 for none (default 10s)", false },
+	{ NULL, NULL, false },
+};
+
+struct sb_cfg {
+	uint64_t tables, table_size, threads, buffer_pool;
+	unsigned duration_s, report_interval_s;
+	const char *test;
+};
+
+static const struct job_param *param(const struct job_workload *wl, const char *key)
+{
+	for (size_t i = 0; i < wl->n_params; i++)
+		if (strcmp(wl->params[i].key, key) == 0)
+			return &wl->params[i];
+	return NULL;
+}
+
+static int line_of(const struct job_workload *wl, const char *key)
+{
+	const struct job_param *p = param(wl, key);
+	return p ? p->line : wl->line;
+}
+
+static int cfg_count(const struct job_workload *wl, const char *key, uint64_t min, uint64_t max, uint64_t def,
+		     const char *why, const char *file, struct diags *d, uint64_t *ret)
+{
+	const struct job_param *p = param(wl, key);
+	uint64_t v = def;
+	if (p && (util_parse_u64(p->value, &v) < 0 || v < min || v > max)) {
+		if (d)
+			diags_add(d, file, p->line, "workload \"%s\": %s = \"%s\" must be a whole number from %llu to %llu%s",
+				  wl->name, key, p->value, (unsigned long long)min, (unsigned long long)max, why);
+		return -EINVAL;
+	}
+	*ret = v;
+	return 0;
+}
+
+static int cfg_seconds(const struct job_workload *wl, const char *key, unsigned min, double def, const char *file,
+		       struct diags *d, unsigned *ret)
+{
+	const struct job_param *p = param(wl, key);
+	double s = def;
+	if (p && (util_parse_duration(p->value, &s) < 0 || s != (double)(unsigned)s || s < min || s > 86400 * 7)) {
+		if (d)
+			diags_add(d, file, p->line, "workload \"%s\": %s = \"%s\" must be whole seconds from %u s to 7 days (sysbench counts in seconds), e.g. 300s or 5m",
+				  wl->name, key, p->value, min);
+		return -EINVAL;
+	}
+	*ret = (unsigned)s;
+	return 0;
+}
+
+/* Reads the workload's keys; with d, every bad one is reported. */
+static int cfg_parse(const struct job_workload *wl, const char *file, struct diags *d, struct sb_cfg *ret)
+{
+	struct sb_cfg c = { .test = tests[0] };
+	int r = 0;
+	if (!param(wl, "tables") || !param(wl, "table_size") || !param(wl, "duration"))
+		r = -EINVAL; /* reported by the job parser as a missing required key */
+	r |= cfg_count(wl, "tables", 1, 100000, 1, "", file, d, &c.tables);
+	r |= cfg_count(wl, "table_size", 1, INT32_MAX, 1, " (sysbench 1.0 reads it as a 32-bit int)", file, d, &c.table_size);
+	r |= cfg_count(wl, "threads", 1, 10000, 1, "", file, d, &c.threads);
+	r |= cfg_seconds(wl, "duration", 1, 10, file, d, &c.duration_s);
+	r |= cfg_seconds(wl, "report_interval", 0, 10, file, d, &c.report_interval_s);
+	const struct job_param *p = param(wl, "buffer_pool");
+	c.buffer_pool = 128ull << 20;
+	if (p && (util_parse_size(p->value, &c.buffer_pool) < 0 || c.buffer_pool < (8ull << 20))) {
+		if (d)
+			diags_add(d, file, p->line, "workload \"%s\": buffer_pool = \"%s\" must be a size of at least 8M, e.g. 512M",
+				  wl->name, p->value);
+		r = -EINVAL;
+	}
+	if ((p = param(wl, "test"))) {
+		c.test = NULL;
+		for (size_t i = 0; i < ARRAY_SIZE(tests); i++)
+			if (strcmp(p->value, tests[i]) == 0)
+				c.test = tests[i];
+		if (!c.test) {
+			const char *hint = util_did_you_mean(p->value, tests, ARRAY_SIZE(tests));
+			if (d && hint)
+				diags_add(d, file, p->line, "workload \"%s\": unknown test \"%s\" (did you mean \"%s\"? choices: oltp_read_write, oltp_read_only, oltp_write_only, oltp_point_select)",
+					  wl->name, p->value, hint);
+			else if (d)
+				diags_add(d, file, p->line, "workload \"%s\": unknown test \"%s\" (choices: oltp_read_write, oltp_read_only, oltp_write_only, oltp_point_select)",
+					  wl->name, p->value);
+			r = -EINVAL;
+		}
+	}
+	if (r)
+		return -EINVAL;
+	*ret = c;
+	return 0;
+}
+
+/* mariadbd lives in /usr/sbin, which a user's PATH may lack. */
+static bool find_sbin(const char *name, char *ret, size_t len)
+{
+	if (util_find_program(name, ret, len))
+		return true;
+	snprintf(ret, len, "/usr/sbin/%s", name);
+	return access(ret, X_OK) == 0;
+}
+
+static int check(const struct job_workload *wl, const char *file, struct diags *d)
+{
+	char path[4096];
+	int r = 0;
+	static const char *const progs[][2] = {
+		{ "mariadbd", "mariadb-server" },
+		{ "mariadb-install-db", "mariadb-server" },
+		{ "sysbench", "sysbench" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(progs); i++)
+		if (!find_sbin(progs[i][0], path, sizeof(path))) {
+			diags_add(d, file, wl->line, "workload \"%s\": program \"%s\" is not installed (apt-get install %s)",
+				  wl->name, progs[i][0], progs[i][1]);
+			r = -ENOENT;
+		}
+	if (!wl_helper_path(HELPER, path, sizeof(path))) {
+		diags_add(d, file, wl->line, "workload \"%s\": helper program \"%s\" is not built (run make; it is built as build/%s)",
+			  wl->name, HELPER, HELPER);
+		r = -ENOENT;
+	}
+	struct sb_cfg c;
+	if (cfg_parse(wl, file, d, &c) < 0)
+		return -EINVAL;
+	if (wl->timeout_s > 0 && wl->timeout_s < (double)c.duration_s) {
+		diags_add(d, file, line_of(wl, "duration"), "workload \"%s\": duration %u s is longer than the workload's timeout %.0f s: every run would be killed; raise timeout or shorten duration",
+			  wl->name, c.duration_s, wl->timeout_s);
+		r = -EINVAL;
+	}
+	return r;
+}
+
+static int make_argv(const struct wl_ctx *c, char ***ret_argv)
+{
+	struct sb_cfg cfg;
+	char helper[4096];
+	if (cfg_parse(c->wl, NULL, NULL, &cfg) < 0 || !wl_helper_path(HELPER, helper, sizeof(helper)))
+		return -EINVAL;
+	char **argv = calloc(32, sizeof(char *));
+	if (!argv)
+		return -ENOMEM;
+	size_t k = 0;
+	bool oom = false;
+#define ARG(...) do { if (asprintf(&argv[k++], __VA_ARGS__) < 0) { argv[--k] = NULL; oom = true; } } while (0)
+	ARG("%s", helper);
+	ARG("run");
+	ARG("--datadir=%s/run", c->jobdir);
+	ARG("--socket=%s/mysqld.sock", c->jobdir);
+	ARG("--errlog=%s/mariadbd.err", c->workdir);
+	ARG("--status-out=%s/" STATUS_FILE, c->workdir);
+	ARG("--test=%s", cfg.test);
+	ARG("--tables=%llu", (unsigned long long)cfg.tables);
+	ARG("--table-size=%llu", (unsigned long long)cfg.table_size);
+	ARG("--threads=%llu", (unsigned long long)cfg.threads);
+	ARG("--time=%u", cfg.duration_s);
+	ARG("--report-interval=%u", cfg.report_interval_s);
+	ARG("--buffer-pool=%llu", (unsigned long long)cfg.buffer_pool);
+#undef ARG
+	if (oom) {
+		wl_argv_free(argv);
+		return -ENOMEM;
+	}
+	*ret_argv = argv;
+	return 0;
+}
+
+/* ---- the report parser ---- */
+
+static const char *skip_spaces(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* One whitespace-delimited number at *p; advances *p past it. */
+static int take_number(const char **p, const char *suffix, double *ret)
+{
+	const char *s = skip_spaces(*p);
+	size_t n = strcspn(s, " \t\n");
+	size_t sl = suffix ? strlen(suffix) : 0;
+	char buf[64];
+	if (n <= sl || n - sl >= sizeof(buf) || (sl && strncmp(s + n - sl, suffix, sl) != 0))
+		return -EINVAL;
+	memcpy(buf, s, n - sl);
+	buf[n - sl] = 0;
+	if (util_parse_double(buf, ret) < 0)
+		return -EINVAL;
+	*p = s + n;
+	return 0;
+}
+
+/* "N (X per sec.)" */
+static int count_rate(const char *v, double *ret_n, double *ret_rate)
+{
+	double n, rate;
+	if (take_number(&v, NULL, &n) < 0)
+		return -EINVAL;
+	v = skip_spaces(v);
+	if (*v++ != '(' || take_number(&v, NULL, &rate) < 0 || strcmp(v, " per sec.)") != 0)
+		return -EINVAL;
+	*ret_n = n;
+	*ret_rate = rate;
+	return 0;
+}
+
+/* A bare number with an optional unit suffix and nothing after it. */
+static int single(const char *v, const char *suffix, double *ret)
+{
+	if (take_number(&v, suffix, ret) < 0 || *skip_spaces(v))
+		return -EINVAL;
+	return 0;
+}
+
+enum section { SEC_NONE, SEC_SQL, SEC_GENERAL, SEC_LATENCY };
+
+/* The report's figures: section, key, "N (X per sec.)" or a bare number
+ * with a unit suffix, and where they go (-1: not kept). */
+#define OFF(f) ((long)offsetof(struct wl_sysbench_report, f))
+static const struct figure {
+	enum section sec;
+	const char *key;
+	bool rate;
+	const char *suffix;
+	long off, rate_off;
+} figures[] = {
+	{ SEC_SQL, "transactions", true, NULL, OFF(transactions), OFF(tps) },
+	{ SEC_SQL, "queries", true, NULL, OFF(queries), OFF(qps) },
+	{ SEC_SQL, "ignored errors", true, NULL, OFF(errors), -1 },
+	{ SEC_SQL, "reconnects", true, NULL, OFF(reconnects), -1 },
+	{ SEC_GENERAL, "total time", false, "s", OFF(total_time_s), -1 },
+	{ SEC_LATENCY, "min", false, NULL, OFF(lat_min_ms), -1 },
+	{ SEC_LATENCY, "avg", false, NULL, OFF(lat_avg_ms), -1 },
+	{ SEC_LATENCY, "max", false, NULL, OFF(lat_max_ms), -1 },
+	{ SEC_LATENCY, "th percentile", false, NULL, OFF(lat_pct_ms), -1 }, /* "95th percentile" */
+};
+#undef OFF
+static const char *const section_names[] = { "Threads fairness", "SQL statistics", "General statistics", "Latency (ms)" };
+
+static double *field(struct wl_sysbench_report *r, long off) { return (double *)((char *)r + off); }
+
+/* One "key: value" line of the report; the figure's bit is set in *seen. */
+static int parse_figure(enum section sec, const char *key, size_t kl, const char *v, struct wl_sysbench_report *rep,
+			unsigned *seen)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(figures); i++) {
+		const struct figure *f = &figures[i];
+		size_t fl = strlen(f->key);
+		if (f->sec != sec)
+			continue;
+		if (strcmp(f->key, "th percentile") == 0) {
+			/* the percentile sysbench was given, e.g. 95 */
+			char num[16];
+			if (kl <= fl || kl - fl >= sizeof(num) || strncmp(key + kl - fl, f->key, fl) != 0)
+				continue;
+			snprintf(num, sizeof(num), "%.*s", (int)(kl - fl), key);
+			if (util_parse_double(num, &rep->percentile) < 0)
+				return -EINVAL;
+		} else if (kl != fl || strncmp(key, f->key, fl) != 0) {
+			continue;
+		}
+		double n, rate = 0;
+		int r = f->rate ? count_rate(v, &n, &rate) : single(v, f->suffix, &n);
+		if (r < 0)
+			return r;
+		*field(rep, f->off) = n;
+		if (f->rate_off >= 0)
+			*field(rep, f->rate_off) = rate;
+		*seen |= 1u << i;
+		return 0;
+	}
+	return 0; /* a line kab does not read */
+}
+
+int wl_sysbench_parse_report(const char *text, struct wl_sysbench_report *ret)
+{
+	struct wl_sysbench_report rep = { 0 };
+	unsigned seen = 0;
+	enum section sec = SEC_NONE;
+	char line[512];
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : sizeof(line) - 1), p);
+		p += n + (p[n] == '\n');
+		const char *key = skip_spaces(line);
+		char *colon = strchr(key, ':');
+		if (!colon)
+			continue;
+		size_t kl = (size_t)(colon - key);
+		const char *v = skip_spaces(colon + 1);
+		char *end = line + strlen(line);
+		while (end > v && (end[-1] == ' ' || end[-1] == '\r'))
+			*--end = 0;
+		bool header = false;
+		for (size_t i = 0; i < ARRAY_SIZE(section_names); i++)
+			if (kl == strlen(section_names[i]) && strncmp(key, section_names[i], kl) == 0) {
+				sec = (enum section)i;
+				header = true;
+				if (sec == SEC_SQL)
+					seen = 0; /* a later report replaces an earlier one */
+			}
+		if (!header && sec != SEC_NONE && parse_figure(sec, key, kl, v, &rep, &seen) < 0)
+			return -EINVAL;
+	}
+	if (seen != (1u << ARRAY_SIZE(figures)) - 1)
+		return -ENODATA;
+	*ret = rep;
+	return 0;
+}
+
+/* ---- collect ---- */
+
+static void collect_status(const struct wl_ctx *c, struct wl_metrics *m)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/" STATUS_FILE, c->workdir);
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	char line[256];
+	while (fgets(line, sizeof(line), f)) {
+		char **w;
+		size_t n;
+		if (wl_split_args(line, &w, &n) < 0)
+			continue;
+		uint64_t v;
+		if (n == 3 && util_parse_u64(w[1], &v) == 0) {
+			char name[128];
+			snprintf(name, sizeof(name), "mariadb.%s", w[0]);
+			wl_metrics_add(m, name, w[2], (double)v);
+		}
+		wl_argv_free(w);
+	}
+}
+
+static int collect(const struct wl_ctx *c, int exit_status, struct wl_metrics *m)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/stdout", c->workdir);
+	_cleanup_free_ char *text = NULL;
+	int r = util_read_file(path, &text, NULL);
+	if (r < 0)
+		return r;
+	struct wl_sysbench_report rep;
+	if ((r = wl_sysbench_parse_report(text, &rep)) < 0)
+		return r;
+	wl_metrics_add(m, "sysbench.tps", "tx/s", rep.tps);
+	wl_metrics_add(m, "sysbench.qps", "queries/s", rep.qps);
+	wl_metrics_add(m, "sysbench.transactions", "tx", rep.transactions);
+	wl_metrics_add(m, "sysbench.lat_avg_ms", "ms", rep.lat_avg_ms);
+	wl_metrics_add(m, "sysbench.lat_p95_ms", "ms", rep.lat_pct_ms);
+	wl_metrics_add(m, "sysbench.lat_max_ms", "ms", rep.lat_max_ms);
+	wl_metrics_add(m, "sysbench.errors", "errors", rep.errors);
+	wl_metrics_add(m, "sysbench.reconnects", "reconnects", rep.reconnects);
+	collect_status(c, m);
+	return 0;
+}
+
+/* ---- datadirs: the pristine copy and each run's copy ---- */
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+static int remove_tree(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/* Copies one file in the kernel (a reflink where the filesystem can), then
+ * writes it out and drops both from the page cache: the run must find its
+ * data on disk, not in pages charged to kab's cgroup. */
+static int copy_file(int sdir, int ddir, const char *name, mode_t mode)
+{
+	_cleanup_close_ int in = openat(sdir, name, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	_cleanup_close_ int out = openat(ddir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 07777);
+	if (out < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = copy_file_range(in, NULL, out, NULL, 1 << 30, 0);
+		if (n == 0)
+			break;
+		if (n > 0)
+			continue;
+		if (errno != EXDEV && errno != ENOSYS && errno != EINVAL && errno != EOPNOTSUPP)
+			return -errno;
+		char buf[1 << 16]; /* no in-kernel copy here: plain read/write */
+		ssize_t k;
+		while ((k = read(in, buf, sizeof(buf))) > 0)
+			if (write(out, buf, (size_t)k) != k)
+				return -EIO;
+		if (k < 0)
+			return -errno;
+		break;
+	}
+	if (fdatasync(out) < 0)
+		return -errno;
+	posix_fadvise(out, 0, 0, POSIX_FADV_DONTNEED);
+	posix_fadvise(in, 0, 0, POSIX_FADV_DONTNEED);
+	return 0;
+}
+
+static int copy_tree(int sdir, int ddir, char *err, size_t errlen, const char *where)
+{
+	int fd = dup(sdir);
+	if (fd < 0)
+		return -errno;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	int r = 0;
+	struct dirent *e;
+	while (r >= 0 && (e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		struct stat st;
+		if (fstatat(sdir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			r = -errno;
+		} else if (S_ISDIR(st.st_mode)) {
+			if (mkdirat(ddir, e->d_name, st.st_mode & 07777) < 0) {
+				r = -errno;
+			} else {
+				_cleanup_close_ int s2 = openat(sdir, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+				_cleanup_close_ int d2 = openat(ddir, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+				r = s2 < 0 || d2 < 0 ? -errno : copy_tree(s2, d2, err, errlen, e->d_name);
+				continue;
+			}
+		} else if (S_ISREG(st.st_mode)) {
+			r = copy_file(sdir, ddir, e->d_name, st.st_mode);
+		} /* a socket or pid file left behind is not data: skipped */
+		if (r < 0 && !err[0])
+			snprintf(err, errlen, "copying %s/%s of the prepared datadir: %s", where, e->d_name, strerror(-r));
+	}
+	closedir(d);
+	return r;
+}
+
+static int copy_datadir(const char *from, const char *to, char *err, size_t errlen)
+{
+	if (mkdir(to, 0700) < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", to, strerror(errno));
+		return -errno;
+	}
+	_cleanup_close_ int s = open(from, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int d = open(to, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s < 0 || d < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", s < 0 ? from : to, strerror(errno));
+		return -EIO;
+	}
+	err[0] = 0;
+	int r = copy_tree(s, d, err, errlen, from);
+	if (r >= 0 && fsync(d) < 0)
+		r = -errno;
+	return r;
+}
+
+/* ---- hooks ---- */
+
+static void jobpath(const struct wl_ctx *c, const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", c->jobdir, name);
+}
+
+/* The useful lines of a failed prepare's log: the helper's verdict,
+ * sysbench's first FATAL (without the query it quotes) and the server's
+ * first errors. */
+static void prepare_failure(const char *log, int status, char *err, size_t errlen)
+{
+	char how[64];
+	if (WIFSIGNALED(status))
+		snprintf(how, sizeof(how), HELPER " was killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(how, sizeof(how), HELPER " exited with status %d", WEXITSTATUS(status));
+	_cleanup_free_ char *text = NULL;
+	const char *verdict = "", *fatal = "";
+	const char *errors[3] = { "", "", "" };
+	size_t n_errors = 0;
+	static const char vp[] = HELPER ": FAILED: ", ep[] = HELPER ": mariadbd: ";
+	if (util_read_file(log, &text, NULL) >= 0) {
+		for (char *l = text, *nl; l && *l; l = nl ? nl + 1 : NULL) {
+			nl = strchr(l, '\n');
+			if (nl)
+				*nl = 0;
+			if (strncmp(l, vp, sizeof(vp) - 1) == 0) {
+				verdict = l + sizeof(vp) - 1;
+			} else if (strncmp(l, "FATAL: ", 7) == 0 && !*fatal) {
+				char *q = strstr(l, " for query");
+				if (q)
+					*q = 0;
+				fatal = l;
+			} else if (strncmp(l, ep, sizeof(ep) - 1) == 0 && n_errors < ARRAY_SIZE(errors)) {
+				const char *e = strstr(l, "[ERROR] ");
+				errors[n_errors++] = e ? e + 8 : l + sizeof(ep) - 1;
+			}
+		}
+	}
+	snprintf(err, errlen, "sysbench prepare failed: %s%s%s%s%s%s%s%s", *verdict ? verdict : how,
+		 *fatal ? "; sysbench: " : "", fatal, n_errors ? "; server: " : "", errors[0],
+		 n_errors > 1 ? "; " : "", errors[1], n_errors > 2 ? "; ..." : "");
+}
+
+static int write_stamp(const char *path, const char *stamp)
+{
+	FILE *f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	bool ok = fprintf(f, "%s\n", stamp) > 0;
+	if (fclose(f) != 0 || !ok)
+		return -EIO;
+	return 0;
+}
+
+static int prepare(const struct wl_ctx *c, char *err, size_t errlen)
+{
+	struct sb_cfg cfg;
+	char helper[4096], pristine[512], stamp_path[512], log[512], sock[512], errlog[512];
+	if (cfg_parse(c->wl, NULL, NULL, &cfg) < 0) {
+		snprintf(err, errlen, "bad sysbench-oltp keys (kab check explains)");
+		return -EINVAL;
+	}
+	if (!wl_helper_path(HELPER, helper, sizeof(helper))) {
+		snprintf(err, errlen, "helper program %s is not built (run make)", HELPER);
+		return -ENOENT;
+	}
+	jobpath(c, "pristine", pristine, sizeof(pristine));
+	jobpath(c, "pristine.stamp", stamp_path, sizeof(stamp_path));
+	jobpath(c, "prepare.log", log, sizeof(log));
+	jobpath(c, "prepare.sock", sock, sizeof(sock));
+	jobpath(c, "prepare.err", errlog, sizeof(errlog));
+	char stamp[128];
+	snprintf(stamp, sizeof(stamp), "tables=%llu table_size=%llu", (unsigned long long)cfg.tables,
+		 (unsigned long long)cfg.table_size);
+	_cleanup_free_ char *old = NULL;
+	if (util_read_line(stamp_path, &old) >= 0 && strcmp(old, stamp) == 0) {
+		log_info("workload \"%s\": reusing the prepared sysbench data in %s (%s)", c->wl->name, pristine, stamp);
+		return 0;
+	}
+	/* a half-made copy from an interrupted prepare is started over */
+	unlink(stamp_path);
+	int r = remove_tree(pristine);
+	if (r < 0) {
+		snprintf(err, errlen, "cannot remove the old %s: %s", pristine, strerror(-r));
+		return r;
+	}
+	char a[7][128];
+	snprintf(a[0], sizeof(a[0]), "--tables=%llu", (unsigned long long)cfg.tables);
+	snprintf(a[1], sizeof(a[1]), "--table-size=%llu", (unsigned long long)cfg.table_size);
+	snprintf(a[2], sizeof(a[2]), "--buffer-pool=%llu", (unsigned long long)cfg.buffer_pool);
+	char d_arg[600], s_arg[600], e_arg[600];
+	snprintf(d_arg, sizeof(d_arg), "--datadir=%s", pristine);
+	snprintf(s_arg, sizeof(s_arg), "--socket=%s", sock);
+	snprintf(e_arg, sizeof(e_arg), "--errlog=%s", errlog);
+	char *argv[] = { helper, "prepare", d_arg, s_arg, e_arg, a[0], a[1], a[2], NULL };
+	double t0 = util_mono_now();
+	log_info("workload \"%s\": preparing sysbench data (%s) in %s", c->wl->name, stamp, pristine);
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		return -errno;
+	}
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		int in = open("/dev/null", O_RDONLY);
+		int out = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+			_exit(127);
+		execv(helper, argv);
+		_exit(127);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			snprintf(err, errlen, "waiting for %s: %s", HELPER, strerror(errno));
+			return -errno;
+		}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		prepare_failure(log, status, err, errlen);
+		return -EIO;
+	}
+	r = write_stamp(stamp_path, stamp);
+	if (r < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", stamp_path, strerror(-r));
+		return r;
+	}
+	log_info("workload \"%s\": sysbench data prepared in %.1f s", c->wl->name, util_mono_now() - t0);
+	return 0;
+}
+
+static int before(const struct wl_ctx *c, char *err, size_t errlen)
+{
+	char pristine[512], run[512];
+	jobpath(c, "pristine", pristine, sizeof(pristine));
+	jobpath(c, "run", run, sizeof(run));
+	int r = remove_tree(run);
+	if (r < 0) {
+		snprintf(err, errlen, "cannot remove the previous run's datadir %s: %s", run, strerror(-r));
+		return r;
+	}
+	r = copy_datadir(pristine, run, err, errlen);
+	if (r < 0 && !err[0])
+		snprintf(err, errlen, "copying %s to %s: %s", pristine, run, strerror(-r));
+	return r;
+}
+
+static void finish(const struct wl_ctx *c)
+{
+	static const char *const names[] = { "run", "pristine", "pristine.stamp", "prepare.log", "prepare.err" };
+	char path[512];
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		jobpath(c, names[i], path, sizeof(path));
+		int r = remove_tree(path);
+		if (r < 0)
+			log_warn("workload \"%s\": cannot remove %s: %s", c->wl->name, path, strerror(-r));
+	}
+}
+
+static const char *const metric_sources[] = { "sysbench", "mariadb", NULL };
+
+const struct wl_ops wl_sysbench_ops = {
+	.type = "sysbench-oltp",
+	.metric_sources = metric_sources,
+	.summary = "sysbench OLTP on a private MariaDB server; tps, latency and InnoDB counters",
+	.keys = keys,
+	.check = check,
+	.argv = make_argv,
+	.collect = collect,
+	.prepare = prepare,
+	.before = before,
+	.finish = finish,
+};
