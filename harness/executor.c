@@ -499,6 +499,25 @@ static void workloads_finish(struct store *st, const struct job *j, int64_t job_
 	}
 }
 
+/* "exited with status 2" says little: add the last line the workload
+ * printed on stderr ("make: *** No rule to make target …"). */
+static void reason_add_stderr(char *reason, size_t len, const char *tail)
+{
+	size_t n = strlen(tail);
+	while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == ' ' || tail[n - 1] == '\r'))
+		n--;
+	if (n == 0)
+		return;
+	size_t start = n;
+	while (start > 0 && tail[start - 1] != '\n')
+		start--;
+	size_t used = strlen(reason);
+	int w = (int)(n - start);
+	if (w > 200)
+		w = 200;
+	snprintf(reason + used, len - used, ": %.*s", w, tail + start);
+}
+
 static double tv_s(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6; }
 
 static int run_step(struct store *st, const struct job *j, int64_t job_id, const struct store_step *step,
@@ -694,6 +713,8 @@ finish:;
 	}
 	read_tail(workdir, "stdout", run.stdout_tail, sizeof(run.stdout_tail));
 	read_tail(workdir, "stderr", run.stderr_tail, sizeof(run.stderr_tail));
+	if (strcmp(run.status, "failed") == 0 && strncmp(run.reason, "exited with status", 18) == 0)
+		reason_add_stderr(run.reason, sizeof(run.reason), run.stderr_tail);
 	run.finished = util_real_now();
 	r = store_run_finish(st, &run, o.aborted ? "aborted" : "finished", &m, ss.v, ss.n);
 	if (r >= 0 && fc_why[0])

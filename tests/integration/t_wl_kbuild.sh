@@ -103,6 +103,8 @@ check "make of an unknown target: both runs failed with make's exit status 2" \
 	[ "$(sql "$fdb" "select count(*) from runs where workload_idx=0 and status='failed' and exit_code=2")" = 2 ]
 check "make's error is in the stderr tail" \
 	[ "$(sql "$fdb" "select count(*) from runs where workload_idx=0 and stderr_tail like '%No rule to make target%no-such-target%'")" = 2 ]
+check "and the run's reason ends with it (exited with status 2: make: *** …)" \
+	[ "$(sql "$fdb" "select count(*) from runs where workload_idx=0 and reason like 'exited with status 2: %make%no-such-target%'")" = 2 ]
 check "and kbuild.ok = 0" [ "$(sql "$fdb" "select count(*) from metrics m join runs r on r.id=m.run_id where r.workload_idx=0 and m.name='kbuild.ok' and m.value=0")" = 2 ]
 echo "  starved runs: $(sql "$fdb" "select group_concat(status || ' (' || reason || ')', '; ') from runs where workload_idx=1")"
 check "a 16M memcg without swap: both runs oom-killed" \
