@@ -194,3 +194,34 @@ int wl_prog_metrics_read(FILE *f, const char *prefix, struct wl_metrics *m)
 	}
 	return n;
 }
+
+int wl_argv_dup(const char *const *args, size_t n, char ***ret_argv)
+{
+	char **argv = calloc(n + 1, sizeof(char *));
+	if (!argv)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (!(argv[i] = strdup(args[i]))) {
+			wl_argv_free(argv);
+			return -ENOMEM;
+		}
+	*ret_argv = argv;
+	return 0;
+}
+
+int wl_prog_collect(const struct wl_ctx *c, const char *prefix, const char *required, struct wl_metrics *m)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/stdout", c->workdir);
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	size_t n0 = m->n;
+	int r = wl_prog_metrics_read(f, prefix, m);
+	if (r < 0)
+		return r;
+	for (size_t i = n0; i < m->n; i++)
+		if (strcmp(m->v[i].name, required) == 0)
+			return 0;
+	return -ENODATA; /* the program stopped before its summary */
+}

@@ -79,3 +79,8 @@ int wl_split_args(const char *s, char ***ret_argv, size_t *ret_n);
 /* Reads "kab-metric NAME VALUE UNIT" lines of a helper program's output,
  * keeping those whose NAME starts with prefix; returns how many. */
 int wl_prog_metrics_read(FILE *f, const char *prefix, struct wl_metrics *m);
+/* A copy of n argument strings as an argv for the argv op. */
+int wl_argv_dup(const char *const *args, size_t n, char ***ret_argv);
+/* The collect op of a helper program: its stdout's kab-metric lines with
+ * prefix; -ENODATA when the required metric (its summary) is missing. */
+int wl_prog_collect(const struct wl_ctx *c, const char *prefix, const char *required, struct wl_metrics *m);

@@ -109,33 +109,12 @@ static int make_argv(const struct wl_ctx *c, char ***ret_argv)
 		prog, "--size", sz, "--reps", reps ? reps : "10", "--fill", fill ? fill : "pattern",
 		"--refault", refault ? refault : "no", "--align", al, "--thp-madvise", madv ? madv : "no",
 	};
-	char **argv = calloc(ARRAY_SIZE(args) + 1, sizeof(char *));
-	if (!argv)
-		return -ENOMEM;
-	for (size_t i = 0; i < ARRAY_SIZE(args); i++)
-		if (!(argv[i] = strdup(args[i]))) {
-			wl_argv_free(argv);
-			return -ENOMEM;
-		}
-	*ret_argv = argv;
-	return 0;
+	return wl_argv_dup(args, ARRAY_SIZE(args), ret_argv);
 }
 
 static int collect(const struct wl_ctx *c, int exit_status, struct wl_metrics *m)
 {
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/stdout", c->workdir);
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	size_t n0 = m->n;
-	int r = wl_prog_metrics_read(f, "pageout.", m);
-	if (r < 0)
-		return r;
-	for (size_t i = n0; i < m->n; i++)
-		if (strcmp(m->v[i].name, "pageout.ns_mean") == 0)
-			return 0;
-	return -ENODATA; /* no timing: the program stopped before its summary */
+	return wl_prog_collect(c, "pageout.", "pageout.ns_mean", m);
 }
 
 const struct wl_ops wl_pageout_ops = {
