@@ -92,12 +92,18 @@ const char *job_swap_kind_name(enum job_swap_kind k)
 	return "?";
 }
 
-const char *job_param(const struct job_workload *w, const char *key)
+const struct job_param *job_param_entry(const struct job_workload *w, const char *key)
 {
 	for (size_t i = 0; i < w->n_params; i++)
 		if (strcmp(w->params[i].key, key) == 0)
-			return w->params[i].value;
+			return &w->params[i];
 	return NULL;
+}
+
+const char *job_param(const struct job_workload *w, const char *key)
+{
+	const struct job_param *p = job_param_entry(w, key);
+	return p ? p->value : NULL;
 }
 
 static bool is_space(char c) { return isspace((unsigned char)c); }

@@ -129,6 +129,8 @@ void job_print(const struct job *j, FILE *out);
 void job_free(struct job *j);
 
 const char *job_param(const struct job_workload *w, const char *key);  /* NULL if absent */
+/* The key's entry, with its line; NULL if absent. */
+const struct job_param *job_param_entry(const struct job_workload *w, const char *key);
 /* Whether a metric name matches a pattern: exact, or PREFIX* by prefix. */
 bool job_metric_matches(const char *pattern, const char *metric);
 bool job_metric_is_primary(const struct job *j, const char *metric);

@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Shared with wl_shmem_truncate.c: reads the "kab-metric NAME VALUE UNIT"
- * lines a kab helper program printed, keeping names that start with prefix. */
 
 #define PAGEOUT_MAX_SIZE (1ull << 40)
 #define PAGEOUT_MAX_REPS 10000
@@ -25,14 +23,6 @@ static const struct wl_key keys[] = {
 	{ "thp_madvise", "yes or no (default no): madvise(MADV_HUGEPAGE) the range, for folio sizes set to madvise", false },
 	{ NULL, NULL, false },
 };
-
-static const struct job_param *param(const struct job_workload *wl, const char *key)
-{
-	for (size_t i = 0; i < wl->n_params; i++)
-		if (strcmp(wl->params[i].key, key) == 0)
-			return &wl->params[i];
-	return NULL;
-}
 
 static bool one_of(const char *v, const char *const *choices)
 {
@@ -52,33 +42,33 @@ static int check(const struct job_workload *wl, const char *file, struct diags *
 		r = -ENOENT;
 	}
 	uint64_t size = 0;
-	if ((p = param(wl, "size")) &&
+	if ((p = job_param_entry(wl, "size")) &&
 	    (util_parse_size(p->value, &size) < 0 || size < 4096 || size % 4096 || size > PAGEOUT_MAX_SIZE)) {
 		diags_add(d, file, p->line, "workload \"%s\": size \"%s\" must be a size from 4K to 1T in whole 4K pages, e.g. 256M",
 			  wl->name, p->value);
 		r = -EINVAL;
 	}
 	uint64_t reps;
-	if ((p = param(wl, "reps")) &&
+	if ((p = job_param_entry(wl, "reps")) &&
 	    (util_parse_u64(p->value, &reps) < 0 || reps < 1 || reps > PAGEOUT_MAX_REPS)) {
 		diags_add(d, file, p->line, "workload \"%s\": reps \"%s\" must be a whole number from 1 to %d",
 			  wl->name, p->value, PAGEOUT_MAX_REPS);
 		r = -EINVAL;
 	}
 	static const char *const fills[] = { "zero", "pattern", "random", NULL };
-	if ((p = param(wl, "fill")) && !one_of(p->value, fills)) {
+	if ((p = job_param_entry(wl, "fill")) && !one_of(p->value, fills)) {
 		diags_add(d, file, p->line, "workload \"%s\": fill \"%s\" is not one of zero, pattern, random", wl->name, p->value);
 		r = -EINVAL;
 	}
 	static const char *const yes_no[] = { "yes", "no", NULL };
 	static const char *const flags[] = { "refault", "thp_madvise" };
 	for (size_t i = 0; i < ARRAY_SIZE(flags); i++)
-		if ((p = param(wl, flags[i])) && !one_of(p->value, yes_no)) {
+		if ((p = job_param_entry(wl, flags[i])) && !one_of(p->value, yes_no)) {
 			diags_add(d, file, p->line, "workload \"%s\": %s \"%s\" must be yes or no", wl->name, flags[i], p->value);
 			r = -EINVAL;
 		}
 	uint64_t align;
-	if ((p = param(wl, "align")) &&
+	if ((p = job_param_entry(wl, "align")) &&
 	    (util_parse_size(p->value, &align) < 0 || align < 4096 || align > (1ull << 30) || (align & (align - 1)))) {
 		diags_add(d, file, p->line, "workload \"%s\": align \"%s\" must be a power of two from 4K to 1G, e.g. 2M",
 			  wl->name, p->value);

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* In wl_pageout.c: the "kab-metric NAME VALUE UNIT" lines of a kab helper. */
 
 #define SHMEM_MAX_SIZE (1ull << 40)
 #define SHMEM_MAX_REPS 10000
@@ -25,19 +24,11 @@ static const struct wl_key keys[] = {
 	{ NULL, NULL, false },
 };
 
-static const struct job_param *param(const struct job_workload *wl, const char *key)
-{
-	for (size_t i = 0; i < wl->n_params; i++)
-		if (strcmp(wl->params[i].key, key) == 0)
-			return &wl->params[i];
-	return NULL;
-}
-
 /* Reports a value of key that is not among choices; true when it is. */
 static bool check_choice(const struct job_workload *wl, const char *file, struct diags *d, const char *key,
 			 const char *const *choices, const char *list)
 {
-	const struct job_param *p = param(wl, key);
+	const struct job_param *p = job_param_entry(wl, key);
 	if (!p)
 		return true;
 	for (size_t i = 0; choices[i]; i++)
@@ -66,7 +57,7 @@ static int check(const struct job_workload *wl, const char *file, struct diags *
 	bool fill_ok = check_choice(wl, file, d, "fill", fills, "write, fallocate");
 	if (!backing_ok || !op_ok || !huge_ok || !fill_ok)
 		r = -EINVAL;
-	const struct job_param *p, *b = param(wl, "backing"), *op = param(wl, "op");
+	const struct job_param *p, *b = job_param_entry(wl, "backing"), *op = job_param_entry(wl, "op");
 	bool memfd = b && strcmp(b->value, "memfd") == 0;
 	if (backing_ok && op_ok && b && op) {
 		if (strcmp(op->value, "close") == 0 && !memfd) {
@@ -80,21 +71,21 @@ static int check(const struct job_workload *wl, const char *file, struct diags *
 			r = -EINVAL;
 		}
 	}
-	if ((p = param(wl, "huge")) && memfd) {
+	if ((p = job_param_entry(wl, "huge")) && memfd) {
 		diags_add(d, file, p->line, "workload \"%s\": huge applies to backing = tmpfs only; a memfd follows "
 			  "/sys/kernel/mm/transparent_hugepage/shmem_enabled (and hugepages-*/shmem_enabled): set it "
 			  "with a sysfs key in the variant", wl->name);
 		r = -EINVAL;
 	}
 	uint64_t size;
-	if ((p = param(wl, "size")) &&
+	if ((p = job_param_entry(wl, "size")) &&
 	    (util_parse_size(p->value, &size) < 0 || size < 4096 || size % 4096 || size > SHMEM_MAX_SIZE)) {
 		diags_add(d, file, p->line, "workload \"%s\": size \"%s\" must be a size from 4K to 1T in whole 4K pages, e.g. 1G",
 			  wl->name, p->value);
 		r = -EINVAL;
 	}
 	uint64_t reps;
-	if ((p = param(wl, "reps")) &&
+	if ((p = job_param_entry(wl, "reps")) &&
 	    (util_parse_u64(p->value, &reps) < 0 || reps < 1 || reps > SHMEM_MAX_REPS)) {
 		diags_add(d, file, p->line, "workload \"%s\": reps \"%s\" must be a whole number from 1 to %d",
 			  wl->name, p->value, SHMEM_MAX_REPS);

@@ -48,24 +48,16 @@ struct sb_cfg {
 	const char *test;
 };
 
-static const struct job_param *param(const struct job_workload *wl, const char *key)
-{
-	for (size_t i = 0; i < wl->n_params; i++)
-		if (strcmp(wl->params[i].key, key) == 0)
-			return &wl->params[i];
-	return NULL;
-}
-
 static int line_of(const struct job_workload *wl, const char *key)
 {
-	const struct job_param *p = param(wl, key);
+	const struct job_param *p = job_param_entry(wl, key);
 	return p ? p->line : wl->line;
 }
 
 static int cfg_count(const struct job_workload *wl, const char *key, uint64_t min, uint64_t max, uint64_t def,
 		     const char *why, const char *file, struct diags *d, uint64_t *ret)
 {
-	const struct job_param *p = param(wl, key);
+	const struct job_param *p = job_param_entry(wl, key);
 	uint64_t v = def;
 	if (p && (util_parse_u64(p->value, &v) < 0 || v < min || v > max)) {
 		if (d)
@@ -80,7 +72,7 @@ static int cfg_count(const struct job_workload *wl, const char *key, uint64_t mi
 static int cfg_seconds(const struct job_workload *wl, const char *key, unsigned min, double def, const char *file,
 		       struct diags *d, unsigned *ret)
 {
-	const struct job_param *p = param(wl, key);
+	const struct job_param *p = job_param_entry(wl, key);
 	double s = def;
 	if (p && (util_parse_duration(p->value, &s) < 0 || s != (double)(unsigned)s || s < min || s > 86400 * 7)) {
 		if (d)
@@ -97,14 +89,14 @@ static int cfg_parse(const struct job_workload *wl, const char *file, struct dia
 {
 	struct sb_cfg c = { .test = tests[0] };
 	int r = 0;
-	if (!param(wl, "tables") || !param(wl, "table_size") || !param(wl, "duration"))
+	if (!job_param_entry(wl, "tables") || !job_param_entry(wl, "table_size") || !job_param_entry(wl, "duration"))
 		r = -EINVAL; /* reported by the job parser as a missing required key */
 	r |= cfg_count(wl, "tables", 1, 100000, 1, "", file, d, &c.tables);
 	r |= cfg_count(wl, "table_size", 1, INT32_MAX, 1, " (sysbench 1.0 reads it as a 32-bit int)", file, d, &c.table_size);
 	r |= cfg_count(wl, "threads", 1, 10000, 1, "", file, d, &c.threads);
 	r |= cfg_seconds(wl, "duration", 1, 10, file, d, &c.duration_s);
 	r |= cfg_seconds(wl, "report_interval", 0, 10, file, d, &c.report_interval_s);
-	const struct job_param *p = param(wl, "buffer_pool");
+	const struct job_param *p = job_param_entry(wl, "buffer_pool");
 	c.buffer_pool = 128ull << 20;
 	if (p && (util_parse_size(p->value, &c.buffer_pool) < 0 || c.buffer_pool < (8ull << 20))) {
 		if (d)
@@ -112,7 +104,7 @@ static int cfg_parse(const struct job_workload *wl, const char *file, struct dia
 				  wl->name, p->value);
 		r = -EINVAL;
 	}
-	if ((p = param(wl, "test"))) {
+	if ((p = job_param_entry(wl, "test"))) {
 		c.test = NULL;
 		for (size_t i = 0; i < ARRAY_SIZE(tests); i++)
 			if (strcmp(p->value, tests[i]) == 0)
