@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #define PAGEOUT_MAX_SIZE (1ull << 40)
 #define PAGEOUT_MAX_REPS 10000
 

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #define SHMEM_MAX_SIZE (1ull << 40)
 #define SHMEM_MAX_REPS 10000
 
