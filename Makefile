@@ -42,7 +42,7 @@ DEB_PKGS += wrk  # load generator for bench/run.sh kabd
 DEB_PKGS += mariadb-server sysbench libmariadb-dev
 DEB_PKGS += linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils
 
-.PHONY: all deps web-deps demo check lint bench clean install fuzz fuzz-smoke fuzz-deps
+.PHONY: all deps web-deps demo seeds check lint bench clean install fuzz fuzz-smoke fuzz-deps
 # Installs the Debian packages in $(1) that are missing (needs root).
 define install_missing
 	@missing=""; for p in $(1); do \
@@ -106,6 +106,16 @@ $(B)/bench/%: bench/%.c $(B)/libkab.a
 demo: deps
 	$(MAKE) $(B)/kab
 	$(B)/kab run --db $(B)/demo.db examples/demo.job
+
+# every seed posting's job end to end on the running kernel (~25 minutes):
+# one database and one text report per job under build/seeds/
+seeds: deps all
+	@mkdir -p $(B)/seeds
+	@for j in examples/seeds/*.job; do n=$$(basename $$j .job); \
+	  echo "== $$n"; rm -f $(B)/seeds/$$n.db; \
+	  $(B)/kab run --db $(B)/seeds/$$n.db $$j && \
+	  $(B)/kab report 1 --db $(B)/seeds/$$n.db >$(B)/seeds/$$n.txt && echo "   report: $(B)/seeds/$$n.txt" || exit 1; \
+	done
 
 check: deps web-deps lint
 	$(MAKE) all $(UNIT_BIN)
