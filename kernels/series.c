@@ -306,8 +306,14 @@ int kseries_parse(const char *text, size_t len, const char *name, struct kseries
 	}
 	struct sha256 c;
 	sha256_init(&c);
-	for (size_t i = 0; i < s.n; i++)
-		sha256_update(&c, s.v[i].text, s.v[i].len);
+	for (size_t i = 0; i < s.n; i++) {
+		/* the blank lines between messages are not part of the series */
+		size_t n = s.v[i].len;
+		while (n > 0 && isspace((unsigned char)s.v[i].text[n - 1]))
+			n--;
+		sha256_update(&c, s.v[i].text, n);
+		sha256_update(&c, "\n", 1);
+	}
 	sha256_hex(&c, s.hash);
 	*ret = s;
 	return 0;

@@ -180,42 +180,42 @@ mkjob missing-tree "name = x
 kernel = build
 tree = $IT_TMP/no-such-tree
 base = $BASE" "name = y"
-bad missing-tree 2 "missing-tree.job:9: tree $IT_TMP/no-such-tree does not exist"
+bad missing-tree 2 "missing-tree.job:8: tree $IT_TMP/no-such-tree does not exist"
 mkjob not-git "name = x
 kernel = build
 tree = $IT_TMP
 base = $BASE" "name = y"
-bad not-git 2 "not-git.job:9: tree $IT_TMP is not a git repository"
+bad not-git 2 "not-git.job:8: tree $IT_TMP is not a git repository"
 mkjob unknown-ref "name = x
 $build_v
 base = v9.99-nope" "name = y"
-bad unknown-ref 2 'unknown-ref.job:12: base "v9.99-nope" is not a commit'
+bad unknown-ref 2 'unknown-ref.job:11: base "v9.99-nope" is not a commit'
 mkjob noapply "name = x
 $build_v
 base = $BASE
 series = $IT_TMP/noapply.mbox" "name = y"
-bad noapply 2 'noapply.job:13: series .*patch 1 of 1 "\[PATCH\] mm/page_alloc: change a line the base lacks" does not apply: mm/page_alloc.c, hunk @@ -[0-9]+'
+bad noapply 2 'noapply.job:12: series .*patch 1 of 1 "\[PATCH\] mm/page_alloc: change a line the base lacks" does not apply: mm/page_alloc.c, hunk @@ -[0-9]+'
 mkjob empty "name = x
 $build_v
 base = $BASE
 series = $IT_TMP/empty.mbox" "name = y"
-bad empty 2 "empty.job:13: .*empty.mbox: empty mbox"
+bad empty 2 "empty.job:12: .*empty.mbox: empty mbox"
 mkjob cover "name = x
 $build_v
 base = $BASE
 series = $IT_TMP/cover.mbox" "name = y"
-bad cover 2 'cover.job:13: .*cover.mbox: only a cover letter \("\[PATCH 0/2\]'
+bad cover 2 'cover.job:12: .*cover.mbox: only a cover letter \("\[PATCH 0/2\]'
 mkjob unreachable "name = x
 $build_v
 base = $BASE
 series = lore:kab-series@test" "name = y" "archive = http://127.0.0.1:1/"
-bad unreachable 2 'unreachable.job:13: lore:kab-series@test: cannot fetch http://127.0.0.1:1/kab-series@test/t.mbox.gz'
+bad unreachable 2 'unreachable.job:12: lore:kab-series@test: cannot fetch http://127.0.0.1:1/kab-series@test/t.mbox.gz'
 mkjob noconfig "name = x
 kernel = build
 tree = $GITTREE
 base = $BASE
 config = $IT_TMP/no-such.config" "name = y"
-bad noconfig 2 "noconfig.job:12: config $IT_TMP/no-such.config does not exist"
+bad noconfig 2 "noconfig.job:10: config $IT_TMP/no-such.config does not exist"
 mkjob broken "name = x
 $build_v
 base = $BASE
