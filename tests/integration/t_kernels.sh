@@ -82,7 +82,7 @@ mkjob() {
 	cat >"$IT_TMP/$1.job" <<EOF
 [job]
 name = $1
-$4
+${4:-}
 
 [variant A]
 $2
