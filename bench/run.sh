@@ -7,7 +7,7 @@
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
-SECTIONS=(sampler kabd)
+SECTIONS=(sampler kabd kernels)
 status=0
 
 section() { printf '\n==== %s ====\n' "$1"; }
@@ -212,6 +212,50 @@ bench_kabd() {
 		"$(awk -v a="$base_late" -v b="$load_late" 'BEGIN { t = a * 0.5; if (t < 0.5) t = 0.5
 			print (a != "NA" && b != "NA" && b + 0 <= a + t) }')"
 	kabd_bench_cleanup; trap - EXIT INT TERM
+}
+
+# --- kernels: a baseline build from scratch, then the patched build ---
+# Uses the git tree tests/integration/t_kernels.sh caches (run it once) and
+# a fresh object directory under BENCH_KBUILD_WORK; the patched build's
+# series adds a counter to mm/vmscan.c and a pr_info to mm/swap.c.
+bench_kernels() {
+	section "kernels (tinyconfig + boot/kexec options: baseline build, then a two-patch series)"
+	need "$B/kab" || return 1
+	verdict() { if [ "$2" = 1 ]; then echo "  PASS  $1"; else echo "  MISS  $1"; fi; }
+	local tree=${KAB_TEST_LINUX_GIT:-/var/cache/kab/test-linux-git} work=${BENCH_KBUILD_WORK:-/var/cache/kab/bench-kbuild}
+	if [ ! -d "$tree/.git" ]; then
+		echo "no git tree at $tree: run tests/integration/t_kernels.sh once to make it" >&2
+		return 1
+	fi
+	local tmp; tmp=$(mktemp -d /tmp/kab-bench-kernels.XXXXXX)
+	git -C "$tree" worktree add -q --detach "$tmp/wt" v6.1-debian || { rm -rf "$tmp"; return 1; }
+	local g=(git -C "$tmp/wt" -c user.name=kab -c user.email=kab@localhost)
+	echo 'static unsigned long kab_bench_counter __maybe_unused;' >>"$tmp/wt/mm/vmscan.c"
+	"${g[@]}" commit -q -am "mm/vmscan: a counter"
+	printf 'static int __init kab_bench_init(void)\n{\n\tpr_info("kab bench\\n");\n\treturn 0;\n}\nlate_initcall(kab_bench_init);\n' >>"$tmp/wt/mm/swap.c"
+	"${g[@]}" commit -q -am "mm/swap: a pr_info"
+	"${g[@]}" format-patch -q --stdout -2 >"$tmp/series.mbox"
+	git -C "$tree" worktree remove --force "$tmp/wt"
+	printf 'CONFIG_64BIT=y\nCONFIG_PRINTK=y\nCONFIG_TTY=y\nCONFIG_SERIAL_8250=y\nCONFIG_SERIAL_8250_CONSOLE=y\nCONFIG_BLK_DEV_INITRD=y\nCONFIG_BINFMT_ELF=y\n' >"$tmp/boot.config"
+	local v="kernel = build
+tree = $tree
+base = v6.1-debian
+config = tinyconfig
+config.fragment = $tmp/boot.config"
+	printf '[job]\nname = bench-kernels\n\n[variant A]\nname = base\n%s\n\n[variant B]\nname = patched\n%s\nseries = %s\n\n[workload w]\ntype = command\ncommand = /bin/true\n' \
+		"$v" "$v" "$tmp/series.mbox" >"$tmp/bench.job"
+	rm -rf "$work"/*/obj-*  # the baseline compiles everything
+	"$B/kab" build --db "$tmp/b.db" --kernels-dir "$tmp/kernels" --work-dir "$work" "$tmp/bench.job" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	cat "$tmp/out"
+	if [ $rc -ne 0 ]; then tail -5 "$tmp/err"; rm -rf "$tmp"; return 1; fi
+	local row
+	row=$(sqlite3 -batch -noheader -separator ' ' "$tmp/b.db" "select b.duration_s, b.objects, p.duration_s, p.objects from builds b, builds p where b.id = 1 and p.id = 2")
+	read -r bs bo ps po <<<"$row"
+	printf '  baseline: %.1f s, %d objects;  patched: %.1f s, %d objects;  ratio %.1f %%\n' "$bs" "$bo" "$ps" "$po" \
+		"$(awk -v a="$ps" -v b="$bs" 'BEGIN { print 100 * a / b }')"
+	verdict "patched build at most 15 % of the baseline build" "$(awk -v a="$ps" -v b="$bs" 'BEGIN { print (a <= 0.15 * b) }')"
+	rm -rf "$tmp"
 }
 
 # --- add new sections above this line, and their names to SECTIONS ---

@@ -1,5 +1,6 @@
 /* SQLite storage: schema, migrations and every query kab makes. */
 #include "store.h"
+#include "store_priv.h"
 #include "job.h"
 #include "util.h"
 #include "wl.h"
@@ -72,7 +73,18 @@ static const char *const migrations[] = {
 	"CREATE TABLE run_unavailable ("
 	"  run_id INTEGER NOT NULL REFERENCES runs(id), metric TEXT NOT NULL, reason TEXT NOT NULL,"
 	"  PRIMARY KEY (run_id, metric)) WITHOUT ROWID;",
+	/* 5: kernel builds (kernels/), reused when their inputs are the same */
+	"CREATE TABLE builds ("
+	"  id INTEGER PRIMARY KEY, created REAL NOT NULL, finished REAL, status TEXT NOT NULL, reason TEXT,"
+	"  tree TEXT NOT NULL, base_ref TEXT NOT NULL, base_sha TEXT NOT NULL, series TEXT, patches TEXT,"
+	"  series_hash TEXT, config_source TEXT NOT NULL, config_hash TEXT NOT NULL, compiler TEXT,"
+	"  duration_s REAL, warnings INTEGER, objects INTEGER, log_tail TEXT, kernelrelease TEXT,"
+	"  dir TEXT, image TEXT, system_map TEXT, config_path TEXT, modules TEXT, log_path TEXT,"
+	"  inputs_key TEXT NOT NULL, kab_version TEXT NOT NULL, schema_version INTEGER NOT NULL);"
+	"CREATE INDEX builds_inputs ON builds(inputs_key, status);",
 };
+
+sqlite3 *store_sqlite(struct store *s) { return s->db; }
 
 const char *store_errmsg(struct store *s) { return sqlite3_errmsg(s->db); }
 

@@ -8,7 +8,7 @@
 struct job;
 struct wl_metrics;
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 struct store;
 

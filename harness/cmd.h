@@ -6,6 +6,9 @@ int cmd_compare(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
+/* kernel builds (harness/cmd_build.c) */
+int cmd_build(int argc, char **argv);
+int cmd_builds(int argc, char **argv);
 /* clients of kabd (harness/cmd_client.c) */
 int cmd_submit(int argc, char **argv);
 int cmd_status(int argc, char **argv);

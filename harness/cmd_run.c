@@ -71,6 +71,13 @@ int cmd_run(int argc, char **argv)
 			diags_free(&d);
 			return 2;
 		}
+		exec_refuse_builds(j, &d);
+		if (d.n) {
+			diags_print(&d, stderr);
+			diags_free(&d);
+			job_free(j);
+			return 2;
+		}
 	}
 	if (geteuid() != 0) {
 		log_error("kab run needs root: it creates memory cgroups, swap and writes sysctl/sysfs knobs");

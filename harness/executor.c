@@ -826,6 +826,15 @@ static void adaptive_finish(struct store *st, const struct job *j, int64_t job_i
 	}
 }
 
+void exec_refuse_builds(const struct job *j, struct diags *d)
+{
+	for (size_t i = 0; i < j->n_variants; i++)
+		if (strcmp(j->variants[i].kernel, "build") == 0)
+			diags_add(d, j->file, j->variants[i].line,
+				  "variant %s needs its kernel build booted, and switching kernels comes with kexec (not in this kab): build the kernels with kab build JOB",
+				  j->variants[i].name);
+}
+
 int exec_job(struct store *st, const struct job *j, int64_t job_id)
 {
 	char boot_id[64];
@@ -839,6 +848,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	int r;
 
 	struct diags d = { 0 };
+	exec_refuse_builds(j, &d);
 	preflight_limits(j, &d);
 	knob_preflight(st, job_id, boot_id, j->variants, j->n_variants, j->file, &d);
 	struct job_variant swap_v = swap_knobs_variant(j);

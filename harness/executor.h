@@ -23,3 +23,6 @@ int exec_recover(struct store *st);
  * (failed runs included), -EINTR when interrupted (SIGINT/SIGTERM), or
  * another -errno when it could not run at all. */
 int exec_job(struct store *st, const struct job *j, int64_t job_id);
+/* Reports each variant whose kernel is a build: runs need them booted. */
+struct diags;
+void exec_refuse_builds(const struct job *j, struct diags *d);

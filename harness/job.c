@@ -511,8 +511,16 @@ void job_free(struct job *j)
 			free(v->knobs[k].value);
 		}
 		free(v->knobs);
+		free(v->tree);
+		free(v->base);
+		free(v->series);
+		free(v->config);
+		for (size_t k = 0; k < v->n_fragments; k++)
+			free(v->fragments[k]);
+		free(v->fragments);
 	}
 	free(j->variants);
+	free(j->archive);
 	for (size_t i = 0; i < j->n_workloads; i++) {
 		struct job_workload *w = &j->workloads[i];
 		free(w->name);
@@ -528,4 +536,12 @@ void job_free(struct job *j)
 	}
 	free(j->workloads);
 	free(j);
+}
+
+bool job_has_builds(const struct job *j)
+{
+	for (size_t i = 0; i < j->n_variants; i++)
+		if (j->variants[i].kernel && strcmp(j->variants[i].kernel, "build") == 0)
+			return true;
+	return false;
 }

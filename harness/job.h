@@ -31,10 +31,18 @@ struct job_knob {
 struct job_variant {
 	char *label;  /* section label: "A" in [variant A] */
 	char *name;   /* name = ...; defaults to the label */
-	char *kernel; /* "running" (builds come later) */
+	char *kernel; /* "running", or "build": a kernel kab builds (kernels/build.h) */
 	struct job_knob *knobs;
 	size_t n_knobs;
 	int line;
+	/* kernel = build: a git tree at a base ref, a patch series (NULL:
+	 * none; a path or lore:<message-id>), a config (running | defconfig |
+	 * tinyconfig | PATH, default running) and fragments merged on top.
+	 * Relative paths are made absolute from the job file's directory. */
+	char *tree, *base, *series, *config;
+	char **fragments;
+	size_t n_fragments;
+	int tree_line, base_line, series_line, config_line;
 };
 
 struct job_param {   /* type-specific key of a workload section */
@@ -112,7 +120,11 @@ struct job {
 	size_t n_variants;
 	struct job_workload *workloads;
 	size_t n_workloads;
+	char *archive;  /* public-inbox base URL for series = lore:ID; NULL: none */
 };
+
+/* Whether any variant's kernel is a build. */
+bool job_has_builds(const struct job *j);
 
 /* Parses and validates a job without touching the machine beyond reads
  * (knob paths exist, programs installed). Every problem goes to d as

@@ -11,6 +11,7 @@
 #include "job_priv.h"
 #include "util.h"
 #include "wl.h"
+#include "build.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -39,6 +40,8 @@ enum ktype {
 	KT_UNIT,     /* a unit: printable, no whitespace */
 	KT_TEXT,     /* one line of free text */
 	KT_PERCENT,  /* "2%" or "2", in (0, max] */
+	KT_SOURCE,   /* one word: a path (relative to the job file) or a keyword */
+	KT_SOURCES,  /* space-separated KT_SOURCE words */
 };
 
 struct keydef {
@@ -83,6 +86,13 @@ static const struct keydef keydefs[] = {
 	{ KEY(JOB_SEC_SWAP, "zswap.max_pool_percent", KT_INT, offsetof(struct job_swap, zswap_max_pool)), .min = 1, .max = 100 },
 	{ KEY(JOB_SEC_VARIANT, "name", KT_NAME, offsetof(struct job_variant, name)) },
 	{ KEY(JOB_SEC_VARIANT, "kernel", KT_KERNEL, offsetof(struct job_variant, kernel)) },
+	{ KEY(JOB_SEC_VARIANT, "tree", KT_SOURCE, offsetof(struct job_variant, tree)) },
+	{ KEY(JOB_SEC_VARIANT, "base", KT_SOURCE, offsetof(struct job_variant, base)) },
+	{ KEY(JOB_SEC_VARIANT, "series", KT_SOURCE, offsetof(struct job_variant, series)) },
+	{ KEY(JOB_SEC_VARIANT, "config", KT_SOURCE, offsetof(struct job_variant, config)) },
+	{ KEY(JOB_SEC_VARIANT, "config.fragment", KT_SOURCES, offsetof(struct job_variant, fragments)),
+	  .off_n = offsetof(struct job_variant, n_fragments), .multiline = true },
+	{ KEY(JOB_SEC_JOB, "archive", KT_TEXT, offsetof(struct job, archive)), .max = 180 },
 	{ KEY(JOB_SEC_WORKLOAD, "type", KT_TYPE, offsetof(struct job_workload, type)), .required = true },
 	{ KEY(JOB_SEC_WORKLOAD, "memory.max", KT_MEM, offsetof(struct job_workload, memory_max)), .min = (double)JOB_MEM_FLOOR },
 	{ KEY(JOB_SEC_WORKLOAD, "memory.high", KT_MEM, offsetof(struct job_workload, memory_high)), .min = (double)JOB_MEM_FLOOR },
@@ -259,6 +269,74 @@ static bool parse_mem_key(struct builder *b, const struct keydef *k, const struc
 	return true;
 }
 
+/* A path as given, made absolute from the job file's directory. */
+static char *source_path(const struct builder *b, const char *v)
+{
+	if (v[0] == '/' || strncmp(v, "lore:", 5) == 0)
+		return strdup(v);
+	const char *slash = strrchr(b->file, '/');
+	char dir[4096], real[4096], *p = NULL;
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - b->file) : 1, slash ? b->file : ".");
+	if (!realpath(dir[0] ? dir : "/", real))
+		snprintf(real, sizeof(real), "%s", dir);
+	if (asprintf(&p, "%s/%s", real, v) < 0)
+		return NULL;
+	return p;
+}
+
+static bool is_config_keyword(const char *v)
+{
+	return strcmp(v, "running") == 0 || strcmp(v, "defconfig") == 0 || strcmp(v, "tinyconfig") == 0;
+}
+
+/* tree, base, series, config (one word each) and config.fragment (a list). */
+static bool set_source(struct builder *b, const struct keydef *k, const struct job_entry *e, void *obj)
+{
+	struct job_variant *var = obj;
+	const char *v = e->value;
+	for (const char *p = v; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f || (k->type == KT_SOURCE && isspace((unsigned char)*p))) {
+			ERR(b, e->line, "bad %s \"%s\": expected one word (a path or a ref), no spaces or control characters", k->name, v);
+			return false;
+		}
+	int *line = strcmp(k->name, "tree") == 0 ? &var->tree_line : strcmp(k->name, "base") == 0 ? &var->base_line
+		  : strcmp(k->name, "series") == 0 ? &var->series_line : &var->config_line;
+	if (k->type == KT_SOURCE) {
+		char **at = (char **)((char *)obj + k->off);
+		bool literal = strcmp(k->name, "base") == 0 || (strcmp(k->name, "config") == 0 && is_config_keyword(v));
+		free(*at);
+		if (!(*at = literal ? strdup(v) : source_path(b, v)))
+			b->oom = true;
+		*line = e->line;
+		return fits(b, e->line, k->name, *at ? *at : v, false);
+	}
+	struct strbuf all = { 0 };
+	for (const char *p = v; *p;) {
+		size_t n = strcspn(p, " \t\n");
+		if (n) {
+			char word[4096];
+			snprintf(word, sizeof(word), "%.*s", (int)n, p);
+			char *path = source_path(b, word);
+			char **nf = realloc(var->fragments, (var->n_fragments + 1) * sizeof(*nf));
+			if (!path || !nf) {
+				free(path);
+				b->oom = true;
+				break;
+			}
+			var->fragments = nf;
+			var->fragments[var->n_fragments++] = path;
+			sb_printf(&all, "%s%s", all.len ? " " : "", path);
+		}
+		p += n;
+		p += strspn(p, " \t\n");
+	}
+	if (!var->config_line)
+		var->config_line = e->line;
+	bool ok = fits(b, e->line, k->name, all.buf ? all.buf : "", true);
+	sb_free(&all);
+	return ok;
+}
+
 /* Parses e's value as k says and stores it in obj; false on a problem. */
 static bool set_value(struct builder *b, const struct keydef *k, const struct job_entry *e, void *obj)
 {
@@ -305,8 +383,8 @@ static bool set_value(struct builder *b, const struct keydef *k, const struct jo
 			ERR(b, e->line, "bad %s \"%s\": expected an absolute path without \".\", \"..\" or empty components", k->name, v);
 			return false;
 		}
-		if (k->type == KT_KERNEL && strcmp(v, "running") != 0) {
-			ERR(b, e->line, "kernel \"%s\": only \"running\" is supported for now (kernel builds come in a later version)", v);
+		if (k->type == KT_KERNEL && strcmp(v, "running") != 0 && strcmp(v, "build") != 0) {
+			ERR(b, e->line, "unknown kernel \"%s\" (choices: running, build)", v);
 			return false;
 		}
 		if (k->type == KT_TYPE && !wl_find(v)) {
@@ -420,6 +498,10 @@ static bool set_value(struct builder *b, const struct keydef *k, const struct jo
 
 	case KT_PERCENT:
 		return job_parse_percent(b->file, e->line, k->name, v, (double *)at, b->d);
+
+	case KT_SOURCE:
+	case KT_SOURCES:
+		return set_source(b, k, e, obj);
 	}
 	return false;
 }
@@ -475,7 +557,7 @@ static void unknown_key(struct builder *b, const struct job_section *s, const st
 	}
 	join_list(cands, n, list, sizeof(list));
 	if (s->kind == JOB_SEC_VARIANT)
-		ERR(b, e->line, "unknown key \"%s\" in %s (keys: name, kernel, sysctl NAME, sysfs PATH)", e->key, title);
+		ERR(b, e->line, "unknown key \"%s\" in %s (keys: name, kernel, tree, base, series, config, config.fragment, sysctl NAME, sysfs PATH)", e->key, title);
 	else
 		ERR(b, e->line, "unknown key \"%s\" in %s (keys: %s)", e->key, title, list);
 }
@@ -675,6 +757,55 @@ static bool variant_knob(struct builder *b, const struct job_section *s, const s
 	return true;
 }
 
+/* kernel = build needs tree and base; the other kernels take none of the build keys. */
+static void check_build_keys(struct builder *b, const struct job_section *s, struct job_variant *v, const struct seen *seen)
+{
+	static const char *const keys[] = { "tree", "base", "series", "config", "config.fragment" };
+	char title[128];
+	sec_title(s, title, sizeof(title));
+	if (!v->kernel || strcmp(v->kernel, "build") != 0) {
+		for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+			const struct seen *k = seen_of(seen, JOB_SEC_VARIANT, keys[i]);
+			if (k->line)
+				ERR(b, k->line, "%s applies only to kernel = build, not kernel = %s", keys[i], v->kernel ? v->kernel : "running");
+		}
+		return;
+	}
+	const struct seen *kline = seen_of(seen, JOB_SEC_VARIANT, "kernel");
+	if (!seen_of(seen, JOB_SEC_VARIANT, "tree")->line)
+		ERR(b, kline->line, "missing required key \"tree\" in %s: kernel = build needs the git tree to build (tree = /path/to/linux)", title);
+	if (!seen_of(seen, JOB_SEC_VARIANT, "base")->line)
+		ERR(b, kline->line, "missing required key \"base\" in %s: kernel = build needs the ref to build (base = v6.1)", title);
+	if (!v->config && !(v->config = strdup("running")))
+		b->oom = true;
+	if (!b->check)
+		return;
+	bool tree_ok = false;
+	if (v->tree && seen_of(seen, JOB_SEC_VARIANT, "tree")->ok) {
+		if (access(v->tree, F_OK) != 0)
+			ERR(b, v->tree_line, "tree %s does not exist: give the path of a git repository of the kernel", v->tree);
+		else if (!kbuild_is_git_tree(v->tree))
+			ERR(b, v->tree_line, "tree %s is not a git repository (git rev-parse fails there)", v->tree);
+		else
+			tree_ok = true;
+	}
+	char sha[41];
+	if (tree_ok && v->base && kbuild_resolve_ref(v->tree, v->base, sha) < 0)
+		ERR(b, v->base_line, "base \"%s\" is not a commit in %s (git rev-parse --verify %s^{commit} fails): give a branch, tag or sha",
+		    v->base, v->tree, v->base);
+	if (v->series && strncmp(v->series, "lore:", 5) != 0 && access(v->series, R_OK) != 0)
+		ERR(b, v->series_line, "series %s does not exist: give an mbox, a directory of .patch files or lore:<message-id>", v->series);
+	char running[4096];
+	if (v->config && strcmp(v->config, "running") == 0 && kbuild_running_config(running, sizeof(running)) < 0)
+		ERR(b, v->config_line ? v->config_line : s->line,
+		    "config = running: this kernel has no /proc/config.gz or /boot/config-$(uname -r): give a config PATH");
+	else if (v->config && !is_config_keyword(v->config) && access(v->config, R_OK) != 0)
+		ERR(b, v->config_line, "config %s does not exist: give running, defconfig, tinyconfig or the path of a .config", v->config);
+	for (size_t i = 0; i < v->n_fragments; i++)
+		if (access(v->fragments[i], R_OK) != 0)
+			ERR(b, v->config_line, "config.fragment %s does not exist", v->fragments[i]);
+}
+
 static void build_variant(struct builder *b, const struct job_section *s)
 {
 	struct job *j = b->j;
@@ -697,6 +828,7 @@ static void build_variant(struct builder *b, const struct job_section *s)
 		b->oom = true;
 	if (!v->kernel && !(v->kernel = strdup("running")))
 		b->oom = true;
+	check_build_keys(b, s, v, seen);
 	if (!v->name)
 		return;
 	const struct seen *name = seen_of(seen, JOB_SEC_VARIANT, "name");
@@ -858,6 +990,12 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 		case JOB_SEC_IGNORED: break;
 		}
 	}
+
+	for (size_t i = 0; i < j->n_variants; i++)
+		if (j->variants[i].series && strncmp(j->variants[i].series, "lore:", 5) == 0 && !j->archive)
+			ERR(&b, j->variants[i].series_line,
+			    "series = %s needs an archive to fetch it from: set archive = URL in [job] (e.g. https://lore.kernel.org/all)",
+			    j->variants[i].series);
 
 	if (!job_line && !job_guessed)
 		ERR(&b, 0, "missing [job] section (it needs at least: name = ...)");

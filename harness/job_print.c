@@ -141,6 +141,8 @@ void job_print(const struct job *j, FILE *out)
 		fprintf(out, "seed = %llu\n", (unsigned long long)j->seed);
 	job_format_duration(j->interval_s, buf, sizeof(buf));
 	fprintf(out, "interval = %s\n", buf);
+	if (j->archive)
+		job_print_key(out, "archive", j->archive, false);
 	if (j->n_metrics > 0) {
 		struct strbuf sb = { 0 };
 		for (size_t i = 0; i < j->n_metrics; i++)
@@ -184,6 +186,21 @@ void job_print(const struct job *j, FILE *out)
 		fprintf(out, "\n[variant %s]\n", v->label);
 		fprintf(out, "name = %s\n", v->name);
 		fprintf(out, "kernel = %s\n", v->kernel);
+		if (v->tree)
+			job_print_key(out, "tree", v->tree, false);
+		if (v->base)
+			job_print_key(out, "base", v->base, false);
+		if (v->series)
+			job_print_key(out, "series", v->series, false);
+		if (v->config)
+			job_print_key(out, "config", v->config, false);
+		if (v->n_fragments) {
+			struct strbuf sb = { 0 };
+			for (size_t f = 0; f < v->n_fragments; f++)
+				sb_printf(&sb, "%s%s", f ? " " : "", v->fragments[f]);
+			job_print_key(out, "config.fragment", sb.buf ? sb.buf : "", true);
+			sb_free(&sb);
+		}
 		for (size_t k = 0; k < v->n_knobs; k++)
 			job_print_knob(out, &v->knobs[k]);
 	}

@@ -17,6 +17,8 @@ static const struct {
 	{ "submit", cmd_submit, "submit JOB [--server URL] [--token-file F] [--wait]  queue a job on a kabd" },
 	{ "status", cmd_status, "status [ID] [--server URL]  jobs on a kabd, or one job with its progress" },
 	{ "cancel", cmd_cancel, "cancel ID [--server URL] [--token-file F]  cancel a job on a kabd" },
+	{ "build", cmd_build, "build JOB [--db PATH] [--kernels-dir DIR] [--work-dir DIR]  build the kernels of a job's kernel = build variants" },
+	{ "builds", cmd_builds, "builds [--db PATH]   list the recorded kernel builds" },
 	{ "sample", cmd_sample, "sample [--interval S] [--duration S] [--out FILE]  run the counter sampler alone" },
 };
 

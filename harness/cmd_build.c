@@ -1,0 +1,139 @@
+/* kab build JOB: builds the kernels of a job's kernel = build variants;
+ * kab builds: lists the recorded builds. */
+#include "build.h"
+#include "cmd.h"
+#include "job.h"
+#include "store.h"
+#include "store_builds.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_DB "kab.db"
+
+int cmd_build(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "kernels-dir", required_argument, NULL, 'k' },
+		{ "work-dir", required_argument, NULL, 'w' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *db = DEFAULT_DB, *kernels = NULL, *work = NULL;
+	uint64_t jobs = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "d:k:w:j:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': db = optarg; break;
+		case 'k': kernels = optarg; break;
+		case 'w': work = optarg; break;
+		case 'j':
+			if (util_parse_u64(optarg, &jobs) < 0 || jobs == 0 || jobs > 1024) {
+				fprintf(stderr, "kab build: --jobs \"%s\": expected a number from 1 to 1024\n", optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			printf("usage: kab build JOB [--db PATH] [--kernels-dir DIR] [--work-dir DIR] [--jobs N]\n");
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "usage: kab build JOB [--db PATH] [--kernels-dir DIR] [--work-dir DIR] [--jobs N]\n");
+		return 2;
+	}
+	struct diags d = { 0 };
+	struct job *j = NULL;
+	if (job_parse_file(argv[optind], &j, &d) < 0) {
+		diags_print(&d, stderr);
+		diags_free(&d);
+		return 2;
+	}
+	if (!job_has_builds(j)) {
+		fprintf(stderr, "%s: no variant has kernel = build: nothing to build\n", j->file);
+		job_free(j);
+		return 2;
+	}
+	struct store *st = NULL;
+	if (store_open(db, &st) < 0) {
+		job_free(j);
+		return 1;
+	}
+	int ret = 0;
+	unsigned need = (j->swap.kind == JOB_SWAP_ZRAM ? KBUILD_NEED_ZRAM : 0) | (j->swap.zswap == JOB_ON ? KBUILD_NEED_ZSWAP : 0);
+	for (size_t i = 0; i < j->n_variants && ret == 0; i++) {
+		const struct job_variant *v = &j->variants[i];
+		if (strcmp(v->kernel, "build") != 0)
+			continue;
+		struct kbuild_request rq = {
+			.file = j->file, .tree_line = v->tree_line, .base_line = v->base_line, .series_line = v->series_line,
+			.config_line = v->config_line, .name = v->name, .tree = v->tree, .base = v->base, .series = v->series,
+			.archive = j->archive, .config = v->config, .fragments = v->fragments, .n_fragments = v->n_fragments,
+			.need = need, .jobs = (unsigned)jobs, .work_dir = work, .kernels_dir = kernels,
+		};
+		struct kbuild_result res;
+		struct strbuf err = { 0 };
+		int r = kbuild_build(st, &rq, &res, &err);
+		if (r < 0) {
+			fprintf(stderr, "kab: %s\n", err.buf ? err.buf : strerror(-r));
+			ret = r == -EINVAL || r == -ENOSPC ? 2 : 1;
+		} else if (res.reused) {
+			printf("variant %s: build %lld reused (same inputs), kernelrelease %s, %s\n", v->name, (long long)res.id,
+			       res.kernelrelease, res.image);
+		} else {
+			printf("variant %s: build %lld ok, kernelrelease %s, %lld objects compiled in %.0f s, %s\n", v->name,
+			       (long long)res.id, res.kernelrelease, (long long)res.objects, res.duration_s, res.image);
+		}
+		fflush(stdout);
+		sb_free(&err);
+	}
+	store_close(st);
+	job_free(j);
+	return ret;
+}
+
+int cmd_builds(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *db = DEFAULT_DB;
+	int c;
+	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': db = optarg; break;
+		case 'h': printf("usage: kab builds [--db PATH]\n"); return 0;
+		default: return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "usage: kab builds [--db PATH]\n");
+		return 2;
+	}
+	struct store *st = NULL;
+	if (store_open(db, &st) < 0)
+		return 1;
+	struct store_build *v = NULL;
+	size_t n = 0;
+	if (store_builds_list(st, &v, &n) < 0) {
+		store_close(st);
+		return 1;
+	}
+	printf("%-5s %-8s %-28s %8s %8s %-12s %s\n", "id", "status", "kernelrelease", "objects", "seconds", "base", "series");
+	for (size_t i = 0; i < n; i++)
+		printf("%-5lld %-8s %-28s %8lld %8.0f %-12.12s %s\n", (long long)v[i].id, v[i].status,
+		       v[i].kernelrelease[0] ? v[i].kernelrelease : "-", (long long)v[i].objects, v[i].duration_s, v[i].base_sha,
+		       v[i].series ? v[i].series : "-");
+	store_builds_free(v, n);
+	store_close(st);
+	return 0;
+}

@@ -1,0 +1,697 @@
+/* Kernel builds: one git worktree and one kconfig directory per tree, one
+ * object directory per (tree, config hash). The worktree is reset to the
+ * base and the series applied with git am, which rewrites only the files
+ * it patches, so make recompiles just those objects in the shared O=.
+ *
+ *   WORK/<tree key>/src         the worktree (detached at the base, then patched)
+ *   WORK/<tree key>/kconfig     where configs are produced
+ *   WORK/<tree key>/obj-<hash>  object directory of one config
+ *   KERNELS/<build id>/         bzImage, System.map, config, modules.tar
+ */
+#include "build.h"
+#include "kbuild_priv.h"
+#include "run.h"
+#include "series.h"
+#include "sha256.h"
+#include "store.h"
+#include "store_builds.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MiB (1ull << 20)
+/* Disk estimates, checked before anything is written: a Linux worktree,
+ * an object directory (a base plus a share per enabled option), the
+ * artifacts. Rough on purpose; they only have to catch a disk too full. */
+#define WORKTREE_BYTES (1700 * MiB)
+#define KCONFIG_BYTES (32 * MiB)
+#define OBJ_BASE_BYTES (400 * MiB)
+#define OBJ_PER_OPTION_BYTES (2 * MiB)
+#define OBJ_INCREMENT_BYTES (200 * MiB)
+#define ARTIFACT_BYTES (64 * MiB)
+#define LOG_TAIL_LINES 25
+
+struct ctx {
+	const struct kbuild_request *rq;
+	struct strbuf *err;
+	char work[PATH_MAX], kernels[PATH_MAX];
+	char root[PATH_MAX];     /* WORK/<tree key> */
+	char src[PATH_MAX + 8];  /* the worktree */
+	char kc[PATH_MAX + 8];
+	char obj[PATH_MAX + 32];
+	char tree[PATH_MAX];
+	char sha[41];
+	struct kseries series;
+	bool has_series;
+	char config_hash[65];
+	char config_desc[4096];
+	/* compile */
+	int64_t objects, warnings;
+	double last_progress, t0;
+};
+
+static void where(const struct ctx *c, int line)
+{
+	if (c->rq->file && line > 0)
+		sb_printf(c->err, "%s:%d: ", c->rq->file, line);
+	else if (c->rq->file)
+		sb_printf(c->err, "%s: ", c->rq->file);
+}
+
+static void stage(const struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void stage(const struct ctx *c, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_info("build %s: %s", c->rq->name ? c->rq->name : "", msg);
+}
+
+static int mkdir_p(const char *path)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s", path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	return mkdir(p, 0755) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+static bool exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+static void remove_tree(const char *path)
+{
+	char *argv[] = { "rm", "-rf", (char *)path, NULL };
+	krun_ok(argv, NULL, NULL);
+}
+
+bool kbuild_is_git_tree(const char *tree)
+{
+	char *argv[] = { "git", "-C", (char *)tree, "rev-parse", "--git-dir", NULL };
+	struct stat st;
+	return stat(tree, &st) == 0 && S_ISDIR(st.st_mode) && krun_ok(argv, NULL, NULL);
+}
+
+int kbuild_resolve_ref(const char *tree, const char *ref, char sha[41])
+{
+	char spec[1024];
+	snprintf(spec, sizeof(spec), "%s^{commit}", ref);
+	char *argv[] = { "git", "-C", (char *)tree, "rev-parse", "--verify", "--quiet", spec, NULL };
+	struct strbuf out = { 0 };
+	bool ok = ref[0] != '-' && krun_ok(argv, NULL, &out) && out.len == 40;
+	if (ok)
+		snprintf(sha, 41, "%s", out.buf);
+	sb_free(&out);
+	return ok ? 0 : -ENOENT;
+}
+
+int kbuild_image_version(const char *path, char *buf, size_t len)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	unsigned char hdr[0x210];
+	if (pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) || memcmp(hdr + 0x202, "HdrS", 4) != 0)
+		return -EINVAL;
+	unsigned off = hdr[0x20e] | (unsigned)hdr[0x20f] << 8;
+	char v[256];
+	ssize_t n = pread(fd, v, sizeof(v) - 1, 0x200 + (off_t)off);
+	if (off == 0 || n <= 0)
+		return -EINVAL;
+	v[n] = 0;
+	snprintf(buf, len, "%s", v);
+	return 0;
+}
+
+/* Free bytes on the file system holding path (or its nearest existing parent). */
+static int free_bytes(const char *path, uint64_t *ret)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s", path);
+	struct statvfs sv;
+	while (statvfs(p, &sv) < 0) {
+		char *slash = strrchr(p, '/');
+		if (!slash || slash == p)
+			return statvfs("/", &sv) < 0 ? -errno : (*ret = (uint64_t)sv.f_bavail * sv.f_frsize, 0);
+		*slash = 0;
+	}
+	*ret = (uint64_t)sv.f_bavail * sv.f_frsize;
+	return 0;
+}
+
+static int check_space(struct ctx *c, const char *dir, uint64_t need, const char *what)
+{
+	uint64_t have;
+	if (free_bytes(dir, &have) < 0 || have >= need)
+		return 0;
+	char h[32], n[32];
+	util_format_size(have, h, sizeof(h));
+	util_format_size(need, n, sizeof(n));
+	sb_printf(c->err, "not enough disk for %s: %s has %s free, the build needs about %s there; free some space or choose another %s",
+		  what, dir, h, n, strcmp(what, "the artifacts") == 0 ? "--kernels-dir" : "--work-dir");
+	return -ENOSPC;
+}
+
+static bool git(const struct ctx *c, struct strbuf *out, ...)
+{
+	char *argv[32] = { "git", "-c", "user.name=kab", "-c", "user.email=kab@localhost", "-C", (char *)c->src };
+	size_t n = 7;
+	va_list ap;
+	va_start(ap, out);
+	for (char *a; n + 1 < ARRAY_SIZE(argv) && (a = va_arg(ap, char *));)
+		argv[n++] = a;
+	va_end(ap);
+	argv[n] = NULL;
+	return krun_ok(argv, NULL, out);
+}
+
+/* The worktree, created or reset to the base. Reset rewrites only the
+ * files that differ, so objects of unchanged files stay up to date. */
+static int prepare_worktree(struct ctx *c)
+{
+	char dotgit[PATH_MAX + 16];
+	snprintf(dotgit, sizeof(dotgit), "%s/.git", c->src);
+	struct strbuf out = { 0 };
+	bool ok;
+	if (!exists(dotgit)) {
+		stage(c, "worktree: creating %s at %.12s", c->src, c->sha);
+		char *prune[] = { "git", "-C", c->tree, "worktree", "prune", NULL };
+		krun_ok(prune, NULL, NULL);
+		remove_tree(c->src);
+		char *add[] = { "git", "-C", c->tree, "worktree", "add", "--detach", "--force", c->src, c->sha, NULL };
+		ok = krun_ok(add, NULL, &out);
+	} else {
+		stage(c, "worktree: resetting to %.12s", c->sha);
+		git(c, NULL, "am", "--abort", NULL);
+		ok = git(c, &out, "reset", "-q", "--hard", c->sha, NULL) && git(c, &out, "clean", "-q", "-fdx", NULL);
+	}
+	if (!ok)
+		sb_printf(c->err, "git worktree %s at %s failed: %s", c->src, c->sha, out.buf ? out.buf : "");
+	sb_free(&out);
+	return ok ? 0 : -EIO;
+}
+
+/* Which hunk of the failed patch did not apply: "FILE, hunk @@ ... @@". */
+static void failed_hunk(struct ctx *c, struct strbuf *msg)
+{
+	struct strbuf diff = { 0 }, check = { 0 };
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof(path), "%s/failed.patch", c->root);
+	if (!git(c, &diff, "am", "--show-current-patch=diff", NULL) || !diff.buf)
+		goto out;
+	FILE *f = fopen(path, "we");
+	if (!f)
+		goto out;
+	fputs(diff.buf, f);
+	fputc('\n', f);
+	fclose(f);
+	git(c, &check, "apply", "--check", "-v", path, NULL);
+	const char *e = check.buf ? strstr(check.buf, "error: patch failed: ") : NULL;
+	if (!e) {
+		const char *d = check.buf ? strstr(check.buf, "error: ") : NULL;
+		if (d)
+			sb_printf(msg, ": %.*s", (int)strcspn(d + 7, "\n"), d + 7);
+		goto out;
+	}
+	e += strlen("error: patch failed: ");
+	size_t n = strcspn(e, "\n");
+	const char *colon = memrchr(e, ':', n);
+	if (!colon)
+		goto out;
+	char file[1024], line[32];
+	snprintf(file, sizeof(file), "%.*s", (int)(colon - e), e);
+	snprintf(line, sizeof(line), "%.*s", (int)(n - (size_t)(colon - e) - 1), colon + 1);
+	sb_printf(msg, ": %s", file);
+	/* the hunk of that file starting at that line */
+	char marker[1100];
+	snprintf(marker, sizeof(marker), "\n+++ b/%s\n", file);
+	const char *sec = strstr(diff.buf, marker);
+	char want[64];
+	snprintf(want, sizeof(want), "\n@@ -%s,", line);
+	const char *h = sec ? strstr(sec, want) : NULL;
+	const char *next_file = sec ? strstr(sec + 1, "\ndiff --git ") : NULL;
+	if (h && (!next_file || h < next_file))
+		sb_printf(msg, ", hunk %.*s", (int)strcspn(h + 1, "\n"), h + 1);
+	else
+		sb_printf(msg, ", the hunk at line %s", line);
+	sb_printf(msg, " (its context is not in the tree at %.12s)", c->sha);
+out:
+	unlink(path);
+	sb_free(&diff);
+	sb_free(&check);
+}
+
+static int apply_series(struct ctx *c)
+{
+	char mbox[PATH_MAX + 32];
+	snprintf(mbox, sizeof(mbox), "%s/series.mbox", c->root);
+	int r = kseries_write(&c->series, mbox);
+	if (r < 0) {
+		sb_printf(c->err, "%s: cannot write: %s", mbox, strerror(-r));
+		return r;
+	}
+	stage(c, "series: git am -3 of %zu patches (v%u)", c->series.n, c->series.version);
+	struct strbuf out = { 0 };
+	bool ok = git(c, &out, "am", "-3", mbox, NULL);
+	if (!ok) {
+		/* "Patch failed at 0002 subject": which one */
+		const char *pf = out.buf ? strstr(out.buf, "Patch failed at ") : NULL;
+		uint64_t k = 0;
+		if (pf) {
+			char num[16];
+			snprintf(num, sizeof(num), "%.*s", (int)strspn(pf + 16, "0123456789"), pf + 16);
+			util_parse_u64(num, &k);
+		}
+		where(c, c->rq->series_line);
+		if (k >= 1 && k <= c->series.n)
+			sb_printf(c->err, "series %s: patch %llu of %zu \"%s\" does not apply", c->rq->series, (unsigned long long)k,
+				  c->series.n, c->series.v[k - 1].subject);
+		else
+			sb_printf(c->err, "series %s does not apply", c->rq->series);
+		failed_hunk(c, c->err);
+		sb_printf(c->err, "; rebase the series onto %s or pick another base", c->rq->base);
+		git(c, NULL, "am", "--abort", NULL);
+		git(c, NULL, "reset", "-q", "--hard", c->sha, NULL);
+	}
+	unlink(mbox);
+	sb_free(&out);
+	return ok ? 0 : -EINVAL;
+}
+
+static void compile_line(void *arg, const char *line)
+{
+	struct ctx *c = arg;
+	/* kbuild at V=0: "  CC      mm/vmscan.o", "  CC [M]  fs/x.o" */
+	if (strncmp(line, "  CC ", 5) == 0)
+		c->objects++;
+	if (strstr(line, "warning:"))
+		c->warnings++;
+	double now = util_mono_now();
+	if (now - c->last_progress >= 15) {
+		c->last_progress = now;
+		stage(c, "compile: %lld objects after %.0f s", (long long)c->objects, now - c->t0);
+	}
+}
+
+static void read_tail(const char *log, struct strbuf *out)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t n;
+	if (util_read_file(log, &text, &n) < 0)
+		return;
+	size_t lines = 0, i = n;
+	while (i > 0 && lines <= LOG_TAIL_LINES)
+		if (text[--i] == '\n' && i + 1 < n)
+			lines++;
+	sb_puts(out, text + (i ? i + 1 : 0));
+}
+
+static int run_make(struct ctx *c, int log_fd, const char *localversion, bool modules, const char *target_extra,
+		    const char *var_extra)
+{
+	char o[PATH_MAX + 40], lv[64], jobs[32], cc[64] = "";
+	snprintf(o, sizeof(o), "O=%s", c->obj);
+	snprintf(lv, sizeof(lv), "LOCALVERSION=%s", localversion);
+	unsigned n = c->rq->jobs ? c->rq->jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	snprintf(jobs, sizeof(jobs), "-j%u", n ? n : 1);
+	char ccache[PATH_MAX];
+	if (util_find_program("ccache", ccache, sizeof(ccache)))
+		snprintf(cc, sizeof(cc), "CC=ccache gcc");
+	char *argv[16] = { "make", "-C", c->src, o, jobs, lv };
+	size_t k = 6;
+	if (cc[0])
+		argv[k++] = cc;
+	if (var_extra)
+		argv[k++] = (char *)var_extra;
+	if (target_extra) {
+		argv[k++] = (char *)target_extra;
+	} else {
+		argv[k++] = "bzImage";
+		if (modules)
+			argv[k++] = "modules";
+	}
+	argv[k] = NULL;
+	struct krun ro = { .stdout_fd = -1, .log_fd = log_fd, .line = compile_line, .ctx = c };
+	int status, r = krun(argv, &ro, &status);
+	if (r < 0)
+		return r;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
+}
+
+static int copy_artifacts(struct ctx *c, struct store_build *b, bool modules, const char *localversion, int log_fd)
+{
+	char dir[PATH_MAX + 32], from[PATH_MAX + 64], to[PATH_MAX + 64];
+	snprintf(dir, sizeof(dir), "%s/%lld", c->kernels, (long long)b->id);
+	remove_tree(dir);
+	int r = mkdir_p(dir);
+	if (r < 0) {
+		sb_printf(c->err, "%s: cannot create: %s", dir, strerror(-r));
+		return r;
+	}
+	b->dir = strdup(dir);
+	static const struct { const char *from, *to; } files[] = {
+		{ "arch/x86/boot/bzImage", "bzImage" }, { "System.map", "System.map" }, { ".config", "config" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(from, sizeof(from), "%s/%s", c->obj, files[i].from);
+		snprintf(to, sizeof(to), "%s/%s", dir, files[i].to);
+		if ((r = kbuild_copy_file(from, to)) < 0) {
+			sb_printf(c->err, "artifacts: cannot copy %s to %s: %s", from, to, strerror(-r));
+			return r;
+		}
+		char **field = i == 0 ? &b->image : i == 1 ? &b->system_map : &b->config_path;
+		*field = strdup(to);
+	}
+	if (modules) {
+		char mod[PATH_MAX + 48], arg[PATH_MAX + 64];
+		snprintf(mod, sizeof(mod), "%s/modroot", dir);
+		snprintf(arg, sizeof(arg), "INSTALL_MOD_PATH=%s", mod);
+		if ((r = run_make(c, log_fd, localversion, false, "modules_install", arg)) < 0) {
+			sb_printf(c->err, "artifacts: make modules_install failed: see %s", b->log_path);
+			return r;
+		}
+		snprintf(to, sizeof(to), "%s/modules.tar", dir);
+		char *tar[] = { "tar", "-cf", to, "-C", mod, "lib/modules", NULL };
+		bool ok = krun_ok(tar, NULL, NULL);
+		remove_tree(mod);
+		if (!ok) {
+			sb_printf(c->err, "artifacts: tar of the modules into %s failed", to);
+			return -EIO;
+		}
+		b->modules = strdup(to);
+	}
+	return 0;
+}
+
+/* The key of everything a build depends on. */
+static void inputs_key(const struct ctx *c, char key[65])
+{
+	struct strbuf sb = { 0 };
+	sb_printf(&sb, "recipe %s\ntree %s\nbase %s\nseries %s\nconfig %s\n", KBUILD_RECIPE, c->tree, c->sha,
+		  c->has_series ? c->series.hash : "none", c->config_hash);
+	sha256_buf(sb.buf, sb.len, key);
+	sb_free(&sb);
+}
+
+static void compiler_version(char *buf, size_t len)
+{
+	char *argv[] = { "gcc", "--version", NULL };
+	struct strbuf out = { 0 };
+	buf[0] = 0;
+	if (krun_ok(argv, NULL, &out) && out.buf)
+		snprintf(buf, len, "%.*s", (int)strcspn(out.buf, "\n"), out.buf);
+	sb_free(&out);
+}
+
+/* Input checks and the series, before anything is written. */
+static int check_inputs(struct ctx *c)
+{
+	const struct kbuild_request *rq = c->rq;
+	if (!rq->tree || !realpath(rq->tree, c->tree) || !kbuild_is_git_tree(c->tree)) {
+		where(c, rq->tree_line);
+		sb_printf(c->err, "tree %s is %s: give the path of a git repository", rq->tree ? rq->tree : "(none)",
+			  rq->tree && exists(rq->tree) ? "not a git repository" : "missing");
+		return -EINVAL;
+	}
+	if (!rq->base || kbuild_resolve_ref(c->tree, rq->base, c->sha) < 0) {
+		where(c, rq->base_line);
+		sb_printf(c->err, "base \"%s\" is not a commit in %s (git rev-parse --verify %s^{commit} fails): give a branch, tag or sha",
+			  rq->base ? rq->base : "", c->tree, rq->base ? rq->base : "");
+		return -EINVAL;
+	}
+	const char *cfg = rq->config ? rq->config : "running";
+	char running[PATH_MAX];
+	if (strcmp(cfg, "running") == 0 ? kbuild_running_config(running, sizeof(running)) < 0
+	    : (strcmp(cfg, "defconfig") != 0 && strcmp(cfg, "tinyconfig") != 0 && !exists(cfg))) {
+		where(c, rq->config_line);
+		sb_printf(c->err, "config %s does not exist: give running, defconfig, tinyconfig or the path of a .config", cfg);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < rq->n_fragments; i++)
+		if (!exists(rq->fragments[i])) {
+			where(c, rq->config_line);
+			sb_printf(c->err, "config.fragment %s does not exist", rq->fragments[i]);
+			return -EINVAL;
+		}
+	if (rq->series) {
+		char msg[2048] = "";
+		int r = kseries_load(rq->series, rq->archive, c->root, &c->series, msg, sizeof(msg));
+		if (r < 0) {
+			where(c, rq->series_line);
+			sb_puts(c->err, msg);
+			return r == -ENOMEM ? r : -EINVAL;
+		}
+		c->has_series = true;
+	}
+	return 0;
+}
+
+/* The config in the kconfig directory, its hash and its object directory. */
+static int produce_config(struct ctx *c, int log_fd)
+{
+	const struct kbuild_request *rq = c->rq;
+	const char *cfg = rq->config ? rq->config : "running";
+	struct strbuf warn = { 0 }, err = { 0 };
+	int r = mkdir_p(c->kc);
+	stage(c, "config: %s%s", cfg, rq->n_fragments ? " with fragments" : "");
+	if (r == 0)
+		r = kconfig_produce(c->src, c->kc, cfg, rq->fragments, rq->n_fragments, rq->need, log_fd, &warn, &err);
+	if (warn.len)
+		log_warn("build %s: %s", rq->name ? rq->name : "", warn.buf);
+	if (r < 0) {
+		where(c, rq->config_line);
+		sb_puts(c->err, err.len ? err.buf : strerror(-r));
+	}
+	sb_free(&warn);
+	sb_free(&err);
+	if (r < 0)
+		return r;
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof(path), "%s/.config", c->kc);
+	if ((r = sha256_file(path, c->config_hash)) < 0)
+		return r;
+	snprintf(c->obj, sizeof(c->obj), "%s/obj-%.16s", c->root, c->config_hash);
+	size_t used = (size_t)snprintf(c->config_desc, sizeof(c->config_desc), "%s", cfg);
+	for (size_t i = 0; i < rq->n_fragments && used < sizeof(c->config_desc); i++)
+		used += (size_t)snprintf(c->config_desc + used, sizeof(c->config_desc) - used, " + %s", rq->fragments[i]);
+	return 0;
+}
+
+static int reuse(struct ctx *c, struct store *st, const char *key, struct kbuild_result *ret)
+{
+	struct store_build old;
+	if (store_build_find(st, key, &old) < 0)
+		return -ENOENT;
+	int r = -ENOENT;
+	if (old.image && exists(old.image)) {
+		stage(c, "reusing build %lld (same tree, base, series and config): %s", (long long)old.id, old.kernelrelease);
+		*ret = (struct kbuild_result){ .id = old.id, .reused = true, .duration_s = old.duration_s };
+		snprintf(ret->kernelrelease, sizeof(ret->kernelrelease), "%s", old.kernelrelease);
+		snprintf(ret->image, sizeof(ret->image), "%s", old.image);
+		r = 0;
+	}
+	store_build_clear(&old);
+	return r;
+}
+
+static char *patch_list(const struct ctx *c)
+{
+	struct strbuf sb = { 0 };
+	for (size_t i = 0; c->has_series && i < c->series.n; i++)
+		sb_printf(&sb, "%s\t%s\n", c->series.v[i].subject, c->series.v[i].message_id);
+	return sb.buf;
+}
+
+/* Compiles, copies and checks; fills b. -EIO with c->err set on failure. */
+static int compile(struct ctx *c, struct store_build *b, struct kbuild_result *ret)
+{
+	char localversion[48], path[PATH_MAX + 64];
+	snprintf(localversion, sizeof(localversion), "-kab%lld", (long long)b->id);
+	snprintf(path, sizeof(path), "%s/build-%lld.log", c->root, (long long)b->id);
+	b->log_path = strdup(path);
+	_cleanup_close_ int log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (log_fd < 0) {
+		sb_printf(c->err, "%s: %s", path, strerror(errno));
+		return -EIO;
+	}
+	int r = mkdir_p(c->obj);
+	char from[PATH_MAX + 16], to[PATH_MAX + 48];
+	snprintf(from, sizeof(from), "%s/.config", c->kc);
+	snprintf(to, sizeof(to), "%s/.config", c->obj);
+	char have[65] = "";
+	/* the same config keeps its mtime, so kbuild sees nothing changed */
+	if (r == 0 && (sha256_file(to, have) < 0 || strcmp(have, c->config_hash) != 0))
+		r = kbuild_copy_file(from, to);
+	if (r < 0) {
+		sb_printf(c->err, "%s: %s", c->obj, strerror(-r));
+		return -EIO;
+	}
+	_cleanup_free_ char *cfg = NULL;
+	size_t len;
+	bool modules = util_read_file(to, &cfg, &len) == 0 && kconfig_is_set(cfg, "MODULES", false);
+	stage(c, "compile: make -C %s O=%s LOCALVERSION=%s bzImage%s", c->src, c->obj, localversion,
+	      modules ? " modules" : "");
+	c->t0 = c->last_progress = util_mono_now();
+	r = run_make(c, log_fd, localversion, modules, NULL, NULL);
+	b->objects = c->objects;
+	b->warnings = c->warnings;
+	struct strbuf tail = { 0 };
+	read_tail(path, &tail);
+	b->log_tail = tail.buf;
+	if (r < 0) {
+		sb_printf(c->err, "build %lld: make failed (%lld objects compiled); log %s ends:\n%s", (long long)b->id,
+			  (long long)c->objects, path, tail.buf ? tail.buf : "");
+		return -EIO;
+	}
+	stage(c, "compile: done, %lld objects compiled, %lld warnings, %.0f s", (long long)c->objects,
+	      (long long)c->warnings, util_mono_now() - c->t0);
+	char rel_path[PATH_MAX + 48];
+	snprintf(rel_path, sizeof(rel_path), "%s/include/config/kernel.release", c->obj);
+	_cleanup_free_ char *rel = NULL;
+	if (util_read_line(rel_path, &rel) < 0) {
+		sb_printf(c->err, "build %lld: %s is missing after the build", (long long)b->id, rel_path);
+		return -EIO;
+	}
+	snprintf(b->kernelrelease, sizeof(b->kernelrelease), "%s", rel);
+	if ((r = copy_artifacts(c, b, modules, localversion, log_fd)) < 0)
+		return -EIO;
+	char version[256];
+	if (kbuild_image_version(b->image, version, sizeof(version)) < 0 || !strstr(version, b->kernelrelease)) {
+		sb_printf(c->err, "build %lld: %s is not a bootable bzImage of %s (version string \"%s\")", (long long)b->id,
+			  b->image, b->kernelrelease, version);
+		return -EIO;
+	}
+	stage(c, "artifacts: %s (%s)", b->dir, b->kernelrelease);
+	snprintf(ret->kernelrelease, sizeof(ret->kernelrelease), "%s", b->kernelrelease);
+	snprintf(ret->image, sizeof(ret->image), "%s", b->image);
+	return 0;
+}
+
+int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuild_result *ret, struct strbuf *err)
+{
+	struct ctx c = { .rq = rq, .err = err };
+	double t0 = util_mono_now();
+	snprintf(c.work, sizeof(c.work), "%s", rq->work_dir ? rq->work_dir : KBUILD_WORK_DEFAULT);
+	snprintf(c.kernels, sizeof(c.kernels), "%s", rq->kernels_dir ? rq->kernels_dir : KBUILD_KERNELS_DEFAULT);
+	_cleanup_close_ int lock_fd = -1;
+	struct store_build b = { 0 };
+	int r;
+
+	/* the tree key needs the tree's real path: check_inputs sets it */
+	snprintf(c.root, sizeof(c.root), "%s/tmp", c.work);
+	if ((r = check_space(&c, c.work, KCONFIG_BYTES, "the work directory")) < 0 || (r = mkdir_p(c.root)) < 0) {
+		if (r != -ENOSPC)
+			sb_printf(err, "%s: cannot create: %s", c.root, strerror(-r));
+		return r;
+	}
+	if ((r = check_inputs(&c)) < 0)
+		goto out;
+	char key[65];
+	sha256_buf(c.tree, strlen(c.tree), key);
+	snprintf(c.root, sizeof(c.root), "%s/%.16s", c.work, key);
+	snprintf(c.src, sizeof(c.src), "%s/src", c.root);
+	snprintf(c.kc, sizeof(c.kc), "%s/kconfig", c.root);
+	if (!exists(c.src) && (r = check_space(&c, c.work, WORKTREE_BYTES + KCONFIG_BYTES, "a worktree")) < 0)
+		goto out;
+	if ((r = mkdir_p(c.root)) < 0) {
+		sb_printf(err, "%s: cannot create: %s", c.root, strerror(-r));
+		goto out;
+	}
+	char lock[PATH_MAX + 8];
+	snprintf(lock, sizeof(lock), "%s/lock", c.root);
+	lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		stage(&c, "waiting for another build of this tree (%s)", lock);
+		if (lock_fd < 0 || flock(lock_fd, LOCK_EX) < 0) {
+			sb_printf(err, "%s: cannot lock: %s", lock, strerror(errno));
+			r = -EIO;
+			goto out;
+		}
+	}
+	if ((r = prepare_worktree(&c)) < 0 || (c.has_series && (r = apply_series(&c)) < 0))
+		goto out;
+	char cfg_log[PATH_MAX + 16];
+	snprintf(cfg_log, sizeof(cfg_log), "%s/config.log", c.root);
+	_cleanup_close_ int cfg_fd = open(cfg_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if ((r = produce_config(&c, cfg_fd)) < 0)
+		goto out;
+	inputs_key(&c, b.inputs_key);
+	if (reuse(&c, st, b.inputs_key, ret) == 0) {
+		r = 0;
+		goto out;
+	}
+	_cleanup_free_ char *cfg_text = NULL;
+	size_t cfg_len;
+	char cfg_path[PATH_MAX + 16];
+	snprintf(cfg_path, sizeof(cfg_path), "%s/.config", c.kc);
+	uint64_t obj_need = OBJ_INCREMENT_BYTES;
+	if (!exists(c.obj))
+		obj_need = OBJ_BASE_BYTES + (util_read_file(cfg_path, &cfg_text, &cfg_len) == 0 ? kconfig_count_set(cfg_text) : 1000) *
+			   OBJ_PER_OPTION_BYTES;
+	if ((r = check_space(&c, c.work, obj_need, "the object directory")) < 0 ||
+	    (r = check_space(&c, c.kernels, ARTIFACT_BYTES, "the artifacts")) < 0)
+		goto out;
+
+	char compiler[256];
+	compiler_version(compiler, sizeof(compiler));
+	b.tree = c.tree;
+	b.base_ref = (char *)rq->base;
+	snprintf(b.base_sha, sizeof(b.base_sha), "%s", c.sha);
+	b.series = (char *)rq->series;
+	b.patches = patch_list(&c);
+	snprintf(b.series_hash, sizeof(b.series_hash), "%s", c.has_series ? c.series.hash : "");
+	b.config_source = c.config_desc;
+	snprintf(b.config_hash, sizeof(b.config_hash), "%s", c.config_hash);
+	b.compiler = compiler;
+	if ((r = store_build_begin(st, &b, &b.id)) < 0) {
+		sb_printf(err, "cannot record the build in the database");
+		free(b.patches);
+		goto out;
+	}
+	free(b.patches);
+	b.tree = b.base_ref = b.series = b.patches = b.config_source = b.compiler = NULL;
+	*ret = (struct kbuild_result){ .id = b.id };
+	r = compile(&c, &b, ret);
+	b.duration_s = util_mono_now() - t0;
+	snprintf(b.status, sizeof(b.status), "%s", r < 0 ? "failed" : "ok");
+	if (r < 0) {
+		b.reason = strdup(err->buf ? err->buf : "failed");
+		if (b.dir)
+			remove_tree(b.dir);
+		free(b.dir);
+		free(b.image);
+		free(b.system_map);
+		free(b.config_path);
+		free(b.modules);
+		b.dir = b.image = b.system_map = b.config_path = b.modules = NULL;
+	}
+	if (store_build_finish(st, &b) < 0 && r == 0) {
+		sb_printf(err, "cannot record build %lld in the database", (long long)b.id);
+		r = -EIO;
+	}
+	ret->objects = b.objects;
+	ret->duration_s = b.duration_s;
+	store_build_clear(&b);
+out:
+	kseries_free(&c.series);
+	return r;
+}

@@ -1,0 +1,68 @@
+/* Kernel builds: a baseline or a patched kernel from a git tree, a base
+ * ref, a patch series and a config, built out of tree so a patched build
+ * recompiles only what its series touches, recorded in the database and
+ * reused when the same inputs come again. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct store;
+struct strbuf;
+
+#define KBUILD_WORK_DEFAULT "/var/cache/kab/kbuild"
+#define KBUILD_KERNELS_DEFAULT "/var/lib/kab/kernels"
+/* Bumped whenever how kab builds changes, so old builds are not reused. */
+#define KBUILD_RECIPE "kab-kbuild-1"
+
+/* Options a job needs beyond those every build gets (PROC_FS, MEMCG,
+ * SWAP, KEXEC_FILE). */
+enum kbuild_need {
+	KBUILD_NEED_ZRAM = 1 << 0,
+	KBUILD_NEED_ZSWAP = 1 << 1,
+};
+
+struct kbuild_request {
+	/* where the request came from, for "file:line: ..." (file may be NULL) */
+	const char *file;
+	int tree_line, base_line, series_line, config_line;
+	const char *name;         /* shown in progress lines, e.g. the variant */
+	const char *tree;         /* a git repository; its working copy is never touched */
+	const char *base;         /* any ref */
+	const char *series;       /* NULL, an mbox, a directory of .patch files, or lore:<message-id> */
+	const char *archive;      /* public-inbox base URL for lore: */
+	const char *config;       /* running | defconfig | tinyconfig | PATH */
+	char *const *fragments;   /* config fragments merged on top, in order */
+	size_t n_fragments;
+	unsigned need;            /* enum kbuild_need */
+	unsigned jobs;            /* make -j; 0: the CPU count */
+	const char *work_dir;     /* worktrees and object directories; NULL: default */
+	const char *kernels_dir;  /* artifacts; NULL: default */
+};
+
+struct kbuild_result {
+	int64_t id;
+	bool reused;              /* an earlier build with the same inputs */
+	char kernelrelease[128];
+	int64_t objects;          /* objects compiled (0 when reused) */
+	double duration_s;
+	char image[4096];
+};
+
+/* Builds (or reuses) the kernel rq describes and records it in st. On
+ * failure err gets one message saying what, where and what to do (with
+ * the build log's tail for a compile error), and no artifact is left.
+ * -EINVAL: bad input; -ENOSPC: not enough disk; -EIO: the build failed. */
+int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuild_result *ret, struct strbuf *err);
+
+/* Machine checks for job files. */
+bool kbuild_is_git_tree(const char *tree);
+/* The commit ref names in tree (40 hex digits); -ENOENT when unknown. */
+int kbuild_resolve_ref(const char *tree, const char *ref, char sha[41]);
+/* The running kernel's config: /proc/config.gz or /boot/config-RELEASE;
+ * -ENOENT when neither exists. */
+int kbuild_running_config(char *path, size_t len);
+
+/* The version string of an x86 bzImage (its setup header: "HdrS" at
+ * 0x202, the string at 0x200 + the offset at 0x20e). -EINVAL: not one. */
+int kbuild_image_version(const char *path, char *buf, size_t len);

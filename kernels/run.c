@@ -1,0 +1,125 @@
+/* Child processes of a kernel build. */
+#include "run.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* environ with LC_ALL=C, so tool messages parse the same everywhere. */
+static char **c_locale_env(void)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **env = calloc(n + 2, sizeof(*env));
+	if (!env)
+		return NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "LC_ALL=", 7) != 0)
+			env[k++] = environ[i];
+	env[k++] = "LC_ALL=C";
+	env[k] = NULL;
+	return env;
+}
+
+static void feed_lines(const struct krun *o, struct strbuf *pending, const char *data, size_t n)
+{
+	if (!o->line)
+		return;
+	sb_append(pending, data, n);
+	char *start = pending->buf, *nl;
+	while (start && (nl = memchr(start, '\n', pending->len - (size_t)(start - pending->buf)))) {
+		*nl = 0;
+		o->line(o->ctx, start);
+		start = nl + 1;
+	}
+	size_t rest = pending->len - (size_t)(start - pending->buf);
+	memmove(pending->buf, start, rest);
+	pending->len = rest;
+	pending->buf[rest] = 0;
+}
+
+int krun(char *const argv[], const struct krun *o, int *ret_status)
+{
+	_cleanup_free_ char **env = c_locale_env();
+	if (!env)
+		return -ENOMEM;
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = -errno;
+		close(p[0]);
+		close(p[1]);
+		return e;
+	}
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(o->stdout_fd >= 0 ? o->stdout_fd : p[1], 1) < 0 ||
+		    dup2(p[1], 2) < 0)
+			_exit(127);
+		if (o->cwd && chdir(o->cwd) < 0) {
+			dprintf(2, "cannot enter %s: %s\n", o->cwd, strerror(errno));
+			_exit(127);
+		}
+		environ = env;
+		execvp(argv[0], argv);
+		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	struct strbuf pending = { 0 };
+	char buf[8192];
+	for (;;) {
+		ssize_t n = read(p[0], buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (o->log_fd >= 0 && write(o->log_fd, buf, (size_t)n) < 0)
+			log_warn("cannot write the build log: %s", strerror(errno));
+		if (o->capture)
+			sb_append(o->capture, buf, (size_t)n);
+		feed_lines(o, &pending, buf, (size_t)n);
+	}
+	if (o->line && pending.len)
+		o->line(o->ctx, pending.buf);
+	sb_free(&pending);
+	close(p[0]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	*ret_status = status;
+	return 0;
+}
+
+bool krun_ok(char *const argv[], const char *cwd, struct strbuf *out)
+{
+	struct krun o = { .cwd = cwd, .stdout_fd = -1, .log_fd = -1, .capture = out };
+	int status;
+	if (krun(argv, &o, &status) < 0)
+		return false;
+	while (out && out->len && (out->buf[out->len - 1] == '\n' || out->buf[out->len - 1] == '\r'))
+		out->buf[--out->len] = 0;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+void krun_status_text(int status, char *buf, unsigned len)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, len, "was killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(buf, len, "ended with wait status %d", status);
+}

@@ -1,0 +1,25 @@
+/* Child processes of a kernel build (git, make, gzip, tar): output to a
+ * log, captured, or handed line by line to a callback. */
+#pragma once
+#include <stdbool.h>
+
+struct strbuf;
+
+struct krun {
+	const char *cwd;         /* NULL: kab's */
+	int stdout_fd;           /* >= 0: the child's stdout goes there, only stderr is read */
+	int log_fd;              /* >= 0: a copy of the output */
+	struct strbuf *capture;  /* output collected here */
+	void (*line)(void *ctx, const char *line);  /* called per output line */
+	void *ctx;
+};
+
+/* Runs argv (argv[0] found in PATH) with LC_ALL=C and stdin /dev/null and
+ * waits for it. 0 with *ret_status the wait status, or -errno when it
+ * could not be started. */
+int krun(char *const argv[], const struct krun *o, int *ret_status);
+/* Like krun without a log: true when it exited 0; out (may be NULL) gets
+ * the output, its trailing newlines removed. */
+bool krun_ok(char *const argv[], const char *cwd, struct strbuf *out);
+/* "exited with status 2" / "was killed by signal 9". */
+void krun_status_text(int status, char *buf, unsigned len);

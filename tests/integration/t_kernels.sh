@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# kernels/: a baseline and a patched kernel from a git tree of Debian's
+# linux-source-6.1 (tinyconfig plus what booting and kexec need), the
+# patched build recompiling only what its two-patch series touches, the
+# same inputs reusing the build, a lore: series from a local HTTP server,
+# and every bad input of issue 6. The git tree and the object directories
+# are cached between runs (KAB_TEST_LINUX_GIT, KAB_TEST_KBUILD_WORK).
+. "$(dirname "$0")/lib.sh"
+it_begin
+for p in git gcc make flex bison bc gzip /usr/bin/python3; do
+	command -v "$p" >/dev/null || skip_all "$p is not installed"
+done
+GITTREE=${KAB_TEST_LINUX_GIT:-/var/cache/kab/test-linux-git}
+WORK=${KAB_TEST_KBUILD_WORK:-/var/cache/kab/test-kbuild}
+SRC=/var/cache/kab/src/linux-source-6.1
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+KDIR=$IT_TMP/kernels
+DB=$IT_TMP/k.db
+BASE=v6.1-debian
+
+# the git tree, once: the unpacked Debian source, or the tarball
+if [ ! -d "$GITTREE/.git" ]; then
+	echo "  (making the test kernel git tree $GITTREE once)"
+	rm -rf "$GITTREE.tmp"
+	if [ -f "$SRC/Makefile" ]; then
+		cp -a "$SRC" "$GITTREE.tmp"
+	elif [ -f "$TARBALL" ]; then
+		mkdir -p "$GITTREE.tmp" && tar -xJf "$TARBALL" -C "$GITTREE.tmp" --strip-components=1
+	else
+		skip_all "no kernel source: apt-get install linux-source-6.1"
+	fi
+	# Debian's .gitignore ignores the whole top level: add with -f
+	(cd "$GITTREE.tmp" && git init -q -b master && git add -A -f &&
+		git -c user.name=kab -c user.email=kab@localhost commit -q -m "linux-source-6.1 (Debian)" &&
+		git tag "$BASE") && mv "$GITTREE.tmp" "$GITTREE" || skip_all "cannot make the git tree $GITTREE"
+fi
+
+# the series, made with git format-patch in a throwaway worktree
+wt=$IT_TMP/wt
+git -C "$GITTREE" worktree add -q --detach "$wt" "$BASE"
+g() { git -C "$wt" -c user.name="Kab Test" -c user.email=kab@localhost "$@"; }
+echo 'static unsigned long kab_test_reclaim_counter __maybe_unused;' >>"$wt/mm/vmscan.c"
+g commit -q -am "mm/vmscan: a counter for the kab test"
+printf 'static int __init kab_test_init(void)\n{\n\tpr_info("kab: patched kernel\\n");\n\treturn 0;\n}\nlate_initcall(kab_test_init);\n' >>"$wt/mm/swap.c"
+g commit -q -am "mm/swap: say hello from the patched kernel"
+g format-patch -q --stdout -2 >"$IT_TMP/series.mbox"
+g format-patch -q --cover-letter -2 -o "$IT_TMP/series.d"
+mkdir -p "$IT_TMP/lore/kab-series@test"
+cat "$IT_TMP"/series.d/*.patch | gzip >"$IT_TMP/lore/kab-series@test/t.mbox.gz"
+cp "$IT_TMP/series.d/0000-cover-letter.patch" "$IT_TMP/cover.mbox"
+: >"$IT_TMP/empty.mbox"
+# a patch whose context is not in the base
+echo '/* kab test A */' >>"$wt/mm/page_alloc.c"
+g commit -q -am "A: a line the base lacks"
+sed -i 's|/\* kab test A \*/|/* kab test B */|' "$wt/mm/page_alloc.c"
+g commit -q -am "mm/page_alloc: change a line the base lacks"
+g format-patch -q --stdout -1 >"$IT_TMP/noapply.mbox"
+g reset -q --hard "$BASE"
+echo '#error kab-test-broken' >>"$wt/mm/swap.c"
+g commit -q -am "mm/swap: break the build"
+g format-patch -q --stdout -1 >"$IT_TMP/broken.mbox"
+git -C "$GITTREE" worktree remove --force "$wt"
+
+cat >"$IT_TMP/boot.config" <<'EOF'
+CONFIG_64BIT=y
+CONFIG_PRINTK=y
+CONFIG_TTY=y
+CONFIG_SERIAL_8250=y
+CONFIG_SERIAL_8250_CONSOLE=y
+CONFIG_BLK_DEV_INITRD=y
+CONFIG_BINFMT_ELF=y
+CONFIG_PROC_FS=y
+CONFIG_KEXEC_FILE=y
+CONFIG_MEMCG=y
+CONFIG_CGROUPS=y
+CONFIG_SWAP=y
+CONFIG_BLOCK=y
+EOF
+
+# mkjob NAME "variant A lines" "variant B lines" [job lines]
+mkjob() {
+	cat >"$IT_TMP/$1.job" <<EOF
+[job]
+name = $1
+${4:-}
+
+[variant A]
+$2
+
+[variant B]
+$3
+
+[workload w]
+type = command
+command = /bin/true
+EOF
+}
+build_v="kernel = build
+tree = $GITTREE
+config = tinyconfig
+config.fragment = $IT_TMP/boot.config"
+kbuild() { # JOB [args]: kab build, output in $IT_TMP/out, exit status in $rc
+	local job=$1; shift
+	nice -n 10 $KAB build --db "$DB" --kernels-dir "$KDIR" --work-dir "$WORK" "$IT_TMP/$job.job" "$@" >"$IT_TMP/out" 2>&1
+	rc=$?
+}
+field() { # VARIANT WORD-AFTER: e.g. field patched kernelrelease
+	sed -nE "s/^variant $1: .*$2 ([^ ,]+).*/\1/p" "$IT_TMP/out"
+}
+image_version() { /usr/bin/python3 - "$1" <<'EOF'
+import sys
+d = open(sys.argv[1], 'rb').read(0x10000)
+assert d[0x202:0x206] == b'HdrS'
+off = d[0x20e] | d[0x20f] << 8
+print(d[0x200 + off:].split(b'\0')[0].decode().split()[0])
+EOF
+}
+
+# 1-3: baseline and patched in one job
+mkjob ab "name = base
+$build_v
+base = $BASE" "name = patched
+$build_v
+base = $BASE
+series = $IT_TMP/series.mbox"
+kbuild ab
+check "kab build of baseline and patched exits 0" [ $rc -eq 0 ]
+[ $rc -eq 0 ] || tail -30 "$IT_TMP/out"
+grep -E '^variant|objects' "$IT_TMP/out" | sed 's/^/    /'
+base_id=$(sed -nE 's/^variant base: build ([0-9]+).*/\1/p' "$IT_TMP/out")
+patched_id=$(sed -nE 's/^variant patched: build ([0-9]+).*/\1/p' "$IT_TMP/out")
+base_rel=$(field base kernelrelease); patched_rel=$(field patched kernelrelease)
+check "both images exist" [ -s "$KDIR/$base_id/bzImage" -a -s "$KDIR/$patched_id/bzImage" ]
+check "System.map and config next to each image" [ -s "$KDIR/$patched_id/System.map" -a -s "$KDIR/$patched_id/config" ]
+check "different kernelreleases ($base_rel, $patched_rel)" [ -n "$base_rel" -a "$base_rel" != "$patched_rel" ]
+check "each bzImage header carries its kernelrelease" \
+	[ "$(image_version "$KDIR/$base_id/bzImage" 2>/dev/null)" = "$base_rel" -a "$(image_version "$KDIR/$patched_id/bzImage" 2>/dev/null)" = "$patched_rel" ]
+objs=$(sql "$DB" "select objects from builds where id=$patched_id")
+check "the patched build compiled only a handful of objects ($objs)" [ -n "$objs" ] && [ "$objs" -ge 2 -a "$objs" -le 25 ]
+check "the patched image has the series' pr_info" grep -q "kab: patched kernel" <(strings "$WORK"/*/obj-*/mm/swap.o 2>/dev/null)
+check "the build record has base sha, both patch subjects, config hash, compiler" \
+	[ "$(sql "$DB" "select length(base_sha)=40 and patches like '%mm/vmscan: a counter%' and patches like '%mm/swap: say hello%' and length(config_hash)=64 and compiler like 'gcc%' and status='ok' from builds where id=$patched_id")" = 1 ]
+check "the config has LOCALVERSION_AUTO off and what kab needs" \
+	grep -q '^CONFIG_KEXEC_FILE=y' "$KDIR/$base_id/config"
+
+# 4: same inputs, no compile
+kbuild ab
+check "same inputs again: both builds reused" [ $rc -eq 0 ] && [ "$(grep -c 'reused (same inputs)' "$IT_TMP/out")" = 2 ]
+check "no new build record" [ "$(sql "$DB" "select count(*) from builds")" = 2 ]
+$KAB builds --db "$DB" >"$IT_TMP/list"
+check "kab builds lists both" [ "$(grep -c ' ok ' "$IT_TMP/list")" = 2 ]
+
+# lore: the same series from a local archive (with a cover letter) is the same input
+( cd "$IT_TMP/lore" && exec /usr/bin/python3 -m http.server --bind 127.0.0.1 18467 ) >/dev/null 2>&1 &
+IT_PIDS+=($!)
+for i in $(seq 1 50); do curl -s -o /dev/null http://127.0.0.1:18467/ && break; sleep 0.1; done
+mkjob lore "name = base
+$build_v
+base = $BASE" "name = patched
+$build_v
+base = $BASE
+series = lore:kab-series@test" "archive = http://127.0.0.1:18467/"
+kbuild lore
+check "lore: series fetched from the archive, newest version kept, same inputs reused" \
+	[ $rc -eq 0 ] && grep -q "variant patched: build $patched_id reused" "$IT_TMP/out"
+[ $rc -eq 0 ] || tail -5 "$IT_TMP/out"
+
+# bad input: one clear error, named field and line, no artifact
+artifacts_before=$(ls "$KDIR" | sort | tr '\n' ' ')
+bad() { # NAME EXPECTED-RC PATTERN: kab build of $IT_TMP/NAME.job fails so
+	kbuild "$1"
+	local ok=1
+	[ $rc -eq "$2" ] || ok=0
+	grep -qE -- "$3" "$IT_TMP/out" || ok=0
+	[ "$(ls "$KDIR" | sort | tr '\n' ' ')" = "$artifacts_before" ] || ok=0
+	check "$1: fails with \"$3\"" [ $ok = 1 ]
+	[ $ok = 1 ] || sed 's/^/    | /' "$IT_TMP/out" | tail -8
+}
+mkjob missing-tree "name = x
+kernel = build
+tree = $IT_TMP/no-such-tree
+base = $BASE" "name = y"
+bad missing-tree 2 "missing-tree.job:8: tree $IT_TMP/no-such-tree does not exist"
+mkjob not-git "name = x
+kernel = build
+tree = $IT_TMP
+base = $BASE" "name = y"
+bad not-git 2 "not-git.job:8: tree $IT_TMP is not a git repository"
+mkjob unknown-ref "name = x
+$build_v
+base = v9.99-nope" "name = y"
+bad unknown-ref 2 'unknown-ref.job:11: base "v9.99-nope" is not a commit'
+mkjob noapply "name = x
+$build_v
+base = $BASE
+series = $IT_TMP/noapply.mbox" "name = y"
+bad noapply 2 'noapply.job:12: series .*patch 1 of 1 "\[PATCH\] mm/page_alloc: change a line the base lacks" does not apply: mm/page_alloc.c, hunk @@ -[0-9]+'
+mkjob empty "name = x
+$build_v
+base = $BASE
+series = $IT_TMP/empty.mbox" "name = y"
+bad empty 2 "empty.job:12: .*empty.mbox: empty mbox"
+mkjob cover "name = x
+$build_v
+base = $BASE
+series = $IT_TMP/cover.mbox" "name = y"
+bad cover 2 'cover.job:12: .*cover.mbox: only a cover letter \("\[PATCH 0/2\]'
+mkjob unreachable "name = x
+$build_v
+base = $BASE
+series = lore:kab-series@test" "name = y" "archive = http://127.0.0.1:1/"
+bad unreachable 2 'unreachable.job:12: lore:kab-series@test: cannot fetch http://127.0.0.1:1/kab-series@test/t.mbox.gz'
+mkjob noconfig "name = x
+kernel = build
+tree = $GITTREE
+base = $BASE
+config = $IT_TMP/no-such.config" "name = y"
+bad noconfig 2 "noconfig.job:10: config $IT_TMP/no-such.config does not exist"
+mkjob broken "name = x
+$build_v
+base = $BASE
+series = $IT_TMP/broken.mbox" "name = y"
+bad broken 1 "make failed .*log .* ends:"
+check "compiler error: the error carries the log tail" grep -q "kab-test-broken" "$IT_TMP/out"
+check "compiler error: recorded as failed with the log tail" \
+	[ "$(sql "$DB" "select count(*) from builds where status='failed' and log_tail like '%kab-test-broken%'")" = 1 ]
+mkdir -p "$IT_TMP/small"
+if mount -t tmpfs -o size=8m kab-it-small "$IT_TMP/small" 2>/dev/null; then
+	kbuild ab --work-dir "$IT_TMP/small/work"
+	check "disk too full: refused before building, space needed stated" \
+		[ $rc -eq 2 ] && grep -qE "not enough disk .*has [0-9.]+[KM]? free, the build needs about [0-9.]+[MG]" "$IT_TMP/out"
+	[ $rc -eq 2 ] || tail -3 "$IT_TMP/out"
+	umount "$IT_TMP/small"
+else
+	IT_SKIP=$((IT_SKIP + 1)); echo "  skip disk too full: cannot mount a tmpfs"
+fi
+mkjob run-refused "name = base
+$build_v
+base = $BASE" "name = other"
+$KAB run --db "$IT_TMP/run.db" "$IT_TMP/run-refused.job" >"$IT_TMP/out" 2>&1
+rc=$?
+check "kab run of a build variant refuses clearly" [ $rc -eq 2 ] && grep -q "needs its kernel build booted" "$IT_TMP/out"
+it_end

@@ -1,0 +1,122 @@
+/* kernels/: mbox splitting, subject tags, newest version, cover letters;
+ * sha256 against known digests; the bzImage header reader. */
+#include "build.h"
+#include "series.h"
+#include "sha256.h"
+#include "t.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define DATA "tests/data/kernels/"
+
+static int load(const char *name, struct kseries *s, char *err, size_t len)
+{
+	return kseries_load(name, NULL, "/tmp", s, err, len);
+}
+
+static void test_subjects(void)
+{
+	unsigned v, i, n;
+	const char *title;
+	T_CHECK(kseries_parse_subject("[PATCH v2 1/2] mm: x", &v, &i, &n, &title));
+	T_EQ_INT(v, 2);
+	T_EQ_INT(i, 1);
+	T_EQ_INT(n, 2);
+	T_EQ_STR(title, "mm: x");
+	T_CHECK(kseries_parse_subject("[RFC PATCH net-next v10 03/12] net: y", &v, &i, &n, &title));
+	T_EQ_INT(v, 10);
+	T_EQ_INT(i, 3);
+	T_EQ_INT(n, 12);
+	T_EQ_STR(title, "net: y");
+	T_CHECK(kseries_parse_subject("[RFC][PATCH 2/3] z", &v, &i, &n, &title));
+	T_EQ_INT(v, 1);
+	T_EQ_INT(i, 2);
+	T_CHECK(kseries_parse_subject("[PATCH] one", &v, &i, &n, &title));
+	T_EQ_INT(i, 0);
+	T_EQ_STR(title, "one");
+	T_CHECK(!kseries_parse_subject("mm: no tag", &v, &i, &n, &title));
+}
+
+static void test_thread(void)
+{
+	struct kseries s;
+	char err[512] = "";
+	int r = load(DATA "thread-v1-v2.mbox", &s, err, sizeof(err));
+	T_EQ_INT(r, 0);
+	if (r < 0) {
+		fprintf(stderr, "%s\n", err);
+		return;
+	}
+	T_EQ_INT(s.version, 2);
+	T_EQ_INT(s.n, 2);
+	T_EQ_STR(s.v[0].message_id, "v2-1@x");
+	T_EQ_STR(s.v[1].message_id, "v2-2@x");
+	T_EQ_STR(s.v[0].title, "mm: first");
+	T_EQ_STR(s.v[1].subject, "[PATCH v2 2/2] mm: second, folded");
+	T_EQ_INT(strlen(s.hash), 64);
+	kseries_free(&s);
+}
+
+static void test_errors(void)
+{
+	struct kseries s;
+	char err[512] = "";
+	T_EQ_INT(load(DATA "empty.mbox", &s, err, sizeof(err)), -EINVAL);
+	T_CHECK(strstr(err, "empty.mbox: empty mbox") != NULL);
+	T_EQ_INT(load(DATA "cover-only.mbox", &s, err, sizeof(err)), -EINVAL);
+	T_CHECK(strstr(err, "only a cover letter") && strstr(err, "[PATCH v3 0/4]"));
+	T_EQ_INT(load(DATA "gap.mbox", &s, err, sizeof(err)), -EINVAL);
+	T_CHECK(strstr(err, "patch 2/3 is missing") != NULL);
+	T_EQ_INT(load(DATA "no-such.mbox", &s, err, sizeof(err)), -ENOENT);
+	T_CHECK(load(DATA "single.mbox", &s, err, sizeof(err)) == 0 && s.n == 1);
+	if (s.n == 1)
+		kseries_free(&s);
+	/* a directory of .patch files: none here */
+	T_EQ_INT(load("tests/unit", &s, err, sizeof(err)), -EINVAL);
+	T_CHECK(strstr(err, "no .patch files") != NULL);
+}
+
+static void test_sha256(void)
+{
+	char hex[65];
+	sha256_buf("", 0, hex);
+	T_EQ_STR(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	sha256_buf("abc", 3, hex);
+	T_EQ_STR(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	sha256_buf(two, strlen(two), hex);
+	T_EQ_STR(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+static void test_image(void)
+{
+	char path[] = "/tmp/kab-test-bzimage.XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return;
+	unsigned char img[0x400] = { 0 };
+	memcpy(img + 0x202, "HdrS", 4);
+	img[0x20e] = 0x00; /* version at 0x200 + 0x100 */
+	img[0x20f] = 0x01;
+	memcpy(img + 0x300, "6.1.0-kab7 (root@x) #1", 22);
+	T_CHECK(write(fd, img, sizeof(img)) == (ssize_t)sizeof(img));
+	close(fd);
+	char v[128];
+	T_EQ_INT(kbuild_image_version(path, v, sizeof(v)), 0);
+	T_EQ_STR(v, "6.1.0-kab7 (root@x) #1");
+	T_EQ_INT(kbuild_image_version("/etc/hostname", v, sizeof(v)), -EINVAL);
+	unlink(path);
+}
+
+int main(void)
+{
+	test_subjects();
+	test_thread();
+	test_errors();
+	test_sha256();
+	test_image();
+	return t_done("test_kernels");
+}
