@@ -593,6 +593,8 @@ int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuil
 	snprintf(c.work, sizeof(c.work), "%s", rq->work_dir ? rq->work_dir : KBUILD_WORK_DEFAULT);
 	snprintf(c.kernels, sizeof(c.kernels), "%s", rq->kernels_dir ? rq->kernels_dir : KBUILD_KERNELS_DEFAULT);
 	_cleanup_close_ int lock_fd = -1;
+	_cleanup_close_ int cfg_fd = -1;
+	_cleanup_free_ char *cfg_text = NULL;
 	struct store_build b = { 0 };
 	int r;
 
@@ -631,7 +633,7 @@ int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuil
 		goto out;
 	char cfg_log[PATH_MAX + 16];
 	snprintf(cfg_log, sizeof(cfg_log), "%s/config.log", c.root);
-	_cleanup_close_ int cfg_fd = open(cfg_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	cfg_fd = open(cfg_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if ((r = produce_config(&c, cfg_fd)) < 0)
 		goto out;
 	inputs_key(&c, b.inputs_key);
@@ -639,7 +641,6 @@ int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuil
 		r = 0;
 		goto out;
 	}
-	_cleanup_free_ char *cfg_text = NULL;
 	size_t cfg_len;
 	char cfg_path[PATH_MAX + 16];
 	snprintf(cfg_path, sizeof(cfg_path), "%s/.config", c.kc);
