@@ -503,14 +503,22 @@ static void workloads_finish(struct store *st, const struct job *j, int64_t job_
  * printed on stderr ("make: *** No rule to make target …"). */
 static void reason_add_stderr(char *reason, size_t len, const char *tail)
 {
-	size_t n = strlen(tail);
-	while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == ' ' || tail[n - 1] == '\r'))
-		n--;
-	if (n == 0)
-		return;
-	size_t start = n;
-	while (start > 0 && tail[start - 1] != '\n')
-		start--;
+	size_t n = strlen(tail), start;
+	for (;;) {
+		while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == ' ' || tail[n - 1] == '\r'))
+			n--;
+		if (n == 0)
+			return;
+		start = n;
+		while (start > 0 && tail[start - 1] != '\n')
+			start--;
+		/* make's "make[1]: *** [Makefile:234: sub-make] Error 2" trailers
+		 * say nothing: the cause is the line before them */
+		const char *t = memmem(tail + start, n - start, "*** [", 5);
+		if (!t || start == 0)
+			break;
+		n = start;
+	}
 	size_t used = strlen(reason);
 	int w = (int)(n - start);
 	if (w > 200)
