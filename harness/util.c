@@ -489,3 +489,28 @@ void log_info(const char *fmt, ...)
 	vlog("", fmt, ap);
 	va_end(ap);
 }
+
+/* Copies a regular file's bytes to `to` (created or truncated, 0644). */
+int util_copy_file(const char *from, const char *to)
+{
+	_cleanup_close_ int in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	_cleanup_close_ int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0)
+		return -errno;
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(out, buf + off, (size_t)(n - off));
+			if (w < 0)
+				return -errno;
+			off += w;
+		}
+	if (n < 0)
+		return -errno;
+	int fd = out;
+	out = -1;
+	return close(fd) < 0 ? -errno : 0;
+}

@@ -39,6 +39,8 @@ int util_read_line(const char *path, char **ret);
 int util_meminfo_bytes(const char *key, uint64_t *ret);
 /* Writes value to a kernel file, checking write() and close(); -errno. */
 int util_write_file(const char *path, const char *value);
+/* Copies from's bytes into to (created or truncated, mode 0644). */
+int util_copy_file(const char *from, const char *to);
 
 /* Edit distance, for "did you mean" hints. */
 size_t util_levenshtein(const char *a, const char *b);

@@ -374,7 +374,7 @@ static int copy_artifacts(struct ctx *c, struct store_build *b, bool modules, co
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		snprintf(from, sizeof(from), "%s/%s", c->obj, files[i].from);
 		snprintf(to, sizeof(to), "%s/%s", dir, files[i].to);
-		if ((r = kbuild_copy_file(from, to)) < 0) {
+		if ((r = util_copy_file(from, to)) < 0) {
 			sb_printf(c->err, "artifacts: cannot copy %s to %s: %s", from, to, strerror(-r));
 			return r;
 		}
@@ -540,7 +540,7 @@ static int compile(struct ctx *c, struct store_build *b, struct kbuild_result *r
 	char have[65] = "";
 	/* the same config keeps its mtime, so kbuild sees nothing changed */
 	if (r == 0 && (sha256_file(to, have) < 0 || strcmp(have, c->config_hash) != 0))
-		r = kbuild_copy_file(from, to);
+		r = util_copy_file(from, to);
 	if (r < 0) {
 		sb_printf(c->err, "%s: %s", c->obj, strerror(-r));
 		return -EIO;

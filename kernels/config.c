@@ -43,26 +43,6 @@ int kbuild_running_config(char *path, size_t len)
 	return -ENOENT;
 }
 
-int kbuild_copy_file(const char *from, const char *to)
-{
-	_cleanup_close_ int in = open(from, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return -errno;
-	_cleanup_close_ int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out < 0)
-		return -errno;
-	char buf[65536];
-	ssize_t n;
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			return errno ? -errno : -EIO;
-	if (n < 0)
-		return -errno;
-	int fd = out;
-	out = -1;
-	return close(fd) < 0 ? -errno : 0;
-}
-
 bool kconfig_is_set(const char *text, const char *opt, bool module_ok)
 {
 	char want[128];
@@ -221,7 +201,7 @@ static int start_config(const char *src, const char *kc_dir, const char *source,
 		if (r == 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
 			r = -EIO;
 	} else {
-		r = kbuild_copy_file(from, dst);
+		r = util_copy_file(from, dst);
 	}
 	if (r < 0) {
 		sb_printf(err, "config %s: cannot read: %s", from, strerror(-r));

@@ -16,4 +16,3 @@ int kconfig_produce(const char *src, const char *kc_dir, const char *source, cha
 bool kconfig_is_set(const char *text, const char *opt, bool module_ok);
 /* Lines setting an option to y or m: a size estimate of the build. */
 size_t kconfig_count_set(const char *text);
-int kbuild_copy_file(const char *from, const char *to);

@@ -345,30 +345,6 @@ static int tree_remove(const char *dir)
 	return r;
 }
 
-static int copy_file(const char *from, const char *to)
-{
-	_cleanup_close_ int in = open(from, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return -errno;
-	_cleanup_close_ int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out < 0)
-		return -errno;
-	char buf[65536];
-	ssize_t n;
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(out, buf + off, (size_t)(n - off));
-			if (w < 0)
-				return -errno;
-			off += w;
-		}
-	if (n < 0)
-		return -errno;
-	int fd = out;
-	out = -1;
-	return close(fd) < 0 ? -errno : 0;
-}
-
 /* ---- child processes of prepare ---- */
 
 /* Runs argv with stdin from in_fd (or /dev/null) and stdout+stderr into
@@ -632,7 +608,7 @@ static int make_config(const struct wl_ctx *c, const char *src, char *err, size_
 	const char *config = param_or(c->wl, "config", "defconfig");
 	const char *goal = config;
 	if (!is_config_name(config)) {
-		if ((r = copy_file(config, cfgfile)) < 0) {
+		if ((r = util_copy_file(config, cfgfile)) < 0) {
 			snprintf(err, errlen, "cannot copy config %s to %s: %s", config, cfgfile, strerror(-r));
 			return r;
 		}
@@ -654,7 +630,7 @@ static int make_config(const struct wl_ctx *c, const char *src, char *err, size_
 		snprintf(err, errlen, "make %s %s: %s (full output in %s)", goal, st, tail, log);
 		return -EIO;
 	}
-	if ((r = copy_file(cfgfile, tmp)) < 0 || rename(tmp, final) < 0) {
+	if ((r = util_copy_file(cfgfile, tmp)) < 0 || rename(tmp, final) < 0) {
 		r = r < 0 ? r : -errno;
 		snprintf(err, errlen, "cannot keep the configuration as %s: %s", final, strerror(-r));
 		return r;
@@ -692,7 +668,7 @@ static int before(const struct wl_ctx *c, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot create the object directory %s: %s", obj, strerror(-r));
 		return r;
 	}
-	if ((r = copy_file(from, to)) < 0) {
+	if ((r = util_copy_file(from, to)) < 0) {
 		snprintf(err, errlen, "cannot copy the job's kernel configuration %s to %s: %s", from, to, strerror(-r));
 		return r;
 	}
