@@ -257,6 +257,9 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 	} else {
 		sb_puts(b, "null");
 	}
+	/* what the executor does between runs (building kernels) */
+	sb_puts(b, ", \"stage\": ");
+	httpd_json_str(b, !cur && strcmp(sj.status, "running") == 0 && sj.reason[0] ? sj.reason : NULL);
 	double elapsed, eta;
 	bool have_eta = job_timing(st, &sj, n - done - skipped, &elapsed, &eta);
 	sb_puts(b, ", \"elapsed_s\": ");

@@ -14,6 +14,17 @@
 
 #define DEFAULT_DB "kab.db"
 
+static void print_build(void *ctx, const char *variant, const struct kbuild_result *res)
+{
+	if (res->reused)
+		printf("variant %s: build %lld reused (same inputs), kernelrelease %s, %s\n", variant, (long long)res->id,
+		       res->kernelrelease, res->image);
+	else
+		printf("variant %s: build %lld ok, kernelrelease %s, %lld objects compiled in %.0f s, %s\n", variant,
+		       (long long)res->id, res->kernelrelease, (long long)res->objects, res->duration_s, res->image);
+	fflush(stdout);
+}
+
 int cmd_build(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -66,34 +77,14 @@ int cmd_build(int argc, char **argv)
 		job_free(j);
 		return 1;
 	}
-	int ret = 0;
-	unsigned need = (j->swap.kind == JOB_SWAP_ZRAM ? KBUILD_NEED_ZRAM : 0) | (j->swap.zswap == JOB_ON ? KBUILD_NEED_ZSWAP : 0);
-	for (size_t i = 0; i < j->n_variants && ret == 0; i++) {
-		const struct job_variant *v = &j->variants[i];
-		if (strcmp(v->kernel, "build") != 0)
-			continue;
-		struct kbuild_request rq = {
-			.file = j->file, .tree_line = v->tree_line, .base_line = v->base_line, .series_line = v->series_line,
-			.config_line = v->config_line, .name = v->name, .tree = v->tree, .base = v->base, .series = v->series,
-			.archive = j->archive, .config = v->config, .fragments = v->fragments, .n_fragments = v->n_fragments,
-			.need = need, .jobs = (unsigned)jobs, .work_dir = work, .kernels_dir = kernels,
-		};
-		struct kbuild_result res;
-		struct strbuf err = { 0 };
-		int r = kbuild_build(st, &rq, &res, &err);
-		if (r < 0) {
-			fprintf(stderr, "kab: %s\n", err.buf ? err.buf : strerror(-r));
-			ret = r == -EINVAL || r == -ENOSPC ? 2 : 1;
-		} else if (res.reused) {
-			printf("variant %s: build %lld reused (same inputs), kernelrelease %s, %s\n", v->name, (long long)res.id,
-			       res.kernelrelease, res.image);
-		} else {
-			printf("variant %s: build %lld ok, kernelrelease %s, %lld objects compiled in %.0f s, %s\n", v->name,
-			       (long long)res.id, res.kernelrelease, (long long)res.objects, res.duration_s, res.image);
-		}
-		fflush(stdout);
-		sb_free(&err);
+	struct kbuild_opts o = { .work_dir = work, .kernels_dir = kernels, .jobs = (unsigned)jobs, .done = print_build };
+	struct strbuf err = { 0 };
+	int ret = 0, r = kbuild_job(st, j, &o, &err);
+	if (r < 0) {
+		fprintf(stderr, "kab: %s\n", err.buf ? err.buf : strerror(-r));
+		ret = r == -EINVAL || r == -ENOSPC ? 2 : 1;
 	}
+	sb_free(&err);
 	store_close(st);
 	job_free(j);
 	return ret;

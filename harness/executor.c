@@ -6,6 +6,7 @@
 #include "job.h"
 #include "knobs.h"
 #include "fcount.h"
+#include "build.h"
 #include "provenance.h"
 #include "sampler.h"
 #include "store.h"
@@ -834,6 +835,25 @@ static void adaptive_finish(struct store *st, const struct job *j, int64_t job_i
 	}
 }
 
+struct build_progress {
+	struct store *st;
+	int64_t job_id;
+	double last;
+};
+
+/* A kernel build's stage as the job's reason, at most once a second. */
+static void on_build_stage(void *ctx, const char *name, const char *stage)
+{
+	struct build_progress *p = ctx;
+	double now = util_mono_now();
+	if (p->last > 0 && now - p->last < 1.0)
+		return;
+	p->last = now;
+	char msg[512];
+	snprintf(msg, sizeof(msg), "building the kernel of variant %s: %s", name, stage);
+	store_job_set_status(p->st, p->job_id, "running", msg);
+}
+
 void exec_refuse_builds(const struct job *j, struct diags *d)
 {
 	for (size_t i = 0; i < j->n_variants; i++)
@@ -856,7 +876,31 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	int r;
 
 	struct diags d = { 0 };
-	exec_refuse_builds(j, &d);
+	if (job_has_builds(j)) {
+		/* build (or reuse) the kernels first, so that they are ready
+		 * when the kexec switch comes; the stage goes in the job's reason */
+		struct build_progress bp = { .st = st, .job_id = job_id };
+		struct kbuild_opts o = { .progress = on_build_stage, .progress_ctx = &bp };
+		struct strbuf err = { 0 };
+		store_job_set_status(st, job_id, "running", "building kernels");
+		r = kbuild_job(st, j, &o, &err);
+		if (r < 0) {
+			log_error("%s", err.buf ? err.buf : strerror(-r));
+			char reason[768];
+			snprintf(reason, sizeof(reason), "kernel build failed: %.700s", err.buf ? err.buf : strerror(-r));
+			store_job_set_status(st, job_id, "failed", reason);
+			sb_free(&err);
+			goto out;
+		}
+		sb_free(&err);
+		exec_refuse_builds(j, &d);
+		diags_print(&d, stderr);
+		diags_free(&d);
+		store_job_set_status(st, job_id, "failed",
+				     "its kernels are built (kab builds lists them); running on them needs the kexec switch, not in this kab");
+		r = -EINVAL;
+		goto out;
+	}
 	preflight_limits(j, &d);
 	knob_preflight(st, job_id, boot_id, j->variants, j->n_variants, j->file, &d);
 	struct job_variant swap_v = swap_knobs_variant(j);

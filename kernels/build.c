@@ -9,6 +9,7 @@
  *   KERNELS/<build id>/         bzImage, System.map, config, modules.tar
  */
 #include "build.h"
+#include "job.h"
 #include "kbuild_priv.h"
 #include "run.h"
 #include "series.h"
@@ -76,6 +77,8 @@ static void stage(const struct ctx *c, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	log_info("build %s: %s", c->rq->name ? c->rq->name : "", msg);
+	if (c->rq->progress)
+		c->rq->progress(c->rq->progress_ctx, c->rq->name ? c->rq->name : "", msg);
 }
 
 static int mkdir_p(const char *path)
@@ -590,8 +593,12 @@ int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuil
 {
 	struct ctx c = { .rq = rq, .err = err };
 	double t0 = util_mono_now();
-	snprintf(c.work, sizeof(c.work), "%s", rq->work_dir ? rq->work_dir : KBUILD_WORK_DEFAULT);
-	snprintf(c.kernels, sizeof(c.kernels), "%s", rq->kernels_dir ? rq->kernels_dir : KBUILD_KERNELS_DEFAULT);
+	/* the request's directories, else $KAB_KBUILD_WORK / $KAB_KERNELS_DIR
+	 * (how kabd is pointed elsewhere), else the defaults */
+	const char *ew = getenv("KAB_KBUILD_WORK"), *ek = getenv("KAB_KERNELS_DIR");
+	snprintf(c.work, sizeof(c.work), "%s", rq->work_dir ? rq->work_dir : ew && *ew ? ew : KBUILD_WORK_DEFAULT);
+	snprintf(c.kernels, sizeof(c.kernels), "%s",
+		 rq->kernels_dir ? rq->kernels_dir : ek && *ek ? ek : KBUILD_KERNELS_DEFAULT);
 	_cleanup_close_ int lock_fd = -1;
 	_cleanup_close_ int cfg_fd = -1;
 	_cleanup_free_ char *cfg_text = NULL;
@@ -695,4 +702,29 @@ int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuil
 out:
 	kseries_free(&c.series);
 	return r;
+}
+
+int kbuild_job(struct store *st, const struct job *j, const struct kbuild_opts *o, struct strbuf *err)
+{
+	unsigned need = (j->swap.kind == JOB_SWAP_ZRAM ? KBUILD_NEED_ZRAM : 0) |
+			(j->swap.zswap == JOB_ON ? KBUILD_NEED_ZSWAP : 0);
+	for (size_t i = 0; i < j->n_variants; i++) {
+		const struct job_variant *v = &j->variants[i];
+		if (strcmp(v->kernel, "build") != 0)
+			continue;
+		struct kbuild_request rq = {
+			.file = j->file, .tree_line = v->tree_line, .base_line = v->base_line, .series_line = v->series_line,
+			.config_line = v->config_line, .name = v->name, .tree = v->tree, .base = v->base, .series = v->series,
+			.archive = j->archive, .config = v->config, .fragments = v->fragments, .n_fragments = v->n_fragments,
+			.need = need, .jobs = o->jobs, .work_dir = o->work_dir, .kernels_dir = o->kernels_dir,
+			.progress = o->progress, .progress_ctx = o->progress_ctx,
+		};
+		struct kbuild_result res;
+		int r = kbuild_build(st, &rq, &res, err);
+		if (r < 0)
+			return r;
+		if (o->done)
+			o->done(o->done_ctx, v->name, &res);
+	}
+	return 0;
 }

@@ -38,6 +38,9 @@ struct kbuild_request {
 	unsigned jobs;            /* make -j; 0: the CPU count */
 	const char *work_dir;     /* worktrees and object directories; NULL: default */
 	const char *kernels_dir;  /* artifacts; NULL: default */
+	/* optional: each stage line ("compiling", "142 objects", …) as it goes */
+	void (*progress)(void *ctx, const char *name, const char *stage);
+	void *progress_ctx;
 };
 
 struct kbuild_result {
@@ -66,3 +69,17 @@ int kbuild_running_config(char *path, size_t len);
 /* The version string of an x86 bzImage (its setup header: "HdrS" at
  * 0x202, the string at 0x200 + the offset at 0x20e). -EINVAL: not one. */
 int kbuild_image_version(const char *path, char *buf, size_t len);
+
+struct job;
+struct kbuild_opts {
+	const char *work_dir, *kernels_dir;  /* NULL: defaults */
+	unsigned jobs;                       /* 0: the CPU count */
+	void (*progress)(void *ctx, const char *name, const char *stage);
+	void *progress_ctx;
+	/* called after each variant's build (or reuse) */
+	void (*done)(void *ctx, const char *variant, const struct kbuild_result *res);
+	void *done_ctx;
+};
+/* Builds (or reuses) the kernel of every kernel = build variant of j, in
+ * order, stopping at the first failure (its message in err). */
+int kbuild_job(struct store *st, const struct job *j, const struct kbuild_opts *o, struct strbuf *err);

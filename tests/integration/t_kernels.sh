@@ -150,6 +150,30 @@ check "no new build record" [ "$(sql "$DB" "select count(*) from builds")" = 2 ]
 $KAB builds --db "$DB" >"$IT_TMP/list"
 check "kab builds lists both" [ "$(grep -c ' ok ' "$IT_TMP/list")" = 2 ]
 
+# kabd builds a queued job's kernels before its first run (reused here:
+# same inputs), then refuses to run it until the kexec switch exists
+if [ -x "$KABD" ]; then
+	KAB_KBUILD_WORK=$WORK KAB_KERNELS_DIR=$KDIR kabd_up --db "$DB"
+	if [ -n "$PORT" ]; then
+		code=$(curl -s -o "$IT_TMP/body" -w '%{http_code}' -X POST --data-binary @"$IT_TMP/ab.job" "$URL/api/v1/jobs")
+		kid=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$IT_TMP/body" 2>/dev/null)
+		check "kabd takes the job with build variants (HTTP $code)" [ "$code" = 201 -a -n "$kid" ]
+		for i in $(seq 1 300); do
+			curl -s -o "$IT_TMP/body" "$URL/api/v1/jobs/$kid"
+			grep -q '"status": *"\(failed\|done\)"' "$IT_TMP/body" && break
+			sleep 0.2
+		done
+		check "the job's GET has a stage field" grep -q '"stage":' "$IT_TMP/body"
+		check "kabd built (reused) its kernels, then refused to run them without kexec" \
+			grep -q '"reason": *"its kernels are built (kab builds lists them); running on them needs the kexec switch' "$IT_TMP/body"
+		check "kabd reused both builds: no new record" [ "$(sql "$DB" "select count(*) from builds")" = 2 ]
+		check "kabd logged each variant's build stage" grep -q "build patched: " "$IT_TMP/kabd.log"
+		kabd_stop
+	else
+		fail "kabd starts on the test database"
+	fi
+fi
+
 # lore: the same series from a local archive (with a cover letter) is the same input
 ( cd "$IT_TMP/lore" && exec /usr/bin/python3 -m http.server --bind 127.0.0.1 18467 ) >/dev/null 2>&1 &
 IT_PIDS+=($!)
