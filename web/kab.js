@@ -176,7 +176,7 @@ function renderStatus(j) {
 		(p.elapsed_s != null ? `, ${duration(p.elapsed_s)} elapsed` : "") +
 		(p.eta_s != null ? `, about ${duration(p.eta_s)} left` : "");
 	document.getElementById("st-current").textContent =
-		cur ? `variant ${cur.variant}, workload ${cur.workload}, pair ${cur.pair}` : "–";
+		cur ? `variant ${cur.variant}, workload ${cur.workload}, pair ${cur.pair}` : (p.stage || "–");
 	document.getElementById("st-variants").textContent =
 		(j.variants || []).map(v => v.name + (v.kernel ? ` (kernel: ${v.kernel})` : "")).join(", ") || "–";
 	const frac = p.runs_total ? (p.runs_done + p.runs_skipped) / p.runs_total : 0;
