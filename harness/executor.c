@@ -288,24 +288,6 @@ static void read_tail(const char *dir, const char *name, char *buf, size_t len)
 	buf[n > 0 ? n : 0] = 0;
 }
 
-static void remove_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (d) {
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-				continue;
-			char p[1024];
-			snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-			if (unlink(p) < 0 && errno == EISDIR)
-				remove_dir(p);
-		}
-		closedir(d);
-	}
-	rmdir(dir);
-}
-
 /* Forks the workload stopped on a pipe so that it can be put in its cgroup
  * before it execs. Only async-signal-safe calls in the child. */
 static int spawn_stopped(const char *prog, char **argv, const char *workdir, pid_t *ret_pid,
@@ -496,7 +478,7 @@ static void workloads_finish(struct store *st, const struct job *j, int64_t job_
 		struct wl_ctx c = { .wl = &j->workloads[i], .jobdir = dir, .job_id = job_id };
 		if (ops->finish)
 			ops->finish(&c);
-		remove_dir(dir);
+		util_remove_tree(dir);
 	}
 }
 
@@ -767,7 +749,7 @@ out:
 		r = -EIO;
 	free(knobs);
 	if (have_workdir)
-		remove_dir(workdir);
+		util_remove_tree(workdir);
 	if (o.aborted)
 		return -EINTR;
 	return r < 0 ? r : 0;

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -513,4 +514,39 @@ int util_copy_file(const char *from, const char *to)
 	int fd = out;
 	out = -1;
 	return close(fd) < 0 ? -errno : 0;
+}
+
+int util_mkdir_p(const char *path, mode_t mode)
+{
+	char p[PATH_MAX];
+	if (snprintf(p, sizeof(p), "%s", path) >= (int)sizeof(p))
+		return -ENAMETOOLONG;
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(p, mode) < 0 && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	return mkdir(p, mode) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int util_remove_tree(const char *path)
+{
+	if (!path[0] || strcmp(path, "/") == 0)
+		return -EINVAL;
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	/* depth first, never through a symlink (an O= directory links to
+	 * its source tree) */
+	if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+		return errno ? -errno : -EIO;
+	return 0;
 }

@@ -1,6 +1,7 @@
 /* Small helpers shared by every module: strict number parsing, checked
  * kernel-file writes, cleanup attributes, a growable string, logging. */
 #pragma once
+#include <sys/types.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -39,6 +40,10 @@ int util_read_line(const char *path, char **ret);
 int util_meminfo_bytes(const char *key, uint64_t *ret);
 /* Writes value to a kernel file, checking write() and close(); -errno. */
 int util_write_file(const char *path, const char *value);
+/* mkdir -p. */
+int util_mkdir_p(const char *path, mode_t mode);
+/* rm -rf that never follows a symlink; 0 when path does not exist. */
+int util_remove_tree(const char *path);
 /* Copies from's bytes into to (created or truncated, mode 0644). */
 int util_copy_file(const char *from, const char *to);
 

@@ -81,30 +81,9 @@ static void stage(const struct ctx *c, const char *fmt, ...)
 		c->rq->progress(c->rq->progress_ctx, c->rq->name ? c->rq->name : "", msg);
 }
 
-static int mkdir_p(const char *path)
-{
-	char p[PATH_MAX];
-	snprintf(p, sizeof(p), "%s", path);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*s = '/';
-	}
-	return mkdir(p, 0755) < 0 && errno != EEXIST ? -errno : 0;
-}
-
 static bool exists(const char *path)
 {
 	return access(path, F_OK) == 0;
-}
-
-static void remove_tree(const char *path)
-{
-	char *argv[] = { "rm", "-rf", (char *)path, NULL };
-	krun_ok(argv, NULL, NULL);
 }
 
 bool kbuild_is_git_tree(const char *tree)
@@ -199,7 +178,7 @@ static int prepare_worktree(struct ctx *c)
 		stage(c, "worktree: creating %s at %.12s", c->src, c->sha);
 		char *prune[] = { "git", "-C", c->tree, "worktree", "prune", NULL };
 		krun_ok(prune, NULL, NULL);
-		remove_tree(c->src);
+		util_remove_tree(c->src);
 		char *add[] = { "git", "-C", c->tree, "worktree", "add", "--detach", "--force", c->src, c->sha, NULL };
 		ok = krun_ok(add, NULL, &out);
 	} else {
@@ -364,8 +343,8 @@ static int copy_artifacts(struct ctx *c, struct store_build *b, bool modules, co
 {
 	char dir[PATH_MAX + 32], from[PATH_MAX + 64], to[PATH_MAX + 64];
 	snprintf(dir, sizeof(dir), "%s/%lld", c->kernels, (long long)b->id);
-	remove_tree(dir);
-	int r = mkdir_p(dir);
+	util_remove_tree(dir);
+	int r = util_mkdir_p(dir, 0755);
 	if (r < 0) {
 		sb_printf(c->err, "%s: cannot create: %s", dir, strerror(-r));
 		return r;
@@ -395,7 +374,7 @@ static int copy_artifacts(struct ctx *c, struct store_build *b, bool modules, co
 		snprintf(to, sizeof(to), "%s/modules.tar", dir);
 		char *tar[] = { "tar", "-cf", to, "-C", mod, "lib/modules", NULL };
 		bool ok = krun_ok(tar, NULL, NULL);
-		remove_tree(mod);
+		util_remove_tree(mod);
 		if (!ok) {
 			sb_printf(c->err, "artifacts: tar of the modules into %s failed", to);
 			return -EIO;
@@ -474,7 +453,7 @@ static int produce_config(struct ctx *c, int log_fd)
 	const struct kbuild_request *rq = c->rq;
 	const char *cfg = rq->config ? rq->config : "running";
 	struct strbuf warn = { 0 }, err = { 0 };
-	int r = mkdir_p(c->kc);
+	int r = util_mkdir_p(c->kc, 0755);
 	stage(c, "config: %s%s", cfg, rq->n_fragments ? " with fragments" : "");
 	if (r == 0)
 		r = kconfig_produce(c->src, c->kc, cfg, rq->fragments, rq->n_fragments, rq->need, log_fd, &warn, &err);
@@ -536,7 +515,7 @@ static int compile(struct ctx *c, struct store_build *b, struct kbuild_result *r
 		sb_printf(c->err, "%s: %s", path, strerror(errno));
 		return -EIO;
 	}
-	int r = mkdir_p(c->obj);
+	int r = util_mkdir_p(c->obj, 0755);
 	char from[PATH_MAX + 16], to[PATH_MAX + 48];
 	snprintf(from, sizeof(from), "%s/.config", c->kc);
 	snprintf(to, sizeof(to), "%s/.config", c->obj);
@@ -607,7 +586,7 @@ int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuil
 
 	/* the tree key needs the tree's real path: check_inputs sets it */
 	snprintf(c.root, sizeof(c.root), "%s/tmp", c.work);
-	if ((r = check_space(&c, c.work, KCONFIG_BYTES, "the work directory")) < 0 || (r = mkdir_p(c.root)) < 0) {
+	if ((r = check_space(&c, c.work, KCONFIG_BYTES, "the work directory")) < 0 || (r = util_mkdir_p(c.root, 0755)) < 0) {
 		if (r != -ENOSPC)
 			sb_printf(err, "%s: cannot create: %s", c.root, strerror(-r));
 		return r;
@@ -621,7 +600,7 @@ int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuil
 	snprintf(c.kc, sizeof(c.kc), "%s/kconfig", c.root);
 	if (!exists(c.src) && (r = check_space(&c, c.work, WORKTREE_BYTES + KCONFIG_BYTES, "a worktree")) < 0)
 		goto out;
-	if ((r = mkdir_p(c.root)) < 0) {
+	if ((r = util_mkdir_p(c.root, 0755)) < 0) {
 		sb_printf(err, "%s: cannot create: %s", c.root, strerror(-r));
 		goto out;
 	}
@@ -684,7 +663,7 @@ int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuil
 	if (r < 0) {
 		b.reason = strdup(err->buf ? err->buf : "failed");
 		if (b.dir)
-			remove_tree(b.dir);
+			util_remove_tree(b.dir);
 		free(b.dir);
 		free(b.image);
 		free(b.system_map);

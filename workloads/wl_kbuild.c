@@ -272,7 +272,7 @@ static int check(const struct job_workload *wl, const char *file, struct diags *
 
 /* ---- directory trees ---- */
 
-static int tree_walk_fd(int dfd, const char *suffix, uint64_t *count, bool remove, int depth)
+static int tree_walk_fd(int dfd, const char *suffix, uint64_t *count, int depth)
 {
 	if (depth > 64) {
 		close(dfd);
@@ -299,11 +299,9 @@ static int tree_walk_fd(int dfd, const char *suffix, uint64_t *count, bool remov
 		}
 		if (t == DT_DIR) {
 			int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			int sr = sub < 0 ? -errno : tree_walk_fd(sub, suffix, count, remove, depth + 1);
+			int sr = sub < 0 ? -errno : tree_walk_fd(sub, suffix, count, depth + 1);
 			if (sr < 0 && r == 0)
 				r = sr;
-			if (remove && unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) < 0 && r == 0)
-				r = -errno;
 			continue;
 		}
 		if (count && t == DT_REG) {
@@ -311,8 +309,6 @@ static int tree_walk_fd(int dfd, const char *suffix, uint64_t *count, bool remov
 			if (nl > sl && strcmp(e->d_name + nl - sl, suffix) == 0)
 				(*count)++;
 		}
-		if (remove && unlinkat(dirfd(d), e->d_name, 0) < 0 && r == 0)
-			r = -errno;
 	}
 	closedir(d);
 	return r;
@@ -324,25 +320,11 @@ int wl_kbuild_count_files(const char *dir, const char *suffix, uint64_t *ret)
 	if (fd < 0)
 		return -errno;
 	uint64_t n = 0;
-	int r = tree_walk_fd(fd, suffix, &n, false, 0);
+	int r = tree_walk_fd(fd, suffix, &n, 0);
 	if (r < 0)
 		return r;
 	*ret = n;
 	return 0;
-}
-
-/* rm -rf that never follows a symlink (an O= dir links to the source). */
-static int tree_remove(const char *dir)
-{
-	if (!dir[0] || strcmp(dir, "/") == 0)
-		return -EINVAL;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	int r = tree_walk_fd(fd, NULL, NULL, true, 0);
-	if (rmdir(dir) < 0 && r == 0)
-		r = -errno;
-	return r;
 }
 
 /* ---- child processes of prepare ---- */
@@ -471,23 +453,9 @@ static void remove_stale_unpacks(const char *root)
 		char p[4096];
 		snprintf(p, sizeof(p), "%s/%s", root, e->d_name);
 		log_info("removing %s, left by an unpack that did not finish", p);
-		tree_remove(p);
+		util_remove_tree(p);
 	}
 	closedir(d);
-}
-
-static int mkdir_p(const char *path, mode_t mode)
-{
-	char p[4096];
-	snprintf(p, sizeof(p), "%s", path);
-	for (char *s = p + 1; *s; s++)
-		if (*s == '/') {
-			*s = 0;
-			if (mkdir(p, mode) < 0 && errno != EEXIST)
-				return -errno;
-			*s = '/';
-		}
-	return mkdir(p, mode) < 0 && errno != EEXIST ? -errno : 0;
 }
 
 /* Unpacks Debian's tarball into the cache unless it is there: under an
@@ -512,7 +480,7 @@ static int ensure_debian_source(char *err, size_t errlen)
 	if (cache_is_current(stamp, dir, want))
 		return 0;
 
-	int r = mkdir_p(root, 0755);
+	int r = util_mkdir_p(root, 0755);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot create the source cache %s: %s", root, strerror(-r));
 		return r;
@@ -534,7 +502,7 @@ static int ensure_debian_source(char *err, size_t errlen)
 
 	remove_stale_unpacks(root);
 	unlink(stamp);
-	if ((r = tree_remove(dir)) < 0) {
+	if ((r = util_remove_tree(dir)) < 0) {
 		snprintf(err, errlen, "cannot remove the outdated source %s: %s", dir, strerror(-r));
 		return r;
 	}
@@ -581,7 +549,7 @@ static int ensure_debian_source(char *err, size_t errlen)
 	log_info("unpacked the kernel source in %.0f s", util_mono_now() - t0);
 	return 0;
 fail:
-	tree_remove(tmp);
+	util_remove_tree(tmp);
 	return r;
 }
 
@@ -599,7 +567,7 @@ static int make_config(const struct wl_ctx *c, const char *src, char *err, size_
 	snprintf(cfgfile, sizeof(cfgfile), "%s/.config", cfg);
 	snprintf(log, sizeof(log), "%s/config.log", c->jobdir);
 	snprintf(tmp, sizeof(tmp), "%s/.config.tmp", c->jobdir);
-	int r = tree_remove(cfg);
+	int r = util_remove_tree(cfg);
 	if (r < 0 || mkdir(cfg, 0755) < 0) {
 		r = r < 0 ? r : -errno;
 		snprintf(err, errlen, "cannot create %s: %s", cfg, strerror(-r));
@@ -635,7 +603,7 @@ static int make_config(const struct wl_ctx *c, const char *src, char *err, size_
 		snprintf(err, errlen, "cannot keep the configuration as %s: %s", final, strerror(-r));
 		return r;
 	}
-	tree_remove(cfg);
+	util_remove_tree(cfg);
 	return 0;
 }
 
@@ -662,7 +630,7 @@ static int before(const struct wl_ctx *c, char *err, size_t errlen)
 	obj_dir(c, obj, sizeof(obj));
 	snprintf(from, sizeof(from), "%s/.config", c->jobdir);
 	snprintf(to, sizeof(to), "%s/.config", obj);
-	int r = tree_remove(obj);
+	int r = util_remove_tree(obj);
 	if (r < 0 || mkdir(obj, 0755) < 0) {
 		r = r < 0 ? r : -errno;
 		snprintf(err, errlen, "cannot create the object directory %s: %s", obj, strerror(-r));
@@ -749,7 +717,7 @@ static int collect(const struct wl_ctx *c, int exit_status, struct wl_metrics *m
 static void finish(const struct wl_ctx *c)
 {
 	if (c->jobdir)
-		tree_remove(c->jobdir);
+		util_remove_tree(c->jobdir);
 }
 
 const struct wl_ops wl_kbuild_ops = {

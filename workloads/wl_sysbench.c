@@ -16,7 +16,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -394,21 +393,6 @@ static int collect(const struct wl_ctx *c, int exit_status, struct wl_metrics *m
 
 /* ---- datadirs: the pristine copy and each run's copy ---- */
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
-}
-
-static int remove_tree(const char *path)
-{
-	struct stat st;
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
-		return errno ? -errno : -EIO;
-	return 0;
-}
-
 /* Copies one file in the kernel (a reflink where the filesystem can), then
  * writes it out and drops both from the page cache: the run must find its
  * data on disk, not in pages charged to kab's cgroup. */
@@ -583,7 +567,7 @@ static int prepare(const struct wl_ctx *c, char *err, size_t errlen)
 	}
 	/* a half-made copy from an interrupted prepare is started over */
 	unlink(stamp_path);
-	int r = remove_tree(pristine);
+	int r = util_remove_tree(pristine);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot remove the old %s: %s", pristine, strerror(-r));
 		return r;
@@ -639,7 +623,7 @@ static int before(const struct wl_ctx *c, char *err, size_t errlen)
 	char pristine[512], run[512];
 	jobpath(c, "pristine", pristine, sizeof(pristine));
 	jobpath(c, "run", run, sizeof(run));
-	int r = remove_tree(run);
+	int r = util_remove_tree(run);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot remove the previous run's datadir %s: %s", run, strerror(-r));
 		return r;
@@ -656,7 +640,7 @@ static void finish(const struct wl_ctx *c)
 	char path[512];
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		jobpath(c, names[i], path, sizeof(path));
-		int r = remove_tree(path);
+		int r = util_remove_tree(path);
 		if (r < 0)
 			log_warn("workload \"%s\": cannot remove %s: %s", c->wl->name, path, strerror(-r));
 	}
