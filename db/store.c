@@ -865,6 +865,24 @@ int store_job_unavailable(struct store *s, int64_t job_id, store_unavailable_fn 
 	return rc == SQLITE_DONE ? 0 : sql_err(s, rc, "read unavailable metrics");
 }
 
+int store_job_run_times(struct store *s, int64_t job_id, size_t *ret_n, double *ret_sum, double *ret_current_started)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "SELECT count(finished), coalesce(sum(finished - started), 0), "
+			   "coalesce(max(CASE WHEN finished IS NULL THEN started END), 0) FROM runs "
+			   "WHERE job_id = ?1 AND started > 0 AND status <> 'aborted'", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW)
+		return sql_err(s, rc, "run times");
+	*ret_n = (size_t)sqlite3_column_int64(st, 0);
+	*ret_sum = sqlite3_column_double(st, 1);
+	*ret_current_started = sqlite3_column_double(st, 2);
+	return 0;
+}
+
 int store_last_run_metric(struct store *s, const char *name, int64_t *ret_run, double *ret_value)
 {
 	/* newest finished run first, by rowid; each probe is a primary-key

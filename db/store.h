@@ -44,6 +44,9 @@ int store_jobs_with_status(struct store *s, const char *status, int64_t **ret_id
 int store_jobs_page(struct store *s, int64_t before, size_t limit, int64_t **ret_ids, size_t *ret_n);
 /* Rows of table "jobs" or "runs" with that status. */
 int store_count(struct store *s, const char *table, const char *status, int64_t *ret);
+/* Of a job's runs that were not aborted: how many finished and their
+ * summed durations (s), and when the one still going started (0: none). */
+int store_job_run_times(struct store *s, int64_t job_id, size_t *ret_n, double *ret_sum, double *ret_current_started);
 /* A metric the run could not measure here (tracing locked down, …), and why. */
 int store_run_unavailable(struct store *s, int64_t run_id, const char *metric, const char *reason);
 typedef void (*store_unavailable_fn)(void *ctx, const char *metric, const char *reason, size_t runs);

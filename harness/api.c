@@ -160,22 +160,9 @@ static bool job_timing(struct store *st, const struct store_job *sj, size_t left
 	*ret_elapsed = sj->started > 0 ? end - sj->started : 0;
 	if (strcmp(sj->status, "running") != 0 || left == 0)
 		return false;
-	struct store_run *runs = NULL;
-	size_t n = 0;
-	if (store_runs_load(st, sj->id, &runs, &n) < 0)
-		return false;
-	double sum = 0, cur_started = 0;
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (runs[i].finished > 0 && runs[i].started > 0 && strcmp(runs[i].status, "aborted") != 0) {
-			sum += runs[i].finished - runs[i].started;
-			k++;
-		} else if (strcmp(runs[i].status, "started") == 0) {
-			cur_started = runs[i].started;
-		}
-	}
-	free(runs);
-	if (k == 0)
+	size_t k;
+	double sum, cur_started;
+	if (store_job_run_times(st, sj->id, &k, &sum, &cur_started) < 0 || k == 0)
 		return false;
 	double eta = sum / (double)k * (double)left;
 	if (cur_started > 0)

@@ -97,7 +97,13 @@ static void test_store(void)
 	snprintf(r.kernel_release, sizeof(r.kernel_release), "6.1.0-test");
 	snprintf(r.boot_id, sizeof(r.boot_id), "boot-1");
 	int64_t run_id;
+	r.started = 1000;
 	T_EQ_INT(store_run_begin(st, &r, &run_id), 0);
+	size_t tn;
+	double tsum, tcur;
+	T_EQ_INT(store_job_run_times(st, id, &tn, &tsum, &tcur), 0);
+	T_EQ_INT(tn, 0);
+	T_NEAR(tcur, 1000, 1e-9);
 	struct store_run *started;
 	size_t ns;
 	T_EQ_INT(store_runs_started(st, &started, &ns), 0);
@@ -111,8 +117,13 @@ static void test_store(void)
 	struct store_series ser = { "vmstat.pswpout", blob, sizeof(blob), 3 };
 	snprintf(r.status, sizeof(r.status), "ok");
 	r.exit_code = 0;
+	r.finished = 1012.5;
 	T_EQ_INT(store_run_finish(st, &r, "finished", &m, &ser, 1), 0);
 	wl_metrics_free(&m);
+	T_EQ_INT(store_job_run_times(st, id, &tn, &tsum, &tcur), 0);
+	T_EQ_INT(tn, 1);
+	T_NEAR(tsum, 12.5, 1e-9);
+	T_NEAR(tcur, 0, 1e-9);
 	free(steps);
 	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
 	T_EQ_STR(steps[0].status, "finished");
