@@ -36,7 +36,7 @@ name = swappy-100
 sysctl vm.swappiness = 100
 [workload vm]
 type = stress-ng
-args = --vm 1 --vm-bytes 1G --vm-keep --vm-method lfsr32 --timeout 8
+args = --vm 2 --vm-bytes 1G --vm-keep --vm-method lfsr32 --timeout 10
 memory.max = 128M
 JOB
 $KAB check "$IT_TMP/z.job" >"$IT_TMP/norm" 2>"$IT_TMP/err"
