@@ -50,8 +50,13 @@ check "the log shows zswap set for the job" grep -q "swap: $Z/enabled=Y" "$IT_TM
 check "both runs ok" [ "$(sql "$db" "select count(*) from runs where status = 'ok'")" = 2 ]
 m() { sql "$db" "select cast(min(value) as int) from metrics where name = '$1'"; }
 check "zswap took pages in every run (zswpout min $(m vmstat.zswpout))" [ "$(m vmstat.zswpout)" -gt 0 ]
-check "the 1% pool wrote back to zram in every run (zswpwb min $(m vmstat.zswpwb), pswpout min $(m vmstat.pswpout))" \
-	[ "$(m vmstat.zswpwb)" -gt 0 -a "$(m vmstat.pswpout)" -gt 0 ]
+# zram behind zswap gets pages in every run: written back, or stored there
+# when the full pool rejects them. How much of that is writeback (the
+# kernel's asynchronous shrink worker) varies from run to run, so the
+# writeback itself is asserted over the job.
+check "zram behind the 1% pool got pages in every run (pswpout min $(m vmstat.pswpout))" [ "$(m vmstat.pswpout)" -gt 0 ]
+wb=$(sql "$db" "select cast(sum(value) as int) from metrics where name = 'vmstat.zswpwb'")
+check "the pool wrote back to zram (zswpwb $wb over the job, min $(m vmstat.zswpwb) a run)" [ "${wb:-0}" -gt 0 ]
 check "the runs recorded zswap on in force" [ "$(sql "$db" "select count(*) from runs where knobs like '%$Z/enabled=Y%'")" = 2 ]
 $KAB report 1 --db "$db" >"$IT_TMP/report"
 check "the table has zswpout and zswpwb" bash -c "grep -q 'vmstat.zswpout' '$IT_TMP/report' && grep -q 'vmstat.zswpwb' '$IT_TMP/report'"
