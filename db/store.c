@@ -82,6 +82,20 @@ static const char *const migrations[] = {
 	"  dir TEXT, image TEXT, system_map TEXT, config_path TEXT, modules TEXT, log_path TEXT,"
 	"  inputs_key TEXT NOT NULL, kab_version TEXT NOT NULL, schema_version INTEGER NOT NULL);"
 	"CREATE INDEX builds_inputs ON builds(inputs_key, status);",
+	/* 6: jobs that boot kernels: each switch and the boot that followed,
+	 * the plan's boot of each step and its run inside that boot, and the
+	 * initramfs a build boots with */
+	"CREATE TABLE boots ("
+	"  id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL REFERENCES jobs(id), slot INTEGER NOT NULL,"
+	"  variant_idx INTEGER NOT NULL, build_id INTEGER NOT NULL REFERENCES builds(id), method TEXT NOT NULL,"
+	"  status TEXT NOT NULL, reason TEXT, from_boot_id TEXT NOT NULL, switch_at REAL NOT NULL, prep_s REAL,"
+	"  cmdline TEXT NOT NULL, boot_id TEXT, kernel_release TEXT, booted_cmdline TEXT, ready_at REAL,"
+	"  uptime_s REAL, kexec_s REAL);"
+	"CREATE INDEX boots_job ON boots(job_id, id);"
+	"ALTER TABLE steps ADD COLUMN boot INTEGER NOT NULL DEFAULT -1;"
+	"ALTER TABLE steps ADD COLUMN rep INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE builds ADD COLUMN initrd TEXT;"
+	"ALTER TABLE builds ADD COLUMN kind TEXT NOT NULL DEFAULT 'build';",
 };
 
 sqlite3 *store_sqlite(struct store *s) { return s->db; }
@@ -380,7 +394,8 @@ int store_steps_create(struct store *s, int64_t job_id, const struct store_step 
 		return r;
 	{
 		_cleanup_stmt_ sqlite3_stmt *st = NULL;
-		r = prepare(s, "INSERT INTO steps (job_id, seq, pair, variant_idx, workload_idx, status) VALUES (?,?,?,?,?,'pending')", &st);
+		r = prepare(s, "INSERT INTO steps (job_id, seq, pair, variant_idx, workload_idx, status, boot, rep)"
+			       " VALUES (?,?,?,?,?,'pending',?,?)", &st);
 		for (size_t i = 0; r >= 0 && i < n; i++) {
 			sqlite3_reset(st);
 			sqlite3_bind_int64(st, 1, job_id);
@@ -388,6 +403,8 @@ int store_steps_create(struct store *s, int64_t job_id, const struct store_step 
 			sqlite3_bind_int(st, 3, steps[i].pair);
 			sqlite3_bind_int(st, 4, steps[i].variant);
 			sqlite3_bind_int(st, 5, steps[i].workload);
+			sqlite3_bind_int(st, 6, steps[i].boot);
+			sqlite3_bind_int(st, 7, steps[i].rep);
 			r = step_done(s, st);
 		}
 	}
@@ -401,7 +418,7 @@ int store_steps_create(struct store *s, int64_t job_id, const struct store_step 
 int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, size_t *ret_n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "SELECT id, seq, pair, variant_idx, workload_idx, status FROM steps WHERE job_id = ? ORDER BY seq", &st);
+	int r = prepare(s, "SELECT id, seq, pair, variant_idx, workload_idx, status, boot, rep FROM steps WHERE job_id = ? ORDER BY seq", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
@@ -422,6 +439,8 @@ int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, s
 		x->variant = sqlite3_column_int(st, 3);
 		x->workload = sqlite3_column_int(st, 4);
 		col_text(st, 5, x->status, sizeof(x->status));
+		x->boot = sqlite3_column_int(st, 6);
+		x->rep = sqlite3_column_int(st, 7);
 	}
 	if (rc != SQLITE_DONE) {
 		free(v);

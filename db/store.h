@@ -8,7 +8,7 @@
 struct job;
 struct wl_metrics;
 
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 
 struct store;
 
@@ -60,7 +60,9 @@ int store_last_run_metric(struct store *s, const char *name, int64_t *ret_run, d
 struct store_step {
 	int64_t id;
 	int seq, pair, variant, workload;
-	char status[16];   /* pending | started | finished | aborted | skipped */
+	char status[16];   /* pending | started | finished | aborted | skipped | boot-failed */
+	int boot;          /* the plan's boot (jobs that boot kernels); -1: none */
+	int rep;           /* the run's index inside its boot */
 };
 int store_steps_create(struct store *s, int64_t job_id, const struct store_step *steps, size_t n);
 int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, size_t *ret_n);

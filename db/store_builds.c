@@ -10,7 +10,8 @@
 
 #define COLS "id, created, finished, status, reason, tree, base_ref, base_sha, series, patches, series_hash," \
 	     " config_source, config_hash, compiler, duration_s, warnings, objects, log_tail, kernelrelease," \
-	     " dir, image, system_map, config_path, modules, log_path, inputs_key"
+	     " dir, image, system_map, config_path, modules, log_path, inputs_key," \
+	     " initrd, kind"
 
 static int db_err(struct store *s, const char *what)
 {
@@ -66,13 +67,15 @@ static void read_row(sqlite3_stmt *st, struct store_build *b)
 	b->modules = col_dup(st, 23);
 	b->log_path = col_dup(st, 24);
 	col_copy(st, 25, b->inputs_key, sizeof(b->inputs_key));
+	b->initrd = col_dup(st, 26);
+	col_copy(st, 27, b->kind, sizeof(b->kind));
 }
 
 void store_build_clear(struct store_build *b)
 {
 	char **fields[] = { &b->reason, &b->tree, &b->base_ref, &b->series, &b->patches, &b->config_source,
 			    &b->compiler, &b->log_tail, &b->dir, &b->image, &b->system_map, &b->config_path,
-			    &b->modules, &b->log_path };
+			    &b->modules, &b->log_path, &b->initrd };
 	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
 		free(*fields[i]);
 		*fields[i] = NULL;
@@ -91,8 +94,8 @@ int store_build_begin(struct store *s, const struct store_build *b, int64_t *ret
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(store_sqlite(s),
 			       "INSERT INTO builds (created, status, tree, base_ref, base_sha, series, patches, series_hash,"
-			       " config_source, config_hash, compiler, inputs_key, kab_version, schema_version)"
-			       " VALUES (?, 'building', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+			       " config_source, config_hash, compiler, inputs_key, kab_version, schema_version, kind)"
+			       " VALUES (?, 'building', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
 		return db_err(s, "prepare");
 	sqlite3_bind_double(st, 1, util_real_now());
 	bind_str(st, 2, b->tree);
@@ -107,6 +110,7 @@ int store_build_begin(struct store *s, const struct store_build *b, int64_t *ret
 	bind_str(st, 11, b->inputs_key);
 	bind_str(st, 12, KAB_VERSION);
 	sqlite3_bind_int(st, 13, STORE_SCHEMA_VERSION);
+	bind_str(st, 14, b->kind[0] ? b->kind : "build");
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -121,7 +125,7 @@ int store_build_finish(struct store *s, const struct store_build *b)
 	if (sqlite3_prepare_v2(store_sqlite(s),
 			       "UPDATE builds SET finished = ?, status = ?, reason = ?, duration_s = ?, warnings = ?,"
 			       " objects = ?, log_tail = ?, kernelrelease = ?, dir = ?, image = ?, system_map = ?,"
-			       " config_path = ?, modules = ?, log_path = ?, config_hash = ? WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+			       " config_path = ?, modules = ?, log_path = ?, config_hash = ?, initrd = ? WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
 		return db_err(s, "prepare");
 	sqlite3_bind_double(st, 1, util_real_now());
 	bind_str(st, 2, b->status);
@@ -138,7 +142,8 @@ int store_build_finish(struct store *s, const struct store_build *b)
 	bind_str(st, 13, b->modules);
 	bind_str(st, 14, b->log_path);
 	bind_str(st, 15, b->config_hash);
-	sqlite3_bind_int64(st, 16, b->id);
+	bind_str(st, 16, b->initrd);
+	sqlite3_bind_int64(st, 17, b->id);
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_err(s, "update build");

@@ -25,6 +25,8 @@ struct store_build {
 	char kernelrelease[128];
 	char *dir, *image, *system_map, *config_path, *modules, *log_path;
 	char inputs_key[65];    /* sha256 of everything the build depends on */
+	char *initrd;           /* the initramfs it boots with; NULL: none */
+	char kind[8];           /* build (kab built it) | image (a kernel image file the job names) */
 };
 
 /* Records a build that starts now (status building); *ret_id its id. */

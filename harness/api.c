@@ -5,6 +5,7 @@
 #include "report.h"
 #include "sampler.h"
 #include "store.h"
+#include "store_boots.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -223,12 +224,42 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 		}
 		sb_puts(b, "]");
 	}
+	/* a job that boots kernels: every switch and the boot that followed */
+	struct store_boot *boots = NULL;
+	size_t nb = 0;
+	if (store_boots_load(st, rq->id, &boots, &nb) == 0 && nb) {
+		sb_puts(b, ", \"boots\": [");
+		for (size_t i = 0; i < nb; i++) {
+			const struct store_boot *x = &boots[i];
+			sb_printf(b, "%s{\"slot\": %d, \"variant\": ", i ? ", " : "", x->slot + 1);
+			httpd_json_str(b, name_at(jn.variants, jn.j ? jn.j->n_variants : 0, x->variant));
+			sb_printf(b, ", \"build\": %lld, \"method\": ", (long long)x->build_id);
+			httpd_json_str(b, x->method);
+			sb_puts(b, ", \"status\": ");
+			httpd_json_str(b, x->status);
+			sb_puts(b, ", \"reason\": ");
+			httpd_json_str(b, x->reason[0] ? x->reason : NULL);
+			sb_puts(b, ", \"boot_id\": ");
+			httpd_json_str(b, x->boot_id[0] ? x->boot_id : NULL);
+			sb_puts(b, ", \"kernel_release\": ");
+			httpd_json_str(b, x->kernel_release[0] ? x->kernel_release : NULL);
+			sb_puts(b, ", \"switch_at\": ");
+			json_time(b, x->switch_at);
+			if (x->ready_at > 0)
+				sb_printf(b, ", \"prep_s\": %.3f, \"uptime_s\": %.3f, \"kexec_s\": %.3f}", x->prep_s, x->uptime_s,
+					  x->kexec_s);
+			else
+				sb_puts(b, ", \"prep_s\": null, \"uptime_s\": null, \"kexec_s\": null}");
+		}
+		sb_puts(b, "]");
+	}
+	free(boots);
 	size_t done = 0, skipped = 0;
 	const struct store_step *cur = NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(steps[i].status, "finished") == 0 || strcmp(steps[i].status, "aborted") == 0)
 			done++;
-		else if (strcmp(steps[i].status, "skipped") == 0)
+		else if (strcmp(steps[i].status, "skipped") == 0 || strcmp(steps[i].status, "boot-failed") == 0)
 			skipped++;
 		else if (strcmp(steps[i].status, "started") == 0)
 			cur = &steps[i];

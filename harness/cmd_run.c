@@ -71,7 +71,7 @@ int cmd_run(int argc, char **argv)
 			diags_free(&d);
 			return 2;
 		}
-		exec_refuse_builds(j, &d);
+		exec_refuse_boots(j, &d);
 		if (d.n) {
 			diags_print(&d, stderr);
 			diags_free(&d);

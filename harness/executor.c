@@ -7,6 +7,10 @@
 #include "knobs.h"
 #include "fcount.h"
 #include "build.h"
+#include "kexec.h"
+#include "reboot.h"
+#include "store_boots.h"
+#include "store_builds.h"
 #include "provenance.h"
 #include "sampler.h"
 #include "store.h"
@@ -22,6 +26,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+#include <linux/magic.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,7 +48,11 @@ static uint64_t xorshift(uint64_t *s)
 
 int exec_plan(const struct job *j, struct store_step **ret, size_t *ret_n)
 {
-	size_t nv = j->n_variants, n = (size_t)j->pairs * j->n_workloads * nv;
+	/* a job that boots kernels: a pair is one boot of each variant, with
+	 * runs_per_boot runs of each workload inside it */
+	bool boots = job_boots_kernels(j);
+	size_t reps = boots ? j->runs_per_boot : 1;
+	size_t nv = j->n_variants, n = (size_t)j->pairs * j->n_workloads * nv * reps;
 	struct store_step *v = calloc(n ? n : 1, sizeof(*v));
 	int *perm = calloc(nv, sizeof(int));
 	if (!v || !perm) {
@@ -70,15 +81,17 @@ int exec_plan(const struct job *j, struct store_step **ret, size_t *ret_n)
 		}
 		for (size_t i = 0; i < nv; i++)
 			perm[i] = reversed ? (int)(nv - 1 - i) : (int)i;
-		for (size_t w = 0; w < j->n_workloads; w++)
-			for (size_t i = 0; i < nv; i++) {
-				v[k].seq = (int)k;
-				v[k].pair = (int)p;
-				v[k].variant = perm[i];
-				v[k].workload = (int)w;
-				snprintf(v[k].status, sizeof(v[k].status), "pending");
-				k++;
-			}
+		/* runtime variants alternate inside each workload; kernels
+		 * alternate between boots, every workload inside each */
+		for (size_t outer = 0; outer < (boots ? nv : j->n_workloads); outer++)
+			for (size_t inner = 0; inner < (boots ? j->n_workloads : nv); inner++)
+				for (size_t r = 0; r < reps; r++) {
+					size_t vi = boots ? outer : inner, w = boots ? inner : outer;
+					v[k] = (struct store_step){ .seq = (int)k, .pair = (int)p, .variant = perm[vi], .workload = (int)w,
+								    .boot = boots ? (int)(p * nv + vi) : -1, .rep = (int)r };
+					snprintf(v[k].status, sizeof(v[k].status), "pending");
+					k++;
+				}
 	}
 	free(perm);
 	*ret = v;
@@ -836,13 +849,290 @@ static void on_build_stage(void *ctx, const char *name, const char *stage)
 	store_job_set_status(p->st, p->job_id, "running", msg);
 }
 
-void exec_refuse_builds(const struct job *j, struct diags *d)
+/* ---- jobs that boot kernels ---- */
+
+struct boots {
+	struct store_build *b;  /* each variant's build */
+	int current;            /* the plan's boot this boot is; -1: none of them */
+};
+
+static void boots_free(struct boots *bc, size_t n)
+{
+	if (!bc->b)
+		return;
+	for (size_t i = 0; i < n; i++)
+		store_build_clear(&bc->b[i]);
+	free(bc->b);
+	bc->b = NULL;
+}
+
+static double uptime_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void running_kernel(char *cmdline, size_t clen, char *release, size_t rlen)
+{
+	char *c = NULL;
+	snprintf(cmdline, clen, "%s", util_read_line("/proc/cmdline", &c) == 0 ? c : "");
+	free(c);
+	struct utsname u;
+	snprintf(release, rlen, "%s", uname(&u) == 0 ? u.release : "");
+}
+
+/* The database must outlive a reboot: not on tmpfs or ramfs. */
+static int db_survives_reboot(const struct store *st, char *why, size_t len)
+{
+	const char *path = store_path(st);
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s", path && path[0] ? path : "/");
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir)
+		*slash = 0;
+	struct statfs sf;
+	if (statfs(dir, &sf) == 0 && (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC)) {
+		snprintf(why, len, "the database %s is on %s, which a reboot empties: a job that boots kernels keeps its state across boots; use a database on a disk (kabd --db /var/lib/kab/kab.db)",
+			 path, sf.f_type == TMPFS_MAGIC ? "tmpfs" : "ramfs");
+		return -EINVAL;
+	}
+	if (!path || !path[0]) {
+		snprintf(why, len, "an in-memory database does not survive a reboot");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* After a boot: judges the switch the last boot recorded, and finds which
+ * of the plan's boots this one is. */
+static int boots_arrive(struct store *st, const struct job *j, int64_t job_id, const char *boot_id, struct boots *bc)
+{
+	struct store_boot *v = NULL;
+	size_t n = 0;
+	int r = store_boots_load(st, job_id, &v, &n);
+	if (r < 0)
+		return r;
+	bc->current = -1;
+	struct store_boot *last = n ? &v[n - 1] : NULL;
+	if (last && strcmp(last->status, "switching") == 0) {
+		if (strcmp(last->from_boot_id, boot_id) == 0) {
+			/* kab stopped between recording the switch and making it */
+			snprintf(last->status, sizeof(last->status), "abandoned");
+			snprintf(last->reason, sizeof(last->reason), "the switch was not made: kab stopped before the kexec");
+		} else {
+			char release[128];
+			running_kernel(last->booted_cmdline, sizeof(last->booted_cmdline), release, sizeof(release));
+			snprintf(last->kernel_release, sizeof(last->kernel_release), "%s", release);
+			snprintf(last->boot_id, sizeof(last->boot_id), "%s", boot_id);
+			const struct store_build *b = &bc->b[last->variant];
+			bool ok = kexec_judge(last->build_id, b->kernelrelease, last->booted_cmdline, release, last->reason,
+					      sizeof(last->reason));
+			snprintf(last->status, sizeof(last->status), "%s", ok ? "ok" : "failed");
+			last->ready_at = util_real_now();
+			last->uptime_s = uptime_s();
+			last->kexec_s = last->prep_s + last->uptime_s;
+			if (ok)
+				log_info("boot %d of the plan: build %lld (%s, variant %s) is up, %.2f s from the switch decision (%.2f s preparing, %.2f s since the kernel started)",
+					 last->slot + 1, (long long)last->build_id, release, j->variants[last->variant].name,
+					 last->kexec_s, last->prep_s, last->uptime_s);
+			else
+				log_warn("boot %d of the plan failed: %s", last->slot + 1, last->reason);
+		}
+		if ((r = store_boot_finish(st, last)) < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i].status, "ok") == 0 && strcmp(v[i].boot_id, boot_id) == 0)
+			bc->current = v[i].slot;
+out:
+	free(v);
+	return r;
+}
+
+/* Loads each variant's build, and judges the boot we are in. */
+static int boots_start(struct store *st, const struct job *j, int64_t job_id, const char *boot_id,
+		       const int64_t *builds, struct boots *bc)
+{
+	if (!(bc->b = calloc(j->n_variants, sizeof(*bc->b))))
+		return -ENOMEM;
+	for (size_t i = 0; i < j->n_variants; i++) {
+		int r = store_build_get(st, builds[i], &bc->b[i]);
+		if (r < 0) {
+			log_error("variant %s: build %lld is not in the database", j->variants[i].name, (long long)builds[i]);
+			return r;
+		}
+	}
+	return boots_arrive(st, j, job_id, boot_id, bc);
+}
+
+static size_t failed_boots(struct store *st, int64_t job_id, int variant)
+{
+	struct store_boot *v = NULL;
+	size_t n = 0, k = 0;
+	if (store_boots_load(st, job_id, &v, &n) < 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		k += v[i].variant == variant && strcmp(v[i].status, "failed") == 0;
+	free(v);
+	return k;
+}
+
+/* What a variant's boot is given: its image, initrd and command line. */
+static int boot_target(const struct job *j, const struct boots *bc, int variant, int64_t build_id, const char **image,
+		       const char **initrd, char *cmdline, size_t len, struct strbuf *err)
+{
+	const struct job_variant *var = &j->variants[variant];
+	const struct store_build *b = &bc->b[variant];
+	*image = b->image;
+	*initrd = var->initrd ? var->initrd : b->initrd;
+	char cur[4096], release[128];
+	running_kernel(cur, sizeof(cur), release, sizeof(release));
+	if (!*image) {
+		sb_printf(err, "variant %s: build %lld has no image", var->name, (long long)build_id);
+		return -EINVAL;
+	}
+	if (kexec_cmdline(cur, build_id, j->panic_s, var->cmdline, cmdline, len) < 0) {
+		sb_printf(err, "variant %s: the command line for build %lld is longer than %zu characters", var->name,
+			  (long long)build_id, len - 1);
+		return -EINVAL;
+	}
+	return kexec_preflight(*image, *initrd, cmdline, err);
+}
+
+/* switch = reboot: a one-shot boot entry for the build, then the
+ * reboot; -EINPROGRESS once the reboot is under way. */
+static int boots_reboot(struct store *st, const struct job *j, const struct store_boot *b, const char *image,
+			const char *initrd, const char *cmdline, struct strbuf *err)
+{
+	(void)j;
+	struct kreboot_target t = { .build_id = b->build_id, .image = image, .initrd = initrd, .cmdline = cmdline };
+	enum kreboot_loader l;
+	char esp[4096];
+	struct store_build bb = { 0 };
+	if (store_build_get(st, b->build_id, &bb) == 0)
+		t.kernelrelease = bb.kernelrelease;
+	struct kreboot_plan plan = { 0 };
+	double t0 = util_mono_now();
+	int r = kreboot_detect("/", &l, esp, sizeof(esp), err);
+	if (r == 0)
+		r = kreboot_plan_make(&t, l, "/", &plan, err);
+	if (r == 0) {
+		kreboot_plan_print(&plan, stderr);
+		sync();
+		store_boot_prepared(st, b->id, util_mono_now() - t0);
+		store_checkpoint(st);
+		sync();
+		r = kreboot_plan_run(&plan, false, err);
+	}
+	kreboot_plan_free(&plan);
+	store_build_clear(&bb);
+	return r == 0 ? -EINPROGRESS : r;
+}
+
+/* Leaves this boot for the plan's boot of step: records the switch, puts
+ * the machine back as it was (swap, cgroups), syncs and kexecs. Returns
+ * only when the switch could not be made (an error, recorded), or 1 when
+ * the step's variant is boot-failed (its steps marked). */
+static int boots_switch(struct store *st, const struct job *j, int64_t job_id, const char *boot_id, struct boots *bc,
+			const struct store_step *step, struct job_swap_state *sw)
+{
+	int v = step->variant;
+	const struct job_variant *var = &j->variants[v];
+	size_t failed = failed_boots(st, job_id, v);
+	if (failed >= j->boot_attempts) {
+		int k = 0;
+		store_steps_boot_failed(st, job_id, v, &k);
+		log_error("variant %s is boot-failed: build %lld did not come up in %zu attempts; %d of its runs will not happen",
+			  var->name, (long long)bc->b[v].id, failed, k);
+		return 1;
+	}
+	double t0 = util_mono_now();
+	const char *image, *initrd;
+	char cmdline[4096];
+	struct strbuf err = { 0 };
+	int r = boot_target(j, bc, v, bc->b[v].id, &image, &initrd, cmdline, sizeof(cmdline), &err);
+	if (r < 0)
+		goto fail_early;
+	struct store_boot b = { .job_id = job_id, .slot = step->boot, .variant = v, .build_id = bc->b[v].id,
+				.switch_at = util_real_now() };
+	snprintf(b.method, sizeof(b.method), "%s", job_switch_name(j->switch_mode));
+	snprintf(b.from_boot_id, sizeof(b.from_boot_id), "%s", boot_id);
+	snprintf(b.cmdline, sizeof(b.cmdline), "%s", cmdline);
+	char msg[512];
+	snprintf(msg, sizeof(msg), "switching to build %lld (%s, variant %s) for step %d: boot %d of %zu", (long long)b.build_id,
+		 bc->b[v].kernelrelease, var->name, step->seq + 1, step->boot + 1, (size_t)j->pairs * j->n_variants);
+	if ((r = store_boot_begin(st, &b, &b.id)) < 0)
+		goto fail_early;
+	store_job_set_status(st, job_id, "running", msg);
+	log_info("%s%s", msg, failed ? " (after a failed boot)" : "");
+	/* the machine as it was before the job, in every boot */
+	swap_teardown(st, sw);
+	cg_remove_parent();
+	if (j->switch_mode == JOB_SWITCH_REBOOT) {
+		r = boots_reboot(st, j, &b, image, initrd, cmdline, &err);
+	} else if ((r = kexec_load(image, initrd, cmdline, &err)) == 0) {
+		sync();
+		store_boot_prepared(st, b.id, util_mono_now() - t0);
+		store_checkpoint(st);
+		sync();
+		r = kexec_exec(&err);
+	}
+	if (r == -EINPROGRESS) {
+		sb_free(&err);
+		return r;
+	}
+	/* still here: the switch failed before leaving this boot */
+	snprintf(b.status, sizeof(b.status), "abandoned");
+	snprintf(b.reason, sizeof(b.reason), "%.500s", err.buf ? err.buf : strerror(-r));
+	store_boot_finish(st, &b);
+fail_early:
+	log_error("cannot switch to variant %s: %s", var->name, err.buf ? err.buf : strerror(-r));
+	snprintf(msg, sizeof(msg), "cannot switch to variant %s: %.400s", var->name, err.buf ? err.buf : strerror(-r));
+	store_job_set_status(st, job_id, "failed", msg);
+	sb_free(&err);
+	return r < 0 ? r : -EIO;
+}
+
+/* Checks for a job that boots kernels, before any run: where the state
+ * lives, and that this machine can switch. */
+static void boots_preflight(const struct store *st, const struct job *j, struct diags *d)
+{
+	char why[512];
+	if (db_survives_reboot(st, why, sizeof(why)) < 0)
+		diags_add(d, j->file, 0, "%s", why);
+	if (j->switch_mode == JOB_SWITCH_KEXEC && kexec_supported(why, sizeof(why)) < 0)
+		diags_add(d, j->file, 0, "%s: set switch = reboot in [job] to switch with a one-shot boot entry instead", why);
+}
+
+void exec_refuse_boots(const struct job *j, struct diags *d)
 {
 	for (size_t i = 0; i < j->n_variants; i++)
-		if (strcmp(j->variants[i].kernel, "build") == 0)
+		if (strcmp(j->variants[i].kernel, "running") != 0) {
 			diags_add(d, j->file, j->variants[i].line,
-				  "variant %s needs its kernel build booted, and switching kernels comes with kexec (not in this kab): build the kernels with kab build JOB",
+				  "variant %s boots a kernel of its own, so the job goes on across reboots: run it under kabd, which resumes it after each boot (systemctl start kabd; kab submit JOB); kab build JOB builds the kernels alone",
 				  j->variants[i].name);
+			return;
+		}
+}
+
+/* Builds (or reuses) the kernels of a job's variants; their ids go in builds. */
+static int exec_builds(struct store *st, const struct job *j, int64_t job_id, int64_t *builds)
+{
+	struct build_progress bp = { .st = st, .job_id = job_id };
+	struct kbuild_opts o = { .progress = on_build_stage, .progress_ctx = &bp, .variant_builds = builds };
+	struct strbuf err = { 0 };
+	if (job_has_builds(j))
+		store_job_set_status(st, job_id, "running", "building kernels");
+	int r = kbuild_job(st, j, &o, &err);
+	if (r < 0) {
+		log_error("%s", err.buf ? err.buf : strerror(-r));
+		char reason[768];
+		snprintf(reason, sizeof(reason), "kernel build failed: %.700s", err.buf ? err.buf : strerror(-r));
+		store_job_set_status(st, job_id, "failed", reason);
+	}
+	sb_free(&err);
+	return r;
 }
 
 int exec_job(struct store *st, const struct job *j, int64_t job_id)
@@ -856,32 +1146,33 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	struct store_step *steps = NULL;
 	size_t n = 0;
 	int r;
+	bool boots = job_boots_kernels(j), swap_up = false;
+	struct boots bc = { .current = -1 };
+	int64_t *builds = NULL;
 
 	struct diags d = { 0 };
-	if (job_has_builds(j)) {
-		/* build (or reuse) the kernels first, so that they are ready
-		 * when the kexec switch comes; the stage goes in the job's reason */
-		struct build_progress bp = { .st = st, .job_id = job_id };
-		struct kbuild_opts o = { .progress = on_build_stage, .progress_ctx = &bp };
-		struct strbuf err = { 0 };
-		store_job_set_status(st, job_id, "running", "building kernels");
-		r = kbuild_job(st, j, &o, &err);
-		if (r < 0) {
-			log_error("%s", err.buf ? err.buf : strerror(-r));
+	if (boots) {
+		boots_preflight(st, j, &d);
+		if (d.n) {
+			diags_print(&d, stderr);
 			char reason[768];
-			snprintf(reason, sizeof(reason), "kernel build failed: %.700s", err.buf ? err.buf : strerror(-r));
+			snprintf(reason, sizeof(reason), "%.700s", d.v[0].msg);
+			diags_free(&d);
 			store_job_set_status(st, job_id, "failed", reason);
-			sb_free(&err);
+			r = -EINVAL;
 			goto out;
 		}
-		sb_free(&err);
-		exec_refuse_builds(j, &d);
-		diags_print(&d, stderr);
-		diags_free(&d);
-		store_job_set_status(st, job_id, "failed",
-				     "its kernels are built (kab builds lists them); running on them needs the kexec switch, not in this kab");
-		r = -EINVAL;
-		goto out;
+		if (!(builds = calloc(j->n_variants, sizeof(*builds)))) {
+			r = -ENOMEM;
+			goto out;
+		}
+		/* build (or reuse) the kernels first: the first switch needs them */
+		if ((r = exec_builds(st, j, job_id, builds)) < 0)
+			goto out;
+		if ((r = boots_start(st, j, job_id, boot_id, builds, &bc)) < 0) {
+			store_job_set_status(st, job_id, "failed", "the job's builds or boots could not be read from the database");
+			goto out;
+		}
 	}
 	preflight_limits(j, &d);
 	knob_preflight(st, job_id, boot_id, j->variants, j->n_variants, j->file, &d);
@@ -903,10 +1194,6 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 		workloads_finish(st, j, job_id);
 		goto out;
 	}
-	if ((r = swap_setup(st, j, job_id, boot_id, &sw)) < 0) {
-		store_job_set_status(st, job_id, "failed", "swap could not be set up");
-		goto out;
-	}
 	size_t done = 0, total = n;
 	/* a step whose run was aborted (a signal, a crash) runs again: the
 	 * aborted run is kept as a record and never counted */
@@ -918,12 +1205,48 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 			done++;
 	double job_t0 = util_mono_now();
 	size_t ran = 0;
+	bool boot_failed = false;
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(steps[i].status, "pending") != 0)
 			continue;
 		if (check_interrupted()) {
 			r = -EINTR;
 			break;
+		}
+		if (boots && steps[i].boot != bc.current) {
+			r = boots_switch(st, j, job_id, boot_id, &bc, &steps[i], &sw);
+			swap_up = false;
+			if (r == 1) { /* the variant is boot-failed: its steps are marked */
+				boot_failed = true;
+				for (size_t k = i; k < n; k++)
+					if (steps[k].variant == steps[i].variant && strcmp(steps[k].status, "pending") == 0)
+						snprintf(steps[k].status, sizeof(steps[k].status), "boot-failed");
+				if (j->on_boot_failure == JOB_BOOTFAIL_ABORT) {
+					char msg[256];
+					snprintf(msg, sizeof(msg), "variant %s is boot-failed (its kernel did not come up in %u attempts); on_boot_failure = abort",
+						 j->variants[steps[i].variant].name, j->boot_attempts);
+					store_job_set_status(st, job_id, "failed", msg);
+					workloads_finish(st, j, job_id);
+					r = -ECANCELED;
+					goto out;
+				}
+				r = 0;
+				continue;
+			}
+			if (r == -EINPROGRESS) { /* rebooting: wait for the stop signal */
+				while (!check_interrupted())
+					signal_wait(1.0);
+				r = -EINTR;
+				break;
+			}
+			goto out; /* the switch could not be made; the job is failed */
+		}
+		if (!swap_up) {
+			if ((r = swap_setup(st, j, job_id, boot_id, &sw)) < 0) {
+				store_job_set_status(st, job_id, "failed", "swap could not be set up");
+				goto out;
+			}
+			swap_up = true;
 		}
 		done++;
 		char eta[64] = "";
@@ -951,13 +1274,15 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 		store_job_set_status(st, job_id, "cancelled", "interrupted by a signal");
 	} else {
 		adaptive_finish(st, j, job_id);
-		store_job_set_status(st, job_id, "done", NULL);
+		store_job_set_status(st, job_id, "done", boot_failed ? "finished without a variant whose kernel did not come up (boot-failed)" : NULL);
 		workloads_finish(st, j, job_id);
 	}
 out:
 	swap_teardown(st, &sw);
 	cg_remove_parent();
 	free(steps);
+	free(builds);
+	boots_free(&bc, j->n_variants);
 	check_interrupted();
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return r;

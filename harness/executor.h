@@ -23,6 +23,7 @@ int exec_recover(struct store *st);
  * (failed runs included), -EINTR when interrupted (SIGINT/SIGTERM), or
  * another -errno when it could not run at all. */
 int exec_job(struct store *st, const struct job *j, int64_t job_id);
-/* Reports each variant whose kernel is a build: runs need them booted. */
+/* kab run refuses a job whose variants boot kernels: it goes on across
+ * reboots, which kabd resumes. */
 struct diags;
-void exec_refuse_builds(const struct job *j, struct diags *d);
+void exec_refuse_boots(const struct job *j, struct diags *d);

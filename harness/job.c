@@ -505,6 +505,9 @@ void job_free(struct job *j)
 		free(v->label);
 		free(v->name);
 		free(v->kernel);
+		free(v->image);
+		free(v->initrd);
+		free(v->cmdline);
 		for (size_t k = 0; k < v->n_knobs; k++) {
 			free(v->knobs[k].name);
 			free(v->knobs[k].path);
@@ -537,6 +540,16 @@ void job_free(struct job *j)
 	free(j->workloads);
 	free(j);
 }
+
+bool job_boots_kernels(const struct job *j)
+{
+	for (size_t i = 0; i < j->n_variants; i++)
+		if (j->variants[i].kernel && strcmp(j->variants[i].kernel, "running") != 0)
+			return true;
+	return false;
+}
+
+const char *job_switch_name(enum job_switch s) { return s == JOB_SWITCH_REBOOT ? "reboot" : "kexec"; }
 
 bool job_has_builds(const struct job *j)
 {

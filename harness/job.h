@@ -11,6 +11,8 @@ enum job_order { JOB_ORDER_ABBA, JOB_ORDER_ALTERNATE, JOB_ORDER_RANDOM };
 enum job_swap_kind { JOB_SWAP_NONE, JOB_SWAP_ZRAM, JOB_SWAP_FILE, JOB_SWAP_EXISTING };
 enum job_knob_kind { JOB_KNOB_SYSCTL, JOB_KNOB_SYSFS };
 enum job_tristate { JOB_KEEP, JOB_OFF, JOB_ON };
+enum job_switch { JOB_SWITCH_KEXEC, JOB_SWITCH_REBOOT };
+enum job_boot_failure { JOB_BOOTFAIL_FINISH, JOB_BOOTFAIL_ABORT };
 
 #define JOB_MEM_UNSET 0
 #define JOB_MEM_MAX UINT64_MAX /* "max": no limit */
@@ -31,7 +33,9 @@ struct job_knob {
 struct job_variant {
 	char *label;  /* section label: "A" in [variant A] */
 	char *name;   /* name = ...; defaults to the label */
-	char *kernel; /* "running", or "build": a kernel kab builds (kernels/build.h) */
+	/* "running"; "build": a kernel kab builds (kernels/build.h); "image":
+	 * a kernel image file (image = PATH, initrd = PATH) */
+	char *kernel;
 	struct job_knob *knobs;
 	size_t n_knobs;
 	int line;
@@ -43,6 +47,10 @@ struct job_variant {
 	char **fragments;
 	size_t n_fragments;
 	int tree_line, base_line, series_line, config_line;
+	/* kernel = image: the image and initrd files; initrd also goes with
+	 * kernel = build. cmdline: parameters added to this variant's boots. */
+	char *image, *initrd, *cmdline;
+	int image_line, initrd_line, cmdline_line;
 };
 
 struct job_param {   /* type-specific key of a workload section */
@@ -121,10 +129,24 @@ struct job {
 	struct job_workload *workloads;
 	size_t n_workloads;
 	char *archive;  /* public-inbox base URL for series = lore:ID; NULL: none */
+	/* Jobs whose variants boot kernels (job_boots_kernels): each pair is
+	 * one boot of each variant (boots = pairs), runs_per_boot runs of each
+	 * workload inside a boot (collapsed to their median), switched with
+	 * kexec or a one-shot reboot; a build that fails to come up
+	 * boot_attempts times is boot-failed, and the job finishes without it
+	 * or aborts. Booted kernels get panic=panic_s oops=panic. */
+	unsigned runs_per_boot, boot_attempts, panic_s;
+	enum job_switch switch_mode;
+	enum job_boot_failure on_boot_failure;
+	int boots_line;
 };
 
 /* Whether any variant's kernel is a build. */
 bool job_has_builds(const struct job *j);
+/* Whether any variant boots a kernel of its own (build or image): then
+ * every variant does, and the executor switches kernels between boots. */
+bool job_boots_kernels(const struct job *j);
+const char *job_switch_name(enum job_switch s);
 
 /* Parses and validates a job without touching the machine beyond reads
  * (knob paths exist, programs installed). Every problem goes to d as

@@ -9,6 +9,7 @@
  */
 #include "job.h"
 #include "job_priv.h"
+#include "kexec.h"
 #include "util.h"
 #include "wl.h"
 #include "build.h"
@@ -61,6 +62,8 @@ static const char *const order_choices[] = { "abba", "alternate", "random", NULL
 static const char *const swap_choices[] = { "none", "zram", "file", "existing", NULL };
 static const char *const direction_choices[] = { "higher", "lower", "neutral", NULL };
 static const char *const tristate_choices[] = { "keep", "off", "on", NULL };
+static const char *const switch_choices[] = { "kexec", "reboot", NULL };
+static const char *const bootfail_choices[] = { "finish", "abort", NULL };
 #define JOB_LABEL_MAX 64
 
 #define KEY(s, n, t, o) .sec = (s), .name = (n), .type = (t), .off = (o)
@@ -92,7 +95,16 @@ static const struct keydef keydefs[] = {
 	{ KEY(JOB_SEC_VARIANT, "config", KT_SOURCE, offsetof(struct job_variant, config)) },
 	{ KEY(JOB_SEC_VARIANT, "config.fragment", KT_SOURCES, offsetof(struct job_variant, fragments)),
 	  .off_n = offsetof(struct job_variant, n_fragments), .multiline = true },
+	{ KEY(JOB_SEC_VARIANT, "image", KT_SOURCE, offsetof(struct job_variant, image)) },
+	{ KEY(JOB_SEC_VARIANT, "initrd", KT_SOURCE, offsetof(struct job_variant, initrd)) },
+	{ KEY(JOB_SEC_VARIANT, "cmdline", KT_TEXT, offsetof(struct job_variant, cmdline)), .max = 1024 },
 	{ KEY(JOB_SEC_JOB, "archive", KT_TEXT, offsetof(struct job, archive)), .max = 180 },
+	{ KEY(JOB_SEC_JOB, "boots", KT_UINT, offsetof(struct job, pairs)), .min = 1, .max = JOB_PAIRS_MAX },
+	{ KEY(JOB_SEC_JOB, "runs_per_boot", KT_UINT, offsetof(struct job, runs_per_boot)), .min = 1, .max = 100 },
+	{ KEY(JOB_SEC_JOB, "switch", KT_ENUM, offsetof(struct job, switch_mode)), .choices = switch_choices },
+	{ KEY(JOB_SEC_JOB, "boot_attempts", KT_UINT, offsetof(struct job, boot_attempts)), .min = 1, .max = 10 },
+	{ KEY(JOB_SEC_JOB, "on_boot_failure", KT_ENUM, offsetof(struct job, on_boot_failure)), .choices = bootfail_choices },
+	{ KEY(JOB_SEC_JOB, "panic", KT_UINT, offsetof(struct job, panic_s)), .min = 1, .max = 3600 },
 	{ KEY(JOB_SEC_WORKLOAD, "type", KT_TYPE, offsetof(struct job_workload, type)), .required = true },
 	{ KEY(JOB_SEC_WORKLOAD, "memory.max", KT_MEM, offsetof(struct job_workload, memory_max)), .min = (double)JOB_MEM_FLOOR },
 	{ KEY(JOB_SEC_WORKLOAD, "memory.high", KT_MEM, offsetof(struct job_workload, memory_high)), .min = (double)JOB_MEM_FLOOR },
@@ -127,6 +139,7 @@ struct builder {
 	size_t n_extra;
 	const char *hinted[16];
 	size_t n_hinted;
+	int boot_key_line[6]; /* [job]'s boots ... panic, for a job that boots no kernel */
 };
 
 #define ERR(b, line, ...) diags_add((b)->d, (b)->file, (line), __VA_ARGS__)
@@ -300,7 +313,8 @@ static bool set_source(struct builder *b, const struct keydef *k, const struct j
 			return false;
 		}
 	int *line = strcmp(k->name, "tree") == 0 ? &var->tree_line : strcmp(k->name, "base") == 0 ? &var->base_line
-		  : strcmp(k->name, "series") == 0 ? &var->series_line : &var->config_line;
+		  : strcmp(k->name, "series") == 0 ? &var->series_line : strcmp(k->name, "image") == 0 ? &var->image_line
+		  : strcmp(k->name, "initrd") == 0 ? &var->initrd_line : &var->config_line;
 	if (k->type == KT_SOURCE) {
 		char **at = (char **)((char *)obj + k->off);
 		bool literal = strcmp(k->name, "base") == 0 || (strcmp(k->name, "config") == 0 && is_config_keyword(v));
@@ -383,8 +397,8 @@ static bool set_value(struct builder *b, const struct keydef *k, const struct jo
 			ERR(b, e->line, "bad %s \"%s\": expected an absolute path without \".\", \"..\" or empty components", k->name, v);
 			return false;
 		}
-		if (k->type == KT_KERNEL && strcmp(v, "running") != 0 && strcmp(v, "build") != 0) {
-			ERR(b, e->line, "unknown kernel \"%s\" (choices: running, build)", v);
+		if (k->type == KT_KERNEL && strcmp(v, "running") != 0 && strcmp(v, "build") != 0 && strcmp(v, "image") != 0) {
+			ERR(b, e->line, "unknown kernel \"%s\" (choices: running, build, image)", v);
 			return false;
 		}
 		if (k->type == KT_TYPE && !wl_find(v)) {
@@ -557,7 +571,7 @@ static void unknown_key(struct builder *b, const struct job_section *s, const st
 	}
 	join_list(cands, n, list, sizeof(list));
 	if (s->kind == JOB_SEC_VARIANT)
-		ERR(b, e->line, "unknown key \"%s\" in %s (keys: name, kernel, tree, base, series, config, config.fragment, sysctl NAME, sysfs PATH)", e->key, title);
+		ERR(b, e->line, "unknown key \"%s\" in %s (keys: name, kernel, tree, base, series, config, config.fragment, image, initrd, cmdline, sysctl NAME, sysfs PATH)", e->key, title);
 	else
 		ERR(b, e->line, "unknown key \"%s\" in %s (keys: %s)", e->key, title, list);
 }
@@ -624,6 +638,13 @@ static void build_job_section(struct builder *b, const struct job_section *s)
 	const struct seen *primary = seen_of(seen, JOB_SEC_JOB, "primary");
 	if (pairs->ok && b->j->adaptive.on && !primary->line)
 		ERR(b, pairs->line, "pairs = adaptive stops when every primary metric is decided: name them with primary = METRIC ... in [job]");
+	const struct seen *boots = seen_of(seen, JOB_SEC_JOB, "boots");
+	if (boots->line && pairs->line)
+		ERR(b, boots->line, "give boots or pairs, not both: with kernel variants a pair is one boot of each variant");
+	b->j->boots_line = boots->line;
+	static const char *const boot_keys[] = { "boots", "runs_per_boot", "switch", "boot_attempts", "on_boot_failure", "panic" };
+	for (size_t i = 0; i < ARRAY_SIZE(boot_keys); i++)
+		b->boot_key_line[i] = seen_of(seen, JOB_SEC_JOB, boot_keys[i])->line;
 }
 
 /* [metric NAME]: report settings for a metric or a prefix of them. */
@@ -757,21 +778,48 @@ static bool variant_knob(struct builder *b, const struct job_section *s, const s
 	return true;
 }
 
-/* kernel = build needs tree and base; the other kernels take none of the build keys. */
+/* kernel = build needs tree and base, kernel = image an image; running
+ * takes none of the keys of a kernel of its own. */
 static void check_build_keys(struct builder *b, const struct job_section *s, struct job_variant *v, const struct seen *seen)
 {
-	static const char *const keys[] = { "tree", "base", "series", "config", "config.fragment" };
+	static const char *const build_keys[] = { "tree", "base", "series", "config", "config.fragment" };
+	static const char *const own_keys[] = { "image", "initrd", "cmdline" };
 	char title[128];
 	sec_title(s, title, sizeof(title));
-	if (!v->kernel || strcmp(v->kernel, "build") != 0) {
-		for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-			const struct seen *k = seen_of(seen, JOB_SEC_VARIANT, keys[i]);
-			if (k->line)
-				ERR(b, k->line, "%s applies only to kernel = build, not kernel = %s", keys[i], v->kernel ? v->kernel : "running");
-		}
+	const char *kernel = v->kernel ? v->kernel : "running";
+	bool build = strcmp(kernel, "build") == 0, image = strcmp(kernel, "image") == 0;
+	v->cmdline_line = seen_of(seen, JOB_SEC_VARIANT, "cmdline")->line;
+	for (size_t i = 0; i < ARRAY_SIZE(build_keys) && !build; i++) {
+		const struct seen *k = seen_of(seen, JOB_SEC_VARIANT, build_keys[i]);
+		if (k->line)
+			ERR(b, k->line, "%s applies only to kernel = build, not kernel = %s", build_keys[i], kernel);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(own_keys) && !build && !image; i++) {
+		const struct seen *k = seen_of(seen, JOB_SEC_VARIANT, own_keys[i]);
+		if (k->line)
+			ERR(b, k->line, "%s applies only to a variant that boots its own kernel (kernel = build or image), not kernel = running",
+			    own_keys[i]);
+	}
+	if (v->cmdline && (strchr(v->cmdline, '\'') || strchr(v->cmdline, '"')))
+		ERR(b, v->cmdline_line, "bad cmdline: quotes are not passed on to the kernel as written; give plain parameters");
+	const struct seen *kline = seen_of(seen, JOB_SEC_VARIANT, "kernel");
+	if (image) {
+		if (seen_of(seen, JOB_SEC_VARIANT, "image")->line == 0)
+			ERR(b, kline->line, "missing required key \"image\" in %s: kernel = image needs the kernel image to boot (image = /boot/vmlinuz-6.1.0-57-amd64)",
+			    title);
+		if (!b->check)
+			return;
+		if (v->image && access(v->image, R_OK) != 0)
+			ERR(b, v->image_line, "image %s cannot be read (%s): give the path of a kernel image (bzImage)", v->image, strerror(errno));
+		if (v->initrd && access(v->initrd, R_OK) != 0)
+			ERR(b, v->initrd_line, "initrd %s cannot be read (%s): give the path of an initramfs or leave initrd out", v->initrd,
+			    strerror(errno));
 		return;
 	}
-	const struct seen *kline = seen_of(seen, JOB_SEC_VARIANT, "kernel");
+	if (!build)
+		return;
+	if (seen_of(seen, JOB_SEC_VARIANT, "image")->line)
+		ERR(b, seen_of(seen, JOB_SEC_VARIANT, "image")->line, "image applies only to kernel = image: kernel = build makes its own");
 	if (!seen_of(seen, JOB_SEC_VARIANT, "tree")->line)
 		ERR(b, kline->line, "missing required key \"tree\" in %s: kernel = build needs the git tree to build (tree = /path/to/linux)", title);
 	if (!seen_of(seen, JOB_SEC_VARIANT, "base")->line)
@@ -780,6 +828,9 @@ static void check_build_keys(struct builder *b, const struct job_section *s, str
 		b->oom = true;
 	if (!b->check)
 		return;
+	if (v->initrd && access(v->initrd, R_OK) != 0)
+		ERR(b, v->initrd_line, "initrd %s cannot be read (%s): give the path of an initramfs or leave initrd out", v->initrd,
+		    strerror(errno));
 	bool tree_ok = false;
 	if (v->tree && seen_of(seen, JOB_SEC_VARIANT, "tree")->ok) {
 		if (access(v->tree, F_OK) != 0)
@@ -946,6 +997,9 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 	j->order = JOB_ORDER_ABBA;
 	j->seed = 1;
 	j->interval_s = 1.0;
+	j->runs_per_boot = 1;
+	j->boot_attempts = 2;
+	j->panic_s = 10;
 	j->swap = (struct job_swap){ .kind = JOB_SWAP_EXISTING, .priority = -1, .zswap_max_pool = -1 };
 
 	for (size_t i = 0; i < n_secs; i++) {
@@ -991,6 +1045,24 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 		}
 	}
 
+	if (job_boots_kernels(j)) {
+		char why[256];
+		if (b.check && j->switch_mode == JOB_SWITCH_KEXEC && kexec_supported(why, sizeof(why)) < 0)
+			ERR(&b, b.boot_key_line[2] ? b.boot_key_line[2] : job_line,
+			    "the variants boot kernels of their own, switched with kexec, but %s: set switch = reboot in [job] to switch with a one-shot boot entry and a reboot instead",
+			    why);
+		for (size_t i = 0; i < j->n_variants; i++)
+			if (strcmp(j->variants[i].kernel, "running") == 0)
+				ERR(&b, j->variants[i].line,
+				    "[variant %s] has kernel = running in a job whose other variants boot kernels: every variant names the kernel it boots (for the running one: kernel = image, image = /boot/vmlinuz-$(uname -r))",
+				    j->variants[i].label);
+	} else {
+		static const char *const boot_keys[] = { "boots", "runs_per_boot", "switch", "boot_attempts", "on_boot_failure", "panic" };
+		for (size_t i = 0; i < ARRAY_SIZE(boot_keys); i++)
+			if (b.boot_key_line[i])
+				ERR(&b, b.boot_key_line[i], "%s applies only to a job whose variants boot kernels (kernel = build or image)",
+				    boot_keys[i]);
+	}
 	for (size_t i = 0; i < j->n_variants; i++)
 		if (j->variants[i].series && strncmp(j->variants[i].series, "lore:", 5) == 0 && !j->archive)
 			ERR(&b, j->variants[i].series_line,

@@ -143,6 +143,13 @@ void job_print(const struct job *j, FILE *out)
 	fprintf(out, "interval = %s\n", buf);
 	if (j->archive)
 		job_print_key(out, "archive", j->archive, false);
+	if (job_boots_kernels(j)) {
+		fprintf(out, "runs_per_boot = %u\n", j->runs_per_boot);
+		fprintf(out, "switch = %s\n", job_switch_name(j->switch_mode));
+		fprintf(out, "boot_attempts = %u\n", j->boot_attempts);
+		fprintf(out, "on_boot_failure = %s\n", j->on_boot_failure == JOB_BOOTFAIL_ABORT ? "abort" : "finish");
+		fprintf(out, "panic = %u\n", j->panic_s);
+	}
 	if (j->n_metrics > 0) {
 		struct strbuf sb = { 0 };
 		for (size_t i = 0; i < j->n_metrics; i++)
@@ -201,6 +208,12 @@ void job_print(const struct job *j, FILE *out)
 			job_print_key(out, "config.fragment", sb.buf ? sb.buf : "", true);
 			sb_free(&sb);
 		}
+		if (v->image)
+			job_print_key(out, "image", v->image, false);
+		if (v->initrd)
+			job_print_key(out, "initrd", v->initrd, false);
+		if (v->cmdline)
+			job_print_key(out, "cmdline", v->cmdline, false);
 		for (size_t k = 0; k < v->n_knobs; k++)
 			job_print_knob(out, &v->knobs[k]);
 	}

@@ -81,6 +81,9 @@ void report_free(struct report *r)
 	for (size_t i = 0; i < r->n_unavailable; i++)
 		free(r->unavailable[i]);
 	free(r->unavailable);
+	for (size_t i = 0; i < r->n_boots; i++)
+		free(r->boots[i]);
+	free(r->boots);
 	free(r->title);
 	free(r->source);
 	job_free(r->job);

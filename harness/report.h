@@ -82,6 +82,8 @@ struct report {
 	size_t n_notes;
 	char **unavailable;        /* "metric: reason (N runs)": not measured on this machine */
 	size_t n_unavailable;
+	char **boots;              /* jobs that boot kernels: one line per variant, then each failed boot */
+	size_t n_boots;
 	double alpha;
 };
 

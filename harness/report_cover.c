@@ -169,6 +169,11 @@ int report_render_cover_letter(const struct report *r, FILE *out)
 			first = false;
 			block(out, r, &r->w[wi], v);
 		}
+	if (r->n_boots) {
+		fprintf(out, "\nBoots:\n");
+		for (size_t i = 0; i < r->n_boots; i++)
+			fprintf(out, "  %s\n", r->boots[i]);
+	}
 	if (r->n_notes) {
 		fprintf(out, "\nRuns not counted:\n");
 		for (size_t i = 0; i < r->n_notes; i++)

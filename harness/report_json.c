@@ -207,6 +207,11 @@ int report_render_json(const struct report *r, FILE *out)
 		fputs(i ? ", " : "", out);
 		report_json_str(out, r->unavailable[i]);
 	}
+	fputs("],\n  \"boots\": [", out);
+	for (size_t i = 0; i < r->n_boots; i++) {
+		fputs(i ? ", " : "", out);
+		report_json_str(out, r->boots[i]);
+	}
 	fputs("]\n}\n", out);
 	return ferror(out) ? -EIO : 0;
 }

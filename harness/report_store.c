@@ -6,6 +6,8 @@
 #include "report_priv.h"
 #include "job.h"
 #include "store.h"
+#include "store_boots.h"
+#include "store_builds.h"
 #include "util.h"
 #include "wl.h"
 
@@ -55,10 +57,20 @@ static long metric_rank(const struct job *j, const struct job_workload *wl, cons
 	return -1;
 }
 
+/* A value of a run inside a boot that has several: kept until all are
+ * read, then each (metric, variant, pair) gets the median of its runs. */
+struct rep_value {
+	size_t w, m, cell;
+	double v;
+};
+
 struct loader {
 	struct report *r;
 	const struct job *j;
 	int err;
+	bool reps;  /* runs_per_boot > 1 */
+	struct rep_value *rv;
+	size_t n_rv, cap_rv;
 };
 
 static void collect(void *ctx, const struct store_run *run, const char *metric, const char *unit, double value)
@@ -79,7 +91,136 @@ static void collect(void *ctx, const struct store_run *run, const char *metric, 
 			return;
 		}
 	}
-	m->values[(size_t)run->variant * w->pairs + (size_t)run->pair] = value;
+	size_t cell = (size_t)run->variant * w->pairs + (size_t)run->pair;
+	if (!l->reps) {
+		m->values[cell] = value;
+		return;
+	}
+	if (l->n_rv == l->cap_rv) {
+		size_t cap = l->cap_rv ? 2 * l->cap_rv : 256;
+		struct rep_value *nv = realloc(l->rv, cap * sizeof(*nv));
+		if (!nv) {
+			l->err = -ENOMEM;
+			return;
+		}
+		l->rv = nv;
+		l->cap_rv = cap;
+	}
+	l->rv[l->n_rv++] = (struct rep_value){ .w = (size_t)run->workload, .m = (size_t)(m - w->m), .cell = cell, .v = value };
+}
+
+static int rep_value_cmp(const void *a, const void *b)
+{
+	const struct rep_value *x = a, *y = b;
+	if (x->w != y->w)
+		return x->w < y->w ? -1 : 1;
+	if (x->m != y->m)
+		return x->m < y->m ? -1 : 1;
+	if (x->cell != y->cell)
+		return x->cell < y->cell ? -1 : 1;
+	return x->v < y->v ? -1 : x->v > y->v;
+}
+
+/* Several runs inside one boot count as one value, their median (STATS.md:
+ * the boot is the unit of replication). */
+static void collapse_reps(struct loader *l)
+{
+	qsort(l->rv, l->n_rv, sizeof(*l->rv), rep_value_cmp);
+	for (size_t i = 0; i < l->n_rv;) {
+		size_t k = i;
+		while (k < l->n_rv && l->rv[k].w == l->rv[i].w && l->rv[k].m == l->rv[i].m && l->rv[k].cell == l->rv[i].cell)
+			k++;
+		size_t n = k - i;
+		double med = n % 2 ? l->rv[i + n / 2].v : (l->rv[i + n / 2 - 1].v + l->rv[i + n / 2].v) / 2;
+		l->r->w[l->rv[i].w].m[l->rv[i].m].values[l->rv[i].cell] = med;
+		i = k;
+	}
+}
+
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int add_boot_line(struct report *rep, char *line)
+{
+	if (!line)
+		return -ENOMEM;
+	char **nb = realloc(rep->boots, (rep->n_boots + 1) * sizeof(*nb));
+	if (!nb) {
+		free(line);
+		return -ENOMEM;
+	}
+	rep->boots = nb;
+	nb[rep->n_boots++] = line;
+	return 0;
+}
+
+/* Per variant: its build, boots, failed boots and switch times; then
+ * each failed boot's reason. */
+static int add_boots(struct store *st, struct report *rep, const struct store_step *steps, size_t n_steps)
+{
+	struct store_boot *v = NULL;
+	size_t n = 0;
+	int r = store_boots_load(st, rep->job_id, &v, &n);
+	if (r < 0)
+		return r;
+	double *t = calloc(n ? n : 1, sizeof(*t));
+	if (!t) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t vi = 0; vi < rep->n_variants && r == 0; vi++) {
+		size_t ok = 0, failed = 0, nt = 0, bf = 0;
+		int64_t build = 0;
+		char release[128] = "";
+		for (size_t i = 0; i < n; i++) {
+			if ((size_t)v[i].variant != vi)
+				continue;
+			build = v[i].build_id;
+			if (strcmp(v[i].status, "ok") == 0) {
+				ok++;
+				snprintf(release, sizeof(release), "%s", v[i].kernel_release);
+				if (v[i].ready_at > 0)
+					t[nt++] = v[i].kexec_s;
+			}
+			failed += strcmp(v[i].status, "failed") == 0;
+		}
+		for (size_t i = 0; i < n_steps; i++)
+			bf += (size_t)steps[i].variant == vi && strcmp(steps[i].status, "boot-failed") == 0;
+		if (!release[0] && build > 0) {
+			struct store_build b = { 0 };
+			if (store_build_get(st, build, &b) == 0)
+				snprintf(release, sizeof(release), "%s", b.kernelrelease);
+			store_build_clear(&b);
+		}
+		char times[128] = "";
+		if (nt) {
+			qsort(t, nt, sizeof(*t), dcmp);
+			double med = nt % 2 ? t[nt / 2] : (t[nt / 2 - 1] + t[nt / 2]) / 2;
+			snprintf(times, sizeof(times), ", switch to ready %.1f s median (%.1f-%.1f)", med, t[0], t[nt - 1]);
+		}
+		char *line = NULL;
+		if (asprintf(&line, "%s: build %lld (%s): %zu boot%s, %zu failed%s%s", rep->variants[vi], (long long)build,
+			     release[0] ? release : "?", ok, ok == 1 ? "" : "s", failed, times,
+			     bf ? "; BOOT-FAILED, its runs did not happen" : "") < 0)
+			line = NULL;
+		r = add_boot_line(rep, line);
+	}
+	for (size_t i = 0; i < n && r == 0; i++) {
+		if (strcmp(v[i].status, "failed") != 0 && strcmp(v[i].status, "abandoned") != 0)
+			continue;
+		char *line = NULL;
+		if (asprintf(&line, "boot %d of the plan (%s, build %lld) %s: %s", v[i].slot + 1,
+			     (size_t)v[i].variant < rep->n_variants ? rep->variants[v[i].variant] : "?", (long long)v[i].build_id,
+			     v[i].status, v[i].reason) < 0)
+			line = NULL;
+		r = add_boot_line(rep, line);
+	}
+	free(t);
+	free(v);
+	return r;
 }
 
 /* Stable insertion sort by rank: the table's row order. */
@@ -267,9 +408,23 @@ int report_load(struct store *st, int64_t job_id, struct report **ret)
 		fill_header(rep->job, wi, runs, nr, w, rep->n_variants);
 		progress(st, job_id, wi, rep->job, sj.status, w);
 	}
-	struct loader l = { .r = rep, .j = rep->job };
-	if ((r = store_foreach_metric(st, job_id, collect, &l)) < 0 || (r = l.err) < 0)
+	bool boots = job_boots_kernels(rep->job);
+	struct loader l = { .r = rep, .j = rep->job, .reps = boots && rep->job->runs_per_boot > 1 };
+	r = store_foreach_metric(st, job_id, collect, &l);
+	if (r == 0 && (r = l.err) == 0 && l.reps)
+		collapse_reps(&l);
+	free(l.rv);
+	if (r < 0)
 		goto out;
+	if (boots) {
+		struct store_step *steps = NULL;
+		size_t ns = 0;
+		if ((r = store_steps_load(st, job_id, &steps, &ns)) == 0)
+			r = add_boots(st, rep, steps, ns);
+		free(steps);
+		if (r < 0)
+			goto out;
+	}
 	for (size_t wi = 0; wi < rep->n_workloads; wi++)
 		sort_metrics(rep->job, &rep->job->workloads[wi], &rep->w[wi]);
 	for (size_t i = 0; i < nr; i++) {

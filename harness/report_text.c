@@ -284,6 +284,11 @@ int report_render_text(const struct report *r, bool utf8, FILE *out)
 		}
 		free(rows);
 	}
+	if (r->n_boots) {
+		fprintf(out, "\nBoots:\n");
+		for (size_t i = 0; i < r->n_boots; i++)
+			fprintf(out, "  %s\n", r->boots[i]);
+	}
 	if (r->n_notes) {
 		fprintf(out, "\nRuns not counted:\n");
 		for (size_t i = 0; i < r->n_notes; i++)
@@ -378,6 +383,11 @@ int report_render_markdown(const struct report *r, bool utf8, FILE *out)
 			if (md_footnotes(out, r, w, v, utf8) < 0)
 				return -ENOMEM;
 		}
+	}
+	if (r->n_boots) {
+		fprintf(out, "\nBoots:\n\n");
+		for (size_t i = 0; i < r->n_boots; i++)
+			fprintf(out, "- %s\n", r->boots[i]);
 	}
 	if (r->n_notes) {
 		fprintf(out, "\nRuns not counted:\n\n");

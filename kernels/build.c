@@ -689,6 +689,21 @@ int kbuild_job(struct store *st, const struct job *j, const struct kbuild_opts *
 			(j->swap.zswap == JOB_ON ? KBUILD_NEED_ZSWAP : 0);
 	for (size_t i = 0; i < j->n_variants; i++) {
 		const struct job_variant *v = &j->variants[i];
+		struct kbuild_result res;
+		if (o->variant_builds)
+			o->variant_builds[i] = 0;
+		if (strcmp(v->kernel, "image") == 0) {
+			if (o->progress)
+				o->progress(o->progress_ctx, v->name, "registering its kernel image");
+			int r = kbuild_image(st, v->image, v->initrd, o->kernels_dir, &res, err);
+			if (r < 0)
+				return r;
+			if (o->variant_builds)
+				o->variant_builds[i] = res.id;
+			if (o->done)
+				o->done(o->done_ctx, v->name, &res);
+			continue;
+		}
 		if (strcmp(v->kernel, "build") != 0)
 			continue;
 		struct kbuild_request rq = {
@@ -698,10 +713,11 @@ int kbuild_job(struct store *st, const struct job *j, const struct kbuild_opts *
 			.need = need, .jobs = o->jobs, .work_dir = o->work_dir, .kernels_dir = o->kernels_dir,
 			.progress = o->progress, .progress_ctx = o->progress_ctx,
 		};
-		struct kbuild_result res;
 		int r = kbuild_build(st, &rq, &res, err);
 		if (r < 0)
 			return r;
+		if (o->variant_builds)
+			o->variant_builds[i] = res.id;
 		if (o->done)
 			o->done(o->done_ctx, v->name, &res);
 	}

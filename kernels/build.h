@@ -76,10 +76,19 @@ struct kbuild_opts {
 	unsigned jobs;                       /* 0: the CPU count */
 	void (*progress)(void *ctx, const char *name, const char *stage);
 	void *progress_ctx;
+	/* where each variant's build id goes (0 for kernel = running); may be NULL */
+	int64_t *variant_builds;
 	/* called after each variant's build (or reuse) */
 	void (*done)(void *ctx, const char *variant, const struct kbuild_result *res);
 	void *done_ctx;
 };
-/* Builds (or reuses) the kernel of every kernel = build variant of j, in
- * order, stopping at the first failure (its message in err). */
+/* Registers a kernel image file (and its initrd, may be NULL) as a build
+ * of kind image: copied under kernels_dir (NULL: the default), its release
+ * read from the image; the same contents give back the same build. */
+int kbuild_image(struct store *st, const char *image, const char *initrd, const char *kernels_dir,
+		 struct kbuild_result *ret, struct strbuf *err);
+
+/* Builds (or reuses) the kernel of every kernel = build variant of j and
+ * registers every kernel = image one, in order, stopping at the first
+ * failure (its message in err). */
 int kbuild_job(struct store *st, const struct job *j, const struct kbuild_opts *o, struct strbuf *err);

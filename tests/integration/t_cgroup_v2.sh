@@ -12,58 +12,19 @@ command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not inst
 command -v cpio >/dev/null || skip "cpio is not installed"
 [ -x build/kab ] || skip "build/kab is not built"
 
-cache=${KAB_TEST_CACHE:-/var/cache/kab-test}
-mkdir -p "$cache"
-pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
-[ -n "$pkg" ] || skip "apt-cache knows no linux-image-amd64 (run apt-get update)"
-kver=${pkg#linux-image-}
-kdir=$cache/$pkg
-if [ ! -e "$kdir/boot/vmlinuz-$kver" ]; then
-	(cd "$cache" && apt-get download -q "$pkg" >/dev/null 2>&1) || skip "apt-get download $pkg failed"
-	deb=$(ls "$cache"/"$pkg"_*.deb | head -n 1)
-	mkdir -p "$kdir" && dpkg-deb -x "$deb" "$kdir" && rm -f "$deb" || skip "cannot unpack $pkg"
-fi
-if [ ! -e "$kdir/lib/modules/$kver/modules.dep" ]; then
-	command -v depmod >/dev/null || skip "depmod is not installed (apt-get install kmod)"
-	depmod -b "$kdir" "$kver" || skip "depmod failed on $kdir"
-fi
+. tests/qemu/lib.sh
+qemu_kernel linux-image-amd64
+pkg=linux-image-$kver
 
 tmp=$(mktemp -d /tmp/kab-v2.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-root=$tmp/root
-mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,etc,lib/modules/$kver}
-cp /bin/busybox "$root/bin/busybox"
-install -m 755 tests/qemu/guest-v2.sh "$root/init"
-copy_bin() { # a program and the shared libraries it needs, at the same paths
-	local f=$1 lib
-	mkdir -p "$root$(dirname "$f")"
-	cp -L "$f" "$root$f"
-	for lib in $(ldd "$f" | awk '/=> \// {print $3} /^\t\/lib/ {print $1}'); do
-		[ -e "$root$lib" ] && continue
-		mkdir -p "$root$(dirname "$lib")"
-		cp -L "$lib" "$root$lib"
-	done
-}
-copy_bin "$PWD/build/kab"
-cp build/kab "$root/usr/bin/kab" # the guest mounts a tmpfs over /tmp, where a clone may live
-for p in stress-ng sqlite3 mkswap; do copy_bin "$(command -v $p)"; done
-# zram and the modules it depends on, with a modules.dep for modprobe
-mdir=$kdir/lib/modules/$kver
-need=(kernel/drivers/block/zram/zram.ko)
-declare -A seen
-while [ ${#need[@]} -gt 0 ]; do
-	m=${need[0]}; need=("${need[@]:1}")
-	[ -n "${seen[$m]:-}" ] && continue
-	seen[$m]=1
-	f=$(ls "$mdir/$m"* 2>/dev/null | head -n 1) || true
-	[ -n "$f" ] || continue
-	mkdir -p "$root/lib/modules/$kver/$(dirname "$m")"
-	cp "$f" "$root/lib/modules/$kver/$(dirname "$m")/"
-	deps=$(awk -F': ' -v m="$m" '$1 ~ "^"m {print $2}' "$mdir/modules.dep")
-	for d in $deps; do need+=("${d%.xz}"); need+=("${d}"); done
-done
-cp "$mdir/modules.dep" "$mdir/modules.order" "$root/lib/modules/$kver/" 2>/dev/null
-(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$tmp/initrd.gz"
+qemu_root_init "$tmp/root" tests/qemu/guest-v2.sh
+qemu_copy_bin "$PWD/build/kab"
+mkdir -p "$qemu_root/usr/bin"
+cp build/kab "$qemu_root/usr/bin/kab" # the guest mounts a tmpfs over /tmp, where a clone may live
+for p in stress-ng sqlite3 mkswap; do qemu_copy_bin "$(command -v $p)"; done
+qemu_modules "$kdir" "$kver" drivers/block/zram/zram
+qemu_cpio "$tmp/initrd.gz"
 
 boot() { # accelerator options...
 	timeout 900 qemu-system-x86_64 "$@" -m 2048 -smp 2 -nographic -no-reboot \

@@ -1,0 +1,162 @@
+/* The boots table of migration 6. */
+#include "store.h"
+#include "store_boots.h"
+#include "store_priv.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COLS "id, job_id, slot, variant_idx, build_id, method, status, reason, from_boot_id, switch_at, prep_s," \
+	     " cmdline, boot_id, kernel_release, booted_cmdline, ready_at, uptime_s, kexec_s"
+
+static int db_err(struct store *s, const char *what)
+{
+	log_error("database: %s: %s", what, sqlite3_errmsg(store_sqlite(s)));
+	return -EIO;
+}
+
+static void bind_str(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v && v[0])
+		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void col_copy(sqlite3_stmt *st, int i, char *buf, size_t len)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	snprintf(buf, len, "%s", t ? (const char *)t : "");
+}
+
+static int run(struct store *s, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_err(s, what);
+}
+
+int store_boot_begin(struct store *s, const struct store_boot *b, int64_t *ret_id)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(store_sqlite(s),
+			       "INSERT INTO boots (job_id, slot, variant_idx, build_id, method, status, from_boot_id,"
+			       " switch_at, cmdline) VALUES (?, ?, ?, ?, ?, 'switching', ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+		return db_err(s, "prepare");
+	sqlite3_bind_int64(st, 1, b->job_id);
+	sqlite3_bind_int(st, 2, b->slot);
+	sqlite3_bind_int(st, 3, b->variant);
+	sqlite3_bind_int64(st, 4, b->build_id);
+	bind_str(st, 5, b->method);
+	sqlite3_bind_text(st, 6, b->from_boot_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 7, b->switch_at);
+	sqlite3_bind_text(st, 8, b->cmdline, -1, SQLITE_TRANSIENT);
+	int r = run(s, st, "insert boot");
+	if (r == 0)
+		*ret_id = sqlite3_last_insert_rowid(store_sqlite(s));
+	return r;
+}
+
+int store_boot_prepared(struct store *s, int64_t id, double prep_s)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(store_sqlite(s), "UPDATE boots SET prep_s = ? WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+		return db_err(s, "prepare");
+	sqlite3_bind_double(st, 1, prep_s);
+	sqlite3_bind_int64(st, 2, id);
+	return run(s, st, "update boot");
+}
+
+int store_boot_finish(struct store *s, const struct store_boot *b)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(store_sqlite(s),
+			       "UPDATE boots SET status = ?, reason = ?, boot_id = ?, kernel_release = ?, booted_cmdline = ?,"
+			       " ready_at = ?, uptime_s = ?, kexec_s = ? WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+		return db_err(s, "prepare");
+	bind_str(st, 1, b->status);
+	bind_str(st, 2, b->reason);
+	bind_str(st, 3, b->boot_id);
+	bind_str(st, 4, b->kernel_release);
+	bind_str(st, 5, b->booted_cmdline);
+	if (b->ready_at > 0) {
+		sqlite3_bind_double(st, 6, b->ready_at);
+		sqlite3_bind_double(st, 7, b->uptime_s);
+		sqlite3_bind_double(st, 8, b->kexec_s);
+	}
+	sqlite3_bind_int64(st, 9, b->id);
+	return run(s, st, "update boot");
+}
+
+int store_boots_load(struct store *s, int64_t job_id, struct store_boot **ret, size_t *ret_n)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(store_sqlite(s), "SELECT " COLS " FROM boots WHERE job_id = ? ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		return db_err(s, "prepare");
+	sqlite3_bind_int64(st, 1, job_id);
+	struct store_boot *v = NULL;
+	size_t n = 0;
+	int rc, r = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_boot *nv = realloc(v, (n + 1) * sizeof(*nv));
+		if (!nv) {
+			r = -ENOMEM;
+			break;
+		}
+		v = nv;
+		struct store_boot *b = &v[n++];
+		*b = (struct store_boot){ .id = sqlite3_column_int64(st, 0), .job_id = sqlite3_column_int64(st, 1) };
+		b->slot = sqlite3_column_int(st, 2);
+		b->variant = sqlite3_column_int(st, 3);
+		b->build_id = sqlite3_column_int64(st, 4);
+		col_copy(st, 5, b->method, sizeof(b->method));
+		col_copy(st, 6, b->status, sizeof(b->status));
+		col_copy(st, 7, b->reason, sizeof(b->reason));
+		col_copy(st, 8, b->from_boot_id, sizeof(b->from_boot_id));
+		b->switch_at = sqlite3_column_double(st, 9);
+		b->prep_s = sqlite3_column_double(st, 10);
+		col_copy(st, 11, b->cmdline, sizeof(b->cmdline));
+		col_copy(st, 12, b->boot_id, sizeof(b->boot_id));
+		col_copy(st, 13, b->kernel_release, sizeof(b->kernel_release));
+		col_copy(st, 14, b->booted_cmdline, sizeof(b->booted_cmdline));
+		b->ready_at = sqlite3_column_double(st, 15);
+		b->uptime_s = sqlite3_column_double(st, 16);
+		b->kexec_s = sqlite3_column_double(st, 17);
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = db_err(s, "select boots");
+	sqlite3_finalize(st);
+	if (r < 0) {
+		free(v);
+		return r;
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+int store_steps_boot_failed(struct store *s, int64_t job_id, int variant, int *ret_n)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(store_sqlite(s),
+			       "UPDATE steps SET status = 'boot-failed' WHERE job_id = ? AND variant_idx = ? AND status = 'pending'",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_err(s, "prepare");
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_int(st, 2, variant);
+	int r = run(s, st, "update steps");
+	if (r == 0 && ret_n)
+		*ret_n = sqlite3_changes(store_sqlite(s));
+	return r;
+}
+
+int store_checkpoint(struct store *s)
+{
+	int log = 0, done = 0;
+	int rc = sqlite3_wal_checkpoint_v2(store_sqlite(s), NULL, SQLITE_CHECKPOINT_TRUNCATE, &log, &done);
+	if (rc != SQLITE_OK && rc != SQLITE_BUSY)
+		return db_err(s, "checkpoint");
+	return rc == SQLITE_BUSY ? -EBUSY : 0;
+}

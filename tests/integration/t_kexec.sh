@@ -1,0 +1,262 @@
+#!/usr/bin/env bash
+# kexec between kernels, in QEMU: a guest boots Debian's kernel from an
+# initramfs holding kab, kabd and stress-ng; its database lives on a
+# virtio disk. A job whose variants are two different kernels (Debian's
+# generic and cloud flavours, registered as image builds) runs 2 boots a
+# variant in ABBA order, 2 runs inside each boot, with kabd switching
+# kernels by kexec_file_load after every boot's runs, in one QEMU process.
+# Then the same with QEMU killed in the middle of a run and started again
+# on the same disk (a power cut), and a variant whose kernel panics at
+# boot (panic= resets the machine to QEMU's -kernel, the firmware
+# default). The host reads the disk's database afterwards.
+# KAB_KEXEC_BENCH=FILE: also write the switch and boot times there (bench/).
+. "$(dirname "$0")/lib.sh"
+it_begin
+command -v qemu-system-x86_64 >/dev/null || skip_all "qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"
+[ -x /bin/busybox ] || skip_all "busybox-static is not installed"
+command -v cpio >/dev/null || skip_all "cpio is not installed"
+command -v mkfs.ext4 >/dev/null && command -v debugfs >/dev/null || skip_all "e2fsprogs is not installed"
+[ -x build/kabd ] || skip_all "build/kabd is not built"
+skip() { skip_all "$@"; }
+. tests/qemu/lib.sh
+
+qemu_kernel linux-image-amd64
+ka_ver=$kver ka_dir=$kdir
+qemu_kernel linux-image-cloud-amd64
+kb_ver=$kver kb_dir=$kdir
+echo "  kernels: A $ka_ver, B $kb_ver"
+
+tmp=$IT_TMP
+qemu_root_init "$tmp/root" tests/qemu/guest-kexec.sh
+for p in build/kab build/kabd; do
+	qemu_copy_bin "$PWD/$p"
+	cp "$p" "$qemu_root/usr/bin/"
+done
+for p in stress-ng sqlite3; do qemu_copy_bin "$(command -v $p)"; done
+mods="drivers/virtio/virtio_pci drivers/block/virtio_blk fs/ext4/ext4 drivers/block/zram/zram"
+qemu_modules "$ka_dir" "$ka_ver" $mods
+qemu_modules "$kb_dir" "$kb_ver" $mods
+qemu_cpio "$tmp/initrd.gz"
+echo "  initramfs: $(du -h "$tmp/initrd.gz" | cut -f1)"
+
+# disk DIR JOBFILE: an ext4 image holding both kernels, the initramfs and the job
+disk() {
+	local d=$tmp/$1.stage
+	mkdir -p "$d/img"
+	cp "$ka_dir/boot/vmlinuz-$ka_ver" "$d/img/vmlinuz-a"
+	cp "$kb_dir/boot/vmlinuz-$kb_ver" "$d/img/vmlinuz-b"
+	cp "$tmp/initrd.gz" "$d/img/initrd.gz"
+	cp "$2" "$d/job.kab"
+	mkfs.ext4 -q -F -d "$d" "$tmp/$1.img" 640M || return 1
+	rm -rf "$d"
+}
+
+# qemu_start NAME DISK: boots QEMU's default kernel (A) in the background;
+# a reset boots it again, poweroff ends it. Console in $tmp/NAME.console.
+qemu_start() {
+	timeout 1200 qemu-system-x86_64 -accel tcg -m 1536 -smp 2 -nographic \
+		-kernel "$ka_dir/boot/vmlinuz-$ka_ver" -initrd "$tmp/initrd.gz" \
+		-append "console=ttyS0 quiet" \
+		-drive "file=$2,format=raw,if=virtio" </dev/null >>"$tmp/$1.console" 2>&1 &
+	QEMU_PID=$!
+	IT_PIDS+=("$QEMU_PID")
+}
+
+# stamp NAME: the console with each line's arrival time (s since start), for
+# the switch-time figures; runs in the background while QEMU runs.
+stamp() {
+	local t0 line
+	t0=$(date +%s.%N)
+	tail -n +1 -F "$tmp/$1.console" 2>/dev/null | while IFS= read -r line; do
+		printf '%.3f %s\n' "$(echo "$(date +%s.%N) - $t0" | bc)" "${line%$'\r'}"
+	done >"$tmp/$1.stamped" &
+	STAMP_PID=$!
+	IT_PIDS+=("$STAMP_PID")
+}
+
+# fetch NAME: the guest's database, out of the disk image
+fetch() {
+	rm -f "$tmp/$1.db" "$tmp/$1.db-wal"
+	debugfs -R "dump /kab.db $tmp/$1.db" "$tmp/$1.img" >/dev/null 2>&1
+	debugfs -R "dump /kab.db-wal $tmp/$1.db-wal" "$tmp/$1.img" >/dev/null 2>&1
+	[ -s "$tmp/$1.db-wal" ] || rm -f "$tmp/$1.db-wal"
+	[ -s "$tmp/$1.db" ]
+}
+
+show_console() {
+	echo "  last console lines of $1:"
+	tr -d '\r' <"$tmp/$1.console" | grep -v '^\s*$' | tail -n 40 | sed 's/^/    /'
+}
+
+guest_done() { grep -q '^KABT done' "$tmp/$1.console" 2>/dev/null; }
+
+wait_qemu() { # NAME: waits for QEMU to exit; fails when the guest did not finish
+	wait "$QEMU_PID" 2>/dev/null
+	local rc=$?
+	if ! guest_done "$1"; then
+		echo "  the guest of $1 did not finish (qemu exit $rc)"
+		show_console "$1"
+		return 1
+	fi
+}
+
+job_common() { # NAME BOOTS
+	cat <<JOB
+[job]
+name = $1
+boots = $2
+runs_per_boot = 2
+interval = 0.5s
+panic = 3
+[swap]
+device = zram
+size = 256M
+[variant A]
+name = generic
+kernel = image
+image = /var/lib/kab/img/vmlinuz-a
+initrd = /var/lib/kab/img/initrd.gz
+[variant B]
+name = cloud
+kernel = image
+image = /var/lib/kab/img/vmlinuz-b
+initrd = /var/lib/kab/img/initrd.gz
+JOB
+}
+workload() {
+	cat <<'JOB'
+[workload vm]
+type = stress-ng
+args = --vm 1 --vm-bytes 96M --vm-keep --vm-method flip --timeout 3
+memory.max = 64M
+JOB
+}
+
+# ---- 1: four kexecs in one QEMU process, ABBA, 2 runs a boot ----
+{ job_common abba 2; workload; } >"$tmp/abba.job"
+disk abba "$tmp/abba.job" || skip_all "mkfs.ext4 -d failed"
+echo "  abba: booting QEMU (software emulation); 5 boots, 8 runs"
+qemu_start abba "$tmp/abba.img"
+stamp abba
+t_start=$(date +%s.%N)
+wait_qemu abba
+check "abba: the guest ran the job to its end and powered off" guest_done abba
+kill "$STAMP_PID" 2>/dev/null
+db=$tmp/abba.db
+if fetch abba; then
+	b_a=$(sql "$db" "select build_id from boots where variant_idx = 0 limit 1")
+	b_b=$(sql "$db" "select build_id from boots where variant_idx = 1 limit 1")
+	check "abba: job done" [ "$(sql "$db" "select status from jobs where id = 1")" = done ]
+	check "abba: 4 boots, all ok, by kexec" [ "$(sql "$db" "select count(*) from boots where status = 'ok' and method = 'kexec'")" = 4 ]
+	check "abba: no boot failed or abandoned" [ "$(sql "$db" "select count(*) from boots where status <> 'ok'")" = 0 ]
+	check "abba: the boots went A B B A" [ "$(sql "$db" "select group_concat(variant_idx, '') from (select variant_idx from boots order by id)")" = 0110 ]
+	check "abba: A and B are two builds with different kernelreleases" \
+		[ "$(sql "$db" "select count(distinct kernelrelease) from builds where id in ($b_a, $b_b)")" = 2 ]
+	check "abba: 8 runs, all ok" [ "$(sql "$db" "select count(*) || '/' || sum(status = 'ok') from runs")" = 8/8 ]
+	check "abba: each run on the kernel its variant asked for (kab.build marker and kernelrelease)" \
+		[ "$(sql "$db" "select count(*) from runs r join boots b on b.boot_id = r.boot_id join builds k on k.id = b.build_id
+			where b.variant_idx = r.variant_idx and r.kernel_release = k.kernelrelease
+			and r.cmdline like '%kab.build=' || b.build_id || '%'")" = 8 ]
+	check "abba: 2 runs in each of 4 distinct boots" \
+		[ "$(sql "$db" "select group_concat(c, ' ') from (select count(*) c from runs group by boot_id)")" = "2 2 2 2" ]
+	check "abba: the runs are on cgroup v2" [ "$(sql "$db" "select count(*) from runs where cgroup_version = 2")" = 8 ]
+	check "abba: zram swap took pages in every run" \
+		[ "$(sql "$db" "select count(*) from metrics m join runs r on r.id = m.run_id where m.name = 'vmstat.pswpout' and m.value > 0")" = 8 ]
+	check "abba: every boot has its switch-to-ready time" \
+		[ "$(sql "$db" "select count(*) from boots where kexec_s > 0 and kexec_s >= uptime_s and prep_s >= 0")" = 4 ]
+	check "abba: the machine was left clean in every boot (journal empty)" [ "$(sql "$db" "select count(*) from journal")" = 0 ]
+	check "abba: PRAGMA integrity_check is ok" [ "$(sql "$db" "pragma integrity_check")" = ok ]
+	"$KAB" report 1 --db "$db" >"$tmp/abba.report" 2>&1
+	check "abba: the report renders" grep -q 'stress-ng.bogo_ops_per_s' "$tmp/abba.report"
+	check "abba: the report shows 2 boots of each variant" \
+		[ "$(grep -cE '^  (generic|cloud): build [0-9]+ \(.*\): 2 boots, 0 failed, switch to ready' "$tmp/abba.report")" = 2 ]
+	"$KAB" report 1 --db "$db" --format json >"$tmp/abba.json" 2>/dev/null
+	check "abba: 2 runs inside a boot count once (n = 2 boots a variant)" \
+		python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); m=[m for w in r["workloads"] for m in w["metrics"] if m["name"]=="stress-ng.bogo_ops_per_s"][0]; sys.exit(0 if all(v["n"]==2 for v in m["variants"]) else 1)' "$tmp/abba.json"
+	grep -A3 '^Boots:' "$tmp/abba.report" | sed 's/^/    /'
+	check "abba: the guest left no cgroup, swap or journal entry" grep -q 'KABT cleanup: kab cgroups 0, swaps 0, journal 0' "$tmp/abba.console"
+	# switch times as the host saw them on the console, and the plain boot
+	plain=$(awk '/KABT boot / {print $1; exit}' "$tmp/abba.stamped")
+	sw=$(sql "$db" "select group_concat(printf('%.2f', kexec_s), ' ') from boots")
+	prep=$(sql "$db" "select group_concat(printf('%.2f', prep_s), ' ') from boots")
+	up=$(sql "$db" "select group_concat(printf('%.2f', uptime_s), ' ') from boots")
+	init_up=$(grep -o 'KABT boot [^ ]* uptime [0-9.]*' "$tmp/abba.console" | awk '{print $5}' | tr '\n' ' ')
+	echo "    plain boot to /init (host clock): ${plain:-?} s; switches, decision to ready: $sw s (preparing: $prep; new kernel's uptime at ready: $up); uptime at /init per boot: $init_up"
+	if [ -n "${KAB_KEXEC_BENCH:-}" ]; then
+		{
+			echo "plain_boot_to_init_s $plain"
+			echo "kexec_s $sw"
+			echo "prep_s $prep"
+			echo "uptime_at_ready_s $up"
+			echo "uptime_at_init_s $init_up"
+		} >"$KAB_KEXEC_BENCH"
+	fi
+else
+	fail "abba: no database on the guest's disk"
+	show_console abba
+fi
+
+# ---- 2: a power cut in the middle of a run ----
+{ job_common powercut 2; workload; } >"$tmp/powercut.job"
+disk powercut "$tmp/powercut.job"
+echo "  powercut: booting; QEMU is killed during the first run of the second boot"
+qemu_start powercut "$tmp/powercut.img"
+# the executor's log line of a run: "[3/8] pair 1: cloud / vm"
+for i in $(seq 1 600); do
+	grep -q '\[3/8\] pair 1' "$tmp/powercut.console" && break
+	kill -0 "$QEMU_PID" 2>/dev/null || break
+	sleep 0.5
+done
+sleep 1.5
+kill -9 "$QEMU_PID" 2>/dev/null
+wait "$QEMU_PID" 2>/dev/null
+check "powercut: QEMU was killed in the middle of a run" grep -q '\[3/8\] pair 1' "$tmp/powercut.console"
+echo "--- power restored ---" >>"$tmp/powercut.console"
+qemu_start powercut "$tmp/powercut.img"
+wait_qemu powercut
+db=$tmp/powercut.db
+if fetch powercut; then
+	check "powercut: the job completes" [ "$(sql "$db" "select status from jobs where id = 1")" = done ]
+	check "powercut: the interrupted run is aborted" [ "$(sql "$db" "select count(*) from runs where status = 'aborted'")" = 1 ]
+	check "powercut: its reason says the machine rebooted" \
+		[ "$(sql "$db" "select count(*) from runs where status = 'aborted' and reason like '%boot%'")" = 1 ]
+	check "powercut: 8 ok runs, the aborted one not counted" [ "$(sql "$db" "select count(*) from runs where status = 'ok'")" = 8 ]
+	check "powercut: no step has two counted runs" \
+		[ "$(sql "$db" "select count(*) from (select step_id from runs where status = 'ok' group by step_id having count(*) > 1)")" = 0 ]
+	check "powercut: every step finished" [ "$(sql "$db" "select count(*) from steps where status <> 'finished'")" = 0 ]
+	check "powercut: each ok run on its variant's kernel" \
+		[ "$(sql "$db" "select count(*) from runs r join boots b on b.boot_id = r.boot_id where r.status = 'ok' and b.variant_idx = r.variant_idx")" = 8 ]
+	check "powercut: PRAGMA integrity_check is ok" [ "$(sql "$db" "pragma integrity_check")" = ok ]
+	"$KAB" report 1 --db "$db" >"$tmp/powercut.report" 2>&1
+	check "powercut: the report renders and lists the aborted run" grep -q 'aborted' "$tmp/powercut.report"
+else
+	fail "powercut: no database on the guest's disk"
+	show_console powercut
+fi
+
+# ---- 3: a kernel that panics at boot ----
+{ job_common broken 1; echo "cmdline = rdinit=/bin/false"; workload; } >"$tmp/broken.job"
+disk broken "$tmp/broken.job"
+echo "  broken: variant B's kernel panics at boot (rdinit=/bin/false); 2 attempts"
+qemu_start broken "$tmp/broken.img"
+wait_qemu broken
+db=$tmp/broken.db
+if fetch broken; then
+	check "broken: the job ends done, without B" [ "$(sql "$db" "select status from jobs where id = 1")" = done ]
+	check "broken: its reason says a variant is boot-failed" [ "$(sql "$db" "select count(*) from jobs where reason like '%boot-failed%'")" = 1 ]
+	check "broken: B failed to boot twice, then was given up" \
+		[ "$(sql "$db" "select count(*) from boots where variant_idx = 1 and status = 'failed'")" = 2 ]
+	check "broken: the failed boots name the kernel that came up instead" \
+		[ "$(sql "$db" "select count(*) from boots where status = 'failed' and reason like '%without a kab.build marker%'")" = 2 ]
+	check "broken: A's runs ran on A's kernel" [ "$(sql "$db" "select count(*) from runs r join boots b on b.boot_id = r.boot_id where r.status = 'ok' and r.variant_idx = 0 and b.variant_idx = 0")" = 2 ]
+	check "broken: B's steps are boot-failed, none ran" \
+		[ "$(sql "$db" "select count(*) from steps where variant_idx = 1 and status = 'boot-failed'") $(sql "$db" "select count(*) from runs where variant_idx = 1")" = "2 0" ]
+	"$KAB" report 1 --db "$db" >"$tmp/broken.report" 2>&1
+	check "broken: the report says B is boot-failed" grep -q 'cloud: build [0-9]* (.*): 0 boots, 2 failed.*BOOT-FAILED' "$tmp/broken.report"
+	check "broken: PRAGMA integrity_check is ok" [ "$(sql "$db" "pragma integrity_check")" = ok ]
+	grep -A4 '^Boots:' "$tmp/broken.report" | sed 's/^/    /'
+else
+	fail "broken: no database on the guest's disk"
+	show_console broken
+fi
+it_end

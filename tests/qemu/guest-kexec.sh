@@ -1,0 +1,54 @@
+#!/bin/busybox sh
+# /init of the kexec test's guest, in every boot: mounts the virtio disk
+# that holds kab's database at /var/lib/kab, starts kabd the way its
+# systemd unit would, submits the disk's job.kab on the first boot, and
+# powers off once the job has ended. kabd itself switches kernels with
+# kexec; a kernel that panics resets the machine to QEMU's -kernel, whose
+# boot comes back here. Lines starting with "KABT" are for the host.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+mkdir -p /tmp /var/tmp /run /var/lib/kab
+mount -t tmpfs tmp /tmp
+mount -t tmpfs vartmp /var/tmp
+mount -t tmpfs run /run
+ip link set lo up
+echo "KABT boot $(uname -r) uptime $(cut -d' ' -f1 /proc/uptime) cmdline $(cat /proc/cmdline)"
+for m in virtio_pci virtio_blk ext4 zram; do modprobe $m 2>/dev/null; done
+i=0
+while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if ! mount -t ext4 /dev/vda /var/lib/kab; then
+	echo "KABT FAIL cannot mount the database disk"
+	poweroff -f
+fi
+db=/var/lib/kab/kab.db
+q() { sqlite3 -batch -noheader "$db" "$1" 2>/dev/null; }
+
+kabd --db $db --listen 127.0.0.1:8469 >>/dev/console 2>&1 &
+kabd_pid=$!
+if [ "$(q 'select count(*) from jobs')" != 1 ]; then
+	i=0
+	until kab status >/dev/null 2>&1 || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+	kab submit /var/lib/kab/job.kab || echo "KABT FAIL kab submit"
+fi
+while :; do
+	s=$(q 'select status from jobs where id = 1')
+	case "$s" in done|failed|cancelled) break ;; esac
+	if ! kill -0 $kabd_pid 2>/dev/null; then
+		echo "KABT FAIL kabd exited"
+		break
+	fi
+	sleep 1
+done
+echo "KABT job $s: $(q 'select reason from jobs where id = 1')"
+kill -TERM $kabd_pid 2>/dev/null
+i=0
+while kill -0 $kabd_pid 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+echo "KABT cleanup: kab cgroups $(ls -d /sys/fs/cgroup/kab* 2>/dev/null | wc -l), swaps $(tail -n +2 /proc/swaps | wc -l), journal $(q 'select count(*) from journal')"
+sync
+umount /var/lib/kab
+echo "KABT done"
+poweroff -f
