@@ -95,7 +95,8 @@ static const char *const migrations[] = {
 	"ALTER TABLE steps ADD COLUMN boot INTEGER NOT NULL DEFAULT -1;"
 	"ALTER TABLE steps ADD COLUMN rep INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE builds ADD COLUMN initrd TEXT;"
-	"ALTER TABLE builds ADD COLUMN kind TEXT NOT NULL DEFAULT 'build';",
+	"ALTER TABLE builds ADD COLUMN kind TEXT NOT NULL DEFAULT 'build';"
+	"ALTER TABLE variants ADD COLUMN build_id INTEGER REFERENCES builds(id);",
 };
 
 sqlite3 *store_sqlite(struct store *s) { return s->db; }

@@ -160,3 +160,47 @@ int store_checkpoint(struct store *s)
 		return db_err(s, "checkpoint");
 	return rc == SQLITE_BUSY ? -EBUSY : 0;
 }
+
+int store_variant_builds_set(struct store *s, int64_t job_id, const int64_t *builds, size_t n)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(store_sqlite(s), "UPDATE variants SET build_id = ? WHERE job_id = ? AND idx = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return db_err(s, "prepare");
+	int r = 0;
+	for (size_t i = 0; i < n && r == 0; i++) {
+		sqlite3_reset(st);
+		if (builds[i] > 0)
+			sqlite3_bind_int64(st, 1, builds[i]);
+		else
+			sqlite3_bind_null(st, 1);
+		sqlite3_bind_int64(st, 2, job_id);
+		sqlite3_bind_int64(st, 3, (int64_t)i);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			r = db_err(s, "update variant");
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int store_variant_builds_get(struct store *s, int64_t job_id, int64_t *builds, size_t n)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(store_sqlite(s), "SELECT idx, build_id FROM variants WHERE job_id = ? ORDER BY idx", -1, &st,
+			       NULL) != SQLITE_OK)
+		return db_err(s, "prepare");
+	sqlite3_bind_int64(st, 1, job_id);
+	size_t k = 0;
+	int rc, r = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t idx = sqlite3_column_int64(st, 0);
+		if (idx < 0 || (size_t)idx >= n || sqlite3_column_type(st, 1) == SQLITE_NULL)
+			continue;
+		builds[idx] = sqlite3_column_int64(st, 1);
+		k++;
+	}
+	if (rc != SQLITE_DONE)
+		r = db_err(s, "select variants");
+	sqlite3_finalize(st);
+	return r < 0 ? r : k == n ? 0 : -ENOENT;
+}

@@ -35,5 +35,9 @@ int store_boot_finish(struct store *s, const struct store_boot *b);
 int store_boots_load(struct store *s, int64_t job_id, struct store_boot **ret, size_t *ret_n);
 /* Marks a variant's pending steps boot-failed; ret_n how many. */
 int store_steps_boot_failed(struct store *s, int64_t job_id, int variant, int *ret_n);
+/* Each variant's build, kept once the job's kernels are built or
+ * registered, so later boots do not redo it. get: -ENOENT until set. */
+int store_variant_builds_set(struct store *s, int64_t job_id, const int64_t *builds, size_t n);
+int store_variant_builds_get(struct store *s, int64_t job_id, int64_t *builds, size_t n);
 /* PRAGMA wal_checkpoint(TRUNCATE): everything in the main file before a switch. */
 int store_checkpoint(struct store *s);

@@ -1071,12 +1071,19 @@ static int boots_switch(struct store *st, const struct job *j, int64_t job_id, c
 	cg_remove_parent();
 	if (j->switch_mode == JOB_SWITCH_REBOOT) {
 		r = boots_reboot(st, j, &b, image, initrd, cmdline, &err);
-	} else if ((r = kexec_load(image, initrd, cmdline, &err)) == 0) {
-		sync();
-		store_boot_prepared(st, b.id, util_mono_now() - t0);
-		store_checkpoint(st);
-		sync();
-		r = kexec_exec(&err);
+	} else {
+		double t1 = util_mono_now();
+		if ((r = kexec_load(image, initrd, cmdline, &err)) == 0) {
+			double t2 = util_mono_now();
+			sync();
+			double prep = util_mono_now() - t0;
+			log_info("kexec: %s loaded in %.2f s, file systems synced in %.2f s (%.2f s since the decision)", image,
+				 t2 - t1, util_mono_now() - t2, prep);
+			store_boot_prepared(st, b.id, prep);
+			store_checkpoint(st);
+			sync();
+			r = kexec_exec(&err);
+		}
 	}
 	if (r == -EINPROGRESS) {
 		sb_free(&err);
@@ -1166,9 +1173,13 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 			r = -ENOMEM;
 			goto out;
 		}
-		/* build (or reuse) the kernels first: the first switch needs them */
-		if ((r = exec_builds(st, j, job_id, builds)) < 0)
-			goto out;
+		/* build (or reuse) the kernels first: the first switch needs
+		 * them; later boots find them recorded with the job */
+		if (store_variant_builds_get(st, job_id, builds, j->n_variants) < 0) {
+			if ((r = exec_builds(st, j, job_id, builds)) < 0)
+				goto out;
+			store_variant_builds_set(st, job_id, builds, j->n_variants);
+		}
 		if ((r = boots_start(st, j, job_id, boot_id, builds, &bc)) < 0) {
 			store_job_set_status(st, job_id, "failed", "the job's builds or boots could not be read from the database");
 			goto out;

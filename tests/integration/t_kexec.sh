@@ -10,6 +10,7 @@
 # boot (panic= resets the machine to QEMU's -kernel, the firmware
 # default). The host reads the disk's database afterwards.
 # KAB_KEXEC_BENCH=FILE: also write the switch and boot times there (bench/).
+# KAB_KEXEC_ONLY="abba powercut broken": the parts to run (all by default).
 . "$(dirname "$0")/lib.sh"
 it_begin
 command -v qemu-system-x86_64 >/dev/null || skip_all "qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"
@@ -33,7 +34,7 @@ for p in build/kab build/kabd; do
 	cp "$p" "$qemu_root/usr/bin/"
 done
 for p in stress-ng sqlite3; do qemu_copy_bin "$(command -v $p)"; done
-mods="drivers/virtio/virtio_pci drivers/block/virtio_blk fs/ext4/ext4 drivers/block/zram/zram"
+mods="crypto/crc32c_generic crypto/lzo-rle crypto/lzo drivers/virtio/virtio_pci drivers/block/virtio_blk fs/ext4/ext4 drivers/block/zram/zram"
 qemu_modules "$ka_dir" "$ka_ver" $mods
 qemu_modules "$kb_dir" "$kb_ver" $mods
 qemu_cpio "$tmp/initrd.gz"
@@ -88,11 +89,15 @@ show_console() {
 	tr -d '\r' <"$tmp/$1.console" | grep -v '^\s*$' | tail -n 40 | sed 's/^/    /'
 }
 
+# keep every console for a look after the test (tests/out/kexec-NAME.console)
+keep_console() { mkdir -p tests/out && tr -d '\r' <"$tmp/$1.console" >"tests/out/kexec-$1.console"; }
+
 guest_done() { grep -q '^KABT done' "$tmp/$1.console" 2>/dev/null; }
 
 wait_qemu() { # NAME: waits for QEMU to exit; fails when the guest did not finish
 	wait "$QEMU_PID" 2>/dev/null
 	local rc=$?
+	keep_console "$1"
 	if ! guest_done "$1"; then
 		echo "  the guest of $1 did not finish (qemu exit $rc)"
 		show_console "$1"
@@ -132,7 +137,10 @@ memory.max = 64M
 JOB
 }
 
+want() { case " ${KAB_KEXEC_ONLY:-abba powercut broken} " in *" $1 "*) return 0 ;; esac; return 1; }
+
 # ---- 1: four kexecs in one QEMU process, ABBA, 2 runs a boot ----
+if want abba; then
 { job_common abba 2; workload; } >"$tmp/abba.job"
 disk abba "$tmp/abba.job" || skip_all "mkfs.ext4 -d failed"
 echo "  abba: booting QEMU (software emulation); 5 boots, 8 runs"
@@ -196,7 +204,10 @@ else
 	show_console abba
 fi
 
+fi
+
 # ---- 2: a power cut in the middle of a run ----
+if want powercut; then
 { job_common powercut 2; workload; } >"$tmp/powercut.job"
 disk powercut "$tmp/powercut.job"
 echo "  powercut: booting; QEMU is killed during the first run of the second boot"
@@ -234,7 +245,10 @@ else
 	show_console powercut
 fi
 
+fi
+
 # ---- 3: a kernel that panics at boot ----
+if want broken; then
 { job_common broken 1; echo "cmdline = rdinit=/bin/false"; workload; } >"$tmp/broken.job"
 disk broken "$tmp/broken.job"
 echo "  broken: variant B's kernel panics at boot (rdinit=/bin/false); 2 attempts"
@@ -258,5 +272,6 @@ if fetch broken; then
 else
 	fail "broken: no database on the guest's disk"
 	show_console broken
+fi
 fi
 it_end

@@ -17,7 +17,7 @@ mount -t tmpfs vartmp /var/tmp
 mount -t tmpfs run /run
 ip link set lo up
 echo "KABT boot $(uname -r) uptime $(cut -d' ' -f1 /proc/uptime) cmdline $(cat /proc/cmdline)"
-for m in virtio_pci virtio_blk ext4 zram; do modprobe $m 2>/dev/null; done
+for m in crc32c_generic lzo-rle lzo virtio_pci virtio_blk ext4 zram; do modprobe $m 2>/dev/null; done
 i=0
 while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 if ! mount -t ext4 /dev/vda /var/lib/kab; then
