@@ -27,6 +27,7 @@ fi
 db=/var/lib/kab/kab.db
 q() { sqlite3 -batch -noheader "$db" "$1" 2>/dev/null; }
 
+echo "KABT kabd starts, uptime $(cut -d" " -f1 /proc/uptime)"
 kabd --db $db --listen 127.0.0.1:8469 >>/dev/console 2>&1 &
 kabd_pid=$!
 if [ "$(q 'select count(*) from jobs')" != 1 ]; then

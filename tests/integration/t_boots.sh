@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Jobs whose variants boot kernels, on this machine (which cannot kexec):
+# what kab check and kab run say, and what kabd refuses before any switch
+# (a database on tmpfs, a command line longer than the image takes). No
+# case here reaches a reboot: each one is refused before the switch. The
+# switches themselves are tested in QEMU (t_kexec).
+. "$(dirname "$0")/lib.sh"
+it_begin
+[ -x "$KABD" ] || skip_all "$KABD is not built"
+. tests/qemu/lib.sh
+skip() { skip_all "$@"; }
+qemu_kernel linux-image-amd64
+img=$kdir/boot/vmlinuz-$kver
+t=$IT_TMP
+
+job() { # SWITCH IMAGE_B [extra [job] line] [IMAGE_A]
+	cat <<JOB
+[job]
+name = boots
+boots = 1
+switch = $1
+$3
+[variant A]
+name = base
+kernel = image
+image = ${4:-$img}
+[variant B]
+name = patched
+kernel = image
+image = $2
+cmdline = kab.test=1
+[workload w]
+type = command
+command = true
+JOB
+}
+
+# ---- kab check ----
+job kexec "$img" >"$t/kexec.job"
+"$KAB" check "$t/kexec.job" >/dev/null 2>"$t/err"
+rc=$?
+if [ -e /sys/kernel/kexec_loaded ]; then
+	echo "  (this kernel can kexec: the refusal is not tested here)"
+	check "kab check accepts a kexec job on a kernel that can kexec" [ $rc = 0 ]
+else
+	check "kab check refuses a kexec job where the kernel cannot kexec (exit 2)" [ $rc = 2 ]
+	check "  naming why and suggesting switch = reboot" grep -q 'cannot kexec.*set switch = reboot' "$t/err"
+fi
+job reboot "$t/no-such-vmlinuz" >"$t/missing.job"
+"$KAB" check "$t/missing.job" >/dev/null 2>"$t/err"
+check "kab check: a missing image is refused (exit 2)" [ $? = 2 ]
+check "  naming the file, its line and the path" grep -q "missing.job:14: image $t/no-such-vmlinuz cannot be read" "$t/err"
+printf '[job]\nname = x\nruns_per_boot = 2\n[variant A]\n[variant B]\n[workload w]\ntype = command\ncommand = true\n' >"$t/noboot.job"
+"$KAB" check "$t/noboot.job" >/dev/null 2>"$t/err"
+check "kab check: runs_per_boot in a job that boots no kernel is refused at its line" grep -q 'noboot.job:3: runs_per_boot applies only to a job whose variants boot kernels' "$t/err"
+job reboot "$img" >"$t/mixed.job"
+sed -i '/^\[variant A\]/,/^\[variant B\]/{s/^kernel = image/kernel = running/;/^image = /d}' "$t/mixed.job"
+"$KAB" check "$t/mixed.job" >/dev/null 2>"$t/err"
+check "kab check: kernel = running beside kernels of their own is refused" grep -q 'has kernel = running in a job whose other variants boot kernels' "$t/err"
+
+# ---- kab run ----
+job reboot "$img" >"$t/reboot.job"
+check "kab check accepts the switch = reboot job" "$KAB" check "$t/reboot.job"
+"$KAB" run --db "$t/run.db" "$t/reboot.job" >/dev/null 2>"$t/err"
+check "kab run refuses it (exit 2): it goes on across reboots under kabd" [ $? = 2 ]
+check "  and says so" grep -q 'run it under kabd' "$t/err"
+
+# ---- kabd: refused before any switch ----
+mkdir -p /dev/shm/kab-boots-$$
+kabd_up --db /dev/shm/kab-boots-$$/kab.db || fail "kabd did not start"
+if [ -n "$URL" ]; then
+	id=$("$KAB" submit "$t/reboot.job" --server "$URL" 2>"$t/err")
+	"$KAB" status "$id" --server "$URL" >/dev/null 2>&1
+	for i in $(seq 1 100); do
+		s=$(sql /dev/shm/kab-boots-$$/kab.db "select status from jobs where id = $id")
+		[ "$s" = failed ] && break
+		sleep 0.2
+	done
+	check "a database on tmpfs: the job is failed at its start" [ "$s" = failed ]
+	check "  with the reason" [ "$(sql /dev/shm/kab-boots-$$/kab.db "select count(*) from jobs where reason like '%on tmpfs, which a reboot empties%'")" = 1 ]
+	check "  and no switch was recorded" [ "$(sql /dev/shm/kab-boots-$$/kab.db "select count(*) from boots")" = 0 ]
+	kabd_stop
+fi
+rm -rf /dev/shm/kab-boots-$$
+
+# an image whose header takes a 128-character command line at most, as
+# the first variant's: its switch is the first and is refused. Never run
+# where a boot loader is found, so that nothing here can reboot the machine.
+for f in /boot/grub/grub.cfg /efi/loader/loader.conf /boot/loader/loader.conf /boot/efi/loader/loader.conf; do
+	[ -e "$f" ] && { echo "  (this machine has a boot loader, $f: the command-line case is not run here)"; it_end; exit $?; }
+done
+cp "$img" "$t/short-vmlinuz"
+printf '\x80\x00\x00\x00' | dd of="$t/short-vmlinuz" bs=1 seek=$((0x238)) conv=notrunc status=none
+job reboot "$img" "order = alternate" "$t/short-vmlinuz" >"$t/long.job"
+printf '%s\n' "[workload v]" "type = command" "command = true" >>"$t/long.job"
+KAB_KERNELS_DIR=$t/kernels kabd_up --db "$t/kab.db" || fail "kabd did not start"
+if [ -n "$URL" ]; then
+	id=$("$KAB" submit "$t/long.job" --server "$URL" 2>"$t/err")
+	for i in $(seq 1 150); do
+		s=$(sql "$t/kab.db" "select status from jobs where id = $id")
+		[ "$s" = failed ] && break
+		sleep 0.2
+	done
+	check "a command line longer than the image takes: the job is failed" [ "$s" = failed ]
+	check "  before switching, naming the lengths" \
+		[ "$(sql "$t/kab.db" "select count(*) from jobs where reason like 'cannot switch to variant base%characters, more than the 128%'")" = 1 ]
+	check "  no switch was recorded" [ "$(sql "$t/kab.db" "select count(*) from boots")" = 0 ]
+	check "  both images were registered as builds of kind image, with their release" \
+		[ "$(sql "$t/kab.db" "select count(*) from builds where kind = 'image' and status = 'ok' and kernelrelease = '$kver'")" = 2 ]
+	check "  and copied under the kernels directory" [ -r "$t/kernels/1/bzImage" ]
+	sql "$t/kab.db" "select reason from jobs where id = $id" | sed 's/^/    /'
+	kabd_stop
+fi
+it_end
