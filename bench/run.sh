@@ -7,10 +7,11 @@
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
-SECTIONS=(sampler kabd kernels)
+SECTIONS=(sampler kabd kernels kexec)
 status=0
 
 section() { printf '\n==== %s ====\n' "$1"; }
+verdict() { if [ "$2" = 1 ]; then echo "  PASS  $1"; else echo "  MISS  $1"; fi; }
 
 need() { # binary
 	if [ ! -x "$1" ]; then
@@ -195,7 +196,6 @@ bench_kabd() {
 	printf '%-24s %10s %9s %9s %7s %15s ms\n' "stress job + 4 conns" "$rps" "$r50" "$r99" "$rf" "$load_late"
 	echo "(sampler: the larger of the job's two runs; each run's p99 in ms: quiet $base_runs, loaded $load_runs)"
 	echo
-	verdict() { if [ "$2" = 1 ]; then echo "  PASS  $1"; else echo "  MISS  $1"; fi; }
 	local s99 sf l99 lf
 	read -r _ _ s99 sf <<<"$idle1"
 	read -r _ _ r99 rf <<<"$idle"
@@ -221,7 +221,6 @@ bench_kabd() {
 bench_kernels() {
 	section "kernels (tinyconfig + boot/kexec options: baseline build, then a two-patch series)"
 	need "$B/kab" || return 1
-	verdict() { if [ "$2" = 1 ]; then echo "  PASS  $1"; else echo "  MISS  $1"; fi; }
 	local tree=${KAB_TEST_LINUX_GIT:-/var/cache/kab/test-linux-git} work=${BENCH_KBUILD_WORK:-/var/cache/kab/bench-kbuild}
 	if [ ! -d "$tree/.git" ]; then
 		echo "no git tree at $tree: run tests/integration/t_kernels.sh once to make it" >&2
@@ -256,6 +255,51 @@ config.fragment = $tmp/boot.config"
 		"$(awk -v a="$ps" -v b="$bs" 'BEGIN { print 100 * a / b }')"
 	verdict "patched build at most 15 % of the baseline build" "$(awk -v a="$ps" -v b="$bs" 'BEGIN { print (a <= 0.15 * b) }')"
 	rm -rf "$tmp"
+}
+
+# --- kexec: what a kernel switch costs beyond the kernel's own boot ---
+# Runs the ABBA part of tests/integration/t_kexec.sh (QEMU, software
+# emulation: 1 plain boot, then 4 kexecs) and reads its console
+# (tests/out/kexec-abba.console). Per switch: the kernel's own boot (its
+# uptime when /init starts), the guest's init script up to kabd, kabd from
+# its start to the executor ready, and before the jump the kernel loading
+# the image (kexec_file_load) and kab's own work (recording, swap
+# teardown, sync). kab's part is the last and the kabd-to-ready time.
+bench_kexec() {
+	section "kexec switch vs the kernel's own boot (QEMU, software emulation)"
+	need "$B/kab" && need "$B/kabd" || return 1
+	KAB_KEXEC_ONLY=abba bash tests/integration/t_kexec.sh >"/tmp/kab-bench-kexec.$$" 2>&1
+	local rc=$? con=tests/out/kexec-abba.console
+	if [ $rc -ne 0 ] || [ ! -r "$con" ]; then
+		tail -20 "/tmp/kab-bench-kexec.$$"
+		rm -f "/tmp/kab-bench-kexec.$$"
+		return 1
+	fi
+	rm -f "/tmp/kab-bench-kexec.$$"
+	awk '
+		/^KABT boot / { for (i = 1; i <= NF; i++) if ($i == "uptime") u[nb++] = $(i + 1) }
+		/^KABT kabd starts, uptime / { k[nk++] = $NF }
+		/kexec: .* loaded in / { for (i = 1; i <= NF; i++) { if ($i == "in" && $(i + 2) == "s,") l[nl] = $(i + 1)
+			if ($i == "(" || $i ~ /^\(/) { x = $i; sub(/^\(/, "", x); p[nl] = x } } nl++ }
+		/ is up, .* from the switch decision/ { for (i = 1; i <= NF; i++) { if ($i == "up,") t[nr] = $(i + 1)
+			if ($i == "preparing,") pp[nr] = $(i - 2); if ($i == "since") r[nr] = $(i - 2) } nr++ }
+		END {
+			printf "  plain boot (QEMU -kernel): kernel to /init %.2f s, /init to kabd %.2f s\n", u[0], k[0] - u[0]
+			printf "  %-7s %9s %9s %9s %9s %9s %9s %9s\n", "switch", "decision", "load", "kab pre", "kernel", "init", "kabd", "kab adds"
+			n = 0
+			for (s = 0; s < nr; s++) {
+				own = p[s] - l[s]; kabd = r[s] - k[s + 1]; add = own + kabd
+				printf "  %-7d %8.2fs %8.2fs %8.2fs %8.2fs %8.2fs %8.2fs %8.2fs\n", s + 1, t[s], l[s], own, u[s + 1], k[s + 1] - u[s + 1], kabd, add
+				a[n++] = add; sum += add; kern += u[s + 1]
+			}
+			asort(a)
+			med = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+			printf "  kab adds %.2f s per switch (median of %d; the kernel boots to /init in %.2f s on average, plain boot %.2f s)\n", med, n, kern / n, u[0]
+			printf "  (decision: from the switch decision to the executor ready in the new kernel; load: kexec_file_load of image and initramfs;\n   kab pre: recording, swap teardown, sync; kernel: its uptime at /init; init: the guest init script up to kabd; kabd: its start to ready)\n"
+			print (med < 1.0) > "/tmp/kab-bench-kexec.verdict"
+		}' "$con"
+	verdict "kab adds under 1 s per switch beyond the kernel's own boot" "$(cat /tmp/kab-bench-kexec.verdict)"
+	rm -f /tmp/kab-bench-kexec.verdict
 }
 
 # --- add new sections above this line, and their names to SECTIONS ---

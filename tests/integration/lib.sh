@@ -61,7 +61,7 @@ it_begin() {
 # the test started, puts knobs back, removes zram devices and cgroups it made.
 it_cleanup() {
 	local p line f v z
-	for p in "${IT_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	for p in "${IT_PIDS[@]}"; do pkill -9 -P "$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done
 	while IFS= read -r line; do
 		case $line in
 		/*=*) f=${line%%=*} v=${line#*=}

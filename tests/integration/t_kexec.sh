@@ -9,7 +9,6 @@
 # on the same disk (a power cut), and a variant whose kernel panics at
 # boot (panic= resets the machine to QEMU's -kernel, the firmware
 # default). The host reads the disk's database afterwards.
-# KAB_KEXEC_BENCH=FILE: also write the switch and boot times there (bench/).
 # KAB_KEXEC_ONLY="abba powercut broken": the parts to run (all by default).
 . "$(dirname "$0")/lib.sh"
 it_begin
@@ -63,16 +62,11 @@ qemu_start() {
 	IT_PIDS+=("$QEMU_PID")
 }
 
-# stamp NAME: the console with each line's arrival time (s since start), for
-# the switch-time figures; runs in the background while QEMU runs.
-stamp() {
-	local t0 line
-	t0=$(date +%s.%N)
-	tail -n +1 -F "$tmp/$1.console" 2>/dev/null | while IFS= read -r line; do
-		printf '%.3f %s\n' "$(echo "$(date +%s.%N) - $t0" | bc)" "${line%$'\r'}"
-	done >"$tmp/$1.stamped" &
-	STAMP_PID=$!
-	IT_PIDS+=("$STAMP_PID")
+# qemu_kill: SIGKILL to QEMU itself (a child of timeout), a power cut
+qemu_kill() {
+	pkill -KILL -P "$QEMU_PID" 2>/dev/null
+	kill -KILL "$QEMU_PID" 2>/dev/null
+	wait "$QEMU_PID" 2>/dev/null
 }
 
 # fetch NAME: the guest's database, out of the disk image
@@ -145,11 +139,8 @@ if want abba; then
 disk abba "$tmp/abba.job" || skip_all "mkfs.ext4 -d failed"
 echo "  abba: booting QEMU (software emulation); 5 boots, 8 runs"
 qemu_start abba "$tmp/abba.img"
-stamp abba
-t_start=$(date +%s.%N)
 wait_qemu abba
 check "abba: the guest ran the job to its end and powered off" guest_done abba
-kill "$STAMP_PID" 2>/dev/null
 db=$tmp/abba.db
 if fetch abba; then
 	b_a=$(sql "$db" "select build_id from boots where variant_idx = 0 limit 1")
@@ -183,22 +174,12 @@ if fetch abba; then
 		python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); m=[m for w in r["workloads"] for m in w["metrics"] if m["name"]=="stress-ng.bogo_ops_per_s"][0]; sys.exit(0 if all(v["n"]==2 for v in m["variants"]) else 1)' "$tmp/abba.json"
 	grep -A3 '^Boots:' "$tmp/abba.report" | sed 's/^/    /'
 	check "abba: the guest left no cgroup, swap or journal entry" grep -q 'KABT cleanup: kab cgroups 0, swaps 0, journal 0' "$tmp/abba.console"
-	# switch times as the host saw them on the console, and the plain boot
-	plain=$(awk '/KABT boot / {print $1; exit}' "$tmp/abba.stamped")
+	# the switch times (bench/run.sh kexec breaks them down)
 	sw=$(sql "$db" "select group_concat(printf('%.2f', kexec_s), ' ') from boots")
 	prep=$(sql "$db" "select group_concat(printf('%.2f', prep_s), ' ') from boots")
 	up=$(sql "$db" "select group_concat(printf('%.2f', uptime_s), ' ') from boots")
 	init_up=$(grep -o 'KABT boot [^ ]* uptime [0-9.]*' "$tmp/abba.console" | awk '{print $5}' | tr '\n' ' ')
-	echo "    plain boot to /init (host clock): ${plain:-?} s; switches, decision to ready: $sw s (preparing: $prep; new kernel's uptime at ready: $up); uptime at /init per boot: $init_up"
-	if [ -n "${KAB_KEXEC_BENCH:-}" ]; then
-		{
-			echo "plain_boot_to_init_s $plain"
-			echo "kexec_s $sw"
-			echo "prep_s $prep"
-			echo "uptime_at_ready_s $up"
-			echo "uptime_at_init_s $init_up"
-		} >"$KAB_KEXEC_BENCH"
-	fi
+	echo "    switches, decision to ready: $sw s (preparing: $prep; the new kernel's uptime at ready: $up); uptime at /init, the plain boot first: $init_up"
 else
 	fail "abba: no database on the guest's disk"
 	show_console abba
@@ -219,8 +200,7 @@ for i in $(seq 1 600); do
 	sleep 0.5
 done
 sleep 1.5
-kill -9 "$QEMU_PID" 2>/dev/null
-wait "$QEMU_PID" 2>/dev/null
+qemu_kill
 check "powercut: QEMU was killed in the middle of a run" grep -q '\[3/8\] pair 1' "$tmp/powercut.console"
 echo "--- power restored ---" >>"$tmp/powercut.console"
 qemu_start powercut "$tmp/powercut.img"
