@@ -2,6 +2,8 @@
  * diagnostics and the print/parse round trip. No machine checks here
  * (job_parse_string_nocheck), except where a test says so. */
 #include "job.h"
+#include "executor.h"
+#include "store.h"
 #include "t.h"
 #include "util.h"
 
@@ -396,8 +398,112 @@ static void test_round_trip(void)
 	free(msg);
 }
 
+/* Jobs that boot kernels: their keys, what is refused, the normal form
+ * and the plan (a boot of each variant per pair, every workload and its
+ * runs inside it, ABBA over boots). */
+static void test_boot_jobs(void)
+{
+	static const char head[] = "[job]\nname = k\n";
+	static const char vars[] = "[variant A]\nname = base\nkernel = image\nimage = /boot/a\n"
+				   "[variant B]\nname = new\nkernel = image\nimage = /boot/b\ninitrd = /boot/b.img\ncmdline = thp=1\n"
+				   "[workload w]\ntype = command\ncommand = true\n[workload v]\ntype = command\ncommand = true\n";
+	char text[2048];
+	snprintf(text, sizeof(text), "%sboots = 2\nruns_per_boot = 3\nswitch = reboot\nboot_attempts = 4\non_boot_failure = abort\npanic = 30\n%s",
+		 head, vars);
+	struct job *j = parse_ok(text);
+	if (j) {
+		T_CHECK(job_boots_kernels(j));
+		T_EQ_INT(j->pairs, 2);
+		T_EQ_INT(j->runs_per_boot, 3);
+		T_EQ_INT(j->switch_mode, JOB_SWITCH_REBOOT);
+		T_EQ_INT(j->boot_attempts, 4);
+		T_EQ_INT(j->on_boot_failure, JOB_BOOTFAIL_ABORT);
+		T_EQ_INT(j->panic_s, 30);
+		T_EQ_STR(j->variants[1].initrd, "/boot/b.img");
+		T_EQ_STR(j->variants[1].cmdline, "thp=1");
+		char *printed = print_job(j);
+		T_CHECK(printed && strstr(printed, "runs_per_boot = 3\nswitch = reboot\nboot_attempts = 4\non_boot_failure = abort\npanic = 30\n"));
+		T_CHECK(printed && strstr(printed, "image = /boot/b\ninitrd = /boot/b.img\ncmdline = thp=1\n"));
+		struct job *again = printed ? parse_ok(printed) : NULL;
+		char *twice = again ? print_job(again) : NULL;
+		T_CHECK(twice && strcmp(printed, twice) == 0);
+		free(printed);
+		free(twice);
+		job_free(again);
+		/* the plan: A's boot, B's, B's, A's; in each boot w three times then v three times */
+		struct store_step *st;
+		size_t n;
+		T_EQ_INT(exec_plan(j, &st, &n), 0);
+		T_EQ_INT(n, 24);
+		char order[32] = "", boots[32] = "", work[32] = "";
+		for (size_t i = 0; i < n && i < 24; i++) {
+			order[i] = (char)('A' + st[i].variant);
+			boots[i] = (char)('0' + st[i].boot);
+			work[i] = (char)('w' - st[i].workload);
+		}
+		T_EQ_STR(order, "AAAAAABBBBBBBBBBBBAAAAAA");
+		T_EQ_STR(boots, "000000111111222222333333");
+		T_EQ_STR(work, "wwwvvvwwwvvvwwwvvvwwwvvv");
+		T_EQ_INT(st[4].rep, 1);
+		T_EQ_INT(st[13].pair, 1);
+		free(st);
+		job_free(j);
+	}
+	/* a job without kernels plans no boots */
+	j = parse_ok("[job]\nname = r\npairs = 1\n[variant A]\n[variant B]\n[workload w]\ntype = command\ncommand = true\n");
+	if (j) {
+		struct store_step *st;
+		size_t n;
+		T_EQ_INT(exec_plan(j, &st, &n), 0);
+		T_EQ_INT(n, 2);
+		T_EQ_INT(st[0].boot, -1);
+		T_EQ_INT(st[1].boot, -1);
+		free(st);
+		job_free(j);
+	}
+
+	int line;
+	char *msg;
+	snprintf(text, sizeof(text), "%sboots = 2\npairs = 2\n%s", head, vars);
+	T_EQ_INT(parse_bad(text, &line, &msg), 1);
+	T_EQ_INT(line, 3);
+	T_CHECK(strstr(msg, "give boots or pairs, not both") != NULL);
+	free(msg);
+	T_EQ_INT(parse_bad("[job]\nname = r\nswitch = kexec\n[variant A]\n[variant B]\n[workload w]\ntype = command\ncommand = true\n",
+			   &line, &msg), 1);
+	T_EQ_INT(line, 3);
+	T_CHECK(strstr(msg, "switch applies only to a job whose variants boot kernels") != NULL);
+	free(msg);
+	T_EQ_INT(parse_bad("[job]\nname = r\n[variant A]\ncmdline = quiet\n[variant B]\n[workload w]\ntype = command\ncommand = true\n",
+			   &line, &msg), 1);
+	T_EQ_INT(line, 4);
+	T_CHECK(strstr(msg, "cmdline applies only to a variant that boots its own kernel") != NULL);
+	free(msg);
+	T_EQ_INT(parse_bad("[job]\nname = r\n[variant A]\nkernel = image\n[variant B]\nkernel = image\nimage = /b\n[workload w]\ntype = command\ncommand = true\n",
+			   &line, &msg), 1);
+	T_EQ_INT(line, 4);
+	T_CHECK(strstr(msg, "missing required key \"image\" in [variant A]") != NULL);
+	free(msg);
+	T_EQ_INT(parse_bad("[job]\nname = r\n[variant A]\n[variant B]\nkernel = image\nimage = /b\n[workload w]\ntype = command\ncommand = true\n",
+			   &line, &msg), 1);
+	T_EQ_INT(line, 3);
+	T_CHECK(strstr(msg, "[variant A] has kernel = running in a job whose other variants boot kernels") != NULL);
+	free(msg);
+	T_EQ_INT(parse_bad("[job]\nname = r\n[variant A]\nkernel = image\nimage = /a\n[variant B]\nkernel = image\nimage = /b\ncmdline = a=\"b c\"\n[workload w]\ntype = command\ncommand = true\n",
+			   &line, &msg), 1);
+	T_EQ_INT(line, 9);
+	T_CHECK(strstr(msg, "bad cmdline: quotes") != NULL);
+	free(msg);
+	T_EQ_INT(parse_bad("[job]\nname = r\n[variant A]\nkernel = image\nimage = /a\ntree = /t\n[variant B]\nkernel = image\nimage = /b\n[workload w]\ntype = command\ncommand = true\n",
+			   &line, &msg), 1);
+	T_EQ_INT(line, 6);
+	T_CHECK(strstr(msg, "tree applies only to kernel = build, not kernel = image") != NULL);
+	free(msg);
+}
+
 int main(void)
 {
+	test_boot_jobs();
 	test_defaults();
 	test_sizes();
 	test_durations();
