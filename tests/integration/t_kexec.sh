@@ -122,11 +122,11 @@ image = /var/lib/kab/img/vmlinuz-b
 initrd = /var/lib/kab/img/initrd.gz
 JOB
 }
-workload() {
-	cat <<'JOB'
+workload() { # [stress-ng --timeout, default 3]
+	cat <<JOB
 [workload vm]
 type = stress-ng
-args = --vm 1 --vm-bytes 96M --vm-keep --vm-method flip --timeout 3
+args = --vm 1 --vm-bytes 96M --vm-keep --vm-method flip --timeout ${1:-3}
 memory.max = 64M
 JOB
 }
@@ -189,7 +189,7 @@ fi
 
 # ---- 2: a power cut in the middle of a run ----
 if want powercut; then
-{ job_common powercut 2; workload; } >"$tmp/powercut.job"
+{ job_common powercut 2; workload 8; } >"$tmp/powercut.job"
 disk powercut "$tmp/powercut.job"
 echo "  powercut: booting; QEMU is killed during the first run of the second boot"
 qemu_start powercut "$tmp/powercut.img"
@@ -199,7 +199,7 @@ for i in $(seq 1 600); do
 	kill -0 "$QEMU_PID" 2>/dev/null || break
 	sleep 0.5
 done
-sleep 1.5
+sleep 4 # into the 8 s run
 qemu_kill
 check "powercut: QEMU was killed in the middle of a run" grep -q '\[3/8\] pair 1' "$tmp/powercut.console"
 echo "--- power restored ---" >>"$tmp/powercut.console"
