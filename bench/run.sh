@@ -277,8 +277,9 @@ bench_kexec() {
 	fi
 	rm -f "/tmp/kab-bench-kexec.$$"
 	awk '
-		/^KABT boot / { for (i = 1; i <= NF; i++) if ($i == "uptime") u[nb++] = $(i + 1) }
-		/^KABT kabd starts, uptime / { k[nk++] = $NF }
+		BEGIN { nb = nk = nl = nr = 0 }
+		/KABT boot / { for (i = 1; i <= NF; i++) if ($i == "uptime") u[nb++] = $(i + 1) }
+		/KABT kabd starts, uptime / { k[nk++] = $NF }
 		/kexec: .* loaded in / { for (i = 1; i <= NF; i++) { if ($i == "in" && $(i + 2) == "s,") l[nl] = $(i + 1)
 			if ($i == "(" || $i ~ /^\(/) { x = $i; sub(/^\(/, "", x); p[nl] = x } } nl++ }
 		/ is up, .* from the switch decision/ { for (i = 1; i <= NF; i++) { if ($i == "up,") t[nr] = $(i + 1)
@@ -290,7 +291,7 @@ bench_kexec() {
 			for (s = 0; s < nr; s++) {
 				own = p[s] - l[s]; kabd = r[s] - k[s + 1]; add = own + kabd
 				printf "  %-7d %8.2fs %8.2fs %8.2fs %8.2fs %8.2fs %8.2fs %8.2fs\n", s + 1, t[s], l[s], own, u[s + 1], k[s + 1] - u[s + 1], kabd, add
-				a[n++] = add; sum += add; kern += u[s + 1]
+				a[n] = add; b[n++] = add + l[s]; kern += u[s + 1]
 			}
 			asort(a)
 			med = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
