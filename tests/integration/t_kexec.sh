@@ -173,6 +173,16 @@ if fetch abba; then
 	check "abba: 2 runs inside a boot count once (n = 2 boots a variant)" \
 		python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); m=[m for w in r["workloads"] for m in w["metrics"] if m["name"]=="stress-ng.bogo_ops_per_s"][0]; sys.exit(0 if all(v["n"]==2 for v in m["variants"]) else 1)' "$tmp/abba.json"
 	grep -A3 '^Boots:' "$tmp/abba.report" | sed 's/^/    /'
+	# the boots over kabd's API, from a copy of the guest's database
+	cp "$db" "$tmp/api.db"
+	if kabd_up --db "$tmp/api.db"; then
+		curl -sf "$URL/api/v1/jobs/1" >"$tmp/job.json"
+		check "abba: GET /api/v1/jobs/1 lists the 4 boots with their variant, build and switch time" \
+			python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["boots"]; sys.exit(0 if len(b)==4 and [x["variant"] for x in b]==["generic","cloud","cloud","generic"] and all(x["status"]=="ok" and x["method"]=="kexec" and x["kexec_s"]>0 and x["kernel_release"] for x in b) else 1)' "$tmp/job.json"
+		kabd_stop
+	else
+		fail "abba: kabd did not start on the guest's database"
+	fi
 	check "abba: the guest left no cgroup, swap or journal entry" grep -q 'KABT cleanup: kab cgroups 0, swaps 0, journal 0' "$tmp/abba.console"
 	# the switch times (bench/run.sh kexec breaks them down)
 	sw=$(sql "$db" "select group_concat(printf('%.2f', kexec_s), ' ') from boots")
