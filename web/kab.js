@@ -178,9 +178,20 @@ function renderStatus(j) {
 	document.getElementById("st-current").textContent =
 		cur ? `variant ${cur.variant}, workload ${cur.workload}, pair ${cur.pair}` : (p.stage || "–");
 	document.getElementById("st-variants").textContent =
-		(j.variants || []).map(v => v.name + (v.kernel ? ` (kernel: ${v.kernel})` : "")).join(", ") || "–";
+		(j.variants || []).map(v => v.name + (v.kernel ? ` (kernel: ${v.kernel}${bootsOf(j, v.name)})` : "")).join(", ") || "–";
 	const frac = p.runs_total ? (p.runs_done + p.runs_skipped) / p.runs_total : 0;
 	document.getElementById("st-bar").style.width = (100 * frac).toFixed(1) + "%";
+}
+
+/* A job that boots kernels: "; 2 boots, 1 failed, switch to ready 10.4 s" */
+function bootsOf(j, name) {
+	const b = (j.boots || []).filter(x => x.variant === name);
+	if (!b.length) return "";
+	const ok = b.filter(x => x.status === "ok");
+	const failed = b.filter(x => x.status === "failed").length;
+	const last = ok.length ? ok[ok.length - 1].kexec_s : null;
+	return `; ${ok.length} boot${ok.length === 1 ? "" : "s"}, ${failed} failed` +
+		(last != null ? `, switch to ready ${last.toFixed(1)} s` : "");
 }
 
 function duration(s) {
