@@ -690,30 +690,25 @@ int kbuild_job(struct store *st, const struct job *j, const struct kbuild_opts *
 	for (size_t i = 0; i < j->n_variants; i++) {
 		const struct job_variant *v = &j->variants[i];
 		struct kbuild_result res;
+		int r;
 		if (o->variant_builds)
 			o->variant_builds[i] = 0;
 		if (strcmp(v->kernel, "image") == 0) {
 			if (o->progress)
 				o->progress(o->progress_ctx, v->name, "registering its kernel image");
-			int r = kbuild_image(st, v->image, v->initrd, o->kernels_dir, &res, err);
-			if (r < 0)
-				return r;
-			if (o->variant_builds)
-				o->variant_builds[i] = res.id;
-			if (o->done)
-				o->done(o->done_ctx, v->name, &res);
+			r = kbuild_image(st, v->image, v->initrd, o->kernels_dir, &res, err);
+		} else if (strcmp(v->kernel, "build") == 0) {
+			struct kbuild_request rq = {
+				.file = j->file, .tree_line = v->tree_line, .base_line = v->base_line, .series_line = v->series_line,
+				.config_line = v->config_line, .name = v->name, .tree = v->tree, .base = v->base, .series = v->series,
+				.archive = j->archive, .config = v->config, .fragments = v->fragments, .n_fragments = v->n_fragments,
+				.need = need, .jobs = o->jobs, .work_dir = o->work_dir, .kernels_dir = o->kernels_dir,
+				.progress = o->progress, .progress_ctx = o->progress_ctx,
+			};
+			r = kbuild_build(st, &rq, &res, err);
+		} else {
 			continue;
 		}
-		if (strcmp(v->kernel, "build") != 0)
-			continue;
-		struct kbuild_request rq = {
-			.file = j->file, .tree_line = v->tree_line, .base_line = v->base_line, .series_line = v->series_line,
-			.config_line = v->config_line, .name = v->name, .tree = v->tree, .base = v->base, .series = v->series,
-			.archive = j->archive, .config = v->config, .fragments = v->fragments, .n_fragments = v->n_fragments,
-			.need = need, .jobs = o->jobs, .work_dir = o->work_dir, .kernels_dir = o->kernels_dir,
-			.progress = o->progress, .progress_ctx = o->progress_ctx,
-		};
-		int r = kbuild_build(st, &rq, &res, err);
 		if (r < 0)
 			return r;
 		if (o->variant_builds)
