@@ -106,6 +106,12 @@ int cmd_run(int argc, char **argv)
 			goto out;
 		}
 		store_job_clear(&sj);
+		exec_refuse_boots(j, &d);
+		if (d.n) {
+			diags_print(&d, stderr);
+			ret = 2;
+			goto out;
+		}
 		log_info("resuming job %lld \"%s\"", (long long)job_id, j->name);
 	} else {
 		if (store_job_create(st, j, &job_id) < 0)
