@@ -1062,6 +1062,25 @@ static int boots_switch(struct store *st, const struct job *j, int64_t job_id, c
 	char msg[512];
 	snprintf(msg, sizeof(msg), "switching to build %lld (%s, variant %s) for step %d: boot %d of %zu", (long long)b.build_id,
 		 bc->b[v].kernelrelease, var->name, step->seq + 1, step->boot + 1, (size_t)j->pairs * j->n_variants);
+	if (getenv("KAB_SWITCH_DRY_RUN")) {
+		/* tests and operators: everything up to the switch, which is shown, not made */
+		r = -ECANCELED;
+		if (j->switch_mode == JOB_SWITCH_REBOOT) {
+			struct kreboot_target t = { .build_id = b.build_id, .image = image, .initrd = initrd,
+						    .kernelrelease = bc->b[v].kernelrelease, .cmdline = cmdline };
+			struct kreboot_plan plan = { 0 };
+			enum kreboot_loader l;
+			if (kreboot_detect("/", &l, NULL, 0, &err) < 0 || kreboot_plan_make(&t, l, "/", &plan, &err) < 0)
+				goto fail_early;
+			kreboot_plan_print(&plan, stderr);
+			kreboot_plan_free(&plan);
+		} else {
+			log_info("kexec_file_load %s, initrd %s, command line \"%s\"", image, initrd ? initrd : "none", cmdline);
+		}
+		sb_printf(&err, "KAB_SWITCH_DRY_RUN is set: the switch to build %lld (%s) is shown in the log, not made", (long long)b.build_id,
+			  job_switch_name(j->switch_mode));
+		goto fail_early;
+	}
 	if ((r = store_boot_begin(st, &b, &b.id)) < 0)
 		goto fail_early;
 	store_job_set_status(st, job_id, "running", msg);
