@@ -62,7 +62,7 @@ int cmd_build(int argc, char **argv)
 	}
 	struct diags d = { 0 };
 	struct job *j = NULL;
-	if (job_parse_file(argv[optind], &j, &d) < 0) {
+	if (job_parse_file_build(argv[optind], &j, &d) < 0) {
 		diags_print(&d, stderr);
 		diags_free(&d);
 		return 2;

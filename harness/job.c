@@ -406,7 +406,10 @@ static void sort_diags(struct diags *d, size_t from)
 	}
 }
 
-static int parse(const char *file, const char *text, bool check, struct job **ret, struct diags *d)
+/* build_only: for kab build, which runs nothing: not the checks of
+ * running a job that boots kernels (kexec possible, every variant naming
+ * its kernel). */
+static int parse(const char *file, const char *text, bool check, bool build_only, struct job **ret, struct diags *d)
 {
 	size_t d0 = d->n;
 	struct reader r = {
@@ -431,7 +434,7 @@ static int parse(const char *file, const char *text, bool check, struct job **re
 		job_free(j);
 		return -ENOMEM;
 	}
-	job_build(j, file, r.secs, r.n_secs, check, d);
+	job_build(j, file, r.secs, r.n_secs, check, build_only, d);
 	sections_free(r.secs, r.n_secs);
 	sort_diags(d, d0);
 	if (d->n > d0) {
@@ -444,15 +447,15 @@ static int parse(const char *file, const char *text, bool check, struct job **re
 
 int job_parse_string(const char *file, const char *text, struct job **ret, struct diags *d)
 {
-	return parse(file, text, true, ret, d);
+	return parse(file, text, true, false, ret, d);
 }
 
 int job_parse_string_nocheck(const char *file, const char *text, struct job **ret, struct diags *d)
 {
-	return parse(file, text, false, ret, d);
+	return parse(file, text, false, false, ret, d);
 }
 
-int job_parse_file(const char *path, struct job **ret, struct diags *d)
+static int parse_file(const char *path, bool build_only, struct job **ret, struct diags *d)
 {
 	_cleanup_free_ char *text = NULL;
 	size_t len;
@@ -469,7 +472,17 @@ int job_parse_file(const char *path, struct job **ret, struct diags *d)
 		diags_add(d, path, 0, "too large (%zu bytes, at most %u)", len, JOB_FILE_MAX);
 		return -EFBIG;
 	}
-	return parse(path, text, true, ret, d);
+	return parse(path, text, true, build_only, ret, d);
+}
+
+int job_parse_file(const char *path, struct job **ret, struct diags *d)
+{
+	return parse_file(path, false, ret, d);
+}
+
+int job_parse_file_build(const char *path, struct job **ret, struct diags *d)
+{
+	return parse_file(path, true, ret, d);
 }
 
 void job_free(struct job *j)

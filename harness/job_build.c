@@ -984,7 +984,7 @@ static void build_workload(struct builder *b, const struct job_section *s)
 		job_check_workload(b->file, w, b->d);
 }
 
-size_t job_build(struct job *j, const char *file, struct job_section *secs, size_t n_secs, bool check,
+size_t job_build(struct job *j, const char *file, struct job_section *secs, size_t n_secs, bool check, bool build_only,
 		 struct diags *d)
 {
 	struct builder b = { .j = j, .file = file, .d = d, .check = check };
@@ -1045,7 +1045,7 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 		}
 	}
 
-	if (job_boots_kernels(j)) {
+	if (job_boots_kernels(j) && !build_only) {
 		char why[256];
 		if (b.check && j->switch_mode == JOB_SWITCH_KEXEC && kexec_supported(why, sizeof(why)) < 0)
 			ERR(&b, b.boot_key_line[2] ? b.boot_key_line[2] : job_line,
@@ -1056,7 +1056,7 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 				ERR(&b, j->variants[i].line,
 				    "[variant %s] has kernel = running in a job whose other variants boot kernels: every variant names the kernel it boots (for the running one: kernel = image, image = /boot/vmlinuz-$(uname -r))",
 				    j->variants[i].label);
-	} else {
+	} else if (!job_boots_kernels(j)) {
 		static const char *const boot_keys[] = { "boots", "runs_per_boot", "switch", "boot_attempts", "on_boot_failure", "panic" };
 		for (size_t i = 0; i < ARRAY_SIZE(boot_keys); i++)
 			if (b.boot_key_line[i])

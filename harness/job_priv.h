@@ -57,7 +57,7 @@ struct job_section {
  * check, also looks at the machine (reads only). Returns the number of
  * problems found (0: the job is good). */
 size_t job_build(struct job *j, const char *file, struct job_section *secs, size_t n_secs,
-		 bool check, struct diags *d);
+		 bool check, bool build_only, struct diags *d);
 
 /* Letters, digits, . _ -, starting with a letter or digit, short: for
  * names that end up in cgroup names, file names and reports. */
