@@ -267,5 +267,6 @@ $build_v
 base = $BASE" "name = other"
 $KAB run --db "$IT_TMP/run.db" "$IT_TMP/run-refused.job" >"$IT_TMP/out" 2>&1
 rc=$?
-check "kab run of a build variant refuses clearly" [ $rc -eq 2 ] && grep -q "boots a kernel of its own, so the job goes on across reboots: run it under kabd" "$IT_TMP/out"
+check "kab run of a build variant beside a running one refuses (exit 2)" [ $rc -eq 2 ]
+check "  saying every variant names the kernel it boots" grep -q "\[variant B\] has kernel = running in a job whose other variants boot kernels" "$IT_TMP/out"
 it_end
