@@ -1235,7 +1235,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 			done++;
 	double job_t0 = util_mono_now();
 	size_t ran = 0;
-	bool boot_failed = false;
+	bool boot_failed = false, rebooting = false;
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(steps[i].status, "pending") != 0)
 			continue;
@@ -1263,10 +1263,11 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 				r = 0;
 				continue;
 			}
-			if (r == -EINPROGRESS) { /* rebooting: wait for the stop signal */
+			if (r == -EINPROGRESS) { /* rebooting: wait for the stop signal; the job resumes after the boot */
 				while (!check_interrupted())
 					signal_wait(1.0);
 				r = -EINTR;
+				rebooting = true;
 				break;
 			}
 			goto out; /* the switch could not be made; the job is failed */
@@ -1300,7 +1301,9 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 		if (j->adaptive.on)
 			adaptive_after_step(st, j, job_id, steps, n, i);
 	}
-	if (r == -EINTR) {
+	if (r == -EINTR && rebooting) {
+		store_job_set_status(st, job_id, "interrupted", "rebooting into the next boot's kernel; kabd resumes the job after the boot");
+	} else if (r == -EINTR) {
 		store_job_set_status(st, job_id, "cancelled", "interrupted by a signal");
 	} else {
 		adaptive_finish(st, j, job_id);
