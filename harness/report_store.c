@@ -58,7 +58,7 @@ static long metric_rank(const struct job *j, const struct job_workload *wl, cons
 }
 
 /* A value of a run inside a boot that has several: kept until all are
- * read, then each (metric, variant, pair) gets the median of its runs. */
+ * read, then each (metric, variant, pair) takes the median of its runs. */
 struct rep_value {
 	size_t w, m, cell;
 	double v;

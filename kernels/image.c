@@ -2,7 +2,7 @@
  * vmlinuz, a kernel built elsewhere) registered as a build, so that the
  * executor boots it like one of its own. The image and initrd are copied
  * under the kernels directory, so the file the job named can change
- * without changing what a later boot of the job gets; the same contents
+ * without changing what a later boot of the job boots; the same contents
  * come back as the same build. */
 #include "build.h"
 #include "sha256.h"

@@ -24,7 +24,8 @@ int kexec_supported(char *why, size_t len)
 		return -ENOTSUP;
 	}
 	char *v = NULL;
-	bool disabled = util_read_line("/proc/sys/kernel/kexec_load_disabled", &v) == 0 && atoi(v) != 0;
+	uint64_t on = 0;
+	bool disabled = util_read_line("/proc/sys/kernel/kexec_load_disabled", &v) == 0 && util_parse_u64(v, &on) == 0 && on != 0;
 	free(v);
 	if (disabled) {
 		snprintf(why, len, "kexec is disabled on this machine (kernel.kexec_load_disabled = 1, which stays until reboot)");
