@@ -41,6 +41,9 @@ DEB_PKGS += wrk  # load generator for bench/run.sh kabd
 # build of Debian's linux-source-6.1 and what building it needs
 DEB_PKGS += mariadb-server sysbench libmariadb-dev
 DEB_PKGS += linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils
+# mkinitramfs, for the initramfs of a built kernel with modules (the -core
+# package: initramfs-tools itself would replace a machine's dracut)
+DEB_PKGS += initramfs-tools-core
 
 .PHONY: all deps web-deps demo seeds check lint bench clean install fuzz fuzz-smoke fuzz-deps
 # Installs the Debian packages in $(1) that are missing (needs root).

@@ -6,9 +6,10 @@
  *   WORK/<tree key>/src         the worktree (detached at the base, then patched)
  *   WORK/<tree key>/kconfig     where configs are produced
  *   WORK/<tree key>/obj-<hash>  object directory of one config
- *   KERNELS/<build id>/         bzImage, System.map, config, modules.tar
+ *   KERNELS/<build id>/         bzImage, System.map, config, modules.tar, initrd.img
  */
 #include "build.h"
+#include "initramfs.h"
 #include "job.h"
 #include "kbuild_priv.h"
 #include "run.h"
@@ -39,6 +40,7 @@
 #define OBJ_PER_OPTION_BYTES (2 * MiB)
 #define OBJ_INCREMENT_BYTES (200 * MiB)
 #define ARTIFACT_BYTES (64 * MiB)
+#define INITRAMFS_BYTES (64 * MiB)  /* Debian's MODULES=most image is about 30M */
 #define LOG_TAIL_LINES 25
 
 struct ctx {
@@ -339,7 +341,46 @@ static int run_make(struct ctx *c, int log_fd, const char *localversion, bool mo
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
 }
 
-static int copy_artifacts(struct ctx *c, struct store_build *b, bool modules, const char *localversion, int log_fd)
+/* modules.tar and, when the kernel can load one, initrd.img made from the
+ * installed modules with the distribution's mkinitramfs. */
+static int install_modules(struct ctx *c, struct store_build *b, bool initrd, const char *localversion, int log_fd)
+{
+	char mod[PATH_MAX + 48], arg[PATH_MAX + 64], to[PATH_MAX + 64];
+	snprintf(mod, sizeof(mod), "%s/modroot", b->dir);
+	snprintf(arg, sizeof(arg), "INSTALL_MOD_PATH=%s", mod);
+	int r = run_make(c, log_fd, localversion, false, "modules_install", arg);
+	if (r < 0) {
+		sb_printf(c->err, "artifacts: make modules_install failed: see %s", b->log_path);
+		goto out;
+	}
+	snprintf(to, sizeof(to), "%s/modules.tar", b->dir);
+	char *tar[] = { "tar", "-cf", to, "-C", mod, "lib/modules", NULL };
+	if (!krun_ok(tar, NULL, NULL)) {
+		sb_printf(c->err, "artifacts: tar of the modules into %s failed", to);
+		r = -EIO;
+		goto out;
+	}
+	b->modules = strdup(to);
+	if (!initrd)
+		goto out;
+	snprintf(to, sizeof(to), "%s/initrd.img", b->dir);
+	stage(c, "initramfs: %s of %s's modules, with this machine's /etc/initramfs-tools", KINITRAMFS_TOOL, b->kernelrelease);
+	double t0 = util_mono_now();
+	if ((r = kinitramfs_make(mod, b->kernelrelease, b->config_path, to, log_fd, c->err)) < 0) {
+		sb_printf(c->err, "\n(all of it is in the build log %s)", b->log_path);
+		goto out;
+	}
+	struct stat st;
+	double mib = stat(to, &st) == 0 ? (double)st.st_size / MiB : 0;
+	stage(c, "initramfs: %s, %.1f MiB, %.0f s", to, mib, util_mono_now() - t0);
+	b->initrd = strdup(to);
+out:
+	util_remove_tree(mod);
+	return r;
+}
+
+static int copy_artifacts(struct ctx *c, struct store_build *b, bool modules, bool initrd, const char *localversion,
+			  int log_fd)
 {
 	char dir[PATH_MAX + 32], from[PATH_MAX + 64], to[PATH_MAX + 64];
 	snprintf(dir, sizeof(dir), "%s/%lld", c->kernels, (long long)b->id);
@@ -363,25 +404,7 @@ static int copy_artifacts(struct ctx *c, struct store_build *b, bool modules, co
 		char **field = i == 0 ? &b->image : i == 1 ? &b->system_map : &b->config_path;
 		*field = strdup(to);
 	}
-	if (modules) {
-		char mod[PATH_MAX + 48], arg[PATH_MAX + 64];
-		snprintf(mod, sizeof(mod), "%s/modroot", dir);
-		snprintf(arg, sizeof(arg), "INSTALL_MOD_PATH=%s", mod);
-		if ((r = run_make(c, log_fd, localversion, false, "modules_install", arg)) < 0) {
-			sb_printf(c->err, "artifacts: make modules_install failed: see %s", b->log_path);
-			return r;
-		}
-		snprintf(to, sizeof(to), "%s/modules.tar", dir);
-		char *tar[] = { "tar", "-cf", to, "-C", mod, "lib/modules", NULL };
-		bool ok = krun_ok(tar, NULL, NULL);
-		util_remove_tree(mod);
-		if (!ok) {
-			sb_printf(c->err, "artifacts: tar of the modules into %s failed", to);
-			return -EIO;
-		}
-		b->modules = strdup(to);
-	}
-	return 0;
+	return modules ? install_modules(c, b, initrd, localversion, log_fd) : 0;
 }
 
 /* The key of everything a build depends on. */
@@ -484,7 +507,7 @@ static int reuse(struct ctx *c, struct store *st, const char *key, struct kbuild
 	if (store_build_find(st, key, &old) < 0)
 		return -ENOENT;
 	int r = -ENOENT;
-	if (old.image && exists(old.image)) {
+	if (old.image && exists(old.image) && (!old.initrd || exists(old.initrd))) {
 		stage(c, "reusing build %lld (same tree, base, series and config): %s", (long long)old.id, old.kernelrelease);
 		*ret = (struct kbuild_result){ .id = old.id, .reused = true, .duration_s = old.duration_s };
 		snprintf(ret->kernelrelease, sizeof(ret->kernelrelease), "%s", old.kernelrelease);
@@ -530,6 +553,10 @@ static int compile(struct ctx *c, struct store_build *b, struct kbuild_result *r
 	_cleanup_free_ char *cfg = NULL;
 	size_t len;
 	bool modules = util_read_file(to, &cfg, &len) == 0 && kconfig_is_set(cfg, "MODULES", false);
+	/* a kernel without initrd support boots from what is built in, or not at all */
+	bool initrd = modules && kconfig_is_set(cfg, "BLK_DEV_INITRD", false);
+	if (modules && !initrd)
+		stage(c, "initramfs: none, the config has modules but not BLK_DEV_INITRD: its boot drivers must be built in");
 	stage(c, "compile: make -C %s O=%s LOCALVERSION=%s bzImage%s", c->src, c->obj, localversion,
 	      modules ? " modules" : "");
 	c->t0 = c->last_progress = util_mono_now();
@@ -554,7 +581,7 @@ static int compile(struct ctx *c, struct store_build *b, struct kbuild_result *r
 		return -EIO;
 	}
 	snprintf(b->kernelrelease, sizeof(b->kernelrelease), "%s", rel);
-	if ((r = copy_artifacts(c, b, modules, localversion, log_fd)) < 0)
+	if ((r = copy_artifacts(c, b, modules, initrd, localversion, log_fd)) < 0)
 		return -EIO;
 	char version[256];
 	if (kbuild_image_version(b->image, version, sizeof(version)) < 0 || !strstr(version, b->kernelrelease)) {
@@ -630,12 +657,18 @@ int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuil
 	size_t cfg_len;
 	char cfg_path[PATH_MAX + 16];
 	snprintf(cfg_path, sizeof(cfg_path), "%s/.config", c.kc);
+	bool have_cfg = util_read_file(cfg_path, &cfg_text, &cfg_len) == 0;
+	bool initrd = have_cfg && kconfig_is_set(cfg_text, "MODULES", false) && kconfig_is_set(cfg_text, "BLK_DEV_INITRD", false);
+	/* what the initramfs needs, checked before minutes of compiling */
+	if (initrd && (r = kinitramfs_usable(err)) < 0) {
+		sb_puts(err, " (the config has modules, so the build makes an initramfs)");
+		goto out;
+	}
 	uint64_t obj_need = OBJ_INCREMENT_BYTES;
 	if (!exists(c.obj))
-		obj_need = OBJ_BASE_BYTES + (util_read_file(cfg_path, &cfg_text, &cfg_len) == 0 ? kconfig_count_set(cfg_text) : 1000) *
-			   OBJ_PER_OPTION_BYTES;
+		obj_need = OBJ_BASE_BYTES + (have_cfg ? kconfig_count_set(cfg_text) : 1000) * OBJ_PER_OPTION_BYTES;
 	if ((r = check_space(&c, c.work, obj_need, "the object directory")) < 0 ||
-	    (r = check_space(&c, c.kernels, ARTIFACT_BYTES, "the artifacts")) < 0)
+	    (r = check_space(&c, c.kernels, ARTIFACT_BYTES + (initrd ? INITRAMFS_BYTES : 0), "the artifacts")) < 0)
 		goto out;
 
 	char compiler[256];
@@ -669,7 +702,8 @@ int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuil
 		free(b.system_map);
 		free(b.config_path);
 		free(b.modules);
-		b.dir = b.image = b.system_map = b.config_path = b.modules = NULL;
+		free(b.initrd);
+		b.dir = b.image = b.system_map = b.config_path = b.modules = b.initrd = NULL;
 	}
 	if (store_build_finish(st, &b) < 0 && r == 0) {
 		sb_printf(err, "cannot record build %lld in the database", (long long)b.id);

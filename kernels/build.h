@@ -12,8 +12,9 @@ struct strbuf;
 
 #define KBUILD_WORK_DEFAULT "/var/cache/kab/kbuild"
 #define KBUILD_KERNELS_DEFAULT "/var/lib/kab/kernels"
-/* Bumped whenever how kab builds changes, so old builds are not reused. */
-#define KBUILD_RECIPE "kab-kbuild-1"
+/* Bumped whenever how kab builds changes, so old builds are not reused
+ * (2: builds with modules have an initramfs). */
+#define KBUILD_RECIPE "kab-kbuild-2"
 
 /* Options a job needs beyond those every build gets (PROC_FS, MEMCG,
  * SWAP, KEXEC_FILE). */
@@ -55,7 +56,9 @@ struct kbuild_result {
 /* Builds (or reuses) the kernel rq describes and records it in st. On
  * failure err gets one message saying what, where and what to do (with
  * the build log's tail for a compile error), and no artifact is left.
- * -EINVAL: bad input; -ENOSPC: not enough disk; -EIO: the build failed. */
+ * -EINVAL: bad input; -ENOSPC: not enough disk; -ENOPKG, -EPERM: the
+ * config has modules, and so the build an initramfs, but mkinitramfs is
+ * missing or kab is not root (see initramfs.h); -EIO: the build failed. */
 int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuild_result *ret, struct strbuf *err);
 
 /* Machine checks for job files. */

@@ -52,15 +52,27 @@ int krun(char *const argv[], const struct krun *o, int *ret_status)
 	_cleanup_free_ char **env = c_locale_env();
 	if (!env)
 		return -ENOMEM;
-	int p[2];
+	int p[2], e[2] = { -1, -1 };
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = -errno;
+	/* the setup hook's message comes back on its own pipe, so it cannot
+	 * be mistaken for the program's output; exec closes it */
+	if (o->child_setup && pipe2(e, O_CLOEXEC) < 0) {
+		int r = -errno;
 		close(p[0]);
 		close(p[1]);
-		return e;
+		return r;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		int r = -errno;
+		close(p[0]);
+		close(p[1]);
+		if (e[0] >= 0) {
+			close(e[0]);
+			close(e[1]);
+		}
+		return r;
 	}
 	if (pid == 0) {
 		int devnull = open("/dev/null", O_RDONLY);
@@ -71,12 +83,16 @@ int krun(char *const argv[], const struct krun *o, int *ret_status)
 			dprintf(2, "cannot enter %s: %s\n", o->cwd, strerror(errno));
 			_exit(127);
 		}
+		if (o->child_setup && o->child_setup(o->setup_ctx, e[1]) < 0)
+			_exit(127);
 		environ = env;
 		execvp(argv[0], argv);
 		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	close(p[1]);
+	if (e[1] >= 0)
+		close(e[1]);
 	struct strbuf pending = { 0 };
 	char buf[8192];
 	for (;;) {
@@ -95,6 +111,17 @@ int krun(char *const argv[], const struct krun *o, int *ret_status)
 		o->line(o->ctx, pending.buf);
 	sb_free(&pending);
 	close(p[0]);
+	/* the child has exited or exec'd: the pipe is at its end */
+	for (ssize_t n; e[0] >= 0 && (n = read(e[0], buf, sizeof(buf))) != 0;) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		if (o->setup_err)
+			sb_append(o->setup_err, buf, (size_t)n);
+	}
+	if (e[0] >= 0)
+		close(e[0]);
 	int status;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)

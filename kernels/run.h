@@ -12,6 +12,13 @@ struct krun {
 	struct strbuf *capture;  /* output collected here */
 	void (*line)(void *ctx, const char *line);  /* called per output line */
 	void *ctx;
+	/* optional: runs in the child just before exec (a namespace, mounts).
+	 * It may only make system calls (the parent may have threads); on
+	 * failure it writes why to err_fd and returns < 0, the child exits
+	 * and krun puts the message in setup_err. */
+	int (*child_setup)(void *setup_ctx, int err_fd);
+	void *setup_ctx;
+	struct strbuf *setup_err;
 };
 
 /* Runs argv (argv[0] found in PATH) with LC_ALL=C and stdin /dev/null and
