@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 bool log_quiet;
@@ -549,4 +550,14 @@ int util_remove_tree(const char *path)
 	if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
 		return errno ? -errno : -EIO;
 	return 0;
+}
+
+void util_wait_status_text(int status, char *buf, size_t len)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, len, "was killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(buf, len, "ended with wait status %d", status);
 }

@@ -146,7 +146,7 @@ static int make_config(const char *src, const char *kc_dir, const char *target, 
 	if (r < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		char st[64] = "could not start";
 		if (r >= 0)
-			krun_status_text(status, st, sizeof(st));
+			util_wait_status_text(status, st, sizeof(st));
 		sb_printf(err, "config: make %s %s: see the build log", target, st);
 		return -EIO;
 	}

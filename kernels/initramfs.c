@@ -158,7 +158,7 @@ static int run_depmod(const char *modroot, const char *release, int log_fd, stru
 	int status, r = krun(argv, &o, &status);
 	if (r == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
 		char how[64];
-		krun_status_text(status, how, sizeof(how));
+		util_wait_status_text(status, how, sizeof(how));
 		sb_printf(err, "initramfs: depmod -b %s %s %s", modroot, release, how);
 		output_tail(&out, err);
 		r = -EIO;
@@ -343,7 +343,7 @@ int kinitramfs_make(const char *modroot, const char *release, const char *config
 	struct stat st;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		char how[64];
-		krun_status_text(status, how, sizeof(how));
+		util_wait_status_text(status, how, sizeof(how));
 		sb_printf(err, "initramfs: %s (%s) for %s %s", tool, KINITRAMFS_PACKAGE, release, how);
 		output_tail(&output, err);
 		r = -EIO;

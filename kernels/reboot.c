@@ -707,7 +707,7 @@ static int run_command(char *const argv[], struct strbuf *err)
 		sb_printf(err, "cannot start %s: %s", argv[0], strerror(-r));
 	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		char st[64];
-		krun_status_text(status, st, sizeof(st));
+		util_wait_status_text(status, st, sizeof(st));
 		while (out.len && (out.buf[out.len - 1] == '\n' || out.buf[out.len - 1] == '\r'))
 			out.buf[--out.len] = 0;
 		sb_printf(err, "%s %s%s%s", argv[0], st, out.len ? ": " : "", out.len ? out.buf : "");

@@ -141,12 +141,3 @@ bool krun_ok(char *const argv[], const char *cwd, struct strbuf *out)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-void krun_status_text(int status, char *buf, unsigned len)
-{
-	if (WIFEXITED(status))
-		snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
-	else if (WIFSIGNALED(status))
-		snprintf(buf, len, "was killed by signal %d", WTERMSIG(status));
-	else
-		snprintf(buf, len, "ended with wait status %d", status);
-}

@@ -28,5 +28,3 @@ int krun(char *const argv[], const struct krun *o, int *ret_status);
 /* Like krun without a log: true when it exited 0; out (may be NULL) gets
  * the output, its trailing newlines removed. */
 bool krun_ok(char *const argv[], const char *cwd, struct strbuf *out);
-/* "exited with status 2" / "was killed by signal 9". */
-void krun_status_text(int status, char *buf, unsigned len);

@@ -372,16 +372,6 @@ static int run_wait(char *const argv[], int in_fd, const char *log, void (*progr
 	return 0;
 }
 
-static void status_text(int status, char *buf, size_t len)
-{
-	if (WIFEXITED(status))
-		snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
-	else if (WIFSIGNALED(status))
-		snprintf(buf, len, "was killed by signal %d", WTERMSIG(status));
-	else
-		snprintf(buf, len, "ended with wait status %d", status);
-}
-
 /* The last non-empty line of a log, for an error message. */
 static void log_tail(const char *log, char *buf, size_t len)
 {
@@ -529,7 +519,7 @@ static int ensure_debian_source(char *err, size_t errlen)
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		char st[64];
-		status_text(status, st, sizeof(st));
+		util_wait_status_text(status, st, sizeof(st));
 		snprintf(err, errlen, "unpacking %s failed: tar %s (its messages are above)", DEBIAN_TARBALL, st);
 		r = -EIO;
 		goto fail;
@@ -593,7 +583,7 @@ static int make_config(const struct wl_ctx *c, const char *src, char *err, size_
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		char st[64], tail[300];
-		status_text(status, st, sizeof(st));
+		util_wait_status_text(status, st, sizeof(st));
 		log_tail(log, tail, sizeof(tail));
 		snprintf(err, errlen, "make %s %s: %s (full output in %s)", goal, st, tail, log);
 		return -EIO;
