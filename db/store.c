@@ -136,7 +136,9 @@ static int step_done(struct store *s, sqlite3_stmt *st)
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : sql_err(s, rc, "step");
 }
 
-static void bind_text(sqlite3_stmt *st, int i, const char *v)
+int store_db_err(struct store *s, const char *what) { return sql_err(s, sqlite3_extended_errcode(s->db), what); }
+
+void store_bind_text(sqlite3_stmt *st, int i, const char *v)
 {
 	if (v)
 		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
@@ -144,10 +146,16 @@ static void bind_text(sqlite3_stmt *st, int i, const char *v)
 		sqlite3_bind_null(st, i);
 }
 
-static void col_text(sqlite3_stmt *st, int i, char *buf, size_t len)
+void store_col_text(sqlite3_stmt *st, int i, char *buf, size_t len)
 {
 	const unsigned char *t = sqlite3_column_text(st, i);
 	snprintf(buf, len, "%s", t ? (const char *)t : "");
+}
+
+char *store_col_dup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? strdup((const char *)t) : NULL;
 }
 
 static int migrate(struct store *s)
@@ -235,10 +243,10 @@ static int insert_variants(struct store *s, int64_t job_id, const struct job *j)
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, job_id);
 		sqlite3_bind_int(st, 2, (int)i);
-		bind_text(st, 3, v->label);
-		bind_text(st, 4, v->name);
-		bind_text(st, 5, v->kernel);
-		bind_text(st, 6, kb.buf ? kb.buf : "");
+		store_bind_text(st, 3, v->label);
+		store_bind_text(st, 4, v->name);
+		store_bind_text(st, 5, v->kernel);
+		store_bind_text(st, 6, kb.buf ? kb.buf : "");
 		r = step_done(s, st);
 		sb_free(&kb);
 		if (r < 0)
@@ -258,8 +266,8 @@ static int insert_workloads(struct store *s, int64_t job_id, const struct job *j
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, job_id);
 		sqlite3_bind_int(st, 2, (int)i);
-		bind_text(st, 3, w->name);
-		bind_text(st, 4, w->type);
+		store_bind_text(st, 3, w->name);
+		store_bind_text(st, 4, w->type);
 		sqlite3_bind_int64(st, 5, (sqlite3_int64)(w->memory_max == JOB_MEM_MAX ? -1 : (int64_t)w->memory_max));
 		sqlite3_bind_int64(st, 6, (sqlite3_int64)(w->memory_high == JOB_MEM_MAX ? -1 : (int64_t)w->memory_high));
 		sqlite3_bind_int64(st, 7, (sqlite3_int64)(w->memory_swap_max == JOB_MEM_MAX ? -1 : (int64_t)w->memory_swap_max));
@@ -286,16 +294,16 @@ int store_job_create(struct store *s, const struct job *j, int64_t *ret_id)
 		if (util_read_line("/proc/sys/kernel/osrelease", &rel) == 0)
 			snprintf(release, sizeof(release), "%s", rel);
 		free(rel);
-		bind_text(st, 1, j->name);
-		bind_text(st, 2, j->file);
-		bind_text(st, 3, j->text ? j->text : "");
+		store_bind_text(st, 1, j->name);
+		store_bind_text(st, 2, j->file);
+		store_bind_text(st, 3, j->text ? j->text : "");
 		sqlite3_bind_double(st, 4, util_real_now());
 		sqlite3_bind_int(st, 5, (int)j->pairs);
-		bind_text(st, 6, job_order_name(j->order));
-		bind_text(st, 7, job_swap_kind_name(j->swap.kind));
-		bind_text(st, 8, KAB_VERSION);
+		store_bind_text(st, 6, job_order_name(j->order));
+		store_bind_text(st, 7, job_swap_kind_name(j->swap.kind));
+		store_bind_text(st, 8, KAB_VERSION);
 		sqlite3_bind_int(st, 9, STORE_SCHEMA_VERSION);
-		bind_text(st, 10, release);
+		store_bind_text(st, 10, release);
 		if ((r = step_done(s, st)) < 0)
 			goto fail;
 	}
@@ -320,8 +328,8 @@ int store_job_set_status(struct store *s, int64_t job_id, const char *status, co
 			   " WHERE id = ?4", &st);
 	if (r < 0)
 		return r;
-	bind_text(st, 1, status);
-	bind_text(st, 2, reason);
+	store_bind_text(st, 1, status);
+	store_bind_text(st, 2, reason);
 	sqlite3_bind_double(st, 3, util_real_now());
 	sqlite3_bind_int64(st, 4, job_id);
 	if ((r = step_done(s, st)) < 0)
@@ -343,10 +351,10 @@ int store_job_get(struct store *s, int64_t job_id, struct store_job *ret)
 		return sql_err(s, rc, "job");
 	struct store_job j = { 0 };
 	j.id = sqlite3_column_int64(st, 0);
-	col_text(st, 1, j.name, sizeof(j.name));
-	col_text(st, 2, j.status, sizeof(j.status));
-	col_text(st, 3, j.reason, sizeof(j.reason));
-	col_text(st, 4, j.file, sizeof(j.file));
+	store_col_text(st, 1, j.name, sizeof(j.name));
+	store_col_text(st, 2, j.status, sizeof(j.status));
+	store_col_text(st, 3, j.reason, sizeof(j.reason));
+	store_col_text(st, 4, j.file, sizeof(j.file));
 	j.created = sqlite3_column_double(st, 5);
 	j.started = sqlite3_column_double(st, 6);
 	j.finished = sqlite3_column_double(st, 7);
@@ -370,7 +378,7 @@ int store_jobs_with_status(struct store *s, const char *status, int64_t **ret_id
 	int r = prepare(s, "SELECT id FROM jobs WHERE status = ? ORDER BY id", &st);
 	if (r < 0)
 		return r;
-	bind_text(st, 1, status);
+	store_bind_text(st, 1, status);
 	int64_t *ids = NULL;
 	size_t n = 0;
 	int rc;
@@ -443,7 +451,7 @@ int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, s
 		x->pair = sqlite3_column_int(st, 2);
 		x->variant = sqlite3_column_int(st, 3);
 		x->workload = sqlite3_column_int(st, 4);
-		col_text(st, 5, x->status, sizeof(x->status));
+		store_col_text(st, 5, x->status, sizeof(x->status));
 		x->boot = sqlite3_column_int(st, 6);
 		x->rep = sqlite3_column_int(st, 7);
 	}
@@ -462,7 +470,7 @@ int store_step_set_status(struct store *s, int64_t step_id, const char *status)
 	int r = prepare(s, "UPDATE steps SET status = ? WHERE id = ?", &st);
 	if (r < 0)
 		return r;
-	bind_text(st, 1, status);
+	store_bind_text(st, 1, status);
 	sqlite3_bind_int64(st, 2, step_id);
 	return step_done(s, st);
 }
@@ -480,27 +488,27 @@ static void read_run(sqlite3_stmt *st, struct store_run *r)
 	r->pair = sqlite3_column_int(st, 3);
 	r->variant = sqlite3_column_int(st, 4);
 	r->workload = sqlite3_column_int(st, 5);
-	col_text(st, 6, r->status, sizeof(r->status));
+	store_col_text(st, 6, r->status, sizeof(r->status));
 	r->exit_code = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 7);
 	r->term_signal = sqlite3_column_int(st, 8);
-	col_text(st, 9, r->reason, sizeof(r->reason));
+	store_col_text(st, 9, r->reason, sizeof(r->reason));
 	r->started = sqlite3_column_double(st, 10);
 	r->finished = sqlite3_column_double(st, 11);
 	r->pid = sqlite3_column_int(st, 12);
-	col_text(st, 13, r->kab_version, sizeof(r->kab_version));
-	col_text(st, 14, r->kernel_release, sizeof(r->kernel_release));
-	col_text(st, 15, r->boot_id, sizeof(r->boot_id));
-	col_text(st, 16, r->cmdline, sizeof(r->cmdline));
+	store_col_text(st, 13, r->kab_version, sizeof(r->kab_version));
+	store_col_text(st, 14, r->kernel_release, sizeof(r->kernel_release));
+	store_col_text(st, 15, r->boot_id, sizeof(r->boot_id));
+	store_col_text(st, 16, r->cmdline, sizeof(r->cmdline));
 	r->cpus = sqlite3_column_int(st, 17);
 	r->mem_total = (uint64_t)sqlite3_column_int64(st, 18);
 	r->swap_total = (uint64_t)sqlite3_column_int64(st, 19);
-	col_text(st, 20, r->swap_devices, sizeof(r->swap_devices));
+	store_col_text(st, 20, r->swap_devices, sizeof(r->swap_devices));
 	r->cgroup_version = sqlite3_column_int(st, 21);
-	col_text(st, 22, r->cgroup_path, sizeof(r->cgroup_path));
-	col_text(st, 23, r->knobs, sizeof(r->knobs));
+	store_col_text(st, 22, r->cgroup_path, sizeof(r->cgroup_path));
+	store_col_text(st, 23, r->knobs, sizeof(r->knobs));
 	r->memory_max = (uint64_t)sqlite3_column_int64(st, 24);
-	col_text(st, 25, r->stdout_tail, sizeof(r->stdout_tail));
-	col_text(st, 26, r->stderr_tail, sizeof(r->stderr_tail));
+	store_col_text(st, 25, r->stdout_tail, sizeof(r->stdout_tail));
+	store_col_text(st, 26, r->stderr_tail, sizeof(r->stderr_tail));
 }
 
 int store_run_begin(struct store *s, struct store_run *run, int64_t *ret_id)
@@ -523,18 +531,18 @@ int store_run_begin(struct store *s, struct store_run *run, int64_t *ret_id)
 		sqlite3_bind_int(st, 5, run->workload);
 		sqlite3_bind_double(st, 6, run->started);
 		sqlite3_bind_int(st, 7, run->pid);
-		bind_text(st, 8, KAB_VERSION);
+		store_bind_text(st, 8, KAB_VERSION);
 		sqlite3_bind_int(st, 9, STORE_SCHEMA_VERSION);
-		bind_text(st, 10, run->kernel_release);
-		bind_text(st, 11, run->boot_id);
-		bind_text(st, 12, run->cmdline);
+		store_bind_text(st, 10, run->kernel_release);
+		store_bind_text(st, 11, run->boot_id);
+		store_bind_text(st, 12, run->cmdline);
 		sqlite3_bind_int(st, 13, run->cpus);
 		sqlite3_bind_int64(st, 14, (sqlite3_int64)run->mem_total);
 		sqlite3_bind_int64(st, 15, (sqlite3_int64)run->swap_total);
-		bind_text(st, 16, run->swap_devices);
+		store_bind_text(st, 16, run->swap_devices);
 		sqlite3_bind_int(st, 17, run->cgroup_version);
-		bind_text(st, 18, run->cgroup_path);
-		bind_text(st, 19, run->knobs);
+		store_bind_text(st, 18, run->cgroup_path);
+		store_bind_text(st, 19, run->knobs);
 		sqlite3_bind_int64(st, 20, (sqlite3_int64)run->memory_max);
 		if ((r = step_done(s, st)) < 0)
 			goto fail;
@@ -565,19 +573,19 @@ int store_run_finish(struct store *s, const struct store_run *run, const char *s
 			       " stdout_tail = ?, stderr_tail = ?, pid = ?, cgroup_path = ?, knobs = ? WHERE id = ?", &st);
 		if (r < 0)
 			goto fail;
-		bind_text(st, 1, run->status);
+		store_bind_text(st, 1, run->status);
 		if (run->exit_code >= 0)
 			sqlite3_bind_int(st, 2, run->exit_code);
 		else
 			sqlite3_bind_null(st, 2);
 		sqlite3_bind_int(st, 3, run->term_signal);
-		bind_text(st, 4, run->reason[0] ? run->reason : NULL);
+		store_bind_text(st, 4, run->reason[0] ? run->reason : NULL);
 		sqlite3_bind_double(st, 5, run->finished);
-		bind_text(st, 6, run->stdout_tail);
-		bind_text(st, 7, run->stderr_tail);
+		store_bind_text(st, 6, run->stdout_tail);
+		store_bind_text(st, 7, run->stderr_tail);
 		sqlite3_bind_int(st, 8, run->pid);
-		bind_text(st, 9, run->cgroup_path);
-		bind_text(st, 10, run->knobs);
+		store_bind_text(st, 9, run->cgroup_path);
+		store_bind_text(st, 10, run->knobs);
 		sqlite3_bind_int64(st, 11, run->id);
 		if ((r = step_done(s, st)) < 0)
 			goto fail;
@@ -588,9 +596,9 @@ int store_run_finish(struct store *s, const struct store_run *run, const char *s
 		for (size_t i = 0; r >= 0 && i < m->n; i++) {
 			sqlite3_reset(st);
 			sqlite3_bind_int64(st, 1, run->id);
-			bind_text(st, 2, m->v[i].name);
+			store_bind_text(st, 2, m->v[i].name);
 			sqlite3_bind_double(st, 3, m->v[i].value);
-			bind_text(st, 4, m->v[i].unit);
+			store_bind_text(st, 4, m->v[i].unit);
 			r = step_done(s, st);
 		}
 		if (r < 0)
@@ -602,7 +610,7 @@ int store_run_finish(struct store *s, const struct store_run *run, const char *s
 		for (size_t i = 0; r >= 0 && i < n_series; i++) {
 			sqlite3_reset(st);
 			sqlite3_bind_int64(st, 1, run->id);
-			bind_text(st, 2, series[i].metric);
+			store_bind_text(st, 2, series[i].metric);
 			sqlite3_bind_int64(st, 3, (sqlite3_int64)series[i].n);
 			sqlite3_bind_blob(st, 4, series[i].blob, (int)series[i].len, SQLITE_STATIC);
 			r = step_done(s, st);
@@ -690,7 +698,7 @@ int store_series_get(struct store *s, int64_t run_id, const char *metric, uint8_
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, run_id);
-	bind_text(st, 2, metric);
+	store_bind_text(st, 2, metric);
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE)
 		return -ENOENT;
@@ -714,10 +722,10 @@ int store_journal_add(struct store *s, const struct store_journal *e, int64_t *r
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, e->job_id);
-	bind_text(st, 2, e->kind);
-	bind_text(st, 3, e->target);
-	bind_text(st, 4, e->original);
-	bind_text(st, 5, e->boot_id);
+	store_bind_text(st, 2, e->kind);
+	store_bind_text(st, 3, e->target);
+	store_bind_text(st, 4, e->original);
+	store_bind_text(st, 5, e->boot_id);
 	sqlite3_bind_double(st, 6, util_real_now());
 	if ((r = step_done(s, st)) < 0)
 		return r;
@@ -745,10 +753,10 @@ int store_journal_list(struct store *s, struct store_journal **ret, size_t *ret_
 		struct store_journal *e = &v[n++];
 		e->id = sqlite3_column_int64(st, 0);
 		e->job_id = sqlite3_column_int64(st, 1);
-		col_text(st, 2, e->kind, sizeof(e->kind));
-		col_text(st, 3, e->target, sizeof(e->target));
-		col_text(st, 4, e->original, sizeof(e->original));
-		col_text(st, 5, e->boot_id, sizeof(e->boot_id));
+		store_col_text(st, 2, e->kind, sizeof(e->kind));
+		store_col_text(st, 3, e->target, sizeof(e->target));
+		store_col_text(st, 4, e->original, sizeof(e->original));
+		store_col_text(st, 5, e->boot_id, sizeof(e->boot_id));
 	}
 	if (rc != SQLITE_DONE) {
 		free(v);
@@ -780,7 +788,7 @@ int store_progress_set(struct store *s, int64_t job_id, int workload, int looks,
 	sqlite3_bind_int(st, 2, workload);
 	sqlite3_bind_int(st, 3, looks);
 	sqlite3_bind_int(st, 4, pairs_done);
-	bind_text(st, 5, stop_reason);
+	store_bind_text(st, 5, stop_reason);
 	return step_done(s, st);
 }
 
@@ -800,7 +808,7 @@ int store_progress_get(struct store *s, int64_t job_id, int workload, int *ret_l
 		return sql_err(s, rc, "workload_progress");
 	*ret_looks = sqlite3_column_int(st, 0);
 	*ret_pairs_done = sqlite3_column_int(st, 1);
-	col_text(st, 2, ret_reason, len);
+	store_col_text(st, 2, ret_reason, len);
 	return 0;
 }
 
@@ -853,7 +861,7 @@ int store_count(struct store *s, const char *table, const char *status, int64_t 
 	int r = prepare(s, sql, &st);
 	if (r < 0)
 		return r;
-	bind_text(st, 1, status);
+	store_bind_text(st, 1, status);
 	int rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW)
 		return sql_err(s, rc, "count");
@@ -868,8 +876,8 @@ int store_run_unavailable(struct store *s, int64_t run_id, const char *metric, c
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, run_id);
-	bind_text(st, 2, metric);
-	bind_text(st, 3, reason);
+	store_bind_text(st, 2, metric);
+	store_bind_text(st, 3, reason);
 	int rc = sqlite3_step(st);
 	return rc == SQLITE_DONE ? 0 : sql_err(s, rc, "record an unavailable metric");
 }
@@ -916,7 +924,7 @@ int store_last_run_metric(struct store *s, const char *name, int64_t *ret_run, d
 			   "WHERE r.finished IS NOT NULL ORDER BY r.id DESC LIMIT 1", &st);
 	if (r < 0)
 		return r;
-	bind_text(st, 1, name);
+	store_bind_text(st, 1, name);
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE)
 		return -ENOENT;

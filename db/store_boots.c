@@ -11,31 +11,14 @@
 #define COLS "id, job_id, slot, variant_idx, build_id, method, status, reason, from_boot_id, switch_at, prep_s," \
 	     " cmdline, boot_id, kernel_release, booted_cmdline, ready_at, uptime_s, kexec_s"
 
-static int db_err(struct store *s, const char *what)
-{
-	log_error("database: %s: %s", what, sqlite3_errmsg(store_sqlite(s)));
-	return -EIO;
-}
-
-static void bind_str(sqlite3_stmt *st, int i, const char *v)
-{
-	if (v && v[0])
-		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-static void col_copy(sqlite3_stmt *st, int i, char *buf, size_t len)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-	snprintf(buf, len, "%s", t ? (const char *)t : "");
-}
+/* An empty text field is stored as NULL. */
+static const char *or_null(const char *v) { return v && v[0] ? v : NULL; }
 
 static int run(struct store *s, sqlite3_stmt *st, const char *what)
 {
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : db_err(s, what);
+	return rc == SQLITE_DONE ? 0 : store_db_err(s, what);
 }
 
 int store_boot_begin(struct store *s, const struct store_boot *b, int64_t *ret_id)
@@ -44,12 +27,12 @@ int store_boot_begin(struct store *s, const struct store_boot *b, int64_t *ret_i
 	if (sqlite3_prepare_v2(store_sqlite(s),
 			       "INSERT INTO boots (job_id, slot, variant_idx, build_id, method, status, from_boot_id,"
 			       " switch_at, cmdline) VALUES (?, ?, ?, ?, ?, 'switching', ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
-		return db_err(s, "prepare");
+		return store_db_err(s, "prepare");
 	sqlite3_bind_int64(st, 1, b->job_id);
 	sqlite3_bind_int(st, 2, b->slot);
 	sqlite3_bind_int(st, 3, b->variant);
 	sqlite3_bind_int64(st, 4, b->build_id);
-	bind_str(st, 5, b->method);
+	store_bind_text(st, 5, or_null(b->method));
 	sqlite3_bind_text(st, 6, b->from_boot_id, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_double(st, 7, b->switch_at);
 	sqlite3_bind_text(st, 8, b->cmdline, -1, SQLITE_TRANSIENT);
@@ -63,7 +46,7 @@ int store_boot_prepared(struct store *s, int64_t id, double prep_s)
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(store_sqlite(s), "UPDATE boots SET prep_s = ? WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
-		return db_err(s, "prepare");
+		return store_db_err(s, "prepare");
 	sqlite3_bind_double(st, 1, prep_s);
 	sqlite3_bind_int64(st, 2, id);
 	return run(s, st, "update boot");
@@ -75,12 +58,12 @@ int store_boot_finish(struct store *s, const struct store_boot *b)
 	if (sqlite3_prepare_v2(store_sqlite(s),
 			       "UPDATE boots SET status = ?, reason = ?, boot_id = ?, kernel_release = ?, booted_cmdline = ?,"
 			       " ready_at = ?, uptime_s = ?, kexec_s = ? WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
-		return db_err(s, "prepare");
-	bind_str(st, 1, b->status);
-	bind_str(st, 2, b->reason);
-	bind_str(st, 3, b->boot_id);
-	bind_str(st, 4, b->kernel_release);
-	bind_str(st, 5, b->booted_cmdline);
+		return store_db_err(s, "prepare");
+	store_bind_text(st, 1, or_null(b->status));
+	store_bind_text(st, 2, or_null(b->reason));
+	store_bind_text(st, 3, or_null(b->boot_id));
+	store_bind_text(st, 4, or_null(b->kernel_release));
+	store_bind_text(st, 5, or_null(b->booted_cmdline));
 	if (b->ready_at > 0) {
 		sqlite3_bind_double(st, 6, b->ready_at);
 		sqlite3_bind_double(st, 7, b->uptime_s);
@@ -94,7 +77,7 @@ int store_boots_load(struct store *s, int64_t job_id, struct store_boot **ret, s
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(store_sqlite(s), "SELECT " COLS " FROM boots WHERE job_id = ? ORDER BY id", -1, &st, NULL) != SQLITE_OK)
-		return db_err(s, "prepare");
+		return store_db_err(s, "prepare");
 	sqlite3_bind_int64(st, 1, job_id);
 	struct store_boot *v = NULL;
 	size_t n = 0;
@@ -111,22 +94,22 @@ int store_boots_load(struct store *s, int64_t job_id, struct store_boot **ret, s
 		b->slot = sqlite3_column_int(st, 2);
 		b->variant = sqlite3_column_int(st, 3);
 		b->build_id = sqlite3_column_int64(st, 4);
-		col_copy(st, 5, b->method, sizeof(b->method));
-		col_copy(st, 6, b->status, sizeof(b->status));
-		col_copy(st, 7, b->reason, sizeof(b->reason));
-		col_copy(st, 8, b->from_boot_id, sizeof(b->from_boot_id));
+		store_col_text(st, 5, b->method, sizeof(b->method));
+		store_col_text(st, 6, b->status, sizeof(b->status));
+		store_col_text(st, 7, b->reason, sizeof(b->reason));
+		store_col_text(st, 8, b->from_boot_id, sizeof(b->from_boot_id));
 		b->switch_at = sqlite3_column_double(st, 9);
 		b->prep_s = sqlite3_column_double(st, 10);
-		col_copy(st, 11, b->cmdline, sizeof(b->cmdline));
-		col_copy(st, 12, b->boot_id, sizeof(b->boot_id));
-		col_copy(st, 13, b->kernel_release, sizeof(b->kernel_release));
-		col_copy(st, 14, b->booted_cmdline, sizeof(b->booted_cmdline));
+		store_col_text(st, 11, b->cmdline, sizeof(b->cmdline));
+		store_col_text(st, 12, b->boot_id, sizeof(b->boot_id));
+		store_col_text(st, 13, b->kernel_release, sizeof(b->kernel_release));
+		store_col_text(st, 14, b->booted_cmdline, sizeof(b->booted_cmdline));
 		b->ready_at = sqlite3_column_double(st, 15);
 		b->uptime_s = sqlite3_column_double(st, 16);
 		b->kexec_s = sqlite3_column_double(st, 17);
 	}
 	if (r == 0 && rc != SQLITE_DONE)
-		r = db_err(s, "select boots");
+		r = store_db_err(s, "select boots");
 	sqlite3_finalize(st);
 	if (r < 0) {
 		free(v);
@@ -143,7 +126,7 @@ int store_steps_boot_failed(struct store *s, int64_t job_id, int variant, int *r
 	if (sqlite3_prepare_v2(store_sqlite(s),
 			       "UPDATE steps SET status = 'boot-failed' WHERE job_id = ? AND variant_idx = ? AND status = 'pending'",
 			       -1, &st, NULL) != SQLITE_OK)
-		return db_err(s, "prepare");
+		return store_db_err(s, "prepare");
 	sqlite3_bind_int64(st, 1, job_id);
 	sqlite3_bind_int(st, 2, variant);
 	int r = run(s, st, "update steps");
@@ -157,7 +140,7 @@ int store_checkpoint(struct store *s)
 	int log = 0, done = 0;
 	int rc = sqlite3_wal_checkpoint_v2(store_sqlite(s), NULL, SQLITE_CHECKPOINT_TRUNCATE, &log, &done);
 	if (rc != SQLITE_OK && rc != SQLITE_BUSY)
-		return db_err(s, "checkpoint");
+		return store_db_err(s, "checkpoint");
 	return rc == SQLITE_BUSY ? -EBUSY : 0;
 }
 
@@ -166,7 +149,7 @@ int store_variant_builds_set(struct store *s, int64_t job_id, const int64_t *bui
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(store_sqlite(s), "UPDATE variants SET build_id = ? WHERE job_id = ? AND idx = ?", -1, &st,
 			       NULL) != SQLITE_OK)
-		return db_err(s, "prepare");
+		return store_db_err(s, "prepare");
 	int r = 0;
 	for (size_t i = 0; i < n && r == 0; i++) {
 		sqlite3_reset(st);
@@ -177,7 +160,7 @@ int store_variant_builds_set(struct store *s, int64_t job_id, const int64_t *bui
 		sqlite3_bind_int64(st, 2, job_id);
 		sqlite3_bind_int64(st, 3, (int64_t)i);
 		if (sqlite3_step(st) != SQLITE_DONE)
-			r = db_err(s, "update variant");
+			r = store_db_err(s, "update variant");
 	}
 	sqlite3_finalize(st);
 	return r;
@@ -188,7 +171,7 @@ int store_variant_builds_get(struct store *s, int64_t job_id, int64_t *builds, s
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(store_sqlite(s), "SELECT idx, build_id FROM variants WHERE job_id = ? ORDER BY idx", -1, &st,
 			       NULL) != SQLITE_OK)
-		return db_err(s, "prepare");
+		return store_db_err(s, "prepare");
 	sqlite3_bind_int64(st, 1, job_id);
 	size_t k = 0;
 	int rc, r = 0;
@@ -200,7 +183,7 @@ int store_variant_builds_get(struct store *s, int64_t job_id, int64_t *builds, s
 		k++;
 	}
 	if (rc != SQLITE_DONE)
-		r = db_err(s, "select variants");
+		r = store_db_err(s, "select variants");
 	sqlite3_finalize(st);
 	return r < 0 ? r : k == n ? 0 : -ENOENT;
 }

@@ -4,3 +4,8 @@
 
 struct store;
 sqlite3 *store_sqlite(struct store *s);
+/* The shared statement helpers of store.c. */
+int store_db_err(struct store *s, const char *what);          /* logs the connection's error; -EBUSY, -ENOMEM or -EIO */
+void store_bind_text(sqlite3_stmt *st, int i, const char *v);   /* NULL binds NULL */
+void store_col_text(sqlite3_stmt *st, int i, char *buf, size_t len);  /* NULL reads "" */
+char *store_col_dup(sqlite3_stmt *st, int i);                   /* malloc'd; NULL for NULL */
