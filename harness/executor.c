@@ -882,23 +882,23 @@ static void running_kernel(char *cmdline, size_t clen, char *release, size_t rle
 	snprintf(release, rlen, "%s", uname(&u) == 0 ? u.release : "");
 }
 
-/* The database must outlive a reboot: not on tmpfs or ramfs. */
+/* The database must outlive a reboot: on a disk, not in memory, tmpfs or ramfs. */
 static int db_survives_reboot(const struct store *st, char *why, size_t len)
 {
 	const char *path = store_path(st);
+	if (!path || !path[0]) {
+		snprintf(why, len, "an in-memory database does not survive a reboot");
+		return -EINVAL;
+	}
 	char dir[4096];
-	snprintf(dir, sizeof(dir), "%s", path && path[0] ? path : "/");
+	snprintf(dir, sizeof(dir), "%s", path);
 	char *slash = strrchr(dir, '/');
-	if (slash && slash != dir)
-		*slash = 0;
+	if (slash)
+		slash[slash == dir] = 0; /* "/x.db" keeps "/" */
 	struct statfs sf;
 	if (statfs(dir, &sf) == 0 && (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC)) {
 		snprintf(why, len, "the database %s is on %s, which a reboot empties: a job that boots kernels keeps its state across boots; use a database on a disk (kabd --db /var/lib/kab/kab.db)",
 			 path, sf.f_type == TMPFS_MAGIC ? "tmpfs" : "ramfs");
-		return -EINVAL;
-	}
-	if (!path || !path[0]) {
-		snprintf(why, len, "an in-memory database does not survive a reboot");
 		return -EINVAL;
 	}
 	return 0;
@@ -1000,34 +1000,26 @@ static int boot_target(const struct job *j, const struct boots *bc, int variant,
 	return kexec_preflight(*image, *initrd, cmdline, err);
 }
 
-/* switch = reboot: a one-shot boot entry for the build, then the
- * reboot; -EINPROGRESS once the reboot is under way. */
-static int boots_reboot(struct store *st, const struct job *j, const struct store_boot *b, const char *image,
-			const char *initrd, const char *cmdline, struct strbuf *err)
+/* switch = reboot: the one-shot boot entry's plan for t, printed. */
+static int reboot_plan(const struct kreboot_target *t, struct kreboot_plan *plan, struct strbuf *err)
 {
-	(void)j;
-	struct kreboot_target t = { .build_id = b->build_id, .image = image, .initrd = initrd, .cmdline = cmdline };
 	enum kreboot_loader l;
-	char esp[4096];
-	struct store_build bb = { 0 };
-	if (store_build_get(st, b->build_id, &bb) == 0)
-		t.kernelrelease = bb.kernelrelease;
-	struct kreboot_plan plan = { 0 };
-	double t0 = util_mono_now();
-	int r = kreboot_detect("/", &l, esp, sizeof(esp), err);
-	if (r == 0)
-		r = kreboot_plan_make(&t, l, "/", &plan, err);
-	if (r == 0) {
-		kreboot_plan_print(&plan, stderr);
-		sync();
-		store_boot_prepared(st, b->id, util_mono_now() - t0);
-		store_checkpoint(st);
-		sync();
-		r = kreboot_plan_run(&plan, false, err);
-	}
-	kreboot_plan_free(&plan);
-	store_build_clear(&bb);
-	return r == 0 ? -EINPROGRESS : r;
+	int r = kreboot_detect("/", &l, NULL, 0, err);
+	if (r == 0 && (r = kreboot_plan_make(t, l, "/", plan, err)) == 0)
+		kreboot_plan_print(plan, stderr);
+	return r;
+}
+
+/* Everything on disk before leaving the boot: the switch's preparation
+ * time (decision to now, returned) and the WAL in the main file. */
+static double boots_commit(struct store *st, int64_t boot_row, double t0)
+{
+	sync();
+	double prep = util_mono_now() - t0;
+	store_boot_prepared(st, boot_row, prep);
+	store_checkpoint(st);
+	sync();
+	return prep;
 }
 
 /* Leaves this boot for the plan's boot of step: records the switch, puts
@@ -1062,23 +1054,19 @@ static int boots_switch(struct store *st, const struct job *j, int64_t job_id, c
 	char msg[512];
 	snprintf(msg, sizeof(msg), "switching to build %lld (%s, variant %s) for step %d: boot %d of %zu", (long long)b.build_id,
 		 bc->b[v].kernelrelease, var->name, step->seq + 1, step->boot + 1, (size_t)j->pairs * j->n_variants);
+	struct kreboot_target t = { .build_id = b.build_id, .image = image, .initrd = initrd,
+				    .kernelrelease = bc->b[v].kernelrelease, .cmdline = cmdline };
+	struct kreboot_plan plan = { 0 };
 	if (getenv("KAB_SWITCH_DRY_RUN")) {
 		/* tests and operators: everything up to the switch, which is shown, not made */
-		r = -ECANCELED;
-		if (j->switch_mode == JOB_SWITCH_REBOOT) {
-			struct kreboot_target t = { .build_id = b.build_id, .image = image, .initrd = initrd,
-						    .kernelrelease = bc->b[v].kernelrelease, .cmdline = cmdline };
-			struct kreboot_plan plan = { 0 };
-			enum kreboot_loader l;
-			if (kreboot_detect("/", &l, NULL, 0, &err) < 0 || kreboot_plan_make(&t, l, "/", &plan, &err) < 0)
-				goto fail_early;
-			kreboot_plan_print(&plan, stderr);
-			kreboot_plan_free(&plan);
-		} else {
+		if (j->switch_mode == JOB_SWITCH_REBOOT && (r = reboot_plan(&t, &plan, &err)) < 0)
+			goto fail_early;
+		kreboot_plan_free(&plan);
+		if (j->switch_mode == JOB_SWITCH_KEXEC)
 			log_info("kexec_file_load %s, initrd %s, command line \"%s\"", image, initrd ? initrd : "none", cmdline);
-		}
 		sb_printf(&err, "KAB_SWITCH_DRY_RUN is set: the switch to build %lld (%s) is shown in the log, not made", (long long)b.build_id,
 			  job_switch_name(j->switch_mode));
+		r = -ECANCELED;
 		goto fail_early;
 	}
 	if ((r = store_boot_begin(st, &b, &b.id)) < 0)
@@ -1089,24 +1077,24 @@ static int boots_switch(struct store *st, const struct job *j, int64_t job_id, c
 	swap_teardown(st, sw);
 	cg_remove_parent();
 	if (j->switch_mode == JOB_SWITCH_REBOOT) {
-		r = boots_reboot(st, j, &b, image, initrd, cmdline, &err);
+		if ((r = reboot_plan(&t, &plan, &err)) == 0) {
+			boots_commit(st, b.id, t0);
+			r = kreboot_plan_run(&plan, false, &err);
+		}
+		kreboot_plan_free(&plan);
+		if (r == 0) { /* under way: systemd stops kabd next */
+			sb_free(&err);
+			return -EINPROGRESS;
+		}
 	} else {
 		double t1 = util_mono_now();
 		if ((r = kexec_load(image, initrd, cmdline, &err)) == 0) {
 			double t2 = util_mono_now();
-			sync();
-			double prep = util_mono_now() - t0;
-			log_info("kexec: %s loaded in %.2f s, file systems synced in %.2f s (%.2f s since the decision)", image,
+			double prep = boots_commit(st, b.id, t0);
+			log_info("kexec: %s loaded in %.2f s, state and file systems synced in %.2f s (%.2f s since the decision)", image,
 				 t2 - t1, util_mono_now() - t2, prep);
-			store_boot_prepared(st, b.id, prep);
-			store_checkpoint(st);
-			sync();
 			r = kexec_exec(&err);
 		}
-	}
-	if (r == -EINPROGRESS) {
-		sb_free(&err);
-		return r;
 	}
 	/* still here: the switch failed before leaving this boot */
 	snprintf(b.status, sizeof(b.status), "abandoned");

@@ -66,6 +66,10 @@ static const char *const switch_choices[] = { "kexec", "reboot", NULL };
 static const char *const bootfail_choices[] = { "finish", "abort", NULL };
 #define JOB_LABEL_MAX 64
 
+/* [job] keys of jobs that boot kernels, refused in a job that boots none. */
+static const char *const boot_keys[] = { "boots", "runs_per_boot", "switch", "boot_attempts", "on_boot_failure", "panic" };
+enum { BOOT_KEY_SWITCH = 2 };
+
 #define KEY(s, n, t, o) .sec = (s), .name = (n), .type = (t), .off = (o)
 static const struct keydef keydefs[] = {
 	{ KEY(JOB_SEC_JOB, "name", KT_NAME, offsetof(struct job, name)), .required = true },
@@ -139,7 +143,7 @@ struct builder {
 	size_t n_extra;
 	const char *hinted[16];
 	size_t n_hinted;
-	int boot_key_line[6]; /* [job]'s boots ... panic, for a job that boots no kernel */
+	int boot_key_line[ARRAY_SIZE(boot_keys)]; /* [job]'s boot_keys, by index: where they were (0: absent) */
 };
 
 #define ERR(b, line, ...) diags_add((b)->d, (b)->file, (line), __VA_ARGS__)
@@ -642,7 +646,6 @@ static void build_job_section(struct builder *b, const struct job_section *s)
 	if (boots->line && pairs->line)
 		ERR(b, boots->line, "give boots or pairs, not both: with kernel variants a pair is one boot of each variant");
 	b->j->boots_line = boots->line;
-	static const char *const boot_keys[] = { "boots", "runs_per_boot", "switch", "boot_attempts", "on_boot_failure", "panic" };
 	for (size_t i = 0; i < ARRAY_SIZE(boot_keys); i++)
 		b->boot_key_line[i] = seen_of(seen, JOB_SEC_JOB, boot_keys[i])->line;
 }
@@ -1048,7 +1051,7 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 	if (job_boots_kernels(j) && !build_only) {
 		char why[256];
 		if (b.check && j->switch_mode == JOB_SWITCH_KEXEC && kexec_supported(why, sizeof(why)) < 0)
-			ERR(&b, b.boot_key_line[2] ? b.boot_key_line[2] : job_line,
+			ERR(&b, b.boot_key_line[BOOT_KEY_SWITCH] ? b.boot_key_line[BOOT_KEY_SWITCH] : job_line,
 			    "the variants boot kernels of their own, switched with kexec, but %s: set switch = reboot in [job] to switch with a one-shot boot entry and a reboot instead",
 			    why);
 		for (size_t i = 0; i < j->n_variants; i++)
@@ -1057,7 +1060,6 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 				    "[variant %s] has kernel = running in a job whose other variants boot kernels: every variant names the kernel it boots (for the running one: kernel = image, image = /boot/vmlinuz-$(uname -r))",
 				    j->variants[i].label);
 	} else if (!job_boots_kernels(j)) {
-		static const char *const boot_keys[] = { "boots", "runs_per_boot", "switch", "boot_attempts", "on_boot_failure", "panic" };
 		for (size_t i = 0; i < ARRAY_SIZE(boot_keys); i++)
 			if (b.boot_key_line[i])
 				ERR(&b, b.boot_key_line[i], "%s applies only to a job whose variants boot kernels (kernel = build or image)",
