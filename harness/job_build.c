@@ -699,6 +699,8 @@ static void swap_zswap_knobs(struct builder *b, struct job_swap *sw, const struc
 			    want[i].key, path);
 			continue;
 		}
+		if (b->check && i == 2 && !job_check_zswap_compressor(b->file, k->line, want[i].value, b->d))
+			continue;
 		struct job_knob *nk = realloc(sw->knobs, (sw->n_knobs + 1) * sizeof(*nk));
 		if (!nk) {
 			b->oom = true;

@@ -11,7 +11,9 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 /* The entry of path's directory closest to its last component, as a
@@ -133,6 +135,70 @@ bool job_check_swap(const char *file, const struct job_swap *s, int path_line, s
 		return false;
 	}
 	return true;
+}
+
+/* The kernel's compressors for zswap: /proc/crypto's entries of type
+ * acomp or scomp (the ones loaded or built in) and, for those a module
+ * would bring in on first use, "alias crypto-NAME" in modules.alias. */
+static bool in_list(const char *list, const char *word) /* list: "a, b, c" */
+{
+	size_t n = strlen(word);
+	for (const char *p = list; p && *p;) {
+		if (strncmp(p, word, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+			return true;
+		p = strchr(p, ',');
+		p = p ? p + 2 : NULL;
+	}
+	return false;
+}
+
+static bool crypto_compressor_listed(const char *name, struct strbuf *names)
+{
+	_cleanup_free_ char *text = NULL;
+	if (util_read_file("/proc/crypto", &text, NULL) < 0)
+		return true; /* cannot tell: the write at run time will */
+	bool found = false;
+	char cur[128] = "";
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		if (sscanf(line, "name : %127s", cur) == 1)
+			continue;
+		char type[32];
+		if (sscanf(line, "type : %31s", type) != 1 || (strcmp(type, "acomp") != 0 && strcmp(type, "scomp") != 0))
+			continue;
+		if (strcmp(cur, name) == 0)
+			found = true;
+		else if (!in_list(names->buf, cur))
+			sb_printf(names, "%s%s", names->len ? ", " : "", cur);
+	}
+	return found;
+}
+
+static bool crypto_module_alias(const char *name)
+{
+	struct utsname u;
+	if (uname(&u) < 0)
+		return false;
+	char path[256], want[160], line[512];
+	snprintf(path, sizeof(path), "/lib/modules/%s/modules.alias", u.release);
+	snprintf(want, sizeof(want), "alias crypto-%s ", name);
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, want, strlen(want)) == 0)
+			return true;
+	return false;
+}
+
+bool job_check_zswap_compressor(const char *file, int line, const char *name, struct diags *d)
+{
+	struct strbuf names = { 0 };
+	bool ok = crypto_compressor_listed(name, &names) || crypto_module_alias(name);
+	if (!ok)
+		diags_add(d, file, line, "zswap.compressor = %s: this kernel has no %s compressor (not in /proc/crypto, no crypto-%s module): use one it has (%s), or load the module that provides it",
+			  name, name, name, names.len ? names.buf : "none listed");
+	sb_free(&names);
+	return ok;
 }
 
 bool job_check_workload(const char *file, const struct job_workload *w, struct diags *d)

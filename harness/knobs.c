@@ -61,7 +61,9 @@ static int apply_one(struct store *st, int64_t job_id, const char *boot_id, cons
 	}
 	r = util_write_file(k->path, k->value);
 	if (r < 0) {
-		snprintf(err, errlen, "cannot write \"%s\" to %s (%s): %s", k->value, k->path, k->name, strerror(-r));
+		bool same = strcmp(k->name, k->path) == 0;
+		snprintf(err, errlen, "cannot write \"%s\" to %s%s%s%s: %s", k->value, k->path, same ? "" : " (",
+			 same ? "" : k->name, same ? "" : ")", strerror(-r));
 		if (st && a->journal_id > 0)
 			store_journal_del(st, a->journal_id);
 		return r;
@@ -107,7 +109,10 @@ int knob_preflight(struct store *st, int64_t job_id, const char *boot_id, const 
 			char err[768];
 			int r = apply_one(st, job_id, boot_id, &v[i].knobs[k], &a, err, sizeof(err));
 			if (r < 0) {
-				diags_add(d, file, v[i].knobs[k].line, "variant \"%s\": %s", v[i].name, err);
+				if (v[i].name[0] == '[') /* the job-wide knobs, e.g. [swap]'s zswap */
+					diags_add(d, file, v[i].knobs[k].line, "%s: %s", v[i].name, err);
+				else
+					diags_add(d, file, v[i].knobs[k].line, "variant \"%s\": %s", v[i].name, err);
 				ret = r;
 				continue;
 			}

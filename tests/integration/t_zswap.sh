@@ -80,5 +80,6 @@ bad "zswap.max_pool_percent = 0" 8 'out of range' "zswap.max_pool_percent = 0"
 bad "zswap.max_pool_percent = 101" 8 'out of range' "zswap.max_pool_percent = 101"
 bad "zswap.shrinkr (a typo)" 8 'did you mean' "zswap.shrinkr = on"
 bad "zswap.compressor = no such" 8 'zswap.compressor' "zswap.compressor = no such"
+bad "zswap.compressor = nosuchzip (a compressor the kernel lacks), naming those it has" 8 "no nosuchzip compressor .*use one it has (.*$comp" "zswap.compressor = nosuchzip"
 check "nothing changed by the failed checks" [ "$before" = "$(for p in "${params[@]}"; do echo "$p=$(cat $Z/$p)"; done)" ]
 it_end
