@@ -152,22 +152,44 @@ static bool in_list(const char *list, const char *word) /* list: "a, b, c" */
 	return false;
 }
 
+/* "key   : value" of a /proc/crypto line: the value, or NULL */
+static const char *crypto_field(const char *line, const char *key)
+{
+	size_t n = strlen(key);
+	if (strncmp(line, key, n) != 0)
+		return NULL;
+	line += n;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (*line != ':')
+		return NULL;
+	line++;
+	while (*line == ' ')
+		line++;
+	return line;
+}
+
 static bool crypto_compressor_listed(const char *name, struct strbuf *names)
 {
 	_cleanup_free_ char *text = NULL;
 	if (util_read_file("/proc/crypto", &text, NULL) < 0)
 		return true; /* cannot tell: the write at run time will */
 	bool found = false;
-	char cur[128] = "";
-	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-		if (sscanf(line, "name : %127s", cur) == 1)
+	const char *cur = "";
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		const char *v;
+		if ((v = crypto_field(line, "name"))) {
+			cur = v;
 			continue;
-		char type[32];
-		if (sscanf(line, "type : %31s", type) != 1 || (strcmp(type, "acomp") != 0 && strcmp(type, "scomp") != 0))
+		}
+		if (!(v = crypto_field(line, "type")) || (strcmp(v, "acomp") != 0 && strcmp(v, "scomp") != 0))
 			continue;
 		if (strcmp(cur, name) == 0)
 			found = true;
-		else if (!in_list(names->buf, cur))
+		else if (*cur && !in_list(names->buf, cur))
 			sb_printf(names, "%s%s", names->len ? ", " : "", cur);
 	}
 	return found;
