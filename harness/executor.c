@@ -7,6 +7,7 @@
 #include "knobs.h"
 #include "fcount.h"
 #include "build.h"
+#include "run.h"
 #include "kexec.h"
 #include "reboot.h"
 #include "store_boots.h"
@@ -1138,8 +1139,15 @@ static int exec_builds(struct store *st, const struct job *j, int64_t job_id, in
 	struct strbuf err = { 0 };
 	if (job_has_builds(j))
 		store_job_set_status(st, job_id, "running", "building kernels");
+	/* a build takes many minutes: a stop or a cancel ends it (the
+	 * compilers get SIGTERM) instead of waiting for it */
+	krun_set_cancel(check_interrupted);
 	int r = kbuild_job(st, j, &o, &err);
-	if (r < 0) {
+	krun_set_cancel(NULL);
+	if (r < 0 && interrupted) {
+		log_info("kernel build stopped: %s", err.buf ? err.buf : strerror(-r));
+		r = -EINTR;
+	} else if (r < 0) {
 		log_error("%s", err.buf ? err.buf : strerror(-r));
 		char reason[768];
 		snprintf(reason, sizeof(reason), "kernel build failed: %.700s", err.buf ? err.buf : strerror(-r));

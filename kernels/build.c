@@ -566,6 +566,11 @@ static int compile(struct ctx *c, struct store_build *b, struct kbuild_result *r
 	struct strbuf tail = { 0 };
 	read_tail(path, &tail);
 	b->log_tail = tail.buf;
+	if (r == -ECANCELED) {
+		sb_printf(c->err, "build %lld: stopped after %lld objects (kab was stopped or the job cancelled); the next build of the same inputs goes on in the same object directory",
+			  (long long)b->id, (long long)c->objects);
+		return r;
+	}
 	if (r < 0) {
 		sb_printf(c->err, "build %lld: make failed (%lld objects compiled); log %s ends:\n%s", (long long)b->id,
 			  (long long)c->objects, path, tail.buf ? tail.buf : "");

@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,16 @@
 #include <unistd.h>
 
 extern char **environ;
+
+#define KRUN_POLL_MS 500
+#define KRUN_KILL_AFTER_S 10.0
+
+static _Thread_local bool (*cancel_check)(void); /* the executor thread's own */
+
+void krun_set_cancel(bool (*cancelled)(void))
+{
+	cancel_check = cancelled;
+}
 
 /* environ with LC_ALL=C, so tool messages parse the same everywhere. */
 static char **c_locale_env(void)
@@ -74,7 +86,15 @@ int krun(char *const argv[], const struct krun *o, int *ret_status)
 		}
 		return r;
 	}
+	bool (*cancelled)(void) = cancel_check;
 	if (pid == 0) {
+		/* kabd blocks its stop signals in every thread; make and the
+		 * compilers must still die of them */
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (cancelled)
+			setpgid(0, 0);
 		int devnull = open("/dev/null", O_RDONLY);
 		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(o->stdout_fd >= 0 ? o->stdout_fd : p[1], 1) < 0 ||
 		    dup2(p[1], 2) < 0)
@@ -93,9 +113,30 @@ int krun(char *const argv[], const struct krun *o, int *ret_status)
 	close(p[1]);
 	if (e[1] >= 0)
 		close(e[1]);
+	if (cancelled)
+		setpgid(pid, pid); /* both sides, so the group exists before any kill */
 	struct strbuf pending = { 0 };
 	char buf[8192];
+	double killed_at = 0;
+	bool sent_kill = false;
 	for (;;) {
+		if (cancelled) {
+			struct pollfd pfd = { .fd = p[0], .events = POLLIN };
+			int pr = poll(&pfd, 1, KRUN_POLL_MS);
+			if (pr < 0 && errno != EINTR)
+				break;
+			if (!killed_at && cancelled()) {
+				killed_at = util_mono_now();
+				kill(-pid, SIGTERM);
+			} else if (killed_at && !sent_kill && util_mono_now() - killed_at > KRUN_KILL_AFTER_S) {
+				sent_kill = true;
+				kill(-pid, SIGKILL);
+			} else if (sent_kill && util_mono_now() - killed_at > 2 * KRUN_KILL_AFTER_S) {
+				break; /* something outside the group holds the pipe */
+			}
+			if (pr <= 0)
+				continue;
+		}
 		ssize_t n = read(p[0], buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -127,6 +168,10 @@ int krun(char *const argv[], const struct krun *o, int *ret_status)
 		if (errno != EINTR)
 			return -errno;
 	*ret_status = status;
+	if (killed_at) {
+		kill(-pid, SIGKILL); /* what is left of the group */
+		return -ECANCELED;
+	}
 	return 0;
 }
 

@@ -21,9 +21,17 @@ struct krun {
 	struct strbuf *setup_err;
 };
 
+/* A check krun makes about every half second while a child runs (kabd's
+ * executor: has a stop or a cancel come?). While one is set, the child runs
+ * in a process group of its own; when the check says yes, the group gets
+ * SIGTERM (SIGKILL 10 s later) and krun returns -ECANCELED once the child
+ * is reaped. NULL (the default): no check. */
+void krun_set_cancel(bool (*cancelled)(void));
+
 /* Runs argv (argv[0] found in PATH) with LC_ALL=C and stdin /dev/null and
- * waits for it. 0 with *ret_status the wait status, or -errno when it
- * could not be started. */
+ * waits for it. 0 with *ret_status the wait status, -ECANCELED when the
+ * cancel check stopped it, or -errno when it could not be started. The
+ * child starts with no signal blocked, whatever its parent blocks. */
 int krun(char *const argv[], const struct krun *o, int *ret_status);
 /* Like krun without a log: true when it exited 0; out (may be NULL) gets
  * the output, its trailing newlines removed. */

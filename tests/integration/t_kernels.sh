@@ -178,6 +178,70 @@ if [ -x "$KABD" ]; then
 	fi
 fi
 
+# a stop or a cancel in the middle of a build: kabd's compilers get SIGTERM
+# and kabd does not wait out the build. A config nothing else uses (so
+# nothing is cached) makes a build that compiles for minutes.
+stop_objs() { grep -l '^CONFIG_PRINTK_TIME=y' "$WORK"/*/obj-*/.config 2>/dev/null | xargs -r -n1 dirname; }
+stop_objs | xargs -r rm -rf
+compiling() { pgrep -f "O=.*/obj-" >/dev/null; }
+no_compilers() { ! compiling; }
+wait_compiling() { # up to 300 s for make to start compiling
+	local i
+	for i in $(seq 1 600); do
+		compiling && [ "$(sql "$DB" "select count(*) from builds where status = 'building'")" -ge 1 ] 2>/dev/null && return 0
+		sleep 0.5
+	done
+	return 1
+}
+if [ -x "$KABD" ]; then
+	printf 'CONFIG_PRINTK_TIME=y\n' >"$IT_TMP/stop.config"
+	sed "0,/^config.fragment = .*/s||& $IT_TMP/stop.config|" "$IT_TMP/ab-reboot.job" >"$IT_TMP/stop.job"
+	KAB_SWITCH_DRY_RUN=1 KAB_KBUILD_WORK=$WORK KAB_KERNELS_DIR=$KDIR kabd_up --db "$DB"
+	if [ -n "$PORT" ]; then
+		code=$(curl -s -o "$IT_TMP/body" -w '%{http_code}' -X POST --data-binary @"$IT_TMP/stop.job" "$URL/api/v1/jobs")
+		sid=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$IT_TMP/body" 2>/dev/null)
+		check "kabd takes a job whose first kernel is a new build (HTTP $code)" [ "$code" = 201 -a -n "$sid" ]
+		[ "$code" = 201 ] || sed 's/^/    /' "$IT_TMP/body"
+		if [ "$code" = 201 ] && wait_compiling; then
+			t0=$(date +%s.%N)
+			kabd_stop
+			dt=$(echo "$(date +%s.%N) - $t0" | bc)
+			check "kabd stops in the middle of a build within 15 s (took $(printf %.1f "$dt") s)" [ "$(echo "$dt < 15" | bc)" = 1 ]
+			sleep 1
+			check "no make or compiler of the build is left" no_compilers
+			check "the job is interrupted, to go on at kabd's next start" \
+				[ "$(sql "$DB" "select status from jobs where id = $sid")" = interrupted ]
+			check "the cut build is recorded as failed with why" \
+				[ "$(sql "$DB" "select count(*) from builds where status = 'failed' and reason like '%stopped after % objects (kab was stopped or the job cancelled)%'")" = 1 ]
+			KAB_SWITCH_DRY_RUN=1 KAB_KBUILD_WORK=$WORK KAB_KERNELS_DIR=$KDIR kabd_up --db "$DB"
+			if [ -n "$PORT" ] && wait_compiling; then
+				check "kabd's next start takes the job up again and builds" [ "$(sql "$DB" "select status from jobs where id = $sid")" = running ]
+				t0=$(date +%s.%N)
+				code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL/api/v1/jobs/$sid/cancel")
+				for i in $(seq 1 150); do
+					[ "$(sql "$DB" "select status from jobs where id = $sid")" = cancelled ] && break
+					sleep 0.1
+				done
+				dt=$(echo "$(date +%s.%N) - $t0" | bc)
+				check "a cancel over the API ends the build: job cancelled within 15 s (HTTP $code, $(printf %.1f "$dt") s)" \
+					[ "$code" = 202 -a "$(sql "$DB" "select status from jobs where id = $sid")" = cancelled ]
+				sleep 1
+				check "and no make or compiler of it is left" no_compilers
+				check "kabd is still up after the cancel" curl -sf -o /dev/null "$URL/health"
+			else
+				fail "kabd's next start builds the interrupted job's kernel again"
+			fi
+			kabd_stop
+		else
+			fail "kabd starts compiling the new build (see $IT_TMP/kabd.log)"
+			kabd_stop
+		fi
+	else
+		fail "kabd starts on the test database"
+	fi
+fi
+stop_objs | xargs -r rm -rf
+
 # lore: the same series from a local archive (with a cover letter) is the same input
 ( cd "$IT_TMP/lore" && exec /usr/bin/python3 -m http.server --bind 127.0.0.1 18467 ) >/dev/null 2>&1 &
 IT_PIDS+=($!)

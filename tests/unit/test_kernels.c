@@ -1,13 +1,17 @@
 /* kernels/: mbox splitting, subject tags, newest version, cover letters;
- * sha256 against known digests; the bzImage header reader. */
+ * sha256 against known digests; the bzImage header reader; krun's child
+ * signal mask and its cancel check. */
 #include "build.h"
+#include "run.h"
 #include "series.h"
 #include "sha256.h"
 #include "t.h"
 #include "util.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define DATA "tests/data/kernels/"
@@ -111,6 +115,68 @@ static void test_image(void)
 	unlink(path);
 }
 
+static int cancel_calls;
+static bool cancel_after_two(void)
+{
+	return ++cancel_calls > 2;
+}
+
+/* The child runs with nothing blocked though its parent blocks SIGTERM
+ * (kabd blocks it in every thread); a cancel kills the child's whole
+ * process group, a grandchild too, and krun says -ECANCELED. */
+static void test_krun_signals(void)
+{
+	sigset_t term, old;
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, &old);
+
+	struct strbuf out = { 0 };
+	char *mask[] = { "sh", "-c", "grep '^SigBlk:' /proc/self/status", NULL };
+	T_CHECK(krun_ok(mask, NULL, &out));
+	T_EQ_STR(out.buf, "SigBlk:\t0000000000000000");
+	sb_free(&out);
+
+	char pidfile[] = "/tmp/kab-test-krun.XXXXXX";
+	int fd = mkstemp(pidfile);
+	T_CHECK(fd >= 0);
+	close(fd);
+	char script[256];
+	snprintf(script, sizeof(script), "sleep 60 & echo $! >%s; wait", pidfile);
+	char *argv[] = { "sh", "-c", script, NULL };
+	struct krun o = { .stdout_fd = -1, .log_fd = -1 };
+	int status = 0;
+	krun_set_cancel(cancel_after_two);
+	double t0 = util_mono_now();
+	int r = krun(argv, &o, &status);
+	double took = util_mono_now() - t0;
+	krun_set_cancel(NULL);
+	T_EQ_INT(r, -ECANCELED);
+	T_CHECK(cancel_calls >= 3);
+	T_CHECK(took < 10.0); /* the child would sleep 60 s */
+	T_CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	char *pid_text = NULL;
+	T_CHECK(util_read_line(pidfile, &pid_text) == 0);
+	pid_t grandchild = pid_text ? (pid_t)strtol(pid_text, NULL, 10) : 0;
+	T_CHECK(grandchild > 0);
+	/* the grandchild got SIGTERM with its group; give init a moment to reap it */
+	bool gone = false;
+	for (int i = 0; i < 50 && grandchild > 0 && !gone; i++) {
+		gone = kill(grandchild, 0) < 0 && errno == ESRCH;
+		if (!gone)
+			usleep(100 * 1000);
+	}
+	T_CHECK(gone);
+	free(pid_text);
+	unlink(pidfile);
+
+	/* no check set: the same command runs to its end */
+	char *quick[] = { "sh", "-c", "exit 3", NULL };
+	T_EQ_INT(krun(quick, &o, &status), 0);
+	T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 int main(void)
 {
 	test_subjects();
@@ -118,5 +184,6 @@ int main(void)
 	test_errors();
 	test_sha256();
 	test_image();
+	test_krun_signals();
 	return t_done("test_kernels");
 }
