@@ -11,13 +11,16 @@
 
 struct series {
 	char name[96];
-	double *v;   /* [variant][pair] */
+	double *v;     /* [variant][pair]: the value, or the median of the runs inside one boot */
+	double *runs;  /* [variant][pair][rep] when a boot has several runs */
+	unsigned *n_runs;
 };
 
 struct gather {
 	const struct job *j;
 	int workload;
 	unsigned pairs;
+	unsigned reps;  /* runs inside one boot; 1: none collapse */
 	struct series *s;
 	size_t n, cap;
 	int err;
@@ -38,9 +41,18 @@ static struct series *series_for(struct gather *g, const char *metric)
 	}
 	size_t cells = g->j->n_variants * g->pairs;
 	struct series *s = &g->s[g->n];
+	*s = (struct series){ 0 };
 	s->v = malloc(cells * sizeof(double));
-	if (!s->v)
+	if (g->reps > 1) {
+		s->runs = malloc(cells * g->reps * sizeof(double));
+		s->n_runs = calloc(cells, sizeof(unsigned));
+	}
+	if (!s->v || (g->reps > 1 && (!s->runs || !s->n_runs))) {
+		free(s->v);
+		free(s->runs);
+		free(s->n_runs);
 		return NULL;
+	}
 	for (size_t i = 0; i < cells; i++)
 		s->v[i] = NAN;
 	snprintf(s->name, sizeof(s->name), "%s", metric);
@@ -60,7 +72,32 @@ static void collect(void *ctx, const struct store_run *r, const char *metric, co
 		g->err = -ENOMEM;
 		return;
 	}
-	s->v[(size_t)r->variant * g->pairs + (size_t)r->pair] = value;
+	size_t cell = (size_t)r->variant * g->pairs + (size_t)r->pair;
+	if (g->reps <= 1) {
+		s->v[cell] = value;
+		return;
+	}
+	if (s->n_runs[cell] < g->reps)
+		s->runs[cell * g->reps + s->n_runs[cell]++] = value;
+}
+
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Several runs inside one boot count as one value, their median, as in
+ * the report (STATS.md: the boot is the unit of replication). */
+static void collapse_runs(struct gather *g, struct series *s)
+{
+	size_t cells = g->j->n_variants * g->pairs;
+	for (size_t c = 0; c < cells; c++) {
+		unsigned n = s->n_runs[c];
+		double *x = s->runs + c * g->reps;
+		qsort(x, n, sizeof(*x), dcmp);
+		s->v[c] = n == 0 ? NAN : n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+	}
 }
 
 int adaptive_look(struct store *st, const struct job *j, int64_t job_id, int workload, unsigned pairs,
@@ -69,10 +106,13 @@ int adaptive_look(struct store *st, const struct job *j, int64_t job_id, int wor
 	*ret = STATS_CONTINUE;
 	if (j->n_primary == 0 || j->n_variants < 2 || pairs == 0)
 		return 0;
-	struct gather g = { .j = j, .workload = workload, .pairs = pairs };
+	struct gather g = { .j = j, .workload = workload, .pairs = pairs,
+			    .reps = job_boots_kernels(j) && j->runs_per_boot > 1 ? j->runs_per_boot : 1 };
 	int r = store_foreach_metric(st, job_id, collect, &g);
 	if (r >= 0)
 		r = g.err;
+	for (size_t i = 0; r >= 0 && g.reps > 1 && i < g.n; i++)
+		collapse_runs(&g, &g.s[i]);
 	size_t nv = j->n_variants, n_results = g.n * (nv - 1);
 	struct stats_result *res = calloc(n_results ? n_results : 1, sizeof(*res));
 	if (!res)
@@ -95,8 +135,11 @@ int adaptive_look(struct store *st, const struct job *j, int64_t job_id, int wor
 	}
 	if (r >= 0 && n_results > 0)
 		*ret = stats_adaptive_look(res, n_results, look, n_looks);
-	for (size_t i = 0; i < g.n; i++)
+	for (size_t i = 0; i < g.n; i++) {
 		free(g.s[i].v);
+		free(g.s[i].runs);
+		free(g.s[i].n_runs);
+	}
 	free(g.s);
 	free(res);
 	return r;

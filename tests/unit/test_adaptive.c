@@ -101,6 +101,68 @@ static void run(const char *name, double (*value)(unsigned, int), unsigned pairs
 	unlink(aux);
 }
 
+/* A job that boots kernels with 3 runs a boot: each (pair, variant) has
+ * runs 5% apart in B's favour twice and once equal to A's (stored last).
+ * The look takes each boot's median, as the report does, and decides;
+ * the last run alone would say the variants are the same. */
+static const char boots_text[] =
+	"[job]\nname = adaptive-boots\npairs = adaptive 5..20\nruns_per_boot = 3\nprimary = command.m\nswitch = reboot\n"
+	"[variant A]\nname = base\nkernel = image\nimage = /boot/a\n"
+	"[variant B]\nname = patched\nkernel = image\nimage = /boot/b\n"
+	"[workload w]\ntype = command\ncommand = true\n";
+
+static void run_boots(void)
+{
+	char path[] = "/tmp/kab-adaptive-XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	unlink(path);
+	struct store *st;
+	T_EQ_INT(store_open(path, &st), 0);
+	struct job *j = parse(boots_text);
+	T_CHECK(j != NULL);
+	int64_t id = 0;
+	if (!j || store_job_create(st, j, &id) < 0) {
+		T_CHECK(false);
+		job_free(j);
+		store_close(st);
+		unlink(path);
+		return;
+	}
+	T_CHECK(job_boots_kernels(j));
+	const unsigned pairs = 10;
+	int seq = 0;
+	for (unsigned p = 0; p < pairs; p++)
+		for (int v = 0; v < 2; v++)
+			for (int rep = 0; rep < 3; rep++) {
+				struct store_step step = { .seq = seq++, .pair = (int)p, .variant = v, .boot = (int)p * 2 + v, .rep = rep };
+				struct store_step *loaded;
+				size_t n;
+				store_steps_create(st, id, &step, 1);
+				store_steps_load(st, id, &loaded, &n);
+				struct store_run r = { .job_id = id, .step_id = loaded[n - 1].id, .pair = (int)p, .variant = v };
+				free(loaded);
+				int64_t run_id;
+				store_run_begin(st, &r, &run_id);
+				struct wl_metrics m = { 0 };
+				wl_metrics_add(&m, "command.m", "ops/s", rep == 2 ? shifted(p, 0) : shifted(p, v));
+				snprintf(r.status, sizeof(r.status), "ok");
+				store_run_finish(st, &r, "finished", &m, NULL, 0);
+				wl_metrics_free(&m);
+			}
+	enum stats_stop got = STATS_CONTINUE;
+	T_EQ_INT(adaptive_look(st, j, id, 0, pairs, 2, 4, &got), 0);
+	T_EQ_INT(got, STATS_STOP_DECIDED);
+	job_free(j);
+	store_close(st);
+	unlink(path);
+	char aux[64];
+	snprintf(aux, sizeof(aux), "%s-wal", path);
+	unlink(aux);
+	snprintf(aux, sizeof(aux), "%s-shm", path);
+	unlink(aux);
+}
+
 int main(void)
 {
 	log_quiet = true;
@@ -110,5 +172,7 @@ int main(void)
 	run("10 shifted pairs", shifted, 10, 2, STATS_STOP_DECIDED);
 	/* identical variants: the CI is [0, 0], inside the threshold */
 	run("10 identical pairs", identical, 10, 2, STATS_STOP_SAME);
+	/* 3 runs a boot: the look takes each boot's median */
+	run_boots();
 	return t_done("adaptive");
 }
