@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MiB (1ull << 20)
@@ -639,13 +640,30 @@ int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuil
 	char lock[PATH_MAX + 8];
 	snprintf(lock, sizeof(lock), "%s/lock", c.root);
 	lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB) < 0) {
-		stage(&c, "waiting for another build of this tree (%s)", lock);
-		if (lock_fd < 0 || flock(lock_fd, LOCK_EX) < 0) {
+	if (lock_fd < 0) {
+		sb_printf(err, "%s: cannot open: %s", lock, strerror(errno));
+		r = -EIO;
+		goto out;
+	}
+	/* polled, so that a stop or a cancel does not wait for the other build */
+	for (bool told = false; flock(lock_fd, LOCK_EX | LOCK_NB) < 0;) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK) {
 			sb_printf(err, "%s: cannot lock: %s", lock, strerror(errno));
 			r = -EIO;
 			goto out;
 		}
+		if (!told)
+			stage(&c, "waiting for another build of this tree (%s)", lock);
+		told = true;
+		if (krun_cancel_requested()) {
+			sb_printf(err, "stopped while waiting for another build of this tree (%s)", lock);
+			r = -ECANCELED;
+			goto out;
+		}
+		struct timespec ts = { 0, 500 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
 	}
 	if ((r = prepare_worktree(&c)) < 0 || (c.has_series && (r = apply_series(&c)) < 0))
 		goto out;

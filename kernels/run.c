@@ -24,6 +24,11 @@ void krun_set_cancel(bool (*cancelled)(void))
 	cancel_check = cancelled;
 }
 
+bool krun_cancel_requested(void)
+{
+	return cancel_check && cancel_check();
+}
+
 /* environ with LC_ALL=C, so tool messages parse the same everywhere. */
 static char **c_locale_env(void)
 {

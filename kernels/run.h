@@ -27,6 +27,8 @@ struct krun {
  * SIGTERM (SIGKILL 10 s later) and krun returns -ECANCELED once the child
  * is reaped. NULL (the default): no check. */
 void krun_set_cancel(bool (*cancelled)(void));
+/* The check itself, for waits of kab's own (a lock): false when none is set. */
+bool krun_cancel_requested(void);
 
 /* Runs argv (argv[0] found in PATH) with LC_ALL=C and stdin /dev/null and
  * waits for it. 0 with *ret_status the wait status, -ECANCELED when the

@@ -136,7 +136,7 @@ check "different kernelreleases ($base_rel, $patched_rel)" [ -n "$base_rel" -a "
 check "each bzImage header carries its kernelrelease" \
 	[ "$(image_version "$KDIR/$base_id/bzImage" 2>/dev/null)" = "$base_rel" -a "$(image_version "$KDIR/$patched_id/bzImage" 2>/dev/null)" = "$patched_rel" ]
 objs=$(sql "$DB" "select objects from builds where id=$patched_id")
-check "the patched build compiled only a handful of objects ($objs)" [ -n "$objs" ] && [ "$objs" -ge 2 -a "$objs" -le 25 ]
+check "the patched build compiled only a handful of objects ($objs)" eval '[ -n "$objs" ] && [ "$objs" -ge 2 -a "$objs" -le 25 ]'
 check "the patched image has the series' pr_info" grep -q "kab: patched kernel" <(strings "$WORK"/*/obj-*/mm/swap.o 2>/dev/null)
 check "the build record has base sha, both patch subjects, config hash, compiler" \
 	[ "$(sql "$DB" "select length(base_sha)=40 and patches like '%mm/vmscan: a counter%' and patches like '%mm/swap: say hello%' and length(config_hash)=64 and compiler like 'gcc%' and status='ok' from builds where id=$patched_id")" = 1 ]
@@ -145,7 +145,7 @@ check "the config has LOCALVERSION_AUTO off and what kab needs" \
 
 # 4: same inputs, no compile
 kbuild ab
-check "same inputs again: both builds reused" [ $rc -eq 0 ] && [ "$(grep -c 'reused (same inputs)' "$IT_TMP/out")" = 2 ]
+check "same inputs again: both builds reused" eval '[ $rc -eq 0 ] && [ "$(grep -c "reused (same inputs)" "$IT_TMP/out")" = 2 ]'
 check "no new build record" [ "$(sql "$DB" "select count(*) from builds")" = 2 ]
 $KAB builds --db "$DB" >"$IT_TMP/list"
 check "kab builds lists both" [ "$(grep -c ' ok ' "$IT_TMP/list")" = 2 ]
@@ -228,6 +228,23 @@ if [ -x "$KABD" ]; then
 				sleep 1
 				check "and no make or compiler of it is left" no_compilers
 				check "kabd is still up after the cancel" curl -sf -o /dev/null "$URL/health"
+				# a stop while waiting for another build of the same tree (its lock)
+				lockf=$WORK/$(printf %s "$(realpath "$GITTREE")" | sha256sum | cut -c1-16)/lock
+				flock -o "$lockf" sleep 300 & # -o: only flock holds it
+				holder=$!
+				IT_PIDS+=($holder)
+				code=$(curl -s -o "$IT_TMP/body" -w '%{http_code}' -X POST --data-binary @"$IT_TMP/stop.job" "$URL/api/v1/jobs")
+				wid=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$IT_TMP/body" 2>/dev/null)
+				for i in $(seq 1 300); do grep -q "waiting for another build of this tree" "$IT_TMP/kabd.log" && break; sleep 0.2; done
+				check "a build waits for another build of the same tree (HTTP $code)" grep -q "waiting for another build of this tree" "$IT_TMP/kabd.log"
+				t0=$(date +%s.%N)
+				kabd_stop
+				dt=$(echo "$(date +%s.%N) - $t0" | bc)
+				check "kabd stops while the build waits for the lock, within 15 s (took $(printf %.1f "$dt") s)" [ "$(echo "$dt < 15" | bc)" = 1 ]
+				check "that job is interrupted too" [ "$(sql "$DB" "select status from jobs where id = ${wid:-0}")" = interrupted ]
+				pkill -P "$holder" 2>/dev/null
+				kill "$holder" 2>/dev/null
+				wait "$holder" 2>/dev/null
 			else
 				fail "kabd's next start builds the interrupted job's kernel again"
 			fi
@@ -254,7 +271,7 @@ base = $BASE
 series = lore:kab-series@test" "archive = http://127.0.0.1:18467/"
 kbuild lore
 check "lore: series fetched from the archive, newest version kept, same inputs reused" \
-	[ $rc -eq 0 ] && grep -q "variant patched: build $patched_id reused" "$IT_TMP/out"
+	eval '[ $rc -eq 0 ] && grep -q "variant patched: build $patched_id reused" "$IT_TMP/out"'
 [ $rc -eq 0 ] || tail -5 "$IT_TMP/out"
 
 # bad input: one clear error, named field and line, no artifact
@@ -320,7 +337,7 @@ mkdir -p "$IT_TMP/small"
 if mount -t tmpfs -o size=8m kab-it-small "$IT_TMP/small" 2>/dev/null; then
 	kbuild ab --work-dir "$IT_TMP/small/work"
 	check "disk too full: refused before building, space needed stated" \
-		[ $rc -eq 2 ] && grep -qE "not enough disk .*has [0-9.]+[KM]? free, the build needs about [0-9.]+[MG]" "$IT_TMP/out"
+		eval '[ $rc -eq 2 ] && grep -qE "not enough disk .*has [0-9.]+[KM]? free, the build needs about [0-9.]+[MG]" "$IT_TMP/out"'
 	[ $rc -eq 2 ] || tail -3 "$IT_TMP/out"
 	umount "$IT_TMP/small"
 else

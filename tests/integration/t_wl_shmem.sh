@@ -129,7 +129,7 @@ check "while it runs, its mount point is there (it did start)" [ -d "$(ls -d "$I
 kill -9 "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
 check "killed: no mount left, the mount point is an empty directory" \
-	[ "$(grep -c kab-shmem /proc/mounts)" = "$mounts_before" ] && rmdir "$IT_TMP"/wd/kab-tmpfs-*
+	eval '[ "$(grep -c kab-shmem /proc/mounts)" = "$mounts_before" ] && rmdir "$IT_TMP"/wd/kab-tmpfs-*'
 
 cat >"$IT_TMP/bad.job" <<JOB
 [job]
