@@ -8,8 +8,10 @@
 # Then the same with QEMU killed in the middle of a run and started again
 # on the same disk (a power cut), and a variant whose kernel panics at
 # boot (panic= resets the machine to QEMU's -kernel, the firmware
-# default). The host reads the disk's database afterwards.
-# KAB_KEXEC_ONLY="abba powercut broken": the parts to run (all by default).
+# default), once with on_boot_failure = finish and once with abort. The
+# host reads the disk's database afterwards.
+# KAB_KEXEC_ONLY="abba powercut broken abort": the parts to run (all by
+# default).
 . "$(dirname "$0")/lib.sh"
 it_begin
 command -v qemu-system-x86_64 >/dev/null || skip_all "qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"
@@ -131,7 +133,7 @@ memory.max = 64M
 JOB
 }
 
-want() { case " ${KAB_KEXEC_ONLY:-abba powercut broken} " in *" $1 "*) return 0 ;; esac; return 1; }
+want() { case " ${KAB_KEXEC_ONLY:-abba powercut broken abort} " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # ---- 1: four kexecs in one QEMU process, ABBA, 2 runs a boot ----
 if want abba; then
@@ -175,10 +177,18 @@ if fetch abba; then
 	grep -A3 '^Boots:' "$tmp/abba.report" | sed 's/^/    /'
 	# the boots over kabd's API, from a copy of the guest's database
 	cp "$db" "$tmp/api.db"
-	if kabd_up --db "$tmp/api.db"; then
+	if kabd_up --db "$tmp/api.db" --web-root web; then
 		curl -sf "$URL/api/v1/jobs/1" >"$tmp/job.json"
 		check "abba: GET /api/v1/jobs/1 lists the 4 boots with their variant, build and switch time" \
 			python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["boots"]; sys.exit(0 if len(b)==4 and [x["variant"] for x in b]==["generic","cloud","cloud","generic"] and all(x["status"]=="ok" and x["method"]=="kexec" and x["kexec_s"]>0 and x["kernel_release"] for x in b) else 1)' "$tmp/job.json"
+		# the job page in a real browser: each variant's kernel and boots
+		if command -v chromium >/dev/null && [ -f tests/web/node_modules/playwright-core/package.json ]; then
+			CHROMIUM=$(command -v chromium) node tests/web/boots_line.mjs "$URL" 1 >"$tmp/page.json" 2>"$tmp/page.err"
+			check "abba: the job page (Chromium) shows each variant's image, 2 boots, 0 failed and its last switch time, without errors" \
+				python3 -c 'import json,re,sys; p=json.load(open(sys.argv[1])); v=p["variants"]; print("    page: " + v); sys.exit(0 if not p["console_errors"] and re.fullmatch(r"generic \(kernel: image; 2 boots, 0 failed, switch to ready [0-9.]+ s\), cloud \(kernel: image; 2 boots, 0 failed, switch to ready [0-9.]+ s\)", v) else 1)' "$tmp/page.json"
+		else
+			IT_SKIP=$((IT_SKIP + 1)); echo "  skip the job page's boots line: no chromium or playwright-core (make deps web-deps)"
+		fi
 		kabd_stop
 	else
 		fail "abba: kabd did not start on the guest's database"
@@ -263,6 +273,29 @@ if fetch broken; then
 else
 	fail "broken: no database on the guest's disk"
 	show_console broken
+fi
+fi
+
+# ---- 4: the same kernel with on_boot_failure = abort, 2 boots a variant ----
+if want abort; then
+{ job_common abort 2; echo "cmdline = rdinit=/bin/false"; workload; } |
+	sed 's/^\[job\]$/[job]\non_boot_failure = abort/' >"$tmp/abort.job"
+disk abort "$tmp/abort.job"
+echo "  abort: the same panicking B with on_boot_failure = abort, ABBA"
+qemu_start abort "$tmp/abort.img"
+wait_qemu abort
+db=$tmp/abort.db
+if fetch abort; then
+	check "abort: the job is failed, its reason naming B and on_boot_failure = abort" \
+		[ "$(sql "$db" "select status from jobs where id = 1 and reason like '%variant cloud is boot-failed%on_boot_failure = abort%'")" = failed ]
+	check "abort: B failed to boot twice" [ "$(sql "$db" "select count(*) from boots where variant_idx = 1 and status = 'failed'")" = 2 ]
+	check "abort: A's first boot ran its 2 runs, ok" [ "$(sql "$db" "select count(*) from runs where variant_idx = 0 and status = 'ok'")" = 2 ]
+	check "abort: A's second boot never came: its 2 steps are left pending, B's 4 boot-failed" \
+		[ "$(sql "$db" "select group_concat(variant_idx || ':' || status || ':' || n, ' ') from (select variant_idx, status, count(*) n from steps group by 1, 2 order by 1, 2)")" = "0:finished:2 0:pending:2 1:boot-failed:4" ]
+	check "abort: PRAGMA integrity_check is ok" [ "$(sql "$db" "pragma integrity_check")" = ok ]
+else
+	fail "abort: no database on the guest's disk"
+	show_console abort
 fi
 fi
 it_end

@@ -1,0 +1,33 @@
+// Opens a finished job's page in Debian's Chromium and prints, as one JSON
+// object, its variants line (a job that boots kernels: each variant's
+// kernel, boots, failed boots, last switch time) and the page's errors;
+// tests/integration/t_kexec.sh asserts on it.
+//
+//   node boots_line.mjs BASE_URL JOB_ID
+import { chromium } from "playwright-core";
+
+const [base, id] = process.argv.slice(2);
+if (!base || !id) {
+	console.error("usage: node boots_line.mjs BASE_URL JOB_ID");
+	process.exit(2);
+}
+const seen = { variants: "", status: "", console_errors: [] };
+const browser = await chromium.launch({
+	executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+	args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"],
+});
+try {
+	const page = await browser.newPage();
+	page.on("console", m => { if (m.type() === "error") seen.console_errors.push(m.text()); });
+	page.on("pageerror", e => seen.console_errors.push(String(e)));
+	page.on("response", r => { if (r.status() >= 400) seen.console_errors.push(`${r.status()} ${r.url()}`); });
+	await page.goto(`${base}/jobs/${id}`);
+	// the page fills the line from GET /api/v1/jobs/ID once it has loaded
+	await page.waitForFunction(() => /boot/.test(document.getElementById("st-variants")?.textContent || ""),
+		null, { timeout: 20000 }).catch(() => {});
+	seen.variants = (await page.textContent("#st-variants")) || "";
+	seen.status = (await page.textContent("#st-status")) || "";
+} finally {
+	await browser.close();
+}
+console.log(JSON.stringify(seen));
