@@ -745,6 +745,8 @@ static void build_swap_section(struct builder *b, const struct job_section *s)
 		b->oom = true;
 	if (b->check && b->d->n == d0)
 		job_check_swap(b->file, sw, path->line ? path->line : s->line, b->d);
+	if (b->check && b->d->n == d0 && alg->line && sw->kind == JOB_SWAP_ZRAM && sw->algorithm)
+		job_check_zram_algorithm(b->file, alg->line, sw->algorithm, b->d);
 	swap_zswap_knobs(b, sw, seen);
 }
 

@@ -110,6 +110,40 @@ bool job_check_knob(const char *file, const struct job_knob *k, struct diags *d)
 	return true;
 }
 
+/* zram's algorithms are its own (not /proc/crypto's): every zram device
+ * lists them in comp_algorithm, "[lzo-rle] lzo lz4". Without a device
+ * there is nothing to ask; setting up the job's device will tell. */
+bool job_check_zram_algorithm(const char *file, int line, const char *alg, struct diags *d)
+{
+	DIR *dh = opendir("/sys/block");
+	if (!dh)
+		return true;
+	char *have = NULL;
+	struct dirent *de;
+	while (!have && (de = readdir(dh))) {
+		if (strncmp(de->d_name, "zram", 4) != 0)
+			continue;
+		char path[300];
+		snprintf(path, sizeof(path), "/sys/block/%s/comp_algorithm", de->d_name);
+		if (util_read_line(path, &have) < 0)
+			have = NULL;
+	}
+	closedir(dh);
+	if (!have)
+		return true;
+	bool found = false;
+	for (char *p = have; *p && !found;) {
+		p += strspn(p, " []");
+		size_t n = strcspn(p, " []");
+		found = n == strlen(alg) && strncmp(p, alg, n) == 0;
+		p += n;
+	}
+	if (!found)
+		diags_add(d, file, line, "algorithm = %s: zram here has no such compressor; it has: %s", alg, have);
+	free(have);
+	return found;
+}
+
 bool job_check_swap(const char *file, const struct job_swap *s, int path_line, struct diags *d)
 {
 	struct stat st;

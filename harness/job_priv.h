@@ -101,6 +101,7 @@ void job_print_metric_sections(const struct job *j, FILE *out);
 bool job_check_knob(const char *file, const struct job_knob *k, struct diags *d);
 bool job_check_swap(const char *file, const struct job_swap *s, int path_line, struct diags *d);
 bool job_check_zswap_compressor(const char *file, int line, const char *name, struct diags *d);
+bool job_check_zram_algorithm(const char *file, int line, const char *alg, struct diags *d);
 bool job_check_workload(const char *file, const struct job_workload *w, struct diags *d);
 
 /* Names of sections and keys, for "did you mean" and for telling an

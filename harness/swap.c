@@ -35,7 +35,11 @@ int swap_zram_add(uint64_t size, const char *algorithm, int *ret_id, char *err, 
 	if (algorithm) {
 		snprintf(path, sizeof(path), "/sys/block/zram%d/comp_algorithm", (int)id);
 		if ((r = util_write_file(path, algorithm)) < 0) {
-			snprintf(err, errlen, "cannot write %s to %s: %s", algorithm, path, strerror(-r));
+			char *have = NULL;
+			util_read_line(path, &have);
+			snprintf(err, errlen, "cannot write %s to %s: %s%s%s%s", algorithm, path, strerror(-r),
+				 have ? " (zram here has: " : "", have ? have : "", have ? ")" : "");
+			free(have);
 			return r;
 		}
 	}

@@ -80,6 +80,11 @@ bad "zswap.max_pool_percent = 0" 8 'out of range' "zswap.max_pool_percent = 0"
 bad "zswap.max_pool_percent = 101" 8 'out of range' "zswap.max_pool_percent = 101"
 bad "zswap.shrinkr (a typo)" 8 'did you mean' "zswap.shrinkr = on"
 bad "zswap.compressor = no such" 8 'zswap.compressor' "zswap.compressor = no such"
+if compgen -G "/sys/block/zram*/comp_algorithm" >/dev/null; then
+	bad "zram algorithm = nosuchzip, naming those zram has" 8 "algorithm = nosuchzip: zram here has no such compressor; it has: .*lzo" "algorithm = nosuchzip"
+else
+	IT_SKIP=$((IT_SKIP + 1)); echo "  skip zram algorithm = nosuchzip: no zram device to ask for its algorithms"
+fi
 bad "zswap.compressor = nosuchzip (a compressor the kernel lacks), naming those it has" 8 "no nosuchzip compressor .*use one it has (.*$comp" "zswap.compressor = nosuchzip"
 check "nothing changed by the failed checks" [ "$before" = "$(for p in "${params[@]}"; do echo "$p=$(cat $Z/$p)"; done)" ]
 it_end
