@@ -150,6 +150,11 @@ check "no new build record" [ "$(sql "$DB" "select count(*) from builds")" = 2 ]
 $KAB builds --db "$DB" >"$IT_TMP/list"
 check "kab builds lists both" [ "$(grep -c ' ok ' "$IT_TMP/list")" = 2 ]
 
+submit() { # JOB-FILE: POST it to kabd; the HTTP status in $code, the job's id in $jid
+	code=$(curl -s -o "$IT_TMP/body" -w '%{http_code}' -X POST --data-binary @"$1" "$URL/api/v1/jobs")
+	jid=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$IT_TMP/body" 2>/dev/null)
+}
+
 # kabd builds a queued job's kernels before its first run (reused here:
 # same inputs), and goes up to the first switch, which it shows and does
 # not make (KAB_SWITCH_DRY_RUN: this machine must not reboot; switch =
@@ -158,8 +163,7 @@ if [ -x "$KABD" ]; then
 	sed 's/^\[job\]$/[job]\nswitch = reboot/' "$IT_TMP/ab.job" >"$IT_TMP/ab-reboot.job"
 	KAB_SWITCH_DRY_RUN=1 KAB_KBUILD_WORK=$WORK KAB_KERNELS_DIR=$KDIR kabd_up --db "$DB"
 	if [ -n "$PORT" ]; then
-		code=$(curl -s -o "$IT_TMP/body" -w '%{http_code}' -X POST --data-binary @"$IT_TMP/ab-reboot.job" "$URL/api/v1/jobs")
-		kid=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$IT_TMP/body" 2>/dev/null)
+		submit "$IT_TMP/ab-reboot.job"; kid=$jid
 		check "kabd takes the job with build variants (HTTP $code)" [ "$code" = 201 -a -n "$kid" ]
 		for i in $(seq 1 300); do
 			curl -s -o "$IT_TMP/body" "$URL/api/v1/jobs/$kid"
@@ -198,8 +202,7 @@ if [ -x "$KABD" ]; then
 	sed "0,/^config.fragment = .*/s||& $IT_TMP/stop.config|" "$IT_TMP/ab-reboot.job" >"$IT_TMP/stop.job"
 	KAB_SWITCH_DRY_RUN=1 KAB_KBUILD_WORK=$WORK KAB_KERNELS_DIR=$KDIR kabd_up --db "$DB"
 	if [ -n "$PORT" ]; then
-		code=$(curl -s -o "$IT_TMP/body" -w '%{http_code}' -X POST --data-binary @"$IT_TMP/stop.job" "$URL/api/v1/jobs")
-		sid=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$IT_TMP/body" 2>/dev/null)
+		submit "$IT_TMP/stop.job"; sid=$jid
 		check "kabd takes a job whose first kernel is a new build (HTTP $code)" [ "$code" = 201 -a -n "$sid" ]
 		[ "$code" = 201 ] || sed 's/^/    /' "$IT_TMP/body"
 		if [ "$code" = 201 ] && wait_compiling; then
@@ -233,8 +236,7 @@ if [ -x "$KABD" ]; then
 				flock -o "$lockf" sleep 300 & # -o: only flock holds it
 				holder=$!
 				IT_PIDS+=($holder)
-				code=$(curl -s -o "$IT_TMP/body" -w '%{http_code}' -X POST --data-binary @"$IT_TMP/stop.job" "$URL/api/v1/jobs")
-				wid=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$IT_TMP/body" 2>/dev/null)
+				submit "$IT_TMP/stop.job"; wid=$jid
 				for i in $(seq 1 300); do grep -q "waiting for another build of this tree" "$IT_TMP/kabd.log" && break; sleep 0.2; done
 				check "a build waits for another build of the same tree (HTTP $code)" grep -q "waiting for another build of this tree" "$IT_TMP/kabd.log"
 				t0=$(date +%s.%N)
