@@ -181,6 +181,8 @@ install: all
 	install -D -m 644 examples/nightly.job $(DESTDIR)$(PREFIX)/share/kab/examples/nightly.job
 	@# the nightly job is the operator's once installed: never overwritten
 	[ -e $(DESTDIR)/etc/kab/nightly.job ] || install -D -m 644 examples/nightly.job $(DESTDIR)/etc/kab/nightly.job
+	install -D -m 644 examples/machine.conf $(DESTDIR)$(PREFIX)/share/kab/examples/machine.conf
+	[ -e $(DESTDIR)/etc/kab/machine.conf ] || install -D -m 644 examples/machine.conf $(DESTDIR)/etc/kab/machine.conf
 
 clean:
 	rm -rf $(B)

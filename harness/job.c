@@ -537,6 +537,7 @@ void job_free(struct job *j)
 	}
 	free(j->variants);
 	free(j->archive);
+	free(j->switch_source);
 	for (size_t i = 0; i < j->n_workloads; i++) {
 		struct job_workload *w = &j->workloads[i];
 		free(w->name);

@@ -137,6 +137,7 @@ struct job {
 	 * or aborts. Booted kernels get panic=panic_s oops=panic. */
 	unsigned runs_per_boot, boot_attempts, panic_s;
 	enum job_switch switch_mode;
+	char *switch_source;  /* the machine's settings file it came from; NULL: the job or the default */
 	enum job_boot_failure on_boot_failure;
 	int boots_line;
 };

@@ -10,6 +10,7 @@
 #include "job.h"
 #include "job_priv.h"
 #include "kexec.h"
+#include "machine.h"
 #include "util.h"
 #include "wl.h"
 #include "build.h"
@@ -1054,10 +1055,17 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 
 	if (job_boots_kernels(j) && !build_only) {
 		char why[256];
+		struct machine_conf mc;
+		/* the job's own switch wins over the machine's */
+		if (b.check && !b.boot_key_line[BOOT_KEY_SWITCH] && machine_conf_load(&mc, d) == 0 && mc.has_switch) {
+			j->switch_mode = mc.switch_mode;
+			if (!(j->switch_source = strdup(mc.path)))
+				b.oom = true;
+		}
 		if (b.check && j->switch_mode == JOB_SWITCH_KEXEC && kexec_supported(why, sizeof(why)) < 0)
 			ERR(&b, b.boot_key_line[BOOT_KEY_SWITCH] ? b.boot_key_line[BOOT_KEY_SWITCH] : job_line,
-			    "the variants boot kernels of their own, switched with kexec, but %s: set switch = reboot in [job] to switch with a one-shot boot entry and a reboot instead",
-			    why);
+			    "the variants boot kernels of their own, switched with kexec, but %s: set switch = reboot in [job] (or in %s, for every job on this machine) to switch with a one-shot boot entry and a reboot instead",
+			    why, machine_conf_path());
 		for (size_t i = 0; i < j->n_variants; i++)
 			if (strcmp(j->variants[i].kernel, "running") == 0)
 				ERR(&b, j->variants[i].line,

@@ -145,6 +145,8 @@ void job_print(const struct job *j, FILE *out)
 		job_print_key(out, "archive", j->archive, false);
 	if (job_boots_kernels(j)) {
 		fprintf(out, "runs_per_boot = %u\n", j->runs_per_boot);
+		if (j->switch_source)
+			fprintf(out, "; switch: this machine's, from %s\n", j->switch_source);
 		fprintf(out, "switch = %s\n", job_switch_name(j->switch_mode));
 		fprintf(out, "boot_attempts = %u\n", j->boot_attempts);
 		fprintf(out, "on_boot_failure = %s\n", j->on_boot_failure == JOB_BOOTFAIL_ABORT ? "abort" : "finish");

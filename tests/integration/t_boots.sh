@@ -58,6 +58,39 @@ sed -i '/^\[variant A\]/,/^\[variant B\]/{s/^kernel = image/kernel = running/;/^
 "$KAB" check "$t/mixed.job" >/dev/null 2>"$t/err"
 check "kab check: kernel = running beside kernels of their own is refused" grep -q 'has kernel = running in a job whose other variants boot kernels' "$t/err"
 
+# ---- the machine's switch (/etc/kab/machine.conf; KAB_MACHINE_CONF here) ----
+job kexec "$img" | sed '/^switch = /d' >"$t/noswitch.job"
+printf '# this machine cannot kexec\nswitch = reboot\n' >"$t/machine.conf"
+KAB_MACHINE_CONF=$t/machine.conf "$KAB" check "$t/noswitch.job" >"$t/out" 2>"$t/err"
+check "a job without switch takes the machine's (switch = reboot in machine.conf): kab check exit 0" [ $? = 0 ]
+check "  and prints it, saying where it came from" \
+	bash -c "grep -qx '; switch: this machine.s, from $t/machine.conf' '$t/out' && grep -qx 'switch = reboot' '$t/out'"
+if [ ! -e /sys/kernel/kexec_loaded ]; then
+	KAB_MACHINE_CONF=$t/machine.conf "$KAB" check "$t/kexec.job" >/dev/null 2>"$t/err"
+	check "the job's own switch = kexec wins over the machine's (refused here, exit 2)" [ $? = 2 ]
+	KAB_MACHINE_CONF=$t/no-such.conf "$KAB" check "$t/noswitch.job" >/dev/null 2>"$t/err"
+	check "without a machine file the default is kexec (refused here), the error naming the file to set it in" \
+		grep -q "set switch = reboot in \[job\] (or in $t/no-such.conf, for every job on this machine)" "$t/err"
+fi
+KAB_MACHINE_CONF=examples/machine.conf "$KAB" check "$t/noswitch.job" >/dev/null 2>"$t/err"
+if [ -e /sys/kernel/kexec_loaded ]; then
+	check "the installed example (all commented out) reads cleanly" bash -c "! grep -q 'machine.conf:' '$t/err'"
+else
+	check "the installed example (all commented out) reads cleanly and changes nothing (kexec, refused here)" \
+		bash -c "! grep -q 'machine.conf:' '$t/err' && grep -q 'switched with kexec' '$t/err'"
+fi
+sed 's/^#switch = reboot$/switch = reboot/' examples/machine.conf >"$t/example.conf"
+KAB_MACHINE_CONF=$t/example.conf "$KAB" check "$t/noswitch.job" >/dev/null 2>&1
+check "its switch = reboot line, uncommented, is taken" [ $? = 0 ]
+printf 'switch = reboot\nswitch = warp\n' >"$t/bad.conf"
+KAB_MACHINE_CONF=$t/bad.conf "$KAB" check "$t/noswitch.job" >/dev/null 2>"$t/err"
+check "machine.conf: a bad switch value is refused with the file, line and choices" \
+	bash -c "[ $? = 2 ] && grep -q '$t/bad.conf:2: bad switch \"warp\" (choices: kexec, reboot)' '$t/err'"
+printf '\nswtich = reboot\n' >"$t/typo.conf"
+KAB_MACHINE_CONF=$t/typo.conf "$KAB" check "$t/noswitch.job" >/dev/null 2>"$t/err"
+check "machine.conf: a misspelt key is refused at its line, with a hint" \
+	bash -c "[ $? = 2 ] && grep -q '$t/typo.conf:2: unknown key \"swtich\": did you mean \"switch\"' '$t/err'"
+
 # ---- kab run ----
 job reboot "$img" >"$t/reboot.job"
 "$KAB" check "$t/reboot.job" >/dev/null

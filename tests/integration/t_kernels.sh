@@ -199,11 +199,15 @@ wait_compiling() { # up to 300 s for make to start compiling
 }
 if [ -x "$KABD" ]; then
 	printf 'CONFIG_PRINTK_TIME=y\n' >"$IT_TMP/stop.config"
-	sed "0,/^config.fragment = .*/s||& $IT_TMP/stop.config|" "$IT_TMP/ab-reboot.job" >"$IT_TMP/stop.job"
+	# no switch in the job: kabd takes this machine's (it cannot kexec), so
+	# the job is accepted and run only if kabd reads the machine's settings
+	sed "0,/^config.fragment = .*/s||& $IT_TMP/stop.config|" "$IT_TMP/ab.job" >"$IT_TMP/stop.job"
+	printf 'switch = reboot\n' >"$IT_TMP/machine.conf"
+	export KAB_MACHINE_CONF=$IT_TMP/machine.conf
 	KAB_SWITCH_DRY_RUN=1 KAB_KBUILD_WORK=$WORK KAB_KERNELS_DIR=$KDIR kabd_up --db "$DB"
 	if [ -n "$PORT" ]; then
 		submit "$IT_TMP/stop.job"; sid=$jid
-		check "kabd takes a job whose first kernel is a new build (HTTP $code)" [ "$code" = 201 -a -n "$sid" ]
+		check "kabd takes a job whose first kernel is a new build, its switch from the machine's settings (HTTP $code)" [ "$code" = 201 -a -n "$sid" ]
 		[ "$code" = 201 ] || sed 's/^/    /' "$IT_TMP/body"
 		if [ "$code" = 201 ] && wait_compiling; then
 			t0=$(date +%s.%N)
@@ -260,6 +264,7 @@ if [ -x "$KABD" ]; then
 	fi
 fi
 stop_objs | xargs -r rm -rf
+unset KAB_MACHINE_CONF
 
 # lore: the same series from a local archive (with a cover letter) is the same input
 ( cd "$IT_TMP/lore" && exec /usr/bin/python3 -m http.server --bind 127.0.0.1 18467 ) >/dev/null 2>&1 &

@@ -29,7 +29,7 @@ if make -s install DESTDIR="$dest" PREFIX=/opt/kab >"$tmp/install.log" 2>&1; the
 	chk "make install DESTDIR PREFIX=/opt/kab" true
 	for f in opt/kab/bin/kab opt/kab/bin/kabd opt/kab/share/kab/web/job.html opt/kab/share/kab/web/kab.js \
 		opt/kab/share/man/man1/kab.1 opt/kab/share/man/man8/kabd.8 opt/kab/share/kab/examples/nightly.job \
-		etc/kab/nightly.job etc/systemd/system/kabd.service etc/systemd/system/kab-nightly.timer; do
+		etc/kab/nightly.job etc/kab/machine.conf opt/kab/share/kab/examples/machine.conf etc/systemd/system/kabd.service etc/systemd/system/kab-nightly.timer; do
 		chk "installed /$f" [ -s "$dest/$f" ]
 	done
 	chk "the installed units run /opt/kab/bin" grep -q '^ExecStart=/opt/kab/bin/kabd' "$dest/etc/systemd/system/kabd.service"
