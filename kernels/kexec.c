@@ -185,8 +185,10 @@ int kexec_load(const char *image, const char *initrd, const char *cmdline, struc
 	if (syscall(SYS_kexec_file_load, kfd, ifd, strlen(cmdline) + 1, cmdline, flags) == 0)
 		return 0;
 	int e = errno;
-	if (e == ENOSYS)
+	if (e == ENOSYS) {
+		log_info("kexec_file_load is not in this kernel: loading %s with kexec-tools (kexec --load)", image);
 		return load_with_tools(image, initrd, cmdline, err);
+	}
 	if (e == EPERM)
 		sb_printf(err, "kexec_file_load %s: not permitted (%s; run as root, and a kernel in lockdown takes only signed images)",
 			  image, strerror(e));

@@ -8,10 +8,11 @@
 # Then the same with QEMU killed in the middle of a run and started again
 # on the same disk (a power cut), and a variant whose kernel panics at
 # boot (panic= resets the machine to QEMU's -kernel, the firmware
-# default), once with on_boot_failure = finish and once with abort. The
-# host reads the disk's database afterwards.
-# KAB_KEXEC_ONLY="abba powercut broken abort": the parts to run (all by
-# default).
+# default), once with on_boot_failure = finish and once with abort; and
+# kabd without kexec_file_load (a seccomp filter), loading with kexec-tools.
+# The host reads the disk's database afterwards.
+# KAB_KEXEC_ONLY="abba powercut broken abort tools": the parts to run (all
+# by default).
 . "$(dirname "$0")/lib.sh"
 it_begin
 command -v qemu-system-x86_64 >/dev/null || skip_all "qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"
@@ -28,6 +29,8 @@ qemu_kernel linux-image-cloud-amd64
 kb_ver=$kver kb_dir=$kdir
 echo "  kernels: A $ka_ver, B $kb_ver"
 
+want() { case " ${KAB_KEXEC_ONLY:-abba powercut broken abort tools} " in *" $1 "*) return 0 ;; esac; return 1; }
+
 tmp=$IT_TMP
 qemu_root_init "$tmp/root" tests/qemu/guest-kexec.sh
 for p in build/kab build/kabd; do
@@ -35,16 +38,25 @@ for p in build/kab build/kabd; do
 	cp "$p" "$qemu_root/usr/bin/"
 done
 for p in stress-ng sqlite3; do qemu_copy_bin "$(command -v $p)"; done
+# for the "tools" part: kexec-tools, and a wrapper that takes kexec_file_load away
+if want tools; then
+	qemu_deb_bin kexec-tools /sbin/kexec
+	gcc -O2 -Wall -o "$tmp/kab-no-kexec-file-load" tests/qemu/no-kexec-file-load.c || skip_all "cannot compile tests/qemu/no-kexec-file-load.c"
+	qemu_copy_bin "$tmp/kab-no-kexec-file-load"
+	cp "$tmp/kab-no-kexec-file-load" "$qemu_root/usr/bin/"
+fi
 mods="crypto/crc32c_generic crypto/lzo-rle crypto/lzo drivers/virtio/virtio_pci drivers/block/virtio_blk fs/ext4/ext4 drivers/block/zram/zram"
 qemu_modules "$ka_dir" "$ka_ver" $mods
 qemu_modules "$kb_dir" "$kb_ver" $mods
 qemu_cpio "$tmp/initrd.gz"
 echo "  initramfs: $(du -h "$tmp/initrd.gz" | cut -f1)"
 
-# disk DIR JOBFILE: an ext4 image holding both kernels, the initramfs and the job
+# disk DIR JOBFILE [MARKER]: an ext4 image holding both kernels, the
+# initramfs, the job and MARKER (an empty file the guest's init looks for)
 disk() {
 	local d=$tmp/$1.stage
 	mkdir -p "$d/img"
+	[ -n "${3:-}" ] && : >"$d/$3"
 	cp "$ka_dir/boot/vmlinuz-$ka_ver" "$d/img/vmlinuz-a"
 	cp "$kb_dir/boot/vmlinuz-$kb_ver" "$d/img/vmlinuz-b"
 	cp "$tmp/initrd.gz" "$d/img/initrd.gz"
@@ -133,7 +145,6 @@ memory.max = 64M
 JOB
 }
 
-want() { case " ${KAB_KEXEC_ONLY:-abba powercut broken abort} " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # ---- 1: four kexecs in one QEMU process, ABBA, 2 runs a boot ----
 if want abba; then
@@ -296,6 +307,29 @@ if fetch abort; then
 else
 	fail "abort: no database on the guest's disk"
 	show_console abort
+fi
+fi
+
+# ---- 5: no kexec_file_load: kab falls back to kexec-tools (kexec --load) ----
+if want tools; then
+{ job_common tools 1; workload; } >"$tmp/tools.job"
+disk tools "$tmp/tools.job" nofile
+echo "  tools: kabd without kexec_file_load (ENOSYS by seccomp) loads with kexec-tools; A B"
+qemu_start tools "$tmp/tools.img"
+wait_qemu tools
+check "tools: the guest ran the job to its end and powered off" guest_done tools
+db=$tmp/tools.db
+if fetch tools; then
+	check "tools: job done" [ "$(sql "$db" "select status from jobs where id = 1")" = done ]
+	check "tools: 2 switches, both ok, by kexec" [ "$(sql "$db" "select count(*) || '/' || sum(status = 'ok' and method = 'kexec') from boots")" = 2/2 ]
+	check "tools: 4 runs ok, each on the kernel its variant asked for" \
+		[ "$(sql "$db" "select count(*) from runs r join boots b on b.boot_id = r.boot_id where r.status = 'ok' and r.variant_idx = b.variant_idx and r.kernel_release = b.kernel_release")" = 4 ]
+	check "tools: kabd said at each switch that it loaded with kexec-tools" \
+		[ "$(grep -c 'kexec_file_load is not in this kernel: loading .* with kexec-tools' "$tmp/tools.console")" = 2 ]
+	check "tools: PRAGMA integrity_check is ok" [ "$(sql "$db" "pragma integrity_check")" = ok ]
+else
+	fail "tools: no database on the guest's disk"
+	show_console tools
 fi
 fi
 it_end
