@@ -39,11 +39,19 @@ for p in build/kab build/kabd; do
 done
 for p in stress-ng sqlite3; do qemu_copy_bin "$(command -v $p)"; done
 # for the "tools" part: kexec-tools, and a wrapper that takes kexec_file_load away
+# (what keeps them from the guest skips that part, not the whole test)
+tools_skip=""
 if want tools; then
-	qemu_deb_bin kexec-tools /sbin/kexec
-	gcc -O2 -Wall -o "$tmp/kab-no-kexec-file-load" tests/qemu/no-kexec-file-load.c || skip_all "cannot compile tests/qemu/no-kexec-file-load.c"
-	qemu_copy_bin "$tmp/kab-no-kexec-file-load"
-	cp "$tmp/kab-no-kexec-file-load" "$qemu_root/usr/bin/"
+	skip() { tools_skip=$*; }
+	if ! qemu_deb_bin kexec-tools /sbin/kexec; then
+		tools_skip=${tools_skip:-"kexec-tools could not be fetched"}
+	elif ! gcc -O2 -Wall -o "$tmp/kab-no-kexec-file-load" tests/qemu/no-kexec-file-load.c; then
+		tools_skip="cannot compile tests/qemu/no-kexec-file-load.c"
+	else
+		qemu_copy_bin "$tmp/kab-no-kexec-file-load"
+		cp "$tmp/kab-no-kexec-file-load" "$qemu_root/usr/bin/"
+	fi
+	skip() { skip_all "$@"; }
 fi
 mods="crypto/crc32c_generic crypto/lzo-rle crypto/lzo drivers/virtio/virtio_pci drivers/block/virtio_blk fs/ext4/ext4 drivers/block/zram/zram"
 qemu_modules "$ka_dir" "$ka_ver" $mods
@@ -311,7 +319,9 @@ fi
 fi
 
 # ---- 5: no kexec_file_load: kab falls back to kexec-tools (kexec --load) ----
-if want tools; then
+if want tools && [ -n "$tools_skip" ]; then
+	IT_SKIP=$((IT_SKIP + 1)); echo "  skip tools: $tools_skip"
+elif want tools; then
 { job_common tools 1; workload; } >"$tmp/tools.job"
 disk tools "$tmp/tools.job" nofile
 echo "  tools: kabd without kexec_file_load (ENOSYS by seccomp) loads with kexec-tools; A B"

@@ -30,6 +30,7 @@ qemu_kernel() {
 # shared libraries it needs, at PATH in the root. PKG and those of its
 # dependencies the host lacks are fetched (once) with apt-get download and
 # unpacked under the cache: the host need not have any of them installed.
+# When that fails it calls skip and, if skip returns, returns 1.
 qemu_deb_bin() {
 	local pkg=$1 path=$2 d=$qemu_cache/deb-$1 p deb lib todo seen=" "
 	if [ ! -e "$d/.complete" ]; then
@@ -40,21 +41,21 @@ qemu_deb_bin() {
 			p=$1; shift; todo="$*"
 			case "$seen" in *" $p "*) continue ;; esac
 			seen="$seen$p "
-			(cd "$d" && apt-get download -q "$p" >/dev/null 2>&1) || skip "apt-get download $p failed"
+			(cd "$d" && apt-get download -q "$p" >/dev/null 2>&1) || { skip "apt-get download $p failed"; return 1; }
 			deb=$(ls "$d"/"$p"_*.deb | head -n 1)
-			dpkg-deb -x "$deb" "$d" && rm -f "$deb" || skip "cannot unpack $p"
+			dpkg-deb -x "$deb" "$d" && rm -f "$deb" || { skip "cannot unpack $p"; return 1; }
 			for dep in $(apt-cache depends "$p" 2>/dev/null | awk '$1 == "Depends:" && $2 !~ /^</ {print $2}'); do
 				dpkg-query -W -f='${Status}' "$dep" 2>/dev/null | grep -q 'install ok installed' || todo="$todo $dep"
 			done
 		done
-		[ -x "$d$path" ] || skip "$pkg has no $path"
+		[ -x "$d$path" ] || { skip "$pkg has no $path"; return 1; }
 		: >"$d/.complete"
 	fi
 	mkdir -p "$qemu_root$(dirname "$path")"
 	cp -L "$d$path" "$qemu_root$path"
 	local libpath=$d/lib/x86_64-linux-gnu:$d/usr/lib/x86_64-linux-gnu
 	for lib in $(LD_LIBRARY_PATH=$libpath ldd "$d$path" | awk '/not found/ {print "MISSING:" $1} /=> \// {print $3} /^\t\/lib/ {print $1}'); do
-		case $lib in MISSING:*) skip "$path of $pkg needs ${lib#MISSING:}, in no package fetched" ;; esac
+		case $lib in MISSING:*) skip "$path of $pkg needs ${lib#MISSING:}, in no package fetched"; return 1 ;; esac
 		local to=${lib#"$d"}
 		[ -e "$qemu_root$to" ] && continue
 		mkdir -p "$qemu_root$(dirname "$to")"
