@@ -81,23 +81,19 @@ static void collect(void *ctx, const struct store_run *r, const char *metric, co
 		s->runs[cell * g->reps + s->n_runs[cell]++] = value;
 }
 
-static int dcmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Several runs inside one boot count as one value, their median, as in
  * the report (STATS.md: the boot is the unit of replication). */
-static void collapse_runs(struct gather *g, struct series *s)
+static int collapse_runs(struct gather *g, struct series *s)
 {
 	size_t cells = g->j->n_variants * g->pairs;
 	for (size_t c = 0; c < cells; c++) {
-		unsigned n = s->n_runs[c];
-		double *x = s->runs + c * g->reps;
-		qsort(x, n, sizeof(*x), dcmp);
-		s->v[c] = n == 0 ? NAN : n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+		struct stats_desc d; /* median NAN when the cell has no run */
+		int r = stats_describe(s->runs + c * g->reps, s->n_runs[c], &d);
+		if (r < 0)
+			return r;
+		s->v[c] = d.median;
 	}
+	return 0;
 }
 
 int adaptive_look(struct store *st, const struct job *j, int64_t job_id, int workload, unsigned pairs,
@@ -112,7 +108,7 @@ int adaptive_look(struct store *st, const struct job *j, int64_t job_id, int wor
 	if (r >= 0)
 		r = g.err;
 	for (size_t i = 0; r >= 0 && g.reps > 1 && i < g.n; i++)
-		collapse_runs(&g, &g.s[i]);
+		r = collapse_runs(&g, &g.s[i]);
 	size_t nv = j->n_variants, n_results = g.n * (nv - 1);
 	struct stats_result *res = calloc(n_results ? n_results : 1, sizeof(*res));
 	if (!res)

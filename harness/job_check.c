@@ -171,9 +171,6 @@ bool job_check_swap(const char *file, const struct job_swap *s, int path_line, s
 	return true;
 }
 
-/* The kernel's compressors for zswap: /proc/crypto's entries of type
- * acomp or scomp (the ones loaded or built in) and, for those a module
- * would bring in on first use, "alias crypto-NAME" in modules.alias. */
 static bool in_list(const char *list, const char *word) /* list: "a, b, c" */
 {
 	size_t n = strlen(word);
@@ -203,6 +200,10 @@ static const char *crypto_field(const char *line, const char *key)
 	return line;
 }
 
+/* The kernel's compressors for zswap: /proc/crypto's entries of type
+ * acomp or scomp (the ones loaded or built in; the others go in names)
+ * and, for those a module would bring in on first use, "alias
+ * crypto-NAME" in modules.alias. */
 static bool crypto_compressor_listed(const char *name, struct strbuf *names)
 {
 	_cleanup_free_ char *text = NULL;

@@ -61,9 +61,10 @@ static int apply_one(struct store *st, int64_t job_id, const char *boot_id, cons
 	}
 	r = util_write_file(k->path, k->value);
 	if (r < 0) {
-		bool same = strcmp(k->name, k->path) == 0;
-		snprintf(err, errlen, "cannot write \"%s\" to %s%s%s%s: %s", k->value, k->path, same ? "" : " (",
-			 same ? "" : k->name, same ? "" : ")", strerror(-r));
+		if (strcmp(k->name, k->path) == 0) /* a sysfs knob is named by its path */
+			snprintf(err, errlen, "cannot write \"%s\" to %s: %s", k->value, k->path, strerror(-r));
+		else
+			snprintf(err, errlen, "cannot write \"%s\" to %s (%s): %s", k->value, k->path, k->name, strerror(-r));
 		if (st && a->journal_id > 0)
 			store_journal_del(st, a->journal_id);
 		return r;

@@ -137,12 +137,6 @@ static void collapse_reps(struct loader *l)
 	}
 }
 
-static int dcmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static int add_boot_line(struct report *rep, char *line)
 {
 	if (!line)
@@ -196,11 +190,9 @@ static int add_boots(struct store *st, struct report *rep, const struct store_st
 			store_build_clear(&b);
 		}
 		char times[128] = "";
-		if (nt) {
-			qsort(t, nt, sizeof(*t), dcmp);
-			double med = nt % 2 ? t[nt / 2] : (t[nt / 2 - 1] + t[nt / 2]) / 2;
-			snprintf(times, sizeof(times), ", switch to ready %.1f s median (%.1f-%.1f)", med, t[0], t[nt - 1]);
-		}
+		struct stats_desc sd;
+		if (nt && stats_describe(t, nt, &sd) == 0)
+			snprintf(times, sizeof(times), ", switch to ready %.1f s median (%.1f-%.1f)", sd.median, sd.min, sd.max);
 		char *line = NULL;
 		if (asprintf(&line, "%s: build %lld (%s): %zu boot%s, %zu failed%s%s", rep->variants[vi], (long long)build,
 			     release[0] ? release : "?", ok, ok == 1 ? "" : "s", failed, times,
