@@ -92,7 +92,7 @@ $(B)/kabd: $(B)/obj/harness/kabd_main.o $(B)/libkab.a
 # a helper program may add libraries with a target-specific PROG_LIBS
 $(B)/kab-pageout $(B)/kab-shmem-truncate: PROG_LIBS := -lm
 $(PROG_BIN): $(wildcard workloads/progs/*.h)
-$(B)/kab-sysbench-oltp: PROG_LIBS := $(shell mariadb_config --libs)
+$(B)/kab-sysbench-oltp: PROG_LIBS = $(shell mariadb_config --libs)
 $(B)/kab-sysbench-oltp: CPPFLAGS += $(shell mariadb_config --include)
 $(B)/kab-%: workloads/progs/%.c
 	@mkdir -p $(dir $@)
