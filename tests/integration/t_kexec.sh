@@ -97,8 +97,33 @@ fetch() {
 	debugfs -R "dump /kab.db $tmp/$1.db" "$tmp/$1.img" >/dev/null 2>&1
 	debugfs -R "dump /kab.db-wal $tmp/$1.db-wal" "$tmp/$1.img" >/dev/null 2>&1
 	[ -s "$tmp/$1.db-wal" ] || rm -f "$tmp/$1.db-wal"
-	[ -s "$tmp/$1.db" ]
+	[ -s "$tmp/$1.db" ] || return 1
+	# debugfs reads the image as it is, without replaying ext4's journal:
+	# only a cleanly unmounted disk shows the guest's last writes
+	check "$1: the guest unmounted its disk cleanly" \
+		[ "$(dumpe2fs -h "$tmp/$1.img" 2>/dev/null | awk -F: '/^Filesystem state/ {gsub(/ /, "", $2); print $2}')" = clean ]
+	check "$1: the guest submitted its job once (one job in the database)" [ "$(sql "$tmp/$1.db" "select count(*) from jobs")" = 1 ]
 }
+
+# dump_state NAME: what the guest's database and console say, for a part
+# whose checks failed (steps, boots and runs as the host read them)
+dump_state() {
+	local db=$tmp/$1.db
+	echo "  state of $1 as read from its disk:"
+	if [ -s "$db" ]; then
+		sql "$db" "select 'job   ' || id || ': ' || status || ' | ' || coalesce(reason, '') from jobs order by id" | sed 's/^/    /'
+		sql "$db" "select 'step  ' || seq || ' job ' || job_id || ' boot ' || boot || ' variant ' || variant_idx || ' pair ' || pair || ': ' || status from steps where job_id <> 1 order by job_id, seq" | sed 's/^/    /'
+		sql "$db" "select 'step  ' || seq || ' boot ' || boot || ' variant ' || variant_idx || ' pair ' || pair || ': ' || status from steps where job_id = 1 order by seq" | sed 's/^/    /'
+		sql "$db" "select 'boot  ' || id || ' slot ' || slot || ' variant ' || variant_idx || ' ' || status || ' from ' || substr(from_boot_id, 1, 8) || ' to ' || coalesce(substr(boot_id, 1, 8), '-') || ': ' || coalesce(reason, '') from boots order by id" | sed 's/^/    /'
+		sql "$db" "select 'run   ' || id || ' step ' || step_id || ' variant ' || variant_idx || ' ' || status || ' boot ' || substr(boot_id, 1, 8) || ': ' || coalesce(reason, '') from runs order by id" | sed 's/^/    /'
+	fi
+	echo "    console (KABT lines and kab's own):"
+	tr -d '\r' <"$tmp/$1.console" | grep -E '^KABT|kab(d)?:|boot [0-9]+ of the plan|switching to|variant' | tail -n 60 | sed 's/^/      /'
+}
+
+# part_begin / part_end NAME: dumps the state when a check of the part failed
+part_begin() { PART_FAIL0=$IT_FAIL; }
+part_end() { if [ "$IT_FAIL" -gt "$PART_FAIL0" ] || [ -n "${KAB_KEXEC_DUMP:-}" ]; then dump_state "$1"; fi; return 0; }
 
 show_console() {
 	echo "  last console lines of $1:"
@@ -156,6 +181,7 @@ JOB
 
 # ---- 1: four kexecs in one QEMU process, ABBA, 2 runs a boot ----
 if want abba; then
+part_begin
 { job_common abba 2; workload; } >"$tmp/abba.job"
 disk abba "$tmp/abba.job" || skip_all "mkfs.ext4 -d failed"
 echo "  abba: booting QEMU (software emulation); 5 boots, 8 runs"
@@ -224,23 +250,34 @@ else
 	show_console abba
 fi
 
+part_end abba
 fi
 
 # ---- 2: a power cut in the middle of a run ----
 if want powercut; then
-{ job_common powercut 1; workload 8; } >"$tmp/powercut.job"
+part_begin
+# the workload says on the console that it runs, and on which kernel: the
+# host cuts the power on that line of B's first run (the run is recorded
+# started before its workload is spawned), whatever the guest's speed
+{ job_common powercut 1; cat <<JOB
+[workload vm]
+type = command
+command = sh -c "echo KABT in-run \$(uname -r) >/dev/console; exec stress-ng --vm 1 --vm-bytes 96M --vm-keep --vm-method flip --timeout 8"
+memory.max = 64M
+JOB
+} >"$tmp/powercut.job"
 disk powercut "$tmp/powercut.job"
 echo "  powercut: booting; QEMU is killed during the first run of B's boot"
 qemu_start powercut "$tmp/powercut.img"
-# the executor's log line of a run: "[3/4] pair 1: cloud / vm"
-for i in $(seq 1 600); do
-	grep -q '\[3/4\] pair 1' "$tmp/powercut.console" && break
+in_b_run() { grep -q "KABT in-run $kb_ver" "$tmp/powercut.console"; }
+for i in $(seq 1 6000); do
+	in_b_run && break
 	kill -0 "$QEMU_PID" 2>/dev/null || break
-	sleep 0.5
+	sleep 0.1
 done
-sleep 4 # into the 8 s run
+in_b_run || { echo "  powercut: B's first run never started (waited $((i / 10)) s)"; show_console powercut; }
 qemu_kill
-check "powercut: QEMU was killed in the middle of a run" grep -q '\[3/4\] pair 1' "$tmp/powercut.console"
+check "powercut: QEMU was killed in the middle of B's first run" in_b_run
 echo "--- power restored ---" >>"$tmp/powercut.console"
 qemu_start powercut "$tmp/powercut.img"
 wait_qemu powercut
@@ -265,10 +302,12 @@ else
 	show_console powercut
 fi
 
+part_end powercut
 fi
 
 # ---- 3: a kernel that panics at boot ----
 if want broken; then
+part_begin
 { job_common broken 1; echo "cmdline = rdinit=/bin/false"; workload; } >"$tmp/broken.job"
 disk broken "$tmp/broken.job"
 echo "  broken: variant B's kernel panics at boot (rdinit=/bin/false); 2 attempts"
@@ -293,10 +332,12 @@ else
 	fail "broken: no database on the guest's disk"
 	show_console broken
 fi
+part_end broken
 fi
 
 # ---- 4: the same kernel with on_boot_failure = abort, 2 boots a variant ----
 if want abort; then
+part_begin
 { job_common abort 2; echo "cmdline = rdinit=/bin/false"; workload; } |
 	sed 's/^\[job\]$/[job]\non_boot_failure = abort/' >"$tmp/abort.job"
 disk abort "$tmp/abort.job"
@@ -316,12 +357,14 @@ else
 	fail "abort: no database on the guest's disk"
 	show_console abort
 fi
+part_end abort
 fi
 
 # ---- 5: no kexec_file_load: kab falls back to kexec-tools (kexec --load) ----
 if want tools && [ -n "$tools_skip" ]; then
 	IT_SKIP=$((IT_SKIP + 1)); echo "  skip tools: $tools_skip"
 elif want tools; then
+part_begin
 { job_common tools 1; workload; } >"$tmp/tools.job"
 disk tools "$tmp/tools.job" nofile
 echo "  tools: kabd without kexec_file_load (ENOSYS by seccomp) loads with kexec-tools; A B"
@@ -341,5 +384,6 @@ else
 	fail "tools: no database on the guest's disk"
 	show_console tools
 fi
+part_end tools
 fi
 it_end

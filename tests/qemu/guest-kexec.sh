@@ -25,7 +25,9 @@ if ! mount -t ext4 /dev/vda /var/lib/kab; then
 	poweroff -f
 fi
 db=/var/lib/kab/kab.db
-q() { sqlite3 -batch -noheader "$db" "$1" 2>/dev/null; }
+# q SQL: the answer, or status 1 when the database did not answer (kabd
+# may hold it while it recovers the WAL after a boot: wait up to 10 s)
+q() { sqlite3 -batch -noheader -cmd '.timeout 10000' "$db" "$1" 2>/dev/null; }
 
 echo "KABT kabd starts, uptime $(cut -d" " -f1 /proc/uptime)"
 # the disk says "nofile": kexec_file_load fails with ENOSYS for kabd and
@@ -34,10 +36,23 @@ wrap=
 [ -e /var/lib/kab/nofile ] && wrap=kab-no-kexec-file-load
 $wrap kabd --db $db --listen 127.0.0.1:8469 >>/dev/console 2>&1 &
 kabd_pid=$!
-if [ "$(q 'select count(*) from jobs')" != 1 ]; then
+# the job is submitted once, on the first boot: only a database without it
+# (no file yet, or no job row) submits; a query that fails is asked again,
+# never taken for "no job" (that submitted a second job once)
+jobs=
+if [ ! -e "$db" ]; then
+	jobs=0
+else
 	i=0
-	until kab status >/dev/null 2>&1 || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+	until jobs=$(q 'select count(*) from jobs') || [ $i -ge 5 ]; do sleep 1; i=$((i + 1)); done
+fi
+echo "KABT jobs in the database at start: ${jobs:-(no answer)}"
+if [ "$jobs" = 0 ]; then
+	i=0
+	until kab status >/dev/null 2>&1 || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done
 	kab submit /var/lib/kab/job.kab || echo "KABT FAIL kab submit"
+elif [ -z "$jobs" ]; then
+	echo "KABT FAIL the database did not answer: $(sqlite3 -batch -cmd '.timeout 10000' "$db" 'select count(*) from jobs' 2>&1)"
 fi
 while :; do
 	s=$(q 'select status from jobs where id = 1')
@@ -52,8 +67,18 @@ echo "KABT job $s: $(q 'select reason from jobs where id = 1')"
 kill -TERM $kabd_pid 2>/dev/null
 i=0
 while kill -0 $kabd_pid 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 $kabd_pid 2>/dev/null; then
+	echo "KABT FAIL kabd did not stop within 30 s of SIGTERM"
+	kill -KILL $kabd_pid
+	sleep 1
+fi
 echo "KABT cleanup: kab cgroups $(ls -d /sys/fs/cgroup/kab* 2>/dev/null | wc -l), swaps $(tail -n +2 /proc/swaps | wc -l), journal $(q 'select count(*) from journal')"
 sync
-umount /var/lib/kab
-echo "KABT done"
+# the host reads the disk with debugfs, which does not replay ext4's
+# journal: "done" only after a clean unmount
+if umount /var/lib/kab; then
+	echo "KABT done"
+else
+	echo "KABT FAIL cannot unmount the database disk; processes: $(ps -o pid,args | tr '\n' ';')"
+fi
 poweroff -f
