@@ -97,6 +97,9 @@ static const char *const migrations[] = {
 	"ALTER TABLE builds ADD COLUMN initrd TEXT;"
 	"ALTER TABLE builds ADD COLUMN kind TEXT NOT NULL DEFAULT 'build';"
 	"ALTER TABLE variants ADD COLUMN build_id INTEGER REFERENCES builds(id);",
+	/* 7: who submitted a job to kabd: "uid 1001 (alice)" over its unix
+	 * socket (the kernel's word), "token" over TCP; NULL for kab run */
+	"ALTER TABLE jobs ADD COLUMN submitter TEXT;",
 };
 
 sqlite3 *store_sqlite(struct store *s) { return s->db; }
@@ -280,13 +283,18 @@ static int insert_workloads(struct store *s, int64_t job_id, const struct job *j
 
 int store_job_create(struct store *s, const struct job *j, int64_t *ret_id)
 {
+	return store_job_create_by(s, j, NULL, ret_id);
+}
+
+int store_job_create_by(struct store *s, const struct job *j, const char *submitter, int64_t *ret_id)
+{
 	int r = store_begin(s);
 	if (r < 0)
 		return r;
 	{
 		_cleanup_stmt_ sqlite3_stmt *st = NULL;
-		r = prepare(s, "INSERT INTO jobs (name, file, text, status, created, pairs, job_order, swap, kab_version, schema_version, kernel_release)"
-			       " VALUES (?,?,?,'queued',?,?,?,?,?,?,?)", &st);
+		r = prepare(s, "INSERT INTO jobs (name, file, text, status, created, pairs, job_order, swap, kab_version, schema_version, kernel_release, submitter)"
+			       " VALUES (?,?,?,'queued',?,?,?,?,?,?,?,?)", &st);
 		if (r < 0)
 			goto fail;
 		char release[128] = "";
@@ -304,6 +312,7 @@ int store_job_create(struct store *s, const struct job *j, int64_t *ret_id)
 		store_bind_text(st, 8, KAB_VERSION);
 		sqlite3_bind_int(st, 9, STORE_SCHEMA_VERSION);
 		store_bind_text(st, 10, release);
+		store_bind_text(st, 11, submitter);
 		if ((r = step_done(s, st)) < 0)
 			goto fail;
 	}
@@ -340,7 +349,7 @@ int store_job_set_status(struct store *s, int64_t job_id, const char *status, co
 int store_job_get(struct store *s, int64_t job_id, struct store_job *ret)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "SELECT id, name, status, reason, file, created, started, finished, text FROM jobs WHERE id = ?", &st);
+	int r = prepare(s, "SELECT id, name, status, reason, file, created, started, finished, text, submitter FROM jobs WHERE id = ?", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
@@ -359,6 +368,7 @@ int store_job_get(struct store *s, int64_t job_id, struct store_job *ret)
 	j.started = sqlite3_column_double(st, 6);
 	j.finished = sqlite3_column_double(st, 7);
 	const unsigned char *t = sqlite3_column_text(st, 8);
+	store_col_text(st, 9, j.submitter, sizeof(j.submitter));
 	j.text = strdup(t ? (const char *)t : "");
 	if (!j.text)
 		return -ENOMEM;

@@ -8,7 +8,7 @@
 struct job;
 struct wl_metrics;
 
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 
 struct store;
 
@@ -24,6 +24,8 @@ int store_rollback(struct store *s);
 
 /* ---- jobs ---- */
 int store_job_create(struct store *s, const struct job *j, int64_t *ret_id);
+/* The same, recording who submitted it ("uid 1001 (alice)", "token"). */
+int store_job_create_by(struct store *s, const struct job *j, const char *submitter, int64_t *ret_id);
 int store_job_set_status(struct store *s, int64_t job_id, const char *status, const char *reason);
 
 struct store_job {
@@ -32,6 +34,7 @@ struct store_job {
 	char status[16];
 	char reason[256];
 	char file[256];
+	char submitter[80];  /* "" when not recorded (kab run, older jobs) */
 	double created, started, finished;
 	char *text;   /* the job file, malloc'd */
 };

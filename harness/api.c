@@ -86,6 +86,8 @@ void api_jobs_list(struct api *a, const struct httpd_req *rq, struct httpd_resp 
 		httpd_json_str(&rs->body, sj.name);
 		sb_puts(&rs->body, ", \"status\": ");
 		httpd_json_str(&rs->body, sj.status);
+		sb_puts(&rs->body, ", \"submitter\": ");
+		httpd_json_str(&rs->body, sj.submitter[0] ? sj.submitter : NULL);
 		sb_puts(&rs->body, ", \"created\": ");
 		json_time(&rs->body, sj.created);
 		sb_puts(&rs->body, ", \"finished\": ");
@@ -197,6 +199,8 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 	httpd_json_str(b, sj.reason[0] ? sj.reason : NULL);
 	sb_puts(b, ", \"file\": ");
 	httpd_json_str(b, sj.file);
+	sb_puts(b, ", \"submitter\": ");
+	httpd_json_str(b, sj.submitter[0] ? sj.submitter : NULL);
 	sb_puts(b, ", \"created\": ");
 	json_time(b, sj.created);
 	sb_puts(b, ", \"started\": ");
@@ -516,10 +520,11 @@ void api_job_create(struct api *a, const struct httpd_req *rq, struct httpd_resp
 	int64_t id;
 	if (open_store(a, rs, &st) < 0)
 		goto out;
-	if (queue_submit(a->queue, st, j, &id) < 0) {
+	if (queue_submit(a->queue, st, j, rq->submitter, &id) < 0) {
 		httpd_error(rs, 500, "the job could not be stored: %s", store_errmsg(st));
 		goto out;
 	}
+	log_info("job %lld (%s) queued, submitted by %s", (long long)id, j->name, rq->submitter ? rq->submitter : "?");
 	sb_printf(&rs->body, "{\"id\": %lld}", (long long)id);
 	ok_json(rs, 201);
 out:

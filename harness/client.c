@@ -1,25 +1,123 @@
-/* libcurl transfers to kabd, and the few JSON fields the CLI needs. */
+/* libcurl transfers to kabd, and the few JSON fields the CLI needs. The
+ * token goes only where nobody on the way can read it: over https, or
+ * plain http on loopback; over the unix socket the kernel vouches for us
+ * and no token is sent. */
 #include "client.h"
+#include "gate.h"
 #include "util.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
-int client_init(struct client *c, const char *server, const char *token_file)
+/* The host of "scheme://host[:port][/...]" into buf, brackets dropped;
+ * false when malformed or it has a user@ part. */
+static bool url_host(const char *url, char *buf, size_t len)
+{
+	const char *p = strstr(url, "://");
+	if (!p)
+		return false;
+	p += 3;
+	size_t n = strcspn(p, "/?#"), hl;
+	if (memchr(p, '@', n))
+		return false;
+	if (*p == '[') {
+		const char *e = memchr(p, ']', n);
+		if (!e)
+			return false;
+		p++;
+		hl = (size_t)(e - p);
+	} else {
+		hl = strcspn(p, ":/?#");
+	}
+	if (hl == 0 || hl >= len)
+		return false;
+	memcpy(buf, p, hl);
+	buf[hl] = 0;
+	return true;
+}
+
+bool client_url_loopback(const char *url)
+{
+	char host[256];
+	struct in_addr a4;
+	struct in6_addr a6;
+	if (!url_host(url, host, sizeof(host)))
+		return false;
+	if (strcasecmp(host, "localhost") == 0)
+		return true;
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return ntohl(a4.s_addr) >> 24 == 127;
+	if (inet_pton(AF_INET6, host, &a6) == 1)
+		return IN6_IS_ADDR_LOOPBACK(&a6) || (IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127);
+	return false;
+}
+
+static bool is_https(const char *url) { return strncasecmp(url, "https://", 8) == 0; }
+
+static int init_url(struct client *c, const char *url)
+{
+	char host[256];
+	if ((strncasecmp(url, "http://", 7) != 0 && !is_https(url)) || !url_host(url, host, sizeof(host))) {
+		log_error("--url %s: give http://HOST:PORT or https://HOST:PORT (kabd's --listen), or --socket PATH", url);
+		return -EINVAL;
+	}
+	size_t n = strlen(url);
+	while (n > 0 && url[n - 1] == '/')
+		n--;
+	if (n >= sizeof(c->base)) {
+		log_error("--url %.64s...: too long", url);
+		return -EINVAL;
+	}
+	snprintf(c->base, sizeof(c->base), "%.*s", (int)n, url);
+	return 0;
+}
+
+static int init_socket(struct client *c, const char *path)
+{
+	if (strlen(path) >= sizeof(c->socket)) {
+		log_error("--socket %s: a unix socket path has at most %zu bytes", path, sizeof(c->socket) - 1);
+		return -EINVAL;
+	}
+	snprintf(c->socket, sizeof(c->socket), "%s", path);
+	snprintf(c->base, sizeof(c->base), "http://localhost");
+	return 0;
+}
+
+int client_init(struct client *c, const struct client_conf *conf)
 {
 	memset(c, 0, sizeof(*c));
-	c->server = server ? server : getenv("KAB_SERVER") ? getenv("KAB_SERVER") : CLIENT_DEFAULT_SERVER;
-	if (token_file) {
-		int r = util_read_line(token_file, &c->token);
-		if (r < 0) {
-			log_error("cannot read token file %s: %s", token_file, strerror(-r));
+	const char *url = conf->url;
+	if (!url && !conf->socket)
+		url = getenv("KAB_URL") ? getenv("KAB_URL") : getenv("KAB_SERVER");
+	const char *sock = conf->socket ? conf->socket : getenv("KAB_SOCKET") ? getenv("KAB_SOCKET") : CLIENT_DEFAULT_SOCKET;
+	int r = url && *url ? init_url(c, url) : init_socket(c, sock);
+	if (r < 0)
+		return r;
+	/* over the socket the kernel tells kabd who we are: no token */
+	if (conf->token_file && !c->socket[0]) {
+		if (!is_https(c->base) && !client_url_loopback(c->base)) {
+			log_error("will not send the token to %s: over plain http to an address that is not loopback anyone "
+				  "on the network could read it; use https:// (kabd --tls-cert and --tls-key)", c->base);
+			return -EPERM;
+		}
+		if ((r = util_read_line(conf->token_file, &c->token)) < 0) {
+			log_error("cannot read token file %s: %s", conf->token_file, strerror(-r));
 			return r;
 		}
 	}
+	c->cacert = conf->cacert;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
 		log_error("libcurl cannot initialise");
+		free(c->token);
+		c->token = NULL;
 		return -EIO;
 	}
 	return 0;
@@ -27,6 +125,8 @@ int client_init(struct client *c, const char *server, const char *token_file)
 
 void client_clear(struct client *c)
 {
+	if (c->token)
+		explicit_bzero(c->token, strlen(c->token));
 	free(c->token);
 	c->token = NULL;
 	curl_global_cleanup();
@@ -38,14 +138,56 @@ static size_t on_data(char *data, size_t size, size_t nmemb, void *ctx)
 	return sb_append(sb, data, size * nmemb) < 0 ? 0 : size * nmemb;
 }
 
+/* Why the socket refuses a connection, in words that say what to do. */
+static void socket_failure(const struct client *c, const char *method, const char *url)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	memcpy(sa.sun_path, c->socket, strlen(c->socket) + 1);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int err = fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? errno : ECONNRESET;
+	if (fd >= 0)
+		close(fd);
+	if (err == EACCES || err == EPERM)
+		log_error("%s %s: kabd's socket %s: %s: only root and members of kabd's group (kab) may use it "
+			  "(usermod -aG kab USER, then log in again), or use --url with a token",
+			  method, url, c->socket, strerror(err));
+	else
+		log_error("%s %s: kabd's socket %s: %s (is kabd running? --socket PATH, or --url URL)", method, url, c->socket,
+			  strerror(err));
+}
+
+static void transfer_failure(const struct client *c, const char *method, const char *url, CURLcode rc, const char *detail)
+{
+	const char *what = detail[0] ? detail : curl_easy_strerror(rc);
+	if (c->socket[0] && rc == CURLE_COULDNT_CONNECT)
+		socket_failure(c, method, url);
+	else if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE || rc == CURLE_SSL_CONNECT_ERROR)
+		log_error("%s %s: %s (kabd's certificate must verify: --cacert FILE names the CA that signed it)", method, url,
+			  what);
+	else
+		log_error("%s %s: %s (is kabd running? --url URL, $KAB_URL, or --socket PATH)", method, url, what);
+}
+
+static void set_transport(const struct client *c, CURL *h, char *errbuf)
+{
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	if (c->socket[0])
+		curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->socket);
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (c->cacert)
+		curl_easy_setopt(h, CURLOPT_CAINFO, c->cacert);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT, 120L);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+}
+
 int client_request(const struct client *c, const char *method, const char *path, const char *body,
 		   size_t body_len, struct client_reply *ret)
 {
-	char url[1024];
-	size_t sl = strlen(c->server);
-	while (sl > 0 && c->server[sl - 1] == '/')
-		sl--;
-	snprintf(url, sizeof(url), "%.*s/api/v1%s", (int)sl, c->server, path);
+	char url[1024], errbuf[CURL_ERROR_SIZE] = "";
+	snprintf(url, sizeof(url), "%s/api/v1%s", c->base, path);
 	CURL *h = curl_easy_init();
 	if (!h)
 		return -ENOMEM;
@@ -57,14 +199,12 @@ int client_request(const struct client *c, const char *method, const char *path,
 		hdr = curl_slist_append(hdr, auth);
 	}
 	if (body)
-		hdr = curl_slist_append(hdr, "Content-Type: text/plain");
+		hdr = curl_slist_append(hdr, "Content-Type: " GATE_JOB_TYPE);
+	set_transport(c, h, errbuf);
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &sb);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT, 120L);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	if (hdr)
 		curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
 	if (body) {
@@ -76,9 +216,10 @@ int client_request(const struct client *c, const char *method, const char *path,
 	if (rc == CURLE_OK)
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 	curl_slist_free_all(hdr);
+	explicit_bzero(auth, sizeof(auth));
 	curl_easy_cleanup(h);
 	if (rc != CURLE_OK) {
-		log_error("%s %s: %s (is kabd running? --server URL or $KAB_SERVER)", method, url, curl_easy_strerror(rc));
+		transfer_failure(c, method, url, rc, errbuf);
 		sb_free(&sb);
 		return -ENOTCONN;
 	}

@@ -13,5 +13,6 @@ int cmd_builds(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
-/* kab report ID --server URL: the report a kabd renders */
-int client_report(const char *server, const char *token_file, long long id, const char *format);
+/* kab report ID --socket PATH | --url URL: the report a kabd renders */
+struct client_conf;
+int client_report(const struct client_conf *conf, long long id, const char *format);

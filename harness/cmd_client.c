@@ -11,13 +11,17 @@
 #include <unistd.h>
 
 struct client_opts {
-	const char *server, *token_file;
+	struct client_conf conf;
 	bool wait;
 };
 
+/* --server is --url's older name */
 static const struct option client_options[] = {
-	{ "server", required_argument, NULL, 's' },
+	{ "url", required_argument, NULL, 'u' },
+	{ "server", required_argument, NULL, 'u' },
+	{ "socket", required_argument, NULL, 'S' },
 	{ "token-file", required_argument, NULL, 't' },
+	{ "cacert", required_argument, NULL, 'C' },
 	{ "wait", no_argument, NULL, 'w' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -31,8 +35,11 @@ static int parse_client_opts(int argc, char **argv, const char *usage, bool allo
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:t:wh", client_options, NULL)) != -1) {
 		switch (c) {
-		case 's': o->server = optarg; break;
-		case 't': o->token_file = optarg; break;
+		case 's':
+		case 'u': o->conf.url = optarg; break;
+		case 'S': o->conf.socket = optarg; break;
+		case 't': o->conf.token_file = optarg; break;
+		case 'C': o->conf.cacert = optarg; break;
 		case 'w':
 			if (!allow_wait)
 				goto bad;
@@ -44,6 +51,10 @@ static int parse_client_opts(int argc, char **argv, const char *usage, bool allo
 		default:
 			goto bad;
 		}
+	}
+	if (o->conf.url && o->conf.socket) {
+		fprintf(stderr, "kab: give --url (TCP) or --socket (the unix socket), not both\n");
+		return -1;
 	}
 	return optind;
 bad:
@@ -131,7 +142,7 @@ static int wait_job(const struct client *c, long long id)
 
 int cmd_submit(int argc, char **argv)
 {
-	const char *usage = "kab submit JOB [--server URL] [--token-file F] [--wait]";
+	const char *usage = "kab submit JOB [--socket PATH | --url URL [--token-file F] [--cacert F]] [--wait]";
 	struct client_opts o = { 0 };
 	int i = parse_client_opts(argc, argv, usage, true, &o);
 	if (i == -2)
@@ -149,7 +160,7 @@ int cmd_submit(int argc, char **argv)
 		return 2;
 	}
 	struct client c;
-	if (client_init(&c, o.server, o.token_file) < 0) {
+	if (client_init(&c, &o.conf) < 0) {
 		free(text);
 		return 2;
 	}
@@ -204,7 +215,7 @@ static int get_and_print(int argc, char **argv, const char *usage, const char *m
 	else
 		snprintf(path, sizeof(path), "/jobs");
 	struct client c;
-	if (client_init(&c, o.server, o.token_file) < 0)
+	if (client_init(&c, &o.conf) < 0)
 		return 2;
 	struct client_reply rep = { 0 };
 	int ret = 1;
@@ -229,18 +240,18 @@ static int get_and_print(int argc, char **argv, const char *usage, const char *m
 
 int cmd_status(int argc, char **argv)
 {
-	return get_and_print(argc, argv, "kab status [ID] [--server URL]", "GET", false);
+	return get_and_print(argc, argv, "kab status [ID] [--socket PATH | --url URL [--token-file F] [--cacert F]]", "GET", false);
 }
 
 int cmd_cancel(int argc, char **argv)
 {
-	return get_and_print(argc, argv, "kab cancel ID [--server URL] [--token-file F]", "POST", true);
+	return get_and_print(argc, argv, "kab cancel ID [--socket PATH | --url URL [--token-file F] [--cacert F]]", "POST", true);
 }
 
-int client_report(const char *server, const char *token_file, long long id, const char *format)
+int client_report(const struct client_conf *conf, long long id, const char *format)
 {
 	struct client c;
-	if (client_init(&c, server, token_file) < 0)
+	if (client_init(&c, conf) < 0)
 		return 2;
 	char path[128];
 	snprintf(path, sizeof(path), "/jobs/%lld/report?format=%s", id, format);

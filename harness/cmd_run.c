@@ -1,4 +1,5 @@
 /* kab run JOB / kab run --resume ID, and kab report ID. */
+#include "client.h"
 #include "cmd.h"
 #include "executor.h"
 #include "job.h"
@@ -157,20 +158,26 @@ int cmd_report(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "ascii", no_argument, NULL, 'a' },
+		{ "url", required_argument, NULL, 's' },
 		{ "server", required_argument, NULL, 's' },
+		{ "socket", required_argument, NULL, 'S' },
 		{ "token-file", required_argument, NULL, 't' },
+		{ "cacert", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	static const char usage[] = "usage: kab report ID [--db PATH | --server URL [--token-file F]] [--format text|cover-letter|markdown|json|csv] [--ascii]\n";
-	const char *db = DEFAULT_DB, *server = NULL, *token_file = NULL, *format = "text";
+	static const char usage[] = "usage: kab report ID [--db PATH | --socket PATH | --url URL [--token-file F] [--cacert F]] [--format text|cover-letter|markdown|json|csv] [--ascii]\n";
+	const char *db = DEFAULT_DB, *format = "text";
+	struct client_conf cc = { 0 };
 	struct report_opts ro = { .format = REPORT_TEXT };
 	int c;
 	while ((c = getopt_long(argc, argv, "d:f:as:t:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': db = optarg; break;
-		case 's': server = optarg; break;
-		case 't': token_file = optarg; break;
+		case 's': cc.url = optarg; break;
+		case 'S': cc.socket = optarg; break;
+		case 't': cc.token_file = optarg; break;
+		case 'C': cc.cacert = optarg; break;
 		case 'f':
 			format = optarg;
 			if (report_format_parse(optarg, &ro.format) < 0) {
@@ -193,8 +200,8 @@ int cmd_report(int argc, char **argv)
 	int64_t id;
 	if (parse_id(argv[optind], &id) < 0)
 		return 2;
-	if (server)
-		return client_report(server, token_file, (long long)id, format);
+	if (cc.url || cc.socket)
+		return client_report(&cc, (long long)id, format);
 	if (access(db, F_OK) != 0) {
 		log_error("database %s does not exist (give the one kab run used with --db PATH)", db);
 		return 2;

@@ -1,10 +1,15 @@
-/* libmicrohttpd glue for kabd. Untrusted input is checked at the door:
- * paths with "..", ids that are not positive numbers, bodies over
- * HTTPD_MAX_BODY (dropped as they arrive, never buffered) and missing
- * tokens never reach a handler. Two pool threads, a connection limit and
- * a timeout keep slow or half-open clients from piling up. */
+/* libmicrohttpd glue for kabd. Untrusted input is checked at the door,
+ * on the headers, before a body is read: a Host that is not kabd's (421),
+ * an Origin that is not kabd's own (403), a missing token over TCP (401),
+ * a POST from a local user who is neither root nor in kabd's group (403,
+ * from the kernel's SO_PEERCRED), a POST of another content type (415),
+ * paths with "..", ids that are not positive numbers and bodies over
+ * HTTPD_MAX_BODY (dropped as they arrive, never buffered) never reach a
+ * handler. Two pool threads per listener, a connection limit and a
+ * timeout keep slow or half-open clients from piling up. */
 #include "httpd.h"
 #include "api.h"
+#include "peer.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,7 +28,7 @@
 
 struct httpd {
 	struct MHD_Daemon *d;
-	const char *token;
+	struct httpd_conf conf;
 	struct api *api;
 };
 
@@ -44,9 +49,16 @@ static const struct route {
 	{ "/metrics", api_metrics, NULL },
 };
 
+/* A request between MHD's calls: what admit() decided, then its body. */
 struct req_ctx {
 	struct strbuf body;
 	bool too_big;
+	bool refused;             /* answered from the headers */
+	bool static_page;         /* a page from the web root, not the API */
+	handler_fn fn;
+	const char *path;         /* under /api/v1, into the request's URL */
+	int64_t id;
+	char submitter[80];
 };
 
 /* Length of the valid UTF-8 sequence at p (no overlongs, surrogates or
@@ -128,48 +140,6 @@ const char *httpd_query(const struct httpd_req *rq, const char *key)
 	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, key);
 }
 
-int httpd_parse_listen(const char *s, struct sockaddr_storage *ret, bool *ret_loopback)
-{
-	const char *colon = strrchr(s, ':');
-	if (!colon || colon == s)
-		return -EINVAL;
-	const char *h = s;
-	size_t hl = (size_t)(colon - s);
-	bool v6 = false;
-	if (*s == '[') { /* [IPv6]:PORT */
-		if (hl < 3 || colon[-1] != ']')
-			return -EINVAL;
-		h = s + 1;
-		hl -= 2;
-		v6 = true;
-	}
-	char host[64];
-	if (hl >= sizeof(host))
-		return -EINVAL;
-	memcpy(host, h, hl);
-	host[hl] = 0;
-	uint64_t port;
-	if (util_parse_u64(colon + 1, &port) < 0 || port == 0 || port > 65535)
-		return -EINVAL;
-	memset(ret, 0, sizeof(*ret));
-	if (v6) {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ret;
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons((uint16_t)port);
-		if (inet_pton(AF_INET6, host, &a->sin6_addr) != 1)
-			return -EINVAL;
-		*ret_loopback = IN6_IS_ADDR_LOOPBACK(&a->sin6_addr);
-	} else {
-		struct sockaddr_in *a = (struct sockaddr_in *)ret;
-		a->sin_family = AF_INET;
-		a->sin_port = htons((uint16_t)port);
-		if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
-			return -EINVAL;
-		*ret_loopback = (ntohl(a->sin_addr.s_addr) >> 24) == 127;
-	}
-	return 0;
-}
-
 /* Matches path against pattern; the '#' segment goes to ret_idseg. */
 static bool route_match(const char *pattern, const char *path, const char **ret_idseg, size_t *ret_idlen)
 {
@@ -192,22 +162,6 @@ static bool route_match(const char *pattern, const char *path, const char **ret_
 		s++;
 	}
 	return !*p && !*s;
-}
-
-static bool token_ok(const struct httpd *h, struct MHD_Connection *c)
-{
-	if (!h->token)
-		return true;
-	const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-	if (!auth || strncmp(auth, "Bearer ", 7) != 0)
-		return false;
-	const char *given = auth + 7;
-	size_t gl = strlen(given), tl = strlen(h->token);
-	/* compare every byte, so timing says nothing about where it differs */
-	unsigned char diff = gl != tl;
-	for (size_t i = 0; i < tl; i++)
-		diff |= (unsigned char)(h->token[i] ^ (i < gl ? given[i] : 0));
-	return diff == 0;
 }
 
 /* The file a page URL names in the web root: "/" is the job list, /jobs/ID
@@ -294,12 +248,52 @@ static void static_serve(const struct httpd *h, const char *url, struct httpd_re
 	rs->content_type = type;
 }
 
-static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url, const char *method,
-		     struct req_ctx *ctx, struct httpd_resp *rs)
+static const char *header(struct MHD_Connection *c, const char *name)
+{
+	return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+static bool is_read(const char *method)
+{
+	return strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+}
+
+/* Host, Origin and, over TCP, the token: whether the caller is talking to
+ * this kabd on purpose. False with the refusal in rs. */
+static bool gate_pass(const struct httpd *h, struct MHD_Connection *c, const char *method, struct httpd_resp *rs)
+{
+	const struct httpd_conf *cf = &h->conf;
+	const char *host = header(c, MHD_HTTP_HEADER_HOST), *origin = header(c, "Origin");
+	char names[512];
+	if (!gate_host_ok(&cf->gate, host)) {
+		gate_describe(&cf->gate, names, sizeof(names));
+		httpd_error(rs, 421, "Host \"%.100s\" is not this kabd's address (it answers to %s)", host ? host : "", names);
+		return false;
+	}
+	if (!gate_origin_ok(&cf->gate, origin)) {
+		httpd_error(rs, 403, "requests from pages of another origin (%.100s) are refused%s", origin,
+			    cf->gate.unix_socket ? " on kabd's socket" : "");
+		return false;
+	}
+	if (cf->gate.unix_socket || (cf->public_read && is_read(method)))
+		return true;
+	if (!cf->token) {
+		httpd_error(rs, 403, "kabd takes no jobs over TCP without --token-file: submit over its unix socket");
+		return false;
+	}
+	if (!gate_token_ok(cf->token, header(c, MHD_HTTP_HEADER_AUTHORIZATION))) {
+		httpd_error(rs, 401, "this needs Authorization: Bearer TOKEN (the daemon's --token-file)");
+		return false;
+	}
+	return true;
+}
+
+/* The route and handler of a request into ctx; false with 404 or 405. */
+static bool resolve(const char *url, const char *method, struct req_ctx *ctx, struct httpd_resp *rs)
 {
 	if (strstr(url, "..")) {
 		httpd_error(rs, 404, "no such resource");
-		return;
+		return false;
 	}
 	const char *path = NULL;
 	if (strncmp(url, "/api/v1/", 8) == 0)
@@ -312,54 +306,109 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 	for (size_t i = 0; path && !rt && i < ARRAY_SIZE(routes); i++)
 		if (route_match(routes[i].pattern, path, &idseg, &idlen))
 			rt = &routes[i];
-	if (!rt && !path && (strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0)) {
-		static_serve(h, url, rs);
-		return;
+	if (!rt && !path && is_read(method)) {
+		ctx->static_page = true;
+		return true;
 	}
 	if (!rt) {
 		httpd_error(rs, 404, "no such resource: %.200s (the API is under /api/v1/)", url);
-		return;
+		return false;
 	}
-	struct httpd_req rq = { .method = method, .path = path, .conn = c };
 	if (idseg) {
 		char buf[32];
 		int64_t id;
 		if (idlen >= sizeof(buf)) {
 			httpd_error(rs, 404, "not an id (a positive number)");
-			return;
+			return false;
 		}
 		memcpy(buf, idseg, idlen);
 		buf[idlen] = 0;
 		if (util_parse_i64(buf, &id) < 0 || id <= 0) {
 			httpd_error(rs, 404, "\"%s\" is not an id (a positive number)", buf);
-			return;
+			return false;
 		}
-		rq.id = id;
+		ctx->id = id;
 	}
-	handler_fn fn = NULL;
-	bool mutating = false;
-	if (strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0) {
-		fn = rt->get;
-	} else if (strcmp(method, MHD_HTTP_METHOD_POST) == 0) {
-		fn = rt->post;
-		mutating = true;
-	}
-	if (!fn) {
+	ctx->path = path;
+	ctx->fn = is_read(method) ? rt->get : strcmp(method, MHD_HTTP_METHOD_POST) == 0 ? rt->post : NULL;
+	if (!ctx->fn) {
 		httpd_error(rs, 405, "%s is not allowed on %.200s", method, url);
 		rs->allow = rt->get && rt->post ? "GET, HEAD, POST" : rt->get ? "GET, HEAD" : "POST";
-		return;
+		return false;
 	}
-	if (mutating && !token_ok(h, c)) {
-		httpd_error(rs, 401, "this needs Authorization: Bearer TOKEN (the daemon's --token-file)");
+	return true;
+}
+
+/* Over the unix socket: whether the kernel's word on the caller (its uid
+ * when it connected) lets it submit; ctx->submitter names it. */
+static bool peer_pass(const struct httpd *h, struct MHD_Connection *c, struct req_ctx *ctx, struct httpd_resp *rs)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct peer p;
+	int r = ci ? peer_get(ci->connect_fd, &p) : -EBADF;
+	if (r < 0) {
+		httpd_error(rs, 403, "cannot tell who is calling (SO_PEERCRED: %s)", strerror(-r));
+		return false;
+	}
+	peer_describe(p.uid, ctx->submitter, sizeof(ctx->submitter));
+	if (!peer_may_submit(p.uid, h->conf.group)) {
+		log_warn("refused a POST on the socket from %s (pid %d): not root, not in group %s", ctx->submitter,
+			 (int)p.pid, h->conf.group_name);
+		httpd_error(rs, 403, "%s may not submit or cancel jobs: only root and members of group %s may "
+			    "(usermod -aG %s USER, then log in again)", ctx->submitter, h->conf.group_name, h->conf.group_name);
+		return false;
+	}
+	return true;
+}
+
+/* Every check on a request's headers, before its body is read. False
+ * with the refusal in rs. */
+static bool admit(const struct httpd *h, struct MHD_Connection *c, const char *url, const char *method,
+		  struct req_ctx *ctx, struct httpd_resp *rs)
+{
+	if (!gate_pass(h, c, method, rs) || !resolve(url, method, ctx, rs))
+		return false;
+	if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
+		return true;
+	if (h->conf.gate.unix_socket) {
+		if (!peer_pass(h, c, ctx, rs))
+			return false;
+	} else {
+		snprintf(ctx->submitter, sizeof(ctx->submitter), "token");
+	}
+	const char *ct = header(c, MHD_HTTP_HEADER_CONTENT_TYPE);
+	if (!gate_content_type_ok(ct)) {
+		httpd_error(rs, 415, "a POST needs Content-Type: " GATE_JOB_TYPE " (the job file's text, or an empty body "
+			    "for cancel), not \"%.100s\"", ct ? ct : "");
+		return false;
+	}
+	const char *cl = header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	uint64_t n;
+	if (cl && util_parse_u64(cl, &n) == 0 && n > HTTPD_MAX_BODY) {
+		ctx->too_big = true;
+		httpd_error(rs, 413, "the body is over %d bytes", HTTPD_MAX_BODY);
+		return false;
+	}
+	return true;
+}
+
+static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url, const char *method,
+		     struct req_ctx *ctx, struct httpd_resp *rs)
+{
+	if (ctx->static_page) {
+		static_serve(h, url, rs);
 		return;
 	}
 	if (ctx->too_big) {
 		httpd_error(rs, 413, "the body is over %d bytes", HTTPD_MAX_BODY);
 		return;
 	}
-	rq.body = ctx->body.buf ? ctx->body.buf : "";
-	rq.body_len = ctx->body.len;
-	fn(h->api, &rq, rs);
+	struct httpd_req rq = {
+		.method = method, .path = ctx->path, .id = ctx->id, .conn = c,
+		.body = ctx->body.buf ? ctx->body.buf : "", .body_len = ctx->body.len,
+		.submitter = ctx->submitter,
+	};
+	ctx->fn(h->api, &rq, rs);
 	if (rs->status == 0)
 		httpd_error(rs, 500, "the handler gave no answer");
 }
@@ -397,18 +446,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		if (!(ctx = calloc(1, sizeof(*ctx))))
 			return MHD_NO;
 		*con_cls = ctx;
-		const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-		uint64_t n;
-		if (cl && util_parse_u64(cl, &n) == 0 && n > HTTPD_MAX_BODY) {
-			/* answer now; MHD closes the connection instead of reading the body */
-			ctx->too_big = true;
-			struct httpd_resp rs = { 0 };
-			httpd_error(&rs, 413, "the body is over %d bytes", HTTPD_MAX_BODY);
-			return reply(c, &rs);
-		}
-		return MHD_YES;
+		struct httpd_resp rs = { 0 };
+		if (admit(h, c, url, method, ctx, &rs))
+			return MHD_YES;
+		/* answer now; MHD closes the connection instead of reading a body */
+		ctx->refused = true;
+		return reply(c, &rs);
 	}
 	if (*upload_data_size) {
+		if (ctx->refused) {
+			*upload_data_size = 0;
+			return MHD_YES;
+		}
 		if (!ctx->too_big && ctx->body.len + *upload_data_size <= HTTPD_MAX_BODY) {
 			if (sb_append(&ctx->body, upload_data, *upload_data_size) < 0)
 				return MHD_NO;
@@ -419,6 +468,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	if (ctx->refused)
+		return MHD_YES;
 	struct httpd_resp rs = { 0 };
 	dispatch(h, c, url, method, ctx, &rs);
 	return reply(c, &rs);
@@ -434,27 +485,33 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
 	*con_cls = NULL;
 }
 
-int httpd_start(const struct sockaddr_storage *addr, const char *token, struct api *api, struct httpd **ret)
+int httpd_start(const struct httpd_conf *conf, struct api *api, struct httpd **ret)
 {
-	bool v6 = addr->ss_family == AF_INET6;
-	uint16_t port = v6 ? ((const struct sockaddr_in6 *)addr)->sin6_port : ((const struct sockaddr_in *)addr)->sin_port;
+	bool tls = conf->tls_cert && conf->tls_key;
+	if (tls && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		log_error("this libmicrohttpd has no TLS (GnuTLS) support: --tls-cert cannot be served");
+		return -EOPNOTSUPP;
+	}
 	struct httpd *h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	h->token = token;
+	h->conf = *conf;
 	h->api = api;
-	h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG |
-					(v6 ? MHD_USE_IPv6 : 0),
-				ntohs(port), NULL, NULL, on_request, h,
-				MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr,
-				MHD_OPTION_THREAD_POOL_SIZE, POOL_THREADS,
-				MHD_OPTION_CONNECTION_LIMIT, MAX_CONNECTIONS,
-				MHD_OPTION_CONNECTION_TIMEOUT, CONNECTION_TIMEOUT_S,
-				MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-				MHD_OPTION_END);
+	struct MHD_OptionItem opts[] = {
+		{ MHD_OPTION_LISTEN_SOCKET, conf->fd, NULL },
+		{ MHD_OPTION_THREAD_POOL_SIZE, POOL_THREADS, NULL },
+		{ MHD_OPTION_CONNECTION_LIMIT, MAX_CONNECTIONS, NULL },
+		{ MHD_OPTION_CONNECTION_TIMEOUT, CONNECTION_TIMEOUT_S, NULL },
+		{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, NULL },
+		{ tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, (void *)conf->tls_key },
+		{ tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, (void *)conf->tls_cert },
+		{ MHD_OPTION_END, 0, NULL },
+	};
+	h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0),
+				0, NULL, NULL, on_request, h, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 	if (!h->d) {
 		free(h);
-		return -EADDRNOTAVAIL;
+		return -EIO;
 	}
 	*ret = h;
 	return 0;

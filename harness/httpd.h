@@ -1,13 +1,16 @@
-/* kabd's HTTP side: libmicrohttpd glue, routing under /api/v1/, body and
- * connection limits, bearer tokens and JSON error replies. Handlers live
- * in api.c; they read the store or enqueue, nothing else. */
+/* kabd's HTTP side: libmicrohttpd glue, routing under /api/v1/, the door
+ * checks (gate.h) and who may submit, body and connection limits, TLS and
+ * JSON error replies. Handlers live in api.c; they read the store or
+ * enqueue, nothing else. */
 #pragma once
+#include "gate.h"
+#include "util.h"
+
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <netinet/in.h>
-
-#include "util.h"
+#include <sys/types.h>
 
 #define HTTPD_MAX_BODY (1024 * 1024)
 
@@ -21,6 +24,7 @@ struct httpd_req {
 	const char *body;     /* NUL-terminated; NULL: none */
 	size_t body_len;
 	void *conn;           /* the MHD connection, for httpd_query() */
+	const char *submitter;  /* a POST's caller: "uid 1001 (alice)" or "token" */
 };
 
 struct httpd_resp {
@@ -37,9 +41,17 @@ void httpd_error(struct httpd_resp *rs, int status, const char *fmt, ...) __attr
 /* Appends s as a JSON string literal, quotes included; NULL gives null. */
 void httpd_json_str(struct strbuf *sb, const char *s);
 
-/* "IPV4:PORT" or "[IPV6]:PORT": fills ret; ret_loopback for 127.0.0.0/8 and ::1. */
-int httpd_parse_listen(const char *s, struct sockaddr_storage *ret, bool *ret_loopback);
+/* One listener: kabd serves its unix socket and, when asked, a TCP address. */
+struct httpd_conf {
+	int fd;                /* listening, from listen_unix or listen_tcp; the server closes it */
+	struct gate gate;      /* its Host and Origin (gate.unix_socket for the socket) */
+	gid_t group;           /* unix socket: root and this group may POST (PEER_NO_GROUP: root) */
+	const char *group_name;
+	const char *token;     /* TCP: every request needs it; NULL: no POST over TCP */
+	bool public_read;      /* TCP: GET and HEAD without the token */
+	const char *tls_cert, *tls_key;  /* PEM text for https; NULL: plain http */
+};
 
-/* Starts serving; token NULL: mutating requests need no Authorization. */
-int httpd_start(const struct sockaddr_storage *addr, const char *token, struct api *api, struct httpd **ret);
+/* Starts serving conf->fd; conf's strings must outlive the server. */
+int httpd_start(const struct httpd_conf *conf, struct api *api, struct httpd **ret);
 void httpd_stop(struct httpd *h);

@@ -1,10 +1,16 @@
 /* kabd: the kab daemon. One executor thread runs queued jobs; libmicrohttpd
- * serves /api/v1 at a lower priority; the main thread only waits for the
+ * serves /api/v1 at a lower priority on a unix socket (local clients: root
+ * and group kab may submit) and, when asked, on TCP (every request with
+ * the token, https off loopback); the main thread only waits for the
  * signal to stop. */
 #include "api.h"
 #include "executor.h"
+#include "gate.h"
 #include "httpd.h"
+#include "listen.h"
+#include "peer.h"
 #include "queue.h"
+#include "secret.h"
 #include "store.h"
 #include "util.h"
 
@@ -19,18 +25,43 @@
 #include <unistd.h>
 
 #define DEFAULT_DB "/var/lib/kab/kab.db"
-#define DEFAULT_LISTEN "127.0.0.1:8469"
+#define DEFAULT_SOCKET "/run/kab/kabd.sock"
+#define DEFAULT_GROUP "kab"
 #define HTTP_NICE 10
 #define INSTALLED_WEB_ROOT "/usr/local/share/kab/web"
 
 static const char usage[] =
-	"usage: kabd [--db PATH] [--listen ADDR:PORT] [--token-file PATH] [--web-root DIR]\n"
+	"usage: kabd [--db PATH] [--socket PATH] [--socket-group NAME] [--web-root DIR]\n"
+	"            [--listen ADDR:PORT --token-file PATH [--public-read] [--tls-cert FILE --tls-key FILE]\n"
+	"             [--server-name NAME]...]\n"
 	"  --db PATH            the database (default " DEFAULT_DB ")\n"
-	"  --listen ADDR:PORT   IPv4 address and port, or [IPv6]:PORT (default " DEFAULT_LISTEN ")\n"
-	"  --token-file PATH    POST requests need Authorization: Bearer <the file's token>;\n"
-	"                       required to listen on a non-loopback address\n"
+	"  --socket PATH        the unix socket for local clients (default " DEFAULT_SOCKET "); root and the\n"
+	"                       socket's group may submit and cancel, whoever can connect may read\n"
+	"  --socket-group NAME  the socket's group (default " DEFAULT_GROUP "; without it the socket is root's only)\n"
+	"  --listen ADDR:PORT   also serve TCP: IPv4 address and port, or [IPv6]:PORT; every request needs\n"
+	"                       the token, and an address that is not loopback needs --tls-cert and --tls-key\n"
+	"  --token-file PATH    TCP requests need Authorization: Bearer <the file's token>; the file must be\n"
+	"                       root's and closed to group and others (chmod 600)\n"
+	"  --public-read        TCP: GET and HEAD without the token (the web pages, reports)\n"
+	"  --tls-cert FILE      TCP over https: the server's certificate chain (PEM)\n"
+	"  --tls-key FILE       and its private key (PEM; root's, chmod 600)\n"
+	"  --server-name NAME   TCP: one more name clients may use in Host (e.g. the certificate's)\n"
 	"  --web-root DIR       the pages served at / (default: ../web or ../share/kab/web next to the binary\n"
 	"                       if it exists, else " INSTALLED_WEB_ROOT ")\n";
+
+struct kabd_opts {
+	const char *db, *socket, *group, *listen_at, *token_file, *tls_cert, *tls_key, *web_root;
+	bool public_read;
+	const char *names[GATE_MAX_NAMES];
+	size_t n_names;
+};
+
+/* What the options lead to: the TCP address and the secrets, read and checked. */
+struct kabd_tcp {
+	bool on, loopback;
+	struct sockaddr_storage addr;
+	char *token, *cert, *key;
+};
 
 /* mkdir -p of the database's directory. */
 static int make_db_dir(const char *db)
@@ -58,26 +89,6 @@ static int make_db_dir(const char *db)
 	return 0;
 }
 
-static int read_token(const char *path, char **ret)
-{
-	char *t;
-	size_t len;
-	int r = util_read_file(path, &t, &len);
-	if (r < 0) {
-		log_error("cannot read the token file %s: %s", path, strerror(-r));
-		return r;
-	}
-	while (len && (t[len - 1] == '\n' || t[len - 1] == '\r' || t[len - 1] == ' ' || t[len - 1] == '\t'))
-		t[--len] = 0;
-	if (len < 8 || strlen(t) != len || strpbrk(t, " \t\r\n")) {
-		log_error("%s: the token must be one line of at least 8 characters without spaces", path);
-		free(t);
-		return -EINVAL;
-	}
-	*ret = t;
-	return 0;
-}
-
 /* ../web next to the binary (a build tree), ../share/kab/web (installed
  * with any PREFIX), else the default install's pages. */
 static void default_web_root(char *buf, size_t size)
@@ -100,26 +111,44 @@ static void default_web_root(char *buf, size_t size)
 	snprintf(buf, size, "%s", INSTALLED_WEB_ROOT);
 }
 
-int main(int argc, char **argv)
+/* 0, or the exit status (2) after printing usage or the error. */
+static int parse_opts(int argc, char **argv, struct kabd_opts *o)
 {
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
+		{ "socket", required_argument, NULL, 'S' },
+		{ "socket-group", required_argument, NULL, 'G' },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "token-file", required_argument, NULL, 't' },
+		{ "public-read", no_argument, NULL, 'P' },
+		{ "tls-cert", required_argument, NULL, 'C' },
+		{ "tls-key", required_argument, NULL, 'K' },
+		{ "server-name", required_argument, NULL, 'N' },
 		{ "web-root", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *db = DEFAULT_DB, *listen_at = DEFAULT_LISTEN, *token_file = NULL, *web_root = NULL;
-	char web_root_buf[4096];
+	*o = (struct kabd_opts){ .db = DEFAULT_DB, .socket = DEFAULT_SOCKET, .group = DEFAULT_GROUP };
 	int c;
 	while ((c = getopt_long(argc, argv, "d:l:t:w:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'd': db = optarg; break;
-		case 'l': listen_at = optarg; break;
-		case 't': token_file = optarg; break;
-		case 'w': web_root = optarg; break;
-		case 'h': printf("%s", usage); return 0;
+		case 'd': o->db = optarg; break;
+		case 'S': o->socket = optarg; break;
+		case 'G': o->group = optarg; break;
+		case 'l': o->listen_at = optarg; break;
+		case 't': o->token_file = optarg; break;
+		case 'P': o->public_read = true; break;
+		case 'C': o->tls_cert = optarg; break;
+		case 'K': o->tls_key = optarg; break;
+		case 'N':
+			if (o->n_names == GATE_MAX_NAMES) {
+				log_error("--server-name: at most %d names", GATE_MAX_NAMES);
+				return 2;
+			}
+			o->names[o->n_names++] = optarg;
+			break;
+		case 'w': o->web_root = optarg; break;
+		case 'h': printf("%s", usage); return 1;
 		default: fprintf(stderr, "%s", usage); return 2;
 		}
 	}
@@ -127,30 +156,174 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s", usage);
 		return 2;
 	}
-	struct sockaddr_storage addr;
-	bool loopback;
-	if (httpd_parse_listen(listen_at, &addr, &loopback) < 0) {
-		log_error("--listen %s: give ADDR:PORT (IPv4, or [IPv6]:PORT), e.g. %s or [::1]:8469", listen_at, DEFAULT_LISTEN);
+	return 0;
+}
+
+/* The TCP options that only make sense together; 0 or 2. */
+static int check_tcp_opts(const struct kabd_opts *o, struct kabd_tcp *t)
+{
+	bool tcp_only = o->token_file || o->public_read || o->tls_cert || o->tls_key || o->n_names;
+	if (!o->listen_at) {
+		if (tcp_only) {
+			log_error("--token-file, --public-read, --tls-cert, --tls-key and --server-name are for TCP: give "
+				  "--listen ADDR:PORT too (on the unix socket %s its mode decides who may connect)", o->socket);
+			return 2;
+		}
+		return 0;
+	}
+	if (listen_parse(o->listen_at, &t->addr, &t->loopback) < 0) {
+		log_error("--listen %s: give ADDR:PORT (IPv4, or [IPv6]:PORT), e.g. 127.0.0.1:8469 or [::1]:8469", o->listen_at);
 		return 2;
 	}
-	if (!loopback && !token_file) {
-		log_error("--listen %s is not a loopback address: give --token-file so that only holders of the token can submit jobs",
-			  listen_at);
+	if (!o->token_file && !o->public_read) {
+		log_error("--listen %s: give --token-file PATH: every request over TCP needs the token (or --public-read "
+			  "to serve only reads over TCP)", o->listen_at);
 		return 2;
 	}
-	if (!web_root) {
+	if (!o->tls_cert != !o->tls_key) {
+		log_error("give both --tls-cert FILE and --tls-key FILE, or neither");
+		return 2;
+	}
+	if (!t->loopback && !o->tls_cert) {
+		log_error("--listen %s is not a loopback address: give --tls-cert FILE and --tls-key FILE, or the token "
+			  "and every job and report would cross the network in clear", o->listen_at);
+		return 2;
+	}
+	t->on = true;
+	return 0;
+}
+
+/* Reads the token and the TLS files; 0 or 2. */
+static int load_tcp_files(const struct kabd_opts *o, struct kabd_tcp *t)
+{
+	size_t len;
+	if (o->token_file && secret_read_token(o->token_file, &t->token) < 0)
+		return 2;
+	if (o->tls_key && secret_read(o->tls_key, "TLS key file", &t->key, &len) < 0)
+		return 2;
+	if (o->tls_cert) {
+		int r = util_read_file(o->tls_cert, &t->cert, &len);
+		if (r < 0) {
+			log_error("%s: cannot read the TLS certificate: %s", o->tls_cert, strerror(-r));
+			return 2;
+		}
+		if (!strstr(t->cert, "-----BEGIN CERTIFICATE-----")) {
+			log_error("%s: not a PEM certificate (no -----BEGIN CERTIFICATE----- line)", o->tls_cert);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+static void kabd_tcp_clear(struct kabd_tcp *t)
+{
+	free(t->token);
+	free(t->cert);
+	if (t->key)
+		explicit_bzero(t->key, strlen(t->key));
+	free(t->key);
+}
+
+struct listeners {
+	struct httpd_conf unix_conf, tcp_conf;
+	struct httpd *unix_srv, *tcp_srv;
+	bool socket_bound;  /* ours to remove at exit */
+};
+
+/* Binds the socket and the TCP address, before recovery: a client that
+ * connects meanwhile waits in the backlog, and nobody can take either. */
+static int open_listeners(const struct kabd_opts *o, const struct kabd_tcp *t, struct listeners *l)
+{
+	struct httpd_conf *u = &l->unix_conf, *n = &l->tcp_conf;
+	*u = (struct httpd_conf){ .fd = -1, .gate = { .unix_socket = true }, .group_name = o->group };
+	*n = (struct httpd_conf){ .fd = -1 };
+	if (listen_unix(o->socket, o->group, &u->fd, &u->group) < 0)
+		return -EADDRNOTAVAIL;
+	l->socket_bound = true;
+	if (!t->on)
+		return 0;
+	int r = listen_tcp(&t->addr, &n->fd);
+	if (r < 0) {
+		log_error("cannot listen on %s: %s (in use, or not an address of this machine)", o->listen_at, strerror(-r));
+		return r;
+	}
+	gate_init_tcp(&n->gate, &t->addr, t->cert != NULL);
+	for (size_t i = 0; i < o->n_names; i++)
+		n->gate.names[n->gate.n_names++] = o->names[i];
+	n->token = t->token;
+	n->public_read = o->public_read;
+	n->tls_cert = t->cert;
+	n->tls_key = t->key;
+	return 0;
+}
+
+static int serve(struct listeners *l, struct api *api)
+{
+	int r = httpd_start(&l->unix_conf, api, &l->unix_srv);
+	if (r < 0) {
+		log_error("cannot serve the unix socket");
+		return r;
+	}
+	l->unix_conf.fd = -1;  /* the server's now */
+	if (l->tcp_conf.fd < 0)
+		return 0;
+	if ((r = httpd_start(&l->tcp_conf, api, &l->tcp_srv)) < 0) {
+		log_error("cannot serve TCP%s", l->tcp_conf.tls_cert ? " with TLS (is the key the certificate's?)" : "");
+		return r;
+	}
+	l->tcp_conf.fd = -1;
+	return 0;
+}
+
+static void close_listeners(struct listeners *l, const char *socket_path)
+{
+	httpd_stop(l->tcp_srv);
+	httpd_stop(l->unix_srv);
+	if (l->tcp_conf.fd >= 0)
+		close(l->tcp_conf.fd);
+	if (l->unix_conf.fd >= 0)
+		close(l->unix_conf.fd);
+	if (l->socket_bound)
+		unlink(socket_path);
+}
+
+static void log_listening(const struct kabd_opts *o, const struct listeners *l)
+{
+	char tcp[512] = "";
+	if (l->tcp_srv)
+		snprintf(tcp, sizeof(tcp), " and %s://%s (%s)", l->tcp_conf.tls_cert ? "https" : "http", o->listen_at,
+			 l->tcp_conf.public_read ? l->tcp_conf.token ? "reads open, POST needs the token" : "reads only"
+						 : "every request needs the token");
+	log_info("kabd %s: listening on %s (root%s%s may submit)%s, database %s, pages from %s", KAB_VERSION, o->socket,
+		 l->unix_conf.group == PEER_NO_GROUP ? " only" : " and group ",
+		 l->unix_conf.group == PEER_NO_GROUP ? "" : o->group, tcp, o->db, o->web_root);
+}
+
+int main(int argc, char **argv)
+{
+	struct kabd_opts o;
+	int r = parse_opts(argc, argv, &o);
+	if (r)
+		return r == 1 ? 0 : r;
+	struct kabd_tcp tcp = { 0 };
+	if ((r = check_tcp_opts(&o, &tcp)) != 0 || (r = load_tcp_files(&o, &tcp)) != 0) {
+		kabd_tcp_clear(&tcp);
+		return r;
+	}
+	char web_root_buf[4096];
+	if (!o.web_root) {
 		default_web_root(web_root_buf, sizeof(web_root_buf));
-		web_root = web_root_buf;
+		o.web_root = web_root_buf;
 	}
-	_cleanup_free_ char *token = NULL;
-	if (token_file && read_token(token_file, &token) < 0)
-		return 2;
 	if (geteuid() != 0) {
 		log_error("kabd needs root: its executor creates memory cgroups, swap and writes sysctl/sysfs knobs");
+		kabd_tcp_clear(&tcp);
 		return 1;
 	}
-	if (make_db_dir(db) < 0)
+	if (make_db_dir(o.db) < 0) {
+		kabd_tcp_clear(&tcp);
 		return 1;
+	}
 
 	/* before any thread exists, so every thread inherits the mask and the
 	 * executor's sigtimedwait is the only taker besides sigwait below */
@@ -165,23 +338,22 @@ int main(int argc, char **argv)
 
 	int lock_fd = -1, ret = 1;
 	struct queue *q = NULL;
-	struct httpd *h = NULL;
+	struct listeners l = { .unix_conf.fd = -1, .tcp_conf.fd = -1 };
 	if (exec_lock(&lock_fd) < 0)
 		goto out;
-	if (queue_start(db, pthread_self(), &q) < 0) {
-		log_error("cannot start the executor on %s", db);
+	if (open_listeners(&o, &tcp, &l) < 0)
+		goto out;
+	if (queue_start(o.db, pthread_self(), &q) < 0) {
+		log_error("cannot start the executor on %s", o.db);
 		goto out;
 	}
 	/* HTTP threads inherit this thread's nice value; the executor keeps 0 */
 	if (setpriority(PRIO_PROCESS, (id_t)gettid(), HTTP_NICE) < 0)
 		log_warn("cannot lower the HTTP threads' priority: %s", strerror(errno));
-	struct api api = { .db_path = db, .queue = q, .web_root = web_root };
-	if (httpd_start(&addr, token, &api, &h) < 0) {
-		log_error("cannot listen on %s (in use, or not an address of this machine)", listen_at);
+	struct api api = { .db_path = o.db, .queue = q, .web_root = o.web_root };
+	if (serve(&l, &api) < 0)
 		goto out;
-	}
-	log_info("kabd %s: listening on %s, database %s, pages from %s%s", KAB_VERSION, listen_at, db, web_root,
-		 token ? ", POST needs the token" : "");
+	log_listening(&o, &l);
 
 	sigset_t stop;
 	sigemptyset(&stop);
@@ -194,9 +366,10 @@ int main(int argc, char **argv)
 	log_info("kabd: %s: stopping", strsignal(sig));
 	ret = 0;
 out:
-	httpd_stop(h);
+	close_listeners(&l, o.socket);
 	queue_stop(q);
 	if (lock_fd >= 0)
 		close(lock_fd);
+	kabd_tcp_clear(&tcp);
 	return ret;
 }

@@ -211,7 +211,7 @@ void queue_wake(struct queue *q)
 	pthread_mutex_unlock(&q->mu);
 }
 
-int queue_submit(struct queue *q, struct store *st, const struct job *j, int64_t *ret_id)
+int queue_submit(struct queue *q, struct store *st, const struct job *j, const char *submitter, int64_t *ret_id)
 {
 	struct store_step *steps = NULL;
 	size_t n = 0;
@@ -219,7 +219,7 @@ int queue_submit(struct queue *q, struct store *st, const struct job *j, int64_t
 	/* run_one takes mu before it starts a job, so it never sees a job
 	 * without its schedule */
 	pthread_mutex_lock(&q->mu);
-	int r = store_job_create(st, j, &id);
+	int r = store_job_create_by(st, j, submitter, &id);
 	if (r < 0)
 		goto out;
 	if ((r = exec_plan(j, &steps, &n)) < 0 || (r = store_steps_create(st, id, steps, n)) < 0) {

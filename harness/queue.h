@@ -19,9 +19,10 @@ void queue_stop(struct queue *q);
 void queue_wake(struct queue *q);
 
 /* Stores a parsed job and its schedule as 'queued', atomically as far as
- * the executor can tell, and wakes it. */
+ * the executor can tell, and wakes it. submitter: who asked, as the job
+ * records it ("uid 1001 (alice)", "token"). */
 struct job;
-int queue_submit(struct queue *q, struct store *st, const struct job *j, int64_t *ret_id);
+int queue_submit(struct queue *q, struct store *st, const struct job *j, const char *submitter, int64_t *ret_id);
 
 /* Cancels a job through st (the caller's connection): a queued job
  * becomes 'cancelled'; the running one is stopped by the executor.
