@@ -164,7 +164,8 @@ fuzz fuzz-smoke: fuzz-deps
 	$(B)/fuzz/fuzz_compare_csv -max_total_time=$(if $(filter fuzz-smoke,$@),10,$(FUZZ_TIME)) -max_len=4096 \
 	  -dict=tests/fuzz/csv.dict -artifact_prefix=$(B)/fuzz/ -print_final_stats=1 $(B)/fuzz/corpus
 
-# Installs the binaries, the web pages and the systemd units (lab machines):
+# Installs the binaries, the web pages and the systemd units (lab machines),
+# a token for kabd --listen (/etc/kab/token, 0600) and the group kab:
 # make install [PREFIX=/usr/local] [DESTDIR=...]
 PREFIX ?= /usr/local
 install: all
@@ -183,6 +184,13 @@ install: all
 	[ -e $(DESTDIR)/etc/kab/nightly.job ] || install -D -m 644 examples/nightly.job $(DESTDIR)/etc/kab/nightly.job
 	install -D -m 644 examples/machine.conf $(DESTDIR)$(PREFIX)/share/kab/examples/machine.conf
 	[ -e $(DESTDIR)/etc/kab/machine.conf ] || install -D -m 644 examples/machine.conf $(DESTDIR)/etc/kab/machine.conf
+	@# kabd --listen's token: made once, root's, 0600 (kabd refuses any other)
+	[ -e $(DESTDIR)/etc/kab/token ] || (umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' \
+	  >$(DESTDIR)/etc/kab/token && echo >>$(DESTDIR)/etc/kab/token)
+	@# the group whose members may submit jobs over kabd's socket (that is
+	@# root on this machine: SECURITY.md); not made for a DESTDIR staging
+	@if [ -z "$(DESTDIR)" ] && ! getent group kab >/dev/null; then \
+	  echo "groupadd --system kab"; groupadd --system kab; fi
 
 clean:
 	rm -rf $(B)

@@ -56,7 +56,7 @@ kb_ms() {
 # kb_wrk SECONDS OUTFILE CONNECTIONS: wrk on the report URL (a thread per
 # connection, at most 2); prints "rps p50 p99 failed"
 kb_wrk() {
-	timeout $(($1 + 20)) wrk -t$(($3 < 2 ? $3 : 2)) -c"$3" -d"$1"s --latency --timeout 5s "$KB_URL/api/v1/jobs/$KB_MID/report?format=json" \
+	timeout $(($1 + 20)) wrk -t$(($3 < 2 ? $3 : 2)) -c"$3" -d"$1"s --latency --timeout 5s -H "$KB_AUTH" "$KB_URL/api/v1/jobs/$KB_MID/report?format=json" \
 		>"$2" 2>&1
 	local rps p50 p99 non2xx errs
 	rps=$(awk '/^Requests\/sec:/ {print $2}' "$2")
@@ -83,14 +83,14 @@ type = stress-ng
 args = --vm 1 --vm-bytes 32M --timeout ${KB_STRESS_S}s
 memory.max = 64M
 JOB
-	curl -s -H "Authorization: Bearer $(cat "$KB_TMP/token")" --data-binary @"$KB_TMP/$1.job" \
+	curl -s -H "$KB_AUTH" -H "Content-Type: application/x-kab-job" --data-binary @"$KB_TMP/$1.job" \
 		"$KB_URL/api/v1/jobs" | tr -dc '0-9'
 }
 # kb_wait ID SECONDS: until the job is no longer queued/running; 1 if not done
 kb_wait() {
 	local i s=""
 	for i in $(seq 1 $(($2 * 5))); do
-		s=$(curl -s "$KB_URL/api/v1/jobs/$1" | tr -d ' \n' | sed -n 's/.*"status":"\([a-z]*\)".*/\1/p')
+		s=$(curl -s -H "$KB_AUTH" "$KB_URL/api/v1/jobs/$1" | tr -d ' \n' | sed -n 's/.*"status":"\([a-z]*\)".*/\1/p')
 		case $s in queued | running | "") sleep 0.2 ;; *) break ;; esac
 	done
 	[ "$s" = done ] || { echo "job $1 ended \"$s\"" >&2; return 1; }
@@ -98,7 +98,7 @@ kb_wait() {
 # kb_lateness ID: the largest sampler.lateness_p99_ms of the job's runs,
 # then each run's (variant a's, then b's)
 kb_lateness() {
-	curl -s "$KB_URL/api/v1/jobs/$1/report?format=csv" |
+	curl -s -H "$KB_AUTH" "$KB_URL/api/v1/jobs/$1/report?format=csv" |
 		awk -F, '$2 == "sampler.lateness_p99_ms" { n = split($(NF-1) " " $NF, v, " ")
 			for (i = 1; i <= n; i++) if (v[i] != "NA" && (m == "" || v[i] + 0 > m)) m = v[i] + 0 }
 			END { if (m == "") print "NA"; else printf "%.3f", m
@@ -128,17 +128,18 @@ bench_kabd() {
 	trap 'kabd_bench_cleanup; exit 130' INT TERM
 	KB_TMP=$(mktemp -d /tmp/kab-bench-kabd.XXXXXX)
 	cp "$cache" "$KB_TMP/kab.db"
-	echo "bench-$RANDOM$RANDOM$RANDOM" >"$KB_TMP/token"
+	(umask 077; echo "bench-$RANDOM$RANDOM$RANDOM" >"$KB_TMP/token")
+	KB_AUTH="Authorization: Bearer $(cat "$KB_TMP/token")"
 	# a free port below the ephemeral range, retried if kabd cannot bind it
 	local eph_lo p i attempt port=""
 	read -r eph_lo _ </proc/sys/net/ipv4/ip_local_port_range
 	for attempt in $(seq 1 10); do
 		p=$((10000 + RANDOM % (eph_lo > 12000 ? eph_lo - 10000 : 20000)))
-		"$B/kabd" --db "$KB_TMP/kab.db" --listen "127.0.0.1:$p" --token-file "$KB_TMP/token" \
-			>>"$KB_TMP/kabd.log" 2>&1 &
+		"$B/kabd" --db "$KB_TMP/kab.db" --socket "$KB_TMP/run/kabd.sock" --listen "127.0.0.1:$p" \
+			--token-file "$KB_TMP/token" >>"$KB_TMP/kabd.log" 2>&1 &
 		KB_PID=$!
 		for i in $(seq 1 50); do
-			curl -sf -o /dev/null "http://127.0.0.1:$p/health" 2>/dev/null && { port=$p; break; }
+			curl -sf -H "$KB_AUTH" -o /dev/null "http://127.0.0.1:$p/health" 2>/dev/null && { port=$p; break; }
 			kill -0 "$KB_PID" 2>/dev/null || break
 			sleep 0.1
 		done
@@ -154,7 +155,7 @@ bench_kabd() {
 	KB_URL="http://127.0.0.1:$port"
 	KB_MID=183
 	local code bytes
-	code=$(curl -s -o "$KB_TMP/report.json" -w '%{http_code}' "$KB_URL/api/v1/jobs/$KB_MID/report?format=json")
+	code=$(curl -s -H "$KB_AUTH" -o "$KB_TMP/report.json" -w '%{http_code}' "$KB_URL/api/v1/jobs/$KB_MID/report?format=json")
 	bytes=$(wc -c <"$KB_TMP/report.json")
 	echo "kabd on $KB_URL; job $KB_MID's report: HTTP $code, $bytes bytes"
 	local rc=0 idle1 idle load base_id load_id base_late load_late

@@ -524,7 +524,6 @@ void api_job_create(struct api *a, const struct httpd_req *rq, struct httpd_resp
 		httpd_error(rs, 500, "the job could not be stored: %s", store_errmsg(st));
 		goto out;
 	}
-	log_info("job %lld (%s) queued, submitted by %s", (long long)id, j->name, rq->submitter ? rq->submitter : "?");
 	sb_printf(&rs->body, "{\"id\": %lld}", (long long)id);
 	ok_json(rs, 201);
 out:

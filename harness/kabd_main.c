@@ -18,10 +18,13 @@
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #define DEFAULT_DB "/var/lib/kab/kab.db"
@@ -175,11 +178,6 @@ static int check_tcp_opts(const struct kabd_opts *o, struct kabd_tcp *t)
 		log_error("--listen %s: give ADDR:PORT (IPv4, or [IPv6]:PORT), e.g. 127.0.0.1:8469 or [::1]:8469", o->listen_at);
 		return 2;
 	}
-	if (!o->token_file && !o->public_read) {
-		log_error("--listen %s: give --token-file PATH: every request over TCP needs the token (or --public-read "
-			  "to serve only reads over TCP)", o->listen_at);
-		return 2;
-	}
 	if (!o->tls_cert != !o->tls_key) {
 		log_error("give both --tls-cert FILE and --tls-key FILE, or neither");
 		return 2;
@@ -187,6 +185,11 @@ static int check_tcp_opts(const struct kabd_opts *o, struct kabd_tcp *t)
 	if (!t->loopback && !o->tls_cert) {
 		log_error("--listen %s is not a loopback address: give --tls-cert FILE and --tls-key FILE, or the token "
 			  "and every job and report would cross the network in clear", o->listen_at);
+		return 2;
+	}
+	if (!o->token_file && !o->public_read) {
+		log_error("--listen %s: give --token-file PATH: every request over TCP needs the token (or --public-read "
+			  "to serve only reads over TCP)", o->listen_at);
 		return 2;
 	}
 	t->on = true;
@@ -287,6 +290,28 @@ static void close_listeners(struct listeners *l, const char *socket_path)
 		unlink(socket_path);
 }
 
+/* Tells systemd (Type=notify) that kabd serves: units ordered after it,
+ * such as the nightly submit, start only once the socket answers. */
+static void notify_ready(void)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t n = path ? strlen(path) : 0;
+	if (n == 0 || n >= sizeof(sa.sun_path) || (path[0] != '/' && path[0] != '@'))
+		return;
+	memcpy(sa.sun_path, path, n);
+	if (path[0] == '@')
+		sa.sun_path[0] = 0;  /* an abstract socket */
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	static const char msg[] = "READY=1";
+	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+	if (sendto(fd, msg, sizeof(msg) - 1, 0, (struct sockaddr *)&sa, len) < 0)
+		log_warn("cannot tell systemd that kabd is ready (%s): %s", path, strerror(errno));
+	close(fd);
+}
+
 static void log_listening(const struct kabd_opts *o, const struct listeners *l)
 {
 	char tcp[512] = "";
@@ -294,8 +319,8 @@ static void log_listening(const struct kabd_opts *o, const struct listeners *l)
 		snprintf(tcp, sizeof(tcp), " and %s://%s (%s)", l->tcp_conf.tls_cert ? "https" : "http", o->listen_at,
 			 l->tcp_conf.public_read ? l->tcp_conf.token ? "reads open, POST needs the token" : "reads only"
 						 : "every request needs the token");
-	log_info("kabd %s: listening on %s (root%s%s may submit)%s, database %s, pages from %s", KAB_VERSION, o->socket,
-		 l->unix_conf.group == PEER_NO_GROUP ? " only" : " and group ",
+	log_info("kabd %s: listening on %s (%s%s may submit)%s, database %s, pages from %s", KAB_VERSION, o->socket,
+		 l->unix_conf.group == PEER_NO_GROUP ? "only root" : "root and group ",
 		 l->unix_conf.group == PEER_NO_GROUP ? "" : o->group, tcp, o->db, o->web_root);
 }
 
@@ -354,6 +379,7 @@ int main(int argc, char **argv)
 	if (serve(&l, &api) < 0)
 		goto out;
 	log_listening(&o, &l);
+	notify_ready();
 
 	sigset_t stop;
 	sigemptyset(&stop);

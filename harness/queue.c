@@ -222,6 +222,7 @@ int queue_submit(struct queue *q, struct store *st, const struct job *j, const c
 	int r = store_job_create_by(st, j, submitter, &id);
 	if (r < 0)
 		goto out;
+	log_info("job %lld (%s) queued, submitted by %s", (long long)id, j->name, submitter ? submitter : "?");
 	if ((r = exec_plan(j, &steps, &n)) < 0 || (r = store_steps_create(st, id, steps, n)) < 0) {
 		store_job_set_status(st, id, "failed", "its schedule could not be stored");
 		goto out;

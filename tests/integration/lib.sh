@@ -117,17 +117,38 @@ kabd_stop() {
 	return $rc
 }
 
-# kabd_start PORT ARGS...: starts kabd on 127.0.0.1:PORT with ARGS (--db,
-# --token-file, ...) and waits for /health; 1 if it did not come up (its
-# output is in $IT_TMP/kabd.log).
+# kabd_start PORT ARGS...: starts kabd on its own unix socket ($KABD_SOCK,
+# unless ARGS has --socket) and on 127.0.0.1:PORT with ARGS (--db, ...),
+# and waits for /health over the socket; 1 if it did not come up (its
+# output is in $IT_TMP/kabd.log). Every TCP request needs a token: ARGS'
+# --token-file, else one made here ($IT_TMP/kabd.token, 0600); $AUTH is
+# its Authorization header. POSTs carry $JOB_CT.
+KABD_SOCK=$IT_TMP/run/kabd.sock
+JOB_CT="Content-Type: application/x-kab-job"
+AUTH=""
 kabd_start() {
-	local p=$1 i
+	local p=$1 i tf="" sock="" prev="" a
 	shift
-	"$KABD" --listen "127.0.0.1:$p" "$@" >>"$IT_TMP/kabd.log" 2>&1 &
+	for a in "$@"; do
+		case $prev in --token-file) tf=$a ;; --socket) sock=$a ;; esac
+		prev=$a
+	done
+	local extra=()
+	if [ -z "$tf" ]; then
+		tf=$IT_TMP/kabd.token
+		[ -s "$tf" ] || (umask 077; head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tf")
+		extra+=(--token-file "$tf")
+	fi
+	if [ -z "$sock" ]; then
+		sock=$KABD_SOCK
+		extra+=(--socket "$sock")
+	fi
+	AUTH="Authorization: Bearer $(cat "$tf" 2>/dev/null)"
+	"$KABD" --listen "127.0.0.1:$p" "${extra[@]}" "$@" >>"$IT_TMP/kabd.log" 2>&1 &
 	KABD_PID=$!
 	IT_PIDS+=("$KABD_PID")
 	for i in $(seq 1 50); do
-		curl -sf -o /dev/null "http://127.0.0.1:$p/health" 2>/dev/null && return 0
+		curl -sf -o /dev/null --unix-socket "$sock" http://localhost/health 2>/dev/null && return 0
 		kill -0 "$KABD_PID" 2>/dev/null || break
 		sleep 0.1
 	done

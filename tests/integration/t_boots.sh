@@ -103,8 +103,8 @@ check "  and says so" grep -q 'run it under kabd' "$t/err"
 mkdir -p /dev/shm/kab-boots-$$
 kabd_up --db /dev/shm/kab-boots-$$/kab.db || fail "kabd did not start"
 if [ -n "$URL" ]; then
-	id=$("$KAB" submit "$t/reboot.job" --server "$URL" 2>"$t/err")
-	"$KAB" status "$id" --server "$URL" >/dev/null 2>&1
+	id=$("$KAB" submit "$t/reboot.job" --socket "$KABD_SOCK" 2>"$t/err")
+	"$KAB" status "$id" --socket "$KABD_SOCK" >/dev/null 2>&1
 	for i in $(seq 1 100); do
 		s=$(sql /dev/shm/kab-boots-$$/kab.db "select status from jobs where id = $id")
 		[ "$s" = failed ] && break
@@ -129,7 +129,7 @@ job reboot "$img" "order = alternate" "$t/short-vmlinuz" >"$t/long.job"
 printf '%s\n' "[workload v]" "type = command" "command = true" >>"$t/long.job"
 KAB_KERNELS_DIR=$t/kernels kabd_up --db "$t/kab.db" || fail "kabd did not start"
 if [ -n "$URL" ]; then
-	id=$("$KAB" submit "$t/long.job" --server "$URL" 2>"$t/err")
+	id=$("$KAB" submit "$t/long.job" --socket "$KABD_SOCK" 2>"$t/err")
 	for i in $(seq 1 150); do
 		s=$(sql "$t/kab.db" "select status from jobs where id = $id")
 		[ "$s" = failed ] && break

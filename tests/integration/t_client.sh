@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The CLI as a client of kabd: kab submit --wait, status, report --server,
-# cancel, their errors; and kill -9 of kabd mid-run: after a restart the
-# job completes, the interrupted run recorded aborted, no run duplicated.
+# The CLI as a client of kabd: kab submit --wait, status, report --url,
+# cancel, their errors, over TCP with the token and over kabd's unix
+# socket; and kill -9 of kabd mid-run: after a restart the job completes,
+# the interrupted run recorded aborted, no run duplicated.
 . "$(dirname "$0")/lib.sh"
 it_begin
 [ -x "$KABD" ] || skip_all "$KABD is not built"
@@ -9,10 +10,11 @@ command -v curl >/dev/null || skip_all "curl is not installed"
 
 DB="$IT_TMP/client.db"
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$IT_TMP/token"
+chmod 600 "$IT_TMP/token"
 trap 'kabd_stop; it_cleanup' EXIT
 start_kabd() { kabd_start "$1" --db "$DB" --token-file "$IT_TMP/token"; }
 kabd_up --db "$DB" --token-file "$IT_TMP/token" || { cat "$IT_TMP/kabd.log"; fail "kabd starts"; it_end; exit; }
-C=(--server "$URL" --token-file "$IT_TMP/token")
+C=(--url "$URL" --token-file "$IT_TMP/token")
 
 # a short real job: stress-ng in a 128M memcg with zram swap behind it
 cat >"$IT_TMP/quick.job" <<'JOB'
@@ -39,13 +41,13 @@ rc=$?
 check "kab submit --wait exits 0 when the job is done" [ $rc -eq 0 ]
 check "it prints the job id" [ "$id" = 1 ]
 check "it shows progress (run i of n)" grep -q "run [0-9]* of 4" "$IT_TMP/progress"
-$KAB status 1 --server "$URL" >"$IT_TMP/status"
+$KAB status 1 "${C[@]}" >"$IT_TMP/status"
 check "kab status ID shows the job done" grep -q '"status": *"done"' "$IT_TMP/status"
-$KAB status --server "$URL" >"$IT_TMP/list"
+$KAB status "${C[@]}" >"$IT_TMP/list"
 check "kab status lists jobs" grep -q client-quick "$IT_TMP/list"
 for f in text cover-letter markdown json csv; do
-	$KAB report 1 --server "$URL" --format $f >"$IT_TMP/report.$f"
-	check "kab report --server --format $f" [ $? -eq 0 -a -s "$IT_TMP/report.$f" ]
+	$KAB report 1 "${C[@]}" --format $f >"$IT_TMP/report.$f"
+	check "kab report --url --format $f" [ $? -eq 0 -a -s "$IT_TMP/report.$f" ]
 done
 check "the text report has stress-ng's bogo ops" grep -q "stress-ng.bogo_ops" "$IT_TMP/report.text"
 check "every run ok, and the memcg swapped to zram (pswpout > 0 in each run)" [ "$(sql "$DB" \
@@ -60,7 +62,7 @@ $KAB submit "$IT_TMP/bad.job" "${C[@]}" >/dev/null 2>"$IT_TMP/err"
 check "submit of a bad job: exit 2 with its line numbers" bash -c "[ $? -eq 2 ] && grep -q '2: ' '$IT_TMP/err'"
 $KAB cancel 1 "${C[@]}" >/dev/null 2>"$IT_TMP/err"
 check "cancel of a finished job: exit 1 (409)" bash -c "[ $? -eq 1 ] && grep -q 'HTTP 409' '$IT_TMP/err'"
-$KAB status 999 --server "$URL" >/dev/null 2>&1
+$KAB status 999 "${C[@]}" >/dev/null 2>&1
 check "status of an unknown job: exit 2" [ $? -eq 2 ]
 for v in "status" "status 1" "cancel 1" "report 1 --format text" "submit $IT_TMP/quick.job"; do
 	$KAB $v --server http://127.0.0.1:1 >/dev/null 2>"$IT_TMP/err"
@@ -68,6 +70,31 @@ for v in "status" "status 1" "cancel 1" "report 1 --format text" "submit $IT_TMP
 	check "kab $v with no kabd there: exit 3, one line naming the URL" \
 		bash -c "[ $rc -eq 3 ] && [ \$(wc -l <'$IT_TMP/err') = 1 ] && grep -q 'http://127.0.0.1:1/api/v1/.*is kabd running' '$IT_TMP/err'"
 done
+
+$KAB status 1 --server "$URL" >/dev/null 2>"$IT_TMP/err"
+check "status over TCP without the token: exit 1, the server's 401 said" bash -c "[ $? -eq 1 ] && grep -q 'HTTP 401' '$IT_TMP/err'"
+$KAB submit "$IT_TMP/quick.job" --url http://192.0.2.1:8469 --token-file "$IT_TMP/token" >/dev/null 2>"$IT_TMP/err"
+check "no token over plain http to an address that is not loopback: exit 2, says why and what to do" \
+	bash -c "[ $? -eq 2 ] && grep -q 'will not send the token to http://192.0.2.1:8469.*use https://' '$IT_TMP/err'"
+
+# ---- over kabd's unix socket: no token, the kernel says who calls ----
+S=(--socket "$KABD_SOCK")
+$KAB status 1 "${S[@]}" >"$IT_TMP/status"
+check "kab status --socket: the job, no token needed" grep -q '"status": *"done"' "$IT_TMP/status"
+check "job 1 was submitted with the token" grep -q '"submitter": *"token"' "$IT_TMP/status"
+$KAB report 1 --socket "$KABD_SOCK" --format csv >"$IT_TMP/report.sock.csv"
+check "kab report --socket" cmp -s "$IT_TMP/report.sock.csv" "$IT_TMP/report.csv"
+printf '[job]\nname = client-sock\npairs = 1\n[variant A]\nname = a\n[variant B]\nname = b\n[workload w]\ntype = command\ncommand = true\n' >"$IT_TMP/sock.job"
+sid=$(KAB_SOCKET=$KABD_SOCK $KAB submit "$IT_TMP/sock.job" --wait 2>/dev/null)
+check "kab submit over \$KAB_SOCKET --wait: done" [ $? -eq 0 -a -n "$sid" ]
+check "the job records root as its submitter, from SO_PEERCRED" [ "$(sql "$DB" "select submitter from jobs where id = ${sid:-0}")" = "uid 0 (root)" ]
+$KAB status --socket "$IT_TMP/no-such.sock" >/dev/null 2>"$IT_TMP/err"
+check "kab status with no kabd on the socket: exit 3, one line naming the socket" \
+	bash -c "[ $? -eq 3 ] && [ \$(wc -l <'$IT_TMP/err') = 1 ] && grep -q 'socket $IT_TMP/no-such.sock: No such file or directory (is kabd running' '$IT_TMP/err'"
+if [ ! -e /run/kab/kabd.sock ]; then
+	env -u KAB_URL -u KAB_SERVER -u KAB_SOCKET $KAB status >/dev/null 2>"$IT_TMP/err"
+	check "kab status without options tries /run/kab/kabd.sock" grep -q 'socket /run/kab/kabd.sock' "$IT_TMP/err"
+fi
 
 # ---- kill -9 mid-run, restart: completes, nothing lost or counted twice ----
 cat >"$IT_TMP/slow.job" <<'JOB'

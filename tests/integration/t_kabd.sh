@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # kabd end to end over HTTP: a job submitted with curl runs and reports in
 # every format, a second one is cancelled mid-run, and bad requests get the
-# right status (never a 500, never a crash). kabd is stopped with SIGTERM at
-# the end, and killed if it will not stop.
+# right status (never a 500, never a crash). Over TCP every request carries
+# the token. kabd is stopped with SIGTERM at the end, and killed if it will
+# not stop.
 . "$(dirname "$0")/lib.sh"
 it_begin
 [ -x "$KABD" ] || skip_all "$KABD is not built"
@@ -15,8 +16,8 @@ trap 'kabd_stop; it_cleanup' EXIT
 
 TOKEN=it-kabd-$RANDOM$RANDOM$RANDOM
 echo "$TOKEN" >"$IT_TMP/token"
+chmod 600 "$IT_TMP/token"
 DB="$IT_TMP/db/kab.db"
-AUTH="Authorization: Bearer $TOKEN"
 
 start_kabd() { kabd_start "$1" --db "$DB" --token-file "$IT_TMP/token"; }
 kabd_up --db "$DB" --token-file "$IT_TMP/token"
@@ -27,10 +28,14 @@ if [ -z "$PORT" ]; then
 fi
 ok "kabd starts on 127.0.0.1:$PORT and answers /health"
 
-# req METHOD PATH [curl args...]: prints the status; the body is in $IT_TMP/body
+# req METHOD PATH [curl args...]: prints the status; the body is in
+# $IT_TMP/body. With the token unless NOAUTH=1; a POST as the job content
+# type unless CT says another one (CT= none).
 req() {
-	local m=$1 p=$2; shift 2
-	curl -s --path-as-is -o "$IT_TMP/body" -w '%{http_code}' -X "$m" "$@" "$URL$p"
+	local m=$1 p=$2 h=(); shift 2
+	[ -n "${NOAUTH:-}" ] || h+=(-H "$AUTH")
+	[ "$m" = POST ] && [ -n "${CT-application/x-kab-job}" ] && h+=(-H "Content-Type: ${CT-application/x-kab-job}")
+	curl -s --path-as-is -o "$IT_TMP/body" -w '%{http_code}' -X "$m" "${h[@]}" "$@" "$URL$p"
 }
 # jget KEY...: a field of the JSON in $IT_TMP/body (list indexes as numbers)
 jget() {
@@ -84,7 +89,7 @@ check "GET /health: 200" [ "$(req GET /health)" = 200 ]
 
 # ---- a short real job, start to report ----
 write_job kabd-short 2 >"$IT_TMP/short.job"
-code=$(req POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/short.job")
+code=$(req POST /api/v1/jobs --data-binary @"$IT_TMP/short.job")
 id1=$(jget id)
 check "POST /jobs: 201 with an id" [ "$code" = 201 -a -n "$id1" ]
 check "job $id1 ends done within 90 s" wait_status "$id1" 90 done failed cancelled
@@ -104,11 +109,12 @@ req GET "/api/v1/jobs/$id1/report?format=json" >/dev/null
 check "report format=json parses (json.tool)" json_ok
 req GET "/api/v1/jobs/$id1/report" >/dev/null
 check "report without format is JSON" json_ok
-check "the text report has the bogo ops row" bash -c "curl -s '$URL/api/v1/jobs/$id1/report?format=text' | grep -q bogo"
+check "the text report has the bogo ops row" bash -c "curl -s -H '$AUTH' '$URL/api/v1/jobs/$id1/report?format=text' | grep -q bogo"
+check "job $id1 records who submitted it: the token" [ "$(sql "$DB" "select submitter from jobs where id = $id1")" = token ]
 
 # ---- a longer job, cancelled mid-run ----
 write_job kabd-long 30 >"$IT_TMP/long.job"
-code=$(req POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/long.job")
+code=$(req POST /api/v1/jobs --data-binary @"$IT_TMP/long.job")
 id2=$(jget id)
 check "POST the long job: 201" [ "$code" = 201 -a -n "$id2" ]
 running() { # ID: a run of the job has its workload going
@@ -122,8 +128,8 @@ running() { # ID: a run of the job has its workload going
 }
 check "job $id2 is running a run" running "$id2"
 sleep 1
-check "GET /metrics: executor running" bash -c "curl -s '$URL/metrics' | grep -qx 'kabd_executor_state{state=\"running\"} 1'"
-code=$(req POST "/api/v1/jobs/$id2/cancel" -H "$AUTH")
+check "GET /metrics: executor running" bash -c "curl -s -H '$AUTH' '$URL/metrics' | grep -qx 'kabd_executor_state{state=\"running\"} 1'"
+code=$(req POST "/api/v1/jobs/$id2/cancel")
 check "POST /jobs/$id2/cancel: 202" [ "$code" = 202 ]
 check "job $id2 ends cancelled within 20 s" wait_status "$id2" 20 cancelled done failed
 check "job $id2 is cancelled" [ "$(jget status)" = cancelled ]
@@ -131,40 +137,40 @@ req GET "/api/v1/jobs/$id2/runs" >/dev/null
 check "its run is aborted" [ "$(jget runs 0 status)" = aborted ]
 check "only one run was started" [ -z "$(jget runs 1 status)" ]
 check "no stress-ng left" bash -c '! pgrep -x stress-ng'
-expect "cancel a finished job" 409 POST "/api/v1/jobs/$id2/cancel" -H "$AUTH"
+expect "cancel a finished job" 409 POST "/api/v1/jobs/$id2/cancel"
 check "a cancelled job still reports" [ "$(req GET "/api/v1/jobs/$id2/report?format=text")" = 200 ]
 
 # a queued job cancelled before it runs: submitted behind a running one
 write_job kabd-q1 30 >"$IT_TMP/q1.job"
 write_job kabd-q2 2 >"$IT_TMP/q2.job"
-req POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/q1.job" >/dev/null; idq1=$(jget id)
-req POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/q2.job" >/dev/null; idq2=$(jget id)
+req POST /api/v1/jobs --data-binary @"$IT_TMP/q1.job" >/dev/null; idq1=$(jget id)
+req POST /api/v1/jobs --data-binary @"$IT_TMP/q2.job" >/dev/null; idq2=$(jget id)
 check "job $idq1 starts" wait_status "$idq1" 20 running
 req GET /metrics >/dev/null
 check "/metrics: queue length 1 behind the running job" grep -qx 'kabd_queue_length 1' "$IT_TMP/body"
-code=$(req POST "/api/v1/jobs/$idq2/cancel" -H "$AUTH")
+code=$(req POST "/api/v1/jobs/$idq2/cancel")
 check "cancel a queued job: 200, cancelled at once" [ "$code" = 200 -a "$(jget status)" = cancelled ]
-req POST "/api/v1/jobs/$idq1/cancel" -H "$AUTH" >/dev/null
+req POST "/api/v1/jobs/$idq1/cancel" >/dev/null
 check "job $idq1 (running) ends cancelled" wait_status "$idq1" 20 cancelled
 req GET "/api/v1/jobs/$idq2/runs" >/dev/null
 check "the queued job never ran" [ -z "$(jget runs 0 status)" ]
 
 # ---- bad input ----
 printf '[job]\nname = bad\npairs = many\n[variant A]\n[workload w]\ntype = nosuch\n' >"$IT_TMP/bad.job"
-code=$(req POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/bad.job")
+code=$(req POST /api/v1/jobs --data-binary @"$IT_TMP/bad.job")
 check "malformed job: 400" [ "$code" = 400 ]
 check "malformed job: the errors name line 3 (pairs) and line 6 (type)" bash -c "$PY -c 'import json,sys; print(chr(10).join(json.load(open(sys.argv[1]))[\"errors\"]))' '$IT_TMP/body' | grep -q '^3: ' &&
 	$PY -c 'import json,sys; print(chr(10).join(json.load(open(sys.argv[1]))[\"errors\"]))' '$IT_TMP/body' | grep -q '^6: '"
-expect "empty body" 400 POST /api/v1/jobs -H "$AUTH" --data-binary ''
+expect "empty body" 400 POST /api/v1/jobs --data-binary ''
 head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' x >"$IT_TMP/big"
-expect "body over 1 MiB" 413 POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/big"
-expect "body over 1 MiB, chunked" 413 POST /api/v1/jobs -H "$AUTH" -H 'Transfer-Encoding: chunked' --data-binary @"$IT_TMP/big"
+expect "body over 1 MiB" 413 POST /api/v1/jobs --data-binary @"$IT_TMP/big"
+expect "body over 1 MiB, chunked" 413 POST /api/v1/jobs -H 'Transfer-Encoding: chunked' --data-binary @"$IT_TMP/big"
 head -c $((1024 * 1024)) /dev/zero | tr '\0' '#' >"$IT_TMP/justfits"
-expect "body of exactly 1 MiB is read (and is not a job)" 400 POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/justfits"
+expect "body of exactly 1 MiB is read (and is not a job)" 400 POST /api/v1/jobs --data-binary @"$IT_TMP/justfits"
 expect "unknown id" 404 GET /api/v1/jobs/999999
 expect "unknown id, runs" 404 GET /api/v1/jobs/999999/runs
 expect "unknown id, report" 404 GET /api/v1/jobs/999999/report
-expect "unknown id, cancel" 404 POST /api/v1/jobs/999999/cancel -H "$AUTH"
+expect "unknown id, cancel" 404 POST /api/v1/jobs/999999/cancel
 expect "non-numeric id" 404 GET /api/v1/jobs/abc
 expect "negative id" 404 GET /api/v1/jobs/-1
 expect "huge id" 404 GET /api/v1/jobs/99999999999999999999999
@@ -176,25 +182,38 @@ expect "outside the API" 404 GET /etc/passwd
 code=$(req GET "/api/v1/jobs/%22%5C%0a%01%7f%ff%c3%28%e2%82")
 check "quotes, control bytes and broken UTF-8 in the path: 404 that parses" [ "$code" = 404 ] && check "... JSON" json_ok
 printf '[job]\nname = \xff\xfe"\\\x01\n\xc3\n' >"$IT_TMP/bytes.job"
-code=$(req POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/bytes.job")
+code=$(req POST /api/v1/jobs --data-binary @"$IT_TMP/bytes.job")
 check "broken UTF-8 in a job: 400" [ "$code" = 400 ]
 check "... JSON" json_ok
 expect "unknown report format" 400 GET "/api/v1/jobs/$id1/report?format=pdf"
-expect "POST without a token" 401 POST /api/v1/jobs --data-binary @"$IT_TMP/short.job"
-expect "POST with a wrong token" 401 POST /api/v1/jobs -H "Authorization: Bearer wrong-$TOKEN" --data-binary @"$IT_TMP/short.job"
-expect "token without Bearer" 401 POST /api/v1/jobs -H "Authorization: $TOKEN" --data-binary @"$IT_TMP/short.job"
-expect "cancel without a token" 401 POST "/api/v1/jobs/$id1/cancel"
+NOAUTH=1 expect "POST without a token" 401 POST /api/v1/jobs --data-binary @"$IT_TMP/short.job"
+NOAUTH=1 expect "POST with a wrong token" 401 POST /api/v1/jobs -H "Authorization: Bearer wrong-$TOKEN" --data-binary @"$IT_TMP/short.job"
+NOAUTH=1 expect "token without Bearer" 401 POST /api/v1/jobs -H "Authorization: $TOKEN" --data-binary @"$IT_TMP/short.job"
+NOAUTH=1 expect "cancel without a token" 401 POST "/api/v1/jobs/$id1/cancel"
+NOAUTH=1 expect "GET without a token: reads need it too" 401 GET "/api/v1/jobs/$id1"
+NOAUTH=1 expect "GET /health without a token" 401 GET /health
+NOAUTH=1 expect "a page without a token" 401 GET /
+check "401 says WWW-Authenticate: Bearer" bash -c "curl -s -i '$URL/api/v1/jobs' | grep -qi '^WWW-Authenticate: Bearer'"
+CT=text/plain expect "POST as text/plain (a form or a no-cors fetch could send it)" 415 POST /api/v1/jobs --data-binary @"$IT_TMP/short.job"
+CT= expect "POST with no content type" 415 POST /api/v1/jobs --data-binary @"$IT_TMP/short.job"
+CT=application/x-www-form-urlencoded expect "cancel as a form" 415 POST "/api/v1/jobs/$id1/cancel"
+expect "POST from another origin" 403 POST /api/v1/jobs -H "Origin: http://evil.example" --data-binary @"$IT_TMP/short.job"
+expect "GET from another origin" 403 GET /api/v1/jobs -H "Origin: http://evil.example"
+expect "a foreign Host (DNS rebinding)" 421 GET /api/v1/jobs -H "Host: evil.example:$PORT"
+expect "POST to a foreign Host" 421 POST /api/v1/jobs -H "Host: evil.example:$PORT" --data-binary @"$IT_TMP/short.job"
+check "a request with kabd's own Origin (http://127.0.0.1:$PORT) is served" \
+	[ "$(req GET /api/v1/jobs -H "Origin: http://127.0.0.1:$PORT")" = 200 ]
 expect "DELETE a job" 405 DELETE "/api/v1/jobs/$id1"
-check "405 says Allow: GET, HEAD" bash -c "curl -s -i -X PUT '$URL/api/v1/jobs/$id1' | grep -qi '^Allow: GET, HEAD'"
+check "405 says Allow: GET, HEAD" bash -c "curl -s -i -H '$AUTH' -X PUT '$URL/api/v1/jobs/$id1' | grep -qi '^Allow: GET, HEAD'"
 expect "GET /cancel" 405 GET "/api/v1/jobs/$id1/cancel"
-expect "POST /health" 405 POST /health -H "$AUTH"
+expect "POST /health" 405 POST /health
 expect "SQL in ?limit" 400 GET "/api/v1/jobs?limit=1;DROP%20TABLE%20jobs"
 expect "SQL in ?limit, quoted" 400 GET "/api/v1/jobs?limit=1%27%20OR%20%271%27=%271"
 expect "SQL in ?after" 400 GET "/api/v1/jobs?after=0%20OR%201=1"
 expect "SQL in an id" 404 GET "/api/v1/jobs/1%20OR%201=1"
 expect "SQL in ?format" 400 GET "/api/v1/jobs/$id1/report?format=json%27;DROP%20TABLE%20runs;--"
 printf '[job]\nname = x\x27); DROP TABLE jobs; --\n' >"$IT_TMP/sqlname.job"
-expect "SQL in a job name is a parse error, not SQL" 400 POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/sqlname.job"
+expect "SQL in a job name is a parse error, not SQL" 400 POST /api/v1/jobs --data-binary @"$IT_TMP/sqlname.job"
 check "the jobs table is intact" [ "$(sql "$DB" "select count(*) from jobs")" = 4 ]
 
 # ---- listing and metrics ----
@@ -215,15 +234,16 @@ lrun=$(grep -oE 'run="[0-9]+"' <<<"$lat" | grep -oE '[0-9]+')
 check "/metrics: the sampler's p99 lateness of the newest finished run ($lat)" \
 	[ -n "$lat" -a "$lrun" = "$(sql "$DB" "select max(r.id) from runs r join metrics m on m.run_id = r.id and m.name = 'sampler.lateness_p99_ms' where r.finished is not null")" ]
 check "/metrics: and its sample count" grep -qE '^kab_sampler_samples\{run="'"$lrun"'"\} [1-9][0-9]*$' "$IT_TMP/body"
-check "/metrics is text/plain" bash -c "curl -s -o /dev/null -w '%{content_type}' '$URL/metrics' | grep -q '^text/plain'"
+check "/metrics is text/plain" bash -c "curl -s -H '$AUTH' -o /dev/null -w '%{content_type}' '$URL/metrics' | grep -q '^text/plain'"
 
 # ---- slow and half-open clients do not block the others ----
 slow_pids=()
 for i in 1 2 3 4; do
 	# headers that never end, and a body that never comes
-	(exec 3<>"/dev/tcp/127.0.0.1/$PORT"; printf 'GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\n' >&3; exec sleep 20) &
+	(exec 3<>"/dev/tcp/127.0.0.1/$PORT"; printf 'GET /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n' "$PORT" >&3; exec sleep 20) &
 	slow_pids+=($!)
-	(exec 3<>"/dev/tcp/127.0.0.1/$PORT"; printf 'POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nab' >&3; exec sleep 20) &
+	(exec 3<>"/dev/tcp/127.0.0.1/$PORT"; printf 'POST /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n%s\r\n%s\r\nContent-Length: 1000\r\n\r\nab' \
+		"$PORT" "$AUTH" "$JOB_CT" >&3; exec sleep 20) &
 	slow_pids+=($!)
 done
 IT_PIDS+=("${slow_pids[@]}")
@@ -235,7 +255,7 @@ kill "${slow_pids[@]}" 2>/dev/null; wait "${slow_pids[@]}" 2>/dev/null
 
 # ---- SIGTERM mid-run: the job is interrupted, and resumes at the next start ----
 write_job kabd-resume 30 >"$IT_TMP/resume.job"
-req POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/resume.job" >/dev/null; idr=$(jget id)
+req POST /api/v1/jobs --data-binary @"$IT_TMP/resume.job" >/dev/null; idr=$(jget id)
 check "job $idr is running a run" running "$idr"
 kabd_stop
 check "SIGTERM mid-run: kabd exits 0" [ $? -eq 0 ]
@@ -247,7 +267,7 @@ check "kabd starts again on the same database" start_kabd "$PORT"
 check "job $idr resumes with its next run" running "$idr"
 req GET "/api/v1/jobs/$idr/runs" >/dev/null
 check "resumed: the aborted run kept, the next one started" [ "$(jget runs 0 status) $(jget runs 1 status)" = "aborted started" ]
-req POST "/api/v1/jobs/$idr/cancel" -H "$AUTH" >/dev/null
+req POST "/api/v1/jobs/$idr/cancel" >/dev/null
 check "job $idr ends cancelled" wait_status "$idr" 20 cancelled
 
 # ---- stop ----
@@ -262,14 +282,16 @@ check "journal empty" [ "$(sql "$DB" "select count(*) from journal")" = 0 ]
 "$KABD" --db "$IT_TMP/v6.db" --listen "[::1]" >/dev/null 2>"$IT_TMP/err"
 check "--listen [::1] without a port: exit 2, says what to give" bash -c "[ $? -eq 2 ] && grep -q 'IPv6' '$IT_TMP/err'"
 "$KABD" --db "$IT_TMP/v6.db" --listen "[2001:db8::1]:$PORT" >/dev/null 2>"$IT_TMP/err"
-check "--listen on a non-loopback IPv6 address without a token file: refused" \
+check "--listen on a non-loopback IPv6 address without a token file or TLS: refused" \
 	bash -c "[ $? -ne 0 ] && grep -q 'not a loopback address' '$IT_TMP/err'"
 if ip -6 addr show dev lo 2>/dev/null | grep -q '::1/128'; then
-	"$KABD" --db "$IT_TMP/v6.db" --listen "[::1]:$PORT" >>"$IT_TMP/kabd.log" 2>&1 &
+	"$KABD" --db "$IT_TMP/v6.db" --listen "[::1]:$PORT" --token-file "$IT_TMP/token" --socket "$IT_TMP/v6.sock" \
+		>>"$IT_TMP/kabd.log" 2>&1 &
 	v6pid=$!
 	IT_PIDS+=("$v6pid")
-	for i in $(seq 1 50); do curl -sfg -o /dev/null "http://[::1]:$PORT/health" && break; sleep 0.1; done
-	check "--listen [::1]:$PORT serves over IPv6" [ "$(curl -sg -o /dev/null -w '%{http_code}' "http://[::1]:$PORT/api/v1/jobs")" = 200 ]
+	for i in $(seq 1 50); do curl -sfg -H "$AUTH" -o /dev/null "http://[::1]:$PORT/health" && break; sleep 0.1; done
+	check "--listen [::1]:$PORT serves over IPv6" [ "$(curl -sg -H "$AUTH" -o /dev/null -w '%{http_code}' "http://[::1]:$PORT/api/v1/jobs")" = 200 ]
+	check "... and Host [::1]:$PORT is its own" [ "$(curl -sg -H "$AUTH" -H "Origin: http://[::1]:$PORT" -o /dev/null -w '%{http_code}' "http://[::1]:$PORT/api/v1/jobs")" = 200 ]
 	kill -TERM "$v6pid"; wait "$v6pid"
 	check "and stops on SIGTERM with exit 0" [ $? -eq 0 ]
 else

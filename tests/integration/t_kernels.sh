@@ -151,7 +151,7 @@ $KAB builds --db "$DB" >"$IT_TMP/list"
 check "kab builds lists both" [ "$(grep -c ' ok ' "$IT_TMP/list")" = 2 ]
 
 submit() { # JOB-FILE: POST it to kabd; the HTTP status in $code, the job's id in $jid
-	code=$(curl -s -o "$IT_TMP/body" -w '%{http_code}' -X POST --data-binary @"$1" "$URL/api/v1/jobs")
+	code=$(curl -s -o "$IT_TMP/body" -w '%{http_code}' -H "$AUTH" -H "$JOB_CT" -X POST --data-binary @"$1" "$URL/api/v1/jobs")
 	jid=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$IT_TMP/body" 2>/dev/null)
 }
 
@@ -166,7 +166,7 @@ if [ -x "$KABD" ]; then
 		submit "$IT_TMP/ab-reboot.job"; kid=$jid
 		check "kabd takes the job with build variants (HTTP $code)" [ "$code" = 201 -a -n "$kid" ]
 		for i in $(seq 1 300); do
-			curl -s -o "$IT_TMP/body" "$URL/api/v1/jobs/$kid"
+			curl -s -H "$AUTH" -o "$IT_TMP/body" "$URL/api/v1/jobs/$kid"
 			grep -q '"status": *"\(failed\|done\)"' "$IT_TMP/body" && break
 			sleep 0.2
 		done
@@ -224,7 +224,7 @@ if [ -x "$KABD" ]; then
 			if [ -n "$PORT" ] && wait_compiling; then
 				check "kabd's next start takes the job up again and builds" [ "$(sql "$DB" "select status from jobs where id = $sid")" = running ]
 				t0=$(date +%s.%N)
-				code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL/api/v1/jobs/$sid/cancel")
+				code=$(curl -s -o /dev/null -w '%{http_code}' -H "$AUTH" -H "$JOB_CT" -X POST "$URL/api/v1/jobs/$sid/cancel")
 				for i in $(seq 1 150); do
 					[ "$(sql "$DB" "select status from jobs where id = $sid")" = cancelled ] && break
 					sleep 0.1
@@ -234,7 +234,7 @@ if [ -x "$KABD" ]; then
 					[ "$code" = 202 -a "$(sql "$DB" "select status from jobs where id = $sid")" = cancelled ]
 				sleep 1
 				check "and no make or compiler of it is left" no_compilers
-				check "kabd is still up after the cancel" curl -sf -o /dev/null "$URL/health"
+				check "kabd is still up after the cancel" curl -sf -H "$AUTH" -o /dev/null "$URL/health"
 				# a stop while waiting for another build of the same tree (its lock)
 				lockf=$WORK/$(printf %s "$(realpath "$GITTREE")" | sha256sum | cut -c1-16)/lock
 				flock -o "$lockf" sleep 300 & # -o: only flock holds it

@@ -223,12 +223,12 @@ if fetch abba; then
 	# the boots over kabd's API, from a copy of the guest's database
 	cp "$db" "$tmp/api.db"
 	if kabd_up --db "$tmp/api.db" --web-root web; then
-		curl -sf "$URL/api/v1/jobs/1" >"$tmp/job.json"
+		curl -sf -H "$AUTH" "$URL/api/v1/jobs/1" >"$tmp/job.json"
 		check "abba: GET /api/v1/jobs/1 lists the 4 boots with their variant, build and switch time" \
 			python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["boots"]; sys.exit(0 if len(b)==4 and [x["variant"] for x in b]==["generic","cloud","cloud","generic"] and all(x["status"]=="ok" and x["method"]=="kexec" and x["kexec_s"]>0 and x["kernel_release"] for x in b) else 1)' "$tmp/job.json"
 		# the job page in a real browser: each variant's kernel and boots
 		if command -v chromium >/dev/null && [ -f tests/web/node_modules/playwright-core/package.json ]; then
-			CHROMIUM=$(command -v chromium) node tests/web/boots_line.mjs "$URL" 1 >"$tmp/page.json" 2>"$tmp/page.err"
+			CHROMIUM=$(command -v chromium) KAB_TOKEN="${AUTH#Authorization: Bearer }" node tests/web/boots_line.mjs "$URL" 1 >"$tmp/page.json" 2>"$tmp/page.err"
 			check "abba: the job page (Chromium) shows each variant's image, 2 boots, 0 failed and its last switch time, without errors" \
 				python3 -c 'import json,re,sys; p=json.load(open(sys.argv[1])); v=p["variants"]; print("    page: " + v); sys.exit(0 if not p["console_errors"] and re.fullmatch(r"generic \(kernel: image; 2 boots, 0 failed, switch to ready [0-9.]+ s\), cloud \(kernel: image; 2 boots, 0 failed, switch to ready [0-9.]+ s\)", v) else 1)' "$tmp/page.json"
 		else

@@ -38,9 +38,17 @@ if make -s install DESTDIR="$dest" PREFIX=/opt/kab >"$tmp/install.log" 2>&1; the
 		chk "man page $m renders without warnings" bash -c \
 			"out=\$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l '$dest/opt/kab/share/man/$m' 2>&1 >/dev/null); [ -z \"\$out\" ]"
 	done
+	chk "make install made a token /etc/kab/token, 0600, of 64 hex digits" \
+		bash -c "[ \"\$(stat -c %a '$dest/etc/kab/token')\" = 600 ] && grep -qxE '[0-9a-f]{64}' '$dest/etc/kab/token'"
+	chk "the nightly service submits over the socket, with no token and no URL" \
+		bash -c "grep -q '^ExecStart=/opt/kab/bin/kab submit /etc/kab/nightly.job$' '$dest/etc/systemd/system/kab-nightly.service'"
+	chk "kabd's unit is Type=notify and serves only its socket" \
+		bash -c "grep -qx 'Type=notify' '$dest/etc/systemd/system/kabd.service' && grep -qx 'ExecStart=/opt/kab/bin/kabd --db /var/lib/kab/kab.db' '$dest/etc/systemd/system/kabd.service'"
+	token=$(cat "$dest/etc/kab/token")
 	echo '# mine' >"$dest/etc/kab/nightly.job"
 	make -s install DESTDIR="$dest" PREFIX=/opt/kab >/dev/null 2>&1
 	chk "a second make install keeps the operator's /etc/kab/nightly.job" grep -qx '# mine' "$dest/etc/kab/nightly.job"
+	chk "and the token" [ "$(cat "$dest/etc/kab/token")" = "$token" ]
 else
 	chk "make install DESTDIR PREFIX=/opt/kab" false
 	sed 's/^/    /' "$tmp/install.log" | tail -5

@@ -29,10 +29,12 @@ if [ -z "$PORT" ]; then
 fi
 ok "kabd starts on 127.0.0.1:$PORT with --web-root web"
 
-# req METHOD PATH [curl args...]: prints the status; the body is in $IT_TMP/body
+# req METHOD PATH [curl args...]: prints the status; the body is in
+# $IT_TMP/body. With the token (kabd_start's); a POST as a job.
 req() {
-	local m=$1 p=$2; shift 2
-	curl -s --path-as-is -o "$IT_TMP/body" -w '%{http_code}' -X "$m" "$@" "$URL$p"
+	local m=$1 p=$2 h=(-H "$AUTH"); shift 2
+	[ "$m" = POST ] && h+=(-H "$JOB_CT")
+	curl -s --path-as-is -o "$IT_TMP/body" -w '%{http_code}' -X "$m" "${h[@]}" "$@" "$URL$p"
 }
 # jget KEY...: a field of the JSON in $IT_TMP/body (list indexes as numbers)
 jget() {
@@ -75,7 +77,7 @@ check "POST /jobs: 201 with an id" [ "$code" = 201 -a -n "$id" ]
 # the browser opens the page while the job runs and stays until it ends
 mkdir -p tests/out
 rm -f tests/out/job.png
-HOME="$IT_TMP" CHROMIUM="$CHROMIUM" timeout 240 node tests/web/job_page.mjs "$URL" "$id" "$PWD/tests/out/job.png" \
+HOME="$IT_TMP" CHROMIUM="$CHROMIUM" KAB_TOKEN="${AUTH#Authorization: Bearer }" timeout 240 node tests/web/job_page.mjs "$URL" "$id" "$PWD/tests/out/job.png" \
 	>"$IT_TMP/seen.json" 2>"$IT_TMP/playwright.log"
 check "Playwright drove chromium through the pages without an error" \
 	$PY -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit("error" in d)' "$IT_TMP/seen.json"
@@ -89,7 +91,7 @@ check "job $id ends done within 120 s" wait_done "$id" 120
 req GET "/api/v1/jobs/$id/runs" >/dev/null
 run=$(jget runs 0 id)
 check "GET /runs/$run/samples lists metric names" \
-	bash -c "[ \"\$(curl -s -o '$IT_TMP/body' -w '%{http_code}' '$URL/api/v1/runs/$run/samples')\" = 200 ]"
+	bash -c "[ \"\$(curl -s -H '$AUTH' -o '$IT_TMP/body' -w '%{http_code}' '$URL/api/v1/runs/$run/samples')\" = 200 ]"
 metric=$(jget metrics 0)
 check "the list is not empty and has no t_ns" [ -n "$metric" -a "$(grep -c '"t_ns"' "$IT_TMP/body")" = 0 ]
 code=$(req GET "/api/v1/runs/$run/samples?metric=$metric")
@@ -111,16 +113,17 @@ check "POST on samples: 405" [ "$(req POST "/api/v1/runs/$run/samples")" = 405 ]
 not_found() { # status: 404 and no byte of a file outside the web root
 	[ "$1" = 404 ] && ! grep -qE 'root:|secret|in a subdirectory' "$IT_TMP/body"
 }
-ctype() { curl -s --path-as-is -o /dev/null -w '%{http_code} %{content_type}' "$URL$1"; }
+ctype() { curl -s --path-as-is -H "$AUTH" -o /dev/null -w '%{http_code} %{content_type}' "$URL$1"; }
 check "GET /: the job list page" [ "$(ctype /)" = "200 text/html; charset=utf-8" ]
-check "GET /jobs/$id: the job page" bash -c "curl -s '$URL/jobs/$id' | grep -q 'data-page=\"job\"'"
+check "GET /jobs/$id: the job page" bash -c "curl -s -H '$AUTH' '$URL/jobs/$id' | grep -q 'data-page=\"job\"'"
 check "GET /kab.js: JavaScript" [ "$(ctype /kab.js)" = "200 text/javascript; charset=utf-8" ]
 check "GET /kab.css: CSS" [ "$(ctype /kab.css)" = "200 text/css; charset=utf-8" ]
 for p in /jobs/abc /jobs/0 /jobs/1/x /nothing.html /README.md /.git /../etc/passwd /%2e%2e/etc/passwd \
 	/%2E%2E%2Fetc%2Fpasswd /web/../../etc/passwd /..%2f..%2fetc%2fpasswd /kab.js/ "/kab%00.js" /etc/passwd; do
 	check "GET $p: 404, nothing from outside" not_found "$(req GET "$p")"
 done
-check "POST /: 404 or 405" bash -c "c=\$(curl -s -o /dev/null -w '%{http_code}' -X POST '$URL/'); [ \$c = 404 -o \$c = 405 ]"
+check "POST /: 404 or 405" bash -c "c=\$(curl -s -H '$AUTH' -o /dev/null -w '%{http_code}' -X POST '$URL/'); [ \$c = 404 -o \$c = 405 ]"
+check "the pages need the token too: GET / without it is 401" [ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/")" = 401 ]
 
 # ---- what the browser saw (tests/web/job_page.mjs) ----
 seen() { $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, d))' "$IT_TMP/seen.json" "$1" 2>/dev/null; }

@@ -1,7 +1,8 @@
 #!/bin/busybox sh
 # /init of the kexec test's guest, in every boot: mounts the virtio disk
 # that holds kab's database at /var/lib/kab, starts kabd the way its
-# systemd unit would, submits the disk's job.kab on the first boot, and
+# systemd unit would (its unix socket /run/kab/kabd.sock, no TCP), submits
+# the disk's job.kab over that socket on the first boot, and
 # powers off once the job has ended. kabd itself switches kernels with
 # kexec; a kernel that panics resets the machine to QEMU's -kernel, whose
 # boot comes back here. Lines starting with "KABT" are for the host.
@@ -34,7 +35,7 @@ echo "KABT kabd starts, uptime $(cut -d" " -f1 /proc/uptime)"
 # what it runs, as on a kernel without it, so kab loads with kexec-tools
 wrap=
 [ -e /var/lib/kab/nofile ] && wrap=kab-no-kexec-file-load
-$wrap kabd --db $db --listen 127.0.0.1:8469 >>/dev/console 2>&1 &
+$wrap kabd --db $db >>/dev/console 2>&1 &
 kabd_pid=$!
 # the job is submitted once, on the first boot: only a database without it
 # (no file yet, or no job row) submits; a query that fails is asked again,

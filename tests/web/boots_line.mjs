@@ -3,7 +3,9 @@
 // kernel, boots, failed boots, last switch time) and the page's errors;
 // tests/integration/t_kexec.sh asserts on it.
 //
-//   node boots_line.mjs BASE_URL JOB_ID
+//   [KAB_TOKEN=TOKEN] node boots_line.mjs BASE_URL JOB_ID
+//
+// With KAB_TOKEN every request of the page carries it.
 import { chromium } from "playwright-core";
 
 const [base, id] = process.argv.slice(2);
@@ -17,7 +19,8 @@ const browser = await chromium.launch({
 	args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"],
 });
 try {
-	const page = await browser.newPage();
+	const extraHTTPHeaders = process.env.KAB_TOKEN ? { Authorization: `Bearer ${process.env.KAB_TOKEN}` } : {};
+	const page = await browser.newPage({ extraHTTPHeaders });
 	page.on("console", m => { if (m.type() === "error") seen.console_errors.push(m.text()); });
 	page.on("pageerror", e => seen.console_errors.push(String(e)));
 	page.on("response", r => { if (r.status() >= 400) seen.console_errors.push(`${r.status()} ${r.url()}`); });

@@ -1,7 +1,10 @@
 // Drives Debian's Chromium through kabd's pages with Playwright and prints
 // what it saw as one JSON object; tests/integration/t_web.sh asserts on it.
 //
-//   node job_page.mjs BASE_URL JOB_ID SCREENSHOT.png
+//   [KAB_TOKEN=TOKEN] node job_page.mjs BASE_URL JOB_ID SCREENSHOT.png
+//
+// With KAB_TOKEN every request of the page carries it (kabd over TCP
+// without --public-read wants it on reads too).
 //
 // It opens the job page while the job runs and watches the progress line
 // change without a reload, waits for the job to finish, reads the report
@@ -16,13 +19,14 @@ if (!base || !id || !shot) {
 }
 const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
 const seen = { progress: [], console_errors: [] };
+const extraHTTPHeaders = process.env.KAB_TOKEN ? { Authorization: `Bearer ${process.env.KAB_TOKEN}` } : {};
 
 const browser = await chromium.launch({
 	executablePath,
 	args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"],
 });
 try {
-	const page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
+	const page = await browser.newPage({ viewport: { width: 1280, height: 1400 }, extraHTTPHeaders });
 	page.on("console", m => { if (m.type() === "error") seen.console_errors.push(m.text()); });
 	page.on("pageerror", e => seen.console_errors.push(String(e)));
 	page.on("response", r => { if (r.status() >= 400) seen.console_errors.push(`${r.status()} ${r.url()}`); });
