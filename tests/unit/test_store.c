@@ -168,8 +168,15 @@ static void test_store(void)
 	T_EQ_INT(store_job_get(st, id, &sj), 0);
 	T_EQ_STR(sj.name, "unit");
 	T_EQ_STR(sj.status, "queued");
+	T_EQ_STR(sj.submitter, "");  /* kab run's jobs record none */
 	store_job_clear(&sj);
 	T_EQ_INT(store_job_get(st, 99, &sj), -ENOENT);
+	/* kabd's record who submitted them */
+	int64_t by;
+	T_EQ_INT(store_job_create_by(st, j, "uid 1001 (alice)", &by), 0);
+	T_EQ_INT(store_job_get(st, by, &sj), 0);
+	T_EQ_STR(sj.submitter, "uid 1001 (alice)");
+	store_job_clear(&sj);
 	store_close(st);
 
 	/* reopening migrates nothing and keeps the data */
