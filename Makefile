@@ -137,7 +137,7 @@ bench: deps
 	$(MAKE) all
 	bench/run.sh
 
-# libFuzzer target for kab compare's CSV reader (tests/fuzz): clang with
+# libFuzzer targets for kab compare's CSV reader and kabd's door checks (tests/fuzz): clang with
 # -fsanitize=fuzzer,address, a corpus seeded from tests/compare. `make fuzz`
 # runs it FUZZ_TIME seconds; `make fuzz-smoke` 10 s, for make check.
 FUZZ_PKGS   := clang libclang-rt-14-dev
@@ -157,12 +157,21 @@ $(B)/fuzz/obj/%.o: %.c $(wildcard harness/*.h db/*.h workloads/*.h kernels/*.h)
 $(B)/fuzz/fuzz_compare_csv: tests/fuzz/fuzz_compare_csv.c $(FUZZ_OBJ)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
+# kabd's Host, Origin, token and content-type checks on arbitrary headers
+$(B)/fuzz/fuzz_gate: tests/fuzz/fuzz_gate.c $(B)/fuzz/obj/harness/gate.o $(B)/fuzz/obj/harness/listen.o \
+		$(B)/fuzz/obj/harness/peer.o $(B)/fuzz/obj/harness/util.o
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
 fuzz fuzz-smoke: fuzz-deps
 	$(MAKE) $(B)/fuzz/fuzz_compare_csv
 	@mkdir -p $(B)/fuzz/corpus
 	cp tests/compare/*.csv tests/compare/bad/*.csv $(B)/fuzz/corpus/
 	$(B)/fuzz/fuzz_compare_csv -max_total_time=$(if $(filter fuzz-smoke,$@),10,$(FUZZ_TIME)) -max_len=4096 \
 	  -dict=tests/fuzz/csv.dict -artifact_prefix=$(B)/fuzz/ -print_final_stats=1 $(B)/fuzz/corpus
+	$(MAKE) $(B)/fuzz/fuzz_gate
+	@mkdir -p $(B)/fuzz/corpus-gate
+	$(B)/fuzz/fuzz_gate -max_total_time=$(if $(filter fuzz-smoke,$@),10,$(FUZZ_TIME)) -max_len=512 \
+	  -dict=tests/fuzz/gate.dict -artifact_prefix=$(B)/fuzz/gate- -print_final_stats=1 $(B)/fuzz/corpus-gate
 
 # Installs the binaries, the web pages and the systemd units (lab machines),
 # a token for kabd --listen (/etc/kab/token, 0600) and the group kab:
