@@ -56,7 +56,7 @@ struct req_ctx {
 	bool refused;             /* answered from the headers */
 	bool static_page;         /* a page from the web root, not the API */
 	handler_fn fn;
-	const char *path;         /* under /api/v1, into the request's URL */
+	size_t path_off;          /* where the path under /api/v1 starts in the URL */
 	int64_t id;
 	char submitter[80];
 };
@@ -329,7 +329,7 @@ static bool resolve(const char *url, const char *method, struct req_ctx *ctx, st
 		}
 		ctx->id = id;
 	}
-	ctx->path = path;
+	ctx->path_off = (size_t)(path - url);
 	ctx->fn = is_read(method) ? rt->get : strcmp(method, MHD_HTTP_METHOD_POST) == 0 ? rt->post : NULL;
 	if (!ctx->fn) {
 		httpd_error(rs, 405, "%s is not allowed on %.200s", method, url);
@@ -404,7 +404,7 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 		return;
 	}
 	struct httpd_req rq = {
-		.method = method, .path = ctx->path, .id = ctx->id, .conn = c,
+		.method = method, .path = url + ctx->path_off, .id = ctx->id, .conn = c,
 		.body = ctx->body.buf ? ctx->body.buf : "", .body_len = ctx->body.len,
 		.submitter = ctx->submitter,
 	};

@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 it_begin
 [ -x "$KABD" ] || skip_all "$KABD is not built"
-for t in curl openssl useradd userdel groupadd groupdel su ip; do
+for t in curl openssl useradd userdel groupadd groupdel su ip nsenter; do
 	command -v $t >/dev/null || skip_all "$t is not installed"
 done
 id nobody >/dev/null 2>&1 || skip_all "there is no user nobody"
@@ -137,7 +137,7 @@ check "kabd removes its socket when it stops" [ ! -e "$SOCK" ]
 # ---- start-up refusals ----
 TOK=$IT_TMP/tok
 (umask 077; head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$TOK")
-RUN_IN=()  # a command kabd runs under: ip netns exec NS
+RUN_IN=()  # a command kabd runs under: nsenter --net=...
 refused() { # DESCRIPTION PATTERN kabd-args...: exit 2 and PATTERN in its error
 	local d=$1 pat=$2 rc; shift 2
 	"${RUN_IN[@]}" "$KABD" --db "$IT_TMP/refused.db" --socket "$IT_TMP/refused/kabd.sock" "$@" >"$IT_TMP/err" 2>&1
@@ -177,15 +177,17 @@ kabd_stop
 # ---- off loopback: TLS, in a network namespace ----
 ip netns add "$NS" || skip_all "cannot make a network namespace"
 made_ns=1
-nsx() { ip netns exec "$NS" "$@"; }
+# ip netns exec also mounts a sysfs of the namespace's own over /sys, which
+# hides the cgroup mounts under it: kab runs with nsenter, the network only
+nsx() { nsenter --net="/run/netns/$NS" "$@"; }
 ADDR=10.254.0.1
 nsx ip link set lo up
 if nsx ip link add kab0 type dummy 2>/dev/null; then dev=kab0
 elif nsx ip link add kab0 type veth peer name kab1 2>/dev/null; then dev=kab0; nsx ip link set kab1 up
 else dev=lo; fi
 nsx ip addr add "$ADDR/24" dev $dev && nsx ip link set $dev up
-check "the namespace has $ADDR (on $dev)" bash -c "ip netns exec '$NS' ip -4 -br addr show dev $dev | grep -qw '$ADDR/24'"
-RUN_IN=(ip netns exec "$NS")
+check "the namespace has $ADDR (on $dev)" bash -c "nsenter --net=/run/netns/$NS ip -4 -br addr show dev $dev | grep -qw '$ADDR/24'"
+RUN_IN=(nsenter --net="/run/netns/$NS")
 refused "--listen $ADDR (an address of the namespace) without TLS: refused at start" \
 	"is not a loopback address: give --tls-cert FILE and --tls-key FILE" --listen "$ADDR:8469" --token-file "$TOK"
 RUN_IN=()
@@ -218,8 +220,9 @@ for i in $(seq 1 100); do
 done
 check "kabd serves https on $ADDR:8469 in the namespace" grep -q "listening on .*https://$ADDR:8469" "$IT_TMP/kabd.log"
 tid=$(nsx "$KAB" submit "$PUB/quick.job" --url "$TLS_URL" --token-file "$TOK" --cacert "$C/ca.pem" --wait 2>"$IT_TMP/err")
-check "kab submit --url https://… --cacert CA: verified, the job runs to done" [ $? = 0 -a -n "$tid" ]
-[ -n "$tid" ] || sed 's/^/    /' "$IT_TMP/err"
+rc=$?
+check "kab submit --url https://… --cacert CA: verified, the job runs to done" [ $rc = 0 -a -n "$tid" ]
+[ $rc = 0 ] || sed 's/^/    /' "$IT_TMP/err"
 check "and it records the token as its submitter" [ "$(sql "$DB" "select submitter from jobs where id = ${tid:-0}")" = token ]
 nsx "$KAB" submit "$PUB/quick.job" --url "$TLS_URL" --token-file "$TOK" --cacert "$C/wrong.pem" >/dev/null 2>"$IT_TMP/err"
 rc=$?
@@ -240,6 +243,8 @@ code=$(nsx curl -s -o /dev/null -w '%{http_code}' --cacert "$C/ca.pem" -H "Autho
 	-H "Origin: http://$ADDR:8469" "$TLS_URL/api/v1/jobs")
 check "https with the http:// origin (another origin): 403" [ "$code" = 403 ]
 kabd_stop
-check "kabd over TLS stops with exit 0" [ $? = 0 ]
+rc=$?
+check "kabd over TLS stops with exit 0 ($rc)" [ $rc = 0 ]
+[ $rc = 0 ] || tail -20 "$IT_TMP/kabd.log" | sed 's/^/    /'
 check "kabd logged no crash" bash -c "! grep -qiE 'sanitizer|segmentation|assert' '$IT_TMP/kabd.log'"
 it_end
