@@ -18,8 +18,9 @@ static int check_owner_mode(const char *path, const char *what, const struct sta
 	}
 	if (sb->st_uid != 0 || (sb->st_mode & 077)) {
 		log_error("%s: the %s has mode %04o and owner uid %u: it must be owned by root and not readable or "
-			  "writable by group or others (chown root %s; chmod 600 %s)",
-			  path, what, (unsigned)(sb->st_mode & 07777), (unsigned)sb->st_uid, path, path);
+			  "writable by group or others (%s%s%schmod 600 %s)",
+			  path, what, (unsigned)(sb->st_mode & 07777), (unsigned)sb->st_uid, sb->st_uid ? "chown root " : "",
+			  sb->st_uid ? path : "", sb->st_uid ? "; " : "", path);
 		return -EPERM;
 	}
 	return 0;
