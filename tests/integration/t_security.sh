@@ -29,7 +29,7 @@ security_cleanup() {
 	# a kabd of this test that outlived its parent: the executor lock names it
 	local p
 	p=$(cat /run/kab/executor.lock 2>/dev/null)
-	[ -n "$p" ] && tr '\0' ' ' </proc/"$p"/cmdline 2>/dev/null | grep -q "$IT_TMP" && kill -KILL "$p"
+	[ -n "$p" ] && [ -r "/proc/$p/cmdline" ] && tr "\\0" " " <"/proc/$p/cmdline" | grep -q "$IT_TMP" && kill -KILL "$p"
 	[ -n "$made_user" ] && userdel "$MEMBER" 2>/dev/null
 	[ -n "$made_group" ] && groupdel "$GRP" 2>/dev/null
 	[ -n "$made_ns" ] && ip netns del "$NS" 2>/dev/null
