@@ -114,7 +114,7 @@ static void default_web_root(char *buf, size_t size)
 	snprintf(buf, size, "%s", INSTALLED_WEB_ROOT);
 }
 
-/* 0, or the exit status (2) after printing usage or the error. */
+/* 0 to go on; 1 after --help; 2 after printing usage or the error. */
 static int parse_opts(int argc, char **argv, struct kabd_opts *o)
 {
 	static const struct option opts[] = {
