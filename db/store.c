@@ -6,9 +6,12 @@
 #include "wl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct store {
 	sqlite3 *db;
@@ -97,6 +100,10 @@ static const char *const migrations[] = {
 	"ALTER TABLE builds ADD COLUMN initrd TEXT;"
 	"ALTER TABLE builds ADD COLUMN kind TEXT NOT NULL DEFAULT 'build';"
 	"ALTER TABLE variants ADD COLUMN build_id INTEGER REFERENCES builds(id);",
+	/* 7: the name of the job's own directory under the state directory's
+	 * jobs/ (made fresh by mkdtemp), so that a resumed job finds it and
+	 * kab never reuses a directory it did not make */
+	"ALTER TABLE jobs ADD COLUMN jobdir TEXT;",
 };
 
 sqlite3 *store_sqlite(struct store *s) { return s->db; }
@@ -187,12 +194,52 @@ static int migrate(struct store *s)
 	return 0;
 }
 
+/* kab's database is 0600: a new file is made so before SQLite opens it
+ * (SQLite gives its -wal and -shm the database file's mode and owner, so
+ * they follow whatever the umask), and one of ours that is open to its
+ * group or others (made by an older kab) is closed to them, with a line
+ * saying so. Results are read through kabd, which decides who may. */
+static int files_private(const char *path)
+{
+	if (!path[0] || strcmp(path, ":memory:") == 0 || strncmp(path, "file:", 5) == 0)
+		return 0;
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		int r = fchmod(fd, 0600) < 0 ? -errno : 0;
+		close(fd);
+		return r;
+	}
+	if (errno != EEXIST)
+		return -errno;
+	struct stat lst;
+	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+		return -ELOOP; /* SQLITE_OPEN_NOFOLLOW would refuse it less clearly */
+	static const char *const suffixes[] = { "", "-wal", "-shm" };
+	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
+		char p[4096];
+		struct stat st;
+		snprintf(p, sizeof(p), "%s%s", path, suffixes[i]);
+		if (lstat(p, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || !(st.st_mode & 077))
+			continue;
+		if (chmod(p, st.st_mode & 0700) == 0)
+			log_warn("%s was mode %04o, open to its group or others; now %04o", p, (unsigned)(st.st_mode & 07777),
+				 (unsigned)(st.st_mode & 0700));
+	}
+	return 0;
+}
+
 int store_open(const char *path, struct store **ret)
 {
+	int r = files_private(path);
+	if (r < 0) {
+		log_error("cannot create database %s: %s%s", path, strerror(-r),
+			  r == -ELOOP ? " (a symbolic link: name the database file itself)" : "");
+		return r;
+	}
 	struct store *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, NULL);
+	int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW, NULL);
 	if (rc != SQLITE_OK) {
 		log_error("cannot open database %s: %s", path, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
 		sqlite3_close(s->db);
@@ -204,7 +251,7 @@ int store_open(const char *path, struct store **ret)
 	 * after a power cut the store knows every run it started and every
 	 * boot it judged (NORMAL could lose the last commits). kab commits a
 	 * few times a run; the fsyncs cost nothing it measures. */
-	int r = exec_sql(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;");
+	r = exec_sql(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;");
 	if (r >= 0)
 		r = migrate(s);
 	if (r < 0) {
@@ -332,6 +379,33 @@ int store_job_set_status(struct store *s, int64_t job_id, const char *status, co
 	store_bind_text(st, 2, reason);
 	sqlite3_bind_double(st, 3, util_real_now());
 	sqlite3_bind_int64(st, 4, job_id);
+	if ((r = step_done(s, st)) < 0)
+		return r;
+	return sqlite3_changes(s->db) == 1 ? 0 : -ENOENT;
+}
+
+int store_job_dir_get(struct store *s, int64_t job_id, char *buf, size_t len)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "SELECT jobdir FROM jobs WHERE id = ?", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? -ENOENT : sql_err(s, rc, "step");
+	store_col_text(st, 0, buf, len);
+	return 0;
+}
+
+int store_job_dir_set(struct store *s, int64_t job_id, const char *name)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "UPDATE jobs SET jobdir = ? WHERE id = ?", &st);
+	if (r < 0)
+		return r;
+	store_bind_text(st, 1, name);
+	sqlite3_bind_int64(st, 2, job_id);
 	if ((r = step_done(s, st)) < 0)
 		return r;
 	return sqlite3_changes(s->db) == 1 ? 0 : -ENOENT;

@@ -8,10 +8,11 @@
 struct job;
 struct wl_metrics;
 
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 
 struct store;
 
+/* Opens (or creates, mode 0600, its -wal and -shm alike) the database. */
 int store_open(const char *path, struct store **ret);
 /* The database file's absolute path ("" for an in-memory one). */
 const char *store_path(const struct store *st);
@@ -25,6 +26,11 @@ int store_rollback(struct store *s);
 /* ---- jobs ---- */
 int store_job_create(struct store *s, const struct job *j, int64_t *ret_id);
 int store_job_set_status(struct store *s, int64_t job_id, const char *status, const char *reason);
+
+/* The name of the job's directory under the state directory's jobs/
+ * ("" when it has none); NULL clears it. */
+int store_job_dir_get(struct store *s, int64_t job_id, char *buf, size_t len);
+int store_job_dir_set(struct store *s, int64_t job_id, const char *name);
 
 struct store_job {
 	int64_t id;

@@ -3,6 +3,7 @@
 #include "executor.h"
 #include "job.h"
 #include "report.h"
+#include "statedir.h"
 #include "store.h"
 #include "util.h"
 
@@ -30,22 +31,24 @@ int cmd_run(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
 		{ "resume", required_argument, NULL, 'r' },
+		{ "state-dir", required_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-report", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *db = DEFAULT_DB, *resume = NULL;
+	const char *db = DEFAULT_DB, *resume = NULL, *state_dir = NULL;
 	bool report = true;
 	int c;
-	while ((c = getopt_long(argc, argv, "d:r:qnh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:r:s:qnh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': db = optarg; break;
 		case 'r': resume = optarg; break;
+		case 's': state_dir = optarg; break;
 		case 'q': log_quiet = true; break;
 		case 'n': report = false; break;
 		case 'h':
-			printf("usage: kab run JOB [--db PATH] [--quiet] [--no-report]\n       kab run --resume ID [--db PATH]\n");
+			printf("usage: kab run JOB [--db PATH] [--state-dir DIR] [--quiet] [--no-report]\n       kab run --resume ID [--db PATH] [--state-dir DIR]\n");
 			return 0;
 		default:
 			return 2;
@@ -83,6 +86,13 @@ int cmd_run(int argc, char **argv)
 		log_error("kab run needs root: it creates memory cgroups, swap and writes sysctl/sysfs knobs");
 		goto out;
 	}
+	struct strbuf serr = { 0 };
+	r = state_init(state_dir, &serr);
+	if (r < 0)
+		log_error("%s", serr.buf ? serr.buf : "the state directory cannot be used");
+	sb_free(&serr);
+	if (r < 0)
+		goto out;
 	if (exec_lock(&lock_fd) < 0)
 		goto out;
 	if (store_open(db, &st) < 0)

@@ -14,6 +14,7 @@
 #include "store_builds.h"
 #include "provenance.h"
 #include "sampler.h"
+#include "statedir.h"
 #include "store.h"
 #include "swap.h"
 #include "util.h"
@@ -22,6 +23,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,8 +175,143 @@ static int swap_knobs_apply(struct store *st, const struct job *j, int64_t job_i
 	return 0;
 }
 
+/* ---- the job's own directory ---- */
+
+/* STATE/jobs/NAME, made fresh by mkdtemp, its NAME in the database so that
+ * a resumed job finds it again: everything the job writes (its workloads'
+ * prepared data in w<i>, each run's directory, a swap file) goes there,
+ * never to a path another user could have made first. */
+struct jobdir {
+	int fd;
+	char path[PATH_MAX];
+	bool over; /* the job ended for good: the directory goes */
+};
+
+#define JOBDIR_INIT { .fd = -1 }
+
+/* What a crashed run left in a directory being reused: its run-* work
+ * directory and a swap-* file the journal did not know of yet. */
+static void jobdir_clean(const struct jobdir *jd)
+{
+	int fd = dup(jd->fd);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "run-", 4) != 0 && strncmp(e->d_name, "swap-", 5) != 0)
+			continue;
+		char p[PATH_MAX + 256];
+		snprintf(p, sizeof(p), "%s/%s", jd->path, e->d_name);
+		if (util_remove_tree(p) < 0)
+			log_warn("cannot remove %s, left by an interrupted run", p);
+	}
+	closedir(d);
+}
+
+/* The directory the database names for the job, when it is still there,
+ * a directory and private to us; -1 otherwise. */
+static int jobdir_reopen(int jobs_fd, const char *name)
+{
+	if (!name[0] || strchr(name, '/') || strncmp(name, "job", 3) != 0)
+		return -1;
+	int fd = openat(jobs_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat s;
+	if (fd >= 0 && fstat(fd, &s) == 0 && s.st_uid == geteuid() && (s.st_mode & 077) == 0)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+static int jobdir_open(struct store *st, int64_t job_id, struct jobdir *jd, struct strbuf *err)
+{
+	int r = state_init(NULL, err);
+	_cleanup_close_ int jobs = -1;
+	if (r < 0 || (r = state_subdir(state_fd(), state_path(), "jobs", &jobs, err)) < 0)
+		return r;
+	char jobs_path[PATH_MAX], name[NAME_MAX + 1] = "";
+	snprintf(jobs_path, sizeof(jobs_path), "%s/jobs", state_path());
+	store_job_dir_get(st, job_id, name, sizeof(name));
+	int fd = jobdir_reopen(jobs, name);
+	if (fd < 0 && name[0])
+		log_warn("job %lld's directory %s/%s is gone (or not kab's): making a new one, its workloads prepare again",
+			 (long long)job_id, jobs_path, name);
+	if (fd < 0) {
+		char prefix[48];
+		snprintf(prefix, sizeof(prefix), "job%lld-", (long long)job_id);
+		if ((r = state_mkdtemp(jobs, prefix, name, sizeof(name))) < 0) {
+			sb_printf(err, "cannot create the job's directory in %s: %s", jobs_path, strerror(-r));
+			return r;
+		}
+		if ((r = store_job_dir_set(st, job_id, name)) < 0 ||
+		    (fd = openat(jobs, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+			r = r < 0 ? r : -errno;
+			unlinkat(jobs, name, AT_REMOVEDIR);
+			sb_printf(err, "cannot record or open the job's directory %s/%s: %s", jobs_path, name, strerror(-r));
+			return r;
+		}
+	}
+	jd->fd = fd;
+	snprintf(jd->path, sizeof(jd->path), "%s/%s", jobs_path, name);
+	jobdir_clean(jd);
+	return 0;
+}
+
+/* Closes the job's directory; removes it once the job is over. */
+static void jobdir_close(struct store *st, int64_t job_id, struct jobdir *jd)
+{
+	if (jd->fd < 0)
+		return;
+	close(jd->fd);
+	jd->fd = -1;
+	if (!jd->over)
+		return;
+	if (util_remove_tree(jd->path) < 0)
+		log_warn("cannot remove the job's directory %s", jd->path);
+	else
+		store_job_dir_set(st, job_id, NULL);
+}
+
+/* A workload's directory for the whole job: datasets and sources its
+ * prepare hook makes, kept across runs and resumes. */
+static void wl_dir(const struct jobdir *jd, size_t wl_idx, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/w%zu", jd->path, wl_idx);
+}
+
+/* A swap file of the job's naming: kab check said so, and so must its
+ * directory now, when kab makes it as root and runs mkswap on its name. */
+static int swap_path_trusted(const char *path, char *err, size_t len)
+{
+	char dir[256];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir] = 0;
+	struct strbuf why = { 0 };
+	int r = state_path_trusted(dir, &why);
+	if (r < 0)
+		snprintf(err, len, "swap file %s: %s", path, why.buf ? why.buf : strerror(-r));
+	sb_free(&why);
+	return r;
+}
+
+/* [swap] device = file without a path: a fresh file in the job's directory. */
+static int swap_default_path(const struct jobdir *jd, char *buf, size_t len)
+{
+	char name[32];
+	int r = state_tempname("swap-", "", name, sizeof(name));
+	if (r < 0)
+		return r;
+	return snprintf(buf, len, "%s/%s", jd->path, name) >= (int)len ? -ENAMETOOLONG : 0;
+}
+
 static int swap_setup(struct store *st, const struct job *j, int64_t job_id, const char *boot_id,
-		      struct job_swap_state *s)
+		      const struct jobdir *jd, struct job_swap_state *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->zram_id = -1;
@@ -198,7 +335,14 @@ static int swap_setup(struct store *st, const struct job *j, int64_t job_id, con
 		}
 		break;
 	case JOB_SWAP_FILE:
-		snprintf(s->path, sizeof(s->path), "%s", j->swap.path);
+		if (j->swap.path) {
+			snprintf(s->path, sizeof(s->path), "%s", j->swap.path);
+			if ((r = swap_path_trusted(s->path, err, sizeof(err))) < 0)
+				break;
+		} else if ((r = swap_default_path(jd, s->path, sizeof(s->path))) < 0) {
+			snprintf(err, sizeof(err), "cannot name a swap file in %s: %s", jd->path, strerror(-r));
+			break;
+		}
 		snprintf(e.kind, sizeof(e.kind), "swapfile");
 		snprintf(e.target, sizeof(e.target), "%s", s->path);
 		if ((r = store_journal_add(st, &e, &s->journal_id)) < 0)
@@ -292,7 +436,7 @@ static void read_tail(const char *dir, const char *name, char *buf, size_t len)
 	char path[512];
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	buf[0] = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	off_t size = lseek(fd, 0, SEEK_END);
@@ -335,8 +479,9 @@ static int spawn_stopped(const char *prog, char **argv, const char *workdir, pid
 		close(go[1]);
 		close(errp[0]);
 		int in = open("/dev/null", O_RDONLY);
-		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int e = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		/* the run's directory is new: nothing is there to follow */
+		int o = open(out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		int e = open(errf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0 ||
 		    chdir(workdir) < 0)
 			goto fail;
@@ -446,29 +591,27 @@ static const char *decide_status(const struct run_outcome *o, uint64_t oom_kills
 	return "failed";
 }
 
-/* A workload's directory for the whole job: datasets and sources its
- * prepare hook makes, kept across runs and resumes. Named by the database
- * and job id, so two databases never share one. */
-static void wl_jobdir(const struct store *st, int64_t job_id, size_t wl_idx, char *buf, size_t len)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (const char *p = store_path(st); *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	snprintf(buf, len, "/var/tmp/kab-%08llx-job%lld-w%zu", (unsigned long long)(h & 0xffffffffu),
-		 (long long)job_id, wl_idx);
-}
-
-static int workloads_prepare(struct store *st, const struct job *j, int64_t job_id)
+static int workloads_prepare(const struct job *j, int64_t job_id, const struct jobdir *jd)
 {
 	for (size_t i = 0; i < j->n_workloads; i++) {
 		const struct wl_ops *ops = wl_find(j->workloads[i].type);
 		if (!ops || !ops->prepare)
 			continue;
-		char dir[256], err[768] = "";
-		wl_jobdir(st, job_id, i, dir, sizeof(dir));
-		if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-			log_error("workload \"%s\": cannot create %s: %s", j->workloads[i].name, dir, strerror(errno));
-			return -errno;
+		char dir[PATH_MAX + 32], name[32], err[768] = "";
+		struct stat sst;
+		snprintf(name, sizeof(name), "w%zu", i);
+		wl_dir(jd, i, dir, sizeof(dir));
+		/* in the job's private directory: one there is this job's own */
+		int e = 0;
+		if (mkdirat(jd->fd, name, 0700) < 0 && errno != EEXIST)
+			e = errno;
+		else if (fstatat(jd->fd, name, &sst, AT_SYMLINK_NOFOLLOW) < 0)
+			e = errno;
+		else if (!S_ISDIR(sst.st_mode))
+			e = ENOTDIR;
+		if (e) {
+			log_error("workload \"%s\": cannot create %s: %s", j->workloads[i].name, dir, strerror(e));
+			return -e;
 		}
 		struct wl_ctx c = { .wl = &j->workloads[i], .jobdir = dir, .job_id = job_id };
 		log_info("preparing workload \"%s\" (%s)", j->workloads[i].name, j->workloads[i].type);
@@ -481,14 +624,17 @@ static int workloads_prepare(struct store *st, const struct job *j, int64_t job_
 	return 0;
 }
 
-static void workloads_finish(struct store *st, const struct job *j, int64_t job_id)
+/* The job ended for good (done or failed): each workload's finish hook,
+ * then its directory goes, and the job's with it once swap is off. */
+static void workloads_finish(const struct job *j, int64_t job_id, struct jobdir *jd)
 {
+	jd->over = true;
 	for (size_t i = 0; i < j->n_workloads; i++) {
 		const struct wl_ops *ops = wl_find(j->workloads[i].type);
 		if (!ops || (!ops->prepare && !ops->finish))
 			continue;
-		char dir[256];
-		wl_jobdir(st, job_id, i, dir, sizeof(dir));
+		char dir[PATH_MAX + 32];
+		wl_dir(jd, i, dir, sizeof(dir));
 		struct wl_ctx c = { .wl = &j->workloads[i], .jobdir = dir, .job_id = job_id };
 		if (ops->finish)
 			ops->finish(&c);
@@ -525,8 +671,8 @@ static void reason_add_stderr(char *reason, size_t len, const char *tail)
 
 static double tv_s(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6; }
 
-static int run_step(struct store *st, const struct job *j, int64_t job_id, const struct store_step *step,
-		    const char *boot_id)
+static int run_step(struct store *st, const struct job *j, int64_t job_id, const struct jobdir *jd,
+		    const struct store_step *step, const char *boot_id)
 {
 	const struct job_variant *var = &j->variants[step->variant];
 	const struct job_workload *wl = &j->workloads[step->workload];
@@ -538,7 +684,7 @@ static int run_step(struct store *st, const struct job *j, int64_t job_id, const
 	struct cg *cg = NULL;
 	struct sampler *smp = NULL;
 	char **argv = NULL;
-	char workdir[] = "/var/tmp/kab-run-XXXXXX";
+	char workdir[PATH_MAX + 32] = "", runname[32];
 	bool have_workdir = false;
 	int64_t cg_journal = 0;
 	struct wl_metrics m = { 0 };
@@ -588,14 +734,14 @@ static int run_step(struct store *st, const struct job *j, int64_t job_id, const
 		goto setup_failed;
 	snprintf(run.cgroup_path, sizeof(run.cgroup_path), "%s", cg->path);
 	run.cgroup_version = cg->version;
-	if (!mkdtemp(workdir)) {
-		r = -errno;
-		snprintf(err, sizeof(err), "cannot create a work directory under /var/tmp: %s", strerror(errno));
+	if ((r = state_mkdtemp(jd->fd, "run-", runname, sizeof(runname))) < 0) {
+		snprintf(err, sizeof(err), "cannot create the run's directory in %s: %s", jd->path, strerror(-r));
 		goto setup_failed;
 	}
+	snprintf(workdir, sizeof(workdir), "%s/%s", jd->path, runname);
 	have_workdir = true;
-	char jobdir[256];
-	wl_jobdir(st, job_id, (size_t)step->workload, jobdir, sizeof(jobdir));
+	char jobdir[PATH_MAX + 32];
+	wl_dir(jd, (size_t)step->workload, jobdir, sizeof(jobdir));
 	struct wl_ctx ctx = { .wl = wl, .workdir = workdir, .jobdir = jobdir, .job_id = job_id };
 	char prog[1024];
 	if ((r = ops->argv(&ctx, &argv)) < 0 || !argv[0]) {
@@ -1171,6 +1317,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	bool boots = job_boots_kernels(j), swap_up = false;
 	struct boots bc = { .current = -1 };
 	int64_t *builds = NULL;
+	struct jobdir jd = JOBDIR_INIT;
 
 	struct diags d = { 0 };
 	if (boots) {
@@ -1214,10 +1361,19 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	}
 	if ((r = store_steps_load(st, job_id, &steps, &n)) < 0)
 		goto out;
+	struct strbuf derr = { 0 };
+	if ((r = jobdir_open(st, job_id, &jd, &derr)) < 0) {
+		log_error("%s", derr.buf ? derr.buf : strerror(-r));
+		char reason[768];
+		snprintf(reason, sizeof(reason), "%.760s", derr.buf ? derr.buf : strerror(-r));
+		store_job_set_status(st, job_id, "failed", reason);
+		sb_free(&derr);
+		goto out;
+	}
 	store_job_set_status(st, job_id, "running", NULL);
-	if ((r = workloads_prepare(st, j, job_id)) < 0) {
+	if ((r = workloads_prepare(j, job_id, &jd)) < 0) {
 		store_job_set_status(st, job_id, "failed", "a workload could not be prepared; see the log");
-		workloads_finish(st, j, job_id);
+		workloads_finish(j, job_id, &jd);
 		goto out;
 	}
 	size_t done = 0, total = n;
@@ -1252,7 +1408,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 					snprintf(msg, sizeof(msg), "variant %s is boot-failed (its kernel did not come up in %u attempts); on_boot_failure = abort",
 						 j->variants[steps[i].variant].name, j->boot_attempts);
 					store_job_set_status(st, job_id, "failed", msg);
-					workloads_finish(st, j, job_id);
+					workloads_finish(j, job_id, &jd);
 					r = -ECANCELED;
 					goto out;
 				}
@@ -1269,7 +1425,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 			goto out; /* the switch could not be made; the job is failed */
 		}
 		if (!swap_up) {
-			if ((r = swap_setup(st, j, job_id, boot_id, &sw)) < 0) {
+			if ((r = swap_setup(st, j, job_id, boot_id, &jd, &sw)) < 0) {
 				store_job_set_status(st, job_id, "failed", "swap could not be set up");
 				goto out;
 			}
@@ -1283,7 +1439,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 		}
 		log_info("[%zu/%zu] pair %d: %s / %s%s", done, total, steps[i].pair + 1,
 			 j->variants[steps[i].variant].name, j->workloads[steps[i].workload].name, eta);
-		r = run_step(st, j, job_id, &steps[i], boot_id);
+		r = run_step(st, j, job_id, &jd, &steps[i], boot_id);
 		ran++;
 		if (r == -EINTR || interrupted) {
 			r = -EINTR;
@@ -1291,7 +1447,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 		}
 		if (r < 0) {
 			store_job_set_status(st, job_id, "failed", "a run could not be set up; see the log");
-			workloads_finish(st, j, job_id);
+			workloads_finish(j, job_id, &jd);
 			goto out;
 		}
 		if (j->adaptive.on)
@@ -1304,11 +1460,12 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	} else {
 		adaptive_finish(st, j, job_id);
 		store_job_set_status(st, job_id, "done", boot_failed ? "finished without a variant whose kernel did not come up (boot-failed)" : NULL);
-		workloads_finish(st, j, job_id);
+		workloads_finish(j, job_id, &jd);
 	}
 out:
 	swap_teardown(st, &sw);
 	cg_remove_parent();
+	jobdir_close(st, job_id, &jd);
 	free(steps);
 	free(builds);
 	boots_free(&bc, j->n_variants);

@@ -95,7 +95,7 @@ struct job_adaptive {
 struct job_swap {
 	enum job_swap_kind kind;
 	uint64_t size;     /* zram and file */
-	char *path;        /* file */
+	char *path;        /* file; NULL: a fresh one in the job's directory */
 	char *algorithm;   /* zram comp_algorithm, NULL: kernel default */
 	int priority;      /* swapon priority, -1: default */
 	/* zswap in front of the device, for the whole job (variants may still

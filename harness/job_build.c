@@ -742,8 +742,7 @@ static void build_swap_section(struct builder *b, const struct job_section *s)
 		ERR(b, alg->line, "algorithm applies only to device = zram, not %s", dev);
 	if (prio->line && !sized)
 		ERR(b, prio->line, "priority applies only to device = zram or file, not %s", dev);
-	if (sw->kind == JOB_SWAP_FILE && !sw->path && !(sw->path = strdup(JOB_SWAP_PATH_DEFAULT)))
-		b->oom = true;
+	/* no path: the executor makes a fresh file in the job's own directory */
 	if (b->check && b->d->n == d0)
 		job_check_swap(b->file, sw, path->line ? path->line : s->line, b->d);
 	if (b->check && b->d->n == d0 && alg->line && sw->kind == JOB_SWAP_ZRAM && sw->algorithm)

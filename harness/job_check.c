@@ -3,6 +3,7 @@
  * system it checks. job_parse_string_nocheck() skips them. */
 #include "job.h"
 #include "job_priv.h"
+#include "statedir.h"
 #include "util.h"
 #include "wl.h"
 
@@ -166,6 +167,16 @@ bool job_check_swap(const char *file, const struct job_swap *s, int path_line, s
 	}
 	if (dir && !S_ISDIR(st.st_mode)) {
 		diags_add(d, file, path_line, "%s, where the swap file %s would go, is not a directory", dir, s->path);
+		return false;
+	}
+	/* kab makes the file as root and runs mkswap and swapon on its name:
+	 * a directory another user can change could swap that name for a
+	 * link to a disk */
+	struct strbuf why = { 0 };
+	if (dir && state_path_trusted(dir, &why) < 0) {
+		diags_add(d, file, path_line, "swap file %s: %s; name a path under directories only root can change, or leave path out (kab then makes the file in the job's own directory)",
+			  s->path, why.buf ? why.buf : "its directory cannot be checked");
+		sb_free(&why);
 		return false;
 	}
 	return true;

@@ -48,7 +48,6 @@ struct job_section {
 #define JOB_SWAP_MIN (1ull << 20)
 #define JOB_PRIORITY_MAX 32767
 #define JOB_NAME_MAX 64
-#define JOB_SWAP_PATH_DEFAULT "/var/tmp/kab.swap"
 #define JOB_LOOKS_MAX 10u      /* adaptive: at most this many looks */
 #define JOB_ADAPTIVE_MIN 2u    /* adaptive: the first look needs two pairs */
 #define JOB_EPSILON_MAX 100.0  /* epsilon in percent */

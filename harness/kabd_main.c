@@ -5,6 +5,7 @@
 #include "executor.h"
 #include "httpd.h"
 #include "queue.h"
+#include "statedir.h"
 #include "store.h"
 #include "util.h"
 
@@ -18,14 +19,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DEFAULT_DB "/var/lib/kab/kab.db"
+#define DB_NAME "kab.db" /* in the state directory unless --db names one */
 #define DEFAULT_LISTEN "127.0.0.1:8469"
 #define HTTP_NICE 10
 #define INSTALLED_WEB_ROOT "/usr/local/share/kab/web"
 
 static const char usage[] =
-	"usage: kabd [--db PATH] [--listen ADDR:PORT] [--token-file PATH] [--web-root DIR]\n"
-	"  --db PATH            the database (default " DEFAULT_DB ")\n"
+	"usage: kabd [--db PATH] [--state-dir DIR] [--listen ADDR:PORT] [--token-file PATH] [--web-root DIR]\n"
+	"  --db PATH            the database (default: " DB_NAME " in the state directory)\n"
+	"  --state-dir DIR      where jobs' work directories, swap files and kernel builds go\n"
+	"                       (default $" STATE_DIR_ENV ", else " STATE_DIR_DEFAULT "); root's, mode 0700\n"
 	"  --listen ADDR:PORT   IPv4 address and port, or [IPv6]:PORT (default " DEFAULT_LISTEN ")\n"
 	"  --token-file PATH    POST requests need Authorization: Bearer <the file's token>;\n"
 	"                       required to listen on a non-loopback address\n"
@@ -104,18 +107,20 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
+		{ "state-dir", required_argument, NULL, 's' },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "token-file", required_argument, NULL, 't' },
 		{ "web-root", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *db = DEFAULT_DB, *listen_at = DEFAULT_LISTEN, *token_file = NULL, *web_root = NULL;
+	const char *db = NULL, *state_dir = NULL, *listen_at = DEFAULT_LISTEN, *token_file = NULL, *web_root = NULL;
 	char web_root_buf[4096];
 	int c;
-	while ((c = getopt_long(argc, argv, "d:l:t:w:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:s:l:t:w:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': db = optarg; break;
+		case 's': state_dir = optarg; break;
 		case 'l': listen_at = optarg; break;
 		case 't': token_file = optarg; break;
 		case 'w': web_root = optarg; break;
@@ -149,6 +154,17 @@ int main(int argc, char **argv)
 		log_error("kabd needs root: its executor creates memory cgroups, swap and writes sysctl/sysfs knobs");
 		return 1;
 	}
+	struct strbuf serr = { 0 };
+	if (state_init(state_dir, &serr) < 0) {
+		log_error("%s", serr.buf ? serr.buf : "the state directory cannot be used");
+		sb_free(&serr);
+		return 1;
+	}
+	char db_buf[4096];
+	if (!db) {
+		snprintf(db_buf, sizeof(db_buf), "%s/" DB_NAME, state_path());
+		db = db_buf;
+	}
 	if (make_db_dir(db) < 0)
 		return 1;
 
@@ -180,7 +196,7 @@ int main(int argc, char **argv)
 		log_error("cannot listen on %s (in use, or not an address of this machine)", listen_at);
 		goto out;
 	}
-	log_info("kabd %s: listening on %s, database %s, pages from %s%s", KAB_VERSION, listen_at, db, web_root,
+	log_info("kabd %s: listening on %s, database %s, state %s, pages from %s%s", KAB_VERSION, listen_at, db, state_path(), web_root,
 		 token ? ", POST needs the token" : "");
 
 	sigset_t stop;

@@ -78,7 +78,8 @@ int swap_zram_remove(int id)
 
 int swap_file_create(const char *path, uint64_t size, char *err, size_t errlen)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	/* a new file, never one there before nor a symbolic link's target */
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot create swap file %s: %s", path, strerror(errno));
 		return -errno;

@@ -492,13 +492,14 @@ void log_info(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Copies a regular file's bytes to `to` (created or truncated, 0644). */
+/* Copies a regular file's bytes to `to` (created or truncated, 0644;
+ * never a symbolic link's target). */
 int util_copy_file(const char *from, const char *to)
 {
 	_cleanup_close_ int in = open(from, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return -errno;
-	_cleanup_close_ int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	_cleanup_close_ int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (out < 0)
 		return -errno;
 	char buf[65536];

@@ -44,7 +44,8 @@ int util_write_file(const char *path, const char *value);
 int util_mkdir_p(const char *path, mode_t mode);
 /* rm -rf that never follows a symlink; 0 when path does not exist. */
 int util_remove_tree(const char *path);
-/* Copies from's bytes into to (created or truncated, mode 0644). */
+/* Copies from's bytes into to (created or truncated, mode 0644; a
+ * symbolic link at to is refused with -ELOOP, never written through). */
 /* A child's wait status in words: "exited with status 2", "was killed by signal 9". */
 void util_wait_status_text(int status, char *buf, size_t len);
 int util_copy_file(const char *from, const char *to);

@@ -15,6 +15,7 @@
 #include "run.h"
 #include "series.h"
 #include "sha256.h"
+#include "statedir.h"
 #include "store.h"
 #include "store_builds.h"
 #include "util.h"
@@ -534,7 +535,7 @@ static int compile(struct ctx *c, struct store_build *b, struct kbuild_result *r
 	snprintf(localversion, sizeof(localversion), "-kab%lld", (long long)b->id);
 	snprintf(path, sizeof(path), "%s/build-%lld.log", c->root, (long long)b->id);
 	b->log_path = strdup(path);
-	_cleanup_close_ int log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	_cleanup_close_ int log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (log_fd < 0) {
 		sb_printf(c->err, "%s: %s", path, strerror(errno));
 		return -EIO;
@@ -601,21 +602,38 @@ static int compile(struct ctx *c, struct store_build *b, struct kbuild_result *r
 	return 0;
 }
 
+int kbuild_dir(const char *given, const char *env, const char *sub, char *buf, size_t len, struct strbuf *err)
+{
+	const char *e = getenv(env);
+	if (!given && e && *e)
+		given = e;
+	int r = given ? 0 : state_init(NULL, err);
+	if (r < 0)
+		return r;
+	if (given)
+		r = snprintf(buf, len, "%s", given);
+	else
+		r = snprintf(buf, len, "%s/%s", state_path(), sub);
+	if (r >= (int)len) {
+		sb_printf(err, "%s: path too long", given ? given : sub);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
 int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuild_result *ret, struct strbuf *err)
 {
 	struct ctx c = { .rq = rq, .err = err };
 	double t0 = util_mono_now();
 	/* the request's directories, else $KAB_KBUILD_WORK / $KAB_KERNELS_DIR
-	 * (how kabd is pointed elsewhere), else the defaults */
-	const char *ew = getenv("KAB_KBUILD_WORK"), *ek = getenv("KAB_KERNELS_DIR");
-	snprintf(c.work, sizeof(c.work), "%s", rq->work_dir ? rq->work_dir : ew && *ew ? ew : KBUILD_WORK_DEFAULT);
-	snprintf(c.kernels, sizeof(c.kernels), "%s",
-		 rq->kernels_dir ? rq->kernels_dir : ek && *ek ? ek : KBUILD_KERNELS_DEFAULT);
+	 * (how kabd is pointed elsewhere), else the state directory's */
+	int r = kbuild_dir(rq->work_dir, "KAB_KBUILD_WORK", KBUILD_WORK_SUBDIR, c.work, sizeof(c.work), err);
+	if (r < 0 || (r = kbuild_dir(rq->kernels_dir, "KAB_KERNELS_DIR", KBUILD_KERNELS_SUBDIR, c.kernels, sizeof(c.kernels), err)) < 0)
+		return r;
 	_cleanup_close_ int lock_fd = -1;
 	_cleanup_close_ int cfg_fd = -1;
 	_cleanup_free_ char *cfg_text = NULL;
 	struct store_build b = { 0 };
-	int r;
 
 	/* the tree key needs the tree's real path: check_inputs sets it */
 	snprintf(c.root, sizeof(c.root), "%s/tmp", c.work);
@@ -639,7 +657,7 @@ int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuil
 	}
 	char lock[PATH_MAX + 8];
 	snprintf(lock, sizeof(lock), "%s/lock", c.root);
-	lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	lock_fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (lock_fd < 0) {
 		sb_printf(err, "%s: cannot open: %s", lock, strerror(errno));
 		r = -EIO;
@@ -669,7 +687,7 @@ int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuil
 		goto out;
 	char cfg_log[PATH_MAX + 16];
 	snprintf(cfg_log, sizeof(cfg_log), "%s/config.log", c.root);
-	cfg_fd = open(cfg_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	cfg_fd = open(cfg_log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if ((r = produce_config(&c, cfg_fd)) < 0)
 		goto out;
 	inputs_key(&c, b.inputs_key);

@@ -10,8 +10,10 @@
 struct store;
 struct strbuf;
 
-#define KBUILD_WORK_DEFAULT "/var/cache/kab/kbuild"
-#define KBUILD_KERNELS_DEFAULT "/var/lib/kab/kernels"
+/* Under the state directory (statedir.h) unless the request, --work-dir /
+ * --kernels-dir or $KAB_KBUILD_WORK / $KAB_KERNELS_DIR name others. */
+#define KBUILD_WORK_SUBDIR "kbuild"
+#define KBUILD_KERNELS_SUBDIR "kernels"
 /* Bumped whenever how kab builds changes, so old builds are not reused
  * (2: builds with modules have an initramfs). */
 #define KBUILD_RECIPE "kab-kbuild-2"

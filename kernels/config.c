@@ -193,7 +193,7 @@ static int start_config(const char *src, const char *kc_dir, const char *source,
 	int r;
 	size_t n = strlen(from);
 	if (n > 3 && strcmp(from + n - 3, ".gz") == 0) {
-		_cleanup_close_ int fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		_cleanup_close_ int fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 		char *argv[] = { "gzip", "-dc", from, NULL };
 		struct krun ro = { .stdout_fd = fd, .log_fd = log_fd };
 		int status;

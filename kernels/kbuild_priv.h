@@ -16,3 +16,7 @@ int kconfig_produce(const char *src, const char *kc_dir, const char *source, cha
 bool kconfig_is_set(const char *text, const char *opt, bool module_ok);
 /* Lines setting an option to y or m: a size estimate of the build. */
 size_t kconfig_count_set(const char *text);
+
+/* A build's directory: given, else $env, else STATE/sub (the state
+ * directory opened, and refused with the reason in err, when needed). */
+int kbuild_dir(const char *given, const char *env, const char *sub, char *buf, size_t len, struct strbuf *err);

@@ -396,7 +396,7 @@ static int gunzip(const char *scratch, const struct strbuf *gz, struct strbuf *o
 		snprintf(err, errlen, "%s: cannot write: %s", in, strerror(errno));
 		return -EIO;
 	}
-	_cleanup_close_ int fd = open(outp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	_cleanup_close_ int fd = open(outp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: %s", outp, strerror(errno));
 		return -errno;

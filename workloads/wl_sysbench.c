@@ -593,7 +593,7 @@ static int prepare(const struct wl_ctx *c, char *err, size_t errlen)
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		int in = open("/dev/null", O_RDONLY);
-		int out = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		int out = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
 			_exit(127);
 		execv(helper, argv);

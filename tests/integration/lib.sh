@@ -6,6 +6,9 @@ KAB=${KAB:-build/kab}
 IT_PASS=0 IT_FAIL=0 IT_SKIP=0
 IT_NAME=$(basename "$0" .sh)
 IT_TMP=$(mktemp -d /tmp/kab-it.XXXXXX)
+# kab's state directory (work directories, swap files, kernel builds) for
+# this test: root's and 0700 like /var/lib/kab, and removed with IT_TMP
+export STATE_DIRECTORY=$IT_TMP/state
 IT_PIDS=()
 
 ok() { IT_PASS=$((IT_PASS + 1)); echo "  ok   $*"; }

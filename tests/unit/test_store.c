@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char job_text[] =
@@ -164,6 +165,18 @@ static void test_store(void)
 	T_EQ_INT(nj, 0);
 	free(jl);
 
+	char dn[64];
+	T_EQ_INT(store_job_dir_get(st, id, dn, sizeof(dn)), 0);
+	T_EQ_STR(dn, "");
+	T_EQ_INT(store_job_dir_set(st, id, "job1-AbC123"), 0);
+	T_EQ_INT(store_job_dir_get(st, id, dn, sizeof(dn)), 0);
+	T_EQ_STR(dn, "job1-AbC123");
+	T_EQ_INT(store_job_dir_set(st, id, NULL), 0);
+	T_EQ_INT(store_job_dir_get(st, id, dn, sizeof(dn)), 0);
+	T_EQ_STR(dn, "");
+	T_EQ_INT(store_job_dir_set(st, 99, "x"), -ENOENT);
+	T_EQ_INT(store_job_dir_get(st, 99, dn, sizeof(dn)), -ENOENT);
+
 	struct store_job sj;
 	T_EQ_INT(store_job_get(st, id, &sj), 0);
 	T_EQ_STR(sj.name, "unit");
@@ -186,10 +199,53 @@ static void test_store(void)
 	unlink(aux);
 }
 
+static unsigned mode_of(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 ? (unsigned)(st.st_mode & 07777) : 01000;
+}
+
+/* The database, its -wal and -shm are 0600 whatever the umask; a symbolic
+ * link is refused; one an older kab left open to others is closed. */
+static void test_store_modes(void)
+{
+	char dir[] = "/tmp/kab-unit-modes-XXXXXX";
+	T_CHECK(mkdtemp(dir) != NULL);
+	char db[128], wal[140], shm[140], link[128];
+	snprintf(db, sizeof(db), "%s/k.db", dir);
+	snprintf(wal, sizeof(wal), "%s-wal", db);
+	snprintf(shm, sizeof(shm), "%s-shm", db);
+	snprintf(link, sizeof(link), "%s/link.db", dir);
+	mode_t old = umask(0);
+	struct store *st;
+	T_EQ_INT(store_open(db, &st), 0);
+	struct job *j = parse(job_text);
+	int64_t id;
+	T_EQ_INT(j && store_job_create(st, j, &id) == 0, 1);
+	T_EQ_INT(mode_of(db), 0600);
+	T_EQ_INT(mode_of(wal), 0600);
+	T_EQ_INT(mode_of(shm), 0600);
+	store_close(st);
+	T_EQ_INT(symlink(db, link), 0);
+	T_EQ_INT(store_open(link, &st), -ELOOP);
+	T_EQ_INT(chmod(db, 0644), 0);
+	T_EQ_INT(store_open(db, &st), 0);
+	T_EQ_INT(mode_of(db), 0600);
+	store_close(st);
+	umask(old);
+	job_free(j);
+	unlink(link);
+	unlink(wal);
+	unlink(shm);
+	unlink(db);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	log_quiet = true;
 	test_plan();
 	test_store();
+	test_store_modes();
 	return t_done("store");
 }
