@@ -83,8 +83,9 @@ check "the data was prepared once for both runs" [ "$(grep -c "preparing sysbenc
 check "the server was ready through its READY=1 notification" \
 	[ "$(sql "$db" "select count(*) from runs where stderr_tail like '%ready in%'")" = 2 ]
 pristine=$(sed -nE 's/.*preparing sysbench data .* in (.*)\/pristine$/\1/p' "$IT_TMP/ok.err")
-check "the job directory is where kab puts it ($pristine)" \
-	[[ $pristine == "$STATE_DIRECTORY"/jobs/job1-??????/w0 && -z $(jobdir_of "$db") ]]
+in_state_dir() { [[ $1 == "$STATE_DIRECTORY"/jobs/job1-??????/w0 ]]; }
+check "the job directory is where kab puts it ($pristine)" in_state_dir "$pristine"
+check "and the database no longer names one once the job is done" [ -z "$(jobdir_of "$db")" ]
 check "the job directory with its datadirs is removed" [ ! -e "$pristine" ]
 check "no mariadbd left running" [ -z "$(our_servers)" ]
 
