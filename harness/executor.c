@@ -14,7 +14,7 @@
 #include "store_builds.h"
 #include "provenance.h"
 #include "sampler.h"
-#include "statedir.h"
+#include "jobdir.h"
 #include "store.h"
 #include "swap.h"
 #include "util.h"
@@ -175,141 +175,6 @@ static int swap_knobs_apply(struct store *st, const struct job *j, int64_t job_i
 	return 0;
 }
 
-/* ---- the job's own directory ---- */
-
-/* STATE/jobs/NAME, made fresh by mkdtemp, its NAME in the database so that
- * a resumed job finds it again: everything the job writes (its workloads'
- * prepared data in w<i>, each run's directory, a swap file) goes there,
- * never to a path another user could have made first. */
-struct jobdir {
-	int fd;
-	char path[PATH_MAX];
-	bool over; /* the job ended for good: the directory goes */
-};
-
-#define JOBDIR_INIT { .fd = -1 }
-
-/* What a crashed run left in a directory being reused: its run-* work
- * directory and a swap-* file the journal did not know of yet. */
-static void jobdir_clean(const struct jobdir *jd)
-{
-	int fd = dup(jd->fd);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (strncmp(e->d_name, "run-", 4) != 0 && strncmp(e->d_name, "swap-", 5) != 0)
-			continue;
-		char p[PATH_MAX + 256];
-		snprintf(p, sizeof(p), "%s/%s", jd->path, e->d_name);
-		if (util_remove_tree(p) < 0)
-			log_warn("cannot remove %s, left by an interrupted run", p);
-	}
-	closedir(d);
-}
-
-/* The directory the database names for the job, when it is still there,
- * a directory and private to us; -1 otherwise. */
-static int jobdir_reopen(int jobs_fd, const char *name)
-{
-	if (!name[0] || strchr(name, '/') || strncmp(name, "job", 3) != 0)
-		return -1;
-	int fd = openat(jobs_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat s;
-	if (fd >= 0 && fstat(fd, &s) == 0 && s.st_uid == geteuid() && (s.st_mode & 077) == 0)
-		return fd;
-	if (fd >= 0)
-		close(fd);
-	return -1;
-}
-
-static int jobdir_open(struct store *st, int64_t job_id, struct jobdir *jd, struct strbuf *err)
-{
-	int r = state_init(NULL, err);
-	_cleanup_close_ int jobs = -1;
-	if (r < 0 || (r = state_subdir(state_fd(), state_path(), "jobs", &jobs, err)) < 0)
-		return r;
-	char jobs_path[PATH_MAX], name[NAME_MAX + 1] = "";
-	snprintf(jobs_path, sizeof(jobs_path), "%s/jobs", state_path());
-	store_job_dir_get(st, job_id, name, sizeof(name));
-	int fd = jobdir_reopen(jobs, name);
-	if (fd < 0 && name[0])
-		log_warn("job %lld's directory %s/%s is gone (or not kab's): making a new one, its workloads prepare again",
-			 (long long)job_id, jobs_path, name);
-	if (fd < 0) {
-		char prefix[48];
-		snprintf(prefix, sizeof(prefix), "job%lld-", (long long)job_id);
-		if ((r = state_mkdtemp(jobs, prefix, name, sizeof(name))) < 0) {
-			sb_printf(err, "cannot create the job's directory in %s: %s", jobs_path, strerror(-r));
-			return r;
-		}
-		if ((r = store_job_dir_set(st, job_id, name)) < 0 ||
-		    (fd = openat(jobs, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-			r = r < 0 ? r : -errno;
-			unlinkat(jobs, name, AT_REMOVEDIR);
-			sb_printf(err, "cannot record or open the job's directory %s/%s: %s", jobs_path, name, strerror(-r));
-			return r;
-		}
-	}
-	jd->fd = fd;
-	snprintf(jd->path, sizeof(jd->path), "%s/%s", jobs_path, name);
-	jobdir_clean(jd);
-	return 0;
-}
-
-/* Closes the job's directory; removes it once the job is over. */
-static void jobdir_close(struct store *st, int64_t job_id, struct jobdir *jd)
-{
-	if (jd->fd < 0)
-		return;
-	close(jd->fd);
-	jd->fd = -1;
-	if (!jd->over)
-		return;
-	if (util_remove_tree(jd->path) < 0)
-		log_warn("cannot remove the job's directory %s", jd->path);
-	else
-		store_job_dir_set(st, job_id, NULL);
-}
-
-/* A workload's directory for the whole job: datasets and sources its
- * prepare hook makes, kept across runs and resumes. */
-static void wl_dir(const struct jobdir *jd, size_t wl_idx, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/w%zu", jd->path, wl_idx);
-}
-
-/* A swap file of the job's naming: kab check said so, and so must its
- * directory now, when kab makes it as root and runs mkswap on its name. */
-static int swap_path_trusted(const char *path, char *err, size_t len)
-{
-	char dir[256];
-	snprintf(dir, sizeof(dir), "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		slash[slash == dir] = 0;
-	struct strbuf why = { 0 };
-	int r = state_path_trusted(dir, &why);
-	if (r < 0)
-		snprintf(err, len, "swap file %s: %s", path, why.buf ? why.buf : strerror(-r));
-	sb_free(&why);
-	return r;
-}
-
-/* [swap] device = file without a path: a fresh file in the job's directory. */
-static int swap_default_path(const struct jobdir *jd, char *buf, size_t len)
-{
-	char name[32];
-	int r = state_tempname("swap-", "", name, sizeof(name));
-	if (r < 0)
-		return r;
-	return snprintf(buf, len, "%s/%s", jd->path, name) >= (int)len ? -ENAMETOOLONG : 0;
-}
-
 static int swap_setup(struct store *st, const struct job *j, int64_t job_id, const char *boot_id,
 		      const struct jobdir *jd, struct job_swap_state *s)
 {
@@ -339,7 +204,7 @@ static int swap_setup(struct store *st, const struct job *j, int64_t job_id, con
 			snprintf(s->path, sizeof(s->path), "%s", j->swap.path);
 			if ((r = swap_path_trusted(s->path, err, sizeof(err))) < 0)
 				break;
-		} else if ((r = swap_default_path(jd, s->path, sizeof(s->path))) < 0) {
+		} else if ((r = jobdir_swap_path(jd, s->path, sizeof(s->path))) < 0) {
 			snprintf(err, sizeof(err), "cannot name a swap file in %s: %s", jd->path, strerror(-r));
 			break;
 		}
@@ -597,25 +462,16 @@ static int workloads_prepare(const struct job *j, int64_t job_id, const struct j
 		const struct wl_ops *ops = wl_find(j->workloads[i].type);
 		if (!ops || !ops->prepare)
 			continue;
-		char dir[PATH_MAX + 32], name[32], err[768] = "";
-		struct stat sst;
-		snprintf(name, sizeof(name), "w%zu", i);
-		wl_dir(jd, i, dir, sizeof(dir));
-		/* in the job's private directory: one there is this job's own */
-		int e = 0;
-		if (mkdirat(jd->fd, name, 0700) < 0 && errno != EEXIST)
-			e = errno;
-		else if (fstatat(jd->fd, name, &sst, AT_SYMLINK_NOFOLLOW) < 0)
-			e = errno;
-		else if (!S_ISDIR(sst.st_mode))
-			e = ENOTDIR;
-		if (e) {
-			log_error("workload \"%s\": cannot create %s: %s", j->workloads[i].name, dir, strerror(e));
-			return -e;
+		char dir[PATH_MAX + 32], err[768] = "";
+		jobdir_wl_path(jd, i, dir, sizeof(dir));
+		int r = jobdir_wl_make(jd, i);
+		if (r < 0) {
+			log_error("workload \"%s\": cannot create %s: %s", j->workloads[i].name, dir, strerror(-r));
+			return r;
 		}
 		struct wl_ctx c = { .wl = &j->workloads[i], .jobdir = dir, .job_id = job_id };
 		log_info("preparing workload \"%s\" (%s)", j->workloads[i].name, j->workloads[i].type);
-		int r = ops->prepare(&c, err, sizeof(err));
+		r = ops->prepare(&c, err, sizeof(err));
 		if (r < 0) {
 			log_error("workload \"%s\": %s", j->workloads[i].name, err[0] ? err : strerror(-r));
 			return r;
@@ -634,7 +490,7 @@ static void workloads_finish(const struct job *j, int64_t job_id, struct jobdir 
 		if (!ops || (!ops->prepare && !ops->finish))
 			continue;
 		char dir[PATH_MAX + 32];
-		wl_dir(jd, i, dir, sizeof(dir));
+		jobdir_wl_path(jd, i, dir, sizeof(dir));
 		struct wl_ctx c = { .wl = &j->workloads[i], .jobdir = dir, .job_id = job_id };
 		if (ops->finish)
 			ops->finish(&c);
@@ -684,7 +540,7 @@ static int run_step(struct store *st, const struct job *j, int64_t job_id, const
 	struct cg *cg = NULL;
 	struct sampler *smp = NULL;
 	char **argv = NULL;
-	char workdir[PATH_MAX + 32] = "", runname[32];
+	char workdir[PATH_MAX + 32] = "";
 	bool have_workdir = false;
 	int64_t cg_journal = 0;
 	struct wl_metrics m = { 0 };
@@ -734,14 +590,13 @@ static int run_step(struct store *st, const struct job *j, int64_t job_id, const
 		goto setup_failed;
 	snprintf(run.cgroup_path, sizeof(run.cgroup_path), "%s", cg->path);
 	run.cgroup_version = cg->version;
-	if ((r = state_mkdtemp(jd->fd, "run-", runname, sizeof(runname))) < 0) {
+	if ((r = jobdir_run_make(jd, workdir, sizeof(workdir))) < 0) {
 		snprintf(err, sizeof(err), "cannot create the run's directory in %s: %s", jd->path, strerror(-r));
 		goto setup_failed;
 	}
-	snprintf(workdir, sizeof(workdir), "%s/%s", jd->path, runname);
 	have_workdir = true;
 	char jobdir[PATH_MAX + 32];
-	wl_dir(jd, (size_t)step->workload, jobdir, sizeof(jobdir));
+	jobdir_wl_path(jd, (size_t)step->workload, jobdir, sizeof(jobdir));
 	struct wl_ctx ctx = { .wl = wl, .workdir = workdir, .jobdir = jobdir, .job_id = job_id };
 	char prog[1024];
 	if ((r = ops->argv(&ctx, &argv)) < 0 || !argv[0]) {
