@@ -4,6 +4,7 @@
 #include "api.h"
 #include "executor.h"
 #include "httpd.h"
+#include "output.h"
 #include "queue.h"
 #include "store.h"
 #include "util.h"
@@ -161,7 +162,13 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGHUP);
 	sigaddset(&sigs, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	/* a log line that cannot be written (journald restarted, stderr a
+	 * closed pipe) leaves stderr /dev/null; the job goes on */
+	int r = out_init();
+	if (r < 0) {
+		log_error("cannot set up standard input, output and error: %s", strerror(-r));
+		return 1;
+	}
 
 	int lock_fd = -1, ret = 1;
 	struct queue *q = NULL;

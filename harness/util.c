@@ -1,5 +1,6 @@
 /* Shared helpers: strict parsing, checked writes, strings, diagnostics. */
 #include "util.h"
+#include "output.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -7,6 +8,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -437,15 +439,21 @@ void diags_add(struct diags *d, const char *file, int line, const char *fmt, ...
 
 void diags_print(const struct diags *d, FILE *out)
 {
+	int err = 0;
 	for (size_t i = 0; i < d->n; i++) {
 		const struct diag *g = &d->v[i];
+		int n;
 		if (g->file && g->line > 0)
-			fprintf(out, "%s:%d: %s\n", g->file, g->line, g->msg ? g->msg : "out of memory");
+			n = fprintf(out, "%s:%d: %s\n", g->file, g->line, g->msg ? g->msg : "out of memory");
 		else if (g->file)
-			fprintf(out, "%s: %s\n", g->file, g->msg ? g->msg : "out of memory");
+			n = fprintf(out, "%s: %s\n", g->file, g->msg ? g->msg : "out of memory");
 		else
-			fprintf(out, "%s\n", g->msg ? g->msg : "out of memory");
+			n = fprintf(out, "%s\n", g->msg ? g->msg : "out of memory");
+		if (n < 0 && !err)
+			err = errno;
 	}
+	if (err)
+		out_failed(out, err);
 }
 
 void diags_free(struct diags *d)
@@ -459,11 +467,27 @@ void diags_free(struct diags *d)
 	d->n = d->cap = 0;
 }
 
+/* One write per line, so that lines of two threads (the executor, the
+ * sampler) never interleave; a closed stderr is noticed, never fatal. */
 static void vlog(const char *level, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "kab: %s", level);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char line[2048], *big = NULL;
+	va_list again;
+	va_copy(again, ap);
+	int head = snprintf(line, sizeof(line), "kab: %s", level);
+	int body = vsnprintf(line + head, sizeof(line) - (size_t)head, fmt, ap);
+	char *p = line;
+	if (body >= 0 && (size_t)head + (size_t)body + 1 >= sizeof(line) &&
+	    (big = malloc((size_t)head + (size_t)body + 2))) {
+		memcpy(big, line, (size_t)head);
+		vsnprintf(big + head, (size_t)body + 1, fmt, again);
+		p = big;
+	}
+	va_end(again);
+	size_t len = body < 0 ? (size_t)head : strlen(p);
+	p[len] = '\n';
+	out_write(STDERR_FILENO, p, len + 1);
+	free(big);
 }
 
 void log_error(const char *fmt, ...)
@@ -549,6 +573,33 @@ int util_remove_tree(const char *path)
 	 * its source tree) */
 	if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
 		return errno ? -errno : -EIO;
+	return 0;
+}
+
+void util_child_signals(void)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigemptyset(&dfl.sa_mask);
+	sigaction(SIGPIPE, &dfl, NULL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+int util_spawnattr_init(posix_spawnattr_t *attr)
+{
+	sigset_t none, dfl;
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE);
+	int r = posix_spawnattr_init(attr);
+	if (r != 0)
+		return -r;
+	if ((r = posix_spawnattr_setsigmask(attr, &none)) != 0 || (r = posix_spawnattr_setsigdefault(attr, &dfl)) != 0 ||
+	    (r = posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)) != 0) {
+		posix_spawnattr_destroy(attr);
+		return -r;
+	}
 	return 0;
 }
 

@@ -2,6 +2,7 @@
  * kernel-file writes, cleanup attributes, a growable string, logging. */
 #pragma once
 #include <sys/types.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -45,9 +46,15 @@ int util_mkdir_p(const char *path, mode_t mode);
 /* rm -rf that never follows a symlink; 0 when path does not exist. */
 int util_remove_tree(const char *path);
 /* Copies from's bytes into to (created or truncated, mode 0644). */
+int util_copy_file(const char *from, const char *to);
+/* In a forked child before exec (async-signal-safe): nothing blocked and
+ * SIGPIPE at its default, whatever kab blocks or ignores (an ignored
+ * signal stays ignored across exec). */
+void util_child_signals(void);
+/* posix_spawn attributes that give the child the same; -errno. */
+int util_spawnattr_init(posix_spawnattr_t *attr);
 /* A child's wait status in words: "exited with status 2", "was killed by signal 9". */
 void util_wait_status_text(int status, char *buf, size_t len);
-int util_copy_file(const char *from, const char *to);
 
 /* Edit distance, for "did you mean" hints. */
 size_t util_levenshtein(const char *a, const char *b);
@@ -85,7 +92,8 @@ void diags_add(struct diags *d, const char *file, int line, const char *fmt, ...
 void diags_print(const struct diags *d, FILE *out);
 void diags_free(struct diags *d);
 
-/* Logging to stderr with a "kab: " prefix. */
+/* Logging to stderr with a "kab: " prefix, one write(2) per line; a
+ * closed stderr is marked (output.h) and later lines go to /dev/null. */
 void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -93,11 +93,9 @@ int krun(char *const argv[], const struct krun *o, int *ret_status)
 	}
 	bool (*cancelled)(void) = cancel_check;
 	if (pid == 0) {
-		/* kabd blocks its stop signals in every thread; make and the
-		 * compilers must still die of them */
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* kabd blocks its stop signals in every thread and ignores
+		 * SIGPIPE; make and the compilers must still die of them */
+		util_child_signals();
 		if (cancelled)
 			setpgid(0, 0);
 		int devnull = open("/dev/null", O_RDONLY);

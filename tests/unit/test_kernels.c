@@ -136,6 +136,15 @@ static void test_krun_signals(void)
 	T_CHECK(krun_ok(mask, NULL, &out));
 	T_EQ_STR(out.buf, "SigBlk:\t0000000000000000");
 	sb_free(&out);
+	/* kabd ignores SIGPIPE; make must still die of it */
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, &old_pipe);
+	char *pipe_ign[] = { "sh", "-c", "grep '^SigIgn:' /proc/self/status", NULL };
+	T_CHECK(krun_ok(pipe_ign, NULL, &out));
+	T_CHECK(out.buf && (strtoull(out.buf + strlen("SigIgn:"), NULL, 16) & (1ull << (SIGPIPE - 1))) == 0);
+	sb_free(&out);
+	sigaction(SIGPIPE, &old_pipe, NULL);
 
 	char pidfile[] = "/tmp/kab-test-krun.XXXXXX";
 	int fd = mkstemp(pidfile);

@@ -157,6 +157,7 @@ static int spawn(char *const argv[], const char *extra_env, pid_t *ret_pid)
 	if (pid == 0) {
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL); /* ignored here; mariadbd and sysbench get the default */
 		int in = open("/dev/null", O_RDONLY);
 		if (in >= 0)
 			dup2(in, 0);
