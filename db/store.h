@@ -131,7 +131,7 @@ struct store_journal {
 	int64_t job_id;
 	char kind[16];        /* knob | zram | swapfile | swapon | cgroup */
 	char target[512];     /* path or device */
-	char original[1024];  /* value to restore, or extra data */
+	char original[4097];  /* value to restore (a knob's: up to a page, KNOB_VALUE_MAX), or extra data */
 	char boot_id[64];
 };
 int store_journal_add(struct store *s, const struct store_journal *e, int64_t *ret_id);

@@ -498,10 +498,14 @@ void api_job_create(struct api *a, const struct httpd_req *rq, struct httpd_resp
 		sb_printf(b, "{\"error\": \"the job has %zu error(s)\", \"errors\": [", d.n);
 		for (size_t i = 0; i < d.n; i++) {
 			struct strbuf line = { 0 };
+			/* the machine's /etc/kab/machine.conf is named; the job's own file is not */
+			bool other = d.v[i].file && strcmp(d.v[i].file, "submitted.job") != 0;
+			if (other)
+				sb_printf(&line, "%s:", d.v[i].file);
 			if (d.v[i].line > 0)
 				sb_printf(&line, "%d: %s", d.v[i].line, d.v[i].msg);
 			else
-				sb_puts(&line, d.v[i].msg);
+				sb_printf(&line, "%s%s", other ? " " : "", d.v[i].msg);
 			if (i)
 				sb_puts(b, ", ");
 			httpd_json_str(b, line.buf);

@@ -145,9 +145,25 @@ struct builder {
 	const char *hinted[16];
 	size_t n_hinted;
 	int boot_key_line[ARRAY_SIZE(boot_keys)]; /* [job]'s boot_keys, by index: where they were (0: absent) */
+	struct machine_conf mc; /* read on first use, for the checks only */
+	bool mc_loaded;
+	int mc_r;               /* machine_conf_load's result */
 };
 
 #define ERR(b, line, ...) diags_add((b)->d, (b)->file, (line), __VA_ARGS__)
+
+/* /etc/kab/machine.conf, read once per job and only when a check needs
+ * it; its problems are reported (once) the first time. */
+static const struct machine_conf *builder_machine(struct builder *b, int *ret_r)
+{
+	if (!b->mc_loaded) {
+		b->mc_r = machine_conf_load(&b->mc, b->d);
+		b->mc_loaded = true;
+	}
+	if (ret_r)
+		*ret_r = b->mc_r;
+	return &b->mc;
+}
 
 static int key_index(enum job_sec_kind sec, const char *name)
 {
@@ -782,7 +798,7 @@ static bool variant_knob(struct builder *b, const struct job_section *s, const s
 	snprintf(key, sizeof(key), "%s %s", k.kind == JOB_KNOB_SYSCTL ? "sysctl" : "sysfs", k.name);
 	fits(b, e->line, key, k.value, false);
 	if (b->check)
-		job_check_knob(b->file, &v->knobs[v->n_knobs - 1], b->d);
+		job_check_knob(b->file, &v->knobs[v->n_knobs - 1], builder_machine(b, NULL), b->d);
 	return true;
 }
 
@@ -1055,11 +1071,12 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 
 	if (job_boots_kernels(j) && !build_only) {
 		char why[256];
-		struct machine_conf mc;
 		/* the job's own switch wins over the machine's */
-		if (b.check && !b.boot_key_line[BOOT_KEY_SWITCH] && machine_conf_load(&mc, d) == 0 && mc.has_switch) {
-			j->switch_mode = mc.switch_mode;
-			if (!(j->switch_source = strdup(mc.path)))
+		int r = 0;
+		const struct machine_conf *mc = b.check && !b.boot_key_line[BOOT_KEY_SWITCH] ? builder_machine(&b, &r) : NULL;
+		if (mc && r == 0 && mc->has_switch) {
+			j->switch_mode = mc->switch_mode;
+			if (!(j->switch_source = strdup(mc->path)))
 				b.oom = true;
 		}
 		if (b.check && j->switch_mode == JOB_SWITCH_KEXEC && kexec_supported(why, sizeof(why)) < 0)
@@ -1091,5 +1108,7 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 		ERR(&b, 0, "a job needs at least one [workload NAME] section");
 	if (b.oom)
 		ERR(&b, 0, "out of memory while reading the job");
+	if (b.mc_loaded)
+		machine_conf_free(&b.mc);
 	return d->n - d0;
 }

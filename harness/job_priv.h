@@ -98,7 +98,10 @@ void job_print_metric_sections(const struct job *j, FILE *out);
 
 /* Machine checks (job_check.c): each reports to d and returns false on a
  * problem. They only read. */
-bool job_check_knob(const char *file, const struct job_knob *k, struct diags *d);
+struct machine_conf;
+/* A knob: on the allow list (the defaults and mc's knobs.allow), an
+ * existing, writable, regular file inside /proc/sys or /sys. */
+bool job_check_knob(const char *file, const struct job_knob *k, const struct machine_conf *mc, struct diags *d);
 bool job_check_swap(const char *file, const struct job_swap *s, int path_line, struct diags *d);
 bool job_check_zswap_compressor(const char *file, int line, const char *name, struct diags *d);
 bool job_check_zram_algorithm(const char *file, int line, const char *alg, struct diags *d);
