@@ -150,6 +150,7 @@ check "no new build record" [ "$(sql "$DB" "select count(*) from builds")" = 2 ]
 $KAB builds --db "$DB" >"$IT_TMP/list"
 check "kab builds lists both" [ "$(grep -c ' ok ' "$IT_TMP/list")" = 2 ]
 
+log_tail="echo 'kabd.log ends:'; tail -n 15 '$IT_TMP/kabd.log'"
 submit() { # JOB-FILE: POST it to kabd; the HTTP status in $code, the job's id in $jid
 	code=$(curl -s -o "$IT_TMP/body" -w '%{http_code}' -X POST --data-binary @"$1" "$URL/api/v1/jobs")
 	jid=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$IT_TMP/body" 2>/dev/null)
@@ -165,11 +166,12 @@ if [ -x "$KABD" ]; then
 	if [ -n "$PORT" ]; then
 		submit "$IT_TMP/ab-reboot.job"; kid=$jid
 		check "kabd takes the job with build variants (HTTP $code)" [ "$code" = 201 -a -n "$kid" ]
-		for i in $(seq 1 300); do
+		ended() { # GET the job into $IT_TMP/body (its status, stage and reason printed): failed or done
 			curl -s -o "$IT_TMP/body" "$URL/api/v1/jobs/$kid"
-			grep -q '"status": *"\(failed\|done\)"' "$IT_TMP/body" && break
-			sleep 0.2
-		done
+			grep -o '"\(status\|stage\|reason\)": *"[^"]*"' "$IT_TMP/body" | head -n 3
+			grep -q '"status": *"\(failed\|done\)"' "$IT_TMP/body"
+		}
+		wait_for -s "$log_tail" "job $kid to be failed or done" 60 ended
 		check "the job's GET has a stage field" grep -q '"stage":' "$IT_TMP/body"
 		check "kabd built (reused) its kernels, then stopped at the first switch (a boot loader's plan, or why there is none)" \
 			grep -q '"reason": *"cannot switch to variant base: \(KAB_SWITCH_DRY_RUN is set\|no boot loader\)' "$IT_TMP/body"
@@ -189,13 +191,19 @@ stop_objs() { grep -l '^CONFIG_PRINTK_TIME=y' "$WORK"/*/obj-*/.config 2>/dev/nul
 stop_objs | xargs -r rm -rf
 compiling() { pgrep -f "O=.*/obj-" >/dev/null; }
 no_compilers() { ! compiling; }
+compilers_left="echo 'make and compilers of kab builds:'; pgrep -af 'O=.*/obj-' | cut -c1-200 | head -n 5"
+building() { # make is compiling and a build is recorded building (prints both)
+	local b; b=$(sql "$DB" "select count(*) from builds where status = 'building'" 2>/dev/null)
+	echo "builds recorded building: ${b:-?}; make or compiler processes: $(pgrep -f "O=.*/obj-" | wc -l)"
+	compiling && [ "${b:-0}" -ge 1 ]
+}
 wait_compiling() { # up to 300 s for make to start compiling
-	local i
-	for i in $(seq 1 600); do
-		compiling && [ "$(sql "$DB" "select count(*) from builds where status = 'building'")" -ge 1 ] 2>/dev/null && return 0
-		sleep 0.5
-	done
-	return 1
+	wait_for -s "$log_tail" "make to start compiling the new build" 300 building
+}
+job_is() { # STATUS: job $sid's status (printed) is STATUS
+	local st; st=$(sql "$DB" "select status from jobs where id = ${sid:-0}")
+	echo "job ${sid:-?} is ${st:-not there}"
+	[ "$st" = "$1" ]
 }
 if [ -x "$KABD" ]; then
 	printf 'CONFIG_PRINTK_TIME=y\n' >"$IT_TMP/stop.config"
@@ -214,7 +222,7 @@ if [ -x "$KABD" ]; then
 			kabd_stop
 			dt=$(echo "$(date +%s.%N) - $t0" | bc)
 			check "kabd stops in the middle of a build within 15 s (took $(printf %.1f "$dt") s)" [ "$(echo "$dt < 15" | bc)" = 1 ]
-			sleep 1
+			wait_for -s "$compilers_left" "the build's make and compilers to exit" 10 no_compilers
 			check "no make or compiler of the build is left" no_compilers
 			check "the job is interrupted, to go on at kabd's next start" \
 				[ "$(sql "$DB" "select status from jobs where id = $sid")" = interrupted ]
@@ -225,14 +233,11 @@ if [ -x "$KABD" ]; then
 				check "kabd's next start takes the job up again and builds" [ "$(sql "$DB" "select status from jobs where id = $sid")" = running ]
 				t0=$(date +%s.%N)
 				code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL/api/v1/jobs/$sid/cancel")
-				for i in $(seq 1 150); do
-					[ "$(sql "$DB" "select status from jobs where id = $sid")" = cancelled ] && break
-					sleep 0.1
-				done
+				wait_for -s "$log_tail" "job $sid to be cancelled" 15 job_is cancelled
 				dt=$(echo "$(date +%s.%N) - $t0" | bc)
 				check "a cancel over the API ends the build: job cancelled within 15 s (HTTP $code, $(printf %.1f "$dt") s)" \
 					[ "$code" = 202 -a "$(sql "$DB" "select status from jobs where id = $sid")" = cancelled ]
-				sleep 1
+				wait_for -s "$compilers_left" "the cancelled build's make and compilers to exit" 10 no_compilers
 				check "and no make or compiler of it is left" no_compilers
 				check "kabd is still up after the cancel" curl -sf -o /dev/null "$URL/health"
 				# a stop while waiting for another build of the same tree (its lock)
@@ -240,8 +245,11 @@ if [ -x "$KABD" ]; then
 				flock -o "$lockf" sleep 300 & # -o: only flock holds it
 				holder=$!
 				IT_PIDS+=($holder)
+				lock_held() { ! flock -n "$lockf" true; }
+				wait_for "the test's flock to hold $lockf" 10 lock_held # before kabd's build can take it
 				submit "$IT_TMP/stop.job"; wid=$jid
-				for i in $(seq 1 300); do grep -q "waiting for another build of this tree" "$IT_TMP/kabd.log" && break; sleep 0.2; done
+				wait_for -s "$log_tail" "kabd's build to wait for the lock held by another build of the tree" 60 \
+					grep -q "waiting for another build of this tree" "$IT_TMP/kabd.log"
 				check "a build waits for another build of the same tree (HTTP $code)" grep -q "waiting for another build of this tree" "$IT_TMP/kabd.log"
 				t0=$(date +%s.%N)
 				kabd_stop
@@ -267,9 +275,10 @@ stop_objs | xargs -r rm -rf
 unset KAB_MACHINE_CONF
 
 # lore: the same series from a local archive (with a cover letter) is the same input
-( cd "$IT_TMP/lore" && exec /usr/bin/python3 -m http.server --bind 127.0.0.1 18467 ) >/dev/null 2>&1 &
+( cd "$IT_TMP/lore" && exec /usr/bin/python3 -m http.server --bind 127.0.0.1 18467 ) >"$IT_TMP/http.log" 2>&1 &
 IT_PIDS+=($!)
-for i in $(seq 1 50); do curl -s -o /dev/null http://127.0.0.1:18467/ && break; sleep 0.1; done
+wait_for -s "echo 'the server said:'; tail -n 10 '$IT_TMP/http.log'" "the lore archive's HTTP server on 127.0.0.1:18467" 10 \
+	curl -s -o /dev/null --max-time 5 http://127.0.0.1:18467/
 mkjob lore "name = base
 $build_v
 base = $BASE" "name = patched

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -116,9 +117,26 @@ static void test_image(void)
 }
 
 static int cancel_calls;
+static const char *cancel_pidfile;
+static double cancel_first;
+/* Cancels at the third check or later, once the script has started its
+ * grandchild (its pid is in cancel_pidfile): the test, not a race with the
+ * shell, says when. 10 s after the first check it cancels anyway, saying
+ * what it saw (the checks after krun then fail). */
 static bool cancel_after_two(void)
 {
-	return ++cancel_calls > 2;
+	if (cancel_calls++ == 0)
+		cancel_first = util_mono_now();
+	if (cancel_calls <= 2)
+		return false;
+	struct stat st;
+	if (cancel_pidfile && stat(cancel_pidfile, &st) == 0 && st.st_size > 0)
+		return true;
+	if (util_mono_now() - cancel_first < 10.0)
+		return false;
+	fprintf(stderr, "timed out after 10 s waiting for the script to write its grandchild's pid to %s (%d cancel checks): cancelling\n",
+		cancel_pidfile ? cancel_pidfile : "(no file)", cancel_calls);
+	return true;
 }
 
 /* The child runs with nothing blocked though its parent blocks SIGTERM
@@ -155,6 +173,7 @@ static void test_krun_signals(void)
 	char *argv[] = { "sh", "-c", script, NULL };
 	struct krun o = { .stdout_fd = -1, .log_fd = -1 };
 	int status = 0;
+	cancel_pidfile = pidfile;
 	krun_set_cancel(cancel_after_two);
 	double t0 = util_mono_now();
 	int r = krun(argv, &o, &status);
@@ -168,12 +187,23 @@ static void test_krun_signals(void)
 	T_CHECK(util_read_line(pidfile, &pid_text) == 0);
 	pid_t grandchild = pid_text ? (pid_t)strtol(pid_text, NULL, 10) : 0;
 	T_CHECK(grandchild > 0);
-	/* the grandchild got SIGTERM with its group; give init a moment to reap it */
+	/* the grandchild got SIGTERM with its group; wait (5 s at most) for
+	 * init to reap it, and say what it is when it is not gone */
 	bool gone = false;
-	for (int i = 0; i < 50 && grandchild > 0 && !gone; i++) {
+	for (double end = util_mono_now() + 5.0; grandchild > 0 && !gone;) {
 		gone = kill(grandchild, 0) < 0 && errno == ESRCH;
-		if (!gone)
-			usleep(100 * 1000);
+		if (gone)
+			break;
+		if (util_mono_now() >= end) {
+			char stat_path[64], *stat_line = NULL;
+			snprintf(stat_path, sizeof(stat_path), "/proc/%d/stat", (int)grandchild);
+			util_read_line(stat_path, &stat_line);
+			fprintf(stderr, "timed out after 5 s waiting for the grandchild %d to be gone: /proc/%d/stat: %s\n",
+				(int)grandchild, (int)grandchild, stat_line ? stat_line : "(unreadable)");
+			free(stat_line);
+			break;
+		}
+		usleep(100 * 1000);
 	}
 	T_CHECK(gone);
 	free(pid_text);
