@@ -80,16 +80,35 @@ machine_state() {
 	echo "kabcg=$(ls -d "$(memcg_root)"/kab 2>/dev/null)"
 }
 
+# the processes other than this shell with the test lock open (its holder
+# and the tests waiting for it): "PID CMD; ..."
+lock_holders() {
+	local p out=""
+	for p in /proc/[0-9]*; do
+		[ "${p#/proc/}" = $$ ] && continue
+		ls -l "$p/fd" 2>/dev/null | grep -q '/run/kab-it.lock$' || continue
+		out="$out${p#/proc/} $(tr '\0' ' ' <"$p/cmdline" 2>/dev/null | cut -c1-80); "
+	done
+	echo "${out:-nobody}"
+}
+
 it_begin() {
 	[ "$(id -u)" = 0 ] || skip_all "needs root (memory cgroups, swap, knobs)"
 	[ -n "$(memcg_root)" ] || skip_all "no memory cgroup controller mounted"
 	[ -x "$KAB" ] || skip_all "$KAB is not built"
 	# one integration test at a time on this machine (another checkout's
 	# tests, a CI run): they share memcgs, swap and knobs
+	# fd 8 holds the lock for this test's life; a long-lived process the
+	# test starts should not inherit it (start it with 8>&-): one left
+	# running would keep every later test waiting
 	exec 8>/run/kab-it.lock
 	if ! flock -n 8; then
-		echo "  (waiting for another integration test on this machine: /run/kab-it.lock)"
-		flock 8
+		echo "  (waiting for another integration test on this machine: /run/kab-it.lock; open in: $(lock_holders))"
+		if ! flock -w 3600 8; then
+			echo "  gave up after an hour waiting for /run/kab-it.lock, open in: $(lock_holders)"
+			echo "$IT_NAME: 0 passed, 1 failed, 0 skipped"
+			exit 1
+		fi
 	fi
 	machine_state >"$IT_TMP/state.before"
 	trap it_cleanup EXIT
@@ -183,7 +202,8 @@ kabd_start() {
 	shift
 	off=$(stat -c %s "$IT_TMP/kabd.log" 2>/dev/null || echo 0)
 	local since="tail -c +$((off + 1)) '$IT_TMP/kabd.log' | tail -n 20 | sed 's/^/  /'"
-	"$KABD" --listen "127.0.0.1:$p" "$@" >>"$IT_TMP/kabd.log" 2>&1 &
+	# 8>&-: a kabd left behind must not hold the machine's test lock
+	"$KABD" --listen "127.0.0.1:$p" "$@" >>"$IT_TMP/kabd.log" 2>&1 8>&- &
 	KABD_PID=$!
 	IT_PIDS+=("$KABD_PID")
 	KABD_SAW=""
