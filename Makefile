@@ -13,7 +13,7 @@ CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
 endif
 CPPFLAGS += -D_GNU_SOURCE -Iharness -Iworkloads -Idb -Ikernels
-LDLIBS  := -lcgroup -linih -lsqlite3 -lgsl -lgslcblas -lcurl -lpthread -lm
+LDLIBS  := -lcgroup -linih -lsqlite3 -lgsl -lgslcblas -lcurl -lz -lpthread -lm
 
 B := build
 LIB_SRC  := $(filter-out harness/main.c harness/kabd_main.c,$(wildcard harness/*.c db/*.c workloads/*.c kernels/*.c))
@@ -34,7 +34,8 @@ DEB_PKGS := build-essential pkg-config libcgroup-dev libinih-dev libsqlite3-dev 
 DEB_PKGS += qemu-system-x86 busybox-static cpio kmod
 DEB_PKGS += python3-scipy  # for the statistics oracle, tests/stats/check_oracle.sh
 DEB_PKGS += libmicrohttpd-dev curl  # kabd's HTTP server; curl for its test
-DEB_PKGS += libcurl4-openssl-dev  # the CLI as a client of kabd
+DEB_PKGS += libcurl4-openssl-dev  # the CLI as a client of kabd; lore archives over https
+DEB_PKGS += zlib1g-dev  # a lore thread's t.mbox.gz, decompressed with a cap
 DEB_PKGS += chromium  # the headless browser of tests/integration/t_web.sh
 DEB_PKGS += wrk  # load generator for bench/run.sh kabd
 # the seed workloads: sysbench OLTP on a private MariaDB server; a kernel
