@@ -184,6 +184,11 @@ install: all
 	[ -e $(DESTDIR)/etc/kab/nightly.job ] || install -D -m 644 examples/nightly.job $(DESTDIR)/etc/kab/nightly.job
 	install -D -m 644 examples/machine.conf $(DESTDIR)$(PREFIX)/share/kab/examples/machine.conf
 	[ -e $(DESTDIR)/etc/kab/machine.conf ] || install -D -m 644 examples/machine.conf $(DESTDIR)/etc/kab/machine.conf
+	@# the unprivileged user git, make and the compiler of kernel builds run as
+	@# (SECURITY.md, "Kernel builds"); a package's maintainer script makes it
+	@# instead when DESTDIR is set
+	if [ -z "$(DESTDIR)" ] && ! getent passwd kab-build >/dev/null; then \
+	  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin kab-build; fi
 
 clean:
 	rm -rf $(B)

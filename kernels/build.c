@@ -307,6 +307,7 @@ static int write_gitconfig(struct ctx *c)
 	if ((r = write_for_builder(path, cfg.buf, cfg.len)) < 0)
 		sb_printf(c->err, "%s: cannot write: %s", path, strerror(-r));
 	snprintf(c->gitconfig_env, sizeof(c->gitconfig_env), "GIT_CONFIG_GLOBAL=%s", path);
+	c->env[0] = c->gitconfig_env;
 out:
 	sb_free(&dirs);
 	sb_free(&cfg);
