@@ -571,8 +571,11 @@ static int install_modules(struct ctx *c, struct store_build *b, bool initrd, co
 	double mib = stat(to, &st) == 0 ? (double)st.st_size / MiB : 0;
 	stage(c, "initramfs: %s, %.1f MiB, %.0f s", to, mib, util_mono_now() - t0);
 	b->initrd = strdup(to);
-out:
-	kbuser_remove(builder(c), mod, c->err);
+out:;
+	struct strbuf why = { 0 };
+	if (kbuser_remove(builder(c), mod, &why) < 0)
+		log_warn("build: %s", why.buf ? why.buf : mod);
+	sb_free(&why);
 	return r;
 }
 
