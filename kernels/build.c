@@ -102,82 +102,6 @@ static bool exists(const char *path)
 	return access(path, F_OK) == 0;
 }
 
-/* Whether dir has what a git repository has: a .git, or a bare one's
- * HEAD and objects. Looked at by kab, so that a tree the build user
- * cannot read is told apart from one that is no repository. */
-static bool looks_like_repo(const char *dir)
-{
-	char p[PATH_MAX + 16], q[PATH_MAX + 16];
-	snprintf(p, sizeof(p), "%s/.git", dir);
-	if (exists(p))
-		return true;
-	snprintf(p, sizeof(p), "%s/HEAD", dir);
-	snprintf(q, sizeof(q), "%s/objects", dir);
-	return exists(p) && exists(q);
-}
-
-/* git in tree, as the build user when kab is root: the tree is root's or
- * another user's, which git reads for kab-build only when told it is safe. */
-static bool git_tree(const char *tree, struct strbuf *out, struct strbuf *err, char *const *args, size_t n)
-{
-	struct krun_user u;
-	struct strbuf why = { 0 };
-	int r = kbuser_lookup(&u, &why);
-	if (r < 0) {
-		sb_puts(err ? err : out, why.buf ? why.buf : "");
-		sb_free(&why);
-		return false;
-	}
-	char safe[PATH_MAX + 32];
-	snprintf(safe, sizeof(safe), "safe.directory=%s", tree);
-	char *argv[16] = { "git", "-c", safe, "-C", (char *)tree };
-	size_t k = 5;
-	for (size_t i = 0; i < n && k + 1 < ARRAY_SIZE(argv); i++)
-		argv[k++] = args[i];
-	argv[k] = NULL;
-	struct krun o = { .user = r > 0 ? &u : NULL };
-	return krun_ok_as(argv, &o, out);
-}
-
-int kbuild_check_tree(const char *tree, struct strbuf *why)
-{
-	struct stat st;
-	char real[PATH_MAX];
-	if (stat(tree, &st) < 0 || !realpath(tree, real)) {
-		sb_printf(why, "tree %s does not exist: give the path of a git repository of the kernel", tree);
-		return -ENOENT;
-	}
-	if (!S_ISDIR(st.st_mode) || !looks_like_repo(real)) {
-		sb_printf(why, "tree %s is not a git repository (no .git in it): give the path of a git repository of the kernel", tree);
-		return -EINVAL;
-	}
-	struct strbuf out = { 0 }, err = { 0 };
-	char *args[] = { "rev-parse", "--git-dir" };
-	bool ok = git_tree(real, &out, &err, args, ARRAY_SIZE(args));
-	if (!ok && err.len)
-		sb_printf(why, "tree %s: %s", tree, err.buf);
-	else if (!ok)
-		sb_printf(why, "tree %s cannot be read by the build user %s: git rev-parse says \"%.*s\"; make it readable by %s "
-			  "(chmod -R o+rX, or a group of %s's, its parent directories searchable) or give a copy it can read",
-			  tree, KBUILD_USER, out.buf ? (int)strcspn(out.buf, "\n") : 0, out.buf ? out.buf : "", KBUILD_USER, KBUILD_USER);
-	sb_free(&out);
-	sb_free(&err);
-	return ok ? 0 : -EACCES;
-}
-
-int kbuild_resolve_ref(const char *tree, const char *ref, char sha[41])
-{
-	char spec[1024], real[PATH_MAX];
-	snprintf(spec, sizeof(spec), "%s^{commit}", ref);
-	char *args[] = { "rev-parse", "--verify", "--quiet", spec };
-	struct strbuf out = { 0 };
-	bool ok = ref[0] != '-' && realpath(tree, real) && git_tree(real, &out, NULL, args, ARRAY_SIZE(args)) && out.len == 40;
-	if (ok)
-		snprintf(sha, 41, "%s", out.buf);
-	sb_free(&out);
-	return ok ? 0 : -ENOENT;
-}
-
 int kbuild_image_version(const char *path, char *buf, size_t len)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -250,70 +174,6 @@ static bool git(const struct ctx *c, struct strbuf *out, ...)
 	return krun_ok_as(argv, &o, out);
 }
 
-/* A file of kab's the build user reads (0644 whatever the umask), made anew. */
-static int write_for_builder(const char *path, const char *text, size_t len)
-{
-	unlink(path);
-	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0 || fchmod(fd, 0644) < 0)
-		return -errno;
-	for (size_t off = 0; off < len;) {
-		ssize_t w = write(fd, text + off, len - off);
-		if (w < 0)
-			return -errno;
-		off += (size_t)w;
-	}
-	int f = fd;
-	fd = -1;
-	return close(f) < 0 ? -errno : 0;
-}
-
-/* A git config value, quoted. */
-static void git_quoted(struct strbuf *sb, const char *v)
-{
-	sb_puts(sb, "\"");
-	for (const char *p = v; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			sb_puts(sb, "\\");
-		sb_append(sb, p, 1);
-	}
-	sb_puts(sb, "\"");
-}
-
-/* WORK/<tree key>/gitconfig, the build user's global git config
- * (GIT_CONFIG_GLOBAL): the tree, its git directory and its common
- * directory are safe to read, which git clone's upload-pack needs. */
-static int write_gitconfig(struct ctx *c)
-{
-	struct strbuf dirs = { 0 }, cfg = { 0 };
-	char *args[] = { "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir" };
-	int r = -EIO;
-	if (!git_tree(c->tree, &dirs, c->err, args, ARRAY_SIZE(args))) {
-		sb_printf(c->err, "git rev-parse --git-dir in %s failed: %s", c->tree, dirs.buf ? dirs.buf : "");
-		goto out;
-	}
-	sb_puts(&cfg, "# written by kab for the build user: the trees it may read\n[safe]\n\tdirectory = ");
-	git_quoted(&cfg, c->tree);
-	for (char *line = dirs.buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl = 0;
-		sb_puts(&cfg, "\n\tdirectory = ");
-		git_quoted(&cfg, line);
-	}
-	sb_puts(&cfg, "\n");
-	char path[PATH_MAX + 16];
-	snprintf(path, sizeof(path), "%s/gitconfig", c->root);
-	if ((r = write_for_builder(path, cfg.buf, cfg.len)) < 0)
-		sb_printf(c->err, "%s: cannot write: %s", path, strerror(-r));
-	snprintf(c->gitconfig_env, sizeof(c->gitconfig_env), "GIT_CONFIG_GLOBAL=%s", path);
-	c->env[0] = c->gitconfig_env;
-out:
-	sb_free(&dirs);
-	sb_free(&cfg);
-	return r;
-}
-
 /* A clone of the tree sharing its objects (alternates), so that the tree
  * is only read: the build user writes nothing in it. */
 static int clone_tree(struct ctx *c, struct strbuf *out)
@@ -338,6 +198,19 @@ static int clone_tree(struct ctx *c, struct strbuf *out)
 	if (!krun_ok_as(clone, &o, out))
 		return -EIO;
 	return git(c, out, "checkout", "-q", "--detach", c->sha, NULL) ? 0 : -EIO;
+}
+
+/* The build user's git config (GIT_CONFIG_GLOBAL): the tree is safe to read. */
+static int write_gitconfig(struct ctx *c)
+{
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof(path), "%s/gitconfig", c->root);
+	int r = ktree_gitconfig(c->tree, path, c->err);
+	if (r < 0)
+		return r;
+	snprintf(c->gitconfig_env, sizeof(c->gitconfig_env), "GIT_CONFIG_GLOBAL=%s", path);
+	c->env[0] = c->gitconfig_env;
+	return 0;
 }
 
 /* The worktree, created or reset to the base. Reset rewrites only the
@@ -379,7 +252,7 @@ static void failed_hunk(struct ctx *c, struct strbuf *msg)
 	if (!git(c, &diff, "am", "--show-current-patch=diff", NULL) || !diff.buf)
 		goto out;
 	sb_puts(&diff, "\n");
-	if (write_for_builder(path, diff.buf, diff.len) < 0)
+	if (kbuser_write_for(path, diff.buf, diff.len) < 0)
 		goto out;
 	git(c, &check, "apply", "--check", "-v", path, NULL);
 	const char *e = check.buf ? strstr(check.buf, "error: patch failed: ") : NULL;
@@ -817,49 +690,9 @@ static int compile(struct ctx *c, struct store_build *b, struct kbuild_result *r
 	return 0;
 }
 
-/* mkdir -p whose new directories are searchable (0755) whatever the
- * umask: the build user passes through them. */
-static int mkdir_searchable(const char *path)
-{
-	char p[PATH_MAX];
-	if (snprintf(p, sizeof(p), "%s", path) >= (int)sizeof(p))
-		return -ENAMETOOLONG;
-	for (char *s = p + 1;; s++) {
-		if (*s && *s != '/')
-			continue;
-		char was = *s;
-		*s = 0;
-		if (mkdir(p, 0755) == 0) {
-			if (chmod(p, 0755) < 0)
-				return -errno;
-		} else if (errno != EEXIST) {
-			return -errno;
-		}
-		if (!was)
-			return 0;
-		*s = was;
-	}
-}
-
-/* A directory of kab's the build user only passes through (the work
- * directory, a tree's): root's, writable by root alone. */
 static int kab_dir(struct ctx *c, const char *dir)
 {
-	struct stat st;
-	int r = mkdir_searchable(dir);
-	if (r < 0 || lstat(dir, &st) < 0) {
-		sb_printf(c->err, "%s: cannot create: %s", dir, strerror(r < 0 ? -r : errno));
-		return r < 0 ? r : -errno;
-	}
-	if (!c->drop)
-		return 0;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) {
-		sb_printf(c->err, "%s must be a directory of root's that only root may write (it is %s of uid %u, mode %04o): "
-			  "kab keeps its logs and lock there, out of the build user's reach; fix it or give another --work-dir",
-			  dir, S_ISDIR(st.st_mode) ? "a directory" : "not a directory", (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
-		return -EPERM;
-	}
-	return 0;
+	return kbuser_kab_dir(builder(c), dir, c->err);
 }
 
 /* A directory of the build user's, told when it was taken over from root. */

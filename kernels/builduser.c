@@ -275,3 +275,64 @@ int kbuild_put(const struct kbuild_as *as, const char *text, size_t len, const c
 	}
 	return r;
 }
+
+/* A file of kab's the build user reads (0644 whatever the umask), made anew. */
+int kbuser_write_for(const char *path, const char *text, size_t len)
+{
+	unlink(path);
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || fchmod(fd, 0644) < 0)
+		return -errno;
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(fd, text + off, len - off);
+		if (w < 0)
+			return -errno;
+		off += (size_t)w;
+	}
+	int f = fd;
+	fd = -1;
+	return close(f) < 0 ? -errno : 0;
+}
+
+/* mkdir -p whose new directories are searchable (0755) whatever the
+ * umask: the build user passes through them. */
+static int mkdir_searchable(const char *path)
+{
+	char p[PATH_MAX];
+	if (snprintf(p, sizeof(p), "%s", path) >= (int)sizeof(p))
+		return -ENAMETOOLONG;
+	for (char *s = p + 1;; s++) {
+		if (*s && *s != '/')
+			continue;
+		char was = *s;
+		*s = 0;
+		if (mkdir(p, 0755) == 0) {
+			if (chmod(p, 0755) < 0)
+				return -errno;
+		} else if (errno != EEXIST) {
+			return -errno;
+		}
+		if (!was)
+			return 0;
+		*s = was;
+	}
+}
+
+int kbuser_kab_dir(const struct krun_user *u, const char *dir, struct strbuf *err)
+{
+	struct stat st;
+	int r = mkdir_searchable(dir);
+	if (r < 0 || lstat(dir, &st) < 0) {
+		sb_printf(err, "%s: cannot create: %s", dir, strerror(r < 0 ? -r : errno));
+		return r < 0 ? r : -errno;
+	}
+	if (!u)
+		return 0;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) {
+		sb_printf(err, "%s must be a directory of root's that only root may write (it is %s of uid %u, mode %04o): "
+			  "kab keeps its logs and lock there, out of the build user's reach; fix it or give another --work-dir",
+			  dir, S_ISDIR(st.st_mode) ? "a directory" : "not a directory", (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}

@@ -47,6 +47,14 @@ int kbuser_copy_out(const struct krun_user *u, const char *from, const char *to)
 /* strerror, with -EPERM from kbuser_open said plainly. */
 const char *kbuser_strerror(int r);
 
+/* A file of kab's the build user reads: made anew (not through a
+ * symlink), 0644 whatever the umask. */
+int kbuser_write_for(const char *path, const char *text, size_t len);
+/* dir (made as with mkdir -p, new directories 0755 whatever the umask), a
+ * directory of kab's the build user only passes through: with u, it must
+ * be root's and writable by root alone, else -EPERM with why in err. */
+int kbuser_kab_dir(const struct krun_user *u, const char *dir, struct strbuf *err);
+
 /* Removes dir, a directory u owns (taken over first when root made it),
  * as u (rm -rf), then its empty self as kab. 0 when gone or absent. */
 int kbuser_remove(const struct krun_user *u, const char *dir, struct strbuf *err);

@@ -33,3 +33,7 @@ int kbuild_copy_as(const struct kbuild_as *as, const char *from, const char *to,
 bool kconfig_is_set(const char *text, const char *opt, bool module_ok);
 /* Lines setting an option to y or m: a size estimate of the build. */
 size_t kconfig_count_set(const char *text);
+/* Writes path, the build user's git config (GIT_CONFIG_GLOBAL) naming
+ * tree, its git directory and its common directory as safe.directory
+ * (git clone's upload-pack reads the tree's git directory). */
+int ktree_gitconfig(const char *tree, const char *path, struct strbuf *err);
