@@ -620,8 +620,9 @@ static int compile(struct ctx *c, struct store_build *b, struct kbuild_result *r
 	snprintf(localversion, sizeof(localversion), "-kab%lld", (long long)b->id);
 	snprintf(path, sizeof(path), "%s/build-%lld.log", c->root, (long long)b->id);
 	b->log_path = strdup(path);
+	/* 0600 also when an earlier database's build of that id left one */
 	_cleanup_close_ int log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (log_fd < 0) {
+	if (log_fd < 0 || fchmod(log_fd, 0600) < 0) {
 		sb_printf(c->err, "%s: %s", path, strerror(errno));
 		return -EIO;
 	}
@@ -805,6 +806,8 @@ int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuil
 	char cfg_log[PATH_MAX + 16];
 	snprintf(cfg_log, sizeof(cfg_log), "%s/config.log", c.root);
 	cfg_fd = open(cfg_log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (cfg_fd >= 0)
+		fchmod(cfg_fd, 0600);
 	if ((r = produce_config(&c, cfg_fd)) < 0)
 		goto out;
 	inputs_key(&c, b.inputs_key);

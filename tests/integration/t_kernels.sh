@@ -380,6 +380,7 @@ lore_up() { # PORTFILE LOG CERT KEY OTHER-PORT: starts a server, prints its port
 	rm -f "$1"
 	/usr/bin/python3 "$IT_TMP/lore.py" "$IT_TMP/lore" "$1" "$3" "$4" "$5" >"$2" 2>&1 &
 	LORE_PID=$!
+	disown "$LORE_PID" # it_cleanup kills it by its pid, without a "Killed" line
 	for i in $(seq 1 100); do [ -s "$1" ] && break; sleep 0.05; done
 }
 lore_up "$IT_TMP/http.port" "$IT_TMP/http.log" - - 0
