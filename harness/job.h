@@ -44,6 +44,7 @@ struct job_variant {
 	 * tinyconfig | PATH, default running) and fragments merged on top.
 	 * Relative paths are made absolute from the job file's directory. */
 	char *tree, *base, *series, *config;
+	unsigned series_version;  /* series = SOURCE vN: the version to take; 0: the thread's only one */
 	char **fragments;
 	size_t n_fragments;
 	int tree_line, base_line, series_line, config_line;
@@ -128,7 +129,10 @@ struct job {
 	size_t n_variants;
 	struct job_workload *workloads;
 	size_t n_workloads;
-	char *archive;  /* public-inbox base URL for series = lore:ID; NULL: none */
+	/* for series = lore:ID: a public-inbox https:// base URL or a local
+	 * directory (made absolute) of ID/t.mbox.gz; NULL: none */
+	char *archive;
+	int archive_line;
 	/* Jobs whose variants boot kernels (job_boots_kernels): each pair is
 	 * one boot of each variant (boots = pairs), runs_per_boot runs of each
 	 * workload inside a boot (collapsed to their median), switched with

@@ -14,6 +14,8 @@
 #include "util.h"
 #include "wl.h"
 #include "build.h"
+#include "builduser.h"
+#include "series.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -21,6 +23,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum ktype {
@@ -148,6 +151,7 @@ struct builder {
 	struct machine_conf mc; /* read on first use, for the checks only */
 	bool mc_loaded;
 	int mc_r;               /* machine_conf_load's result */
+	bool build_user_checked, build_user_ok;
 };
 
 #define ERR(b, line, ...) diags_add((b)->d, (b)->file, (line), __VA_ARGS__)
@@ -323,11 +327,40 @@ static bool is_config_keyword(const char *v)
 	return strcmp(v, "running") == 0 || strcmp(v, "defconfig") == 0 || strcmp(v, "tinyconfig") == 0;
 }
 
+/* series = SOURCE [vN]: the version into *ret_version (0: none), the
+ * source's length returned; 0 (with the error) when the rest is not vN. */
+static size_t series_words(struct builder *b, const struct job_entry *e, unsigned *ret_version)
+{
+	const char *v = e->value;
+	size_t n = strcspn(v, " \t");
+	const char *rest = v + n + strspn(v + n, " \t");
+	uint64_t version = 0;
+	*ret_version = 0;
+	if (!*rest)
+		return n;
+	if ((rest[0] != 'v' && rest[0] != 'V') || !isdigit((unsigned char)rest[1]) || util_parse_u64(rest + 1, &version) < 0 ||
+	    version < 1 || version > 999999) {
+		ERR(b, e->line, "bad series \"%s\": expected SOURCE [vN]: an mbox, a directory of .patch files or lore:<message-id>, "
+		    "then the version to take if there are several (series = lore:<message-id> v3)", v);
+		return 0;
+	}
+	*ret_version = (unsigned)version;
+	return n;
+}
+
 /* tree, base, series, config (one word each) and config.fragment (a list). */
 static bool set_source(struct builder *b, const struct keydef *k, const struct job_entry *e, void *obj)
 {
 	struct job_variant *var = obj;
 	const char *v = e->value;
+	char word[4096];
+	if (strcmp(k->name, "series") == 0) {
+		size_t n = series_words(b, e, &var->series_version);
+		if (!n)
+			return false;
+		snprintf(word, sizeof(word), "%.*s", (int)n, v);
+		v = word;
+	}
 	for (const char *p = v; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f || (k->type == KT_SOURCE && isspace((unsigned char)*p))) {
 			ERR(b, e->line, "bad %s \"%s\": expected one word (a path or a ref), no spaces or control characters", k->name, v);
@@ -343,15 +376,19 @@ static bool set_source(struct builder *b, const struct keydef *k, const struct j
 		if (!(*at = literal ? strdup(v) : source_path(b, v)))
 			b->oom = true;
 		*line = e->line;
-		return fits(b, e->line, k->name, *at ? *at : v, false);
+		char shown[4200];
+		snprintf(shown, sizeof(shown), "%s", *at ? *at : v);
+		if (strcmp(k->name, "series") == 0 && var->series_version)
+			snprintf(shown + strlen(shown), sizeof(shown) - strlen(shown), " v%u", var->series_version);
+		return fits(b, e->line, k->name, shown, false);
 	}
 	struct strbuf all = { 0 };
 	for (const char *p = v; *p;) {
 		size_t n = strcspn(p, " \t\n");
 		if (n) {
-			char word[4096];
-			snprintf(word, sizeof(word), "%.*s", (int)n, p);
-			char *path = source_path(b, word);
+			char one[4096];
+			snprintf(one, sizeof(one), "%.*s", (int)n, p);
+			char *path = source_path(b, one);
 			char **nf = realloc(var->fragments, (var->n_fragments + 1) * sizeof(*nf));
 			if (!path || !nf) {
 				free(path);
@@ -645,6 +682,30 @@ static void apply_entries(struct builder *b, const struct job_section *s, void *
 		}
 }
 
+/* archive: an https:// URL, or a local directory (relative to the job
+ * file); plain http and other schemes are refused. */
+static void check_archive(struct builder *b)
+{
+	struct job *j = b->j;
+	if (!j->archive)
+		return;
+	if (!strstr(j->archive, "://") && j->archive[0] != '/') {
+		char *abs = source_path(b, j->archive);
+		if (!abs) {
+			b->oom = true;
+			return;
+		}
+		free(j->archive);
+		j->archive = abs;
+	}
+	char why[1024];
+	struct stat st;
+	if (!kseries_archive_ok(j->archive, why, sizeof(why)))
+		ERR(b, j->archive_line, "%s", why);
+	else if (b->check && j->archive[0] == '/' && (stat(j->archive, &st) < 0 || !S_ISDIR(st.st_mode)))
+		ERR(b, j->archive_line, "archive %s is not a directory: a local archive is a directory of MESSAGE-ID/t.mbox.gz", j->archive);
+}
+
 static void build_job_section(struct builder *b, const struct job_section *s)
 {
 	struct seen seen[N_KEYS] = { 0 };
@@ -665,6 +726,8 @@ static void build_job_section(struct builder *b, const struct job_section *s)
 	b->j->boots_line = boots->line;
 	for (size_t i = 0; i < ARRAY_SIZE(boot_keys); i++)
 		b->boot_key_line[i] = seen_of(seen, JOB_SEC_JOB, boot_keys[i])->line;
+	b->j->archive_line = seen_of(seen, JOB_SEC_JOB, "archive")->line;
+	check_archive(b);
 }
 
 /* [metric NAME]: report settings for a metric or a prefix of them. */
@@ -802,6 +865,22 @@ static bool variant_knob(struct builder *b, const struct job_section *s, const s
 	return true;
 }
 
+/* kab as root builds as the build user: said once, at the first kernel =
+ * build, when it is missing. */
+static bool build_user_ok(struct builder *b, int line)
+{
+	if (b->build_user_checked)
+		return b->build_user_ok;
+	struct krun_user u;
+	struct strbuf why = { 0 };
+	b->build_user_checked = true;
+	b->build_user_ok = kbuser_lookup(&u, &why) >= 0;
+	if (!b->build_user_ok)
+		ERR(b, line, "kernel = build: %s", why.buf ? why.buf : "no build user");
+	sb_free(&why);
+	return b->build_user_ok;
+}
+
 /* kernel = build needs tree and base, kernel = image an image; running
  * takes none of the keys of a kernel of its own. */
 static void check_build_keys(struct builder *b, const struct job_section *s, struct job_variant *v, const struct seen *seen)
@@ -855,14 +934,14 @@ static void check_build_keys(struct builder *b, const struct job_section *s, str
 	if (v->initrd && access(v->initrd, R_OK) != 0)
 		ERR(b, v->initrd_line, "initrd %s cannot be read (%s): give the path of an initramfs or leave initrd out", v->initrd,
 		    strerror(errno));
+	/* git reads the tree as the build user: without one, nothing to check it with */
 	bool tree_ok = false;
-	if (v->tree && seen_of(seen, JOB_SEC_VARIANT, "tree")->ok) {
-		if (access(v->tree, F_OK) != 0)
-			ERR(b, v->tree_line, "tree %s does not exist: give the path of a git repository of the kernel", v->tree);
-		else if (!kbuild_is_git_tree(v->tree))
-			ERR(b, v->tree_line, "tree %s is not a git repository (git rev-parse fails there)", v->tree);
-		else
-			tree_ok = true;
+	if (v->tree && seen_of(seen, JOB_SEC_VARIANT, "tree")->ok && build_user_ok(b, kline->line)) {
+		struct strbuf why = { 0 };
+		tree_ok = kbuild_check_tree(v->tree, &why) == 0;
+		if (!tree_ok)
+			ERR(b, v->tree_line, "%s", why.buf ? why.buf : "tree cannot be read");
+		sb_free(&why);
 	}
 	char sha[41];
 	if (tree_ok && v->base && kbuild_resolve_ref(v->tree, v->base, sha) < 0)

@@ -501,9 +501,53 @@ static void test_boot_jobs(void)
 	free(msg);
 }
 
+/* series = SOURCE vN, and archive: https or a local directory only. */
+static void test_series_keys(void)
+{
+	const char *vars = "[variant A]\nkernel = build\ntree = /t\nbase = v6.1\n"
+			   "[variant B]\nkernel = build\ntree = /t\nbase = v6.1\nseries = lore:x@y  v12\n" WORKLOAD;
+	char text[2048];
+	snprintf(text, sizeof(text), "[job]\nname = r\narchive = https://lore.kernel.org/all\n%s", vars);
+	struct job *j = parse_ok(text);
+	if (j) {
+		T_EQ_STR(j->variants[1].series, "lore:x@y");
+		T_EQ_INT(j->variants[1].series_version, 12);
+		T_EQ_INT(j->variants[0].series_version, 0);
+		char *out = print_job(j);
+		T_CHECK(out && strstr(out, "\nseries = lore:x@y v12\n") && strstr(out, "\narchive = https://lore.kernel.org/all\n"));
+		free(out);
+		job_free(j);
+	}
+	round_trip(text);
+	/* a local archive, relative to the job file, is made absolute */
+	snprintf(text, sizeof(text), "[job]\nname = r\narchive = lore-mirror\n%s", vars);
+	j = parse_ok(text);
+	if (j) {
+		T_CHECK(j->archive[0] == '/' && strstr(j->archive, "/lore-mirror"));
+		job_free(j);
+	}
+	int line;
+	char *msg;
+	snprintf(text, sizeof(text), "[job]\nname = r\narchive = http://lore.kernel.org/all\n%s", vars);
+	T_EQ_INT(parse_bad(text, &line, &msg), 1);
+	T_EQ_INT(line, 3);
+	T_CHECK(strstr(msg, "archive http://lore.kernel.org/all is plain http") != NULL);
+	free(msg);
+	snprintf(text, sizeof(text), "[job]\nname = r\narchive = ftp://x/\n%s", vars);
+	T_EQ_INT(parse_bad(text, &line, &msg), 1);
+	T_CHECK(strstr(msg, "only over https") != NULL);
+	free(msg);
+	T_EQ_INT(parse_bad("[job]\nname = r\n[variant A]\nkernel = build\ntree = /t\nbase = v\nseries = /s.mbox v2 v3\n"
+			   "[variant B]\nkernel = build\ntree = /t\nbase = v\n" WORKLOAD, &line, &msg), 1);
+	T_EQ_INT(line, 7);
+	T_CHECK(strstr(msg, "bad series \"/s.mbox v2 v3\": expected SOURCE [vN]") != NULL);
+	free(msg);
+}
+
 int main(void)
 {
 	test_boot_jobs();
+	test_series_keys();
 	test_defaults();
 	test_sizes();
 	test_durations();
