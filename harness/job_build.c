@@ -360,9 +360,7 @@ static bool set_source(struct builder *b, const struct keydef *k, const struct j
 	size_t words = 0;
 	for (const char *p = v; *p;) {
 		size_t n = strcspn(p, " \t\n");
-		if (n && ++words > JOB_LIST_MAX) {
-			p += n;
-		} else if (n) {
+		if (n && ++words <= JOB_LIST_MAX) {
 			char word[4096];
 			snprintf(word, sizeof(word), "%.*s", (int)n, p);
 			char *path = source_path(b, word);
