@@ -23,7 +23,7 @@
 /* A body that turns out too large as it arrives (chunked, no
  * Content-Length) is dropped as it comes, so that it still gets its 413;
  * past this much the connection is closed instead. */
-#define DRAIN_MAX (4 * HTTPD_MAX_BODY)
+#define DRAIN_MAX (8 * HTTPD_MAX_BODY)
 #define TOO_BIG_MSG "the body is over %d bytes: a job file is at most %d KiB (README.md, \"Budgets\")"
 #define TOO_BIG_ARGS HTTPD_MAX_BODY, HTTPD_MAX_BODY / 1024
 
