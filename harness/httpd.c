@@ -21,7 +21,7 @@
 #define CONNECTION_TIMEOUT_S 15u
 #define STATIC_MAX_SIZE (4 * 1024 * 1024)
 /* A body that turns out too large as it arrives (chunked, no
- * Content-Length) is dropped as it comes, so that it still gets its 413;
+ * Content-Length) is dropped as it comes, so that the client still sees its 413;
  * past this much the connection is closed instead. */
 #define DRAIN_MAX (8 * HTTPD_MAX_BODY)
 #define TOO_BIG_MSG "the body is over %d bytes: a job file is at most %d KiB (README.md, \"Budgets\")"
