@@ -26,6 +26,15 @@
  * ones) and reports malformed lines (inih reports only the first). The
  * handler collects raw entries per section; job_build.c interprets them,
  * job_check.c looks at the machine, job_print.c prints the normal form.
+ *
+ * Budgets (job.h, README.md "Budgets"): the text's size is checked before
+ * anything reads it, lines and sections are counted as they come, and
+ * every step is linear in the text (continuation lines are appended, not
+ * re-joined; duplicates are found with a hash set; diagnostics stop being
+ * kept at DIAGS_MAX), so any text is refused or accepted in milliseconds.
+ * For a fuzzer: job_parse_string_nocheck() takes any NUL-terminated text,
+ * checks nothing on the machine and is bounded by the budgets; a libFuzzer
+ * target beside tests/fuzz/fuzz_compare_csv.c can call it as it is.
  */
 #include "job.h"
 #include "job_priv.h"
