@@ -75,8 +75,8 @@ static const char *const section_names[] = {
 };
 #define SECTION_LIST "[job], [swap], [variant LABEL], [workload NAME], [metric NAME]"
 
-/* How many sections of a kind a job may have (0: no budget, one is allowed
- * anyway), and what to do instead of more. */
+/* How many sections of a kind a job may have, and what to do instead of
+ * more. [job] and [swap] have no entry: a second one is a duplicate. */
 static const struct {
 	unsigned max;
 	const char *instead;
