@@ -189,17 +189,16 @@ int cmd_run(int argc, char **argv)
 		}
 		log_info("resuming job %lld \"%s\" (%s)", (long long)job_id, j->name, was);
 	} else {
-		if (store_job_create(st, j, &job_id) < 0)
-			goto out;
 		struct store_step *steps;
 		size_t n;
-		if ((r = exec_plan(j, &steps, &n)) < 0 || (r = store_steps_create(st, job_id, steps, n)) < 0) {
-			if (r == 0)
-				free(steps);
-			log_error("cannot store the schedule of job %lld", (long long)job_id);
+		if ((r = exec_plan(j, &steps, &n)) < 0)
+			goto out;
+		r = store_job_submit(st, j, steps, n, &job_id);
+		free(steps);
+		if (r < 0) {
+			log_error("cannot store the job and its schedule in %s", db);
 			goto out;
 		}
-		free(steps);
 		log_info("job %lld \"%s\": %zu runs (%u pairs x %zu workloads x %zu variants, order %s), database %s",
 			 (long long)job_id, j->name, n, j->pairs, j->n_workloads, j->n_variants, job_order_name(j->order), db);
 	}

@@ -152,6 +152,11 @@ struct builder {
 	bool mc_loaded;
 	int mc_r;               /* machine_conf_load's result */
 	bool build_user_checked, build_user_ok;
+	int pairs_line;     /* [job]'s pairs (or boots), for the steps budget */
+	/* the variant being built: knobs over JOB_KNOBS_MAX, and the first's line */
+	size_t knobs_over;
+	int knobs_over_line;
+	char *dir;          /* the job file's directory, made absolute once (source_path) */
 };
 
 #define ERR(b, line, ...) diags_add((b)->d, (b)->file, (line), __VA_ARGS__)
@@ -308,16 +313,22 @@ static bool parse_mem_key(struct builder *b, const struct keydef *k, const struc
 }
 
 /* A path as given, made absolute from the job file's directory. */
-static char *source_path(const struct builder *b, const char *v)
+static char *source_path(struct builder *b, const char *v)
 {
 	if (v[0] == '/' || strncmp(v, "lore:", 5) == 0)
 		return strdup(v);
-	const char *slash = strrchr(b->file, '/');
-	char dir[4096], real[4096], *p = NULL;
-	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - b->file) : 1, slash ? b->file : ".");
-	if (!realpath(dir[0] ? dir : "/", real))
-		snprintf(real, sizeof(real), "%s", dir);
-	if (asprintf(&p, "%s/%s", real, v) < 0)
+	if (!b->dir) {
+		/* once per job: a list of fragments is not a realpath() each */
+		const char *slash = strrchr(b->file, '/');
+		char dir[4096], real[4096];
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - b->file) : 1, slash ? b->file : ".");
+		if (!realpath(dir[0] ? dir : "/", real))
+			snprintf(real, sizeof(real), "%s", dir);
+		if (!(b->dir = strdup(real)))
+			return NULL;
+	}
+	char *p = NULL;
+	if (asprintf(&p, "%s/%s", b->dir, v) < 0)
 		return NULL;
 	return p;
 }
@@ -383,9 +394,10 @@ static bool set_source(struct builder *b, const struct keydef *k, const struct j
 		return fits(b, e->line, k->name, shown, false);
 	}
 	struct strbuf all = { 0 };
+	size_t words = 0;
 	for (const char *p = v; *p;) {
 		size_t n = strcspn(p, " \t\n");
-		if (n) {
+		if (n && ++words <= JOB_LIST_MAX) {
 			char one[4096];
 			snprintf(one, sizeof(one), "%.*s", (int)n, p);
 			char *path = source_path(b, one);
@@ -404,6 +416,12 @@ static bool set_source(struct builder *b, const struct keydef *k, const struct j
 	}
 	if (!var->config_line)
 		var->config_line = e->line;
+	if (words > JOB_LIST_MAX) {
+		ERR(b, e->line, "too many config.fragment files (%zu, at most %u): merge them into fewer fragments (README.md, \"Budgets\")",
+		    words, JOB_LIST_MAX);
+		sb_free(&all);
+		return false;
+	}
 	bool ok = fits(b, e->line, k->name, all.buf ? all.buf : "", true);
 	sb_free(&all);
 	return ok;
@@ -594,6 +612,11 @@ static bool was_hinted(const struct builder *b, const char *key)
 
 static void unknown_key(struct builder *b, const struct job_section *s, const struct job_entry *e)
 {
+	if (diags_full(b->d)) {
+		/* only counted: no hint to compute */
+		ERR(b, e->line, "unknown key");
+		return;
+	}
 	const char *cands[64];
 	size_t n = 0;
 	for (size_t i = 0; i < N_KEYS && n < ARRAY_SIZE(cands); i++)
@@ -724,6 +747,7 @@ static void build_job_section(struct builder *b, const struct job_section *s)
 	if (boots->line && pairs->line)
 		ERR(b, boots->line, "give boots or pairs, not both: with kernel variants a pair is one boot of each variant");
 	b->j->boots_line = boots->line;
+	b->pairs_line = boots->line ? boots->line : pairs->line ? pairs->line : s->line;
 	for (size_t i = 0; i < ARRAY_SIZE(boot_keys); i++)
 		b->boot_key_line[i] = seen_of(seen, JOB_SEC_JOB, boot_keys[i])->line;
 	b->j->archive_line = seen_of(seen, JOB_SEC_JOB, "archive")->line;
@@ -800,7 +824,7 @@ static void build_swap_section(struct builder *b, const struct job_section *s)
 {
 	struct job_swap *sw = &b->j->swap;
 	struct seen seen[N_KEYS] = { 0 };
-	size_t d0 = b->d->n;
+	size_t d0 = diags_count(b->d);
 	sw->line = s->line;
 	apply_entries(b, s, sw, seen, NULL);
 	if (!seen_of(seen, JOB_SEC_SWAP, "device")->ok)
@@ -823,9 +847,9 @@ static void build_swap_section(struct builder *b, const struct job_section *s)
 		ERR(b, prio->line, "priority applies only to device = zram or file, not %s", dev);
 	if (sw->kind == JOB_SWAP_FILE && !sw->path && !(sw->path = strdup(JOB_SWAP_PATH_DEFAULT)))
 		b->oom = true;
-	if (b->check && b->d->n == d0)
+	if (b->check && diags_count(b->d) == d0)
 		job_check_swap(b->file, sw, path->line ? path->line : s->line, b->d);
-	if (b->check && b->d->n == d0 && alg->line && sw->kind == JOB_SWAP_ZRAM && sw->algorithm)
+	if (b->check && diags_count(b->d) == d0 && alg->line && sw->kind == JOB_SWAP_ZRAM && sw->algorithm)
 		job_check_zram_algorithm(b->file, alg->line, sw->algorithm, b->d);
 	swap_zswap_knobs(b, sw, seen);
 }
@@ -841,6 +865,13 @@ static bool variant_knob(struct builder *b, const struct job_section *s, const s
 		b->oom = true;
 	if (r < 0)
 		return true;
+	if (v->n_knobs >= JOB_KNOBS_MAX) {
+		/* counted, reported once by build_variant */
+		if (!b->knobs_over++)
+			b->knobs_over_line = e->line;
+		job_knob_clear(&k);
+		return true;
+	}
 	for (size_t i = 0; i < v->n_knobs; i++)
 		if (strcmp(v->knobs[i].path, k.path) == 0) {
 			char title[128];
@@ -960,7 +991,7 @@ static void check_build_keys(struct builder *b, const struct job_section *s, str
 			ERR(b, v->config_line, "config.fragment %s does not exist", v->fragments[i]);
 }
 
-static void build_variant(struct builder *b, const struct job_section *s)
+static void build_variant(struct builder *b, const struct job_section *s, struct util_strmap *names)
 {
 	struct job *j = b->j;
 	struct job_variant *nv = realloc(j->variants, (j->n_variants + 1) * sizeof(*nv));
@@ -977,7 +1008,12 @@ static void build_variant(struct builder *b, const struct job_section *s)
 		bad_name(b, s->line, "variant label", s->label);
 
 	struct seen seen[N_KEYS] = { 0 };
+	b->knobs_over = 0;
 	apply_entries(b, s, v, seen, variant_knob);
+	if (b->knobs_over)
+		ERR(b, b->knobs_over_line,
+		    "too many knobs in [variant %s] (%zu, at most %u): this is the first over the budget; set only the knobs the comparison is about (README.md, \"Budgets\")",
+		    s->label, v->n_knobs + b->knobs_over, JOB_KNOBS_MAX);
 	if (!v->name && !(v->name = strdup(s->label)))
 		b->oom = true;
 	if (!v->kernel && !(v->kernel = strdup("running")))
@@ -986,12 +1022,13 @@ static void build_variant(struct builder *b, const struct job_section *s)
 	if (!v->name)
 		return;
 	const struct seen *name = seen_of(seen, JOB_SEC_VARIANT, "name");
-	for (size_t i = 0; i + 1 < j->n_variants; i++)
-		if (j->variants[i].name && strcmp(j->variants[i].name, v->name) == 0) {
-			ERR(b, name->line ? name->line : s->line, "duplicate variant name \"%s\" (also the name of [variant %s] at line %d)",
-			    v->name, j->variants[i].label, j->variants[i].line);
-			break;
-		}
+	int first;
+	int r = util_strmap_put(names, v->name, (int)(j->n_variants - 1), &first);
+	if (r < 0)
+		b->oom = true;
+	else if (r == 1)
+		ERR(b, name->line ? name->line : s->line, "duplicate variant name \"%s\" (also the name of [variant %s] at line %d)",
+		    v->name, j->variants[first].label, j->variants[first].line);
 }
 
 static bool is_extra_key(const struct builder *b, const char *key)
@@ -1056,7 +1093,7 @@ static void build_workload(struct builder *b, const struct job_section *s)
 	*w = (struct job_workload){ .line = s->line, .name = strdup(s->label) };
 	if (!w->name)
 		b->oom = true;
-	size_t d0 = b->d->n;
+	size_t d0 = diags_count(b->d);
 	if (!job_valid_name(s->label))
 		bad_name(b, s->line, "workload name", s->label);
 
@@ -1083,15 +1120,48 @@ static void build_workload(struct builder *b, const struct job_section *s)
 		util_format_size(w->memory_max, mx, sizeof(mx));
 		ERR(b, high->line, "memory.high %s is above memory.max %s: it would never throttle", hi, mx);
 	}
-	if (ops && b->check && b->d->n == d0)
+	if (ops && b->check && diags_count(b->d) == d0)
 		job_check_workload(b->file, w, b->d);
 }
 
+/* [variant], [workload] and [metric] labels already seen, each with the
+ * line of its section: duplicates found in linear time. */
+struct labels {
+	struct util_strmap of[JOB_SEC_IGNORED];
+};
+
+/* The line of an earlier section of s's kind with s's label (0: none),
+ * after recording s. */
+static int first_with_label(struct builder *b, struct labels *seen, const struct job_section *s)
+{
+	int first = 0;
+	if (s->kind != JOB_SEC_VARIANT && s->kind != JOB_SEC_WORKLOAD && s->kind != JOB_SEC_METRIC)
+		return 0;
+	if (util_strmap_put(&seen->of[s->kind], s->label, s->line, &first) < 0)
+		b->oom = true;
+	return first;
+}
+
+/* pairs x variants x workloads x runs_per_boot, the rows of the schedule. */
+static void check_steps_budget(struct builder *b)
+{
+	const struct job *j = b->j;
+	uint64_t reps = job_boots_kernels(j) ? j->runs_per_boot : 1;
+	uint64_t steps = (uint64_t)j->pairs * j->n_variants * j->n_workloads * reps;
+	if (steps <= JOB_STEPS_MAX)
+		return;
+	ERR(b, b->pairs_line,
+	    "the job has %llu runs (%u pairs x %zu variants x %zu workloads x %llu per boot), at most %u: lower pairs, or split the job (README.md, \"Budgets\")",
+	    (unsigned long long)steps, j->pairs, j->n_variants, j->n_workloads, (unsigned long long)reps, JOB_STEPS_MAX);
+}
+
 size_t job_build(struct job *j, const char *file, struct job_section *secs, size_t n_secs, bool check, bool build_only,
-		 struct diags *d)
+		 bool partial, struct diags *d)
 {
 	struct builder b = { .j = j, .file = file, .d = d, .check = check };
-	size_t d0 = d->n;
+	struct labels labels = { 0 };
+	struct util_strmap variant_names = { 0 };
+	size_t d0 = diags_count(d);
 	int job_line = 0, swap_line = 0;
 	size_t bad_variants = 0, bad_workloads = 0;
 	bool job_guessed = false;
@@ -1125,10 +1195,8 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 			first = *line;
 			if (!first)
 				*line = s->line;
-		} else if (s->kind == JOB_SEC_VARIANT || s->kind == JOB_SEC_WORKLOAD || s->kind == JOB_SEC_METRIC) {
-			for (size_t k = 0; k < i && !first; k++)
-				if (secs[k].kind == s->kind && !secs[k].unlabeled && strcmp(secs[k].label, s->label) == 0)
-					first = secs[k].line;
+		} else {
+			first = first_with_label(&b, &labels, s);
 		}
 		if (first) {
 			char title[128];
@@ -1141,7 +1209,7 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 		switch (s->kind) {
 		case JOB_SEC_JOB: build_job_section(&b, s); break;
 		case JOB_SEC_SWAP: build_swap_section(&b, s); break;
-		case JOB_SEC_VARIANT: build_variant(&b, s); break;
+		case JOB_SEC_VARIANT: build_variant(&b, s, &variant_names); break;
 		case JOB_SEC_WORKLOAD: build_workload(&b, s); break;
 		case JOB_SEC_METRIC: build_metric_section(&b, s); break;
 		case JOB_SEC_IGNORED: break;
@@ -1179,15 +1247,20 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 			    "series = %s needs an archive to fetch it from: set archive = URL in [job] (e.g. https://lore.kernel.org/all)",
 			    j->variants[i].series);
 
-	if (!job_line && !job_guessed)
+	if (!job_line && !job_guessed && !partial)
 		ERR(&b, 0, "missing [job] section (it needs at least: name = ...)");
-	if (j->n_variants + bad_variants < 2)
+	if (j->n_variants + bad_variants < 2 && !partial)
 		ERR(&b, 0, "a job needs at least two variants ([variant A], [variant B]); found %zu", j->n_variants);
-	if (j->n_workloads + bad_workloads == 0)
+	if (j->n_workloads + bad_workloads == 0 && !partial)
 		ERR(&b, 0, "a job needs at least one [workload NAME] section");
+	check_steps_budget(&b);
 	if (b.oom)
 		ERR(&b, 0, "out of memory while reading the job");
 	if (b.mc_loaded)
 		machine_conf_free(&b.mc);
-	return d->n - d0;
+	for (size_t k = 0; k < ARRAY_SIZE(labels.of); k++)
+		util_strmap_free(&labels.of[k]);
+	util_strmap_free(&variant_names);
+	free(b.dir);
+	return diags_count(d) - d0;
 }

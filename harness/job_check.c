@@ -112,7 +112,8 @@ bool job_check_knob(const char *file, const struct job_knob *k, const struct mac
 			diags_add(d, file, k->line, "%s: cannot stat: %s", what, strerror(e));
 			return false;
 		}
-		_cleanup_free_ char *near = closest_sibling(k->path);
+		/* the hint reads a directory: not for a message that is only counted */
+		_cleanup_free_ char *near = diags_full(d) ? NULL : closest_sibling(k->path);
 		_cleanup_free_ char *near_path = NULL, *near_name = NULL;
 		if (near && sysctl && job_sysctl_target(near, &near_path, &near_name) == 0)
 			diags_add(d, file, k->line, "%s does not exist (did you mean \"%s\"?)", what, near_name);

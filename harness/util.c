@@ -417,6 +417,10 @@ void sb_free(struct strbuf *sb)
 
 void diags_add(struct diags *d, const char *file, int line, const char *fmt, ...)
 {
+	if (d->n >= DIAGS_MAX) {
+		d->dropped++;
+		return;
+	}
 	if (d->n == d->cap) {
 		size_t cap = d->cap ? d->cap * 2 : 8;
 		struct diag *nv = realloc(d->v, cap * sizeof(*nv));
@@ -437,6 +441,10 @@ void diags_add(struct diags *d, const char *file, int line, const char *fmt, ...
 	d->n++;
 }
 
+size_t diags_count(const struct diags *d) { return d->n + d->dropped; }
+
+bool diags_full(const struct diags *d) { return d->n >= DIAGS_MAX; }
+
 void diags_print(const struct diags *d, FILE *out)
 {
 	int err = 0;
@@ -452,6 +460,12 @@ void diags_print(const struct diags *d, FILE *out)
 		if (n < 0 && !err)
 			err = errno;
 	}
+	if (d->dropped) {
+		const char *file = d->n && d->v[d->n - 1].file ? d->v[d->n - 1].file : NULL;
+		if (fprintf(out, "%s%sand %zu more problem%s not shown: fix these first\n", file ? file : "", file ? ": " : "",
+			    d->dropped, d->dropped == 1 ? "" : "s") < 0 && !err)
+			err = errno;
+	}
 	if (err)
 		out_failed(out, err);
 }
@@ -464,7 +478,69 @@ void diags_free(struct diags *d)
 	}
 	free(d->v);
 	d->v = NULL;
-	d->n = d->cap = 0;
+	d->n = d->cap = d->dropped = 0;
+}
+
+/* FNV-1a */
+static size_t strmap_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return (size_t)h;
+}
+
+static size_t strmap_slot(const struct util_strmap *m, const char *key)
+{
+	size_t i = strmap_hash(key) & (m->nslot - 1);
+	while (m->keys[i] && strcmp(m->keys[i], key) != 0)
+		i = (i + 1) & (m->nslot - 1);
+	return i;
+}
+
+static int strmap_grow(struct util_strmap *m)
+{
+	size_t nslot = m->nslot ? 2 * m->nslot : 16;
+	const char **keys = calloc(nslot, sizeof(*keys));
+	int *values = calloc(nslot, sizeof(*values));
+	if (!keys || !values) {
+		free(keys);
+		free(values);
+		return -ENOMEM;
+	}
+	struct util_strmap g = { .keys = keys, .values = values, .n = m->n, .nslot = nslot };
+	for (size_t i = 0; i < m->nslot; i++)
+		if (m->keys[i]) {
+			size_t k = strmap_slot(&g, m->keys[i]);
+			g.keys[k] = m->keys[i];
+			g.values[k] = m->values[i];
+		}
+	util_strmap_free(m);
+	*m = g;
+	return 0;
+}
+
+int util_strmap_put(struct util_strmap *m, const char *key, int value, int *ret_old)
+{
+	if (2 * (m->n + 1) > m->nslot && strmap_grow(m) < 0)
+		return -ENOMEM;
+	size_t i = strmap_slot(m, key);
+	if (m->keys[i]) {
+		if (ret_old)
+			*ret_old = m->values[i];
+		return 1;
+	}
+	m->keys[i] = key;
+	m->values[i] = value;
+	m->n++;
+	return 0;
+}
+
+void util_strmap_free(struct util_strmap *m)
+{
+	free(m->keys);
+	free(m->values);
+	*m = (struct util_strmap){ 0 };
 }
 
 /* One write per line, so that lines of two threads (the executor, the

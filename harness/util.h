@@ -83,14 +83,35 @@ struct diag {
 	int line;  /* 0: no line */
 	char *msg;
 };
+/* At most DIAGS_MAX are kept; the ones after are only counted (dropped),
+ * so a hostile input cannot make its error list the expensive part. */
+#define DIAGS_MAX 100
 struct diags {
 	struct diag *v;
 	size_t n, cap;
+	size_t dropped;  /* reported after the first DIAGS_MAX: counted, not kept */
 };
 void diags_add(struct diags *d, const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* Every problem reported, kept or dropped. */
+size_t diags_count(const struct diags *d);
+/* No more are kept: skip work (hints, listings) done only for a message. */
+bool diags_full(const struct diags *d);
+/* The kept ones as "file:line: message", then "and N more" if any were dropped. */
 void diags_print(const struct diags *d, FILE *out);
 void diags_free(struct diags *d);
+
+/* A string set with a value per key, for duplicate checks in linear time.
+ * Keys are borrowed: they must outlive the map. */
+struct util_strmap {
+	const char **keys;
+	int *values;
+	size_t n, nslot;
+};
+/* Adds key with value: 0 added, 1 already there (its value in *ret_old if
+ * not NULL, the map unchanged), -ENOMEM. */
+int util_strmap_put(struct util_strmap *m, const char *key, int value, int *ret_old);
+void util_strmap_free(struct util_strmap *m);
 
 /* Logging to stderr with a "kab: " prefix, one write(2) per line; a
  * closed stderr is marked (output.h) and later lines go to /dev/null. */

@@ -162,11 +162,12 @@ check "malformed job: 400" [ "$code" = 400 ]
 check "malformed job: the errors name line 3 (pairs) and line 6 (type)" bash -c "$PY -c 'import json,sys; print(chr(10).join(json.load(open(sys.argv[1]))[\"errors\"]))' '$IT_TMP/body' | grep -q '^3: ' &&
 	$PY -c 'import json,sys; print(chr(10).join(json.load(open(sys.argv[1]))[\"errors\"]))' '$IT_TMP/body' | grep -q '^6: '"
 expect "empty body" 400 POST /api/v1/jobs -H "$AUTH" --data-binary ''
-head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' x >"$IT_TMP/big"
-expect "body over 1 MiB" 413 POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/big"
-expect "body over 1 MiB, chunked" 413 POST /api/v1/jobs -H "$AUTH" -H 'Transfer-Encoding: chunked' --data-binary @"$IT_TMP/big"
-head -c $((1024 * 1024)) /dev/zero | tr '\0' '#' >"$IT_TMP/justfits"
-expect "body of exactly 1 MiB is read (and is not a job)" 400 POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/justfits"
+# the body limit is the job text budget, 256 KiB (t_budget.sh has the rest)
+head -c $((256 * 1024 + 1)) /dev/zero | tr '\0' x >"$IT_TMP/big"
+expect "body over 256 KiB" 413 POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/big"
+expect "body over 256 KiB, chunked" 413 POST /api/v1/jobs -H "$AUTH" -H 'Transfer-Encoding: chunked' --data-binary @"$IT_TMP/big"
+head -c $((256 * 1024)) /dev/zero | tr '\0' '#' >"$IT_TMP/justfits"
+expect "body of exactly 256 KiB is read (and is not a job)" 400 POST /api/v1/jobs -H "$AUTH" --data-binary @"$IT_TMP/justfits"
 expect "unknown id" 404 GET /api/v1/jobs/999999
 expect "unknown id, runs" 404 GET /api/v1/jobs/999999/runs
 expect "unknown id, report" 404 GET /api/v1/jobs/999999/report
