@@ -592,6 +592,24 @@ void log_info(const char *fmt, ...)
 	va_end(ap);
 }
 
+int util_copy_fd(int in, int out, size_t max)
+{
+	char buf[65536];
+	size_t total = 0;
+	ssize_t n;
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if (max && (total += (size_t)n) > max)
+			return -EFBIG;
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(out, buf + off, (size_t)(n - off));
+			if (w < 0)
+				return -errno;
+			off += w;
+		}
+	}
+	return n < 0 ? -errno : 0;
+}
+
 /* Copies a regular file's bytes to `to` (created or truncated, 0644). */
 int util_copy_file(const char *from, const char *to)
 {
@@ -601,17 +619,9 @@ int util_copy_file(const char *from, const char *to)
 	_cleanup_close_ int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (out < 0)
 		return -errno;
-	char buf[65536];
-	ssize_t n;
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(out, buf + off, (size_t)(n - off));
-			if (w < 0)
-				return -errno;
-			off += w;
-		}
-	if (n < 0)
-		return -errno;
+	int r = util_copy_fd(in, out, 0);
+	if (r < 0)
+		return r;
 	int fd = out;
 	out = -1;
 	return close(fd) < 0 ? -errno : 0;

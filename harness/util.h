@@ -47,6 +47,8 @@ int util_mkdir_p(const char *path, mode_t mode);
 int util_remove_tree(const char *path);
 /* Copies from's bytes into to (created or truncated, mode 0644). */
 int util_copy_file(const char *from, const char *to);
+/* Copies in to out until in's end; -EFBIG past max bytes (0: no limit). */
+int util_copy_fd(int in, int out, size_t max);
 /* In a forked child before exec (async-signal-safe): nothing blocked and
  * SIGPIPE at its default, whatever kab blocks or ignores (an ignored
  * signal stays ignored across exec). */

@@ -173,21 +173,9 @@ int kbuser_copy_out(const struct krun_user *u, const char *from, const char *to)
 	_cleanup_close_ int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (out < 0)
 		return -errno;
-	char buf[65536];
-	size_t total = 0;
-	ssize_t n;
-	while ((n = read(in, buf, sizeof(buf))) > 0) {
-		if ((total += (size_t)n) > KBUSER_FILE_MAX)
-			return -EFBIG;
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(out, buf + off, (size_t)(n - off));
-			if (w < 0)
-				return -errno;
-			off += w;
-		}
-	}
-	if (n < 0)
-		return -errno;
+	int r = util_copy_fd(in, out, KBUSER_FILE_MAX);
+	if (r < 0)
+		return r;
 	int fd = out;
 	out = -1;
 	return close(fd) < 0 ? -errno : 0;
