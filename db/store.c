@@ -325,17 +325,16 @@ static int insert_workloads(struct store *s, int64_t job_id, const struct job *j
 	return 0;
 }
 
-int store_job_create(struct store *s, const struct job *j, int64_t *ret_id)
+/* The job's row, its variants and workloads, inside the caller's transaction. */
+static int insert_job(struct store *s, const struct job *j, int64_t *ret_id)
 {
-	int r = store_begin(s);
-	if (r < 0)
-		return r;
+	int r;
 	{
 		_cleanup_stmt_ sqlite3_stmt *st = NULL;
 		r = prepare(s, "INSERT INTO jobs (name, file, text, status, created, pairs, job_order, swap, kab_version, schema_version, kernel_release)"
 			       " VALUES (?,?,?,'queued',?,?,?,?,?,?,?)", &st);
 		if (r < 0)
-			goto fail;
+			return r;
 		char release[128] = "";
 		char *rel = NULL;
 		if (util_read_line("/proc/sys/kernel/osrelease", &rel) == 0)
@@ -352,18 +351,71 @@ int store_job_create(struct store *s, const struct job *j, int64_t *ret_id)
 		sqlite3_bind_int(st, 9, STORE_SCHEMA_VERSION);
 		store_bind_text(st, 10, release);
 		if ((r = step_done(s, st)) < 0)
-			goto fail;
+			return r;
 	}
 	int64_t id = sqlite3_last_insert_rowid(s->db);
 	if ((r = insert_variants(s, id, j)) < 0 || (r = insert_workloads(s, id, j)) < 0)
-		goto fail;
-	if ((r = store_commit(s)) < 0)
-		goto fail;
+		return r;
 	*ret_id = id;
 	return 0;
-fail:
-	store_rollback(s);
+}
+
+static int insert_steps(struct store *s, int64_t job_id, const struct store_step *steps, size_t n)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "INSERT INTO steps (job_id, seq, pair, variant_idx, workload_idx, status, boot, rep)"
+			   " VALUES (?,?,?,?,?,'pending',?,?)", &st);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, job_id);
+		sqlite3_bind_int(st, 2, steps[i].seq);
+		sqlite3_bind_int(st, 3, steps[i].pair);
+		sqlite3_bind_int(st, 4, steps[i].variant);
+		sqlite3_bind_int(st, 5, steps[i].workload);
+		sqlite3_bind_int(st, 6, steps[i].boot);
+		sqlite3_bind_int(st, 7, steps[i].rep);
+		r = step_done(s, st);
+	}
 	return r;
+}
+
+/* Commits what body did, or rolls it back. */
+static int in_transaction(struct store *s, int r)
+{
+	if (r < 0) {
+		store_rollback(s);
+		return r;
+	}
+	if ((r = store_commit(s)) < 0)
+		store_rollback(s);
+	return r;
+}
+
+int store_job_create(struct store *s, const struct job *j, int64_t *ret_id)
+{
+	int r = store_begin(s);
+	if (r < 0)
+		return r;
+	int64_t id = 0;
+	if ((r = in_transaction(s, insert_job(s, j, &id))) < 0)
+		return r;
+	*ret_id = id;
+	return 0;
+}
+
+int store_job_submit(struct store *s, const struct job *j, const struct store_step *steps, size_t n, int64_t *ret_id)
+{
+	int r = store_begin(s);
+	if (r < 0)
+		return r;
+	int64_t id = 0;
+	r = insert_job(s, j, &id);
+	if (r >= 0)
+		r = insert_steps(s, id, steps, n);
+	if ((r = in_transaction(s, r)) < 0)
+		return r;
+	*ret_id = id;
+	return 0;
 }
 
 int store_job_set_status(struct store *s, int64_t job_id, const char *status, const char *reason)
@@ -411,10 +463,12 @@ int store_job_dir_set(struct store *s, int64_t job_id, const char *name)
 	return sqlite3_changes(s->db) == 1 ? 0 : -ENOENT;
 }
 
-int store_job_get(struct store *s, int64_t job_id, struct store_job *ret)
+static int job_get(struct store *s, int64_t job_id, bool with_text, struct store_job *ret)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "SELECT id, name, status, reason, file, created, started, finished, text FROM jobs WHERE id = ?", &st);
+	int r = prepare(s, with_text ? "SELECT id, name, status, reason, file, created, started, finished, pairs, job_order, text FROM jobs WHERE id = ?"
+				     : "SELECT id, name, status, reason, file, created, started, finished, pairs, job_order FROM jobs WHERE id = ?",
+			&st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
@@ -432,12 +486,63 @@ int store_job_get(struct store *s, int64_t job_id, struct store_job *ret)
 	j.created = sqlite3_column_double(st, 5);
 	j.started = sqlite3_column_double(st, 6);
 	j.finished = sqlite3_column_double(st, 7);
-	const unsigned char *t = sqlite3_column_text(st, 8);
-	j.text = strdup(t ? (const char *)t : "");
-	if (!j.text)
-		return -ENOMEM;
+	j.pairs = (unsigned)sqlite3_column_int(st, 8);
+	store_col_text(st, 9, j.order, sizeof(j.order));
+	if (with_text) {
+		const unsigned char *t = sqlite3_column_text(st, 10);
+		if (!(j.text = strdup(t ? (const char *)t : "")))
+			return -ENOMEM;
+	}
 	*ret = j;
 	return 0;
+}
+
+int store_job_get(struct store *s, int64_t job_id, struct store_job *ret) { return job_get(s, job_id, true, ret); }
+
+int store_job_info(struct store *s, int64_t job_id, struct store_job *ret) { return job_get(s, job_id, false, ret); }
+
+/* name and kernel of variants, or name and type of workloads, by idx */
+static int job_parts(struct store *s, const char *sql, int64_t job_id, struct store_job_part **ret, size_t *ret_n)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, sql, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	struct store_job_part *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 8;
+			struct store_job_part *nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		store_col_text(st, 0, v[n].name, sizeof(v[n].name));
+		store_col_text(st, 1, v[n].kind, sizeof(v[n].kind));
+		n++;
+	}
+	if (rc != SQLITE_DONE) {
+		free(v);
+		return sql_err(s, rc, "job parts");
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+int store_job_variants(struct store *s, int64_t job_id, struct store_job_part **ret, size_t *ret_n)
+{
+	return job_parts(s, "SELECT name, kernel FROM variants WHERE job_id = ? ORDER BY idx", job_id, ret, ret_n);
+}
+
+int store_job_workloads(struct store *s, int64_t job_id, struct store_job_part **ret, size_t *ret_n)
+{
+	return job_parts(s, "SELECT name, type FROM workloads WHERE job_id = ? ORDER BY idx", job_id, ret, ret_n);
 }
 
 void store_job_clear(struct store_job *j)
@@ -479,27 +584,7 @@ int store_steps_create(struct store *s, int64_t job_id, const struct store_step 
 	int r = store_begin(s);
 	if (r < 0)
 		return r;
-	{
-		_cleanup_stmt_ sqlite3_stmt *st = NULL;
-		r = prepare(s, "INSERT INTO steps (job_id, seq, pair, variant_idx, workload_idx, status, boot, rep)"
-			       " VALUES (?,?,?,?,?,'pending',?,?)", &st);
-		for (size_t i = 0; r >= 0 && i < n; i++) {
-			sqlite3_reset(st);
-			sqlite3_bind_int64(st, 1, job_id);
-			sqlite3_bind_int(st, 2, steps[i].seq);
-			sqlite3_bind_int(st, 3, steps[i].pair);
-			sqlite3_bind_int(st, 4, steps[i].variant);
-			sqlite3_bind_int(st, 5, steps[i].workload);
-			sqlite3_bind_int(st, 6, steps[i].boot);
-			sqlite3_bind_int(st, 7, steps[i].rep);
-			r = step_done(s, st);
-		}
-	}
-	if (r < 0) {
-		store_rollback(s);
-		return r;
-	}
-	return store_commit(s);
+	return in_transaction(s, insert_steps(s, job_id, steps, n));
 }
 
 int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, size_t *ret_n)
@@ -510,15 +595,18 @@ int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, s
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	struct store_step *v = NULL;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct store_step *nv = realloc(v, (n + 1) * sizeof(*v));
-		if (!nv) {
-			free(v);
-			return -ENOMEM;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			struct store_step *nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
 		}
-		v = nv;
 		struct store_step *x = &v[n++];
 		x->id = sqlite3_column_int64(st, 0);
 		x->seq = sqlite3_column_int(st, 1);

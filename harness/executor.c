@@ -106,6 +106,15 @@ int exec_plan(const struct job *j, struct store_step **ret, size_t *ret_n)
 
 static sigset_t run_signals;
 static bool interrupted;
+/* kab run's check that its output is still there, asked at every wait;
+ * why the job stops when it is not a signal ("" for a signal) */
+static bool (*stop_check)(char *why, size_t len);
+static char stop_why[160];
+
+void exec_set_stop_check(bool (*check)(char *why, size_t len))
+{
+	stop_check = check;
+}
 
 static void signals_block(sigset_t *old)
 {
@@ -126,6 +135,8 @@ static int signal_wait(double timeout_s)
 	int sig = sigtimedwait(&run_signals, NULL, &ts);
 	if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
 		interrupted = true;
+	if (!interrupted && stop_check && stop_check(stop_why, sizeof(stop_why)))
+		interrupted = true;
 	return sig < 0 ? 0 : sig;
 }
 
@@ -134,6 +145,28 @@ static bool check_interrupted(void)
 	while (signal_wait(0) != 0)
 		;
 	return interrupted;
+}
+
+/* The job's reason when it stops before its end. */
+static void set_cancelled(struct store *st, int64_t job_id)
+{
+	char reason[256] = "interrupted by a signal";
+	if (stop_why[0])
+		snprintf(reason, sizeof(reason), "%s; its finished runs are kept and kab run --resume %lld continues the job",
+			 stop_why, (long long)job_id);
+	store_job_set_status(st, job_id, "cancelled", reason);
+}
+
+/* A set-up step failed: a stop that came meanwhile (a workload's prepare
+ * or mkswap killed by the same Ctrl-C) cancels the job, else it failed. */
+static int failed_or_cancelled(struct store *st, int64_t job_id, int r, const char *reason)
+{
+	if (check_interrupted()) {
+		set_cancelled(st, job_id);
+		return -EINTR;
+	}
+	store_job_set_status(st, job_id, "failed", reason);
+	return r;
 }
 
 /* ---- swap for the whole job ---- */
@@ -337,9 +370,7 @@ static int spawn_stopped(const char *prog, char **argv, const char *workdir, pid
 		return e;
 	}
 	if (pid == 0) {
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
+		util_child_signals();
 		setpgid(0, 0);
 		close(go[1]);
 		close(errp[0]);
@@ -431,7 +462,7 @@ static void wait_workload(pid_t pid, const char *cg_path, double timeout_s, doub
 static const char *decide_status(const struct run_outcome *o, uint64_t oom_kills, char *reason, size_t len)
 {
 	if (o->aborted) {
-		snprintf(reason, len, "interrupted by a signal; not counted");
+		snprintf(reason, len, "%s; not counted", stop_why[0] ? stop_why : "interrupted by a signal");
 		return "aborted";
 	}
 	if (o->exec_errno) {
@@ -1165,6 +1196,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	sigset_t old;
 	signals_block(&old);
 	interrupted = false;
+	stop_why[0] = 0;
 	struct job_swap_state sw = { .zram_id = -1 };
 	struct store_step *steps = NULL;
 	size_t n = 0;
@@ -1227,8 +1259,9 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	}
 	store_job_set_status(st, job_id, "running", NULL);
 	if ((r = workloads_prepare(j, job_id, &jd)) < 0) {
-		store_job_set_status(st, job_id, "failed", "a workload could not be prepared; see the log");
-		workloads_finish(j, job_id, &jd);
+		r = failed_or_cancelled(st, job_id, r, "a workload could not be prepared; see the log");
+		if (r != -EINTR) /* a cancelled job may resume: keep what was prepared */
+			workloads_finish(j, job_id, &jd);
 		goto out;
 	}
 	size_t done = 0, total = n;
@@ -1281,7 +1314,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 		}
 		if (!swap_up) {
 			if ((r = swap_setup(st, j, job_id, boot_id, &jd, &sw)) < 0) {
-				store_job_set_status(st, job_id, "failed", "swap could not be set up");
+				r = failed_or_cancelled(st, job_id, r, "swap could not be set up");
 				goto out;
 			}
 			swap_up = true;
@@ -1311,7 +1344,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	if (r == -EINTR && rebooting) {
 		store_job_set_status(st, job_id, "interrupted", "rebooting into the next boot's kernel; kabd resumes the job after the boot");
 	} else if (r == -EINTR) {
-		store_job_set_status(st, job_id, "cancelled", "interrupted by a signal");
+		set_cancelled(st, job_id);
 	} else {
 		adaptive_finish(st, j, job_id);
 		store_job_set_status(st, job_id, "done", boot_failed ? "finished without a variant whose kernel did not come up (boot-failed)" : NULL);

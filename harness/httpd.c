@@ -20,6 +20,12 @@
 #define MAX_CONNECTIONS 64u
 #define CONNECTION_TIMEOUT_S 15u
 #define STATIC_MAX_SIZE (4 * 1024 * 1024)
+/* A body that turns out too large as it arrives (chunked, no
+ * Content-Length) is dropped as it comes, so that the client still sees its 413;
+ * past this much the connection is closed instead. */
+#define DRAIN_MAX (8 * HTTPD_MAX_BODY)
+#define TOO_BIG_MSG "the body is over %d bytes: a job file is at most %d KiB (README.md, \"Budgets\")"
+#define TOO_BIG_ARGS HTTPD_MAX_BODY, HTTPD_MAX_BODY / 1024
 
 struct httpd {
 	struct MHD_Daemon *d;
@@ -47,6 +53,7 @@ static const struct route {
 struct req_ctx {
 	struct strbuf body;
 	bool too_big;
+	size_t dropped;  /* bytes of a too big body thrown away */
 };
 
 /* Length of the valid UTF-8 sequence at p (no overlongs, surrogates or
@@ -354,7 +361,7 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 		return;
 	}
 	if (ctx->too_big) {
-		httpd_error(rs, 413, "the body is over %d bytes", HTTPD_MAX_BODY);
+		httpd_error(rs, 413, TOO_BIG_MSG, TOO_BIG_ARGS);
 		return;
 	}
 	rq.body = ctx->body.buf ? ctx->body.buf : "";
@@ -403,7 +410,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 			/* answer now; MHD closes the connection instead of reading the body */
 			ctx->too_big = true;
 			struct httpd_resp rs = { 0 };
-			httpd_error(&rs, 413, "the body is over %d bytes", HTTPD_MAX_BODY);
+			httpd_error(&rs, 413, TOO_BIG_MSG, TOO_BIG_ARGS);
 			return reply(c, &rs);
 		}
 		return MHD_YES;
@@ -414,7 +421,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 				return MHD_NO;
 		} else {
 			ctx->too_big = true;
+			ctx->dropped += ctx->body.len + *upload_data_size;
 			sb_free(&ctx->body);
+			if (ctx->dropped > DRAIN_MAX)
+				return MHD_NO; /* MHD closes the connection */
 		}
 		*upload_data_size = 0;
 		return MHD_YES;

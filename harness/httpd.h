@@ -9,7 +9,8 @@
 
 #include "util.h"
 
-#define HTTPD_MAX_BODY (1024 * 1024)
+/* The largest request body: a job's text, JOB_TEXT_MAX (api.c checks). */
+#define HTTPD_MAX_BODY (256 * 1024)
 
 struct api;
 struct httpd;

@@ -4,6 +4,7 @@
 #include "api.h"
 #include "executor.h"
 #include "httpd.h"
+#include "output.h"
 #include "queue.h"
 #include "statedir.h"
 #include "store.h"
@@ -27,7 +28,7 @@
 static const char usage[] =
 	"usage: kabd [--db PATH] [--state-dir DIR] [--listen ADDR:PORT] [--token-file PATH] [--web-root DIR]\n"
 	"  --db PATH            the database (default: " DB_NAME " in the state directory)\n"
-	"  --state-dir DIR      where jobs' work directories, swap files and kernel builds go\n"
+	"  --state-dir DIR      where jobs' work directories, swap files and built kernels go\n"
 	"                       (default $" STATE_DIR_ENV ", else " STATE_DIR_DEFAULT "); root's, mode 0700\n"
 	"  --listen ADDR:PORT   IPv4 address and port, or [IPv6]:PORT (default " DEFAULT_LISTEN ")\n"
 	"  --token-file PATH    POST requests need Authorization: Bearer <the file's token>;\n"
@@ -177,7 +178,13 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGHUP);
 	sigaddset(&sigs, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	/* a log line that cannot be written (journald restarted, stderr a
+	 * closed pipe) leaves stderr /dev/null; the job goes on */
+	int r = out_init();
+	if (r < 0) {
+		log_error("cannot set up standard input, output and error: %s", strerror(-r));
+		return 1;
+	}
 
 	int lock_fd = -1, ret = 1;
 	struct queue *q = NULL;

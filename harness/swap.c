@@ -129,8 +129,16 @@ static int run_mkswap(const char *path, char *err, size_t errlen)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	char *argv[] = { prog, (char *)path, NULL }; /* stdout goes to /dev/null */
+	posix_spawnattr_t attr;
+	int r = util_spawnattr_init(&attr);
+	if (r < 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		snprintf(err, errlen, "cannot run mkswap: %s", strerror(-r));
+		return r;
+	}
 	pid_t pid;
-	int r = posix_spawn(&pid, prog, &fa, NULL, argv, environ);
+	r = posix_spawn(&pid, prog, &fa, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	if (r != 0) {
 		snprintf(err, errlen, "cannot run mkswap: %s", strerror(r));

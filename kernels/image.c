@@ -47,7 +47,7 @@ int kbuild_image(struct store *st, const char *image, const char *initrd, const 
 	store_build_clear(&b);
 
 	char kdir[PATH_MAX], dir[PATH_MAX + 32], img[PATH_MAX + 48], ird[PATH_MAX + 48];
-	int r = kbuild_dir(kernels_dir, "KAB_KERNELS_DIR", KBUILD_KERNELS_SUBDIR, kdir, sizeof(kdir), err);
+	int r = kbuild_kernels_dir(kernels_dir, kdir, sizeof(kdir), err);
 	if (r < 0)
 		return r;
 	b = (struct store_build){ .tree = "", .base_ref = "", .config_source = "image", .series = (char *)image };

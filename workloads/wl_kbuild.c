@@ -346,8 +346,15 @@ static int run_wait(char *const argv[], int in_fd, const char *log, void (*progr
 		posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
 		posix_spawn_file_actions_adddup2(&fa, 1, 2);
 	}
+	posix_spawnattr_t attr;
+	int r = util_spawnattr_init(&attr);
+	if (r < 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return r;
+	}
 	pid_t pid;
-	int r = posix_spawnp(&pid, argv[0], &fa, NULL, argv, build_env);
+	r = posix_spawnp(&pid, argv[0], &fa, &attr, argv, build_env);
+	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	if (r != 0)
 		return -r;

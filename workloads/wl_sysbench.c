@@ -596,9 +596,7 @@ static int prepare(const struct wl_ctx *c, char *err, size_t errlen)
 		return -errno;
 	}
 	if (pid == 0) {
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
+		util_child_signals();
 		int in = open("/dev/null", O_RDONLY);
 		int out = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)

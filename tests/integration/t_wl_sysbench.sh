@@ -96,23 +96,27 @@ $KAB run --db "$db" "$IT_TMP/crash.job" >"$IT_TMP/crash.out" 2>"$IT_TMP/crash.er
 kab_pid=$!
 IT_PIDS+=("$kab_pid")
 killed=0
-for step in 0 1; do
-	procs="$(memcg_root)/kab/job1-step$step/cgroup.procs"
-	for i in $(seq 1 300); do
-		server="" bench=""
-		for p in $(cat "$procs" 2>/dev/null); do
-			case $(cat /proc/$p/comm 2>/dev/null) in
-			mariadbd) server=$p ;;
-			sysbench) bench=$p ;;
-			esac
-		done
-		if [ -n "$server" ] && [ -n "$bench" ]; then
-			sleep 2
-			kill -9 "$server" && killed=$((killed + 1))
-			break
-		fi
-		sleep 0.1
+# in_run STEP: mariadbd and sysbench are in the step's memcg ($server,
+# $bench) and sysbench is running its queries: it has printed an interval
+# report ("[ 1s ] thds: ...") into the run's stdout (its working directory)
+in_run() {
+	local p reports=0
+	server="" bench=""
+	for p in $(cat "$(memcg_root)/kab/job1-step$1/cgroup.procs" 2>/dev/null); do
+		case $(cat /proc/$p/comm 2>/dev/null) in
+		mariadbd) server=$p ;;
+		sysbench) bench=$p ;;
+		esac
 	done
+	[ -n "$bench" ] && reports=$(grep -cE '^\[ *[0-9]+s \]' "/proc/$bench/cwd/stdout" 2>/dev/null)
+	echo "step $1's memcg: mariadbd ${server:-none}, sysbench ${bench:-none}; sysbench's interval reports: ${reports:-0}"
+	[ -n "$server" ] && [ -n "$bench" ] && [ "${reports:-0}" -ge 1 ]
+}
+for step in 0 1; do
+	if wait_for -s "echo 'kab run said:'; tail -n 10 '$IT_TMP/crash.err'" \
+		"mariadbd and sysbench running queries in step $step's memcg" 40 in_run $step; then
+		kill -9 "$server" && killed=$((killed + 1))
+	fi
 done
 wait "$kab_pid"
 check "mariadbd found in each run's memcg and killed -9 during sysbench" [ $killed = 2 ]
@@ -125,8 +129,9 @@ check "no mariadbd left running" [ -z "$(our_servers)" ]
 
 # ---- a stale server holding the run's socket ----
 # The job's directory is private and new, so the only server that can hold
-# its socket is one started there after kab made it: a first workload
-# (w0) that sleeps gives the time, once sysbench's (w1) data is prepared.
+# its socket is one started there after kab made it: a first workload (w0)
+# holds the job, once sysbench's (w1) data is prepared, until the test has
+# its stale server listening and says go (or 120 s pass).
 db="$IT_TMP/sock.db"
 mkdir -p "$IT_TMP/stale"
 mariadb-install-db --no-defaults --datadir="$IT_TMP/stale" --user=root --auth-root-authentication-method=normal \
@@ -134,23 +139,22 @@ mariadb-install-db --no-defaults --datadir="$IT_TMP/stale" --user=root --auth-ro
 job it-sysbench-sock "" "duration = 5s" "
 [workload pause]
 type = command
-command = sleep 6" >"$IT_TMP/sock.job"
+command = timeout 120 sh -c \"until [ -e $IT_TMP/sock.go ]; do sleep 0.1; done\"" >"$IT_TMP/sock.job"
 $KAB run --db "$db" "$IT_TMP/sock.job" >"$IT_TMP/sock.out" 2>"$IT_TMP/sock.err" &
 kab_pid=$!
 IT_PIDS+=("$kab_pid")
 dir=""
-for i in $(seq 1 600); do
-	dir=$(jobdir_of "$db" 1)
-	[ -n "$dir" ] && [ -f "$dir/pristine.stamp" ] && break
-	sleep 0.1
-done
+prepared() { dir=$(jobdir_of "$db" 1) && [ -f "$dir/pristine.stamp" ]; }
+wait_for -s "echo 'kab run said:'; tail -n 10 '$IT_TMP/sock.err'" "the job's sysbench data prepared in its directory" 120 prepared
 NOTIFY_SOCKET= "$MARIADBD" --no-defaults --datadir="$IT_TMP/stale" --socket="$dir/mysqld.sock" --skip-networking \
 	--user=root --log-error="$IT_TMP/stale.err" --innodb-buffer-pool-size=16M >/dev/null 2>&1 &
 stale=$!
 IT_PIDS+=("$stale")
-for i in $(seq 1 100); do [ -S "$dir/mysqld.sock" ] && break; sleep 0.1; done
+wait_for -s "echo 'its error log ends:'; tail -n 10 '$IT_TMP/stale.err'" "the stale server to listen on $dir/mysqld.sock" 30 \
+	"[ -S '$dir/mysqld.sock' ]"
 check "a stale server listens on the run's socket $dir/mysqld.sock before the first sysbench run" \
 	[ -S "$dir/mysqld.sock" -a "$(sql "$db" "select count(*) from runs where workload_idx = 1")" = 0 ]
+touch "$IT_TMP/sock.go"
 wait "$kab_pid"
 check "both runs are recorded as failed" [ "$(sql "$db" "select group_concat(status) from runs where workload_idx = 1")" = failed,failed ]
 check "their stderr has the server's error: another process listens on the socket" \

@@ -3,6 +3,8 @@
  * or under a directory others can change; fresh names by directory fd.
  * Real directories under /tmp; needs root (the owner checks are root's). */
 #include "t.h"
+#include "build.h"
+#include "kbuild_priv.h"
 #include "statedir.h"
 #include "util.h"
 
@@ -177,6 +179,31 @@ static void test_trusted(void)
 	sb_free(&err);
 }
 
+/* Kernel builds: the artifacts in STATE/kernels unless named; the work
+ * directory, which the build user must pass through, not under the 0700
+ * state directory. */
+static void test_build_dirs(void)
+{
+	char dir[128], want[160], buf[4096];
+	path_in(dir, sizeof(dir), "builds");
+	struct strbuf err = { 0 };
+	state_reset();
+	T_EQ_INT(state_init(dir, &err), 0);
+	unsetenv("KAB_KERNELS_DIR");
+	snprintf(want, sizeof(want), "%s/kernels", dir);
+	T_EQ_INT(kbuild_kernels_dir(NULL, buf, sizeof(buf), &err), 0);
+	T_EQ_STR(buf, want);
+	setenv("KAB_KERNELS_DIR", "/srv/kernels", 1);
+	T_EQ_INT(kbuild_kernels_dir(NULL, buf, sizeof(buf), &err), 0);
+	T_EQ_STR(buf, "/srv/kernels");
+	T_EQ_INT(kbuild_kernels_dir("/given", buf, sizeof(buf), &err), 0);
+	T_EQ_STR(buf, "/given");
+	unsetenv("KAB_KERNELS_DIR");
+	T_CHECK(strncmp(KBUILD_WORK_DEFAULT, STATE_DIR_DEFAULT "/", strlen(STATE_DIR_DEFAULT) + 1) != 0);
+	T_CHECK(err.buf == NULL);
+	sb_free(&err);
+}
+
 int main(void)
 {
 	if (geteuid() != 0) {
@@ -193,6 +220,7 @@ int main(void)
 	test_refusals();
 	test_names();
 	test_trusted();
+	test_build_dirs();
 	state_reset();
 	util_remove_tree(base);
 	return t_done("statedir");

@@ -241,11 +241,66 @@ static void test_store_modes(void)
 	rmdir(dir);
 }
 
+/* store_job_submit: the job and its schedule in one transaction; what
+ * kabd shows of a job read back without its text. */
+static void test_submit(void)
+{
+	struct store *st;
+	T_EQ_INT(store_open(":memory:", &st), 0);
+	struct job *j = parse(job_text);
+	if (!j)
+		return;
+	struct store_step *steps;
+	size_t n;
+	T_EQ_INT(exec_plan(j, &steps, &n), 0);
+	int64_t id = 0;
+	T_EQ_INT(store_job_submit(st, j, steps, n, &id), 0);
+	T_EQ_INT(id, 1);
+	free(steps);
+	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
+	T_EQ_INT(n, 8);
+	free(steps);
+	struct store_job sj;
+	T_EQ_INT(store_job_info(st, id, &sj), 0);
+	T_EQ_STR(sj.name, "unit");
+	T_EQ_STR(sj.status, "queued");
+	T_EQ_INT(sj.pairs, 4);
+	T_EQ_STR(sj.order, "abba");
+	T_CHECK(sj.text == NULL);
+	store_job_clear(&sj);
+	T_EQ_INT(store_job_info(st, 99, &sj), -ENOENT);
+	struct store_job_part *v = NULL, *w = NULL;
+	size_t nv = 0, nw = 0;
+	T_EQ_INT(store_job_variants(st, id, &v, &nv), 0);
+	T_EQ_INT(store_job_workloads(st, id, &w, &nw), 0);
+	T_EQ_INT(nv, 2);
+	T_EQ_INT(nw, 1);
+	if (nv == 2 && nw == 1) {
+		T_EQ_STR(v[0].name, "base");
+		T_EQ_STR(v[1].name, "patched");
+		T_EQ_STR(v[1].kind, "running");
+		T_EQ_STR(w[0].name, "w");
+		T_EQ_STR(w[0].kind, "command");
+	}
+	free(v);
+	free(w);
+	/* a schedule that cannot be stored leaves no job behind */
+	struct store_step dup[2] = { { .seq = 0 }, { .seq = 0 } };
+	T_CHECK(store_job_submit(st, j, dup, 2, &id) < 0);
+	int64_t *ids = NULL;
+	T_EQ_INT(store_jobs_page(st, 0, 10, &ids, &n), 0);
+	T_EQ_INT(n, 1);
+	free(ids);
+	store_close(st);
+	job_free(j);
+}
+
 int main(void)
 {
 	log_quiet = true;
 	test_plan();
 	test_store();
 	test_store_modes();
+	test_submit();
 	return t_done("store");
 }
