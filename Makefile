@@ -13,7 +13,7 @@ CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
 endif
 CPPFLAGS += -D_GNU_SOURCE -Iharness -Iworkloads -Idb -Ikernels
-LDLIBS  := -lcgroup -linih -lsqlite3 -lgsl -lgslcblas -lcurl -lpthread -lm
+LDLIBS  := -lcgroup -linih -lsqlite3 -lgsl -lgslcblas -lcurl -lz -lpthread -lm
 
 B := build
 LIB_SRC  := $(filter-out harness/main.c harness/kabd_main.c,$(wildcard harness/*.c db/*.c workloads/*.c kernels/*.c))
@@ -34,7 +34,8 @@ DEB_PKGS := build-essential pkg-config libcgroup-dev libinih-dev libsqlite3-dev 
 DEB_PKGS += qemu-system-x86 busybox-static cpio kmod
 DEB_PKGS += python3-scipy  # for the statistics oracle, tests/stats/check_oracle.sh
 DEB_PKGS += libmicrohttpd-dev curl  # kabd's HTTP server; curl for its test
-DEB_PKGS += libcurl4-openssl-dev  # the CLI as a client of kabd
+DEB_PKGS += libcurl4-openssl-dev  # the CLI as a client of kabd; lore archives over https
+DEB_PKGS += zlib1g-dev  # a lore thread's t.mbox.gz, decompressed with a cap
 DEB_PKGS += chromium  # the headless browser of tests/integration/t_web.sh
 DEB_PKGS += wrk  # load generator for bench/run.sh kabd
 # the seed workloads: sysbench OLTP on a private MariaDB server; a kernel
@@ -159,7 +160,7 @@ $(B)/fuzz/fuzz_compare_csv: tests/fuzz/fuzz_compare_csv.c $(FUZZ_OBJ)
 
 # kabd's Host, Origin, token and content-type checks on arbitrary headers
 $(B)/fuzz/fuzz_gate: tests/fuzz/fuzz_gate.c $(B)/fuzz/obj/harness/gate.o $(B)/fuzz/obj/harness/listen.o \
-		$(B)/fuzz/obj/harness/peer.o $(B)/fuzz/obj/harness/util.o
+		$(B)/fuzz/obj/harness/peer.o $(B)/fuzz/obj/harness/util.o $(B)/fuzz/obj/harness/output.o
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 fuzz fuzz-smoke: fuzz-deps
@@ -200,6 +201,11 @@ install: all
 	@# root on this machine: SECURITY.md); not made for a DESTDIR staging
 	@if [ -z "$(DESTDIR)" ] && ! getent group kab >/dev/null; then \
 	  echo "groupadd --system kab"; groupadd --system kab; fi
+	@# the unprivileged user git, make and the compiler of kernel builds run as
+	@# (SECURITY.md, "Kernel builds"); a package's maintainer script makes it
+	@# instead when DESTDIR is set
+	if [ -z "$(DESTDIR)" ] && ! getent passwd kab-build >/dev/null; then \
+	  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin kab-build; fi
 
 clean:
 	rm -rf $(B)

@@ -7,7 +7,7 @@
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
-SECTIONS=(sampler kabd kernels kexec)
+SECTIONS=(sampler parse kabd kernels kexec)
 status=0
 
 section() { printf '\n==== %s ====\n' "$1"; }
@@ -26,6 +26,16 @@ bench_sampler() {
 	section "sampler (10 Hz, ${BENCH_SECONDS:-30} s each)"
 	need "$B/bench/bench_sampler" || return 1
 	"$B/bench/bench_sampler"
+}
+
+# --- parse: a job at kabd's door, within its budgets (README.md, "Budgets") ---
+# The issue's 1 MiB jobs and their shapes cut to 256 KiB, the largest job
+# the budgets let through with its machine checks, and storing the largest
+# schedule (50,000 runs) in one transaction. BENCH_REPEAT tries each.
+bench_parse() {
+	section "parse (job budgets: refusal and the largest accepted job)"
+	need "$B/bench/bench_parse" || return 1
+	"$B/bench/bench_parse"
 }
 
 # --- kabd: report latency under load, and the sampler beside it ---

@@ -6,9 +6,12 @@
 #include "wl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct store {
 	sqlite3 *db;
@@ -97,7 +100,11 @@ static const char *const migrations[] = {
 	"ALTER TABLE builds ADD COLUMN initrd TEXT;"
 	"ALTER TABLE builds ADD COLUMN kind TEXT NOT NULL DEFAULT 'build';"
 	"ALTER TABLE variants ADD COLUMN build_id INTEGER REFERENCES builds(id);",
-	/* 7: who submitted a job to kabd: "uid 1001 (alice)" over its unix
+	/* 7: the name of the job's own directory under the state directory's
+	 * jobs/ (made fresh by mkdtemp), so that a resumed job finds it and
+	 * kab never reuses a directory it did not make */
+	"ALTER TABLE jobs ADD COLUMN jobdir TEXT;",
+	/* 8: who submitted a job to kabd: "uid 1001 (alice)" over its unix
 	 * socket (the kernel's word), "token" over TCP; NULL for kab run */
 	"ALTER TABLE jobs ADD COLUMN submitter TEXT;",
 };
@@ -190,12 +197,52 @@ static int migrate(struct store *s)
 	return 0;
 }
 
+/* kab's database is 0600: a new file is made so before SQLite opens it
+ * (SQLite gives its -wal and -shm the database file's mode and owner, so
+ * they follow whatever the umask), and one of ours that is open to its
+ * group or others (made by an older kab) is closed to them, with a line
+ * saying so. Results are read through kabd, which decides who may. */
+static int files_private(const char *path)
+{
+	if (!path[0] || strcmp(path, ":memory:") == 0 || strncmp(path, "file:", 5) == 0)
+		return 0;
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		int r = fchmod(fd, 0600) < 0 ? -errno : 0;
+		close(fd);
+		return r;
+	}
+	if (errno != EEXIST)
+		return -errno;
+	struct stat lst;
+	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+		return -ELOOP; /* SQLITE_OPEN_NOFOLLOW would refuse it less clearly */
+	static const char *const suffixes[] = { "", "-wal", "-shm" };
+	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
+		char p[4096];
+		struct stat st;
+		snprintf(p, sizeof(p), "%s%s", path, suffixes[i]);
+		if (lstat(p, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || !(st.st_mode & 077))
+			continue;
+		if (chmod(p, st.st_mode & 0700) == 0)
+			log_warn("%s was mode %04o, open to its group or others; now %04o", p, (unsigned)(st.st_mode & 07777),
+				 (unsigned)(st.st_mode & 0700));
+	}
+	return 0;
+}
+
 int store_open(const char *path, struct store **ret)
 {
+	int r = files_private(path);
+	if (r < 0) {
+		log_error("cannot create database %s: %s%s", path, strerror(-r),
+			  r == -ELOOP ? " (a symbolic link: name the database file itself)" : "");
+		return r;
+	}
 	struct store *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, NULL);
+	int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW, NULL);
 	if (rc != SQLITE_OK) {
 		log_error("cannot open database %s: %s", path, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
 		sqlite3_close(s->db);
@@ -207,7 +254,7 @@ int store_open(const char *path, struct store **ret)
 	 * after a power cut the store knows every run it started and every
 	 * boot it judged (NORMAL could lose the last commits). kab commits a
 	 * few times a run; the fsyncs cost nothing it measures. */
-	int r = exec_sql(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;");
+	r = exec_sql(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;");
 	if (r >= 0)
 		r = migrate(s);
 	if (r < 0) {
@@ -281,22 +328,17 @@ static int insert_workloads(struct store *s, int64_t job_id, const struct job *j
 	return 0;
 }
 
-int store_job_create(struct store *s, const struct job *j, int64_t *ret_id)
+/* The job's row, its variants and workloads, inside the caller's
+ * transaction; submitter NULL when none is recorded (kab run). */
+static int insert_job(struct store *s, const struct job *j, const char *submitter, int64_t *ret_id)
 {
-	return store_job_create_by(s, j, NULL, ret_id);
-}
-
-int store_job_create_by(struct store *s, const struct job *j, const char *submitter, int64_t *ret_id)
-{
-	int r = store_begin(s);
-	if (r < 0)
-		return r;
+	int r;
 	{
 		_cleanup_stmt_ sqlite3_stmt *st = NULL;
 		r = prepare(s, "INSERT INTO jobs (name, file, text, status, created, pairs, job_order, swap, kab_version, schema_version, kernel_release, submitter)"
 			       " VALUES (?,?,?,'queued',?,?,?,?,?,?,?,?)", &st);
 		if (r < 0)
-			goto fail;
+			return r;
 		char release[128] = "";
 		char *rel = NULL;
 		if (util_read_line("/proc/sys/kernel/osrelease", &rel) == 0)
@@ -314,18 +356,72 @@ int store_job_create_by(struct store *s, const struct job *j, const char *submit
 		store_bind_text(st, 10, release);
 		store_bind_text(st, 11, submitter);
 		if ((r = step_done(s, st)) < 0)
-			goto fail;
+			return r;
 	}
 	int64_t id = sqlite3_last_insert_rowid(s->db);
 	if ((r = insert_variants(s, id, j)) < 0 || (r = insert_workloads(s, id, j)) < 0)
-		goto fail;
-	if ((r = store_commit(s)) < 0)
-		goto fail;
+		return r;
 	*ret_id = id;
 	return 0;
-fail:
-	store_rollback(s);
+}
+
+static int insert_steps(struct store *s, int64_t job_id, const struct store_step *steps, size_t n)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "INSERT INTO steps (job_id, seq, pair, variant_idx, workload_idx, status, boot, rep)"
+			   " VALUES (?,?,?,?,?,'pending',?,?)", &st);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, job_id);
+		sqlite3_bind_int(st, 2, steps[i].seq);
+		sqlite3_bind_int(st, 3, steps[i].pair);
+		sqlite3_bind_int(st, 4, steps[i].variant);
+		sqlite3_bind_int(st, 5, steps[i].workload);
+		sqlite3_bind_int(st, 6, steps[i].boot);
+		sqlite3_bind_int(st, 7, steps[i].rep);
+		r = step_done(s, st);
+	}
 	return r;
+}
+
+/* Commits what body did, or rolls it back. */
+static int in_transaction(struct store *s, int r)
+{
+	if (r < 0) {
+		store_rollback(s);
+		return r;
+	}
+	if ((r = store_commit(s)) < 0)
+		store_rollback(s);
+	return r;
+}
+
+int store_job_create(struct store *s, const struct job *j, int64_t *ret_id)
+{
+	int r = store_begin(s);
+	if (r < 0)
+		return r;
+	int64_t id = 0;
+	if ((r = in_transaction(s, insert_job(s, j, NULL, &id))) < 0)
+		return r;
+	*ret_id = id;
+	return 0;
+}
+
+int store_job_submit(struct store *s, const struct job *j, const char *submitter, const struct store_step *steps, size_t n,
+		     int64_t *ret_id)
+{
+	int r = store_begin(s);
+	if (r < 0)
+		return r;
+	int64_t id = 0;
+	r = insert_job(s, j, submitter, &id);
+	if (r >= 0)
+		r = insert_steps(s, id, steps, n);
+	if ((r = in_transaction(s, r)) < 0)
+		return r;
+	*ret_id = id;
+	return 0;
 }
 
 int store_job_set_status(struct store *s, int64_t job_id, const char *status, const char *reason)
@@ -346,10 +442,39 @@ int store_job_set_status(struct store *s, int64_t job_id, const char *status, co
 	return sqlite3_changes(s->db) == 1 ? 0 : -ENOENT;
 }
 
-int store_job_get(struct store *s, int64_t job_id, struct store_job *ret)
+int store_job_dir_get(struct store *s, int64_t job_id, char *buf, size_t len)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "SELECT id, name, status, reason, file, created, started, finished, text, submitter FROM jobs WHERE id = ?", &st);
+	int r = prepare(s, "SELECT jobdir FROM jobs WHERE id = ?", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? -ENOENT : sql_err(s, rc, "step");
+	store_col_text(st, 0, buf, len);
+	return 0;
+}
+
+int store_job_dir_set(struct store *s, int64_t job_id, const char *name)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, "UPDATE jobs SET jobdir = ? WHERE id = ?", &st);
+	if (r < 0)
+		return r;
+	store_bind_text(st, 1, name);
+	sqlite3_bind_int64(st, 2, job_id);
+	if ((r = step_done(s, st)) < 0)
+		return r;
+	return sqlite3_changes(s->db) == 1 ? 0 : -ENOENT;
+}
+
+static int job_get(struct store *s, int64_t job_id, bool with_text, struct store_job *ret)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, with_text ? "SELECT id, name, status, reason, file, created, started, finished, pairs, job_order, submitter, text FROM jobs WHERE id = ?"
+				     : "SELECT id, name, status, reason, file, created, started, finished, pairs, job_order, submitter FROM jobs WHERE id = ?",
+			&st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
@@ -367,13 +492,64 @@ int store_job_get(struct store *s, int64_t job_id, struct store_job *ret)
 	j.created = sqlite3_column_double(st, 5);
 	j.started = sqlite3_column_double(st, 6);
 	j.finished = sqlite3_column_double(st, 7);
-	const unsigned char *t = sqlite3_column_text(st, 8);
-	store_col_text(st, 9, j.submitter, sizeof(j.submitter));
-	j.text = strdup(t ? (const char *)t : "");
-	if (!j.text)
-		return -ENOMEM;
+	j.pairs = (unsigned)sqlite3_column_int(st, 8);
+	store_col_text(st, 9, j.order, sizeof(j.order));
+	store_col_text(st, 10, j.submitter, sizeof(j.submitter));
+	if (with_text) {
+		const unsigned char *t = sqlite3_column_text(st, 11);
+		if (!(j.text = strdup(t ? (const char *)t : "")))
+			return -ENOMEM;
+	}
 	*ret = j;
 	return 0;
+}
+
+int store_job_get(struct store *s, int64_t job_id, struct store_job *ret) { return job_get(s, job_id, true, ret); }
+
+int store_job_info(struct store *s, int64_t job_id, struct store_job *ret) { return job_get(s, job_id, false, ret); }
+
+/* name and kernel of variants, or name and type of workloads, by idx */
+static int job_parts(struct store *s, const char *sql, int64_t job_id, struct store_job_part **ret, size_t *ret_n)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = prepare(s, sql, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	struct store_job_part *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 8;
+			struct store_job_part *nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		store_col_text(st, 0, v[n].name, sizeof(v[n].name));
+		store_col_text(st, 1, v[n].kind, sizeof(v[n].kind));
+		n++;
+	}
+	if (rc != SQLITE_DONE) {
+		free(v);
+		return sql_err(s, rc, "job parts");
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+int store_job_variants(struct store *s, int64_t job_id, struct store_job_part **ret, size_t *ret_n)
+{
+	return job_parts(s, "SELECT name, kernel FROM variants WHERE job_id = ? ORDER BY idx", job_id, ret, ret_n);
+}
+
+int store_job_workloads(struct store *s, int64_t job_id, struct store_job_part **ret, size_t *ret_n)
+{
+	return job_parts(s, "SELECT name, type FROM workloads WHERE job_id = ? ORDER BY idx", job_id, ret, ret_n);
 }
 
 void store_job_clear(struct store_job *j)
@@ -415,27 +591,7 @@ int store_steps_create(struct store *s, int64_t job_id, const struct store_step 
 	int r = store_begin(s);
 	if (r < 0)
 		return r;
-	{
-		_cleanup_stmt_ sqlite3_stmt *st = NULL;
-		r = prepare(s, "INSERT INTO steps (job_id, seq, pair, variant_idx, workload_idx, status, boot, rep)"
-			       " VALUES (?,?,?,?,?,'pending',?,?)", &st);
-		for (size_t i = 0; r >= 0 && i < n; i++) {
-			sqlite3_reset(st);
-			sqlite3_bind_int64(st, 1, job_id);
-			sqlite3_bind_int(st, 2, steps[i].seq);
-			sqlite3_bind_int(st, 3, steps[i].pair);
-			sqlite3_bind_int(st, 4, steps[i].variant);
-			sqlite3_bind_int(st, 5, steps[i].workload);
-			sqlite3_bind_int(st, 6, steps[i].boot);
-			sqlite3_bind_int(st, 7, steps[i].rep);
-			r = step_done(s, st);
-		}
-	}
-	if (r < 0) {
-		store_rollback(s);
-		return r;
-	}
-	return store_commit(s);
+	return in_transaction(s, insert_steps(s, job_id, steps, n));
 }
 
 int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, size_t *ret_n)
@@ -446,15 +602,18 @@ int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, s
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	struct store_step *v = NULL;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct store_step *nv = realloc(v, (n + 1) * sizeof(*v));
-		if (!nv) {
-			free(v);
-			return -ENOMEM;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			struct store_step *nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
 		}
-		v = nv;
 		struct store_step *x = &v[n++];
 		x->id = sqlite3_column_int64(st, 0);
 		x->seq = sqlite3_column_int(st, 1);

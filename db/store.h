@@ -8,10 +8,11 @@
 struct job;
 struct wl_metrics;
 
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 
 struct store;
 
+/* Opens (or creates, mode 0600, its -wal and -shm alike) the database. */
 int store_open(const char *path, struct store **ret);
 /* The database file's absolute path ("" for an in-memory one). */
 const char *store_path(const struct store *st);
@@ -24,9 +25,20 @@ int store_rollback(struct store *s);
 
 /* ---- jobs ---- */
 int store_job_create(struct store *s, const struct job *j, int64_t *ret_id);
-/* The same, recording who submitted it ("uid 1001 (alice)", "token"). */
-int store_job_create_by(struct store *s, const struct job *j, const char *submitter, int64_t *ret_id);
+/* The job, its variants, workloads and schedule in one transaction: no
+ * reader ever sees a job without its steps, and the write lock is held
+ * only for the inserts (parse and plan before calling). submitter: who
+ * asked, as the job records it ("uid 1001 (alice)", "token"; NULL for
+ * none, as kab run's). */
+struct store_step;
+int store_job_submit(struct store *s, const struct job *j, const char *submitter, const struct store_step *steps, size_t n,
+		     int64_t *ret_id);
 int store_job_set_status(struct store *s, int64_t job_id, const char *status, const char *reason);
+
+/* The name of the job's directory under the state directory's jobs/
+ * ("" when it has none); NULL clears it. */
+int store_job_dir_get(struct store *s, int64_t job_id, char *buf, size_t len);
+int store_job_dir_set(struct store *s, int64_t job_id, const char *name);
 
 struct store_job {
 	int64_t id;
@@ -36,9 +48,22 @@ struct store_job {
 	char file[256];
 	char submitter[80];  /* "" when not recorded (kab run, older jobs) */
 	double created, started, finished;
-	char *text;   /* the job file, malloc'd */
+	unsigned pairs;
+	char order[16];
+	char *text;   /* the job file, malloc'd; NULL from store_job_info */
 };
 int store_job_get(struct store *s, int64_t job_id, struct store_job *ret);
+/* The same without the job's text: what listing and showing a job need,
+ * which never parses it again. */
+int store_job_info(struct store *s, int64_t job_id, struct store_job *ret);
+/* A job's variants (name, kernel) or workloads (name, type) by index, as
+ * stored at submit. The caller frees *ret. */
+struct store_job_part {
+	char name[128];
+	char kind[32];
+};
+int store_job_variants(struct store *s, int64_t job_id, struct store_job_part **ret, size_t *ret_n);
+int store_job_workloads(struct store *s, int64_t job_id, struct store_job_part **ret, size_t *ret_n);
 void store_job_clear(struct store_job *j);
 /* Jobs whose status is one of the given (e.g. "running"). */
 int store_jobs_with_status(struct store *s, const char *status, int64_t **ret_ids, size_t *ret_n);
@@ -134,7 +159,7 @@ struct store_journal {
 	int64_t job_id;
 	char kind[16];        /* knob | zram | swapfile | swapon | cgroup */
 	char target[512];     /* path or device */
-	char original[1024];  /* value to restore, or extra data */
+	char original[4097];  /* value to restore (a knob's: up to a page, KNOB_VALUE_MAX), or extra data */
 	char boot_id[64];
 };
 int store_journal_add(struct store *s, const struct store_journal *e, int64_t *ret_id);

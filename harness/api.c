@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(HTTPD_MAX_BODY == JOB_TEXT_MAX, "kabd takes a body as large as a job may be, no larger");
+
 #define LIST_DEFAULT 50
 #define LIST_MAX 500
 
@@ -80,7 +82,7 @@ void api_jobs_list(struct api *a, const struct httpd_req *rq, struct httpd_resp 
 	int64_t last = 0;
 	for (; i < n && shown < limit; i++) {
 		struct store_job sj;
-		if (store_job_get(st, ids[i], &sj) < 0)
+		if (store_job_info(st, ids[i], &sj) < 0)
 			continue;
 		sb_printf(&rs->body, "%s\n  {\"id\": %lld, \"name\": ", shown ? "," : "", (long long)sj.id);
 		httpd_json_str(&rs->body, sj.name);
@@ -105,45 +107,36 @@ void api_jobs_list(struct api *a, const struct httpd_req *rq, struct httpd_resp 
 	ok_json(rs, 200);
 }
 
-static const char *name_at(char **names, size_t n, int i)
-{
-	return names && i >= 0 && (size_t)i < n ? names[i] : NULL;
-}
-
-/* Variant and workload names of a stored job, NULL if its text no longer
- * parses (it did when it was stored). */
+/* Variant and workload names of a stored job, as stored at submit: a
+ * GET never parses the job's text again. */
 struct job_names {
-	struct job *j;
-	char **variants, **workloads;
+	struct store_job_part *variants, *workloads;
+	size_t n_variants, n_workloads;
 };
 
-static void job_names_load(const struct store_job *sj, struct job_names *ret)
+static void job_names_load(struct store *st, int64_t id, struct job_names *ret)
 {
-	struct diags d = { 0 };
 	*ret = (struct job_names){ 0 };
-	if (job_parse_string_nocheck(sj->file, sj->text ? sj->text : "", &ret->j, &d) < 0) {
-		diags_free(&d);
-		return;
-	}
-	diags_free(&d);
-	ret->variants = calloc(ret->j->n_variants + 1, sizeof(char *));
-	ret->workloads = calloc(ret->j->n_workloads + 1, sizeof(char *));
-	for (size_t i = 0; ret->variants && i < ret->j->n_variants; i++)
-		ret->variants[i] = ret->j->variants[i].name;
-	for (size_t i = 0; ret->workloads && i < ret->j->n_workloads; i++)
-		ret->workloads[i] = ret->j->workloads[i].name;
+	if (store_job_variants(st, id, &ret->variants, &ret->n_variants) < 0)
+		ret->n_variants = 0;
+	if (store_job_workloads(st, id, &ret->workloads, &ret->n_workloads) < 0)
+		ret->n_workloads = 0;
 }
 
 static void job_names_free(struct job_names *jn)
 {
 	free(jn->variants);
 	free(jn->workloads);
-	job_free(jn->j);
+}
+
+static const char *name_at(const struct store_job_part *v, size_t n, int i)
+{
+	return v && i >= 0 && (size_t)i < n ? v[i].name : NULL;
 }
 
 static int get_job(struct store *st, int64_t id, struct httpd_resp *rs, struct store_job *ret)
 {
-	int r = store_job_get(st, id, ret);
+	int r = store_job_info(st, id, ret);
 	if (r == -ENOENT)
 		httpd_error(rs, 404, "no job %lld", (long long)id);
 	else if (r < 0)
@@ -183,7 +176,7 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 	if (get_job(st, rq->id, rs, &sj) < 0)
 		return;
 	struct job_names jn;
-	job_names_load(&sj, &jn);
+	job_names_load(st, rq->id, &jn);
 	struct store_step *steps = NULL;
 	size_t n = 0;
 	if (store_steps_load(st, rq->id, &steps, &n) < 0) {
@@ -207,23 +200,23 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 	json_time(b, sj.started);
 	sb_puts(b, ", \"finished\": ");
 	json_time(b, sj.finished);
-	if (jn.j) {
-		sb_printf(b, ", \"pairs\": %u, \"order\": ", jn.j->pairs);
-		httpd_json_str(b, job_order_name(jn.j->order));
+	if (jn.n_variants) {
+		sb_printf(b, ", \"pairs\": %u, \"order\": ", sj.pairs);
+		httpd_json_str(b, sj.order);
 		sb_puts(b, ", \"variants\": [");
-		for (size_t i = 0; i < jn.j->n_variants; i++) {
+		for (size_t i = 0; i < jn.n_variants; i++) {
 			sb_puts(b, i ? ", {\"name\": " : "{\"name\": ");
-			httpd_json_str(b, jn.j->variants[i].name);
+			httpd_json_str(b, jn.variants[i].name);
 			sb_puts(b, ", \"kernel\": ");
-			httpd_json_str(b, jn.j->variants[i].kernel);
+			httpd_json_str(b, jn.variants[i].kind);
 			sb_puts(b, "}");
 		}
 		sb_puts(b, "], \"workloads\": [");
-		for (size_t i = 0; i < jn.j->n_workloads; i++) {
+		for (size_t i = 0; i < jn.n_workloads; i++) {
 			sb_puts(b, i ? ", {\"name\": " : "{\"name\": ");
-			httpd_json_str(b, jn.j->workloads[i].name);
+			httpd_json_str(b, jn.workloads[i].name);
 			sb_puts(b, ", \"type\": ");
-			httpd_json_str(b, jn.j->workloads[i].type);
+			httpd_json_str(b, jn.workloads[i].kind);
 			sb_puts(b, "}");
 		}
 		sb_puts(b, "]");
@@ -236,7 +229,7 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 		for (size_t i = 0; i < nb; i++) {
 			const struct store_boot *x = &boots[i];
 			sb_printf(b, "%s{\"slot\": %d, \"variant\": ", i ? ", " : "", x->slot + 1);
-			httpd_json_str(b, name_at(jn.variants, jn.j ? jn.j->n_variants : 0, x->variant));
+			httpd_json_str(b, name_at(jn.variants, jn.n_variants, x->variant));
 			sb_printf(b, ", \"build\": %lld, \"method\": ", (long long)x->build_id);
 			httpd_json_str(b, x->method);
 			sb_puts(b, ", \"status\": ");
@@ -272,9 +265,9 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 		  done, skipped, n);
 	if (cur) {
 		sb_printf(b, "{\"seq\": %d, \"pair\": %d, \"variant\": ", cur->seq, cur->pair + 1);
-		httpd_json_str(b, name_at(jn.variants, jn.j ? jn.j->n_variants : 0, cur->variant));
+		httpd_json_str(b, name_at(jn.variants, jn.n_variants, cur->variant));
 		sb_puts(b, ", \"workload\": ");
-		httpd_json_str(b, name_at(jn.workloads, jn.j ? jn.j->n_workloads : 0, cur->workload));
+		httpd_json_str(b, name_at(jn.workloads, jn.n_workloads, cur->workload));
 		sb_puts(b, "}");
 	} else {
 		sb_puts(b, "null");
@@ -311,7 +304,7 @@ void api_job_runs(struct api *a, const struct httpd_req *rq, struct httpd_resp *
 	if (get_job(st, rq->id, rs, &sj) < 0)
 		return;
 	struct job_names jn;
-	job_names_load(&sj, &jn);
+	job_names_load(st, rq->id, &jn);
 	struct store_run *runs = NULL;
 	size_t n = 0;
 	if (store_runs_load(st, rq->id, &runs, &n) < 0) {
@@ -320,7 +313,7 @@ void api_job_runs(struct api *a, const struct httpd_req *rq, struct httpd_resp *
 	}
 	struct strbuf *b = &rs->body;
 	sb_printf(b, "{\"job\": %lld, \"runs\": [", (long long)rq->id);
-	size_t nv = jn.j ? jn.j->n_variants : 0, nw = jn.j ? jn.j->n_workloads : 0;
+	size_t nv = jn.n_variants, nw = jn.n_workloads;
 	for (size_t i = 0; i < n; i++) {
 		const struct store_run *r = &runs[i];
 		sb_printf(b, "%s\n  {\"id\": %lld, \"step\": %lld, \"pair\": %d, \"variant\": ", i ? "," : "",
@@ -450,7 +443,7 @@ void api_job_report(struct api *a, const struct httpd_req *rq, struct httpd_resp
 	size_t len = 0;
 	struct store_job sj;
 	bool done = false;
-	if (store_job_get(st, rq->id, &sj) == 0) {
+	if (store_job_info(st, rq->id, &sj) == 0) {
 		done = strcmp(sj.status, "done") == 0;
 		store_job_clear(&sj);
 	}
@@ -483,6 +476,34 @@ void api_job_report(struct api *a, const struct httpd_req *rq, struct httpd_resp
 	rs->content_type = content_types[ro.format];
 }
 
+/* 400 (413 for a text over the size budget) with every kept problem as
+ * "LINE: message", and how many more were found. */
+static void reply_diags(struct httpd_resp *rs, int r, const struct diags *d)
+{
+	struct strbuf *b = &rs->body;
+	rs->status = r == -EFBIG ? 413 : 400;
+	rs->content_type = "application/json";
+	sb_printf(b, "{\"error\": \"the job has %zu error(s)\", \"errors\": [", diags_count(d));
+	for (size_t i = 0; i < d->n; i++) {
+		struct strbuf line = { 0 };
+		/* the machine's /etc/kab/machine.conf is named; the job's own file is not */
+		bool other = d->v[i].file && strcmp(d->v[i].file, "submitted.job") != 0;
+		if (other)
+			sb_printf(&line, "%s:", d->v[i].file);
+		if (d->v[i].line > 0)
+			sb_printf(&line, "%d: %s", d->v[i].line, d->v[i].msg);
+		else
+			sb_printf(&line, "%s%s", other ? " " : "", d->v[i].msg);
+		if (i)
+			sb_puts(b, ", ");
+		httpd_json_str(b, line.buf);
+		sb_free(&line);
+	}
+	if (d->dropped)
+		sb_printf(b, "%s\"and %zu more not shown: fix these first\"", d->n ? ", " : "", d->dropped);
+	sb_puts(b, "]}\n");
+}
+
 void api_job_create(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
 	if (rq->body_len == 0) {
@@ -493,25 +514,13 @@ void api_job_create(struct api *a, const struct httpd_req *rq, struct httpd_resp
 		httpd_error(rs, 400, "the body has a NUL byte: send the job file's text");
 		return;
 	}
+	/* parsed once, here, outside any lock or transaction; httpd has
+	 * refused a body over JOB_TEXT_MAX already */
 	struct diags d = { 0 };
 	struct job *j = NULL;
-	if (job_parse_string("submitted.job", rq->body, &j, &d) < 0) {
-		struct strbuf *b = &rs->body;
-		rs->status = 400;
-		rs->content_type = "application/json";
-		sb_printf(b, "{\"error\": \"the job has %zu error(s)\", \"errors\": [", d.n);
-		for (size_t i = 0; i < d.n; i++) {
-			struct strbuf line = { 0 };
-			if (d.v[i].line > 0)
-				sb_printf(&line, "%d: %s", d.v[i].line, d.v[i].msg);
-			else
-				sb_puts(&line, d.v[i].msg);
-			if (i)
-				sb_puts(b, ", ");
-			httpd_json_str(b, line.buf);
-			sb_free(&line);
-		}
-		sb_puts(b, "]}\n");
+	int r = job_parse_string("submitted.job", rq->body, &j, &d);
+	if (r < 0) {
+		reply_diags(rs, r, &d);
 		diags_free(&d);
 		return;
 	}

@@ -3,6 +3,7 @@
 #include "build.h"
 #include "cmd.h"
 #include "job.h"
+#include "statedir.h"
 #include "store.h"
 #include "store_builds.h"
 #include "util.h"
@@ -31,16 +32,18 @@ int cmd_build(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },
 		{ "kernels-dir", required_argument, NULL, 'k' },
 		{ "work-dir", required_argument, NULL, 'w' },
+		{ "state-dir", required_argument, NULL, 's' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *db = DEFAULT_DB, *kernels = NULL, *work = NULL;
+	const char *db = DEFAULT_DB, *kernels = NULL, *work = NULL, *state_dir = NULL;
 	uint64_t jobs = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "d:k:w:j:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:k:w:s:j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': db = optarg; break;
+		case 's': state_dir = optarg; break;
 		case 'k': kernels = optarg; break;
 		case 'w': work = optarg; break;
 		case 'j':
@@ -50,14 +53,14 @@ int cmd_build(int argc, char **argv)
 			}
 			break;
 		case 'h':
-			printf("usage: kab build JOB [--db PATH] [--kernels-dir DIR] [--work-dir DIR] [--jobs N]\n");
+			printf("usage: kab build JOB [--db PATH] [--kernels-dir DIR] [--work-dir DIR] [--state-dir DIR] [--jobs N]\n");
 			return 0;
 		default:
 			return 2;
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "usage: kab build JOB [--db PATH] [--kernels-dir DIR] [--work-dir DIR] [--jobs N]\n");
+		fprintf(stderr, "usage: kab build JOB [--db PATH] [--kernels-dir DIR] [--work-dir DIR] [--state-dir DIR] [--jobs N]\n");
 		return 2;
 	}
 	struct diags d = { 0 };
@@ -72,13 +75,20 @@ int cmd_build(int argc, char **argv)
 		job_free(j);
 		return 2;
 	}
+	struct strbuf err = { 0 };
+	/* without --state-dir the build opens the default when it needs it */
+	if (state_dir && state_init(state_dir, &err) < 0) {
+		fprintf(stderr, "kab: %s\n", err.buf ? err.buf : "the state directory cannot be used");
+		sb_free(&err);
+		job_free(j);
+		return 1;
+	}
 	struct store *st = NULL;
 	if (store_open(db, &st) < 0) {
 		job_free(j);
 		return 1;
 	}
 	struct kbuild_opts o = { .work_dir = work, .kernels_dir = kernels, .jobs = (unsigned)jobs, .done = print_build };
-	struct strbuf err = { 0 };
 	int ret = 0, r = kbuild_job(st, j, &o, &err);
 	if (r < 0) {
 		fprintf(stderr, "kab: %s\n", err.buf ? err.buf : strerror(-r));

@@ -3,7 +3,9 @@
 #include "cmd.h"
 #include "executor.h"
 #include "job.h"
+#include "output.h"
 #include "report.h"
+#include "statedir.h"
 #include "store.h"
 #include "util.h"
 
@@ -14,6 +16,10 @@
 #include <unistd.h>
 
 #define DEFAULT_DB "kab.db"
+/* how the reason of a job stopped because kab's output closed begins */
+#define OUTPUT_CLOSED "kab's output was closed"
+/* kab run's exit status then: what a shell shows for a death by SIGPIPE */
+#define EXIT_OUTPUT_CLOSED 141
 
 static int parse_id(const char *s, int64_t *ret)
 {
@@ -26,27 +32,89 @@ static int parse_id(const char *s, int64_t *ret)
 	return 0;
 }
 
+/* The executor's stop check: kab's stdout or stderr closed (a pipe whose
+ * reader left, a terminal gone), so the job stops as on SIGHUP. */
+static bool output_closed(char *why, size_t len)
+{
+	char what[96];
+	if (!out_closed(what, sizeof(what)))
+		return false;
+	snprintf(why, len, "%s (%s)", OUTPUT_CLOSED, what);
+	return true;
+}
+
+/* Jobs an earlier kab run stopped because its output closed (someone read
+ * its first lines through head): said at every kab run until resumed. */
+static void note_output_closed(struct store *st, const char *db, int64_t resuming)
+{
+	int64_t *ids = NULL;
+	size_t n = 0;
+	if (store_jobs_with_status(st, "cancelled", &ids, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct store_job sj;
+		if (ids[i] == resuming || store_job_get(st, ids[i], &sj) < 0)
+			continue;
+		if (strncmp(sj.reason, OUTPUT_CLOSED, strlen(OUTPUT_CLOSED)) == 0)
+			log_warn("job %lld \"%s\" was cancelled: %s (database %s)", (long long)sj.id, sj.name, sj.reason, db);
+		store_job_clear(&sj);
+	}
+	free(ids);
+}
+
+/* kab run's exit status once exec_job returned r; prints the report of a
+ * finished job. */
+static int run_result(struct store *st, int64_t job_id, const char *db, int r, bool report)
+{
+	char why[96] = "";
+	bool closed = out_closed(why, sizeof(why));
+	if (r == -EINTR && closed) {
+		log_error("%s (%s): job %lld cancelled; its finished runs are kept; kab run --resume %lld --db %s continues it",
+			  OUTPUT_CLOSED, why, (long long)job_id, (long long)job_id, db);
+		return EXIT_OUTPUT_CLOSED;
+	}
+	if (r == -EINTR) {
+		log_error("interrupted: job %lld cancelled; its finished runs are kept (kab report %lld --db %s)",
+			  (long long)job_id, (long long)job_id, db);
+		return 130;
+	}
+	if (r < 0)
+		return 1;
+	if (report) {
+		printf("\n");
+		report_print(st, job_id, stdout);
+		if (out_flush(stdout) < 0) {
+			out_closed(why, sizeof(why));
+			log_error("cannot print the report (%s); kab report %lld --db %s prints it", why, (long long)job_id, db);
+			return EXIT_OUTPUT_CLOSED;
+		}
+	}
+	return closed ? EXIT_OUTPUT_CLOSED : 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
 		{ "resume", required_argument, NULL, 'r' },
+		{ "state-dir", required_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-report", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *db = DEFAULT_DB, *resume = NULL;
+	const char *db = DEFAULT_DB, *resume = NULL, *state_dir = NULL;
 	bool report = true;
 	int c;
-	while ((c = getopt_long(argc, argv, "d:r:qnh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:r:s:qnh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': db = optarg; break;
 		case 'r': resume = optarg; break;
+		case 's': state_dir = optarg; break;
 		case 'q': log_quiet = true; break;
 		case 'n': report = false; break;
 		case 'h':
-			printf("usage: kab run JOB [--db PATH] [--quiet] [--no-report]\n       kab run --resume ID [--db PATH]\n");
+			printf("usage: kab run JOB [--db PATH] [--state-dir DIR] [--quiet] [--no-report]\n       kab run --resume ID [--db PATH] [--state-dir DIR]\n");
 			return 0;
 		default:
 			return 2;
@@ -59,11 +127,18 @@ int cmd_run(int argc, char **argv)
 	int64_t job_id = 0;
 	if (resume && parse_id(resume, &job_id) < 0)
 		return 2;
+	/* a closed stdout or stderr (kab run JOB | head) must never kill kab
+	 * with SIGPIPE halfway, with knobs, swap and cgroups left changed */
+	int r = out_init();
+	if (r < 0) {
+		log_error("cannot set up standard input, output and error: %s", strerror(-r));
+		return 1;
+	}
 
 	struct diags d = { 0 };
 	struct job *j = NULL;
 	struct store *st = NULL;
-	int lock_fd = -1, ret = 1, r;
+	int lock_fd = -1, ret = 1;
 
 	if (!resume) {
 		/* the same checks as kab check, before anything is touched */
@@ -84,12 +159,20 @@ int cmd_run(int argc, char **argv)
 		log_error("kab run needs root: it creates memory cgroups, swap and writes sysctl/sysfs knobs");
 		goto out;
 	}
+	struct strbuf serr = { 0 };
+	r = state_init(state_dir, &serr);
+	if (r < 0)
+		log_error("%s", serr.buf ? serr.buf : "the state directory cannot be used");
+	sb_free(&serr);
+	if (r < 0)
+		goto out;
 	if (exec_lock(&lock_fd) < 0)
 		goto out;
 	if (store_open(db, &st) < 0)
 		goto out;
 	if (exec_recover(st) < 0)
 		log_warn("some of what an earlier kab left could not be restored; see above");
+	note_output_closed(st, db, job_id);
 	if (resume) {
 		struct store_job sj;
 		if ((r = store_job_get(st, job_id, &sj)) < 0) {
@@ -106,6 +189,8 @@ int cmd_run(int argc, char **argv)
 			ret = 2;
 			goto out;
 		}
+		char was[300];
+		snprintf(was, sizeof(was), "%s%s%s", sj.status, sj.reason[0] ? ": " : "", sj.reason);
 		store_job_clear(&sj);
 		exec_refuse_boots(j, &d);
 		if (d.n) {
@@ -113,36 +198,25 @@ int cmd_run(int argc, char **argv)
 			ret = 2;
 			goto out;
 		}
-		log_info("resuming job %lld \"%s\"", (long long)job_id, j->name);
+		log_info("resuming job %lld \"%s\" (%s)", (long long)job_id, j->name, was);
 	} else {
-		if (store_job_create(st, j, &job_id) < 0)
-			goto out;
 		struct store_step *steps;
 		size_t n;
-		if ((r = exec_plan(j, &steps, &n)) < 0 || (r = store_steps_create(st, job_id, steps, n)) < 0) {
-			if (r == 0)
-				free(steps);
-			log_error("cannot store the schedule of job %lld", (long long)job_id);
+		if ((r = exec_plan(j, &steps, &n)) < 0)
+			goto out;
+		r = store_job_submit(st, j, NULL, steps, n, &job_id);
+		free(steps);
+		if (r < 0) {
+			log_error("cannot store the job and its schedule in %s", db);
 			goto out;
 		}
-		free(steps);
 		log_info("job %lld \"%s\": %zu runs (%u pairs x %zu workloads x %zu variants, order %s), database %s",
 			 (long long)job_id, j->name, n, j->pairs, j->n_workloads, j->n_variants, job_order_name(j->order), db);
 	}
+	exec_set_stop_check(output_closed);
 	r = exec_job(st, j, job_id);
-	if (r == -EINTR) {
-		log_error("interrupted: job %lld cancelled; its finished runs are kept (kab report %lld --db %s)",
-			  (long long)job_id, (long long)job_id, db);
-		ret = 130;
-		goto out;
-	}
-	if (r < 0)
-		goto out;
-	if (report) {
-		printf("\n");
-		report_print(st, job_id, stdout);
-	}
-	ret = 0;
+	exec_set_stop_check(NULL);
+	ret = run_result(st, job_id, db, r, report);
 out:
 	job_free(j);
 	diags_free(&d);

@@ -14,6 +14,7 @@
 #include "store_builds.h"
 #include "provenance.h"
 #include "sampler.h"
+#include "jobdir.h"
 #include "store.h"
 #include "swap.h"
 #include "util.h"
@@ -22,6 +23,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +106,15 @@ int exec_plan(const struct job *j, struct store_step **ret, size_t *ret_n)
 
 static sigset_t run_signals;
 static bool interrupted;
+/* kab run's check that its output is still there, asked at every wait;
+ * why the job stops when it is not a signal ("" for a signal) */
+static bool (*stop_check)(char *why, size_t len);
+static char stop_why[160];
+
+void exec_set_stop_check(bool (*check)(char *why, size_t len))
+{
+	stop_check = check;
+}
 
 static void signals_block(sigset_t *old)
 {
@@ -124,6 +135,8 @@ static int signal_wait(double timeout_s)
 	int sig = sigtimedwait(&run_signals, NULL, &ts);
 	if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
 		interrupted = true;
+	if (!interrupted && stop_check && stop_check(stop_why, sizeof(stop_why)))
+		interrupted = true;
 	return sig < 0 ? 0 : sig;
 }
 
@@ -132,6 +145,28 @@ static bool check_interrupted(void)
 	while (signal_wait(0) != 0)
 		;
 	return interrupted;
+}
+
+/* The job's reason when it stops before its end. */
+static void set_cancelled(struct store *st, int64_t job_id)
+{
+	char reason[256] = "interrupted by a signal";
+	if (stop_why[0])
+		snprintf(reason, sizeof(reason), "%s; its finished runs are kept and kab run --resume %lld continues the job",
+			 stop_why, (long long)job_id);
+	store_job_set_status(st, job_id, "cancelled", reason);
+}
+
+/* A set-up step failed: a stop that came meanwhile (a workload's prepare
+ * or mkswap killed by the same Ctrl-C) cancels the job, else it failed. */
+static int failed_or_cancelled(struct store *st, int64_t job_id, int r, const char *reason)
+{
+	if (check_interrupted()) {
+		set_cancelled(st, job_id);
+		return -EINTR;
+	}
+	store_job_set_status(st, job_id, "failed", reason);
+	return r;
 }
 
 /* ---- swap for the whole job ---- */
@@ -174,7 +209,7 @@ static int swap_knobs_apply(struct store *st, const struct job *j, int64_t job_i
 }
 
 static int swap_setup(struct store *st, const struct job *j, int64_t job_id, const char *boot_id,
-		      struct job_swap_state *s)
+		      const struct jobdir *jd, struct job_swap_state *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->zram_id = -1;
@@ -198,7 +233,14 @@ static int swap_setup(struct store *st, const struct job *j, int64_t job_id, con
 		}
 		break;
 	case JOB_SWAP_FILE:
-		snprintf(s->path, sizeof(s->path), "%s", j->swap.path);
+		if (j->swap.path) {
+			snprintf(s->path, sizeof(s->path), "%s", j->swap.path);
+			if ((r = swap_path_trusted(s->path, err, sizeof(err))) < 0)
+				break;
+		} else if ((r = jobdir_swap_path(jd, s->path, sizeof(s->path))) < 0) {
+			snprintf(err, sizeof(err), "cannot name a swap file in %s: %s", jd->path, strerror(-r));
+			break;
+		}
 		snprintf(e.kind, sizeof(e.kind), "swapfile");
 		snprintf(e.target, sizeof(e.target), "%s", s->path);
 		if ((r = store_journal_add(st, &e, &s->journal_id)) < 0)
@@ -292,7 +334,7 @@ static void read_tail(const char *dir, const char *name, char *buf, size_t len)
 	char path[512];
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	buf[0] = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	off_t size = lseek(fd, 0, SEEK_END);
@@ -328,15 +370,14 @@ static int spawn_stopped(const char *prog, char **argv, const char *workdir, pid
 		return e;
 	}
 	if (pid == 0) {
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
+		util_child_signals();
 		setpgid(0, 0);
 		close(go[1]);
 		close(errp[0]);
 		int in = open("/dev/null", O_RDONLY);
-		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int e = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		/* the run's directory is new: nothing is there to follow */
+		int o = open(out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		int e = open(errf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0 ||
 		    chdir(workdir) < 0)
 			goto fail;
@@ -421,7 +462,7 @@ static void wait_workload(pid_t pid, const char *cg_path, double timeout_s, doub
 static const char *decide_status(const struct run_outcome *o, uint64_t oom_kills, char *reason, size_t len)
 {
 	if (o->aborted) {
-		snprintf(reason, len, "interrupted by a signal; not counted");
+		snprintf(reason, len, "%s; not counted", stop_why[0] ? stop_why : "interrupted by a signal");
 		return "aborted";
 	}
 	if (o->exec_errno) {
@@ -446,33 +487,22 @@ static const char *decide_status(const struct run_outcome *o, uint64_t oom_kills
 	return "failed";
 }
 
-/* A workload's directory for the whole job: datasets and sources its
- * prepare hook makes, kept across runs and resumes. Named by the database
- * and job id, so two databases never share one. */
-static void wl_jobdir(const struct store *st, int64_t job_id, size_t wl_idx, char *buf, size_t len)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (const char *p = store_path(st); *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	snprintf(buf, len, "/var/tmp/kab-%08llx-job%lld-w%zu", (unsigned long long)(h & 0xffffffffu),
-		 (long long)job_id, wl_idx);
-}
-
-static int workloads_prepare(struct store *st, const struct job *j, int64_t job_id)
+static int workloads_prepare(const struct job *j, int64_t job_id, const struct jobdir *jd)
 {
 	for (size_t i = 0; i < j->n_workloads; i++) {
 		const struct wl_ops *ops = wl_find(j->workloads[i].type);
 		if (!ops || !ops->prepare)
 			continue;
-		char dir[256], err[768] = "";
-		wl_jobdir(st, job_id, i, dir, sizeof(dir));
-		if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-			log_error("workload \"%s\": cannot create %s: %s", j->workloads[i].name, dir, strerror(errno));
-			return -errno;
+		char dir[PATH_MAX + 32], err[768] = "";
+		jobdir_wl_path(jd, i, dir, sizeof(dir));
+		int r = jobdir_wl_make(jd, i);
+		if (r < 0) {
+			log_error("workload \"%s\": cannot create %s: %s", j->workloads[i].name, dir, strerror(-r));
+			return r;
 		}
 		struct wl_ctx c = { .wl = &j->workloads[i], .jobdir = dir, .job_id = job_id };
 		log_info("preparing workload \"%s\" (%s)", j->workloads[i].name, j->workloads[i].type);
-		int r = ops->prepare(&c, err, sizeof(err));
+		r = ops->prepare(&c, err, sizeof(err));
 		if (r < 0) {
 			log_error("workload \"%s\": %s", j->workloads[i].name, err[0] ? err : strerror(-r));
 			return r;
@@ -481,14 +511,17 @@ static int workloads_prepare(struct store *st, const struct job *j, int64_t job_
 	return 0;
 }
 
-static void workloads_finish(struct store *st, const struct job *j, int64_t job_id)
+/* The job ended for good (done or failed): each workload's finish hook,
+ * then its directory goes, and the job's with it once swap is off. */
+static void workloads_finish(const struct job *j, int64_t job_id, struct jobdir *jd)
 {
+	jd->over = true;
 	for (size_t i = 0; i < j->n_workloads; i++) {
 		const struct wl_ops *ops = wl_find(j->workloads[i].type);
 		if (!ops || (!ops->prepare && !ops->finish))
 			continue;
-		char dir[256];
-		wl_jobdir(st, job_id, i, dir, sizeof(dir));
+		char dir[PATH_MAX + 32];
+		jobdir_wl_path(jd, i, dir, sizeof(dir));
 		struct wl_ctx c = { .wl = &j->workloads[i], .jobdir = dir, .job_id = job_id };
 		if (ops->finish)
 			ops->finish(&c);
@@ -525,8 +558,8 @@ static void reason_add_stderr(char *reason, size_t len, const char *tail)
 
 static double tv_s(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6; }
 
-static int run_step(struct store *st, const struct job *j, int64_t job_id, const struct store_step *step,
-		    const char *boot_id)
+static int run_step(struct store *st, const struct job *j, int64_t job_id, const struct jobdir *jd,
+		    const struct store_step *step, const char *boot_id)
 {
 	const struct job_variant *var = &j->variants[step->variant];
 	const struct job_workload *wl = &j->workloads[step->workload];
@@ -538,7 +571,7 @@ static int run_step(struct store *st, const struct job *j, int64_t job_id, const
 	struct cg *cg = NULL;
 	struct sampler *smp = NULL;
 	char **argv = NULL;
-	char workdir[] = "/var/tmp/kab-run-XXXXXX";
+	char workdir[PATH_MAX + 32] = "";
 	bool have_workdir = false;
 	int64_t cg_journal = 0;
 	struct wl_metrics m = { 0 };
@@ -588,14 +621,13 @@ static int run_step(struct store *st, const struct job *j, int64_t job_id, const
 		goto setup_failed;
 	snprintf(run.cgroup_path, sizeof(run.cgroup_path), "%s", cg->path);
 	run.cgroup_version = cg->version;
-	if (!mkdtemp(workdir)) {
-		r = -errno;
-		snprintf(err, sizeof(err), "cannot create a work directory under /var/tmp: %s", strerror(errno));
+	if ((r = jobdir_run_make(jd, workdir, sizeof(workdir))) < 0) {
+		snprintf(err, sizeof(err), "cannot create the run's directory in %s: %s", jd->path, strerror(-r));
 		goto setup_failed;
 	}
 	have_workdir = true;
-	char jobdir[256];
-	wl_jobdir(st, job_id, (size_t)step->workload, jobdir, sizeof(jobdir));
+	char jobdir[PATH_MAX + 32];
+	jobdir_wl_path(jd, (size_t)step->workload, jobdir, sizeof(jobdir));
 	struct wl_ctx ctx = { .wl = wl, .workdir = workdir, .jobdir = jobdir, .job_id = job_id };
 	char prog[1024];
 	if ((r = ops->argv(&ctx, &argv)) < 0 || !argv[0]) {
@@ -1164,6 +1196,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	sigset_t old;
 	signals_block(&old);
 	interrupted = false;
+	stop_why[0] = 0;
 	struct job_swap_state sw = { .zram_id = -1 };
 	struct store_step *steps = NULL;
 	size_t n = 0;
@@ -1171,6 +1204,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	bool boots = job_boots_kernels(j), swap_up = false;
 	struct boots bc = { .current = -1 };
 	int64_t *builds = NULL;
+	struct jobdir jd = JOBDIR_INIT;
 
 	struct diags d = { 0 };
 	if (boots) {
@@ -1214,10 +1248,20 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	}
 	if ((r = store_steps_load(st, job_id, &steps, &n)) < 0)
 		goto out;
+	struct strbuf derr = { 0 };
+	if ((r = jobdir_open(st, job_id, &jd, &derr)) < 0) {
+		log_error("%s", derr.buf ? derr.buf : strerror(-r));
+		char reason[768];
+		snprintf(reason, sizeof(reason), "%.760s", derr.buf ? derr.buf : strerror(-r));
+		store_job_set_status(st, job_id, "failed", reason);
+		sb_free(&derr);
+		goto out;
+	}
 	store_job_set_status(st, job_id, "running", NULL);
-	if ((r = workloads_prepare(st, j, job_id)) < 0) {
-		store_job_set_status(st, job_id, "failed", "a workload could not be prepared; see the log");
-		workloads_finish(st, j, job_id);
+	if ((r = workloads_prepare(j, job_id, &jd)) < 0) {
+		r = failed_or_cancelled(st, job_id, r, "a workload could not be prepared; see the log");
+		if (r != -EINTR) /* a cancelled job may resume: keep what was prepared */
+			workloads_finish(j, job_id, &jd);
 		goto out;
 	}
 	size_t done = 0, total = n;
@@ -1252,7 +1296,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 					snprintf(msg, sizeof(msg), "variant %s is boot-failed (its kernel did not come up in %u attempts); on_boot_failure = abort",
 						 j->variants[steps[i].variant].name, j->boot_attempts);
 					store_job_set_status(st, job_id, "failed", msg);
-					workloads_finish(st, j, job_id);
+					workloads_finish(j, job_id, &jd);
 					r = -ECANCELED;
 					goto out;
 				}
@@ -1269,8 +1313,8 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 			goto out; /* the switch could not be made; the job is failed */
 		}
 		if (!swap_up) {
-			if ((r = swap_setup(st, j, job_id, boot_id, &sw)) < 0) {
-				store_job_set_status(st, job_id, "failed", "swap could not be set up");
+			if ((r = swap_setup(st, j, job_id, boot_id, &jd, &sw)) < 0) {
+				r = failed_or_cancelled(st, job_id, r, "swap could not be set up");
 				goto out;
 			}
 			swap_up = true;
@@ -1283,7 +1327,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 		}
 		log_info("[%zu/%zu] pair %d: %s / %s%s", done, total, steps[i].pair + 1,
 			 j->variants[steps[i].variant].name, j->workloads[steps[i].workload].name, eta);
-		r = run_step(st, j, job_id, &steps[i], boot_id);
+		r = run_step(st, j, job_id, &jd, &steps[i], boot_id);
 		ran++;
 		if (r == -EINTR || interrupted) {
 			r = -EINTR;
@@ -1291,7 +1335,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 		}
 		if (r < 0) {
 			store_job_set_status(st, job_id, "failed", "a run could not be set up; see the log");
-			workloads_finish(st, j, job_id);
+			workloads_finish(j, job_id, &jd);
 			goto out;
 		}
 		if (j->adaptive.on)
@@ -1300,15 +1344,16 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	if (r == -EINTR && rebooting) {
 		store_job_set_status(st, job_id, "interrupted", "rebooting into the next boot's kernel; kabd resumes the job after the boot");
 	} else if (r == -EINTR) {
-		store_job_set_status(st, job_id, "cancelled", "interrupted by a signal");
+		set_cancelled(st, job_id);
 	} else {
 		adaptive_finish(st, j, job_id);
 		store_job_set_status(st, job_id, "done", boot_failed ? "finished without a variant whose kernel did not come up (boot-failed)" : NULL);
-		workloads_finish(st, j, job_id);
+		workloads_finish(j, job_id, &jd);
 	}
 out:
 	swap_teardown(st, &sw);
 	cg_remove_parent();
+	jobdir_close(st, job_id, &jd);
 	free(steps);
 	free(builds);
 	boots_free(&bc, j->n_variants);

@@ -20,9 +20,14 @@ int exec_lock(int *ret_fd);
 int exec_recover(struct store *st);
 
 /* Runs the pending steps of a stored job. Returns 0 when the job finished
- * (failed runs included), -EINTR when interrupted (SIGINT/SIGTERM), or
- * another -errno when it could not run at all. */
+ * (failed runs included), -EINTR when interrupted (SIGINT/SIGTERM/SIGHUP,
+ * or the stop check), or another -errno when it could not run at all. */
 int exec_job(struct store *st, const struct job *j, int64_t job_id);
+/* A check asked whenever the executor waits (at least once a second):
+ * true stops the job as SIGTERM does, with why (at most len bytes) in the
+ * aborted run's and the cancelled job's reasons. kab run checks that its
+ * output is still there; kabd sets none, so its job goes on. */
+void exec_set_stop_check(bool (*check)(char *why, size_t len));
 /* kab run refuses a job whose variants boot kernels: it goes on across
  * reboots, which kabd resumes. */
 struct diags;

@@ -25,6 +25,12 @@
 #define MAX_CONNECTIONS 64u
 #define CONNECTION_TIMEOUT_S 15u
 #define STATIC_MAX_SIZE (4 * 1024 * 1024)
+/* A body that turns out too large as it arrives (chunked, no
+ * Content-Length) is dropped as it comes, so that the client still sees its 413;
+ * past this much the connection is closed instead. */
+#define DRAIN_MAX (8 * HTTPD_MAX_BODY)
+#define TOO_BIG_MSG "the body is over %d bytes: a job file is at most %d KiB (README.md, \"Budgets\")"
+#define TOO_BIG_ARGS HTTPD_MAX_BODY, HTTPD_MAX_BODY / 1024
 
 struct httpd {
 	struct MHD_Daemon *d;
@@ -53,6 +59,7 @@ static const struct route {
 struct req_ctx {
 	struct strbuf body;
 	bool too_big;
+	size_t dropped;           /* bytes of a too big body thrown away */
 	bool refused;             /* answered from the headers */
 	bool static_page;         /* a page from the web root, not the API */
 	handler_fn fn;
@@ -386,7 +393,7 @@ static bool admit(const struct httpd *h, struct MHD_Connection *c, const char *u
 	uint64_t n;
 	if (cl && util_parse_u64(cl, &n) == 0 && n > HTTPD_MAX_BODY) {
 		ctx->too_big = true;
-		httpd_error(rs, 413, "the body is over %d bytes", HTTPD_MAX_BODY);
+		httpd_error(rs, 413, TOO_BIG_MSG, TOO_BIG_ARGS);
 		return false;
 	}
 	return true;
@@ -400,7 +407,7 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 		return;
 	}
 	if (ctx->too_big) {
-		httpd_error(rs, 413, "the body is over %d bytes", HTTPD_MAX_BODY);
+		httpd_error(rs, 413, TOO_BIG_MSG, TOO_BIG_ARGS);
 		return;
 	}
 	struct httpd_req rq = {
@@ -463,7 +470,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 				return MHD_NO;
 		} else {
 			ctx->too_big = true;
+			ctx->dropped += ctx->body.len + *upload_data_size;
 			sb_free(&ctx->body);
+			if (ctx->dropped > DRAIN_MAX)
+				return MHD_NO; /* MHD closes the connection */
 		}
 		*upload_data_size = 0;
 		return MHD_YES;

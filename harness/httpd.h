@@ -12,7 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define HTTPD_MAX_BODY (1024 * 1024)
+/* The largest request body: a job's text, JOB_TEXT_MAX (api.c checks). */
+#define HTTPD_MAX_BODY (256 * 1024)
 
 struct api;
 struct httpd;

@@ -26,6 +26,15 @@
  * ones) and reports malformed lines (inih reports only the first). The
  * handler collects raw entries per section; job_build.c interprets them,
  * job_check.c looks at the machine, job_print.c prints the normal form.
+ *
+ * Budgets (job.h, README.md "Budgets"): the text's size is checked before
+ * anything reads it, lines and sections are counted as they come, and
+ * every step is linear in the text (continuation lines are appended, not
+ * re-joined; duplicates are found with a hash set; diagnostics stop being
+ * kept at DIAGS_MAX), so any text is refused or accepted in milliseconds.
+ * For a fuzzer: job_parse_string_nocheck() takes any NUL-terminated text,
+ * checks nothing on the machine and is bounded by the budgets; a libFuzzer
+ * target beside tests/fuzz/fuzz_compare_csv.c can call it as it is.
  */
 #include "job.h"
 #include "job_priv.h"
@@ -36,8 +45,6 @@
 #include <ini.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define JOB_FILE_MAX (1u << 20)
 
 struct reader {
 	const char *file;
@@ -54,6 +61,9 @@ struct reader {
 	size_t n_secs, cap_secs;
 	bool in_section;     /* a header was seen; secs[n_secs - 1] is current */
 	bool oom;
+	bool stopped;        /* at JOB_LINES_MAX, with more text after it */
+	unsigned n_kind[JOB_SEC_IGNORED];  /* section headers of each kind */
+	int over_line[JOB_SEC_IGNORED];    /* the first over its budget; 0: none */
 };
 
 static const char *const section_names[] = {
@@ -64,6 +74,17 @@ static const char *const section_names[] = {
 	[JOB_SEC_METRIC] = "metric",
 };
 #define SECTION_LIST "[job], [swap], [variant LABEL], [workload NAME], [metric NAME]"
+
+/* How many sections of a kind a job may have, and what to do instead of
+ * more. [job] and [swap] have no entry: a second one is a duplicate. */
+static const struct {
+	unsigned max;
+	const char *instead;
+} section_budget[] = {
+	[JOB_SEC_VARIANT] = { JOB_VARIANTS_MAX, "compare a few variants per job and split a sweep over several jobs" },
+	[JOB_SEC_WORKLOAD] = { JOB_WORKLOADS_MAX, "split the workloads over several jobs" },
+	[JOB_SEC_METRIC] = { JOB_METRIC_SECTIONS_MAX, "give a family of metrics one [metric PREFIX*] section" },
+};
 
 
 const char *job_section_name(enum job_sec_kind k)
@@ -162,6 +183,28 @@ static void start_section(struct reader *r, enum job_sec_kind kind, char *label)
 	r->in_section = true;
 }
 
+/* Counts a header of kind; true when it is over the kind's budget. */
+static bool section_over_budget(struct reader *r, enum job_sec_kind kind)
+{
+	if ((size_t)kind >= ARRAY_SIZE(section_budget) || !section_budget[kind].max)
+		return false;
+	if (++r->n_kind[kind] <= section_budget[kind].max)
+		return false;
+	if (!r->over_line[kind])
+		r->over_line[kind] = r->line;
+	return true;
+}
+
+static void report_section_budgets(const struct reader *r)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(section_budget); k++)
+		if (r->over_line[k])
+			diags_add(r->d, r->file, r->over_line[k],
+				  "too many [%s] sections (%u%s, at most %u): this is the first over the budget; %s (README.md, \"Budgets\")",
+				  section_names[k], r->n_kind[k], r->stopped ? " or more" : "", section_budget[k].max,
+				  section_budget[k].instead);
+}
+
 static void section_header(struct reader *r, const char *s)
 {
 	const char *close = find_chars_or_comment(s + 1, "]");
@@ -195,7 +238,7 @@ static void section_header(struct reader *r, const char *s)
 
 	enum job_sec_kind guess = JOB_SEC_IGNORED;
 	if (kind == JOB_SEC_IGNORED) {
-		const char *hint = util_did_you_mean(inner, section_names, ARRAY_SIZE(section_names));
+		const char *hint = diags_full(r->d) ? NULL : util_did_you_mean(inner, section_names, ARRAY_SIZE(section_names));
 		for (size_t i = 0; hint && i < ARRAY_SIZE(section_names); i++)
 			if (hint == section_names[i])
 				guess = (enum job_sec_kind)i;
@@ -211,6 +254,13 @@ static void section_header(struct reader *r, const char *s)
 		start_section(r, JOB_SEC_IGNORED, NULL);
 		if (current(r))
 			current(r)->guess = guess;
+		return;
+	} else if (section_over_budget(r, kind)) {
+		/* counted and skipped: reported once, at the end */
+		free(label);
+		start_section(r, JOB_SEC_IGNORED, NULL);
+		if (current(r))
+			current(r)->guess = kind;
 		return;
 	} else if ((kind == JOB_SEC_JOB || kind == JOB_SEC_SWAP) && label) {
 		diags_add(r->d, r->file, r->line, "section [%s] takes no label: write [%s]", inner, inner);
@@ -266,11 +316,30 @@ static void classify(struct reader *r, const char *line)
 		diags_add(r->d, r->file, r->line, "missing key before '%c'", *delim);
 }
 
+/* More lines than JOB_LINES_MAX: the rest is counted, not read. */
+static void stop_at_line_budget(struct reader *r)
+{
+	size_t lines = (size_t)r->line;
+	for (const char *p = r->p; p < r->end; lines++) {
+		const char *nl = memchr(p, '\n', (size_t)(r->end - p));
+		p = nl ? nl + 1 : r->end;
+	}
+	diags_add(r->d, r->file, r->line + 1,
+		  "too many lines (%zu, at most %u): the rest of the job is not read; a job is a few hundred lines at most, split it over several jobs (README.md, \"Budgets\")",
+		  lines, JOB_LINES_MAX);
+	r->stopped = true;
+	r->p = r->end;
+}
+
 static char *reader_next(char *buf, int num, void *stream)
 {
 	struct reader *r = stream;
 	if (r->p >= r->end || num < 3)
 		return NULL;
+	if (r->line >= (int)JOB_LINES_MAX) {
+		stop_at_line_budget(r);
+		return NULL;
+	}
 	const char *nl = memchr(r->p, '\n', (size_t)(r->end - r->p));
 	size_t len = nl ? (size_t)(nl - r->p) : (size_t)(r->end - r->p);
 	const char *start = r->p;
@@ -312,7 +381,28 @@ static int add_entry(struct job_section *s, const char *key, const char *value, 
 		free(val);
 		return -ENOMEM;
 	}
-	s->v[s->n++] = (struct job_entry){ .key = k, .value = val, .line = line, .delim = delim };
+	size_t len = strlen(val);
+	s->v[s->n++] = (struct job_entry){ .key = k, .value = val, .len = len, .cap = len + 1, .line = line, .delim = delim };
+	return 0;
+}
+
+/* Appends " text" to e's value, growing it geometrically: joining n
+ * continuation lines costs O(n), not O(n^2). */
+static int append_value(struct job_entry *e, const char *text, size_t n)
+{
+	size_t need = e->len + 1 + n + 1;
+	if (need > e->cap) {
+		size_t cap = 2 * e->cap > need ? 2 * e->cap : need;
+		char *v = realloc(e->value, cap);
+		if (!v)
+			return -ENOMEM;
+		e->value = v;
+		e->cap = cap;
+	}
+	e->value[e->len++] = ' ';
+	memcpy(e->value + e->len, text, n);
+	e->len += n;
+	e->value[e->len] = 0;
 	return 0;
 }
 
@@ -328,20 +418,24 @@ static void continue_entry(struct reader *r, const char *raw)
 		r->oom = true;
 		return;
 	}
-	if (!*text)
+	if (!*text || e->n_cont > JOB_CONT_MAX)
+		return; /* nothing, or over the budget and reported */
+	if (++e->n_cont > JOB_CONT_MAX) {
+		diags_add(r->d, r->file, r->line,
+			  "more than %u continuation lines for \"%s\" (line %d): the rest are not read; run a long command from a script, name a family of metrics with PREFIX* (README.md, \"Budgets\")",
+			  JOB_CONT_MAX, e->key, e->line);
+		e->broken = true;
 		return;
+	}
 	if (job_line_looks_like_key(text)) {
 		diags_add(r->d, r->file, r->line, "indented line is read as a continuation of \"%s\" (line %d): remove the leading whitespace",
 			  e->key, e->line);
 		return;
 	}
-	char *v;
-	if (asprintf(&v, "%s %s", e->value, text) < 0) {
+	if (append_value(e, text, strlen(text)) < 0) {
 		r->oom = true;
 		return;
 	}
-	free(e->value);
-	e->value = v;
 	if (!e->cont_line)
 		e->cont_line = r->line;
 	e->broken = e->broken || r->long_line;
@@ -388,7 +482,8 @@ static void sections_free(struct job_section *secs, size_t n)
 }
 
 /* Orders this parse's diagnostics by line, keeping file-wide ones
- * (line 0) last, so errors read top to bottom like the file. */
+ * (line 0) last, so errors read top to bottom like the file. Insertion
+ * sort: stable, and at most DIAGS_MAX are kept. */
 static void sort_diags(struct diags *d, size_t from)
 {
 	for (size_t i = from + 1; i < d->n; i++) {
@@ -409,11 +504,25 @@ static void sort_diags(struct diags *d, size_t from)
 /* build_only: for kab build, which runs nothing: not the checks of
  * running a job that boots kernels (kexec possible, every variant naming
  * its kernel). */
+/* Refuses a text over JOB_TEXT_MAX before anything reads it. */
+static int check_size(const char *file, size_t len, struct diags *d)
+{
+	if (len <= JOB_TEXT_MAX)
+		return 0;
+	diags_add(d, file, 0, "too large (%zu bytes, at most %u = %u KiB): a job file is a few KiB; split it over several jobs (README.md, \"Budgets\")",
+		  len, JOB_TEXT_MAX, JOB_TEXT_MAX / 1024);
+	return -EFBIG;
+}
+
 static int parse(const char *file, const char *text, bool check, bool build_only, struct job **ret, struct diags *d)
 {
-	size_t d0 = d->n;
+	size_t len = strlen(text);
+	int rc = check_size(file, len, d);
+	if (rc < 0)
+		return rc;
+	size_t kept0 = d->n, d0 = diags_count(d);
 	struct reader r = {
-		.file = file, .p = text, .end = text + strlen(text), .d = d,
+		.file = file, .p = text, .end = text + len, .d = d,
 	};
 	struct job *j = calloc(1, sizeof(*j));
 	if (!j)
@@ -434,10 +543,11 @@ static int parse(const char *file, const char *text, bool check, bool build_only
 		job_free(j);
 		return -ENOMEM;
 	}
-	job_build(j, file, r.secs, r.n_secs, check, build_only, d);
+	report_section_budgets(&r);
+	job_build(j, file, r.secs, r.n_secs, check, build_only, r.stopped, d);
 	sections_free(r.secs, r.n_secs);
-	sort_diags(d, d0);
-	if (d->n > d0) {
+	sort_diags(d, kept0);
+	if (diags_count(d) > d0) {
 		job_free(j);
 		return -EINVAL;
 	}
@@ -464,13 +574,11 @@ static int parse_file(const char *path, bool build_only, struct job **ret, struc
 		diags_add(d, path, 0, "cannot read: %s", strerror(-r));
 		return r;
 	}
+	if ((r = check_size(path, len, d)) < 0)
+		return r;
 	if (memchr(text, 0, len)) {
 		diags_add(d, path, 0, "contains a NUL byte: a job file is text");
 		return -EINVAL;
-	}
-	if (len > JOB_FILE_MAX) {
-		diags_add(d, path, 0, "too large (%zu bytes, at most %u)", len, JOB_FILE_MAX);
-		return -EFBIG;
 	}
 	return parse(path, text, true, build_only, ret, d);
 }

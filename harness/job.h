@@ -14,6 +14,21 @@ enum job_tristate { JOB_KEEP, JOB_OFF, JOB_ON };
 enum job_switch { JOB_SWITCH_KEXEC, JOB_SWITCH_REBOOT };
 enum job_boot_failure { JOB_BOOTFAIL_FINISH, JOB_BOOTFAIL_ABORT };
 
+/* Budgets: the most one job may ask for, checked as it is read (README.md,
+ * "Budgets", gives the reasons). Each is far above any real job (the
+ * examples: at most 2 KiB, 73 lines, 2 variants, 4 workloads, 4 metrics)
+ * and low enough that reading, checking, storing and scheduling a job
+ * stay small beside a run. A job over one is refused with its line. */
+#define JOB_TEXT_MAX (256u * 1024)   /* bytes of job text; kabd's body limit too */
+#define JOB_LINES_MAX 10000u
+#define JOB_CONT_MAX 256u            /* continuation lines of one key */
+#define JOB_VARIANTS_MAX 64u         /* [variant] sections */
+#define JOB_WORKLOADS_MAX 64u        /* [workload] sections */
+#define JOB_KNOBS_MAX 128u           /* knobs of one variant */
+#define JOB_LIST_MAX 256u            /* names in one list: metrics, primary, fcount, config.fragment */
+#define JOB_METRIC_SECTIONS_MAX 256u /* [metric] sections */
+#define JOB_STEPS_MAX 50000u         /* runs: pairs x variants x workloads x runs_per_boot */
+
 #define JOB_MEM_UNSET 0
 #define JOB_MEM_MAX UINT64_MAX /* "max": no limit */
 #define JOB_MEM_FLOOR (16ull << 20)
@@ -44,6 +59,7 @@ struct job_variant {
 	 * tinyconfig | PATH, default running) and fragments merged on top.
 	 * Relative paths are made absolute from the job file's directory. */
 	char *tree, *base, *series, *config;
+	unsigned series_version;  /* series = SOURCE vN: the version to take; 0: the thread's only one */
 	char **fragments;
 	size_t n_fragments;
 	int tree_line, base_line, series_line, config_line;
@@ -95,7 +111,7 @@ struct job_adaptive {
 struct job_swap {
 	enum job_swap_kind kind;
 	uint64_t size;     /* zram and file */
-	char *path;        /* file */
+	char *path;        /* file; NULL: a fresh one in the job's directory */
 	char *algorithm;   /* zram comp_algorithm, NULL: kernel default */
 	int priority;      /* swapon priority, -1: default */
 	/* zswap in front of the device, for the whole job (variants may still
@@ -128,7 +144,10 @@ struct job {
 	size_t n_variants;
 	struct job_workload *workloads;
 	size_t n_workloads;
-	char *archive;  /* public-inbox base URL for series = lore:ID; NULL: none */
+	/* for series = lore:ID: a public-inbox https:// base URL or a local
+	 * directory (made absolute) of ID/t.mbox.gz; NULL: none */
+	char *archive;
+	int archive_line;
 	/* Jobs whose variants boot kernels (job_boots_kernels): each pair is
 	 * one boot of each variant (boots = pairs), runs_per_boot runs of each
 	 * workload inside a boot (collapsed to their median), switched with
@@ -152,7 +171,9 @@ const char *job_switch_name(enum job_switch s);
 /* Parses and validates a job without touching the machine beyond reads
  * (knob paths exist, programs installed). Every problem goes to d as
  * "file:line: message". Returns 0 with *ret set, or -EINVAL with d filled
- * (or another -errno, e.g. file not readable, also reported in d). */
+ * (-EFBIG: over JOB_TEXT_MAX, refused before it is read; or another
+ * -errno, e.g. file not readable, also reported in d). Time and memory are
+ * linear in the text, which the budgets above bound. */
 int job_parse_file(const char *path, struct job **ret, struct diags *d);
 /* For kab build: the same without the checks of running a job that boots
  * kernels (that the machine can kexec, every variant naming its kernel). */

@@ -14,6 +14,8 @@
 #include "util.h"
 #include "wl.h"
 #include "build.h"
+#include "builduser.h"
+#include "series.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -21,6 +23,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum ktype {
@@ -145,9 +148,31 @@ struct builder {
 	const char *hinted[16];
 	size_t n_hinted;
 	int boot_key_line[ARRAY_SIZE(boot_keys)]; /* [job]'s boot_keys, by index: where they were (0: absent) */
+	struct machine_conf mc; /* read on first use, for the checks only */
+	bool mc_loaded;
+	int mc_r;               /* machine_conf_load's result */
+	bool build_user_checked, build_user_ok;
+	int pairs_line;     /* [job]'s pairs (or boots), for the steps budget */
+	/* the variant being built: knobs over JOB_KNOBS_MAX, and the first's line */
+	size_t knobs_over;
+	int knobs_over_line;
+	char *dir;          /* the job file's directory, made absolute once (source_path) */
 };
 
 #define ERR(b, line, ...) diags_add((b)->d, (b)->file, (line), __VA_ARGS__)
+
+/* /etc/kab/machine.conf, read once per job and only when a check needs
+ * it; its problems are reported (once) the first time. */
+static const struct machine_conf *builder_machine(struct builder *b, int *ret_r)
+{
+	if (!b->mc_loaded) {
+		b->mc_r = machine_conf_load(&b->mc, b->d);
+		b->mc_loaded = true;
+	}
+	if (ret_r)
+		*ret_r = b->mc_r;
+	return &b->mc;
+}
 
 static int key_index(enum job_sec_kind sec, const char *name)
 {
@@ -288,16 +313,22 @@ static bool parse_mem_key(struct builder *b, const struct keydef *k, const struc
 }
 
 /* A path as given, made absolute from the job file's directory. */
-static char *source_path(const struct builder *b, const char *v)
+static char *source_path(struct builder *b, const char *v)
 {
 	if (v[0] == '/' || strncmp(v, "lore:", 5) == 0)
 		return strdup(v);
-	const char *slash = strrchr(b->file, '/');
-	char dir[4096], real[4096], *p = NULL;
-	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - b->file) : 1, slash ? b->file : ".");
-	if (!realpath(dir[0] ? dir : "/", real))
-		snprintf(real, sizeof(real), "%s", dir);
-	if (asprintf(&p, "%s/%s", real, v) < 0)
+	if (!b->dir) {
+		/* once per job: a list of fragments is not a realpath() each */
+		const char *slash = strrchr(b->file, '/');
+		char dir[4096], real[4096];
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - b->file) : 1, slash ? b->file : ".");
+		if (!realpath(dir[0] ? dir : "/", real))
+			snprintf(real, sizeof(real), "%s", dir);
+		if (!(b->dir = strdup(real)))
+			return NULL;
+	}
+	char *p = NULL;
+	if (asprintf(&p, "%s/%s", b->dir, v) < 0)
 		return NULL;
 	return p;
 }
@@ -307,11 +338,40 @@ static bool is_config_keyword(const char *v)
 	return strcmp(v, "running") == 0 || strcmp(v, "defconfig") == 0 || strcmp(v, "tinyconfig") == 0;
 }
 
+/* series = SOURCE [vN]: the version into *ret_version (0: none), the
+ * source's length returned; 0 (with the error) when the rest is not vN. */
+static size_t series_words(struct builder *b, const struct job_entry *e, unsigned *ret_version)
+{
+	const char *v = e->value;
+	size_t n = strcspn(v, " \t");
+	const char *rest = v + n + strspn(v + n, " \t");
+	uint64_t version = 0;
+	*ret_version = 0;
+	if (!*rest)
+		return n;
+	if ((rest[0] != 'v' && rest[0] != 'V') || !isdigit((unsigned char)rest[1]) || util_parse_u64(rest + 1, &version) < 0 ||
+	    version < 1 || version > 999999) {
+		ERR(b, e->line, "bad series \"%s\": expected SOURCE [vN]: an mbox, a directory of .patch files or lore:<message-id>, "
+		    "then the version to take if there are several (series = lore:<message-id> v3)", v);
+		return 0;
+	}
+	*ret_version = (unsigned)version;
+	return n;
+}
+
 /* tree, base, series, config (one word each) and config.fragment (a list). */
 static bool set_source(struct builder *b, const struct keydef *k, const struct job_entry *e, void *obj)
 {
 	struct job_variant *var = obj;
 	const char *v = e->value;
+	char word[4096];
+	if (strcmp(k->name, "series") == 0) {
+		size_t n = series_words(b, e, &var->series_version);
+		if (!n)
+			return false;
+		snprintf(word, sizeof(word), "%.*s", (int)n, v);
+		v = word;
+	}
 	for (const char *p = v; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f || (k->type == KT_SOURCE && isspace((unsigned char)*p))) {
 			ERR(b, e->line, "bad %s \"%s\": expected one word (a path or a ref), no spaces or control characters", k->name, v);
@@ -327,15 +387,20 @@ static bool set_source(struct builder *b, const struct keydef *k, const struct j
 		if (!(*at = literal ? strdup(v) : source_path(b, v)))
 			b->oom = true;
 		*line = e->line;
-		return fits(b, e->line, k->name, *at ? *at : v, false);
+		char shown[4200];
+		snprintf(shown, sizeof(shown), "%s", *at ? *at : v);
+		if (strcmp(k->name, "series") == 0 && var->series_version)
+			snprintf(shown + strlen(shown), sizeof(shown) - strlen(shown), " v%u", var->series_version);
+		return fits(b, e->line, k->name, shown, false);
 	}
 	struct strbuf all = { 0 };
+	size_t words = 0;
 	for (const char *p = v; *p;) {
 		size_t n = strcspn(p, " \t\n");
-		if (n) {
-			char word[4096];
-			snprintf(word, sizeof(word), "%.*s", (int)n, p);
-			char *path = source_path(b, word);
+		if (n && ++words <= JOB_LIST_MAX) {
+			char one[4096];
+			snprintf(one, sizeof(one), "%.*s", (int)n, p);
+			char *path = source_path(b, one);
 			char **nf = realloc(var->fragments, (var->n_fragments + 1) * sizeof(*nf));
 			if (!path || !nf) {
 				free(path);
@@ -351,6 +416,12 @@ static bool set_source(struct builder *b, const struct keydef *k, const struct j
 	}
 	if (!var->config_line)
 		var->config_line = e->line;
+	if (words > JOB_LIST_MAX) {
+		ERR(b, e->line, "too many config.fragment files (%zu, at most %u): merge them into fewer fragments (README.md, \"Budgets\")",
+		    words, JOB_LIST_MAX);
+		sb_free(&all);
+		return false;
+	}
 	bool ok = fits(b, e->line, k->name, all.buf ? all.buf : "", true);
 	sb_free(&all);
 	return ok;
@@ -541,6 +612,11 @@ static bool was_hinted(const struct builder *b, const char *key)
 
 static void unknown_key(struct builder *b, const struct job_section *s, const struct job_entry *e)
 {
+	if (diags_full(b->d)) {
+		/* only counted: no hint to compute */
+		ERR(b, e->line, "unknown key");
+		return;
+	}
 	const char *cands[64];
 	size_t n = 0;
 	for (size_t i = 0; i < N_KEYS && n < ARRAY_SIZE(cands); i++)
@@ -629,6 +705,30 @@ static void apply_entries(struct builder *b, const struct job_section *s, void *
 		}
 }
 
+/* archive: an https:// URL, or a local directory (relative to the job
+ * file); plain http and other schemes are refused. */
+static void check_archive(struct builder *b)
+{
+	struct job *j = b->j;
+	if (!j->archive)
+		return;
+	if (!strstr(j->archive, "://") && j->archive[0] != '/') {
+		char *abs = source_path(b, j->archive);
+		if (!abs) {
+			b->oom = true;
+			return;
+		}
+		free(j->archive);
+		j->archive = abs;
+	}
+	char why[1024];
+	struct stat st;
+	if (!kseries_archive_ok(j->archive, why, sizeof(why)))
+		ERR(b, j->archive_line, "%s", why);
+	else if (b->check && j->archive[0] == '/' && (stat(j->archive, &st) < 0 || !S_ISDIR(st.st_mode)))
+		ERR(b, j->archive_line, "archive %s is not a directory: a local archive is a directory of MESSAGE-ID/t.mbox.gz", j->archive);
+}
+
 static void build_job_section(struct builder *b, const struct job_section *s)
 {
 	struct seen seen[N_KEYS] = { 0 };
@@ -647,8 +747,11 @@ static void build_job_section(struct builder *b, const struct job_section *s)
 	if (boots->line && pairs->line)
 		ERR(b, boots->line, "give boots or pairs, not both: with kernel variants a pair is one boot of each variant");
 	b->j->boots_line = boots->line;
+	b->pairs_line = boots->line ? boots->line : pairs->line ? pairs->line : s->line;
 	for (size_t i = 0; i < ARRAY_SIZE(boot_keys); i++)
 		b->boot_key_line[i] = seen_of(seen, JOB_SEC_JOB, boot_keys[i])->line;
+	b->j->archive_line = seen_of(seen, JOB_SEC_JOB, "archive")->line;
+	check_archive(b);
 }
 
 /* [metric NAME]: report settings for a metric or a prefix of them. */
@@ -721,7 +824,7 @@ static void build_swap_section(struct builder *b, const struct job_section *s)
 {
 	struct job_swap *sw = &b->j->swap;
 	struct seen seen[N_KEYS] = { 0 };
-	size_t d0 = b->d->n;
+	size_t d0 = diags_count(b->d);
 	sw->line = s->line;
 	apply_entries(b, s, sw, seen, NULL);
 	if (!seen_of(seen, JOB_SEC_SWAP, "device")->ok)
@@ -742,11 +845,10 @@ static void build_swap_section(struct builder *b, const struct job_section *s)
 		ERR(b, alg->line, "algorithm applies only to device = zram, not %s", dev);
 	if (prio->line && !sized)
 		ERR(b, prio->line, "priority applies only to device = zram or file, not %s", dev);
-	if (sw->kind == JOB_SWAP_FILE && !sw->path && !(sw->path = strdup(JOB_SWAP_PATH_DEFAULT)))
-		b->oom = true;
-	if (b->check && b->d->n == d0)
+	/* no path: the executor makes a fresh file in the job's own directory */
+	if (b->check && diags_count(b->d) == d0)
 		job_check_swap(b->file, sw, path->line ? path->line : s->line, b->d);
-	if (b->check && b->d->n == d0 && alg->line && sw->kind == JOB_SWAP_ZRAM && sw->algorithm)
+	if (b->check && diags_count(b->d) == d0 && alg->line && sw->kind == JOB_SWAP_ZRAM && sw->algorithm)
 		job_check_zram_algorithm(b->file, alg->line, sw->algorithm, b->d);
 	swap_zswap_knobs(b, sw, seen);
 }
@@ -762,6 +864,13 @@ static bool variant_knob(struct builder *b, const struct job_section *s, const s
 		b->oom = true;
 	if (r < 0)
 		return true;
+	if (v->n_knobs >= JOB_KNOBS_MAX) {
+		/* counted, reported once by build_variant */
+		if (!b->knobs_over++)
+			b->knobs_over_line = e->line;
+		job_knob_clear(&k);
+		return true;
+	}
 	for (size_t i = 0; i < v->n_knobs; i++)
 		if (strcmp(v->knobs[i].path, k.path) == 0) {
 			char title[128];
@@ -782,8 +891,24 @@ static bool variant_knob(struct builder *b, const struct job_section *s, const s
 	snprintf(key, sizeof(key), "%s %s", k.kind == JOB_KNOB_SYSCTL ? "sysctl" : "sysfs", k.name);
 	fits(b, e->line, key, k.value, false);
 	if (b->check)
-		job_check_knob(b->file, &v->knobs[v->n_knobs - 1], b->d);
+		job_check_knob(b->file, &v->knobs[v->n_knobs - 1], builder_machine(b, NULL), b->d);
 	return true;
+}
+
+/* kab as root builds as the build user: said once, at the first kernel =
+ * build, when it is missing. */
+static bool build_user_ok(struct builder *b, int line)
+{
+	if (b->build_user_checked)
+		return b->build_user_ok;
+	struct krun_user u;
+	struct strbuf why = { 0 };
+	b->build_user_checked = true;
+	b->build_user_ok = kbuser_lookup(&u, &why) >= 0;
+	if (!b->build_user_ok)
+		ERR(b, line, "kernel = build: %s", why.buf ? why.buf : "no build user");
+	sb_free(&why);
+	return b->build_user_ok;
 }
 
 /* kernel = build needs tree and base, kernel = image an image; running
@@ -839,14 +964,14 @@ static void check_build_keys(struct builder *b, const struct job_section *s, str
 	if (v->initrd && access(v->initrd, R_OK) != 0)
 		ERR(b, v->initrd_line, "initrd %s cannot be read (%s): give the path of an initramfs or leave initrd out", v->initrd,
 		    strerror(errno));
+	/* git reads the tree as the build user: without one, nothing to check it with */
 	bool tree_ok = false;
-	if (v->tree && seen_of(seen, JOB_SEC_VARIANT, "tree")->ok) {
-		if (access(v->tree, F_OK) != 0)
-			ERR(b, v->tree_line, "tree %s does not exist: give the path of a git repository of the kernel", v->tree);
-		else if (!kbuild_is_git_tree(v->tree))
-			ERR(b, v->tree_line, "tree %s is not a git repository (git rev-parse fails there)", v->tree);
-		else
-			tree_ok = true;
+	if (v->tree && seen_of(seen, JOB_SEC_VARIANT, "tree")->ok && build_user_ok(b, kline->line)) {
+		struct strbuf why = { 0 };
+		tree_ok = kbuild_check_tree(v->tree, &why) == 0;
+		if (!tree_ok)
+			ERR(b, v->tree_line, "%s", why.buf ? why.buf : "tree cannot be read");
+		sb_free(&why);
 	}
 	char sha[41];
 	if (tree_ok && v->base && kbuild_resolve_ref(v->tree, v->base, sha) < 0)
@@ -865,7 +990,7 @@ static void check_build_keys(struct builder *b, const struct job_section *s, str
 			ERR(b, v->config_line, "config.fragment %s does not exist", v->fragments[i]);
 }
 
-static void build_variant(struct builder *b, const struct job_section *s)
+static void build_variant(struct builder *b, const struct job_section *s, struct util_strmap *names)
 {
 	struct job *j = b->j;
 	struct job_variant *nv = realloc(j->variants, (j->n_variants + 1) * sizeof(*nv));
@@ -882,7 +1007,12 @@ static void build_variant(struct builder *b, const struct job_section *s)
 		bad_name(b, s->line, "variant label", s->label);
 
 	struct seen seen[N_KEYS] = { 0 };
+	b->knobs_over = 0;
 	apply_entries(b, s, v, seen, variant_knob);
+	if (b->knobs_over)
+		ERR(b, b->knobs_over_line,
+		    "too many knobs in [variant %s] (%zu, at most %u): this is the first over the budget; set only the knobs the comparison is about (README.md, \"Budgets\")",
+		    s->label, v->n_knobs + b->knobs_over, JOB_KNOBS_MAX);
 	if (!v->name && !(v->name = strdup(s->label)))
 		b->oom = true;
 	if (!v->kernel && !(v->kernel = strdup("running")))
@@ -891,12 +1021,13 @@ static void build_variant(struct builder *b, const struct job_section *s)
 	if (!v->name)
 		return;
 	const struct seen *name = seen_of(seen, JOB_SEC_VARIANT, "name");
-	for (size_t i = 0; i + 1 < j->n_variants; i++)
-		if (j->variants[i].name && strcmp(j->variants[i].name, v->name) == 0) {
-			ERR(b, name->line ? name->line : s->line, "duplicate variant name \"%s\" (also the name of [variant %s] at line %d)",
-			    v->name, j->variants[i].label, j->variants[i].line);
-			break;
-		}
+	int first;
+	int r = util_strmap_put(names, v->name, (int)(j->n_variants - 1), &first);
+	if (r < 0)
+		b->oom = true;
+	else if (r == 1)
+		ERR(b, name->line ? name->line : s->line, "duplicate variant name \"%s\" (also the name of [variant %s] at line %d)",
+		    v->name, j->variants[first].label, j->variants[first].line);
 }
 
 static bool is_extra_key(const struct builder *b, const char *key)
@@ -961,7 +1092,7 @@ static void build_workload(struct builder *b, const struct job_section *s)
 	*w = (struct job_workload){ .line = s->line, .name = strdup(s->label) };
 	if (!w->name)
 		b->oom = true;
-	size_t d0 = b->d->n;
+	size_t d0 = diags_count(b->d);
 	if (!job_valid_name(s->label))
 		bad_name(b, s->line, "workload name", s->label);
 
@@ -988,15 +1119,48 @@ static void build_workload(struct builder *b, const struct job_section *s)
 		util_format_size(w->memory_max, mx, sizeof(mx));
 		ERR(b, high->line, "memory.high %s is above memory.max %s: it would never throttle", hi, mx);
 	}
-	if (ops && b->check && b->d->n == d0)
+	if (ops && b->check && diags_count(b->d) == d0)
 		job_check_workload(b->file, w, b->d);
 }
 
+/* [variant], [workload] and [metric] labels already seen, each with the
+ * line of its section: duplicates found in linear time. */
+struct labels {
+	struct util_strmap of[JOB_SEC_IGNORED];
+};
+
+/* The line of an earlier section of s's kind with s's label (0: none),
+ * after recording s. */
+static int first_with_label(struct builder *b, struct labels *seen, const struct job_section *s)
+{
+	int first = 0;
+	if (s->kind != JOB_SEC_VARIANT && s->kind != JOB_SEC_WORKLOAD && s->kind != JOB_SEC_METRIC)
+		return 0;
+	if (util_strmap_put(&seen->of[s->kind], s->label, s->line, &first) < 0)
+		b->oom = true;
+	return first;
+}
+
+/* pairs x variants x workloads x runs_per_boot, the rows of the schedule. */
+static void check_steps_budget(struct builder *b)
+{
+	const struct job *j = b->j;
+	uint64_t reps = job_boots_kernels(j) ? j->runs_per_boot : 1;
+	uint64_t steps = (uint64_t)j->pairs * j->n_variants * j->n_workloads * reps;
+	if (steps <= JOB_STEPS_MAX)
+		return;
+	ERR(b, b->pairs_line,
+	    "the job has %llu runs (%u pairs x %zu variants x %zu workloads x %llu per boot), at most %u: lower pairs, or split the job (README.md, \"Budgets\")",
+	    (unsigned long long)steps, j->pairs, j->n_variants, j->n_workloads, (unsigned long long)reps, JOB_STEPS_MAX);
+}
+
 size_t job_build(struct job *j, const char *file, struct job_section *secs, size_t n_secs, bool check, bool build_only,
-		 struct diags *d)
+		 bool partial, struct diags *d)
 {
 	struct builder b = { .j = j, .file = file, .d = d, .check = check };
-	size_t d0 = d->n;
+	struct labels labels = { 0 };
+	struct util_strmap variant_names = { 0 };
+	size_t d0 = diags_count(d);
 	int job_line = 0, swap_line = 0;
 	size_t bad_variants = 0, bad_workloads = 0;
 	bool job_guessed = false;
@@ -1030,10 +1194,8 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 			first = *line;
 			if (!first)
 				*line = s->line;
-		} else if (s->kind == JOB_SEC_VARIANT || s->kind == JOB_SEC_WORKLOAD || s->kind == JOB_SEC_METRIC) {
-			for (size_t k = 0; k < i && !first; k++)
-				if (secs[k].kind == s->kind && !secs[k].unlabeled && strcmp(secs[k].label, s->label) == 0)
-					first = secs[k].line;
+		} else {
+			first = first_with_label(&b, &labels, s);
 		}
 		if (first) {
 			char title[128];
@@ -1046,7 +1208,7 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 		switch (s->kind) {
 		case JOB_SEC_JOB: build_job_section(&b, s); break;
 		case JOB_SEC_SWAP: build_swap_section(&b, s); break;
-		case JOB_SEC_VARIANT: build_variant(&b, s); break;
+		case JOB_SEC_VARIANT: build_variant(&b, s, &variant_names); break;
 		case JOB_SEC_WORKLOAD: build_workload(&b, s); break;
 		case JOB_SEC_METRIC: build_metric_section(&b, s); break;
 		case JOB_SEC_IGNORED: break;
@@ -1055,11 +1217,12 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 
 	if (job_boots_kernels(j) && !build_only) {
 		char why[256];
-		struct machine_conf mc;
 		/* the job's own switch wins over the machine's */
-		if (b.check && !b.boot_key_line[BOOT_KEY_SWITCH] && machine_conf_load(&mc, d) == 0 && mc.has_switch) {
-			j->switch_mode = mc.switch_mode;
-			if (!(j->switch_source = strdup(mc.path)))
+		int r = 0;
+		const struct machine_conf *mc = b.check && !b.boot_key_line[BOOT_KEY_SWITCH] ? builder_machine(&b, &r) : NULL;
+		if (mc && r == 0 && mc->has_switch) {
+			j->switch_mode = mc->switch_mode;
+			if (!(j->switch_source = strdup(mc->path)))
 				b.oom = true;
 		}
 		if (b.check && j->switch_mode == JOB_SWITCH_KEXEC && kexec_supported(why, sizeof(why)) < 0)
@@ -1083,13 +1246,20 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 			    "series = %s needs an archive to fetch it from: set archive = URL in [job] (e.g. https://lore.kernel.org/all)",
 			    j->variants[i].series);
 
-	if (!job_line && !job_guessed)
+	if (!job_line && !job_guessed && !partial)
 		ERR(&b, 0, "missing [job] section (it needs at least: name = ...)");
-	if (j->n_variants + bad_variants < 2)
+	if (j->n_variants + bad_variants < 2 && !partial)
 		ERR(&b, 0, "a job needs at least two variants ([variant A], [variant B]); found %zu", j->n_variants);
-	if (j->n_workloads + bad_workloads == 0)
+	if (j->n_workloads + bad_workloads == 0 && !partial)
 		ERR(&b, 0, "a job needs at least one [workload NAME] section");
+	check_steps_budget(&b);
 	if (b.oom)
 		ERR(&b, 0, "out of memory while reading the job");
-	return d->n - d0;
+	if (b.mc_loaded)
+		machine_conf_free(&b.mc);
+	for (size_t k = 0; k < ARRAY_SIZE(labels.of); k++)
+		util_strmap_free(&labels.of[k]);
+	util_strmap_free(&variant_names);
+	free(b.dir);
+	return diags_count(d) - d0;
 }

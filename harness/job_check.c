@@ -3,6 +3,9 @@
  * system it checks. job_parse_string_nocheck() skips them. */
 #include "job.h"
 #include "job_priv.h"
+#include "knob_allow.h"
+#include "machine.h"
+#include "statedir.h"
 #include "util.h"
 #include "wl.h"
 
@@ -63,8 +66,39 @@ static bool under(const char *path, const char *root)
 	return strncmp(path, root, strlen(root)) == 0;
 }
 
-bool job_check_knob(const char *file, const struct job_knob *k, struct diags *d)
+/* The allow list, on the path the knob resolves to (or would, for a
+ * file that does not exist): decided before anything else about the
+ * file, so a refused knob reads the same on every machine. */
+static bool knob_allowed_here(const char *file, const struct job_knob *k, const struct machine_conf *mc,
+			      struct diags *d)
 {
+	_cleanup_free_ char *real = NULL;
+	int r = knob_allow_canonical(k->path, &real);
+	if (r < 0) {
+		diags_add(d, file, k->line, "knob %s: cannot resolve %s: %s", k->name, k->path, strerror(-r));
+		return false;
+	}
+	if (knob_allowed(real, mc->knob_allow, mc->n_knob_allow))
+		return true;
+	struct strbuf list = { 0 }, also = { 0 };
+	knob_allow_describe(&list);
+	for (size_t i = 0; i < mc->n_knob_allow; i++)
+		sb_printf(&also, "%s%s", i ? ", " : ", and this machine's knobs.allow adds ", mc->knob_allow[i].text);
+	char shown[PATH_MAX + 32] = "";
+	if (strcmp(k->name, real) != 0)
+		snprintf(shown, sizeof(shown), " (%s)", real);
+	diags_add(d, file, k->line,
+		  "knob %s%s is not an allowed knob: kab sets only memory-management knobs (%s)%s; an operator may allow more with knobs.allow in %s",
+		  k->name, shown, list.buf ? list.buf : "", also.buf ? also.buf : "", mc->path);
+	sb_free(&list);
+	sb_free(&also);
+	return false;
+}
+
+bool job_check_knob(const char *file, const struct job_knob *k, const struct machine_conf *mc, struct diags *d)
+{
+	if (!knob_allowed_here(file, k, mc, d))
+		return false;
 	bool sysctl = k->kind == JOB_KNOB_SYSCTL;
 	char what[PATH_MAX + 16];
 	if (sysctl)
@@ -79,7 +113,8 @@ bool job_check_knob(const char *file, const struct job_knob *k, struct diags *d)
 			diags_add(d, file, k->line, "%s: cannot stat: %s", what, strerror(e));
 			return false;
 		}
-		_cleanup_free_ char *near = closest_sibling(k->path);
+		/* the hint reads a directory: not for a message that is only counted */
+		_cleanup_free_ char *near = diags_full(d) ? NULL : closest_sibling(k->path);
 		_cleanup_free_ char *near_path = NULL, *near_name = NULL;
 		if (near && sysctl && job_sysctl_target(near, &near_path, &near_name) == 0)
 			diags_add(d, file, k->line, "%s does not exist (did you mean \"%s\"?)", what, near_name);
@@ -166,6 +201,16 @@ bool job_check_swap(const char *file, const struct job_swap *s, int path_line, s
 	}
 	if (dir && !S_ISDIR(st.st_mode)) {
 		diags_add(d, file, path_line, "%s, where the swap file %s would go, is not a directory", dir, s->path);
+		return false;
+	}
+	/* kab makes the file as root and runs mkswap and swapon on its name:
+	 * a directory another user can change could swap that name for a
+	 * link to a disk */
+	struct strbuf why = { 0 };
+	if (dir && state_path_trusted(dir, &why) < 0) {
+		diags_add(d, file, path_line, "swap file %s: %s; name a path under directories only root can change, or leave path out (kab then makes the file in the job's own directory)",
+			  s->path, why.buf ? why.buf : "its directory cannot be checked");
+		sb_free(&why);
 		return false;
 	}
 	return true;

@@ -44,13 +44,11 @@ static int parse_list(const char *file, int line, const char *value, bool functi
 	_cleanup_free_ char *copy = strdup(value);
 	if (!copy)
 		return -ENOMEM;
-	size_t cap = 1;
-	for (const char *p = copy; *p; p++)
-		cap += isspace((unsigned char)*p) ? 1 : 0;
-	char **v = calloc(cap + 1, sizeof(char *));
+	char **v = calloc(JOB_LIST_MAX + 1, sizeof(char *));
 	if (!v)
 		return -ENOMEM;
-	size_t n = 0;
+	struct util_strmap seen = { 0 };  /* words of copy: duplicates in linear time */
+	size_t n = 0, words = 0;
 	int bad = 0;
 	bool oom = false;
 	for (char *p = copy; *p;) {
@@ -63,15 +61,17 @@ static int parse_list(const char *file, int line, const char *value, bool functi
 			p++;
 		if (*p)
 			*p++ = 0;
-		bool dup = false;
-		for (size_t i = 0; i < n; i++)
-			dup = dup || strcmp(v[i], w) == 0;
+		if (++words > JOB_LIST_MAX)
+			continue; /* counted, reported below */
+		int dup = 0;
 		if (functions && !valid_function(w)) {
 			ERR(file, line, "bad function name \"%s\": expected a kernel function, e.g. lru_add_drain", w);
 			bad++;
 		} else if (!functions && !job_valid_metric(w)) {
 			ERR(file, line, "bad metric \"%s\": expected SOURCE.NAME or SOURCE.PREFIX*, e.g. vmstat.pgmajfault, interrupts.RES or vmstat.nr_tlb_*", w);
 			bad++;
+		} else if ((dup = util_strmap_put(&seen, w, 0, NULL)) < 0) {
+			oom = true;
 		} else if (dup) {
 			ERR(file, line, "%s \"%s\" is listed twice", functions ? "function" : "metric", w);
 			bad++;
@@ -79,6 +79,13 @@ static int parse_list(const char *file, int line, const char *value, bool functi
 			oom = true;
 		}
 	}
+	if (words > JOB_LIST_MAX) {
+		ERR(file, line, "too many %s in one list (%zu, at most %u): %s (README.md, \"Budgets\")",
+		    functions ? "functions" : "metrics", words, JOB_LIST_MAX,
+		    functions ? "count the few functions the series changes" : "a PREFIX* name stands for a family of metrics");
+		bad++;
+	}
+	util_strmap_free(&seen);
 	*ret_v = v;
 	*ret_n = n;
 	return oom ? -ENOMEM : bad;

@@ -199,8 +199,13 @@ void job_print(const struct job *j, FILE *out)
 			job_print_key(out, "tree", v->tree, false);
 		if (v->base)
 			job_print_key(out, "base", v->base, false);
-		if (v->series)
+		if (v->series && v->series_version) {
+			char text[4200];
+			snprintf(text, sizeof(text), "%s v%u", v->series, v->series_version);
+			job_print_key(out, "series", text, false);
+		} else if (v->series) {
 			job_print_key(out, "series", v->series, false);
+		}
 		if (v->config)
 			job_print_key(out, "config", v->config, false);
 		if (v->n_fragments) {

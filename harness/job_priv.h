@@ -22,8 +22,10 @@ enum job_sec_kind {
 struct job_entry {
 	char *key;
 	char *value;
+	size_t len, cap; /* of value, which continuation lines extend */
 	int line;
 	int cont_line; /* first continuation line, 0 if none */
+	unsigned n_cont; /* continuation lines seen, up to JOB_CONT_MAX + 1 */
 	char delim;    /* '=' or ':' as inih split it */
 	bool broken;   /* cut short (line too long): reported, not interpreted */
 };
@@ -48,16 +50,16 @@ struct job_section {
 #define JOB_SWAP_MIN (1ull << 20)
 #define JOB_PRIORITY_MAX 32767
 #define JOB_NAME_MAX 64
-#define JOB_SWAP_PATH_DEFAULT "/var/tmp/kab.swap"
 #define JOB_LOOKS_MAX 10u      /* adaptive: at most this many looks */
 #define JOB_ADAPTIVE_MIN 2u    /* adaptive: the first look needs two pairs */
 #define JOB_EPSILON_MAX 100.0  /* epsilon in percent */
 
 /* Turns collected sections into *j; reports every problem to d. With
- * check, also looks at the machine (reads only). Returns the number of
- * problems found (0: the job is good). */
+ * check, also looks at the machine (reads only). partial: the reader
+ * stopped before the end of the text (a budget), so what is missing is
+ * not reported. Returns the number of problems found (0: the job is good). */
 size_t job_build(struct job *j, const char *file, struct job_section *secs, size_t n_secs,
-		 bool check, bool build_only, struct diags *d);
+		 bool check, bool build_only, bool partial, struct diags *d);
 
 /* Letters, digits, . _ -, starting with a letter or digit, short: for
  * names that end up in cgroup names, file names and reports. */
@@ -98,7 +100,10 @@ void job_print_metric_sections(const struct job *j, FILE *out);
 
 /* Machine checks (job_check.c): each reports to d and returns false on a
  * problem. They only read. */
-bool job_check_knob(const char *file, const struct job_knob *k, struct diags *d);
+struct machine_conf;
+/* A knob: on the allow list (the defaults and mc's knobs.allow), an
+ * existing, writable, regular file inside /proc/sys or /sys. */
+bool job_check_knob(const char *file, const struct job_knob *k, const struct machine_conf *mc, struct diags *d);
 bool job_check_swap(const char *file, const struct job_swap *s, int path_line, struct diags *d);
 bool job_check_zswap_compressor(const char *file, int line, const char *name, struct diags *d);
 bool job_check_zram_algorithm(const char *file, int line, const char *alg, struct diags *d);

@@ -8,9 +8,11 @@
 #include "gate.h"
 #include "httpd.h"
 #include "listen.h"
+#include "output.h"
 #include "peer.h"
 #include "queue.h"
 #include "secret.h"
+#include "statedir.h"
 #include "store.h"
 #include "util.h"
 
@@ -27,17 +29,19 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define DEFAULT_DB "/var/lib/kab/kab.db"
+#define DB_NAME "kab.db" /* in the state directory unless --db names one */
 #define DEFAULT_SOCKET "/run/kab/kabd.sock"
 #define DEFAULT_GROUP "kab"
 #define HTTP_NICE 10
 #define INSTALLED_WEB_ROOT "/usr/local/share/kab/web"
 
 static const char usage[] =
-	"usage: kabd [--db PATH] [--socket PATH] [--socket-group NAME] [--web-root DIR]\n"
+	"usage: kabd [--db PATH] [--state-dir DIR] [--socket PATH] [--socket-group NAME] [--web-root DIR]\n"
 	"            [--listen ADDR:PORT --token-file PATH [--public-read] [--tls-cert FILE --tls-key FILE]\n"
 	"             [--server-name NAME]...]\n"
-	"  --db PATH            the database (default " DEFAULT_DB ")\n"
+	"  --db PATH            the database (default: " DB_NAME " in the state directory)\n"
+	"  --state-dir DIR      where jobs' work directories, swap files and built kernels go\n"
+	"                       (default $" STATE_DIR_ENV ", else " STATE_DIR_DEFAULT "); root's, mode 0700\n"
 	"  --socket PATH        the unix socket for local clients (default " DEFAULT_SOCKET "); root and the\n"
 	"                       socket's group may submit and cancel, whoever can connect may read\n"
 	"  --socket-group NAME  the socket's group (default " DEFAULT_GROUP "; without it the socket is root's only)\n"
@@ -53,7 +57,7 @@ static const char usage[] =
 	"                       if it exists, else " INSTALLED_WEB_ROOT ")\n";
 
 struct kabd_opts {
-	const char *db, *socket, *group, *listen_at, *token_file, *tls_cert, *tls_key, *web_root;
+	const char *db, *state_dir, *socket, *group, *listen_at, *token_file, *tls_cert, *tls_key, *web_root;
 	bool public_read;
 	const char *names[GATE_MAX_NAMES];
 	size_t n_names;
@@ -119,6 +123,7 @@ static int parse_opts(int argc, char **argv, struct kabd_opts *o)
 {
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
+		{ "state-dir", required_argument, NULL, 's' },
 		{ "socket", required_argument, NULL, 'S' },
 		{ "socket-group", required_argument, NULL, 'G' },
 		{ "listen", required_argument, NULL, 'l' },
@@ -131,11 +136,12 @@ static int parse_opts(int argc, char **argv, struct kabd_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	*o = (struct kabd_opts){ .db = DEFAULT_DB, .socket = DEFAULT_SOCKET, .group = DEFAULT_GROUP };
+	*o = (struct kabd_opts){ .socket = DEFAULT_SOCKET, .group = DEFAULT_GROUP };
 	int c;
-	while ((c = getopt_long(argc, argv, "d:l:t:w:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:s:l:t:w:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o->db = optarg; break;
+		case 's': o->state_dir = optarg; break;
 		case 'S': o->socket = optarg; break;
 		case 'G': o->group = optarg; break;
 		case 'l': o->listen_at = optarg; break;
@@ -319,9 +325,9 @@ static void log_listening(const struct kabd_opts *o, const struct listeners *l)
 		snprintf(tcp, sizeof(tcp), " and %s://%s (%s)", l->tcp_conf.tls_cert ? "https" : "http", o->listen_at,
 			 l->tcp_conf.public_read ? l->tcp_conf.token ? "reads open, POST needs the token" : "reads only"
 						 : "every request needs the token");
-	log_info("kabd %s: listening on %s (%s%s may submit)%s, database %s, pages from %s", KAB_VERSION, o->socket,
+	log_info("kabd %s: listening on %s (%s%s may submit)%s, database %s, state %s, pages from %s", KAB_VERSION, o->socket,
 		 l->unix_conf.group == PEER_NO_GROUP ? "only root" : "root and group ",
-		 l->unix_conf.group == PEER_NO_GROUP ? "" : o->group, tcp, o->db, o->web_root);
+		 l->unix_conf.group == PEER_NO_GROUP ? "" : o->group, tcp, o->db, state_path(), o->web_root);
 }
 
 int main(int argc, char **argv)
@@ -345,6 +351,18 @@ int main(int argc, char **argv)
 		kabd_tcp_clear(&tcp);
 		return 1;
 	}
+	struct strbuf serr = { 0 };
+	if (state_init(o.state_dir, &serr) < 0) {
+		log_error("%s", serr.buf ? serr.buf : "the state directory cannot be used");
+		sb_free(&serr);
+		kabd_tcp_clear(&tcp);
+		return 1;
+	}
+	char db_buf[4096];
+	if (!o.db) {
+		snprintf(db_buf, sizeof(db_buf), "%s/" DB_NAME, state_path());
+		o.db = db_buf;
+	}
 	if (make_db_dir(o.db) < 0) {
 		kabd_tcp_clear(&tcp);
 		return 1;
@@ -359,7 +377,14 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGHUP);
 	sigaddset(&sigs, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	/* a log line that cannot be written (journald restarted, stderr a
+	 * closed pipe) leaves stderr /dev/null; the job goes on */
+	r = out_init();
+	if (r < 0) {
+		log_error("cannot set up standard input, output and error: %s", strerror(-r));
+		kabd_tcp_clear(&tcp);
+		return 1;
+	}
 
 	int lock_fd = -1, ret = 1;
 	struct queue *q = NULL;

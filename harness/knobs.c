@@ -5,32 +5,78 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(KNOB_VALUE_MAX < sizeof(((struct store_journal *)0)->original), "the journal holds a whole knob value");
+
+/* "always [madvise] never", "[lzo-rle] lzo lz4 " (zram ends the list
+ * with a space): words separated by single spaces, exactly one of them
+ * in brackets. Anything else (a core pattern with "[") is a plain value,
+ * kept whole. */
+static bool choice_selected(const char *v, size_t n, const char **ret_word, size_t *ret_len)
+{
+	while (n > 0 && v[n - 1] == ' ')
+		n--;
+	const char *word = NULL, *end = v + n;
+	size_t len = 0, n_selected = 0;
+	for (const char *p = v; p < end;) {
+		const char *sp = memchr(p, ' ', (size_t)(end - p));
+		size_t w = sp ? (size_t)(sp - p) : (size_t)(end - p);
+		if (w == 0)
+			return false;
+		bool has_open = memchr(p, '[', w), has_close = memchr(p, ']', w);
+		if (has_open || has_close) {
+			if (w < 3 || p[0] != '[' || p[w - 1] != ']' || memchr(p + 1, '[', w - 2) || memchr(p + 1, ']', w - 2))
+				return false;
+			word = p + 1;
+			len = w - 2;
+			n_selected++;
+		}
+		p += w + (sp != NULL);
+	}
+	if (n_selected != 1)
+		return false;
+	*ret_word = word;
+	*ret_len = len;
+	return true;
+}
+
 int knob_read(const char *path, char *buf, size_t len)
 {
-	char *v;
-	int r = util_read_line(path, &v);
+	_cleanup_free_ char *v = NULL;
+	size_t n;
+	int r = util_read_file(path, &v, &n);
 	if (r < 0)
 		return r;
-	const char *open = strchr(v, '[');
-	const char *close = open ? strchr(open, ']') : NULL;
-	if (open && close)
-		snprintf(buf, len, "%.*s", (int)(close - open - 1), open + 1);
-	else
-		snprintf(buf, len, "%s", v);
-	free(v);
+	while (n > 0 && v[n - 1] == '\n')
+		v[--n] = '\0';
+	const char *word = v;
+	size_t wlen = n;
+	if (!choice_selected(v, n, &word, &wlen)) {
+		word = v;
+		wlen = n;
+	}
+	if (wlen >= len)
+		return -E2BIG;
+	memcpy(buf, word, wlen);
+	buf[wlen] = '\0';
 	return 0;
+}
+
+int knob_write(const char *path, const char *value)
+{
+	return util_write_file(path, *value ? value : "\n");
 }
 
 int knob_restore(struct store *st, struct knob_applied *a, size_t n)
 {
 	int ret = 0;
 	for (size_t i = n; i-- > 0;) {
-		int r = util_write_file(a[i].path, a[i].original);
+		int r = knob_write(a[i].path, a[i].original);
 		if (r < 0) {
-			log_error("cannot restore %s to %s: %s", a[i].path, a[i].original, strerror(-r));
+			log_error("cannot restore %s to \"%s\": %s", a[i].path, a[i].original, strerror(-r));
 			ret = r;
 			continue; /* keep the journal entry: the next start retries */
 		}
@@ -46,6 +92,11 @@ static int apply_one(struct store *st, int64_t job_id, const char *boot_id, cons
 	memset(a, 0, sizeof(*a));
 	snprintf(a->path, sizeof(a->path), "%s", k->path);
 	int r = knob_read(k->path, a->original, sizeof(a->original));
+	if (r == -E2BIG) {
+		snprintf(err, errlen, "%s (%s) holds more than %d bytes, more than kab can journal and restore, so kab does not change it",
+			 k->path, k->name, KNOB_VALUE_MAX);
+		return r;
+	}
 	if (r < 0) {
 		snprintf(err, errlen, "cannot read %s (%s): %s", k->path, k->name, strerror(-r));
 		return r;
@@ -88,7 +139,7 @@ int knob_apply(struct store *st, int64_t job_id, const char *boot_id, const stru
 			sb_free(&sb);
 			return r;
 		}
-		char now[256];
+		char now[KNOB_VALUE_MAX + 1];
 		if (knob_read(v->knobs[i].path, now, sizeof(now)) < 0)
 			snprintf(now, sizeof(now), "?");
 		sb_printf(&sb, "%s=%s\n", v->knobs[i].path, now);

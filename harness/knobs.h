@@ -8,14 +8,23 @@ struct store;
 struct job_variant;
 struct diags;
 
+/* The longest original value kab journals and restores: a sysfs
+ * attribute shows at most a page. A longer one is refused, never cut. */
+#define KNOB_VALUE_MAX 4096
+
 struct knob_applied {
 	int64_t journal_id;
 	char path[512];
-	char original[256];
+	char original[KNOB_VALUE_MAX + 1];
 };
 
-/* Reads a knob; a "[selected]" choice list reads as the selected word. */
+/* Reads a knob without its trailing newline; a choice list ("always
+ * [madvise] never") reads as the selected word. -E2BIG when the value
+ * does not fit in len (nothing written to buf then). */
 int knob_read(const char *path, char *buf, size_t len);
+/* Writes value to a knob; an empty value is written as "\n", since the
+ * kernel ignores a write of no bytes and the old value would stay. */
+int knob_write(const char *path, const char *value);
 /* Applies the variant's knobs, journaling each original first. On failure
  * what was applied is restored. in_force gets "path=value\n" read back. */
 int knob_apply(struct store *st, int64_t job_id, const char *boot_id, const struct job_variant *v,

@@ -2,6 +2,7 @@
 #include "machine.h"
 
 #include <errno.h>
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,9 +24,105 @@ static char *trim(char *s)
 	return s;
 }
 
+static int set_switch(struct machine_conf *mc, const char *value, int lineno, struct diags *d)
+{
+	if (strcmp(value, "kexec") != 0 && strcmp(value, "reboot") != 0) {
+		diags_add(d, mc->path, lineno, "bad switch \"%s\" (choices: kexec, reboot)", value);
+		return -EINVAL;
+	}
+	mc->has_switch = true;
+	mc->switch_mode = strcmp(value, "reboot") == 0 ? JOB_SWITCH_REBOOT : JOB_SWITCH_KEXEC;
+	mc->switch_line = lineno;
+	return 0;
+}
+
+/* Knobs are matched on their resolved path: a pattern that names links
+ * here (/sys/block/zram0/disksize) would never match, so it is refused
+ * with what to write instead. "**" patterns are not expanded. */
+static int pattern_resolves(const struct machine_conf *mc, const char *text, const char *path, int lineno,
+			    struct diags *d)
+{
+	glob_t g;
+	if (strstr(path, "**") || glob(path, GLOB_BRACE | GLOB_NOSORT, NULL, &g) != 0)
+		return 0;
+	int r = 0;
+	for (size_t i = 0; i < g.gl_pathc && r == 0; i++) {
+		_cleanup_free_ char *real = NULL;
+		if (knob_allow_canonical(g.gl_pathv[i], &real) < 0 || strcmp(real, g.gl_pathv[i]) == 0)
+			continue;
+		diags_add(d, mc->path, lineno,
+			  "knobs.allow pattern \"%s\" names %s, which resolves to %s: knobs are matched on the file they resolve to, so write the pattern for that",
+			  text, g.gl_pathv[i], real);
+		r = -EINVAL;
+	}
+	globfree(&g);
+	return r;
+}
+
+static int add_pattern(struct machine_conf *mc, const char *text, int lineno, struct diags *d)
+{
+	_cleanup_free_ char *path = NULL;
+	const char *why = NULL;
+	int r = knob_allow_parse(text, &path, &why);
+	if (r == -EINVAL) {
+		diags_add(d, mc->path, lineno, "bad knobs.allow pattern \"%s\": %s", text, why);
+		return r;
+	}
+	if (r < 0 || (r = pattern_resolves(mc, text, path, lineno, d)) < 0)
+		return r;
+	struct knob_pattern *nv = realloc(mc->knob_allow, (mc->n_knob_allow + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	mc->knob_allow = nv;
+	if (!(nv[mc->n_knob_allow].text = strdup(text)))
+		return -ENOMEM;
+	nv[mc->n_knob_allow++].line = lineno;
+	return 0;
+}
+
+/* knobs.allow = PATTERN [PATTERN ...], whitespace-separated. */
+static int add_patterns(struct machine_conf *mc, char *value, int lineno, struct diags *d)
+{
+	int ret = 0;
+	if (!*value) {
+		diags_add(d, mc->path, lineno, "knobs.allow needs at least one pattern, e.g. knobs.allow = kernel.sched_*");
+		return -EINVAL;
+	}
+	for (char *w = value; *w;) {
+		size_t n = strcspn(w, " \t");
+		char *next = w + n;
+		next += strspn(next, " \t");
+		w[n] = '\0';
+		int r = add_pattern(mc, w, lineno, d);
+		if (r < 0)
+			ret = r;
+		w = next;
+	}
+	return ret;
+}
+
+static int load_line(struct machine_conf *mc, char *s, int lineno, struct diags *d)
+{
+	static const char *const keys[] = { "switch", "knobs.allow" };
+	char *eq = strchr(s, '=');
+	if (!eq) {
+		diags_add(d, mc->path, lineno, "expected key = value, got \"%s\"", s);
+		return -EINVAL;
+	}
+	*eq = '\0';
+	char *key = trim(s), *value = trim(eq + 1);
+	if (strcmp(key, "switch") == 0)
+		return set_switch(mc, value, lineno, d);
+	if (strcmp(key, "knobs.allow") == 0)
+		return add_patterns(mc, value, lineno, d);
+	const char *hint = util_did_you_mean(key, keys, ARRAY_SIZE(keys));
+	diags_add(d, mc->path, lineno, "unknown key \"%s\"%s%s%s (keys: switch, knobs.allow)", key,
+		  hint ? ": did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "");
+	return -EINVAL;
+}
+
 int machine_conf_load(struct machine_conf *mc, struct diags *d)
 {
-	static const char *const keys[] = { "switch" };
 	*mc = (struct machine_conf){ 0 };
 	snprintf(mc->path, sizeof(mc->path), "%s", machine_conf_path());
 	_cleanup_free_ char *text = NULL;
@@ -45,29 +142,19 @@ int machine_conf_load(struct machine_conf *mc, struct diags *d)
 		char *s = trim(line);
 		if (!*s || *s == '#')
 			continue;
-		char *eq = strchr(s, '=');
-		if (!eq) {
-			diags_add(d, mc->path, lineno, "expected key = value, got \"%s\"", s);
-			ret = -EINVAL;
-			continue;
-		}
-		*eq = '\0';
-		char *key = trim(s), *value = trim(eq + 1);
-		if (strcmp(key, "switch") == 0) {
-			if (strcmp(value, "kexec") != 0 && strcmp(value, "reboot") != 0) {
-				diags_add(d, mc->path, lineno, "bad switch \"%s\" (choices: kexec, reboot)", value);
-				ret = -EINVAL;
-				continue;
-			}
-			mc->has_switch = true;
-			mc->switch_mode = strcmp(value, "reboot") == 0 ? JOB_SWITCH_REBOOT : JOB_SWITCH_KEXEC;
-			mc->switch_line = lineno;
-			continue;
-		}
-		const char *hint = util_did_you_mean(key, keys, ARRAY_SIZE(keys));
-		diags_add(d, mc->path, lineno, "unknown key \"%s\"%s%s%s (keys: switch)", key, hint ? ": did you mean \"" : "",
-			  hint ? hint : "", hint ? "\"?" : "");
-		ret = -EINVAL;
+		if ((r = load_line(mc, s, lineno, d)) < 0 && ret != -ENOMEM)
+			ret = r;
 	}
+	if (ret == -ENOMEM)
+		diags_add(d, mc->path, 0, "out of memory while reading the machine's settings");
 	return ret;
+}
+
+void machine_conf_free(struct machine_conf *mc)
+{
+	for (size_t i = 0; i < mc->n_knob_allow; i++)
+		free(mc->knob_allow[i].text);
+	free(mc->knob_allow);
+	mc->knob_allow = NULL;
+	mc->n_knob_allow = 0;
 }

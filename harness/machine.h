@@ -3,11 +3,15 @@
  *
  *   # this board's firmware loses devices under kexec
  *   switch = reboot
+ *   # knobs beyond the memory-management ones (knob_allow.h)
+ *   knobs.allow = kernel.sched_autogroup_enabled /sys/devices/system/cpu/cpufreq/policy0/scaling_governor
  *
  * One "key = value" a line; # starts a comment line. A job's own key wins
- * over the machine's. $KAB_MACHINE_CONF names another file. */
+ * over the machine's; knobs.allow may repeat and adds to the list.
+ * $KAB_MACHINE_CONF names another file. */
 #pragma once
 #include "job.h"
+#include "knob_allow.h"
 #include "util.h"
 
 #include <stdbool.h>
@@ -17,6 +21,8 @@ struct machine_conf {
 	bool has_switch;
 	enum job_switch switch_mode;
 	int switch_line;
+	struct knob_pattern *knob_allow; /* knobs.allow, every pattern of every line */
+	size_t n_knob_allow;
 };
 
 /* The file's path: $KAB_MACHINE_CONF, else /etc/kab/machine.conf. */
@@ -24,5 +30,7 @@ const char *machine_conf_path(void);
 
 /* Reads the file into mc. A missing file sets nothing and returns 0; an
  * unreadable one or a bad line adds a diagnostic naming the file and line
- * and returns -EINVAL (or -errno). */
+ * and returns -EINVAL (or -errno). Free mc with machine_conf_free after
+ * every load, failed ones included. */
 int machine_conf_load(struct machine_conf *mc, struct diags *d);
+void machine_conf_free(struct machine_conf *mc);

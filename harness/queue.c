@@ -216,24 +216,21 @@ int queue_submit(struct queue *q, struct store *st, const struct job *j, const c
 	struct store_step *steps = NULL;
 	size_t n = 0;
 	int64_t id;
-	/* run_one takes mu before it starts a job, so it never sees a job
-	 * without its schedule */
-	pthread_mutex_lock(&q->mu);
-	int r = store_job_create_by(st, j, submitter, &id);
+	/* The plan is made before, and the job goes in with its schedule in
+	 * one short transaction: the executor never sees a job without its
+	 * steps, and neither mu nor the database's write lock is held while
+	 * anything slower than the inserts runs. */
+	int r = exec_plan(j, &steps, &n);
 	if (r < 0)
-		goto out;
-	log_info("job %lld (%s) queued, submitted by %s", (long long)id, j->name, submitter ? submitter : "?");
-	if ((r = exec_plan(j, &steps, &n)) < 0 || (r = store_steps_create(st, id, steps, n)) < 0) {
-		store_job_set_status(st, id, "failed", "its schedule could not be stored");
-		goto out;
-	}
-	q->woken = true;
-	pthread_cond_broadcast(&q->cv);
-	*ret_id = id;
-out:
-	pthread_mutex_unlock(&q->mu);
+		return r;
+	r = store_job_submit(st, j, submitter, steps, n, &id);
 	free(steps);
-	return r;
+	if (r < 0)
+		return r;
+	log_info("job %lld (%s) queued, submitted by %s", (long long)id, j->name, submitter ? submitter : "?");
+	queue_wake(q);
+	*ret_id = id;
+	return 0;
 }
 
 int queue_cancel(struct queue *q, struct store *st, int64_t job_id, char *ret_status, size_t len)

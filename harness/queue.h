@@ -18,9 +18,9 @@ void queue_stop(struct queue *q);
 /* A job was enqueued: look now rather than at the next poll. */
 void queue_wake(struct queue *q);
 
-/* Stores a parsed job and its schedule as 'queued', atomically as far as
- * the executor can tell, and wakes it. submitter: who asked, as the job
- * records it ("uid 1001 (alice)", "token"). */
+/* Stores a parsed job and its schedule as 'queued', in one transaction
+ * (never under the queue's mutex), and wakes the executor. submitter: who
+ * asked, as the job records it ("uid 1001 (alice)", "token"). */
 struct job;
 int queue_submit(struct queue *q, struct store *st, const struct job *j, const char *submitter, int64_t *ret_id);
 

@@ -3,6 +3,7 @@
 #include "cgroup.h"
 #include "executor.h"
 #include "fcount.h"
+#include "knobs.h"
 #include "provenance.h"
 #include "store.h"
 #include "swap.h"
@@ -60,7 +61,7 @@ static int undo(const struct store_journal *e, bool same_boot)
 	if (!same_boot)
 		return 0; /* knobs, zram and cgroups did not survive the reboot */
 	if (strcmp(e->kind, "knob") == 0) {
-		int r = util_write_file(e->target, e->original);
+		int r = knob_write(e->target, e->original);
 		if (r < 0)
 			log_error("cannot restore %s to \"%s\": %s", e->target, e->original, strerror(-r));
 		else

@@ -15,6 +15,10 @@ struct swap_dev {
  * set as soon as the device exists so the caller can journal it. */
 int swap_zram_add(uint64_t size, const char *algorithm, int *ret_id, char *err, size_t errlen);
 int swap_zram_remove(int id);
+/* A swap file kab makes as root and runs mkswap and swapon on by name:
+ * its directory and every one above must be root's and closed to other
+ * writers (statedir.h); -EPERM with the reason in err. */
+int swap_path_trusted(const char *path, char *err, size_t len);
 int swap_file_create(const char *path, uint64_t size, char *err, size_t errlen);
 /* mkswap + swapon(2). priority < 0: kernel default. */
 int swap_enable(const char *path, int priority, char *err, size_t errlen);

@@ -1,5 +1,6 @@
 /* Shared helpers: strict parsing, checked writes, strings, diagnostics. */
 #include "util.h"
+#include "output.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -7,6 +8,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -415,6 +417,10 @@ void sb_free(struct strbuf *sb)
 
 void diags_add(struct diags *d, const char *file, int line, const char *fmt, ...)
 {
+	if (d->n >= DIAGS_MAX) {
+		d->dropped++;
+		return;
+	}
 	if (d->n == d->cap) {
 		size_t cap = d->cap ? d->cap * 2 : 8;
 		struct diag *nv = realloc(d->v, cap * sizeof(*nv));
@@ -435,17 +441,33 @@ void diags_add(struct diags *d, const char *file, int line, const char *fmt, ...
 	d->n++;
 }
 
+size_t diags_count(const struct diags *d) { return d->n + d->dropped; }
+
+bool diags_full(const struct diags *d) { return d->n >= DIAGS_MAX; }
+
 void diags_print(const struct diags *d, FILE *out)
 {
+	int err = 0;
 	for (size_t i = 0; i < d->n; i++) {
 		const struct diag *g = &d->v[i];
+		int n;
 		if (g->file && g->line > 0)
-			fprintf(out, "%s:%d: %s\n", g->file, g->line, g->msg ? g->msg : "out of memory");
+			n = fprintf(out, "%s:%d: %s\n", g->file, g->line, g->msg ? g->msg : "out of memory");
 		else if (g->file)
-			fprintf(out, "%s: %s\n", g->file, g->msg ? g->msg : "out of memory");
+			n = fprintf(out, "%s: %s\n", g->file, g->msg ? g->msg : "out of memory");
 		else
-			fprintf(out, "%s\n", g->msg ? g->msg : "out of memory");
+			n = fprintf(out, "%s\n", g->msg ? g->msg : "out of memory");
+		if (n < 0 && !err)
+			err = errno;
 	}
+	if (d->dropped) {
+		const char *file = d->n && d->v[d->n - 1].file ? d->v[d->n - 1].file : NULL;
+		if (fprintf(out, "%s%sand %zu more problem%s not shown: fix these first\n", file ? file : "", file ? ": " : "",
+			    d->dropped, d->dropped == 1 ? "" : "s") < 0 && !err)
+			err = errno;
+	}
+	if (err)
+		out_failed(out, err);
 }
 
 void diags_free(struct diags *d)
@@ -456,14 +478,92 @@ void diags_free(struct diags *d)
 	}
 	free(d->v);
 	d->v = NULL;
-	d->n = d->cap = 0;
+	d->n = d->cap = d->dropped = 0;
 }
 
+/* FNV-1a */
+static size_t strmap_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return (size_t)h;
+}
+
+static size_t strmap_slot(const struct util_strmap *m, const char *key)
+{
+	size_t i = strmap_hash(key) & (m->nslot - 1);
+	while (m->keys[i] && strcmp(m->keys[i], key) != 0)
+		i = (i + 1) & (m->nslot - 1);
+	return i;
+}
+
+static int strmap_grow(struct util_strmap *m)
+{
+	size_t nslot = m->nslot ? 2 * m->nslot : 16;
+	const char **keys = calloc(nslot, sizeof(*keys));
+	int *values = calloc(nslot, sizeof(*values));
+	if (!keys || !values) {
+		free(keys);
+		free(values);
+		return -ENOMEM;
+	}
+	struct util_strmap g = { .keys = keys, .values = values, .n = m->n, .nslot = nslot };
+	for (size_t i = 0; i < m->nslot; i++)
+		if (m->keys[i]) {
+			size_t k = strmap_slot(&g, m->keys[i]);
+			g.keys[k] = m->keys[i];
+			g.values[k] = m->values[i];
+		}
+	util_strmap_free(m);
+	*m = g;
+	return 0;
+}
+
+int util_strmap_put(struct util_strmap *m, const char *key, int value, int *ret_old)
+{
+	if (2 * (m->n + 1) > m->nslot && strmap_grow(m) < 0)
+		return -ENOMEM;
+	size_t i = strmap_slot(m, key);
+	if (m->keys[i]) {
+		if (ret_old)
+			*ret_old = m->values[i];
+		return 1;
+	}
+	m->keys[i] = key;
+	m->values[i] = value;
+	m->n++;
+	return 0;
+}
+
+void util_strmap_free(struct util_strmap *m)
+{
+	free(m->keys);
+	free(m->values);
+	*m = (struct util_strmap){ 0 };
+}
+
+/* One write per line, so that lines of two threads (the executor, the
+ * sampler) never interleave; a closed stderr is noticed, never fatal. */
 static void vlog(const char *level, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "kab: %s", level);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char line[2048], *big = NULL;
+	va_list again;
+	va_copy(again, ap);
+	int head = snprintf(line, sizeof(line), "kab: %s", level);
+	int body = vsnprintf(line + head, sizeof(line) - (size_t)head, fmt, ap);
+	char *p = line;
+	if (body >= 0 && (size_t)head + (size_t)body + 1 >= sizeof(line) &&
+	    (big = malloc((size_t)head + (size_t)body + 2))) {
+		memcpy(big, line, (size_t)head);
+		vsnprintf(big + head, (size_t)body + 1, fmt, again);
+		p = big;
+	}
+	va_end(again);
+	size_t len = body < 0 ? (size_t)head : strlen(p);
+	p[len] = '\n';
+	out_write(STDERR_FILENO, p, len + 1);
+	free(big);
 }
 
 void log_error(const char *fmt, ...)
@@ -492,26 +592,37 @@ void log_info(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Copies a regular file's bytes to `to` (created or truncated, 0644). */
-int util_copy_file(const char *from, const char *to)
+int util_copy_fd(int in, int out, size_t max)
 {
-	_cleanup_close_ int in = open(from, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return -errno;
-	_cleanup_close_ int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out < 0)
-		return -errno;
 	char buf[65536];
+	size_t total = 0;
 	ssize_t n;
-	while ((n = read(in, buf, sizeof(buf))) > 0)
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if (max && (total += (size_t)n) > max)
+			return -EFBIG;
 		for (ssize_t off = 0; off < n;) {
 			ssize_t w = write(out, buf + off, (size_t)(n - off));
 			if (w < 0)
 				return -errno;
 			off += w;
 		}
-	if (n < 0)
+	}
+	return n < 0 ? -errno : 0;
+}
+
+/* Copies a regular file's bytes to `to` (created or truncated, 0644;
+ * never a symbolic link's target). */
+int util_copy_file(const char *from, const char *to)
+{
+	_cleanup_close_ int in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
 		return -errno;
+	_cleanup_close_ int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (out < 0)
+		return -errno;
+	int r = util_copy_fd(in, out, 0);
+	if (r < 0)
+		return r;
 	int fd = out;
 	out = -1;
 	return close(fd) < 0 ? -errno : 0;
@@ -549,6 +660,33 @@ int util_remove_tree(const char *path)
 	 * its source tree) */
 	if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
 		return errno ? -errno : -EIO;
+	return 0;
+}
+
+void util_child_signals(void)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigemptyset(&dfl.sa_mask);
+	sigaction(SIGPIPE, &dfl, NULL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+int util_spawnattr_init(posix_spawnattr_t *attr)
+{
+	sigset_t none, dfl;
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE);
+	int r = posix_spawnattr_init(attr);
+	if (r != 0)
+		return -r;
+	if ((r = posix_spawnattr_setsigmask(attr, &none)) != 0 || (r = posix_spawnattr_setsigdefault(attr, &dfl)) != 0 ||
+	    (r = posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)) != 0) {
+		posix_spawnattr_destroy(attr);
+		return -r;
+	}
 	return 0;
 }
 

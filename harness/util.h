@@ -2,6 +2,7 @@
  * kernel-file writes, cleanup attributes, a growable string, logging. */
 #pragma once
 #include <sys/types.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,10 +45,19 @@ int util_write_file(const char *path, const char *value);
 int util_mkdir_p(const char *path, mode_t mode);
 /* rm -rf that never follows a symlink; 0 when path does not exist. */
 int util_remove_tree(const char *path);
-/* Copies from's bytes into to (created or truncated, mode 0644). */
+/* Copies from's bytes into to (created or truncated, mode 0644; a
+ * symbolic link at to is refused with -ELOOP, never written through). */
+int util_copy_file(const char *from, const char *to);
+/* Copies in to out until in's end; -EFBIG past max bytes (0: no limit). */
+int util_copy_fd(int in, int out, size_t max);
+/* In a forked child before exec (async-signal-safe): nothing blocked and
+ * SIGPIPE at its default, whatever kab blocks or ignores (an ignored
+ * signal stays ignored across exec). */
+void util_child_signals(void);
+/* posix_spawn attributes that give the child the same; -errno. */
+int util_spawnattr_init(posix_spawnattr_t *attr);
 /* A child's wait status in words: "exited with status 2", "was killed by signal 9". */
 void util_wait_status_text(int status, char *buf, size_t len);
-int util_copy_file(const char *from, const char *to);
 
 /* Edit distance, for "did you mean" hints. */
 size_t util_levenshtein(const char *a, const char *b);
@@ -76,16 +86,38 @@ struct diag {
 	int line;  /* 0: no line */
 	char *msg;
 };
+/* At most DIAGS_MAX are kept; the ones after are only counted (dropped),
+ * so a hostile input cannot make its error list the expensive part. */
+#define DIAGS_MAX 100
 struct diags {
 	struct diag *v;
 	size_t n, cap;
+	size_t dropped;  /* reported after the first DIAGS_MAX: counted, not kept */
 };
 void diags_add(struct diags *d, const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* Every problem reported, kept or dropped. */
+size_t diags_count(const struct diags *d);
+/* No more are kept: skip work (hints, listings) done only for a message. */
+bool diags_full(const struct diags *d);
+/* The kept ones as "file:line: message", then "and N more" if any were dropped. */
 void diags_print(const struct diags *d, FILE *out);
 void diags_free(struct diags *d);
 
-/* Logging to stderr with a "kab: " prefix. */
+/* A string set with a value per key, for duplicate checks in linear time.
+ * Keys are borrowed: they must outlive the map. */
+struct util_strmap {
+	const char **keys;
+	int *values;
+	size_t n, nslot;
+};
+/* Adds key with value: 0 added, 1 already there (its value in *ret_old if
+ * not NULL, the map unchanged), -ENOMEM. */
+int util_strmap_put(struct util_strmap *m, const char *key, int value, int *ret_old);
+void util_strmap_free(struct util_strmap *m);
+
+/* Logging to stderr with a "kab: " prefix, one write(2) per line; a
+ * closed stderr is marked (output.h) and later lines go to /dev/null. */
 void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

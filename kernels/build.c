@@ -1,20 +1,28 @@
-/* Kernel builds: one git worktree and one kconfig directory per tree, one
+/* Kernel builds: one worktree and one kconfig directory per tree, one
  * object directory per (tree, config hash). The worktree is reset to the
  * base and the series applied with git am, which rewrites only the files
  * it patches, so make recompiles just those objects in the shared O=.
+ * git, make and the compiler run as the build user (builduser.h), which
+ * owns the directories they write; kab's own files stay root's.
  *
- *   WORK/<tree key>/src         the worktree (detached at the base, then patched)
+ *   WORK/home                   the build user's HOME (ccache's cache)
+ *   WORK/<tree key>/            kab's: lock, logs, gitconfig, what it hands the build
+ *   WORK/<tree key>/src         the worktree: a clone of the tree sharing its
+ *                               objects (git clone --shared), at the base, then patched
  *   WORK/<tree key>/kconfig     where configs are produced
  *   WORK/<tree key>/obj-<hash>  object directory of one config
+ *   WORK/<tree key>/modroot     make modules_install's output, while it is packed
  *   KERNELS/<build id>/         bzImage, System.map, config, modules.tar, initrd.img
  */
 #include "build.h"
+#include "builduser.h"
 #include "initramfs.h"
 #include "job.h"
 #include "kbuild_priv.h"
 #include "run.h"
 #include "series.h"
 #include "sha256.h"
+#include "statedir.h"
 #include "store.h"
 #include "store_builds.h"
 #include "util.h"
@@ -47,6 +55,12 @@
 struct ctx {
 	const struct kbuild_request *rq;
 	struct strbuf *err;
+	/* who runs the tools: the build user when kab is root (drop) */
+	struct krun_user user;
+	bool drop;
+	char gitconfig_env[PATH_MAX + 32];
+	char *env[2];
+	struct kbuild_as as;
 	char work[PATH_MAX], kernels[PATH_MAX];
 	char root[PATH_MAX];     /* WORK/<tree key> */
 	char src[PATH_MAX + 8];  /* the worktree */
@@ -87,26 +101,6 @@ static void stage(const struct ctx *c, const char *fmt, ...)
 static bool exists(const char *path)
 {
 	return access(path, F_OK) == 0;
-}
-
-bool kbuild_is_git_tree(const char *tree)
-{
-	char *argv[] = { "git", "-C", (char *)tree, "rev-parse", "--git-dir", NULL };
-	struct stat st;
-	return stat(tree, &st) == 0 && S_ISDIR(st.st_mode) && krun_ok(argv, NULL, NULL);
-}
-
-int kbuild_resolve_ref(const char *tree, const char *ref, char sha[41])
-{
-	char spec[1024];
-	snprintf(spec, sizeof(spec), "%s^{commit}", ref);
-	char *argv[] = { "git", "-C", (char *)tree, "rev-parse", "--verify", "--quiet", spec, NULL };
-	struct strbuf out = { 0 };
-	bool ok = ref[0] != '-' && krun_ok(argv, NULL, &out) && out.len == 40;
-	if (ok)
-		snprintf(sha, 41, "%s", out.buf);
-	sb_free(&out);
-	return ok ? 0 : -ENOENT;
 }
 
 int kbuild_image_version(const char *path, char *buf, size_t len)
@@ -156,6 +150,17 @@ static int check_space(struct ctx *c, const char *dir, uint64_t need, const char
 	return -ENOSPC;
 }
 
+static const struct krun_user *builder(const struct ctx *c)
+{
+	return c->drop ? &c->user : NULL;
+}
+
+/* A krun of the build user's, its output to log_fd. */
+static struct krun as_builder(const struct ctx *c, int log_fd)
+{
+	return (struct krun){ .stdout_fd = -1, .log_fd = log_fd, .user = builder(c), .env = c->env };
+}
+
 static bool git(const struct ctx *c, struct strbuf *out, ...)
 {
 	char *argv[32] = { "git", "-c", "user.name=kab", "-c", "user.email=kab@localhost", "-C", (char *)c->src };
@@ -166,7 +171,47 @@ static bool git(const struct ctx *c, struct strbuf *out, ...)
 		argv[n++] = a;
 	va_end(ap);
 	argv[n] = NULL;
-	return krun_ok(argv, NULL, out);
+	struct krun o = as_builder(c, -1);
+	return krun_ok_as(argv, &o, out);
+}
+
+/* A clone of the tree sharing its objects (alternates), so that the tree
+ * is only read: the build user writes nothing in it. */
+static int clone_tree(struct ctx *c, struct strbuf *out)
+{
+	int r;
+	char dotgit[PATH_MAX + 16];
+	snprintf(dotgit, sizeof(dotgit), "%s/.git", c->src);
+	struct stat st;
+	if (lstat(c->src, &st) == 0) {
+		if (exists(dotgit))
+			stage(c, "worktree: removing %s, a git worktree of an earlier kab (builds now clone the tree)", c->src);
+		else
+			stage(c, "worktree: removing %s, an unfinished clone", c->src);
+		if ((r = kbuser_remove(builder(c), c->src, c->err)) < 0)
+			return r;
+	}
+	stage(c, "worktree: cloning %s into %s (git clone --shared) at %.12s", c->tree, c->src, c->sha);
+	if ((r = kbuser_own_dir(builder(c), c->src, c->err)) < 0)
+		return r;
+	char *clone[] = { "git", "clone", "-q", "--shared", "--no-checkout", "--", c->tree, c->src, NULL };
+	struct krun o = as_builder(c, -1);
+	if (!krun_ok_as(clone, &o, out))
+		return -EIO;
+	return git(c, out, "checkout", "-q", "--detach", c->sha, NULL) ? 0 : -EIO;
+}
+
+/* The build user's git config (GIT_CONFIG_GLOBAL): the tree is safe to read. */
+static int write_gitconfig(struct ctx *c)
+{
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof(path), "%s/gitconfig", c->root);
+	int r = ktree_gitconfig(c->tree, path, c->err);
+	if (r < 0)
+		return r;
+	snprintf(c->gitconfig_env, sizeof(c->gitconfig_env), "GIT_CONFIG_GLOBAL=%s", path);
+	c->env[0] = c->gitconfig_env;
+	return 0;
 }
 
 /* The worktree, created or reset to the base. Reset rewrites only the
@@ -175,24 +220,28 @@ static int prepare_worktree(struct ctx *c)
 {
 	char dotgit[PATH_MAX + 16];
 	snprintf(dotgit, sizeof(dotgit), "%s/.git", c->src);
+	struct stat st;
 	struct strbuf out = { 0 };
-	bool ok;
-	if (!exists(dotgit)) {
-		stage(c, "worktree: creating %s at %.12s", c->src, c->sha);
-		char *prune[] = { "git", "-C", c->tree, "worktree", "prune", NULL };
-		krun_ok(prune, NULL, NULL);
-		util_remove_tree(c->src);
-		char *add[] = { "git", "-C", c->tree, "worktree", "add", "--detach", "--force", c->src, c->sha, NULL };
-		ok = krun_ok(add, NULL, &out);
+	int r;
+	if ((r = write_gitconfig(c)) < 0)
+		return r;
+	bool have_clone = lstat(dotgit, &st) == 0 && S_ISDIR(st.st_mode);
+	if (have_clone && (r = kbuser_own_dir(builder(c), c->src, c->err)) < 0)
+		return r;
+	if (r > 0)
+		stage(c, "worktree: gave %s, made by an earlier kab as root, to %s (chown -R, no symlink followed)", c->src,
+		      c->user.name);
+	if (!have_clone) {
+		r = clone_tree(c, &out);
 	} else {
 		stage(c, "worktree: resetting to %.12s", c->sha);
 		git(c, NULL, "am", "--abort", NULL);
-		ok = git(c, &out, "reset", "-q", "--hard", c->sha, NULL) && git(c, &out, "clean", "-q", "-fdx", NULL);
+		r = git(c, &out, "reset", "-q", "--hard", c->sha, NULL) && git(c, &out, "clean", "-q", "-fdx", NULL) ? 0 : -EIO;
 	}
-	if (!ok)
+	if (r == -EIO)
 		sb_printf(c->err, "git worktree %s at %s failed: %s", c->src, c->sha, out.buf ? out.buf : "");
 	sb_free(&out);
-	return ok ? 0 : -EIO;
+	return r;
 }
 
 /* Which hunk of the failed patch did not apply: "FILE, hunk @@ ... @@". */
@@ -203,12 +252,9 @@ static void failed_hunk(struct ctx *c, struct strbuf *msg)
 	snprintf(path, sizeof(path), "%s/failed.patch", c->root);
 	if (!git(c, &diff, "am", "--show-current-patch=diff", NULL) || !diff.buf)
 		goto out;
-	FILE *f = fopen(path, "we");
-	if (!f)
+	sb_puts(&diff, "\n");
+	if (kbuser_write_for(path, diff.buf, diff.len) < 0)
 		goto out;
-	fputs(diff.buf, f);
-	fputc('\n', f);
-	fclose(f);
 	git(c, &check, "apply", "--check", "-v", path, NULL);
 	const char *e = check.buf ? strstr(check.buf, "error: patch failed: ") : NULL;
 	if (!e) {
@@ -254,7 +300,7 @@ static int apply_series(struct ctx *c)
 		sb_printf(c->err, "%s: cannot write: %s", mbox, strerror(-r));
 		return r;
 	}
-	stage(c, "series: git am -3 of %zu patches (v%u)", c->series.n, c->series.version);
+	stage(c, "series: git am -3 of %zu patches (v%u, from %s)", c->series.n, c->series.version, c->series.author);
 	struct strbuf out = { 0 };
 	bool ok = git(c, &out, "am", "-3", mbox, NULL);
 	if (!ok) {
@@ -335,39 +381,63 @@ static int run_make(struct ctx *c, int log_fd, const char *localversion, bool mo
 			argv[k++] = "modules";
 	}
 	argv[k] = NULL;
-	struct krun ro = { .stdout_fd = -1, .log_fd = log_fd, .line = compile_line, .ctx = c };
+	struct krun ro = as_builder(c, log_fd);
+	ro.line = compile_line;
+	ro.ctx = c;
 	int status, r = krun(argv, &ro, &status);
 	if (r < 0)
 		return r;
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
 }
 
+/* modules.tar, packed by the build user into a file of kab's. */
+static int pack_modules(struct ctx *c, const char *mod, const char *to)
+{
+	unlink(to);
+	_cleanup_close_ int fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		sb_printf(c->err, "artifacts: %s: %s", to, strerror(errno));
+		return -EIO;
+	}
+	char *tar[] = { "tar", "-cf", "-", "-C", (char *)mod, "lib/modules", NULL };
+	struct strbuf msg = { 0 };
+	struct krun o = as_builder(c, -1);
+	o.stdout_fd = fd;
+	o.capture = &msg;
+	int status, r = krun(tar, &o, &status);
+	if (r == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		r = -EIO;
+	if (r < 0)
+		sb_printf(c->err, "artifacts: tar of the modules into %s failed: %s", to, msg.len ? msg.buf : strerror(-r));
+	sb_free(&msg);
+	return r < 0 ? -EIO : 0;
+}
+
 /* modules.tar and, when the kernel can load one, initrd.img made from the
- * installed modules with the distribution's mkinitramfs. */
+ * installed modules with the distribution's mkinitramfs (as root: it
+ * reads them, bound read-only, and writes in kab's directory). */
 static int install_modules(struct ctx *c, struct store_build *b, bool initrd, const char *localversion, int log_fd)
 {
 	char mod[PATH_MAX + 48], arg[PATH_MAX + 64], to[PATH_MAX + 64];
-	snprintf(mod, sizeof(mod), "%s/modroot", b->dir);
+	snprintf(mod, sizeof(mod), "%s/modroot", c->root);
 	snprintf(arg, sizeof(arg), "INSTALL_MOD_PATH=%s", mod);
-	int r = run_make(c, log_fd, localversion, false, "modules_install", arg);
-	if (r < 0) {
+	int r;
+	if ((r = kbuser_remove(builder(c), mod, c->err)) < 0 || (r = kbuser_own_dir(builder(c), mod, c->err)) < 0)
+		goto out;
+	if ((r = run_make(c, log_fd, localversion, false, "modules_install", arg)) < 0) {
 		sb_printf(c->err, "artifacts: make modules_install failed: see %s", b->log_path);
 		goto out;
 	}
 	snprintf(to, sizeof(to), "%s/modules.tar", b->dir);
-	char *tar[] = { "tar", "-cf", to, "-C", mod, "lib/modules", NULL };
-	if (!krun_ok(tar, NULL, NULL)) {
-		sb_printf(c->err, "artifacts: tar of the modules into %s failed", to);
-		r = -EIO;
+	if ((r = pack_modules(c, mod, to)) < 0)
 		goto out;
-	}
 	b->modules = strdup(to);
 	if (!initrd)
 		goto out;
 	snprintf(to, sizeof(to), "%s/initrd.img", b->dir);
 	stage(c, "initramfs: %s of %s's modules, with this machine's /etc/initramfs-tools", KINITRAMFS_TOOL, b->kernelrelease);
 	double t0 = util_mono_now();
-	if ((r = kinitramfs_make(mod, b->kernelrelease, b->config_path, to, log_fd, c->err)) < 0) {
+	if ((r = kinitramfs_make(mod, b->kernelrelease, b->config_path, to, builder(c), log_fd, c->err)) < 0) {
 		sb_printf(c->err, "\n(all of it is in the build log %s)", b->log_path);
 		goto out;
 	}
@@ -375,8 +445,11 @@ static int install_modules(struct ctx *c, struct store_build *b, bool initrd, co
 	double mib = stat(to, &st) == 0 ? (double)st.st_size / MiB : 0;
 	stage(c, "initramfs: %s, %.1f MiB, %.0f s", to, mib, util_mono_now() - t0);
 	b->initrd = strdup(to);
-out:
-	util_remove_tree(mod);
+out:;
+	struct strbuf why = { 0 };
+	if (kbuser_remove(builder(c), mod, &why) < 0)
+		log_warn("build: %s", why.buf ? why.buf : mod);
+	sb_free(&why);
 	return r;
 }
 
@@ -398,8 +471,8 @@ static int copy_artifacts(struct ctx *c, struct store_build *b, bool modules, bo
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		snprintf(from, sizeof(from), "%s/%s", c->obj, files[i].from);
 		snprintf(to, sizeof(to), "%s/%s", dir, files[i].to);
-		if ((r = util_copy_file(from, to)) < 0) {
-			sb_printf(c->err, "artifacts: cannot copy %s to %s: %s", from, to, strerror(-r));
+		if ((r = kbuser_copy_out(builder(c), from, to)) < 0) {
+			sb_printf(c->err, "artifacts: cannot copy %s to %s: %s", from, to, kbuser_strerror(r));
 			return r;
 		}
 		char **field = i == 0 ? &b->image : i == 1 ? &b->system_map : &b->config_path;
@@ -418,12 +491,13 @@ static void inputs_key(const struct ctx *c, char key[65])
 	sb_free(&sb);
 }
 
-static void compiler_version(char *buf, size_t len)
+static void compiler_version(const struct ctx *c, char *buf, size_t len)
 {
 	char *argv[] = { "gcc", "--version", NULL };
 	struct strbuf out = { 0 };
 	buf[0] = 0;
-	if (krun_ok(argv, NULL, &out) && out.buf)
+	struct krun o = as_builder(c, -1);
+	if (krun_ok_as(argv, &o, &out) && out.buf)
 		snprintf(buf, len, "%.*s", (int)strcspn(out.buf, "\n"), out.buf);
 	sb_free(&out);
 }
@@ -432,10 +506,12 @@ static void compiler_version(char *buf, size_t len)
 static int check_inputs(struct ctx *c)
 {
 	const struct kbuild_request *rq = c->rq;
-	if (!rq->tree || !realpath(rq->tree, c->tree) || !kbuild_is_git_tree(c->tree)) {
+	struct strbuf why = { 0 };
+	int r = rq->tree ? kbuild_check_tree(rq->tree, &why) : -ENOENT;
+	if (r < 0 || !realpath(rq->tree, c->tree)) {
 		where(c, rq->tree_line);
-		sb_printf(c->err, "tree %s is %s: give the path of a git repository", rq->tree ? rq->tree : "(none)",
-			  rq->tree && exists(rq->tree) ? "not a git repository" : "missing");
+		sb_puts(c->err, why.buf ? why.buf : "no tree: give tree = the path of a git repository of the kernel");
+		sb_free(&why);
 		return -EINVAL;
 	}
 	if (!rq->base || kbuild_resolve_ref(c->tree, rq->base, c->sha) < 0) {
@@ -459,8 +535,8 @@ static int check_inputs(struct ctx *c)
 			return -EINVAL;
 		}
 	if (rq->series) {
-		char msg[2048] = "";
-		int r = kseries_load(rq->series, rq->archive, c->root, &c->series, msg, sizeof(msg));
+		char msg[4096] = "";
+		r = kseries_load(rq->series, rq->series_version, rq->archive, &c->series, msg, sizeof(msg));
 		if (r < 0) {
 			where(c, rq->series_line);
 			sb_puts(c->err, msg);
@@ -471,16 +547,25 @@ static int check_inputs(struct ctx *c)
 	return 0;
 }
 
+/* The sha256 of a file the build made. */
+static int builder_sha256(const struct ctx *c, const char *path, char hex[65])
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	int r = kbuser_read_file(builder(c), path, &text, &len);
+	if (r == 0)
+		sha256_buf(text, len, hex);
+	return r;
+}
+
 /* The config in the kconfig directory, its hash and its object directory. */
 static int produce_config(struct ctx *c, int log_fd)
 {
 	const struct kbuild_request *rq = c->rq;
 	const char *cfg = rq->config ? rq->config : "running";
 	struct strbuf warn = { 0 }, err = { 0 };
-	int r = util_mkdir_p(c->kc, 0755);
 	stage(c, "config: %s%s", cfg, rq->n_fragments ? " with fragments" : "");
-	if (r == 0)
-		r = kconfig_produce(c->src, c->kc, cfg, rq->fragments, rq->n_fragments, rq->need, log_fd, &warn, &err);
+	int r = kconfig_produce(&c->as, c->src, c->kc, cfg, rq->fragments, rq->n_fragments, rq->need, log_fd, &warn, &err);
 	if (warn.len)
 		log_warn("build %s: %s", rq->name ? rq->name : "", warn.buf);
 	if (r < 0) {
@@ -493,8 +578,10 @@ static int produce_config(struct ctx *c, int log_fd)
 		return r;
 	char path[PATH_MAX + 16];
 	snprintf(path, sizeof(path), "%s/.config", c->kc);
-	if ((r = sha256_file(path, c->config_hash)) < 0)
+	if ((r = builder_sha256(c, path, c->config_hash)) < 0) {
+		sb_printf(c->err, "config: %s: %s", path, kbuser_strerror(r));
 		return r;
+	}
 	snprintf(c->obj, sizeof(c->obj), "%s/obj-%.16s", c->root, c->config_hash);
 	size_t used = (size_t)snprintf(c->config_desc, sizeof(c->config_desc), "%s", cfg);
 	for (size_t i = 0; i < rq->n_fragments && used < sizeof(c->config_desc); i++)
@@ -534,26 +621,28 @@ static int compile(struct ctx *c, struct store_build *b, struct kbuild_result *r
 	snprintf(localversion, sizeof(localversion), "-kab%lld", (long long)b->id);
 	snprintf(path, sizeof(path), "%s/build-%lld.log", c->root, (long long)b->id);
 	b->log_path = strdup(path);
-	_cleanup_close_ int log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (log_fd < 0) {
+	/* 0600 also when an earlier database's build of that id left one */
+	_cleanup_close_ int log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (log_fd < 0 || fchmod(log_fd, 0600) < 0) {
 		sb_printf(c->err, "%s: %s", path, strerror(errno));
 		return -EIO;
 	}
-	int r = util_mkdir_p(c->obj, 0755);
+	int r = kbuser_own_dir(builder(c), c->obj, c->err);
+	if (r < 0)
+		return -EIO;
+	if (r > 0)
+		stage(c, "compile: gave %s, made by an earlier kab as root, to %s (chown -R, no symlink followed)", c->obj,
+		      c->user.name);
 	char from[PATH_MAX + 16], to[PATH_MAX + 48];
 	snprintf(from, sizeof(from), "%s/.config", c->kc);
 	snprintf(to, sizeof(to), "%s/.config", c->obj);
 	char have[65] = "";
 	/* the same config keeps its mtime, so kbuild sees nothing changed */
-	if (r == 0 && (sha256_file(to, have) < 0 || strcmp(have, c->config_hash) != 0))
-		r = util_copy_file(from, to);
-	if (r < 0) {
-		sb_printf(c->err, "%s: %s", c->obj, strerror(-r));
+	if ((builder_sha256(c, to, have) < 0 || strcmp(have, c->config_hash) != 0) && kbuild_copy_as(&c->as, from, to, c->err) < 0)
 		return -EIO;
-	}
 	_cleanup_free_ char *cfg = NULL;
 	size_t len;
-	bool modules = util_read_file(to, &cfg, &len) == 0 && kconfig_is_set(cfg, "MODULES", false);
+	bool modules = kbuser_read_file(builder(c), to, &cfg, &len) == 0 && kconfig_is_set(cfg, "MODULES", false);
 	/* a kernel without initrd support boots from what is built in, or not at all */
 	bool initrd = modules && kconfig_is_set(cfg, "BLK_DEV_INITRD", false);
 	if (modules && !initrd)
@@ -582,10 +671,12 @@ static int compile(struct ctx *c, struct store_build *b, struct kbuild_result *r
 	char rel_path[PATH_MAX + 48];
 	snprintf(rel_path, sizeof(rel_path), "%s/include/config/kernel.release", c->obj);
 	_cleanup_free_ char *rel = NULL;
-	if (util_read_line(rel_path, &rel) < 0) {
-		sb_printf(c->err, "build %lld: %s is missing after the build", (long long)b->id, rel_path);
+	if ((r = kbuser_read_file(builder(c), rel_path, &rel, &len)) < 0) {
+		sb_printf(c->err, "build %lld: %s after the build: %s", (long long)b->id, rel_path,
+			  r == -ENOENT ? "missing" : kbuser_strerror(r));
 		return -EIO;
 	}
+	rel[strcspn(rel, "\n")] = 0;
 	snprintf(b->kernelrelease, sizeof(b->kernelrelease), "%s", rel);
 	if ((r = copy_artifacts(c, b, modules, initrd, localversion, log_fd)) < 0)
 		return -EIO;
@@ -601,29 +692,126 @@ static int compile(struct ctx *c, struct store_build *b, struct kbuild_result *r
 	return 0;
 }
 
+int kbuild_kernels_dir(const char *given, char *buf, size_t len, struct strbuf *err)
+{
+	const char *e = getenv("KAB_KERNELS_DIR");
+	if (!given && e && *e)
+		given = e;
+	int r = given ? 0 : state_init(NULL, err);
+	if (r < 0)
+		return r;
+	if (given)
+		r = snprintf(buf, len, "%s", given);
+	else
+		r = snprintf(buf, len, "%s/" KBUILD_KERNELS_SUBDIR, state_path());
+	if (r >= (int)len) {
+		sb_printf(err, "%s: path too long", given ? given : KBUILD_KERNELS_SUBDIR);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+static int kab_dir(struct ctx *c, const char *dir)
+{
+	return kbuser_kab_dir(builder(c), dir, c->err);
+}
+
+/* A directory of the build user's, told when it was taken over from root. */
+static int builder_dir(struct ctx *c, const char *dir)
+{
+	int r = kbuser_own_dir(builder(c), dir, c->err);
+	if (r > 0)
+		stage(c, "gave %s, made by an earlier kab as root, to %s (chown -R, no symlink followed)", dir, c->user.name);
+	return r < 0 ? r : 0;
+}
+
+/* Who builds (the build user when kab is root), the work directory and
+ * the build user's HOME in it, which it must be able to reach. */
+static int setup(struct ctx *c)
+{
+	struct strbuf why = { 0 };
+	int r = kbuser_lookup(&c->user, &why);
+	if (r < 0) {
+		where(c, 0);
+		sb_puts(c->err, why.buf ? why.buf : "no build user");
+		sb_free(&why);
+		return r;
+	}
+	c->drop = r > 0;
+	c->as = (struct kbuild_as){ .user = builder(c), .env = c->env, .stage = c->root };
+	char home[PATH_MAX + 8];
+	snprintf(home, sizeof(home), "%s/home", c->work);
+	if ((r = check_space(c, c->work, KCONFIG_BYTES, "the work directory")) < 0 || (r = kab_dir(c, c->work)) < 0 ||
+	    (r = builder_dir(c, home)) < 0)
+		return r;
+	if (!c->drop)
+		return 0;
+	snprintf(c->user.home, sizeof(c->user.home), "%s", home);
+	char *test[] = { "test", "-w", home, "-a", "-x", home, NULL };
+	struct krun o = as_builder(c, -1);
+	if (!krun_ok_as(test, &o, NULL)) {
+		sb_printf(c->err, "the build user %s cannot reach %s, its directory in the work directory: a directory above it "
+			  "is closed to it (each must be searchable by others: chmod o+x), or give another --work-dir",
+			  c->user.name, home);
+		return -EACCES;
+	}
+	stage(c, "git, make and the compiler run as %s (uid %u)", c->user.name, (unsigned)c->user.uid);
+	return 0;
+}
+
+/* The tree's lock, polled, so that a stop or a cancel does not wait for
+ * the other build. */
+static int lock_tree(struct ctx *c, int *ret_fd)
+{
+	char lock[PATH_MAX + 8];
+	snprintf(lock, sizeof(lock), "%s/lock", c->root);
+	int fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		sb_printf(c->err, "%s: cannot open: %s", lock, strerror(errno));
+		return -EIO;
+	}
+	*ret_fd = fd;
+	for (bool told = false; flock(fd, LOCK_EX | LOCK_NB) < 0;) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK) {
+			sb_printf(c->err, "%s: cannot lock: %s", lock, strerror(errno));
+			return -EIO;
+		}
+		if (!told)
+			stage(c, "waiting for another build of this tree (%s)", lock);
+		told = true;
+		if (krun_cancel_requested()) {
+			sb_printf(c->err, "stopped while waiting for another build of this tree (%s)", lock);
+			return -ECANCELED;
+		}
+		struct timespec ts = { 0, 500 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
 int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuild_result *ret, struct strbuf *err)
 {
 	struct ctx c = { .rq = rq, .err = err };
 	double t0 = util_mono_now();
 	/* the request's directories, else $KAB_KBUILD_WORK / $KAB_KERNELS_DIR
-	 * (how kabd is pointed elsewhere), else the defaults */
-	const char *ew = getenv("KAB_KBUILD_WORK"), *ek = getenv("KAB_KERNELS_DIR");
+	 * (how kabd is pointed elsewhere), else the defaults: the work
+	 * directory outside the state directory, which the build user could
+	 * not reach, the artifacts in it */
+	const char *ew = getenv("KAB_KBUILD_WORK");
 	snprintf(c.work, sizeof(c.work), "%s", rq->work_dir ? rq->work_dir : ew && *ew ? ew : KBUILD_WORK_DEFAULT);
-	snprintf(c.kernels, sizeof(c.kernels), "%s",
-		 rq->kernels_dir ? rq->kernels_dir : ek && *ek ? ek : KBUILD_KERNELS_DEFAULT);
+	int r = kbuild_kernels_dir(rq->kernels_dir, c.kernels, sizeof(c.kernels), err);
+	if (r < 0)
+		return r;
 	_cleanup_close_ int lock_fd = -1;
 	_cleanup_close_ int cfg_fd = -1;
 	_cleanup_free_ char *cfg_text = NULL;
 	struct store_build b = { 0 };
-	int r;
 
-	/* the tree key needs the tree's real path: check_inputs sets it */
-	snprintf(c.root, sizeof(c.root), "%s/tmp", c.work);
-	if ((r = check_space(&c, c.work, KCONFIG_BYTES, "the work directory")) < 0 || (r = util_mkdir_p(c.root, 0755)) < 0) {
-		if (r != -ENOSPC)
-			sb_printf(err, "%s: cannot create: %s", c.root, strerror(-r));
+	if ((r = setup(&c)) < 0)
 		return r;
-	}
+	/* the tree key needs the tree's real path: check_inputs sets it */
 	if ((r = check_inputs(&c)) < 0)
 		goto out;
 	char key[65];
@@ -633,43 +821,15 @@ int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuil
 	snprintf(c.kc, sizeof(c.kc), "%s/kconfig", c.root);
 	if (!exists(c.src) && (r = check_space(&c, c.work, WORKTREE_BYTES + KCONFIG_BYTES, "a worktree")) < 0)
 		goto out;
-	if ((r = util_mkdir_p(c.root, 0755)) < 0) {
-		sb_printf(err, "%s: cannot create: %s", c.root, strerror(-r));
+	if ((r = kab_dir(&c, c.root)) < 0 || (r = lock_tree(&c, &lock_fd)) < 0 || (r = builder_dir(&c, c.kc)) < 0)
 		goto out;
-	}
-	char lock[PATH_MAX + 8];
-	snprintf(lock, sizeof(lock), "%s/lock", c.root);
-	lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (lock_fd < 0) {
-		sb_printf(err, "%s: cannot open: %s", lock, strerror(errno));
-		r = -EIO;
-		goto out;
-	}
-	/* polled, so that a stop or a cancel does not wait for the other build */
-	for (bool told = false; flock(lock_fd, LOCK_EX | LOCK_NB) < 0;) {
-		if (errno == EINTR)
-			continue;
-		if (errno != EWOULDBLOCK) {
-			sb_printf(err, "%s: cannot lock: %s", lock, strerror(errno));
-			r = -EIO;
-			goto out;
-		}
-		if (!told)
-			stage(&c, "waiting for another build of this tree (%s)", lock);
-		told = true;
-		if (krun_cancel_requested()) {
-			sb_printf(err, "stopped while waiting for another build of this tree (%s)", lock);
-			r = -ECANCELED;
-			goto out;
-		}
-		struct timespec ts = { 0, 500 * 1000 * 1000 };
-		nanosleep(&ts, NULL);
-	}
 	if ((r = prepare_worktree(&c)) < 0 || (c.has_series && (r = apply_series(&c)) < 0))
 		goto out;
 	char cfg_log[PATH_MAX + 16];
 	snprintf(cfg_log, sizeof(cfg_log), "%s/config.log", c.root);
-	cfg_fd = open(cfg_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	cfg_fd = open(cfg_log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (cfg_fd >= 0)
+		fchmod(cfg_fd, 0600);
 	if ((r = produce_config(&c, cfg_fd)) < 0)
 		goto out;
 	inputs_key(&c, b.inputs_key);
@@ -680,7 +840,7 @@ int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuil
 	size_t cfg_len;
 	char cfg_path[PATH_MAX + 16];
 	snprintf(cfg_path, sizeof(cfg_path), "%s/.config", c.kc);
-	bool have_cfg = util_read_file(cfg_path, &cfg_text, &cfg_len) == 0;
+	bool have_cfg = kbuser_read_file(builder(&c), cfg_path, &cfg_text, &cfg_len) == 0;
 	bool initrd = have_cfg && kconfig_is_set(cfg_text, "MODULES", false) && kconfig_is_set(cfg_text, "BLK_DEV_INITRD", false);
 	/* what the initramfs needs, checked before minutes of compiling */
 	if (initrd && (r = kinitramfs_usable(err)) < 0) {
@@ -695,11 +855,14 @@ int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuil
 		goto out;
 
 	char compiler[256];
-	compiler_version(compiler, sizeof(compiler));
+	compiler_version(&c, compiler, sizeof(compiler));
 	b.tree = c.tree;
 	b.base_ref = (char *)rq->base;
 	snprintf(b.base_sha, sizeof(b.base_sha), "%s", c.sha);
-	b.series = (char *)rq->series;
+	char series_text[PATH_MAX + 16] = "";
+	if (rq->series)
+		snprintf(series_text, sizeof(series_text), rq->series_version ? "%s v%u" : "%s", rq->series, rq->series_version);
+	b.series = rq->series ? series_text : NULL;
 	b.patches = patch_list(&c);
 	snprintf(b.series_hash, sizeof(b.series_hash), "%s", c.has_series ? c.series.hash : "");
 	b.config_source = c.config_desc;
@@ -758,6 +921,7 @@ int kbuild_job(struct store *st, const struct job *j, const struct kbuild_opts *
 			struct kbuild_request rq = {
 				.file = j->file, .tree_line = v->tree_line, .base_line = v->base_line, .series_line = v->series_line,
 				.config_line = v->config_line, .name = v->name, .tree = v->tree, .base = v->base, .series = v->series,
+				.series_version = v->series_version,
 				.archive = j->archive, .config = v->config, .fragments = v->fragments, .n_fragments = v->n_fragments,
 				.need = need, .jobs = o->jobs, .work_dir = o->work_dir, .kernels_dir = o->kernels_dir,
 				.progress = o->progress, .progress_ctx = o->progress_ctx,

@@ -10,8 +10,13 @@
 struct store;
 struct strbuf;
 
+/* Unless the request, --work-dir / --kernels-dir or $KAB_KBUILD_WORK /
+ * $KAB_KERNELS_DIR name others: the work directory (worktrees, object
+ * directories) where the build user can reach it, root's and searchable;
+ * the artifacts, which only root writes, in the state directory
+ * (statedir.h), whose mode 0700 the build user cannot pass. */
 #define KBUILD_WORK_DEFAULT "/var/cache/kab/kbuild"
-#define KBUILD_KERNELS_DEFAULT "/var/lib/kab/kernels"
+#define KBUILD_KERNELS_SUBDIR "kernels"
 /* Bumped whenever how kab builds changes, so old builds are not reused
  * (2: builds with modules have an initramfs). */
 #define KBUILD_RECIPE "kab-kbuild-2"
@@ -31,7 +36,8 @@ struct kbuild_request {
 	const char *tree;         /* a git repository; its working copy is never touched */
 	const char *base;         /* any ref */
 	const char *series;       /* NULL, an mbox, a directory of .patch files, or lore:<message-id> */
-	const char *archive;      /* public-inbox base URL for lore: */
+	unsigned series_version;  /* the version of the series to take (series = ... vN); 0: the thread's only one */
+	const char *archive;      /* for lore: a public-inbox https:// base URL or a local directory */
 	const char *config;       /* running | defconfig | tinyconfig | PATH */
 	char *const *fragments;   /* config fragments merged on top, in order */
 	size_t n_fragments;
@@ -61,8 +67,11 @@ struct kbuild_result {
  * missing or kab is not root (see initramfs.h); -EIO: the build failed. */
 int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuild_result *ret, struct strbuf *err);
 
-/* Machine checks for job files. */
-bool kbuild_is_git_tree(const char *tree);
+/* Machine checks for job files; git runs as the build user (builduser.h).
+ * Whether tree is a git repository the build user can read: 0, or -ENOENT
+ * (missing), -EINVAL (no repository), -EACCES (unreadable, or no build
+ * user) with why, without a file:line, in why. */
+int kbuild_check_tree(const char *tree, struct strbuf *why);
 /* The commit ref names in tree (40 hex digits); -ENOENT when unknown. */
 int kbuild_resolve_ref(const char *tree, const char *ref, char sha[41]);
 /* The running kernel's config: /proc/config.gz or /boot/config-RELEASE;

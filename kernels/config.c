@@ -1,6 +1,7 @@
 /* The kernel config of a build: a source, fragments on top, olddefconfig,
  * then the options kab cannot work without. */
 #include "build.h"
+#include "builduser.h"
 #include "kbuild_priv.h"
 #include "run.h"
 #include "util.h"
@@ -125,23 +126,13 @@ static int merge_text(struct strbuf *cfg, const char *frag)
 	return 0;
 }
 
-static int write_text(const char *path, const struct strbuf *sb)
-{
-	FILE *f = fopen(path, "we");
-	if (!f)
-		return -errno;
-	if (sb->len)
-		fwrite(sb->buf, 1, sb->len, f);
-	bool bad = ferror(f);
-	return fclose(f) != 0 || bad ? -EIO : 0;
-}
-
-static int make_config(const char *src, const char *kc_dir, const char *target, int log_fd, struct strbuf *err)
+static int make_config(const struct kbuild_as *as, const char *src, const char *kc_dir, const char *target, int log_fd,
+		       struct strbuf *err)
 {
 	char o[4200];
 	snprintf(o, sizeof(o), "O=%s", kc_dir);
 	char *argv[] = { "make", "-s", "-C", (char *)src, o, (char *)target, NULL };
-	struct krun ro = { .stdout_fd = -1, .log_fd = log_fd };
+	struct krun ro = { .stdout_fd = -1, .log_fd = log_fd, .user = as->user, .env = as->env };
 	int status, r = krun(argv, &ro, &status);
 	if (r < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		char st[64] = "could not start";
@@ -153,35 +144,62 @@ static int make_config(const char *src, const char *kc_dir, const char *target, 
 	return 0;
 }
 
-static int read_config(const char *kc_dir, struct strbuf *cfg)
+/* kc_dir/.config, which make (as the build user) wrote. */
+static int read_config(const struct kbuild_as *as, const char *kc_dir, struct strbuf *cfg, struct strbuf *err)
 {
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/.config", kc_dir);
 	char *text = NULL;
 	size_t len;
-	int r = util_read_file(path, &text, &len);
-	if (r < 0)
+	int r = kbuser_read_file(as->user, path, &text, &len);
+	if (r < 0) {
+		sb_printf(err, "config: %s: %s", path, kbuser_strerror(r));
 		return r;
+	}
 	sb_free(cfg);
 	*cfg = (struct strbuf){ .buf = text, .len = len, .cap = len + 1 };
 	return 0;
 }
 
-static int write_config(const char *kc_dir, const struct strbuf *cfg)
+static int write_config(const struct kbuild_as *as, const char *kc_dir, const struct strbuf *cfg, struct strbuf *err)
 {
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/.config", kc_dir);
-	return write_text(path, cfg);
+	return kbuild_put(as, cfg->buf ? cfg->buf : "", cfg->len, path, err);
+}
+
+/* The config source's text, which kab reads (it is the job's file). */
+static int read_source(const char *from, int log_fd, struct strbuf *out)
+{
+	size_t n = strlen(from);
+	if (n <= 3 || strcmp(from + n - 3, ".gz") != 0) {
+		char *text = NULL;
+		size_t len;
+		int r = util_read_file(from, &text, &len);
+		if (r == 0)
+			*out = (struct strbuf){ .buf = text, .len = len, .cap = len + 1 };
+		return r;
+	}
+	char *argv[] = { "gzip", "-dc", (char *)from, NULL };
+	struct krun ro = { .stdout_fd = -1, .log_fd = -1, .capture = out };
+	int status, r = krun(argv, &ro, &status);
+	if (r == 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
+		if (log_fd >= 0 && out->len)
+			dprintf(log_fd, "gzip -dc %s: %s\n", from, out->buf);
+		r = -EIO;
+	}
+	return r;
 }
 
 /* The starting .config in kc_dir from source. */
-static int start_config(const char *src, const char *kc_dir, const char *source, int log_fd, struct strbuf *err)
+static int start_config(const struct kbuild_as *as, const char *src, const char *kc_dir, const char *source, int log_fd,
+			struct strbuf *err)
 {
 	char dst[4200], from[4096];
 	snprintf(dst, sizeof(dst), "%s/.config", kc_dir);
-	unlink(dst);
+	unlink(dst); /* the name only: never what a link there points to */
 	if (strcmp(source, "defconfig") == 0 || strcmp(source, "tinyconfig") == 0 || strcmp(source, "allnoconfig") == 0)
-		return make_config(src, kc_dir, source, log_fd, err);
+		return make_config(as, src, kc_dir, source, log_fd, err);
 	if (strcmp(source, "running") == 0) {
 		if (kbuild_running_config(from, sizeof(from)) < 0) {
 			sb_printf(err, "config = running: neither /proc/config.gz nor /boot/config-$(uname -r) exists: give a config PATH");
@@ -190,31 +208,24 @@ static int start_config(const char *src, const char *kc_dir, const char *source,
 	} else {
 		snprintf(from, sizeof(from), "%s", source);
 	}
-	int r;
-	size_t n = strlen(from);
-	if (n > 3 && strcmp(from + n - 3, ".gz") == 0) {
-		_cleanup_close_ int fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		char *argv[] = { "gzip", "-dc", from, NULL };
-		struct krun ro = { .stdout_fd = fd, .log_fd = log_fd };
-		int status;
-		r = fd < 0 ? -errno : krun(argv, &ro, &status);
-		if (r == 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
-			r = -EIO;
-	} else {
-		r = util_copy_file(from, dst);
-	}
+	struct strbuf text = { 0 };
+	int r = read_source(from, log_fd, &text);
 	if (r < 0) {
 		sb_printf(err, "config %s: cannot read: %s", from, strerror(-r));
+		sb_free(&text);
 		return r == -ENOENT ? -EINVAL : r;
 	}
-	return make_config(src, kc_dir, "olddefconfig", log_fd, err);
+	r = kbuild_put(as, text.buf ? text.buf : "", text.len, dst, err);
+	sb_free(&text);
+	return r < 0 ? r : make_config(as, src, kc_dir, "olddefconfig", log_fd, err);
 }
 
-int kconfig_produce(const char *src, const char *kc_dir, const char *source, char *const *fragments, size_t n_fragments,
-		    unsigned need, int log_fd, struct strbuf *warn, struct strbuf *err)
+int kconfig_produce(const struct kbuild_as *as, const char *src, const char *kc_dir, const char *source,
+		    char *const *fragments, size_t n_fragments, unsigned need, int log_fd, struct strbuf *warn,
+		    struct strbuf *err)
 {
 	struct strbuf cfg = { 0 }, frag = { 0 };
-	int r = start_config(src, kc_dir, source, log_fd, err);
+	int r = start_config(as, src, kc_dir, source, log_fd, err);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n_fragments; i++) {
@@ -232,8 +243,9 @@ int kconfig_produce(const char *src, const char *kc_dir, const char *source, cha
 	}
 	/* each build has its own kernelrelease from LOCALVERSION alone */
 	sb_puts(&frag, "# CONFIG_LOCALVERSION_AUTO is not set\nCONFIG_LOCALVERSION=\"\"\n");
-	if ((r = read_config(kc_dir, &cfg)) < 0 || (r = merge_text(&cfg, frag.buf)) < 0 || (r = write_config(kc_dir, &cfg)) < 0 ||
-	    (r = make_config(src, kc_dir, "olddefconfig", log_fd, err)) < 0 || (r = read_config(kc_dir, &cfg)) < 0)
+	if ((r = read_config(as, kc_dir, &cfg, err)) < 0 || (r = merge_text(&cfg, frag.buf)) < 0 ||
+	    (r = write_config(as, kc_dir, &cfg, err)) < 0 || (r = make_config(as, src, kc_dir, "olddefconfig", log_fd, err)) < 0 ||
+	    (r = read_config(as, kc_dir, &cfg, err)) < 0)
 		goto out;
 
 	/* what kab needs: enable it (with what it depends on) and say so */
@@ -249,8 +261,8 @@ int kconfig_produce(const char *src, const char *kc_dir, const char *source, cha
 	}
 	if (add.len) {
 		sb_printf(warn, "config: enabled %s, which kab needs (add them to a config.fragment to say so)", names.buf);
-		if ((r = merge_text(&cfg, add.buf)) < 0 || (r = write_config(kc_dir, &cfg)) < 0 ||
-		    (r = make_config(src, kc_dir, "olddefconfig", log_fd, err)) < 0 || (r = read_config(kc_dir, &cfg)) < 0) {
+		if ((r = merge_text(&cfg, add.buf)) < 0 || (r = write_config(as, kc_dir, &cfg, err)) < 0 ||
+		    (r = make_config(as, src, kc_dir, "olddefconfig", log_fd, err)) < 0 || (r = read_config(as, kc_dir, &cfg, err)) < 0) {
 			sb_free(&add);
 			sb_free(&names);
 			goto out;

@@ -5,6 +5,7 @@
  * without changing what a later boot of the job boots; the same contents
  * come back as the same build. */
 #include "build.h"
+#include "kbuild_priv.h"
 #include "sha256.h"
 #include "store.h"
 #include "store_builds.h"
@@ -45,18 +46,20 @@ int kbuild_image(struct store *st, const char *image, const char *initrd, const 
 	}
 	store_build_clear(&b);
 
+	char kdir[PATH_MAX], dir[PATH_MAX + 32], img[PATH_MAX + 48], ird[PATH_MAX + 48];
+	int r = kbuild_kernels_dir(kernels_dir, kdir, sizeof(kdir), err);
+	if (r < 0)
+		return r;
 	b = (struct store_build){ .tree = "", .base_ref = "", .config_source = "image", .series = (char *)image };
 	snprintf(b.kind, sizeof(b.kind), "image");
 	snprintf(b.inputs_key, sizeof(b.inputs_key), "%s", key);
 	snprintf(b.config_hash, sizeof(b.config_hash), "%s", hi);
-	int r = store_build_begin(st, &b, &b.id);
+	r = store_build_begin(st, &b, &b.id);
 	if (r < 0) {
 		sb_printf(err, "cannot record the image in the database");
 		return r;
 	}
-	const char *ek = getenv("KAB_KERNELS_DIR");
-	char dir[PATH_MAX], img[PATH_MAX + 16], ird[PATH_MAX + 16];
-	snprintf(dir, sizeof(dir), "%s/%lld", kernels_dir ? kernels_dir : ek && *ek ? ek : KBUILD_KERNELS_DEFAULT, (long long)b.id);
+	snprintf(dir, sizeof(dir), "%s/%lld", kdir, (long long)b.id);
 	snprintf(img, sizeof(img), "%s/bzImage", dir);
 	snprintf(ird, sizeof(ird), "%s/initrd.img", dir);
 	double t0 = util_mono_now();

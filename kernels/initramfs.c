@@ -63,7 +63,7 @@ static int enter_namespace(void *arg, int err_fd)
 		return child_fail(err_fd, "cannot make the mounts private:", "/");
 	/* opened in the new namespace (a bind source must be one of its
 	 * mounts) and before a mount over /lib/modules can hide it */
-	int fd = open(p->modules, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = open(p->modules, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return child_fail(err_fd, "cannot open", p->modules);
 	char src[32];
@@ -150,11 +150,12 @@ static void output_tail(const struct strbuf *out, struct strbuf *err)
 	sb_printf(err, "; its output ends:\n%.*s", (int)(end - i), out->buf + i);
 }
 
-static int run_depmod(const char *modroot, const char *release, int log_fd, struct strbuf *err)
+static int run_depmod(const char *modroot, const char *release, const struct krun_user *owner, int log_fd,
+		      struct strbuf *err)
 {
 	char *argv[] = { "depmod", "-b", (char *)modroot, (char *)release, NULL };
 	struct strbuf out = { 0 };
-	struct krun o = { .stdout_fd = -1, .log_fd = log_fd, .capture = &out };
+	struct krun o = { .stdout_fd = -1, .log_fd = log_fd, .capture = &out, .user = owner };
 	int status, r = krun(argv, &o, &status);
 	if (r == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
 		char how[64];
@@ -280,8 +281,8 @@ int kinitramfs_usable(struct strbuf *err)
 	return usable(tool, err);
 }
 
-int kinitramfs_make(const char *modroot, const char *release, const char *config, const char *out, int log_fd,
-		    struct strbuf *err)
+int kinitramfs_make(const char *modroot, const char *release, const char *config, const char *out,
+		    const struct krun_user *owner, int log_fd, struct strbuf *err)
 {
 	if (!valid_release(release)) {
 		sb_printf(err, "initramfs: \"%s\" is not a kernel release (one name, as uname -r prints it)", release ? release : "");
@@ -306,7 +307,7 @@ int kinitramfs_make(const char *modroot, const char *release, const char *config
 	if (r < 0 || (r = usable(tool, err)) < 0)
 		return r;
 	snprintf(path, sizeof(path), "%s/modules.dep", mods);
-	if (access(path, F_OK) < 0 && (r = run_depmod(modroot, release, log_fd, err)) < 0)
+	if (access(path, F_OK) < 0 && (r = run_depmod(modroot, release, owner, log_fd, err)) < 0)
 		return r;
 
 	char stage[PATH_MAX + 32], tmp_out[PATH_MAX + 48];

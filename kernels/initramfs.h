@@ -5,6 +5,7 @@
 #pragma once
 
 struct strbuf;
+struct krun_user;
 
 #define KINITRAMFS_TOOL "mkinitramfs"
 #define KINITRAMFS_PACKAGE "initramfs-tools-core"
@@ -22,9 +23,11 @@ struct strbuf;
  * is left, not even a partial one. -EINVAL: a bad release or an out under
  * /boot or /lib; -ENOENT: no modules of the release or no config;
  * -ENOPKG: mkinitramfs not in PATH; -EPERM: not root, or no mount
- * namespace; -EIO: mkinitramfs failed. */
-int kinitramfs_make(const char *modroot, const char *release, const char *config, const char *out, int log_fd,
-		    struct strbuf *err);
+ * namespace; -EIO: mkinitramfs failed. owner (may be NULL): the user
+ * modroot belongs to, as whom depmod writes there (mkinitramfs only
+ * reads it, bound read-only, and its final component is not followed). */
+int kinitramfs_make(const char *modroot, const char *release, const char *config, const char *out,
+		    const struct krun_user *owner, int log_fd, struct strbuf *err);
 
 /* Whether kinitramfs_make can work here (mkinitramfs in PATH, root), for
  * a check before a build: 0, or -ENOPKG / -EPERM with err saying why. */

@@ -661,7 +661,7 @@ static int install_file(const char *path, const char *src, const char *text, str
 		}
 		fd = open(tmp, O_RDONLY | O_CLOEXEC);
 	} else {
-		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
 		for (size_t off = 0, len = strlen(text); fd >= 0 && off < len;) {
 			ssize_t w = write(fd, text + off, len - off);
 			if (w < 0 && errno == EINTR)

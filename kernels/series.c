@@ -1,7 +1,6 @@
-/* Patch series: mbox splitting, subject tags, the newest version, and
- * fetching a thread from a public-inbox archive. */
+/* Patch series: mbox splitting, subject tags, which version is taken and
+ * whether it is its author's. Fetching a thread is series_fetch.c's. */
 #include "series.h"
-#include "run.h"
 #include "sha256.h"
 #include "util.h"
 
@@ -14,10 +13,11 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#define SERIES_MAX_BYTES (64u << 20)
+/* How many versions, and senders of each, a refusal lists. */
+#define LIST_VERSIONS 12
+#define LIST_SENDERS 4
 
 void kseries_free(struct kseries *s)
 {
@@ -25,6 +25,8 @@ void kseries_free(struct kseries *s)
 		free(s->v[i].subject);
 		free(s->v[i].title);
 		free(s->v[i].message_id);
+		free(s->v[i].from);
+		free(s->v[i].sender);
 		free(s->v[i].text);
 	}
 	free(s->v);
@@ -140,6 +142,37 @@ static bool has_diff(const char *body)
 	return strstr(body, "\ndiff --git ") || (strstr(body, "\n--- ") && strstr(body, "\n+++ "));
 }
 
+/* "A Developer <Dev@Example.org>" -> "dev@example.org"; no <>: the value. */
+static char *sender_of(const char *from)
+{
+	const char *lt = strrchr(from, '<'), *gt = lt ? strchr(lt, '>') : NULL;
+	const char *s = lt && gt ? lt + 1 : from, *e = lt && gt ? gt : from + strlen(from);
+	while (s < e && isspace((unsigned char)*s))
+		s++;
+	while (e > s && isspace((unsigned char)e[-1]))
+		e--;
+	char *a = strndup(s, (size_t)(e - s));
+	for (char *p = a; p && *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return a;
+}
+
+static char *message_id_of(const char *text, size_t hlen)
+{
+	char *mid = header(text, hlen, "Message-ID");
+	if (!mid)
+		return strdup("");
+	char *s = mid, *e;
+	while (*s == '<' || *s == ' ')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == '>' || e[-1] == ' '))
+		e--;
+	char *id = strndup(s, (size_t)(e - s));
+	free(mid);
+	return id;
+}
+
 /* Reads one message (NUL-terminated copy) into p; returns its kind. */
 static enum msg_kind read_message(char *text, size_t len, struct kseries_patch *p)
 {
@@ -147,26 +180,18 @@ static enum msg_kind read_message(char *text, size_t len, struct kseries_patch *
 	size_t hlen = body ? (size_t)(body - text) + 1 : len;
 	*p = (struct kseries_patch){ .text = text, .len = len };
 	p->subject = header(text, hlen, "Subject");
-	char *mid = header(text, hlen, "Message-ID");
-	if (mid) {
-		char *s = mid, *e;
-		while (*s == '<' || *s == ' ')
-			s++;
-		e = s + strlen(s);
-		while (e > s && (e[-1] == '>' || e[-1] == ' '))
-			e--;
-		p->message_id = strndup(s, (size_t)(e - s));
-		free(mid);
-	} else {
-		p->message_id = strdup("");
-	}
+	p->message_id = message_id_of(text, hlen);
+	p->from = header(text, hlen, "From");
 	if (!p->subject)
 		p->subject = strdup("");
-	const char *title = p->subject;
-	bool tagged = kseries_parse_subject(p->subject, &p->version, &p->index, &p->total, &title);
+	if (!p->from)
+		p->from = strdup("");
+	p->sender = p->from ? sender_of(p->from) : NULL;
+	const char *title = p->subject ? p->subject : "";
+	bool tagged = kseries_parse_subject(title, &p->version, &p->index, &p->total, &title);
 	p->title = strdup(title);
 	bool diff = body && has_diff(body);
-	if (is_reply(p->subject))
+	if (!p->subject || is_reply(p->subject))
 		return MSG_OTHER;
 	if (tagged && (p->index == 0 && p->total > 0))
 		return MSG_COVER;
@@ -180,7 +205,10 @@ static void clear_patch(struct kseries_patch *p)
 	free(p->subject);
 	free(p->title);
 	free(p->message_id);
+	free(p->from);
+	free(p->sender);
 	free(p->text);
+	*p = (struct kseries_patch){ 0 };
 }
 
 /* Where each message starts: a "From " line at the top or after a blank line. */
@@ -201,16 +229,49 @@ static int cmp_index(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
-int kseries_parse(const char *text, size_t len, const char *name, struct kseries *ret, char *err, size_t errlen)
+/* The thread's patches and cover letters, in file order. */
+struct thread {
+	struct kseries_patch *v;
+	bool *cover;
+	size_t n, cap;
+	size_t n_msgs, n_cover;
+	char cover_subject[256];
+	const char *name;
+};
+
+static void thread_free(struct thread *t)
 {
-	struct kseries s = { 0 };
-	size_t n_msgs = 0, n_cover = 0, cap = 0;
-	char cover[256] = "";
-	int r = 0;
-	/* text before the first "From " line reads as a message without
-	 * headers: it is no patch unless it has a diff */
-	size_t at = 0;
-	while (at < len) {
+	for (size_t i = 0; i < t->n; i++)
+		clear_patch(&t->v[i]);
+	free(t->v);
+	free(t->cover);
+	*t = (struct thread){ 0 };
+}
+
+static int thread_add(struct thread *t, struct kseries_patch *p, bool cover)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 8;
+		struct kseries_patch *nv = realloc(t->v, cap * sizeof(*nv));
+		if (nv)
+			t->v = nv;
+		bool *nc = nv ? realloc(t->cover, cap * sizeof(*nc)) : NULL;
+		if (!nc)
+			return -ENOMEM;
+		t->cover = nc;
+		t->cap = cap;
+	}
+	t->cover[t->n] = cover;
+	t->v[t->n++] = *p;
+	return 0;
+}
+
+/* Splits text into messages, keeping patches and cover letters. Text
+ * before the first "From " line reads as a message without headers: it
+ * is no patch unless it has a diff. */
+static int split(const char *text, size_t len, struct thread *t)
+{
+	for (size_t at = 0; at < len;) {
 		size_t end = next_message(text, len, at + 1);
 		bool blank = true;
 		for (size_t i = at; i < end && blank; i++)
@@ -219,114 +280,239 @@ int kseries_parse(const char *text, size_t len, const char *name, struct kseries
 			at = end;
 			continue;
 		}
-		n_msgs++;
+		t->n_msgs++;
 		char *copy = strndup(text + at, end - at);
-		if (!copy) {
-			r = -ENOMEM;
-			goto out;
-		}
+		if (!copy)
+			return -ENOMEM;
 		struct kseries_patch p;
 		enum msg_kind k = read_message(copy, end - at, &p);
-		if (!p.subject || !p.title || !p.message_id) {
+		if (!p.subject || !p.title || !p.message_id || !p.from || !p.sender) {
 			clear_patch(&p);
-			r = -ENOMEM;
-			goto out;
+			return -ENOMEM;
 		}
 		if (k == MSG_COVER) {
-			n_cover++;
-			snprintf(cover, sizeof(cover), "%s", p.subject);
+			t->n_cover++;
+			snprintf(t->cover_subject, sizeof(t->cover_subject), "%s", p.subject);
 		}
-		if (k != MSG_PATCH) {
+		if (k == MSG_OTHER || thread_add(t, &p, k == MSG_COVER) < 0) {
 			clear_patch(&p);
-			at = end;
-			continue;
+			if (k != MSG_OTHER)
+				return -ENOMEM;
 		}
-		if (s.n == cap) {
-			cap = cap ? 2 * cap : 8;
-			struct kseries_patch *nv = realloc(s.v, cap * sizeof(*nv));
-			if (!nv) {
-				clear_patch(&p);
-				r = -ENOMEM;
-				goto out;
-			}
-			s.v = nv;
-		}
-		s.v[s.n++] = p;
 		at = end;
 	}
-	if (s.n == 0) {
-		if (n_msgs == 0)
-			snprintf(err, errlen, "%s: empty mbox: no messages, so no patches to apply", name);
-		else if (n_cover)
-			snprintf(err, errlen, "%s: only a cover letter (\"%s\"), no patches: give the mbox of the whole series", name, cover);
-		else
-			snprintf(err, errlen, "%s: none of its %zu messages is a patch (no diff found)", name, n_msgs);
-		r = -EINVAL;
-		goto out;
-	}
-	/* the newest version only, in series order */
-	for (size_t i = 0; i < s.n; i++)
-		if (s.v[i].version > s.version)
-			s.version = s.v[i].version;
-	size_t k = 0;
-	for (size_t i = 0; i < s.n; i++) {
-		if (s.v[i].version != s.version) {
-			clear_patch(&s.v[i]);
-			continue;
+	return 0;
+}
+
+static int no_patches(const struct thread *t, char *err, size_t errlen)
+{
+	if (t->n_msgs == 0)
+		snprintf(err, errlen, "%s: empty mbox: no messages, so no patches to apply", t->name);
+	else if (t->n_cover)
+		snprintf(err, errlen, "%s: only a cover letter (\"%s\"), no patches: give the mbox of the whole series", t->name,
+			 t->cover_subject);
+	else
+		snprintf(err, errlen, "%s: none of its %zu messages is a patch (no diff found)", t->name, t->n_msgs);
+	return -EINVAL;
+}
+
+/* "v1: 2 patches from A <a@x>; v2: 3 patches and a cover letter from A <a@x>, M <m@y>" */
+static void list_versions(const struct thread *t, struct strbuf *sb)
+{
+	unsigned last = 0;
+	for (size_t shown = 0; shown < LIST_VERSIONS; shown++) {
+		unsigned v = 0;
+		for (size_t i = 0; i < t->n; i++)
+			if (t->v[i].version > last && (!v || t->v[i].version < v))
+				v = t->v[i].version;
+		if (!v)
+			return;
+		size_t patches = 0, covers = 0, senders = 0;
+		for (size_t i = 0; i < t->n; i++)
+			if (t->v[i].version == v)
+				t->cover[i] ? covers++ : patches++;
+		sb_printf(sb, "%sv%u: %zu patch%s%s from ", shown ? "; " : "", v, patches, patches == 1 ? "" : "es",
+			  covers ? " and a cover letter" : "");
+		for (size_t i = 0; i < t->n; i++) {
+			bool first = t->v[i].version == v;
+			for (size_t j = 0; j < i && first; j++)
+				first = !(t->v[j].version == v && strcmp(t->v[j].sender, t->v[i].sender) == 0);
+			if (first && senders++ < LIST_SENDERS)
+				sb_printf(sb, "%s%s", senders > 1 ? ", " : "", *t->v[i].from ? t->v[i].from : "(no From)");
 		}
-		/* a resend of the same patch replaces the earlier copy */
-		bool dup = false;
-		for (size_t j = 0; j < k && s.v[i].index; j++)
-			if (s.v[j].index == s.v[i].index) {
-				clear_patch(&s.v[j]);
-				s.v[j] = s.v[i];
-				dup = true;
-				break;
-			}
-		if (!dup)
-			s.v[k++] = s.v[i];
+		if (senders > LIST_SENDERS)
+			sb_printf(sb, " and %zu more", senders - LIST_SENDERS);
+		last = v;
 	}
-	s.n = k;
+	sb_puts(sb, "; and more");
+}
+
+/* The version to take, as kseries_parse says; 0 with err set when none. */
+static unsigned choose_version(const struct thread *t, unsigned want, const char *anchor, char *err, size_t errlen)
+{
+	bool have = false, several = false;
+	for (size_t i = 0; i < t->n; i++) {
+		have = have || (!t->cover[i] && t->v[i].version == want);
+		several = several || t->v[i].version != t->v[0].version;
+	}
+	if (want && have)
+		return want;
+	for (size_t i = 0; !want && anchor && *anchor && i < t->n; i++)
+		if (strcmp(t->v[i].message_id, anchor) == 0)
+			return t->v[i].version;
+	if (!want && !several)
+		return t->v[0].version;
+	struct strbuf sb = { 0 };
+	list_versions(t, &sb);
+	if (want)
+		snprintf(err, errlen, "%s: the thread has no patches of v%u; it has %s: take one of those (series = ... vN)", t->name,
+			 want, sb.buf ? sb.buf : "");
+	else
+		snprintf(err, errlen, "%s: the thread has more than one version of the series (%s): say which to take, "
+			 "series = ... vN (an injected [PATCH vN] from someone else would otherwise be a candidate too)",
+			 t->name, sb.buf ? sb.buf : "");
+	sb_free(&sb);
+	return 0;
+}
+
+static void describe(struct strbuf *sb, const struct kseries_patch *p)
+{
+	sb_printf(sb, "\"%s\" <%s> from %s", p->subject, p->message_id, *p->from ? p->from : "(no From)");
+}
+
+/* Everything that makes version v not one author's series: patches (and
+ * cover letters) from someone other than the author, two patches with
+ * one number. The author: the sender of the first cover letter, else of
+ * the first patch. */
+static int check_author(const struct thread *t, unsigned v, struct kseries *s, char *err, size_t errlen)
+{
+	const struct kseries_patch *author = NULL;
+	for (size_t i = 0; i < t->n && !author; i++)
+		if (t->cover[i] && t->v[i].version == v)
+			author = &t->v[i];
+	for (size_t i = 0; i < t->n && !author; i++)
+		if (t->v[i].version == v)
+			author = &t->v[i];
+	struct strbuf sb = { 0 };
+	size_t problems = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct kseries_patch *p = &t->v[i];
+		if (p->version != v)
+			continue;
+		if (strcmp(p->sender, author->sender) != 0) {
+			sb_printf(&sb, "%s", problems++ ? "; " : "");
+			describe(&sb, p);
+			sb_printf(&sb, " is not from %s, the sender of %s", author->from, t->cover[author - t->v] ? "its cover letter" : "its first patch");
+		}
+		for (size_t j = 0; j < i && !t->cover[i] && p->index; j++)
+			if (!t->cover[j] && t->v[j].version == v && t->v[j].index == p->index) {
+				sb_printf(&sb, "%stwo patches are numbered %u/%u: ", problems++ ? "; " : "", p->index, p->total);
+				describe(&sb, &t->v[j]);
+				sb_puts(&sb, " and ");
+				describe(&sb, p);
+			}
+	}
+	if (problems)
+		snprintf(err, errlen, "%s: v%u of the series is not one author's: %s. kab takes a series only whole from its author; "
+			 "put the messages you trust in an mbox and give that", t->name, v, sb.buf);
+	else
+		snprintf(s->author, sizeof(s->author), "%s", *author->from ? author->from : "(no From)");
+	sb_free(&sb);
+	return problems ? -EINVAL : 0;
+}
+
+/* The patches of version v, moved out of t, in series order. */
+static int take_version(struct thread *t, unsigned v, struct kseries *s, char *err, size_t errlen)
+{
+	s->v = calloc(t->n, sizeof(*s->v));
+	if (!s->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++)
+		if (!t->cover[i] && t->v[i].version == v) {
+			s->v[s->n++] = t->v[i];
+			t->v[i] = (struct kseries_patch){ 0 };
+		}
+	s->version = v;
+	if (s->n == 0) {
+		snprintf(err, errlen, "%s: v%u of the series is only a cover letter, no patches: give the mbox of the whole series", t->name, v);
+		return -EINVAL;
+	}
 	bool numbered = true;
-	for (size_t i = 0; i < s.n; i++)
-		numbered = numbered && s.v[i].index > 0;
-	if (numbered) {
-		qsort(s.v, s.n, sizeof(*s.v), cmp_index);
-		unsigned total = s.v[s.n - 1].total;
-		for (size_t i = 0; i < s.n; i++)
-			if (s.v[i].index != i + 1 || (total && s.n != total)) {
-				unsigned missing = 1;
-				while (missing <= s.n && s.v[missing - 1].index == missing)
-					missing++;
-				snprintf(err, errlen, "%s: v%u of the series has %zu of its %u patches: patch %u/%u is missing", name,
-					 s.version, s.n, total ? total : (unsigned)s.n, missing, total);
-				r = -EINVAL;
-				goto out;
-			}
-	}
+	for (size_t i = 0; i < s->n; i++)
+		numbered = numbered && s->v[i].index > 0;
+	if (!numbered)
+		return 0;
+	qsort(s->v, s->n, sizeof(*s->v), cmp_index);
+	unsigned total = s->v[s->n - 1].total;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].index != i + 1 || (total && s->n != total)) {
+			unsigned missing = 1;
+			while (missing <= s->n && s->v[missing - 1].index == missing)
+				missing++;
+			snprintf(err, errlen, "%s: v%u of the series has %zu of its %u patches: patch %u/%u is missing", t->name, v, s->n,
+				 total ? total : (unsigned)s->n, missing, total);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+static void hash_series(struct kseries *s)
+{
 	struct sha256 c;
 	sha256_init(&c);
-	for (size_t i = 0; i < s.n; i++) {
+	for (size_t i = 0; i < s->n; i++) {
 		/* the blank lines between messages are not part of the series */
-		size_t n = s.v[i].len;
-		while (n > 0 && isspace((unsigned char)s.v[i].text[n - 1]))
+		size_t n = s->v[i].len;
+		while (n > 0 && isspace((unsigned char)s->v[i].text[n - 1]))
 			n--;
-		sha256_update(&c, s.v[i].text, n);
+		sha256_update(&c, s->v[i].text, n);
 		sha256_update(&c, "\n", 1);
 	}
-	sha256_hex(&c, s.hash);
+	sha256_hex(&c, s->hash);
+}
+
+int kseries_parse(const char *text, size_t len, const char *name, unsigned version, const char *anchor,
+		  struct kseries *ret, char *err, size_t errlen)
+{
+	struct thread t = { .name = name };
+	struct kseries s = { 0 };
+	int r = split(text, len, &t);
+	size_t patches = 0;
+	for (size_t i = 0; i < t.n; i++)
+		patches += !t.cover[i];
+	if (r == 0 && patches == 0)
+		r = no_patches(&t, err, errlen);
+	unsigned v = r == 0 ? choose_version(&t, version, anchor, err, errlen) : 0;
+	if (r == 0 && !v)
+		r = -EINVAL;
+	if (r == 0)
+		r = check_author(&t, v, &s, err, errlen);
+	if (r == 0)
+		r = take_version(&t, v, &s, err, errlen);
+	thread_free(&t);
+	if (r == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", name);
+	if (r < 0) {
+		kseries_free(&s);
+		return r;
+	}
+	hash_series(&s);
 	*ret = s;
 	return 0;
-out:
-	kseries_free(&s);
-	return r;
 }
 
 int kseries_write(const struct kseries *s, const char *path)
 {
-	FILE *f = fopen(path, "we");
-	if (!f)
+	unlink(path);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
 		return -errno;
+	FILE *f = fchmod(fd, 0644) == 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		int r = -errno;
+		close(fd);
+		return r;
+	}
 	for (size_t i = 0; i < s->n; i++) {
 		fwrite(s->v[i].text, 1, s->v[i].len, f);
 		if (s->v[i].len && s->v[i].text[s->v[i].len - 1] != '\n')
@@ -361,6 +547,11 @@ static int read_dir(const char *dir, struct strbuf *out, char *err, size_t errle
 		size_t len;
 		if (r == 0 && (r = util_read_file(path, &text, &len)) < 0)
 			snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		if (r == 0 && out->len + len > KSERIES_MBOX_MAX) {
+			snprintf(err, errlen, "%s: its .patch files are larger than %u MiB together, the cap on a series", dir,
+				 KSERIES_MBOX_MAX >> 20);
+			r = -EFBIG;
+		}
 		if (r == 0) {
 			if (out->len && out->buf[out->len - 1] != '\n')
 				sb_puts(out, "\n");
@@ -378,120 +569,44 @@ static int read_dir(const char *dir, struct strbuf *out, char *err, size_t errle
 	return r;
 }
 
-static size_t curl_sink(char *data, size_t size, size_t n, void *ctx)
+static int read_source(const char *source, struct strbuf *text, char *err, size_t errlen)
 {
-	struct strbuf *sb = ctx;
-	if (sb->len + size * n > SERIES_MAX_BYTES || sb_append(sb, data, size * n) < 0)
-		return 0;
-	return size * n;
-}
-
-static int gunzip(const char *scratch, const struct strbuf *gz, struct strbuf *out, char *err, size_t errlen)
-{
-	char in[4096], outp[4096];
-	snprintf(in, sizeof(in), "%s/lore.mbox.gz", scratch);
-	snprintf(outp, sizeof(outp), "%s/lore.mbox", scratch);
-	FILE *f = fopen(in, "we");
-	if (!f || fwrite(gz->buf, 1, gz->len, f) != gz->len || fclose(f) != 0) {
-		snprintf(err, errlen, "%s: cannot write: %s", in, strerror(errno));
-		return -EIO;
+	struct stat st;
+	if (stat(source, &st) < 0) {
+		snprintf(err, errlen, "series %s: %s", source, strerror(errno));
+		return -ENOENT;
 	}
-	_cleanup_close_ int fd = open(outp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", outp, strerror(errno));
-		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return read_dir(source, text, err, errlen);
+	if (st.st_size > KSERIES_MBOX_MAX) {
+		snprintf(err, errlen, "series %s: larger than %u MiB, the cap on a series", source, KSERIES_MBOX_MAX >> 20);
+		return -EFBIG;
 	}
-	char *argv[] = { "gzip", "-dc", in, NULL };
-	struct strbuf msg = { 0 };
-	struct krun o = { .stdout_fd = fd, .log_fd = -1, .capture = &msg };
-	int status, r = krun(argv, &o, &status);
-	if (r < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		snprintf(err, errlen, "the archive's t.mbox.gz does not decompress: %s", msg.buf ? msg.buf : "gzip failed");
-		sb_free(&msg);
-		return -EINVAL;
-	}
-	sb_free(&msg);
-	_cleanup_free_ char *text = NULL;
-	size_t len;
-	if ((r = util_read_file(outp, &text, &len)) < 0)
-		return r;
-	return sb_append(out, text, len);
-}
-
-static int fetch_lore(const char *msgid, const char *archive, const char *scratch, struct strbuf *out, char *err,
-		      size_t errlen)
-{
-	if (!archive || !*archive) {
-		snprintf(err, errlen, "lore:%s needs an archive: set archive = URL in [job] (e.g. https://lore.kernel.org/all)", msgid);
-		return -EINVAL;
-	}
-	while (*msgid == '<')
-		msgid++;
-	size_t n = strcspn(msgid, ">");
-	char url[2048];
-	size_t alen = strlen(archive);
-	while (alen && archive[alen - 1] == '/')
-		alen--;
-	snprintf(url, sizeof(url), "%.*s/%.*s/t.mbox.gz", (int)alen, archive, (int)n, msgid);
-	CURL *c = curl_easy_init();
-	if (!c)
-		return -ENOMEM;
-	struct strbuf body = { 0 };
-	char cerr[CURL_ERROR_SIZE] = "";
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, curl_sink);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
-	curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
-	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 20L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "kab/" KAB_VERSION);
-	CURLcode rc = curl_easy_perform(c);
-	curl_easy_cleanup(c);
-	int r = 0;
-	if (rc != CURLE_OK) {
-		snprintf(err, errlen, "lore:%.*s: cannot fetch %s: %s", (int)n, msgid, url, cerr[0] ? cerr : curl_easy_strerror(rc));
-		r = -EHOSTUNREACH;
-	} else if (body.len >= 2 && (unsigned char)body.buf[0] == 0x1f && (unsigned char)body.buf[1] == 0x8b) {
-		r = gunzip(scratch, &body, out, err, errlen);
-	} else if (body.len) {
-		r = sb_append(out, body.buf, body.len);
-	}
-	sb_free(&body);
+	char *t = NULL;
+	size_t len = 0;
+	int r = util_read_file(source, &t, &len);
+	if (r < 0)
+		snprintf(err, errlen, "series %s: %s", source, strerror(-r));
+	else
+		*text = (struct strbuf){ .buf = t, .len = len, .cap = len + 1 };
 	return r;
 }
 
-int kseries_load(const char *source, const char *archive, const char *scratch_dir, struct kseries *ret, char *err,
+int kseries_load(const char *source, unsigned version, const char *archive, struct kseries *ret, char *err,
 		 size_t errlen)
 {
 	struct strbuf text = { 0 };
-	int r;
-	if (strncmp(source, "lore:", 5) == 0) {
-		r = fetch_lore(source + 5, archive, scratch_dir, &text, err, errlen);
-	} else {
-		struct stat st;
-		if (stat(source, &st) < 0) {
-			snprintf(err, errlen, "series %s: %s", source, strerror(errno));
-			return -ENOENT;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			r = read_dir(source, &text, err, errlen);
-		} else if (st.st_size > SERIES_MAX_BYTES) {
-			snprintf(err, errlen, "series %s: larger than %u MiB", source, SERIES_MAX_BYTES >> 20);
-			r = -EFBIG;
-		} else {
-			char *t = NULL;
-			size_t len = 0;
-			r = util_read_file(source, &t, &len);
-			if (r < 0)
-				snprintf(err, errlen, "series %s: %s", source, strerror(-r));
-			else
-				text = (struct strbuf){ .buf = t, .len = len, .cap = len + 1 };
-		}
+	bool lore = strncmp(source, "lore:", 5) == 0;
+	char anchor[1024] = "";
+	if (lore) {
+		const char *id = source + 5;
+		while (*id == '<')
+			id++;
+		snprintf(anchor, sizeof(anchor), "%.*s", (int)strcspn(id, ">"), id);
 	}
+	int r = lore ? kseries_fetch(anchor, archive, &text, err, errlen) : read_source(source, &text, err, errlen);
 	if (r >= 0)
-		r = kseries_parse(text.buf ? text.buf : "", text.len, source, ret, err, errlen);
+		r = kseries_parse(text.buf ? text.buf : "", text.len, source, version, lore ? anchor : NULL, ret, err, errlen);
 	sb_free(&text);
 	return r;
 }

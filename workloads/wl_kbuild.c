@@ -4,6 +4,7 @@
 #include "wl.h"
 #include "wl_kbuild.h"
 #include "job.h"
+#include "statedir.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -342,11 +343,18 @@ static int run_wait(char *const argv[], int in_fd, const char *log, void (*progr
 	else
 		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	if (log) {
-		posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
 		posix_spawn_file_actions_adddup2(&fa, 1, 2);
 	}
+	posix_spawnattr_t attr;
+	int r = util_spawnattr_init(&attr);
+	if (r < 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return r;
+	}
 	pid_t pid;
-	int r = posix_spawnp(&pid, argv[0], &fa, NULL, argv, build_env);
+	r = posix_spawnp(&pid, argv[0], &fa, &attr, argv, build_env);
+	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	if (r != 0)
 		return -r;
@@ -419,7 +427,7 @@ static bool cache_is_current(const char *stamp, const char *dir, const char *wan
 
 static int write_stamp(const char *path, const char *text)
 {
-	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	size_t n = strlen(text);
@@ -448,6 +456,20 @@ static void remove_stale_unpacks(const char *root)
 	closedir(d);
 }
 
+/* The cache is shared by every job and its tree is built as root: it and
+ * every directory above it must be root's and closed to other writers
+ * (none may put a Makefile there, or a link where kab unpacks). */
+static int cache_trusted(const char *root, char *err, size_t errlen)
+{
+	struct strbuf why = { 0 };
+	int r = state_path_trusted(root, &why);
+	if (r < 0)
+		snprintf(err, errlen, "the kernel source cache %s cannot be used: %s; make it and its parents root's and not writable by others (chown root:root, chmod go-w), or move it with $KAB_KBUILD_CACHE",
+			 root, why.buf ? why.buf : strerror(-r));
+	sb_free(&why);
+	return r;
+}
+
 /* Unpacks Debian's tarball into the cache unless it is there: under an
  * flock, into a temporary directory renamed into place, then a stamp
  * naming the tarball it came from. */
@@ -459,6 +481,9 @@ static int ensure_debian_source(char *err, size_t errlen)
 	snprintf(stamp, sizeof(stamp), "%s.stamp", dir);
 	snprintf(lock, sizeof(lock), "%s/.lock", root);
 	struct stat tst;
+	int r;
+	if (access(root, F_OK) == 0 && (r = cache_trusted(root, err, errlen)) < 0)
+		return r;
 	if (stat(DEBIAN_TARBALL, &tst) < 0) {
 		/* the package went away but an unpacked tree from it is still usable */
 		if (path_is(dir, "Makefile", S_IFREG) && access(stamp, R_OK) == 0)
@@ -470,12 +495,13 @@ static int ensure_debian_source(char *err, size_t errlen)
 	if (cache_is_current(stamp, dir, want))
 		return 0;
 
-	int r = util_mkdir_p(root, 0755);
-	if (r < 0) {
+	if ((r = util_mkdir_p(root, 0755)) < 0) {
 		snprintf(err, errlen, "cannot create the source cache %s: %s", root, strerror(-r));
 		return r;
 	}
-	_cleanup_close_ int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if ((r = cache_trusted(root, err, errlen)) < 0)
+		return r;
+	_cleanup_close_ int lfd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (lfd < 0) {
 		snprintf(err, errlen, "cannot open %s: %s", lock, strerror(errno));
 		return -errno;

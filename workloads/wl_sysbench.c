@@ -552,6 +552,13 @@ static int prepare(const struct wl_ctx *c, char *err, size_t errlen)
 		snprintf(err, errlen, "helper program %s is not built (run make)", HELPER);
 		return -ENOENT;
 	}
+	/* the server's sockets live in the job's directory: a unix socket's
+	 * path has 108 bytes (sun_path) */
+	if (strlen(c->jobdir) + sizeof("/prepare.sock") > 108) {
+		snprintf(err, errlen, "the workload's directory %s is too long for the server's unix sockets in it (%s/prepare.sock: 107 bytes at most): use a shorter state directory (--state-dir, $STATE_DIRECTORY)",
+			 c->jobdir, c->jobdir);
+		return -ENAMETOOLONG;
+	}
 	jobpath(c, "pristine", pristine, sizeof(pristine));
 	jobpath(c, "pristine.stamp", stamp_path, sizeof(stamp_path));
 	jobpath(c, "prepare.log", log, sizeof(log));
@@ -589,11 +596,9 @@ static int prepare(const struct wl_ctx *c, char *err, size_t errlen)
 		return -errno;
 	}
 	if (pid == 0) {
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
+		util_child_signals();
 		int in = open("/dev/null", O_RDONLY);
-		int out = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		int out = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
 			_exit(127);
 		execv(helper, argv);

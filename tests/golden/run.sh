@@ -13,6 +13,11 @@
 # pass too, and their normalized form must also print back unchanged.
 # A good file whose first line is "# requires: PATH..." is skipped when a
 # PATH is missing on this machine.
+#   tests/golden/*/NAME.machine.conf   the machine's settings (knobs.allow)
+#                                  while NAME.job is checked; without one,
+#                                  tests/golden/machine.conf (nothing set), so
+#                                  this machine's /etc/kab/machine.conf never
+#                                  changes what the goldens expect
 # KAB=path overrides build/kab. Set GOLDEN_UPDATE=1 to rewrite the expected
 # files from the current output (then review the diff before committing).
 set -u
@@ -30,6 +35,13 @@ if [ ! -x "$kab" ]; then
 fi
 
 pass() { passed=$((passed + 1)); }
+
+# kab check JOB, with JOB's machine.conf (see above)
+check_job() {
+	local conf=${1%.job}.machine.conf
+	[ -e "$conf" ] || conf=tests/golden/machine.conf
+	KAB_MACHINE_CONF=$conf "$kab" check "$1"
+}
 fail() {
 	failed=$((failed + 1))
 	echo "FAIL $1: $2"
@@ -63,7 +75,7 @@ missing_requirement() {
 
 for err in tests/golden/bad/*.err; do
 	job=${err%.err}.job
-	"$kab" check "$job" >"$tmp/out" 2>"$tmp/err"
+	check_job "$job" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ "$update" = 1 ]; then
 		cp "$tmp/err" "$err"
@@ -80,7 +92,9 @@ done
 
 # round_trip NAME FILE: FILE (a normalized job) prints back unchanged.
 round_trip() {
-	"$kab" check "$2" >"$tmp/again" 2>"$tmp/again.err"
+	local conf=${1%.job}.machine.conf
+	[ -e "$conf" ] || conf=tests/golden/machine.conf
+	KAB_MACHINE_CONF=$conf "$kab" check "$2" >"$tmp/again" 2>"$tmp/again.err"
 	local rc=$?
 	if [ $rc -ne 0 ]; then
 		fail "$1" "its normalized form does not parse again (exit $rc):"
@@ -95,7 +109,7 @@ for out in tests/golden/good/*.out; do
 	if missing_requirement "$job"; then
 		continue
 	fi
-	"$kab" check "$job" >"$tmp/out" 2>"$tmp/err"
+	check_job "$job" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ "$update" = 1 ] && [ $rc -eq 0 ]; then
 		cp "$tmp/out" "$out"
@@ -113,7 +127,7 @@ done
 
 for job in examples/*.job; do
 	[ -e "$job" ] || continue
-	"$kab" check "$job" >"$tmp/example.out" 2>"$tmp/err"
+	check_job "$job" >"$tmp/example.out" 2>"$tmp/err"
 	rc=$?
 	if [ $rc -ne 0 ]; then
 		fail "$job" "exit code $rc, expected 0:"

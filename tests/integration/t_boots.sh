@@ -100,16 +100,18 @@ check "kab run refuses it (exit 2): it goes on across reboots under kabd" [ $? =
 check "  and says so" grep -q 'run it under kabd' "$t/err"
 
 # ---- kabd: refused before any switch ----
+job_failed() { # DB ID: the job is failed; prints its status and reason, sets s
+	s=$(sql "$1" "select status from jobs where id = ${2:-0}")
+	echo "job ${2:-?}: ${s:-no such job} $(sql "$1" "select coalesce(reason, '') from jobs where id = ${2:-0}")"
+	[ "$s" = failed ]
+}
+kabd_log_tail="echo 'kabd.log ends:'; tail -n 15 '$t/kabd.log'"
 mkdir -p /dev/shm/kab-boots-$$
 kabd_up --db /dev/shm/kab-boots-$$/kab.db || fail "kabd did not start"
 if [ -n "$URL" ]; then
 	id=$("$KAB" submit "$t/reboot.job" --socket "$KABD_SOCK" 2>"$t/err")
 	"$KAB" status "$id" --socket "$KABD_SOCK" >/dev/null 2>&1
-	for i in $(seq 1 100); do
-		s=$(sql /dev/shm/kab-boots-$$/kab.db "select status from jobs where id = $id")
-		[ "$s" = failed ] && break
-		sleep 0.2
-	done
+	wait_for -s "$kabd_log_tail" "job $id to be failed" 20 job_failed /dev/shm/kab-boots-$$/kab.db "$id"
 	check "a database on tmpfs: the job is failed at its start" [ "$s" = failed ]
 	check "  with the reason" [ "$(sql /dev/shm/kab-boots-$$/kab.db "select count(*) from jobs where reason like '%on tmpfs, which a reboot empties%'")" = 1 ]
 	check "  and no switch was recorded" [ "$(sql /dev/shm/kab-boots-$$/kab.db "select count(*) from boots")" = 0 ]
@@ -130,11 +132,7 @@ printf '%s\n' "[workload v]" "type = command" "command = true" >>"$t/long.job"
 KAB_KERNELS_DIR=$t/kernels kabd_up --db "$t/kab.db" || fail "kabd did not start"
 if [ -n "$URL" ]; then
 	id=$("$KAB" submit "$t/long.job" --socket "$KABD_SOCK" 2>"$t/err")
-	for i in $(seq 1 150); do
-		s=$(sql "$t/kab.db" "select status from jobs where id = $id")
-		[ "$s" = failed ] && break
-		sleep 0.2
-	done
+	wait_for -s "$kabd_log_tail" "job $id to be failed" 30 job_failed "$t/kab.db" "$id"
 	check "a command line longer than the image takes: the job is failed" [ "$s" = failed ]
 	check "  before switching, naming the lengths" \
 		[ "$(sql "$t/kab.db" "select count(*) from jobs where reason like 'cannot switch to variant base%characters, more than the 128%'")" = 1 ]

@@ -41,6 +41,7 @@ pass=$(grep -c '^KABT ok ' "$tmp/console.txt")
 fail=$(grep -c '^KABT FAIL ' "$tmp/console.txt")
 grep '^KABT ' "$tmp/console.txt" | sed 's/^KABT /  /'
 if ! grep -q '^KABT done' "$tmp/console.txt"; then
+	[ $rc = 124 ] && echo "  timed out after 900 s waiting for the guest to finish (its KABT done line)"
 	echo "  FAIL the guest did not finish (qemu exit $rc); last console lines:"
 	tail -n 30 "$tmp/console.txt" | sed 's/^/    /'
 	fail=$((fail + 1))

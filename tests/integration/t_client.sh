@@ -97,7 +97,10 @@ if [ ! -e /run/kab/kabd.sock ]; then
 fi
 
 # ---- kill -9 mid-run, restart: completes, nothing lost or counted twice ----
-cat >"$IT_TMP/slow.job" <<'JOB'
+# The test holds the runs: the first one ends at once, every later one
+# waits for $IT_TMP/go, which the test makes after kabd's restart; so a
+# run is in progress when kabd is killed, however slow the machine.
+cat >"$IT_TMP/slow.job" <<JOB
 [job]
 name = client-restart
 pairs = 2
@@ -107,23 +110,27 @@ name = a
 name = b
 [workload w]
 type = command
-command = sh -c "sleep 1; echo kab-metric slept 1 s"
+command = sh -c "mkdir $IT_TMP/first 2>/dev/null || while [ ! -e $IT_TMP/go ]; do sleep 0.05; done; echo kab-metric answer 42 things"
 memory.max = 64M
 JOB
 id2=$($KAB submit "$IT_TMP/slow.job" "${C[@]}")
-for i in $(seq 1 100); do
-	[ "$(sql "$DB" "select count(*) from runs where job_id=$id2 and status='ok'")" -ge 1 ] &&
-		[ "$(sql "$DB" "select count(*) from runs where job_id=$id2 and status='started'")" = 1 ] && break
-	sleep 0.1
-done
+runs2() { # the job's status and its runs' (printed)
+	echo "job $id2: $(sql "$DB" "select status from jobs where id=${id2:-0}"); runs: $(sql "$DB" "select group_concat(status, ' ') from (select status from runs where job_id=${id2:-0} order by id)")"
+}
+held() { # a run of the job ok, and the next one started (held at the gate)
+	runs2
+	[ "$(sql "$DB" "select count(*) from runs where job_id=${id2:-0} and status='ok'")" -ge 1 ] &&
+		[ "$(sql "$DB" "select count(*) from runs where job_id=${id2:-0} and status='started'")" = 1 ]
+}
+log_tail="echo 'kabd.log ends:'; tail -n 15 '$IT_TMP/kabd.log'"
+wait_for -s "$log_tail" "a run of job $id2 to be ok and the next one started" 20 held
 check "job $id2 has a run in progress" [ "$(sql "$DB" "select count(*) from runs where job_id=$id2 and status='started'")" = 1 ]
 kill -9 "$KABD_PID"; wait "$KABD_PID" 2>/dev/null; KABD_PID=""
 start_kabd "$PORT" || start_kabd "$PORT"
 check "kabd starts again on the same database" [ -n "$KABD_PID" ]
-for i in $(seq 1 300); do
-	[ "$(sql "$DB" "select status from jobs where id=$id2")" = done ] && break
-	sleep 0.1
-done
+: >"$IT_TMP/go"
+job2_done() { runs2; [ "$(sql "$DB" "select status from jobs where id=${id2:-0}")" = done ]; }
+wait_for -s "$log_tail" "job $id2 to be done after the restart" 30 job2_done
 check "the job completes after the restart" [ "$(sql "$DB" "select status from jobs where id=$id2")" = done ]
 check "the interrupted run is recorded aborted" [ "$(sql "$DB" "select count(*) from runs where job_id=$id2 and status='aborted'")" = 1 ]
 check "every step has exactly one ok run (none lost, none twice)" \

@@ -105,7 +105,12 @@ EOF
 		-kernel "$kdir/boot/vmlinuz-$kver" -initrd "$tmp/initrd.img" \
 		-append "console=ttyS0 panic=-1 root=/dev/vda rw" \
 		-drive "file=$tmp/root.img,format=raw,if=virtio" </dev/null >"$tmp/console" 2>&1
+	rc=$?
 	echo "  boot: $(($(date +%s) - t0)) s"
+	if [ $rc = 124 ]; then
+		echo "  timed out after 180 s waiting for the guest to power off; last console lines:"
+		tail -n 30 "$tmp/console" | sed 's/^/    /'
+	fi
 	check "the kernel boots with the image onto /dev/vda (ext4)" grep -q "^KAB-ROOT: $kver /dev/vda ext4" "$tmp/console"
 	check "  the image loaded virtio_blk and ext4" grep -qE "^KAB-MODULES: .*\bext4\b.*\bvirtio_blk\b" "$tmp/console"
 	grep -qE '^KAB-' "$tmp/console" || tail -30 "$tmp/console"

@@ -53,20 +53,23 @@ expect() { # description, expected status, METHOD PATH [curl args]
 	if [ "$got" = "$want" ] && is_error_json; then ok "$d: $want"; else
 		fail "$d: want $want with a JSON error, got $got: $(head -c 300 "$IT_TMP/body")"; fi
 }
-# wait_status ID SECONDS STATUS...: polls /jobs/ID until its status is one of them
-wait_status() {
-	local id=$1 t=$2 i s want; shift 2
-	for i in $(seq 1 $((t * 5))); do
-		req GET "/api/v1/jobs/$id" >/dev/null
-		s=$(jget status)
-		for want in "$@"; do [ "$s" = "$want" ] && return 0; done
-		sleep 0.2
-	done
-	echo "    job $id is \"$s\" after ${t}s"
+log_tail="echo 'kabd.log ends:'; tail -n 15 '$IT_TMP/kabd.log'"
+# status_in ID STATUS...: GET /jobs/ID (the body in $IT_TMP/body); its status is one of them
+status_in() {
+	local id=$1 s want; shift
+	req GET "/api/v1/jobs/$id" >/dev/null
+	s=$(jget status)
+	echo "job $id is \"$s\""
+	for want in "$@"; do [ "$s" = "$want" ] && return 0; done
 	return 1
 }
+# wait_status ID SECONDS STATUS...: polls /jobs/ID until its status is one of them
+wait_status() {
+	local id=$1 t=$2; shift 2
+	wait_for -s "$log_tail" "job $id to be $*" "$t" status_in "$id" "$@"
+}
 
-write_job() { # name, stress-ng timeout
+write_job() { # name, stress-ng timeout (300: a run that lasts until the test ends it)
 	cat <<JOB
 [job]
 name = $1
@@ -113,21 +116,24 @@ check "the text report has the bogo ops row" bash -c "curl -s -H '$AUTH' '$URL/a
 check "job $id1 records who submitted it: the token" [ "$(sql "$DB" "select submitter from jobs where id = $id1")" = token ]
 
 # ---- a longer job, cancelled mid-run ----
-write_job kabd-long 30 >"$IT_TMP/long.job"
+write_job kabd-long 300 >"$IT_TMP/long.job"
 code=$(req POST /api/v1/jobs --data-binary @"$IT_TMP/long.job")
 id2=$(jget id)
 check "POST the long job: 201" [ "$code" = 201 -a -n "$id2" ]
-running() { # ID: a run of the job has its workload going
-	local i
-	for i in $(seq 1 100); do
-		req GET "/api/v1/jobs/$1" >/dev/null
-		[ "$(jget progress current workload)" = vm ] && pgrep -x stress-ng >/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
+workload_going() { # ID: a run of the job has its workload going
+	req GET "/api/v1/jobs/$1" >/dev/null
+	local w; w=$(jget progress current workload)
+	echo "job $1: status $(jget status), current workload ${w:-none}; stress-ng pids: $(pgrep -x stress-ng | tr '\n' ' ')"
+	[ "$w" = vm ] && pgrep -x stress-ng >/dev/null
 }
+running() { wait_for -s "$log_tail" "a run of job $1 to have its workload going" 10 workload_going "$1"; }
 check "job $id2 is running a run" running "$id2"
-sleep 1
+executor_running() { # prints /metrics' executor lines; the state is running
+	local m; m=$(curl -s -H "$AUTH" "$URL/metrics" | grep '^kabd_executor_state')
+	echo "${m:-no kabd_executor_state in /metrics}"
+	grep -qx 'kabd_executor_state{state="running"} 1' <<<"$m"
+}
+wait_for "/metrics to say the executor is running" 10 executor_running
 check "GET /metrics: executor running" bash -c "curl -s -H '$AUTH' '$URL/metrics' | grep -qx 'kabd_executor_state{state=\"running\"} 1'"
 code=$(req POST "/api/v1/jobs/$id2/cancel")
 check "POST /jobs/$id2/cancel: 202" [ "$code" = 202 ]
@@ -141,7 +147,7 @@ expect "cancel a finished job" 409 POST "/api/v1/jobs/$id2/cancel"
 check "a cancelled job still reports" [ "$(req GET "/api/v1/jobs/$id2/report?format=text")" = 200 ]
 
 # a queued job cancelled before it runs: submitted behind a running one
-write_job kabd-q1 30 >"$IT_TMP/q1.job"
+write_job kabd-q1 300 >"$IT_TMP/q1.job"
 write_job kabd-q2 2 >"$IT_TMP/q2.job"
 req POST /api/v1/jobs --data-binary @"$IT_TMP/q1.job" >/dev/null; idq1=$(jget id)
 req POST /api/v1/jobs --data-binary @"$IT_TMP/q2.job" >/dev/null; idq2=$(jget id)
@@ -162,11 +168,12 @@ check "malformed job: 400" [ "$code" = 400 ]
 check "malformed job: the errors name line 3 (pairs) and line 6 (type)" bash -c "$PY -c 'import json,sys; print(chr(10).join(json.load(open(sys.argv[1]))[\"errors\"]))' '$IT_TMP/body' | grep -q '^3: ' &&
 	$PY -c 'import json,sys; print(chr(10).join(json.load(open(sys.argv[1]))[\"errors\"]))' '$IT_TMP/body' | grep -q '^6: '"
 expect "empty body" 400 POST /api/v1/jobs --data-binary ''
-head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' x >"$IT_TMP/big"
-expect "body over 1 MiB" 413 POST /api/v1/jobs --data-binary @"$IT_TMP/big"
-expect "body over 1 MiB, chunked" 413 POST /api/v1/jobs -H 'Transfer-Encoding: chunked' --data-binary @"$IT_TMP/big"
-head -c $((1024 * 1024)) /dev/zero | tr '\0' '#' >"$IT_TMP/justfits"
-expect "body of exactly 1 MiB is read (and is not a job)" 400 POST /api/v1/jobs --data-binary @"$IT_TMP/justfits"
+# the body limit is the job text budget, 256 KiB (t_budget.sh has the rest)
+head -c $((256 * 1024 + 1)) /dev/zero | tr '\0' x >"$IT_TMP/big"
+expect "body over 256 KiB" 413 POST /api/v1/jobs --data-binary @"$IT_TMP/big"
+expect "body over 256 KiB, chunked" 413 POST /api/v1/jobs -H 'Transfer-Encoding: chunked' --data-binary @"$IT_TMP/big"
+head -c $((256 * 1024)) /dev/zero | tr '\0' '#' >"$IT_TMP/justfits"
+expect "body of exactly 256 KiB is read (and is not a job)" 400 POST /api/v1/jobs --data-binary @"$IT_TMP/justfits"
 expect "unknown id" 404 GET /api/v1/jobs/999999
 expect "unknown id, runs" 404 GET /api/v1/jobs/999999/runs
 expect "unknown id, report" 404 GET /api/v1/jobs/999999/report
@@ -238,23 +245,33 @@ check "/metrics is text/plain" bash -c "curl -s -H '$AUTH' -o /dev/null -w '%{co
 
 # ---- slow and half-open clients do not block the others ----
 slow_pids=()
+# (each holds its connection until the test kills it; a file says it has sent its part)
 for i in 1 2 3 4; do
 	# headers that never end, and a body that never comes
-	(exec 3<>"/dev/tcp/127.0.0.1/$PORT"; printf 'GET /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n' "$PORT" >&3; exec sleep 20) &
+	(exec 3<>"/dev/tcp/127.0.0.1/$PORT"; printf 'GET /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n' "$PORT" >&3
+		: >"$IT_TMP/stalled.h$i"; exec sleep 300) &
 	slow_pids+=($!)
 	(exec 3<>"/dev/tcp/127.0.0.1/$PORT"; printf 'POST /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n%s\r\n%s\r\nContent-Length: 1000\r\n\r\nab' \
-		"$PORT" "$AUTH" "$JOB_CT" >&3; exec sleep 20) &
+		"$PORT" "$AUTH" "$JOB_CT" >&3; : >"$IT_TMP/stalled.b$i"; exec sleep 300) &
 	slow_pids+=($!)
 done
 IT_PIDS+=("${slow_pids[@]}")
-sleep 0.5
+stalled_open() { # how many stalled clients have sent their part, and are connected to kabd (8 each)
+	local sent open
+	sent=$(ls "$IT_TMP"/stalled.* 2>/dev/null | wc -l)
+	open=$(ss -tnH state established "( dport = :$PORT )" | wc -l)
+	echo "    $sent of 8 stalled clients have sent their part; $open connections to port $PORT established"
+	[ "$sent" = 8 ] && [ "$open" = 8 ]
+}
+wait_for "8 stalled connections to kabd" 10 stalled_open
 t0=$(date +%s%N)
 check "with 8 stalled connections, /health answers" [ "$(req GET /health)" = 200 ]
 check "... and /jobs too, within a second" [ "$(req GET /api/v1/jobs)" = 200 -a $(( ($(date +%s%N) - t0) / 1000000 )) -lt 1000 ]
+check "... while all 8 stalled connections are still open (kabd did not have to time them out first)" stalled_open
 kill "${slow_pids[@]}" 2>/dev/null; wait "${slow_pids[@]}" 2>/dev/null
 
 # ---- SIGTERM mid-run: the job is interrupted, and resumes at the next start ----
-write_job kabd-resume 30 >"$IT_TMP/resume.job"
+write_job kabd-resume 300 >"$IT_TMP/resume.job"
 req POST /api/v1/jobs --data-binary @"$IT_TMP/resume.job" >/dev/null; idr=$(jget id)
 check "job $idr is running a run" running "$idr"
 kabd_stop
@@ -289,7 +306,12 @@ if ip -6 addr show dev lo 2>/dev/null | grep -q '::1/128'; then
 		>>"$IT_TMP/kabd.log" 2>&1 &
 	v6pid=$!
 	IT_PIDS+=("$v6pid")
-	for i in $(seq 1 50); do curl -sfg -H "$AUTH" -o /dev/null "http://[::1]:$PORT/health" && break; sleep 0.1; done
+	v6_health() {
+		curl -sfg -H "$AUTH" -o /dev/null --max-time 5 "http://[::1]:$PORT/health" && return 0
+		echo "no answer on [::1]:$PORT/health; kabd (pid $v6pid) $(pid_gone "$v6pid" && echo exited || echo is running)"
+		return 1
+	}
+	wait_for -s "$log_tail" "kabd on [::1]:$PORT to answer /health" 15 v6_health
 	check "--listen [::1]:$PORT serves over IPv6" [ "$(curl -sg -H "$AUTH" -o /dev/null -w '%{http_code}' "http://[::1]:$PORT/api/v1/jobs")" = 200 ]
 	check "... and Host [::1]:$PORT is its own" [ "$(curl -sg -H "$AUTH" -H "Origin: http://[::1]:$PORT" -o /dev/null -w '%{http_code}' "http://[::1]:$PORT/api/v1/jobs")" = 200 ]
 	kill -TERM "$v6pid"; wait "$v6pid"

@@ -2,16 +2,40 @@
 # kernels/: a baseline and a patched kernel from a git tree of Debian's
 # linux-source-6.1 (tinyconfig plus what booting and kexec need), the
 # patched build recompiling only what its two-patch series touches, the
-# same inputs reusing the build, a lore: series from a local HTTP server,
-# and every bad input of issue 6. The git tree and the object directories
-# are cached between runs (KAB_TEST_LINUX_GIT, KAB_TEST_KBUILD_WORK).
+# same inputs reusing the build, a lore: series from a local HTTPS server
+# (a CA made here, trusted through KAB_CA_BUNDLE), and every bad input of
+# issue 6; git, make and the compiler running as the build user kab-build
+# (checked in /proc while kabd's make runs); and the series one can trust
+# (issue 13): a plain http archive, a redirect to http, a download over
+# its cap, a gzip bomb, a thread with an injected version. The git tree
+# and the object directories are cached between runs
+# (KAB_TEST_LINUX_GIT, KAB_TEST_KBUILD_WORK).
 . "$(dirname "$0")/lib.sh"
 it_begin
-for p in git gcc make flex bison bc gzip /usr/bin/python3; do
+for p in git gcc make flex bison bc gzip openssl /usr/bin/python3; do
 	command -v "$p" >/dev/null || skip_all "$p is not installed"
 done
 GITTREE=${KAB_TEST_LINUX_GIT:-/var/cache/kab/test-linux-git}
 WORK=${KAB_TEST_KBUILD_WORK:-/var/cache/kab/test-kbuild}
+
+# the build user, as make install makes it; removed at the end only when
+# made here, and then what it owns in the cached work directory goes back
+# to root (the next run's kab takes it over again, whatever uid the user
+# gets then)
+KB_MADE=0
+if ! getent passwd kab-build >/dev/null; then
+	useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin kab-build ||
+		skip_all "cannot make the build user kab-build (useradd)"
+	KB_MADE=1
+fi
+KB_UID=$(id -u kab-build) KB_GID=$(id -g kab-build)
+kb_cleanup() {
+	[ $KB_MADE = 1 ] || return 0
+	[ -d "$WORK" ] && find "$WORK" -xdev -uid "$KB_UID" -exec chown -h root:root {} + 2>/dev/null
+	userdel kab-build 2>/dev/null || echo "  (could not remove the build user kab-build: $(userdel kab-build 2>&1))"
+}
+t_cleanup() { it_cleanup; kb_cleanup; }
+trap t_cleanup EXIT
 SRC=/var/cache/kab/src/linux-source-6.1
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 KDIR=$IT_TMP/kernels
@@ -34,6 +58,9 @@ if [ ! -d "$GITTREE/.git" ]; then
 		git -c user.name=kab -c user.email=kab@localhost commit -q -m "linux-source-6.1 (Debian)" &&
 		git tag "$BASE") && mv "$GITTREE.tmp" "$GITTREE" || skip_all "cannot make the git tree $GITTREE"
 fi
+# the build user reads the tree (an older cache may have been made with a tight umask)
+setpriv --reuid kab-build --regid kab-build --clear-groups test -r "$GITTREE/Makefile" -a -x "$GITTREE/.git/objects" ||
+	chmod -R a+rX "$GITTREE"
 
 # the series, made with git format-patch in a throwaway worktree
 wt=$IT_TMP/wt
@@ -150,6 +177,7 @@ check "no new build record" [ "$(sql "$DB" "select count(*) from builds")" = 2 ]
 $KAB builds --db "$DB" >"$IT_TMP/list"
 check "kab builds lists both" [ "$(grep -c ' ok ' "$IT_TMP/list")" = 2 ]
 
+log_tail="echo 'kabd.log ends:'; tail -n 15 '$IT_TMP/kabd.log'"
 submit() { # JOB-FILE: POST it to kabd; the HTTP status in $code, the job's id in $jid
 	code=$(curl -s -o "$IT_TMP/body" -w '%{http_code}' -H "$AUTH" -H "$JOB_CT" -X POST --data-binary @"$1" "$URL/api/v1/jobs")
 	jid=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$IT_TMP/body" 2>/dev/null)
@@ -165,11 +193,12 @@ if [ -x "$KABD" ]; then
 	if [ -n "$PORT" ]; then
 		submit "$IT_TMP/ab-reboot.job"; kid=$jid
 		check "kabd takes the job with build variants (HTTP $code)" [ "$code" = 201 -a -n "$kid" ]
-		for i in $(seq 1 300); do
+		ended() { # GET the job into $IT_TMP/body (its status, stage and reason printed): failed or done
 			curl -s -H "$AUTH" -o "$IT_TMP/body" "$URL/api/v1/jobs/$kid"
-			grep -q '"status": *"\(failed\|done\)"' "$IT_TMP/body" && break
-			sleep 0.2
-		done
+			grep -o '"\(status\|stage\|reason\)": *"[^"]*"' "$IT_TMP/body" | head -n 3
+			grep -q '"status": *"\(failed\|done\)"' "$IT_TMP/body"
+		}
+		wait_for -s "$log_tail" "job $kid to be failed or done" 60 ended
 		check "the job's GET has a stage field" grep -q '"stage":' "$IT_TMP/body"
 		check "kabd built (reused) its kernels, then stopped at the first switch (a boot loader's plan, or why there is none)" \
 			grep -q '"reason": *"cannot switch to variant base: \(KAB_SWITCH_DRY_RUN is set\|no boot loader\)' "$IT_TMP/body"
@@ -189,13 +218,61 @@ stop_objs() { grep -l '^CONFIG_PRINTK_TIME=y' "$WORK"/*/obj-*/.config 2>/dev/nul
 stop_objs | xargs -r rm -rf
 compiling() { pgrep -f "O=.*/obj-" >/dev/null; }
 no_compilers() { ! compiling; }
+compilers_left="echo 'make and compilers of kab builds:'; pgrep -af 'O=.*/obj-' | cut -c1-200 | head -n 5"
+building() { # make is compiling and a build is recorded building (prints both)
+	local b; b=$(sql "$DB" "select count(*) from builds where status = 'building'" 2>/dev/null)
+	echo "builds recorded building: ${b:-?}; make or compiler processes: $(pgrep -f "O=.*/obj-" | wc -l)"
+	compiling && [ "${b:-0}" -ge 1 ]
+}
 wait_compiling() { # up to 300 s for make to start compiling
-	local i
-	for i in $(seq 1 600); do
-		compiling && [ "$(sql "$DB" "select count(*) from builds where status = 'building'")" -ge 1 ] 2>/dev/null && return 0
-		sleep 0.5
+	wait_for -s "$log_tail" "make to start compiling the new build" 300 building
+}
+job_is() { # STATUS: job $sid's status (printed) is STATUS
+	local st; st=$(sql "$DB" "select status from jobs where id = ${sid:-0}")
+	echo "job ${sid:-?} is ${st:-not there}"
+	[ "$st" = "$1" ]
+}
+# The build's processes: make (O=WORK/...) and all under it, one line
+# each: PID COMM UID(real,effective,saved,fs) GID(...) GROUPS NO_NEW_PRIVS
+build_procs() {
+	local roots p
+	roots=$(pgrep -d, -f "O=$WORK/[0-9a-f]*/obj-") || return 0
+	ps -e -o pid=,ppid= | awk -v roots="$roots" '
+		BEGIN { n = split(roots, r, ","); for (i = 1; i <= n; i++) keep[r[i]] = 1 }
+		{ parent[$1] = $2; pid[NR] = $1 }
+		END {
+			do { more = 0
+				for (i = 1; i <= NR; i++)
+					if (!(pid[i] in keep) && (parent[pid[i]] in keep)) { keep[pid[i]] = 1; more = 1 }
+			} while (more)
+			for (p in keep) print p
+		}' |
+	while read -r p; do
+		awk -v pid="$p" -v comm="$(cat "/proc/$p/comm" 2>/dev/null)" '
+			/^Uid:/ { u = $2 "," $3 "," $4 "," $5 } /^Gid:/ { g = $2 "," $3 "," $4 "," $5 }
+			/^Groups:/ { gr = NF - 1 } /^NoNewPrivs:/ { n = $2 }
+			END { if (u != "") print pid, comm, u, g, gr, n }' "/proc/$p/status" 2>/dev/null
 	done
-	return 1
+}
+# While make runs: it and its compilers are kab-build's, every id of
+# them, with no groups and no new privileges (sampled until a compiler
+# is seen, up to 20 s).
+check_build_procs() {
+	local i want="$KB_UID,$KB_UID,$KB_UID,$KB_UID" wantg="$KB_GID,$KB_GID,$KB_GID,$KB_GID"
+	: >"$IT_TMP/procs"
+	for i in $(seq 1 80); do
+		build_procs >>"$IT_TMP/procs"
+		grep -qE '^[0-9]+ (cc1|gcc|cc|as) ' "$IT_TMP/procs" && break
+		sleep 0.25
+	done
+	sort -u -o "$IT_TMP/procs" "$IT_TMP/procs"
+	echo "    $(wc -l <"$IT_TMP/procs") build processes seen: $(awk '{print $2}' "$IT_TMP/procs" | sort | uniq -c | tr -s ' \n' ' ')"
+	check "make runs as kab-build (uid $KB_UID)" grep -qE "^[0-9]+ make $want $wantg 0 1\$" "$IT_TMP/procs"
+	check "a compiler ran under it as kab-build" grep -qE "^[0-9]+ (cc1|gcc|cc|as) $want $wantg 0 1\$" "$IT_TMP/procs"
+	check "every process of the build is kab-build's: all uids and gids, no groups, no_new_privs" \
+		eval '[ -s "$IT_TMP/procs" ] && ! grep -vE "^[0-9]+ [^ ]+ $want $wantg 0 1\$" "$IT_TMP/procs"'
+	grep -vE "^[0-9]+ [^ ]+ $want $wantg 0 1\$" "$IT_TMP/procs" | head -5 | sed 's/^/    not kab-build: /'
+	check "kabd itself runs as root" [ "$(awk '/^Uid:/ {print $3}' "/proc/$KABD_PID/status")" = 0 ]
 }
 if [ -x "$KABD" ]; then
 	printf 'CONFIG_PRINTK_TIME=y\n' >"$IT_TMP/stop.config"
@@ -210,11 +287,12 @@ if [ -x "$KABD" ]; then
 		check "kabd takes a job whose first kernel is a new build, its switch from the machine's settings (HTTP $code)" [ "$code" = 201 -a -n "$sid" ]
 		[ "$code" = 201 ] || sed 's/^/    /' "$IT_TMP/body"
 		if [ "$code" = 201 ] && wait_compiling; then
+			check_build_procs
 			t0=$(date +%s.%N)
 			kabd_stop
 			dt=$(echo "$(date +%s.%N) - $t0" | bc)
 			check "kabd stops in the middle of a build within 15 s (took $(printf %.1f "$dt") s)" [ "$(echo "$dt < 15" | bc)" = 1 ]
-			sleep 1
+			wait_for -s "$compilers_left" "the build's make and compilers to exit" 10 no_compilers
 			check "no make or compiler of the build is left" no_compilers
 			check "the job is interrupted, to go on at kabd's next start" \
 				[ "$(sql "$DB" "select status from jobs where id = $sid")" = interrupted ]
@@ -225,14 +303,11 @@ if [ -x "$KABD" ]; then
 				check "kabd's next start takes the job up again and builds" [ "$(sql "$DB" "select status from jobs where id = $sid")" = running ]
 				t0=$(date +%s.%N)
 				code=$(curl -s -o /dev/null -w '%{http_code}' -H "$AUTH" -H "$JOB_CT" -X POST "$URL/api/v1/jobs/$sid/cancel")
-				for i in $(seq 1 150); do
-					[ "$(sql "$DB" "select status from jobs where id = $sid")" = cancelled ] && break
-					sleep 0.1
-				done
+				wait_for -s "$log_tail" "job $sid to be cancelled" 15 job_is cancelled
 				dt=$(echo "$(date +%s.%N) - $t0" | bc)
 				check "a cancel over the API ends the build: job cancelled within 15 s (HTTP $code, $(printf %.1f "$dt") s)" \
 					[ "$code" = 202 -a "$(sql "$DB" "select status from jobs where id = $sid")" = cancelled ]
-				sleep 1
+				wait_for -s "$compilers_left" "the cancelled build's make and compilers to exit" 10 no_compilers
 				check "and no make or compiler of it is left" no_compilers
 				check "kabd is still up after the cancel" curl -sf -H "$AUTH" -o /dev/null "$URL/health"
 				# a stop while waiting for another build of the same tree (its lock)
@@ -240,8 +315,11 @@ if [ -x "$KABD" ]; then
 				flock -o "$lockf" sleep 300 & # -o: only flock holds it
 				holder=$!
 				IT_PIDS+=($holder)
+				lock_held() { ! flock -n "$lockf" true; }
+				wait_for "the test's flock to hold $lockf" 10 lock_held # before kabd's build can take it
 				submit "$IT_TMP/stop.job"; wid=$jid
-				for i in $(seq 1 300); do grep -q "waiting for another build of this tree" "$IT_TMP/kabd.log" && break; sleep 0.2; done
+				wait_for -s "$log_tail" "kabd's build to wait for the lock held by another build of the tree" 60 \
+					grep -q "waiting for another build of this tree" "$IT_TMP/kabd.log"
 				check "a build waits for another build of the same tree (HTTP $code)" grep -q "waiting for another build of this tree" "$IT_TMP/kabd.log"
 				t0=$(date +%s.%N)
 				kabd_stop
@@ -266,19 +344,128 @@ fi
 stop_objs | xargs -r rm -rf
 unset KAB_MACHINE_CONF
 
-# lore: the same series from a local archive (with a cover letter) is the same input
-( cd "$IT_TMP/lore" && exec /usr/bin/python3 -m http.server --bind 127.0.0.1 18467 ) >/dev/null 2>&1 &
-IT_PIDS+=($!)
-for i in $(seq 1 50); do curl -s -o /dev/null http://127.0.0.1:18467/ && break; sleep 0.1; done
+# lore: the same series from a local archive over https (with a cover
+# letter) is the same input. A CA and a certificate for 127.0.0.1 made
+# here; a plain http server beside it, which kab must never ask anything.
+tls=$IT_TMP/tls
+mkdir -p "$tls"
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tls/ca.key" -out "$tls/ca.pem" -days 2 -subj "/CN=kab test CA" 2>/dev/null &&
+	openssl req -newkey rsa:2048 -nodes -keyout "$tls/srv.key" -out "$tls/srv.csr" -subj "/CN=127.0.0.1" 2>/dev/null &&
+	printf 'subjectAltName=IP:127.0.0.1\n' >"$tls/ext" &&
+	openssl x509 -req -in "$tls/srv.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" -CAcreateserial -out "$tls/srv.pem" \
+		-days 2 -extfile "$tls/ext" 2>/dev/null || skip_all "openssl cannot make a test certificate"
+cat >"$IT_TMP/lore.py" <<'PY'
+# A public-inbox stand-in: DIR's files over https (or plain http when
+# CERT is -), and two redirects: to the plain http server and to itself.
+# Its port goes to PORTFILE; each request is logged to stdout.
+import http.server, ssl, sys
+root, portfile, cert, key, other = sys.argv[1:6]
+class H(http.server.SimpleHTTPRequestHandler):
+    def __init__(self, *a, **k):
+        super().__init__(*a, directory=root, **k)
+    def do_GET(self):
+        print("GET", self.path, flush=True)
+        where = {"/redirect-http@test/t.mbox.gz": "http://127.0.0.1:%s/kab-series@test/t.mbox.gz" % other,
+                 "/redirect-https@test/t.mbox.gz": "https://127.0.0.1:%d/kab-series@test/t.mbox.gz" % port}.get(self.path)
+        if where:
+            self.send_response(302)
+            self.send_header("Location", where)
+            self.end_headers()
+            return
+        super().do_GET()
+    def log_message(self, *a):
+        pass
+httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+port = httpd.server_address[1]
+if cert != "-":
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    httpd.socket = ctx.wrap_socket(httpd.socket, server_side=True)
+open(portfile, "w").write(str(port))
+httpd.serve_forever()
+PY
+lore_up() { # PORTFILE LOG CERT KEY OTHER-PORT: starts a server, prints its port
+	rm -f "$1"
+	/usr/bin/python3 "$IT_TMP/lore.py" "$IT_TMP/lore" "$1" "$3" "$4" "$5" >"$2" 2>&1 &
+	LORE_PID=$!
+	disown "$LORE_PID" # it_cleanup kills it by its pid, without a "Killed" line
+	wait_for -s "echo 'the server said:'; tail -n 10 '$2'" "the local archive server to write its port to $1" 10 "[ -s '$1' ]"
+}
+lore_up "$IT_TMP/http.port" "$IT_TMP/http.log" - - 0
+IT_PIDS+=($LORE_PID)
+HTTP_PORT=$(cat "$IT_TMP/http.port" 2>/dev/null)
+lore_up "$IT_TMP/https.port" "$IT_TMP/https.log" "$tls/srv.pem" "$tls/srv.key" "$HTTP_PORT"
+IT_PIDS+=($LORE_PID)
+HTTPS_PORT=$(cat "$IT_TMP/https.port" 2>/dev/null)
+[ -n "$HTTP_PORT" ] && [ -n "$HTTPS_PORT" ] || fail "the local archive servers start (see $IT_TMP/http.log, https.log)"
+LORE=https://127.0.0.1:$HTTPS_PORT/
+export KAB_CA_BUNDLE=$tls/ca.pem
 mkjob lore "name = base
 $build_v
 base = $BASE" "name = patched
 $build_v
 base = $BASE
-series = lore:kab-series@test" "archive = http://127.0.0.1:18467/"
+series = lore:kab-series@test" "archive = $LORE"
 kbuild lore
-check "lore: series fetched from the archive, newest version kept, same inputs reused" \
+check "lore over https (the test CA in KAB_CA_BUNDLE): series fetched, same inputs reused" \
 	eval '[ $rc -eq 0 ] && grep -q "variant patched: build $patched_id reused" "$IT_TMP/out"'
+[ $rc -eq 0 ] || tail -5 "$IT_TMP/out"
+check "  the archive was asked for the thread" grep -q "^GET /kab-series@test/t.mbox.gz" "$IT_TMP/https.log"
+sed "s|^series = lore:kab-series@test|series = lore:redirect-https@test|" "$IT_TMP/lore.job" >"$IT_TMP/lore-redirect.job"
+kbuild lore-redirect
+check "lore: a redirect to https is followed (reused)" eval '[ $rc -eq 0 ] && grep -q "variant patched: build $patched_id reused" "$IT_TMP/out"'
+[ $rc -eq 0 ] || tail -5 "$IT_TMP/out"
+unset KAB_CA_BUNDLE
+kbuild lore
+check "lore: without the test CA the archive's certificate is refused" \
+	eval '[ $rc -eq 2 ] && grep -q "lore.job:20: lore:kab-series@test: cannot fetch https://127.0.0.1:$HTTPS_PORT/kab-series@test/t.mbox.gz: SSL certificate problem" "$IT_TMP/out"'
+[ $rc -eq 2 ] || tail -5 "$IT_TMP/out"
+export KAB_CA_BUNDLE=$tls/ca.pem
+
+# what lore: refuses, each before anything is built
+mkdir -p "$IT_TMP/lore/bomb@test" "$IT_TMP/lore/big@test" "$IT_TMP/lore/injected@test"
+head -c $((65 << 20)) /dev/zero | gzip -9 >"$IT_TMP/lore/bomb@test/t.mbox.gz"
+head -c $((17 << 20)) /dev/urandom >"$IT_TMP/lore/big@test/t.mbox.gz"
+# the thread with a [PATCH v99 1/2] from someone else in it
+{
+	cat "$IT_TMP"/series.d/*.patch
+	echo
+	sed -e '0,/^From: .*/s//From: Mallory <mallory@evil.example>/' -e 's|^Subject: \[PATCH 1/2\]|Subject: [PATCH v99 1/2]|' \
+		"$IT_TMP"/series.d/0001-*.patch
+} | gzip >"$IT_TMP/lore/injected@test/t.mbox.gz"
+lorejob() { # NAME MSGID ARCHIVE
+	mkjob "$1" "name = x
+$build_v
+base = $BASE
+series = lore:$2" "name = y" "archive = $3"
+}
+lorebad() { # NAME EXPECTED-RC PATTERN, like bad below
+	kbuild "$1"
+	local ok=1
+	[ $rc -eq "$2" ] || ok=0
+	grep -qE -- "$3" "$IT_TMP/out" || ok=0
+	check "$1: fails with \"$3\"" [ $ok = 1 ]
+	[ $ok = 1 ] || sed 's/^/    | /' "$IT_TMP/out" | tail -8
+}
+: >"$IT_TMP/http.log"
+lorejob lore-http kab-series@test "http://127.0.0.1:$HTTP_PORT/"
+lorebad lore-http 2 "lore-http.job:3: archive http://127.0.0.1:$HTTP_PORT/ is plain http, which anyone on the way can answer"
+lorejob lore-to-http redirect-http@test "$LORE"
+lorebad lore-to-http 2 "lore-to-http.job:12: lore:redirect-http@test: https://127.0.0.1:$HTTPS_PORT/redirect-http@test/t.mbox.gz redirects to http://127.0.0.1:$HTTP_PORT/kab-series@test/t.mbox.gz: kab follows redirects to https:// only"
+check "  the plain http archive was never asked anything" [ ! -s "$IT_TMP/http.log" ]
+lorejob lore-bomb bomb@test "$LORE"
+t0=$(date +%s.%N)
+lorebad lore-bomb 2 "lore-bomb.job:12: lore:bomb@test: https://127.0.0.1:$HTTPS_PORT/bomb@test/t.mbox.gz decompresses to more than 64 MiB, the cap on a thread's mbox: refused"
+dt=$(echo "$(date +%s.%N) - $t0" | bc)
+check "  the bomb is refused at the cap in $(printf %.1f "$dt") s (under 10 s)" [ "$(echo "$dt < 10" | bc)" = 1 ]
+lorejob lore-big big@test "$LORE"
+lorebad lore-big 2 "lore-big.job:12: lore:big@test: https://127.0.0.1:$HTTPS_PORT/big@test/t.mbox.gz: the answer is larger than 16 MiB, the cap on a thread's download: refused"
+lorejob lore-injected injected@test "$LORE"
+lorebad lore-injected 2 "lore-injected.job:12: lore:injected@test: the thread has more than one version of the series \(v1: 2 patches and a cover letter from Kab Test <kab@localhost>; v99: 1 patch from Mallory <mallory@evil.example>\): say which to take, series = ... vN"
+lorejob lore-v1 "injected@test v1" "$LORE"
+kbuild lore-v1
+check "lore: series = lore:ID v1 takes the author's v1 of that thread: the same patches, so build $patched_id is reused" \
+	eval '[ $rc -eq 0 ] && grep -q "variant x: build $patched_id reused" "$IT_TMP/out"'
 [ $rc -eq 0 ] || tail -5 "$IT_TMP/out"
 
 # bad input: one clear error, named field and line, no artifact
@@ -324,8 +511,8 @@ bad cover 2 'cover.job:12: .*cover.mbox: only a cover letter \("\[PATCH 0/2\]'
 mkjob unreachable "name = x
 $build_v
 base = $BASE
-series = lore:kab-series@test" "name = y" "archive = http://127.0.0.1:1/"
-bad unreachable 2 'unreachable.job:12: lore:kab-series@test: cannot fetch http://127.0.0.1:1/kab-series@test/t.mbox.gz'
+series = lore:kab-series@test" "name = y" "archive = https://127.0.0.1:1/"
+bad unreachable 2 'unreachable.job:12: lore:kab-series@test: cannot fetch https://127.0.0.1:1/kab-series@test/t.mbox.gz'
 mkjob noconfig "name = x
 kernel = build
 tree = $GITTREE

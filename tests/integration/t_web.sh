@@ -44,19 +44,24 @@ for k in sys.argv[2:]:
     d = d[int(k)] if isinstance(d, list) else d[k]
 print(d)' "$IT_TMP/body" "$@" 2>/dev/null
 }
-wait_done() { # ID SECONDS
-	local i s
-	for i in $(seq 1 $(($2 * 5))); do
-		req GET "/api/v1/jobs/$1" >/dev/null
-		s=$(jget status)
-		case $s in done|failed|cancelled|interrupted) [ "$s" = done ]; return ;; esac
-		sleep 0.2
-	done
-	echo "    job $1 is \"$s\" after $2 s"
+ended() { # ID: the job has ended (prints its status; $s)
+	req GET "/api/v1/jobs/$1" >/dev/null
+	s=$(jget status)
+	echo "job $1 is \"$s\", $(jget progress runs_done) of $(jget progress runs_total) runs done"
+	case $s in done|failed|cancelled|interrupted) return 0 ;; esac
 	return 1
+}
+wait_done() { # ID SECONDS: the job ends, done
+	wait_for -s "echo 'kabd.log ends:'; tail -n 15 '$IT_TMP/kabd.log'" "job $1 to end" "$2" ended "$1" || return 1
+	[ "$s" = done ] || { echo "    job $1 ended \"$s\", not done"; return 1; }
 }
 
 # ---- a short real job: two variants one swappiness step apart ----
+# Its first run waits until the browser has shown "run 1 of 6", its second
+# until it has shown "run 2 of 6" (job_page.mjs marks each progress line it
+# sees in $IT_TMP/seen; 60 s at most): the page sees the progress change
+# however long Chromium takes to start.
+mkdir "$IT_TMP/seen"
 cat >"$IT_TMP/web.job" <<'JOB'
 [job]
 name = web-page
@@ -69,16 +74,21 @@ name = more-swappy
 sysctl vm.swappiness = 61
 [workload w]
 type = command
-command = sh -c "sleep 1.5; echo kab-metric answer $(cat /proc/sys/vm/swappiness) things"
+command = sh -c "for n in 1 2; do mkdir @SEEN@/held-$n 2>/dev/null || continue; i=0;
+  while [ ! -e @SEEN@/run-$n-of-6 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done;
+  test -e @SEEN@/run-$n-of-6 || echo the page did not show run $n of 6 within 60 s >&2; break; done;
+  sleep 1.5; echo kab-metric answer $(cat /proc/sys/vm/swappiness) things"
 JOB
+sed -i "s|@SEEN@|$IT_TMP/seen|g" "$IT_TMP/web.job"
 code=$(req POST /api/v1/jobs --data-binary @"$IT_TMP/web.job")
 id=$(jget id)
 check "POST /jobs: 201 with an id" [ "$code" = 201 -a -n "$id" ]
 # the browser opens the page while the job runs and stays until it ends
 mkdir -p tests/out
 rm -f tests/out/job.png
-HOME="$IT_TMP" CHROMIUM="$CHROMIUM" KAB_TOKEN="${AUTH#Authorization: Bearer }" timeout 240 node tests/web/job_page.mjs "$URL" "$id" "$PWD/tests/out/job.png" \
+HOME="$IT_TMP" CHROMIUM="$CHROMIUM" KAB_TOKEN="${AUTH#Authorization: Bearer }" KAB_SEEN_DIR="$IT_TMP/seen" timeout 240 node tests/web/job_page.mjs "$URL" "$id" "$PWD/tests/out/job.png" \
 	>"$IT_TMP/seen.json" 2>"$IT_TMP/playwright.log"
+[ $? = 124 ] && echo "  timed out after 240 s waiting for the browser (tests/web/job_page.mjs); it had marked: $(ls "$IT_TMP/seen" | tr '\n' ' ')"
 check "Playwright drove chromium through the pages without an error" \
 	$PY -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit("error" in d)' "$IT_TMP/seen.json"
 cp "$IT_TMP/seen.json" tests/out/browser-seen.json 2>/dev/null

@@ -11,7 +11,8 @@ it_begin
 for p in make gcc bc flex bison; do command -v $p >/dev/null || skip_all "$p is not installed"; done
 
 SRC=${KAB_KBUILD_CACHE:-/var/cache/kab/src}/linux-source-6.1
-jobdirs() { ls -d /var/tmp/kab-*-job*-w* 2>/dev/null | sort; }
+# each job's directory (its workloads' w<i> inside), under the state directory
+jobdirs() { ls -d "$STATE_DIRECTORY"/jobs/* 2>/dev/null | sort; }
 jobdirs >"$IT_TMP/jobdirs.before"
 
 cat >"$IT_TMP/kb.job" <<JOB

@@ -118,15 +118,18 @@ check "no tmpfs mount leaked onto the host" [ "$(grep -c kab-shmem /proc/mounts)
 check "shmem_enabled restored ($knob_before)" [ "$(cat "$knob")" = "$knob_before" ]
 
 # a killed run leaves no mount either: the mount lives in the program's
-# own namespace
+# own namespace. Its reps (10000, the most it takes) outlast the test,
+# which kills it once its tmpfs is mounted (in the program's namespace:
+# /proc/PID/mounts).
 mkdir "$IT_TMP/wd"
-(cd "$IT_TMP/wd" && exec "$OLDPWD/build/kab-shmem-truncate" --backing tmpfs --op ftruncate --size $((512 << 20)) --reps 50) >/dev/null 2>&1 &
+(cd "$IT_TMP/wd" && exec "$OLDPWD/build/kab-shmem-truncate" --backing tmpfs --op ftruncate --size $((512 << 20)) --reps 10000) >"$IT_TMP/wd.log" 2>&1 &
 pid=$!
 IT_PIDS+=("$pid")
-sleep 0.5
+wait_for -s "echo \"kab-shmem-truncate \$(pid_gone $pid && echo exited || echo runs); it said:\"; tail -n 5 '$IT_TMP/wd.log'" \
+	"kab-shmem-truncate (pid $pid) to mount its tmpfs" 20 "grep -q kab-shmem /proc/$pid/mounts"
 check "while it runs, its tmpfs is not in the host's mounts" [ "$(grep -c kab-shmem /proc/mounts)" = "$mounts_before" ]
 check "while it runs, its mount point is there (it did start)" [ -d "$(ls -d "$IT_TMP"/wd/kab-tmpfs-* 2>/dev/null | head -1)" ]
-kill -9 "$pid" 2>/dev/null
+check "it still runs when killed -9" kill -9 "$pid"
 wait "$pid" 2>/dev/null
 check "killed: no mount left, the mount point is an empty directory" \
 	eval '[ "$(grep -c kab-shmem /proc/mounts)" = "$mounts_before" ] && rmdir "$IT_TMP"/wd/kab-tmpfs-*'

@@ -12,19 +12,16 @@ MARIADBD=$(command -v mariadbd || echo /usr/sbin/mariadbd)
 [ -x "$MARIADBD" ] || skip_all "mariadbd is not installed (apt-get install mariadb-server)"
 [ -x build/kab-sysbench-oltp ] || skip_all "build/kab-sysbench-oltp is not built"
 
-# The job directory kab gives workload 0 of job 1 in database $1 (FNV-1a of
-# the database path with executor.c's basis; its low 32 bits need only
-# 32-bit arithmetic).
+# The directory of workload $2 (default 0) of job 1 in database $1, as the
+# database names it while the job has one (kab makes it under the state
+# directory's jobs/); "" once the job is over.
 jobdir_of() {
-	local s=$1 h=$((0x739d0383)) i c
-	for ((i = 0; i < ${#s}; i++)); do
-		printf -v c '%d' "'${s:i:1}"
-		h=$(( ((h ^ c) * 435) & 0xffffffff ))
-	done
-	printf '/var/tmp/kab-%08x-job1-w0' "$h"
+	local name
+	name=$(sql "$1" "select ifnull(jobdir, '') from jobs where id = 1" 2>/dev/null)
+	[ -n "$name" ] && printf '%s/jobs/%s/w%d' "$STATE_DIRECTORY" "$name" "${2:-0}"
 }
-# mariadbd processes of ours (under a kab job directory or this test's tmp)
-our_servers() { pgrep -f -- "--datadir=(/var/tmp/kab-|$IT_TMP)" ; }
+# mariadbd processes of ours (under this test's state directory or tmp)
+our_servers() { pgrep -f -- "--datadir=$IT_TMP" ; }
 
 job() { # name, extra [job] lines, workload lines, extra sections
 	cat <<JOB
@@ -86,7 +83,9 @@ check "the data was prepared once for both runs" [ "$(grep -c "preparing sysbenc
 check "the server was ready through its READY=1 notification" \
 	[ "$(sql "$db" "select count(*) from runs where stderr_tail like '%ready in%'")" = 2 ]
 pristine=$(sed -nE 's/.*preparing sysbench data .* in (.*)\/pristine$/\1/p' "$IT_TMP/ok.err")
-check "the job directory is where kab puts it ($pristine)" [ "$pristine" = "$(jobdir_of "$db")" ]
+in_state_dir() { [[ $1 == "$STATE_DIRECTORY"/jobs/job1-??????/w0 ]]; }
+check "the job directory is where kab puts it ($pristine)" in_state_dir "$pristine"
+check "and the database no longer names one once the job is done" [ -z "$(jobdir_of "$db")" ]
 check "the job directory with its datadirs is removed" [ ! -e "$pristine" ]
 check "no mariadbd left running" [ -z "$(our_servers)" ]
 
@@ -97,23 +96,27 @@ $KAB run --db "$db" "$IT_TMP/crash.job" >"$IT_TMP/crash.out" 2>"$IT_TMP/crash.er
 kab_pid=$!
 IT_PIDS+=("$kab_pid")
 killed=0
-for step in 0 1; do
-	procs="$(memcg_root)/kab/job1-step$step/cgroup.procs"
-	for i in $(seq 1 300); do
-		server="" bench=""
-		for p in $(cat "$procs" 2>/dev/null); do
-			case $(cat /proc/$p/comm 2>/dev/null) in
-			mariadbd) server=$p ;;
-			sysbench) bench=$p ;;
-			esac
-		done
-		if [ -n "$server" ] && [ -n "$bench" ]; then
-			sleep 2
-			kill -9 "$server" && killed=$((killed + 1))
-			break
-		fi
-		sleep 0.1
+# in_run STEP: mariadbd and sysbench are in the step's memcg ($server,
+# $bench) and sysbench is running its queries: it has printed an interval
+# report ("[ 1s ] thds: ...") into the run's stdout (its working directory)
+in_run() {
+	local p reports=0
+	server="" bench=""
+	for p in $(cat "$(memcg_root)/kab/job1-step$1/cgroup.procs" 2>/dev/null); do
+		case $(cat /proc/$p/comm 2>/dev/null) in
+		mariadbd) server=$p ;;
+		sysbench) bench=$p ;;
+		esac
 	done
+	[ -n "$bench" ] && reports=$(grep -cE '^\[ *[0-9]+s \]' "/proc/$bench/cwd/stdout" 2>/dev/null)
+	echo "step $1's memcg: mariadbd ${server:-none}, sysbench ${bench:-none}; sysbench's interval reports: ${reports:-0}"
+	[ -n "$server" ] && [ -n "$bench" ] && [ "${reports:-0}" -ge 1 ]
+}
+for step in 0 1; do
+	if wait_for -s "echo 'kab run said:'; tail -n 10 '$IT_TMP/crash.err'" \
+		"mariadbd and sysbench running queries in step $step's memcg" 40 in_run $step; then
+		kill -9 "$server" && killed=$((killed + 1))
+	fi
 done
 wait "$kab_pid"
 check "mariadbd found in each run's memcg and killed -9 during sysbench" [ $killed = 2 ]
@@ -125,25 +128,39 @@ check "the runs ended when the server died, not after their 30 s" \
 check "no mariadbd left running" [ -z "$(our_servers)" ]
 
 # ---- a stale server holding the run's socket ----
+# The job's directory is private and new, so the only server that can hold
+# its socket is one started there after kab made it: a first workload (w0)
+# holds the job, once sysbench's (w1) data is prepared, until the test has
+# its stale server listening and says go (or 120 s pass).
 db="$IT_TMP/sock.db"
-dir=$(jobdir_of "$db")
-mkdir -p "$dir" "$IT_TMP/stale"
+mkdir -p "$IT_TMP/stale"
 mariadb-install-db --no-defaults --datadir="$IT_TMP/stale" --user=root --auth-root-authentication-method=normal \
 	--skip-test-db >"$IT_TMP/stale.log" 2>&1
+job it-sysbench-sock "" "duration = 5s" "
+[workload pause]
+type = command
+command = timeout 120 sh -c \"until [ -e $IT_TMP/sock.go ]; do sleep 0.1; done\"" >"$IT_TMP/sock.job"
+$KAB run --db "$db" "$IT_TMP/sock.job" >"$IT_TMP/sock.out" 2>"$IT_TMP/sock.err" &
+kab_pid=$!
+IT_PIDS+=("$kab_pid")
+dir=""
+prepared() { dir=$(jobdir_of "$db" 1) && [ -f "$dir/pristine.stamp" ]; }
+wait_for -s "echo 'kab run said:'; tail -n 10 '$IT_TMP/sock.err'" "the job's sysbench data prepared in its directory" 120 prepared
 NOTIFY_SOCKET= "$MARIADBD" --no-defaults --datadir="$IT_TMP/stale" --socket="$dir/mysqld.sock" --skip-networking \
 	--user=root --log-error="$IT_TMP/stale.err" --innodb-buffer-pool-size=16M >/dev/null 2>&1 &
 stale=$!
 IT_PIDS+=("$stale")
-for i in $(seq 1 100); do [ -S "$dir/mysqld.sock" ] && break; sleep 0.1; done
-check "a stale server listens on the run's socket $dir/mysqld.sock" [ -S "$dir/mysqld.sock" ]
-job it-sysbench-sock "" "duration = 5s" >"$IT_TMP/sock.job"
-$KAB run --db "$db" "$IT_TMP/sock.job" >"$IT_TMP/sock.out" 2>"$IT_TMP/sock.err"
-check "both runs are recorded as failed" [ "$(sql "$db" "select group_concat(status) from runs")" = failed,failed ]
+wait_for -s "echo 'its error log ends:'; tail -n 10 '$IT_TMP/stale.err'" "the stale server to listen on $dir/mysqld.sock" 30 \
+	"[ -S '$dir/mysqld.sock' ]"
+check "a stale server listens on the run's socket $dir/mysqld.sock before the first sysbench run" \
+	[ -S "$dir/mysqld.sock" -a "$(sql "$db" "select count(*) from runs where workload_idx = 1")" = 0 ]
+touch "$IT_TMP/sock.go"
+wait "$kab_pid"
+check "both runs are recorded as failed" [ "$(sql "$db" "select group_concat(status) from runs where workload_idx = 1")" = failed,failed ]
 check "their stderr has the server's error: another process listens on the socket" \
-	[ "$(sql "$db" "select count(*) from runs where stderr_tail like '%Another process is already listening on the socket%'")" = 2 ]
+	[ "$(sql "$db" "select count(*) from runs where workload_idx = 1 and stderr_tail like '%Another process is already listening on the socket%'")" = 2 ]
 kill "$stale"
 wait "$stale" 2>/dev/null
-rm -rf "$dir"
 check "no mariadbd left running" [ -z "$(our_servers)" ]
 
 # ---- a prepare that fails: a buffer pool the server cannot map ----
@@ -156,7 +173,7 @@ check "the job is failed before any run" [ "$(sql "$db" "select status || ':' ||
 check "the message has the helper's verdict and the server's error" \
 	grep -q "sysbench prepare failed: mariadbd exited with status 1 while starting.*; server: .*Out of memory" "$IT_TMP/prep.err"
 grep "sysbench prepare failed" "$IT_TMP/prep.err" | cut -c1-300 | sed 's/^/    /'
-check "no mariadbd left running, the job directory removed" [ -z "$(our_servers)" -a ! -e "$(jobdir_of "$db")" ]
+check "no mariadbd left running, the job directory removed" [ -z "$(our_servers)" -a -z "$(jobdir_of "$db")" -a -z "$(ls -A "$STATE_DIRECTORY/jobs")" ]
 
 # ---- bad keys: every one reported with its file:line before anything runs ----
 job it-sysbench-bad "" "duration = 2.5s

@@ -102,7 +102,7 @@ static int make(const char *root, const char *rel, const char *config, const cha
 {
 	sb_free(err);
 	*err = (struct strbuf){ 0 };
-	return kinitramfs_make(root, rel, config, out, -1, err);
+	return kinitramfs_make(root, rel, config, out, NULL, -1, err);
 }
 
 static void test_refusals(void)
@@ -229,7 +229,7 @@ static int make_command(int argc, char **argv)
 		return 2;
 	}
 	struct strbuf err = { 0 };
-	int r = kinitramfs_make(argv[2], argv[3], argv[4], argv[5], 1, &err);
+	int r = kinitramfs_make(argv[2], argv[3], argv[4], argv[5], NULL, 1, &err);
 	if (r < 0)
 		fprintf(stderr, "%s (%s)\n", err.buf ? err.buf : "", strerror(-r));
 	sb_free(&err);

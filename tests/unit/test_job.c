@@ -2,12 +2,15 @@
  * diagnostics and the print/parse round trip. No machine checks here
  * (job_parse_string_nocheck), except where a test says so. */
 #include "job.h"
+#include "job_priv.h"
 #include "executor.h"
 #include "store.h"
 #include "t.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define HEAD "[job]\nname = t\n"
 #define TWO_VARIANTS "[variant A]\n[variant B]\n"
@@ -501,9 +504,334 @@ static void test_boot_jobs(void)
 	free(msg);
 }
 
+/* series = SOURCE vN, and archive: https or a local directory only. */
+static void test_series_keys(void)
+{
+	const char *vars = "[variant A]\nkernel = build\ntree = /t\nbase = v6.1\n"
+			   "[variant B]\nkernel = build\ntree = /t\nbase = v6.1\nseries = lore:x@y  v12\n" WORKLOAD;
+	char text[2048];
+	snprintf(text, sizeof(text), "[job]\nname = r\narchive = https://lore.kernel.org/all\n%s", vars);
+	struct job *j = parse_ok(text);
+	if (j) {
+		T_EQ_STR(j->variants[1].series, "lore:x@y");
+		T_EQ_INT(j->variants[1].series_version, 12);
+		T_EQ_INT(j->variants[0].series_version, 0);
+		char *out = print_job(j);
+		T_CHECK(out && strstr(out, "\nseries = lore:x@y v12\n") && strstr(out, "\narchive = https://lore.kernel.org/all\n"));
+		free(out);
+		job_free(j);
+	}
+	round_trip(text);
+	/* a local archive, relative to the job file, is made absolute */
+	snprintf(text, sizeof(text), "[job]\nname = r\narchive = lore-mirror\n%s", vars);
+	j = parse_ok(text);
+	if (j) {
+		T_CHECK(j->archive[0] == '/' && strstr(j->archive, "/lore-mirror"));
+		job_free(j);
+	}
+	int line;
+	char *msg;
+	snprintf(text, sizeof(text), "[job]\nname = r\narchive = http://lore.kernel.org/all\n%s", vars);
+	T_EQ_INT(parse_bad(text, &line, &msg), 1);
+	T_EQ_INT(line, 3);
+	T_CHECK(strstr(msg, "archive http://lore.kernel.org/all is plain http") != NULL);
+	free(msg);
+	snprintf(text, sizeof(text), "[job]\nname = r\narchive = ftp://x/\n%s", vars);
+	T_EQ_INT(parse_bad(text, &line, &msg), 1);
+	T_CHECK(strstr(msg, "only over https") != NULL);
+	free(msg);
+	T_EQ_INT(parse_bad("[job]\nname = r\n[variant A]\nkernel = build\ntree = /t\nbase = v\nseries = /s.mbox v2 v3\n"
+			   "[variant B]\nkernel = build\ntree = /t\nbase = v\n" WORKLOAD, &line, &msg), 1);
+	T_EQ_INT(line, 7);
+	T_CHECK(strstr(msg, "bad series \"/s.mbox v2 v3\": expected SOURCE [vN]") != NULL);
+	free(msg);
+}
+
+/* ---- budgets (README.md, "Budgets") ---- */
+
+/* Appends pattern with each '#' replaced by i. */
+static void add_numbered(struct strbuf *sb, const char *pattern, size_t i)
+{
+	for (const char *p = pattern; *p; p++)
+		if (*p == '#')
+			sb_printf(sb, "%zu", i);
+		else
+			sb_append(sb, p, 1);
+}
+
+/* HEAD, extra lines in [job], then n copies of pattern ('#': the copy's
+ * index), then tail. */
+static char *budget_job(const char *job_extra, const char *pattern, size_t n, const char *tail)
+{
+	struct strbuf sb = { 0 };
+	sb_printf(&sb, HEAD "%s", job_extra);
+	for (size_t i = 0; i < n; i++)
+		add_numbered(&sb, pattern, i);
+	sb_puts(&sb, tail);
+	return sb.buf;
+}
+
+/* Parses text expecting exactly one problem, whose message contains want,
+ * at line want_line; prints them all otherwise. */
+static void expect_one(const char *text, int want_line, const char *want)
+{
+	struct diags d = { 0 };
+	struct job *j = NULL;
+	T_CHECK(job_parse_string_nocheck("t.job", text, &j, &d) < 0);
+	T_CHECK(j == NULL);
+	T_EQ_INT(diags_count(&d), 1);
+	if (d.n >= 1) {
+		T_EQ_INT(d.v[0].line, want_line);
+		T_CHECK(d.v[0].msg && strstr(d.v[0].msg, want));
+	}
+	if (diags_count(&d) != 1 || (d.n && (d.v[0].line != want_line || !strstr(d.v[0].msg, want))))
+		diags_print(&d, stderr);
+	diags_free(&d);
+	job_free(j);
+}
+
+static void accept(const char *text)
+{
+	struct job *j = parse_ok(text);
+	job_free(j);
+}
+
+static void test_budget_text_and_lines(void)
+{
+	/* exactly JOB_TEXT_MAX bytes parses; one more is refused before it is read */
+	struct strbuf sb = { 0 };
+	sb_puts(&sb, HEAD TWO_VARIANTS WORKLOAD);
+	while (sb.len + 101 <= JOB_TEXT_MAX)
+		sb_printf(&sb, "; %097d\n", 0);
+	while (sb.len < JOB_TEXT_MAX)
+		sb_puts(&sb, sb.len + 2 <= JOB_TEXT_MAX ? ";\n" : "\n");
+	T_EQ_INT(sb.len, JOB_TEXT_MAX);
+	accept(sb.buf);
+	sb_puts(&sb, "\n");
+	struct diags d = { 0 };
+	struct job *j = NULL;
+	T_EQ_INT(job_parse_string_nocheck("t.job", sb.buf, &j, &d), -EFBIG);
+	T_EQ_INT(diags_count(&d), 1);
+	if (d.n)
+		T_EQ_STR(d.v[0].msg, "too large (262145 bytes, at most 262144 = 256 KiB): a job file is a few KiB; split it over several jobs (README.md, \"Budgets\")");
+	diags_free(&d);
+	/* a file too: refused on its size */
+	char path[] = "/tmp/kab-test-job.XXXXXX";
+	int fd = mkstemp(path);
+	T_CHECK(fd >= 0 && write(fd, sb.buf, sb.len) == (ssize_t)sb.len);
+	close(fd);
+	T_EQ_INT(job_parse_file(path, &j, &d), -EFBIG);
+	T_CHECK(d.n == 1 && d.v[0].line == 0 && strncmp(d.v[0].msg, "too large (262145 bytes", 23) == 0);
+	diags_free(&d);
+	unlink(path);
+	sb_free(&sb);
+
+	/* JOB_LINES_MAX lines parse; at one more the reader stops, and the
+	 * [job] section after it is not missed: the budget is the one error */
+	char *t = budget_job("", "\n", JOB_LINES_MAX - 7, TWO_VARIANTS WORKLOAD);
+	accept(t);
+	free(t);
+	sb = (struct strbuf){ 0 };
+	for (unsigned i = 0; i < JOB_LINES_MAX - 5; i++)
+		sb_puts(&sb, "\n");
+	sb_puts(&sb, TWO_VARIANTS WORKLOAD HEAD);  /* [job] at line 10001 */
+	expect_one(sb.buf, (int)JOB_LINES_MAX + 1, "too many lines (10002, at most 10000): the rest of the job is not read");
+	sb_free(&sb);
+
+	/* a line of JOB_LINE_MAX characters reads, one more is too long */
+	char line[512];
+	snprintf(line, sizeof(line), HEAD TWO_VARIANTS "[workload w]\ntype = command\ncommand = %0*d\n", JOB_LINE_MAX - 10, 0);
+	T_EQ_INT(strlen(strstr(line, "command = ")) - 1, JOB_LINE_MAX);
+	accept(line);
+	snprintf(line, sizeof(line), HEAD TWO_VARIANTS "[workload w]\ntype = command\ncommand = %0*d\n", JOB_LINE_MAX - 9, 0);
+	expect_one(line, 7, "line too long (199 characters, at most 198)");
+}
+
+static void test_budget_sections(void)
+{
+	/* 64 variants, then a 65th: one error, at its header */
+	char *t = budget_job("", "[variant v#]\n", JOB_VARIANTS_MAX, WORKLOAD);
+	accept(t);
+	free(t);
+	t = budget_job("", "[variant v#]\n", JOB_VARIANTS_MAX + 1, WORKLOAD);
+	expect_one(t, 2 + (int)JOB_VARIANTS_MAX + 1, "too many [variant] sections (65, at most 64): this is the first over the budget");
+	free(t);
+	/* workloads */
+	t = budget_job("", "[workload w#]\ntype = command\ncommand = true\n", JOB_WORKLOADS_MAX, TWO_VARIANTS);
+	accept(t);
+	free(t);
+	t = budget_job("", "[workload w#]\ntype = command\ncommand = true\n", JOB_WORKLOADS_MAX + 1, TWO_VARIANTS);
+	expect_one(t, 2 + 3 * (int)JOB_WORKLOADS_MAX + 1, "too many [workload] sections (65, at most 64)");
+	free(t);
+	/* [metric] sections */
+	t = budget_job("", "[metric m.x#]\ndirection = lower\n", JOB_METRIC_SECTIONS_MAX, TWO_VARIANTS WORKLOAD);
+	accept(t);
+	free(t);
+	t = budget_job("", "[metric m.x#]\ndirection = lower\n", JOB_METRIC_SECTIONS_MAX + 1, TWO_VARIANTS WORKLOAD);
+	expect_one(t, 2 + 2 * (int)JOB_METRIC_SECTIONS_MAX + 1, "too many [metric] sections (257, at most 256)");
+	free(t);
+}
+
+static void test_budget_keys(void)
+{
+	/* continuation lines of one key */
+	char *t = budget_job("", "", 0, TWO_VARIANTS "[workload w]\ntype = command\ncommand = true\n");
+	free(t);
+	struct strbuf sb = { 0 };
+	sb_puts(&sb, HEAD TWO_VARIANTS "[workload w]\ntype = command\ncommand = true\n");
+	for (unsigned i = 0; i < JOB_CONT_MAX; i++)
+		sb_puts(&sb, "  x\n");
+	accept(sb.buf);
+	sb_puts(&sb, "  y\n");
+	expect_one(sb.buf, 7 + (int)JOB_CONT_MAX + 1, "more than 256 continuation lines for \"command\" (line 7)");
+	sb_free(&sb);
+
+	/* knobs of one variant */
+	t = budget_job("[variant A]\n", "sysctl vm.k# = 1\n", JOB_KNOBS_MAX, "[variant B]\n" WORKLOAD);
+	accept(t);
+	free(t);
+	t = budget_job("[variant A]\n", "sysctl vm.k# = 1\n", JOB_KNOBS_MAX + 2, "[variant B]\n" WORKLOAD);
+	expect_one(t, 3 + (int)JOB_KNOBS_MAX + 1, "too many knobs in [variant A] (130, at most 128): this is the first over the budget");
+	free(t);
+
+	/* names in one list: metrics, primary, fcount, config.fragment */
+	static const struct {
+		const char *head, *fmt, *tail, *want;
+		int line;
+	} lists[] = {
+		{ "metrics =", " m.x#", "\n" TWO_VARIANTS WORKLOAD, "too many metrics in one list (257, at most 256)", 3 },
+		{ "primary =", " m.x#", "\n" TWO_VARIANTS WORKLOAD, "too many metrics in one list (257, at most 256)", 3 },
+		{ TWO_VARIANTS WORKLOAD "fcount =", " f#", "\n", "too many functions in one list (257, at most 256)", 8 },
+		{ "[variant A]\nkernel = build\ntree = /t\nbase = v1\nconfig.fragment =", " f#",
+		  "\n[variant B]\nkernel = build\ntree = /t\nbase = v1\n" WORKLOAD,
+		  "too many config.fragment files (257, at most 256)", 7 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
+		/* a list takes continuation lines: 16 names a line */
+		sb = (struct strbuf){ 0 };
+		sb_printf(&sb, HEAD "%s", lists[i].head);
+		for (size_t k = 0; k < JOB_LIST_MAX; k++) {
+			add_numbered(&sb, lists[i].fmt, k);
+			if (k % 16 == 15)
+				sb_puts(&sb, "\n ");
+		}
+		size_t at = sb.len;
+		sb_puts(&sb, lists[i].tail);
+		accept(sb.buf);
+		sb.len = at;
+		sb.buf[at] = 0;
+		add_numbered(&sb, lists[i].fmt, JOB_LIST_MAX);
+		sb_puts(&sb, lists[i].tail);
+		expect_one(sb.buf, lists[i].line, lists[i].want);
+		sb_free(&sb);
+	}
+}
+
+static void test_budget_steps(void)
+{
+	/* 1000 pairs x 2 variants x 25 workloads = JOB_STEPS_MAX runs; one workload more is over */
+	const char *w = "[workload w#]\ntype = command\ncommand = true\n";
+	char *t = budget_job("pairs = 1000\n" TWO_VARIANTS, w, 25, "");
+	accept(t);
+	free(t);
+	t = budget_job("pairs = 1000\n" TWO_VARIANTS, w, 26, "");
+	expect_one(t, 3, "the job has 52000 runs (1000 pairs x 2 variants x 26 workloads x 1 per boot), at most 50000");
+	free(t);
+	/* runs_per_boot counts for jobs that boot kernels, at the boots line */
+	const char *img = "[variant A]\nkernel = image\nimage = /a\n[variant B]\nkernel = image\nimage = /b\n" WORKLOAD;
+	t = budget_job("boots = 250\nruns_per_boot = 100\n", "", 0, img);
+	accept(t);
+	free(t);
+	t = budget_job("boots = 251\nruns_per_boot = 100\n", "", 0, img);
+	expect_one(t, 3, "the job has 50200 runs (251 pairs x 2 variants x 1 workloads x 100 per boot), at most 50000");
+	free(t);
+}
+
+static void test_budget_diags(void)
+{
+	/* 150 unknown keys: the first DIAGS_MAX kept, in line order, the rest counted */
+	char *t = budget_job("", "bogus# = 1\n", 150, TWO_VARIANTS WORKLOAD);
+	struct diags d = { 0 };
+	struct job *j = NULL;
+	T_EQ_INT(job_parse_string_nocheck("t.job", t, &j, &d), -EINVAL);
+	T_EQ_INT(d.n, DIAGS_MAX);
+	T_EQ_INT(d.dropped, 50);
+	T_EQ_INT(diags_count(&d), 150);
+	T_CHECK(d.n == DIAGS_MAX && d.v[0].line == 3 && d.v[DIAGS_MAX - 1].line == 3 + DIAGS_MAX - 1);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	diags_print(&d, f);
+	fclose(f);
+	T_CHECK(out && strstr(out, "\nt.job: and 50 more problems not shown: fix these first\n"));
+	free(out);
+	diags_free(&d);
+	free(t);
+	/* a job whose only errors come after earlier ones filled the list is still refused */
+	for (int i = 0; i < DIAGS_MAX + 5; i++)
+		diags_add(&d, "other", 1, "earlier");
+	T_EQ_INT(job_parse_string_nocheck("t.job", HEAD "pairz = 3\n" TWO_VARIANTS WORKLOAD, &j, &d), -EINVAL);
+	T_EQ_INT(diags_count(&d), DIAGS_MAX + 6);
+	diags_free(&d);
+}
+
+/* The shapes of the issue: 1 MiB of 80,000 variants, 300,000
+ * continuation lines or 250,000 metrics, refused at the size budget; and
+ * each cut to just under it, refused at its own budget. Each well under
+ * 100 ms (a few ms here; they took 15 s, 25 s and 2.5 s before the budgets). */
+static double timed_refusal(const char *what, const char *text, int want_rc, const char *want)
+{
+	struct diags d = { 0 };
+	struct job *j = NULL;
+	double t0 = util_mono_now();
+	int r = job_parse_string("big.job", text, &j, &d);
+	double ms = (util_mono_now() - t0) * 1e3;
+	printf("  %-34s %7zu bytes: refused in %6.2f ms: %s\n", what, strlen(text), ms, d.n ? d.v[0].msg : "(no error)");
+	T_EQ_INT(r, want_rc);
+	T_CHECK(j == NULL);
+	T_CHECK(d.n > 0 && strstr(d.v[0].msg, want));
+	T_CHECK(ms < 100);
+	diags_free(&d);
+	job_free(j);
+	return ms;
+}
+
+static void test_budget_speed(void)
+{
+	static const char b62[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+	for (int cut = 0; cut < 2; cut++) {
+		size_t limit = cut ? JOB_TEXT_MAX : SIZE_MAX;
+		struct strbuf v = { 0 }, c = { 0 }, m = { 0 };
+		sb_puts(&v, HEAD WORKLOAD);
+		for (size_t i = 0; i < 80000 && v.len + 16 <= limit; i++)
+			sb_printf(&v, "[variant %c%c%c]\n", b62[i / 3844 % 62], b62[i / 62 % 62], b62[i % 62]);
+		sb_puts(&c, HEAD TWO_VARIANTS WORKLOAD);
+		for (size_t i = 0; i < 300000 && c.len + 4 <= limit; i++)
+			sb_puts(&c, " x\n");
+		sb_puts(&m, TWO_VARIANTS WORKLOAD HEAD "metrics =");
+		for (size_t i = 0; i < 250000 && m.len + 8 <= limit; i++)
+			sb_printf(&m, "%s m.%c%c", i % 32 == 31 ? "\n" : "", b62[i / 62 % 62], b62[i % 62]);
+		sb_puts(&m, "\n");
+		if (!cut) {
+			T_CHECK(v.len > 1000000 && c.len > 900000 && m.len > 1000000);
+			timed_refusal("80,000 variants", v.buf, -EFBIG, "too large");
+			timed_refusal("300,000 continuation lines", c.buf, -EFBIG, "too large");
+			timed_refusal("250,000 metrics", m.buf, -EFBIG, "too large");
+		} else {
+			timed_refusal("variants, cut to 256 KiB", v.buf, -EINVAL, "too many [variant] sections");
+			timed_refusal("continuation lines, cut to 256 KiB", c.buf, -EINVAL, "more than 256 continuation lines");
+			timed_refusal("metrics, cut to 256 KiB", m.buf, -EINVAL, "more than 256 continuation lines");
+		}
+		sb_free(&v);
+		sb_free(&c);
+		sb_free(&m);
+	}
+}
+
 int main(void)
 {
 	test_boot_jobs();
+	test_series_keys();
 	test_defaults();
 	test_sizes();
 	test_durations();
@@ -514,5 +842,11 @@ int main(void)
 	test_diagnostics();
 	test_machine_checks();
 	test_round_trip();
+	test_budget_text_and_lines();
+	test_budget_sections();
+	test_budget_keys();
+	test_budget_steps();
+	test_budget_diags();
+	test_budget_speed();
 	return t_done("test_job");
 }

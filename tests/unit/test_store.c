@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char job_text[] =
@@ -164,6 +165,18 @@ static void test_store(void)
 	T_EQ_INT(nj, 0);
 	free(jl);
 
+	char dn[64];
+	T_EQ_INT(store_job_dir_get(st, id, dn, sizeof(dn)), 0);
+	T_EQ_STR(dn, "");
+	T_EQ_INT(store_job_dir_set(st, id, "job1-AbC123"), 0);
+	T_EQ_INT(store_job_dir_get(st, id, dn, sizeof(dn)), 0);
+	T_EQ_STR(dn, "job1-AbC123");
+	T_EQ_INT(store_job_dir_set(st, id, NULL), 0);
+	T_EQ_INT(store_job_dir_get(st, id, dn, sizeof(dn)), 0);
+	T_EQ_STR(dn, "");
+	T_EQ_INT(store_job_dir_set(st, 99, "x"), -ENOENT);
+	T_EQ_INT(store_job_dir_get(st, 99, dn, sizeof(dn)), -ENOENT);
+
 	struct store_job sj;
 	T_EQ_INT(store_job_get(st, id, &sj), 0);
 	T_EQ_STR(sj.name, "unit");
@@ -173,7 +186,7 @@ static void test_store(void)
 	T_EQ_INT(store_job_get(st, 99, &sj), -ENOENT);
 	/* kabd's record who submitted them */
 	int64_t by;
-	T_EQ_INT(store_job_create_by(st, j, "uid 1001 (alice)", &by), 0);
+	T_EQ_INT(store_job_submit(st, j, "uid 1001 (alice)", NULL, 0, &by), 0);
 	T_EQ_INT(store_job_get(st, by, &sj), 0);
 	T_EQ_STR(sj.submitter, "uid 1001 (alice)");
 	store_job_clear(&sj);
@@ -193,10 +206,109 @@ static void test_store(void)
 	unlink(aux);
 }
 
+static unsigned mode_of(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 ? (unsigned)(st.st_mode & 07777) : 01000;
+}
+
+/* The database, its -wal and -shm are 0600 whatever the umask; a symbolic
+ * link is refused; one an older kab left open to others is closed. */
+static void test_store_modes(void)
+{
+	char dir[] = "/tmp/kab-unit-modes-XXXXXX";
+	T_CHECK(mkdtemp(dir) != NULL);
+	char db[128], wal[140], shm[140], link[128];
+	snprintf(db, sizeof(db), "%s/k.db", dir);
+	snprintf(wal, sizeof(wal), "%s-wal", db);
+	snprintf(shm, sizeof(shm), "%s-shm", db);
+	snprintf(link, sizeof(link), "%s/link.db", dir);
+	mode_t old = umask(0);
+	struct store *st;
+	T_EQ_INT(store_open(db, &st), 0);
+	struct job *j = parse(job_text);
+	int64_t id;
+	T_EQ_INT(j && store_job_create(st, j, &id) == 0, 1);
+	T_EQ_INT(mode_of(db), 0600);
+	T_EQ_INT(mode_of(wal), 0600);
+	T_EQ_INT(mode_of(shm), 0600);
+	store_close(st);
+	T_EQ_INT(symlink(db, link), 0);
+	T_EQ_INT(store_open(link, &st), -ELOOP);
+	T_EQ_INT(chmod(db, 0644), 0);
+	T_EQ_INT(store_open(db, &st), 0);
+	T_EQ_INT(mode_of(db), 0600);
+	store_close(st);
+	umask(old);
+	job_free(j);
+	unlink(link);
+	unlink(wal);
+	unlink(shm);
+	unlink(db);
+	rmdir(dir);
+}
+
+/* store_job_submit: the job and its schedule in one transaction; what
+ * kabd shows of a job read back without its text. */
+static void test_submit(void)
+{
+	struct store *st;
+	T_EQ_INT(store_open(":memory:", &st), 0);
+	struct job *j = parse(job_text);
+	if (!j)
+		return;
+	struct store_step *steps;
+	size_t n;
+	T_EQ_INT(exec_plan(j, &steps, &n), 0);
+	int64_t id = 0;
+	T_EQ_INT(store_job_submit(st, j, "uid 1001 (alice)", steps, n, &id), 0);
+	T_EQ_INT(id, 1);
+	free(steps);
+	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
+	T_EQ_INT(n, 8);
+	free(steps);
+	struct store_job sj;
+	T_EQ_INT(store_job_info(st, id, &sj), 0);
+	T_EQ_STR(sj.name, "unit");
+	T_EQ_STR(sj.status, "queued");
+	T_EQ_INT(sj.pairs, 4);
+	T_EQ_STR(sj.order, "abba");
+	T_EQ_STR(sj.submitter, "uid 1001 (alice)");
+	T_CHECK(sj.text == NULL);
+	store_job_clear(&sj);
+	T_EQ_INT(store_job_info(st, 99, &sj), -ENOENT);
+	struct store_job_part *v = NULL, *w = NULL;
+	size_t nv = 0, nw = 0;
+	T_EQ_INT(store_job_variants(st, id, &v, &nv), 0);
+	T_EQ_INT(store_job_workloads(st, id, &w, &nw), 0);
+	T_EQ_INT(nv, 2);
+	T_EQ_INT(nw, 1);
+	if (nv == 2 && nw == 1) {
+		T_EQ_STR(v[0].name, "base");
+		T_EQ_STR(v[1].name, "patched");
+		T_EQ_STR(v[1].kind, "running");
+		T_EQ_STR(w[0].name, "w");
+		T_EQ_STR(w[0].kind, "command");
+	}
+	free(v);
+	free(w);
+	/* a schedule that cannot be stored leaves no job behind */
+	struct store_step dup[2] = { { .seq = 0 }, { .seq = 0 } };
+	T_CHECK(store_job_submit(st, j, NULL, dup, 2, &id) < 0);
+	int64_t *ids = NULL;
+	T_EQ_INT(store_jobs_page(st, 0, 10, &ids, &n), 0);
+	T_EQ_INT(n, 1);
+	free(ids);
+	store_close(st);
+	job_free(j);
+}
+
 int main(void)
 {
 	log_quiet = true;
 	test_plan();
 	test_store();
+	test_store_modes();
+	test_submit();
 	return t_done("store");
 }

@@ -110,6 +110,46 @@ static void test_meminfo(void)
 	T_EQ_INT(util_meminfo_bytes("NoSuchField", &v), -ENOENT);
 }
 
+static void test_strmap(void)
+{
+	struct util_strmap m = { 0 };
+	char keys[2000][8];
+	for (int i = 0; i < 2000; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "k%d", i);
+		T_EQ_INT(util_strmap_put(&m, keys[i], i, NULL), 0);
+	}
+	T_EQ_INT(m.n, 2000);
+	int old = -1;
+	char again[8] = "k1234";  /* another copy of a key: found by content */
+	T_EQ_INT(util_strmap_put(&m, again, 7, &old), 1);
+	T_EQ_INT(old, 1234);
+	T_EQ_INT(util_strmap_put(&m, "k1999", 0, &old), 1);
+	T_EQ_INT(old, 1999);
+	T_EQ_INT(util_strmap_put(&m, "k2000", 0, NULL), 0);
+	T_EQ_INT(m.n, 2001);
+	util_strmap_free(&m);
+	T_EQ_INT(util_strmap_put(&m, "", 5, NULL), 0);
+	T_EQ_INT(util_strmap_put(&m, "", 6, &old), 1);
+	T_EQ_INT(old, 5);
+	util_strmap_free(&m);
+}
+
+static void test_diags_budget(void)
+{
+	struct diags d = { 0 };
+	for (int i = 0; i < DIAGS_MAX; i++)
+		diags_add(&d, "f", i + 1, "problem %d", i);
+	T_CHECK(diags_full(&d));
+	T_EQ_INT(d.dropped, 0);
+	diags_add(&d, "f", 999, "dropped");
+	diags_add(&d, "f", 1000, "dropped");
+	T_EQ_INT(d.n, DIAGS_MAX);
+	T_EQ_INT(diags_count(&d), DIAGS_MAX + 2);
+	diags_free(&d);
+	T_EQ_INT(diags_count(&d), 0);
+	T_CHECK(!diags_full(&d));
+}
+
 int main(void)
 {
 	test_meminfo();
@@ -118,5 +158,7 @@ int main(void)
 	test_durations();
 	test_hints();
 	test_split();
+	test_strmap();
+	test_diags_budget();
 	return t_done("util");
 }

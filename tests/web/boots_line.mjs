@@ -25,11 +25,18 @@ try {
 	page.on("pageerror", e => seen.console_errors.push(String(e)));
 	page.on("response", r => { if (r.status() >= 400) seen.console_errors.push(`${r.status()} ${r.url()}`); });
 	await page.goto(`${base}/jobs/${id}`);
-	// the page fills the line from GET /api/v1/jobs/ID once it has loaded
-	await page.waitForFunction(() => /boot/.test(document.getElementById("st-variants")?.textContent || ""),
-		null, { timeout: 20000 }).catch(() => {});
+	// the page fills the line from GET /api/v1/jobs/ID once it has loaded;
+	// when it does not within 20 s, "error" says so and what the page showed
+	// (the line as it is then is in "variants", for the test to judge)
+	const waited = await page.waitForFunction(() => /boot/.test(document.getElementById("st-variants")?.textContent || ""),
+		null, { timeout: 20000 }).then(() => true, e => String(e && e.message || e).split("\n")[0]);
 	seen.variants = (await page.textContent("#st-variants")) || "";
 	seen.status = (await page.textContent("#st-status")) || "";
+	if (waited !== true) {
+		seen.error = `timed out after 20 s waiting for the variants line to name boots (${waited}); ` +
+			`it shows "${seen.variants}", status "${seen.status}", error line "${(await page.textContent("#error")) || ""}"`;
+		console.error(seen.error);
+	}
 } finally {
 	await browser.close();
 }

@@ -10,7 +10,14 @@
 // change without a reload, waits for the job to finish, reads the report
 // rows and the per-run plot, clicks another metric's row and a sample
 // metric, saves a screenshot, then follows the job's link from the list.
+//
+// KAB_SEEN_DIR: each progress line it sees ("run 2 of 6") it also marks
+// there as a file (run-2-of-6), so that the test's workload can hold a run
+// until the page has shown it. Every wait is bounded; one that times out
+// ends the script with an error naming what it waited for and what the
+// page showed then.
 import { chromium } from "playwright-core";
+import { writeFileSync } from "node:fs";
 
 const [base, id, shot] = process.argv.slice(2);
 if (!base || !id || !shot) {
@@ -20,13 +27,34 @@ if (!base || !id || !shot) {
 const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
 const seen = { progress: [], console_errors: [] };
 const extraHTTPHeaders = process.env.KAB_TOKEN ? { Authorization: `Bearer ${process.env.KAB_TOKEN}` } : {};
+const seenDir = process.env.KAB_SEEN_DIR;
+let page;
+
+// what the page shows now, for a wait that timed out
+async function pageState() {
+	const text = async sel => ((await page.textContent(sel, { timeout: 1000 }).catch(() => null)) ?? "(none)").trim().slice(0, 200);
+	const count = async sel => page.$$eval(sel, es => es.length).catch(() => "?");
+	return `url ${page.url()}; status "${await text("#st-status")}"; progress "${await text("#st-progress")}"; ` +
+		`error "${await text("#error")}"; ${await count("table.report tbody tr")} report rows; ` +
+		`${await count("#runs-svg circle.pt")} run points; plot "${await text("#plot-title")}"; ` +
+		`${await count("#samples-svg polyline")} sample lines`;
+}
+// waitFor(DESC, PROMISE): PROMISE (a Playwright wait with its timeout); when
+// it fails, the error says what was awaited and what the page showed
+async function waitFor(desc, wait) {
+	try {
+		return await wait;
+	} catch (e) {
+		throw new Error(`waiting for ${desc}: ${String(e && e.message || e).split("\n")[0]}; the page showed: ${await pageState()}`);
+	}
+}
 
 const browser = await chromium.launch({
 	executablePath,
 	args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"],
 });
 try {
-	const page = await browser.newPage({ viewport: { width: 1280, height: 1400 }, extraHTTPHeaders });
+	page = await browser.newPage({ viewport: { width: 1280, height: 1400 }, extraHTTPHeaders });
 	page.on("console", m => { if (m.type() === "error") seen.console_errors.push(m.text()); });
 	page.on("pageerror", e => seen.console_errors.push(String(e)));
 	page.on("response", r => { if (r.status() >= 400) seen.console_errors.push(`${r.status()} ${r.url()}`); });
@@ -35,22 +63,26 @@ try {
 	// live progress: record each distinct text of the progress line until
 	// the status says the job ended (the page polls; no reload here)
 	const t0 = Date.now();
-	let status = "";
+	let status = "", ended = false;
 	while (Date.now() - t0 < 120000) {
 		const p = (await page.textContent("#st-progress")) || "";
 		const run = p.replace(/,.*$/, "");
-		if (run.startsWith("run ") && seen.progress[seen.progress.length - 1] !== run)
+		if (run.startsWith("run ") && seen.progress[seen.progress.length - 1] !== run) {
 			seen.progress.push(run);
+			if (seenDir) writeFileSync(`${seenDir}/${run.replace(/ /g, "-")}`, "");
+		}
 		status = (await page.textContent("#st-status")) || "";
-		if (/^(done|failed|cancelled|interrupted)/.test(status)) break;
+		if ((ended = /^(done|failed|cancelled|interrupted)/.test(status))) break;
 		await page.waitForTimeout(250);
 	}
 	seen.status = status;
+	if (!ended)
+		throw new Error(`timed out after 120 s waiting for the page to show the job ended; progress seen: ${JSON.stringify(seen.progress)}; the page showed: ${await pageState()}`);
 	// the report is fetched again once the job has ended
-	await page.waitForSelector("#runs-svg circle.pt", { timeout: 20000 });
-	await page.waitForFunction(() =>
+	await waitFor("a point in the per-run plot", page.waitForSelector("#runs-svg circle.pt", { timeout: 20000 }));
+	await waitFor("the progress line at its last run (run N of N) with the plot drawn", page.waitForFunction(() =>
 		document.querySelectorAll("#runs-svg circle.pt").length >= 1 &&
-		/run (\d+) of \1/.test(document.getElementById("st-progress").textContent), null, { timeout: 20000 });
+		/run (\d+) of \1/.test(document.getElementById("st-progress").textContent), null, { timeout: 20000 }));
 	seen.final_progress = await page.textContent("#st-progress");
 	seen.rows = await page.$$eval("table.report tbody tr", trs => trs.map(tr => tr.dataset.metric));
 	seen.verdicts = await page.$$eval("td.verdict", tds => tds.map(td => td.textContent));
@@ -60,35 +92,36 @@ try {
 	// click another metric's row: it becomes the selected one and the plot follows
 	const target = seen.rows.find(m => m === "time.wall_s") || seen.rows[1];
 	seen.clicked = target;
-	await page.click(`table.report tbody tr[data-metric="${target}"]`);
-	await page.waitForFunction(t => document.getElementById("plot-title").textContent.includes(t), target);
+	await waitFor(`a click on the ${target} row`, page.click(`table.report tbody tr[data-metric="${target}"]`, { timeout: 20000 }));
+	await waitFor(`the plot's title to name ${target}`,
+		page.waitForFunction(t => document.getElementById("plot-title").textContent.includes(t), target, { timeout: 20000 }));
 	seen.plot_title_after = await page.textContent("#plot-title");
 	seen.selected_rows = await page.$$eval("table.report tbody tr.selected", trs => trs.map(tr => tr.dataset.metric));
 	seen.points_after = await page.$$eval("#runs-svg circle.pt", cs => cs.length);
 
 	// a sample series: pick another metric in the select, the line is redrawn
 	// (a flat series is a zero-height line: attached, not "visible")
-	await page.waitForSelector("#samples-svg polyline", { state: "attached", timeout: 20000 });
+	await waitFor("a sample series' line", page.waitForSelector("#samples-svg polyline", { state: "attached", timeout: 20000 }));
 	const options = await page.$$eval("#sample-metric option", os => os.map(o => o.value));
 	const current = await page.inputValue("#sample-metric");
 	const other = options.find(o => o !== current && /^(memcg|memory)\./.test(o)) ||
 		options.find(o => o !== current && o.startsWith("vmstat.")) || options.find(o => o !== current);
 	seen.sample_metric_before = current;
 	seen.sample_metric = other;
-	await page.selectOption("#sample-metric", other);
-	await page.waitForFunction(o => {
+	await waitFor(`sample metric ${other} to be chosen`, page.selectOption("#sample-metric", other, { timeout: 20000 }));
+	await waitFor(`the sample plot to name ${other}`, page.waitForFunction(o => {
 		const s = document.querySelector("#samples-svg");
 		return s && s.textContent.includes(o);
-	}, other, { timeout: 20000 });
+	}, other, { timeout: 20000 }));
 	seen.sample_polylines = await page.$$eval("#samples-svg polyline", ps => ps.length);
 
 	await page.screenshot({ path: shot, fullPage: true });
 
 	// the job list links to the job; following the link opens its page
 	await page.goto(`${base}/`);
-	await page.waitForSelector(`a[href="/jobs/${id}"]`, { timeout: 20000 });
-	await page.click(`a[href="/jobs/${id}"]`);
-	await page.waitForSelector("#runs-svg circle.pt", { timeout: 20000 });
+	await waitFor(`the job list's link to job ${id}`, page.waitForSelector(`a[href="/jobs/${id}"]`, { timeout: 20000 }));
+	await waitFor(`a click on the link to job ${id}`, page.click(`a[href="/jobs/${id}"]`, { timeout: 20000 }));
+	await waitFor(`job ${id}'s page, followed from the list, to plot its runs`, page.waitForSelector("#runs-svg circle.pt", { timeout: 20000 }));
 	seen.followed_url = page.url();
 	seen.followed_title = await page.textContent("#title");
 } catch (e) {

@@ -157,6 +157,7 @@ static int spawn(char *const argv[], const char *extra_env, pid_t *ret_pid)
 	if (pid == 0) {
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL); /* ignored here; mariadbd and sysbench get the default */
 		int in = open("/dev/null", O_RDONLY);
 		if (in >= 0)
 			dup2(in, 0);
@@ -524,6 +525,11 @@ static int sysbench_run(const struct opts *o, struct server *s)
 		waitpid(pid, &status, 0);
 	}
 	close(fd);
+	/* a server killed under sysbench: sysbench, losing its connections,
+	 * often exits before the server's death is seen; the server's end is
+	 * the cause, so give it a moment to show before blaming sysbench */
+	if (done && !s->exited && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
+		server_reap(s, mono_now() + 2);
 	char how[96];
 	if (s->exited) {
 		describe_status(s->status, how, sizeof(how));
