@@ -157,6 +157,17 @@ static void set_cancelled(struct store *st, int64_t job_id)
 	store_job_set_status(st, job_id, "cancelled", reason);
 }
 
+/* A run-time failure ends the job: err (or r's text) logged once and, after
+ * prefix, the job's reason. */
+static void job_failed_with(struct store *st, int64_t job_id, const char *prefix, const struct strbuf *err, int r)
+{
+	const char *why = err->buf ? err->buf : strerror(-r);
+	log_error("%s", why);
+	char reason[768];
+	snprintf(reason, sizeof(reason), "%s%.700s", prefix, why);
+	store_job_set_status(st, job_id, "failed", reason);
+}
+
 /* A set-up step failed: a stop that came meanwhile (a workload's prepare
  * or mkswap killed by the same Ctrl-C) cancels the job, else it failed. */
 static int failed_or_cancelled(struct store *st, int64_t job_id, int r, const char *reason)
@@ -1180,10 +1191,7 @@ static int exec_builds(struct store *st, const struct job *j, int64_t job_id, in
 		log_info("kernel build stopped: %s", err.buf ? err.buf : strerror(-r));
 		r = -EINTR;
 	} else if (r < 0) {
-		log_error("%s", err.buf ? err.buf : strerror(-r));
-		char reason[768];
-		snprintf(reason, sizeof(reason), "kernel build failed: %.700s", err.buf ? err.buf : strerror(-r));
-		store_job_set_status(st, job_id, "failed", reason);
+		job_failed_with(st, job_id, "kernel build failed: ", &err, r);
 	}
 	sb_free(&err);
 	return r;
@@ -1250,10 +1258,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 		goto out;
 	struct strbuf derr = { 0 };
 	if ((r = jobdir_open(st, job_id, &jd, &derr)) < 0) {
-		log_error("%s", derr.buf ? derr.buf : strerror(-r));
-		char reason[768];
-		snprintf(reason, sizeof(reason), "%.760s", derr.buf ? derr.buf : strerror(-r));
-		store_job_set_status(st, job_id, "failed", reason);
+		job_failed_with(st, job_id, "", &derr, r);
 		sb_free(&derr);
 		goto out;
 	}

@@ -229,28 +229,18 @@ static void static_serve(const struct httpd *h, const char *url, struct httpd_re
 		httpd_error(rs, 404, "no such page: %.200s", url);
 		return;
 	}
-	size_t want = (size_t)sb.st_size, got = 0;
-	char *data = malloc(want + 1);
-	if (!data) {
-		httpd_error(rs, 500, "out of memory");
+	size_t want = (size_t)sb.st_size;
+	char *data;
+	int r = util_read_fd_exact(fd, want, &data);
+	if (r < 0) {
+		if (r == -ENOMEM)
+			httpd_error(rs, 500, "out of memory");
+		else
+			httpd_error(rs, 500, "cannot read the page %s", name);
 		return;
 	}
-	while (got < want) {
-		ssize_t r = read(fd, data + got, want - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	if (got != want) {
-		free(data);
-		httpd_error(rs, 500, "cannot read the page %s", name);
-		return;
-	}
-	data[got] = 0;
 	sb_free(&rs->body);
-	rs->body = (struct strbuf){ .buf = data, .len = got, .cap = want + 1 };
+	rs->body = (struct strbuf){ .buf = data, .len = want, .cap = want + 1 };
 	rs->status = 200;
 	rs->content_type = type;
 }

@@ -45,26 +45,14 @@ int secret_read(const char *path, const char *what, char **ret, size_t *ret_len)
 		log_error("%s: the %s is over %d bytes", path, what, SECRET_MAX_SIZE);
 		return -EFBIG;
 	}
-	size_t want = (size_t)sb.st_size, got = 0;
-	char *buf = malloc(want + 1);
-	if (!buf)
-		return -ENOMEM;
-	while (got < want) {
-		ssize_t n = read(fd, buf + got, want - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
+	char *buf;
+	if ((r = util_read_fd_exact(fd, (size_t)sb.st_size, &buf)) < 0) {
+		if (r == -EIO)
+			log_error("%s: cannot read the %s", path, what);
+		return r;
 	}
-	if (got != want) {
-		log_error("%s: cannot read the %s", path, what);
-		free(buf);
-		return -EIO;
-	}
-	buf[got] = 0;
 	*ret = buf;
-	*ret_len = got;
+	*ret_len = (size_t)sb.st_size;
 	return 0;
 }
 

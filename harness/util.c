@@ -208,6 +208,29 @@ int util_read_file(const char *path, char **ret, size_t *ret_len)
 	return 0;
 }
 
+int util_read_fd_exact(int fd, size_t want, char **ret)
+{
+	size_t got = 0;
+	char *buf = malloc(want + 1);
+	if (!buf)
+		return -ENOMEM;
+	while (got < want) {
+		ssize_t n = read(fd, buf + got, want - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got != want) {
+		free(buf);
+		return -EIO;
+	}
+	buf[got] = 0;
+	*ret = buf;
+	return 0;
+}
+
 int util_read_line(const char *path, char **ret)
 {
 	char *buf;

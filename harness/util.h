@@ -36,6 +36,9 @@ void util_format_size(uint64_t bytes, char *buf, size_t len);
 /* Whole-file read (NUL-terminated). */
 int util_read_file(const char *path, char **ret, size_t *ret_len);
 /* Reads a small kernel file and strips the trailing newline. */
+/* Reads exactly want bytes of fd (a file whose size fstat gave) into a
+ * NUL-terminated buffer; -EIO when it ends sooner. */
+int util_read_fd_exact(int fd, size_t want, char **ret);
 int util_read_line(const char *path, char **ret);
 /* A /proc/meminfo field ("MemTotal", "SwapTotal") in bytes. */
 int util_meminfo_bytes(const char *key, uint64_t *ret);
