@@ -17,7 +17,7 @@ static const struct wl_key keys[] = {
 	{ "size", "anonymous memory per repetition, e.g. 256M (a multiple of 4K; memory.max must be above it)", true },
 	{ "reps", "repetitions inside one run, 1 to 10000 (default 10); each maps, fills and pages out afresh", false },
 	{ "fill", "zero, pattern or random (default pattern); zero-filled pages are not written to swap", false },
-	{ "refault", "yes or no (default no): after the pageout write every page again and time the refault", false },
+	{ "refault", "yes or no (default no): after the pageout write every word again (stores only: each first touch is a write fault) and time the refault", false },
 	{ "align", "alignment of the mapping, a power of two from 4K to 1G (default 2M), so large folios fit", false },
 	{ "thp_madvise", "yes or no (default no): madvise(MADV_HUGEPAGE) the range, for folio sizes set to madvise", false },
 	{ NULL, NULL, false },
