@@ -99,6 +99,8 @@ $(B)/kab-%: workloads/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(PROG_LIBS)
 
+# test_recorded drives kabd's submit handler (api.c), which links httpd.c
+$(B)/tests/test_recorded: LDLIBS := -lmicrohttpd $(LDLIBS)
 $(B)/tests/%: tests/unit/%.c tests/unit/t.h $(B)/libkab.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(B)/libkab.a $(LDLIBS)

@@ -529,6 +529,12 @@ void api_job_create(struct api *a, const struct httpd_req *rq, struct httpd_resp
 	int64_t id;
 	if (open_store(a, rs, &st) < 0)
 		goto out;
+	/* build = ID: the parser has no database; kabd's is the one the job runs with */
+	if (job_check_builds(j, st, &d) > 0) {
+		reply_diags(rs, -EINVAL, &d);
+		diags_free(&d);
+		goto out;
+	}
 	if (queue_submit(a->queue, st, j, rq->submitter, &id) < 0) {
 		httpd_error(rs, 500, "the job could not be stored: %s", store_errmsg(st));
 		goto out;

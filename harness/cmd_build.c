@@ -1,5 +1,6 @@
-/* kab build JOB: builds the kernels of a job's kernel = build variants;
- * kab builds: lists the recorded builds. */
+/* kab build JOB: builds the kernels of a job's kernel = build variants
+ * (a variant with build = ID takes that recorded build, checked, and
+ * builds nothing); kab builds: lists the recorded builds. */
 #include "build.h"
 #include "cmd.h"
 #include "job.h"
@@ -17,7 +18,11 @@
 
 static void print_build(void *ctx, const char *variant, const struct kbuild_result *res)
 {
-	if (res->reused)
+	char line[512];
+	if (res->recorded) {
+		kbuild_recorded_describe(res, line, sizeof(line));
+		printf("variant %s: %s\n", variant, line);
+	} else if (res->reused)
 		printf("variant %s: build %lld reused (same inputs), kernelrelease %s, %s\n", variant, (long long)res->id,
 		       res->kernelrelease, res->image);
 	else

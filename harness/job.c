@@ -673,6 +673,11 @@ bool job_boots_kernels(const struct job *j)
 
 const char *job_switch_name(enum job_switch s) { return s == JOB_SWITCH_REBOOT ? "reboot" : "kexec"; }
 
+bool job_variant_recorded(const struct job_variant *v)
+{
+	return v->kernel && strcmp(v->kernel, "build") == 0 && v->build_id > 0;
+}
+
 bool job_has_builds(const struct job *j)
 {
 	for (size_t i = 0; i < j->n_variants; i++)

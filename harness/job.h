@@ -63,6 +63,11 @@ struct job_variant {
 	char **fragments;
 	size_t n_fragments;
 	int tree_line, base_line, series_line, config_line;
+	/* kernel = build with build = ID: a build recorded earlier in the
+	 * database the job runs with (kab builds lists them), booted as it is;
+	 * then tree, base, series and config are NULL. 0: none. */
+	int64_t build_id;
+	int build_line;
 	/* kernel = image: the image and initrd files; initrd also goes with
 	 * kernel = build. cmdline: parameters added to this variant's boots. */
 	char *image, *initrd, *cmdline;
@@ -161,6 +166,8 @@ struct job {
 	int boots_line;
 };
 
+/* Whether v is kernel = build with build = ID: a build recorded earlier. */
+bool job_variant_recorded(const struct job_variant *v);
 /* Whether any variant's kernel is a build. */
 bool job_has_builds(const struct job *j);
 /* Whether any variant boots a kernel of its own (build or image): then
@@ -182,6 +189,12 @@ int job_parse_string(const char *file, const char *text, struct job **ret, struc
 /* Like the above but skips machine checks (paths, programs): for reading
  * a stored job back. */
 int job_parse_string_nocheck(const char *file, const char *text, struct job **ret, struct diags *d);
+
+struct store;
+/* A variant's build = ID checked against st (the parser has no database):
+ * the build is there, ok, of kind build, and its files are. Each problem
+ * goes to d at the variant's build line; returns how many. */
+size_t job_check_builds(const struct job *j, struct store *st, struct diags *d);
 
 /* Prints the normalized job; it parses back to the same job. */
 void job_print(const struct job *j, FILE *out);

@@ -30,6 +30,7 @@ enum ktype {
 	KT_NAME,     /* identifier-like: letters, digits, . _ - */
 	KT_UINT,     /* unsigned, in [min, max] */
 	KT_U64,
+	KT_ID,       /* a record's id in kab's database: 1 to INT64_MAX, as int64_t */
 	KT_INT,      /* int, in [min, max] */
 	KT_ENUM,
 	KT_SIZE,     /* bytes, at least min */
@@ -103,6 +104,7 @@ static const struct keydef keydefs[] = {
 	{ KEY(JOB_SEC_VARIANT, "config", KT_SOURCE, offsetof(struct job_variant, config)) },
 	{ KEY(JOB_SEC_VARIANT, "config.fragment", KT_SOURCES, offsetof(struct job_variant, fragments)),
 	  .off_n = offsetof(struct job_variant, n_fragments), .multiline = true },
+	{ KEY(JOB_SEC_VARIANT, "build", KT_ID, offsetof(struct job_variant, build_id)) },
 	{ KEY(JOB_SEC_VARIANT, "image", KT_SOURCE, offsetof(struct job_variant, image)) },
 	{ KEY(JOB_SEC_VARIANT, "initrd", KT_SOURCE, offsetof(struct job_variant, initrd)) },
 	{ KEY(JOB_SEC_VARIANT, "cmdline", KT_TEXT, offsetof(struct job_variant, cmdline)), .max = 1024 },
@@ -518,6 +520,22 @@ static bool set_value(struct builder *b, const struct keydef *k, const struct jo
 		*(unsigned *)at = (unsigned)u;
 		return true;
 
+	case KT_ID: {
+		/* the id kab builds shows; it is only looked up, in kab's own database */
+		int pr = util_parse_u64(v, &u);
+		if (pr == -EINVAL) {
+			ERR(b, e->line, "bad %s \"%s\": expected a build id, a positive whole number (kab builds lists them)", k->name, v);
+			return false;
+		}
+		if (pr < 0 || u < 1 || u > (uint64_t)INT64_MAX) {
+			ERR(b, e->line, "%s %s is out of range: a build id is from 1 to %lld (kab builds lists them)", k->name, v,
+			    (long long)INT64_MAX);
+			return false;
+		}
+		*(int64_t *)at = (int64_t)u;
+		return true;
+	}
+
 	case KT_INT:
 		if (util_parse_i64(v, &i) < 0) {
 			ERR(b, e->line, "bad %s \"%s\": expected a whole number from %.0f to %.0f", k->name, v, k->min, k->max);
@@ -652,7 +670,7 @@ static void unknown_key(struct builder *b, const struct job_section *s, const st
 	}
 	join_list(cands, n, list, sizeof(list));
 	if (s->kind == JOB_SEC_VARIANT)
-		ERR(b, e->line, "unknown key \"%s\" in %s (keys: name, kernel, tree, base, series, config, config.fragment, image, initrd, cmdline, sysctl NAME, sysfs PATH)", e->key, title);
+		ERR(b, e->line, "unknown key \"%s\" in %s (keys: name, kernel, tree, base, series, config, config.fragment, build, image, initrd, cmdline, sysctl NAME, sysfs PATH)", e->key, title);
 	else
 		ERR(b, e->line, "unknown key \"%s\" in %s (keys: %s)", e->key, title, list);
 }
@@ -911,22 +929,29 @@ static bool build_user_ok(struct builder *b, int line)
 	return b->build_user_ok;
 }
 
-/* kernel = build needs tree and base, kernel = image an image; running
- * takes none of the keys of a kernel of its own. */
+/* kernel = build needs tree and base, or the build = ID of one recorded
+ * earlier, which fixed them; kernel = image an image; running takes none
+ * of the keys of a kernel of its own. */
 static void check_build_keys(struct builder *b, const struct job_section *s, struct job_variant *v, const struct seen *seen)
 {
-	static const char *const build_keys[] = { "tree", "base", "series", "config", "config.fragment" };
+	/* what a build's inputs are, and so what a recorded build fixed */
+	static const char *const input_keys[] = { "tree", "base", "series", "config", "config.fragment" };
 	static const char *const own_keys[] = { "image", "initrd", "cmdline" };
 	char title[128];
 	sec_title(s, title, sizeof(title));
 	const char *kernel = v->kernel ? v->kernel : "running";
 	bool build = strcmp(kernel, "build") == 0, image = strcmp(kernel, "image") == 0;
 	v->cmdline_line = seen_of(seen, JOB_SEC_VARIANT, "cmdline")->line;
-	for (size_t i = 0; i < ARRAY_SIZE(build_keys) && !build; i++) {
-		const struct seen *k = seen_of(seen, JOB_SEC_VARIANT, build_keys[i]);
+	const struct seen *recorded = seen_of(seen, JOB_SEC_VARIANT, "build");
+	v->build_line = recorded->line;
+	for (size_t i = 0; i < ARRAY_SIZE(input_keys) && !build; i++) {
+		const struct seen *k = seen_of(seen, JOB_SEC_VARIANT, input_keys[i]);
 		if (k->line)
-			ERR(b, k->line, "%s applies only to kernel = build, not kernel = %s", build_keys[i], kernel);
+			ERR(b, k->line, "%s applies only to kernel = build, not kernel = %s", input_keys[i], kernel);
 	}
+	if (recorded->line && !build)
+		ERR(b, recorded->line, "build applies only to kernel = build, not kernel = %s: it names a kernel kab built earlier (kab builds lists them)",
+		    kernel);
 	for (size_t i = 0; i < ARRAY_SIZE(own_keys) && !build && !image; i++) {
 		const struct seen *k = seen_of(seen, JOB_SEC_VARIANT, own_keys[i]);
 		if (k->line)
@@ -952,18 +977,29 @@ static void check_build_keys(struct builder *b, const struct job_section *s, str
 	if (!build)
 		return;
 	if (seen_of(seen, JOB_SEC_VARIANT, "image")->line)
-		ERR(b, seen_of(seen, JOB_SEC_VARIANT, "image")->line, "image applies only to kernel = image: kernel = build makes its own");
-	if (!seen_of(seen, JOB_SEC_VARIANT, "tree")->line)
-		ERR(b, kline->line, "missing required key \"tree\" in %s: kernel = build needs the git tree to build (tree = /path/to/linux)", title);
-	if (!seen_of(seen, JOB_SEC_VARIANT, "base")->line)
+		ERR(b, seen_of(seen, JOB_SEC_VARIANT, "image")->line, "image applies only to kernel = image: kernel = build %s",
+		    recorded->line ? "boots the image of the build it names" : "makes its own");
+	for (size_t i = 0; i < ARRAY_SIZE(input_keys) && recorded->line; i++) {
+		const struct seen *k = seen_of(seen, JOB_SEC_VARIANT, input_keys[i]);
+		if (k->line)
+			ERR(b, k->line, "%s does not go with build (line %d): a recorded build's tree, base, series and config were fixed when it was built; remove %s, or remove build to build anew",
+			    input_keys[i], recorded->line, input_keys[i]);
+	}
+	if (!recorded->line && !seen_of(seen, JOB_SEC_VARIANT, "tree")->line)
+		ERR(b, kline->line, "missing required key \"tree\" in %s: kernel = build needs the git tree to build (tree = /path/to/linux), or the build = ID of one kab built earlier", title);
+	if (!recorded->line && !seen_of(seen, JOB_SEC_VARIANT, "base")->line)
 		ERR(b, kline->line, "missing required key \"base\" in %s: kernel = build needs the ref to build (base = v6.1)", title);
-	if (!v->config && !(v->config = strdup("running")))
+	if (!recorded->line && !v->config && !(v->config = strdup("running")))
 		b->oom = true;
 	if (!b->check)
 		return;
 	if (v->initrd && access(v->initrd, R_OK) != 0)
 		ERR(b, v->initrd_line, "initrd %s cannot be read (%s): give the path of an initramfs or leave initrd out", v->initrd,
 		    strerror(errno));
+	/* nothing is built: no tree to read, no build user needed. The
+	 * parser has no database: kabd's submit and the run check the id. */
+	if (recorded->line)
+		return;
 	/* git reads the tree as the build user: without one, nothing to check it with */
 	bool tree_ok = false;
 	if (v->tree && seen_of(seen, JOB_SEC_VARIANT, "tree")->ok && build_user_ok(b, kline->line)) {

@@ -195,6 +195,8 @@ void job_print(const struct job *j, FILE *out)
 		fprintf(out, "\n[variant %s]\n", v->label);
 		fprintf(out, "name = %s\n", v->name);
 		fprintf(out, "kernel = %s\n", v->kernel);
+		if (v->build_id > 0)
+			fprintf(out, "build = %lld\n", (long long)v->build_id);
 		if (v->tree)
 			job_print_key(out, "tree", v->tree, false);
 		if (v->base)

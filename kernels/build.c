@@ -903,13 +903,36 @@ out:
 	return r;
 }
 
+unsigned kbuild_job_need(const struct job *j)
+{
+	return (j->swap.kind == JOB_SWAP_ZRAM ? KBUILD_NEED_ZRAM : 0) | (j->swap.zswap == JOB_ON ? KBUILD_NEED_ZSWAP : 0);
+}
+
+/* A variant's build = ID, checked; an error names the key's line. */
+static int recorded(struct store *st, const struct job *j, const struct job_variant *v, unsigned need,
+		    struct kbuild_result *res, struct strbuf *err)
+{
+	struct strbuf why = { 0 };
+	int r = kbuild_recorded(st, v->build_id, v->initrd != NULL, need, res, &why);
+	if (r < 0)
+		sb_printf(err, "%s:%d: %s", j->file ? j->file : "job", v->build_line, why.buf ? why.buf : strerror(-r));
+	sb_free(&why);
+	return r;
+}
+
 int kbuild_job(struct store *st, const struct job *j, const struct kbuild_opts *o, struct strbuf *err)
 {
-	unsigned need = (j->swap.kind == JOB_SWAP_ZRAM ? KBUILD_NEED_ZRAM : 0) |
-			(j->swap.zswap == JOB_ON ? KBUILD_NEED_ZSWAP : 0);
+	unsigned need = kbuild_job_need(j);
+	struct kbuild_result res;
+	/* recorded builds first: one that has gone since the job was
+	 * submitted fails the job before minutes of compiling the others */
+	for (size_t i = 0; i < j->n_variants; i++) {
+		int r = job_variant_recorded(&j->variants[i]) ? recorded(st, j, &j->variants[i], need, &res, err) : 0;
+		if (r < 0)
+			return r;
+	}
 	for (size_t i = 0; i < j->n_variants; i++) {
 		const struct job_variant *v = &j->variants[i];
-		struct kbuild_result res;
 		int r;
 		if (o->variant_builds)
 			o->variant_builds[i] = 0;
@@ -917,6 +940,14 @@ int kbuild_job(struct store *st, const struct job *j, const struct kbuild_opts *
 			if (o->progress)
 				o->progress(o->progress_ctx, v->name, "registering its kernel image");
 			r = kbuild_image(st, v->image, v->initrd, o->kernels_dir, &res, err);
+		} else if (job_variant_recorded(v)) {
+			if ((r = recorded(st, j, v, need, &res, err)) == 0) {
+				char line[512];
+				kbuild_recorded_describe(&res, line, sizeof(line));
+				log_info("variant %s: %s", v->name, line);
+				if (o->progress)
+					o->progress(o->progress_ctx, v->name, line);
+			}
 		} else if (strcmp(v->kernel, "build") == 0) {
 			struct kbuild_request rq = {
 				.file = j->file, .tree_line = v->tree_line, .base_line = v->base_line, .series_line = v->series_line,

@@ -53,10 +53,13 @@ struct kbuild_request {
 struct kbuild_result {
 	int64_t id;
 	bool reused;              /* an earlier build with the same inputs */
+	bool recorded;            /* a build the job named by its id (kbuild_recorded) */
 	char kernelrelease[128];
-	int64_t objects;          /* objects compiled (0 when reused) */
+	int64_t objects;          /* objects compiled (0 when reused or recorded) */
 	double duration_s;
 	char image[4096];
+	char base_sha[41];        /* recorded: what it was built from */
+	unsigned patches;
 };
 
 /* Builds (or reuses) the kernel rq describes and records it in st. On
@@ -94,13 +97,32 @@ struct kbuild_opts {
 	void (*done)(void *ctx, const char *variant, const struct kbuild_result *res);
 	void *done_ctx;
 };
+/* A build recorded earlier, named by its id (a job's build = ID), to be
+ * booted as it is: it must be in st, ok, of kind build (kab built it, not
+ * an image registration), its image a regular, readable bzImage of its
+ * kernelrelease, its initrd (unless own_initrd: the variant gives one)
+ * and, when need asks for options, its config regular readable files,
+ * the config with those options. Nothing is built or written. 0 with
+ * *ret filled (recorded set); -EINVAL with what is wrong in err (no
+ * file:line: the caller has the key's line); another -errno when the
+ * database cannot be read. */
+int kbuild_recorded(struct store *st, int64_t id, bool own_initrd, unsigned need, struct kbuild_result *ret,
+		    struct strbuf *err);
+/* "build 1 recorded (6.1.0-kab1, base 71864f7f0e85, 2 patches), not rebuilt" */
+void kbuild_recorded_describe(const struct kbuild_result *res, char *buf, size_t len);
+
 /* Registers a kernel image file (and its initrd, may be NULL) as a build
  * of kind image: copied under kernels_dir (NULL: the default), its release
  * read from the image; the same contents give back the same build. */
 int kbuild_image(struct store *st, const char *image, const char *initrd, const char *kernels_dir,
 		 struct kbuild_result *ret, struct strbuf *err);
 
-/* Builds (or reuses) the kernel of every kernel = build variant of j and
- * registers every kernel = image one, in order, stopping at the first
- * failure (its message in err). */
+/* Builds (or reuses) the kernel of every kernel = build variant of j,
+ * takes the recorded build of every one with build = ID (all checked
+ * first, so nothing is compiled for a job one of whose builds has gone)
+ * and registers every kernel = image one, in order, stopping at the
+ * first failure (its message in err, with the job's file:line for a
+ * recorded build). */
 int kbuild_job(struct store *st, const struct job *j, const struct kbuild_opts *o, struct strbuf *err);
+/* The options j's swap settings need in its kernels (enum kbuild_need). */
+unsigned kbuild_job_need(const struct job *j);

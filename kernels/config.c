@@ -55,6 +55,13 @@ bool kconfig_is_set(const char *text, const char *opt, bool module_ok)
 	return false;
 }
 
+void kconfig_missing(const char *text, unsigned need, struct strbuf *ret)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(required); i++)
+		if ((required[i].need & need) == required[i].need && !kconfig_is_set(text, required[i].opt, false))
+			sb_printf(ret, "%sCONFIG_%s", ret->len ? ", " : "", required[i].opt);
+}
+
 size_t kconfig_count_set(const char *text)
 {
 	size_t k = 0;
@@ -268,9 +275,7 @@ int kconfig_produce(const struct kbuild_as *as, const char *src, const char *kc_
 			goto out;
 		}
 		struct strbuf missing = { 0 };
-		for (size_t i = 0; i < ARRAY_SIZE(required); i++)
-			if ((required[i].need & need) == required[i].need && !kconfig_is_set(cfg.buf, required[i].opt, false))
-				sb_printf(&missing, "%sCONFIG_%s", missing.len ? ", " : "", required[i].opt);
+		kconfig_missing(cfg.buf, need, &missing);
 		if (missing.len) {
 			sb_printf(err, "config: %s cannot be set in this config (a dependency is off): kab needs them; fix the config source or fragments",
 				  missing.buf);

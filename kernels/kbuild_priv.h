@@ -31,6 +31,9 @@ int kbuild_put(const struct kbuild_as *as, const char *text, size_t len, const c
 int kbuild_copy_as(const struct kbuild_as *as, const char *from, const char *to, struct strbuf *err);
 /* Whether a .config's text sets CONFIG_<opt>=y (or =m with module). */
 bool kconfig_is_set(const char *text, const char *opt, bool module_ok);
+/* Appends to ret, comma-separated, the options kab needs (every build's,
+ * and need's: enum kbuild_need) that text, a .config, does not set to y. */
+void kconfig_missing(const char *text, unsigned need, struct strbuf *ret);
 /* Lines setting an option to y or m: a size estimate of the build. */
 size_t kconfig_count_set(const char *text);
 /* Writes path, the build user's git config (GIT_CONFIG_GLOBAL) naming

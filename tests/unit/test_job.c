@@ -547,6 +547,104 @@ static void test_series_keys(void)
 	free(msg);
 }
 
+/* kernel = build with build = ID: a build recorded earlier, named by
+ * its id; the keys it fixed are refused, each at its line. */
+static void test_recorded_build_keys(void)
+{
+	const char *vars = "[variant A]\nname = base\nkernel = build\nbuild = 1\n"
+			   "[variant B]\nname = new\nkernel = build\nbuild = 12\ninitrd = /img/initrd.gz\ncmdline = quiet\n" WORKLOAD;
+	char text[2048];
+	snprintf(text, sizeof(text), "[job]\nname = r\n%s", vars);
+	struct job *j = parse_ok(text);
+	if (j) {
+		T_EQ_INT(j->variants[0].build_id, 1);
+		T_EQ_INT(j->variants[0].build_line, 6);
+		T_EQ_INT(j->variants[1].build_id, 12);
+		T_EQ_INT(j->variants[1].build_line, 10);
+		T_CHECK(j->variants[0].tree == NULL && j->variants[0].base == NULL && j->variants[0].config == NULL);
+		T_EQ_STR(j->variants[1].initrd, "/img/initrd.gz");
+		T_EQ_STR(j->variants[1].cmdline, "quiet");
+		T_CHECK(job_variant_recorded(&j->variants[0]) && job_variant_recorded(&j->variants[1]));
+		T_CHECK(job_has_builds(j) && job_boots_kernels(j));
+		char *out = print_job(j);
+		T_CHECK(out && strstr(out, "\nkernel = build\nbuild = 1\n") && strstr(out, "\nbuild = 12\ninitrd = /img/initrd.gz\ncmdline = quiet\n"));
+		T_CHECK(out && !strstr(out, "config ="));
+		free(out);
+		job_free(j);
+	}
+	round_trip(text);
+	/* beside a variant kab builds now */
+	j = parse_ok("[job]\nname = r\n[variant A]\nkernel = build\nbuild = 3\n[variant B]\nkernel = build\ntree = /t\nbase = v6.1\n" WORKLOAD);
+	if (j) {
+		T_CHECK(job_variant_recorded(&j->variants[0]) && !job_variant_recorded(&j->variants[1]));
+		T_EQ_STR(j->variants[1].config, "running");
+		job_free(j);
+	}
+
+	int line;
+	char *msg;
+	/* only with kernel = build */
+	T_EQ_INT(parse_bad("[job]\nname = r\n[variant A]\nbuild = 1\n[variant B]\n" WORKLOAD, &line, &msg), 1);
+	T_EQ_INT(line, 4);
+	T_CHECK(strstr(msg, "build applies only to kernel = build, not kernel = running") != NULL);
+	free(msg);
+	T_EQ_INT(parse_bad("[job]\nname = r\n[variant A]\nkernel = image\nimage = /a\nbuild = 1\n[variant B]\nkernel = build\nbuild = 1\n" WORKLOAD,
+			   &line, &msg), 1);
+	T_EQ_INT(line, 6);
+	T_CHECK(strstr(msg, "build applies only to kernel = build, not kernel = image") != NULL);
+	free(msg);
+	/* what the build fixed, each refused at its own line */
+	struct diags d = { 0 };
+	struct job *bad = NULL;
+	T_EQ_INT(job_parse_string_nocheck("t.job",
+					  "[job]\nname = r\n[variant A]\nkernel = build\nbuild = 1\ntree = /t\nbase = v6.1\n"
+					  "series = /s.mbox\nconfig = defconfig\nconfig.fragment = /a.config\nimage = /i\n"
+					  "[variant B]\nkernel = build\nbuild = 2\n" WORKLOAD, &bad, &d), -EINVAL);
+	static const char *const fixed[] = { "tree", "base", "series", "config", "config.fragment" };
+	T_EQ_INT(d.n, 6);
+	for (size_t i = 0; i < d.n && i < 5; i++) {
+		char want[128];
+		snprintf(want, sizeof(want), "%s does not go with build (line 5): a recorded build's tree, base, series and config were fixed",
+			 fixed[i]);
+		T_EQ_INT(d.v[i].line, (int)i + 6);
+		T_CHECK(strstr(d.v[i].msg, want) != NULL);
+	}
+	T_CHECK(d.n == 6 && d.v[5].line == 11 && strstr(d.v[5].msg, "image applies only to kernel = image"));
+	diags_free(&d);
+	/* tree and base are still required without build */
+	T_EQ_INT(parse_bad("[job]\nname = r\n[variant A]\nkernel = build\nbase = v1\n[variant B]\nkernel = build\nbuild = 2\n" WORKLOAD, &line,
+			   &msg), 1);
+	T_EQ_INT(line, 4);
+	T_CHECK(strstr(msg, "missing required key \"tree\"") && strstr(msg, "or the build = ID of one kab built earlier"));
+	free(msg);
+	/* the id: a positive whole number that fits an int64 */
+	static const struct { const char *value, *want; } ids[] = {
+		{ "x", "bad build \"x\": expected a build id, a positive whole number (kab builds lists them)" },
+		{ "1x", "bad build \"1x\": expected a build id" },
+		{ "1.5", "bad build \"1.5\": expected a build id" },
+		{ "-1", "bad build \"-1\": expected a build id" },
+		{ "+1", "bad build \"+1\": expected a build id" },
+		{ "0", "build 0 is out of range: a build id is from 1 to 9223372036854775807 (kab builds lists them)" },
+		{ "9223372036854775808", "build 9223372036854775808 is out of range" },
+		{ "99999999999999999999999999", "build 99999999999999999999999999 is out of range" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
+		snprintf(text, sizeof(text), "[job]\nname = r\n[variant A]\nkernel = build\nbuild = %s\n[variant B]\nkernel = build\nbuild = 2\n" WORKLOAD,
+			 ids[i].value);
+		T_EQ_INT(parse_bad(text, &line, &msg), 1);
+		T_EQ_INT(line, 5);
+		if (!strstr(msg, ids[i].want))
+			fprintf(stderr, "build = %s: got \"%s\"\n", ids[i].value, msg);
+		T_CHECK(strstr(msg, ids[i].want) != NULL);
+		free(msg);
+	}
+	snprintf(text, sizeof(text), "[job]\nname = r\n[variant A]\nkernel = build\nbuild = 9223372036854775807\n[variant B]\nkernel = build\nbuild = 2\n" WORKLOAD);
+	j = parse_ok(text);
+	if (j)
+		T_EQ_INT(j->variants[0].build_id, INT64_MAX);
+	job_free(j);
+}
+
 /* ---- budgets (README.md, "Budgets") ---- */
 
 /* Appends pattern with each '#' replaced by i. */
@@ -832,6 +930,7 @@ int main(void)
 {
 	test_boot_jobs();
 	test_series_keys();
+	test_recorded_build_keys();
 	test_defaults();
 	test_sizes();
 	test_durations();
