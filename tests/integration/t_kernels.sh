@@ -15,52 +15,14 @@ it_begin
 for p in git gcc make flex bison bc gzip openssl /usr/bin/python3; do
 	command -v "$p" >/dev/null || skip_all "$p is not installed"
 done
-GITTREE=${KAB_TEST_LINUX_GIT:-/var/cache/kab/test-linux-git}
-WORK=${KAB_TEST_KBUILD_WORK:-/var/cache/kab/test-kbuild}
-
-# the build user, as make install makes it; removed at the end only when
-# made here, and then what it owns in the cached work directory goes back
-# to root (the next run's kab takes it over again, whatever uid the user
-# gets then)
-KB_MADE=0
-if ! getent passwd kab-build >/dev/null; then
-	useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin kab-build ||
-		skip_all "cannot make the build user kab-build (useradd)"
-	KB_MADE=1
-fi
-KB_UID=$(id -u kab-build) KB_GID=$(id -g kab-build)
-kb_cleanup() {
-	[ $KB_MADE = 1 ] || return 0
-	[ -d "$WORK" ] && find "$WORK" -xdev -uid "$KB_UID" -exec chown -h root:root {} + 2>/dev/null
-	userdel kab-build 2>/dev/null || echo "  (could not remove the build user kab-build: $(userdel kab-build 2>&1))"
-}
-t_cleanup() { it_cleanup; kb_cleanup; }
+. tests/integration/kernel_tree.sh
+GITTREE=$KT_TREE WORK=$KT_WORK BASE=$KT_BASE
+kt_build_user
+t_cleanup() { it_cleanup; kt_cleanup; }
 trap t_cleanup EXIT
-SRC=/var/cache/kab/src/linux-source-6.1
-TARBALL=/usr/src/linux-source-6.1.tar.xz
 KDIR=$IT_TMP/kernels
 DB=$IT_TMP/k.db
-BASE=v6.1-debian
-
-# the git tree, once: the unpacked Debian source, or the tarball
-if [ ! -d "$GITTREE/.git" ]; then
-	echo "  (making the test kernel git tree $GITTREE once)"
-	rm -rf "$GITTREE.tmp"
-	if [ -f "$SRC/Makefile" ]; then
-		cp -a "$SRC" "$GITTREE.tmp"
-	elif [ -f "$TARBALL" ]; then
-		mkdir -p "$GITTREE.tmp" && tar -xJf "$TARBALL" -C "$GITTREE.tmp" --strip-components=1
-	else
-		skip_all "no kernel source: apt-get install linux-source-6.1"
-	fi
-	# Debian's .gitignore ignores the whole top level: add with -f
-	(cd "$GITTREE.tmp" && git init -q -b master && git add -A -f &&
-		git -c user.name=kab -c user.email=kab@localhost commit -q -m "linux-source-6.1 (Debian)" &&
-		git tag "$BASE") && mv "$GITTREE.tmp" "$GITTREE" || skip_all "cannot make the git tree $GITTREE"
-fi
-# the build user reads the tree (an older cache may have been made with a tight umask)
-setpriv --reuid kab-build --regid kab-build --clear-groups test -r "$GITTREE/Makefile" -a -x "$GITTREE/.git/objects" ||
-	chmod -R a+rX "$GITTREE"
+kt_git_tree
 
 # the series, made with git format-patch in a throwaway worktree
 wt=$IT_TMP/wt

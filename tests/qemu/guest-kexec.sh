@@ -1,6 +1,9 @@
 #!/bin/busybox sh
-# /init of the kexec test's guest, in every boot: mounts the virtio disk
-# that holds kab's database at /var/lib/kab, starts kabd the way its
+# /init of the kexec tests' guests, in every boot: mounts the virtio disk
+# that holds kab's database at kab's state directory (/var/lib/kab, or the
+# path in the initramfs's /etc/kabt-state: t_patch's guest mounts it where
+# the host built its kernels, so that the builds' recorded paths hold in
+# both), starts kabd the way its
 # systemd unit would (its unix socket /run/kab/kabd.sock, no TCP), submits
 # the disk's job.kab over that socket on the first boot, and
 # powers off once the job has ended. kabd itself switches kernels with
@@ -12,7 +15,9 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
-mkdir -p /tmp /var/tmp /run /var/lib/kab
+state=/var/lib/kab
+[ -r /etc/kabt-state ] && state=$(cat /etc/kabt-state)
+mkdir -p /tmp /var/tmp /run "$state"
 mount -t tmpfs tmp /tmp
 mount -t tmpfs vartmp /var/tmp
 mount -t tmpfs run /run
@@ -21,11 +26,11 @@ echo "KABT boot $(uname -r) uptime $(cut -d' ' -f1 /proc/uptime) cmdline $(cat /
 for m in crc32c_generic lzo-rle lzo virtio_pci virtio_blk ext4 zram; do modprobe $m 2>/dev/null; done
 i=0
 while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-if ! mount -t ext4 /dev/vda /var/lib/kab; then
+if ! mount -t ext4 /dev/vda "$state"; then
 	echo "KABT FAIL cannot mount the database disk"
 	poweroff -f
 fi
-db=/var/lib/kab/kab.db
+db=$state/kab.db
 # q SQL: the answer, or status 1 when the database did not answer (kabd
 # may hold it while it recovers the WAL after a boot: wait up to 10 s)
 q() { sqlite3 -batch -noheader -cmd '.timeout 10000' "$db" "$1" 2>/dev/null; }
@@ -34,8 +39,8 @@ echo "KABT kabd starts, uptime $(cut -d" " -f1 /proc/uptime)"
 # the disk says "nofile": kexec_file_load fails with ENOSYS for kabd and
 # what it runs, as on a kernel without it, so kab loads with kexec-tools
 wrap=
-[ -e /var/lib/kab/nofile ] && wrap=kab-no-kexec-file-load
-$wrap kabd --db $db >>/dev/console 2>&1 &
+[ -e "$state/nofile" ] && wrap=kab-no-kexec-file-load
+$wrap kabd --db "$db" --state-dir "$state" >>/dev/console 2>&1 &
 kabd_pid=$!
 # the job is submitted once, on the first boot: only a database without it
 # (no file yet, or no job row) submits; a query that fails is asked again,
@@ -51,7 +56,7 @@ echo "KABT jobs in the database at start: ${jobs:-(no answer)}"
 if [ "$jobs" = 0 ]; then
 	i=0
 	until kab status >/dev/null 2>&1 || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done
-	kab submit /var/lib/kab/job.kab || echo "KABT FAIL kab submit"
+	kab submit "$state/job.kab" || echo "KABT FAIL kab submit"
 elif [ -z "$jobs" ]; then
 	echo "KABT FAIL the database did not answer: $(sqlite3 -batch -cmd '.timeout 10000' "$db" 'select count(*) from jobs' 2>&1)"
 fi
@@ -77,7 +82,7 @@ echo "KABT cleanup: kab cgroups $(ls -d /sys/fs/cgroup/kab* 2>/dev/null | wc -l)
 sync
 # the host reads the disk with debugfs, which does not replay ext4's
 # journal: "done" only after a clean unmount
-if umount /var/lib/kab; then
+if umount "$state"; then
 	echo "KABT done"
 else
 	echo "KABT FAIL cannot unmount the database disk; processes: $(ps -o pid,args | tr '\n' ';')"
