@@ -1,7 +1,7 @@
 /* The report model: building it, the statistics over it, and choosing a
- * format. Loading a stored job is report_store.c, reading a CSV file
- * compare_csv.c; the formats are report_text.c, report_cover.c and
- * report_json.c. */
+ * format. Loading a stored job is report_store.c (its kernels and boots
+ * report_boots.c), reading a CSV file compare_csv.c; the formats are
+ * report_text.c, report_cover.c and report_json.c. */
 #include "report.h"
 #include "report_priv.h"
 #include "job.h"
@@ -84,6 +84,7 @@ void report_free(struct report *r)
 	for (size_t i = 0; i < r->n_boots; i++)
 		free(r->boots[i]);
 	free(r->boots);
+	report_boots_free(r);
 	free(r->title);
 	free(r->source);
 	job_free(r->job);

@@ -66,6 +66,49 @@ struct report_workload {
 	size_t *runs;              /* [v * REPORT_N_STATUS + status]: run counts (stored jobs) */
 };
 
+/* A patch of a build's series, as the builds table records it. */
+struct report_patch {
+	char *subject;             /* tags included: "[PATCH v2 1/3] mm: x" */
+	char *message_id;          /* "" when none */
+};
+
+/* The kernel a variant boots (jobs that boot kernels): its build. */
+struct report_kernel {
+	int64_t build_id;          /* 0: none recorded for the variant */
+	bool found;                /* the build is in the builds table */
+	char kind[8];              /* build (kab built it) | image (a registered image file) */
+	char status[16];           /* the build's: ok | failed | building */
+	char kernelrelease[128];
+	char *tree, *base_ref;     /* NULL for an image */
+	char base_sha[41];
+	char *series;              /* as given: a path or "lore:ID vN"; NULL: no series */
+	char *image;               /* kind image: the file the job named; NULL otherwise */
+	struct report_patch *patches;  /* in the order applied */
+	size_t n_patches;
+	size_t boots, failed_boots;    /* the variant's boots that came up, and that failed */
+};
+
+/* A run and the boot it ran in. */
+struct report_boot_run {
+	int64_t id;
+	size_t workload;           /* SIZE_MAX: none */
+	int pair;
+	char status[16];
+	char kernel_release[128];  /* as the run recorded it */
+	bool wrong;                /* not on its variant's kernel or boot: r->kernel_warnings says how */
+};
+
+/* One boot of a job that boots kernels and the runs it held. */
+struct report_boot {
+	size_t variant;            /* the boot's (the run's for a boot the job did not record) */
+	int slot;                  /* the plan's boot, from 0; -1: not one of the job's recorded boots */
+	char boot_id[64];
+	int64_t build_id;
+	char kernel_release[128];  /* what came up */
+	struct report_boot_run *runs;
+	size_t n_runs;
+};
+
 struct report {
 	int64_t job_id;            /* 0: from a CSV file */
 	char *title;               /* the job's name, or the CSV file's stem */
@@ -84,6 +127,12 @@ struct report {
 	size_t n_unavailable;
 	char **boots;              /* jobs that boot kernels: one line per variant, then each failed boot */
 	size_t n_boots;
+	struct report_kernel *kernels;  /* [variant]; NULL unless the job boots kernels */
+	struct report_boot *run_boots;  /* the boots that came up or held runs, by variant, in boot order */
+	size_t n_run_boots;
+	char **kernel_warnings;    /* runs not on their variant's kernel or boot: must never happen */
+	size_t n_kernel_warnings;
+	unsigned runs_per_boot;    /* jobs that boot kernels: the job's; 0 otherwise */
 	double alpha;
 };
 

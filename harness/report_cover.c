@@ -14,7 +14,16 @@
  *   --------------------------------------------------------------------------
  *
  * and, when there was more than one run a side, the confidence intervals
- * and verdicts below it. */
+ * and verdicts below it. A job that boots kernels says what each side
+ * was above the table:
+ *
+ *     Kernel: 6.1.192-kab1 / 6.1.192-kab2   CPUs: 16
+ *     ...
+ *     Base: v6.1 (71864f7f0e85), 6.1.192-kab1
+ *     patched: + 2 patches (lore:ID v2), 6.1.192-kab2
+ *       1. [PATCH v2 1/2] mm: ...
+ *       2. [PATCH v2 2/2] mm: ...
+ *     6 boots of each kernel, ABBA */
 #include "report.h"
 #include "report_priv.h"
 #include "job.h"
@@ -45,6 +54,74 @@ static void centered(FILE *out, const char *s)
 	fprintf(out, "%s\n", s);
 }
 
+static const char *release_of(const struct report_kernel *k)
+{
+	return k->kernelrelease[0] ? k->kernelrelease : "?";
+}
+
+/* One side's kernel as a cover letter says it: "v6.1 (71864f7f0e85),
+ * 6.1.192-kab1"; for the After side on the Before side's base only what
+ * it adds, "+ 2 patches (SERIES), 6.1.192-kab2". */
+static void kernel_prose(const struct report_kernel *k, const struct report_kernel *before, char *buf, size_t len)
+{
+	if (!k->build_id) {
+		snprintf(buf, len, "no build recorded");
+		return;
+	}
+	if (!k->found) {
+		snprintf(buf, len, "build %lld, not in the database", (long long)k->build_id);
+		return;
+	}
+	if (strcmp(k->kind, "image") == 0) {
+		snprintf(buf, len, "the image %s, %s", k->image ? k->image : "?", release_of(k));
+		return;
+	}
+	char patches[512] = "";
+	if (k->series)
+		snprintf(patches, sizeof(patches), "+ %zu patch%s (%s)", k->n_patches, k->n_patches == 1 ? "" : "es", k->series);
+	bool same_base = before && before->found && strcmp(before->kind, "build") == 0 && k->base_sha[0] &&
+			 strcmp(before->base_sha, k->base_sha) == 0;
+	if (same_base && k->series)
+		snprintf(buf, len, "%s, %s", patches, release_of(k));
+	else if (same_base)
+		snprintf(buf, len, "the same base, no patches, %s", release_of(k));
+	else
+		snprintf(buf, len, "%s (%.12s)%s%s, %s", k->base_ref ? k->base_ref : "?", k->base_sha[0] ? k->base_sha : "?",
+			 k->series ? " " : "", patches, release_of(k));
+}
+
+static void patch_lines(FILE *out, const struct report_kernel *k)
+{
+	for (size_t i = 0; i < k->n_patches; i++)
+		fprintf(out, "    %zu. %s\n", i + 1, k->patches[i].subject);
+}
+
+/* Jobs that boot kernels: what each side ran and how often it was booted. */
+static void kernel_lines(FILE *out, const struct report *r, size_t v)
+{
+	const struct report_kernel *a = &r->kernels[0], *b = &r->kernels[v];
+	char text[1024];
+	kernel_prose(a, NULL, text, sizeof(text));
+	fprintf(out, "  Base: %s\n", text);
+	patch_lines(out, a);
+	kernel_prose(b, a, text, sizeof(text));
+	fprintf(out, "  %s: %s\n", r->variants[v], text);
+	patch_lines(out, b);
+	if (a->boots == b->boots)
+		fprintf(out, "  %zu boot%s of each kernel", a->boots, a->boots == 1 ? "" : "s");
+	else
+		fprintf(out, "  %zu boot%s of %s's kernel, %zu of %s's", a->boots, a->boots == 1 ? "" : "s", r->variants[0],
+			b->boots, r->variants[v]);
+	if (r->order[0])
+		fprintf(out, ", %s", report_order_words(r->order));
+	if (r->runs_per_boot > 1)
+		fprintf(out, ", %u runs a boot (their median counted)", r->runs_per_boot);
+	if (a->failed_boots + b->failed_boots)
+		fprintf(out, "; %zu failed boot%s not counted", a->failed_boots + b->failed_boots,
+			a->failed_boots + b->failed_boots == 1 ? "" : "s");
+	fprintf(out, "\n");
+}
+
 static void header_lines(FILE *out, const struct report *r, const struct report_workload *w, size_t v)
 {
 	const struct report_header *h = &w->h;
@@ -52,7 +129,11 @@ static void header_lines(FILE *out, const struct report *r, const struct report_
 		char mem[32], swap[32], lim[32];
 		report_fmt_mib(h->mem_total, mem, sizeof(mem));
 		report_fmt_mib(h->swap_total, swap, sizeof(swap));
-		fprintf(out, "  Kernel: %s   CPUs: %d\n", h->kernel, h->cpus);
+		if (r->kernels)
+			fprintf(out, "  Kernel: %s / %s   CPUs: %d\n", release_of(&r->kernels[0]), release_of(&r->kernels[v]),
+				h->cpus);
+		else
+			fprintf(out, "  Kernel: %s   CPUs: %d\n", h->kernel, h->cpus);
 		fprintf(out, "  MemTotal: %s   SwapTotal: %s\n", mem, swap);
 		if (h->memory_max == JOB_MEM_UNSET || h->memory_max == JOB_MEM_MAX)
 			snprintf(lim, sizeof(lim), "none");
@@ -73,6 +154,8 @@ static void header_lines(FILE *out, const struct report *r, const struct report_
 	if (r->order[0])
 		fprintf(out, " (%s)", r->order);
 	fprintf(out, "\n");
+	if (r->kernels)
+		kernel_lines(out, r, v);
 }
 
 static size_t widest(const struct report_workload *w, size_t v, int which, size_t floor)
@@ -161,6 +244,13 @@ static void block(FILE *out, const struct report *r, const struct report_workloa
 
 int report_render_cover_letter(const struct report *r, FILE *out)
 {
+	if (r->n_kernel_warnings) {
+		fprintf(out, "WARNING: runs or boots not on their variant's kernel. This must never\n"
+			     "happen; the tables below still count these runs:\n");
+		for (size_t i = 0; i < r->n_kernel_warnings; i++)
+			fprintf(out, "  %s\n", r->kernel_warnings[i]);
+		fprintf(out, "\n");
+	}
 	bool first = true;
 	for (size_t wi = 0; wi < r->n_workloads; wi++)
 		for (size_t v = 1; v < r->n_variants; v++) {

@@ -2,8 +2,10 @@
  * report", schema 1): field names are fixed, more may be added; numbers
  * that cannot be computed are null, never NaN; per-run values are in
  * execution order, paired by index across variants, null for a missing
- * run. CSV carries the same fields, one row per workload x metric x
- * compared variant. */
+ * run. A job that boots kernels adds "kernels" (each variant's build),
+ * "runs_by_boot" (each boot, its build and its runs) and
+ * "kernel_warnings"; other reports do not have them. CSV carries the
+ * metric fields, one row per workload x metric x compared variant. */
 #include "report.h"
 #include "report_priv.h"
 #include "job.h"
@@ -87,6 +89,100 @@ static void run_counts(FILE *out, const struct report *r, const struct report_wo
 		fputs("}", out);
 	}
 	fputs("}", out);
+}
+
+/* kstr with "" as null. */
+static void kstr_or_null(FILE *out, const char *k, const char *v, bool comma)
+{
+	kstr(out, k, v && v[0] ? v : NULL, comma);
+}
+
+static void build_obj(FILE *out, const struct report_kernel *k)
+{
+	if (!k->build_id) {
+		fputs("null", out);
+		return;
+	}
+	fputs("{", out);
+	knum(out, "id", (double)k->build_id, true);
+	key(out, "found");
+	fputs(k->found ? "true, " : "false, ", out);
+	kstr_or_null(out, "kind", k->kind, true);
+	kstr_or_null(out, "status", k->status, true);
+	kstr_or_null(out, "kernelrelease", k->kernelrelease, true);
+	kstr_or_null(out, "tree", k->tree, true);
+	kstr_or_null(out, "base_ref", k->base_ref, true);
+	kstr_or_null(out, "base_sha", k->base_sha, true);
+	kstr_or_null(out, "series", k->series, true);
+	kstr_or_null(out, "image", k->image, true);
+	key(out, "patches");
+	fputs("[", out);
+	for (size_t i = 0; i < k->n_patches; i++) {
+		fputs(i ? ", {" : "{", out);
+		kstr(out, "subject", k->patches[i].subject, true);
+		kstr(out, "message_id", k->patches[i].message_id, false);
+		fputs("}", out);
+	}
+	fputs("]}", out);
+}
+
+/* Jobs that boot kernels: each variant's build and boots. */
+static void kernels(FILE *out, const struct report *r)
+{
+	fputs(",\n  \"kernels\": [", out);
+	for (size_t v = 0; v < r->n_variants; v++) {
+		const struct report_kernel *k = &r->kernels[v];
+		fputs(v ? ",\n    {" : "\n    {", out);
+		kstr(out, "variant", r->variants[v], true);
+		key(out, "build");
+		build_obj(out, k);
+		fputs(", ", out);
+		knum(out, "boots", (double)k->boots, true);
+		knum(out, "failed_boots", (double)k->failed_boots, false);
+		fputs("}", out);
+	}
+	fputs(r->n_variants ? "\n  ]" : "]", out);
+}
+
+static void boot_run_obj(FILE *out, const struct report *r, const struct report_boot_run *x)
+{
+	fputs("{", out);
+	knum(out, "id", (double)x->id, true);
+	kstr(out, "workload", x->workload < r->n_workloads ? r->w[x->workload].name : NULL, true);
+	knum(out, "pair", x->pair + 1, true);
+	kstr(out, "status", x->status, true);
+	kstr(out, "kernel_release", x->kernel_release, true);
+	key(out, "wrong_kernel");
+	fputs(x->wrong ? "true}" : "false}", out);
+}
+
+/* Jobs that boot kernels: each boot, the build it booted and its runs;
+ * then every run or boot that is not on its variant's kernel. */
+static void run_boots(FILE *out, const struct report *r)
+{
+	fputs(",\n  \"runs_by_boot\": [", out);
+	for (size_t i = 0; i < r->n_run_boots; i++) {
+		const struct report_boot *b = &r->run_boots[i];
+		fputs(i ? ",\n    {" : "\n    {", out);
+		kstr(out, "variant", r->variants[b->variant], true);
+		knum(out, "slot", b->slot >= 0 ? b->slot + 1 : NAN, true);
+		kstr_or_null(out, "boot_id", b->boot_id, true);
+		knum(out, "build_id", b->slot >= 0 ? (double)b->build_id : NAN, true);
+		kstr_or_null(out, "kernel_release", b->kernel_release, true);
+		key(out, "runs");
+		fputs("[", out);
+		for (size_t k = 0; k < b->n_runs; k++) {
+			fputs(k ? ", " : "", out);
+			boot_run_obj(out, r, &b->runs[k]);
+		}
+		fputs("]}", out);
+	}
+	fputs(r->n_run_boots ? "\n  ],\n  \"kernel_warnings\": [" : "],\n  \"kernel_warnings\": [", out);
+	for (size_t i = 0; i < r->n_kernel_warnings; i++) {
+		fputs(i ? ", " : "", out);
+		report_json_str(out, r->kernel_warnings[i]);
+	}
+	fputs("]", out);
 }
 
 static void variant_obj(FILE *out, const struct report *r, const struct report_workload *w,
@@ -177,7 +273,10 @@ int report_render_json(const struct report *r, FILE *out)
 		fputs(v ? ", " : "", out);
 		report_json_str(out, r->variants[v]);
 	}
-	fputs("],\n  \"workloads\": [", out);
+	fputs("]", out);
+	if (r->kernels)
+		kernels(out, r);
+	fputs(",\n  \"workloads\": [", out);
 	for (size_t wi = 0; wi < r->n_workloads; wi++) {
 		const struct report_workload *w = &r->w[wi];
 		fputs(wi ? ",\n    {" : "\n    {", out);
@@ -212,7 +311,10 @@ int report_render_json(const struct report *r, FILE *out)
 		fputs(i ? ", " : "", out);
 		report_json_str(out, r->boots[i]);
 	}
-	fputs("]\n}\n", out);
+	fputs("]", out);
+	if (r->kernels)
+		run_boots(out, r);
+	fputs("\n}\n", out);
 	return ferror(out) ? -EIO : 0;
 }
 

@@ -56,3 +56,13 @@ int report_render_csv(const struct report *r, FILE *out);
 
 /* Shared by the renderers: header lines of a stored workload. */
 void report_fmt_mib(uint64_t bytes, char *buf, size_t len);
+
+/* A job that boots kernels (report_boots.c): the Boots lines, each
+ * variant's kernel, and the boot each run ran in, with a warning for
+ * every run that is not on its variant's kernel or boot. */
+struct store;
+struct store_run;
+int report_load_boots(struct store *st, struct report *r, const struct store_run *runs, size_t nr);
+void report_boots_free(struct report *r);
+/* The order kernels were booted in, as a cover letter says it: "ABBA". */
+const char *report_order_words(const char *order);

@@ -1,13 +1,12 @@
 /* A stored job as a report: its job file (re-parsed, for variant and
  * workload names, primary metrics and [metric] settings), its runs (for
  * the header block and the runs not counted) and the metrics of its ok
- * runs, paired by pair index. */
+ * runs, paired by pair index. A job that boots kernels adds its kernels
+ * and boots (report_boots.c). */
 #include "report.h"
 #include "report_priv.h"
 #include "job.h"
 #include "store.h"
-#include "store_boots.h"
-#include "store_builds.h"
 #include "util.h"
 #include "wl.h"
 
@@ -135,84 +134,6 @@ static void collapse_reps(struct loader *l)
 		l->r->w[l->rv[i].w].m[l->rv[i].m].values[l->rv[i].cell] = med;
 		i = k;
 	}
-}
-
-static int add_boot_line(struct report *rep, char *line)
-{
-	if (!line)
-		return -ENOMEM;
-	char **nb = realloc(rep->boots, (rep->n_boots + 1) * sizeof(*nb));
-	if (!nb) {
-		free(line);
-		return -ENOMEM;
-	}
-	rep->boots = nb;
-	nb[rep->n_boots++] = line;
-	return 0;
-}
-
-/* Per variant: its build, boots, failed boots and switch times; then
- * each failed boot's reason. */
-static int add_boots(struct store *st, struct report *rep, const struct store_step *steps, size_t n_steps)
-{
-	struct store_boot *v = NULL;
-	size_t n = 0;
-	int r = store_boots_load(st, rep->job_id, &v, &n);
-	if (r < 0)
-		return r;
-	double *t = calloc(n ? n : 1, sizeof(*t));
-	if (!t) {
-		free(v);
-		return -ENOMEM;
-	}
-	for (size_t vi = 0; vi < rep->n_variants && r == 0; vi++) {
-		size_t ok = 0, failed = 0, nt = 0, bf = 0;
-		int64_t build = 0;
-		char release[128] = "";
-		for (size_t i = 0; i < n; i++) {
-			if ((size_t)v[i].variant != vi)
-				continue;
-			build = v[i].build_id;
-			if (strcmp(v[i].status, "ok") == 0) {
-				ok++;
-				snprintf(release, sizeof(release), "%s", v[i].kernel_release);
-				if (v[i].ready_at > 0)
-					t[nt++] = v[i].kexec_s;
-			}
-			failed += strcmp(v[i].status, "failed") == 0;
-		}
-		for (size_t i = 0; i < n_steps; i++)
-			bf += (size_t)steps[i].variant == vi && strcmp(steps[i].status, "boot-failed") == 0;
-		if (!release[0] && build > 0) {
-			struct store_build b = { 0 };
-			if (store_build_get(st, build, &b) == 0)
-				snprintf(release, sizeof(release), "%s", b.kernelrelease);
-			store_build_clear(&b);
-		}
-		char times[128] = "";
-		struct stats_desc sd;
-		if (nt && stats_describe(t, nt, &sd) == 0)
-			snprintf(times, sizeof(times), ", switch to ready %.1f s median (%.1f-%.1f)", sd.median, sd.min, sd.max);
-		char *line = NULL;
-		if (asprintf(&line, "%s: build %lld (%s): %zu boot%s, %zu failed%s%s", rep->variants[vi], (long long)build,
-			     release[0] ? release : "?", ok, ok == 1 ? "" : "s", failed, times,
-			     bf ? "; BOOT-FAILED, its runs did not happen" : "") < 0)
-			line = NULL;
-		r = add_boot_line(rep, line);
-	}
-	for (size_t i = 0; i < n && r == 0; i++) {
-		if (strcmp(v[i].status, "failed") != 0 && strcmp(v[i].status, "abandoned") != 0)
-			continue;
-		char *line = NULL;
-		if (asprintf(&line, "boot %d of the plan (%s, build %lld) %s: %s", v[i].slot + 1,
-			     (size_t)v[i].variant < rep->n_variants ? rep->variants[v[i].variant] : "?", (long long)v[i].build_id,
-			     v[i].status, v[i].reason) < 0)
-			line = NULL;
-		r = add_boot_line(rep, line);
-	}
-	free(t);
-	free(v);
-	return r;
 }
 
 /* Stable insertion sort by rank: the table's row order. */
@@ -409,12 +330,8 @@ int report_load(struct store *st, int64_t job_id, struct report **ret)
 	if (r < 0)
 		goto out;
 	if (boots) {
-		struct store_step *steps = NULL;
-		size_t ns = 0;
-		if ((r = store_steps_load(st, job_id, &steps, &ns)) == 0)
-			r = add_boots(st, rep, steps, ns);
-		free(steps);
-		if (r < 0)
+		rep->runs_per_boot = rep->job->runs_per_boot;
+		if ((r = report_load_boots(st, rep, runs, nr)) < 0)
 			goto out;
 	}
 	for (size_t wi = 0; wi < rep->n_workloads; wi++)

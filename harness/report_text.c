@@ -1,8 +1,9 @@
-/* The text report (the default) and its Markdown twin: per workload the
- * header block, then per compared variant the table of STATS.md — Metric,
- * dir, n, Before, After, Delta (abs / %), 95% CI of Delta%, p, q, verdict —
- * and footnotes on the tests used, noisy variants and metrics compared on
- * differences. */
+/* The text report (the default) and its Markdown twin: for a job that
+ * boots kernels each variant's kernel first, then per workload the header
+ * block, then per compared variant the table of STATS.md — Metric, dir,
+ * n, Before, After, Delta (abs / %), 95% CI of Delta%, p, q, verdict — and
+ * footnotes on the tests used, noisy variants and metrics compared on
+ * differences; at the end the boots and the runs each one held. */
 #include "report.h"
 #include "report_priv.h"
 #include "job.h"
@@ -46,6 +47,123 @@ static void fill_row(const struct report_metric *m, size_t v, bool utf8, bool la
 			 stats_verdict_name(c->verdict));
 }
 
+/* The header's kernel: the run's, or in a job that boots kernels each
+ * variant's build ("base 6.1.192-kab1, patched 6.1.192-kab2"). */
+static void kernel_field(const struct report *r, const struct report_header *h, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", h->kernel);
+	size_t used = 0;
+	for (size_t v = 0; r->kernels && v < r->n_variants && used < len; v++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s %s", v ? ", " : "", r->variants[v],
+					 r->kernels[v].kernelrelease[0] ? r->kernels[v].kernelrelease : "?");
+}
+
+/* "v6.1-debian (71864f7f0e85)": a base ref and its commit's first 12 hex digits. */
+static void base_words(const struct report_kernel *k, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s (%.12s)", k->base_ref ? k->base_ref : "?", k->base_sha[0] ? k->base_sha : "?");
+}
+
+/* "; the build failed" for a build that is not ok; "" for one that is. */
+static void build_state(const struct report_kernel *k, char *buf, size_t len)
+{
+	if (strcmp(k->status, "ok") == 0)
+		buf[0] = 0;
+	else if (strcmp(k->status, "failed") == 0)
+		snprintf(buf, len, "; the build failed");
+	else
+		snprintf(buf, len, "; the build is %s", k->status[0] ? k->status : "in no known state");
+}
+
+/* The lines of a list: text indents them, Markdown makes them items
+ * after a blank line. */
+struct list_style {
+	const char *head_end;  /* after a block's heading line */
+	const char *item;
+	const char *sub;       /* a numbered line under an item */
+};
+static const struct list_style text_list = { "\n", "  ", "    " };
+static const struct list_style md_list = { "\n\n", "- ", "    " };
+
+/* One variant's kernel: build, release, kind, base and series, then
+ * the series' patches numbered below it. */
+static void print_kernel(FILE *out, const struct report *r, size_t v, const struct list_style *ls)
+{
+	const struct report_kernel *k = &r->kernels[v];
+	fprintf(out, "%s%s: ", ls->item, r->variants[v]);
+	if (!k->build_id) {
+		fprintf(out, "no build recorded\n");
+		return;
+	}
+	if (!k->found) {
+		fprintf(out, "build %lld, which is not in the builds table\n", (long long)k->build_id);
+		return;
+	}
+	const char *rel = k->kernelrelease[0] ? k->kernelrelease : "no kernelrelease";
+	char state[64], base[256];
+	build_state(k, state, sizeof(state));
+	if (strcmp(k->kind, "image") == 0) {
+		fprintf(out, "build %lld, %s, a registered image: %s (no tree or base)%s\n", (long long)k->build_id, rel,
+			k->image ? k->image : "?", state);
+		return;
+	}
+	base_words(k, base, sizeof(base));
+	fprintf(out, "build %lld, %s, built by kab from %s", (long long)k->build_id, rel, base);
+	if (!k->series)
+		fprintf(out, ", no series%s\n", state);
+	else
+		fprintf(out, " + series %s, %zu patch%s%s%s\n", k->series, k->n_patches, k->n_patches == 1 ? "" : "es", state,
+			k->n_patches ? ":" : "");
+	for (size_t i = 0; i < k->n_patches; i++)
+		fprintf(out, "%s%zu. %s\n", ls->sub, i + 1, k->patches[i].subject);
+}
+
+/* The job's kernels and, loudly, any run that was not on its variant's. */
+static void print_kernels(FILE *out, const struct report *r, const struct list_style *ls)
+{
+	if (!r->kernels)
+		return;
+	fprintf(out, "\nKernels:%s", ls->head_end);
+	for (size_t v = 0; v < r->n_variants; v++)
+		print_kernel(out, r, v, ls);
+	if (!r->n_kernel_warnings)
+		return;
+	fprintf(out, "\nWARNING: runs or boots not on their variant's kernel (this must never happen; the tables below still count these runs):%s",
+		ls->head_end);
+	for (size_t i = 0; i < r->n_kernel_warnings; i++)
+		fprintf(out, "%s%s\n", ls->item, r->kernel_warnings[i]);
+}
+
+/* "base: boot 1 (boot_id 1a2b3c4d, build 1, 6.1.192-kab1): runs 3 ok, 4 ok" */
+static void print_boot_runs(FILE *out, const struct report *r, const struct report_boot *b, const char *item)
+{
+	fprintf(out, "%s%s: ", item, r->variants[b->variant]);
+	if (b->slot >= 0)
+		fprintf(out, "boot %d (boot_id %.8s, build %lld, %s): ", b->slot + 1, b->boot_id[0] ? b->boot_id : "none",
+			(long long)b->build_id, b->kernel_release[0] ? b->kernel_release : "?");
+	else
+		fprintf(out, "a boot the job did not record (boot_id %.8s, %s): ", b->boot_id[0] ? b->boot_id : "none",
+			b->kernel_release[0] ? b->kernel_release : "?");
+	if (!b->n_runs)
+		fprintf(out, "no runs");
+	for (size_t i = 0; i < b->n_runs; i++)
+		fprintf(out, "%s%lld %s%s", i ? ", " : b->n_runs == 1 ? "run " : "runs ", (long long)b->runs[i].id,
+			b->runs[i].status, b->runs[i].wrong ? " [WRONG, see WARNING]" : "");
+	fprintf(out, "\n");
+}
+
+/* Per variant, each boot and the runs it held. */
+static void print_run_boots(FILE *out, const struct report *r, const struct list_style *ls)
+{
+	if (!r->kernels)
+		return;
+	fprintf(out, "\nRuns by boot:%s", ls->head_end);
+	for (size_t i = 0; i < r->n_run_boots; i++)
+		print_boot_runs(out, r, &r->run_boots[i], ls->item);
+	if (!r->n_run_boots)
+		fprintf(out, "%s(no boot came up and no run was recorded)\n", ls->item);
+}
+
 static void print_header_block(FILE *out, const struct report *r, const struct report_workload *w)
 {
 	const struct report_header *h = &w->h;
@@ -61,7 +179,9 @@ static void print_header_block(FILE *out, const struct report *r, const struct r
 			snprintf(lim, sizeof(lim), "none");
 		else
 			util_format_size(h->memory_max, lim, sizeof(lim));
-		fprintf(out, "Kernel: %s   CPUs: %d   Memory: %s   cgroup v%d\n", h->kernel, h->cpus, mem, h->cgroup_version);
+		char kernel[256];
+		kernel_field(r, h, kernel, sizeof(kernel));
+		fprintf(out, "Kernel: %s   CPUs: %d   Memory: %s   cgroup v%d\n", kernel, h->cpus, mem, h->cgroup_version);
 		fprintf(out, "Swap: %s (%s: %s)   memcg memory.max: %s", swap, h->swap_kind,
 			h->swap_devices[0] ? h->swap_devices : "none", lim);
 		if (h->memory_high != JOB_MEM_UNSET && h->memory_high != JOB_MEM_MAX) {
@@ -264,6 +384,7 @@ int report_render_text(const struct report *r, bool utf8, FILE *out)
 			r->job_status, r->job_reason[0] ? ": " : "", r->job_reason, r->order);
 	else
 		fprintf(out, "kab compare: %s\n", r->source ? r->source : r->title);
+	print_kernels(out, r, &text_list);
 	for (size_t wi = 0; wi < r->n_workloads; wi++) {
 		const struct report_workload *w = &r->w[wi];
 		fprintf(out, "\n");
@@ -289,6 +410,7 @@ int report_render_text(const struct report *r, bool utf8, FILE *out)
 		for (size_t i = 0; i < r->n_boots; i++)
 			fprintf(out, "  %s\n", r->boots[i]);
 	}
+	print_run_boots(out, r, &text_list);
 	if (r->n_notes) {
 		fprintf(out, "\nRuns not counted:\n");
 		for (size_t i = 0; i < r->n_notes; i++)
@@ -346,6 +468,7 @@ int report_render_markdown(const struct report *r, bool utf8, FILE *out)
 		fprintf(out, "## kab report: job %lld, %s\n", (long long)r->job_id, r->title);
 	else
 		fprintf(out, "## kab compare: %s\n", r->source ? r->source : r->title);
+	print_kernels(out, r, &md_list);
 	struct row row;
 	for (size_t wi = 0; wi < r->n_workloads; wi++) {
 		const struct report_workload *w = &r->w[wi];
@@ -355,7 +478,9 @@ int report_render_markdown(const struct report *r, bool utf8, FILE *out)
 			char mem[32], swap[32];
 			report_fmt_mib(h->mem_total, mem, sizeof(mem));
 			report_fmt_mib(h->swap_total, swap, sizeof(swap));
-			fprintf(out, "- Kernel %s, %d CPUs, MemTotal %s, SwapTotal %s (%s)\n", h->kernel, h->cpus, mem, swap,
+			char kernel[256];
+			kernel_field(r, h, kernel, sizeof(kernel));
+			fprintf(out, "- Kernel %s, %d CPUs, MemTotal %s, SwapTotal %s (%s)\n", kernel, h->cpus, mem, swap,
 				h->swap_kind);
 			if (h->memory_max != JOB_MEM_UNSET && h->memory_max != JOB_MEM_MAX) {
 				char lim[32];
@@ -389,6 +514,7 @@ int report_render_markdown(const struct report *r, bool utf8, FILE *out)
 		for (size_t i = 0; i < r->n_boots; i++)
 			fprintf(out, "- %s\n", r->boots[i]);
 	}
+	print_run_boots(out, r, &md_list);
 	if (r->n_notes) {
 		fprintf(out, "\nRuns not counted:\n\n");
 		for (size_t i = 0; i < r->n_notes; i++)

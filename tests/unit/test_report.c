@@ -447,7 +447,15 @@ static void test_store_report(void)
 	T_CHECK(text && strstr(text, "Runs not counted:"));
 	T_CHECK(text && strstr(text, "oom-killed: memcg OOM kill"));
 	T_CHECK(text && strstr(text, "Delta (abs / %)"));
+	/* on the running kernel: no kernels, no boots (test_report_boots.c has those) */
+	T_CHECK(r->kernels == NULL && r->n_run_boots == 0 && r->n_kernel_warnings == 0);
+	T_CHECK(text && !strstr(text, "Kernels:") && !strstr(text, "Runs by boot:") && !strstr(text, "WARNING"));
+	T_CHECK(text && strstr(text, "\nKernel: 6.1.0-unit   CPUs: 8   Memory: 16.0 GiB   cgroup v2\n"));
 	free(text);
+	char *json = render(r, REPORT_JSON);
+	T_CHECK(json && !strstr(json, "\"kernels\"") && !strstr(json, "\"runs_by_boot\"") && !strstr(json, "\"kernel_warnings\""));
+	T_CHECK(json && strstr(json, "\"boots\": []\n}\n"));
+	free(json);
 	char *cover = render(r, REPORT_COVER_LETTER);
 	T_CHECK(cover && strstr(cover, "unit-report vm Benchmark Results"));
 	T_CHECK(cover && strstr(cover, "  Kernel: 6.1.0-unit   CPUs: 8\n  MemTotal: 16384M   SwapTotal: 4096M\n"
