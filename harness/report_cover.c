@@ -23,7 +23,11 @@
  *     patched: + 2 patches (lore:ID v2), 6.1.192-kab2
  *       1. [PATCH v2 1/2] mm: ...
  *       2. [PATCH v2 2/2] mm: ...
- *     6 boots of each kernel, ABBA */
+ *     6 boots of each kernel, ABBA
+ *
+ * A job that names primary metrics gets only those rows (the numbers its
+ * posting is about) and a line saying where the others are; kab compare
+ * keeps every row of the table it was given. */
 #include "report.h"
 #include "report_priv.h"
 #include "job.h"
@@ -158,12 +162,31 @@ static void header_lines(FILE *out, const struct report *r, const struct report_
 		kernel_lines(out, r, v);
 }
 
-static size_t widest(const struct report_workload *w, size_t v, int which, size_t floor)
+/* The rows of a cover letter: the job's primary metrics when it names
+ * any (the numbers its posting is about), else every metric. */
+static bool primaries_only(const struct report *r, const struct report_workload *w)
+{
+	if (!r->job_id)
+		return false;
+	for (size_t i = 0; i < w->n_metrics; i++)
+		if (w->m[i].primary)
+			return true;
+	return false;
+}
+
+static bool shown(const struct report *r, const struct report_workload *w, size_t i)
+{
+	return w->m[i].primary || !primaries_only(r, w);
+}
+
+static size_t widest(const struct report *r, const struct report_workload *w, size_t v, int which, size_t floor)
 {
 	size_t best = floor;
 	char buf[128];
 	for (size_t i = 0; i < w->n_metrics; i++) {
 		const struct report_metric *m = &w->m[i];
+		if (!shown(r, w, i))
+			continue;
 		if (which == 0)
 			snprintf(buf, sizeof(buf), "%s", m->info.label);
 		else
@@ -180,6 +203,8 @@ static void statistics(FILE *out, const struct report *r, const struct report_wo
 	size_t most = 0, tested = 0;
 	for (size_t i = 0; i < w->n_metrics; i++) {
 		const struct report_metric *m = &w->m[i];
+		if (!shown(r, w, i))
+			continue;
 		most = m->desc[0].n > most ? m->desc[0].n : most;
 		most = m->desc[v].n > most ? m->desc[v].n : most;
 		tested += m->cmp[v].test != STATS_TEST_NONE;
@@ -197,6 +222,8 @@ static void statistics(FILE *out, const struct report *r, const struct report_wo
 		const struct report_metric *m = &w->m[i];
 		const struct stats_result *c = &m->cmp[v];
 		char ci[64], p[32];
+		if (!shown(r, w, i))
+			continue;
 		report_fmt_ci(c->ci_low_pct, c->ci_high_pct, ci, sizeof(ci));
 		report_fmt_p(m->primary ? c->p_value : c->q_value, p, sizeof(p));
 		report_pad(out, m->info.label, cw + 1);
@@ -219,15 +246,20 @@ static void block(FILE *out, const struct report *r, const struct report_workloa
 	rule(out, '=');
 	header_lines(out, r, w, v);
 	rule(out, '-');
-	size_t cw = widest(w, v, 0, COL_METRIC), bw = widest(w, v, 1, COL_BEFORE), aw = widest(w, v, 2, COL_AFTER);
+	size_t cw = widest(r, w, v, 0, COL_METRIC), bw = widest(r, w, v, 1, COL_BEFORE), aw = widest(r, w, v, 2, COL_AFTER);
 	report_pad(out, "Metric", cw + 1);
 	report_pad(out, "Before", bw + 1);
 	report_pad(out, "After", aw + 1);
 	fprintf(out, "Delta (abs / %%)\n");
 	rule(out, '-');
+	size_t hidden = 0;
 	for (size_t i = 0; i < w->n_metrics; i++) {
 		const struct report_metric *m = &w->m[i];
 		char before[64], after[64], delta[128];
+		if (!shown(r, w, i)) {
+			hidden++;
+			continue;
+		}
 		report_fmt_num(m->desc[0].mean, m->decimals, before, sizeof(before));
 		report_fmt_num(m->desc[v].mean, m->decimals, after, sizeof(after));
 		report_fmt_delta(m->cmp[v].delta_abs, m->cmp[v].delta_pct, m->decimals, m->info.dir, delta, sizeof(delta));
@@ -239,6 +271,9 @@ static void block(FILE *out, const struct report *r, const struct report_workloa
 	if (w->n_metrics == 0)
 		fprintf(out, "(no metrics: no ok runs of this workload)\n");
 	rule(out, '-');
+	if (hidden)
+		fprintf(out, "The job's primary metrics; the other %zu are in kab report %lld.\n", hidden,
+			(long long)r->job_id);
 	statistics(out, r, w, v, cw);
 }
 

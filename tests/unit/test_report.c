@@ -460,6 +460,10 @@ static void test_store_report(void)
 	T_CHECK(cover && strstr(cover, "unit-report vm Benchmark Results"));
 	T_CHECK(cover && strstr(cover, "  Kernel: 6.1.0-unit   CPUs: 8\n  MemTotal: 16384M   SwapTotal: 4096M\n"
 				       "  memcg limit: 128M   alloc: 1G   workers: 4   duration: 10s\n"));
+	/* the job names a primary metric: the cover letter's rows are it alone */
+	T_CHECK(cover && strstr(cover, "\nbogo ops/s "));
+	T_CHECK(cover && !strstr(cover, "pgscan_anon") && !strstr(cover, "pswpin"));
+	T_CHECK(cover && strstr(cover, "The job's primary metrics; the other 3 are in kab report 1.\n"));
 	free(cover);
 	report_free(r);
 
