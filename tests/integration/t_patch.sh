@@ -290,7 +290,7 @@ if [ -n "$PORT" ]; then
 		echo "    $n: $reason" | cut -c1-400
 		case $n in
 		noapply) check "noapply: the job failed, naming the patch, the file and the hunk" \
-			eval '[[ "$reason" =~ ^failed:.*patch\ 1\ of\ 1\ \"\[PATCH\ v2\ 1/4\]\ mm:\ avoid\ unnecessary\ lru\ drain.*does\ not\ apply:\ mm/memory.c,\ hunk\ @@\ -4193 ]]' ;;
+			eval '[[ "$reason" =~ ^failed:.*patch\ 1\ of\ 1\ \"\[PATCH\]\ mm:\ avoid\ unnecessary\ lru\ drain.*does\ not\ apply:\ mm/memory.c,\ hunk\ @@\ -4193 ]]' ;;
 		broken) check "broken: the job failed with the compiler's error from the build log" \
 			eval '[[ "$reason" =~ ^failed:.*make\ failed.*kab-test-broken-build ]]'
 			check "broken: the failed build is recorded with its log tail" \
