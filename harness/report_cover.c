@@ -203,11 +203,12 @@ static void statistics(FILE *out, const struct report *r, const struct report_wo
 	size_t most = 0, tested = 0;
 	for (size_t i = 0; i < w->n_metrics; i++) {
 		const struct report_metric *m = &w->m[i];
+		/* q is adjusted over every metric tested, shown or not */
+		tested += m->cmp[v].test != STATS_TEST_NONE;
 		if (!shown(r, w, i))
 			continue;
 		most = m->desc[0].n > most ? m->desc[0].n : most;
 		most = m->desc[v].n > most ? m->desc[v].n : most;
-		tested += m->cmp[v].test != STATS_TEST_NONE;
 	}
 	if (most <= 1)
 		return;
@@ -217,7 +218,8 @@ static void statistics(FILE *out, const struct report *r, const struct report_wo
 		return;
 	fprintf(out, "95%% CI of Delta%% (Hodges-Lehmann), p (Wilcoxon signed-rank; Mann-Whitney U\n"
 		     "where runs lack a partner) for primary metrics, q (p adjusted for the\n"
-		     "%zu rows tested, Benjamini-Hochberg) for the others, and the verdict:\n", tested);
+		     "%zu %s tested, Benjamini-Hochberg) for the others, and the verdict:\n", tested,
+		primaries_only(r, w) ? "metrics" : "rows");
 	for (size_t i = 0; i < w->n_metrics; i++) {
 		const struct report_metric *m = &w->m[i];
 		const struct stats_result *c = &m->cmp[v];

@@ -464,6 +464,8 @@ static void test_store_report(void)
 	T_CHECK(cover && strstr(cover, "\nbogo ops/s "));
 	T_CHECK(cover && !strstr(cover, "pgscan_anon") && !strstr(cover, "pswpin"));
 	T_CHECK(cover && strstr(cover, "The job's primary metrics; the other 3 are in kab report 1.\n"));
+	/* its q is still adjusted over every metric tested, shown or not */
+	T_CHECK(cover && strstr(cover, "the\n3 metrics tested, Benjamini-Hochberg"));
 	free(cover);
 	report_free(r);
 
