@@ -25,7 +25,7 @@
  *       2. [PATCH v2 2/2] mm: ...
  *     6 boots of each kernel, ABBA
  *
- * A job that names primary metrics gets only those rows (the numbers its
+ * A job that names primary metrics shows only those rows (the numbers its
  * posting is about) and a line saying where the others are; kab compare
  * keeps every row of the table it was given. */
 #include "report.h"

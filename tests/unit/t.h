@@ -31,3 +31,22 @@ static inline int t_done(const char *name) {
 	printf("%s: %d passed, %d failed\n", name, t_passed, t_failed);
 	return t_failed ? 1 : 0;
 }
+
+/* A fresh path for a temporary database, made from tmpl (ends in XXXXXX)
+ * and left unused; with the environment variable keep set, its value
+ * instead, so that the database stays for a look with kab report. */
+#include <stdlib.h>
+#include <unistd.h>
+static inline void t_db_path(char *path, size_t len, const char *tmpl, const char *keep)
+{
+	const char *k = keep ? getenv(keep) : NULL;
+	snprintf(path, len, "%s", k ? k : tmpl);
+	if (!k) {
+		int fd = mkstemp(path);
+		T_CHECK(fd >= 0);
+		if (fd >= 0)
+			close(fd);
+	}
+	unlink(path);
+}
+

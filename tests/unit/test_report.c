@@ -2,7 +2,7 @@
  * helpers, the metric table, the job's metric settings, and the model
  * end to end from a temporary store, including the bad cases (no runs, a
  * single run, every run failed, a metric in one variant only). */
-#include "t.h"
+#include "t_job.h"
 #include "executor.h"
 #include "job.h"
 #include "metrics.h"
@@ -202,19 +202,10 @@ static void test_metric_table(void)
 	T_CHECK(!metrics_glob("a", "ab"));
 }
 
-static struct job *parse(const char *text)
-{
-	struct diags d = { 0 };
-	struct job *j = NULL;
-	if (job_parse_string_nocheck("unit.job", text, &j, &d) < 0)
-		diags_print(&d, stderr);
-	diags_free(&d);
-	return j;
-}
 
 static void test_job_settings(void)
 {
-	struct job *j = parse("[job]\nname = s\npairs = adaptive 5..20\nprimary = stress-ng.bogo_ops_per_s vmstat.pgscan_*\n"
+	struct job *j = t_parse_job("[job]\nname = s\npairs = adaptive 5..20\nprimary = stress-ng.bogo_ops_per_s vmstat.pgscan_*\n"
 			      "[variant A]\n[variant B]\n[workload w]\ntype = command\ncommand = true\n"
 			      "[metric vmstat.*]\ndirection = neutral\nunit = pg\n"
 			      "[metric vmstat.pgscan_*]\nepsilon = 3%\n"
@@ -243,7 +234,7 @@ static void test_job_settings(void)
 	T_CHECK(job_metric_is_primary(j, "vmstat.pgscan_file"));
 	T_CHECK(!job_metric_is_primary(j, "vmstat.pgsteal_anon"));
 	job_free(j);
-	j = parse("[job]\nname = s\npairs = 7\n[variant A]\n[variant B]\n[workload w]\ntype = command\ncommand = true\n");
+	j = t_parse_job("[job]\nname = s\npairs = 7\n[variant A]\n[variant B]\n[workload w]\ntype = command\ncommand = true\n");
 	if (j) {
 		T_EQ_INT(job_looks(j), 1);
 		T_EQ_INT(job_look_pairs(j, 1), 7);
@@ -332,7 +323,7 @@ static int make_store(const char *path, int64_t *ret_id)
 		"[workload never]\ntype = command\ncommand = true\n"
 		"[metric vmstat.pgscan_anon]\ndirection = neutral\n";
 	struct store *st;
-	struct job *j = parse(text);
+	struct job *j = t_parse_job(text);
 	if (!j || store_open(path, &st) < 0)
 		return -EINVAL;
 	int64_t id;
@@ -391,16 +382,8 @@ static int make_store(const char *path, int64_t *ret_id)
 static void test_store_report(void)
 {
 	/* TEST_REPORT_DB=PATH keeps the database there, for a look with kab report */
-	char path[256] = "/tmp/kab-unit-report-XXXXXX";
-	const char *keep = getenv("TEST_REPORT_DB");
-	if (keep) {
-		snprintf(path, sizeof(path), "%s", keep);
-	} else {
-		int fd = mkstemp(path);
-		T_CHECK(fd >= 0);
-		close(fd);
-	}
-	unlink(path);
+	char path[256];
+	t_db_path(path, sizeof(path), "/tmp/kab-unit-report-XXXXXX", "TEST_REPORT_DB");
 	int64_t id = 0;
 	T_EQ_INT(make_store(path, &id), 0);
 	struct store *st;
@@ -474,7 +457,7 @@ static void test_store_report(void)
 	T_EQ_INT(report_print_format(st, id, &o, devnull), 0);
 	fclose(devnull);
 	store_close(st);
-	if (!keep)
+	if (!getenv("TEST_REPORT_DB"))
 		unlink(path);
 }
 

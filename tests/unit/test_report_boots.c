@@ -4,7 +4,7 @@
  * joined to the boot and build it ran on, and a warning for every run
  * planted on the wrong kernel or boot; in text, Markdown, JSON and the
  * cover letter. */
-#include "t.h"
+#include "t_job.h"
 #include "executor.h"
 #include "job.h"
 #include "report.h"
@@ -45,15 +45,6 @@ static const char image_job[] =
 	"[variant B]\nname = other\nkernel = image\nimage = /boot/vmlinuz-6.1.0-58-amd64\n"
 	"[workload w]\ntype = command\ncommand = true\n";
 
-static struct job *parse(const char *text)
-{
-	struct diags d = { 0 };
-	struct job *j = NULL;
-	if (job_parse_string_nocheck("unit.job", text, &j, &d) < 0)
-		diags_print(&d, stderr);
-	diags_free(&d);
-	return j;
-}
 
 /* An ok build of v6.1-debian (kind build, or image of the file series). */
 static int64_t add_build(struct store *st, const char *kind, const char *release, const char *series, const char *patches)
@@ -138,7 +129,7 @@ static int add_run(struct store *st, int64_t job, const struct store_step *s, co
 static int64_t make_job(struct store *st, const char *text, const int64_t *builds, const char *const *releases, char tag,
 			int plant, bool runs)
 {
-	struct job *j = parse(text);
+	struct job *j = t_parse_job(text);
 	int64_t id = 0;
 	struct store_step *steps = NULL;
 	size_t n = 0;
@@ -409,16 +400,8 @@ int main(void)
 {
 	log_quiet = true;
 	/* TEST_REPORT_BOOTS_DB=PATH keeps the database there, for a look with kab report */
-	char path[256] = "/tmp/kab-unit-report-boots-XXXXXX";
-	const char *keep = getenv("TEST_REPORT_BOOTS_DB");
-	if (keep) {
-		snprintf(path, sizeof(path), "%s", keep);
-	} else {
-		int fd = mkstemp(path);
-		T_CHECK(fd >= 0);
-		close(fd);
-	}
-	unlink(path);
+	char path[256];
+	t_db_path(path, sizeof(path), "/tmp/kab-unit-report-boots-XXXXXX", "TEST_REPORT_BOOTS_DB");
 	struct store *st = NULL;
 	T_EQ_INT(store_open(path, &st), 0);
 	if (!st)
@@ -443,7 +426,7 @@ int main(void)
 	check_images(st, imgs);
 	check_swapped(st, swapped);
 	store_close(st);
-	if (!keep) {
+	if (!getenv("TEST_REPORT_BOOTS_DB")) {
 		unlink(path);
 		char aux[300];
 		snprintf(aux, sizeof(aux), "%s-wal", path);

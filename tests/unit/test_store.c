@@ -1,6 +1,6 @@
 /* The store: migrations, job/schedule/run round trips, the journal, and
  * the plan's balanced orders. Uses a temporary database file. */
-#include "t.h"
+#include "t_job.h"
 #include "executor.h"
 #include "job.h"
 #include "store.h"
@@ -19,15 +19,6 @@ static const char job_text[] =
 	"[variant B]\nname = patched\n"
 	"[workload w]\ntype = command\ncommand = true\nmemory.max = 64M\n";
 
-static struct job *parse(const char *text)
-{
-	struct diags d = { 0 };
-	struct job *j = NULL;
-	if (job_parse_string_nocheck("unit.job", text, &j, &d) < 0)
-		diags_print(&d, stderr);
-	diags_free(&d);
-	return j;
-}
 
 static void plan_string(const struct job *j, char *buf)
 {
@@ -45,7 +36,7 @@ static void plan_string(const struct job *j, char *buf)
 
 static void test_plan(void)
 {
-	struct job *j = parse(job_text);
+	struct job *j = t_parse_job(job_text);
 	T_CHECK(j != NULL);
 	if (!j)
 		return;
@@ -79,7 +70,7 @@ static void test_store(void)
 	unlink(path);
 	struct store *st;
 	T_EQ_INT(store_open(path, &st), 0);
-	struct job *j = parse(job_text);
+	struct job *j = t_parse_job(job_text);
 	if (!j)
 		return;
 	int64_t id;
@@ -226,7 +217,7 @@ static void test_store_modes(void)
 	mode_t old = umask(0);
 	struct store *st;
 	T_EQ_INT(store_open(db, &st), 0);
-	struct job *j = parse(job_text);
+	struct job *j = t_parse_job(job_text);
 	int64_t id;
 	T_EQ_INT(j && store_job_create(st, j, &id) == 0, 1);
 	T_EQ_INT(mode_of(db), 0600);
@@ -254,7 +245,7 @@ static void test_submit(void)
 {
 	struct store *st;
 	T_EQ_INT(store_open(":memory:", &st), 0);
-	struct job *j = parse(job_text);
+	struct job *j = t_parse_job(job_text);
 	if (!j)
 		return;
 	struct store_step *steps;
