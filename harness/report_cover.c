@@ -300,9 +300,9 @@ static void block(FILE *out, const struct report *r, const struct report_workloa
 	rule(out, '-');
 	zero_rows(out, w, v);
 	if (others)
-		fprintf(out, "The job's %s; the other %zu are in kab report %lld.\n",
+		fprintf(out, "The job's %s; %zu other%s in kab report %lld.\n",
 			r->job && r->job->n_report_rows ? "[report] rows" : "primary and metrics = rows", others,
-			(long long)r->job_id);
+			others == 1 ? " is" : "s are", (long long)r->job_id);
 	statistics(out, r, w, v, cw);
 }
 

@@ -315,7 +315,7 @@ static void broken_pairs(FILE *out, const struct report_workload *w, size_t v)
 	bool any = false;
 	for (size_t i = 0; i < w->n_metrics; i++) {
 		const struct report_metric *m = &w->m[i];
-		if (one_side_only(m, v))
+		if (one_side_only(m, v) || report_all_zero(w, m, v))
 			continue;
 		size_t broken = 0;
 		for (size_t p = 0; p < w->pairs; p++)
