@@ -41,6 +41,7 @@ static const struct entry {
 	{ "pageout.ns_median", "ns", L, "MADV_PAGEOUT time (median)" },
 	{ "pageout.ns_stddev_pct", "%", L, "MADV_PAGEOUT std dev %" },
 	{ "pageout.refault_ns_mean", "ns", L, "refault time (mean)" },
+	{ "pageout.*ns_stddev_pct", "%", L, NULL },
 	{ "pageout.*ns_*", "ns", L, NULL },
 	{ "shmem-truncate.op_ms_median", "ms", L, "ms per operation (median)" },
 	{ "shmem-truncate.op_ms_*", "ms", L, NULL },

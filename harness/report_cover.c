@@ -235,6 +235,18 @@ static void statistics(FILE *out, const struct report *r, const struct report_wo
 	}
 }
 
+/* What the job named its cover rows with. */
+static const char *cover_set_words(const struct job *j)
+{
+	if (!j)
+		return "rows";
+	if (j->n_report_rows)
+		return "[report] rows";
+	if (j->n_primary && j->n_metrics)
+		return "primary and metrics = rows";
+	return j->n_primary ? "primary metrics" : "metrics = rows";
+}
+
 /* The cover rows left out for being zero throughout, as one item wrapped
  * to the letter's width. */
 static void zero_rows(FILE *out, const struct report_workload *w, size_t v)
@@ -300,8 +312,7 @@ static void block(FILE *out, const struct report *r, const struct report_workloa
 	rule(out, '-');
 	zero_rows(out, w, v);
 	if (others)
-		fprintf(out, "The job's %s; %zu other%s in kab report %lld.\n",
-			r->job && r->job->n_report_rows ? "[report] rows" : "primary and metrics = rows", others,
+		fprintf(out, "The job's %s; %zu other%s in kab report %lld.\n", cover_set_words(r->job), others,
 			others == 1 ? " is" : "s are", (long long)r->job_id);
 	statistics(out, r, w, v, cw);
 }

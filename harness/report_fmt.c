@@ -64,7 +64,9 @@ void report_fmt_delta_scaled(double abs, double pct, const struct report_scale *
 		return;
 	}
 	char num[64], p[32];
-	report_fmt_scaled(abs, s, num, sizeof(num));
+	struct report_scale ds;
+	report_scale_delta(s, abs, &ds);
+	report_fmt_scaled(abs, &ds, num, sizeof(num));
 	report_fmt_pct(pct, p, sizeof(p));
 	bool zero = strspn(num, "0.") == strlen(num);
 	bool plus = !zero && abs > 0 && dir != STATS_DIR_LOWER;

@@ -30,6 +30,9 @@ struct report_scale {
  * below the second in ns, us, ms or s; sizes in B, KiB, MiB, GiB, TiB;
  * other units raw. decimals: the raw number's, kept while the unit is. */
 void report_scale_pick(const char *unit, double a, double b, int decimals, bool utf8, struct report_scale *ret);
+/* The scale of a row's Delta: its unit, and two significant digits when
+ * the row's decimals would round it away (121 ms, 120 ms, -0.42 ms). */
+void report_scale_delta(const struct report_scale *s, double abs, struct report_scale *ret);
 /* The same for variant v of a metric against variant 0. */
 void report_row_scale(const struct report_metric *m, size_t v, bool utf8, struct report_scale *ret);
 /* "206 ms", "1.50 µs" ("us" in ASCII), "0"; "-" for NAN. */

@@ -89,6 +89,18 @@ void report_scale_pick(const char *unit, double a, double b, int decimals, bool 
 	*ret = s;
 }
 
+void report_scale_delta(const struct report_scale *s, double abs, struct report_scale *ret)
+{
+	*ret = *s;
+	if (!s->suffix[0] || !isfinite(abs) || abs == 0)
+		return;
+	/* a change smaller than the row's last digit still shows, to two
+	 * significant digits */
+	int d = decimals_for(fabs(abs) / s->div) - 1;
+	if (d > ret->decimals)
+		ret->decimals = d;
+}
+
 void report_row_scale(const struct report_metric *m, size_t v, bool utf8, struct report_scale *ret)
 {
 	report_scale_pick(m->info.unit, m->desc[0].mean, m->desc[v].mean, m->decimals, utf8, ret);

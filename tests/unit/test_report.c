@@ -550,7 +550,11 @@ static void test_units(void)
 	T_EQ_STR(buf, "0 (0.0%)");
 	report_scale_pick("ns", 1500, 1520, 0, true, &s);
 	report_fmt_delta_scaled(20, 1.33, &s, STATS_DIR_NEUTRAL, buf, sizeof(buf));
-	T_EQ_STR(buf, "+0.02 \xc2\xb5s (+1.3%)");
+	T_EQ_STR(buf, "+0.020 \xc2\xb5s (+1.3%)");
+	/* a Delta below the row's last digit keeps two significant digits */
+	report_scale_pick("ns", 121510746, 120494893, 0, true, &s);
+	report_fmt_delta_scaled(-418407, -0.3, &s, STATS_DIR_LOWER, buf, sizeof(buf));
+	T_EQ_STR(buf, "-0.42 ms (-0.3%)");
 }
 
 /* A report's rows in human units, zero rows left out, the Noisy lines. */
