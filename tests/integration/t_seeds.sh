@@ -28,7 +28,9 @@ pass=0 fail=0 skip=0
 chk() { local d=$1; shift; if "$@"; then pass=$((pass + 1)); echo "  ok   $d"; else fail=$((fail + 1)); echo "  FAIL $d"; fi; }
 skp() { skip=$((skip + 1)); echo "  skip $1"; }
 KAB=$PWD/build/kab
-POSTINGS=../shared/seeds
+# the postings sit beside the project (../shared/seeds); a checkout made
+# elsewhere (a CI clone in /tmp) names them with KAB_SEEDS_DIR
+POSTINGS=${KAB_SEEDS_DIR:-../shared/seeds}
 T=$(mktemp -d /tmp/kab-seeds.XXXXXX)
 chmod 755 "$T" # kab-build reads the stand-in tree and works under it
 
