@@ -318,7 +318,8 @@ static void print_text(const struct plan_opts *o, const char *title, const char 
 			}
 			fputc('\n', out);
 		}
-		fprintf(out, "%-28s %-3s", row->metric, report_dir_arrow(row->dir, utf8));
+		/* an arrow is one column wide, three bytes in UTF-8 */
+		fprintf(out, "%-28s %s  ", row->metric, report_dir_arrow(row->dir, utf8));
 		if (!row->ok) {
 			fprintf(out, " not planned: %s\n", row->why);
 			continue;
