@@ -36,7 +36,7 @@ static const unsigned table_pairs[] = { 6, 8, 10, 15, 20 };
 #define N_COLS_MAX (ARRAY_SIZE(table_pairs) + 1)
 
 #define USAGE \
-	"usage: kab plan JOB [--pairs N] [--effect PCT] [--db PATH] [--format text|json] [--sims N] [--seed S]\n" \
+	"usage: kab plan JOB [--pairs N] [--effect PCT] [--db PATH] [--format text|json] [--noise upper|estimate] [--sims N] [--seed S]\n" \
 	"       kab plan --from ID [--db PATH] [--effect PCT] [--format text|json]\n" \
 	"       kab plan --csv FILE.csv [--primary METRIC ...] [--baseline VARIANT] [--effect PCT] [--format text|json]\n"
 
@@ -47,7 +47,13 @@ struct plan_opts {
 	unsigned sims;
 	uint64_t seed;
 	unsigned job_pairs;       /* the job's own budget, a column of its own; 0: none */
+	bool estimate;            /* draw with the noise as estimated, not its upper bound */
 };
+
+/* The calibration estimates the noise from a few pairs: half the time
+ * below the truth. Simulating with its upper 80% confidence bound makes
+ * a plan that holds for 4 in 5 calibrations, not 1 in 2. */
+#define NOISE_CONF 0.80
 
 /* One metric's plan. */
 struct plan_row {
@@ -56,6 +62,7 @@ struct plan_row {
 	bool ok;
 	char why[160];            /* !ok: why it cannot be planned */
 	struct plan_summary s;
+	double d_factor;          /* the draws' spread against the estimate */
 	unsigned cols[N_COLS_MAX];
 	double min_effect[N_COLS_MAX];   /* fraction; NAN: more than +100% */
 	size_t n_cols;
@@ -263,6 +270,11 @@ static int plan_row(const struct plan_opts *o, const struct report_workload *w, 
 	nz.seed = o->seed;
 	if ((r = plan_summarize(&nz, &row->s)) < 0)
 		goto out;
+	row->d_factor = 1;
+	if (!o->estimate) {
+		nz.d_inflate = row->d_factor = plan_upper_factor(nz.n_d, NOISE_CONF);
+		nz.base_inflate = plan_upper_factor(nz.n_base, NOISE_CONF);
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(table_pairs); i++)
 		row->cols[row->n_cols++] = table_pairs[i];
 	bool have = false;
@@ -278,8 +290,10 @@ static int plan_row(const struct plan_opts *o, const struct report_workload *w, 
 			goto out;
 	}
 	if (o->effect > 0) {
+		/* below epsilon no pair count decides: not worth simulating */
 		row->below_epsilon = 100 * o->effect <= row->s.epsilon_pct;
-		if ((r = plan_pairs_for(&nz, o->effect, PLAN_TARGET_POWER, PLAN_PAIRS_MAX,
+		if (!row->below_epsilon &&
+		    (r = plan_pairs_for(&nz, o->effect, PLAN_TARGET_POWER, PLAN_PAIRS_MAX,
 					&row->effect_pairs, &row->effect_power)) < 0)
 			goto out;
 	}
@@ -310,7 +324,7 @@ static void print_text(const struct plan_opts *o, const char *title, const char 
 		if (!wl || strcmp(wl, row->workload) != 0) {
 			wl = row->workload;
 			fprintf(out, "\nWorkload %s: smallest change decided with %.0f%% power, by pairs\n", wl, 100 * PLAN_TARGET_POWER);
-			fprintf(out, "%-28s %-3s %6s %8s", "Metric", "dir", "noise", "epsilon");
+			fprintf(out, "%-28s %-3s %6s %6s %8s", "Metric", "dir", "noise", o->estimate ? "" : "upper", "epsilon");
 			for (size_t c = 0; c < row->n_cols; c++) {
 				char h[16];
 				snprintf(h, sizeof(h), "N=%u%s", row->cols[c], row->cols[c] == o->job_pairs ? "*" : "");
@@ -324,10 +338,11 @@ static void print_text(const struct plan_opts *o, const char *title, const char 
 			fprintf(out, " not planned: %s\n", row->why);
 			continue;
 		}
-		char a[32], b[32];
+		char a[32], u[32], b[32];
 		fmt_pct(row->s.noise_pct, a, sizeof(a));
+		fmt_pct(100 * expm1(row->d_factor * row->s.d_sd), u, sizeof(u));
 		fmt_pct(row->s.epsilon_pct, b, sizeof(b));
-		fprintf(out, " %6s %8s", a, b);
+		fprintf(out, " %6s %6s %8s", a, o->estimate ? "" : u, b);
 		for (size_t c = 0; c < row->n_cols; c++) {
 			if (row->cols[c] < PLAN_MIN_DECIDING_PAIRS)
 				snprintf(a, sizeof(a), "never");
@@ -344,9 +359,8 @@ static void print_text(const struct plan_opts *o, const char *title, const char 
 			continue;
 		double e = 100 * o->effect;
 		if (row->below_epsilon)
-			fprintf(out, "%s: an effect of %g%% is not above epsilon = %.1f%%: it cannot come out better or worse, whatever the pairs: it is within the noise band%s\n",
-				row->metric, e, row->s.epsilon_pct,
-				row->effect_pairs ? " (the simulation's hits there are noise draws that cleared the band)" : "");
+			fprintf(out, "%s: an effect of %g%% is not above epsilon = %.1f%%: it cannot come out better or worse, whatever the pairs: it is within the noise band\n",
+				row->metric, e, row->s.epsilon_pct);
 		else if (row->effect_pairs)
 			fprintf(out, "pairs = %u decides a %g%% change in %s with %.0f%% power (simulated: %.0f%%)\n",
 				row->effect_pairs, e, row->metric, 100 * PLAN_TARGET_POWER, 100 * row->effect_power);
@@ -362,9 +376,12 @@ static void print_text(const struct plan_opts *o, const char *title, const char 
 		"An effect below epsilon can never come out better or worse: it is within the noise band. Fewer than %u pairs decide nothing\n"
 		"(the signed-rank test cannot reach p < 0.05). Power: %u simulated jobs per pair count (seed %llu), each judged by kab's\n"
 		"verdict (p < 0.05 and the 95%% CI of the Hodges-Lehmann shift outside +-epsilon), pairs drawn from the calibration by\n"
-		"a smoothed bootstrap, B raised by the effect.\n",
+		"a smoothed bootstrap, B raised by the effect%s.\n",
 		o->job_pairs ? "; * the job's pairs" : "", PLAN_MIN_DECIDING_PAIRS,
-		o->sims ? o->sims : PLAN_DEFAULT_SIMS, (unsigned long long)(o->seed ? o->seed : PLAN_DEFAULT_SEED));
+		o->sims ? o->sims : PLAN_DEFAULT_SIMS, (unsigned long long)(o->seed ? o->seed : PLAN_DEFAULT_SEED),
+		o->estimate ? "; the noise as the calibration estimated it (--noise estimate)" :
+		"; the noise at its upper 80% confidence bound (\"upper\"; the\n"
+		"calibration's SD is below the truth half the time: --noise estimate plans with the estimate)");
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].ok && rows[i].s.pairs < DEFAULT_CAL_PAIRS) {
 			fprintf(out, "The noise comes from only %zu pairs: its estimate is itself rough; calibrate with more (--pairs).\n", rows[i].s.pairs);
@@ -390,6 +407,7 @@ static void print_json(const struct plan_opts *o, const char *title, int64_t cal
 		fprintf(out, "%lld", (long long)cal_id);
 	else
 		fputs("null", out);
+	fprintf(out, ", \"noise\": \"%s\"", o->estimate ? "estimate" : "upper");
 	fprintf(out, ", \"sims\": %u, \"seed\": %llu, \"target_power\": %g, \"min_deciding_pairs\": %u, \"effect_pct\": ",
 		o->sims ? o->sims : PLAN_DEFAULT_SIMS, (unsigned long long)(o->seed ? o->seed : PLAN_DEFAULT_SEED),
 		PLAN_TARGET_POWER, PLAN_MIN_DECIDING_PAIRS);
@@ -414,6 +432,7 @@ static void print_json(const struct plan_opts *o, const char *title, int64_t cal
 		fprintf(out, ", \"calibration_pairs\": %zu, ", row->s.pairs);
 		jnum(out, "log_ratio_sd", row->s.d_sd, true);
 		jnum(out, "noise_pct", row->s.noise_pct, true);
+		jnum(out, "noise_simulated_pct", 100 * expm1(row->d_factor * row->s.d_sd), true);
 		jnum(out, "baseline_cov_pct", row->s.base_cov_pct, true);
 		jnum(out, "epsilon_pct", row->s.epsilon_pct, false);
 		fprintf(out, ",\n   \"min_effect_pct\": [");
@@ -550,6 +569,7 @@ int cmd_plan(int argc, char **argv)
 		{ "sims", required_argument, NULL, 'S' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "state-dir", required_argument, NULL, 'D' },
+		{ "noise", required_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -612,6 +632,16 @@ int cmd_plan(int argc, char **argv)
 			o.seed = u;
 			break;
 		case 'D': state_dir = optarg; break;
+		case 'N':
+			if (strcmp(optarg, "upper") == 0) {
+				o.estimate = false;
+			} else if (strcmp(optarg, "estimate") == 0) {
+				o.estimate = true;
+			} else {
+				fprintf(stderr, "kab plan: --noise %s: upper (the default: its 80%% upper confidence bound) or estimate\n", optarg);
+				return 2;
+			}
+			break;
 		case 'q': log_quiet = true; break;
 		case 'h':
 			printf(USAGE);

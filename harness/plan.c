@@ -1,6 +1,7 @@
 /* The power of kab's verdict by simulation (plan.h): draws of N pairs from
  * a calibration's noise, an injected effect, stats_compare's verdict. */
 #include <errno.h>
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -41,7 +42,7 @@ static double quantile_sorted(const double *x, size_t n, double q)
  * draws' variance at the sample's: picking a value has the variance
  * (n-1)/n s^2, the kernel adds h^2. centre: subtract the mean (the A/A's
  * log-ratios are noise around no change). */
-static int pool_init(struct pool *p, const double *x, size_t n, bool log_values, bool centre)
+static int pool_init(struct pool *p, const double *x, size_t n, bool log_values, bool centre, double inflate)
 {
 	*p = (struct pool){ 0 };
 	p->x = malloc(n * sizeof(*p->x));
@@ -75,7 +76,7 @@ static int pool_init(struct pool *p, const double *x, size_t n, bool log_values,
 	double spread = iqr > 0 ? fmin(s, iqr / 1.34) : s;
 	p->h = 0.9 * spread * pow((double)n, -0.2);
 	double var = ss / (double)n + p->h * p->h;
-	p->scale = var > 0 ? s / sqrt(var) : 0;
+	p->scale = (var > 0 ? s / sqrt(var) : 0) * (inflate > 0 ? inflate : 1);
 	return 0;
 }
 
@@ -109,6 +110,14 @@ static int check_noise(const struct plan_noise *nz)
 	if (!all_positive_finite(nz->base, nz->n_base) || !all_finite(nz->d, nz->n_d))
 		return -EINVAL;
 	return 0;
+}
+
+double plan_upper_factor(size_t n, double conf)
+{
+	if (n < 2 || !(conf > 0 && conf < 1))
+		return NAN;
+	double df = (double)(n - 1);
+	return sqrt(df / gsl_cdf_chisq_Pinv(1 - conf, df));
 }
 
 int plan_summarize(const struct plan_noise *nz, struct plan_summary *ret)
@@ -158,8 +167,8 @@ int plan_power(const struct plan_noise *nz, unsigned pairs, double effect, doubl
 	r = -ENOMEM;
 	if (!a || !b || !rng)
 		goto out;
-	if ((r = pool_init(&pb, nz->base, nz->n_base, true, false)) < 0 ||
-	    (r = pool_init(&pd, nz->d, nz->n_d, false, true)) < 0)
+	if ((r = pool_init(&pb, nz->base, nz->n_base, true, false, nz->base_inflate)) < 0 ||
+	    (r = pool_init(&pd, nz->d, nz->n_d, false, true, nz->d_inflate)) < 0)
 		goto out;
 	gsl_rng_set(rng, (unsigned long)(seed * 1000003u + pairs));
 	double shift = log1p(effect);

@@ -34,6 +34,9 @@ struct plan_noise {
 	size_t n_d;
 	enum stats_direction dir;
 	double epsilon_pct;    /* the job's override; < 0: the default rule on each draw's baseline */
+	/* Spread of the draws against the calibration's: 1 (or 0) draws with
+	 * its SD; plan_upper_factor() gives the factor for an upper bound. */
+	double d_inflate, base_inflate;
 	unsigned sims;         /* 0: PLAN_DEFAULT_SIMS */
 	uint64_t seed;         /* 0: PLAN_DEFAULT_SEED */
 };
@@ -46,6 +49,11 @@ struct plan_summary {
 	double base_cov_pct;   /* CoV of the baseline runs (both sides) */
 	double epsilon_pct;    /* the epsilon kab would use: the override or max(1%, 2 x base CoV) */
 };
+
+/* An SD estimated from n values is below the true one often: the factor
+ * that takes it to its upper confidence bound at level conf (chi-square
+ * with n - 1 degrees of freedom; 1.46 for 6 values at 80%). */
+double plan_upper_factor(size_t n, double conf);
 
 /* Checks the noise (>= 2 log-ratios, >= 2 positive baseline values, all
  * finite) and summarizes it. */
