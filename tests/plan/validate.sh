@@ -64,7 +64,7 @@ fi
 
 KAB=$kab RUNS=$runs REPORT=${db:+$tmp/report.csv} TMP=$tmp EFFECT=$effect CAL=$cal SUBSETS=$subsets \
 SEED=$seed SIMS=$sims METRICS="$(printf '%s\n' "${metrics[@]+"${metrics[@]}"}")" python3 - <<'EOF'
-import csv, json, os, random, subprocess, sys
+import csv, json, math, os, random, subprocess, sys
 
 kab, tmp = os.environ["KAB"], os.environ["TMP"]
 effect, cal, subsets = float(os.environ["EFFECT"]), int(os.environ["CAL"]), int(os.environ["SUBSETS"])
@@ -74,12 +74,17 @@ rng = random.Random(int(os.environ["SEED"]))
 # rows: (metric, variant, pair, value, unit, direction, workload); values as text
 rows = []
 if os.environ["REPORT"]:
+    primaries = []
     with open(os.environ["REPORT"]) as f:
         for r in csv.DictReader(f):
+            if r["primary"] == "true" and r["metric"] not in primaries:
+                primaries.append(r["metric"])
             for side, var in (("values_before", r["baseline"]), ("values_after", r["variant"])):
                 for p, v in enumerate(r[side].split()):
                     if v != "NA":
                         rows.append((r["metric"], var, p, v, r["unit"], r["direction"], r["workload"]))
+    # a stored job's primary metrics are the ones its plan is for
+    want = want or primaries
 else:
     with open(os.environ["RUNS"]) as f:
         for r in csv.DictReader(f):
@@ -135,6 +140,10 @@ for m in plan["metrics"]:
         pool, where = complete, "all recorded pairs, calibration included (the hold-out has too few)"
     if len(pool) < n:
         print("skip %s: the plan says %d pairs, %d recorded" % (m["name"], n, len(pool))); skipped += 1; continue
+    if math.comb(len(pool), n) < 20:
+        print("skip %s: %d recorded pairs give %d subsets of %d: record more pairs" % (m["name"], len(pool), math.comb(len(pool), n), n))
+        skipped += 1
+        continue
     want_verdict = {"higher": "better", "lower": "worse", "neutral": "changed"}[m["direction"]]
     hits = 0
     distinct = set()
