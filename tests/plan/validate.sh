@@ -10,7 +10,7 @@
 # them (metric,variant,pair,value[,unit][,direction][,workload]), or a
 # stored job, read through kab report --format csv. Steps, per metric
 # kab plan plans:
-#   1. the first --calibration K pairs (default 6) are the calibration:
+#   1. the first --calibration K pairs (default 6; from --offset O) calibrate:
 #      kab plan --csv on them predicts N, the pairs for --effect E% (default 5);
 #   2. the other pairs are the hold-out (all pairs, said so, when there are
 #      fewer than N of them);
@@ -18,7 +18,9 @@
 #      hold-out (seeded), B multiplied by 1 + E/100, kab compare on that;
 #   4. the metric passes when kab compare says better (higher is better),
 #      worse (lower is better) or changed in at least 80% of the subsets.
-# Options: --metric M (repeatable; default: every metric kab plan plans),
+# Options: --metric M (repeatable; default: a stored job's primary metrics,
+# else every metric kab plan plans), --offset O (the calibration is the
+# pairs from the O-th on, 0 first),
 # --effect E, --calibration K, --subsets S, --seed X, --sims N (kab plan's),
 # --keep DIR (the files it made). KAB=path overrides build/kab.
 # Output: one line a metric, "validate: P passed, F failed, K skipped";
@@ -26,7 +28,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 kab=${KAB:-build/kab}
-runs= db= job= effect=5 cal=6 subsets=200 seed=1 sims= keep=
+runs= db= job= effect=5 cal=6 offset=0 subsets=200 seed=1 sims= keep=
 metrics=()
 usage() {
 	echo "usage: tests/plan/validate.sh RUNS.csv | --db PATH --job ID  [--metric M]... [--effect E] [--calibration K] [--subsets S] [--seed X] [--sims N] [--keep DIR]" >&2
@@ -39,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--metric) metrics+=("$2"); shift 2 ;;
 	--effect) effect=${2%\%}; shift 2 ;;
 	--calibration) cal=$2; shift 2 ;;
+	--offset) offset=$2; shift 2 ;;
 	--subsets) subsets=$2; shift 2 ;;
 	--seed) seed=$2; shift 2 ;;
 	--sims) sims=$2; shift 2 ;;
@@ -62,12 +65,13 @@ if [ -n "$db" ]; then
 	"$kab" report "$job" --db "$db" --format csv >"$tmp/report.csv" || exit 2
 fi
 
-KAB=$kab RUNS=$runs REPORT=${db:+$tmp/report.csv} TMP=$tmp EFFECT=$effect CAL=$cal SUBSETS=$subsets \
+KAB=$kab RUNS=$runs REPORT=${db:+$tmp/report.csv} TMP=$tmp EFFECT=$effect CAL=$cal OFFSET=$offset SUBSETS=$subsets \
 SEED=$seed SIMS=$sims METRICS="$(printf '%s\n' "${metrics[@]+"${metrics[@]}"}")" python3 - <<'EOF'
 import csv, json, math, os, random, subprocess, sys
 
 kab, tmp = os.environ["KAB"], os.environ["TMP"]
 effect, cal, subsets = float(os.environ["EFFECT"]), int(os.environ["CAL"]), int(os.environ["SUBSETS"])
+offset = int(os.environ["OFFSET"])
 want = [m for m in os.environ["METRICS"].split("\n") if m]
 rng = random.Random(int(os.environ["SEED"]))
 
@@ -98,9 +102,9 @@ for r in rows:
 if len(variants) != 2:
     sys.exit("validate: the runs have %d variants; an A/A recording has two" % len(variants))
 pairs = sorted({r[2] for r in rows})
-if len(pairs) < cal + 1:
-    sys.exit("validate: %d pairs recorded; the calibration takes %d and the check needs more" % (len(pairs), cal))
-cal_pairs, hold = set(pairs[:cal]), pairs[cal:]
+if len(pairs) < offset + cal + 1:
+    sys.exit("validate: %d pairs recorded; the calibration takes %d from pair %d and the check needs more" % (len(pairs), cal, offset))
+cal_pairs = set(pairs[offset:offset + cal])
 
 def write(path, subset):
     with open(path, "w", newline="") as f:
