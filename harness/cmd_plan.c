@@ -217,37 +217,32 @@ static bool wanted(const struct report_workload *w, const struct report_metric *
 	return m->info.dir != STATS_DIR_NEUTRAL;
 }
 
-/* The calibration's values of one metric as a noise model. */
+/* The calibration's complete pairs of one metric as a noise model. */
 static int row_noise(const struct report_workload *w, const struct report_metric *m, size_t variant,
-		     double *base, double *d, struct plan_noise *nz, char *why, size_t len)
+		     double *a, double *b, struct plan_noise *nz, char *why, size_t len)
 {
-	size_t np = w->pairs, nb = 0, nd = 0;
+	size_t np = w->pairs, n = 0;
 	const double *va = m->values, *vb = m->values + variant * np;
 	bool zero = false;
 	for (size_t p = 0; p < np; p++) {
 		double x = va[p], y = vb[p];
-		if (isfinite(x) && x <= 0)
+		if ((isfinite(x) && x <= 0) || (isfinite(y) && y <= 0))
 			zero = true;
-		if (isfinite(y) && y <= 0)
-			zero = true;
-		if (isfinite(x) && x > 0)
-			base[nb++] = x;
-		if (isfinite(y) && y > 0)
-			base[nb++] = y;
-		if (isfinite(x) && isfinite(y) && x > 0 && y > 0)
-			d[nd++] = log(y / x);
+		if (isfinite(x) && isfinite(y) && x > 0 && y > 0) {
+			a[n] = x;
+			b[n++] = y;
+		}
 	}
 	if (zero) {
 		snprintf(why, len, "zero in some calibration runs: kab compares it by differences, where a %% effect has no fixed size");
 		return -EDOM;
 	}
-	if (nd < MIN_CAL_PAIRS) {
-		snprintf(why, len, "%zu complete pairs in the calibration (at least %u needed)", nd, MIN_CAL_PAIRS);
+	if (n < MIN_CAL_PAIRS) {
+		snprintf(why, len, "%zu complete pairs in the calibration (at least %u needed)", n, MIN_CAL_PAIRS);
 		return -EDOM;
 	}
 	*nz = (struct plan_noise){
-		.base = base, .n_base = nb, .d = d, .n_d = nd,
-		.dir = m->info.dir, .epsilon_pct = m->epsilon_pct,
+		.a = a, .b = b, .n = n, .dir = m->info.dir, .epsilon_pct = m->epsilon_pct,
 	};
 	return 0;
 }
@@ -257,12 +252,12 @@ static int plan_row(const struct plan_opts *o, const struct report_workload *w, 
 {
 	*row = (struct plan_row){ .workload = w->name, .metric = m->name, .dir = m->info.dir };
 	size_t np = w->pairs ? w->pairs : 1;
-	double *base = malloc(2 * np * sizeof(double)), *d = malloc(np * sizeof(double));
+	double *a = malloc(np * sizeof(double)), *b = malloc(np * sizeof(double));
 	int r = -ENOMEM;
-	if (!base || !d)
+	if (!a || !b)
 		goto out;
 	struct plan_noise nz;
-	if (row_noise(w, m, variant, base, d, &nz, row->why, sizeof(row->why)) < 0) {
+	if (row_noise(w, m, variant, a, b, &nz, row->why, sizeof(row->why)) < 0) {
 		r = 0;
 		goto out;
 	}
@@ -272,8 +267,8 @@ static int plan_row(const struct plan_opts *o, const struct report_workload *w, 
 		goto out;
 	row->d_factor = 1;
 	if (!o->estimate) {
-		nz.d_inflate = row->d_factor = plan_upper_factor(nz.n_d, NOISE_CONF);
-		nz.base_inflate = plan_upper_factor(nz.n_base, NOISE_CONF);
+		nz.d_inflate = row->d_factor = plan_upper_factor(nz.n, NOISE_CONF);
+		nz.base_inflate = plan_upper_factor(2 * nz.n, NOISE_CONF);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(table_pairs); i++)
 		row->cols[row->n_cols++] = table_pairs[i];
@@ -300,8 +295,8 @@ static int plan_row(const struct plan_opts *o, const struct report_workload *w, 
 	row->ok = true;
 	r = 0;
 out:
-	free(base);
-	free(d);
+	free(a);
+	free(b);
 	return r;
 }
 

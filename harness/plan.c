@@ -80,11 +80,11 @@ static int pool_init(struct pool *p, const double *x, size_t n, bool log_values,
 	return 0;
 }
 
-static double pool_draw(const struct pool *p, gsl_rng *rng)
+/* The j-th value, its kernel and the rescaling around the mean. */
+static double pool_draw(const struct pool *p, size_t j, gsl_rng *rng)
 {
-	size_t k = gsl_rng_uniform_int(rng, p->n);
 	double z = gsl_ran_gaussian_ziggurat(rng, 1.0);
-	return p->mean + p->scale * (p->x[k] - p->mean + p->h * z);
+	return p->mean + p->scale * (p->x[j] - p->mean + p->h * z);
 }
 
 static bool all_positive_finite(const double *x, size_t n)
@@ -95,20 +95,34 @@ static bool all_positive_finite(const double *x, size_t n)
 	return true;
 }
 
-static bool all_finite(const double *x, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!isfinite(x[i]))
-			return false;
-	return true;
-}
-
 static int check_noise(const struct plan_noise *nz)
 {
-	if (!nz || !nz->base || !nz->d || nz->n_base < 2 || nz->n_d < 2)
+	if (!nz || !nz->a || !nz->b || nz->n < 2)
 		return -EINVAL;
-	if (!all_positive_finite(nz->base, nz->n_base) || !all_finite(nz->d, nz->n_d))
+	if (!all_positive_finite(nz->a, nz->n) || !all_positive_finite(nz->b, nz->n))
 		return -EINVAL;
+	return 0;
+}
+
+/* Both ways round: runs[j] for j < n is A_j, else B_(j-n); d[j] is the
+ * log-ratio of the pair with runs[j] as its A. */
+static int both_ways(const struct plan_noise *nz, double **ret_runs, double **ret_d)
+{
+	size_t n = nz->n;
+	double *runs = malloc(2 * n * sizeof(*runs)), *d = malloc(2 * n * sizeof(*d));
+	if (!runs || !d) {
+		free(runs);
+		free(d);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		runs[i] = nz->a[i];
+		runs[n + i] = nz->b[i];
+		d[i] = log(nz->b[i] / nz->a[i]);
+		d[n + i] = -d[i];
+	}
+	*ret_runs = runs;
+	*ret_d = d;
 	return 0;
 }
 
@@ -125,11 +139,15 @@ int plan_summarize(const struct plan_noise *nz, struct plan_summary *ret)
 	int r = check_noise(nz);
 	if (r < 0)
 		return r;
-	struct stats_desc dd, bd;
-	if ((r = stats_describe(nz->d, nz->n_d, &dd)) < 0 || (r = stats_describe(nz->base, nz->n_base, &bd)) < 0)
+	double *runs, *d;
+	if ((r = both_ways(nz, &runs, &d)) < 0)
 		return r;
+	struct stats_desc dd, bd;
+	/* the log-ratios one way round: the SD of the pairs as measured */
+	if ((r = stats_describe(d, nz->n, &dd)) < 0 || (r = stats_describe(runs, 2 * nz->n, &bd)) < 0)
+		goto out;
 	struct plan_summary s = {
-		.pairs = nz->n_d,
+		.pairs = nz->n,
 		.d_sd = dd.stddev,
 		.noise_pct = 100 * expm1(dd.stddev),
 		.base_cov_pct = bd.cov_pct,
@@ -137,7 +155,10 @@ int plan_summarize(const struct plan_noise *nz, struct plan_summary *ret)
 	s.epsilon_pct = nz->epsilon_pct >= 0 ? nz->epsilon_pct :
 		fmax(EPSILON_FLOOR_PCT, isnan(bd.cov_pct) ? 0 : EPSILON_COV_FACTOR * bd.cov_pct);
 	*ret = s;
-	return 0;
+out:
+	free(runs);
+	free(d);
+	return r;
 }
 
 /* Whether a verdict found a positive effect (B above A). */
@@ -161,22 +182,26 @@ int plan_power(const struct plan_noise *nz, unsigned pairs, double effect, doubl
 	unsigned sims = nz->sims ? nz->sims : PLAN_DEFAULT_SIMS;
 	uint64_t seed = nz->seed ? nz->seed : PLAN_DEFAULT_SEED;
 	struct pool pb = { 0 }, pd = { 0 };
+	double *runs = NULL, *d = NULL;
 	double *a = malloc(pairs * sizeof(*a)), *b = malloc(pairs * sizeof(*b));
 	/* a stream of its own per pair count, the same for every effect */
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	r = -ENOMEM;
 	if (!a || !b || !rng)
 		goto out;
-	if ((r = pool_init(&pb, nz->base, nz->n_base, true, false, nz->base_inflate)) < 0 ||
-	    (r = pool_init(&pd, nz->d, nz->n_d, false, true, nz->d_inflate)) < 0)
+	if ((r = both_ways(nz, &runs, &d)) < 0 ||
+	    (r = pool_init(&pb, runs, 2 * nz->n, true, false, nz->base_inflate)) < 0 ||
+	    (r = pool_init(&pd, d, 2 * nz->n, false, true, nz->d_inflate)) < 0)
 		goto out;
 	gsl_rng_set(rng, (unsigned long)(seed * 1000003u + pairs));
 	double shift = log1p(effect);
 	unsigned hits = 0;
 	for (unsigned s = 0; s < sims; s++) {
 		for (unsigned i = 0; i < pairs; i++) {
-			a[i] = exp(pool_draw(&pb, rng));
-			b[i] = a[i] * exp(pool_draw(&pd, rng) + shift);
+			/* one calibration pair, one way round: its A and its log-ratio */
+			size_t j = gsl_rng_uniform_int(rng, 2 * nz->n);
+			a[i] = exp(pool_draw(&pb, j, rng));
+			b[i] = a[i] * exp(pool_draw(&pd, j, rng) + shift);
 		}
 		struct stats_input in = {
 			.a = a, .b = b, .n = pairs, .dir = nz->dir, .epsilon_pct = nz->epsilon_pct,
@@ -191,6 +216,8 @@ int plan_power(const struct plan_noise *nz, unsigned pairs, double effect, doubl
 out:
 	pool_free(&pb);
 	pool_free(&pd);
+	free(runs);
+	free(d);
 	gsl_rng_free(rng);
 	free(a);
 	free(b);

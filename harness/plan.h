@@ -20,18 +20,20 @@
 #define PLAN_PAIRS_MAX 200u
 
 /* The noise one metric showed in a calibration, and how kab judges it.
- * The simulation draws from it with a smoothed bootstrap: a calibration
- * value picked at random plus a Gaussian kernel (Silverman's bandwidth),
- * rescaled so the draws keep the calibration's variance. Resampling keeps
- * the calibration's shape (a skew, an outlier), the kernel keeps the draws
- * apart: plain resampling of a few values gives tied log-ratios, which
- * push the signed-rank test onto its normal approximation where real runs
- * would use the exact one. */
+ * The simulation resamples calibration pairs, the unit kab replicates: a
+ * disturbed run moves both its pair's log-ratio and the baseline CoV that
+ * sets epsilon, so the two are drawn together. An A/A pair is
+ * exchangeable, so each is used either way round (A, B or B, A, at
+ * random): the log-ratios are symmetric about 0 by construction. Each
+ * pick gets a Gaussian kernel (Silverman's bandwidth), rescaled so the
+ * draws keep the calibration's variance: resampling keeps the
+ * calibration's shape (a skew, an outlier) that a normal model would smooth
+ * away, the kernel keeps the draws apart (plain resampling of a few pairs
+ * gives tied log-ratios, which push the signed-rank test onto its normal
+ * approximation where real runs would use the exact one). */
 struct plan_noise {
-	const double *base;    /* baseline values, every calibration run of both sides, > 0 */
-	size_t n_base;
-	const double *d;       /* paired log-ratios ln(B_i/A_i) of the calibration */
-	size_t n_d;
+	const double *a, *b;   /* the calibration's pairs: A_i and its A/A partner B_i, > 0 */
+	size_t n;
 	enum stats_direction dir;
 	double epsilon_pct;    /* the job's override; < 0: the default rule on each draw's baseline */
 	/* Spread of the draws against the calibration's: 1 (or 0) draws with
@@ -55,8 +57,8 @@ struct plan_summary {
  * with n - 1 degrees of freedom; 1.46 for 6 values at 80%). */
 double plan_upper_factor(size_t n, double conf);
 
-/* Checks the noise (>= 2 log-ratios, >= 2 positive baseline values, all
- * finite) and summarizes it. */
+/* Checks the noise (>= 2 pairs, every value positive and finite) and
+ * summarizes it. */
 int plan_summarize(const struct plan_noise *nz, struct plan_summary *ret);
 
 /* The fraction of sims draws of pairs pairs, B shifted by effect (0.05:

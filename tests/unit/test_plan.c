@@ -16,17 +16,20 @@
  * normal noise: its power at N pairs is the t test's at 0.955 N. */
 #define ARE_NORMAL (3 / M_PI)
 
-static double base[POOL], d[POOL];
+static double va[POOL], vb[POOL];
 
 /* A calibration so large that the bootstrap is the normal noise itself:
- * log-ratios N(0, sd), baseline values with a CoV of about base_cov. */
-static void synth(double sd, double base_cov, unsigned long seed)
+ * pairs whose log-ratios are N(0, sd); a pair's level varies with SD
+ * level_sd on the log scale, so the runs' CoV is about
+ * sqrt(level_sd^2 + sd^2 / 4). */
+static void synth(double sd, double level_sd, unsigned long seed)
 {
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(rng, seed);
 	for (size_t i = 0; i < POOL; i++) {
-		d[i] = gsl_ran_gaussian(rng, sd);
-		base[i] = 100 * exp(gsl_ran_gaussian(rng, base_cov));
+		double level = gsl_ran_gaussian(rng, level_sd), half = gsl_ran_gaussian(rng, sd / 2);
+		va[i] = 100 * exp(level - half);
+		vb[i] = 100 * exp(level + half);
 	}
 	gsl_rng_free(rng);
 }
@@ -44,28 +47,33 @@ static double analytic(double delta, double margin, double sd, unsigned n)
 static struct plan_noise noise(double eps_pct, enum stats_direction dir)
 {
 	return (struct plan_noise){
-		.base = base, .n_base = POOL, .d = d, .n_d = POOL,
+		.a = va, .b = vb, .n = POOL,
 		.dir = dir, .epsilon_pct = eps_pct, .sims = 2000, .seed = 7,
 	};
 }
 
 static void test_summary(void)
 {
-	synth(0.02, 0.004, 1);
+	synth(0.002, 0.002, 1);
 	struct plan_noise nz = noise(-1, STATS_DIR_HIGHER);
 	struct plan_summary s;
 	T_EQ_INT(plan_summarize(&nz, &s), 0);
-	T_NEAR(s.d_sd, 0.02, 0.001);
-	T_NEAR(s.noise_pct, 100 * expm1(0.02), 0.1);
-	/* baseline CoV 0.4%: epsilon is the 1% floor */
+	T_NEAR(s.d_sd, 0.002, 0.0001);
+	/* runs' CoV about 0.22%: epsilon is the 1% floor */
+	T_NEAR(s.base_cov_pct, 100 * sqrt(0.002 * 0.002 + 0.001 * 0.001), 0.02);
 	T_NEAR(s.epsilon_pct, 1.0, 1e-12);
 	synth(0.02, 0.03, 1);
 	T_EQ_INT(plan_summarize(&nz, &s), 0);
+	T_NEAR(s.d_sd, 0.02, 0.001);
+	T_NEAR(s.noise_pct, 100 * expm1(s.d_sd), 1e-9);
 	T_NEAR(s.epsilon_pct, 2 * s.base_cov_pct, 1e-12);
-	T_NEAR(s.epsilon_pct, 6.0, 0.4);
+	T_NEAR(s.epsilon_pct, 200 * sqrt(0.03 * 0.03 + 0.01 * 0.01), 0.4);
 	nz.epsilon_pct = 2.5;
 	T_EQ_INT(plan_summarize(&nz, &s), 0);
 	T_NEAR(s.epsilon_pct, 2.5, 1e-12);
+	/* the upper bound's factor: chi-square, 5 degrees of freedom at 80% */
+	T_NEAR(plan_upper_factor(6, 0.8), sqrt(5 / 2.342535), 1e-4);
+	T_CHECK(isnan(plan_upper_factor(1, 0.8)));
 }
 
 /* With epsilon 0 the verdict is the signed-rank test (and its interval,
@@ -156,12 +164,12 @@ static void test_search(void)
 
 static void test_small_calibration(void)
 {
-	/* four pairs, the bootstrap still gives distinct draws (no ties
+	/* four pairs: the bootstrap still gives distinct draws (no ties
 	 * that would send the test to its normal approximation) */
-	static const double b4[] = { 100, 101, 99.5, 100.4, 100.2, 99.8, 100.9, 99.1 };
-	static const double d4[] = { 0.012, -0.008, 0.004, -0.01 };
+	static const double a4[] = { 100, 101, 99.5, 100.4 };
+	static const double b4[] = { 101.2, 100.2, 99.9, 99.4 };
 	struct plan_noise nz = {
-		.base = b4, .n_base = 8, .d = d4, .n_d = 4, .dir = STATS_DIR_HIGHER, .epsilon_pct = -1,
+		.a = a4, .b = b4, .n = 4, .dir = STATS_DIR_HIGHER, .epsilon_pct = -1,
 	};
 	struct plan_summary s;
 	T_EQ_INT(plan_summarize(&nz, &s), 0);
@@ -169,23 +177,31 @@ static void test_small_calibration(void)
 	double pw;
 	T_EQ_INT(plan_power(&nz, 10, 0.05, &pw), 0);
 	T_CHECK(pw > 0.8);
+	/* the upper bound of the noise needs more pairs */
+	unsigned n_est, n_up;
+	T_EQ_INT(plan_pairs_for(&nz, 0.03, 0.8, 100, &n_est, &pw), 0);
+	nz.d_inflate = plan_upper_factor(4, 0.8);
+	nz.base_inflate = plan_upper_factor(8, 0.8);
+	T_EQ_INT(plan_pairs_for(&nz, 0.03, 0.8, 100, &n_up, &pw), 0);
+	T_CHECK(n_est >= PLAN_MIN_DECIDING_PAIRS && n_up > n_est);
 }
 
 static void test_bad(void)
 {
-	static const double one[] = { 1 }, z[] = { 1, 0, 2 }, dd[] = { 0.1, -0.1, 0 };
-	struct plan_noise nz = { .base = one, .n_base = 1, .d = dd, .n_d = 3, .epsilon_pct = -1 };
+	static const double one[] = { 1 }, z[] = { 1, 0, 2 }, neg[] = { 0.1, -0.1, 1 }, ok[] = { 1, 2, 3 };
+	struct plan_noise nz = { .a = one, .b = one, .n = 1, .epsilon_pct = -1 };
 	struct plan_summary s;
 	double pw;
 	unsigned n;
 	T_EQ_INT(plan_summarize(&nz, &s), -EINVAL);
-	nz.base = z;
-	nz.n_base = 3;
+	nz.a = ok;
+	nz.b = z;
+	nz.n = 3;
 	T_EQ_INT(plan_power(&nz, 10, 0.05, &pw), -EINVAL);
-	nz.base = dd;  /* has a negative value */
+	nz.b = neg;
 	T_EQ_INT(plan_summarize(&nz, &s), -EINVAL);
-	static const double ok[] = { 1, 2, 3 };
-	nz.base = ok;
+	nz.b = ok;
+	T_EQ_INT(plan_summarize(&nz, &s), 0);
 	T_EQ_INT(plan_power(&nz, 0, 0.05, &pw), -EINVAL);
 	T_EQ_INT(plan_power(&nz, 10, -1, &pw), -EINVAL);
 	T_EQ_INT(plan_pairs_for(&nz, 0.05, 0.8, 5, &n, &pw), -EINVAL);
