@@ -102,8 +102,8 @@ for r in rows:
 if len(variants) != 2:
     sys.exit("validate: the runs have %d variants; an A/A recording has two" % len(variants))
 pairs = sorted({r[2] for r in rows})
-if len(pairs) < offset + cal + 1:
-    sys.exit("validate: %d pairs recorded; the calibration takes %d from pair %d and the check needs more" % (len(pairs), cal, offset))
+if len(pairs) < offset + cal:
+    sys.exit("validate: %d pairs recorded; the calibration takes %d from pair %d" % (len(pairs), cal, offset))
 cal_pairs = set(pairs[offset:offset + cal])
 
 def write(path, subset):
