@@ -363,6 +363,19 @@ static void print_text(const struct plan_opts *o, const char *title, const char 
 			fprintf(out, "%s: a %g%% change needs more than %u pairs for %.0f%% power (simulated at %u: %.0f%%)\n",
 				row->metric, e, PLAN_PAIRS_MAX, 100 * PLAN_TARGET_POWER, PLAN_PAIRS_MAX, 100 * row->effect_power);
 	}
+	for (size_t i = 0; i < n && !(o->effect > 0) && o->job_pairs >= PLAN_MIN_DECIDING_PAIRS; i++) {
+		const struct plan_row *row = &rows[i];
+		for (size_t c = 0; row->ok && c < row->n_cols; c++) {
+			if (row->cols[c] != o->job_pairs)
+				continue;
+			if (isnan(row->min_effect[c]))
+				fprintf(out, "the job's pairs = %u do not decide even a 100%% change in %s with %.0f%% power\n",
+					o->job_pairs, row->metric, 100 * PLAN_TARGET_POWER);
+			else
+				fprintf(out, "the job's pairs = %u decide a change of %.1f%% or more in %s with %.0f%% power\n",
+					o->job_pairs, 100 * row->min_effect[c], row->metric, 100 * PLAN_TARGET_POWER);
+		}
+	}
 	if (o->job_pairs && o->job_pairs < PLAN_MIN_DECIDING_PAIRS)
 		fprintf(out, "The job's pairs = %u cannot decide anything: the signed-rank test needs at least %u pairs to reach p < 0.05.\n",
 			o->job_pairs, PLAN_MIN_DECIDING_PAIRS);
