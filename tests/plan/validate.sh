@@ -23,6 +23,13 @@
 # pairs from the O-th on, 0 first),
 # --effect E, --calibration K, --subsets S, --seed X, --sims N (kab plan's),
 # --keep DIR (the files it made). KAB=path overrides build/kab.
+# From an integration test (tests/integration/t_plan.sh does this): record
+# an A/A with kab plan JOB --pairs 40 --db DB (its calibration is a stored
+# job, here job 2), then
+#   tests/plan/validate.sh --db DB --job 2 --metric M --effect E --calibration 40
+# checks the simulation against kab compare on the machine's own runs, and
+#   tests/plan/validate.sh --db DB --job 2 --metric M --effect E --offset O
+# what a 6-pair calibration from pair O predicts for the other 34.
 # Output: one line a metric, "validate: P passed, F failed, K skipped";
 # exit 0 when none failed, 1 otherwise, 2 on bad usage.
 set -u
