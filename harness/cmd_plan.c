@@ -88,9 +88,9 @@ static int parse_effect(const char *s, double *ret)
 	return 0;
 }
 
-/* The calibration: the job with two copies of its baseline variant, as
- * text, so the store keeps a job that parses back (kab run --resume). */
-static int calibration_text(struct job *j, unsigned pairs, char **ret)
+/* The job as text, so the store keeps a job that parses back (kab run
+ * --resume): the original's fields, borrowed for the print. */
+int plan_calibration_text(struct job *j, unsigned pairs, char **ret)
 {
 	const struct job_variant *a = &j->variants[0];
 	char name[96], again[96];
@@ -146,7 +146,7 @@ static int run_calibration(const char *path, const char *db, const char *state_d
 	if (d.n)
 		goto out;
 	*ret_job_pairs = j->pairs;
-	if ((r = calibration_text(j, pairs, &text)) < 0) {
+	if ((r = plan_calibration_text(j, pairs, &text)) < 0) {
 		log_error("cannot write the calibration job: %s", strerror(-r));
 		ret = 1;
 		goto out;

@@ -77,3 +77,11 @@ int plan_min_effect(const struct plan_noise *nz, unsigned pairs, double target, 
  * none up to max_pairs does. */
 int plan_pairs_for(const struct plan_noise *nz, double effect, double target, unsigned max_pairs,
 		   unsigned *ret_pairs, double *ret_power);
+
+struct job;
+/* The A/A calibration of a job as job text: named NAME.calibration, its
+ * first variant twice ([variant A] and [variant B], named V and V.again,
+ * the same kernel and knobs), pairs fixed pairs (an adaptive budget off),
+ * everything else the job's. j is borrowed and left as it was; *ret is
+ * the caller's to free. */
+int plan_calibration_text(struct job *j, unsigned pairs, char **ret);

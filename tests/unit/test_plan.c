@@ -4,6 +4,8 @@
  * seed. */
 #include "t.h"
 #include "plan.h"
+#include "job.h"
+#include "util.h"
 
 #include <errno.h>
 #include <gsl/gsl_cdf.h>
@@ -208,8 +210,54 @@ static void test_bad(void)
 	T_EQ_INT(plan_min_effect(&nz, 10, 0, &pw), -EINVAL);
 }
 
+static void test_calibration_job(void)
+{
+	static const char text[] =
+		"[job]\nname = demo\npairs = adaptive 5..20\nprimary = time.wall_s\n"
+		"[variant A]\nname = zswap-off\nsysctl vm.swappiness = 60\n"
+		"[variant B]\nname = zswap-on\nsysctl vm.swappiness = 100\n"
+		"[workload w]\ntype = command\ncommand = true\n"
+		"[metric time.wall_s]\nepsilon = 2%\n";
+	struct diags d = { 0 };
+	struct job *j = NULL, *cal = NULL;
+	T_EQ_INT(job_parse_string_nocheck("demo.job", text, &j, &d), 0);
+	if (!j)
+		return;
+	char *ct = NULL;
+	T_EQ_INT(plan_calibration_text(j, 7, &ct), 0);
+	/* the job itself is left as it was */
+	T_EQ_STR(j->name, "demo");
+	T_EQ_INT(j->n_variants, 2);
+	T_EQ_STR(j->variants[1].name, "zswap-on");
+	T_CHECK(j->adaptive.on);
+	T_EQ_INT(job_parse_string_nocheck("demo.job", ct ? ct : "", &cal, &d), 0);
+	if (cal) {
+		T_EQ_STR(cal->name, "demo.calibration");
+		T_EQ_INT(cal->pairs, 7);
+		T_CHECK(!cal->adaptive.on);
+		T_EQ_INT(cal->n_variants, 2);
+		T_EQ_STR(cal->variants[0].name, "zswap-off");
+		T_EQ_STR(cal->variants[1].name, "zswap-off.again");
+		for (size_t v = 0; v < 2; v++) {
+			T_EQ_INT(cal->variants[v].n_knobs, 1);
+			if (cal->variants[v].n_knobs == 1)
+				T_EQ_STR(cal->variants[v].knobs[0].value, "60");
+		}
+		T_EQ_INT(cal->n_workloads, 1);
+		T_CHECK(job_metric_is_primary(cal, "time.wall_s"));
+		struct job_metric ms;
+		job_metric_settings(cal, "time.wall_s", &ms);
+		T_NEAR(ms.epsilon_pct, 2, 1e-12);
+	}
+	free(ct);
+	job_free(cal);
+	job_free(j);
+	diags_free(&d);
+}
+
 int main(void)
 {
+	test_calibration_job();
 	test_summary();
 	test_matches_analytic();
 	test_never();
