@@ -29,6 +29,10 @@
  * an A/A check of its own. */
 #define DEFAULT_CAL_PAIRS 6u
 #define MIN_CAL_PAIRS 3u
+/* Below this many calibration pairs the plan says its noise is rough: six
+ * 6-pair windows of one 40-pair A/A on a shared machine measured noises
+ * from 0.8% to 4.5% (README.md, "How many pairs?"). */
+#define ROUGH_CAL_PAIRS 12u
 #define PRIMARY_MAX 64
 #define CAL_SUFFIX ".calibration"
 
@@ -391,8 +395,10 @@ static void print_text(const struct plan_opts *o, const char *title, const char 
 		"; the noise at its upper 80% confidence bound (\"upper\"; the\n"
 		"calibration's SD is below the truth half the time: --noise estimate plans with the estimate)");
 	for (size_t i = 0; i < n; i++)
-		if (rows[i].ok && rows[i].s.pairs < DEFAULT_CAL_PAIRS) {
-			fprintf(out, "The noise comes from only %zu pairs: its estimate is itself rough; calibrate with more (--pairs).\n", rows[i].s.pairs);
+		if (rows[i].ok && rows[i].s.pairs < ROUGH_CAL_PAIRS) {
+			fprintf(out, "The noise comes from %zu pairs: where the machine's load or state drifts, a stretch of %zu pairs can be\n"
+				"quieter or noisier than the job's; a longer calibration (--pairs %u) close to the job is safer.\n",
+				rows[i].s.pairs, rows[i].s.pairs, ROUGH_CAL_PAIRS);
 			break;
 		}
 }
