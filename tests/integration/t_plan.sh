@@ -40,7 +40,9 @@ bad = [m["name"] for w in r["workloads"] for m in w["metrics"] if m["verdict"] i
 assert not bad, bad
 ' "$IT_TMP/report.json"
 $KAB plan --from 1 --db "$db" --effect "$effect%" --sims 1000 >"$IT_TMP/again.out" 2>&1
-check "kab plan --from 1 prints the same plan" diff <(tail -n +2 "$IT_TMP/plan.out") <(tail -n +2 "$IT_TMP/again.out")
+# the same plan, but for the job's own pairs (10), which a stored
+# calibration does not know: their column's mark and its footnote
+check "kab plan --from 1 prints the same plan" diff <(tail -n +2 "$IT_TMP/plan.out" | sed 's/ N=10\*/  N=10/; s/; \* the job.s pairs\././') <(tail -n +2 "$IT_TMP/again.out")
 
 # 2. a longer A/A recording, and the plan checked on it. The check is on
 # rusage.user_s: the wall time of a job's first run carries a warm-up
