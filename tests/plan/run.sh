@@ -107,6 +107,11 @@ expect_err "a missing job file" "$tmp/missing.job" "$tmp/missing.job"
 sed -n 1,3p $aa | sed 's/A-again/A/' >"$tmp/one.csv"
 expect_err "runs of one variant" "only one variant" --csv "$tmp/one.csv"
 
+printf 'metric,variant,pair,value,direction\n' >"$tmp/neutral.csv"
+for p in 0 1 2 3; do printf 'n,A,%s,1%s,neutral\nn,B,%s,1%s,neutral\n' $p $p $p $((p + 1)) >>"$tmp/neutral.csv"; done
+expect_err "nothing to plan" "no metric to plan" --csv "$tmp/neutral.csv"
+check "a neutral metric named primary is planned" bash -c "'$kab' plan --csv '$tmp/neutral.csv' --primary n --sims 200 | grep -qE '^n +. +[0-9.]+%'"
+
 # the plan against runs recorded on a real machine (tests/plan/data/)
 for csv in tests/plan/data/*.csv; do
 	[ -f "$csv" ] || continue
