@@ -4,6 +4,8 @@
 int cmd_check(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+/* kab plan JOB: an A/A calibration and the pairs a change needs (harness/cmd_plan.c) */
+int cmd_plan(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 /* kernel builds (harness/cmd_build.c) */

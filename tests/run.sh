@@ -39,7 +39,7 @@ if [ -x tests/golden/run.sh ]; then
 fi
 
 # data-driven suites: each prints its own "N passed, N failed" line
-for t in tests/stats/check_oracle.sh tests/compare/run.sh; do
+for t in tests/stats/check_oracle.sh tests/compare/run.sh tests/plan/run.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$(dirname "$t")")
 	bash "$t" >"$tmp/$name.out" 2>&1

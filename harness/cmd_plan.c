@@ -1,0 +1,693 @@
+/* kab plan JOB: an A/A calibration of the job's baseline, then, per
+ * primary metric, its noise, its epsilon, the smallest effect N pairs
+ * decide with 80% power and the pairs a target effect needs (plan.h).
+ * kab plan --from ID plans from a stored calibration, --csv FILE from
+ * recorded runs of kab compare's format, without running anything. */
+#include "cmd.h"
+#include "compare.h"
+#include "executor.h"
+#include "job.h"
+#include "output.h"
+#include "plan.h"
+#include "report.h"
+#include "report_priv.h"
+#include "statedir.h"
+#include "store.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_DB "kab.db"
+/* Six pairs: the noise's SD then has 5 degrees of freedom (its 80% upper
+ * bound is 1.4x the estimate; 3 pairs would give 2.2x), and six is the
+ * fewest pairs kab's own test can judge, so the calibration's report is
+ * an A/A check of its own. */
+#define DEFAULT_CAL_PAIRS 6u
+#define MIN_CAL_PAIRS 3u
+/* Below this many calibration pairs the plan says its noise is rough: six
+ * 6-pair windows of one 40-pair A/A on a shared machine measured noises
+ * from 0.8% to 4.5% (README.md, "How many pairs?"). */
+#define ROUGH_CAL_PAIRS 12u
+#define PRIMARY_MAX 64
+#define CAL_SUFFIX ".calibration"
+
+static const unsigned table_pairs[] = { 6, 8, 10, 15, 20 };
+#define N_COLS_MAX (ARRAY_SIZE(table_pairs) + 1)
+
+#define USAGE \
+	"usage: kab plan JOB [--pairs N] [--effect PCT] [--db PATH] [--format text|json] [--noise upper|estimate] [--sims N] [--seed S]\n" \
+	"       kab plan --from ID [--db PATH] [--effect PCT] [--format text|json]\n" \
+	"       kab plan --csv FILE.csv [--primary METRIC ...] [--baseline VARIANT] [--effect PCT] [--format text|json]\n"
+
+struct plan_opts {
+	unsigned cal_pairs;
+	double effect;            /* fraction; 0: none asked */
+	bool json;
+	unsigned sims;
+	uint64_t seed;
+	unsigned job_pairs;       /* the job's own budget, a column of its own; 0: none */
+	bool estimate;            /* draw with the noise as estimated, not its upper bound */
+};
+
+/* The calibration estimates the noise from a few pairs: half the time
+ * below the truth. Simulating with its upper 80% confidence bound makes
+ * a plan that holds for 4 in 5 calibrations, not 1 in 2. */
+#define NOISE_CONF 0.80
+
+/* One metric's plan. */
+struct plan_row {
+	const char *workload, *metric;
+	enum stats_direction dir;
+	bool ok;
+	char why[160];            /* !ok: why it cannot be planned */
+	struct plan_summary s;
+	double d_factor;          /* the draws' spread against the estimate */
+	unsigned cols[N_COLS_MAX];
+	double min_effect[N_COLS_MAX];   /* fraction; NAN: more than +100% */
+	size_t n_cols;
+	unsigned effect_pairs;    /* 0: more than PLAN_PAIRS_MAX, or below epsilon */
+	double effect_power;
+	bool below_epsilon;
+};
+
+/* "5%", "5", "0.5%": a percentage strictly between 0 and 100. */
+static int parse_effect(const char *s, double *ret)
+{
+	char buf[64];
+	size_t n = strlen(s);
+	if (n == 0 || n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, n + 1);
+	if (buf[n - 1] == '%')
+		buf[--n] = 0;
+	double v;
+	if (n == 0 || util_parse_double(buf, &v) < 0 || !(v > 0 && v < 100))
+		return -EINVAL;
+	*ret = v / 100;
+	return 0;
+}
+
+/* The job as text, so the store keeps a job that parses back (kab run
+ * --resume): the original's fields, borrowed for the print. */
+int plan_calibration_text(struct job *j, unsigned pairs, char **ret)
+{
+	const struct job_variant *a = &j->variants[0];
+	char name[96], again[96];
+	snprintf(name, sizeof(name), "%.*s%s", 64 - (int)strlen(CAL_SUFFIX), j->name, CAL_SUFFIX);
+	snprintf(again, sizeof(again), "%.58s.again", a->name);
+	struct job_variant twins[2] = { *a, *a };
+	twins[0].label = "A";
+	twins[1].label = "B";
+	twins[1].name = again;
+	/* print the derived job from the original's fields, then put them back */
+	char *saved_name = j->name;
+	struct job_variant *saved_v = j->variants;
+	size_t saved_nv = j->n_variants;
+	unsigned saved_pairs = j->pairs;
+	struct job_adaptive saved_ad = j->adaptive;
+	j->name = name;
+	j->variants = twins;
+	j->n_variants = 2;
+	j->pairs = pairs;
+	j->adaptive = (struct job_adaptive){ 0 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (f) {
+		fprintf(f, "; kab plan: an A/A calibration of \"%s\", variant %s against itself\n", saved_name, a->name);
+		job_print(j, f);
+	}
+	j->name = saved_name;
+	j->variants = saved_v;
+	j->n_variants = saved_nv;
+	j->pairs = saved_pairs;
+	j->adaptive = saved_ad;
+	if (!f || fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	*ret = text;
+	return 0;
+}
+
+/* Runs the calibration as kab run runs a job; its id in *ret_id. */
+static int run_calibration(const char *path, const char *db, const char *state_dir, unsigned pairs,
+			   unsigned *ret_job_pairs, int64_t *ret_id)
+{
+	struct diags d = { 0 };
+	struct job *j = NULL, *cal = NULL;
+	struct store *st = NULL;
+	char *text = NULL;
+	int lock_fd = -1, ret = 2, r;
+	if (job_parse_file(path, &j, &d) < 0)
+		goto out;
+	exec_refuse_boots(j, &d);
+	if (d.n)
+		goto out;
+	*ret_job_pairs = j->pairs;
+	if ((r = plan_calibration_text(j, pairs, &text)) < 0) {
+		log_error("cannot write the calibration job: %s", strerror(-r));
+		ret = 1;
+		goto out;
+	}
+	if (job_parse_string(path, text, &cal, &d) < 0)
+		goto out;
+	ret = 1;
+	if (geteuid() != 0) {
+		log_error("kab plan runs a calibration with kab run's executor, which needs root: it creates memory cgroups, swap and writes sysctl/sysfs knobs (kab plan --from ID or --csv FILE plan from recorded runs)");
+		goto out;
+	}
+	if ((r = out_init()) < 0) {
+		log_error("cannot set up standard input, output and error: %s", strerror(-r));
+		goto out;
+	}
+	struct strbuf serr = { 0 };
+	r = state_init(state_dir, &serr);
+	if (r < 0)
+		log_error("%s", serr.buf ? serr.buf : "the state directory cannot be used");
+	sb_free(&serr);
+	if (r < 0 || exec_lock(&lock_fd) < 0 || store_open(db, &st) < 0)
+		goto out;
+	if (exec_recover(st) < 0)
+		log_warn("some of what an earlier kab left could not be restored; see above");
+	struct store_step *steps;
+	size_t n;
+	if (exec_plan(cal, &steps, &n) < 0)
+		goto out;
+	int64_t id;
+	r = store_job_submit(st, cal, NULL, steps, n, &id);
+	free(steps);
+	if (r < 0) {
+		log_error("cannot store the calibration job in %s", db);
+		goto out;
+	}
+	log_info("calibration job %lld \"%s\": %zu runs (%u pairs of \"%s\" against itself x %zu workloads), database %s",
+		 (long long)id, cal->name, n, pairs, cal->variants[0].name, cal->n_workloads, db);
+	r = exec_job(st, cal, id);
+	if (r == -EINTR) {
+		log_error("interrupted: calibration job %lld cancelled; its finished runs are kept (kab plan --from %lld --db %s plans from them)",
+			  (long long)id, (long long)id, db);
+		goto out;
+	}
+	if (r < 0)
+		goto out;
+	*ret_id = id;
+	ret = 0;
+out:
+	if (d.n)
+		diags_print(&d, stderr);
+	diags_free(&d);
+	free(text);
+	job_free(j);
+	job_free(cal);
+	store_close(st);
+	if (lock_fd >= 0)
+		close(lock_fd);
+	return ret;
+}
+
+/* The metrics a plan is for: the primary ones, or else every one with a
+ * direction of goodness. */
+static bool wanted(const struct report_workload *w, const struct report_metric *m)
+{
+	for (size_t i = 0; i < w->n_metrics; i++)
+		if (w->m[i].primary)
+			return m->primary;
+	return m->info.dir != STATS_DIR_NEUTRAL;
+}
+
+/* The calibration's complete pairs of one metric as a noise model. */
+static int row_noise(const struct report_workload *w, const struct report_metric *m, size_t variant,
+		     double *a, double *b, struct plan_noise *nz, char *why, size_t len)
+{
+	size_t np = w->pairs, n = 0;
+	const double *va = m->values, *vb = m->values + variant * np;
+	bool zero = false;
+	for (size_t p = 0; p < np; p++) {
+		double x = va[p], y = vb[p];
+		if ((isfinite(x) && x <= 0) || (isfinite(y) && y <= 0))
+			zero = true;
+		if (isfinite(x) && isfinite(y) && x > 0 && y > 0) {
+			a[n] = x;
+			b[n++] = y;
+		}
+	}
+	if (zero) {
+		snprintf(why, len, "zero in some calibration runs: kab compares it by differences, where a %% effect has no fixed size");
+		return -EDOM;
+	}
+	if (n < MIN_CAL_PAIRS) {
+		snprintf(why, len, "%zu complete pairs in the calibration (at least %u needed)", n, MIN_CAL_PAIRS);
+		return -EDOM;
+	}
+	*nz = (struct plan_noise){
+		.a = a, .b = b, .n = n, .dir = m->info.dir, .epsilon_pct = m->epsilon_pct,
+	};
+	return 0;
+}
+
+static int plan_row(const struct plan_opts *o, const struct report_workload *w, const struct report_metric *m,
+		    size_t variant, struct plan_row *row)
+{
+	*row = (struct plan_row){ .workload = w->name, .metric = m->name, .dir = m->info.dir };
+	size_t np = w->pairs ? w->pairs : 1;
+	double *a = malloc(np * sizeof(double)), *b = malloc(np * sizeof(double));
+	int r = -ENOMEM;
+	if (!a || !b)
+		goto out;
+	struct plan_noise nz;
+	if (row_noise(w, m, variant, a, b, &nz, row->why, sizeof(row->why)) < 0) {
+		r = 0;
+		goto out;
+	}
+	nz.sims = o->sims;
+	nz.seed = o->seed;
+	if ((r = plan_summarize(&nz, &row->s)) < 0)
+		goto out;
+	row->d_factor = 1;
+	if (!o->estimate) {
+		nz.d_inflate = row->d_factor = plan_upper_factor(nz.n, NOISE_CONF);
+		nz.base_inflate = plan_upper_factor(2 * nz.n, NOISE_CONF);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(table_pairs); i++)
+		row->cols[row->n_cols++] = table_pairs[i];
+	bool have = false;
+	for (size_t i = 0; i < row->n_cols; i++)
+		have |= row->cols[i] == o->job_pairs;
+	if (o->job_pairs && !have)
+		row->cols[row->n_cols++] = o->job_pairs;
+	for (size_t i = 0; i < row->n_cols; i++) {
+		row->min_effect[i] = NAN;
+		if (row->cols[i] < PLAN_MIN_DECIDING_PAIRS)
+			continue;
+		if ((r = plan_min_effect(&nz, row->cols[i], PLAN_TARGET_POWER, &row->min_effect[i])) < 0)
+			goto out;
+	}
+	if (o->effect > 0) {
+		/* below epsilon no pair count decides: not worth simulating */
+		row->below_epsilon = 100 * o->effect <= row->s.epsilon_pct;
+		if (!row->below_epsilon &&
+		    (r = plan_pairs_for(&nz, o->effect, PLAN_TARGET_POWER, PLAN_PAIRS_MAX,
+					&row->effect_pairs, &row->effect_power)) < 0)
+			goto out;
+	}
+	row->ok = true;
+	r = 0;
+out:
+	free(a);
+	free(b);
+	return r;
+}
+
+static void fmt_pct(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, ">100%%");
+	else
+		snprintf(buf, len, "%.1f%%", v);
+}
+
+static void print_text(const struct plan_opts *o, const char *title, const char *source,
+		       const struct plan_row *rows, size_t n, FILE *out)
+{
+	bool utf8 = report_utf8_locale();
+	fprintf(out, "kab plan: %s\n%s\n", title, source);
+	const char *wl = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct plan_row *row = &rows[i];
+		if (!wl || strcmp(wl, row->workload) != 0) {
+			wl = row->workload;
+			fprintf(out, "\nWorkload %s: smallest change decided with %.0f%% power, by pairs\n", wl, 100 * PLAN_TARGET_POWER);
+			fprintf(out, "%-28s %-3s %6s %6s %8s", "Metric", "dir", "noise", o->estimate ? "" : "upper", "epsilon");
+			for (size_t c = 0; c < row->n_cols; c++) {
+				char h[16];
+				snprintf(h, sizeof(h), "N=%u%s", row->cols[c], row->cols[c] == o->job_pairs ? "*" : "");
+				fprintf(out, " %8s", h);
+			}
+			fputc('\n', out);
+		}
+		/* an arrow is one column wide, three bytes in UTF-8 */
+		fprintf(out, "%-28s %s  ", row->metric, report_dir_arrow(row->dir, utf8));
+		if (!row->ok) {
+			fprintf(out, " not planned: %s\n", row->why);
+			continue;
+		}
+		char a[32], u[32], b[32];
+		fmt_pct(row->s.noise_pct, a, sizeof(a));
+		fmt_pct(100 * expm1(row->d_factor * row->s.d_sd), u, sizeof(u));
+		fmt_pct(row->s.epsilon_pct, b, sizeof(b));
+		fprintf(out, " %6s %6s %8s", a, o->estimate ? "" : u, b);
+		for (size_t c = 0; c < row->n_cols; c++) {
+			if (row->cols[c] < PLAN_MIN_DECIDING_PAIRS)
+				snprintf(a, sizeof(a), "never");
+			else
+				fmt_pct(100 * row->min_effect[c], a, sizeof(a));
+			fprintf(out, " %8s", a);
+		}
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+	for (size_t i = 0; i < n; i++) {
+		const struct plan_row *row = &rows[i];
+		if (!row->ok || !(o->effect > 0))
+			continue;
+		double e = 100 * o->effect;
+		if (row->below_epsilon)
+			fprintf(out, "%s: an effect of %g%% is not above epsilon = %.1f%%: it cannot come out better or worse, whatever the pairs: it is within the noise band\n",
+				row->metric, e, row->s.epsilon_pct);
+		else if (row->effect_pairs)
+			fprintf(out, "pairs = %u decides a %g%% change in %s with %.0f%% power (simulated: %.0f%%)\n",
+				row->effect_pairs, e, row->metric, 100 * PLAN_TARGET_POWER, 100 * row->effect_power);
+		else
+			fprintf(out, "%s: a %g%% change needs more than %u pairs for %.0f%% power (simulated at %u: %.0f%%)\n",
+				row->metric, e, PLAN_PAIRS_MAX, 100 * PLAN_TARGET_POWER, PLAN_PAIRS_MAX, 100 * row->effect_power);
+	}
+	for (size_t i = 0; i < n && !(o->effect > 0) && o->job_pairs >= PLAN_MIN_DECIDING_PAIRS; i++) {
+		const struct plan_row *row = &rows[i];
+		for (size_t c = 0; row->ok && c < row->n_cols; c++) {
+			if (row->cols[c] != o->job_pairs)
+				continue;
+			if (isnan(row->min_effect[c]))
+				fprintf(out, "the job's pairs = %u do not decide even a 100%% change in %s with %.0f%% power\n",
+					o->job_pairs, row->metric, 100 * PLAN_TARGET_POWER);
+			else
+				fprintf(out, "the job's pairs = %u decide a change of %.1f%% or more in %s with %.0f%% power\n",
+					o->job_pairs, 100 * row->min_effect[c], row->metric, 100 * PLAN_TARGET_POWER);
+		}
+	}
+	if (o->job_pairs && o->job_pairs < PLAN_MIN_DECIDING_PAIRS)
+		fprintf(out, "The job's pairs = %u cannot decide anything: the signed-rank test needs at least %u pairs to reach p < 0.05.\n",
+			o->job_pairs, PLAN_MIN_DECIDING_PAIRS);
+	fprintf(out,
+		"noise: CoV of the calibration's paired log-ratios, 100 (e^sd - 1); epsilon: the job's, or max(1%%, 2 x the baseline CoV)%s.\n"
+		"An effect below epsilon can never come out better or worse: it is within the noise band. Fewer than %u pairs decide nothing\n"
+		"(the signed-rank test cannot reach p < 0.05). Power: %u simulated jobs per pair count (seed %llu), each judged by kab's\n"
+		"verdict (p < 0.05 and the 95%% CI of the Hodges-Lehmann shift outside +-epsilon), pairs drawn from the calibration by\n"
+		"a smoothed bootstrap, B raised by the effect%s.\n",
+		o->job_pairs ? "; * the job's pairs" : "", PLAN_MIN_DECIDING_PAIRS,
+		o->sims ? o->sims : PLAN_DEFAULT_SIMS, (unsigned long long)(o->seed ? o->seed : PLAN_DEFAULT_SEED),
+		o->estimate ? "; the noise as the calibration estimated it (--noise estimate)" :
+		"; the noise at its upper 80% confidence bound (\"upper\"; the\n"
+		"calibration's SD is below the truth half the time: --noise estimate plans with the estimate)");
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].ok && rows[i].s.pairs < ROUGH_CAL_PAIRS) {
+			fprintf(out, "The noise comes from %zu pairs: where the machine's load or state drifts, a stretch of %zu pairs can be\n"
+				"quieter or noisier than the job's; a longer calibration (--pairs %u) close to the job is safer.\n",
+				rows[i].s.pairs, rows[i].s.pairs, ROUGH_CAL_PAIRS);
+			break;
+		}
+}
+
+static void jnum(FILE *out, const char *k, double v, bool comma)
+{
+	char buf[64];
+	report_json_num(v, buf, sizeof(buf));
+	report_json_str(out, k);
+	fprintf(out, ": %s%s", buf, comma ? ", " : "");
+}
+
+static void print_json(const struct plan_opts *o, const char *title, int64_t cal_id,
+		       const struct plan_row *rows, size_t n, FILE *out)
+{
+	fprintf(out, "{\"schema\": 1, \"title\": ");
+	report_json_str(out, title);
+	fprintf(out, ", \"calibration_job\": ");
+	if (cal_id > 0)
+		fprintf(out, "%lld", (long long)cal_id);
+	else
+		fputs("null", out);
+	fprintf(out, ", \"noise\": \"%s\"", o->estimate ? "estimate" : "upper");
+	fprintf(out, ", \"sims\": %u, \"seed\": %llu, \"target_power\": %g, \"min_deciding_pairs\": %u, \"effect_pct\": ",
+		o->sims ? o->sims : PLAN_DEFAULT_SIMS, (unsigned long long)(o->seed ? o->seed : PLAN_DEFAULT_SEED),
+		PLAN_TARGET_POWER, PLAN_MIN_DECIDING_PAIRS);
+	if (o->effect > 0)
+		fprintf(out, "%g", 100 * o->effect);
+	else
+		fputs("null", out);
+	fprintf(out, ",\n \"metrics\": [");
+	for (size_t i = 0; i < n; i++) {
+		const struct plan_row *row = &rows[i];
+		fprintf(out, "%s\n  {\"workload\": ", i ? "," : "");
+		report_json_str(out, row->workload);
+		fprintf(out, ", \"name\": ");
+		report_json_str(out, row->metric);
+		fprintf(out, ", \"direction\": \"%s\", \"planned\": %s", stats_direction_name(row->dir), row->ok ? "true" : "false");
+		if (!row->ok) {
+			fprintf(out, ", \"reason\": ");
+			report_json_str(out, row->why);
+			fputc('}', out);
+			continue;
+		}
+		fprintf(out, ", \"calibration_pairs\": %zu, ", row->s.pairs);
+		jnum(out, "log_ratio_sd", row->s.d_sd, true);
+		jnum(out, "noise_pct", row->s.noise_pct, true);
+		jnum(out, "noise_simulated_pct", 100 * expm1(row->d_factor * row->s.d_sd), true);
+		jnum(out, "baseline_cov_pct", row->s.base_cov_pct, true);
+		jnum(out, "epsilon_pct", row->s.epsilon_pct, false);
+		fprintf(out, ",\n   \"min_effect_pct\": [");
+		for (size_t c = 0; c < row->n_cols; c++) {
+			fprintf(out, "%s{\"pairs\": %u, ", c ? ", " : "", row->cols[c]);
+			jnum(out, "effect_pct", 100 * row->min_effect[c], false);
+			fputc('}', out);
+		}
+		fputc(']', out);
+		if (o->effect > 0) {
+			fprintf(out, ",\n   \"effect\": {\"below_epsilon\": %s, \"pairs\": ", row->below_epsilon ? "true" : "false");
+			if (row->effect_pairs)
+				fprintf(out, "%u", row->effect_pairs);
+			else
+				fputs("null", out);
+			fputs(", ", out);
+			jnum(out, "power", row->effect_power, false);
+			fputc('}', out);
+		}
+		fputc('}', out);
+	}
+	fprintf(out, "\n]}\n");
+}
+
+/* Plans every wanted metric of every workload: variant 0 against 1. */
+static int plan_report(const struct plan_opts *o, const struct report *r, const char *source, int64_t cal_id)
+{
+	if (r->n_variants < 2) {
+		log_error("%s: a calibration needs two variants (the baseline and its copy); found %zu", source, r->n_variants);
+		return 2;
+	}
+	size_t total = 0;
+	for (size_t wi = 0; wi < r->n_workloads; wi++)
+		total += r->w[wi].n_metrics;
+	struct plan_row *rows = calloc(total ? total : 1, sizeof(*rows));
+	if (!rows)
+		return 1;
+	size_t n = 0;
+	int ret = 1;
+	for (size_t wi = 0; wi < r->n_workloads; wi++) {
+		const struct report_workload *w = &r->w[wi];
+		for (size_t k = 0; k < w->n_metrics; k++) {
+			if (!wanted(w, &w->m[k]))
+				continue;
+			int e = plan_row(o, w, &w->m[k], 1, &rows[n]);
+			if (e < 0) {
+				log_error("%s: planning %s failed: %s", source, w->m[k].name, strerror(-e));
+				goto out;
+			}
+			n++;
+		}
+	}
+	if (n == 0) {
+		log_error("%s: no metric to plan: the job names no primary metric and no metric measured has a direction of goodness (set primary = in [job])", source);
+		ret = 2;
+		goto out;
+	}
+	char title[300];
+	snprintf(title, sizeof(title), "%s", r->title);
+	if (o->json)
+		print_json(o, title, cal_id, rows, n, stdout);
+	else
+		print_text(o, title, source, rows, n, stdout);
+	ret = out_flush(stdout) < 0 ? 1 : 0;
+out:
+	free(rows);
+	return ret;
+}
+
+static int plan_from_store(const struct plan_opts *o, const char *db, int64_t id)
+{
+	if (access(db, F_OK) != 0) {
+		log_error("database %s does not exist (give the one the calibration used with --db PATH)", db);
+		return 2;
+	}
+	struct store *st;
+	if (store_open(db, &st) < 0)
+		return 1;
+	struct report *r = NULL;
+	int e = report_load(st, id, &r), ret = 1;
+	if (e == -ENOENT) {
+		log_error("no job %lld in %s", (long long)id, db);
+		ret = 2;
+	} else if (e < 0) {
+		log_error("cannot read job %lld from %s: %s", (long long)id, db, strerror(-e));
+	} else if ((e = report_analyze(r)) < 0) {
+		log_error("statistics failed: %s", strerror(-e));
+	} else {
+		char source[512];
+		snprintf(source, sizeof(source), "calibration job %lld in %s (kab report %lld --db %s shows it), %zu variants: %s against %s",
+			 (long long)id, db, (long long)id, db, r->n_variants, r->variants[0], r->variants[1]);
+		ret = plan_report(o, r, source, id);
+	}
+	report_free(r);
+	store_close(st);
+	return ret;
+}
+
+static int plan_from_csv(const struct plan_opts *o, const char *path, const struct compare_opts *co)
+{
+	struct diags d = { 0 };
+	struct report *r = NULL;
+	int e = compare_csv_read(path, co, &r, &d);
+	if (e < 0) {
+		diags_print(&d, stderr);
+		diags_free(&d);
+		return e == -ENOMEM ? 1 : 2;
+	}
+	diags_free(&d);
+	int ret = 1;
+	if ((e = report_analyze(r)) < 0) {
+		log_error("%s: statistics failed: %s", path, strerror(-e));
+	} else {
+		char source[512];
+		snprintf(source, sizeof(source), "recorded runs in %s: %s against %s", path, r->variants[0],
+			 r->n_variants > 1 ? r->variants[1] : "(nothing)");
+		ret = plan_report(o, r, source, 0);
+	}
+	report_free(r);
+	return ret;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pairs", required_argument, NULL, 'n' },
+		{ "effect", required_argument, NULL, 'e' },
+		{ "db", required_argument, NULL, 'd' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "csv", required_argument, NULL, 'c' },
+		{ "primary", required_argument, NULL, 'p' },
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "sims", required_argument, NULL, 'S' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "state-dir", required_argument, NULL, 'D' },
+		{ "noise", required_argument, NULL, 'N' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct plan_opts o = { .cal_pairs = DEFAULT_CAL_PAIRS };
+	const char *db = DEFAULT_DB, *from = NULL, *csv = NULL, *state_dir = NULL;
+	const char *primary[PRIMARY_MAX];
+	struct compare_opts co = { .primary = primary };
+	uint64_t u;
+	int c;
+	while ((c = getopt_long(argc, argv, "n:e:d:f:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (util_parse_u64(optarg, &u) < 0 || u < MIN_CAL_PAIRS || u > PLAN_PAIRS_MAX) {
+				fprintf(stderr, "kab plan: --pairs %s: the calibration's pairs are a number from %u to %u (default %u)\n",
+					optarg, MIN_CAL_PAIRS, PLAN_PAIRS_MAX, DEFAULT_CAL_PAIRS);
+				return 2;
+			}
+			o.cal_pairs = (unsigned)u;
+			break;
+		case 'e':
+			if (parse_effect(optarg, &o.effect) < 0) {
+				fprintf(stderr, "kab plan: --effect %s: expected a percentage above 0 and below 100, e.g. --effect 5%%\n", optarg);
+				return 2;
+			}
+			break;
+		case 'd': db = optarg; break;
+		case 'f':
+			if (strcmp(optarg, "text") == 0) {
+				o.json = false;
+			} else if (strcmp(optarg, "json") == 0) {
+				o.json = true;
+			} else {
+				fprintf(stderr, "kab plan: unknown format \"%s\" (formats: text, json)\n", optarg);
+				return 2;
+			}
+			break;
+		case 'F': from = optarg; break;
+		case 'c': csv = optarg; break;
+		case 'p':
+			if (co.n_primary == PRIMARY_MAX) {
+				fprintf(stderr, "kab plan: more than %d primary metrics\n", PRIMARY_MAX);
+				return 2;
+			}
+			primary[co.n_primary++] = optarg;
+			break;
+		case 'b': co.baseline = optarg; break;
+		case 'S':
+			if (util_parse_u64(optarg, &u) < 0 || u < 100 || u > 1000000) {
+				fprintf(stderr, "kab plan: --sims %s: a number from 100 to 1000000 (default %u)\n", optarg, PLAN_DEFAULT_SIMS);
+				return 2;
+			}
+			o.sims = (unsigned)u;
+			break;
+		case 's':
+			if (util_parse_u64(optarg, &u) < 0 || u == 0) {
+				fprintf(stderr, "kab plan: --seed %s: a positive number\n", optarg);
+				return 2;
+			}
+			o.seed = u;
+			break;
+		case 'D': state_dir = optarg; break;
+		case 'N':
+			if (strcmp(optarg, "upper") == 0) {
+				o.estimate = false;
+			} else if (strcmp(optarg, "estimate") == 0) {
+				o.estimate = true;
+			} else {
+				fprintf(stderr, "kab plan: --noise %s: upper (the default: its 80%% upper confidence bound) or estimate\n", optarg);
+				return 2;
+			}
+			break;
+		case 'q': log_quiet = true; break;
+		case 'h':
+			printf(USAGE);
+			printf("\nRuns an A/A calibration (--pairs N, default %u, of the job's first variant against itself,\n"
+			       "stored as the job NAME%s), then prints for each primary metric its noise, the epsilon kab\n"
+			       "would use, the smallest change 6, 8, 10, 15 and 20 pairs (and the job's) decide with 80%% power,\n"
+			       "and with --effect PCT the pairs that change needs. Power is simulated with kab's own verdict.\n"
+			       "--from ID plans from a stored calibration, --csv FILE from A/A runs in kab compare's format.\n",
+			       DEFAULT_CAL_PAIRS, CAL_SUFFIX);
+			return 0;
+		default:
+			fprintf(stderr, USAGE);
+			return 2;
+		}
+	}
+	int sources = (from != NULL) + (csv != NULL);
+	if (sources > 1 || (sources == 1 && optind != argc) || (sources == 0 && optind != argc - 1)) {
+		fprintf(stderr, USAGE);
+		return 2;
+	}
+	if (csv)
+		return plan_from_csv(&o, csv, &co);
+	int64_t id;
+	if (from) {
+		if (util_parse_i64(from, &id) < 0 || id <= 0) {
+			fprintf(stderr, "kab plan: --from %s: not a job id (a positive number)\n", from);
+			return 2;
+		}
+		return plan_from_store(&o, db, id);
+	}
+	int r = run_calibration(argv[optind], db, state_dir, o.cal_pairs, &o.job_pairs, &id);
+	if (r != 0)
+		return r;
+	return plan_from_store(&o, db, id);
+}
