@@ -797,8 +797,7 @@ static void check_condition(struct builder *b, const struct seen *seen)
 			    key);
 	}
 	bool cpus_ok = false;
-	static bool mask[JOB_CPUS_MAX];
-	memset(mask, 0, sizeof(mask));
+	bool mask[JOB_CPUS_MAX] = { 0 };
 	if (c->cpus) {
 		const char *why = NULL;
 		int n = job_parse_cpus(c->cpus, mask, &why);
