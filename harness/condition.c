@@ -285,6 +285,20 @@ static int set_mask(const cpu_set_t *m, const char *what, char *err, size_t errl
 	return r;
 }
 
+/* cpus as a mask; false when the list does not parse (kab check said so). */
+static bool cpus_mask(const char *cpus, cpu_set_t *ret)
+{
+	bool want[JOB_CPUS_MAX] = { 0 };
+	const char *why;
+	if (job_parse_cpus(cpus, want, &why) < 0)
+		return false;
+	CPU_ZERO(ret);
+	for (int i = 0; i < JOB_CPUS_MAX; i++)
+		if (want[i])
+			CPU_SET(i, ret);
+	return true;
+}
+
 int cond_pin_workload(const struct job_condition *c, struct cond_pin *p, char *err, size_t errlen)
 {
 	p->saved = false;
@@ -297,31 +311,39 @@ int cond_pin_workload(const struct job_condition *c, struct cond_pin *p, char *e
 	p->saved = true;
 	if (!c->cpus)
 		return 0;
-	bool want[JOB_CPUS_MAX] = { 0 };
-	const char *why;
-	if (job_parse_cpus(c->cpus, want, &why) < 0) {
-		snprintf(err, errlen, "bad cpus \"%s\": %s", c->cpus, why);
+	cpu_set_t m;
+	if (!cpus_mask(c->cpus, &m)) {
+		snprintf(err, errlen, "bad cpus \"%s\"", c->cpus);
 		return -EINVAL;
 	}
-	cpu_set_t m;
-	CPU_ZERO(&m);
-	for (int i = 0; i < JOB_CPUS_MAX; i++)
-		if (want[i])
-			CPU_SET(i, &m);
 	char what[256];
 	snprintf(what, sizeof(what), "the workload to cpus = %s", c->cpus);
 	return set_mask(&m, what, err, errlen);
 }
 
-int cond_pin_sampler(const struct job_condition *c, char *err, size_t errlen)
+int cond_pin_sampler(const struct job_condition *c, const struct cond_pin *p, char *err, size_t errlen)
 {
-	if (c->sampler_cpu < 0)
-		return 0;
 	cpu_set_t m;
-	CPU_ZERO(&m);
-	CPU_SET(c->sampler_cpu, &m);
-	char what[64];
-	snprintf(what, sizeof(what), "the sampler to sampler_cpu = %d", c->sampler_cpu);
+	char what[128];
+	if (c->sampler_cpu >= 0) {
+		CPU_ZERO(&m);
+		CPU_SET(c->sampler_cpu, &m);
+		snprintf(what, sizeof(what), "the sampler to sampler_cpu = %d", c->sampler_cpu);
+		return set_mask(&m, what, err, errlen);
+	}
+	if (!c->cpus || !p->saved)
+		return 0;
+	/* no sampler_cpu: the sampler goes on kab's CPUs other than the workload's */
+	cpu_set_t work;
+	if (!cpus_mask(c->cpus, &work))
+		return 0;
+	CPU_AND(&work, &work, &p->mask);
+	CPU_XOR(&m, &p->mask, &work);
+	if (CPU_COUNT(&m) == 0) {
+		snprintf(err, errlen, "cpus = %s leaves kab no other CPU for its sampler", c->cpus);
+		return -EINVAL;
+	}
+	snprintf(what, sizeof(what), "the sampler off cpus = %s", c->cpus);
 	return set_mask(&m, what, err, errlen);
 }
 

@@ -64,15 +64,16 @@ int cond_job_begin(struct store *st, const struct job *j, int64_t job_id, const 
  * job's reason, and its journal entry stays for recovery at the next start. */
 void cond_job_end(struct store *st, int64_t job_id, struct cond_job *cj);
 
-/* Pinning around the workload's fork: the calling thread takes the job's
- * cpus (the child inherits them); cond_pin_sampler then moves it to
- * sampler_cpu for the sampler thread it starts; cond_unpin puts back the
- * mask saved by cond_pin_workload. Each is a no-op when its key is unset.
- * note gets "cpus=1\nsampler_cpu=0\n" for provenance. */
+/* Pinning around the workload's fork: cond_pin_workload gives the calling
+ * thread the job's cpus (the child inherits them); cond_pin_sampler then
+ * moves it to sampler_cpu, or without one to its CPUs other than cpus, for
+ * the sampler thread it starts (threads inherit the mask too); cond_unpin
+ * puts back the mask cond_pin_workload saved. Each is a no-op when the
+ * keys are unset. */
 struct cond_pin {
 	bool saved;
 	cpu_set_t mask; /* the thread's mask before */
 };
 int cond_pin_workload(const struct job_condition *c, struct cond_pin *p, char *err, size_t errlen);
-int cond_pin_sampler(const struct job_condition *c, char *err, size_t errlen);
+int cond_pin_sampler(const struct job_condition *c, const struct cond_pin *p, char *err, size_t errlen);
 void cond_unpin(struct cond_pin *p);

@@ -693,8 +693,9 @@ static int run_step(struct store *st, const struct job *j, int64_t job_id, const
 	}
 	struct sampler_opts so = { .interval_s = j->interval_s, .memcg_dir = cg->path,
 				   .cgroup_version = cg->version, .series = true, .per_cpu = true };
-	if (cond_pin_sampler(&j->cond, err, sizeof(err)) < 0)
-		log_warn("%s; the sampler shares the workload's CPUs", err);
+	char pin_err[256] = "";
+	if (cond_pin_sampler(&j->cond, &pin, pin_err, sizeof(pin_err)) < 0)
+		log_warn("%s; the sampler shares the workload's CPUs", pin_err);
 	if ((r = sampler_start(&so, &smp)) < 0)
 		log_warn("sampler could not start (%s); the run goes on without counters", strerror(-r));
 	cond_unpin(&pin);

@@ -9,6 +9,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,6 +179,46 @@ static void test_knobs(void)
 	cond_knobs_free(&v);
 }
 
+static void test_pin(void)
+{
+	cpu_set_t before, now;
+	T_EQ_INT(pthread_getaffinity_np(pthread_self(), sizeof(before), &before), 0);
+	if (!CPU_ISSET(0, &before) || !CPU_ISSET(1, &before)) {
+		printf("test_condition: needs CPUs 0 and 1; pinning not checked\n");
+		return;
+	}
+	struct job_condition c = { .cpus = (char *)"1", .sampler_cpu = -1 };
+	struct cond_pin p = { 0 };
+	char err[256] = "";
+	T_EQ_INT(cond_pin_workload(&c, &p, err, sizeof(err)), 0);
+	pthread_getaffinity_np(pthread_self(), sizeof(now), &now);
+	T_CHECK(CPU_COUNT(&now) == 1 && CPU_ISSET(1, &now));
+	/* no sampler_cpu: the sampler takes the others */
+	T_EQ_INT(cond_pin_sampler(&c, &p, err, sizeof(err)), 0);
+	pthread_getaffinity_np(pthread_self(), sizeof(now), &now);
+	T_CHECK(!CPU_ISSET(1, &now) && CPU_ISSET(0, &now) && CPU_COUNT(&now) == CPU_COUNT(&before) - 1);
+	cond_unpin(&p);
+	pthread_getaffinity_np(pthread_self(), sizeof(now), &now);
+	T_CHECK(CPU_EQUAL(&now, &before));
+	/* sampler_cpu alone */
+	c = (struct job_condition){ .sampler_cpu = 1 };
+	T_EQ_INT(cond_pin_workload(&c, &p, err, sizeof(err)), 0);
+	pthread_getaffinity_np(pthread_self(), sizeof(now), &now);
+	T_CHECK(CPU_EQUAL(&now, &before));
+	T_EQ_INT(cond_pin_sampler(&c, &p, err, sizeof(err)), 0);
+	pthread_getaffinity_np(pthread_self(), sizeof(now), &now);
+	T_CHECK(CPU_COUNT(&now) == 1 && CPU_ISSET(1, &now));
+	cond_unpin(&p);
+	pthread_getaffinity_np(pthread_self(), sizeof(now), &now);
+	T_CHECK(CPU_EQUAL(&now, &before));
+	/* nothing set: nothing done */
+	c = (struct job_condition){ .sampler_cpu = -1 };
+	T_EQ_INT(cond_pin_workload(&c, &p, err, sizeof(err)), 0);
+	T_CHECK(!p.saved);
+	T_EQ_INT(cond_pin_sampler(&c, &p, err, sizeof(err)), 0);
+	cond_unpin(&p);
+}
+
 static void test_settings(void)
 {
 	char buf[4096];
@@ -246,6 +287,7 @@ int main(void)
 	test_stat();
 	test_wait_idle();
 	test_knobs();
+	test_pin();
 	test_settings();
 	test_differ();
 	return t_done("test_condition");
