@@ -342,7 +342,7 @@ bench_condition() {
 	sed "s/^pairs *=.*/pairs = $pairs/" examples/demo.job >"$tmp/off.job"
 	awk -v idle="$idle" -v max="$idle_max" '{ print } /^\[job\]/ {
 		print "drop_caches = yes"; print "compact = yes"; print "wait_idle = " idle; print "wait_idle_max = " max }' \
-		"$tmp/off.job" | sed 's/^name *=.*/name = demo-conditioned/' >"$tmp/on.job"
+		"$tmp/off.job" | sed '0,/^name *=.*/s//name = demo-conditioned/' >"$tmp/on.job"
 	local c
 	for c in off on; do
 		echo "running the demo with conditioning $c ..."
