@@ -4,6 +4,8 @@
 #include "t.h"
 #include "t_job.h"
 #include "condition.h"
+#include "executor.h"
+#include "store.h"
 #include "provenance.h"
 #include "report.h"
 #include "util.h"
@@ -179,6 +181,48 @@ static void test_knobs(void)
 	cond_knobs_free(&v);
 }
 
+/* A governor set through the knob journal, then kab killed before it put
+ * it back: the next start (exec_recover) writes the original again. A
+ * file stands in for scaling_governor. */
+static void test_recover(void)
+{
+	char dir[] = "/tmp/kab-test-cond.XXXXXX", gov[64], path[256];
+	T_CHECK(mkdtemp(dir) != NULL);
+	snprintf(gov, sizeof(gov), "%s/scaling_governor", dir);
+	FILE *f = fopen(gov, "w");
+	T_CHECK(f && fputs("powersave\n", f) >= 0 && fclose(f) == 0);
+	t_db_path(path, sizeof(path), "/tmp/kab-test-cond-db.XXXXXX", NULL);
+	struct store *st = NULL;
+	T_EQ_INT(store_open(path, &st), 0);
+	if (!st)
+		return;
+	struct job_knob k = { .kind = JOB_KNOB_SYSFS, .name = (char *)"cpufreq", .path = gov, .value = (char *)"performance" };
+	struct job_variant v = { .name = (char *)"[job] cpufreq", .knobs = &k, .n_knobs = 1 };
+	char boot_id[64], in_force[256], err[256] = "", now[64];
+	prov_boot_id(boot_id, sizeof(boot_id));
+	struct knob_applied *a = NULL;
+	size_t n = 0;
+	T_EQ_INT(knob_apply(st, 0, boot_id, &v, &a, &n, in_force, sizeof(in_force), err, sizeof(err)), 0);
+	T_EQ_INT(knob_read(gov, now, sizeof(now)), 0);
+	T_EQ_STR(now, "performance");
+	free(a); /* killed: never restored */
+	struct store_journal *jv = NULL;
+	size_t nj = 0;
+	T_EQ_INT(store_journal_list(st, &jv, &nj), 0);
+	T_EQ_INT(nj, 1);
+	free(jv);
+	T_EQ_INT(exec_recover(st), 0);
+	T_EQ_INT(knob_read(gov, now, sizeof(now)), 0);
+	T_EQ_STR(now, "powersave");
+	T_EQ_INT(store_journal_list(st, &jv, &nj), 0);
+	T_EQ_INT(nj, 0);
+	free(jv);
+	store_close(st);
+	unlink(path);
+	unlink(gov);
+	rmdir(dir);
+}
+
 static void test_pin(void)
 {
 	cpu_set_t before, now;
@@ -288,6 +332,7 @@ int main(void)
 	test_wait_idle();
 	test_knobs();
 	test_pin();
+	test_recover();
 	test_settings();
 	test_differ();
 	return t_done("test_condition");
