@@ -9,6 +9,7 @@
  *   [workload NAME]         type (required), memory.max, memory.high,
  *                           memory.swap.max, timeout, and the type's own keys
  *   [metric NAME]           direction, unit, epsilon, label (for the report)
+ *   [report]                rows (the cover letter's rows)
  *
  * At least two [variant] sections (the first is the baseline) and one
  * [workload] are needed; [swap] may be left out (device = existing).
@@ -72,8 +73,9 @@ static const char *const section_names[] = {
 	[JOB_SEC_VARIANT] = "variant",
 	[JOB_SEC_WORKLOAD] = "workload",
 	[JOB_SEC_METRIC] = "metric",
+	[JOB_SEC_REPORT] = "report",
 };
-#define SECTION_LIST "[job], [swap], [variant LABEL], [workload NAME], [metric NAME]"
+#define SECTION_LIST "[job], [swap], [variant LABEL], [workload NAME], [metric NAME], [report]"
 
 /* How many sections of a kind a job may have, and what to do instead of
  * more. [job] and [swap] have no entry: a second one is a duplicate. */
@@ -316,7 +318,7 @@ static void section_header(struct reader *r, const char *s)
 		if (current(r))
 			current(r)->guess = kind;
 		return;
-	} else if ((kind == JOB_SEC_JOB || kind == JOB_SEC_SWAP) && label) {
+	} else if ((kind == JOB_SEC_JOB || kind == JOB_SEC_SWAP || kind == JOB_SEC_REPORT) && label) {
 		diags_add(r->d, r->file, r->line, "section [%s] takes no label: write [%s]", inner, inner);
 		free(label);
 		label = NULL;
@@ -508,7 +510,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return 1; /* reported by classify() */
 	struct job_section *s = current(r);
 	if (!s) {
-		diags_add(r->d, r->file, r->line, "key \"%s\" outside any section: put it under [job], [swap], [variant LABEL], [workload NAME] or [metric NAME]", name);
+		diags_add(r->d, r->file, r->line, "key \"%s\" outside any section: put it under [job], [swap], [variant LABEL], [workload NAME], [metric NAME] or [report]", name);
 		return 1;
 	}
 	if (s->kind == JOB_SEC_IGNORED || s->unlabeled)
@@ -660,6 +662,9 @@ void job_free(struct job *j)
 	for (size_t i = 0; i < j->n_primary; i++)
 		free(j->primary[i]);
 	free(j->primary);
+	for (size_t i = 0; i < j->n_report_rows; i++)
+		free(j->report_rows[i]);
+	free(j->report_rows);
 	for (size_t i = 0; i < j->n_metric_settings; i++) {
 		free(j->metric_settings[i].name);
 		free(j->metric_settings[i].unit);

@@ -160,6 +160,10 @@ struct job {
 	size_t n_metrics;
 	char **primary;     /* primary metrics (names or PREFIX*); NULL-terminated; may be NULL */
 	size_t n_primary;
+	/* [report] rows = ...: the cover letter's rows (names or PREFIX*),
+	 * instead of primary and metrics; NULL-terminated; may be NULL */
+	char **report_rows;
+	size_t n_report_rows;
 	struct job_metric *metric_settings;  /* [metric NAME] sections, file order */
 	size_t n_metric_settings;
 	struct job_swap swap;
@@ -225,6 +229,10 @@ const struct job_param *job_param_entry(const struct job_workload *w, const char
 /* Whether a metric name matches a pattern: exact, or PREFIX* by prefix. */
 bool job_metric_matches(const char *pattern, const char *metric);
 bool job_metric_is_primary(const struct job *j, const char *metric);
+/* Whether a cover letter shows the metric: named by [report] rows when
+ * the job has them, else by primary or metrics =; every metric when the
+ * job names none. */
+bool job_metric_is_cover_row(const struct job *j, const char *metric);
 /* The settings for a metric, merged field by field from the [metric]
  * sections that match it (an exact name before the longest prefix). */
 void job_metric_settings(const struct job *j, const char *metric, struct job_metric *ret);

@@ -139,6 +139,8 @@ static const struct keydef keydefs[] = {
 	{ KEY(JOB_SEC_METRIC, "unit", KT_UNIT, offsetof(struct job_metric, unit)) },
 	{ KEY(JOB_SEC_METRIC, "epsilon", KT_PERCENT, offsetof(struct job_metric, epsilon_pct)) },
 	{ KEY(JOB_SEC_METRIC, "label", KT_TEXT, offsetof(struct job_metric, label)), .max = JOB_LABEL_MAX },
+	{ KEY(JOB_SEC_REPORT, "rows", KT_METRICS, offsetof(struct job, report_rows)),
+	  .off_n = offsetof(struct job, n_report_rows), .multiline = true },
 };
 #define N_KEYS ARRAY_SIZE(keydefs)
 
@@ -1240,6 +1242,13 @@ static void build_workload(struct builder *b, const struct job_section *s)
 		job_check_workload(b->file, w, b->d);
 }
 
+/* [report]: how the report shows the job (rows = the cover letter's). */
+static void build_report_section(struct builder *b, const struct job_section *s)
+{
+	struct seen seen[N_KEYS] = { 0 };
+	apply_entries(b, s, b->j, seen, NULL);
+}
+
 /* [variant], [workload] and [metric] labels already seen, each with the
  * line of its section: duplicates found in linear time. */
 struct labels {
@@ -1278,7 +1287,7 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 	struct labels labels = { 0 };
 	struct util_strmap variant_names = { 0 };
 	size_t d0 = diags_count(d);
-	int job_line = 0, swap_line = 0;
+	int job_line = 0, swap_line = 0, report_line = 0;
 	size_t bad_variants = 0, bad_workloads = 0;
 	bool job_guessed = false;
 
@@ -1307,8 +1316,8 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 			bad_workloads += s->kind == JOB_SEC_WORKLOAD;
 			continue;
 		}
-		if (s->kind == JOB_SEC_JOB || s->kind == JOB_SEC_SWAP) {
-			int *line = s->kind == JOB_SEC_JOB ? &job_line : &swap_line;
+		if (s->kind == JOB_SEC_JOB || s->kind == JOB_SEC_SWAP || s->kind == JOB_SEC_REPORT) {
+			int *line = s->kind == JOB_SEC_JOB ? &job_line : s->kind == JOB_SEC_SWAP ? &swap_line : &report_line;
 			first = *line;
 			if (!first)
 				*line = s->line;
@@ -1329,6 +1338,7 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 		case JOB_SEC_VARIANT: build_variant(&b, s, &variant_names); break;
 		case JOB_SEC_WORKLOAD: build_workload(&b, s); break;
 		case JOB_SEC_METRIC: build_metric_section(&b, s); break;
+		case JOB_SEC_REPORT: build_report_section(&b, s); break;
 		case JOB_SEC_IGNORED: break;
 		}
 	}

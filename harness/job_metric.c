@@ -310,6 +310,23 @@ bool job_metric_is_primary(const struct job *j, const char *metric)
 	return false;
 }
 
+static bool in_list(char *const *list, size_t n, const char *metric)
+{
+	for (size_t i = 0; i < n; i++)
+		if (job_metric_matches(list[i], metric))
+			return true;
+	return false;
+}
+
+bool job_metric_is_cover_row(const struct job *j, const char *metric)
+{
+	if (j->n_report_rows)
+		return in_list(j->report_rows, j->n_report_rows, metric);
+	if (!j->n_primary && !j->n_metrics)
+		return true;
+	return in_list(j->primary, j->n_primary, metric) || in_list(j->metrics, j->n_metrics, metric);
+}
+
 /* How closely a section names a metric: -1 no match; an exact name beats
  * any prefix, a longer prefix a shorter one. */
 static long specificity(const char *pattern, const char *metric)

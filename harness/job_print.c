@@ -255,4 +255,12 @@ void job_print(const struct job *j, FILE *out)
 	for (size_t i = 0; i < j->n_workloads; i++)
 		print_workload(&j->workloads[i], out);
 	job_print_metric_sections(j, out);
+	if (j->n_report_rows > 0) {
+		struct strbuf sb = { 0 };
+		for (size_t i = 0; i < j->n_report_rows; i++)
+			sb_printf(&sb, "%s%s", i ? " " : "", j->report_rows[i]);
+		fprintf(out, "\n[report]\n");
+		job_print_key(out, "rows", sb.buf ? sb.buf : "", true);
+		sb_free(&sb);
+	}
 }

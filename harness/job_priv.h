@@ -15,6 +15,7 @@ enum job_sec_kind {
 	JOB_SEC_VARIANT,
 	JOB_SEC_WORKLOAD,
 	JOB_SEC_METRIC,
+	JOB_SEC_REPORT,
 	JOB_SEC_IGNORED, /* unknown or malformed header: already reported */
 };
 

@@ -166,10 +166,29 @@ int report_add_metric(struct report *r, struct report_workload *w, const char *n
 			snprintf(m.info.label, sizeof(m.info.label), "%s", s.label);
 		m.epsilon_pct = s.epsilon_pct;
 		m.primary = job_metric_is_primary(r->job, name);
+		m.cover = job_metric_is_cover_row(r->job, name);
+	} else {
+		m.cover = true;
 	}
 	w->m[w->n_metrics] = m;
 	*ret = &w->m[w->n_metrics++];
 	return 0;
+}
+
+bool report_all_zero(const struct report_workload *w, const struct report_metric *m, size_t v)
+{
+	const size_t sides[2] = { 0, v };
+	bool any = false;
+	for (size_t k = 0; k < 2; k++)
+		for (size_t p = 0; p < w->pairs; p++) {
+			double x = m->values[sides[k] * w->pairs + p];
+			if (isnan(x))
+				continue;
+			if (x != 0)
+				return false;
+			any = true;
+		}
+	return any;
 }
 
 int report_add_note(struct report *r, const char *fmt, ...)

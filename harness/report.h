@@ -30,6 +30,8 @@ struct report_metric {
 	char *name;
 	struct metric_info info;   /* label, unit, direction: table, then job or CSV overrides */
 	bool primary;
+	bool cover;                /* a cover-letter row: the job's [report] rows, else its primary
+				    * and metrics = lists, else (and in kab compare) every row */
 	double epsilon_pct;        /* the job's; < 0: the default rule */
 	int decimals;              /* of Before, After and Delta abs */
 	double *values;            /* values[v * pairs + p]; NAN: no ok run */
@@ -149,6 +151,9 @@ int report_add_workload(struct report *r, const char *name, size_t pairs, struct
 int report_add_metric(struct report *r, struct report_workload *w, const char *name, const char *unit_hint,
 		      struct report_metric **ret);
 struct report_metric *report_find_metric(const struct report_workload *w, const char *name);
+/* Whether the metric has runs and was 0 in every run of variant 0 and of
+ * variant v: a counter that did not move, left out of the text tables. */
+bool report_all_zero(const struct report_workload *w, const struct report_metric *m, size_t v);
 int report_add_note(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Descriptive statistics, comparisons, q-values and verdicts. Metrics

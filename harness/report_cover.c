@@ -25,9 +25,11 @@
  *       2. [PATCH v2 2/2] mm: ...
  *     6 boots of each kernel, ABBA
  *
- * A job that names primary metrics shows only those rows (the numbers its
- * posting is about) and a line saying where the others are; kab compare
- * keeps every row of the table it was given. */
+ * A job that names primary metrics or a metrics = list shows those rows
+ * (the numbers its posting is about), or the ones [report] rows names,
+ * and a line saying where the others are; kab compare keeps every row of
+ * the table it was given. Rows zero in every run of both sides are named
+ * in one line instead. Times and sizes read in human units ("206 ms"). */
 #include "report.h"
 #include "report_priv.h"
 #include "job.h"
@@ -164,35 +166,28 @@ static void header_lines(FILE *out, const struct report *r, const struct report_
 		kernel_lines(out, r, v);
 }
 
-/* The rows of a cover letter: the job's primary metrics when it names
- * any (the numbers its posting is about), else every metric. */
-static bool primaries_only(const struct report *r, const struct report_workload *w)
+/* The rows of a cover letter: the job's (report_metric.cover) that
+ * moved in some run; a row zero in every run of both sides is named
+ * below the table instead. */
+static bool shown(const struct report_workload *w, size_t v, size_t i)
 {
-	if (!r->job_id)
-		return false;
-	for (size_t i = 0; i < w->n_metrics; i++)
-		if (w->m[i].primary)
-			return true;
-	return false;
+	return w->m[i].cover && !report_all_zero(w, &w->m[i], v);
 }
 
-static bool shown(const struct report *r, const struct report_workload *w, size_t i)
-{
-	return w->m[i].primary || !primaries_only(r, w);
-}
-
-static size_t widest(const struct report *r, const struct report_workload *w, size_t v, int which, size_t floor)
+static size_t widest(const struct report_workload *w, size_t v, int which, size_t floor)
 {
 	size_t best = floor;
 	char buf[128];
 	for (size_t i = 0; i < w->n_metrics; i++) {
 		const struct report_metric *m = &w->m[i];
-		if (!shown(r, w, i))
+		struct report_scale sc;
+		if (!shown(w, v, i))
 			continue;
+		report_row_scale(m, v, false, &sc);
 		if (which == 0)
-			snprintf(buf, sizeof(buf), "%s", m->info.label);
+			report_scaled_label(m, &sc, buf, sizeof(buf));
 		else
-			report_fmt_num(m->desc[which == 1 ? 0 : v].mean, m->decimals, buf, sizeof(buf));
+			report_fmt_scaled(m->desc[which == 1 ? 0 : v].mean, &sc, buf, sizeof(buf));
 		if (report_width(buf) > best)
 			best = report_width(buf);
 	}
@@ -202,13 +197,14 @@ static size_t widest(const struct report *r, const struct report_workload *w, si
 /* Below the table: what the numbers are and how sure they are. */
 static void statistics(FILE *out, const struct report *r, const struct report_workload *w, size_t v, size_t cw)
 {
-	size_t most = 0, tested = 0;
+	size_t most = 0, tested = 0, rows = 0;
 	for (size_t i = 0; i < w->n_metrics; i++) {
 		const struct report_metric *m = &w->m[i];
 		/* q is adjusted over every metric tested, shown or not */
 		tested += m->cmp[v].test != STATS_TEST_NONE;
-		if (!shown(r, w, i))
+		if (!shown(w, v, i))
 			continue;
+		rows++;
 		most = m->desc[0].n > most ? m->desc[0].n : most;
 		most = m->desc[v].n > most ? m->desc[v].n : most;
 	}
@@ -221,21 +217,59 @@ static void statistics(FILE *out, const struct report *r, const struct report_wo
 	fprintf(out, "95%% CI of Delta%% (Hodges-Lehmann), p (Wilcoxon signed-rank; Mann-Whitney U\n"
 		     "where runs lack a partner) for primary metrics, q (p adjusted for the\n"
 		     "%zu %s tested, Benjamini-Hochberg) for the others, and the verdict:\n", tested,
-		primaries_only(r, w) ? "metrics" : "rows");
+		tested > rows ? "metrics" : "rows");
 	for (size_t i = 0; i < w->n_metrics; i++) {
 		const struct report_metric *m = &w->m[i];
 		const struct stats_result *c = &m->cmp[v];
-		char ci[64], p[32];
-		if (!shown(r, w, i))
+		char ci[64], p[32], label[METRIC_LABEL_MAX];
+		struct report_scale sc;
+		if (!shown(w, v, i))
 			continue;
+		report_row_scale(m, v, false, &sc);
+		report_scaled_label(m, &sc, label, sizeof(label));
 		report_fmt_ci(c->ci_low_pct, c->ci_high_pct, ci, sizeof(ci));
 		report_fmt_p(m->primary ? c->p_value : c->q_value, p, sizeof(p));
-		report_pad(out, m->info.label, cw + 1);
+		report_pad(out, label, cw + 1);
 		report_pad(out, ci, 18);
 		fprintf(out, "%s=", m->primary ? "p" : "q");
 		report_pad(out, p, 8);
 		fprintf(out, "%s\n", stats_verdict_name(c->verdict));
 	}
+}
+
+/* What the job named its cover rows with. */
+static const char *cover_set_words(const struct job *j)
+{
+	if (!j)
+		return "rows";
+	if (j->n_report_rows)
+		return "[report] rows";
+	if (j->n_primary && j->n_metrics)
+		return "primary and metrics = rows";
+	return j->n_primary ? "primary metrics" : "metrics = rows";
+}
+
+/* The cover rows left out for being zero throughout, as one item wrapped
+ * to the letter's width. */
+static void zero_rows(FILE *out, const struct report_workload *w, size_t v)
+{
+	size_t col = 0;
+	for (size_t i = 0; i < w->n_metrics; i++) {
+		const struct report_metric *m = &w->m[i];
+		if (!m->cover || !report_all_zero(w, m, v))
+			continue;
+		const char *sep = col ? ", " : "All zero in every run (left out): ";
+		size_t need = strlen(sep) + strlen(m->name) + 1;
+		if (col && col + need > COVER_WIDTH) {
+			fprintf(out, ",\n  ");
+			col = 2;
+			sep = "";
+		}
+		fprintf(out, "%s%s", sep, m->name);
+		col += strlen(sep) + strlen(m->name);
+	}
+	if (col)
+		fprintf(out, "\n");
 }
 
 static void block(FILE *out, const struct report *r, const struct report_workload *w, size_t v)
@@ -250,24 +284,27 @@ static void block(FILE *out, const struct report *r, const struct report_workloa
 	rule(out, '=');
 	header_lines(out, r, w, v);
 	rule(out, '-');
-	size_t cw = widest(r, w, v, 0, COL_METRIC), bw = widest(r, w, v, 1, COL_BEFORE), aw = widest(r, w, v, 2, COL_AFTER);
+	size_t cw = widest(w, v, 0, COL_METRIC), bw = widest(w, v, 1, COL_BEFORE), aw = widest(w, v, 2, COL_AFTER);
 	report_pad(out, "Metric", cw + 1);
 	report_pad(out, "Before", bw + 1);
 	report_pad(out, "After", aw + 1);
 	fprintf(out, "Delta (abs / %%)\n");
 	rule(out, '-');
-	size_t hidden = 0;
+	size_t others = 0;
 	for (size_t i = 0; i < w->n_metrics; i++) {
 		const struct report_metric *m = &w->m[i];
-		char before[64], after[64], delta[128];
-		if (!shown(r, w, i)) {
-			hidden++;
+		char before[64], after[64], delta[128], label[METRIC_LABEL_MAX];
+		struct report_scale sc;
+		if (!m->cover)
+			others++;
+		if (!shown(w, v, i))
 			continue;
-		}
-		report_fmt_num(m->desc[0].mean, m->decimals, before, sizeof(before));
-		report_fmt_num(m->desc[v].mean, m->decimals, after, sizeof(after));
-		report_fmt_delta(m->cmp[v].delta_abs, m->cmp[v].delta_pct, m->decimals, m->info.dir, delta, sizeof(delta));
-		report_pad(out, m->info.label, cw + 1);
+		report_row_scale(m, v, false, &sc);
+		report_scaled_label(m, &sc, label, sizeof(label));
+		report_fmt_scaled(m->desc[0].mean, &sc, before, sizeof(before));
+		report_fmt_scaled(m->desc[v].mean, &sc, after, sizeof(after));
+		report_fmt_delta_scaled(m->cmp[v].delta_abs, m->cmp[v].delta_pct, &sc, m->info.dir, delta, sizeof(delta));
+		report_pad(out, label, cw + 1);
 		report_pad(out, before, bw + 1);
 		report_pad(out, after, aw + 1);
 		fprintf(out, "%s\n", delta);
@@ -275,9 +312,10 @@ static void block(FILE *out, const struct report *r, const struct report_workloa
 	if (w->n_metrics == 0)
 		fprintf(out, "(no metrics: no ok runs of this workload)\n");
 	rule(out, '-');
-	if (hidden)
-		fprintf(out, "The job's primary metrics; the other %zu are in kab report %lld.\n", hidden,
-			(long long)r->job_id);
+	zero_rows(out, w, v);
+	if (others)
+		fprintf(out, "The job's %s; %zu other%s in kab report %lld.\n", cover_set_words(r->job), others,
+			others == 1 ? " is" : "s are", (long long)r->job_id);
 	statistics(out, r, w, v, cw);
 }
 

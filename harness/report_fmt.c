@@ -52,12 +52,21 @@ void report_fmt_pct(double pct, char *buf, size_t len)
 
 void report_fmt_delta(double abs, double pct, int decimals, enum stats_direction dir, char *buf, size_t len)
 {
+	struct report_scale s = { .div = 1, .suffix = "", .decimals = decimals };
+	report_fmt_delta_scaled(abs, pct, &s, dir, buf, len);
+}
+
+void report_fmt_delta_scaled(double abs, double pct, const struct report_scale *s, enum stats_direction dir, char *buf,
+			     size_t len)
+{
 	if (!isfinite(abs)) {
 		snprintf(buf, len, "-");
 		return;
 	}
 	char num[64], p[32];
-	report_fmt_num(abs, decimals, num, sizeof(num));
+	struct report_scale ds;
+	report_scale_delta(s, abs, &ds);
+	report_fmt_scaled(abs, &ds, num, sizeof(num));
 	report_fmt_pct(pct, p, sizeof(p));
 	bool zero = strspn(num, "0.") == strlen(num);
 	bool plus = !zero && abs > 0 && dir != STATS_DIR_LOWER;

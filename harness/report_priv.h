@@ -18,6 +18,31 @@ void report_fmt_pct(double pct, char *buf, size_t len);
  * "-37807256 (-68.2%)". An increase carries its '+' unless it is a
  * regression of a lower-is-better metric ("7396670 (+14.0%)"). */
 void report_fmt_delta(double abs, double pct, int decimals, enum stats_direction dir, char *buf, size_t len);
+/* How a row's numbers are shown (report_unit.c): v / div with decimals
+ * and a unit suffix (" ms", " GiB"), or, with suffix "", the raw number
+ * with the metric's decimals. */
+struct report_scale {
+	double div;
+	const char *suffix;
+	int decimals;
+};
+/* The scale for a row of unit whose Before and After are a and b: time
+ * below the second in ns, us, ms or s; sizes in B, KiB, MiB, GiB, TiB;
+ * other units raw. decimals: the raw number's, kept while the unit is. */
+void report_scale_pick(const char *unit, double a, double b, int decimals, bool utf8, struct report_scale *ret);
+/* The scale of a row's Delta: its unit, and two significant digits when
+ * the row's decimals would round it away (121 ms, 120 ms, -0.42 ms). */
+void report_scale_delta(const struct report_scale *s, double abs, struct report_scale *ret);
+/* The same for variant v of a metric against variant 0. */
+void report_row_scale(const struct report_metric *m, size_t v, bool utf8, struct report_scale *ret);
+/* "206 ms", "1.50 µs" ("us" in ASCII), "0"; "-" for NAN. */
+void report_fmt_scaled(double v, const struct report_scale *s, char *buf, size_t len);
+/* The metric's label without a " (UNIT)" its cells now carry:
+ * "avg latency (ms)" -> "avg latency" when the row shows " ms". */
+void report_scaled_label(const struct report_metric *m, const struct report_scale *s, char *buf, size_t len);
+/* report_fmt_delta in a row's scale: "-26.4 ms (-12.8%)". */
+void report_fmt_delta_scaled(double abs, double pct, const struct report_scale *s, enum stats_direction dir, char *buf,
+			     size_t len);
 /* "[+25.1, +28.6]"; "-" when either end is NAN. */
 void report_fmt_ci(double lo, double hi, char *buf, size_t len);
 /* "0.002", "<0.001", "1.000"; "-" for NAN. */

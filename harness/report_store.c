@@ -26,8 +26,8 @@ static const char *const curated[] = {
 };
 
 /* Where a metric goes in the table: primary metrics first, then the
- * workload's own, the curated list and the job's metrics = list; -1: not
- * in the report. */
+ * workload's own, the curated list, the job's metrics = list and its
+ * [report] rows; -1: not in the report. */
 static long metric_rank(const struct job *j, const struct job_workload *wl, const char *name)
 {
 	long base = 0;
@@ -53,6 +53,10 @@ static long metric_rank(const struct job *j, const struct job_workload *wl, cons
 	base += (long)ARRAY_SIZE(curated);
 	for (size_t i = 0; i < j->n_metrics; i++)
 		if (job_metric_matches(j->metrics[i], name))
+			return base + (long)i;
+	base += (long)j->n_metrics;
+	for (size_t i = 0; i < j->n_report_rows; i++)
+		if (job_metric_matches(j->report_rows[i], name))
 			return base + (long)i;
 	return -1;
 }

@@ -31,12 +31,17 @@ static const char *const headings_ascii[N_COLS] = {
 static void fill_row(const struct report_metric *m, size_t v, bool utf8, bool label, struct row *row)
 {
 	const struct stats_result *c = &m->cmp[v];
-	snprintf(row->c[C_METRIC], CELL, "%s", label ? m->info.label : m->name);
+	struct report_scale sc;
+	report_row_scale(m, v, utf8, &sc);
+	if (label)
+		report_scaled_label(m, &sc, row->c[C_METRIC], CELL);
+	else
+		snprintf(row->c[C_METRIC], CELL, "%s", m->name);
 	snprintf(row->c[C_DIR], CELL, "%s", report_dir_arrow(m->info.dir, utf8));
 	report_fmt_n(m, v, row->c[C_N], CELL);
-	report_fmt_num(m->desc[0].mean, m->decimals, row->c[C_BEFORE], CELL);
-	report_fmt_num(m->desc[v].mean, m->decimals, row->c[C_AFTER], CELL);
-	report_fmt_delta(c->delta_abs, c->delta_pct, m->decimals, m->info.dir, row->c[C_DELTA], CELL);
+	report_fmt_scaled(m->desc[0].mean, &sc, row->c[C_BEFORE], CELL);
+	report_fmt_scaled(m->desc[v].mean, &sc, row->c[C_AFTER], CELL);
+	report_fmt_delta_scaled(c->delta_abs, c->delta_pct, &sc, m->info.dir, row->c[C_DELTA], CELL);
 	report_fmt_ci(c->ci_low_pct, c->ci_high_pct, row->c[C_CI], CELL);
 	report_fmt_p(c->p_value, row->c[C_P], CELL);
 	report_fmt_p(c->q_value, row->c[C_Q], CELL);
@@ -277,13 +282,14 @@ static const char *test_words(enum stats_test t)
 	return NULL;
 }
 
-/* A footnote listing the metrics for which pick() holds. */
+/* A footnote listing the metrics for which pick() holds, of those
+ * shown; with pick NULL, the ones left out for being zero throughout. */
 static void list_metrics(FILE *out, const char *intro, const struct report_workload *w, size_t v,
 			 bool (*pick)(const struct report_metric *, size_t))
 {
 	bool any = false;
 	for (size_t i = 0; i < w->n_metrics; i++)
-		if (pick(&w->m[i], v)) {
+		if (pick ? !report_all_zero(w, &w->m[i], v) && pick(&w->m[i], v) : report_all_zero(w, &w->m[i], v)) {
 			fprintf(out, "%s%s", any ? ", " : intro, w->m[i].name);
 			any = true;
 		}
@@ -314,7 +320,7 @@ static void broken_pairs(FILE *out, const struct report_workload *w, size_t v)
 	bool any = false;
 	for (size_t i = 0; i < w->n_metrics; i++) {
 		const struct report_metric *m = &w->m[i];
-		if (one_side_only(m, v))
+		if (one_side_only(m, v) || report_all_zero(w, m, v))
 			continue;
 		size_t broken = 0;
 		for (size_t p = 0; p < w->pairs; p++)
@@ -326,6 +332,39 @@ static void broken_pairs(FILE *out, const struct report_workload *w, size_t v)
 	}
 	if (any)
 		fprintf(out, "\n");
+}
+
+/* One line for a variant's noisy metrics, the noisiest first, at most
+ * NOISY_SHOWN of them: "Noisy in base (CoV > 3.5%): rusage.sys_s 23.9%,
+ * pageout.fill_ns_max 30.4%, ... and 3 more". */
+#define NOISY_SHOWN 5
+static void noisy_line(FILE *out, const struct report *r, const struct report_workload *w, size_t v)
+{
+	size_t n = 0, *idx = calloc(w->n_metrics ? w->n_metrics : 1, sizeof(*idx));
+	if (!idx)
+		return;
+	for (size_t i = 0; i < w->n_metrics; i++) {
+		const struct stats_desc *d = &w->m[i].desc[v];
+		if (d->n >= 2 && isfinite(d->cov_pct) && d->cov_pct > REPORT_NOISY_COV_PCT)
+			idx[n++] = i;
+	}
+	/* insertion sort, noisiest first; ties keep the table's order */
+	for (size_t a = 1; a < n; a++)
+		for (size_t b = a; b > 0 && w->m[idx[b]].desc[v].cov_pct > w->m[idx[b - 1]].desc[v].cov_pct; b--) {
+			size_t t = idx[b];
+			idx[b] = idx[b - 1];
+			idx[b - 1] = t;
+		}
+	for (size_t k = 0; k < n && k < NOISY_SHOWN; k++) {
+		if (k == 0)
+			fprintf(out, "Noisy in %s (CoV > %.1f%%): ", r->variants[v], REPORT_NOISY_COV_PCT);
+		fprintf(out, "%s%s %.1f%%", k ? ", " : "", w->m[idx[k]].name, w->m[idx[k]].desc[v].cov_pct);
+	}
+	if (n > NOISY_SHOWN)
+		fprintf(out, " and %zu more", n - NOISY_SHOWN);
+	if (n)
+		fprintf(out, "\n");
+	free(idx);
 }
 
 static void footnotes(FILE *out, const struct report *r, const struct report_workload *w, size_t v, bool utf8)
@@ -362,19 +401,9 @@ static void footnotes(FILE *out, const struct report *r, const struct report_wor
 	list_metrics(out, "Compared on differences, not log-ratios (zero or negative values): ", w, v, on_differences);
 	list_metrics(out, "In one variant only: ", w, v, one_side_only);
 	broken_pairs(out, w, v);
-	bool noisy = false;
-	const size_t sides[2] = { 0, v };
-	for (size_t i = 0; i < w->n_metrics; i++)
-		for (size_t k = 0; k < 2; k++) {
-			const struct stats_desc *d = &w->m[i].desc[sides[k]];
-			if (d->n >= 2 && isfinite(d->cov_pct) && d->cov_pct > REPORT_NOISY_COV_PCT) {
-				fprintf(out, "%s%s %s %.1f%%", noisy ? ", " : "Noisy (CoV > 3.5%): ", r->variants[sides[k]],
-					w->m[i].name, d->cov_pct);
-				noisy = true;
-			}
-		}
-	if (noisy)
-		fprintf(out, "\n");
+	noisy_line(out, r, w, 0);
+	noisy_line(out, r, w, v);
+	list_metrics(out, "All zero in every run (left out): ", w, v, NULL);
 	fprintf(out, "%s better  %s worse  %s changed  %s same (CI inside %sepsilon)  %s undecided;  %s higher is better  %s lower is better  %s neutral\n",
 		stats_verdict_marker(STATS_VERDICT_BETTER, utf8), stats_verdict_marker(STATS_VERDICT_WORSE, utf8),
 		stats_verdict_marker(STATS_VERDICT_CHANGED, utf8), stats_verdict_marker(STATS_VERDICT_SAME, utf8),
@@ -403,9 +432,11 @@ int report_render_text(const struct report *r, bool utf8, FILE *out)
 			return -ENOMEM;
 		for (size_t v = 1; v < r->n_variants; v++) {
 			fprintf(out, "\nBefore: %s   After: %s\n", r->variants[0], r->variants[v]);
+			size_t n = 0;
 			for (size_t i = 0; i < w->n_metrics; i++)
-				fill_row(&w->m[i], v, utf8, false, &rows[i]);
-			print_table(out, rows, w->n_metrics, utf8);
+				if (!report_all_zero(w, &w->m[i], v))
+					fill_row(&w->m[i], v, utf8, false, &rows[n++]);
+			print_table(out, rows, n, utf8);
 			footnotes(out, r, w, v, utf8);
 		}
 		free(rows);
@@ -505,6 +536,8 @@ int report_render_markdown(const struct report *r, bool utf8, FILE *out)
 				md_cell(out, utf8 ? headings_utf8[c] : headings_ascii[c]);
 			fprintf(out, "|\n|---|:-:|--:|--:|--:|--:|--:|--:|--:|---|\n");
 			for (size_t i = 0; i < w->n_metrics; i++) {
+				if (report_all_zero(w, &w->m[i], v))
+					continue;
 				fill_row(&w->m[i], v, utf8, true, &row);
 				for (size_t c = 0; c < N_COLS; c++)
 					md_cell(out, row.c[c]);

@@ -44,11 +44,56 @@ function showError(msg) {
 	p.hidden = !msg;
 }
 
+// Numbers never in exponent notation: whole above 100000, else five
+// significant digits ("206388029", "28238.6", "0.0000012").
 function fmt(v) {
 	if (v === null || v === undefined || Number.isNaN(v)) return "–";
-	const a = Math.abs(v);
-	if (a !== 0 && (a >= 1e7 || a < 1e-3)) return v.toExponential(3);
-	return Number(v.toPrecision(5)).toLocaleString("en-US", { maximumFractionDigits: 4 });
+	if (Math.abs(v) >= 1e5) return v.toLocaleString("en-US", { maximumFractionDigits: 0 });
+	return v.toLocaleString("en-US", { maximumSignificantDigits: 5 });
+}
+
+// Human units, as the text report has them (harness/report_unit.c): times
+// below the second and sizes get the unit their larger value reads best
+// in; seconds and other units stay as they are.
+const UNIT_STEPS = {
+	time: [["ns", 1], ["µs", 1e3], ["ms", 1e6], ["s", 1e9]],
+	size: [["B", 1], ["KiB", 1024], ["MiB", 1024 ** 2], ["GiB", 1024 ** 3], ["TiB", 1024 ** 4]],
+};
+const UNIT_FAMILY = { ns: ["time", 0], us: ["time", 1], "µs": ["time", 1], ms: ["time", 2],
+	bytes: ["size", 0], B: ["size", 0], KiB: ["size", 1], kB: ["size", 1] };
+
+// The scale for numbers of a unit whose largest magnitude is big:
+// {div, suffix}; suffix "" leaves them as fmt() prints them.
+function unitScale(unit, big) {
+	const f = UNIT_FAMILY[unit];
+	if (!f || !(big > 0)) return { div: 1, suffix: "" };
+	const steps = UNIT_STEPS[f[0]], at = steps[f[1]][1];
+	let k = 0;
+	while (k + 1 < steps.length && big * at >= steps[k + 1][1]) k++;
+	return { div: steps[k][1] / at, suffix: steps[k][0] };
+}
+
+// "206 ms", "1.50 µs", "0": three significant digits in the row's unit.
+function fmtUnit(v, sc) {
+	if (!sc.suffix || v === null || v === undefined || Number.isNaN(v)) return fmt(v);
+	if (v === 0) return "0";
+	const x = v / sc.div, a = Math.abs(x);
+	const d = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : Math.min(6, 2 - Math.floor(Math.log10(a)));
+	return x.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d }) + " " + sc.suffix;
+}
+
+function fmtP(v) {
+	if (v === null || v === undefined) return "–";
+	return v < 0.001 ? "<0.001" : v.toFixed(3);
+}
+
+// Row groups of the job page: the job's primary metrics, the workload's
+// own (stress-ng.*, pageout.*, ...), then the system's counters.
+const COUNTER_PREFIXES = ["vmstat.", "interrupts.", "memcg.", "memcg_psi.", "psi.", "rusage.", "time."];
+const GROUPS = ["primary metrics", "the workload's own metrics", "counters"];
+function metricGroup(m) {
+	if (m.primary) return 0;
+	return COUNTER_PREFIXES.some(p => m.name.startsWith(p)) ? 2 : 1;
 }
 
 function fmtPct(v) {
@@ -123,7 +168,7 @@ function plot(series, opts) {
 	const sy = y => H - B - (y - y0) / (y1 - y0) * (H - T - B);
 	for (const t of yt) {
 		root.append(svg("line", { class: "grid", x1: L, x2: W - R, y1: sy(t), y2: sy(t) }));
-		root.append(svg("text", { x: L - 6, y: sy(t) + 4, "text-anchor": "end" }, fmt(t)));
+		root.append(svg("text", { x: L - 6, y: sy(t) + 4, "text-anchor": "end" }, (opts.yfmt || fmt)(t)));
 	}
 	for (const t of xt.filter(t => t >= xa && t <= xb))
 		root.append(svg("text", { x: sx(t), y: H - B + 16, "text-anchor": "middle" }, fmt(t)));
@@ -219,18 +264,27 @@ function renderReport(rep) {
 		for (const v of vars.slice(1))
 			head.append(el("th", {}, `${v} vs ${vars[0]}`), el("th", {}, "CI"), el("th", {}, "q"), el("th", {}, ""));
 		const tbody = el("tbody");
-		for (const m of w.metrics) {
+		const ncols = 2 + 2 * vars.length + 4 * (vars.length - 1);
+		const rows = w.metrics.map((m, i) => ({ m, i, g: metricGroup(m) })).sort((a, b) => a.g - b.g || a.i - b.i);
+		let group = -1;
+		for (const { m, g } of rows) {
+			if (g !== group) {
+				group = g;
+				tbody.append(el("tr", { class: "group" }, el("th", { colspan: ncols }, GROUPS[g])));
+			}
+			const big = Math.max(0, ...m.variants.map(vd => vd.mean === null ? 0 : Math.abs(vd.mean)));
+			const sc = unitScale(m.unit, big);
 			const tr = el("tr", { class: "metric-row" + (m.primary ? " primary" : ""), "data-metric": m.name },
-				el("td", { class: "metric", title: m.label || "" }, m.name), el("td", {}, m.unit || ""));
+				el("td", { class: "metric", title: m.label || "" }, m.name), el("td", {}, sc.suffix || m.unit || ""));
 			for (const vd of m.variants)
-				tr.append(el("td", { class: "num" }, fmt(vd.mean)),
+				tr.append(el("td", { class: "num" }, fmtUnit(vd.mean, sc)),
 					el("td", { class: "num" }, vd.cov_pct === null ? "–" : vd.cov_pct.toFixed(1) + "%"));
 			for (const c of m.comparisons) {
 				const cls = "num " + c.verdict;
 				tr.append(el("td", { class: cls }, fmtPct(c.delta_pct)),
 					el("td", { class: "num" }, c.ci_low_pct === null ? "–" :
 						`${fmtPct(c.ci_low_pct)} … ${fmtPct(c.ci_high_pct)}`),
-					el("td", { class: "num" }, c.q_value === null ? "–" : c.q_value.toPrecision(2)),
+					el("td", { class: "num" }, fmtP(c.q_value)),
 					verdictCell(c));
 			}
 			tr.addEventListener("click", () => selectMetric(wi, m.name));
@@ -259,7 +313,7 @@ function selectMetric(wi, name) {
 	job.selected = { wi, metric: name };
 	const rep = job.report, w = rep.workloads[wi];
 	const m = w.metrics.find(x => x.name === name);
-	for (const tr of document.querySelectorAll("table.report tbody tr"))
+	for (const tr of document.querySelectorAll("table.report tbody tr.metric-row"))
 		tr.classList.toggle("selected", tr.closest("table").dataset.workload === w.name && tr.dataset.metric === name);
 	const series = rep.variants.map((v, vi) => ({ name: v, color: COLORS[vi % COLORS.length], points: [] }));
 	const runs = job.runs.filter(r => r.workload === w.name).sort((a, b) => a.id - b.id);
@@ -270,12 +324,17 @@ function selectMetric(wi, name) {
 		const y = m.variants[vi].values[r.pair - 1];
 		if (y === null || y === undefined) return;
 		used.add(vi + ":" + r.pair);
-		series[vi].points.push({ x: order + 1, y, title: `run ${r.id}: ${r.variant}, pair ${r.pair}: ${fmt(y)}` });
+		series[vi].points.push({ x: order + 1, y, run: r });
 	});
+	const big = Math.max(0, ...series.flatMap(s => s.points.map(p => Math.abs(p.y))));
+	const sc = unitScale(m.unit, big);
+	for (const s of series)
+		for (const p of s.points) p.title = `run ${p.run.id}: ${p.run.variant}, pair ${p.run.pair}: ${fmtUnit(p.y, sc)}`;
 	document.getElementById("plot-title").textContent = `Per-run values: ${name} (${w.name})`;
 	document.getElementById("runs-plot").replaceChildren(
 		plot(series, { id: "runs-svg", dots: true, integerX: true, xlabel: "run, in execution order",
-			ylabel: `${m.name}${m.unit ? " (" + m.unit + ")" : ""}` }));
+			yfmt: y => fmt(y / sc.div),
+			ylabel: `${m.name}${sc.suffix || m.unit ? " (" + (sc.suffix || m.unit) + ")" : ""}` }));
 }
 
 async function loadSamples() {

@@ -66,6 +66,7 @@ cat >"$IT_TMP/web.job" <<'JOB'
 [job]
 name = web-page
 pairs = 3
+primary = command.answer
 [variant A]
 name = base
 sysctl vm.swappiness = 60
@@ -143,6 +144,9 @@ check "the page showed live progress: at least 2 run counts before the end ($(se
 check "the page shows the job done" [ "$(seen 'status')" = done ]
 check "the page ends at run 6 of 6" bash -c "[[ '$(seen 'final_progress')' == 'run 6 of 6'* ]]"
 check "the report has the command's row (command.answer)" [ "$(seen '"command.answer" in rows')" = True ]
+check "the rows are grouped: primary first, counters last ($(seen 'groups'))" \
+	[ "$(seen 'groups[:1] == ["primary metrics"] and groups[-1] == "counters"')" = True ]
+check "no number in exponent notation on the page" [ "$(seen '__import__("re").search(r"\d[eE][+-]?\d", table_text) is None')" = True ]
 check "a verdict marker in the report ($(seen 'verdicts[:1]'))" [ "$(seen 'any(v in "▲▼≠~?" for v in verdicts)')" = True ]
 check "the per-run plot has one point per run (6): $(seen 'len(points_before)')" [ "$(seen 'len(points_before)')" = 6 ]
 check "3 points for each variant" [ "$(seen 'sorted(map(points_before.count, set(points_before)))')" = "[3, 3]" ]

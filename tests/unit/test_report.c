@@ -312,16 +312,17 @@ static void test_model_edges(void)
 
 /* A store with one job: workload "vm" has 6 pairs (one run oom-killed),
  * workload "dead" fails every run, workload "never" never ran. */
-static int make_store(const char *path, int64_t *ret_id)
-{
-	static const char text[] =
-		"[job]\nname = unit-report\npairs = 6\nprimary = stress-ng.bogo_ops_per_s\n"
+static const char store_job[] =
+	"[job]\nname = unit-report\npairs = 6\nprimary = stress-ng.bogo_ops_per_s\nmetrics = vmstat.zswpwb vmstat.pswpin\n"
 		"[swap]\ndevice = none\n"
 		"[variant A]\nname = base\n[variant B]\nname = patched\n"
 		"[workload vm]\ntype = stress-ng\nargs = --vm 4 --vm-bytes 1G --timeout 10s\nmemory.max = 128M\n"
 		"[workload dead]\ntype = command\ncommand = false\n"
 		"[workload never]\ntype = command\ncommand = true\n"
-		"[metric vmstat.pgscan_anon]\ndirection = neutral\n";
+	"[metric vmstat.pgscan_anon]\ndirection = neutral\n";
+
+static int make_store(const char *path, const char *text, int64_t *ret_id)
+{
 	struct store *st;
 	struct job *j = t_parse_job(text);
 	if (!j || store_open(path, &st) < 0)
@@ -385,7 +386,7 @@ static void test_store_report(void)
 	char path[256];
 	t_db_path(path, sizeof(path), "/tmp/kab-unit-report-XXXXXX", "TEST_REPORT_DB");
 	int64_t id = 0;
-	T_EQ_INT(make_store(path, &id), 0);
+	T_EQ_INT(make_store(path, store_job, &id), 0);
 	struct store *st;
 	if (store_open(path, &st) < 0) {
 		T_CHECK(!"store_open");
@@ -430,6 +431,10 @@ static void test_store_report(void)
 	T_CHECK(text && strstr(text, "Runs not counted:"));
 	T_CHECK(text && strstr(text, "oom-killed: memcg OOM kill"));
 	T_CHECK(text && strstr(text, "Delta (abs / %)"));
+	/* the table leaves out the row that was zero throughout, and says so */
+	T_CHECK(text && strstr(text, "\nvmstat.pgscan_anon "));
+	T_CHECK(text && !strstr(text, "\nvmstat.pswpin "));
+	T_CHECK(text && strstr(text, "\nAll zero in every run (left out): vmstat.pswpin\n"));
 	/* on the running kernel: no kernels, no boots (test_report_boots.c has those) */
 	T_CHECK(r->kernels == NULL && r->n_run_boots == 0 && r->n_kernel_warnings == 0);
 	T_CHECK(text && !strstr(text, "Kernels:") && !strstr(text, "Runs by boot:") && !strstr(text, "WARNING"));
@@ -438,15 +443,19 @@ static void test_store_report(void)
 	char *json = render(r, REPORT_JSON);
 	T_CHECK(json && !strstr(json, "\"kernels\"") && !strstr(json, "\"runs_by_boot\"") && !strstr(json, "\"kernel_warnings\""));
 	T_CHECK(json && strstr(json, "\"boots\": []\n}\n"));
+	T_CHECK(json && strstr(json, "\"name\": \"vmstat.pswpin\"")); /* JSON keeps every row */
 	free(json);
 	char *cover = render(r, REPORT_COVER_LETTER);
 	T_CHECK(cover && strstr(cover, "unit-report vm Benchmark Results"));
 	T_CHECK(cover && strstr(cover, "  Kernel: 6.1.0-unit   CPUs: 8\n  MemTotal: 16384M   SwapTotal: 4096M\n"
 				       "  memcg limit: 128M   alloc: 1G   workers: 4   duration: 10s\n"));
-	/* the job names a primary metric: the cover letter's rows are it alone */
+	/* the job's primary and metrics = rows, less the one that was zero throughout */
 	T_CHECK(cover && strstr(cover, "\nbogo ops/s "));
-	T_CHECK(cover && !strstr(cover, "pgscan_anon") && !strstr(cover, "pswpin"));
-	T_CHECK(cover && strstr(cover, "The job's primary metrics; the other 3 are in kab report 1.\n"));
+	T_CHECK(cover && strstr(cover, "\nzswpwb (pages) "));
+	T_CHECK(cover && !strstr(cover, "pgscan_anon"));
+	T_CHECK(cover && strstr(cover, "All zero in every run (left out): vmstat.pswpin\n"));
+	T_CHECK(cover && !strstr(cover, "pswpin (events)"));
+	T_CHECK(cover && strstr(cover, "The job's primary and metrics = rows; 1 other is in kab report 1.\n"));
 	/* its q is still adjusted over every metric tested, shown or not */
 	T_CHECK(cover && strstr(cover, "the\n3 metrics tested, Benjamini-Hochberg"));
 	free(cover);
@@ -461,6 +470,146 @@ static void test_store_report(void)
 		unlink(path);
 }
 
+/* [report] rows = names the cover letter's rows, over primary and metrics =. */
+static void test_store_report_rows(void)
+{
+	char path[256], text[2048];
+	t_db_path(path, sizeof(path), "/tmp/kab-unit-report-XXXXXX", NULL);
+	snprintf(text, sizeof(text), "%s[report]\nrows = vmstat.pgscan_* vmstat.pswpin\n", store_job);
+	int64_t id = 0;
+	T_EQ_INT(make_store(path, text, &id), 0);
+	struct store *st;
+	if (store_open(path, &st) < 0) {
+		T_CHECK(!"store_open");
+		return;
+	}
+	struct report *r;
+	T_EQ_INT(report_load(st, id, &r), 0);
+	T_EQ_INT(report_analyze(r), 0);
+	char *cover = render(r, REPORT_COVER_LETTER);
+	T_CHECK(cover && strstr(cover, "\npgscan_anon (pages) "));
+	T_CHECK(cover && !strstr(cover, "\nbogo ops/s ") && !strstr(cover, "\nzswpwb"));
+	T_CHECK(cover && strstr(cover, "All zero in every run (left out): vmstat.pswpin\n"));
+	T_CHECK(cover && strstr(cover, "The job's [report] rows; 2 others are in kab report 1.\n"));
+	free(cover);
+	/* the text report is unchanged by it: every row but the zero one */
+	char *txt = render(r, REPORT_TEXT);
+	T_CHECK(txt && strstr(txt, "\nstress-ng.bogo_ops_per_s ") && strstr(txt, "\nvmstat.zswpwb "));
+	free(txt);
+	report_free(r);
+	store_close(st);
+	unlink(path);
+}
+
+/* Human units: one per row, from the larger of Before and After. */
+static const char *scaled(const char *unit, double a, double b, int dec, double v)
+{
+	struct report_scale s;
+	report_scale_pick(unit, a, b, dec, true, &s);
+	report_fmt_scaled(v, &s, buf, sizeof(buf));
+	return buf;
+}
+
+static void test_units(void)
+{
+	T_EQ_STR(scaled("ns", 206388029, 206388029, 0, 206388029), "206 ms");
+	T_EQ_STR(scaled("ns", 1500, 1500, 0, 1500), "1.50 \xc2\xb5s");
+	T_EQ_STR(scaled("ns", 999, 10, 0, 999), "999 ns");
+	T_EQ_STR(scaled("ns", 2.5e9, 2.4e9, 0, 2.5e9), "2.50 s");
+	T_EQ_STR(scaled("ns", 206388029, 180000000, 0, 0), "0");
+	/* the smaller of the two decides the decimals: both keep 3 digits */
+	T_EQ_STR(scaled("ns", 206388029, 5300000, 0, 5300000), "5.30 ms");
+	T_EQ_STR(scaled("ns", 206388029, 5300000, 0, 206388029), "206.39 ms");
+	T_EQ_STR(scaled("us", 1500, 1400, 0, 1500), "1.50 ms");
+	/* a unit that stays keeps the input's decimals */
+	T_EQ_STR(scaled("ms", 12.347, 11.2, 3, 12.347), "12.347 ms");
+	T_EQ_STR(scaled("ms", 1234, 1100, 0, 1234), "1.23 s");
+	T_EQ_STR(scaled("bytes", 3221225472.0, 3e9, 0, 3221225472.0), "3.00 GiB");
+	T_EQ_STR(scaled("bytes", 512, 400, 0, 512), "512 B");
+	T_EQ_STR(scaled("KiB", 204800, 200000, 0, 204800), "200 MiB");
+	/* seconds stay seconds; other units stay raw */
+	T_EQ_STR(scaled("s", 12.5, 13.25, 2, 12.5), "12.50");
+	T_EQ_STR(scaled("s", 4000, 4100, 0, 4000), "4000");
+	T_EQ_STR(scaled("pages", 206388029, 1, 0, 206388029), "206388029");
+	T_EQ_STR(scaled("", 1e12, 1, 0, 1e12), "1000000000000");
+	T_EQ_STR(scaled("ns", NAN, NAN, 0, NAN), "-");
+	/* ASCII: us */
+	struct report_scale s;
+	report_scale_pick("ns", 1500, 1400, 0, false, &s);
+	report_fmt_scaled(1500, &s, buf, sizeof(buf));
+	T_EQ_STR(buf, "1.50 us");
+	/* negative deltas in the row's unit; the percentage is untouched */
+	report_scale_pick("ns", 206388029, 180000000, 0, true, &s);
+	report_fmt_delta_scaled(-26388029, -12.786, &s, STATS_DIR_LOWER, buf, sizeof(buf));
+	T_EQ_STR(buf, "-26 ms (-12.8%)");
+	report_fmt_delta_scaled(26388029, 12.786, &s, STATS_DIR_HIGHER, buf, sizeof(buf));
+	T_EQ_STR(buf, "+26 ms (+12.8%)");
+	report_fmt_delta_scaled(26388029, 12.786, &s, STATS_DIR_LOWER, buf, sizeof(buf));
+	T_EQ_STR(buf, "26 ms (+12.8%)");
+	report_fmt_delta_scaled(0, 0, &s, STATS_DIR_LOWER, buf, sizeof(buf));
+	T_EQ_STR(buf, "0 (0.0%)");
+	report_scale_pick("ns", 1500, 1520, 0, true, &s);
+	report_fmt_delta_scaled(20, 1.33, &s, STATS_DIR_NEUTRAL, buf, sizeof(buf));
+	T_EQ_STR(buf, "+0.020 \xc2\xb5s (+1.3%)");
+	/* a Delta below the row's last digit keeps two significant digits */
+	report_scale_pick("ns", 121510746, 120494893, 0, true, &s);
+	report_fmt_delta_scaled(-418407, -0.3, &s, STATS_DIR_LOWER, buf, sizeof(buf));
+	T_EQ_STR(buf, "-0.42 ms (-0.3%)");
+}
+
+/* A report's rows in human units, zero rows left out, the Noisy lines. */
+static void test_readable_rows(void)
+{
+	char *names[] = { "base", "patched" };
+	struct report *r;
+	T_EQ_INT(report_new("readable", names, 2, &r), 0);
+	struct report_workload *w;
+	T_EQ_INT(report_add_workload(r, "w", 6, &w), 0);
+	struct report_metric *m;
+	T_EQ_INT(report_add_metric(r, w, "pageout.ns_mean", "ns", &m), 0);
+	for (int p = 0; p < 6; p++) {
+		m->values[p] = 206388029 + 1000 * p;
+		m->values[6 + p] = 180000000 + 3000 * p;
+	}
+	T_EQ_INT(report_add_metric(r, w, "vmstat.pgscan_direct", "pages", &m), 0);
+	for (int i = 0; i < 12; i++)
+		m->values[i] = 0;
+	/* seven noisy metrics in base: the line names five, noisiest first */
+	for (int k = 0; k < 7; k++) {
+		char name[32];
+		snprintf(name, sizeof(name), "noisy.m%d", k);
+		T_EQ_INT(report_add_metric(r, w, name, "", &m), 0);
+		for (int p = 0; p < 6; p++) {
+			m->values[p] = 100 + (p % 2 ? 1 : -1) * (10 + k);
+			m->values[6 + p] = 100;
+		}
+	}
+	T_EQ_INT(report_analyze(r), 0);
+	char *text = render(r, REPORT_TEXT);
+	T_CHECK(text && strstr(text, " 206 ms "));
+	T_CHECK(text && strstr(text, " 180 ms "));
+	T_CHECK(text && strstr(text, "-26 ms (-12.8%)"));
+	T_CHECK(text && !strstr(text, "e+"));
+	T_CHECK(text && !strstr(text, "\nvmstat.pgscan_direct "));
+	T_CHECK(text && strstr(text, "\nAll zero in every run (left out): vmstat.pgscan_direct\n"));
+	T_CHECK(text && strstr(text, "\nNoisy in base (CoV > 3.5%): noisy.m6 "));
+	T_CHECK(text && strstr(text, ", noisy.m2 ") && !strstr(text, "noisy.m1 1") && strstr(text, "% and 2 more\n"));
+	T_CHECK(text && !strstr(text, "Noisy in patched"));
+	free(text);
+	char *cover = render(r, REPORT_COVER_LETTER);
+	T_CHECK(cover && strstr(cover, "\nMADV_PAGEOUT time (mean) 206 ms        180 ms            -26 ms (-12.8%)\n"));
+	T_CHECK(cover && strstr(cover, "All zero in every run (left out): vmstat.pgscan_direct\n"));
+	T_CHECK(cover && !strstr(cover, "kab report"));  /* kab compare keeps every other row */
+	free(cover);
+	char *csv = render(r, REPORT_CSV);
+	T_CHECK(csv && strstr(csv, "vmstat.pgscan_direct") && strstr(csv, "206388029"));
+	free(csv);
+	char *json = render(r, REPORT_JSON);
+	T_CHECK(json && strstr(json, "vmstat.pgscan_direct") && strstr(json, "206388029"));
+	free(json);
+	report_free(r);
+}
+
 int main(void)
 {
 	test_seed_delta();
@@ -471,5 +620,8 @@ int main(void)
 	test_job_settings();
 	test_model_edges();
 	test_store_report();
+	test_store_report_rows();
+	test_units();
+	test_readable_rows();
 	return t_done("test_report");
 }

@@ -35,7 +35,7 @@ async function pageState() {
 	const text = async sel => ((await page.textContent(sel, { timeout: 1000 }).catch(() => null)) ?? "(none)").trim().slice(0, 200);
 	const count = async sel => page.$$eval(sel, es => es.length).catch(() => "?");
 	return `url ${page.url()}; status "${await text("#st-status")}"; progress "${await text("#st-progress")}"; ` +
-		`error "${await text("#error")}"; ${await count("table.report tbody tr")} report rows; ` +
+		`error "${await text("#error")}"; ${await count("table.report tbody tr.metric-row")} report rows; ` +
 		`${await count("#runs-svg circle.pt")} run points; plot "${await text("#plot-title")}"; ` +
 		`${await count("#samples-svg polyline")} sample lines`;
 }
@@ -84,8 +84,10 @@ try {
 		document.querySelectorAll("#runs-svg circle.pt").length >= 1 &&
 		/run (\d+) of \1/.test(document.getElementById("st-progress").textContent), null, { timeout: 20000 }));
 	seen.final_progress = await page.textContent("#st-progress");
-	seen.rows = await page.$$eval("table.report tbody tr", trs => trs.map(tr => tr.dataset.metric));
+	seen.rows = await page.$$eval("table.report tbody tr.metric-row", trs => trs.map(tr => tr.dataset.metric));
 	seen.verdicts = await page.$$eval("td.verdict", tds => tds.map(td => td.textContent));
+	seen.groups = await page.$$eval("table.report tbody tr.group", trs => trs.map(tr => tr.textContent));
+	seen.table_text = await page.$$eval("table.report", ts => ts.map(t => t.textContent).join("\n"));
 	seen.plot_title_before = await page.textContent("#plot-title");
 	seen.points_before = await page.$$eval("#runs-svg circle.pt", cs => cs.map(c => c.dataset.variant));
 
