@@ -5,7 +5,7 @@
 # workload pinned to cpus; every run's settings (THP, mTHP, swappiness,
 # zswap, cpufreq) recorded after its knobs; a variant's own knob is not
 # reported as a difference. cpufreq and turbo are refused on a machine
-# without them (tests/golden/bad/64-condition-vm covers the words).
+# without them (tests/golden/bad/69-condition-vm covers the words).
 . "$(dirname "$0")/lib.sh"
 it_begin
 trap 'for p in "${IT_PIDS[@]}"; do kill "$p" 2>/dev/null; done; it_cleanup' EXIT
