@@ -107,6 +107,12 @@ static const char *const migrations[] = {
 	/* 8: who submitted a job to kabd: "uid 1001 (alice)" over its unix
 	 * socket (the kernel's word), "token" over TCP; NULL for kab run */
 	"ALTER TABLE jobs ADD COLUMN submitter TEXT;",
+	/* 9: the machine's settings a run ran under ("path=value" lines: THP,
+	 * mTHP, MGLRU, cpufreq, swappiness, zswap) and what the job's
+	 * conditioning did before it (drop_caches, compact, idle); NULL in
+	 * runs recorded before */
+	"ALTER TABLE runs ADD COLUMN settings TEXT;"
+	"ALTER TABLE runs ADD COLUMN conditioning TEXT;",
 };
 
 sqlite3 *store_sqlite(struct store *s) { return s->db; }
@@ -646,7 +652,7 @@ int store_step_set_status(struct store *s, int64_t step_id, const char *status)
 
 #define RUN_COLS "id, job_id, step_id, pair, variant_idx, workload_idx, status, exit_code, term_signal, reason," \
 	" started, finished, pid, kab_version, kernel_release, boot_id, cmdline, cpus, mem_total, swap_total," \
-	" swap_devices, cgroup_version, cgroup_path, knobs, memory_max, stdout_tail, stderr_tail"
+	" swap_devices, cgroup_version, cgroup_path, knobs, memory_max, stdout_tail, stderr_tail, settings, conditioning"
 
 static void read_run(sqlite3_stmt *st, struct store_run *r)
 {
@@ -678,6 +684,8 @@ static void read_run(sqlite3_stmt *st, struct store_run *r)
 	r->memory_max = (uint64_t)sqlite3_column_int64(st, 24);
 	store_col_text(st, 25, r->stdout_tail, sizeof(r->stdout_tail));
 	store_col_text(st, 26, r->stderr_tail, sizeof(r->stderr_tail));
+	store_col_text(st, 27, r->settings, sizeof(r->settings));
+	store_col_text(st, 28, r->conditioning, sizeof(r->conditioning));
 }
 
 int store_run_begin(struct store *s, struct store_run *run, int64_t *ret_id)
@@ -689,8 +697,8 @@ int store_run_begin(struct store *s, struct store_run *run, int64_t *ret_id)
 		_cleanup_stmt_ sqlite3_stmt *st = NULL;
 		r = prepare(s, "INSERT INTO runs (job_id, step_id, pair, variant_idx, workload_idx, status, started, pid,"
 			       " kab_version, schema_version, kernel_release, boot_id, cmdline, cpus, mem_total, swap_total,"
-			       " swap_devices, cgroup_version, cgroup_path, knobs, memory_max)"
-			       " VALUES (?,?,?,?,?,'started',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st);
+			       " swap_devices, cgroup_version, cgroup_path, knobs, memory_max, settings, conditioning)"
+			       " VALUES (?,?,?,?,?,'started',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st);
 		if (r < 0)
 			goto fail;
 		sqlite3_bind_int64(st, 1, run->job_id);
@@ -713,6 +721,8 @@ int store_run_begin(struct store *s, struct store_run *run, int64_t *ret_id)
 		store_bind_text(st, 18, run->cgroup_path);
 		store_bind_text(st, 19, run->knobs);
 		sqlite3_bind_int64(st, 20, (sqlite3_int64)run->memory_max);
+		store_bind_text(st, 21, run->settings[0] ? run->settings : NULL);
+		store_bind_text(st, 22, run->conditioning[0] ? run->conditioning : NULL);
 		if ((r = step_done(s, st)) < 0)
 			goto fail;
 	}
@@ -852,9 +862,9 @@ int store_foreach_metric(struct store *s, int64_t job_id, store_metric_fn fn, vo
 			read_run(st, run);
 			last = run->id;
 		}
-		const unsigned char *name = sqlite3_column_text(st, 27);
-		const unsigned char *unit = sqlite3_column_text(st, 28);
-		fn(ctx, run, (const char *)name, unit ? (const char *)unit : "", sqlite3_column_double(st, 29));
+		const unsigned char *name = sqlite3_column_text(st, 29);
+		const unsigned char *unit = sqlite3_column_text(st, 30);
+		fn(ctx, run, (const char *)name, unit ? (const char *)unit : "", sqlite3_column_double(st, 31));
 	}
 	free(run);
 	return rc == SQLITE_DONE ? 0 : sql_err(s, rc, "metrics");

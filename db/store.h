@@ -8,7 +8,7 @@
 struct job;
 struct wl_metrics;
 
-#define STORE_SCHEMA_VERSION 8
+#define STORE_SCHEMA_VERSION 9
 
 struct store;
 
@@ -120,6 +120,10 @@ struct store_run {
 	uint64_t memory_max;     /* 0: none */
 	char stdout_tail[2048];
 	char stderr_tail[2048];
+	/* "key=value\n": the machine's mm and cpufreq settings (prov_settings) */
+	char settings[6144];
+	/* "key=value\n": what [job]'s conditioning did before the run ("" none) */
+	char conditioning[512];
 };
 /* Inserts a 'started' run and marks its step started, in one transaction. */
 int store_run_begin(struct store *s, struct store_run *r, int64_t *ret_id);

@@ -349,6 +349,10 @@ void api_job_runs(struct api *a, const struct httpd_req *rq, struct httpd_resp *
 		httpd_json_str(b, r->cgroup_path);
 		sb_puts(b, ", \"knobs\": ");
 		httpd_json_str(b, r->knobs);
+		sb_puts(b, ", \"settings\": "); /* null: a run recorded before kab read them */
+		httpd_json_str(b, r->settings[0] ? r->settings : NULL);
+		sb_puts(b, ", \"conditioning\": ");
+		httpd_json_str(b, r->conditioning[0] ? r->conditioning : NULL);
 		sb_printf(b, ", \"memory_max\": %llu}}", (unsigned long long)r->memory_max);
 	}
 	sb_puts(b, "\n]}");

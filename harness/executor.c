@@ -3,6 +3,7 @@
 #include "executor.h"
 #include "adaptive.h"
 #include "cgroup.h"
+#include "condition.h"
 #include "job.h"
 #include "knobs.h"
 #include "fcount.h"
@@ -593,6 +594,7 @@ static int run_step(struct store *st, const struct job *j, int64_t job_id, const
 	int64_t fc_journal = 0;
 	char fc_why[512] = "";
 	int64_t run_id = 0;
+	struct cond_pin pin = { 0 };
 	int r;
 
 	prov_fill(&run);
@@ -651,6 +653,15 @@ static int run_step(struct store *st, const struct job *j, int64_t job_id, const
 		goto setup_failed;
 	}
 
+	/* the settings as the run sees them (its knobs in force); then the
+	 * job's conditioning, last before the start */
+	prov_settings("", run.settings, sizeof(run.settings));
+	r = cond_before_run(&j->cond, check_interrupted, run.conditioning, sizeof(run.conditioning), err, sizeof(err));
+	if (r == -EINTR)
+		goto out;
+	if (r < 0)
+		goto setup_failed;
+
 	run.started = util_real_now();
 	if ((r = store_run_begin(st, &run, &run_id)) < 0)
 		goto out;
@@ -664,8 +675,10 @@ static int run_step(struct store *st, const struct job *j, int64_t job_id, const
 
 	pid_t pid = -1;
 	int go_fd = -1, err_fd = -1;
-	if ((r = spawn_stopped(prog, argv, workdir, &pid, &go_fd, &err_fd)) < 0) {
-		snprintf(err, sizeof(err), "fork: %s", strerror(-r));
+	if ((r = cond_pin_workload(&j->cond, &pin, err, sizeof(err))) < 0 ||
+	    (r = spawn_stopped(prog, argv, workdir, &pid, &go_fd, &err_fd)) < 0) {
+		if (!err[0])
+			snprintf(err, sizeof(err), "fork: %s", strerror(-r));
 		o.exec_errno = -r;
 		goto finish;
 	}
@@ -680,8 +693,12 @@ static int run_step(struct store *st, const struct job *j, int64_t job_id, const
 	}
 	struct sampler_opts so = { .interval_s = j->interval_s, .memcg_dir = cg->path,
 				   .cgroup_version = cg->version, .series = true, .per_cpu = true };
+	char pin_err[256] = "";
+	if (cond_pin_sampler(&j->cond, &pin, pin_err, sizeof(pin_err)) < 0)
+		log_warn("%s; the sampler shares the workload's CPUs", pin_err);
 	if ((r = sampler_start(&so, &smp)) < 0)
 		log_warn("sampler could not start (%s); the run goes on without counters", strerror(-r));
+	cond_unpin(&pin);
 	if (wl->n_fcount > 0) {
 		char tag[64];
 		snprintf(tag, sizeof(tag), "kab-j%lld-s%d", (long long)job_id, step->seq);
@@ -720,6 +737,7 @@ static int run_step(struct store *st, const struct job *j, int64_t job_id, const
 	cg_kill_all(cg->path);
 
 finish:;
+	cond_unpin(&pin);
 	uint64_t oom = 0, peak = 0;
 	if (cg) {
 		cg_oom_kills(cg, &oom);
@@ -1213,6 +1231,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	struct boots bc = { .current = -1 };
 	int64_t *builds = NULL;
 	struct jobdir jd = JOBDIR_INIT;
+	struct cond_job cj = { 0 };
 
 	struct diags d = { 0 };
 	if (boots) {
@@ -1247,6 +1266,8 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	struct job_variant swap_v = swap_knobs_variant(j);
 	if (swap_v.n_knobs)
 		knob_preflight(st, job_id, boot_id, &swap_v, 1, j->file, &d);
+	if (!d.n)
+		cond_job_begin(st, j, job_id, boot_id, &cj, &d); /* governor, turbo: until out */
 	if (d.n) {
 		diags_print(&d, stderr);
 		diags_free(&d);
@@ -1356,6 +1377,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 		workloads_finish(j, job_id, &jd);
 	}
 out:
+	cond_job_end(st, job_id, &cj);
 	swap_teardown(st, &sw);
 	cg_remove_parent();
 	jobdir_close(st, job_id, &jd);

@@ -104,6 +104,60 @@ const char *job_order_name(enum job_order o)
 	return "?";
 }
 
+int job_parse_cpus(const char *s, bool mask[JOB_CPUS_MAX], const char **ret_why)
+{
+	int n = 0, last = -1;
+	const char *p = s;
+	if (!*p) {
+		*ret_why = "expected CPU numbers such as 1 or 0-3,6";
+		return -EINVAL;
+	}
+	while (*p) {
+		uint64_t lo, hi;
+		const char *end = p + strcspn(p, ",");
+		const char *dash = memchr(p, '-', (size_t)(end - p));
+		char a[24], z[24];
+		size_t la = (size_t)((dash ? dash : end) - p);
+		size_t lz = dash ? (size_t)(end - dash - 1) : 0;
+		if (la == 0 || la >= sizeof(a) || (dash && (lz == 0 || lz >= sizeof(z)))) {
+			*ret_why = "expected CPU numbers and ranges separated by commas, such as 1 or 0-3,6";
+			return -EINVAL;
+		}
+		snprintf(a, sizeof(a), "%.*s", (int)la, p);
+		snprintf(z, sizeof(z), "%.*s", (int)lz, dash ? dash + 1 : "");
+		if (util_parse_u64(a, &lo) < 0 || (dash && util_parse_u64(z, &hi) < 0)) {
+			*ret_why = "expected CPU numbers and ranges separated by commas, such as 1 or 0-3,6";
+			return -EINVAL;
+		}
+		if (!dash)
+			hi = lo;
+		if (hi < lo || (int64_t)lo <= last) {
+			*ret_why = "list the CPUs in ascending order, each once";
+			return -EINVAL;
+		}
+		if (hi >= JOB_CPUS_MAX) {
+			*ret_why = "a CPU number is at most 1023";
+			return -ERANGE;
+		}
+		for (uint64_t c = lo; c <= hi; c++, n++)
+			mask[c] = true;
+		last = (int)hi;
+		p = *end ? end + 1 : end;
+		if (*end && !*p) {
+			*ret_why = "a comma ends the list";
+			return -EINVAL;
+		}
+	}
+	return n;
+}
+
+bool job_conditioned(const struct job *j)
+{
+	const struct job_condition *c = &j->cond;
+	return c->drop_caches || c->compact || c->wait_idle_pct > 0 || c->cpufreq != JOB_CPUFREQ_KEEP || c->turbo != JOB_KEEP ||
+	       c->cpus || c->sampler_cpu >= 0;
+}
+
 const char *job_swap_kind_name(enum job_swap_kind k)
 {
 	switch (k) {
@@ -650,6 +704,7 @@ void job_free(struct job *j)
 	}
 	free(j->variants);
 	free(j->archive);
+	free(j->cond.cpus);
 	free(j->switch_source);
 	for (size_t i = 0; i < j->n_workloads; i++) {
 		struct job_workload *w = &j->workloads[i];

@@ -129,6 +129,24 @@ struct job_swap {
 	int line;
 };
 
+/* [job]'s conditioning keys (README.md, "Conditioning"): before each
+ * run, caches dropped, memory compacted, an idle machine waited for;
+ * for the whole job, the cpufreq governor and turbo set (journaled and
+ * restored like knobs), the workload pinned to cpus and the sampler to
+ * sampler_cpu. Defaults: everything off. */
+enum job_cpufreq { JOB_CPUFREQ_KEEP, JOB_CPUFREQ_PERFORMANCE };
+#define JOB_CPUS_MAX 1024 /* CPUs a cpus = list may name: 0 to JOB_CPUS_MAX - 1 */
+struct job_condition {
+	int drop_caches, compact;   /* 0 no, 1 yes */
+	double wait_idle_pct;       /* others' CPU busy below this, in percent; <= 0: no wait */
+	double wait_idle_max_s;     /* the bound of the wait */
+	int cpufreq;                /* enum job_cpufreq */
+	int turbo;                  /* enum job_tristate */
+	char *cpus;                 /* "1", "0-3,6": normalized; NULL: not pinned */
+	int sampler_cpu;            /* -1: not pinned */
+	int drop_caches_line, compact_line, wait_idle_line, cpufreq_line, turbo_line, cpus_line, sampler_cpu_line;
+};
+
 struct job {
 	char *file;     /* path as given, for diagnostics */
 	char *text;     /* the file's text, stored with the job */
@@ -149,6 +167,7 @@ struct job {
 	struct job_metric *metric_settings;  /* [metric NAME] sections, file order */
 	size_t n_metric_settings;
 	struct job_swap swap;
+	struct job_condition cond;
 	struct job_variant *variants;
 	size_t n_variants;
 	struct job_workload *workloads;
@@ -227,3 +246,9 @@ const char *job_direction_name(enum job_direction d);
 bool job_valid_unit(const char *s);
 const char *job_order_name(enum job_order o);
 const char *job_swap_kind_name(enum job_swap_kind k);
+/* A CPU list ("1", "0-3,6"): each CPU below JOB_CPUS_MAX, ascending,
+ * none twice. Sets mask[cpu] for each; returns the count, or -EINVAL
+ * (with why) or -ERANGE (a CPU over the limit). */
+int job_parse_cpus(const char *s, bool mask[JOB_CPUS_MAX], const char **ret_why);
+/* Whether any conditioning key is set. */
+bool job_conditioned(const struct job *j);

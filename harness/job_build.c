@@ -69,6 +69,8 @@ static const char *const direction_choices[] = { "higher", "lower", "neutral", N
 static const char *const tristate_choices[] = { "keep", "off", "on", NULL };
 static const char *const switch_choices[] = { "kexec", "reboot", NULL };
 static const char *const bootfail_choices[] = { "finish", "abort", NULL };
+static const char *const yesno_choices[] = { "no", "yes", NULL };
+static const char *const cpufreq_choices[] = { "keep", "performance", NULL };
 #define JOB_LABEL_MAX 64
 
 /* [job] keys of jobs that boot kernels, refused in a job that boots none. */
@@ -115,6 +117,16 @@ static const struct keydef keydefs[] = {
 	{ KEY(JOB_SEC_JOB, "boot_attempts", KT_UINT, offsetof(struct job, boot_attempts)), .min = 1, .max = 10 },
 	{ KEY(JOB_SEC_JOB, "on_boot_failure", KT_ENUM, offsetof(struct job, on_boot_failure)), .choices = bootfail_choices },
 	{ KEY(JOB_SEC_JOB, "panic", KT_UINT, offsetof(struct job, panic_s)), .min = 1, .max = 3600 },
+#define COND(f) offsetof(struct job, cond) + offsetof(struct job_condition, f)
+	{ KEY(JOB_SEC_JOB, "drop_caches", KT_ENUM, COND(drop_caches)), .choices = yesno_choices },
+	{ KEY(JOB_SEC_JOB, "compact", KT_ENUM, COND(compact)), .choices = yesno_choices },
+	{ KEY(JOB_SEC_JOB, "wait_idle", KT_PERCENT, COND(wait_idle_pct)) },
+	{ KEY(JOB_SEC_JOB, "wait_idle_max", KT_DURATION, COND(wait_idle_max_s)), .min = 1, .max = 3600 },
+	{ KEY(JOB_SEC_JOB, "cpufreq", KT_ENUM, COND(cpufreq)), .choices = cpufreq_choices },
+	{ KEY(JOB_SEC_JOB, "turbo", KT_ENUM, COND(turbo)), .choices = tristate_choices },
+	{ KEY(JOB_SEC_JOB, "cpus", KT_TEXT, COND(cpus)), .max = 180 },
+	{ KEY(JOB_SEC_JOB, "sampler_cpu", KT_INT, COND(sampler_cpu)), .min = 0, .max = JOB_CPUS_MAX - 1 },
+#undef COND
 	{ KEY(JOB_SEC_WORKLOAD, "type", KT_TYPE, offsetof(struct job_workload, type)), .required = true },
 	{ KEY(JOB_SEC_WORKLOAD, "memory.max", KT_MEM, offsetof(struct job_workload, memory_max)), .min = (double)JOB_MEM_FLOOR },
 	{ KEY(JOB_SEC_WORKLOAD, "memory.high", KT_MEM, offsetof(struct job_workload, memory_high)), .min = (double)JOB_MEM_FLOOR },
@@ -749,6 +761,74 @@ static void check_archive(struct builder *b)
 		ERR(b, j->archive_line, "archive %s is not a directory: a local archive is a directory of MESSAGE-ID/t.mbox.gz", j->archive);
 }
 
+/* The machine file a conditioning key writes, and what to do without it. */
+static void need_file(struct builder *b, int line, const char *key, const char *path, const char *what)
+{
+	if (b->check && access(path, F_OK) != 0)
+		ERR(b, line, "%s: %s (no %s): remove the key%s", key, what, path,
+		    strstr(what, "machine") ? ", or run on bare metal" : "");
+}
+
+/* [job]'s conditioning keys: each together, and against the machine
+ * (kab check runs where the job runs: kab run, or kabd at submit). */
+static void check_condition(struct builder *b, const struct seen *seen)
+{
+	struct job_condition *c = &b->j->cond;
+	c->drop_caches_line = seen_of(seen, JOB_SEC_JOB, "drop_caches")->line;
+	c->compact_line = seen_of(seen, JOB_SEC_JOB, "compact")->line;
+	c->wait_idle_line = seen_of(seen, JOB_SEC_JOB, "wait_idle")->line;
+	c->cpufreq_line = seen_of(seen, JOB_SEC_JOB, "cpufreq")->line;
+	c->turbo_line = seen_of(seen, JOB_SEC_JOB, "turbo")->line;
+	c->cpus_line = seen_of(seen, JOB_SEC_JOB, "cpus")->line;
+	c->sampler_cpu_line = seen_of(seen, JOB_SEC_JOB, "sampler_cpu")->line;
+	const struct seen *idle_max = seen_of(seen, JOB_SEC_JOB, "wait_idle_max");
+	if (idle_max->line && !c->wait_idle_line)
+		ERR(b, idle_max->line, "wait_idle_max bounds wait_idle: give wait_idle = PERCENT too (wait_idle = 10%%)");
+	if (c->compact_line && seen_of(seen, JOB_SEC_JOB, "compact")->ok && c->compact)
+		need_file(b, c->compact_line, "compact = yes", "/proc/sys/vm/compact_memory",
+			  "this kernel has no memory compaction (CONFIG_COMPACTION)");
+	if (c->cpufreq_line && seen_of(seen, JOB_SEC_JOB, "cpufreq")->ok && c->cpufreq == JOB_CPUFREQ_PERFORMANCE)
+		need_file(b, c->cpufreq_line, "cpufreq = performance", "/sys/devices/system/cpu/cpu0/cpufreq",
+			  "this machine has no cpufreq");
+	if (c->turbo_line && seen_of(seen, JOB_SEC_JOB, "turbo")->ok && c->turbo != JOB_KEEP) {
+		char key[32];
+		snprintf(key, sizeof(key), "turbo = %s", c->turbo == JOB_OFF ? "off" : "on");
+		if (b->check && access("/sys/devices/system/cpu/intel_pstate/no_turbo", F_OK) != 0 &&
+		    access("/sys/devices/system/cpu/cpufreq/boost", F_OK) != 0)
+			ERR(b, c->turbo_line, "%s: this machine has no turbo switch (no /sys/devices/system/cpu/intel_pstate/no_turbo or /sys/devices/system/cpu/cpufreq/boost): remove the key, or run on bare metal",
+			    key);
+	}
+	bool cpus_ok = false;
+	bool mask[JOB_CPUS_MAX] = { 0 };
+	if (c->cpus) {
+		const char *why = NULL;
+		int n = job_parse_cpus(c->cpus, mask, &why);
+		long online = sysconf(_SC_NPROCESSORS_CONF);
+		if (n < 0) {
+			ERR(b, c->cpus_line, "bad cpus \"%s\": %s", c->cpus, why);
+		} else if (b->check && online > 0) {
+			cpus_ok = true;
+			for (int cpu = (int)online; cpu < JOB_CPUS_MAX; cpu++)
+				if (mask[cpu]) {
+					ERR(b, c->cpus_line, "cpus = %s: CPU %d is out of range: this machine has CPUs 0 to %ld", c->cpus, cpu, online - 1);
+					cpus_ok = false;
+					break;
+				}
+		} else {
+			cpus_ok = true;
+		}
+	}
+	if (c->sampler_cpu_line && seen_of(seen, JOB_SEC_JOB, "sampler_cpu")->ok) {
+		long online = sysconf(_SC_NPROCESSORS_CONF);
+		if (b->check && online > 0 && c->sampler_cpu >= online)
+			ERR(b, c->sampler_cpu_line, "sampler_cpu = %d: CPU %d is out of range: this machine has CPUs 0 to %ld", c->sampler_cpu,
+			    c->sampler_cpu, online - 1);
+		else if (cpus_ok && mask[c->sampler_cpu])
+			ERR(b, c->sampler_cpu_line, "sampler_cpu = %d is one of cpus = %s: the sampler goes off the workload's CPUs; pick another",
+			    c->sampler_cpu, c->cpus);
+	}
+}
+
 static void build_job_section(struct builder *b, const struct job_section *s)
 {
 	struct seen seen[N_KEYS] = { 0 };
@@ -772,6 +852,7 @@ static void build_job_section(struct builder *b, const struct job_section *s)
 		b->boot_key_line[i] = seen_of(seen, JOB_SEC_JOB, boot_keys[i])->line;
 	b->j->archive_line = seen_of(seen, JOB_SEC_JOB, "archive")->line;
 	check_archive(b);
+	check_condition(b, seen);
 }
 
 /* [metric NAME]: report settings for a metric or a prefix of them. */
@@ -1217,6 +1298,7 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 	j->runs_per_boot = 1;
 	j->boot_attempts = 2;
 	j->panic_s = 10;
+	j->cond = (struct job_condition){ .wait_idle_pct = -1, .wait_idle_max_s = 60, .sampler_cpu = -1 };
 	j->swap = (struct job_swap){ .kind = JOB_SWAP_EXISTING, .priority = -1, .zswap_max_pool = -1 };
 
 	for (size_t i = 0; i < n_secs; i++) {

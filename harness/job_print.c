@@ -129,6 +129,31 @@ static void print_workload(const struct job_workload *w, FILE *out)
 	}
 }
 
+/* Only the conditioning keys a job set: an unconditioned job prints as before. */
+static void print_condition(const struct job_condition *c, FILE *out)
+{
+	static const char *const tristate[] = { "keep", "off", "on" };
+	char buf[64];
+	if (c->drop_caches)
+		fprintf(out, "drop_caches = yes\n");
+	if (c->compact)
+		fprintf(out, "compact = yes\n");
+	if (c->wait_idle_pct > 0) {
+		job_format_percent(c->wait_idle_pct, buf, sizeof(buf));
+		fprintf(out, "wait_idle = %s\n", buf);
+		job_format_duration(c->wait_idle_max_s, buf, sizeof(buf));
+		fprintf(out, "wait_idle_max = %s\n", buf);
+	}
+	if (c->cpufreq == JOB_CPUFREQ_PERFORMANCE)
+		fprintf(out, "cpufreq = performance\n");
+	if (c->turbo != JOB_KEEP)
+		fprintf(out, "turbo = %s\n", tristate[c->turbo]);
+	if (c->cpus)
+		fprintf(out, "cpus = %s\n", c->cpus);
+	if (c->sampler_cpu >= 0)
+		fprintf(out, "sampler_cpu = %d\n", c->sampler_cpu);
+}
+
 void job_print(const struct job *j, FILE *out)
 {
 	char buf[64];
@@ -143,6 +168,7 @@ void job_print(const struct job *j, FILE *out)
 	fprintf(out, "interval = %s\n", buf);
 	if (j->archive)
 		job_print_key(out, "archive", j->archive, false);
+	print_condition(&j->cond, out);
 	if (job_boots_kernels(j)) {
 		fprintf(out, "runs_per_boot = %u\n", j->runs_per_boot);
 		if (j->switch_source)

@@ -53,6 +53,11 @@ struct report_header {
 	unsigned workers;          /* stress-ng: sum of --STRESSOR N; 0: unknown */
 	char alloc[32];            /* stress-ng --vm-bytes; "" */
 	char timeout[32];          /* stress-ng --timeout; "" */
+	/* settings that differed between the variants' runs besides their
+	 * knobs: "transparent_hugepage/enabled (A: always, B: madvise)"; "" */
+	char differs[1024];
+	/* runs of the workload whose conditioning found the machine not idle */
+	size_t not_idle, conditioned;
 };
 
 struct report_workload {
@@ -155,6 +160,13 @@ int report_add_note(struct report *r, const char *fmt, ...) __attribute__((forma
  * whose decimals are < 0 get them from their values. */
 int report_analyze(struct report *r);
 int report_render(const struct report *r, const struct report_opts *o, FILE *out);
+
+/* settings[v]: variant v's "key=value\n" lines (prov_settings; NULL or
+ * "": none recorded, left out). The keys that differ between the
+ * variants that have them, skipping those in skip (the variants' knob
+ * paths), go to buf as "NAME (A: x, B: y); ..."; "" when all agree. */
+void report_settings_differ(const char *const *settings, const char *const *names, size_t n, const char *const *skip,
+			    size_t n_skip, char *buf, size_t len);
 
 /* A stored job (report_store.c): -ENOENT if there is no such job. */
 int report_load(struct store *st, int64_t job_id, struct report **ret);

@@ -155,6 +155,8 @@ static void header_lines(FILE *out, const struct report *r, const struct report_
 		else if (isfinite(h->duration_s))
 			fprintf(out, "   duration: %.0fs", h->duration_s);
 		fprintf(out, "\n");
+		if (h->differs[0])
+			fprintf(out, "  Differs between variants besides their knobs: %s\n", h->differs);
 	}
 	fprintf(out, "  Before: %s   After: %s   pairs: %zu", r->variants[0], r->variants[v], w->pairs);
 	if (r->order[0])

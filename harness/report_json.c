@@ -72,6 +72,10 @@ static void header(FILE *out, const struct report_workload *w)
 	knum(out, "memory_swap_max_bytes", mem_or_null(h->memory_swap_max), true);
 	knum(out, "duration_s", h->duration_s, true);
 	knum(out, "workers", h->workers ? (double)h->workers : NAN, true);
+	if (h->differs[0]) /* only then: reports of jobs without them read as before */
+		kstr(out, "settings_differ", h->differs, true);
+	if (h->conditioned)
+		knum(out, "runs_not_idle", (double)h->not_idle, true);
 	kstr(out, "alloc", h->alloc[0] ? h->alloc : NULL, false);
 	fputs("}", out);
 }

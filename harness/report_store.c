@@ -6,6 +6,7 @@
 #include "report.h"
 #include "report_priv.h"
 #include "job.h"
+#include "provenance.h"
 #include "store.h"
 #include "util.h"
 #include "wl.h"
@@ -210,6 +211,130 @@ static void add_unavailable(void *ctx, const char *metric, const char *reason, s
 		rep->n_unavailable++;
 }
 
+/* The value of key in "key=value\n" lines, into buf; false if absent. */
+static bool setting_of(const char *lines, const char *key, size_t klen, char *buf, size_t len)
+{
+	for (const char *p = lines; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		if (n > klen && p[klen] == '=' && memcmp(p, key, klen) == 0) {
+			snprintf(buf, len, "%.*s", (int)(n - klen - 1), p + klen + 1);
+			return true;
+		}
+		p += n + (nl != NULL);
+	}
+	return false;
+}
+
+static bool skipped(const char *key, size_t klen, const char *const *skip, size_t n_skip)
+{
+	for (size_t i = 0; i < n_skip; i++)
+		if (strlen(skip[i]) == klen && memcmp(skip[i], key, klen) == 0)
+			return true;
+	return false;
+}
+
+/* Whether key already came from an earlier variant's lines. */
+static bool seen_before(const char *const *settings, size_t v, const char *key, size_t klen)
+{
+	char tmp[8];
+	for (size_t u = 0; u < v; u++)
+		if (settings[u] && settings[u][0] && setting_of(settings[u], key, klen, tmp, sizeof(tmp)))
+			return true;
+	return false;
+}
+
+void report_settings_differ(const char *const *settings, const char *const *names, size_t n, const char *const *skip,
+			    size_t n_skip, char *buf, size_t len)
+{
+	struct strbuf sb = { 0 };
+	size_t have = 0;
+	for (size_t v = 0; v < n; v++)
+		have += settings[v] && settings[v][0];
+	for (size_t v = 0; v < n && have >= 2; v++) {
+		if (!settings[v] || !settings[v][0])
+			continue;
+		for (const char *p = settings[v]; *p;) {
+			const char *nl = strchr(p, '\n');
+			size_t ln = nl ? (size_t)(nl - p) : strlen(p);
+			const char *eq = memchr(p, '=', ln);
+			size_t klen = eq ? (size_t)(eq - p) : 0;
+			const char *key = p;
+			p += ln + (nl != NULL);
+			if (!klen || skipped(key, klen, skip, n_skip) || seen_before(settings, v, key, klen))
+				continue;
+			char first[512] = "", val[512];
+			bool differ = false, started = false;
+			for (size_t u = 0; u < n; u++) {
+				if (!settings[u] || !settings[u][0])
+					continue;
+				if (!setting_of(settings[u], key, klen, val, sizeof(val)))
+					snprintf(val, sizeof(val), "(none)");
+				if (!started)
+					snprintf(first, sizeof(first), "%s", val);
+				else if (strcmp(first, val) != 0)
+					differ = true;
+				started = true;
+			}
+			if (!differ)
+				continue;
+			char k[256], name[256];
+			snprintf(k, sizeof(k), "%.*s", (int)klen, key);
+			sb_printf(&sb, "%s%s (", sb.len ? "; " : "", prov_setting_name(k, name, sizeof(name)));
+			bool any = false;
+			for (size_t u = 0; u < n; u++) {
+				if (!settings[u] || !settings[u][0])
+					continue;
+				if (!setting_of(settings[u], key, klen, val, sizeof(val)))
+					snprintf(val, sizeof(val), "(none)");
+				sb_printf(&sb, "%s%s: %s", any ? ", " : "", names[u], val);
+				any = true;
+			}
+			sb_printf(&sb, ")");
+		}
+	}
+	snprintf(buf, len, "%s", sb.buf ? sb.buf : "");
+	sb_free(&sb);
+}
+
+/* The first recorded settings of each variant's runs of workload wi,
+ * compared, the variants' own knobs left out. */
+static void fill_differs(const struct job *j, size_t wi, const struct store_run *runs, size_t nr, struct report_header *h,
+			 size_t n_variants)
+{
+	const char **settings = calloc(n_variants ? n_variants : 1, sizeof(*settings));
+	const char **names = calloc(n_variants ? n_variants : 1, sizeof(*names));
+	size_t n_skip = 0;
+	for (size_t v = 0; v < j->n_variants; v++)
+		n_skip += j->variants[v].n_knobs;
+	const char **skip = calloc(n_skip ? n_skip : 1, sizeof(*skip));
+	if (!settings || !names || !skip)
+		goto out;
+	n_skip = 0;
+	for (size_t v = 0; v < j->n_variants; v++)
+		for (size_t k = 0; k < j->variants[v].n_knobs; k++)
+			skip[n_skip++] = j->variants[v].knobs[k].path;
+	for (size_t v = 0; v < n_variants && v < j->n_variants; v++)
+		names[v] = j->variants[v].name;
+	for (size_t i = 0; i < nr; i++) {
+		const struct store_run *x = &runs[i];
+		if ((size_t)x->workload != wi || x->variant < 0 || (size_t)x->variant >= n_variants)
+			continue;
+		if (!settings[x->variant] && x->settings[0])
+			settings[x->variant] = x->settings;
+		if (x->conditioning[0]) {
+			h->conditioned++;
+			h->not_idle += strstr(x->conditioning, "idle=no") != NULL;
+		}
+	}
+	report_settings_differ(settings, names, n_variants < j->n_variants ? n_variants : j->n_variants, skip, n_skip,
+			       h->differs, sizeof(h->differs));
+out:
+	free(settings);
+	free(names);
+	free(skip);
+}
+
 static void fill_header(const struct job *j, size_t wi, const struct store_run *runs, size_t nr,
 			struct report_workload *w, size_t n_variants)
 {
@@ -253,6 +378,7 @@ static void fill_header(const struct job *j, size_t wi, const struct store_run *
 	snprintf(h->swap_devices, sizeof(h->swap_devices), "%s", first->swap_devices);
 	if (strcmp(wl->type, "stress-ng") == 0)
 		stress_ng_params(job_param(wl, "args"), h->cpus, h);
+	fill_differs(j, wi, runs, nr, h, n_variants);
 }
 
 static void progress(struct store *st, int64_t job_id, size_t wi, const struct job *j, const char *job_status,

@@ -208,6 +208,11 @@ static void print_header_block(FILE *out, const struct report *r, const struct r
 			fprintf(out, "   duration: %.1f s per run\n", h->duration_s);
 		else
 			fprintf(out, "   duration: n/a (no ok run)\n");
+		if (h->differs[0])
+			fprintf(out, "Differs between variants besides their knobs: %s\n", h->differs);
+		if (h->not_idle)
+			fprintf(out, "Not idle at start: %zu of %zu runs (the machine stayed busier than wait_idle for wait_idle_max)\n",
+				h->not_idle, h->conditioned);
 	}
 	if (r->job_id) {
 		fprintf(out, "Runs:");
