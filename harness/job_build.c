@@ -48,6 +48,7 @@ enum ktype {
 	KT_PERCENT,  /* "2%" or "2", in (0, max] */
 	KT_SOURCE,   /* one word: a path (relative to the job file) or a keyword */
 	KT_SOURCES,  /* space-separated KT_SOURCE words */
+	KT_EXPECT,   /* METRIC OP NUMBER [, ...] (expect.h) */
 };
 
 struct keydef {
@@ -69,6 +70,7 @@ static const char *const direction_choices[] = { "higher", "lower", "neutral", N
 static const char *const tristate_choices[] = { "keep", "off", "on", NULL };
 static const char *const switch_choices[] = { "kexec", "reboot", NULL };
 static const char *const bootfail_choices[] = { "finish", "abort", NULL };
+static const char *const oom_choices[] = { "refuse", "tolerate", NULL };
 #define JOB_LABEL_MAX 64
 
 /* [job] keys of jobs that boot kernels, refused in a job that boots none. */
@@ -123,6 +125,9 @@ static const struct keydef keydefs[] = {
 	  .min = JOB_TIMEOUT_MIN, .max = JOB_TIMEOUT_MAX },
 	{ KEY(JOB_SEC_WORKLOAD, "fcount", KT_FUNCTIONS, offsetof(struct job_workload, fcount)),
 	  .off_n = offsetof(struct job_workload, n_fcount), .multiline = true },
+	{ KEY(JOB_SEC_WORKLOAD, "oom", KT_ENUM, offsetof(struct job_workload, oom)), .choices = oom_choices },
+	{ KEY(JOB_SEC_WORKLOAD, "expect", KT_EXPECT, offsetof(struct job_workload, expect)),
+	  .off_n = offsetof(struct job_workload, n_expect), .multiline = true },
 	{ KEY(JOB_SEC_METRIC, "direction", KT_ENUM, offsetof(struct job_metric, direction)), .choices = direction_choices },
 	{ KEY(JOB_SEC_METRIC, "unit", KT_UNIT, offsetof(struct job_metric, unit)) },
 	{ KEY(JOB_SEC_METRIC, "epsilon", KT_PERCENT, offsetof(struct job_metric, epsilon_pct)) },
@@ -430,6 +435,49 @@ static bool set_source(struct builder *b, const struct keydef *k, const struct j
 }
 
 /* Parses e's value as k says and stores it in obj; false on a problem. */
+/* expect = METRIC OP NUMBER [, ...]: every bad comparison reported */
+static bool set_expect(struct builder *b, const struct keydef *k, const struct job_entry *e, void *obj)
+{
+	struct job_expect **list = (struct job_expect **)((char *)obj + k->off);
+	size_t *n = (size_t *)((char *)obj + k->off_n);
+	const char *cur = e->value;
+	bool ok = true;
+	for (;;) {
+		struct job_expect x;
+		char err[256];
+		int r = expect_parse_next(&cur, &x, err, sizeof(err));
+		if (r == 1)
+			break;
+		if (r == -ENOMEM) {
+			b->oom = true;
+			return false;
+		}
+		if (r < 0) {
+			ERR(b, e->line, "%s", err);
+			ok = false;
+			continue;
+		}
+		if (*n >= JOB_LIST_MAX) {
+			expect_clear(&x);
+			ERR(b, e->line, "more than %u comparisons in expect", JOB_LIST_MAX);
+			return false;
+		}
+		struct job_expect *nv = realloc(*list, (*n + 1) * sizeof(*nv));
+		if (!nv) {
+			expect_clear(&x);
+			b->oom = true;
+			return false;
+		}
+		*list = nv;
+		nv[(*n)++] = x;
+	}
+	if (ok && *n == 0) {
+		ERR(b, e->line, "empty expect: give METRIC OP NUMBER, e.g. vmstat.pswpout > 0");
+		return false;
+	}
+	return ok;
+}
+
 static bool set_value(struct builder *b, const struct keydef *k, const struct job_entry *e, void *obj)
 {
 	void *at = (char *)obj + k->off;
@@ -610,6 +658,9 @@ static bool set_value(struct builder *b, const struct keydef *k, const struct jo
 	case KT_SOURCE:
 	case KT_SOURCES:
 		return set_source(b, k, e, obj);
+
+	case KT_EXPECT:
+		return set_expect(b, k, e, obj);
 	}
 	return false;
 }

@@ -127,6 +127,16 @@ static void print_workload(const struct job_workload *w, FILE *out)
 		job_print_key(out, "fcount", sb.buf ? sb.buf : "", true);
 		sb_free(&sb);
 	}
+	if (w->oom == JOB_OOM_TOLERATE)
+		fprintf(out, "oom = tolerate\n");
+	if (w->n_expect > 0) {
+		struct strbuf sb = { 0 };
+		for (size_t i = 0; i < w->n_expect; i++)
+			sb_printf(&sb, "%s%s %s %s", i ? ", " : "", w->expect[i].metric, expect_op_name(w->expect[i].op),
+				  w->expect[i].number);
+		job_print_key(out, "expect", sb.buf ? sb.buf : "", true);
+		sb_free(&sb);
+	}
 }
 
 void job_print(const struct job *j, FILE *out)

@@ -14,7 +14,7 @@
 #include <string.h>
 
 const char *const report_status_names[REPORT_N_STATUS] = {
-	"ok", "failed", "oom-killed", "timed-out", "aborted", "skipped", "started",
+	"ok", "failed", "oom-killed", "oom-contaminated", "expect-failed", "timed-out", "aborted", "skipped", "started",
 };
 
 int report_format_parse(const char *s, enum report_format *ret)

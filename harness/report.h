@@ -23,7 +23,7 @@ struct report_opts {
 };
 
 /* Run states as the store records them, in the order reports count them. */
-#define REPORT_N_STATUS 7
+#define REPORT_N_STATUS 9
 extern const char *const report_status_names[REPORT_N_STATUS];
 
 struct report_metric {
