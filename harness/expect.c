@@ -51,14 +51,6 @@ static const char *word_end(const char *p)
 	return p;
 }
 
-/* Skips what is left of a bad metric: to the next ',' or end. */
-static const char *skip_bad(const char *p)
-{
-	while (*p && *p != ',')
-		p++;
-	return *p ? p + 1 : p;
-}
-
 static int bad(const char **cursor, const char *start, const char *end, char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 /* err = "bad expect \"TEXT\": " + fmt, TEXT from start to end */
@@ -100,15 +92,21 @@ int expect_parse_next(const char **cursor, struct job_expect *ret, char *err, si
 			q++;
 		return bad(cursor, start, word_end(q), err, errlen, "name one metric, not a pattern");
 	}
-	if (!valid_metric(m, mlen) || !(blank(*p) || op_char(*p))) {
-		const char *e = skip_bad(p);
-		const char *shown = e > start && e[-1] == ',' ? e - 1 : e;
-		while (shown > start && blank(shown[-1]))
-			shown--;
-		bad(cursor, start, shown, err, errlen,
-		    "expected METRIC OP NUMBER, e.g. vmstat.pswpout > 0 (METRIC as SOURCE.NAME; OP one of " EXPECT_OPS ")");
-		*cursor = e;
-		return -EINVAL;
+	if (!valid_metric(m, mlen) || !(blank(*p) || op_char(*p) || !*p)) {
+		/* the whole would-be comparison: the word, and OP NUMBER if they follow */
+		const char *q = p, *r;
+		while (*q && !blank(*q) && *q != ',')
+			q++;
+		r = q;
+		while (*r == ' ' || *r == '\t')
+			r++;
+		if (op_char(*r)) {
+			while (op_char(*r))
+				r++;
+			q = word_end(r);
+		}
+		return bad(cursor, start, q, err, errlen,
+			   "expected METRIC OP NUMBER, e.g. vmstat.pswpout > 0 (METRIC as SOURCE.NAME; OP one of " EXPECT_OPS ")");
 	}
 	while (*p == ' ' || *p == '\t')
 		p++;
@@ -120,9 +118,14 @@ int expect_parse_next(const char **cursor, struct job_expect *ret, char *err, si
 	for (size_t i = 0; i < ARRAY_SIZE(op_names); i++)
 		if (olen == strlen(op_names[i]) && memcmp(o, op_names[i], olen) == 0)
 			op = (int)i;
-	if (op < 0 && olen == 0)
-		return bad(cursor, start, word_end(p), err, errlen, "a comparison is missing after %.*s (use one of " EXPECT_OPS ")",
+	if (op < 0 && olen == 0) {
+		/* "METRIC NUMBER": the number belongs to this comparison */
+		const char *q = m + mlen;
+		if (isdigit((unsigned char)*p) || *p == '-' || *p == '+')
+			q = word_end(p);
+		return bad(cursor, start, q, err, errlen, "a comparison is missing after %.*s (use one of " EXPECT_OPS ")",
 			   (int)mlen, m);
+	}
 	if (op < 0)
 		return bad(cursor, start, word_end(p), err, errlen, "unknown comparison \"%.*s\" (use one of " EXPECT_OPS ")",
 			   (int)olen, o);
