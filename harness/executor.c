@@ -774,7 +774,8 @@ finish:;
 	/* a run that exited 0 counts only if its evidence agrees: no OOM
 	 * kills (unless tolerated), and the workload's expect met */
 	if (strcmp(run.status, "ok") == 0) {
-		const char *judged = expect_judge(wl->oom == JOB_OOM_TOLERATE, oom, wl->expect, wl->n_expect, metric_lookup, &m,
+		const char *judged = expect_judge(wl->oom == JOB_OOM_TOLERATE, oom, wl->expect, wl->n_expect, var->name,
+						  metric_lookup, &m,
 						  run.reason, sizeof(run.reason));
 		snprintf(run.status, sizeof(run.status), "%s", judged);
 	}

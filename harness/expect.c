@@ -165,7 +165,13 @@ void expect_clear(struct job_expect *e)
 {
 	free(e->metric);
 	free(e->number);
-	e->metric = e->number = NULL;
+	free(e->variant);
+	e->metric = e->number = e->variant = NULL;
+}
+
+bool expect_applies(const struct job_expect *e, const char *variant)
+{
+	return !e->variant || !variant || strcmp(e->variant, variant) == 0;
 }
 
 bool expect_holds(const struct job_expect *e, double x)
@@ -183,12 +189,15 @@ bool expect_holds(const struct job_expect *e, double x)
 	return false;
 }
 
-size_t expect_check(const struct job_expect *v, size_t n, expect_lookup_fn lookup, void *ctx, char *reason, size_t len)
+size_t expect_check(const struct job_expect *v, size_t n, const char *variant, expect_lookup_fn lookup, void *ctx,
+		    char *reason, size_t len)
 {
 	size_t failed = 0, used = 0;
 	if (reason && len)
 		reason[0] = 0;
 	for (size_t i = 0; i < n; i++) {
+		if (!expect_applies(&v[i], variant))
+			continue;
 		double x;
 		bool have = lookup(ctx, v[i].metric, &x);
 		if (have && expect_holds(&v[i], x))
@@ -209,7 +218,7 @@ size_t expect_check(const struct job_expect *v, size_t n, expect_lookup_fn looku
 }
 
 const char *expect_judge(bool tolerate_oom, uint64_t oom_kills, const struct job_expect *v, size_t n,
-			 expect_lookup_fn lookup, void *ctx, char *reason, size_t len)
+			 const char *variant, expect_lookup_fn lookup, void *ctx, char *reason, size_t len)
 {
 	if (oom_kills > 0 && !tolerate_oom) {
 		snprintf(reason, len, "memcg OOM killer killed %llu process(es) during the run; oom = tolerate counts such runs",
@@ -217,7 +226,7 @@ const char *expect_judge(bool tolerate_oom, uint64_t oom_kills, const struct job
 		return EXPECT_STATUS_OOM;
 	}
 	char why[512];
-	if (expect_check(v, n, lookup, ctx, why, sizeof(why)) > 0) {
+	if (expect_check(v, n, variant, lookup, ctx, why, sizeof(why)) > 0) {
 		snprintf(reason, len, "%s", why);
 		return EXPECT_STATUS_FAILED;
 	}

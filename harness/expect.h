@@ -14,6 +14,8 @@ struct job_expect {
 	enum expect_op op;
 	double value;
 	char *number;   /* the number as written, printed back unchanged */
+	char *variant;  /* expect.VARIANT = ...: only that variant's runs; NULL: every run */
+	int line;
 };
 
 const char *expect_op_name(enum expect_op op);
@@ -31,11 +33,15 @@ bool expect_holds(const struct job_expect *e, double value);
 /* Looks a run's metric up: true with *ret set, false when the run has none. */
 typedef bool (*expect_lookup_fn)(void *ctx, const char *metric, double *ret);
 
-/* Checks every comparison against a run's metrics; returns how many
+/* Whether e applies to a run of the variant named variant. */
+bool expect_applies(const struct job_expect *e, const char *variant);
+
+/* Checks every comparison that applies to variant (NULL: all) against a
+ * run's metrics; returns how many
  * failed, with reason (when not NULL) naming each: "expect vmstat.pswpout > 0:
  * it was 0", "expect X > 0: the run recorded no X". */
-size_t expect_check(const struct job_expect *v, size_t n, expect_lookup_fn lookup, void *ctx, char *reason,
-		    size_t len);
+size_t expect_check(const struct job_expect *v, size_t n, const char *variant, expect_lookup_fn lookup, void *ctx,
+		    char *reason, size_t len);
 
 /* Run statuses decided from a run's evidence (report_status_names has
  * them): the memcg OOM killer fired during a run that exited 0, and a run
@@ -48,4 +54,4 @@ size_t expect_check(const struct job_expect *v, size_t n, expect_lookup_fn looku
  * a run whose workers were killed and restarted says nothing about its
  * variant, whatever else it shows. */
 const char *expect_judge(bool tolerate_oom, uint64_t oom_kills, const struct job_expect *v, size_t n,
-			 expect_lookup_fn lookup, void *ctx, char *reason, size_t len);
+			 const char *variant, expect_lookup_fn lookup, void *ctx, char *reason, size_t len);

@@ -435,11 +435,11 @@ static bool set_source(struct builder *b, const struct keydef *k, const struct j
 }
 
 /* Parses e's value as k says and stores it in obj; false on a problem. */
-/* expect = METRIC OP NUMBER [, ...]: every bad comparison reported */
-static bool set_expect(struct builder *b, const struct keydef *k, const struct job_entry *e, void *obj)
+/* expect = METRIC OP NUMBER [, ...] (expect.VARIANT = ...: for that
+ * variant's runs only): every bad comparison reported */
+static bool parse_expect(struct builder *b, const struct job_entry *e, const char *variant, struct job_expect **list,
+			 size_t *n)
 {
-	struct job_expect **list = (struct job_expect **)((char *)obj + k->off);
-	size_t *n = (size_t *)((char *)obj + k->off_n);
 	const char *cur = e->value;
 	bool ok = true;
 	for (;;) {
@@ -456,6 +456,12 @@ static bool set_expect(struct builder *b, const struct keydef *k, const struct j
 			ERR(b, e->line, "%s", err);
 			ok = false;
 			continue;
+		}
+		x.line = e->line;
+		if (variant && !(x.variant = strdup(variant))) {
+			expect_clear(&x);
+			b->oom = true;
+			return false;
 		}
 		if (*n >= JOB_LIST_MAX) {
 			expect_clear(&x);
@@ -476,6 +482,54 @@ static bool set_expect(struct builder *b, const struct keydef *k, const struct j
 		return false;
 	}
 	return ok;
+}
+
+static bool set_expect(struct builder *b, const struct keydef *k, const struct job_entry *e, void *obj)
+{
+	return parse_expect(b, e, NULL, (struct job_expect **)((char *)obj + k->off), (size_t *)((char *)obj + k->off_n));
+}
+
+/* expect.VARIANT = ...: the variant is checked once all are read */
+static bool workload_expect_variant(struct builder *b, const struct job_section *s, const struct job_entry *e,
+				    struct job_workload *w)
+{
+	const char *variant = e->key + strlen("expect.");
+	char title[128];
+	sec_title(s, title, sizeof(title));
+	if (!job_valid_name(variant)) {
+		ERR(b, e->line, "bad key \"%s\" in %s: expect.VARIANT names a variant, e.g. expect.zswap-on", e->key, title);
+		return true;
+	}
+	if (!e->broken && !*e->value) {
+		ERR(b, e->line, "empty value for \"%s\" in %s", e->key, title);
+		return true;
+	}
+	if (!e->broken)
+		parse_expect(b, e, variant, &w->expect, &w->n_expect);
+	return true;
+}
+
+/* Each expect.VARIANT names one of the job's variants. */
+static void check_expect_variants(struct builder *b)
+{
+	struct job *j = b->j;
+	for (size_t wi = 0; wi < j->n_workloads; wi++)
+		for (size_t i = 0; i < j->workloads[wi].n_expect; i++) {
+			const struct job_expect *x = &j->workloads[wi].expect[i];
+			if (!x->variant || (i > 0 && j->workloads[wi].expect[i - 1].variant &&
+					    strcmp(j->workloads[wi].expect[i - 1].variant, x->variant) == 0))
+				continue;
+			bool found = false;
+			struct strbuf names = { 0 };
+			for (size_t v = 0; v < j->n_variants; v++) {
+				found = found || (j->variants[v].name && strcmp(j->variants[v].name, x->variant) == 0);
+				sb_printf(&names, "%s%s", v ? ", " : "", j->variants[v].name ? j->variants[v].name : "?");
+			}
+			if (!found)
+				ERR(b, x->line, "expect.%s: the job has no variant named \"%s\" (variants: %s)", x->variant, x->variant,
+				    names.buf ? names.buf : "none");
+			sb_free(&names);
+		}
 }
 
 static bool set_value(struct builder *b, const struct keydef *k, const struct job_entry *e, void *obj)
@@ -1132,6 +1186,8 @@ static bool workload_param(struct builder *b, const struct job_section *s, const
 	struct job_workload *w = obj;
 	char title[128];
 	sec_title(s, title, sizeof(title));
+	if (strncmp(e->key, "expect.", 7) == 0)
+		return workload_expect_variant(b, s, e, w);
 	if (b->n_extra && !is_extra_key(b, e->key))
 		return false;
 	if (!b->n_extra) {
@@ -1339,6 +1395,8 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 		ERR(&b, 0, "a job needs at least two variants ([variant A], [variant B]); found %zu", j->n_variants);
 	if (j->n_workloads + bad_workloads == 0 && !partial)
 		ERR(&b, 0, "a job needs at least one [workload NAME] section");
+	if (!bad_variants && !partial)
+		check_expect_variants(&b);
 	check_steps_budget(&b);
 	if (b.oom)
 		ERR(&b, 0, "out of memory while reading the job");

@@ -135,27 +135,27 @@ static void test_check(void)
 	struct fake_run low = { { "vmstat.pswpout", "pageout.large_folio_pct" }, { 0, 12.5 } };
 	struct fake_run none = { { "vmstat.pswpout" }, { 5 } };
 	char why[512];
-	T_EQ_INT(expect_check(v, (size_t)n, fake_lookup, &good, why, sizeof(why)), 0);
+	T_EQ_INT(expect_check(v, (size_t)n, NULL, fake_lookup, &good, why, sizeof(why)), 0);
 	T_EQ_STR(why, "");
-	T_EQ_INT(expect_check(v, (size_t)n, fake_lookup, &low, why, sizeof(why)), 2);
+	T_EQ_INT(expect_check(v, (size_t)n, NULL, fake_lookup, &low, why, sizeof(why)), 2);
 	T_EQ_STR(why, "expect vmstat.pswpout > 0: it was 0; expect pageout.large_folio_pct >= 90: it was 12.5");
-	T_EQ_INT(expect_check(v, (size_t)n, fake_lookup, &none, why, sizeof(why)), 1);
+	T_EQ_INT(expect_check(v, (size_t)n, NULL, fake_lookup, &none, why, sizeof(why)), 1);
 	T_EQ_STR(why, "expect pageout.large_folio_pct >= 90: the run recorded no pageout.large_folio_pct");
 
 	/* the decision: OOM kills first unless tolerated, then expect */
-	const char *st = expect_judge(false, 4, v, (size_t)n, fake_lookup, &good, why, sizeof(why));
+	const char *st = expect_judge(false, 4, v, (size_t)n, "B", fake_lookup, &good, why, sizeof(why));
 	T_EQ_STR(st, "oom-contaminated");
 	T_EQ_STR(why, "memcg OOM killer killed 4 process(es) during the run; oom = tolerate counts such runs");
-	st = expect_judge(false, 4, v, (size_t)n, fake_lookup, &low, why, sizeof(why));
+	st = expect_judge(false, 4, v, (size_t)n, "B", fake_lookup, &low, why, sizeof(why));
 	T_EQ_STR(st, "oom-contaminated");
-	st = expect_judge(true, 4, v, (size_t)n, fake_lookup, &good, why, sizeof(why));
+	st = expect_judge(true, 4, v, (size_t)n, "B", fake_lookup, &good, why, sizeof(why));
 	T_EQ_STR(st, "ok");
-	st = expect_judge(true, 4, v, (size_t)n, fake_lookup, &low, why, sizeof(why));
+	st = expect_judge(true, 4, v, (size_t)n, "B", fake_lookup, &low, why, sizeof(why));
 	T_EQ_STR(st, "expect-failed");
 	T_CHECK(strncmp(why, "expect vmstat.pswpout > 0: it was 0", 35) == 0);
-	st = expect_judge(false, 0, v, (size_t)n, fake_lookup, &good, why, sizeof(why));
+	st = expect_judge(false, 0, v, (size_t)n, "B", fake_lookup, &good, why, sizeof(why));
 	T_EQ_STR(st, "ok");
-	st = expect_judge(false, 0, NULL, 0, fake_lookup, &low, why, sizeof(why));
+	st = expect_judge(false, 0, NULL, 0, "B", fake_lookup, &low, why, sizeof(why));
 	T_EQ_STR(st, "ok");
 	/* both are statuses the report knows, and fit a run's status field */
 	T_CHECK(report_status_index(EXPECT_STATUS_OOM) > 0);
@@ -190,10 +190,48 @@ static void test_job_keys(void)
 	job_free(j);
 }
 
+static void test_variant_expect(void)
+{
+	struct job *j;
+	/* expect.VARIANT: for that variant's runs only, printed back as written */
+	j = t_parse_job("[job]\nname = t\n[variant A]\nname = 4K\n[variant B]\nname = 64K\n[workload w]\ntype = command\n"
+			"command = true\nexpect = vmstat.pswpout > 0\nexpect.64K = pageout.large_folio_pct >= 90, x.y < 1\n"
+			"expect.4K = pageout.large_folio_pct == 0\n");
+	T_CHECK(j && j->workloads[0].n_expect == 4);
+	if (j && j->workloads[0].n_expect == 4) {
+		const struct job_expect *x = j->workloads[0].expect;
+		T_CHECK(x[0].variant == NULL);
+		T_EQ_STR(x[1].variant, "64K");
+		T_EQ_STR(x[3].variant, "4K");
+		T_CHECK(expect_applies(&x[1], "64K") && !expect_applies(&x[1], "4K") && expect_applies(&x[0], "4K"));
+			struct fake_run folios4k = { { "vmstat.pswpout", "pageout.large_folio_pct", "x.y" }, { 10, 0, 0 } };
+		char why[256];
+		T_EQ_INT(expect_check(x, 4, "4K", fake_lookup, &folios4k, why, sizeof(why)), 0);
+		T_EQ_INT(expect_check(x, 4, "64K", fake_lookup, &folios4k, why, sizeof(why)), 1);
+		T_EQ_STR(why, "expect pageout.large_folio_pct >= 90: it was 0");
+		char *out = NULL;
+		size_t olen = 0;
+		FILE *pf = open_memstream(&out, &olen);
+		job_print(j, pf);
+		fclose(pf);
+		T_CHECK(strstr(out, "expect = vmstat.pswpout > 0\nexpect.64K = pageout.large_folio_pct >= 90, x.y < 1\n"
+				    "expect.4K = pageout.large_folio_pct == 0\n") != NULL);
+		free(out);
+	}
+	job_free(j);
+	/* expect.VARIANT naming no variant */
+	struct diags d = { 0 };
+	T_EQ_INT(job_parse_string_nocheck("unit.job", "[job]\nname = t\n[variant A]\n[variant B]\n[workload w]\n"
+				 "type = command\ncommand = true\nexpect.C = x.y > 0\n", &j, &d), -EINVAL);
+	T_EQ_INT(diags_count(&d), 1);
+	diags_free(&d);
+}
+
 int main(void)
 {
 	test_parse();
 	test_check();
 	test_job_keys();
+	test_variant_expect();
 	return t_done("test_expect");
 }
