@@ -26,7 +26,7 @@ sysctl vm.swappiness = 100
 
 [workload vm]
 type = stress-ng
-args = --vm 1 --vm-bytes 192M --vm-keep --vm-method flip --timeout 4
+args = --vm 1 --vm-bytes 192M --vm-keep --vm-method flip --vm-madvise normal --timeout 4
 memory.max = 128M
 expect = vmstat.pswpout > 0, vmstat.pgscan_anon > 0
 JOB
