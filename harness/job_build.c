@@ -521,11 +521,19 @@ static void check_expect_variants(struct builder *b)
 				continue;
 			bool found = false;
 			struct strbuf names = { 0 };
+			const char *vnames[JOB_VARIANTS_MAX];
+			size_t nv = 0;
 			for (size_t v = 0; v < j->n_variants; v++) {
 				found = found || (j->variants[v].name && strcmp(j->variants[v].name, x->variant) == 0);
 				sb_printf(&names, "%s%s", v ? ", " : "", j->variants[v].name ? j->variants[v].name : "?");
+				if (j->variants[v].name && nv < JOB_VARIANTS_MAX)
+					vnames[nv++] = j->variants[v].name;
 			}
-			if (!found)
+			const char *hint = found ? NULL : util_did_you_mean(x->variant, vnames, nv);
+			if (!found && hint)
+				ERR(b, x->line, "expect.%s: the job has no variant named \"%s\" (did you mean \"%s\"? variants: %s)",
+				    x->variant, x->variant, hint, names.buf ? names.buf : "none");
+			else if (!found)
 				ERR(b, x->line, "expect.%s: the job has no variant named \"%s\" (variants: %s)", x->variant, x->variant,
 				    names.buf ? names.buf : "none");
 			sb_free(&names);
