@@ -66,7 +66,7 @@ check "oom kills counted from memcg events" [ "$(sql "$db" "select count(*) from
 check "failing command recorded failed with exit code 3" [ "$(sql "$db" "select count(*) from runs where workload_idx=1 and status='failed' and exit_code=3")" = 2 ]
 check "its stderr tail is kept" [ "$(sql "$db" "select count(*) from runs where workload_idx=1 and stderr_tail like '%oops%'")" = 2 ]
 check "the job went on: later workload ran ok" [ "$(sql "$db" "select count(*) from runs where workload_idx=2 and status='ok'")" = 2 ]
-check "command metrics from kab-metric lines (failed runs keep theirs too)" [ "$(sql "$db" "select count(*) from metrics where name='command.answer' and value=42")" = 4 ]
+check "command metrics from kab-metric lines (failed runs keep theirs too)" [ "$(sql "$db" "select count(*) from metrics m join runs r on r.id=m.run_id where r.workload_idx in (1,2) and m.name='command.answer' and m.value=42")" = 4 ]
 check "report lists the runs not counted" grep -q "oom-killed" "$IT_TMP/out"
 status() { sql "$db" "select group_concat(status || ': ' || reason, ' | ') from runs where workload_idx=$1"; }
 check "a run that exits 0 after a memcg OOM kill is oom-contaminated ($(status 3))" \
