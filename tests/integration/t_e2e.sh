@@ -41,7 +41,7 @@ check "kab run exits 0" [ $rc -eq 0 ]
 [ $rc -eq 0 ] || { cat "$IT_TMP/err"; }
 check "job is done" [ "$(sql "$db" "select status from jobs where id=1")" = done ]
 check "schedule of 4 steps stored in ABBA order" [ "$(sql "$db" "select group_concat(variant_idx,'') from (select variant_idx from steps where job_id=1 order by seq)")" = 0110 ]
-check "4 runs, all ok (expect met: $(sql "$db" "select group_concat(status || ' ' || reason, '; ') from runs"))" [ "$(sql "$db" "select count(*) from runs where status='ok'")" = 4 ]
+check "4 runs, all ok (expect met: $(sql "$db" "select group_concat(status || coalesce(': ' || nullif(reason, ''), ''), '; ') from runs"))" [ "$(sql "$db" "select count(*) from runs where status='ok'")" = 4 ]
 check "pswpout > 0 in every run" [ "$(sql "$db" "select count(*) from metrics where name='vmstat.pswpout' and value > 0")" = 4 ]
 check "pgscan_anon > 0 in every run" [ "$(sql "$db" "select count(*) from metrics where name='vmstat.pgscan_anon' and value > 0")" = 4 ]
 check "bogo ops/s recorded for every run" [ "$(sql "$db" "select count(*) from metrics where name='stress-ng.bogo_ops_per_s'")" = 4 ]
