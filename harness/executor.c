@@ -2,6 +2,7 @@
  * Every state is in the store before the next action on the machine. */
 #include "executor.h"
 #include "adaptive.h"
+#include "expect.h"
 #include "cgroup.h"
 #include "condition.h"
 #include "job.h"
@@ -318,6 +319,17 @@ struct series_sink {
 	struct store_series *v;
 	size_t n, cap;
 };
+
+static bool metric_lookup(void *ctx, const char *name, double *ret)
+{
+	const struct wl_metrics *m = ctx;
+	for (size_t i = 0; i < m->n; i++)
+		if (strcmp(m->v[i].name, name) == 0) {
+			*ret = m->v[i].value;
+			return true;
+		}
+	return false;
+}
 
 static void add_fcount(void *ctx, const char *function, uint64_t calls)
 {
@@ -776,6 +788,14 @@ finish:;
 			add_series(&ss, "t_ns", tb, tl, stats.samples);
 		wl_metrics_add(&m, "sampler.samples", "samples", (double)stats.samples);
 		wl_metrics_add(&m, "sampler.lateness_p99_ms", "ms", stats.lateness_p99_s * 1000);
+	}
+	/* a run that exited 0 counts only if its evidence agrees: no OOM
+	 * kills (unless tolerated), and the workload's expect met */
+	if (strcmp(run.status, "ok") == 0) {
+		const char *judged = expect_judge(wl->oom == JOB_OOM_TOLERATE, oom, wl->expect, wl->n_expect, var->name,
+						  metric_lookup, &m,
+						  run.reason, sizeof(run.reason));
+		snprintf(run.status, sizeof(run.status), "%s", judged);
 	}
 	read_tail(workdir, "stdout", run.stdout_tail, sizeof(run.stdout_tail));
 	read_tail(workdir, "stderr", run.stderr_tail, sizeof(run.stderr_tail));

@@ -7,7 +7,8 @@
  *   [swap]                  device (required), size, path, algorithm, priority
  *   [variant LABEL]         name, kernel, and knobs: "sysctl NAME = V", "sysfs PATH = V"
  *   [workload NAME]         type (required), memory.max, memory.high,
- *                           memory.swap.max, timeout, and the type's own keys
+ *                           memory.swap.max, timeout, fcount, oom, expect, and
+ *                           the type's own keys
  *   [metric NAME]           direction, unit, epsilon, label (for the report)
  *   [report]                rows (the cover letter's rows)
  *
@@ -718,6 +719,9 @@ void job_free(struct job *j)
 		for (size_t k = 0; k < w->n_fcount; k++)
 			free(w->fcount[k]);
 		free(w->fcount);
+		for (size_t k = 0; k < w->n_expect; k++)
+			expect_clear(&w->expect[k]);
+		free(w->expect);
 	}
 	free(j->workloads);
 	free(j);

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "expect.h"
+
 struct diags;
 
 enum job_order { JOB_ORDER_ABBA, JOB_ORDER_ALTERNATE, JOB_ORDER_RANDOM };
@@ -13,6 +15,9 @@ enum job_knob_kind { JOB_KNOB_SYSCTL, JOB_KNOB_SYSFS };
 enum job_tristate { JOB_KEEP, JOB_OFF, JOB_ON };
 enum job_switch { JOB_SWITCH_KEXEC, JOB_SWITCH_REBOOT };
 enum job_boot_failure { JOB_BOOTFAIL_FINISH, JOB_BOOTFAIL_ABORT };
+/* oom = refuse: a run during which the memcg OOM killer fired is not
+ * counted (oom-contaminated); tolerate: it is, and the report says so. */
+enum job_oom { JOB_OOM_REFUSE, JOB_OOM_TOLERATE };
 
 /* Budgets: the most one job may ask for, checked as it is read (README.md,
  * "Budgets", gives the reasons). Each is far above any real job (the
@@ -89,6 +94,9 @@ struct job_workload {
 	size_t n_params;
 	char **fcount;     /* kernel functions whose calls are counted (fcount = ...) */
 	size_t n_fcount;
+	enum job_oom oom;
+	struct job_expect *expect;  /* expect = ...: what a counted run's metrics must show */
+	size_t n_expect;
 	int line;
 };
 

@@ -48,6 +48,7 @@ enum ktype {
 	KT_PERCENT,  /* "2%" or "2", in (0, max] */
 	KT_SOURCE,   /* one word: a path (relative to the job file) or a keyword */
 	KT_SOURCES,  /* space-separated KT_SOURCE words */
+	KT_EXPECT,   /* METRIC OP NUMBER [, ...] (expect.h) */
 };
 
 struct keydef {
@@ -71,6 +72,7 @@ static const char *const switch_choices[] = { "kexec", "reboot", NULL };
 static const char *const bootfail_choices[] = { "finish", "abort", NULL };
 static const char *const yesno_choices[] = { "no", "yes", NULL };
 static const char *const cpufreq_choices[] = { "keep", "performance", NULL };
+static const char *const oom_choices[] = { "refuse", "tolerate", NULL };
 #define JOB_LABEL_MAX 64
 
 /* [job] keys of jobs that boot kernels, refused in a job that boots none. */
@@ -135,6 +137,9 @@ static const struct keydef keydefs[] = {
 	  .min = JOB_TIMEOUT_MIN, .max = JOB_TIMEOUT_MAX },
 	{ KEY(JOB_SEC_WORKLOAD, "fcount", KT_FUNCTIONS, offsetof(struct job_workload, fcount)),
 	  .off_n = offsetof(struct job_workload, n_fcount), .multiline = true },
+	{ KEY(JOB_SEC_WORKLOAD, "oom", KT_ENUM, offsetof(struct job_workload, oom)), .choices = oom_choices },
+	{ KEY(JOB_SEC_WORKLOAD, "expect", KT_EXPECT, offsetof(struct job_workload, expect)),
+	  .off_n = offsetof(struct job_workload, n_expect), .multiline = true },
 	{ KEY(JOB_SEC_METRIC, "direction", KT_ENUM, offsetof(struct job_metric, direction)), .choices = direction_choices },
 	{ KEY(JOB_SEC_METRIC, "unit", KT_UNIT, offsetof(struct job_metric, unit)) },
 	{ KEY(JOB_SEC_METRIC, "epsilon", KT_PERCENT, offsetof(struct job_metric, epsilon_pct)) },
@@ -444,6 +449,111 @@ static bool set_source(struct builder *b, const struct keydef *k, const struct j
 }
 
 /* Parses e's value as k says and stores it in obj; false on a problem. */
+/* expect = METRIC OP NUMBER [, ...] (expect.VARIANT = ...: for that
+ * variant's runs only): every bad comparison reported */
+static bool parse_expect(struct builder *b, const struct job_entry *e, const char *variant, struct job_expect **list,
+			 size_t *n)
+{
+	const char *cur = e->value;
+	bool ok = true;
+	for (;;) {
+		struct job_expect x;
+		char err[256];
+		int r = expect_parse_next(&cur, &x, err, sizeof(err));
+		if (r == 1)
+			break;
+		if (r == -ENOMEM) {
+			b->oom = true;
+			return false;
+		}
+		if (r < 0) {
+			ERR(b, e->line, "%s", err);
+			ok = false;
+			continue;
+		}
+		x.line = e->line;
+		if (variant && !(x.variant = strdup(variant))) {
+			expect_clear(&x);
+			b->oom = true;
+			return false;
+		}
+		if (*n >= JOB_LIST_MAX) {
+			expect_clear(&x);
+			ERR(b, e->line, "more than %u comparisons in expect", JOB_LIST_MAX);
+			return false;
+		}
+		struct job_expect *nv = realloc(*list, (*n + 1) * sizeof(*nv));
+		if (!nv) {
+			expect_clear(&x);
+			b->oom = true;
+			return false;
+		}
+		*list = nv;
+		nv[(*n)++] = x;
+	}
+	if (ok && *n == 0) {
+		ERR(b, e->line, "empty expect: give METRIC OP NUMBER, e.g. vmstat.pswpout > 0");
+		return false;
+	}
+	return ok;
+}
+
+static bool set_expect(struct builder *b, const struct keydef *k, const struct job_entry *e, void *obj)
+{
+	return parse_expect(b, e, NULL, (struct job_expect **)((char *)obj + k->off), (size_t *)((char *)obj + k->off_n));
+}
+
+/* expect.VARIANT = ...: the variant is checked once all are read */
+static bool workload_expect_variant(struct builder *b, const struct job_section *s, const struct job_entry *e,
+				    struct job_workload *w)
+{
+	const char *variant = e->key + strlen("expect.");
+	char title[128];
+	sec_title(s, title, sizeof(title));
+	if (!job_valid_name(variant)) {
+		ERR(b, e->line, "bad key \"%s\" in %s: expect.VARIANT names a variant, e.g. expect.zswap-on", e->key, title);
+		return true;
+	}
+	if (!e->broken && !*e->value) {
+		ERR(b, e->line, "empty value for \"%s\" in %s", e->key, title);
+		return true;
+	}
+	if (!e->broken)
+		parse_expect(b, e, variant, &w->expect, &w->n_expect);
+	return true;
+}
+
+/* Each expect.VARIANT names one of the job's variants. */
+static void check_expect_variants(struct builder *b)
+{
+	struct job *j = b->j;
+	for (size_t wi = 0; wi < j->n_workloads; wi++)
+		for (size_t i = 0; i < j->workloads[wi].n_expect; i++) {
+			const struct job_expect *x = &j->workloads[wi].expect[i];
+			if (!x->variant || (i > 0 && j->workloads[wi].expect[i - 1].variant &&
+					    strcmp(j->workloads[wi].expect[i - 1].variant, x->variant) == 0))
+				continue;
+			bool found = false;
+			struct strbuf names = { 0 };
+			const char *vnames[JOB_VARIANTS_MAX];
+			size_t nv = 0;
+			for (size_t v = 0; v < j->n_variants; v++) {
+				found = found || (j->variants[v].name && strcmp(j->variants[v].name, x->variant) == 0);
+				sb_printf(&names, "%s%s", v ? ", " : "", j->variants[v].name ? j->variants[v].name : "?");
+				if (j->variants[v].name && nv < JOB_VARIANTS_MAX)
+					vnames[nv++] = j->variants[v].name;
+			}
+			const char *hint = found ? NULL : util_did_you_mean(x->variant, vnames, nv);
+			if (!found && hint)
+				ERR(b, x->line, "expect.%s: the job has no variant named \"%s\" (did you mean \"%s\"? variants: %s)",
+				    x->variant, x->variant, hint, names.buf ? names.buf : "none");
+			else if (!found)
+				ERR(b, x->line, "expect.%s: the job has no variant named \"%s\" (variants: %s)", x->variant, x->variant,
+				    names.buf ? names.buf : "none");
+			sb_free(&names);
+		}
+}
+
 static bool set_value(struct builder *b, const struct keydef *k, const struct job_entry *e, void *obj)
 {
 	void *at = (char *)obj + k->off;
@@ -624,6 +734,9 @@ static bool set_value(struct builder *b, const struct keydef *k, const struct jo
 	case KT_SOURCE:
 	case KT_SOURCES:
 		return set_source(b, k, e, obj);
+
+	case KT_EXPECT:
+		return set_expect(b, k, e, obj);
 	}
 	return false;
 }
@@ -1164,6 +1277,8 @@ static bool workload_param(struct builder *b, const struct job_section *s, const
 	struct job_workload *w = obj;
 	char title[128];
 	sec_title(s, title, sizeof(title));
+	if (strncmp(e->key, "expect.", 7) == 0)
+		return workload_expect_variant(b, s, e, w);
 	if (b->n_extra && !is_extra_key(b, e->key))
 		return false;
 	if (!b->n_extra) {
@@ -1380,6 +1495,8 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 		ERR(&b, 0, "a job needs at least two variants ([variant A], [variant B]); found %zu", j->n_variants);
 	if (j->n_workloads + bad_workloads == 0 && !partial)
 		ERR(&b, 0, "a job needs at least one [workload NAME] section");
+	if (!bad_variants && !partial)
+		check_expect_variants(&b);
 	check_steps_budget(&b);
 	if (b.oom)
 		ERR(&b, 0, "out of memory while reading the job");

@@ -93,6 +93,38 @@ size_t job_print_knob(FILE *out, const struct job_knob *k)
 	return job_print_key(out, key, k->value, false);
 }
 
+static bool same_variant(const struct job_expect *a, const struct job_expect *b)
+{
+	return a->variant == b->variant || (a->variant && b->variant && strcmp(a->variant, b->variant) == 0);
+}
+
+/* expect = ... (every variant), then one expect.VARIANT = ... per variant
+ * named, in the order first written. */
+static void print_expect(const struct job_workload *w, FILE *out)
+{
+	for (size_t i = 0; i < w->n_expect; i++) {
+		bool first = true;
+		for (size_t k = 0; k < i && first; k++)
+			first = !same_variant(&w->expect[k], &w->expect[i]);
+		if (!first)
+			continue;
+		struct strbuf sb = { 0 };
+		bool any = false;
+		for (size_t k = i; k < w->n_expect; k++) {
+			if (!same_variant(&w->expect[k], &w->expect[i]))
+				continue;
+			sb_printf(&sb, "%s%s %s %s", any ? ", " : "", w->expect[k].metric, expect_op_name(w->expect[k].op),
+				  w->expect[k].number);
+			any = true;
+		}
+		char key[96] = "expect";
+		if (w->expect[i].variant)
+			snprintf(key, sizeof(key), "expect.%s", w->expect[i].variant);
+		job_print_key(out, key, sb.buf ? sb.buf : "", true);
+		sb_free(&sb);
+	}
+}
+
 static void print_workload(const struct job_workload *w, FILE *out)
 {
 	char buf[64];
@@ -127,6 +159,9 @@ static void print_workload(const struct job_workload *w, FILE *out)
 		job_print_key(out, "fcount", sb.buf ? sb.buf : "", true);
 		sb_free(&sb);
 	}
+	if (w->oom == JOB_OOM_TOLERATE)
+		fprintf(out, "oom = tolerate\n");
+	print_expect(w, out);
 }
 
 /* Only the conditioning keys a job set: an unconditioned job prints as before. */

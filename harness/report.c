@@ -14,7 +14,7 @@
 #include <string.h>
 
 const char *const report_status_names[REPORT_N_STATUS] = {
-	"ok", "failed", "oom-killed", "timed-out", "aborted", "skipped", "started",
+	"ok", "failed", "oom-killed", "oom-contaminated", "expect-failed", "timed-out", "aborted", "skipped", "started",
 };
 
 int report_format_parse(const char *s, enum report_format *ret)
@@ -78,6 +78,9 @@ void report_free(struct report *r)
 	for (size_t i = 0; i < r->n_notes; i++)
 		free(r->notes[i]);
 	free(r->notes);
+	for (size_t i = 0; i < r->n_warnings; i++)
+		free(r->warnings[i]);
+	free(r->warnings);
 	for (size_t i = 0; i < r->n_unavailable; i++)
 		free(r->unavailable[i]);
 	free(r->unavailable);
@@ -191,20 +194,51 @@ bool report_all_zero(const struct report_workload *w, const struct report_metric
 	return any;
 }
 
-int report_add_note(struct report *r, const char *fmt, ...)
+static int add_line(char ***lines, size_t *n_lines, const char *fmt, va_list ap)
 {
-	char **nn = realloc(r->notes, (r->n_notes + 1) * sizeof(*nn));
+	char **nn = realloc(*lines, (*n_lines + 1) * sizeof(*nn));
 	if (!nn)
 		return -ENOMEM;
-	r->notes = nn;
+	*lines = nn;
+	if (vasprintf(&nn[*n_lines], fmt, ap) < 0)
+		return -ENOMEM;
+	(*n_lines)++;
+	return 0;
+}
+
+int report_add_note(struct report *r, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vasprintf(&r->notes[r->n_notes], fmt, ap);
+	int e = add_line(&r->notes, &r->n_notes, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	r->n_notes++;
-	return 0;
+	return e;
+}
+
+int report_add_warning(struct report *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int e = add_line(&r->warnings, &r->n_warnings, fmt, ap);
+	va_end(ap);
+	return e;
+}
+
+const char *report_oom_tolerated(const struct report *r, const struct report_workload *w, char *buf, size_t len)
+{
+	size_t counted = 0;
+	for (size_t v = 0; v < r->n_variants; v++)
+		counted += w->runs ? w->runs[v * REPORT_N_STATUS] : 0;
+	snprintf(buf, len, "oom = tolerate: %zu of %zu counted runs had memcg OOM kills", w->oom_counted, counted);
+	return buf;
+}
+
+int report_status_index(const char *status)
+{
+	for (size_t s = 0; s < REPORT_N_STATUS; s++)
+		if (strcmp(status, report_status_names[s]) == 0)
+			return (int)s;
+	return -1;
 }
 
 static bool is_change(enum stats_verdict v)

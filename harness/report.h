@@ -23,7 +23,7 @@ struct report_opts {
 };
 
 /* Run states as the store records them, in the order reports count them. */
-#define REPORT_N_STATUS 7
+#define REPORT_N_STATUS 9
 extern const char *const report_status_names[REPORT_N_STATUS];
 
 struct report_metric {
@@ -71,6 +71,8 @@ struct report_workload {
 	bool have_header;          /* stored jobs */
 	struct report_header h;
 	size_t *runs;              /* [v * REPORT_N_STATUS + status]: run counts (stored jobs) */
+	bool oom_tolerate;         /* the workload's oom = tolerate: runs with memcg OOM kills count */
+	size_t oom_counted;        /* ok runs (counted) during which the memcg OOM killer fired */
 };
 
 /* A patch of a build's series, as the builds table records it. */
@@ -100,7 +102,7 @@ struct report_boot_run {
 	int64_t id;
 	size_t workload;           /* SIZE_MAX: none */
 	int pair;
-	char status[16];
+	char status[24];
 	char kernel_release[128];  /* as the run recorded it */
 	bool wrong;                /* not on its variant's kernel or boot: r->kernel_warnings says how */
 };
@@ -128,6 +130,8 @@ struct report {
 	size_t n_variants;
 	struct report_workload *w;
 	size_t n_workloads;
+	char **warnings;           /* what makes the comparison doubtful, shown first: "WARNING: ..." */
+	size_t n_warnings;
 	char **notes;              /* runs not counted, one line each */
 	size_t n_notes;
 	char **unavailable;        /* "metric: reason (N runs)": not measured on this machine */
@@ -155,6 +159,11 @@ struct report_metric *report_find_metric(const struct report_workload *w, const 
  * variant v: a counter that did not move, left out of the text tables. */
 bool report_all_zero(const struct report_workload *w, const struct report_metric *m, size_t v);
 int report_add_note(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int report_add_warning(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "oom = tolerate: 5 of 12 counted runs had memcg OOM kills" into buf. */
+const char *report_oom_tolerated(const struct report *r, const struct report_workload *w, char *buf, size_t len);
+/* The index of a run status in report_status_names; -1: none of them. */
+int report_status_index(const char *status);
 
 /* Descriptive statistics, comparisons, q-values and verdicts. Metrics
  * whose decimals are < 0 get them from their values. */

@@ -162,6 +162,9 @@ static void header_lines(FILE *out, const struct report *r, const struct report_
 	if (r->order[0])
 		fprintf(out, " (%s)", r->order);
 	fprintf(out, "\n");
+	char line[160];
+	if (w->oom_tolerate)
+		fprintf(out, "  %s\n", report_oom_tolerated(r, w, line, sizeof(line)));
 	if (r->kernels)
 		kernel_lines(out, r, v);
 }
@@ -321,6 +324,10 @@ static void block(FILE *out, const struct report *r, const struct report_workloa
 
 int report_render_cover_letter(const struct report *r, FILE *out)
 {
+	for (size_t i = 0; i < r->n_warnings; i++)
+		fprintf(out, "%s\n", r->warnings[i]);
+	if (r->n_warnings)
+		fprintf(out, "\n");
 	if (r->n_kernel_warnings) {
 		fprintf(out, "WARNING: runs or boots not on their variant's kernel. This must never\n"
 			     "happen; the tables below still count these runs:\n");

@@ -93,6 +93,11 @@ static void run_counts(FILE *out, const struct report *r, const struct report_wo
 		fputs("}", out);
 	}
 	fputs("}", out);
+	/* oom = tolerate: the counted runs include runs with memcg OOM kills */
+	fputs(",\n      \"oom\": {", out);
+	kstr(out, "policy", w->oom_tolerate ? "tolerate" : "refuse", true);
+	knum(out, "counted_runs_with_kills", (double)w->oom_counted, false);
+	fputs("}", out);
 }
 
 /* kstr with "" as null. */
@@ -280,6 +285,15 @@ int report_render_json(const struct report *r, FILE *out)
 	fputs("]", out);
 	if (r->kernels)
 		kernels(out, r);
+	if (r->job_id) {
+		/* what makes the comparison doubtful, as the text report's first lines */
+		fputs(",\n  \"warnings\": [", out);
+		for (size_t i = 0; i < r->n_warnings; i++) {
+			fputs(i ? ", " : "", out);
+			report_json_str(out, r->warnings[i]);
+		}
+		fputs("]", out);
+	}
 	fputs(",\n  \"workloads\": [", out);
 	for (size_t wi = 0; wi < r->n_workloads; wi++) {
 		const struct report_workload *w = &r->w[wi];

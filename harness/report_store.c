@@ -85,6 +85,8 @@ static void collect(void *ctx, const struct store_run *run, const char *metric, 
 	    run->variant < 0 || (size_t)run->variant >= r->n_variants || run->pair < 0)
 		return;
 	struct report_workload *w = &r->w[run->workload];
+	if (strcmp(metric, "memcg.oom_kills") == 0 && value > 0)
+		w->oom_counted++; /* a counted run with kills: oom = tolerate */
 	if ((size_t)run->pair >= w->pairs || metric_rank(l->j, &l->j->workloads[run->workload], metric) < 0)
 		return;
 	struct report_metric *m = report_find_metric(w, metric);
@@ -335,6 +337,30 @@ out:
 	free(skip);
 }
 
+/* More than a third of a variant's runs lost to OOM kills: what is left
+ * is a selection of the runs, not the variant, and the reader must know
+ * before reading the table. */
+static int oom_warnings(struct report *rep)
+{
+	int oom = report_status_index(EXPECT_STATUS_OOM);
+	for (size_t wi = 0; wi < rep->n_workloads; wi++) {
+		const struct report_workload *w = &rep->w[wi];
+		for (size_t v = 0; w->runs && v < rep->n_variants; v++) {
+			size_t total = 0, hit = w->runs[v * REPORT_N_STATUS + (size_t)oom];
+			for (size_t s = 0; s < REPORT_N_STATUS; s++)
+				total += w->runs[v * REPORT_N_STATUS + s];
+			if (hit == 0 || 3 * hit <= total)
+				continue;
+			int e = report_add_warning(rep, "WARNING: workload %s: %zu of %zu runs of %s had memcg OOM kills and are not "
+						   "counted: lower the workload's footprint or raise memory.max",
+						   w->name, hit, total, rep->variants[v]);
+			if (e < 0)
+				return e;
+		}
+	}
+	return 0;
+}
+
 static void fill_header(const struct job *j, size_t wi, const struct store_run *runs, size_t nr,
 			struct report_workload *w, size_t n_variants)
 {
@@ -357,6 +383,7 @@ static void fill_header(const struct job *j, size_t wi, const struct store_run *
 			    strcmp(runs[i].status, report_status_names[s]) == 0)
 				w->runs[(size_t)runs[i].variant * REPORT_N_STATUS + s]++;
 	}
+	w->oom_tolerate = wl->oom == JOB_OOM_TOLERATE;
 	snprintf(h->type, sizeof(h->type), "%s", wl->type);
 	size_t used = 0;
 	for (size_t i = 0; i < wl->n_params && used < sizeof(h->params); i++)
@@ -477,6 +504,8 @@ int report_load(struct store *st, int64_t job_id, struct report **ret)
 			goto out;
 	}
 	if ((r = store_job_unavailable(st, job_id, add_unavailable, rep)) < 0)
+		goto out;
+	if ((r = oom_warnings(rep)) < 0)
 		goto out;
 	*ret = rep;
 	rep = NULL;

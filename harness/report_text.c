@@ -172,6 +172,7 @@ static void print_run_boots(FILE *out, const struct report *r, const struct list
 static void print_header_block(FILE *out, const struct report *r, const struct report_workload *w)
 {
 	const struct report_header *h = &w->h;
+	char line[160];
 	fprintf(out, "== workload %s", w->name);
 	if (h->type[0])
 		fprintf(out, " (%s%s%s)", h->type, h->params[0] ? "; " : "", h->params);
@@ -229,6 +230,8 @@ static void print_header_block(FILE *out, const struct report *r, const struct r
 		}
 		fprintf(out, "\n");
 	}
+	if (w->oom_tolerate)
+		fprintf(out, "%s\n", report_oom_tolerated(r, w, line, sizeof(line)));
 	fprintf(out, "Pairs: %zu (budget %s; %u look%s; stopped: %s)\n", w->pairs, w->budget, w->looks,
 		w->looks == 1 ? "" : "s", w->stop_reason);
 }
@@ -418,6 +421,8 @@ int report_render_text(const struct report *r, bool utf8, FILE *out)
 			r->job_status, r->job_reason[0] ? ": " : "", r->job_reason, r->order);
 	else
 		fprintf(out, "kab compare: %s\n", r->source ? r->source : r->title);
+	for (size_t i = 0; i < r->n_warnings; i++)
+		fprintf(out, "%s\n", r->warnings[i]);
 	print_kernels(out, r, &text_list);
 	for (size_t wi = 0; wi < r->n_workloads; wi++) {
 		const struct report_workload *w = &r->w[wi];
@@ -504,6 +509,10 @@ int report_render_markdown(const struct report *r, bool utf8, FILE *out)
 		fprintf(out, "## kab report: job %lld, %s\n", (long long)r->job_id, r->title);
 	else
 		fprintf(out, "## kab compare: %s\n", r->source ? r->source : r->title);
+	if (r->n_warnings)
+		fprintf(out, "\n");
+	for (size_t i = 0; i < r->n_warnings; i++)
+		fprintf(out, "- **%s**\n", r->warnings[i]);
 	print_kernels(out, r, &md_list);
 	struct row row;
 	for (size_t wi = 0; wi < r->n_workloads; wi++) {
@@ -526,6 +535,9 @@ int report_render_markdown(const struct report *r, bool utf8, FILE *out)
 		}
 		fprintf(out, "- %zu pairs (budget %s; %u look%s; stopped: %s)\n", w->pairs, w->budget, w->looks,
 			w->looks == 1 ? "" : "s", w->stop_reason);
+		char line[160];
+		if (w->oom_tolerate)
+			fprintf(out, "- %s\n", report_oom_tolerated(r, w, line, sizeof(line)));
 		if (w->n_metrics == 0) {
 			fprintf(out, "\n*%s*\n", empty_reason(r, w));
 			continue;

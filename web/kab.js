@@ -256,9 +256,14 @@ function renderReport(rep) {
 	const box = document.getElementById("tables");
 	box.replaceChildren();
 	const vars = rep.variants;
+	// what makes the comparison doubtful (most of a variant's runs lost to OOM kills), first
+	for (const wl of rep.warnings || [])
+		box.append(el("p", { class: "error warning" }, wl));
 	for (const [wi, w] of rep.workloads.entries()) {
+		const tolerated = w.oom && w.oom.policy === "tolerate" ?
+			`; oom = tolerate: ${w.oom.counted_runs_with_kills} counted run(s) had memcg OOM kills` : "";
 		box.append(el("h3", {}, `workload ${w.name}`),
-			el("p", { class: "legend" }, `${w.pairs} pairs` + (w.stop_reason ? `, stopped: ${w.stop_reason}` : "")));
+			el("p", { class: "legend" }, `${w.pairs} pairs` + (w.stop_reason ? `, stopped: ${w.stop_reason}` : "") + tolerated));
 		const head = el("tr", {}, el("th", {}, "metric"), el("th", {}, "unit"));
 		for (const v of vars) head.append(el("th", {}, `${v} mean`), el("th", {}, "cov"));
 		for (const v of vars.slice(1))

@@ -380,6 +380,122 @@ static int make_store(const char *path, const char *text, int64_t *ret_id)
 	return r;
 }
 
+/* OOM kills: workload "vm" (oom refused) has 5 of 6 zswap-off runs and 1
+ * of 6 zswap-on runs oom-contaminated; workload "tol" (oom = tolerate)
+ * counts all its runs, 3 of them with kills. */
+static int make_oom_store(const char *path, int64_t *ret_id)
+{
+	static const char text[] =
+		"[job]\nname = unit-oom\npairs = 6\nprimary = stress-ng.bogo_ops_per_s\n"
+		"[swap]\ndevice = none\n"
+		"[variant A]\nname = zswap-off\n[variant B]\nname = zswap-on\n"
+		"[workload vm]\ntype = stress-ng\nargs = --vm 2 --vm-bytes 1G --timeout 10s\nmemory.max = 256M\n"
+		"[workload tol]\ntype = stress-ng\nargs = --vm 2 --vm-bytes 1G --timeout 10s\nmemory.max = 256M\n"
+		"oom = tolerate\n";
+	struct store *st;
+	struct job *j = t_parse_job(text);
+	if (!j || store_open(path, &st) < 0)
+		return -EINVAL;
+	int64_t id;
+	struct store_step *steps;
+	size_t n;
+	int r = store_job_create(st, j, &id);
+	if (r == 0)
+		r = exec_plan(j, &steps, &n);
+	if (r == 0) {
+		r = store_steps_create(st, id, steps, n);
+		free(steps);
+		steps = NULL;
+		if (r == 0)
+			r = store_steps_load(st, id, &steps, &n);
+		for (size_t i = 0; r == 0 && i < n; i++) {
+			struct store_run run = { .job_id = id, .step_id = steps[i].id, .pair = steps[i].pair,
+						 .variant = steps[i].variant, .workload = steps[i].workload, .cpus = 2,
+						 .cgroup_version = 1, .mem_total = 24ull << 30 };
+			int64_t rid;
+			if ((r = store_run_begin(st, &run, &rid)) < 0)
+				break;
+			run.id = rid;
+			run.started = 1000.0 + (double)i * 20;
+			run.finished = run.started + 10.5;
+			int p = steps[i].pair, v = steps[i].variant;
+			bool kills = steps[i].workload == 0 ? (v == 0 ? p < 5 : p == 0) : p % 2 == 0 && v == 0;
+			bool contaminated = kills && steps[i].workload == 0;
+			snprintf(run.status, sizeof(run.status), "%s", contaminated ? EXPECT_STATUS_OOM : "ok");
+			if (contaminated)
+				snprintf(run.reason, sizeof(run.reason),
+					 "memcg OOM killer killed 4 process(es) during the run; oom = tolerate counts such runs");
+			struct wl_metrics m = { 0 };
+			wl_metrics_add(&m, "stress-ng.bogo_ops_per_s", "ops/s", 1000 + 7 * p + 80 * v);
+			wl_metrics_add(&m, "memcg.oom_kills", "kills", kills ? 4 : 0);
+			r = store_run_finish(st, &run, "finished", &m, NULL, 0);
+			wl_metrics_free(&m);
+		}
+		free(steps);
+	}
+	store_close(st);
+	job_free(j);
+	*ret_id = id;
+	return r;
+}
+
+static void test_oom_report(void)
+{
+	char path[256];
+	t_db_path(path, sizeof(path), "/tmp/kab-unit-oom-XXXXXX", "TEST_OOM_DB");
+	int64_t id = 0;
+	T_EQ_INT(make_oom_store(path, &id), 0);
+	struct store *st;
+	if (store_open(path, &st) < 0) {
+		T_CHECK(!"store_open");
+		return;
+	}
+	struct report *r;
+	T_EQ_INT(report_load(st, id, &r), 0);
+	int oom = report_status_index(EXPECT_STATUS_OOM);
+	T_CHECK(oom > 0);
+	T_EQ_INT(r->w[0].runs[0 * REPORT_N_STATUS + (size_t)oom], 5);
+	T_EQ_INT(r->w[0].runs[1 * REPORT_N_STATUS + (size_t)oom], 1);
+	T_EQ_INT(r->w[0].runs[0 * REPORT_N_STATUS], 1);
+	T_CHECK(!r->w[0].oom_tolerate);
+	T_CHECK(r->w[1].oom_tolerate);
+	T_EQ_INT(r->w[1].oom_counted, 3);
+	T_EQ_INT(r->n_notes, 6);
+	/* only zswap-off is over a third */
+	T_EQ_INT(r->n_warnings, 1);
+	const char *warning = "WARNING: workload vm: 5 of 6 runs of zswap-off had memcg OOM kills and are not counted: "
+			      "lower the workload's footprint or raise memory.max";
+	if (r->n_warnings == 1)
+		T_EQ_STR(r->warnings[0], warning);
+	T_EQ_INT(report_analyze(r), 0);
+	T_EQ_INT(r->w[0].m[0].desc[0].n, 1); /* zswap-off: the one run without kills */
+	T_EQ_INT(r->w[0].m[0].desc[1].n, 5);
+	const char *tolerated = "oom = tolerate: 3 of 12 counted runs had memcg OOM kills";
+	char *text = render(r, REPORT_TEXT);
+	T_CHECK(text && strstr(text, warning) && strstr(text, warning) < strstr(text, "== workload"));
+	T_CHECK(text && strstr(text, tolerated));
+	T_CHECK(text && strstr(text, "Runs: zswap-off 1 ok 5 oom-contaminated; zswap-on 5 ok 1 oom-contaminated\n"));
+	T_CHECK(text && strstr(text, "oom-contaminated: memcg OOM killer killed 4 process(es) during the run; "
+				     "oom = tolerate counts such runs"));
+	free(text);
+	char *md = render(r, REPORT_MARKDOWN);
+	T_CHECK(md && strstr(md, warning) && strstr(md, tolerated));
+	free(md);
+	char *cover = render(r, REPORT_COVER_LETTER);
+	T_CHECK(cover && strncmp(cover, warning, strlen(warning)) == 0);
+	T_CHECK(cover && strstr(cover, tolerated));
+	free(cover);
+	char *json = render(r, REPORT_JSON);
+	T_CHECK(json && strstr(json, "\"warnings\": [\"WARNING: workload vm: 5 of 6"));
+	T_CHECK(json && strstr(json, "\"oom-contaminated\": 5"));
+	T_CHECK(json && strstr(json, "\"oom\": {\"policy\": \"tolerate\", \"counted_runs_with_kills\": 3}"));
+	free(json);
+	report_free(r);
+	store_close(st);
+	if (!getenv("TEST_OOM_DB"))
+		unlink(path);
+}
+
 static void test_store_report(void)
 {
 	/* TEST_REPORT_DB=PATH keeps the database there, for a look with kab report */
@@ -623,5 +739,6 @@ int main(void)
 	test_store_report_rows();
 	test_units();
 	test_readable_rows();
+	test_oom_report();
 	return t_done("test_report");
 }
