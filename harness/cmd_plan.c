@@ -188,7 +188,9 @@ static int run_calibration(const char *path, const char *db, const char *state_d
 	}
 	log_info("calibration job %lld \"%s\": %zu runs (%u pairs of \"%s\" against itself x %zu workloads), database %s",
 		 (long long)id, cal->name, n, pairs, cal->variants[0].name, cal->n_workloads, db);
+	exec_set_stop_check(out_stop_check);
 	r = exec_job(st, cal, id);
+	exec_set_stop_check(NULL);
 	if (r == -EINTR) {
 		log_error("interrupted: calibration job %lld cancelled; its finished runs are kept (kab plan --from %lld --db %s plans from them)",
 			  (long long)id, (long long)id, db);

@@ -17,7 +17,6 @@
 
 #define DEFAULT_DB "kab.db"
 /* how the reason of a job stopped because kab's output closed begins */
-#define OUTPUT_CLOSED "kab's output was closed"
 /* kab run's exit status then: what a shell shows for a death by SIGPIPE */
 #define EXIT_OUTPUT_CLOSED 141
 
@@ -32,17 +31,6 @@ static int parse_id(const char *s, int64_t *ret)
 	return 0;
 }
 
-/* The executor's stop check: kab's stdout or stderr closed (a pipe whose
- * reader left, a terminal gone), so the job stops as on SIGHUP. */
-static bool output_closed(char *why, size_t len)
-{
-	char what[96];
-	if (!out_closed(what, sizeof(what)))
-		return false;
-	snprintf(why, len, "%s (%s)", OUTPUT_CLOSED, what);
-	return true;
-}
-
 /* Jobs an earlier kab run stopped because its output closed (someone read
  * its first lines through head): said at every kab run until resumed. */
 static void note_output_closed(struct store *st, const char *db, int64_t resuming)
@@ -55,7 +43,7 @@ static void note_output_closed(struct store *st, const char *db, int64_t resumin
 		struct store_job sj;
 		if (ids[i] == resuming || store_job_get(st, ids[i], &sj) < 0)
 			continue;
-		if (strncmp(sj.reason, OUTPUT_CLOSED, strlen(OUTPUT_CLOSED)) == 0)
+		if (strncmp(sj.reason, OUT_CLOSED_REASON, strlen(OUT_CLOSED_REASON)) == 0)
 			log_warn("job %lld \"%s\" was cancelled: %s (database %s)", (long long)sj.id, sj.name, sj.reason, db);
 		store_job_clear(&sj);
 	}
@@ -70,7 +58,7 @@ static int run_result(struct store *st, int64_t job_id, const char *db, int r, b
 	bool closed = out_closed(why, sizeof(why));
 	if (r == -EINTR && closed) {
 		log_error("%s (%s): job %lld cancelled; its finished runs are kept; kab run --resume %lld --db %s continues it",
-			  OUTPUT_CLOSED, why, (long long)job_id, (long long)job_id, db);
+			  OUT_CLOSED_REASON, why, (long long)job_id, (long long)job_id, db);
 		return EXIT_OUTPUT_CLOSED;
 	}
 	if (r == -EINTR) {
@@ -213,7 +201,7 @@ int cmd_run(int argc, char **argv)
 		log_info("job %lld \"%s\": %zu runs (%u pairs x %zu workloads x %zu variants, order %s), database %s",
 			 (long long)job_id, j->name, n, j->pairs, j->n_workloads, j->n_variants, job_order_name(j->order), db);
 	}
-	exec_set_stop_check(output_closed);
+	exec_set_stop_check(out_stop_check);
 	r = exec_job(st, j, job_id);
 	exec_set_stop_check(NULL);
 	ret = run_result(st, job_id, db, r, report);

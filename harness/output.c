@@ -130,3 +130,12 @@ bool out_closed(char *ret_why, size_t len)
 	}
 	return false;
 }
+
+bool out_stop_check(char *why, size_t len)
+{
+	char what[96];
+	if (!out_closed(what, sizeof(what)))
+		return false;
+	snprintf(why, len, "%s (%s)", OUT_CLOSED_REASON, what);
+	return true;
+}

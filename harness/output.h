@@ -28,3 +28,11 @@ int out_flush(FILE *f);
  * reader left is seen before the next write. ret_why (may be NULL) gets
  * "standard error: Broken pipe". */
 bool out_closed(char *ret_why, size_t len);
+
+/* The start of a job's reason when kab's output closed under it. */
+#define OUT_CLOSED_REASON "kab's output was closed"
+
+/* The executor's stop check for kab's foreground verbs: stdout or stderr
+ * closed (a pipe whose reader left, a terminal gone), so the job stops as
+ * on SIGHUP; why gets OUT_CLOSED_REASON and which stream. */
+bool out_stop_check(char *why, size_t len);
