@@ -322,13 +322,10 @@ struct series_sink {
 
 static bool metric_lookup(void *ctx, const char *name, double *ret)
 {
-	const struct wl_metrics *m = ctx;
-	for (size_t i = 0; i < m->n; i++)
-		if (strcmp(m->v[i].name, name) == 0) {
-			*ret = m->v[i].value;
-			return true;
-		}
-	return false;
+	const struct wl_metric *v = wl_metrics_find(ctx, 0, name);
+	if (v)
+		*ret = v->value;
+	return v != NULL;
 }
 
 static void add_fcount(void *ctx, const char *function, uint64_t calls)

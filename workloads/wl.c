@@ -220,8 +220,15 @@ int wl_prog_collect(const struct wl_ctx *c, const char *prefix, const char *requ
 	int r = wl_prog_metrics_read(f, prefix, m);
 	if (r < 0)
 		return r;
-	for (size_t i = n0; i < m->n; i++)
-		if (strcmp(m->v[i].name, required) == 0)
-			return 0;
+	if (wl_metrics_find(m, n0, required))
+		return 0;
 	return -ENODATA; /* the program stopped before its summary */
+}
+
+const struct wl_metric *wl_metrics_find(const struct wl_metrics *m, size_t from, const char *name)
+{
+	for (size_t i = from; i < m->n; i++)
+		if (strcmp(m->v[i].name, name) == 0)
+			return &m->v[i];
+	return NULL;
 }

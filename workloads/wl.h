@@ -28,6 +28,8 @@ struct wl_metrics {
 };
 int wl_metrics_add(struct wl_metrics *m, const char *name, const char *unit, double value);
 void wl_metrics_free(struct wl_metrics *m);
+/* The first metric called name at index from or later; NULL when none. */
+const struct wl_metric *wl_metrics_find(const struct wl_metrics *m, size_t from, const char *name);
 
 /* What a run gives the adapter to work with. */
 struct wl_ctx {
