@@ -3,6 +3,7 @@
  * end to end from a temporary store, including the bad cases (no runs, a
  * single run, every run failed, a metric in one variant only). */
 #include "t_job.h"
+#include "t_report.h"
 #include "executor.h"
 #include "job.h"
 #include "metrics.h"
@@ -242,22 +243,12 @@ static void test_job_settings(void)
 	}
 }
 
-static char *render(const struct report *r, enum report_format fmt)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	struct report_opts o = { .format = fmt, .ascii = true };
-	T_EQ_INT(report_render(r, &o, f), 0);
-	fclose(f);
-	return text;
-}
 
 /* Every format renders; JSON has null where a number is missing and no NaN. */
 static void render_all(const struct report *r, const char *must_have)
 {
 	for (int fmt = REPORT_TEXT; fmt <= REPORT_CSV; fmt++) {
-		char *text = render(r, (enum report_format)fmt);
+		char *text = t_render(r, (enum report_format)fmt);
 		T_CHECK(text && *text);
 		if (text && fmt == REPORT_JSON) {
 			T_CHECK(!strstr(text, "nan") && !strstr(text, "NaN") && !strstr(text, "inf"));
@@ -300,11 +291,11 @@ static void test_model_edges(void)
 	T_EQ_INT(w->m[1].desc[0].n, 0);
 	T_EQ_INT(w->m[1].desc[1].n, 2);
 	render_all(r, "In one variant only: time.wall_s, vmstat.zswpwb");
-	char *json = render(r, REPORT_JSON);
+	char *json = t_render(r, REPORT_JSON);
 	T_CHECK(json && strstr(json, "\"values\": [1.5, null, null]"));
 	T_CHECK(json && strstr(json, "\"mean\": null"));
 	free(json);
-	char *text = render(r, REPORT_TEXT);
+	char *text = t_render(r, REPORT_TEXT);
 	T_CHECK(text && strstr(text, "(no metrics recorded)"));
 	free(text);
 	report_free(r);
@@ -471,21 +462,21 @@ static void test_oom_report(void)
 	T_EQ_INT(r->w[0].m[0].desc[0].n, 1); /* zswap-off: the one run without kills */
 	T_EQ_INT(r->w[0].m[0].desc[1].n, 5);
 	const char *tolerated = "oom = tolerate: 3 of 12 counted runs had memcg OOM kills";
-	char *text = render(r, REPORT_TEXT);
+	char *text = t_render(r, REPORT_TEXT);
 	T_CHECK(text && strstr(text, warning) && strstr(text, warning) < strstr(text, "== workload"));
 	T_CHECK(text && strstr(text, tolerated));
 	T_CHECK(text && strstr(text, "Runs: zswap-off 1 ok 5 oom-contaminated; zswap-on 5 ok 1 oom-contaminated\n"));
 	T_CHECK(text && strstr(text, "oom-contaminated: memcg OOM killer killed 4 process(es) during the run; "
 				     "oom = tolerate counts such runs"));
 	free(text);
-	char *md = render(r, REPORT_MARKDOWN);
+	char *md = t_render(r, REPORT_MARKDOWN);
 	T_CHECK(md && strstr(md, warning) && strstr(md, tolerated));
 	free(md);
-	char *cover = render(r, REPORT_COVER_LETTER);
+	char *cover = t_render(r, REPORT_COVER_LETTER);
 	T_CHECK(cover && strncmp(cover, warning, strlen(warning)) == 0);
 	T_CHECK(cover && strstr(cover, tolerated));
 	free(cover);
-	char *json = render(r, REPORT_JSON);
+	char *json = t_render(r, REPORT_JSON);
 	T_CHECK(json && strstr(json, "\"warnings\": [\"WARNING: workload vm: 5 of 6"));
 	T_CHECK(json && strstr(json, "\"oom-contaminated\": 5"));
 	T_CHECK(json && strstr(json, "\"oom\": {\"policy\": \"tolerate\", \"counted_runs_with_kills\": 3}"));
@@ -541,7 +532,7 @@ static void test_store_report(void)
 		T_EQ_INT(w->m[3].cmp[1].verdict, STATS_VERDICT_NONE);
 	}
 	render_all(r, "memory.max: 128M");
-	char *text = render(r, REPORT_TEXT);
+	char *text = t_render(r, REPORT_TEXT);
 	T_CHECK(text && strstr(text, "no ok runs: every run of this workload failed"));
 	T_CHECK(text && strstr(text, "no runs recorded for this workload"));
 	T_CHECK(text && strstr(text, "Runs not counted:"));
@@ -556,12 +547,12 @@ static void test_store_report(void)
 	T_CHECK(text && !strstr(text, "Kernels:") && !strstr(text, "Runs by boot:") && !strstr(text, "WARNING"));
 	T_CHECK(text && strstr(text, "\nKernel: 6.1.0-unit   CPUs: 8   Memory: 16.0 GiB   cgroup v2\n"));
 	free(text);
-	char *json = render(r, REPORT_JSON);
+	char *json = t_render(r, REPORT_JSON);
 	T_CHECK(json && !strstr(json, "\"kernels\"") && !strstr(json, "\"runs_by_boot\"") && !strstr(json, "\"kernel_warnings\""));
 	T_CHECK(json && strstr(json, "\"boots\": []\n}\n"));
 	T_CHECK(json && strstr(json, "\"name\": \"vmstat.pswpin\"")); /* JSON keeps every row */
 	free(json);
-	char *cover = render(r, REPORT_COVER_LETTER);
+	char *cover = t_render(r, REPORT_COVER_LETTER);
 	T_CHECK(cover && strstr(cover, "unit-report vm Benchmark Results"));
 	T_CHECK(cover && strstr(cover, "  Kernel: 6.1.0-unit   CPUs: 8\n  MemTotal: 16384M   SwapTotal: 4096M\n"
 				       "  memcg limit: 128M   alloc: 1G   workers: 4   duration: 10s\n"));
@@ -602,14 +593,14 @@ static void test_store_report_rows(void)
 	struct report *r;
 	T_EQ_INT(report_load(st, id, &r), 0);
 	T_EQ_INT(report_analyze(r), 0);
-	char *cover = render(r, REPORT_COVER_LETTER);
+	char *cover = t_render(r, REPORT_COVER_LETTER);
 	T_CHECK(cover && strstr(cover, "\npgscan_anon (pages) "));
 	T_CHECK(cover && !strstr(cover, "\nbogo ops/s ") && !strstr(cover, "\nzswpwb"));
 	T_CHECK(cover && strstr(cover, "All zero in every run (left out): vmstat.pswpin\n"));
 	T_CHECK(cover && strstr(cover, "The job's [report] rows; 2 others are in kab report 1.\n"));
 	free(cover);
 	/* the text report is unchanged by it: every row but the zero one */
-	char *txt = render(r, REPORT_TEXT);
+	char *txt = t_render(r, REPORT_TEXT);
 	T_CHECK(txt && strstr(txt, "\nstress-ng.bogo_ops_per_s ") && strstr(txt, "\nvmstat.zswpwb "));
 	free(txt);
 	report_free(r);
@@ -701,7 +692,7 @@ static void test_readable_rows(void)
 		}
 	}
 	T_EQ_INT(report_analyze(r), 0);
-	char *text = render(r, REPORT_TEXT);
+	char *text = t_render(r, REPORT_TEXT);
 	T_CHECK(text && strstr(text, " 206 ms "));
 	T_CHECK(text && strstr(text, " 180 ms "));
 	T_CHECK(text && strstr(text, "-26 ms (-12.8%)"));
@@ -712,15 +703,15 @@ static void test_readable_rows(void)
 	T_CHECK(text && strstr(text, ", noisy.m2 ") && !strstr(text, "noisy.m1 1") && strstr(text, "% and 2 more\n"));
 	T_CHECK(text && !strstr(text, "Noisy in patched"));
 	free(text);
-	char *cover = render(r, REPORT_COVER_LETTER);
+	char *cover = t_render(r, REPORT_COVER_LETTER);
 	T_CHECK(cover && strstr(cover, "\nMADV_PAGEOUT time (mean) 206 ms        180 ms            -26 ms (-12.8%)\n"));
 	T_CHECK(cover && strstr(cover, "All zero in every run (left out): vmstat.pgscan_direct\n"));
 	T_CHECK(cover && !strstr(cover, "kab report"));  /* kab compare keeps every other row */
 	free(cover);
-	char *csv = render(r, REPORT_CSV);
+	char *csv = t_render(r, REPORT_CSV);
 	T_CHECK(csv && strstr(csv, "vmstat.pgscan_direct") && strstr(csv, "206388029"));
 	free(csv);
-	char *json = render(r, REPORT_JSON);
+	char *json = t_render(r, REPORT_JSON);
 	T_CHECK(json && strstr(json, "vmstat.pgscan_direct") && strstr(json, "206388029"));
 	free(json);
 	report_free(r);

@@ -5,6 +5,7 @@
  * planted on the wrong kernel or boot; in text, Markdown, JSON and the
  * cover letter. */
 #include "t_job.h"
+#include "t_report.h"
 #include "executor.h"
 #include "job.h"
 #include "report.h"
@@ -175,16 +176,6 @@ static int64_t make_job(struct store *st, const char *text, const int64_t *build
 	return r < 0 ? 0 : id;
 }
 
-static char *render(const struct report *r, enum report_format fmt)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	struct report_opts o = { .format = fmt, .ascii = true };
-	T_EQ_INT(report_render(r, &o, f), 0);
-	fclose(f);
-	return text;
-}
 
 /* Checks that text holds want, and shows both when it does not. */
 static void has(const char *what, const char *text, const char *want)
@@ -278,25 +269,25 @@ static void check_clean(struct store *st, int64_t id)
 	T_EQ_INT(r->n_run_boots, 6);
 	/* two runs a boot count once: n is the boots */
 	T_EQ_INT(r->w[0].n_metrics > 0 ? r->w[0].m[0].desc[0].n : 0, 3);
-	char *text = render(r, REPORT_TEXT);
+	char *text = t_render(r, REPORT_TEXT);
 	has("text", text, "kab report: job 1 \"unit-kernels\" (queued), order abba\n\nKernels:\n");
 	has("text", text, kernels_text);
 	has("text", text, runs_by_boot_text);
 	has("text", text, "\nBoots:\n  base: build 1 (6.1.192-kab1): 3 boots, 0 failed, switch to ready 2.3 s median (2.0-2.4)\n");
 	lacks("text", text, "WARNING");
 	free(text);
-	char *md = render(r, REPORT_MARKDOWN);
+	char *md = t_render(r, REPORT_MARKDOWN);
 	has("markdown", md, "\nKernels:\n\n- base: build 1, 6.1.192-kab1, built by kab from v6.1-debian (71864f7f0e85), no series\n"
 			    "- patched: build 2, 6.1.192-kab2, built by kab from v6.1-debian (71864f7f0e85) + series " SERIES
 			    ", 2 patches:\n    1. " SUBJECT1 "\n    2. " SUBJECT2 "\n");
 	has("markdown", md, "\nRuns by boot:\n\n- base: boot 1 (boot_id a0000001, build 1, 6.1.192-kab1): runs 1 ok, 2 ok\n");
 	free(md);
-	char *cover = render(r, REPORT_COVER_LETTER);
+	char *cover = t_render(r, REPORT_COVER_LETTER);
 	has("cover letter", cover, cover_top);
 	has("cover letter", cover, cover_lines);
 	lacks("cover letter", cover, "WARNING");
 	free(cover);
-	char *json = render(r, REPORT_JSON);
+	char *json = t_render(r, REPORT_JSON);
 	has("json", json, "\"variants\": [\"base\", \"patched\"],\n  \"kernels\": [\n"
 			  "    {\"variant\": \"base\", \"build\": {\"id\": 1, \"found\": true, \"kind\": \"build\", \"status\": \"ok\", "
 			  "\"kernelrelease\": \"6.1.192-kab1\", \"tree\": \"/src/linux\", \"base_ref\": \"v6.1-debian\", "
@@ -329,7 +320,7 @@ static void check_planted(struct store *st, int64_t id)
 	T_EQ_INT(r->n_kernel_warnings, ARRAY_SIZE(warnings));
 	for (size_t i = 0; i < r->n_kernel_warnings && i < ARRAY_SIZE(warnings); i++)
 		T_EQ_STR(r->kernel_warnings[i], warnings[i]);
-	char *text = render(r, REPORT_TEXT);
+	char *text = t_render(r, REPORT_TEXT);
 	has("planted text", text, "\nWARNING: runs or boots not on their variant's kernel (this must never happen; the tables below still count these runs):\n"
 				  "  run 14 of variant base ran on build 2's kernel (6.1.192-kab2), not on build 1's (6.1.192-kab1)\n");
 	/* the warning comes before the tables */
@@ -340,12 +331,12 @@ static void check_planted(struct store *st, int64_t id)
 	has("planted text", text, "  patched: boot 3 (boot_id c0000003, build 2, 6.1.192-kab2): runs 17 ok [WRONG, see WARNING], 18 ok\n");
 	has("planted text", text, "  patched: a boot the job did not record (boot_id deadbeef, 6.1.192-kab2): run 16 ok [WRONG, see WARNING]\n");
 	free(text);
-	char *cover = render(r, REPORT_COVER_LETTER);
+	char *cover = t_render(r, REPORT_COVER_LETTER);
 	has("planted cover letter", cover, "WARNING: runs or boots not on their variant's kernel. This must never\n"
 					   "happen; the tables below still count these runs:\n"
 					   "  run 14 of variant base ran on build 2's kernel (6.1.192-kab2), not on build 1's (6.1.192-kab1)\n");
 	free(cover);
-	char *json = render(r, REPORT_JSON);
+	char *json = t_render(r, REPORT_JSON);
 	has("planted json", json, "{\"id\": 14, \"workload\": \"w\", \"pair\": 1, \"status\": \"ok\", \"kernel_release\": \"6.1.192-kab2\", \"wrong_kernel\": true}");
 	has("planted json", json, "{\"variant\": \"patched\", \"slot\": null, \"boot_id\": \"deadbeef-0000-0000-0000-000000000000\", \"build_id\": null,");
 	has("planted json", json, "\"kernel_warnings\": [\"run 14 of variant base ran on build 2's kernel (6.1.192-kab2), not on build 1's (6.1.192-kab1)\", ");
@@ -377,18 +368,18 @@ static void check_images(struct store *st, int64_t id)
 	struct report *r = load(st, id);
 	if (!r)
 		return;
-	char *text = render(r, REPORT_TEXT);
+	char *text = t_render(r, REPORT_TEXT);
 	has("image text", text, "\nKernels:\n  distro: build 3, 6.1.0-57-amd64, a registered image: " IMAGE " (no tree or base)\n"
 				"  other: build 4, 6.1.0-58-amd64, a registered image: /boot/vmlinuz-6.1.0-58-amd64 (no tree or base)\n");
 	has("image text", text, "\nRuns by boot:\n  (no boot came up and no run was recorded)\n");
 	has("image text", text, "\nBoots:\n  distro: build 3 (6.1.0-57-amd64): 0 boots, 0 failed\n");
 	free(text);
-	char *cover = render(r, REPORT_COVER_LETTER);
+	char *cover = t_render(r, REPORT_COVER_LETTER);
 	has("image cover letter", cover, "  Base: the image " IMAGE ", 6.1.0-57-amd64\n"
 					 "  other: the image /boot/vmlinuz-6.1.0-58-amd64, 6.1.0-58-amd64\n"
 					 "  0 boots of each kernel, ABBA\n");
 	free(cover);
-	char *json = render(r, REPORT_JSON);
+	char *json = t_render(r, REPORT_JSON);
 	has("image json", json, "{\"variant\": \"distro\", \"build\": {\"id\": 3, \"found\": true, \"kind\": \"image\", \"status\": \"ok\", "
 				"\"kernelrelease\": \"6.1.0-57-amd64\", \"tree\": null, \"base_ref\": null, \"base_sha\": null, "
 				"\"series\": null, \"image\": \"" IMAGE "\", \"patches\": []}");
