@@ -14,6 +14,7 @@
 
 #include "executor.h"
 #include "job.h"
+#include "job_store.h"
 #include "knob_allow.h"
 #include "store.h"
 #include "util.h"
@@ -118,7 +119,7 @@ static double time_submit(size_t repeat, bool *ret_ok)
 		size_t n;
 		int64_t id;
 		double t0 = util_mono_now();
-		*ret_ok = exec_plan(j, &steps, &n) == 0 && n == JOB_STEPS_MAX && store_job_submit(st, j, NULL, steps, n, &id) == 0;
+		*ret_ok = exec_plan(j, &steps, &n) == 0 && n == JOB_STEPS_MAX && job_store_submit(st, j, NULL, steps, n, &id) == 0;
 		ms[k] = (util_mono_now() - t0) * 1e3;
 		free(steps);
 	}

@@ -17,6 +17,7 @@
 
 #include "executor.h"
 #include "job.h"
+#include "job_store.h"
 #include "store.h"
 #include "util.h"
 #include "wl.h"
@@ -176,7 +177,7 @@ static int seed_job(struct store *st, const struct job *j, const struct metric_d
 	size_t n_plan = 0, n = 0;
 	int r;
 
-	if ((r = store_job_create(st, j, &job_id)) < 0)
+	if ((r = job_store_create(st, j, &job_id)) < 0)
 		return r;
 	if ((r = exec_plan(j, &plan, &n_plan)) < 0 || (r = store_steps_create(st, job_id, plan, n_plan)) < 0 ||
 	    (r = store_steps_load(st, job_id, &steps, &n)) < 0)

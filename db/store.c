@@ -1,7 +1,6 @@
 /* SQLite storage: schema, migrations and every query kab makes. */
 #include "store.h"
 #include "store_priv.h"
-#include "job.h"
 #include "util.h"
 #include "wl.h"
 
@@ -285,48 +284,43 @@ int store_begin(struct store *s) { return exec_sql(s, "BEGIN IMMEDIATE"); }
 int store_commit(struct store *s) { return exec_sql(s, "COMMIT"); }
 int store_rollback(struct store *s) { return exec_sql(s, "ROLLBACK"); }
 
-static int insert_variants(struct store *s, int64_t job_id, const struct job *j)
+static int insert_variants(struct store *s, int64_t job_id, const struct store_job_spec *j)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int r = prepare(s, "INSERT INTO variants (job_id, idx, label, name, kernel, knobs) VALUES (?,?,?,?,?,?)", &st);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < j->n_variants; i++) {
-		const struct job_variant *v = &j->variants[i];
-		struct strbuf kb = { 0 };
-		for (size_t k = 0; k < v->n_knobs; k++)
-			sb_printf(&kb, "%s=%s\n", v->knobs[k].path, v->knobs[k].value);
+		const struct store_variant_spec *v = &j->variants[i];
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, job_id);
 		sqlite3_bind_int(st, 2, (int)i);
 		store_bind_text(st, 3, v->label);
 		store_bind_text(st, 4, v->name);
 		store_bind_text(st, 5, v->kernel);
-		store_bind_text(st, 6, kb.buf ? kb.buf : "");
-		r = step_done(s, st);
-		sb_free(&kb);
-		if (r < 0)
+		store_bind_text(st, 6, v->knobs ? v->knobs : "");
+		if ((r = step_done(s, st)) < 0)
 			return r;
 	}
 	return 0;
 }
 
-static int insert_workloads(struct store *s, int64_t job_id, const struct job *j)
+static int insert_workloads(struct store *s, int64_t job_id, const struct store_job_spec *j)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int r = prepare(s, "INSERT INTO workloads (job_id, idx, name, type, memory_max, memory_high, memory_swap_max, timeout_s) VALUES (?,?,?,?,?,?,?,?)", &st);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < j->n_workloads; i++) {
-		const struct job_workload *w = &j->workloads[i];
+		const struct store_workload_spec *w = &j->workloads[i];
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, job_id);
 		sqlite3_bind_int(st, 2, (int)i);
 		store_bind_text(st, 3, w->name);
 		store_bind_text(st, 4, w->type);
-		sqlite3_bind_int64(st, 5, (sqlite3_int64)(w->memory_max == JOB_MEM_MAX ? -1 : (int64_t)w->memory_max));
-		sqlite3_bind_int64(st, 6, (sqlite3_int64)(w->memory_high == JOB_MEM_MAX ? -1 : (int64_t)w->memory_high));
-		sqlite3_bind_int64(st, 7, (sqlite3_int64)(w->memory_swap_max == JOB_MEM_MAX ? -1 : (int64_t)w->memory_swap_max));
+		sqlite3_bind_int64(st, 5, (sqlite3_int64)w->memory_max);
+		sqlite3_bind_int64(st, 6, (sqlite3_int64)w->memory_high);
+		sqlite3_bind_int64(st, 7, (sqlite3_int64)w->memory_swap_max);
 		sqlite3_bind_double(st, 8, w->timeout_s);
 		if ((r = step_done(s, st)) < 0)
 			return r;
@@ -336,7 +330,7 @@ static int insert_workloads(struct store *s, int64_t job_id, const struct job *j
 
 /* The job's row, its variants and workloads, inside the caller's
  * transaction; submitter NULL when none is recorded (kab run). */
-static int insert_job(struct store *s, const struct job *j, const char *submitter, int64_t *ret_id)
+static int insert_job(struct store *s, const struct store_job_spec *j, const char *submitter, int64_t *ret_id)
 {
 	int r;
 	{
@@ -355,8 +349,8 @@ static int insert_job(struct store *s, const struct job *j, const char *submitte
 		store_bind_text(st, 3, j->text ? j->text : "");
 		sqlite3_bind_double(st, 4, util_real_now());
 		sqlite3_bind_int(st, 5, (int)j->pairs);
-		store_bind_text(st, 6, job_order_name(j->order));
-		store_bind_text(st, 7, job_swap_kind_name(j->swap.kind));
+		store_bind_text(st, 6, j->order);
+		store_bind_text(st, 7, j->swap);
 		store_bind_text(st, 8, KAB_VERSION);
 		sqlite3_bind_int(st, 9, STORE_SCHEMA_VERSION);
 		store_bind_text(st, 10, release);
@@ -402,7 +396,7 @@ static int in_transaction(struct store *s, int r)
 	return r;
 }
 
-int store_job_create(struct store *s, const struct job *j, int64_t *ret_id)
+int store_job_create(struct store *s, const struct store_job_spec *j, int64_t *ret_id)
 {
 	int r = store_begin(s);
 	if (r < 0)
@@ -414,7 +408,7 @@ int store_job_create(struct store *s, const struct job *j, int64_t *ret_id)
 	return 0;
 }
 
-int store_job_submit(struct store *s, const struct job *j, const char *submitter, const struct store_step *steps, size_t n,
+int store_job_submit(struct store *s, const struct store_job_spec *j, const char *submitter, const struct store_step *steps, size_t n,
 		     int64_t *ret_id)
 {
 	int r = store_begin(s);

@@ -5,7 +5,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct job;
 struct wl_metrics;
 
 #define STORE_SCHEMA_VERSION 9
@@ -24,14 +23,37 @@ int store_commit(struct store *s);
 int store_rollback(struct store *s);
 
 /* ---- jobs ---- */
-int store_job_create(struct store *s, const struct job *j, int64_t *ret_id);
+/* A job as the store records it: the caller fills it from a parsed job
+ * (harness/job_store.c); every string is the caller's. */
+struct store_variant_spec {
+	const char *label, *name, *kernel;
+	const char *knobs;   /* "path=value\n" per knob as applied; "" for none */
+};
+struct store_workload_spec {
+	const char *name, *type;
+	/* bytes; 0: unset; -1: "max", no limit */
+	int64_t memory_max, memory_high, memory_swap_max;
+	double timeout_s;    /* 0: none */
+};
+struct store_job_spec {
+	const char *name, *file;
+	const char *text;    /* the job file; NULL stores "" */
+	unsigned pairs;
+	const char *order;   /* the order's name: "abba", "alternate", "random" */
+	const char *swap;    /* the swap kind's name: "none", "zram", "file", "existing" */
+	const struct store_variant_spec *variants;
+	size_t n_variants;
+	const struct store_workload_spec *workloads;
+	size_t n_workloads;
+};
+int store_job_create(struct store *s, const struct store_job_spec *j, int64_t *ret_id);
 /* The job, its variants, workloads and schedule in one transaction: no
  * reader ever sees a job without its steps, and the write lock is held
  * only for the inserts (parse and plan before calling). submitter: who
  * asked, as the job records it ("uid 1001 (alice)", "token"; NULL for
  * none, as kab run's). */
 struct store_step;
-int store_job_submit(struct store *s, const struct job *j, const char *submitter, const struct store_step *steps, size_t n,
+int store_job_submit(struct store *s, const struct store_job_spec *j, const char *submitter, const struct store_step *steps, size_t n,
 		     int64_t *ret_id);
 int store_job_set_status(struct store *s, int64_t job_id, const char *status, const char *reason);
 

@@ -7,6 +7,7 @@
 #include "compare.h"
 #include "executor.h"
 #include "job.h"
+#include "job_store.h"
 #include "output.h"
 #include "plan.h"
 #include "report.h"
@@ -180,7 +181,7 @@ static int run_calibration(const char *path, const char *db, const char *state_d
 	if (exec_plan(cal, &steps, &n) < 0)
 		goto out;
 	int64_t id;
-	r = store_job_submit(st, cal, NULL, steps, n, &id);
+	r = job_store_submit(st, cal, NULL, steps, n, &id);
 	free(steps);
 	if (r < 0) {
 		log_error("cannot store the calibration job in %s", db);

@@ -3,6 +3,7 @@
 #include "cmd.h"
 #include "executor.h"
 #include "job.h"
+#include "job_store.h"
 #include "output.h"
 #include "report.h"
 #include "statedir.h"
@@ -192,7 +193,7 @@ int cmd_run(int argc, char **argv)
 		size_t n;
 		if ((r = exec_plan(j, &steps, &n)) < 0)
 			goto out;
-		r = store_job_submit(st, j, NULL, steps, n, &job_id);
+		r = job_store_submit(st, j, NULL, steps, n, &job_id);
 		free(steps);
 		if (r < 0) {
 			log_error("cannot store the job and its schedule in %s", db);

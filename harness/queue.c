@@ -6,6 +6,7 @@
 #include "queue.h"
 #include "executor.h"
 #include "job.h"
+#include "job_store.h"
 #include "store.h"
 #include "util.h"
 
@@ -223,7 +224,7 @@ int queue_submit(struct queue *q, struct store *st, const struct job *j, const c
 	int r = exec_plan(j, &steps, &n);
 	if (r < 0)
 		return r;
-	r = store_job_submit(st, j, submitter, steps, n, &id);
+	r = job_store_submit(st, j, submitter, steps, n, &id);
 	free(steps);
 	if (r < 0)
 		return r;

@@ -3,6 +3,7 @@
 #include "t.h"
 #include "adaptive.h"
 #include "job.h"
+#include "job_store.h"
 #include "store.h"
 #include "util.h"
 #include "wl.h"
@@ -24,7 +25,7 @@ static int64_t fill(struct store *st, const char *text, unsigned pairs, int reps
 	struct diags d = { 0 };
 	struct job *j = NULL;
 	int64_t id = 0;
-	if (job_parse_string_nocheck("adaptive.job", text, &j, &d) < 0 || store_job_create(st, j, &id) < 0)
+	if (job_parse_string_nocheck("adaptive.job", text, &j, &d) < 0 || job_store_create(st, j, &id) < 0)
 		return 0;
 	diags_free(&d);
 	int seq = 0;

@@ -6,6 +6,7 @@
 #include "t_report.h"
 #include "executor.h"
 #include "job.h"
+#include "job_store.h"
 #include "metrics.h"
 #include "report.h"
 #include "report_priv.h"
@@ -321,7 +322,7 @@ static int make_store(const char *path, const char *text, int64_t *ret_id)
 	int64_t id;
 	struct store_step *steps;
 	size_t n;
-	int r = store_job_create(st, j, &id);
+	int r = job_store_create(st, j, &id);
 	if (r == 0)
 		r = exec_plan(j, &steps, &n);
 	if (r == 0) {
@@ -390,7 +391,7 @@ static int make_oom_store(const char *path, int64_t *ret_id)
 	int64_t id;
 	struct store_step *steps;
 	size_t n;
-	int r = store_job_create(st, j, &id);
+	int r = job_store_create(st, j, &id);
 	if (r == 0)
 		r = exec_plan(j, &steps, &n);
 	if (r == 0) {

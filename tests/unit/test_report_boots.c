@@ -8,6 +8,7 @@
 #include "t_report.h"
 #include "executor.h"
 #include "job.h"
+#include "job_store.h"
 #include "report.h"
 #include "report_priv.h"
 #include "store.h"
@@ -134,7 +135,7 @@ static int64_t make_job(struct store *st, const char *text, const int64_t *build
 	int64_t id = 0;
 	struct store_step *steps = NULL;
 	size_t n = 0;
-	int r = j ? store_job_create(st, j, &id) : -EINVAL;
+	int r = j ? job_store_create(st, j, &id) : -EINVAL;
 	if (r == 0)
 		r = exec_plan(j, &steps, &n);
 	if (r == 0)

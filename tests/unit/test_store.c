@@ -3,6 +3,7 @@
 #include "t_job.h"
 #include "executor.h"
 #include "job.h"
+#include "job_store.h"
 #include "store.h"
 #include "util.h"
 #include "wl.h"
@@ -74,7 +75,7 @@ static void test_store(void)
 	if (!j)
 		return;
 	int64_t id;
-	T_EQ_INT(store_job_create(st, j, &id), 0);
+	T_EQ_INT(job_store_create(st, j, &id), 0);
 	T_EQ_INT(id, 1);
 	struct store_step *steps;
 	size_t n;
@@ -177,7 +178,7 @@ static void test_store(void)
 	T_EQ_INT(store_job_get(st, 99, &sj), -ENOENT);
 	/* kabd's record who submitted them */
 	int64_t by;
-	T_EQ_INT(store_job_submit(st, j, "uid 1001 (alice)", NULL, 0, &by), 0);
+	T_EQ_INT(job_store_submit(st, j, "uid 1001 (alice)", NULL, 0, &by), 0);
 	T_EQ_INT(store_job_get(st, by, &sj), 0);
 	T_EQ_STR(sj.submitter, "uid 1001 (alice)");
 	store_job_clear(&sj);
@@ -219,7 +220,7 @@ static void test_store_modes(void)
 	T_EQ_INT(store_open(db, &st), 0);
 	struct job *j = t_parse_job(job_text);
 	int64_t id;
-	T_EQ_INT(j && store_job_create(st, j, &id) == 0, 1);
+	T_EQ_INT(j && job_store_create(st, j, &id) == 0, 1);
 	T_EQ_INT(mode_of(db), 0600);
 	T_EQ_INT(mode_of(wal), 0600);
 	T_EQ_INT(mode_of(shm), 0600);
@@ -252,7 +253,7 @@ static void test_submit(void)
 	size_t n;
 	T_EQ_INT(exec_plan(j, &steps, &n), 0);
 	int64_t id = 0;
-	T_EQ_INT(store_job_submit(st, j, "uid 1001 (alice)", steps, n, &id), 0);
+	T_EQ_INT(job_store_submit(st, j, "uid 1001 (alice)", steps, n, &id), 0);
 	T_EQ_INT(id, 1);
 	free(steps);
 	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
@@ -285,7 +286,7 @@ static void test_submit(void)
 	free(w);
 	/* a schedule that cannot be stored leaves no job behind */
 	struct store_step dup[2] = { { .seq = 0 }, { .seq = 0 } };
-	T_CHECK(store_job_submit(st, j, NULL, dup, 2, &id) < 0);
+	T_CHECK(job_store_submit(st, j, NULL, dup, 2, &id) < 0);
 	int64_t *ids = NULL;
 	T_EQ_INT(store_jobs_page(st, 0, 10, &ids, &n), 0);
 	T_EQ_INT(n, 1);

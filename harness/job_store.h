@@ -1,0 +1,15 @@
+/* A parsed job into the store: the store records its own plain form of a
+ * job (struct store_job_spec, db/store.h), filled here from struct job, so
+ * that db/ knows nothing of the parser. */
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+struct job;
+struct store;
+struct store_step;
+
+/* store_job_create and store_job_submit of j. */
+int job_store_create(struct store *st, const struct job *j, int64_t *ret_id);
+int job_store_submit(struct store *st, const struct job *j, const char *submitter, const struct store_step *steps,
+		     size_t n, int64_t *ret_id);
