@@ -2,7 +2,6 @@
 #include "store.h"
 #include "store_priv.h"
 #include "util.h"
-#include "wl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -735,7 +734,8 @@ fail:
 }
 
 int store_run_finish(struct store *s, const struct store_run *run, const char *step_status,
-		     const struct wl_metrics *m, const struct store_series *series, size_t n_series)
+		     const struct store_metric *metrics, size_t n_metrics, const struct store_series *series,
+		     size_t n_series)
 {
 	int r = store_begin(s);
 	if (r < 0)
@@ -763,15 +763,15 @@ int store_run_finish(struct store *s, const struct store_run *run, const char *s
 		if ((r = step_done(s, st)) < 0)
 			goto fail;
 	}
-	if (m && m->n) {
+	if (n_metrics) {
 		_cleanup_stmt_ sqlite3_stmt *st = NULL;
 		r = prepare(s, "INSERT OR REPLACE INTO metrics (run_id, name, value, unit) VALUES (?,?,?,?)", &st);
-		for (size_t i = 0; r >= 0 && i < m->n; i++) {
+		for (size_t i = 0; r >= 0 && i < n_metrics; i++) {
 			sqlite3_reset(st);
 			sqlite3_bind_int64(st, 1, run->id);
-			store_bind_text(st, 2, m->v[i].name);
-			sqlite3_bind_double(st, 3, m->v[i].value);
-			store_bind_text(st, 4, m->v[i].unit);
+			store_bind_text(st, 2, metrics[i].name);
+			sqlite3_bind_double(st, 3, metrics[i].value);
+			store_bind_text(st, 4, metrics[i].unit);
 			r = step_done(s, st);
 		}
 		if (r < 0)

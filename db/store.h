@@ -5,8 +5,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct wl_metrics;
-
 #define STORE_SCHEMA_VERSION 9
 
 struct store;
@@ -150,6 +148,14 @@ struct store_run {
 /* Inserts a 'started' run and marks its step started, in one transaction. */
 int store_run_begin(struct store *s, struct store_run *r, int64_t *ret_id);
 
+/* A metric of a run as the store records it: a workload's own, a counter's
+ * delta, the run's rusage (workloads/wl.h collects them). */
+struct store_metric {
+	char name[96];
+	char unit[16];
+	double value;
+};
+
 struct store_series {
 	const char *metric;
 	const uint8_t *blob;
@@ -159,7 +165,8 @@ struct store_series {
 /* Writes the run's final status, metrics and series and marks the step,
  * in one transaction. step_status: finished, aborted, ... */
 int store_run_finish(struct store *s, const struct store_run *r, const char *step_status,
-		     const struct wl_metrics *m, const struct store_series *series, size_t n_series);
+		     const struct store_metric *metrics, size_t n_metrics, const struct store_series *series,
+		     size_t n_series);
 int store_runs_load(struct store *s, int64_t job_id, struct store_run **ret, size_t *ret_n);
 /* Runs left 'started' (by a crash): the caller decides they are stale. */
 int store_runs_started(struct store *s, struct store_run **ret, size_t *ret_n);

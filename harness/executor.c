@@ -322,7 +322,7 @@ struct series_sink {
 
 static bool metric_lookup(void *ctx, const char *name, double *ret)
 {
-	const struct wl_metric *v = wl_metrics_find(ctx, 0, name);
+	const struct store_metric *v = wl_metrics_find(ctx, 0, name);
 	if (v)
 		*ret = v->value;
 	return v != NULL;
@@ -799,7 +799,7 @@ finish:;
 	if (strcmp(run.status, "failed") == 0 && strncmp(run.reason, "exited with status", 18) == 0)
 		reason_add_stderr(run.reason, sizeof(run.reason), run.stderr_tail);
 	run.finished = util_real_now();
-	r = store_run_finish(st, &run, o.aborted ? "aborted" : "finished", &m, ss.v, ss.n);
+	r = store_run_finish(st, &run, o.aborted ? "aborted" : "finished", m.v, m.n, ss.v, ss.n);
 	if (r >= 0 && fc_why[0])
 		for (size_t i = 0; i < wl->n_fcount; i++) {
 			char name[160];

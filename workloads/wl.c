@@ -41,13 +41,13 @@ int wl_metrics_add(struct wl_metrics *m, const char *name, const char *unit, dou
 {
 	if (m->n == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 16;
-		struct wl_metric *nv = realloc(m->v, cap * sizeof(*nv));
+		struct store_metric *nv = realloc(m->v, cap * sizeof(*nv));
 		if (!nv)
 			return -ENOMEM;
 		m->v = nv;
 		m->cap = cap;
 	}
-	struct wl_metric *x = &m->v[m->n++];
+	struct store_metric *x = &m->v[m->n++];
 	snprintf(x->name, sizeof(x->name), "%s", name);
 	snprintf(x->unit, sizeof(x->unit), "%s", unit ? unit : "");
 	x->value = value;
@@ -225,7 +225,7 @@ int wl_prog_collect(const struct wl_ctx *c, const char *prefix, const char *requ
 	return -ENODATA; /* the program stopped before its summary */
 }
 
-const struct wl_metric *wl_metrics_find(const struct wl_metrics *m, size_t from, const char *name)
+const struct store_metric *wl_metrics_find(const struct wl_metrics *m, size_t from, const char *name)
 {
 	for (size_t i = from; i < m->n; i++)
 		if (strcmp(m->v[i].name, name) == 0)

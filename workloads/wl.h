@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "store.h"
+
 struct diags;
 struct job_workload;
 
@@ -15,21 +17,16 @@ struct wl_key {
 	bool required;
 };
 
-/* A metric a workload reports, with its unit. */
-struct wl_metric {
-	char name[96];
-	char unit[16];
-	double value;
-};
-
+/* The metrics a workload reports, with their units: the store's form of
+ * a run's metric (db/store.h), which the executor adds its own to. */
 struct wl_metrics {
-	struct wl_metric *v;
+	struct store_metric *v;
 	size_t n, cap;
 };
 int wl_metrics_add(struct wl_metrics *m, const char *name, const char *unit, double value);
 void wl_metrics_free(struct wl_metrics *m);
 /* The first metric called name at index from or later; NULL when none. */
-const struct wl_metric *wl_metrics_find(const struct wl_metrics *m, size_t from, const char *name);
+const struct store_metric *wl_metrics_find(const struct wl_metrics *m, size_t from, const char *name);
 
 /* What a run gives the adapter to work with. */
 struct wl_ctx {

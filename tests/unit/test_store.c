@@ -111,7 +111,7 @@ static void test_store(void)
 	snprintf(r.status, sizeof(r.status), "ok");
 	r.exit_code = 0;
 	r.finished = 1012.5;
-	T_EQ_INT(store_run_finish(st, &r, "finished", &m, &ser, 1), 0);
+	T_EQ_INT(store_run_finish(st, &r, "finished", m.v, m.n, &ser, 1), 0);
 	wl_metrics_free(&m);
 	T_EQ_INT(store_job_run_times(st, id, &tn, &tsum, &tcur), 0);
 	T_EQ_INT(tn, 1);

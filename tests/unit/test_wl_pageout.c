@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 
-static const struct wl_metric *find(const struct wl_metrics *m, const char *name)
+static const struct store_metric *find(const struct wl_metrics *m, const char *name)
 {
 	for (size_t i = 0; i < m->n; i++)
 		if (strcmp(m->v[i].name, name) == 0)
@@ -33,7 +33,7 @@ static void test_pageout_output(void)
 {
 	struct wl_metrics m = { 0 };
 	T_EQ_INT(read_fixture("kab-pageout.stdout", "pageout.", &m), 31);
-	const struct wl_metric *x = find(&m, "pageout.ns_mean");
+	const struct store_metric *x = find(&m, "pageout.ns_mean");
 	T_CHECK(x && x->value == 40485028 && strcmp(x->unit, "ns") == 0);
 	x = find(&m, "pageout.ns_stddev_pct");
 	T_CHECK(x && fabs(x->value - 18.292) < 1e-9 && strcmp(x->unit, "%") == 0);
@@ -53,7 +53,7 @@ static void test_shmem_output(void)
 {
 	struct wl_metrics m = { 0 };
 	T_CHECK(read_fixture("kab-shmem-truncate.stdout", "shmem-truncate.", &m) > 15);
-	const struct wl_metric *x = find(&m, "shmem-truncate.op_ms_median");
+	const struct store_metric *x = find(&m, "shmem-truncate.op_ms_median");
 	T_CHECK(x && x->value > 0 && strcmp(x->unit, "ms") == 0);
 	T_CHECK(find(&m, "shmem-truncate.op_ms_mean") && find(&m, "shmem-truncate.op_ms_min") && find(&m, "shmem-truncate.large_folio_pct"));
 	x = find(&m, "shmem-truncate.folio_kB_mean");
@@ -67,7 +67,7 @@ static void test_bad_lines(void)
 {
 	struct wl_metrics m = { 0 };
 	T_EQ_INT(read_fixture("kab-pageout.bad", "pageout.", &m), 2);
-	const struct wl_metric *x = find(&m, "pageout.ok");
+	const struct store_metric *x = find(&m, "pageout.ok");
 	T_CHECK(x && x->value == 7.5 && strcmp(x->unit, "ns") == 0);
 	x = find(&m, "pageout.last"); /* no newline at the end of the file */
 	T_CHECK(x && x->value == 2);
