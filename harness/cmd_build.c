@@ -2,6 +2,7 @@
  * (a variant with build = ID takes that recorded build, checked, and
  * builds nothing); kab builds: lists the recorded builds. */
 #include "build.h"
+#include "kbuild_job.h"
 #include "cmd.h"
 #include "job.h"
 #include "statedir.h"

@@ -9,6 +9,7 @@
 #include "knobs.h"
 #include "fcount.h"
 #include "build.h"
+#include "kbuild_job.h"
 #include "run.h"
 #include "kexec.h"
 #include "reboot.h"

@@ -5,6 +5,7 @@
  * gone in between. */
 #include "build.h"
 #include "job.h"
+#include "kbuild_job.h"
 #include "util.h"
 
 size_t job_check_builds(const struct job *j, struct store *st, struct diags *d)

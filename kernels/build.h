@@ -85,18 +85,6 @@ int kbuild_running_config(char *path, size_t len);
  * 0x202, the string at 0x200 + the offset at 0x20e). -EINVAL: not one. */
 int kbuild_image_version(const char *path, char *buf, size_t len);
 
-struct job;
-struct kbuild_opts {
-	const char *work_dir, *kernels_dir;  /* NULL: defaults */
-	unsigned jobs;                       /* 0: the CPU count */
-	void (*progress)(void *ctx, const char *name, const char *stage);
-	void *progress_ctx;
-	/* where each variant's build id goes (0 for kernel = running); may be NULL */
-	int64_t *variant_builds;
-	/* called after each variant's build (or reuse) */
-	void (*done)(void *ctx, const char *variant, const struct kbuild_result *res);
-	void *done_ctx;
-};
 /* A build recorded earlier, named by its id (a job's build = ID), to be
  * booted as it is: it must be in st, ok, of kind build (kab built it, not
  * an image registration), its image a regular, readable bzImage of its
@@ -116,13 +104,3 @@ void kbuild_recorded_describe(const struct kbuild_result *res, char *buf, size_t
  * read from the image; the same contents give back the same build. */
 int kbuild_image(struct store *st, const char *image, const char *initrd, const char *kernels_dir,
 		 struct kbuild_result *ret, struct strbuf *err);
-
-/* Builds (or reuses) the kernel of every kernel = build variant of j,
- * takes the recorded build of every one with build = ID (all checked
- * first, so nothing is compiled for a job one of whose builds has gone)
- * and registers every kernel = image one, in order, stopping at the
- * first failure (its message in err, with the job's file:line for a
- * recorded build). */
-int kbuild_job(struct store *st, const struct job *j, const struct kbuild_opts *o, struct strbuf *err);
-/* The options j's swap settings need in its kernels (enum kbuild_need). */
-unsigned kbuild_job_need(const struct job *j);

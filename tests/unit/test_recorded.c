@@ -4,6 +4,7 @@
  * with the store API, the bzImage is a fake setup header. */
 #include "api.h"
 #include "build.h"
+#include "kbuild_job.h"
 #include "httpd.h"
 #include "job.h"
 #include "store.h"
