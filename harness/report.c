@@ -1,7 +1,8 @@
-/* The report model: building it, the statistics over it, and choosing a
- * format. Loading a stored job is report_store.c (its kernels and boots
- * report_boots.c), reading a CSV file compare_csv.c; the formats are
- * report_text.c, report_cover.c and report_json.c. */
+/* The report model: building it and the statistics over it. Loading a
+ * stored job is report_store.c (its kernels and boots report_boots.c),
+ * reading a CSV file compare_csv.c; the formats are report_text.c,
+ * report_cover.c and report_json.c, which read the model, and choosing
+ * one is report_render.c. */
 #include "report.h"
 #include "report_priv.h"
 #include "job.h"
@@ -16,17 +17,6 @@
 const char *const report_status_names[REPORT_N_STATUS] = {
 	"ok", "failed", "oom-killed", "oom-contaminated", "expect-failed", "timed-out", "aborted", "skipped", "started",
 };
-
-int report_format_parse(const char *s, enum report_format *ret)
-{
-	static const char *const names[] = { "text", "cover-letter", "markdown", "json", "csv" };
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (strcmp(s, names[i]) == 0) {
-			*ret = (enum report_format)i;
-			return 0;
-		}
-	return -EINVAL;
-}
 
 int report_new(const char *title, char *const *variants, size_t n_variants, struct report **ret)
 {
@@ -312,18 +302,6 @@ int report_analyze(struct report *r)
 		}
 	}
 	return 0;
-}
-
-int report_render(const struct report *r, const struct report_opts *o, FILE *out)
-{
-	switch (o->format) {
-	case REPORT_TEXT: return report_render_text(r, !o->ascii && report_utf8_locale(), out);
-	case REPORT_COVER_LETTER: return report_render_cover_letter(r, out);
-	case REPORT_MARKDOWN: return report_render_markdown(r, !o->ascii, out);
-	case REPORT_JSON: return report_render_json(r, out);
-	case REPORT_CSV: return report_render_csv(r, out);
-	}
-	return -EINVAL;
 }
 
 void report_fmt_n(const struct report_metric *m, size_t v, char *buf, size_t len)

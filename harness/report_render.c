@@ -1,0 +1,31 @@
+/* Choosing a report format: its name, and the renderer that prints it.
+ * The renderers read the model (report.c); the model calls none of them. */
+#include "report.h"
+#include "report_priv.h"
+#include "util.h"
+
+#include <errno.h>
+#include <string.h>
+
+int report_format_parse(const char *s, enum report_format *ret)
+{
+	static const char *const names[] = { "text", "cover-letter", "markdown", "json", "csv" };
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (strcmp(s, names[i]) == 0) {
+			*ret = (enum report_format)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int report_render(const struct report *r, const struct report_opts *o, FILE *out)
+{
+	switch (o->format) {
+	case REPORT_TEXT: return report_render_text(r, !o->ascii && report_utf8_locale(), out);
+	case REPORT_COVER_LETTER: return report_render_cover_letter(r, out);
+	case REPORT_MARKDOWN: return report_render_markdown(r, !o->ascii, out);
+	case REPORT_JSON: return report_render_json(r, out);
+	case REPORT_CSV: return report_render_csv(r, out);
+	}
+	return -EINVAL;
+}
