@@ -1,5 +1,6 @@
-/* The executor: schedule, swap, and one run per step in its own memcg.
- * Every state is in the store before the next action on the machine. */
+/* The executor's job loop: the preflight, the workloads' preparation, each
+ * pending step in turn (switching kernels between boots), and the job's
+ * end. Every state is in the store before the next action on the machine. */
 #include "cgroup.h"
 #include "condition.h"
 #include "exec_priv.h"
@@ -77,6 +78,195 @@ static void preflight_limits(const struct job *j, struct diags *d)
 			diags_add(d, j->file, w->line, "workload \"%s\": %s", w->name, err);
 	}
 }
+/* A job that boots kernels, before its first step: the boots' preflight,
+ * its kernels built (or found recorded with the job), and this boot
+ * judged. *builds is the caller's to free, whatever this returns. */
+static int job_boots_begin(struct store *st, const struct job *j, int64_t job_id, const char *boot_id,
+			   int64_t **builds, struct exec_boots *bc)
+{
+	struct diags d = { 0 };
+	int r;
+	exec_boots_preflight(st, j, &d);
+	if (d.n) {
+		diags_print(&d, stderr);
+		char reason[768];
+		snprintf(reason, sizeof(reason), "%.700s", d.v[0].msg);
+		diags_free(&d);
+		store_job_set_status(st, job_id, "failed", reason);
+		return -EINVAL;
+	}
+	if (!(*builds = calloc(j->n_variants, sizeof(**builds))))
+		return -ENOMEM;
+	/* build (or reuse) the kernels first: the first switch needs
+	 * them; later boots find them recorded with the job */
+	if (store_variant_builds_get(st, job_id, *builds, j->n_variants) < 0) {
+		if ((r = exec_builds(st, j, job_id, *builds)) < 0)
+			return r;
+		store_variant_builds_set(st, job_id, *builds, j->n_variants);
+	}
+	if ((r = exec_boots_start(st, j, job_id, boot_id, *builds, bc)) < 0) {
+		store_job_set_status(st, job_id, "failed", "the job's builds or boots could not be read from the database");
+		return r;
+	}
+	return 0;
+}
+
+/* Every knob and limit can be applied here, and the job's conditioning
+ * begins (governor, turbo: until cond_job_end). */
+static int job_preflight(struct store *st, const struct job *j, int64_t job_id, const char *boot_id,
+			 struct cond_job *cj)
+{
+	struct diags d = { 0 };
+	preflight_limits(j, &d);
+	knob_preflight(st, job_id, boot_id, j->variants, j->n_variants, j->file, &d);
+	struct job_variant swap_v = exec_swap_knobs_variant(j);
+	if (swap_v.n_knobs)
+		knob_preflight(st, job_id, boot_id, &swap_v, 1, j->file, &d);
+	if (!d.n)
+		cond_job_begin(st, j, job_id, boot_id, cj, &d);
+	if (d.n) {
+		diags_print(&d, stderr);
+		diags_free(&d);
+		store_job_set_status(st, job_id, "failed", "preflight: a knob or limit cannot be applied on this machine");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A step whose run was aborted (a signal, a crash) runs again: the aborted
+ * run is kept as a record and never counted. Returns how many steps are
+ * not pending. */
+static size_t steps_resume(struct store_step *steps, size_t n)
+{
+	size_t done = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(steps[i].status, "aborted") == 0)
+			snprintf(steps[i].status, sizeof(steps[i].status), "pending");
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(steps[i].status, "pending") != 0)
+			done++;
+	return done;
+}
+
+/* The job's steps in turn, and how their loop ended. */
+struct job_loop {
+	struct store *st;
+	const struct job *j;
+	int64_t job_id;
+	const char *boot_id;
+	struct jobdir *jd;
+	struct exec_boots *bc;
+	struct exec_swap_state *sw;
+	struct store_step *steps;
+	size_t n;
+	bool boot_failed; /* a variant's kernel did not come up: its steps are boot-failed */
+	bool rebooting;   /* stopped to leave for the next boot's kernel */
+	bool ended;       /* the job's status is set: nothing more to record */
+};
+
+/* Step i is in another of the plan's boots: switch to it. 0: go on (the
+ * variant is boot-failed and its steps marked); -EINTR: rebooting, stop;
+ * another -errno: the job ended, its status set. */
+static int job_switch(struct job_loop *jl, size_t i)
+{
+	const struct job *j = jl->j;
+	struct store_step *steps = jl->steps;
+	int r = exec_boots_switch(jl->st, j, jl->job_id, jl->boot_id, jl->bc, &steps[i], jl->sw);
+	if (r == 1) { /* the variant is boot-failed: its steps are marked */
+		jl->boot_failed = true;
+		for (size_t k = i; k < jl->n; k++)
+			if (steps[k].variant == steps[i].variant && strcmp(steps[k].status, "pending") == 0)
+				snprintf(steps[k].status, sizeof(steps[k].status), "boot-failed");
+		if (j->on_boot_failure == JOB_BOOTFAIL_ABORT) {
+			char msg[256];
+			snprintf(msg, sizeof(msg), "variant %s is boot-failed (its kernel did not come up in %u attempts); on_boot_failure = abort",
+				 j->variants[steps[i].variant].name, j->boot_attempts);
+			store_job_set_status(jl->st, jl->job_id, "failed", msg);
+			workloads_finish(j, jl->job_id, jl->jd);
+			jl->ended = true;
+			return -ECANCELED;
+		}
+		return 0;
+	}
+	if (r == -EINPROGRESS) { /* rebooting: wait for the stop signal; the job resumes after the boot */
+		while (!exec_check_interrupted())
+			exec_signal_wait(1.0);
+		jl->rebooting = true;
+		return -EINTR;
+	}
+	jl->ended = true; /* the switch could not be made; the job is failed */
+	return r;
+}
+
+/* Runs the pending steps: 0 when all ran, -EINTR when stopped (by a signal
+ * or for a reboot), another -errno when the job ended (jl->ended). */
+static int job_run_steps(struct job_loop *jl)
+{
+	struct store *st = jl->st;
+	const struct job *j = jl->j;
+	struct store_step *steps = jl->steps;
+	size_t n = jl->n, done = steps_resume(steps, n), total = n, ran = 0;
+	bool boots = job_boots_kernels(j), swap_up = false;
+	double job_t0 = util_mono_now();
+	int r;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(steps[i].status, "pending") != 0)
+			continue;
+		if (exec_check_interrupted())
+			return -EINTR;
+		if (boots && steps[i].boot != jl->bc->current) {
+			r = job_switch(jl, i);
+			swap_up = false;
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (!swap_up) {
+			if ((r = exec_swap_setup(st, j, jl->job_id, jl->boot_id, jl->jd, jl->sw)) < 0) {
+				jl->ended = true;
+				return exec_failed_or_cancelled(st, jl->job_id, r, "swap could not be set up");
+			}
+			swap_up = true;
+		}
+		done++;
+		char eta[64] = "";
+		if (ran > 0) {
+			double per = (util_mono_now() - job_t0) / (double)ran;
+			snprintf(eta, sizeof(eta), ", ETA %.0f s", per * (double)(total - done + 1));
+		}
+		log_info("[%zu/%zu] pair %d: %s / %s%s", done, total, steps[i].pair + 1,
+			 j->variants[steps[i].variant].name, j->workloads[steps[i].workload].name, eta);
+		r = exec_run_step(st, j, jl->job_id, jl->jd, &steps[i], jl->boot_id);
+		ran++;
+		if (r == -EINTR || exec_interrupted())
+			return -EINTR;
+		if (r < 0) {
+			store_job_set_status(st, jl->job_id, "failed", "a run could not be set up; see the log");
+			workloads_finish(j, jl->job_id, jl->jd);
+			jl->ended = true;
+			return r;
+		}
+		if (j->adaptive.on)
+			exec_adaptive_after_step(st, j, jl->job_id, steps, n, i);
+	}
+	return 0;
+}
+
+/* The job's state once its loop stopped without ending it: interrupted
+ * for a reboot, cancelled, or done. */
+static void job_end(struct job_loop *jl, int r)
+{
+	struct store *st = jl->st;
+	if (r == -EINTR && jl->rebooting) {
+		store_job_set_status(st, jl->job_id, "interrupted", "rebooting into the next boot's kernel; kabd resumes the job after the boot");
+	} else if (r == -EINTR) {
+		exec_set_cancelled(st, jl->job_id);
+	} else {
+		exec_adaptive_finish(st, jl->j, jl->job_id);
+		store_job_set_status(st, jl->job_id, "done", jl->boot_failed ? "finished without a variant whose kernel did not come up (boot-failed)" : NULL);
+		workloads_finish(jl->j, jl->job_id, jl->jd);
+	}
+}
 
 int exec_job(struct store *st, const struct job *j, int64_t job_id)
 {
@@ -88,54 +278,15 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	struct store_step *steps = NULL;
 	size_t n = 0;
 	int r;
-	bool boots = job_boots_kernels(j), swap_up = false;
 	struct exec_boots bc = { .current = -1 };
 	int64_t *builds = NULL;
 	struct jobdir jd = JOBDIR_INIT;
 	struct cond_job cj = { 0 };
 
-	struct diags d = { 0 };
-	if (boots) {
-		exec_boots_preflight(st, j, &d);
-		if (d.n) {
-			diags_print(&d, stderr);
-			char reason[768];
-			snprintf(reason, sizeof(reason), "%.700s", d.v[0].msg);
-			diags_free(&d);
-			store_job_set_status(st, job_id, "failed", reason);
-			r = -EINVAL;
-			goto out;
-		}
-		if (!(builds = calloc(j->n_variants, sizeof(*builds)))) {
-			r = -ENOMEM;
-			goto out;
-		}
-		/* build (or reuse) the kernels first: the first switch needs
-		 * them; later boots find them recorded with the job */
-		if (store_variant_builds_get(st, job_id, builds, j->n_variants) < 0) {
-			if ((r = exec_builds(st, j, job_id, builds)) < 0)
-				goto out;
-			store_variant_builds_set(st, job_id, builds, j->n_variants);
-		}
-		if ((r = exec_boots_start(st, j, job_id, boot_id, builds, &bc)) < 0) {
-			store_job_set_status(st, job_id, "failed", "the job's builds or boots could not be read from the database");
-			goto out;
-		}
-	}
-	preflight_limits(j, &d);
-	knob_preflight(st, job_id, boot_id, j->variants, j->n_variants, j->file, &d);
-	struct job_variant swap_v = exec_swap_knobs_variant(j);
-	if (swap_v.n_knobs)
-		knob_preflight(st, job_id, boot_id, &swap_v, 1, j->file, &d);
-	if (!d.n)
-		cond_job_begin(st, j, job_id, boot_id, &cj, &d); /* governor, turbo: until out */
-	if (d.n) {
-		diags_print(&d, stderr);
-		diags_free(&d);
-		store_job_set_status(st, job_id, "failed", "preflight: a knob or limit cannot be applied on this machine");
-		r = -EINVAL;
+	if (job_boots_kernels(j) && (r = job_boots_begin(st, j, job_id, boot_id, &builds, &bc)) < 0)
 		goto out;
-	}
+	if ((r = job_preflight(st, j, job_id, boot_id, &cj)) < 0)
+		goto out;
 	if ((r = store_steps_load(st, job_id, &steps, &n)) < 0)
 		goto out;
 	struct strbuf derr = { 0 };
@@ -151,92 +302,11 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 			workloads_finish(j, job_id, &jd);
 		goto out;
 	}
-	size_t done = 0, total = n;
-	/* a step whose run was aborted (a signal, a crash) runs again: the
-	 * aborted run is kept as a record and never counted */
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(steps[i].status, "aborted") == 0)
-			snprintf(steps[i].status, sizeof(steps[i].status), "pending");
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(steps[i].status, "pending") != 0)
-			done++;
-	double job_t0 = util_mono_now();
-	size_t ran = 0;
-	bool boot_failed = false, rebooting = false;
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(steps[i].status, "pending") != 0)
-			continue;
-		if (exec_check_interrupted()) {
-			r = -EINTR;
-			break;
-		}
-		if (boots && steps[i].boot != bc.current) {
-			r = exec_boots_switch(st, j, job_id, boot_id, &bc, &steps[i], &sw);
-			swap_up = false;
-			if (r == 1) { /* the variant is boot-failed: its steps are marked */
-				boot_failed = true;
-				for (size_t k = i; k < n; k++)
-					if (steps[k].variant == steps[i].variant && strcmp(steps[k].status, "pending") == 0)
-						snprintf(steps[k].status, sizeof(steps[k].status), "boot-failed");
-				if (j->on_boot_failure == JOB_BOOTFAIL_ABORT) {
-					char msg[256];
-					snprintf(msg, sizeof(msg), "variant %s is boot-failed (its kernel did not come up in %u attempts); on_boot_failure = abort",
-						 j->variants[steps[i].variant].name, j->boot_attempts);
-					store_job_set_status(st, job_id, "failed", msg);
-					workloads_finish(j, job_id, &jd);
-					r = -ECANCELED;
-					goto out;
-				}
-				r = 0;
-				continue;
-			}
-			if (r == -EINPROGRESS) { /* rebooting: wait for the stop signal; the job resumes after the boot */
-				while (!exec_check_interrupted())
-					exec_signal_wait(1.0);
-				r = -EINTR;
-				rebooting = true;
-				break;
-			}
-			goto out; /* the switch could not be made; the job is failed */
-		}
-		if (!swap_up) {
-			if ((r = exec_swap_setup(st, j, job_id, boot_id, &jd, &sw)) < 0) {
-				r = exec_failed_or_cancelled(st, job_id, r, "swap could not be set up");
-				goto out;
-			}
-			swap_up = true;
-		}
-		done++;
-		char eta[64] = "";
-		if (ran > 0) {
-			double per = (util_mono_now() - job_t0) / (double)ran;
-			snprintf(eta, sizeof(eta), ", ETA %.0f s", per * (double)(total - done + 1));
-		}
-		log_info("[%zu/%zu] pair %d: %s / %s%s", done, total, steps[i].pair + 1,
-			 j->variants[steps[i].variant].name, j->workloads[steps[i].workload].name, eta);
-		r = exec_run_step(st, j, job_id, &jd, &steps[i], boot_id);
-		ran++;
-		if (r == -EINTR || exec_interrupted()) {
-			r = -EINTR;
-			break;
-		}
-		if (r < 0) {
-			store_job_set_status(st, job_id, "failed", "a run could not be set up; see the log");
-			workloads_finish(j, job_id, &jd);
-			goto out;
-		}
-		if (j->adaptive.on)
-			exec_adaptive_after_step(st, j, job_id, steps, n, i);
-	}
-	if (r == -EINTR && rebooting) {
-		store_job_set_status(st, job_id, "interrupted", "rebooting into the next boot's kernel; kabd resumes the job after the boot");
-	} else if (r == -EINTR) {
-		exec_set_cancelled(st, job_id);
-	} else {
-		exec_adaptive_finish(st, j, job_id);
-		store_job_set_status(st, job_id, "done", boot_failed ? "finished without a variant whose kernel did not come up (boot-failed)" : NULL);
-		workloads_finish(j, job_id, &jd);
-	}
+	struct job_loop jl = { .st = st, .j = j, .job_id = job_id, .boot_id = boot_id, .jd = &jd, .bc = &bc,
+			       .sw = &sw, .steps = steps, .n = n };
+	r = job_run_steps(&jl);
+	if (!jl.ended)
+		job_end(&jl, r);
 out:
 	cond_job_end(st, job_id, &cj);
 	exec_swap_teardown(st, &sw);
