@@ -7,6 +7,7 @@
 #include "executor.h"
 #include "job.h"
 #include "job_store.h"
+#include "json.h"
 #include "metrics.h"
 #include "report.h"
 #include "report_priv.h"
@@ -114,7 +115,7 @@ static void test_json_csv(void)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	report_json_str(f, "a\"b\\c\n\x01");
+	json_str_file(f, "a\"b\\c\n\x01");
 	fputc(' ', f);
 	report_csv_field(f, "plain");
 	fputc(' ', f);
