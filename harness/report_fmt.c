@@ -1,7 +1,9 @@
 /* Number formatting shared by every report format. The seeds print counts
  * as integers and rates with two decimals: a value keeps the decimals its
  * input had (report_decimals_text for CSV files, report_decimals_auto for
- * stored values), and a percentage has one. */
+ * stored values), and a percentage has one. The bottom of the report's
+ * formatting: it calls no other report file, and report_unit.c (units,
+ * and the Delta that uses them) builds on it. */
 #include "report_priv.h"
 #include "util.h"
 
@@ -48,29 +50,6 @@ void report_fmt_pct(double pct, char *buf, size_t len)
 		snprintf(buf, len, "0.0%%");
 	else
 		snprintf(buf, len, "%s%%", num);
-}
-
-void report_fmt_delta(double abs, double pct, int decimals, enum stats_direction dir, char *buf, size_t len)
-{
-	struct report_scale s = { .div = 1, .suffix = "", .decimals = decimals };
-	report_fmt_delta_scaled(abs, pct, &s, dir, buf, len);
-}
-
-void report_fmt_delta_scaled(double abs, double pct, const struct report_scale *s, enum stats_direction dir, char *buf,
-			     size_t len)
-{
-	if (!isfinite(abs)) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	char num[64], p[32];
-	struct report_scale ds;
-	report_scale_delta(s, abs, &ds);
-	report_fmt_scaled(abs, &ds, num, sizeof(num));
-	report_fmt_pct(pct, p, sizeof(p));
-	bool zero = strspn(num, "0.") == strlen(num);
-	bool plus = !zero && abs > 0 && dir != STATS_DIR_LOWER;
-	snprintf(buf, len, "%s%s (%s)", plus ? "+" : "", num, p);
 }
 
 void report_fmt_ci(double lo, double hi, char *buf, size_t len)
