@@ -410,7 +410,7 @@ static void print_text(const struct plan_opts *o, const char *title, const char 
 static void jnum(FILE *out, const char *k, double v, bool comma)
 {
 	char buf[64];
-	report_json_num(v, buf, sizeof(buf));
+	json_num(v, buf, sizeof(buf));
 	json_str_file(out, k);
 	fprintf(out, ": %s%s", buf, comma ? ", " : "");
 }

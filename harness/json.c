@@ -1,9 +1,11 @@
-/* JSON string literals, for every JSON kab writes (json.h). Each string
- * goes out as runs of bytes that need no escape, one write a run, with
- * the escapes between them; the same walk serves a strbuf and a FILE. */
+/* JSON strings and numbers, for every JSON kab writes (json.h). Each
+ * string goes out as runs of bytes that need no escape, one write a run,
+ * with the escapes between them; the same walk serves a strbuf and a FILE. */
 #include "json.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct sink {
@@ -114,4 +116,26 @@ void json_str_file(FILE *out, const char *s)
 	}
 	struct sink to = { .put = put_file, .out = out };
 	escape(&to, s, strlen(s));
+}
+
+void json_num(double v, char *buf, size_t len)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, len, "null");
+		return;
+	}
+	if (v == floor(v) && fabs(v) < 1e15) {
+		snprintf(buf, len, "%.0f", v == 0 ? 0.0 : v);
+		return;
+	}
+	/* the shortest form that reads back as v: a double carries at least
+	 * 15 significant digits, so when some form of 15 digits or fewer
+	 * round-trips, %.15g (which drops trailing zeros) prints exactly that
+	 * one; otherwise 16 or 17 digits do. Three tries instead of seventeen:
+	 * this runs for every number of every JSON report kabd serves. */
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
 }

@@ -1,4 +1,4 @@
-/* JSON string literals (RFC 8259): the one escaper of every JSON kab
+/* JSON strings and numbers (RFC 8259): the one escaper of every JSON kab
  * writes, kabd's replies (httpd.c, api.c), the JSON report and kab plan's
  * JSON. Base level: it includes util.h only. */
 #pragma once
@@ -18,3 +18,8 @@ int json_str_sb(struct strbuf *sb, const char *s);
 int json_str_sb_n(struct strbuf *sb, const char *s, size_t len);
 /* The same, written to out; a failed write shows in ferror(out). */
 void json_str_file(FILE *out, const char *s);
+
+/* A number: the shortest text that reads back as v (a whole number below
+ * 1e15 as digits only, "-0" as "0"), or null for NAN and infinities, which
+ * JSON has no word for. */
+void json_num(double v, char *buf, size_t len);

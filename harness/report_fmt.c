@@ -123,28 +123,6 @@ int report_decimals_auto(const double *v, size_t n)
 	return d > REPORT_DECIMALS_MAX ? REPORT_DECIMALS_MAX : d;
 }
 
-void report_json_num(double v, char *buf, size_t len)
-{
-	if (!isfinite(v)) {
-		snprintf(buf, len, "null");
-		return;
-	}
-	if (v == floor(v) && fabs(v) < 1e15) {
-		snprintf(buf, len, "%.0f", v == 0 ? 0.0 : v);
-		return;
-	}
-	/* the shortest form that reads back as v: a double carries at least
-	 * 15 significant digits, so when some form of 15 digits or fewer
-	 * round-trips, %.15g (which drops trailing zeros) prints exactly that
-	 * one; otherwise 16 or 17 digits do. Three tries instead of seventeen:
-	 * this runs for every number of every JSON report kabd serves. */
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, len, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			return;
-	}
-}
-
 void report_csv_field(FILE *out, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {

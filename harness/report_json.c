@@ -21,7 +21,7 @@
 static void num(FILE *out, double v)
 {
 	char buf[64];
-	report_json_num(v, buf, sizeof(buf));
+	json_num(v, buf, sizeof(buf));
 	fputs(buf, out);
 }
 
@@ -338,7 +338,7 @@ static void cnum(FILE *out, double v)
 {
 	if (isfinite(v)) {
 		char buf[64];
-		report_json_num(v, buf, sizeof(buf));
+		json_num(v, buf, sizeof(buf));
 		fputs(buf, out);
 	}
 	fputc(',', out);
@@ -368,7 +368,7 @@ static void cvalues(FILE *out, const struct report_workload *w, const struct rep
 	for (size_t p = 0; p < w->pairs; p++) {
 		double x = m->values[v * w->pairs + p];
 		if (isfinite(x))
-			report_json_num(x, buf, sizeof(buf));
+			json_num(x, buf, sizeof(buf));
 		else
 			snprintf(buf, sizeof(buf), "NA");
 		fprintf(out, "%s%s", p ? " " : "", buf);

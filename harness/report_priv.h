@@ -54,8 +54,6 @@ int report_decimals_text(const char *num);
  * so that three significant digits show; at most REPORT_DECIMALS_MAX. */
 int report_decimals_auto(const double *v, size_t n);
 
-/* JSON: a number, shortest text that reads back the same, or "null". */
-void report_json_num(double v, char *buf, size_t len);
 /* CSV: quoted when it holds a comma, quote or line break. */
 void report_csv_field(FILE *out, const char *s);
 

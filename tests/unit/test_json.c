@@ -1,10 +1,11 @@
-/* The JSON string writer (json.h): what is escaped and how, UTF-8 that
- * passes through, bytes that are not UTF-8, NULs inside a length, and the
- * strbuf and FILE forms giving the same bytes. */
+/* The JSON writer (json.h): what a string escapes and how, UTF-8 that
+ * passes through, bytes that are not UTF-8, NULs inside a length, the
+ * strbuf and FILE forms giving the same bytes; numbers. */
 #include "t.h"
 #include "json.h"
 #include "util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,6 +148,33 @@ static void test_appends(void)
 	sb_free(&want);
 }
 
+/* Numbers: null for what JSON cannot say, whole numbers as digits, the
+ * rest in the fewest digits that read back the same. */
+static void test_num(void)
+{
+	char buf[64];
+	json_num(NAN, buf, sizeof(buf));
+	T_EQ_STR(buf, "null");
+	json_num(-INFINITY, buf, sizeof(buf));
+	T_EQ_STR(buf, "null");
+	json_num(-0.0, buf, sizeof(buf));
+	T_EQ_STR(buf, "0");
+	json_num(7200, buf, sizeof(buf));
+	T_EQ_STR(buf, "7200");
+	json_num(-3, buf, sizeof(buf));
+	T_EQ_STR(buf, "-3");
+	json_num(0.1, buf, sizeof(buf));
+	T_EQ_STR(buf, "0.1");
+	json_num(1.0 / 3, buf, sizeof(buf));
+	T_CHECK(strtod(buf, NULL) == 1.0 / 3);
+	json_num(1e300, buf, sizeof(buf));
+	T_EQ_STR(buf, "1e+300");
+	json_num(1e15, buf, sizeof(buf));
+	T_EQ_STR(buf, "1e+15");
+	json_num(999999999999999.0, buf, sizeof(buf));
+	T_EQ_STR(buf, "999999999999999");
+}
+
 int main(void)
 {
 	test_plain();
@@ -155,5 +183,6 @@ int main(void)
 	test_not_utf8();
 	test_lengths();
 	test_appends();
+	test_num();
 	return t_done("test_json");
 }
