@@ -1,6 +1,7 @@
 /* kabd's /api/v1 handlers: JSON out, job file text in. */
 #include "api.h"
 #include "job.h"
+#include "json.h"
 #include "queue.h"
 #include "report.h"
 #include "sampler.h"
@@ -40,7 +41,7 @@ static void json_time(struct strbuf *sb, double t)
 	}
 	char buf[64];
 	util_iso_time(t, buf, sizeof(buf));
-	httpd_json_str(sb, buf);
+	json_str_sb(sb, buf);
 }
 
 static void ok_json(struct httpd_resp *rs, int status)
@@ -85,11 +86,11 @@ void api_jobs_list(struct api *a, const struct httpd_req *rq, struct httpd_resp 
 		if (store_job_info(st, ids[i], &sj) < 0)
 			continue;
 		sb_printf(&rs->body, "%s\n  {\"id\": %lld, \"name\": ", shown ? "," : "", (long long)sj.id);
-		httpd_json_str(&rs->body, sj.name);
+		json_str_sb(&rs->body, sj.name);
 		sb_puts(&rs->body, ", \"status\": ");
-		httpd_json_str(&rs->body, sj.status);
+		json_str_sb(&rs->body, sj.status);
 		sb_puts(&rs->body, ", \"submitter\": ");
-		httpd_json_str(&rs->body, sj.submitter[0] ? sj.submitter : NULL);
+		json_str_sb(&rs->body, sj.submitter[0] ? sj.submitter : NULL);
 		sb_puts(&rs->body, ", \"created\": ");
 		json_time(&rs->body, sj.created);
 		sb_puts(&rs->body, ", \"finished\": ");
@@ -185,15 +186,15 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 	}
 	struct strbuf *b = &rs->body;
 	sb_printf(b, "{\"id\": %lld, \"name\": ", (long long)sj.id);
-	httpd_json_str(b, sj.name);
+	json_str_sb(b, sj.name);
 	sb_puts(b, ", \"status\": ");
-	httpd_json_str(b, sj.status);
+	json_str_sb(b, sj.status);
 	sb_puts(b, ", \"reason\": ");
-	httpd_json_str(b, sj.reason[0] ? sj.reason : NULL);
+	json_str_sb(b, sj.reason[0] ? sj.reason : NULL);
 	sb_puts(b, ", \"file\": ");
-	httpd_json_str(b, sj.file);
+	json_str_sb(b, sj.file);
 	sb_puts(b, ", \"submitter\": ");
-	httpd_json_str(b, sj.submitter[0] ? sj.submitter : NULL);
+	json_str_sb(b, sj.submitter[0] ? sj.submitter : NULL);
 	sb_puts(b, ", \"created\": ");
 	json_time(b, sj.created);
 	sb_puts(b, ", \"started\": ");
@@ -202,21 +203,21 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 	json_time(b, sj.finished);
 	if (jn.n_variants) {
 		sb_printf(b, ", \"pairs\": %u, \"order\": ", sj.pairs);
-		httpd_json_str(b, sj.order);
+		json_str_sb(b, sj.order);
 		sb_puts(b, ", \"variants\": [");
 		for (size_t i = 0; i < jn.n_variants; i++) {
 			sb_puts(b, i ? ", {\"name\": " : "{\"name\": ");
-			httpd_json_str(b, jn.variants[i].name);
+			json_str_sb(b, jn.variants[i].name);
 			sb_puts(b, ", \"kernel\": ");
-			httpd_json_str(b, jn.variants[i].kind);
+			json_str_sb(b, jn.variants[i].kind);
 			sb_puts(b, "}");
 		}
 		sb_puts(b, "], \"workloads\": [");
 		for (size_t i = 0; i < jn.n_workloads; i++) {
 			sb_puts(b, i ? ", {\"name\": " : "{\"name\": ");
-			httpd_json_str(b, jn.workloads[i].name);
+			json_str_sb(b, jn.workloads[i].name);
 			sb_puts(b, ", \"type\": ");
-			httpd_json_str(b, jn.workloads[i].kind);
+			json_str_sb(b, jn.workloads[i].kind);
 			sb_puts(b, "}");
 		}
 		sb_puts(b, "]");
@@ -229,17 +230,17 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 		for (size_t i = 0; i < nb; i++) {
 			const struct store_boot *x = &boots[i];
 			sb_printf(b, "%s{\"slot\": %d, \"variant\": ", i ? ", " : "", x->slot + 1);
-			httpd_json_str(b, name_at(jn.variants, jn.n_variants, x->variant));
+			json_str_sb(b, name_at(jn.variants, jn.n_variants, x->variant));
 			sb_printf(b, ", \"build\": %lld, \"method\": ", (long long)x->build_id);
-			httpd_json_str(b, x->method);
+			json_str_sb(b, x->method);
 			sb_puts(b, ", \"status\": ");
-			httpd_json_str(b, x->status);
+			json_str_sb(b, x->status);
 			sb_puts(b, ", \"reason\": ");
-			httpd_json_str(b, x->reason[0] ? x->reason : NULL);
+			json_str_sb(b, x->reason[0] ? x->reason : NULL);
 			sb_puts(b, ", \"boot_id\": ");
-			httpd_json_str(b, x->boot_id[0] ? x->boot_id : NULL);
+			json_str_sb(b, x->boot_id[0] ? x->boot_id : NULL);
 			sb_puts(b, ", \"kernel_release\": ");
-			httpd_json_str(b, x->kernel_release[0] ? x->kernel_release : NULL);
+			json_str_sb(b, x->kernel_release[0] ? x->kernel_release : NULL);
 			sb_puts(b, ", \"switch_at\": ");
 			json_time(b, x->switch_at);
 			if (x->ready_at > 0)
@@ -265,16 +266,16 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 		  done, skipped, n);
 	if (cur) {
 		sb_printf(b, "{\"seq\": %d, \"pair\": %d, \"variant\": ", cur->seq, cur->pair + 1);
-		httpd_json_str(b, name_at(jn.variants, jn.n_variants, cur->variant));
+		json_str_sb(b, name_at(jn.variants, jn.n_variants, cur->variant));
 		sb_puts(b, ", \"workload\": ");
-		httpd_json_str(b, name_at(jn.workloads, jn.n_workloads, cur->workload));
+		json_str_sb(b, name_at(jn.workloads, jn.n_workloads, cur->workload));
 		sb_puts(b, "}");
 	} else {
 		sb_puts(b, "null");
 	}
 	/* what the executor does between runs (building kernels) */
 	sb_puts(b, ", \"stage\": ");
-	httpd_json_str(b, !cur && strcmp(sj.status, "running") == 0 && sj.reason[0] ? sj.reason : NULL);
+	json_str_sb(b, !cur && strcmp(sj.status, "running") == 0 && sj.reason[0] ? sj.reason : NULL);
 	double elapsed, eta;
 	bool have_eta = job_timing(st, &sj, n - done - skipped, &elapsed, &eta);
 	sb_puts(b, ", \"elapsed_s\": ");
@@ -318,13 +319,13 @@ void api_job_runs(struct api *a, const struct httpd_req *rq, struct httpd_resp *
 		const struct store_run *r = &runs[i];
 		sb_printf(b, "%s\n  {\"id\": %lld, \"step\": %lld, \"pair\": %d, \"variant\": ", i ? "," : "",
 			  (long long)r->id, (long long)r->step_id, r->pair + 1);
-		httpd_json_str(b, name_at(jn.variants, nv, r->variant));
+		json_str_sb(b, name_at(jn.variants, nv, r->variant));
 		sb_puts(b, ", \"workload\": ");
-		httpd_json_str(b, name_at(jn.workloads, nw, r->workload));
+		json_str_sb(b, name_at(jn.workloads, nw, r->workload));
 		sb_puts(b, ", \"status\": ");
-		httpd_json_str(b, r->status);
+		json_str_sb(b, r->status);
 		sb_puts(b, ", \"reason\": ");
-		httpd_json_str(b, r->reason[0] ? r->reason : NULL);
+		json_str_sb(b, r->reason[0] ? r->reason : NULL);
 		sb_puts(b, ", \"exit_code\": ");
 		if (r->exit_code >= 0)
 			sb_printf(b, "%d", r->exit_code);
@@ -335,24 +336,24 @@ void api_job_runs(struct api *a, const struct httpd_req *rq, struct httpd_resp *
 		sb_puts(b, ", \"finished\": ");
 		json_time(b, r->finished);
 		sb_puts(b, ", \"provenance\": {\"kab_version\": ");
-		httpd_json_str(b, r->kab_version);
+		json_str_sb(b, r->kab_version);
 		sb_puts(b, ", \"kernel_release\": ");
-		httpd_json_str(b, r->kernel_release);
+		json_str_sb(b, r->kernel_release);
 		sb_puts(b, ", \"boot_id\": ");
-		httpd_json_str(b, r->boot_id);
+		json_str_sb(b, r->boot_id);
 		sb_puts(b, ", \"cmdline\": ");
-		httpd_json_str(b, r->cmdline);
+		json_str_sb(b, r->cmdline);
 		sb_printf(b, ", \"cpus\": %d, \"mem_total\": %llu, \"swap_total\": %llu, \"swap_devices\": ", r->cpus,
 			  (unsigned long long)r->mem_total, (unsigned long long)r->swap_total);
-		httpd_json_str(b, r->swap_devices);
+		json_str_sb(b, r->swap_devices);
 		sb_printf(b, ", \"cgroup_version\": %d, \"cgroup_path\": ", r->cgroup_version);
-		httpd_json_str(b, r->cgroup_path);
+		json_str_sb(b, r->cgroup_path);
 		sb_puts(b, ", \"knobs\": ");
-		httpd_json_str(b, r->knobs);
+		json_str_sb(b, r->knobs);
 		sb_puts(b, ", \"settings\": "); /* null: a run recorded before kab read them */
-		httpd_json_str(b, r->settings[0] ? r->settings : NULL);
+		json_str_sb(b, r->settings[0] ? r->settings : NULL);
 		sb_puts(b, ", \"conditioning\": ");
-		httpd_json_str(b, r->conditioning[0] ? r->conditioning : NULL);
+		json_str_sb(b, r->conditioning[0] ? r->conditioning : NULL);
 		sb_printf(b, ", \"memory_max\": %llu}}", (unsigned long long)r->memory_max);
 	}
 	sb_puts(b, "\n]}");
@@ -500,7 +501,7 @@ static void reply_diags(struct httpd_resp *rs, int r, const struct diags *d)
 			sb_printf(&line, "%s%s", other ? " " : "", d->v[i].msg);
 		if (i)
 			sb_puts(b, ", ");
-		httpd_json_str(b, line.buf);
+		json_str_sb(b, line.buf);
 		sb_free(&line);
 	}
 	if (d->dropped)
@@ -699,7 +700,7 @@ void api_run_samples(struct api *a, const struct httpd_req *rq, struct httpd_res
 			if (strcmp(names[i], "t_ns") == 0)
 				continue;
 			sb_puts(b, shown++ ? ", " : "");
-			httpd_json_str(b, names[i]);
+			json_str_sb(b, names[i]);
 		}
 		sb_puts(b, "]}");
 		ok_json(rs, 200);
@@ -719,7 +720,7 @@ void api_run_samples(struct api *a, const struct httpd_req *rq, struct httpd_res
 	}
 	size_t n = tn < vn ? tn : vn;
 	sb_printf(b, "{\"run\": %lld, \"metric\": ", (long long)rq->id);
-	httpd_json_str(b, metric);
+	json_str_sb(b, metric);
 	sb_puts(b, ", \"t_s\": [");
 	for (size_t i = 0; i < n; i++)
 		sb_printf(b, "%s%.6f", i ? ", " : "", (double)t[i] / 1e9);

@@ -8,6 +8,7 @@
 #include "executor.h"
 #include "job.h"
 #include "job_store.h"
+#include "json.h"
 #include "output.h"
 #include "plan.h"
 #include "report.h"
@@ -409,8 +410,8 @@ static void print_text(const struct plan_opts *o, const char *title, const char 
 static void jnum(FILE *out, const char *k, double v, bool comma)
 {
 	char buf[64];
-	report_json_num(v, buf, sizeof(buf));
-	report_json_str(out, k);
+	json_num(v, buf, sizeof(buf));
+	json_str_file(out, k);
 	fprintf(out, ": %s%s", buf, comma ? ", " : "");
 }
 
@@ -418,7 +419,7 @@ static void print_json(const struct plan_opts *o, const char *title, int64_t cal
 		       const struct plan_row *rows, size_t n, FILE *out)
 {
 	fprintf(out, "{\"schema\": 1, \"title\": ");
-	report_json_str(out, title);
+	json_str_file(out, title);
 	fprintf(out, ", \"calibration_job\": ");
 	if (cal_id > 0)
 		fprintf(out, "%lld", (long long)cal_id);
@@ -436,13 +437,13 @@ static void print_json(const struct plan_opts *o, const char *title, int64_t cal
 	for (size_t i = 0; i < n; i++) {
 		const struct plan_row *row = &rows[i];
 		fprintf(out, "%s\n  {\"workload\": ", i ? "," : "");
-		report_json_str(out, row->workload);
+		json_str_file(out, row->workload);
 		fprintf(out, ", \"name\": ");
-		report_json_str(out, row->metric);
+		json_str_file(out, row->metric);
 		fprintf(out, ", \"direction\": \"%s\", \"planned\": %s", stats_direction_name(row->dir), row->ok ? "true" : "false");
 		if (!row->ok) {
 			fprintf(out, ", \"reason\": ");
-			report_json_str(out, row->why);
+			json_str_file(out, row->why);
 			fputc('}', out);
 			continue;
 		}

@@ -9,6 +9,7 @@
  * timeout keep slow or half-open clients from piling up. */
 #include "httpd.h"
 #include "api.h"
+#include "json.h"
 #include "peer.h"
 
 #include <arpa/inet.h>
@@ -68,65 +69,6 @@ struct req_ctx {
 	char submitter[80];
 };
 
-/* Length of the valid UTF-8 sequence at p (no overlongs, surrogates or
- * code points past U+10FFFF), 0 if invalid. */
-static size_t utf8_len(const unsigned char *p)
-{
-	size_t n;
-	unsigned cp;
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2, cp = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
-}
-
-/* Invalid UTF-8 (from a request, or cut by a %.Ns) becomes U+FFFD, so the
- * reply always parses. */
-void httpd_json_str(struct strbuf *sb, const char *s)
-{
-	if (!s) {
-		sb_puts(sb, "null");
-		return;
-	}
-	sb_puts(sb, "\"");
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': sb_puts(sb, "\\\""); break;
-		case '\\': sb_puts(sb, "\\\\"); break;
-		case '\n': sb_puts(sb, "\\n"); break;
-		case '\r': sb_puts(sb, "\\r"); break;
-		case '\t': sb_puts(sb, "\\t"); break;
-		default:
-			if (*p < 0x20 || *p == 0x7f) {
-				sb_printf(sb, "\\u%04x", *p);
-			} else {
-				size_t n = utf8_len(p);
-				if (n == 0) {
-					sb_puts(sb, "\\ufffd");
-				} else {
-					sb_append(sb, (const char *)p, n);
-					p += n - 1;
-				}
-			}
-		}
-	}
-	sb_puts(sb, "\"");
-}
-
 void httpd_error(struct httpd_resp *rs, int status, const char *fmt, ...)
 {
 	char msg[512];
@@ -138,7 +80,7 @@ void httpd_error(struct httpd_resp *rs, int status, const char *fmt, ...)
 	rs->status = status;
 	rs->content_type = "application/json";
 	sb_puts(&rs->body, "{\"error\": ");
-	httpd_json_str(&rs->body, msg);
+	json_str_sb(&rs->body, msg);
 	sb_puts(&rs->body, "}\n");
 }
 

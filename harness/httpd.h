@@ -39,8 +39,6 @@ struct httpd_resp {
 const char *httpd_query(const struct httpd_req *rq, const char *key);
 /* {"error": "..."} with status. */
 void httpd_error(struct httpd_resp *rs, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* Appends s as a JSON string literal, quotes included; NULL gives null. */
-void httpd_json_str(struct strbuf *sb, const char *s);
 
 /* One listener: kabd serves its unix socket and, when asked, a TCP address. */
 struct httpd_conf {

@@ -1,7 +1,9 @@
 /* Number formatting shared by every report format. The seeds print counts
  * as integers and rates with two decimals: a value keeps the decimals its
  * input had (report_decimals_text for CSV files, report_decimals_auto for
- * stored values), and a percentage has one. */
+ * stored values), and a percentage has one. The bottom of the report's
+ * formatting: it calls no other report file, and report_unit.c (units,
+ * and the Delta that uses them) builds on it. */
 #include "report_priv.h"
 #include "util.h"
 
@@ -48,29 +50,6 @@ void report_fmt_pct(double pct, char *buf, size_t len)
 		snprintf(buf, len, "0.0%%");
 	else
 		snprintf(buf, len, "%s%%", num);
-}
-
-void report_fmt_delta(double abs, double pct, int decimals, enum stats_direction dir, char *buf, size_t len)
-{
-	struct report_scale s = { .div = 1, .suffix = "", .decimals = decimals };
-	report_fmt_delta_scaled(abs, pct, &s, dir, buf, len);
-}
-
-void report_fmt_delta_scaled(double abs, double pct, const struct report_scale *s, enum stats_direction dir, char *buf,
-			     size_t len)
-{
-	if (!isfinite(abs)) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	char num[64], p[32];
-	struct report_scale ds;
-	report_scale_delta(s, abs, &ds);
-	report_fmt_scaled(abs, &ds, num, sizeof(num));
-	report_fmt_pct(pct, p, sizeof(p));
-	bool zero = strspn(num, "0.") == strlen(num);
-	bool plus = !zero && abs > 0 && dir != STATS_DIR_LOWER;
-	snprintf(buf, len, "%s%s (%s)", plus ? "+" : "", num, p);
 }
 
 void report_fmt_ci(double lo, double hi, char *buf, size_t len)
@@ -142,48 +121,6 @@ int report_decimals_auto(const double *v, size_t n)
 		d = lead + 2;
 	}
 	return d > REPORT_DECIMALS_MAX ? REPORT_DECIMALS_MAX : d;
-}
-
-void report_json_num(double v, char *buf, size_t len)
-{
-	if (!isfinite(v)) {
-		snprintf(buf, len, "null");
-		return;
-	}
-	if (v == floor(v) && fabs(v) < 1e15) {
-		snprintf(buf, len, "%.0f", v == 0 ? 0.0 : v);
-		return;
-	}
-	/* the shortest form that reads back as v: a double carries at least
-	 * 15 significant digits, so when some form of 15 digits or fewer
-	 * round-trips, %.15g (which drops trailing zeros) prints exactly that
-	 * one; otherwise 16 or 17 digits do. Three tries instead of seventeen:
-	 * this runs for every number of every JSON report kabd serves. */
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, len, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			return;
-	}
-}
-
-void report_json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
-		default:
-			if (*p < 0x20 || *p == 0x7f)
-				fprintf(out, "\\u%04x", *p);
-			else
-				fputc(*p, out);
-		}
-	}
-	fputc('"', out);
 }
 
 void report_csv_field(FILE *out, const char *s)

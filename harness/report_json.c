@@ -9,6 +9,7 @@
 #include "report.h"
 #include "report_priv.h"
 #include "job.h"
+#include "json.h"
 #include "util.h"
 
 #include <errno.h>
@@ -20,13 +21,13 @@
 static void num(FILE *out, double v)
 {
 	char buf[64];
-	report_json_num(v, buf, sizeof(buf));
+	json_num(v, buf, sizeof(buf));
 	fputs(buf, out);
 }
 
 static void key(FILE *out, const char *k)
 {
-	report_json_str(out, k);
+	json_str_file(out, k);
 	fputs(": ", out);
 }
 
@@ -41,10 +42,7 @@ static void knum(FILE *out, const char *k, double v, bool comma)
 static void kstr(FILE *out, const char *k, const char *v, bool comma)
 {
 	key(out, k);
-	if (v)
-		report_json_str(out, v);
-	else
-		fputs("null", out);
+	json_str_file(out, v);
 	if (comma)
 		fputs(", ", out);
 }
@@ -189,7 +187,7 @@ static void run_boots(FILE *out, const struct report *r)
 	fputs(r->n_run_boots ? "\n  ],\n  \"kernel_warnings\": [" : "],\n  \"kernel_warnings\": [", out);
 	for (size_t i = 0; i < r->n_kernel_warnings; i++) {
 		fputs(i ? ", " : "", out);
-		report_json_str(out, r->kernel_warnings[i]);
+		json_str_file(out, r->kernel_warnings[i]);
 	}
 	fputs("]", out);
 }
@@ -280,7 +278,7 @@ int report_render_json(const struct report *r, FILE *out)
 	fputs("},\n  \"variants\": [", out);
 	for (size_t v = 0; v < r->n_variants; v++) {
 		fputs(v ? ", " : "", out);
-		report_json_str(out, r->variants[v]);
+		json_str_file(out, r->variants[v]);
 	}
 	fputs("]", out);
 	if (r->kernels)
@@ -290,7 +288,7 @@ int report_render_json(const struct report *r, FILE *out)
 		fputs(",\n  \"warnings\": [", out);
 		for (size_t i = 0; i < r->n_warnings; i++) {
 			fputs(i ? ", " : "", out);
-			report_json_str(out, r->warnings[i]);
+			json_str_file(out, r->warnings[i]);
 		}
 		fputs("]", out);
 	}
@@ -317,17 +315,17 @@ int report_render_json(const struct report *r, FILE *out)
 	fputs(r->n_workloads ? "\n  ],\n  \"runs_not_counted\": [" : "],\n  \"runs_not_counted\": [", out);
 	for (size_t i = 0; i < r->n_notes; i++) {
 		fputs(i ? ", " : "", out);
-		report_json_str(out, r->notes[i]);
+		json_str_file(out, r->notes[i]);
 	}
 	fputs("],\n  \"unavailable\": [", out);
 	for (size_t i = 0; i < r->n_unavailable; i++) {
 		fputs(i ? ", " : "", out);
-		report_json_str(out, r->unavailable[i]);
+		json_str_file(out, r->unavailable[i]);
 	}
 	fputs("],\n  \"boots\": [", out);
 	for (size_t i = 0; i < r->n_boots; i++) {
 		fputs(i ? ", " : "", out);
-		report_json_str(out, r->boots[i]);
+		json_str_file(out, r->boots[i]);
 	}
 	fputs("]", out);
 	if (r->kernels)
@@ -340,7 +338,7 @@ static void cnum(FILE *out, double v)
 {
 	if (isfinite(v)) {
 		char buf[64];
-		report_json_num(v, buf, sizeof(buf));
+		json_num(v, buf, sizeof(buf));
 		fputs(buf, out);
 	}
 	fputc(',', out);
@@ -370,7 +368,7 @@ static void cvalues(FILE *out, const struct report_workload *w, const struct rep
 	for (size_t p = 0; p < w->pairs; p++) {
 		double x = m->values[v * w->pairs + p];
 		if (isfinite(x))
-			report_json_num(x, buf, sizeof(buf));
+			json_num(x, buf, sizeof(buf));
 		else
 			snprintf(buf, sizeof(buf), "NA");
 		fprintf(out, "%s%s", p ? " " : "", buf);

@@ -14,10 +14,6 @@
 void report_fmt_num(double v, int decimals, char *buf, size_t len);
 /* "+26.9%", "-68.2%", "0.0%"; "n/a" for NAN. */
 void report_fmt_pct(double pct, char *buf, size_t len);
-/* Delta (abs / %) as the seeds print it: "+7595.34 (+26.9%)",
- * "-37807256 (-68.2%)". An increase carries its '+' unless it is a
- * regression of a lower-is-better metric ("7396670 (+14.0%)"). */
-void report_fmt_delta(double abs, double pct, int decimals, enum stats_direction dir, char *buf, size_t len);
 /* How a row's numbers are shown (report_unit.c): v / div with decimals
  * and a unit suffix (" ms", " GiB"), or, with suffix "", the raw number
  * with the metric's decimals. */
@@ -40,6 +36,10 @@ void report_fmt_scaled(double v, const struct report_scale *s, char *buf, size_t
 /* The metric's label without a " (UNIT)" its cells now carry:
  * "avg latency (ms)" -> "avg latency" when the row shows " ms". */
 void report_scaled_label(const struct report_metric *m, const struct report_scale *s, char *buf, size_t len);
+/* Delta (abs / %) as the seeds print it: "+7595.34 (+26.9%)",
+ * "-37807256 (-68.2%)". An increase carries its '+' unless it is a
+ * regression of a lower-is-better metric ("7396670 (+14.0%)"). */
+void report_fmt_delta(double abs, double pct, int decimals, enum stats_direction dir, char *buf, size_t len);
 /* report_fmt_delta in a row's scale: "-26.4 ms (-12.8%)". */
 void report_fmt_delta_scaled(double abs, double pct, const struct report_scale *s, enum stats_direction dir, char *buf,
 			     size_t len);
@@ -54,9 +54,6 @@ int report_decimals_text(const char *num);
  * so that three significant digits show; at most REPORT_DECIMALS_MAX. */
 int report_decimals_auto(const double *v, size_t n);
 
-/* JSON: a number, shortest text that reads back the same, or "null". */
-void report_json_num(double v, char *buf, size_t len);
-void report_json_str(FILE *out, const char *s);
 /* CSV: quoted when it holds a comma, quote or line break. */
 void report_csv_field(FILE *out, const char *s);
 

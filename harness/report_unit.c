@@ -3,8 +3,9 @@
  * shows "206 ms" and "1.50 GiB", not 206388029 and 1610612736. One unit
  * a row, picked from the larger of Before and After, so the two and the
  * Delta read side by side. Seconds stay seconds; other units (pages,
- * ops/s) keep the raw number and the decimals their input had. JSON and
- * CSV print raw numbers and never come here. */
+ * ops/s) keep the raw number and the decimals their input had. The Delta
+ * cell is formatted here too, in its row's unit. JSON and CSV print raw
+ * numbers and never come here. */
 #include "report_priv.h"
 #include "util.h"
 
@@ -118,6 +119,29 @@ void report_fmt_scaled(double v, const struct report_scale *s, char *buf, size_t
 		snprintf(buf, len, "0");
 	else
 		snprintf(buf, len, "%s%s", num, s->suffix);
+}
+
+void report_fmt_delta(double abs, double pct, int decimals, enum stats_direction dir, char *buf, size_t len)
+{
+	struct report_scale s = { .div = 1, .suffix = "", .decimals = decimals };
+	report_fmt_delta_scaled(abs, pct, &s, dir, buf, len);
+}
+
+void report_fmt_delta_scaled(double abs, double pct, const struct report_scale *s, enum stats_direction dir, char *buf,
+			     size_t len)
+{
+	if (!isfinite(abs)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	char num[64], p[32];
+	struct report_scale ds;
+	report_scale_delta(s, abs, &ds);
+	report_fmt_scaled(abs, &ds, num, sizeof(num));
+	report_fmt_pct(pct, p, sizeof(p));
+	bool zero = strspn(num, "0.") == strlen(num);
+	bool plus = !zero && abs > 0 && dir != STATS_DIR_LOWER;
+	snprintf(buf, len, "%s%s (%s)", plus ? "+" : "", num, p);
 }
 
 void report_scaled_label(const struct report_metric *m, const struct report_scale *s, char *buf, size_t len)
