@@ -10,8 +10,8 @@
 #include <string.h>
 
 static const struct wl_key keys[] = {
-	{ "command", "the command line, split shell-style and exec'd directly (no shell)", true },
-	{ NULL, NULL, false },
+	{ .name = "command", .help = "the command line, split shell-style and exec'd directly (no shell)", .required = true },
+	{ .name = NULL },
 };
 
 static int check(const struct job_workload *wl, const char *file, struct diags *d)

@@ -34,12 +34,12 @@ static char *const build_env[] = { BUILD_PATH, "LC_ALL=C", NULL };
 static const char *const config_names[] = { "defconfig", "tinyconfig", "allnoconfig" };
 
 static const struct wl_key keys[] = {
-	{ "source", "debian (Debian's linux-source-6.1, unpacked once into " DEFAULT_CACHE ") or the absolute path of a clean kernel tree", false },
-	{ "config", "defconfig (default), tinyconfig, allnoconfig, or the absolute path of a .config", false },
-	{ "jobs", "make -j: parallel compile jobs (default: the number of CPUs)", false },
-	{ "target", "make targets, space-separated (default: vmlinux); e.g. mm/ or kernel/sched/", false },
-	{ "drop_caches", "yes: sync and drop the page cache before each run (outside the memcg); default no", false },
-	{ NULL, NULL, false },
+	{ .name = "source", .help = "debian (Debian's linux-source-6.1, unpacked once into " DEFAULT_CACHE ") or the absolute path of a clean kernel tree", .required = false },
+	{ .name = "config", .help = "defconfig (default), tinyconfig, allnoconfig, or the absolute path of a .config", .required = false },
+	{ .name = "jobs", .help = "make -j: parallel compile jobs (default: the number of CPUs)", .required = false },
+	{ .name = "target", .help = "make targets, space-separated (default: vmlinux); e.g. mm/ or kernel/sched/", .required = false },
+	{ .name = "drop_caches", .help = "yes: sync and drop the page cache before each run (outside the memcg); default no", .required = false },
+	{ .name = NULL },
 };
 
 static int param_line(const struct job_workload *wl, const char *key)

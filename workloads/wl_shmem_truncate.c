@@ -14,13 +14,13 @@
 #define SHMEM_MAX_REPS 10000
 
 static const struct wl_key keys[] = {
-	{ "backing", "tmpfs (a file on a private tmpfs mount) or memfd", true },
-	{ "op", "the teardown timed: ftruncate (to 0), punch (a hole over the whole file), close (memfd only), unlink (tmpfs only)", true },
-	{ "size", "file size, e.g. 1G (whole 4K pages; memory.max must be above it or the fill swaps)", true },
-	{ "reps", "repetitions inside one run, 1 to 10000 (default 5); each fills a new file", false },
-	{ "huge", "tmpfs only: its huge= mount option, never, always, within_size or advise (default never)", false },
-	{ "fill", "write (default: pwrite of non-zero data) or fallocate", false },
-	{ NULL, NULL, false },
+	{ .name = "backing", .help = "tmpfs (a file on a private tmpfs mount) or memfd", .required = true },
+	{ .name = "op", .help = "the teardown timed: ftruncate (to 0), punch (a hole over the whole file), close (memfd only), unlink (tmpfs only)", .required = true },
+	{ .name = "size", .help = "file size, e.g. 1G (whole 4K pages; memory.max must be above it or the fill swaps)", .required = true },
+	{ .name = "reps", .help = "repetitions inside one run, 1 to 10000 (default 5); each fills a new file", .required = false },
+	{ .name = "huge", .help = "tmpfs only: its huge= mount option, never, always, within_size or advise (default never)", .required = false },
+	{ .name = "fill", .help = "write (default: pwrite of non-zero data) or fallocate", .required = false },
+	{ .name = NULL },
 };
 
 /* Reports a value of key that is not among choices; true when it is. */

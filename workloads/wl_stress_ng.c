@@ -9,8 +9,8 @@
 #include <string.h>
 
 static const struct wl_key keys[] = {
-	{ "args", "stress-ng arguments, e.g. --vm 2 --vm-bytes 512M --vm-keep --timeout 10", true },
-	{ NULL, NULL, false },
+	{ .name = "args", .help = "stress-ng arguments, e.g. --vm 2 --vm-bytes 512M --vm-keep --timeout 10", .required = true },
+	{ .name = NULL },
 };
 
 static int check(const struct job_workload *wl, const char *file, struct diags *d)

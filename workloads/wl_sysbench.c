@@ -31,14 +31,14 @@
 static const char *const tests[] = { "oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select" };
 
 static const struct wl_key keys[] = {
-	{ "tables", "number of sysbench tables, e.g. 10", true },
-	{ "table_size", "rows per table, e.g. 1000000", true },
-	{ "duration", "length of the sysbench run in whole seconds, e.g. 300s or 5m", true },
-	{ "threads", "sysbench client threads (default 1)", false },
-	{ "buffer_pool", "InnoDB buffer pool size, e.g. 512M (default 128M)", false },
-	{ "test", "oltp_read_write (default), oltp_read_only, oltp_write_only or oltp_point_select", false },
-	{ "report_interval", "sysbench's interim reports every N seconds on stdout, 0 for none (default 10s)", false },
-	{ NULL, NULL, false },
+	{ .name = "tables", .help = "number of sysbench tables, e.g. 10", .required = true },
+	{ .name = "table_size", .help = "rows per table, e.g. 1000000", .required = true },
+	{ .name = "duration", .help = "length of the sysbench run in whole seconds, e.g. 300s or 5m", .required = true },
+	{ .name = "threads", .help = "sysbench client threads (default 1)", .required = false },
+	{ .name = "buffer_pool", .help = "InnoDB buffer pool size, e.g. 512M (default 128M)", .required = false },
+	{ .name = "test", .help = "oltp_read_write (default), oltp_read_only, oltp_write_only or oltp_point_select", .required = false },
+	{ .name = "report_interval", .help = "sysbench's interim reports every N seconds on stdout, 0 for none (default 10s)", .required = false },
+	{ .name = NULL },
 };
 
 struct sb_cfg {
