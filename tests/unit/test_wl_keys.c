@@ -1,6 +1,8 @@
 /* The workload key tables: the generic parsers and the one message each
- * key type has, on a table of every type; and every workload's table
- * against itself (its defaults pass its own checks). */
+ * key type has, on a table of every type; every workload's table against
+ * itself (its defaults pass its own checks) and against its hand-written
+ * reference (docs/wl-TYPE.md, else README.md): each key is there with
+ * its default, so the two cannot drift apart. */
 #include "t.h"
 #include "wl.h"
 #include "job.h"
@@ -8,6 +10,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static const char *const colours[] = { "red", "green", "blue", NULL };
 
@@ -133,6 +136,9 @@ static void test_tables(void)
 		for (const struct wl_key *k = (*o)->keys; k && k->name; k++) {
 			T_CHECK(k->help && k->help[0]);
 			T_CHECK(!(k->required && k->def));
+			if (!k->required && !k->def && !k->def_doc)
+				fprintf(stderr, "%s: key %s has no default and is not required\n", (*o)->type, k->name);
+			T_CHECK(k->required || k->def || k->def_doc);
 			T_CHECK(k->type != WL_KEY_ENUM || (k->choices && k->choices[0]));
 			if (!k->def)
 				continue;
@@ -147,10 +153,89 @@ static void test_tables(void)
 		}
 }
 
+/* The cells of a Markdown table row, trimmed, into cells; how many. */
+static size_t row_cells(char *line, char **cells, size_t max)
+{
+	size_t n = 0;
+	char *p = line + 1; /* past the leading '|' */
+	while (*p && n < max) {
+		char *bar = strchr(p, '|');
+		if (!bar)
+			break;
+		*bar = 0;
+		while (*p == ' ')
+			p++;
+		char *end = bar;
+		while (end > p && end[-1] == ' ')
+			*--end = 0;
+		cells[n++] = p;
+		p = bar + 1;
+	}
+	return n;
+}
+
+/* Whether a row of the reference documents key (a cell "`KEY`" or
+ * "`KEY` (required)"; in README.md also a cell "`TYPE`") with its default. */
+static bool row_has_key(char *line, const char *type, const struct wl_key *k, bool readme)
+{
+	char *cells[16], name[96], name_sp[100], plain[96];
+	size_t n = row_cells(line, cells, 16);
+	snprintf(name, sizeof(name), "`%s`", k->name);
+	snprintf(name_sp, sizeof(name_sp), "`%s` ", k->name);
+	snprintf(plain, sizeof(plain), "`%s`", type);
+	bool named = false, typed = !readme, dflt = false;
+	const char *want = k->def ? k->def : k->def_doc;
+	char quoted[96] = "";
+	if (want)
+		snprintf(quoted, sizeof(quoted), "`%s`", want);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(cells[i], name) == 0 || strncmp(cells[i], name_sp, strlen(name_sp)) == 0)
+			named = true;
+		if (strcmp(cells[i], plain) == 0)
+			typed = true;
+		if (k->required ? strstr(cells[i], "required") != NULL
+				: want && (strcmp(cells[i], want) == 0 || strcmp(cells[i], quoted) == 0))
+			dflt = true;
+	}
+	return named && typed && dflt;
+}
+
+static void test_reference(void)
+{
+	for (const struct wl_ops *const *o = wl_all(); *o; o++) {
+		char path[256];
+		snprintf(path, sizeof(path), "docs/wl-%s.md", (*o)->type);
+		bool readme = access(path, R_OK) != 0;
+		if (readme)
+			snprintf(path, sizeof(path), "README.md");
+		char *text = NULL;
+		T_EQ_INT(util_read_file(path, &text, NULL), 0);
+		if (!text)
+			continue;
+		for (const struct wl_key *k = (*o)->keys; k && k->name; k++) {
+			bool found = false;
+			for (char *l = text; *l && !found;) {
+				size_t len = strcspn(l, "\n");
+				char line[4096];
+				snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1), l);
+				if (line[0] == '|' && row_has_key(line, (*o)->type, k, readme))
+					found = true;
+				l += len + (l[len] == '\n');
+			}
+			if (!found)
+				fprintf(stderr, "%s: no row for key %s of %s with its default (%s)\n", path, k->name, (*o)->type,
+					k->required ? "required" : k->def ? k->def : k->def_doc);
+			T_CHECK(found);
+		}
+		free(text);
+	}
+}
+
 int main(void)
 {
 	test_messages();
 	test_accessors();
 	test_tables();
+	test_reference();
 	return t_done("test_wl_keys");
 }
