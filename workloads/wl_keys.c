@@ -9,8 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define WL_KEY_MAX_SECONDS (7 * 86400ull)
-
 const struct wl_key *wl_key_find(const struct wl_key *keys, const char *name)
 {
 	for (const struct wl_key *k = keys; k && k->name; k++)
@@ -139,8 +137,11 @@ static void describe_range(const struct wl_key *k, struct strbuf *sb)
 		break;
 	case WL_KEY_DURATION:
 		format_seconds(k->min, lo, sizeof(lo));
-		format_seconds(k->max ? k->max : WL_KEY_MAX_SECONDS, hi, sizeof(hi));
-		sb_printf(sb, "must be whole seconds from %s to %s", lo, hi);
+		format_seconds(k->max, hi, sizeof(hi));
+		if (k->max)
+			sb_printf(sb, "must be whole seconds from %s to %s", lo, hi);
+		else
+			sb_printf(sb, "must be whole seconds, at least %s", lo);
 		break;
 	case WL_KEY_ENUM:
 		sb_printf(sb, "is not one of ");
