@@ -32,7 +32,7 @@ struct wl_key {
 	uint64_t page;      /* SIZE: in whole pages of this many bytes (0: any) */
 	bool pow2;          /* SIZE: a power of two */
 	bool bool_words;    /* BOOL: true/false, on/off and 1/0 too */
-	const char *const *choices; /* ENUM: NULL-terminated */
+	const char *const *choices; /* ENUM: the values; TEXT: named values beside free ones; NULL-terminated */
 	const char *def;    /* the default as a job would write it; NULL: none */
 	const char *def_doc; /* a default the workload works out, in the docs' words */
 	const char *example; /* for the message: "e.g. 256M" */
@@ -46,7 +46,7 @@ const struct wl_key *wl_key_find(const struct wl_key *keys, const char *name);
  * in bytes, COUNT, DURATION in seconds. */
 int wl_key_parse_u64(const struct wl_key *k, const char *s, uint64_t *ret);
 int wl_key_parse_bool(const struct wl_key *k, const char *s, bool *ret);
-/* The choice of an ENUM key that s names (the table's own string); NULL if none. */
+/* The choice of k that s names (the table's own string); NULL if none. */
 const char *wl_key_choice(const struct wl_key *k, const char *s);
 /* The value a section gives k, else k's default; NULL when neither. */
 const char *wl_key_value(const struct job_workload *wl, const struct wl_key *k);
@@ -54,7 +54,7 @@ const char *wl_key_value(const struct job_workload *wl, const struct wl_key *k);
 int wl_key_u64(const struct job_workload *wl, const struct wl_key *k, uint64_t *ret);
 int wl_key_bool(const struct job_workload *wl, const struct wl_key *k, bool *ret);
 /* Reports the value a section gives k at its line when it is not of k's
- * type and range (reps "0" must be a whole number from 1 to 10000");
+ * type and range (reps "0" must be a whole number from 1 to 10000);
  * -EINVAL then, else 0. TEXT keys are the workload's to check. */
 int wl_key_check(const struct job_workload *wl, const struct wl_key *k, const char *file, struct diags *d);
 /* wl_key_check for every key of a table: -EINVAL when any is bad. */
