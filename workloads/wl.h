@@ -10,12 +10,55 @@
 struct diags;
 struct job_workload;
 
-/* A type-specific key a workload section may carry. */
+/* What a key's value is: how it is parsed, checked and described. */
+enum wl_key_type {
+	WL_KEY_TEXT,     /* free text; the workload's check looks at it */
+	WL_KEY_SIZE,     /* bytes with K, M, G or T, from min to max */
+	WL_KEY_COUNT,    /* a whole number from min to max */
+	WL_KEY_DURATION, /* whole seconds (300, 300s, 5m), from min to max */
+	WL_KEY_ENUM,     /* one of choices */
+	WL_KEY_BOOL,     /* yes or no */
+};
+
+/* A type-specific key a workload section may carry, described once: the
+ * job parser reads its name and whether it is required, wl_key_check its
+ * type and range, the accessors its default, and the docs its help. */
 struct wl_key {
 	const char *name;
 	const char *help;
 	bool required;
+	enum wl_key_type type;
+	uint64_t min, max;  /* SIZE (bytes), COUNT, DURATION (s); max 0: no limit */
+	uint64_t page;      /* SIZE: in whole pages of this many bytes (0: any) */
+	bool pow2;          /* SIZE: a power of two */
+	bool bool_words;    /* BOOL: true/false, on/off and 1/0 too */
+	const char *const *choices; /* ENUM: the values; TEXT: named values beside free ones; NULL-terminated */
+	const char *def;    /* the default as a job would write it; NULL: none */
+	const char *def_doc; /* a default the workload works out, in the docs' words */
+	const char *example; /* for the message: "e.g. 256M" */
+	const char *why;    /* appended to the range in the message */
 };
+
+/* The entry called name in a NULL-name terminated table; NULL if none. */
+const struct wl_key *wl_key_find(const struct wl_key *keys, const char *name);
+/* Parses s as k's type within k's range: 0, -EINVAL when s is not of the
+ * type, -ERANGE when it is outside the range (*ret untouched then). SIZE
+ * in bytes, COUNT, DURATION in seconds. */
+int wl_key_parse_u64(const struct wl_key *k, const char *s, uint64_t *ret);
+int wl_key_parse_bool(const struct wl_key *k, const char *s, bool *ret);
+/* The choice of k that s names (the table's own string); NULL if none. */
+const char *wl_key_choice(const struct wl_key *k, const char *s);
+/* The value a section gives k, else k's default; NULL when neither. */
+const char *wl_key_value(const struct job_workload *wl, const struct wl_key *k);
+/* That value parsed: -ENODATA when there is none, else as the parsers. */
+int wl_key_u64(const struct job_workload *wl, const struct wl_key *k, uint64_t *ret);
+int wl_key_bool(const struct job_workload *wl, const struct wl_key *k, bool *ret);
+/* Reports the value a section gives k at its line when it is not of k's
+ * type and range (reps "0" must be a whole number from 1 to 10000);
+ * -EINVAL then, else 0. TEXT keys are the workload's to check. */
+int wl_key_check(const struct job_workload *wl, const struct wl_key *k, const char *file, struct diags *d);
+/* wl_key_check for every key of a table: -EINVAL when any is bad. */
+int wl_keys_check(const struct job_workload *wl, const struct wl_key *keys, const char *file, struct diags *d);
 
 /* The metrics a workload reports, with their units: the store's form of
  * a run's metric (db/store.h), which the executor adds its own to. */

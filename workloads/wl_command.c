@@ -9,14 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { K_COMMAND, K_END };
+
 static const struct wl_key keys[] = {
-	{ "command", "the command line, split shell-style and exec'd directly (no shell)", true },
-	{ NULL, NULL, false },
+	[K_COMMAND] = { .name = "command", .type = WL_KEY_TEXT, .required = true,
+			.help = "the command line, split shell-style and exec'd directly (no shell)" },
+	[K_END] = { .name = NULL },
 };
 
 static int check(const struct job_workload *wl, const char *file, struct diags *d)
 {
-	const char *cmd = job_param(wl, "command");
+	const char *cmd = wl_key_value(wl, &keys[K_COMMAND]);
 	if (!cmd)
 		return 0;
 	char **argv;
@@ -40,7 +43,8 @@ static int check(const struct job_workload *wl, const char *file, struct diags *
 
 static int make_argv(const struct wl_ctx *c, char ***ret_argv)
 {
-	return wl_split_args(job_param(c->wl, "command"), ret_argv, NULL);
+	const char *cmd = wl_key_value(c->wl, &keys[K_COMMAND]);
+	return cmd ? wl_split_args(cmd, ret_argv, NULL) : -EINVAL;
 }
 
 static int collect(const struct wl_ctx *c, int exit_status, struct wl_metrics *m)

@@ -24,22 +24,28 @@
 #define DEBIAN_TARBALL "/usr/src/linux-source-6.1.tar.xz"
 #define DEBIAN_TOPDIR "linux-source-6.1"
 #define DEFAULT_CACHE "/var/cache/kab/src"
-#define JOBS_MAX 1024
 
 /* The builds get this environment, not kab's: a MAKEFLAGS, CC or ARCH
  * inherited from whoever started kab must not change what is built. */
 #define BUILD_PATH "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 static char *const build_env[] = { BUILD_PATH, "LC_ALL=C", NULL };
 
-static const char *const config_names[] = { "defconfig", "tinyconfig", "allnoconfig" };
+enum { K_SOURCE, K_CONFIG, K_JOBS, K_TARGET, K_DROP_CACHES, K_END };
+/* the configurations make makes by name; config may also be a file's path */
+static const char *const config_names[] = { "defconfig", "tinyconfig", "allnoconfig", NULL };
 
 static const struct wl_key keys[] = {
-	{ "source", "debian (Debian's linux-source-6.1, unpacked once into " DEFAULT_CACHE ") or the absolute path of a clean kernel tree", false },
-	{ "config", "defconfig (default), tinyconfig, allnoconfig, or the absolute path of a .config", false },
-	{ "jobs", "make -j: parallel compile jobs (default: the number of CPUs)", false },
-	{ "target", "make targets, space-separated (default: vmlinux); e.g. mm/ or kernel/sched/", false },
-	{ "drop_caches", "yes: sync and drop the page cache before each run (outside the memcg); default no", false },
-	{ NULL, NULL, false },
+	[K_SOURCE] = { .name = "source", .type = WL_KEY_TEXT, .def = "debian",
+		       .help = "debian (Debian's linux-source-6.1, unpacked once into " DEFAULT_CACHE ") or the absolute path of a clean kernel tree" },
+	[K_CONFIG] = { .name = "config", .type = WL_KEY_TEXT, .choices = config_names, .def = "defconfig",
+		       .help = "a configuration make makes by name (defconfig, tinyconfig, allnoconfig) or the absolute path of a .config" },
+	[K_JOBS] = { .name = "jobs", .type = WL_KEY_COUNT, .min = 1, .max = 1024, .def_doc = "number of CPUs",
+		     .help = "make -j: parallel compile jobs" },
+	[K_TARGET] = { .name = "target", .type = WL_KEY_TEXT, .def = "vmlinux",
+		       .help = "make targets, space-separated; e.g. mm/ or kernel/sched/" },
+	[K_DROP_CACHES] = { .name = "drop_caches", .type = WL_KEY_BOOL, .bool_words = true, .def = "no",
+			    .help = "yes: sync and drop the page cache before each run (outside the memcg)" },
+	[K_END] = { .name = NULL },
 };
 
 static int param_line(const struct job_workload *wl, const char *key)
@@ -48,12 +54,6 @@ static int param_line(const struct job_workload *wl, const char *key)
 		if (strcmp(wl->params[i].key, key) == 0)
 			return wl->params[i].line;
 	return wl->line;
-}
-
-static const char *param_or(const struct job_workload *wl, const char *key, const char *def)
-{
-	const char *v = job_param(wl, key);
-	return v ? v : def;
 }
 
 /* The directory the shared source cache lives in; KAB_KBUILD_CACHE moves it. */
@@ -65,42 +65,16 @@ static const char *cache_root(void)
 
 static void source_dir(const struct job_workload *wl, char *buf, size_t len)
 {
-	const char *s = param_or(wl, "source", "debian");
+	const char *s = wl_key_value(wl, &keys[K_SOURCE]);
 	if (strcmp(s, "debian") == 0)
 		snprintf(buf, len, "%s/%s", cache_root(), DEBIAN_TOPDIR);
 	else
 		snprintf(buf, len, "%s", s);
 }
 
-int wl_kbuild_parse_jobs(const char *s, unsigned *ret)
-{
-	uint64_t v;
-	int r = util_parse_u64(s, &v);
-	if (r < 0)
-		return r;
-	if (v < 1 || v > JOBS_MAX)
-		return -ERANGE;
-	*ret = (unsigned)v;
-	return 0;
-}
-
-int wl_kbuild_parse_bool(const char *s, bool *ret)
-{
-	if (strcmp(s, "yes") == 0 || strcmp(s, "true") == 0 || strcmp(s, "on") == 0 || strcmp(s, "1") == 0)
-		*ret = true;
-	else if (strcmp(s, "no") == 0 || strcmp(s, "false") == 0 || strcmp(s, "off") == 0 || strcmp(s, "0") == 0)
-		*ret = false;
-	else
-		return -EINVAL;
-	return 0;
-}
-
 static bool is_config_name(const char *s)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(config_names); i++)
-		if (strcmp(s, config_names[i]) == 0)
-			return true;
-	return false;
+	return wl_key_choice(&keys[K_CONFIG], s) != NULL;
 }
 
 static bool path_is(const char *dir, const char *name, mode_t type)
@@ -113,7 +87,7 @@ static bool path_is(const char *dir, const char *name, mode_t type)
 
 static void check_source(const struct job_workload *wl, const char *file, struct diags *d, int *r)
 {
-	const char *s = param_or(wl, "source", "debian");
+	const char *s = wl_key_value(wl, &keys[K_SOURCE]);
 	int line = param_line(wl, "source");
 	if (strcmp(s, "debian") == 0) {
 		char dir[4096];
@@ -149,7 +123,7 @@ static void check_source(const struct job_workload *wl, const char *file, struct
 
 static void check_config(const struct job_workload *wl, const char *file, struct diags *d, int *r)
 {
-	const char *s = param_or(wl, "config", "defconfig");
+	const char *s = wl_key_value(wl, &keys[K_CONFIG]);
 	int line = param_line(wl, "config");
 	if (is_config_name(s))
 		return;
@@ -161,11 +135,16 @@ static void check_config(const struct job_workload *wl, const char *file, struct
 		}
 		return;
 	}
-	const char *hint = util_did_you_mean(s, config_names, ARRAY_SIZE(config_names));
+	const char *hint = util_did_you_mean(s, config_names, ARRAY_SIZE(config_names) - 1);
 	char h[64] = "";
 	if (hint)
 		snprintf(h, sizeof(h), " (did you mean \"%s\"?)", hint);
-	diags_add(d, file, line, "workload \"%s\": unknown config \"%s\"%s: use defconfig, tinyconfig, allnoconfig or the absolute path of a .config", wl->name, s, h);
+	struct strbuf names = { 0 };
+	for (size_t i = 0; config_names[i]; i++)
+		sb_printf(&names, "%s%s", i ? ", " : "", config_names[i]);
+	diags_add(d, file, line, "workload \"%s\": unknown config \"%s\"%s: use %s or the absolute path of a .config", wl->name, s, h,
+		  names.buf ? names.buf : "");
+	sb_free(&names);
 	*r = -EINVAL;
 }
 
@@ -194,7 +173,7 @@ static int check_targets_in(const struct job_workload *wl, const char *src, char
 {
 	char **argv;
 	size_t n;
-	if (wl_split_args(param_or(wl, "target", "vmlinux"), &argv, &n) < 0)
+	if (wl_split_args(wl_key_value(wl, &keys[K_TARGET]), &argv, &n) < 0)
 		return -EINVAL;
 	int r = 0;
 	for (size_t i = 0; i < n && r == 0; i++)
@@ -257,17 +236,8 @@ static int check(const struct job_workload *wl, const char *file, struct diags *
 	check_source(wl, file, d, &r);
 	check_config(wl, file, d, &r);
 	check_target(wl, file, d, &r);
-	const char *s;
-	unsigned jobs;
-	if ((s = job_param(wl, "jobs")) && wl_kbuild_parse_jobs(s, &jobs) < 0) {
-		diags_add(d, file, param_line(wl, "jobs"), "workload \"%s\": jobs \"%s\" is not a number from 1 to %d", wl->name, s, JOBS_MAX);
+	if (wl_keys_check(wl, keys, file, d) < 0)
 		r = -EINVAL;
-	}
-	bool b;
-	if ((s = job_param(wl, "drop_caches")) && wl_kbuild_parse_bool(s, &b) < 0) {
-		diags_add(d, file, param_line(wl, "drop_caches"), "workload \"%s\": drop_caches \"%s\" is not yes or no", wl->name, s);
-		r = -EINVAL;
-	}
 	return r;
 }
 
@@ -589,7 +559,7 @@ static int make_config(const struct wl_ctx *c, const char *src, char *err, size_
 		snprintf(err, errlen, "cannot create %s: %s", cfg, strerror(-r));
 		return r;
 	}
-	const char *config = param_or(c->wl, "config", "defconfig");
+	const char *config = wl_key_value(c->wl, &keys[K_CONFIG]);
 	const char *goal = config;
 	if (!is_config_name(config)) {
 		if ((r = util_copy_file(config, cfgfile)) < 0) {
@@ -628,7 +598,7 @@ static int prepare(const struct wl_ctx *c, char *err, size_t errlen)
 	char src[4096];
 	source_dir(c->wl, src, sizeof(src));
 	int r;
-	if (strcmp(param_or(c->wl, "source", "debian"), "debian") == 0 && (r = ensure_debian_source(err, errlen)) < 0)
+	if (strcmp(wl_key_value(c->wl, &keys[K_SOURCE]), "debian") == 0 && (r = ensure_debian_source(err, errlen)) < 0)
 		return r;
 	if ((r = check_targets_in(c->wl, src, err, errlen)) < 0)
 		return r;
@@ -657,7 +627,7 @@ static int before(const struct wl_ctx *c, char *err, size_t errlen)
 		return r;
 	}
 	bool drop = false;
-	wl_kbuild_parse_bool(param_or(c->wl, "drop_caches", "no"), &drop);
+	wl_key_bool(c->wl, &keys[K_DROP_CACHES], &drop);
 	if (drop) {
 		sync();
 		if ((r = util_write_file("/proc/sys/vm/drop_caches", "3")) < 0) {
@@ -673,14 +643,14 @@ static int make_argv(const struct wl_ctx *c, char ***ret_argv)
 	char src[4096], obj[4096];
 	source_dir(c->wl, src, sizeof(src));
 	obj_dir(c, obj, sizeof(obj));
-	unsigned jobs;
-	if (wl_kbuild_parse_jobs(param_or(c->wl, "jobs", ""), &jobs) < 0) {
+	uint64_t jobs;
+	if (wl_key_u64(c->wl, &keys[K_JOBS], &jobs) < 0) { /* the default: one per CPU */
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		jobs = n > 0 ? (unsigned)n : 1;
+		jobs = n > 0 ? (uint64_t)n : 1;
 	}
 	char **targets;
 	size_t nt;
-	int r = wl_split_args(param_or(c->wl, "target", "vmlinux"), &targets, &nt);
+	int r = wl_split_args(wl_key_value(c->wl, &keys[K_TARGET]), &targets, &nt);
 	if (r < 0)
 		return r;
 	size_t n = 0, cap = nt + 12;
@@ -700,7 +670,7 @@ static int make_argv(const struct wl_ctx *c, char ***ret_argv)
 	argv[n++] = strdup(src);
 	if (asprintf(&argv[n++], "O=%s", obj) < 0)
 		argv[n - 1] = NULL;
-	if (asprintf(&argv[n++], "-j%u", jobs) < 0)
+	if (asprintf(&argv[n++], "-j%llu", (unsigned long long)jobs) < 0)
 		argv[n - 1] = NULL;
 	size_t fixed = n;
 	for (size_t i = 0; i < nt; i++)

@@ -10,55 +10,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SHMEM_MAX_SIZE (1ull << 40)
-#define SHMEM_MAX_REPS 10000
+enum { K_BACKING, K_OP, K_SIZE, K_REPS, K_HUGE, K_FILL, K_END };
+static const char *const backings[] = { "tmpfs", "memfd", NULL };
+static const char *const ops[] = { "ftruncate", "punch", "close", "unlink", NULL };
+static const char *const huges[] = { "never", "always", "within_size", "advise", NULL };
+static const char *const fills[] = { "write", "fallocate", NULL };
 
 static const struct wl_key keys[] = {
-	{ "backing", "tmpfs (a file on a private tmpfs mount) or memfd", true },
-	{ "op", "the teardown timed: ftruncate (to 0), punch (a hole over the whole file), close (memfd only), unlink (tmpfs only)", true },
-	{ "size", "file size, e.g. 1G (whole 4K pages; memory.max must be above it or the fill swaps)", true },
-	{ "reps", "repetitions inside one run, 1 to 10000 (default 5); each fills a new file", false },
-	{ "huge", "tmpfs only: its huge= mount option, never, always, within_size or advise (default never)", false },
-	{ "fill", "write (default: pwrite of non-zero data) or fallocate", false },
-	{ NULL, NULL, false },
+	[K_BACKING] = { .name = "backing", .type = WL_KEY_ENUM, .required = true, .choices = backings,
+			.help = "tmpfs (a file on a private tmpfs mount) or memfd" },
+	[K_OP] = { .name = "op", .type = WL_KEY_ENUM, .required = true, .choices = ops,
+		   .help = "the teardown timed: ftruncate (to 0), punch (a hole over the whole file), close (memfd only), unlink (tmpfs only)" },
+	[K_SIZE] = { .name = "size", .type = WL_KEY_SIZE, .required = true, .min = 4096, .max = 1ull << 40, .page = 4096,
+		     .example = "1G", .help = "file size, e.g. 1G (memory.max must be above it or the fill swaps)" },
+	[K_REPS] = { .name = "reps", .type = WL_KEY_COUNT, .min = 1, .max = 10000, .def = "5",
+		     .help = "repetitions inside one run; each fills a new file" },
+	[K_HUGE] = { .name = "huge", .type = WL_KEY_ENUM, .choices = huges, .def = "never",
+		     .help = "tmpfs only: its huge= mount option" },
+	[K_FILL] = { .name = "fill", .type = WL_KEY_ENUM, .choices = fills, .def = "write",
+		     .help = "write (pwrite of non-zero data) or fallocate" },
+	[K_END] = { .name = NULL },
 };
 
-/* Reports a value of key that is not among choices; true when it is. */
-static bool check_choice(const struct job_workload *wl, const char *file, struct diags *d, const char *key,
-			 const char *const *choices, const char *list)
+/* The pairs of keys the table cannot say: which op and huge go with which backing. */
+static int check_backing(const struct job_workload *wl, const char *file, struct diags *d)
 {
-	const struct job_param *p = job_param_entry(wl, key);
-	if (!p)
-		return true;
-	for (size_t i = 0; choices[i]; i++)
-		if (strcmp(p->value, choices[i]) == 0)
-			return true;
-	diags_add(d, file, p->line, "workload \"%s\": %s \"%s\" is not one of %s", wl->name, key, p->value, list);
-	return false;
-}
-
-static int check(const struct job_workload *wl, const char *file, struct diags *d)
-{
-	static const char *const backings[] = { "tmpfs", "memfd", NULL };
-	static const char *const ops[] = { "ftruncate", "punch", "close", "unlink", NULL };
-	static const char *const huges[] = { "never", "always", "within_size", "advise", NULL };
-	static const char *const fills[] = { "write", "fallocate", NULL };
-	int r = 0;
-	char path[4096];
-	if (!wl_helper_path("kab-shmem-truncate", path, sizeof(path))) {
-		diags_add(d, file, wl->line, "workload \"%s\": helper program kab-shmem-truncate is not built or installed (make all)",
-			  wl->name);
-		r = -ENOENT;
-	}
-	bool backing_ok = check_choice(wl, file, d, "backing", backings, "tmpfs, memfd");
-	bool op_ok = check_choice(wl, file, d, "op", ops, "ftruncate, punch, close, unlink");
-	bool huge_ok = check_choice(wl, file, d, "huge", huges, "never, always, within_size, advise");
-	bool fill_ok = check_choice(wl, file, d, "fill", fills, "write, fallocate");
-	if (!backing_ok || !op_ok || !huge_ok || !fill_ok)
-		r = -EINVAL;
 	const struct job_param *p, *b = job_param_entry(wl, "backing"), *op = job_param_entry(wl, "op");
 	bool memfd = b && strcmp(b->value, "memfd") == 0;
-	if (backing_ok && op_ok && b && op) {
+	int r = 0;
+	if (b && op && wl_key_choice(&keys[K_BACKING], b->value) && wl_key_choice(&keys[K_OP], op->value)) {
 		if (strcmp(op->value, "close") == 0 && !memfd) {
 			diags_add(d, file, op->line, "workload \"%s\": op close needs backing = memfd (a tmpfs file's "
 				  "pages outlive its close; time its unlink instead)", wl->name);
@@ -76,20 +56,22 @@ static int check(const struct job_workload *wl, const char *file, struct diags *
 			  "with a sysfs key in the variant", wl->name);
 		r = -EINVAL;
 	}
-	uint64_t size;
-	if ((p = job_param_entry(wl, "size")) &&
-	    (util_parse_size(p->value, &size) < 0 || size < 4096 || size % 4096 || size > SHMEM_MAX_SIZE)) {
-		diags_add(d, file, p->line, "workload \"%s\": size \"%s\" must be a size from 4K to 1T in whole 4K pages, e.g. 1G",
-			  wl->name, p->value);
-		r = -EINVAL;
+	return r;
+}
+
+static int check(const struct job_workload *wl, const char *file, struct diags *d)
+{
+	int r = 0;
+	char path[4096];
+	if (!wl_helper_path("kab-shmem-truncate", path, sizeof(path))) {
+		diags_add(d, file, wl->line, "workload \"%s\": helper program kab-shmem-truncate is not built or installed (make all)",
+			  wl->name);
+		r = -ENOENT;
 	}
-	uint64_t reps;
-	if ((p = job_param_entry(wl, "reps")) &&
-	    (util_parse_u64(p->value, &reps) < 0 || reps < 1 || reps > SHMEM_MAX_REPS)) {
-		diags_add(d, file, p->line, "workload \"%s\": reps \"%s\" must be a whole number from 1 to %d",
-			  wl->name, p->value, SHMEM_MAX_REPS);
+	if (wl_keys_check(wl, keys, file, d) < 0)
 		r = -EINVAL;
-	}
+	if (check_backing(wl, file, d) < 0)
+		r = -EINVAL;
 	return r;
 }
 
@@ -98,20 +80,19 @@ static int make_argv(const struct wl_ctx *c, char ***ret_argv)
 	char prog[4096];
 	if (!wl_helper_path("kab-shmem-truncate", prog, sizeof(prog)))
 		return -ENOENT;
-	const char *v;
-	uint64_t size;
-	if (!(v = job_param(c->wl, "size")) || util_parse_size(v, &size) < 0)
+	uint64_t size, reps;
+	const char *backing = wl_key_choice(&keys[K_BACKING], wl_key_value(c->wl, &keys[K_BACKING]));
+	const char *op = wl_key_choice(&keys[K_OP], wl_key_value(c->wl, &keys[K_OP]));
+	const char *huge = wl_key_choice(&keys[K_HUGE], wl_key_value(c->wl, &keys[K_HUGE]));
+	const char *fill = wl_key_choice(&keys[K_FILL], wl_key_value(c->wl, &keys[K_FILL]));
+	if (wl_key_u64(c->wl, &keys[K_SIZE], &size) < 0 || wl_key_u64(c->wl, &keys[K_REPS], &reps) < 0 || !backing ||
+	    !op || !huge || !fill)
 		return -EINVAL;
-	const char *backing = job_param(c->wl, "backing"), *op = job_param(c->wl, "op");
-	const char *reps = job_param(c->wl, "reps"), *huge = job_param(c->wl, "huge");
-	const char *fill = job_param(c->wl, "fill");
-	if (!backing || !op)
-		return -EINVAL;
-	char sz[32];
+	char sz[32], rp[32];
 	snprintf(sz, sizeof(sz), "%llu", (unsigned long long)size);
+	snprintf(rp, sizeof(rp), "%llu", (unsigned long long)reps);
 	const char *args[] = {
-		prog, "--backing", backing, "--op", op, "--size", sz, "--reps", reps ? reps : "5",
-		"--fill", fill ? fill : "write", "--huge", huge ? huge : "never",
+		prog, "--backing", backing, "--op", op, "--size", sz, "--reps", rp, "--fill", fill, "--huge", huge,
 	};
 	return wl_argv_dup(args, ARRAY_SIZE(args), ret_argv);
 }

@@ -8,9 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { K_ARGS, K_END };
+
 static const struct wl_key keys[] = {
-	{ "args", "stress-ng arguments, e.g. --vm 2 --vm-bytes 512M --vm-keep --timeout 10", true },
-	{ NULL, NULL, false },
+	[K_ARGS] = { .name = "args", .type = WL_KEY_TEXT, .required = true,
+		     .help = "stress-ng arguments, e.g. --vm 2 --vm-bytes 512M --vm-keep --timeout 10" },
+	[K_END] = { .name = NULL },
 };
 
 static int check(const struct job_workload *wl, const char *file, struct diags *d)
@@ -21,7 +24,7 @@ static int check(const struct job_workload *wl, const char *file, struct diags *
 		diags_add(d, file, wl->line, "workload \"%s\": program \"stress-ng\" is not installed (apt-get install stress-ng)", wl->name);
 		r = -ENOENT;
 	}
-	const char *args = job_param(wl, "args");
+	const char *args = wl_key_value(wl, &keys[K_ARGS]);
 	if (!args)
 		return r;
 	char **argv;
@@ -47,7 +50,10 @@ static int make_argv(const struct wl_ctx *c, char ***ret_argv)
 {
 	char **args;
 	size_t n;
-	int r = wl_split_args(job_param(c->wl, "args"), &args, &n);
+	const char *line = wl_key_value(c->wl, &keys[K_ARGS]);
+	if (!line)
+		return -EINVAL;
+	int r = wl_split_args(line, &args, &n);
 	if (r < 0)
 		return r;
 	char **argv = calloc(n + 6, sizeof(char *));

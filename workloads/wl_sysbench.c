@@ -28,17 +28,27 @@
 #define HELPER "kab-sysbench-oltp"
 #define STATUS_FILE "mariadb-status"
 
-static const char *const tests[] = { "oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select" };
+enum { K_TABLES, K_TABLE_SIZE, K_DURATION, K_THREADS, K_BUFFER_POOL, K_TEST, K_REPORT_INTERVAL, K_END };
+static const char *const tests[] = { "oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select", NULL };
 
 static const struct wl_key keys[] = {
-	{ "tables", "number of sysbench tables, e.g. 10", true },
-	{ "table_size", "rows per table, e.g. 1000000", true },
-	{ "duration", "length of the sysbench run in whole seconds, e.g. 300s or 5m", true },
-	{ "threads", "sysbench client threads (default 1)", false },
-	{ "buffer_pool", "InnoDB buffer pool size, e.g. 512M (default 128M)", false },
-	{ "test", "oltp_read_write (default), oltp_read_only, oltp_write_only or oltp_point_select", false },
-	{ "report_interval", "sysbench's interim reports every N seconds on stdout, 0 for none (default 10s)", false },
-	{ NULL, NULL, false },
+	[K_TABLES] = { .name = "tables", .type = WL_KEY_COUNT, .required = true, .min = 1, .max = 100000,
+		       .help = "number of sysbench tables, e.g. 10" },
+	[K_TABLE_SIZE] = { .name = "table_size", .type = WL_KEY_COUNT, .required = true, .min = 1, .max = INT32_MAX,
+			   .why = " (sysbench 1.0 reads it as a 32-bit int)", .help = "rows per table, e.g. 1000000" },
+	[K_DURATION] = { .name = "duration", .type = WL_KEY_DURATION, .required = true, .min = 1, .max = 7 * 86400,
+			 .why = " (sysbench counts in seconds)", .example = "300s or 5m",
+			 .help = "length of the sysbench run in whole seconds, e.g. 300s or 5m" },
+	[K_THREADS] = { .name = "threads", .type = WL_KEY_COUNT, .min = 1, .max = 10000, .def = "1",
+			.help = "sysbench client threads" },
+	[K_BUFFER_POOL] = { .name = "buffer_pool", .type = WL_KEY_SIZE, .min = 8ull << 20, .def = "128M", .example = "512M",
+			    .help = "InnoDB buffer pool size, e.g. 512M" },
+	[K_TEST] = { .name = "test", .type = WL_KEY_ENUM, .choices = tests, .def = "oltp_read_write",
+		     .help = "the sysbench OLTP test" },
+	[K_REPORT_INTERVAL] = { .name = "report_interval", .type = WL_KEY_DURATION, .min = 0, .max = 7 * 86400,
+				.why = " (sysbench counts in seconds)", .example = "300s or 5m", .def = "10s",
+				.help = "sysbench's interim reports every N seconds on stdout, 0 for none" },
+	[K_END] = { .name = NULL },
 };
 
 struct sb_cfg {
@@ -53,74 +63,19 @@ static int line_of(const struct job_workload *wl, const char *key)
 	return p ? p->line : wl->line;
 }
 
-static int cfg_count(const struct job_workload *wl, const char *key, uint64_t min, uint64_t max, uint64_t def,
-		     const char *why, const char *file, struct diags *d, uint64_t *ret)
+/* The workload's keys, or their defaults; -EINVAL when one is missing or
+ * bad (check reports which). */
+static int cfg_parse(const struct job_workload *wl, struct sb_cfg *ret)
 {
-	const struct job_param *p = job_param_entry(wl, key);
-	uint64_t v = def;
-	if (p && (util_parse_u64(p->value, &v) < 0 || v < min || v > max)) {
-		if (d)
-			diags_add(d, file, p->line, "workload \"%s\": %s = \"%s\" must be a whole number from %llu to %llu%s",
-				  wl->name, key, p->value, (unsigned long long)min, (unsigned long long)max, why);
+	struct sb_cfg c;
+	uint64_t duration, interval;
+	if (wl_key_u64(wl, &keys[K_TABLES], &c.tables) < 0 || wl_key_u64(wl, &keys[K_TABLE_SIZE], &c.table_size) < 0 ||
+	    wl_key_u64(wl, &keys[K_THREADS], &c.threads) < 0 || wl_key_u64(wl, &keys[K_BUFFER_POOL], &c.buffer_pool) < 0 ||
+	    wl_key_u64(wl, &keys[K_DURATION], &duration) < 0 || wl_key_u64(wl, &keys[K_REPORT_INTERVAL], &interval) < 0 ||
+	    !(c.test = wl_key_choice(&keys[K_TEST], wl_key_value(wl, &keys[K_TEST]))))
 		return -EINVAL;
-	}
-	*ret = v;
-	return 0;
-}
-
-static int cfg_seconds(const struct job_workload *wl, const char *key, unsigned min, double def, const char *file,
-		       struct diags *d, unsigned *ret)
-{
-	const struct job_param *p = job_param_entry(wl, key);
-	double s = def;
-	if (p && (util_parse_duration(p->value, &s) < 0 || s != (double)(unsigned)s || s < min || s > 86400 * 7)) {
-		if (d)
-			diags_add(d, file, p->line, "workload \"%s\": %s = \"%s\" must be whole seconds from %u s to 7 days (sysbench counts in seconds), e.g. 300s or 5m",
-				  wl->name, key, p->value, min);
-		return -EINVAL;
-	}
-	*ret = (unsigned)s;
-	return 0;
-}
-
-/* Reads the workload's keys; with d, every bad one is reported. */
-static int cfg_parse(const struct job_workload *wl, const char *file, struct diags *d, struct sb_cfg *ret)
-{
-	struct sb_cfg c = { .test = tests[0] };
-	int r = 0;
-	if (!job_param_entry(wl, "tables") || !job_param_entry(wl, "table_size") || !job_param_entry(wl, "duration"))
-		r = -EINVAL; /* reported by the job parser as a missing required key */
-	r |= cfg_count(wl, "tables", 1, 100000, 1, "", file, d, &c.tables);
-	r |= cfg_count(wl, "table_size", 1, INT32_MAX, 1, " (sysbench 1.0 reads it as a 32-bit int)", file, d, &c.table_size);
-	r |= cfg_count(wl, "threads", 1, 10000, 1, "", file, d, &c.threads);
-	r |= cfg_seconds(wl, "duration", 1, 10, file, d, &c.duration_s);
-	r |= cfg_seconds(wl, "report_interval", 0, 10, file, d, &c.report_interval_s);
-	const struct job_param *p = job_param_entry(wl, "buffer_pool");
-	c.buffer_pool = 128ull << 20;
-	if (p && (util_parse_size(p->value, &c.buffer_pool) < 0 || c.buffer_pool < (8ull << 20))) {
-		if (d)
-			diags_add(d, file, p->line, "workload \"%s\": buffer_pool = \"%s\" must be a size of at least 8M, e.g. 512M",
-				  wl->name, p->value);
-		r = -EINVAL;
-	}
-	if ((p = job_param_entry(wl, "test"))) {
-		c.test = NULL;
-		for (size_t i = 0; i < ARRAY_SIZE(tests); i++)
-			if (strcmp(p->value, tests[i]) == 0)
-				c.test = tests[i];
-		if (!c.test) {
-			const char *hint = util_did_you_mean(p->value, tests, ARRAY_SIZE(tests));
-			if (d && hint)
-				diags_add(d, file, p->line, "workload \"%s\": unknown test \"%s\" (did you mean \"%s\"? choices: oltp_read_write, oltp_read_only, oltp_write_only, oltp_point_select)",
-					  wl->name, p->value, hint);
-			else if (d)
-				diags_add(d, file, p->line, "workload \"%s\": unknown test \"%s\" (choices: oltp_read_write, oltp_read_only, oltp_write_only, oltp_point_select)",
-					  wl->name, p->value);
-			r = -EINVAL;
-		}
-	}
-	if (r)
-		return -EINVAL;
+	c.duration_s = (unsigned)duration;
+	c.report_interval_s = (unsigned)interval;
 	*ret = c;
 	return 0;
 }
@@ -155,8 +110,8 @@ static int check(const struct job_workload *wl, const char *file, struct diags *
 		r = -ENOENT;
 	}
 	struct sb_cfg c;
-	if (cfg_parse(wl, file, d, &c) < 0)
-		return -EINVAL;
+	if (wl_keys_check(wl, keys, file, d) < 0 || cfg_parse(wl, &c) < 0)
+		return -EINVAL; /* a missing required key the job parser reports */
 	if (wl->timeout_s > 0 && wl->timeout_s < (double)c.duration_s) {
 		diags_add(d, file, line_of(wl, "duration"), "workload \"%s\": duration %u s is longer than the workload's timeout %.0f s: every run would be killed; raise timeout or shorten duration",
 			  wl->name, c.duration_s, wl->timeout_s);
@@ -169,7 +124,7 @@ static int make_argv(const struct wl_ctx *c, char ***ret_argv)
 {
 	struct sb_cfg cfg;
 	char helper[4096];
-	if (cfg_parse(c->wl, NULL, NULL, &cfg) < 0 || !wl_helper_path(HELPER, helper, sizeof(helper)))
+	if (cfg_parse(c->wl, &cfg) < 0 || !wl_helper_path(HELPER, helper, sizeof(helper)))
 		return -EINVAL;
 	char **argv = calloc(32, sizeof(char *));
 	if (!argv)
@@ -544,7 +499,7 @@ static int prepare(const struct wl_ctx *c, char *err, size_t errlen)
 {
 	struct sb_cfg cfg;
 	char helper[4096], pristine[512], stamp_path[512], log[512], sock[512], errlog[512];
-	if (cfg_parse(c->wl, NULL, NULL, &cfg) < 0) {
+	if (cfg_parse(c->wl, &cfg) < 0) {
 		snprintf(err, errlen, "bad sysbench-oltp keys (kab check explains)");
 		return -EINVAL;
 	}

@@ -149,7 +149,7 @@ check "an option in target" grep -q "^$f:12: .*target \"-k\" is a make option" "
 check "drop_caches not yes/no" grep -q "^$f:13: .*drop_caches \"maybe\"" "$IT_TMP/berr"
 check "relative source" grep -q "^$f:17: .*must be \"debian\" or an absolute path" "$IT_TMP/berr"
 check "missing config file" grep -q "^$f:18: .*config /nonexistent/.config is not a readable file" "$IT_TMP/berr"
-check "jobs = 0" grep -q "^$f:19: .*jobs \"0\" is not a number from 1" "$IT_TMP/berr"
+check "jobs = 0" grep -q "^$f:19: .*jobs \"0\" must be a whole number from 1" "$IT_TMP/berr"
 check "a directory target not in the tree (make would build nothing and succeed)" \
 	grep -q "^$f:23: .*target \"no-such-dir/\": there is no directory no-such-dir in $SRC" "$IT_TMP/berr"
 [ "$IT_FAIL" -eq 0 ] || cat "$IT_TMP/berr"

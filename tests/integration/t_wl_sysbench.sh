@@ -179,9 +179,9 @@ check "no mariadbd left running, the job directory removed" [ -z "$(our_servers)
 job it-sysbench-bad "" "duration = 2.5s
 test = oltp_raed_write" | sed 's/^table_size = 1000$/table_size = 3000000000/' >"$IT_TMP/bad.job"
 $KAB check "$IT_TMP/bad.job" >/dev/null 2>"$IT_TMP/bad.err"
-check "kab check: table_size above sysbench's int, with its line" grep -q "bad.job:19: .*table_size = \"3000000000\" must be a whole number from 1 to 2147483647" "$IT_TMP/bad.err"
-check "kab check: a fractional duration" grep -q "bad.job:23: .*duration = \"2.5s\" must be whole seconds" "$IT_TMP/bad.err"
-check "kab check: a misspelt test, with a hint" grep -q "bad.job:24: .*unknown test \"oltp_raed_write\" (did you mean \"oltp_read_write\"?" "$IT_TMP/bad.err"
+check "kab check: table_size above sysbench's int, with its line" grep -q "bad.job:19: .*table_size \"3000000000\" must be a whole number from 1 to 2147483647" "$IT_TMP/bad.err"
+check "kab check: a fractional duration" grep -q "bad.job:23: .*duration \"2.5s\" must be whole seconds" "$IT_TMP/bad.err"
+check "kab check: a misspelt test, with a hint" grep -q "bad.job:24: .*test \"oltp_raed_write\" is not one of oltp_read_write, .* (did you mean \"oltp_read_write\"?)" "$IT_TMP/bad.err"
 
 # ---- a memcg too small for the server: the OOM killer takes it ----
 db="$IT_TMP/oom.db"

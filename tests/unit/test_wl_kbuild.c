@@ -1,4 +1,4 @@
-/* The kbuild workload: its key parsers, the object count (symlinks not
+/* The kbuild workload: its keys, the object count (symlinks not
  * followed), and check's file:line errors against a fake kernel tree. */
 #include "job.h"
 #include "t.h"
@@ -31,28 +31,37 @@ static void mkd(const char *rel)
 	T_EQ_INT(mkdir(p, 0755), 0);
 }
 
+/* jobs and drop_caches as kbuild's key table has them */
 static void test_parsers(void)
 {
-	unsigned j = 7;
-	T_EQ_INT(wl_kbuild_parse_jobs("4", &j), 0);
+	const struct wl_ops *ops = wl_find("kbuild");
+	T_CHECK(ops != NULL);
+	if (!ops)
+		return;
+	const struct wl_key *jobs = wl_key_find(ops->keys, "jobs"), *drop = wl_key_find(ops->keys, "drop_caches");
+	T_CHECK(jobs && drop);
+	if (!jobs || !drop)
+		return;
+	uint64_t j = 7;
+	T_EQ_INT(wl_key_parse_u64(jobs, "4", &j), 0);
 	T_EQ_INT(j, 4);
-	T_EQ_INT(wl_kbuild_parse_jobs("1024", &j), 0);
-	T_EQ_INT(wl_kbuild_parse_jobs("0", &j), -ERANGE);
-	T_EQ_INT(wl_kbuild_parse_jobs("1025", &j), -ERANGE);
-	T_EQ_INT(wl_kbuild_parse_jobs("two", &j), -EINVAL);
-	T_EQ_INT(wl_kbuild_parse_jobs("4x", &j), -EINVAL);
-	T_EQ_INT(wl_kbuild_parse_jobs("-4", &j), -EINVAL);
-	T_EQ_INT(wl_kbuild_parse_jobs("", &j), -EINVAL);
+	T_EQ_INT(wl_key_parse_u64(jobs, "1024", &j), 0);
+	T_EQ_INT(wl_key_parse_u64(jobs, "0", &j), -ERANGE);
+	T_EQ_INT(wl_key_parse_u64(jobs, "1025", &j), -ERANGE);
+	T_EQ_INT(wl_key_parse_u64(jobs, "two", &j), -EINVAL);
+	T_EQ_INT(wl_key_parse_u64(jobs, "4x", &j), -EINVAL);
+	T_EQ_INT(wl_key_parse_u64(jobs, "-4", &j), -EINVAL);
+	T_EQ_INT(wl_key_parse_u64(jobs, "", &j), -EINVAL);
 	T_EQ_INT(j, 1024);
 	bool b = false;
-	T_EQ_INT(wl_kbuild_parse_bool("yes", &b), 0);
+	T_EQ_INT(wl_key_parse_bool(drop, "yes", &b), 0);
 	T_CHECK(b);
-	T_EQ_INT(wl_kbuild_parse_bool("no", &b), 0);
+	T_EQ_INT(wl_key_parse_bool(drop, "no", &b), 0);
 	T_CHECK(!b);
-	T_EQ_INT(wl_kbuild_parse_bool("on", &b), 0);
+	T_EQ_INT(wl_key_parse_bool(drop, "on", &b), 0);
 	T_CHECK(b);
-	T_EQ_INT(wl_kbuild_parse_bool("maybe", &b), -EINVAL);
-	T_EQ_INT(wl_kbuild_parse_bool("Yes ", &b), -EINVAL);
+	T_EQ_INT(wl_key_parse_bool(drop, "maybe", &b), -EINVAL);
+	T_EQ_INT(wl_key_parse_bool(drop, "Yes ", &b), -EINVAL);
 	T_CHECK(b);
 }
 
@@ -140,7 +149,7 @@ static void test_check(void)
 	snprintf(sec, sizeof(sec), "source = %s/linux\nconfig = tinyconfg\njobs = 2.5\ntarget = mm/ nope/ kernel/x.o\ndrop_caches = sometimes\n", tmp);
 	check_section(sec, &d);
 	T_EQ_INT(diag_line(&d, "unknown config \"tinyconfg\" (did you mean \"tinyconfig\"?)"), 8);
-	T_EQ_INT(diag_line(&d, "jobs \"2.5\" is not a number"), 9);
+	T_EQ_INT(diag_line(&d, "jobs \"2.5\" must be a whole number from 1 to 1024"), 9);
 	T_EQ_INT(diag_line(&d, "target \"nope/\": there is no directory nope in"), 10);
 	T_EQ_INT(diag_line(&d, "kernel/x.o"), -1);
 	T_EQ_INT(diag_line(&d, "drop_caches \"sometimes\" is not yes or no"), 11);

@@ -1,10 +1,13 @@
 /* The sysbench report parser against output captured from sysbench 1.0.20
- * on MariaDB 10.11 (tests/data/sysbench-*) and against broken reports. */
+ * on MariaDB 10.11 (tests/data/sysbench-*) and against broken reports; the
+ * check of the workload's keys, each bad one at its line. */
 #include <errno.h>
 #include <stdlib.h>
 
+#include "job.h"
 #include "t.h"
 #include "util.h"
+#include "wl.h"
 #include "wl_sysbench.h"
 
 static char *fixture(const char *name)
@@ -125,6 +128,40 @@ static void test_crlf(void)
 	free(text);
 }
 
+/* The diag containing needle: its line, or -1 when there is none. */
+static int diag_line(const struct diags *d, const char *needle)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (strstr(d->v[i].msg, needle))
+			return d->v[i].line;
+	return -1;
+}
+
+static void test_check(void)
+{
+	const char *text = "[job]\nname = t\n[variant A]\n[variant B]\n[workload db]\ntype = sysbench-oltp\n"
+			   "tables = 0\ntable_size = 3000000000\nduration = 2.5s\nthreads = 2\nbuffer_pool = 4M\n"
+			   "test = oltp_raed_write\nreport_interval = 0\n";
+	struct diags d = { 0 };
+	struct job *j = NULL;
+	T_EQ_INT(job_parse_string_nocheck("t.job", text, &j, &d), 0);
+	diags_free(&d);
+	const struct wl_ops *ops = wl_find("sysbench-oltp");
+	T_CHECK(j && ops);
+	if (!j || !ops)
+		return;
+	T_CHECK(ops->check(&j->workloads[0], "t.job", &d) < 0);
+	T_EQ_INT(diag_line(&d, "tables \"0\" must be a whole number from 1 to 100000"), 7);
+	T_EQ_INT(diag_line(&d, "table_size \"3000000000\" must be a whole number from 1 to 2147483647 (sysbench 1.0 reads it as a 32-bit int)"), 8);
+	T_EQ_INT(diag_line(&d, "duration \"2.5s\" must be whole seconds from 1 s to 7 days (sysbench counts in seconds), e.g. 300s or 5m"), 9);
+	T_EQ_INT(diag_line(&d, "threads"), -1);
+	T_EQ_INT(diag_line(&d, "buffer_pool \"4M\" must be a size of at least 8M, e.g. 512M"), 11);
+	T_EQ_INT(diag_line(&d, "test \"oltp_raed_write\" is not one of oltp_read_write, oltp_read_only, oltp_write_only, oltp_point_select (did you mean \"oltp_read_write\"?)"), 12);
+	T_EQ_INT(diag_line(&d, "report_interval"), -1);
+	diags_free(&d);
+	job_free(j);
+}
+
 int main(void)
 {
 	test_read_write();
@@ -132,5 +169,6 @@ int main(void)
 	test_server_killed();
 	test_broken();
 	test_crlf();
+	test_check();
 	return t_done("test_wl_sysbench");
 }
