@@ -34,9 +34,9 @@
  * every step is linear in the text (continuation lines are appended, not
  * re-joined; duplicates are found with a hash set; diagnostics stop being
  * kept at DIAGS_MAX), so any text is refused or accepted in milliseconds.
- * For a fuzzer: job_parse_string_nocheck() takes any NUL-terminated text,
- * checks nothing on the machine and is bounded by the budgets; a libFuzzer
- * target beside tests/fuzz/fuzz_compare_csv.c can call it as it is.
+ * For a fuzzer: job_parse_text() takes any NUL-terminated text, reads no
+ * file, checks nothing on the machine and is bounded by the budgets
+ * (tests/fuzz/fuzz_job.c).
  */
 #include "job.h"
 #include "job_priv.h"
@@ -571,7 +571,23 @@ static int check_size(const char *file, size_t len, struct diags *d)
 	return -EFBIG;
 }
 
-static int parse(const char *file, const char *text, bool check, bool build_only, struct job **ret, struct diags *d)
+/* The directory of file, made absolute (symbolic links resolved), for
+ * the job's relative paths: the one look at the filesystem before the
+ * text is parsed. NULL: out of memory. */
+static char *job_dir(const char *file)
+{
+	const char *slash = strrchr(file, '/');
+	char dir[4096], real[4096];
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - file) : 1, slash ? file : ".");
+	if (!realpath(dir[0] ? dir : "/", real))
+		snprintf(real, sizeof(real), "%s", dir);
+	return strdup(real);
+}
+
+/* check: then the machine checks (job_check_machine), their problems
+ * sorted in with the parser's. */
+static int parse(const char *file, const char *dir, const char *text, bool check, bool build_only, struct job **ret,
+		 struct diags *d)
 {
 	size_t len = strlen(text);
 	int rc = check_size(file, len, d);
@@ -601,8 +617,11 @@ static int parse(const char *file, const char *text, bool check, bool build_only
 		return -ENOMEM;
 	}
 	report_section_budgets(&r);
-	job_build(j, file, r.secs, r.n_secs, check, build_only, r.stopped, d);
+	struct job_notes notes = { 0 };
+	job_build(j, file, dir, r.secs, r.n_secs, build_only, r.stopped, check ? &notes : NULL, d);
 	sections_free(r.secs, r.n_secs);
+	if (check)
+		job_check_machine(j, file, &notes, build_only, d);
 	sort_diags(d, kept0);
 	if (diags_count(d) > d0) {
 		job_free(j);
@@ -612,14 +631,31 @@ static int parse(const char *file, const char *text, bool check, bool build_only
 	return 0;
 }
 
+/* Parses with the directory of file (job_dir). */
+static int parse_in_dir(const char *file, const char *text, bool check, bool build_only, struct job **ret,
+			struct diags *d)
+{
+	_cleanup_free_ char *dir = job_dir(file);
+	if (!dir) {
+		diags_add(d, file, 0, "out of memory while reading the job");
+		return -ENOMEM;
+	}
+	return parse(file, dir, text, check, build_only, ret, d);
+}
+
+int job_parse_text(const char *file, const char *dir, const char *text, struct job **ret, struct diags *d)
+{
+	return parse(file, dir, text, false, false, ret, d);
+}
+
 int job_parse_string(const char *file, const char *text, struct job **ret, struct diags *d)
 {
-	return parse(file, text, true, false, ret, d);
+	return parse_in_dir(file, text, true, false, ret, d);
 }
 
 int job_parse_string_nocheck(const char *file, const char *text, struct job **ret, struct diags *d)
 {
-	return parse(file, text, false, false, ret, d);
+	return parse_in_dir(file, text, false, false, ret, d);
 }
 
 static int parse_file(const char *path, bool build_only, struct job **ret, struct diags *d)
@@ -637,7 +673,7 @@ static int parse_file(const char *path, bool build_only, struct job **ret, struc
 		diags_add(d, path, 0, "contains a NUL byte: a job file is text");
 		return -EINVAL;
 	}
-	return parse(path, text, true, build_only, ret, d);
+	return parse_in_dir(path, text, true, build_only, ret, d);
 }
 
 int job_parse_file(const char *path, struct job **ret, struct diags *d)

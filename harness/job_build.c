@@ -9,12 +9,8 @@
  */
 #include "job.h"
 #include "job_priv.h"
-#include "kexec.h"
-#include "machine.h"
 #include "util.h"
 #include "wl.h"
-#include "build.h"
-#include "builduser.h"
 #include "series.h"
 
 #include <ctype.h>
@@ -23,8 +19,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 enum ktype {
 	KT_NAME,     /* identifier-like: letters, digits, . _ - */
@@ -159,7 +153,7 @@ struct builder {
 	struct job *j;
 	const char *file;
 	struct diags *d;
-	bool check;
+	struct job_notes *notes; /* NULL: no machine checks follow */
 	bool oom;
 	/* The section being built: keys valid beside keydefs (a workload
 	 * type's), and the keys "did you mean" pointed to, which are then not
@@ -169,31 +163,14 @@ struct builder {
 	const char *hinted[16];
 	size_t n_hinted;
 	int boot_key_line[ARRAY_SIZE(boot_keys)]; /* [job]'s boot_keys, by index: where they were (0: absent) */
-	struct machine_conf mc; /* read on first use, for the checks only */
-	bool mc_loaded;
-	int mc_r;               /* machine_conf_load's result */
-	bool build_user_checked, build_user_ok;
 	int pairs_line;     /* [job]'s pairs (or boots), for the steps budget */
 	/* the variant being built: knobs over JOB_KNOBS_MAX, and the first's line */
 	size_t knobs_over;
 	int knobs_over_line;
-	char *dir;          /* the job file's directory, made absolute once (source_path) */
+	const char *dir;    /* the job file's directory, absolute: for source_path */
 };
 
 #define ERR(b, line, ...) diags_add((b)->d, (b)->file, (line), __VA_ARGS__)
-
-/* /etc/kab/machine.conf, read once per job and only when a check needs
- * it; its problems are reported (once) the first time. */
-static const struct machine_conf *builder_machine(struct builder *b, int *ret_r)
-{
-	if (!b->mc_loaded) {
-		b->mc_r = machine_conf_load(&b->mc, b->d);
-		b->mc_loaded = true;
-	}
-	if (ret_r)
-		*ret_r = b->mc_r;
-	return &b->mc;
-}
 
 static int key_index(enum job_sec_kind sec, const char *name)
 {
@@ -338,23 +315,13 @@ static char *source_path(struct builder *b, const char *v)
 {
 	if (v[0] == '/' || strncmp(v, "lore:", 5) == 0)
 		return strdup(v);
-	if (!b->dir) {
-		/* once per job: a list of fragments is not a realpath() each */
-		const char *slash = strrchr(b->file, '/');
-		char dir[4096], real[4096];
-		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - b->file) : 1, slash ? b->file : ".");
-		if (!realpath(dir[0] ? dir : "/", real))
-			snprintf(real, sizeof(real), "%s", dir);
-		if (!(b->dir = strdup(real)))
-			return NULL;
-	}
 	char *p = NULL;
 	if (asprintf(&p, "%s/%s", b->dir, v) < 0)
 		return NULL;
 	return p;
 }
 
-static bool is_config_keyword(const char *v)
+bool job_config_keyword(const char *v)
 {
 	return strcmp(v, "running") == 0 || strcmp(v, "defconfig") == 0 || strcmp(v, "tinyconfig") == 0;
 }
@@ -403,7 +370,7 @@ static bool set_source(struct builder *b, const struct keydef *k, const struct j
 		  : strcmp(k->name, "initrd") == 0 ? &var->initrd_line : &var->config_line;
 	if (k->type == KT_SOURCE) {
 		char **at = (char **)((char *)obj + k->off);
-		bool literal = strcmp(k->name, "base") == 0 || (strcmp(k->name, "config") == 0 && is_config_keyword(v));
+		bool literal = strcmp(k->name, "base") == 0 || (strcmp(k->name, "config") == 0 && job_config_keyword(v));
 		free(*at);
 		if (!(*at = literal ? strdup(v) : source_path(b, v)))
 			b->oom = true;
@@ -867,23 +834,23 @@ static void check_archive(struct builder *b)
 		j->archive = abs;
 	}
 	char why[1024];
-	struct stat st;
 	if (!kseries_archive_ok(j->archive, why, sizeof(why)))
 		ERR(b, j->archive_line, "%s", why);
-	else if (b->check && j->archive[0] == '/' && (stat(j->archive, &st) < 0 || !S_ISDIR(st.st_mode)))
-		ERR(b, j->archive_line, "archive %s is not a directory: a local archive is a directory of MESSAGE-ID/t.mbox.gz", j->archive);
 }
 
-/* The machine file a conditioning key writes, and what to do without it. */
-static void need_file(struct builder *b, int line, const char *key, const char *path, const char *what)
+void job_check_sampler_overlap(const char *file, const struct job_condition *c, struct diags *d)
 {
-	if (b->check && access(path, F_OK) != 0)
-		ERR(b, line, "%s: %s (no %s): remove the key%s", key, what, path,
-		    strstr(what, "machine") ? ", or run on bare metal" : "");
+	bool mask[JOB_CPUS_MAX] = { 0 };
+	const char *why = NULL;
+	if (c->sampler_cpu < 0 || !c->cpus || job_parse_cpus(c->cpus, mask, &why) < 0 || !mask[c->sampler_cpu])
+		return;
+	diags_add(d, file, c->sampler_cpu_line,
+		  "sampler_cpu = %d is one of cpus = %s: the sampler goes off the workload's CPUs; pick another", c->sampler_cpu,
+		  c->cpus);
 }
 
-/* [job]'s conditioning keys: each together, and against the machine
- * (kab check runs where the job runs: kab run, or kabd at submit). */
+/* [job]'s conditioning keys, each together (job_check_machine checks
+ * them against the machine: kab check runs where the job runs). */
 static void check_condition(struct builder *b, const struct seen *seen)
 {
 	struct job_condition *c = &b->j->cond;
@@ -897,49 +864,15 @@ static void check_condition(struct builder *b, const struct seen *seen)
 	const struct seen *idle_max = seen_of(seen, JOB_SEC_JOB, "wait_idle_max");
 	if (idle_max->line && !c->wait_idle_line)
 		ERR(b, idle_max->line, "wait_idle_max bounds wait_idle: give wait_idle = PERCENT too (wait_idle = 10%%)");
-	if (c->compact_line && seen_of(seen, JOB_SEC_JOB, "compact")->ok && c->compact)
-		need_file(b, c->compact_line, "compact = yes", "/proc/sys/vm/compact_memory",
-			  "this kernel has no memory compaction (CONFIG_COMPACTION)");
-	if (c->cpufreq_line && seen_of(seen, JOB_SEC_JOB, "cpufreq")->ok && c->cpufreq == JOB_CPUFREQ_PERFORMANCE)
-		need_file(b, c->cpufreq_line, "cpufreq = performance", "/sys/devices/system/cpu/cpu0/cpufreq",
-			  "this machine has no cpufreq");
-	if (c->turbo_line && seen_of(seen, JOB_SEC_JOB, "turbo")->ok && c->turbo != JOB_KEEP) {
-		char key[32];
-		snprintf(key, sizeof(key), "turbo = %s", c->turbo == JOB_OFF ? "off" : "on");
-		if (b->check && access("/sys/devices/system/cpu/intel_pstate/no_turbo", F_OK) != 0 &&
-		    access("/sys/devices/system/cpu/cpufreq/boost", F_OK) != 0)
-			ERR(b, c->turbo_line, "%s: this machine has no turbo switch (no /sys/devices/system/cpu/intel_pstate/no_turbo or /sys/devices/system/cpu/cpufreq/boost): remove the key, or run on bare metal",
-			    key);
-	}
-	bool cpus_ok = false;
-	bool mask[JOB_CPUS_MAX] = { 0 };
 	if (c->cpus) {
+		bool mask[JOB_CPUS_MAX] = { 0 };
 		const char *why = NULL;
-		int n = job_parse_cpus(c->cpus, mask, &why);
-		long online = sysconf(_SC_NPROCESSORS_CONF);
-		if (n < 0) {
+		if (job_parse_cpus(c->cpus, mask, &why) < 0)
 			ERR(b, c->cpus_line, "bad cpus \"%s\": %s", c->cpus, why);
-		} else if (b->check && online > 0) {
-			cpus_ok = true;
-			for (int cpu = (int)online; cpu < JOB_CPUS_MAX; cpu++)
-				if (mask[cpu]) {
-					ERR(b, c->cpus_line, "cpus = %s: CPU %d is out of range: this machine has CPUs 0 to %ld", c->cpus, cpu, online - 1);
-					cpus_ok = false;
-					break;
-				}
-		} else {
-			cpus_ok = true;
-		}
 	}
-	if (c->sampler_cpu_line && seen_of(seen, JOB_SEC_JOB, "sampler_cpu")->ok) {
-		long online = sysconf(_SC_NPROCESSORS_CONF);
-		if (b->check && online > 0 && c->sampler_cpu >= online)
-			ERR(b, c->sampler_cpu_line, "sampler_cpu = %d: CPU %d is out of range: this machine has CPUs 0 to %ld", c->sampler_cpu,
-			    c->sampler_cpu, online - 1);
-		else if (cpus_ok && mask[c->sampler_cpu])
-			ERR(b, c->sampler_cpu_line, "sampler_cpu = %d is one of cpus = %s: the sampler goes off the workload's CPUs; pick another",
-			    c->sampler_cpu, c->cpus);
-	}
+	/* with the machine checks, after cpus is found to fit the machine */
+	if (!b->notes)
+		job_check_sampler_overlap(b->file, c, b->d);
 }
 
 static void build_job_section(struct builder *b, const struct job_section *s)
@@ -991,34 +924,29 @@ static void build_metric_section(struct builder *b, const struct job_section *s)
 		ERR(b, s->line, "[metric %s] sets nothing: give it direction, unit, epsilon or label, or remove it", s->label);
 }
 
+const struct job_zswap_key job_zswap_keys[4] = {
+	{ "zswap", "enabled" },
+	{ "zswap.shrinker", "shrinker_enabled" },
+	{ "zswap.compressor", "compressor" },
+	{ "zswap.max_pool_percent", "max_pool_percent" },
+};
+
 /* [swap] zswap = on, zswap.shrinker = on, …: sysfs knobs of the zswap
  * module, applied for the whole job like a variant's knobs. */
 static void swap_zswap_knobs(struct builder *b, struct job_swap *sw, const struct seen *seen)
 {
 	static const char *const onoff[] = { NULL, "N", "Y" };
-	struct { const char *key, *param; const char *value; char num[16]; } want[4] = {
-		{ "zswap", "enabled", onoff[sw->zswap], "" },
-		{ "zswap.shrinker", "shrinker_enabled", onoff[sw->zswap_shrinker], "" },
-		{ "zswap.compressor", "compressor", sw->zswap_compressor, "" },
-		{ "zswap.max_pool_percent", "max_pool_percent", NULL, "" },
+	char num[16];
+	snprintf(num, sizeof(num), "%d", sw->zswap_max_pool);
+	const char *value[ARRAY_SIZE(job_zswap_keys)] = {
+		onoff[sw->zswap], onoff[sw->zswap_shrinker], sw->zswap_compressor, sw->zswap_max_pool > 0 ? num : NULL,
 	};
-	if (sw->zswap_max_pool > 0) {
-		snprintf(want[3].num, sizeof(want[3].num), "%d", sw->zswap_max_pool);
-		want[3].value = want[3].num;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
-		const struct seen *k = seen_of(seen, JOB_SEC_SWAP, want[i].key);
-		if (!want[i].value || !k->ok)
+	for (size_t i = 0; i < ARRAY_SIZE(job_zswap_keys); i++) {
+		const struct seen *k = seen_of(seen, JOB_SEC_SWAP, job_zswap_keys[i].key);
+		if (!value[i] || !k->ok)
 			continue;
 		char path[128];
-		snprintf(path, sizeof(path), "/sys/module/zswap/parameters/%s", want[i].param);
-		if (b->check && access(path, F_OK) != 0) {
-			ERR(b, k->line, "%s: %s does not exist: this kernel has no zswap (CONFIG_ZSWAP) or no such parameter",
-			    want[i].key, path);
-			continue;
-		}
-		if (b->check && i == 2 && !job_check_zswap_compressor(b->file, k->line, want[i].value, b->d))
-			continue;
+		snprintf(path, sizeof(path), JOB_ZSWAP_PARAMS "%s", job_zswap_keys[i].param);
 		struct job_knob *nk = realloc(sw->knobs, (sw->n_knobs + 1) * sizeof(*nk));
 		if (!nk) {
 			b->oom = true;
@@ -1027,7 +955,7 @@ static void swap_zswap_knobs(struct builder *b, struct job_swap *sw, const struc
 		sw->knobs = nk;
 		struct job_knob *kn = &nk[sw->n_knobs];
 		*kn = (struct job_knob){ .kind = JOB_KNOB_SYSFS, .name = strdup(path), .path = strdup(path),
-					 .value = strdup(want[i].value), .line = k->line };
+					 .value = strdup(value[i]), .line = k->line };
 		if (!kn->name || !kn->path || !kn->value)
 			b->oom = true;
 		sw->n_knobs++;
@@ -1060,10 +988,11 @@ static void build_swap_section(struct builder *b, const struct job_section *s)
 	if (prio->line && !sized)
 		ERR(b, prio->line, "priority applies only to device = zram or file, not %s", dev);
 	/* no path: the executor makes a fresh file in the job's own directory */
-	if (b->check && diags_count(b->d) == d0)
-		job_check_swap(b->file, sw, path->line ? path->line : s->line, b->d);
-	if (b->check && diags_count(b->d) == d0 && alg->line && sw->kind == JOB_SWAP_ZRAM && sw->algorithm)
-		job_check_zram_algorithm(b->file, alg->line, sw->algorithm, b->d);
+	if (b->notes) {
+		b->notes->swap_clean = diags_count(b->d) == d0;
+		b->notes->swap_path_line = path->line ? path->line : s->line;
+		b->notes->swap_algorithm_line = alg->line;
+	}
 	swap_zswap_knobs(b, sw, seen);
 }
 
@@ -1104,25 +1033,7 @@ static bool variant_knob(struct builder *b, const struct job_section *s, const s
 	char key[4096];
 	snprintf(key, sizeof(key), "%s %s", k.kind == JOB_KNOB_SYSCTL ? "sysctl" : "sysfs", k.name);
 	fits(b, e->line, key, k.value, false);
-	if (b->check)
-		job_check_knob(b->file, &v->knobs[v->n_knobs - 1], builder_machine(b, NULL), b->d);
 	return true;
-}
-
-/* kab as root builds as the build user: said once, at the first kernel =
- * build, when it is missing. */
-static bool build_user_ok(struct builder *b, int line)
-{
-	if (b->build_user_checked)
-		return b->build_user_ok;
-	struct krun_user u;
-	struct strbuf why = { 0 };
-	b->build_user_checked = true;
-	b->build_user_ok = kbuser_lookup(&u, &why) >= 0;
-	if (!b->build_user_ok)
-		ERR(b, line, "kernel = build: %s", why.buf ? why.buf : "no build user");
-	sb_free(&why);
-	return b->build_user_ok;
 }
 
 /* kernel = build needs tree and base, or the build = ID of one recorded
@@ -1157,17 +1068,15 @@ static void check_build_keys(struct builder *b, const struct job_section *s, str
 	if (v->cmdline && (strchr(v->cmdline, '\'') || strchr(v->cmdline, '"')))
 		ERR(b, v->cmdline_line, "bad cmdline: quotes are not passed on to the kernel as written; give plain parameters");
 	const struct seen *kline = seen_of(seen, JOB_SEC_VARIANT, "kernel");
+	size_t vi = (size_t)(v - b->j->variants);
+	if (b->notes && vi < ARRAY_SIZE(b->notes->variant)) {
+		b->notes->variant[vi].kernel_line = kline->line;
+		b->notes->variant[vi].tree_ok = seen_of(seen, JOB_SEC_VARIANT, "tree")->ok;
+	}
 	if (image) {
 		if (seen_of(seen, JOB_SEC_VARIANT, "image")->line == 0)
 			ERR(b, kline->line, "missing required key \"image\" in %s: kernel = image needs the kernel image to boot (image = /boot/vmlinuz-6.1.0-57-amd64)",
 			    title);
-		if (!b->check)
-			return;
-		if (v->image && access(v->image, R_OK) != 0)
-			ERR(b, v->image_line, "image %s cannot be read (%s): give the path of a kernel image (bzImage)", v->image, strerror(errno));
-		if (v->initrd && access(v->initrd, R_OK) != 0)
-			ERR(b, v->initrd_line, "initrd %s cannot be read (%s): give the path of an initramfs or leave initrd out", v->initrd,
-			    strerror(errno));
 		return;
 	}
 	if (!build)
@@ -1187,39 +1096,6 @@ static void check_build_keys(struct builder *b, const struct job_section *s, str
 		ERR(b, kline->line, "missing required key \"base\" in %s: kernel = build needs the ref to build (base = v6.1)", title);
 	if (!recorded->line && !v->config && !(v->config = strdup("running")))
 		b->oom = true;
-	if (!b->check)
-		return;
-	if (v->initrd && access(v->initrd, R_OK) != 0)
-		ERR(b, v->initrd_line, "initrd %s cannot be read (%s): give the path of an initramfs or leave initrd out", v->initrd,
-		    strerror(errno));
-	/* nothing is built: no tree to read, no build user needed. The
-	 * parser has no database: kabd's submit and the run check the id. */
-	if (recorded->line)
-		return;
-	/* git reads the tree as the build user: without one, nothing to check it with */
-	bool tree_ok = false;
-	if (v->tree && seen_of(seen, JOB_SEC_VARIANT, "tree")->ok && build_user_ok(b, kline->line)) {
-		struct strbuf why = { 0 };
-		tree_ok = kbuild_check_tree(v->tree, &why) == 0;
-		if (!tree_ok)
-			ERR(b, v->tree_line, "%s", why.buf ? why.buf : "tree cannot be read");
-		sb_free(&why);
-	}
-	char sha[41];
-	if (tree_ok && v->base && kbuild_resolve_ref(v->tree, v->base, sha) < 0)
-		ERR(b, v->base_line, "base \"%s\" is not a commit in %s (git rev-parse --verify %s^{commit} fails): give a branch, tag or sha",
-		    v->base, v->tree, v->base);
-	if (v->series && strncmp(v->series, "lore:", 5) != 0 && access(v->series, R_OK) != 0)
-		ERR(b, v->series_line, "series %s does not exist: give an mbox, a directory of .patch files or lore:<message-id>", v->series);
-	char running[4096];
-	if (v->config && strcmp(v->config, "running") == 0 && kbuild_running_config(running, sizeof(running)) < 0)
-		ERR(b, v->config_line ? v->config_line : s->line,
-		    "config = running: this kernel has no /proc/config.gz or /boot/config-$(uname -r): give a config PATH");
-	else if (v->config && !is_config_keyword(v->config) && access(v->config, R_OK) != 0)
-		ERR(b, v->config_line, "config %s does not exist: give running, defconfig, tinyconfig or the path of a .config", v->config);
-	for (size_t i = 0; i < v->n_fragments; i++)
-		if (access(v->fragments[i], R_OK) != 0)
-			ERR(b, v->config_line, "config.fragment %s does not exist", v->fragments[i]);
 }
 
 static void build_variant(struct builder *b, const struct job_section *s, struct util_strmap *names)
@@ -1353,8 +1229,9 @@ static void build_workload(struct builder *b, const struct job_section *s)
 		util_format_size(w->memory_max, mx, sizeof(mx));
 		ERR(b, high->line, "memory.high %s is above memory.max %s: it would never throttle", hi, mx);
 	}
-	if (ops && b->check && diags_count(b->d) == d0)
-		job_check_workload(b->file, w, b->d);
+	size_t wi = j->n_workloads - 1;
+	if (b->notes && wi < ARRAY_SIZE(b->notes->workload_clean))
+		b->notes->workload_clean[wi] = ops && diags_count(b->d) == d0;
 }
 
 /* [report]: how the report shows the job (rows = the cover letter's). */
@@ -1395,10 +1272,10 @@ static void check_steps_budget(struct builder *b)
 	    (unsigned long long)steps, j->pairs, j->n_variants, j->n_workloads, (unsigned long long)reps, JOB_STEPS_MAX);
 }
 
-size_t job_build(struct job *j, const char *file, struct job_section *secs, size_t n_secs, bool check, bool build_only,
-		 bool partial, struct diags *d)
+size_t job_build(struct job *j, const char *file, const char *dir, struct job_section *secs, size_t n_secs,
+		 bool build_only, bool partial, struct job_notes *notes, struct diags *d)
 {
-	struct builder b = { .j = j, .file = file, .d = d, .check = check };
+	struct builder b = { .j = j, .file = file, .d = d, .notes = notes, .dir = dir };
 	struct labels labels = { 0 };
 	struct util_strmap variant_names = { 0 };
 	size_t d0 = diags_count(d);
@@ -1458,20 +1335,11 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 		}
 	}
 
+	if (notes) {
+		notes->job_line = job_line;
+		notes->switch_line = b.boot_key_line[BOOT_KEY_SWITCH];
+	}
 	if (job_boots_kernels(j) && !build_only) {
-		char why[256];
-		/* the job's own switch wins over the machine's */
-		int r = 0;
-		const struct machine_conf *mc = b.check && !b.boot_key_line[BOOT_KEY_SWITCH] ? builder_machine(&b, &r) : NULL;
-		if (mc && r == 0 && mc->has_switch) {
-			j->switch_mode = mc->switch_mode;
-			if (!(j->switch_source = strdup(mc->path)))
-				b.oom = true;
-		}
-		if (b.check && j->switch_mode == JOB_SWITCH_KEXEC && kexec_supported(why, sizeof(why)) < 0)
-			ERR(&b, b.boot_key_line[BOOT_KEY_SWITCH] ? b.boot_key_line[BOOT_KEY_SWITCH] : job_line,
-			    "the variants boot kernels of their own, switched with kexec, but %s: set switch = reboot in [job] (or in %s, for every job on this machine) to switch with a one-shot boot entry and a reboot instead",
-			    why, machine_conf_path());
 		for (size_t i = 0; i < j->n_variants; i++)
 			if (strcmp(j->variants[i].kernel, "running") == 0)
 				ERR(&b, j->variants[i].line,
@@ -1500,11 +1368,8 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 	check_steps_budget(&b);
 	if (b.oom)
 		ERR(&b, 0, "out of memory while reading the job");
-	if (b.mc_loaded)
-		machine_conf_free(&b.mc);
 	for (size_t k = 0; k < ARRAY_SIZE(labels.of); k++)
 		util_strmap_free(&labels.of[k]);
 	util_strmap_free(&variant_names);
-	free(b.dir);
 	return diags_count(d) - d0;
 }

@@ -55,12 +55,53 @@ struct job_section {
 #define JOB_ADAPTIVE_MIN 2u    /* adaptive: the first look needs two pairs */
 #define JOB_EPSILON_MAX 100.0  /* epsilon in percent */
 
-/* Turns collected sections into *j; reports every problem to d. With
- * check, also looks at the machine (reads only). partial: the reader
- * stopped before the end of the text (a budget), so what is missing is
- * not reported. Returns the number of problems found (0: the job is good). */
-size_t job_build(struct job *j, const char *file, struct job_section *secs, size_t n_secs,
-		 bool check, bool build_only, bool partial, struct diags *d);
+/* What the parse found that decides which machine checks apply: a
+ * section read without a problem is checked against the machine, one
+ * with problems is not (its errors say what to fix first). Filled by
+ * job_build, read by job_check_machine. */
+struct job_notes {
+	int job_line;      /* [job]'s header; 0: none */
+	int switch_line;   /* [job]'s switch = ...; 0: not given (the machine's or the default) */
+	bool swap_clean;   /* [swap] read without a problem */
+	int swap_path_line, swap_algorithm_line;
+	bool workload_clean[JOB_WORKLOADS_MAX];  /* by index in j->workloads */
+	struct {
+		int kernel_line;  /* kernel = ...; 0: not given */
+		bool tree_ok;     /* tree = ... read without a problem */
+	} variant[JOB_VARIANTS_MAX];  /* by index in j->variants */
+};
+
+/* Turns collected sections into *j from their text alone: no file is
+ * read, nothing run, no machine looked at. Reports every problem to d.
+ * dir: the absolute directory relative paths are made absolute from.
+ * notes: NULL, or filled for job_check_machine, which then follows.
+ * partial: the reader stopped before the end of the text (a budget), so
+ * what is missing is not reported. Returns the number of problems found
+ * (0: the job is good). */
+size_t job_build(struct job *j, const char *file, const char *dir, struct job_section *secs, size_t n_secs,
+		 bool build_only, bool partial, struct job_notes *notes, struct diags *d);
+
+/* The checks of a built job against the machine (job_check.c): paths,
+ * programs, the build user and git tree, kexec, machine.conf (whose
+ * switch = ... it takes into j when the job names none). They only read.
+ * Each problem goes to d at its line. */
+void job_check_machine(struct job *j, const char *file, const struct job_notes *notes, bool build_only,
+		       struct diags *d);
+
+/* sampler_cpu = N on one of cpus = LIST: reported to d. Machine-free,
+ * but kab check skips it when cpus names CPUs the machine lacks. */
+void job_check_sampler_overlap(const char *file, const struct job_condition *c, struct diags *d);
+
+/* running, defconfig, tinyconfig: config = words that are not paths. */
+bool job_config_keyword(const char *v);
+
+/* [swap]'s zswap keys and the zswap module parameter each sets (under
+ * JOB_ZSWAP_PARAMS), in the order they become knobs. */
+#define JOB_ZSWAP_PARAMS "/sys/module/zswap/parameters/"
+struct job_zswap_key {
+	const char *key, *param;
+};
+extern const struct job_zswap_key job_zswap_keys[4];
 
 /* Letters, digits, . _ -, starting with a letter or digit, short: for
  * names that end up in cgroup names, file names and reports. */
