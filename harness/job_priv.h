@@ -1,6 +1,8 @@
-/* Internal to the job parser (job.c, job_build.c, job_check.c,
- * job_print.c): the raw sections the reader collects, and helpers shared
- * between parsing and printing so the two cannot drift apart. */
+/* Internal to the job parser (job.c, job_keys.c, job_build.c,
+ * job_check.c, job_print.c): the raw sections the reader collects, the
+ * key table and the builder its parsers report to, what the parse hands
+ * the machine checks, and helpers shared between parsing and printing so
+ * the two cannot drift apart. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -54,6 +56,95 @@ struct job_section {
 #define JOB_LOOKS_MAX 10u      /* adaptive: at most this many looks */
 #define JOB_ADAPTIVE_MIN 2u    /* adaptive: the first look needs two pairs */
 #define JOB_EPSILON_MAX 100.0  /* epsilon in percent */
+
+/* The key table (job_keys.c): each common key of each section, once. */
+enum job_ktype {
+	KT_NAME,     /* identifier-like: letters, digits, . _ - */
+	KT_UINT,     /* unsigned, in [min, max] */
+	KT_U64,
+	KT_ID,       /* a record's id in kab's database: 1 to INT64_MAX, as int64_t */
+	KT_INT,      /* int, in [min, max] */
+	KT_ENUM,
+	KT_SIZE,     /* bytes, at least min */
+	KT_MEM,      /* bytes or "max", at least min (0 allowed when min is 0) */
+	KT_DURATION, /* seconds, in [min, max] */
+	KT_METRICS,  /* space-separated metric names */
+	KT_FUNCTIONS, /* space-separated kernel function names */
+	KT_WORD,     /* letters, digits, _ - */
+	KT_PATH,     /* absolute, normalized */
+	KT_KERNEL,
+	KT_TYPE,     /* a workload type from wl.h */
+	KT_PAIRS,    /* N, or adaptive MIN..MAX [step STEP] (job_metric.c) */
+	KT_UNIT,     /* a unit: printable, no whitespace */
+	KT_TEXT,     /* one line of free text */
+	KT_PERCENT,  /* "2%" or "2", in (0, max] */
+	KT_SOURCE,   /* one word: a path (relative to the job file) or a keyword */
+	KT_SOURCES,  /* space-separated KT_SOURCE words */
+	KT_EXPECT,   /* METRIC OP NUMBER [, ...] (expect.h) */
+};
+
+struct job_keydef {
+	enum job_sec_kind sec;
+	const char *name;
+	enum job_ktype type;
+	size_t off;
+	size_t off_n;   /* KT_METRICS: where the count goes */
+	double min, max;
+	const char *const *choices;
+	bool required;
+	bool multiline; /* accepts indented continuation lines */
+};
+
+#define JOB_N_KEYS 55
+extern const struct job_keydef job_keydefs[JOB_N_KEYS];
+/* Its index in job_keydefs, or -1. */
+int job_key_index(enum job_sec_kind sec, const char *name);
+
+/* [job]'s keys of jobs that boot kernels (job_build.c). */
+#define JOB_BOOT_KEYS_N 6
+
+struct job_notes;
+
+/* A job being built from its sections (job_build.c), and what the key
+ * parsers (job_keys.c) report to. */
+struct job_builder {
+	struct job *j;
+	const char *file;
+	struct diags *d;
+	struct job_notes *notes; /* NULL: no machine checks follow */
+	bool oom;
+	/* The section being built: keys valid beside job_keydefs (a workload
+	 * type's), and the keys "did you mean" pointed to, which are then not
+	 * reported missing as well. */
+	const char *extra[32];
+	size_t n_extra;
+	const char *hinted[16];
+	size_t n_hinted;
+	int boot_key_line[JOB_BOOT_KEYS_N]; /* [job]'s boot_keys, by index: where they were (0: absent) */
+	int pairs_line;     /* [job]'s pairs (or boots), for the steps budget */
+	/* the variant being built: knobs over JOB_KNOBS_MAX, and the first's line */
+	size_t knobs_over;
+	int knobs_over_line;
+	const char *dir;    /* the job file's directory, absolute: for job_source_path */
+};
+
+/* Parses e's value as k says and stores it in obj; false on a problem
+ * (reported to b). */
+bool job_key_set(struct job_builder *b, const struct job_keydef *k, const struct job_entry *e, void *obj);
+/* The normalized form must parse again, so what it prints must fit a
+ * line: false (reported) when it would not. */
+bool job_key_fits(struct job_builder *b, int line, const char *key, const char *value, bool multiline);
+void job_bad_name(struct job_builder *b, int line, const char *what, const char *v);
+/* A path as given, made absolute from the job file's directory; NULL:
+ * out of memory. */
+char *job_source_path(struct job_builder *b, const char *v);
+/* expect = METRIC OP NUMBER [, ...] into *list (for variant's runs only,
+ * unless NULL); every bad comparison reported. */
+bool job_parse_expect(struct job_builder *b, const struct job_entry *e, const char *variant, struct job_expect **list,
+		      size_t *n);
+/* "a, b, c" into buf; the workload types so listed. */
+void job_join_list(const char *const *v, size_t n, char *buf, size_t len);
+void job_list_types(char *buf, size_t len);
 
 /* What the parse found that decides which machine checks apply: a
  * section read without a problem is checked against the machine, one
