@@ -26,8 +26,10 @@
  * give their line numbers, so our reader hands inih one line at a time,
  * counts lines, and itself reads section headers (inih truncates long
  * ones) and reports malformed lines (inih reports only the first). The
- * handler collects raw entries per section; job_build.c interprets them,
- * job_check.c looks at the machine, job_print.c prints the normal form.
+ * handler collects raw entries per section; job_build.c interprets them
+ * (with job_keys.c's key table), job_check.c looks at the machine
+ * (job_load.c runs it after this parser), job_print.c prints the normal
+ * form.
  *
  * Budgets (job.h, README.md "Budgets"): the text's size is checked before
  * anything reads it, lines and sections are counted as they come, and
@@ -558,11 +560,7 @@ static void sort_diags(struct diags *d, size_t from)
 	}
 }
 
-/* build_only: for kab build, which runs nothing: not the checks of
- * running a job that boots kernels (kexec possible, every variant naming
- * its kernel). */
-/* Refuses a text over JOB_TEXT_MAX before anything reads it. */
-static int check_size(const char *file, size_t len, struct diags *d)
+int job_check_size(const char *file, size_t len, struct diags *d)
 {
 	if (len <= JOB_TEXT_MAX)
 		return 0;
@@ -571,10 +569,7 @@ static int check_size(const char *file, size_t len, struct diags *d)
 	return -EFBIG;
 }
 
-/* The directory of file, made absolute (symbolic links resolved), for
- * the job's relative paths: the one look at the filesystem before the
- * text is parsed. NULL: out of memory. */
-static char *job_dir(const char *file)
+char *job_dir(const char *file)
 {
 	const char *slash = strrchr(file, '/');
 	char dir[4096], real[4096];
@@ -584,13 +579,11 @@ static char *job_dir(const char *file)
 	return strdup(real);
 }
 
-/* check: then the machine checks (job_check_machine), their problems
- * sorted in with the parser's. */
-static int parse(const char *file, const char *dir, const char *text, bool check, bool build_only, struct job **ret,
-		 struct diags *d)
+int job_parse_checked(const char *file, const char *dir, const char *text, bool build_only, job_machine_check *check,
+		      struct job **ret, struct diags *d)
 {
 	size_t len = strlen(text);
-	int rc = check_size(file, len, d);
+	int rc = job_check_size(file, len, d);
 	if (rc < 0)
 		return rc;
 	size_t kept0 = d->n, d0 = diags_count(d);
@@ -621,7 +614,7 @@ static int parse(const char *file, const char *dir, const char *text, bool check
 	job_build(j, file, dir, r.secs, r.n_secs, build_only, r.stopped, check ? &notes : NULL, d);
 	sections_free(r.secs, r.n_secs);
 	if (check)
-		job_check_machine(j, file, &notes, build_only, d);
+		check(j, file, &notes, build_only, d);
 	sort_diags(d, kept0);
 	if (diags_count(d) > d0) {
 		job_free(j);
@@ -631,59 +624,19 @@ static int parse(const char *file, const char *dir, const char *text, bool check
 	return 0;
 }
 
-/* Parses with the directory of file (job_dir). */
-static int parse_in_dir(const char *file, const char *text, bool check, bool build_only, struct job **ret,
-			struct diags *d)
+int job_parse_text(const char *file, const char *dir, const char *text, struct job **ret, struct diags *d)
+{
+	return job_parse_checked(file, dir, text, false, NULL, ret, d);
+}
+
+int job_parse_string_nocheck(const char *file, const char *text, struct job **ret, struct diags *d)
 {
 	_cleanup_free_ char *dir = job_dir(file);
 	if (!dir) {
 		diags_add(d, file, 0, "out of memory while reading the job");
 		return -ENOMEM;
 	}
-	return parse(file, dir, text, check, build_only, ret, d);
-}
-
-int job_parse_text(const char *file, const char *dir, const char *text, struct job **ret, struct diags *d)
-{
-	return parse(file, dir, text, false, false, ret, d);
-}
-
-int job_parse_string(const char *file, const char *text, struct job **ret, struct diags *d)
-{
-	return parse_in_dir(file, text, true, false, ret, d);
-}
-
-int job_parse_string_nocheck(const char *file, const char *text, struct job **ret, struct diags *d)
-{
-	return parse_in_dir(file, text, false, false, ret, d);
-}
-
-static int parse_file(const char *path, bool build_only, struct job **ret, struct diags *d)
-{
-	_cleanup_free_ char *text = NULL;
-	size_t len;
-	int r = util_read_file(path, &text, &len);
-	if (r < 0) {
-		diags_add(d, path, 0, "cannot read: %s", strerror(-r));
-		return r;
-	}
-	if ((r = check_size(path, len, d)) < 0)
-		return r;
-	if (memchr(text, 0, len)) {
-		diags_add(d, path, 0, "contains a NUL byte: a job file is text");
-		return -EINVAL;
-	}
-	return parse_in_dir(path, text, true, build_only, ret, d);
-}
-
-int job_parse_file(const char *path, struct job **ret, struct diags *d)
-{
-	return parse_file(path, false, ret, d);
-}
-
-int job_parse_file_build(const char *path, struct job **ret, struct diags *d)
-{
-	return parse_file(path, true, ret, d);
+	return job_parse_text(file, dir, text, ret, d);
 }
 
 void job_free(struct job *j)

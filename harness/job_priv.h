@@ -1,5 +1,5 @@
 /* Internal to the job parser (job.c, job_keys.c, job_build.c,
- * job_check.c, job_print.c): the raw sections the reader collects, the
+ * job_check.c, job_load.c, job_print.c): the raw sections the reader collects, the
  * key table and the builder its parsers report to, what the parse hands
  * the machine checks, and helpers shared between parsing and printing so
  * the two cannot drift apart. */
@@ -171,6 +171,21 @@ struct job_notes {
  * (0: the job is good). */
 size_t job_build(struct job *j, const char *file, const char *dir, struct job_section *secs, size_t n_secs,
 		 bool build_only, bool partial, struct job_notes *notes, struct diags *d);
+
+/* The parser's entry (job.c): the reader, job_build, then check when
+ * not NULL (job_check_machine, passed in by job_load.c so that the
+ * parser links without it), every problem sorted by line. Returns 0
+ * with *ret set, or -errno with d filled. */
+typedef void job_machine_check(struct job *j, const char *file, const struct job_notes *notes, bool build_only,
+			       struct diags *d);
+int job_parse_checked(const char *file, const char *dir, const char *text, bool build_only, job_machine_check *check,
+		      struct job **ret, struct diags *d);
+/* Refuses a text over JOB_TEXT_MAX before anything reads it: -EFBIG. */
+int job_check_size(const char *file, size_t len, struct diags *d);
+/* The directory of file, made absolute (symbolic links resolved), for
+ * the job's relative paths: a look at the filesystem, so not the
+ * parser's own. NULL: out of memory. */
+char *job_dir(const char *file);
 
 /* The checks of a built job against the machine (job_check.c): paths,
  * programs, the build user and git tree, kexec, machine.conf (whose
