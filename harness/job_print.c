@@ -56,9 +56,12 @@ static bool can_cut(const char *q)
 
 size_t job_print_key(FILE *out, const char *key, const char *value, bool multiline)
 {
-	size_t col = strlen(key) + 3, widest = 0;
+	/* "key = ;x" would read back empty (" ;" starts a comment); "key =;x"
+	 * reads back ";x", as the text it came from did */
+	const char *eq = value[0] == ';' ? " =" : " = ";
+	size_t col = strlen(key) + strlen(eq), widest = 0;
 	if (out)
-		fprintf(out, "%s = ", key);
+		fprintf(out, "%s%s", key, eq);
 	const char *p = value;
 	while (multiline && strlen(p) + col > WRAP) {
 		/* The last cut that keeps the line within WRAP, else the first. */

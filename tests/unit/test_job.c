@@ -405,6 +405,9 @@ static void round_trip(const char *text)
 static void test_round_trip(void)
 {
 	round_trip(HEAD TWO_VARIANTS WORKLOAD);
+	/* a value starting with ';' (no whitespace before it: not a comment) */
+	round_trip(HEAD "[variant A]\nsysctl vm.swappiness =; 15\n[variant B]\n"
+		   "[workload w]\ntype = command\ncommand =;true\n[metric a.b]\nlabel =;x\n");
 	round_trip("[job]\nname = rt\npairs: 7\norder = random\nseed = 9\ninterval = 250ms\nmetrics = a.b c.d\n"
 		   "[swap]\ndevice = file\nsize = 100M\npath = /tmp/kab-rt.swap\npriority = 3\n"
 		   "[variant base]\nname = base-line\nsysctl vm/swappiness = 0\n"
