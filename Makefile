@@ -141,9 +141,9 @@ bench: deps
 	$(MAKE) all
 	bench/run.sh
 
-# libFuzzer targets for kab compare's CSV reader and kabd's door checks (tests/fuzz): clang with
-# -fsanitize=fuzzer,address, a corpus seeded from tests/compare. `make fuzz`
-# runs it FUZZ_TIME seconds; `make fuzz-smoke` 10 s, for make check.
+# libFuzzer targets for kab compare's CSV reader, kabd's door checks and the job parser
+# (tests/fuzz): clang with -fsanitize=fuzzer,address, corpora seeded from tests/compare and
+# the job files. `make fuzz` runs each FUZZ_TIME seconds; `make fuzz-smoke` 10 s, for make check.
 FUZZ_PKGS   := clang libclang-rt-14-dev
 FUZZ_CC     ?= clang
 FUZZ_TIME   ?= 30
@@ -166,6 +166,16 @@ $(B)/fuzz/fuzz_gate: tests/fuzz/fuzz_gate.c $(B)/fuzz/obj/harness/gate.o $(B)/fu
 		$(B)/fuzz/obj/harness/peer.o $(B)/fuzz/obj/harness/util.o $(B)/fuzz/obj/harness/output.o
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
+# The job parser kabd's submit runs on a body (job_parse_text), linked with what it needs
+# only: the reader, key table and builder, the workload types' key tables, util; not the
+# machine checks (job_check.c), kexec, git or machine.conf.
+FUZZ_JOB_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,harness/job harness/job_build harness/job_keys harness/job_knob \
+		harness/job_metric harness/job_print harness/expect harness/util harness/output harness/statedir \
+		kernels/series_fetch workloads/wl workloads/wl_command workloads/wl_kbuild workloads/wl_pageout \
+		workloads/wl_shmem_truncate workloads/wl_stress_ng workloads/wl_sysbench)
+$(B)/fuzz/fuzz_job: tests/fuzz/fuzz_job.c $(FUZZ_JOB_OBJ)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
 fuzz fuzz-smoke: fuzz-deps
 	$(MAKE) $(B)/fuzz/fuzz_compare_csv
 	@mkdir -p $(B)/fuzz/corpus
@@ -176,6 +186,11 @@ fuzz fuzz-smoke: fuzz-deps
 	@mkdir -p $(B)/fuzz/corpus-gate
 	$(B)/fuzz/fuzz_gate -max_total_time=$(if $(filter fuzz-smoke,$@),10,$(FUZZ_TIME)) -max_len=512 \
 	  -dict=tests/fuzz/gate.dict -artifact_prefix=$(B)/fuzz/gate- -print_final_stats=1 $(B)/fuzz/corpus-gate
+	$(MAKE) $(B)/fuzz/fuzz_job
+	@mkdir -p $(B)/fuzz/corpus-job
+	cp examples/*.job examples/seeds/*.job tests/golden/good/*.job tests/golden/bad/*.job $(B)/fuzz/corpus-job/
+	$(B)/fuzz/fuzz_job -max_total_time=$(if $(filter fuzz-smoke,$@),10,$(FUZZ_TIME)) -max_len=8192 \
+	  -dict=tests/fuzz/job.dict -artifact_prefix=$(B)/fuzz/job- -print_final_stats=1 $(B)/fuzz/corpus-job
 
 # Installs the binaries, the web pages and the systemd units (lab machines),
 # a token for kabd --listen (/etc/kab/token, 0600) and the group kab:

@@ -26,17 +26,19 @@
  * give their line numbers, so our reader hands inih one line at a time,
  * counts lines, and itself reads section headers (inih truncates long
  * ones) and reports malformed lines (inih reports only the first). The
- * handler collects raw entries per section; job_build.c interprets them,
- * job_check.c looks at the machine, job_print.c prints the normal form.
+ * handler collects raw entries per section; job_build.c interprets them
+ * (with job_keys.c's key table), job_check.c looks at the machine
+ * (job_load.c runs it after this parser), job_print.c prints the normal
+ * form.
  *
  * Budgets (job.h, README.md "Budgets"): the text's size is checked before
  * anything reads it, lines and sections are counted as they come, and
  * every step is linear in the text (continuation lines are appended, not
  * re-joined; duplicates are found with a hash set; diagnostics stop being
  * kept at DIAGS_MAX), so any text is refused or accepted in milliseconds.
- * For a fuzzer: job_parse_string_nocheck() takes any NUL-terminated text,
- * checks nothing on the machine and is bounded by the budgets; a libFuzzer
- * target beside tests/fuzz/fuzz_compare_csv.c can call it as it is.
+ * For a fuzzer: job_parse_text() takes any NUL-terminated text, reads no
+ * file, checks nothing on the machine and is bounded by the budgets
+ * (tests/fuzz/fuzz_job.c).
  */
 #include "job.h"
 #include "job_priv.h"
@@ -558,11 +560,7 @@ static void sort_diags(struct diags *d, size_t from)
 	}
 }
 
-/* build_only: for kab build, which runs nothing: not the checks of
- * running a job that boots kernels (kexec possible, every variant naming
- * its kernel). */
-/* Refuses a text over JOB_TEXT_MAX before anything reads it. */
-static int check_size(const char *file, size_t len, struct diags *d)
+int job_check_size(const char *file, size_t len, struct diags *d)
 {
 	if (len <= JOB_TEXT_MAX)
 		return 0;
@@ -571,10 +569,21 @@ static int check_size(const char *file, size_t len, struct diags *d)
 	return -EFBIG;
 }
 
-static int parse(const char *file, const char *text, bool check, bool build_only, struct job **ret, struct diags *d)
+char *job_dir(const char *file)
+{
+	const char *slash = strrchr(file, '/');
+	char dir[4096], real[4096];
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - file) : 1, slash ? file : ".");
+	if (!realpath(dir[0] ? dir : "/", real))
+		snprintf(real, sizeof(real), "%s", dir);
+	return strdup(real);
+}
+
+int job_parse_checked(const char *file, const char *dir, const char *text, bool build_only, job_machine_check *check,
+		      struct job **ret, struct diags *d)
 {
 	size_t len = strlen(text);
-	int rc = check_size(file, len, d);
+	int rc = job_check_size(file, len, d);
 	if (rc < 0)
 		return rc;
 	size_t kept0 = d->n, d0 = diags_count(d);
@@ -601,8 +610,11 @@ static int parse(const char *file, const char *text, bool check, bool build_only
 		return -ENOMEM;
 	}
 	report_section_budgets(&r);
-	job_build(j, file, r.secs, r.n_secs, check, build_only, r.stopped, d);
+	struct job_notes notes = { 0 };
+	job_build(j, file, dir, r.secs, r.n_secs, build_only, r.stopped, check ? &notes : NULL, d);
 	sections_free(r.secs, r.n_secs);
+	if (check)
+		check(j, file, &notes, build_only, d);
 	sort_diags(d, kept0);
 	if (diags_count(d) > d0) {
 		job_free(j);
@@ -612,42 +624,19 @@ static int parse(const char *file, const char *text, bool check, bool build_only
 	return 0;
 }
 
-int job_parse_string(const char *file, const char *text, struct job **ret, struct diags *d)
+int job_parse_text(const char *file, const char *dir, const char *text, struct job **ret, struct diags *d)
 {
-	return parse(file, text, true, false, ret, d);
+	return job_parse_checked(file, dir, text, false, NULL, ret, d);
 }
 
 int job_parse_string_nocheck(const char *file, const char *text, struct job **ret, struct diags *d)
 {
-	return parse(file, text, false, false, ret, d);
-}
-
-static int parse_file(const char *path, bool build_only, struct job **ret, struct diags *d)
-{
-	_cleanup_free_ char *text = NULL;
-	size_t len;
-	int r = util_read_file(path, &text, &len);
-	if (r < 0) {
-		diags_add(d, path, 0, "cannot read: %s", strerror(-r));
-		return r;
+	_cleanup_free_ char *dir = job_dir(file);
+	if (!dir) {
+		diags_add(d, file, 0, "out of memory while reading the job");
+		return -ENOMEM;
 	}
-	if ((r = check_size(path, len, d)) < 0)
-		return r;
-	if (memchr(text, 0, len)) {
-		diags_add(d, path, 0, "contains a NUL byte: a job file is text");
-		return -EINVAL;
-	}
-	return parse(path, text, true, build_only, ret, d);
-}
-
-int job_parse_file(const char *path, struct job **ret, struct diags *d)
-{
-	return parse_file(path, false, ret, d);
-}
-
-int job_parse_file_build(const char *path, struct job **ret, struct diags *d)
-{
-	return parse_file(path, true, ret, d);
+	return job_parse_text(file, dir, text, ret, d);
 }
 
 void job_free(struct job *j)

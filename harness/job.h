@@ -220,6 +220,12 @@ int job_parse_string(const char *file, const char *text, struct job **ret, struc
 /* Like the above but skips machine checks (paths, programs): for reading
  * a stored job back. */
 int job_parse_string_nocheck(const char *file, const char *text, struct job **ret, struct diags *d);
+/* The parser itself, which all of the above run: the job from its text
+ * alone, reading no file, running nothing and looking at no machine (the
+ * others then check the machine). Relative paths in the job are made
+ * absolute from dir, an absolute directory. Bounded by the budgets above;
+ * any NUL-terminated text may be given (tests/fuzz/fuzz_job.c). */
+int job_parse_text(const char *file, const char *dir, const char *text, struct job **ret, struct diags *d);
 
 struct store;
 /* A variant's build = ID checked against st (the parser has no database):

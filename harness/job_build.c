@@ -1,153 +1,28 @@
-/* Job files: from collected sections to a validated struct job.
+/* Job files: from collected sections to a struct job, from the text
+ * alone (job_check.c then looks at the machine).
  *
- * The common keys of each section are described once in keydefs[] (name,
- * type, where the value goes, range); that table drives parsing, the
- * "did you mean" hints and the key lists in messages. Knob keys
- * ("sysctl NAME", "sysfs PATH") and a workload type's own keys (from its
- * wl_ops) are handled beside it. Every problem is reported and parsing
- * goes on, so one run of `kab check` shows them all.
+ * Each entry goes through the key table (job_keys.c), which parses its
+ * value; here are what the keys of a section mean together, knob keys
+ * ("sysctl NAME", "sysfs PATH"), a workload type's own keys (from its
+ * wl_ops), and what the sections mean together. Every problem is
+ * reported and parsing goes on, so one run of `kab check` shows them all.
  */
 #include "job.h"
 #include "job_priv.h"
-#include "kexec.h"
-#include "machine.h"
 #include "util.h"
 #include "wl.h"
-#include "build.h"
-#include "builduser.h"
 #include "series.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-enum ktype {
-	KT_NAME,     /* identifier-like: letters, digits, . _ - */
-	KT_UINT,     /* unsigned, in [min, max] */
-	KT_U64,
-	KT_ID,       /* a record's id in kab's database: 1 to INT64_MAX, as int64_t */
-	KT_INT,      /* int, in [min, max] */
-	KT_ENUM,
-	KT_SIZE,     /* bytes, at least min */
-	KT_MEM,      /* bytes or "max", at least min (0 allowed when min is 0) */
-	KT_DURATION, /* seconds, in [min, max] */
-	KT_METRICS,  /* space-separated metric names */
-	KT_FUNCTIONS, /* space-separated kernel function names */
-	KT_WORD,     /* letters, digits, _ - */
-	KT_PATH,     /* absolute, normalized */
-	KT_KERNEL,
-	KT_TYPE,     /* a workload type from wl.h */
-	KT_PAIRS,    /* N, or adaptive MIN..MAX [step STEP] (job_metric.c) */
-	KT_UNIT,     /* a unit: printable, no whitespace */
-	KT_TEXT,     /* one line of free text */
-	KT_PERCENT,  /* "2%" or "2", in (0, max] */
-	KT_SOURCE,   /* one word: a path (relative to the job file) or a keyword */
-	KT_SOURCES,  /* space-separated KT_SOURCE words */
-	KT_EXPECT,   /* METRIC OP NUMBER [, ...] (expect.h) */
-};
-
-struct keydef {
-	enum job_sec_kind sec;
-	const char *name;
-	enum ktype type;
-	size_t off;
-	size_t off_n;   /* KT_METRICS: where the count goes */
-	double min, max;
-	const char *const *choices;
-	bool required;
-	bool multiline; /* accepts indented continuation lines */
-};
-
-/* Indexed by the enums' values. */
-static const char *const order_choices[] = { "abba", "alternate", "random", NULL };
-static const char *const swap_choices[] = { "none", "zram", "file", "existing", NULL };
-static const char *const direction_choices[] = { "higher", "lower", "neutral", NULL };
-static const char *const tristate_choices[] = { "keep", "off", "on", NULL };
-static const char *const switch_choices[] = { "kexec", "reboot", NULL };
-static const char *const bootfail_choices[] = { "finish", "abort", NULL };
-static const char *const yesno_choices[] = { "no", "yes", NULL };
-static const char *const cpufreq_choices[] = { "keep", "performance", NULL };
-static const char *const oom_choices[] = { "refuse", "tolerate", NULL };
-#define JOB_LABEL_MAX 64
 
 /* [job] keys of jobs that boot kernels, refused in a job that boots none. */
 static const char *const boot_keys[] = { "boots", "runs_per_boot", "switch", "boot_attempts", "on_boot_failure", "panic" };
 enum { BOOT_KEY_SWITCH = 2 };
 
-#define KEY(s, n, t, o) .sec = (s), .name = (n), .type = (t), .off = (o)
-static const struct keydef keydefs[] = {
-	{ KEY(JOB_SEC_JOB, "name", KT_NAME, offsetof(struct job, name)), .required = true },
-	{ KEY(JOB_SEC_JOB, "pairs", KT_PAIRS, 0) },
-	{ KEY(JOB_SEC_JOB, "order", KT_ENUM, offsetof(struct job, order)), .choices = order_choices },
-	{ KEY(JOB_SEC_JOB, "seed", KT_U64, offsetof(struct job, seed)) },
-	{ KEY(JOB_SEC_JOB, "interval", KT_DURATION, offsetof(struct job, interval_s)),
-	  .min = JOB_INTERVAL_MIN, .max = JOB_INTERVAL_MAX },
-	{ KEY(JOB_SEC_JOB, "metrics", KT_METRICS, offsetof(struct job, metrics)), .off_n = offsetof(struct job, n_metrics),
-	  .multiline = true },
-	{ KEY(JOB_SEC_JOB, "primary", KT_METRICS, offsetof(struct job, primary)), .off_n = offsetof(struct job, n_primary),
-	  .multiline = true },
-	{ KEY(JOB_SEC_SWAP, "device", KT_ENUM, offsetof(struct job_swap, kind)), .choices = swap_choices, .required = true },
-	{ KEY(JOB_SEC_SWAP, "size", KT_SIZE, offsetof(struct job_swap, size)), .min = JOB_SWAP_MIN },
-	{ KEY(JOB_SEC_SWAP, "path", KT_PATH, offsetof(struct job_swap, path)) },
-	{ KEY(JOB_SEC_SWAP, "algorithm", KT_WORD, offsetof(struct job_swap, algorithm)) },
-	{ KEY(JOB_SEC_SWAP, "priority", KT_INT, offsetof(struct job_swap, priority)), .min = 0, .max = JOB_PRIORITY_MAX },
-	{ KEY(JOB_SEC_SWAP, "zswap", KT_ENUM, offsetof(struct job_swap, zswap)), .choices = tristate_choices },
-	{ KEY(JOB_SEC_SWAP, "zswap.shrinker", KT_ENUM, offsetof(struct job_swap, zswap_shrinker)), .choices = tristate_choices },
-	{ KEY(JOB_SEC_SWAP, "zswap.compressor", KT_WORD, offsetof(struct job_swap, zswap_compressor)) },
-	{ KEY(JOB_SEC_SWAP, "zswap.max_pool_percent", KT_INT, offsetof(struct job_swap, zswap_max_pool)), .min = 1, .max = 100 },
-	{ KEY(JOB_SEC_VARIANT, "name", KT_NAME, offsetof(struct job_variant, name)) },
-	{ KEY(JOB_SEC_VARIANT, "kernel", KT_KERNEL, offsetof(struct job_variant, kernel)) },
-	{ KEY(JOB_SEC_VARIANT, "tree", KT_SOURCE, offsetof(struct job_variant, tree)) },
-	{ KEY(JOB_SEC_VARIANT, "base", KT_SOURCE, offsetof(struct job_variant, base)) },
-	{ KEY(JOB_SEC_VARIANT, "series", KT_SOURCE, offsetof(struct job_variant, series)) },
-	{ KEY(JOB_SEC_VARIANT, "config", KT_SOURCE, offsetof(struct job_variant, config)) },
-	{ KEY(JOB_SEC_VARIANT, "config.fragment", KT_SOURCES, offsetof(struct job_variant, fragments)),
-	  .off_n = offsetof(struct job_variant, n_fragments), .multiline = true },
-	{ KEY(JOB_SEC_VARIANT, "build", KT_ID, offsetof(struct job_variant, build_id)) },
-	{ KEY(JOB_SEC_VARIANT, "image", KT_SOURCE, offsetof(struct job_variant, image)) },
-	{ KEY(JOB_SEC_VARIANT, "initrd", KT_SOURCE, offsetof(struct job_variant, initrd)) },
-	{ KEY(JOB_SEC_VARIANT, "cmdline", KT_TEXT, offsetof(struct job_variant, cmdline)), .max = 1024 },
-	{ KEY(JOB_SEC_JOB, "archive", KT_TEXT, offsetof(struct job, archive)), .max = 180 },
-	{ KEY(JOB_SEC_JOB, "boots", KT_UINT, offsetof(struct job, pairs)), .min = 1, .max = JOB_PAIRS_MAX },
-	{ KEY(JOB_SEC_JOB, "runs_per_boot", KT_UINT, offsetof(struct job, runs_per_boot)), .min = 1, .max = 100 },
-	{ KEY(JOB_SEC_JOB, "switch", KT_ENUM, offsetof(struct job, switch_mode)), .choices = switch_choices },
-	{ KEY(JOB_SEC_JOB, "boot_attempts", KT_UINT, offsetof(struct job, boot_attempts)), .min = 1, .max = 10 },
-	{ KEY(JOB_SEC_JOB, "on_boot_failure", KT_ENUM, offsetof(struct job, on_boot_failure)), .choices = bootfail_choices },
-	{ KEY(JOB_SEC_JOB, "panic", KT_UINT, offsetof(struct job, panic_s)), .min = 1, .max = 3600 },
-#define COND(f) offsetof(struct job, cond) + offsetof(struct job_condition, f)
-	{ KEY(JOB_SEC_JOB, "drop_caches", KT_ENUM, COND(drop_caches)), .choices = yesno_choices },
-	{ KEY(JOB_SEC_JOB, "compact", KT_ENUM, COND(compact)), .choices = yesno_choices },
-	{ KEY(JOB_SEC_JOB, "wait_idle", KT_PERCENT, COND(wait_idle_pct)) },
-	{ KEY(JOB_SEC_JOB, "wait_idle_max", KT_DURATION, COND(wait_idle_max_s)), .min = 1, .max = 3600 },
-	{ KEY(JOB_SEC_JOB, "cpufreq", KT_ENUM, COND(cpufreq)), .choices = cpufreq_choices },
-	{ KEY(JOB_SEC_JOB, "turbo", KT_ENUM, COND(turbo)), .choices = tristate_choices },
-	{ KEY(JOB_SEC_JOB, "cpus", KT_TEXT, COND(cpus)), .max = 180 },
-	{ KEY(JOB_SEC_JOB, "sampler_cpu", KT_INT, COND(sampler_cpu)), .min = 0, .max = JOB_CPUS_MAX - 1 },
-#undef COND
-	{ KEY(JOB_SEC_WORKLOAD, "type", KT_TYPE, offsetof(struct job_workload, type)), .required = true },
-	{ KEY(JOB_SEC_WORKLOAD, "memory.max", KT_MEM, offsetof(struct job_workload, memory_max)), .min = (double)JOB_MEM_FLOOR },
-	{ KEY(JOB_SEC_WORKLOAD, "memory.high", KT_MEM, offsetof(struct job_workload, memory_high)), .min = (double)JOB_MEM_FLOOR },
-	{ KEY(JOB_SEC_WORKLOAD, "memory.swap.max", KT_MEM, offsetof(struct job_workload, memory_swap_max)), .min = 0 },
-	{ KEY(JOB_SEC_WORKLOAD, "timeout", KT_DURATION, offsetof(struct job_workload, timeout_s)),
-	  .min = JOB_TIMEOUT_MIN, .max = JOB_TIMEOUT_MAX },
-	{ KEY(JOB_SEC_WORKLOAD, "fcount", KT_FUNCTIONS, offsetof(struct job_workload, fcount)),
-	  .off_n = offsetof(struct job_workload, n_fcount), .multiline = true },
-	{ KEY(JOB_SEC_WORKLOAD, "oom", KT_ENUM, offsetof(struct job_workload, oom)), .choices = oom_choices },
-	{ KEY(JOB_SEC_WORKLOAD, "expect", KT_EXPECT, offsetof(struct job_workload, expect)),
-	  .off_n = offsetof(struct job_workload, n_expect), .multiline = true },
-	{ KEY(JOB_SEC_METRIC, "direction", KT_ENUM, offsetof(struct job_metric, direction)), .choices = direction_choices },
-	{ KEY(JOB_SEC_METRIC, "unit", KT_UNIT, offsetof(struct job_metric, unit)) },
-	{ KEY(JOB_SEC_METRIC, "epsilon", KT_PERCENT, offsetof(struct job_metric, epsilon_pct)) },
-	{ KEY(JOB_SEC_METRIC, "label", KT_TEXT, offsetof(struct job_metric, label)), .max = JOB_LABEL_MAX },
-	{ KEY(JOB_SEC_REPORT, "rows", KT_METRICS, offsetof(struct job, report_rows)),
-	  .off_n = offsetof(struct job, n_report_rows), .multiline = true },
-};
-#define N_KEYS ARRAY_SIZE(keydefs)
+_Static_assert(ARRAY_SIZE(boot_keys) == JOB_BOOT_KEYS_N, "JOB_BOOT_KEYS_N counts boot_keys");
 
 /* What a section's keys turned out to be: line 0 when absent. */
 struct seen {
@@ -155,90 +30,12 @@ struct seen {
 	bool ok;
 };
 
-struct builder {
-	struct job *j;
-	const char *file;
-	struct diags *d;
-	bool check;
-	bool oom;
-	/* The section being built: keys valid beside keydefs (a workload
-	 * type's), and the keys "did you mean" pointed to, which are then not
-	 * reported missing as well. */
-	const char *extra[32];
-	size_t n_extra;
-	const char *hinted[16];
-	size_t n_hinted;
-	int boot_key_line[ARRAY_SIZE(boot_keys)]; /* [job]'s boot_keys, by index: where they were (0: absent) */
-	struct machine_conf mc; /* read on first use, for the checks only */
-	bool mc_loaded;
-	int mc_r;               /* machine_conf_load's result */
-	bool build_user_checked, build_user_ok;
-	int pairs_line;     /* [job]'s pairs (or boots), for the steps budget */
-	/* the variant being built: knobs over JOB_KNOBS_MAX, and the first's line */
-	size_t knobs_over;
-	int knobs_over_line;
-	char *dir;          /* the job file's directory, made absolute once (source_path) */
-};
-
 #define ERR(b, line, ...) diags_add((b)->d, (b)->file, (line), __VA_ARGS__)
-
-/* /etc/kab/machine.conf, read once per job and only when a check needs
- * it; its problems are reported (once) the first time. */
-static const struct machine_conf *builder_machine(struct builder *b, int *ret_r)
-{
-	if (!b->mc_loaded) {
-		b->mc_r = machine_conf_load(&b->mc, b->d);
-		b->mc_loaded = true;
-	}
-	if (ret_r)
-		*ret_r = b->mc_r;
-	return &b->mc;
-}
-
-static int key_index(enum job_sec_kind sec, const char *name)
-{
-	for (size_t i = 0; i < N_KEYS; i++)
-		if (keydefs[i].sec == sec && strcmp(keydefs[i].name, name) == 0)
-			return (int)i;
-	return -1;
-}
 
 static const struct seen *seen_of(const struct seen *seen, enum job_sec_kind sec, const char *name)
 {
-	int i = key_index(sec, name);
+	int i = job_key_index(sec, name);
 	return &seen[i < 0 ? 0 : i];
-}
-
-bool job_is_known_key(const char *key)
-{
-	for (size_t i = 0; i < N_KEYS; i++)
-		if (strcmp(keydefs[i].name, key) == 0)
-			return true;
-	for (const struct wl_ops *const *o = wl_all(); *o; o++)
-		for (const struct wl_key *k = (*o)->keys; k && k->name; k++)
-			if (strcmp(k->name, key) == 0)
-				return true;
-	return false;
-}
-
-bool job_line_looks_like_key(const char *text)
-{
-	if (*text == ';' || *text == '#' || *text == '[')
-		return true;
-	size_t n = strcspn(text, " \t=:");
-	if ((n == 6 && strncmp(text, "sysctl", 6) == 0) || (n == 5 && strncmp(text, "sysfs", 5) == 0))
-		return true;
-	const char *p = text + n;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (*p != '=' && *p != ':')
-		return false;
-	char word[64];
-	if (n == 0 || n >= sizeof(word))
-		return false;
-	memcpy(word, text, n);
-	word[n] = 0;
-	return job_is_known_key(word);
 }
 
 /* "[variant A]" for messages. */
@@ -248,263 +45,8 @@ static const char *sec_title(const struct job_section *s, char *buf, size_t len)
 	return buf;
 }
 
-static void join_list(const char *const *v, size_t n, char *buf, size_t len)
-{
-	size_t used = 0;
-	buf[0] = 0;
-	for (size_t i = 0; i < n && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", v[i]);
-}
-
-static void list_types(char *buf, size_t len)
-{
-	const char *names[32];
-	size_t n = 0;
-	for (const struct wl_ops *const *o = wl_all(); *o && n < ARRAY_SIZE(names); o++)
-		names[n++] = (*o)->type;
-	join_list(names, n, buf, len);
-}
-
-bool job_valid_name(const char *s)
-{
-	size_t n = strlen(s);
-	if (n == 0 || n > JOB_NAME_MAX || !isalnum((unsigned char)s[0]))
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("._-", s[i]))
-			return false;
-	return true;
-}
-
-/* The normalized form must parse again, so what it prints must fit a line. */
-static bool fits(struct builder *b, int line, const char *key, const char *value, bool multiline)
-{
-	size_t width = job_print_key(NULL, key, value, multiline);
-	if (width <= JOB_LINE_MAX)
-		return true;
-	ERR(b, line, "\"%s\" would print as a line of %zu characters, over the limit of %d: shorten %s", key, width,
-	    JOB_LINE_MAX, multiline ? "its longest word" : "it");
-	return false;
-}
-
-static void bad_name(struct builder *b, int line, const char *what, const char *v)
-{
-	ERR(b, line, "bad %s \"%s\": use letters, digits, '.', '_' and '-', starting with a letter or digit, at most %d characters",
-	    what, v, JOB_NAME_MAX);
-}
-
-static bool parse_duration_key(struct builder *b, const struct keydef *k, const struct job_entry *e, double *ret)
-{
-	double s;
-	char lo[32], hi[32];
-	job_format_duration(k->min, lo, sizeof(lo));
-	job_format_duration(k->max, hi, sizeof(hi));
-	if (util_parse_duration(e->value, &s) < 0) {
-		ERR(b, e->line, "bad %s \"%s\": expected a duration such as 10s, 500ms, 2m or 1h", k->name, e->value);
-		return false;
-	}
-	s = job_round_duration(s);
-	if (s < k->min || s > k->max) {
-		ERR(b, e->line, "%s %s is out of range: expected %s to %s", k->name, e->value, lo, hi);
-		return false;
-	}
-	*ret = s;
-	return true;
-}
-
-static bool parse_mem_key(struct builder *b, const struct keydef *k, const struct job_entry *e, uint64_t *ret)
-{
-	uint64_t v;
-	if (strcmp(e->value, "max") == 0) {
-		*ret = JOB_MEM_MAX;
-		return true;
-	}
-	if (util_parse_size(e->value, &v) < 0) {
-		ERR(b, e->line, "bad %s \"%s\": expected a size such as 256M or 2G, or \"max\"", k->name, e->value);
-		return false;
-	}
-	if ((double)v < k->min) {
-		char floor[32];
-		util_format_size((uint64_t)k->min, floor, sizeof(floor));
-		ERR(b, e->line, "%s %s is below the floor of %s: a smaller memcg cannot run a workload", k->name, e->value, floor);
-		return false;
-	}
-	*ret = v == 0 ? JOB_MEM_ZERO : v;
-	return true;
-}
-
-/* A path as given, made absolute from the job file's directory. */
-static char *source_path(struct builder *b, const char *v)
-{
-	if (v[0] == '/' || strncmp(v, "lore:", 5) == 0)
-		return strdup(v);
-	if (!b->dir) {
-		/* once per job: a list of fragments is not a realpath() each */
-		const char *slash = strrchr(b->file, '/');
-		char dir[4096], real[4096];
-		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - b->file) : 1, slash ? b->file : ".");
-		if (!realpath(dir[0] ? dir : "/", real))
-			snprintf(real, sizeof(real), "%s", dir);
-		if (!(b->dir = strdup(real)))
-			return NULL;
-	}
-	char *p = NULL;
-	if (asprintf(&p, "%s/%s", b->dir, v) < 0)
-		return NULL;
-	return p;
-}
-
-static bool is_config_keyword(const char *v)
-{
-	return strcmp(v, "running") == 0 || strcmp(v, "defconfig") == 0 || strcmp(v, "tinyconfig") == 0;
-}
-
-/* series = SOURCE [vN]: the version into *ret_version (0: none), the
- * source's length returned; 0 (with the error) when the rest is not vN. */
-static size_t series_words(struct builder *b, const struct job_entry *e, unsigned *ret_version)
-{
-	const char *v = e->value;
-	size_t n = strcspn(v, " \t");
-	const char *rest = v + n + strspn(v + n, " \t");
-	uint64_t version = 0;
-	*ret_version = 0;
-	if (!*rest)
-		return n;
-	if ((rest[0] != 'v' && rest[0] != 'V') || !isdigit((unsigned char)rest[1]) || util_parse_u64(rest + 1, &version) < 0 ||
-	    version < 1 || version > 999999) {
-		ERR(b, e->line, "bad series \"%s\": expected SOURCE [vN]: an mbox, a directory of .patch files or lore:<message-id>, "
-		    "then the version to take if there are several (series = lore:<message-id> v3)", v);
-		return 0;
-	}
-	*ret_version = (unsigned)version;
-	return n;
-}
-
-/* tree, base, series, config (one word each) and config.fragment (a list). */
-static bool set_source(struct builder *b, const struct keydef *k, const struct job_entry *e, void *obj)
-{
-	struct job_variant *var = obj;
-	const char *v = e->value;
-	char word[4096];
-	if (strcmp(k->name, "series") == 0) {
-		size_t n = series_words(b, e, &var->series_version);
-		if (!n)
-			return false;
-		snprintf(word, sizeof(word), "%.*s", (int)n, v);
-		v = word;
-	}
-	for (const char *p = v; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f || (k->type == KT_SOURCE && isspace((unsigned char)*p))) {
-			ERR(b, e->line, "bad %s \"%s\": expected one word (a path or a ref), no spaces or control characters", k->name, v);
-			return false;
-		}
-	int *line = strcmp(k->name, "tree") == 0 ? &var->tree_line : strcmp(k->name, "base") == 0 ? &var->base_line
-		  : strcmp(k->name, "series") == 0 ? &var->series_line : strcmp(k->name, "image") == 0 ? &var->image_line
-		  : strcmp(k->name, "initrd") == 0 ? &var->initrd_line : &var->config_line;
-	if (k->type == KT_SOURCE) {
-		char **at = (char **)((char *)obj + k->off);
-		bool literal = strcmp(k->name, "base") == 0 || (strcmp(k->name, "config") == 0 && is_config_keyword(v));
-		free(*at);
-		if (!(*at = literal ? strdup(v) : source_path(b, v)))
-			b->oom = true;
-		*line = e->line;
-		char shown[4200];
-		snprintf(shown, sizeof(shown), "%s", *at ? *at : v);
-		if (strcmp(k->name, "series") == 0 && var->series_version)
-			snprintf(shown + strlen(shown), sizeof(shown) - strlen(shown), " v%u", var->series_version);
-		return fits(b, e->line, k->name, shown, false);
-	}
-	struct strbuf all = { 0 };
-	size_t words = 0;
-	for (const char *p = v; *p;) {
-		size_t n = strcspn(p, " \t\n");
-		if (n && ++words <= JOB_LIST_MAX) {
-			char one[4096];
-			snprintf(one, sizeof(one), "%.*s", (int)n, p);
-			char *path = source_path(b, one);
-			char **nf = realloc(var->fragments, (var->n_fragments + 1) * sizeof(*nf));
-			if (!path || !nf) {
-				free(path);
-				b->oom = true;
-				break;
-			}
-			var->fragments = nf;
-			var->fragments[var->n_fragments++] = path;
-			sb_printf(&all, "%s%s", all.len ? " " : "", path);
-		}
-		p += n;
-		p += strspn(p, " \t\n");
-	}
-	if (!var->config_line)
-		var->config_line = e->line;
-	if (words > JOB_LIST_MAX) {
-		ERR(b, e->line, "too many config.fragment files (%zu, at most %u): merge them into fewer fragments (README.md, \"Budgets\")",
-		    words, JOB_LIST_MAX);
-		sb_free(&all);
-		return false;
-	}
-	bool ok = fits(b, e->line, k->name, all.buf ? all.buf : "", true);
-	sb_free(&all);
-	return ok;
-}
-
-/* Parses e's value as k says and stores it in obj; false on a problem. */
-/* expect = METRIC OP NUMBER [, ...] (expect.VARIANT = ...: for that
- * variant's runs only): every bad comparison reported */
-static bool parse_expect(struct builder *b, const struct job_entry *e, const char *variant, struct job_expect **list,
-			 size_t *n)
-{
-	const char *cur = e->value;
-	bool ok = true;
-	for (;;) {
-		struct job_expect x;
-		char err[256];
-		int r = expect_parse_next(&cur, &x, err, sizeof(err));
-		if (r == 1)
-			break;
-		if (r == -ENOMEM) {
-			b->oom = true;
-			return false;
-		}
-		if (r < 0) {
-			ERR(b, e->line, "%s", err);
-			ok = false;
-			continue;
-		}
-		x.line = e->line;
-		if (variant && !(x.variant = strdup(variant))) {
-			expect_clear(&x);
-			b->oom = true;
-			return false;
-		}
-		if (*n >= JOB_LIST_MAX) {
-			expect_clear(&x);
-			ERR(b, e->line, "more than %u comparisons in expect", JOB_LIST_MAX);
-			return false;
-		}
-		struct job_expect *nv = realloc(*list, (*n + 1) * sizeof(*nv));
-		if (!nv) {
-			expect_clear(&x);
-			b->oom = true;
-			return false;
-		}
-		*list = nv;
-		nv[(*n)++] = x;
-	}
-	if (ok && *n == 0) {
-		ERR(b, e->line, "empty expect: give METRIC OP NUMBER, e.g. vmstat.pswpout > 0");
-		return false;
-	}
-	return ok;
-}
-
-static bool set_expect(struct builder *b, const struct keydef *k, const struct job_entry *e, void *obj)
-{
-	return parse_expect(b, e, NULL, (struct job_expect **)((char *)obj + k->off), (size_t *)((char *)obj + k->off_n));
-}
-
 /* expect.VARIANT = ...: the variant is checked once all are read */
-static bool workload_expect_variant(struct builder *b, const struct job_section *s, const struct job_entry *e,
+static bool workload_expect_variant(struct job_builder *b, const struct job_section *s, const struct job_entry *e,
 				    struct job_workload *w)
 {
 	const char *variant = e->key + strlen("expect.");
@@ -519,12 +61,12 @@ static bool workload_expect_variant(struct builder *b, const struct job_section 
 		return true;
 	}
 	if (!e->broken)
-		parse_expect(b, e, variant, &w->expect, &w->n_expect);
+		job_parse_expect(b, e, variant, &w->expect, &w->n_expect);
 	return true;
 }
 
 /* Each expect.VARIANT names one of the job's variants. */
-static void check_expect_variants(struct builder *b)
+static void check_expect_variants(struct job_builder *b)
 {
 	struct job *j = b->j;
 	for (size_t wi = 0; wi < j->n_workloads; wi++)
@@ -554,200 +96,13 @@ static void check_expect_variants(struct builder *b)
 		}
 }
 
-static bool set_value(struct builder *b, const struct keydef *k, const struct job_entry *e, void *obj)
-{
-	void *at = (char *)obj + k->off;
-	const char *v = e->value;
-	uint64_t u;
-	int64_t i;
-	char buf[256];
-
-	switch (k->type) {
-	case KT_NAME:
-	case KT_WORD:
-	case KT_PATH:
-	case KT_KERNEL:
-	case KT_TYPE:
-	case KT_UNIT:
-	case KT_TEXT:
-		if (k->type == KT_UNIT && !job_valid_unit(v)) {
-			ERR(b, e->line, "bad %s \"%s\": use at most 31 printable characters, no spaces, commas, quotes, ';' or '#' (e.g. ops/s, ms, pages)",
-			    k->name, v);
-			return false;
-		}
-		if (k->type == KT_TEXT) {
-			bool printable = true;
-			for (const char *p = v; *p; p++)
-				printable = printable && ((unsigned char)*p >= 0x20 && *p != 0x7f);
-			if (!printable || strlen(v) > (size_t)k->max) {
-				ERR(b, e->line, "bad %s \"%s\": use one line of at most %.0f characters", k->name, v, k->max);
-				return false;
-			}
-		}
-		if (k->type == KT_NAME && !job_valid_name(v)) {
-			bad_name(b, e->line, k->name, v);
-			return false;
-		}
-		if (k->type == KT_WORD) {
-			for (const char *p = v; *p; p++)
-				if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_') {
-					ERR(b, e->line, "bad %s \"%s\": use letters, digits, '-' and '_'", k->name, v);
-					return false;
-				}
-		}
-		if (k->type == KT_PATH && (v[0] != '/' || !job_path_ok(v + 1))) {
-			ERR(b, e->line, "bad %s \"%s\": expected an absolute path without \".\", \"..\" or empty components", k->name, v);
-			return false;
-		}
-		if (k->type == KT_KERNEL && strcmp(v, "running") != 0 && strcmp(v, "build") != 0 && strcmp(v, "image") != 0) {
-			ERR(b, e->line, "unknown kernel \"%s\" (choices: running, build, image)", v);
-			return false;
-		}
-		if (k->type == KT_TYPE && !wl_find(v)) {
-			const char *names[32];
-			size_t n = 0;
-			for (const struct wl_ops *const *o = wl_all(); *o && n < ARRAY_SIZE(names); o++)
-				names[n++] = (*o)->type;
-			const char *hint = util_did_you_mean(v, names, n);
-			list_types(buf, sizeof(buf));
-			if (hint)
-				ERR(b, e->line, "unknown workload type \"%s\" (did you mean \"%s\"? types: %s)", v, hint, buf);
-			else
-				ERR(b, e->line, "unknown workload type \"%s\" (types: %s)", v, buf);
-			return false;
-		}
-		if (!fits(b, e->line, k->name, v, false))
-			return false;
-		free(*(char **)at);
-		if (!(*(char **)at = strdup(v)))
-			b->oom = true;
-		return true;
-
-	case KT_UINT:
-	case KT_U64:
-		if (util_parse_u64(v, &u) < 0) {
-			if (k->type == KT_UINT)
-				ERR(b, e->line, "bad %s \"%s\": expected a whole number from %.0f to %.0f", k->name, v, k->min, k->max);
-			else
-				ERR(b, e->line, "bad %s \"%s\": expected a whole number from 0 to %llu", k->name, v,
-				    (unsigned long long)UINT64_MAX);
-			return false;
-		}
-		if (k->type == KT_U64) {
-			*(uint64_t *)at = u;
-			return true;
-		}
-		if ((double)u < k->min || (double)u > k->max) {
-			ERR(b, e->line, "%s %s is out of range: expected %.0f to %.0f", k->name, v, k->min, k->max);
-			return false;
-		}
-		*(unsigned *)at = (unsigned)u;
-		return true;
-
-	case KT_ID: {
-		/* the id kab builds shows; it is only looked up, in kab's own database */
-		int pr = util_parse_u64(v, &u);
-		if (pr == -EINVAL) {
-			ERR(b, e->line, "bad %s \"%s\": expected a build id, a positive whole number (kab builds lists them)", k->name, v);
-			return false;
-		}
-		if (pr < 0 || u < 1 || u > (uint64_t)INT64_MAX) {
-			ERR(b, e->line, "%s %s is out of range: a build id is from 1 to %lld (kab builds lists them)", k->name, v,
-			    (long long)INT64_MAX);
-			return false;
-		}
-		*(int64_t *)at = (int64_t)u;
-		return true;
-	}
-
-	case KT_INT:
-		if (util_parse_i64(v, &i) < 0) {
-			ERR(b, e->line, "bad %s \"%s\": expected a whole number from %.0f to %.0f", k->name, v, k->min, k->max);
-			return false;
-		}
-		if ((double)i < k->min || (double)i > k->max) {
-			ERR(b, e->line, "%s %s is out of range: expected %.0f to %.0f", k->name, v, k->min, k->max);
-			return false;
-		}
-		*(int *)at = (int)i;
-		return true;
-
-	case KT_ENUM: {
-		size_t n = 0;
-		while (k->choices[n])
-			n++;
-		for (size_t c = 0; c < n; c++)
-			if (strcmp(v, k->choices[c]) == 0) {
-				*(int *)at = (int)c;
-				return true;
-			}
-		const char *hint = util_did_you_mean(v, k->choices, n);
-		join_list(k->choices, n, buf, sizeof(buf));
-		if (hint)
-			ERR(b, e->line, "unknown %s \"%s\" (did you mean \"%s\"? choices: %s)", k->name, v, hint, buf);
-		else
-			ERR(b, e->line, "unknown %s \"%s\" (choices: %s)", k->name, v, buf);
-		return false;
-	}
-
-	case KT_SIZE:
-		if (util_parse_size(v, &u) < 0) {
-			ERR(b, e->line, "bad %s \"%s\": expected a size such as 512M or 2G (K, M, G, T: powers of 1024)", k->name, v);
-			return false;
-		}
-		if ((double)u < k->min) {
-			util_format_size((uint64_t)k->min, buf, sizeof(buf));
-			ERR(b, e->line, "%s %s is below the minimum of %s", k->name, v, buf);
-			return false;
-		}
-		*(uint64_t *)at = u;
-		return true;
-
-	case KT_MEM:
-		return parse_mem_key(b, k, e, (uint64_t *)at);
-
-	case KT_DURATION:
-		return parse_duration_key(b, k, e, (double *)at);
-
-	case KT_METRICS:
-	case KT_FUNCTIONS: {
-		char ***list = (char ***)at;
-		size_t *n = (size_t *)((char *)obj + k->off_n);
-		int r = k->type == KT_FUNCTIONS ? job_parse_function_list(b->file, e->line, v, list, n, b->d)
-						 : job_parse_metric_list(b->file, e->line, v, list, n, b->d);
-		if (r == -ENOMEM)
-			b->oom = true;
-		struct strbuf sb = { 0 };
-		for (size_t m = 0; m < *n; m++)
-			sb_printf(&sb, "%s%s", m ? " " : "", (*list)[m]);
-		bool ok = r == 0 && fits(b, e->line, k->name, sb.buf ? sb.buf : "", true);
-		sb_free(&sb);
-		return ok;
-	}
-
-	case KT_PAIRS:
-		return job_parse_pairs(b->file, e->line, v, obj, b->d);
-
-	case KT_PERCENT:
-		return job_parse_percent(b->file, e->line, k->name, v, (double *)at, b->d);
-
-	case KT_SOURCE:
-	case KT_SOURCES:
-		return set_source(b, k, e, obj);
-
-	case KT_EXPECT:
-		return set_expect(b, k, e, obj);
-	}
-	return false;
-}
-
-static void note_hint(struct builder *b, const char *hint)
+static void note_hint(struct job_builder *b, const char *hint)
 {
 	if (b->n_hinted < ARRAY_SIZE(b->hinted))
 		b->hinted[b->n_hinted++] = hint;
 }
 
-static bool was_hinted(const struct builder *b, const char *key)
+static bool was_hinted(const struct job_builder *b, const char *key)
 {
 	for (size_t i = 0; i < b->n_hinted; i++)
 		if (strcmp(b->hinted[i], key) == 0)
@@ -755,7 +110,7 @@ static bool was_hinted(const struct builder *b, const char *key)
 	return false;
 }
 
-static void unknown_key(struct builder *b, const struct job_section *s, const struct job_entry *e)
+static void unknown_key(struct job_builder *b, const struct job_section *s, const struct job_entry *e)
 {
 	if (diags_full(b->d)) {
 		/* only counted: no hint to compute */
@@ -764,9 +119,9 @@ static void unknown_key(struct builder *b, const struct job_section *s, const st
 	}
 	const char *cands[64];
 	size_t n = 0;
-	for (size_t i = 0; i < N_KEYS && n < ARRAY_SIZE(cands); i++)
-		if (keydefs[i].sec == s->kind)
-			cands[n++] = keydefs[i].name;
+	for (size_t i = 0; i < JOB_N_KEYS && n < ARRAY_SIZE(cands); i++)
+		if (job_keydefs[i].sec == s->kind)
+			cands[n++] = job_keydefs[i].name;
 	for (size_t i = 0; i < b->n_extra && n < ARRAY_SIZE(cands); i++)
 		cands[n++] = b->extra[i];
 	char title[128], list[512], fixed[512];
@@ -795,31 +150,31 @@ static void unknown_key(struct builder *b, const struct job_section *s, const st
 		note_hint(b, hint);
 		return;
 	}
-	join_list(cands, n, list, sizeof(list));
+	job_join_list(cands, n, list, sizeof(list));
 	if (s->kind == JOB_SEC_VARIANT)
 		ERR(b, e->line, "unknown key \"%s\" in %s (keys: name, kernel, tree, base, series, config, config.fragment, build, image, initrd, cmdline, sysctl NAME, sysfs PATH)", e->key, title);
 	else
 		ERR(b, e->line, "unknown key \"%s\" in %s (keys: %s)", e->key, title, list);
 }
 
-/* Hook for keys not in keydefs: returns false if it does not know key. */
-typedef bool (*extra_key_fn)(struct builder *b, const struct job_section *s, const struct job_entry *e, void *obj);
+/* Hook for keys not in job_keydefs: returns false if it does not know key. */
+typedef bool (*extra_key_fn)(struct job_builder *b, const struct job_section *s, const struct job_entry *e, void *obj);
 
-/* Applies a section's entries to obj; fills seen[] for keydefs. */
-static void apply_entries(struct builder *b, const struct job_section *s, void *obj, struct seen *seen,
+/* Applies a section's entries to obj; fills seen[] for job_keydefs. */
+static void apply_entries(struct job_builder *b, const struct job_section *s, void *obj, struct seen *seen,
 			  extra_key_fn extra)
 {
 	char title[128];
 	sec_title(s, title, sizeof(title));
 	for (size_t i = 0; i < s->n; i++) {
 		const struct job_entry *e = &s->v[i];
-		int ki = key_index(s->kind, e->key);
+		int ki = job_key_index(s->kind, e->key);
 		if (ki < 0) {
 			if (!extra || !extra(b, s, e, obj))
 				unknown_key(b, s, e);
 			continue;
 		}
-		const struct keydef *k = &keydefs[ki];
+		const struct job_keydef *k = &job_keydefs[ki];
 		if (seen[ki].line) {
 			ERR(b, e->line, "duplicate key \"%s\" in %s (first at line %d)", e->key, title, seen[ki].line);
 			continue;
@@ -836,29 +191,29 @@ static void apply_entries(struct builder *b, const struct job_section *s, void *
 			ERR(b, e->line, "empty value for \"%s\" in %s", e->key, title);
 			continue;
 		}
-		seen[ki].ok = set_value(b, k, e, obj);
+		seen[ki].ok = job_key_set(b, k, e, obj);
 	}
-	for (size_t i = 0; i < N_KEYS; i++)
-		if (keydefs[i].sec == s->kind && keydefs[i].required && !seen[i].line && !was_hinted(b, keydefs[i].name)) {
-			if (keydefs[i].type == KT_TYPE) {
+	for (size_t i = 0; i < JOB_N_KEYS; i++)
+		if (job_keydefs[i].sec == s->kind && job_keydefs[i].required && !seen[i].line && !was_hinted(b, job_keydefs[i].name)) {
+			if (job_keydefs[i].type == KT_TYPE) {
 				char types[256];
-				list_types(types, sizeof(types));
-				ERR(b, s->line, "missing required key \"%s\" in %s (types: %s)", keydefs[i].name, title, types);
+				job_list_types(types, sizeof(types));
+				ERR(b, s->line, "missing required key \"%s\" in %s (types: %s)", job_keydefs[i].name, title, types);
 			} else {
-				ERR(b, s->line, "missing required key \"%s\" in %s", keydefs[i].name, title);
+				ERR(b, s->line, "missing required key \"%s\" in %s", job_keydefs[i].name, title);
 			}
 		}
 }
 
 /* archive: an https:// URL, or a local directory (relative to the job
  * file); plain http and other schemes are refused. */
-static void check_archive(struct builder *b)
+static void check_archive(struct job_builder *b)
 {
 	struct job *j = b->j;
 	if (!j->archive)
 		return;
 	if (!strstr(j->archive, "://") && j->archive[0] != '/') {
-		char *abs = source_path(b, j->archive);
+		char *abs = job_source_path(b, j->archive);
 		if (!abs) {
 			b->oom = true;
 			return;
@@ -867,24 +222,24 @@ static void check_archive(struct builder *b)
 		j->archive = abs;
 	}
 	char why[1024];
-	struct stat st;
 	if (!kseries_archive_ok(j->archive, why, sizeof(why)))
 		ERR(b, j->archive_line, "%s", why);
-	else if (b->check && j->archive[0] == '/' && (stat(j->archive, &st) < 0 || !S_ISDIR(st.st_mode)))
-		ERR(b, j->archive_line, "archive %s is not a directory: a local archive is a directory of MESSAGE-ID/t.mbox.gz", j->archive);
 }
 
-/* The machine file a conditioning key writes, and what to do without it. */
-static void need_file(struct builder *b, int line, const char *key, const char *path, const char *what)
+void job_check_sampler_overlap(const char *file, const struct job_condition *c, struct diags *d)
 {
-	if (b->check && access(path, F_OK) != 0)
-		ERR(b, line, "%s: %s (no %s): remove the key%s", key, what, path,
-		    strstr(what, "machine") ? ", or run on bare metal" : "");
+	bool mask[JOB_CPUS_MAX] = { 0 };
+	const char *why = NULL;
+	if (c->sampler_cpu < 0 || !c->cpus || job_parse_cpus(c->cpus, mask, &why) < 0 || !mask[c->sampler_cpu])
+		return;
+	diags_add(d, file, c->sampler_cpu_line,
+		  "sampler_cpu = %d is one of cpus = %s: the sampler goes off the workload's CPUs; pick another", c->sampler_cpu,
+		  c->cpus);
 }
 
-/* [job]'s conditioning keys: each together, and against the machine
- * (kab check runs where the job runs: kab run, or kabd at submit). */
-static void check_condition(struct builder *b, const struct seen *seen)
+/* [job]'s conditioning keys, each together (job_check_machine checks
+ * them against the machine: kab check runs where the job runs). */
+static void check_condition(struct job_builder *b, const struct seen *seen)
 {
 	struct job_condition *c = &b->j->cond;
 	c->drop_caches_line = seen_of(seen, JOB_SEC_JOB, "drop_caches")->line;
@@ -897,54 +252,20 @@ static void check_condition(struct builder *b, const struct seen *seen)
 	const struct seen *idle_max = seen_of(seen, JOB_SEC_JOB, "wait_idle_max");
 	if (idle_max->line && !c->wait_idle_line)
 		ERR(b, idle_max->line, "wait_idle_max bounds wait_idle: give wait_idle = PERCENT too (wait_idle = 10%%)");
-	if (c->compact_line && seen_of(seen, JOB_SEC_JOB, "compact")->ok && c->compact)
-		need_file(b, c->compact_line, "compact = yes", "/proc/sys/vm/compact_memory",
-			  "this kernel has no memory compaction (CONFIG_COMPACTION)");
-	if (c->cpufreq_line && seen_of(seen, JOB_SEC_JOB, "cpufreq")->ok && c->cpufreq == JOB_CPUFREQ_PERFORMANCE)
-		need_file(b, c->cpufreq_line, "cpufreq = performance", "/sys/devices/system/cpu/cpu0/cpufreq",
-			  "this machine has no cpufreq");
-	if (c->turbo_line && seen_of(seen, JOB_SEC_JOB, "turbo")->ok && c->turbo != JOB_KEEP) {
-		char key[32];
-		snprintf(key, sizeof(key), "turbo = %s", c->turbo == JOB_OFF ? "off" : "on");
-		if (b->check && access("/sys/devices/system/cpu/intel_pstate/no_turbo", F_OK) != 0 &&
-		    access("/sys/devices/system/cpu/cpufreq/boost", F_OK) != 0)
-			ERR(b, c->turbo_line, "%s: this machine has no turbo switch (no /sys/devices/system/cpu/intel_pstate/no_turbo or /sys/devices/system/cpu/cpufreq/boost): remove the key, or run on bare metal",
-			    key);
-	}
-	bool cpus_ok = false;
-	bool mask[JOB_CPUS_MAX] = { 0 };
 	if (c->cpus) {
+		bool mask[JOB_CPUS_MAX] = { 0 };
 		const char *why = NULL;
-		int n = job_parse_cpus(c->cpus, mask, &why);
-		long online = sysconf(_SC_NPROCESSORS_CONF);
-		if (n < 0) {
+		if (job_parse_cpus(c->cpus, mask, &why) < 0)
 			ERR(b, c->cpus_line, "bad cpus \"%s\": %s", c->cpus, why);
-		} else if (b->check && online > 0) {
-			cpus_ok = true;
-			for (int cpu = (int)online; cpu < JOB_CPUS_MAX; cpu++)
-				if (mask[cpu]) {
-					ERR(b, c->cpus_line, "cpus = %s: CPU %d is out of range: this machine has CPUs 0 to %ld", c->cpus, cpu, online - 1);
-					cpus_ok = false;
-					break;
-				}
-		} else {
-			cpus_ok = true;
-		}
 	}
-	if (c->sampler_cpu_line && seen_of(seen, JOB_SEC_JOB, "sampler_cpu")->ok) {
-		long online = sysconf(_SC_NPROCESSORS_CONF);
-		if (b->check && online > 0 && c->sampler_cpu >= online)
-			ERR(b, c->sampler_cpu_line, "sampler_cpu = %d: CPU %d is out of range: this machine has CPUs 0 to %ld", c->sampler_cpu,
-			    c->sampler_cpu, online - 1);
-		else if (cpus_ok && mask[c->sampler_cpu])
-			ERR(b, c->sampler_cpu_line, "sampler_cpu = %d is one of cpus = %s: the sampler goes off the workload's CPUs; pick another",
-			    c->sampler_cpu, c->cpus);
-	}
+	/* with the machine checks, after cpus is found to fit the machine */
+	if (!b->notes)
+		job_check_sampler_overlap(b->file, c, b->d);
 }
 
-static void build_job_section(struct builder *b, const struct job_section *s)
+static void build_job_section(struct job_builder *b, const struct job_section *s)
 {
-	struct seen seen[N_KEYS] = { 0 };
+	struct seen seen[JOB_N_KEYS] = { 0 };
 	apply_entries(b, s, b->j, seen, NULL);
 	const struct seen *seed = seen_of(seen, JOB_SEC_JOB, "seed");
 	const struct seen *order = seen_of(seen, JOB_SEC_JOB, "order");
@@ -969,7 +290,7 @@ static void build_job_section(struct builder *b, const struct job_section *s)
 }
 
 /* [metric NAME]: report settings for a metric or a prefix of them. */
-static void build_metric_section(struct builder *b, const struct job_section *s)
+static void build_metric_section(struct job_builder *b, const struct job_section *s)
 {
 	struct job *j = b->j;
 	struct job_metric *nm = realloc(j->metric_settings, (j->n_metric_settings + 1) * sizeof(*nm));
@@ -985,40 +306,35 @@ static void build_metric_section(struct builder *b, const struct job_section *s)
 	if (!job_valid_metric(s->label))
 		ERR(b, s->line, "bad metric \"%s\" in [metric %s]: expected SOURCE.NAME or SOURCE.PREFIX*, e.g. stress-ng.bogo_ops_per_s or vmstat.pgscan_*",
 		    s->label, s->label);
-	struct seen seen[N_KEYS] = { 0 };
+	struct seen seen[JOB_N_KEYS] = { 0 };
 	apply_entries(b, s, m, seen, NULL);
 	if (s->n == 0)
 		ERR(b, s->line, "[metric %s] sets nothing: give it direction, unit, epsilon or label, or remove it", s->label);
 }
 
+const struct job_zswap_key job_zswap_keys[4] = {
+	{ "zswap", "enabled" },
+	{ "zswap.shrinker", "shrinker_enabled" },
+	{ "zswap.compressor", "compressor" },
+	{ "zswap.max_pool_percent", "max_pool_percent" },
+};
+
 /* [swap] zswap = on, zswap.shrinker = on, …: sysfs knobs of the zswap
  * module, applied for the whole job like a variant's knobs. */
-static void swap_zswap_knobs(struct builder *b, struct job_swap *sw, const struct seen *seen)
+static void swap_zswap_knobs(struct job_builder *b, struct job_swap *sw, const struct seen *seen)
 {
 	static const char *const onoff[] = { NULL, "N", "Y" };
-	struct { const char *key, *param; const char *value; char num[16]; } want[4] = {
-		{ "zswap", "enabled", onoff[sw->zswap], "" },
-		{ "zswap.shrinker", "shrinker_enabled", onoff[sw->zswap_shrinker], "" },
-		{ "zswap.compressor", "compressor", sw->zswap_compressor, "" },
-		{ "zswap.max_pool_percent", "max_pool_percent", NULL, "" },
+	char num[16];
+	snprintf(num, sizeof(num), "%d", sw->zswap_max_pool);
+	const char *value[ARRAY_SIZE(job_zswap_keys)] = {
+		onoff[sw->zswap], onoff[sw->zswap_shrinker], sw->zswap_compressor, sw->zswap_max_pool > 0 ? num : NULL,
 	};
-	if (sw->zswap_max_pool > 0) {
-		snprintf(want[3].num, sizeof(want[3].num), "%d", sw->zswap_max_pool);
-		want[3].value = want[3].num;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
-		const struct seen *k = seen_of(seen, JOB_SEC_SWAP, want[i].key);
-		if (!want[i].value || !k->ok)
+	for (size_t i = 0; i < ARRAY_SIZE(job_zswap_keys); i++) {
+		const struct seen *k = seen_of(seen, JOB_SEC_SWAP, job_zswap_keys[i].key);
+		if (!value[i] || !k->ok)
 			continue;
 		char path[128];
-		snprintf(path, sizeof(path), "/sys/module/zswap/parameters/%s", want[i].param);
-		if (b->check && access(path, F_OK) != 0) {
-			ERR(b, k->line, "%s: %s does not exist: this kernel has no zswap (CONFIG_ZSWAP) or no such parameter",
-			    want[i].key, path);
-			continue;
-		}
-		if (b->check && i == 2 && !job_check_zswap_compressor(b->file, k->line, want[i].value, b->d))
-			continue;
+		snprintf(path, sizeof(path), JOB_ZSWAP_PARAMS "%s", job_zswap_keys[i].param);
 		struct job_knob *nk = realloc(sw->knobs, (sw->n_knobs + 1) * sizeof(*nk));
 		if (!nk) {
 			b->oom = true;
@@ -1027,17 +343,17 @@ static void swap_zswap_knobs(struct builder *b, struct job_swap *sw, const struc
 		sw->knobs = nk;
 		struct job_knob *kn = &nk[sw->n_knobs];
 		*kn = (struct job_knob){ .kind = JOB_KNOB_SYSFS, .name = strdup(path), .path = strdup(path),
-					 .value = strdup(want[i].value), .line = k->line };
+					 .value = strdup(value[i]), .line = k->line };
 		if (!kn->name || !kn->path || !kn->value)
 			b->oom = true;
 		sw->n_knobs++;
 	}
 }
 
-static void build_swap_section(struct builder *b, const struct job_section *s)
+static void build_swap_section(struct job_builder *b, const struct job_section *s)
 {
 	struct job_swap *sw = &b->j->swap;
-	struct seen seen[N_KEYS] = { 0 };
+	struct seen seen[JOB_N_KEYS] = { 0 };
 	size_t d0 = diags_count(b->d);
 	sw->line = s->line;
 	apply_entries(b, s, sw, seen, NULL);
@@ -1060,14 +376,15 @@ static void build_swap_section(struct builder *b, const struct job_section *s)
 	if (prio->line && !sized)
 		ERR(b, prio->line, "priority applies only to device = zram or file, not %s", dev);
 	/* no path: the executor makes a fresh file in the job's own directory */
-	if (b->check && diags_count(b->d) == d0)
-		job_check_swap(b->file, sw, path->line ? path->line : s->line, b->d);
-	if (b->check && diags_count(b->d) == d0 && alg->line && sw->kind == JOB_SWAP_ZRAM && sw->algorithm)
-		job_check_zram_algorithm(b->file, alg->line, sw->algorithm, b->d);
+	if (b->notes) {
+		b->notes->swap_clean = diags_count(b->d) == d0;
+		b->notes->swap_path_line = path->line ? path->line : s->line;
+		b->notes->swap_algorithm_line = alg->line;
+	}
 	swap_zswap_knobs(b, sw, seen);
 }
 
-static bool variant_knob(struct builder *b, const struct job_section *s, const struct job_entry *e, void *obj)
+static bool variant_knob(struct job_builder *b, const struct job_section *s, const struct job_entry *e, void *obj)
 {
 	struct job_variant *v = obj;
 	struct job_knob k;
@@ -1103,32 +420,14 @@ static bool variant_knob(struct builder *b, const struct job_section *s, const s
 	v->knobs[v->n_knobs++] = k;
 	char key[4096];
 	snprintf(key, sizeof(key), "%s %s", k.kind == JOB_KNOB_SYSCTL ? "sysctl" : "sysfs", k.name);
-	fits(b, e->line, key, k.value, false);
-	if (b->check)
-		job_check_knob(b->file, &v->knobs[v->n_knobs - 1], builder_machine(b, NULL), b->d);
+	job_key_fits(b, e->line, key, k.value, false);
 	return true;
-}
-
-/* kab as root builds as the build user: said once, at the first kernel =
- * build, when it is missing. */
-static bool build_user_ok(struct builder *b, int line)
-{
-	if (b->build_user_checked)
-		return b->build_user_ok;
-	struct krun_user u;
-	struct strbuf why = { 0 };
-	b->build_user_checked = true;
-	b->build_user_ok = kbuser_lookup(&u, &why) >= 0;
-	if (!b->build_user_ok)
-		ERR(b, line, "kernel = build: %s", why.buf ? why.buf : "no build user");
-	sb_free(&why);
-	return b->build_user_ok;
 }
 
 /* kernel = build needs tree and base, or the build = ID of one recorded
  * earlier, which fixed them; kernel = image an image; running takes none
  * of the keys of a kernel of its own. */
-static void check_build_keys(struct builder *b, const struct job_section *s, struct job_variant *v, const struct seen *seen)
+static void check_build_keys(struct job_builder *b, const struct job_section *s, struct job_variant *v, const struct seen *seen)
 {
 	/* what a build's inputs are, and so what a recorded build fixed */
 	static const char *const input_keys[] = { "tree", "base", "series", "config", "config.fragment" };
@@ -1157,17 +456,15 @@ static void check_build_keys(struct builder *b, const struct job_section *s, str
 	if (v->cmdline && (strchr(v->cmdline, '\'') || strchr(v->cmdline, '"')))
 		ERR(b, v->cmdline_line, "bad cmdline: quotes are not passed on to the kernel as written; give plain parameters");
 	const struct seen *kline = seen_of(seen, JOB_SEC_VARIANT, "kernel");
+	size_t vi = (size_t)(v - b->j->variants);
+	if (b->notes && vi < ARRAY_SIZE(b->notes->variant)) {
+		b->notes->variant[vi].kernel_line = kline->line;
+		b->notes->variant[vi].tree_ok = seen_of(seen, JOB_SEC_VARIANT, "tree")->ok;
+	}
 	if (image) {
 		if (seen_of(seen, JOB_SEC_VARIANT, "image")->line == 0)
 			ERR(b, kline->line, "missing required key \"image\" in %s: kernel = image needs the kernel image to boot (image = /boot/vmlinuz-6.1.0-57-amd64)",
 			    title);
-		if (!b->check)
-			return;
-		if (v->image && access(v->image, R_OK) != 0)
-			ERR(b, v->image_line, "image %s cannot be read (%s): give the path of a kernel image (bzImage)", v->image, strerror(errno));
-		if (v->initrd && access(v->initrd, R_OK) != 0)
-			ERR(b, v->initrd_line, "initrd %s cannot be read (%s): give the path of an initramfs or leave initrd out", v->initrd,
-			    strerror(errno));
 		return;
 	}
 	if (!build)
@@ -1187,42 +484,9 @@ static void check_build_keys(struct builder *b, const struct job_section *s, str
 		ERR(b, kline->line, "missing required key \"base\" in %s: kernel = build needs the ref to build (base = v6.1)", title);
 	if (!recorded->line && !v->config && !(v->config = strdup("running")))
 		b->oom = true;
-	if (!b->check)
-		return;
-	if (v->initrd && access(v->initrd, R_OK) != 0)
-		ERR(b, v->initrd_line, "initrd %s cannot be read (%s): give the path of an initramfs or leave initrd out", v->initrd,
-		    strerror(errno));
-	/* nothing is built: no tree to read, no build user needed. The
-	 * parser has no database: kabd's submit and the run check the id. */
-	if (recorded->line)
-		return;
-	/* git reads the tree as the build user: without one, nothing to check it with */
-	bool tree_ok = false;
-	if (v->tree && seen_of(seen, JOB_SEC_VARIANT, "tree")->ok && build_user_ok(b, kline->line)) {
-		struct strbuf why = { 0 };
-		tree_ok = kbuild_check_tree(v->tree, &why) == 0;
-		if (!tree_ok)
-			ERR(b, v->tree_line, "%s", why.buf ? why.buf : "tree cannot be read");
-		sb_free(&why);
-	}
-	char sha[41];
-	if (tree_ok && v->base && kbuild_resolve_ref(v->tree, v->base, sha) < 0)
-		ERR(b, v->base_line, "base \"%s\" is not a commit in %s (git rev-parse --verify %s^{commit} fails): give a branch, tag or sha",
-		    v->base, v->tree, v->base);
-	if (v->series && strncmp(v->series, "lore:", 5) != 0 && access(v->series, R_OK) != 0)
-		ERR(b, v->series_line, "series %s does not exist: give an mbox, a directory of .patch files or lore:<message-id>", v->series);
-	char running[4096];
-	if (v->config && strcmp(v->config, "running") == 0 && kbuild_running_config(running, sizeof(running)) < 0)
-		ERR(b, v->config_line ? v->config_line : s->line,
-		    "config = running: this kernel has no /proc/config.gz or /boot/config-$(uname -r): give a config PATH");
-	else if (v->config && !is_config_keyword(v->config) && access(v->config, R_OK) != 0)
-		ERR(b, v->config_line, "config %s does not exist: give running, defconfig, tinyconfig or the path of a .config", v->config);
-	for (size_t i = 0; i < v->n_fragments; i++)
-		if (access(v->fragments[i], R_OK) != 0)
-			ERR(b, v->config_line, "config.fragment %s does not exist", v->fragments[i]);
 }
 
-static void build_variant(struct builder *b, const struct job_section *s, struct util_strmap *names)
+static void build_variant(struct job_builder *b, const struct job_section *s, struct util_strmap *names)
 {
 	struct job *j = b->j;
 	struct job_variant *nv = realloc(j->variants, (j->n_variants + 1) * sizeof(*nv));
@@ -1236,9 +500,9 @@ static void build_variant(struct builder *b, const struct job_section *s, struct
 	if (!v->label)
 		b->oom = true;
 	if (!job_valid_name(s->label))
-		bad_name(b, s->line, "variant label", s->label);
+		job_bad_name(b, s->line, "variant label", s->label);
 
-	struct seen seen[N_KEYS] = { 0 };
+	struct seen seen[JOB_N_KEYS] = { 0 };
 	b->knobs_over = 0;
 	apply_entries(b, s, v, seen, variant_knob);
 	if (b->knobs_over)
@@ -1262,7 +526,7 @@ static void build_variant(struct builder *b, const struct job_section *s, struct
 		    v->name, j->variants[first].label, j->variants[first].line);
 }
 
-static bool is_extra_key(const struct builder *b, const char *key)
+static bool is_extra_key(const struct job_builder *b, const char *key)
 {
 	for (size_t i = 0; i < b->n_extra; i++)
 		if (strcmp(b->extra[i], key) == 0)
@@ -1272,7 +536,7 @@ static bool is_extra_key(const struct builder *b, const char *key)
 
 /* A key of the workload's type. The type is looked up before the keys are
  * read (build_workload), so these are checked like the common ones. */
-static bool workload_param(struct builder *b, const struct job_section *s, const struct job_entry *e, void *obj)
+static bool workload_param(struct job_builder *b, const struct job_section *s, const struct job_entry *e, void *obj)
 {
 	struct job_workload *w = obj;
 	char title[128];
@@ -1283,11 +547,11 @@ static bool workload_param(struct builder *b, const struct job_section *s, const
 		return false;
 	if (!b->n_extra) {
 		/* Unknown type: a key close to a common one is surely a typo. */
-		const char *common[N_KEYS];
+		const char *common[JOB_N_KEYS];
 		size_t n = 0;
-		for (size_t i = 0; i < N_KEYS; i++)
-			if (keydefs[i].sec == JOB_SEC_WORKLOAD)
-				common[n++] = keydefs[i].name;
+		for (size_t i = 0; i < JOB_N_KEYS; i++)
+			if (job_keydefs[i].sec == JOB_SEC_WORKLOAD)
+				common[n++] = job_keydefs[i].name;
 		if (util_did_you_mean(e->key, common, n))
 			return false;
 	}
@@ -1299,7 +563,7 @@ static bool workload_param(struct builder *b, const struct job_section *s, const
 	if (!e->broken && !*e->value)
 		ERR(b, e->line, "empty value for \"%s\" in %s", e->key, title);
 	else if (!e->broken)
-		fits(b, e->line, e->key, e->value, true);
+		job_key_fits(b, e->line, e->key, e->value, true);
 	struct job_param *np = realloc(w->params, (w->n_params + 1) * sizeof(*np));
 	if (!np) {
 		b->oom = true;
@@ -1313,7 +577,7 @@ static bool workload_param(struct builder *b, const struct job_section *s, const
 	return true;
 }
 
-static void build_workload(struct builder *b, const struct job_section *s)
+static void build_workload(struct job_builder *b, const struct job_section *s)
 {
 	struct job *j = b->j;
 	struct job_workload *nw = realloc(j->workloads, (j->n_workloads + 1) * sizeof(*nw));
@@ -1328,7 +592,7 @@ static void build_workload(struct builder *b, const struct job_section *s)
 		b->oom = true;
 	size_t d0 = diags_count(b->d);
 	if (!job_valid_name(s->label))
-		bad_name(b, s->line, "workload name", s->label);
+		job_bad_name(b, s->line, "workload name", s->label);
 
 	const struct wl_ops *ops = NULL;
 	for (size_t i = 0; i < s->n && !ops; i++)
@@ -1337,7 +601,7 @@ static void build_workload(struct builder *b, const struct job_section *s)
 	for (const struct wl_key *k = ops ? ops->keys : NULL; k && k->name && b->n_extra < ARRAY_SIZE(b->extra); k++)
 		b->extra[b->n_extra++] = k->name;
 
-	struct seen seen[N_KEYS] = { 0 };
+	struct seen seen[JOB_N_KEYS] = { 0 };
 	apply_entries(b, s, w, seen, workload_param);
 	char title[128];
 	sec_title(s, title, sizeof(title));
@@ -1353,14 +617,15 @@ static void build_workload(struct builder *b, const struct job_section *s)
 		util_format_size(w->memory_max, mx, sizeof(mx));
 		ERR(b, high->line, "memory.high %s is above memory.max %s: it would never throttle", hi, mx);
 	}
-	if (ops && b->check && diags_count(b->d) == d0)
-		job_check_workload(b->file, w, b->d);
+	size_t wi = j->n_workloads - 1;
+	if (b->notes && wi < ARRAY_SIZE(b->notes->workload_clean))
+		b->notes->workload_clean[wi] = ops && diags_count(b->d) == d0;
 }
 
 /* [report]: how the report shows the job (rows = the cover letter's). */
-static void build_report_section(struct builder *b, const struct job_section *s)
+static void build_report_section(struct job_builder *b, const struct job_section *s)
 {
-	struct seen seen[N_KEYS] = { 0 };
+	struct seen seen[JOB_N_KEYS] = { 0 };
 	apply_entries(b, s, b->j, seen, NULL);
 }
 
@@ -1372,7 +637,7 @@ struct labels {
 
 /* The line of an earlier section of s's kind with s's label (0: none),
  * after recording s. */
-static int first_with_label(struct builder *b, struct labels *seen, const struct job_section *s)
+static int first_with_label(struct job_builder *b, struct labels *seen, const struct job_section *s)
 {
 	int first = 0;
 	if (s->kind != JOB_SEC_VARIANT && s->kind != JOB_SEC_WORKLOAD && s->kind != JOB_SEC_METRIC)
@@ -1383,7 +648,7 @@ static int first_with_label(struct builder *b, struct labels *seen, const struct
 }
 
 /* pairs x variants x workloads x runs_per_boot, the rows of the schedule. */
-static void check_steps_budget(struct builder *b)
+static void check_steps_budget(struct job_builder *b)
 {
 	const struct job *j = b->j;
 	uint64_t reps = job_boots_kernels(j) ? j->runs_per_boot : 1;
@@ -1395,17 +660,15 @@ static void check_steps_budget(struct builder *b)
 	    (unsigned long long)steps, j->pairs, j->n_variants, j->n_workloads, (unsigned long long)reps, JOB_STEPS_MAX);
 }
 
-size_t job_build(struct job *j, const char *file, struct job_section *secs, size_t n_secs, bool check, bool build_only,
-		 bool partial, struct diags *d)
-{
-	struct builder b = { .j = j, .file = file, .d = d, .check = check };
-	struct labels labels = { 0 };
-	struct util_strmap variant_names = { 0 };
-	size_t d0 = diags_count(d);
-	int job_line = 0, swap_line = 0, report_line = 0;
-	size_t bad_variants = 0, bad_workloads = 0;
-	bool job_guessed = false;
+/* What the walk over the sections found, for the job-wide checks. */
+struct walk {
+	int job_line, swap_line, report_line; /* of the first of each; 0: none */
+	size_t bad_variants, bad_workloads;   /* reported already: counted, so no "needs two" follows */
+	bool job_guessed;                     /* a misspelt [job] header, reported */
+};
 
+static void set_defaults(struct job *j)
+{
 	j->pairs = JOB_PAIRS_DEFAULT;
 	j->order = JOB_ORDER_ABBA;
 	j->seed = 1;
@@ -1415,96 +678,108 @@ size_t job_build(struct job *j, const char *file, struct job_section *secs, size
 	j->panic_s = 10;
 	j->cond = (struct job_condition){ .wait_idle_pct = -1, .wait_idle_max_s = 60, .sampler_cpu = -1 };
 	j->swap = (struct job_swap){ .kind = JOB_SWAP_EXISTING, .priority = -1, .zswap_max_pool = -1 };
+}
 
+/* Each section into the job, in file order; duplicates and the sections
+ * the reader already reported are counted, not built. */
+static void build_sections(struct job_builder *b, const struct job_section *secs, size_t n_secs, struct walk *w)
+{
+	struct labels labels = { 0 };
+	struct util_strmap variant_names = { 0 };
 	for (size_t i = 0; i < n_secs; i++) {
 		const struct job_section *s = &secs[i];
 		int first = 0;
 		if (s->kind == JOB_SEC_IGNORED) {
 			/* [varaint B]: reported; count it so no "needs two variants" follows. */
-			bad_variants += s->guess == JOB_SEC_VARIANT;
-			bad_workloads += s->guess == JOB_SEC_WORKLOAD;
-			job_guessed = job_guessed || s->guess == JOB_SEC_JOB;
+			w->bad_variants += s->guess == JOB_SEC_VARIANT;
+			w->bad_workloads += s->guess == JOB_SEC_WORKLOAD;
+			w->job_guessed = w->job_guessed || s->guess == JOB_SEC_JOB;
 			continue;
 		}
 		if (s->unlabeled) {
-			bad_variants += s->kind == JOB_SEC_VARIANT;
-			bad_workloads += s->kind == JOB_SEC_WORKLOAD;
+			w->bad_variants += s->kind == JOB_SEC_VARIANT;
+			w->bad_workloads += s->kind == JOB_SEC_WORKLOAD;
 			continue;
 		}
 		if (s->kind == JOB_SEC_JOB || s->kind == JOB_SEC_SWAP || s->kind == JOB_SEC_REPORT) {
-			int *line = s->kind == JOB_SEC_JOB ? &job_line : s->kind == JOB_SEC_SWAP ? &swap_line : &report_line;
+			int *line = s->kind == JOB_SEC_JOB ? &w->job_line : s->kind == JOB_SEC_SWAP ? &w->swap_line : &w->report_line;
 			first = *line;
 			if (!first)
 				*line = s->line;
 		} else {
-			first = first_with_label(&b, &labels, s);
+			first = first_with_label(b, &labels, s);
 		}
 		if (first) {
 			char title[128];
-			ERR(&b, s->line, "duplicate section %s (first at line %d)", sec_title(s, title, sizeof(title)), first);
-			bad_variants += s->kind == JOB_SEC_VARIANT;
-			bad_workloads += s->kind == JOB_SEC_WORKLOAD;
+			ERR(b, s->line, "duplicate section %s (first at line %d)", sec_title(s, title, sizeof(title)), first);
+			w->bad_variants += s->kind == JOB_SEC_VARIANT;
+			w->bad_workloads += s->kind == JOB_SEC_WORKLOAD;
 			continue;
 		}
-		b.n_extra = b.n_hinted = 0;
+		b->n_extra = b->n_hinted = 0;
 		switch (s->kind) {
-		case JOB_SEC_JOB: build_job_section(&b, s); break;
-		case JOB_SEC_SWAP: build_swap_section(&b, s); break;
-		case JOB_SEC_VARIANT: build_variant(&b, s, &variant_names); break;
-		case JOB_SEC_WORKLOAD: build_workload(&b, s); break;
-		case JOB_SEC_METRIC: build_metric_section(&b, s); break;
-		case JOB_SEC_REPORT: build_report_section(&b, s); break;
+		case JOB_SEC_JOB: build_job_section(b, s); break;
+		case JOB_SEC_SWAP: build_swap_section(b, s); break;
+		case JOB_SEC_VARIANT: build_variant(b, s, &variant_names); break;
+		case JOB_SEC_WORKLOAD: build_workload(b, s); break;
+		case JOB_SEC_METRIC: build_metric_section(b, s); break;
+		case JOB_SEC_REPORT: build_report_section(b, s); break;
 		case JOB_SEC_IGNORED: break;
 		}
 	}
+	for (size_t k = 0; k < ARRAY_SIZE(labels.of); k++)
+		util_strmap_free(&labels.of[k]);
+	util_strmap_free(&variant_names);
+}
 
+/* What the sections mean together: kernels booted by every variant or
+ * none, an archive for lore series, the sections a job needs. */
+static void check_job_wide(struct job_builder *b, const struct walk *w, bool build_only, bool partial)
+{
+	struct job *j = b->j;
 	if (job_boots_kernels(j) && !build_only) {
-		char why[256];
-		/* the job's own switch wins over the machine's */
-		int r = 0;
-		const struct machine_conf *mc = b.check && !b.boot_key_line[BOOT_KEY_SWITCH] ? builder_machine(&b, &r) : NULL;
-		if (mc && r == 0 && mc->has_switch) {
-			j->switch_mode = mc->switch_mode;
-			if (!(j->switch_source = strdup(mc->path)))
-				b.oom = true;
-		}
-		if (b.check && j->switch_mode == JOB_SWITCH_KEXEC && kexec_supported(why, sizeof(why)) < 0)
-			ERR(&b, b.boot_key_line[BOOT_KEY_SWITCH] ? b.boot_key_line[BOOT_KEY_SWITCH] : job_line,
-			    "the variants boot kernels of their own, switched with kexec, but %s: set switch = reboot in [job] (or in %s, for every job on this machine) to switch with a one-shot boot entry and a reboot instead",
-			    why, machine_conf_path());
 		for (size_t i = 0; i < j->n_variants; i++)
 			if (strcmp(j->variants[i].kernel, "running") == 0)
-				ERR(&b, j->variants[i].line,
+				ERR(b, j->variants[i].line,
 				    "[variant %s] has kernel = running in a job whose other variants boot kernels: every variant names the kernel it boots (for the running one: kernel = image, image = /boot/vmlinuz-$(uname -r))",
 				    j->variants[i].label);
 	} else if (!job_boots_kernels(j)) {
 		for (size_t i = 0; i < ARRAY_SIZE(boot_keys); i++)
-			if (b.boot_key_line[i])
-				ERR(&b, b.boot_key_line[i], "%s applies only to a job whose variants boot kernels (kernel = build or image)",
+			if (b->boot_key_line[i])
+				ERR(b, b->boot_key_line[i], "%s applies only to a job whose variants boot kernels (kernel = build or image)",
 				    boot_keys[i]);
 	}
 	for (size_t i = 0; i < j->n_variants; i++)
 		if (j->variants[i].series && strncmp(j->variants[i].series, "lore:", 5) == 0 && !j->archive)
-			ERR(&b, j->variants[i].series_line,
+			ERR(b, j->variants[i].series_line,
 			    "series = %s needs an archive to fetch it from: set archive = URL in [job] (e.g. https://lore.kernel.org/all)",
 			    j->variants[i].series);
 
-	if (!job_line && !job_guessed && !partial)
-		ERR(&b, 0, "missing [job] section (it needs at least: name = ...)");
-	if (j->n_variants + bad_variants < 2 && !partial)
-		ERR(&b, 0, "a job needs at least two variants ([variant A], [variant B]); found %zu", j->n_variants);
-	if (j->n_workloads + bad_workloads == 0 && !partial)
-		ERR(&b, 0, "a job needs at least one [workload NAME] section");
-	if (!bad_variants && !partial)
-		check_expect_variants(&b);
-	check_steps_budget(&b);
+	if (!w->job_line && !w->job_guessed && !partial)
+		ERR(b, 0, "missing [job] section (it needs at least: name = ...)");
+	if (j->n_variants + w->bad_variants < 2 && !partial)
+		ERR(b, 0, "a job needs at least two variants ([variant A], [variant B]); found %zu", j->n_variants);
+	if (j->n_workloads + w->bad_workloads == 0 && !partial)
+		ERR(b, 0, "a job needs at least one [workload NAME] section");
+	if (!w->bad_variants && !partial)
+		check_expect_variants(b);
+	check_steps_budget(b);
+}
+
+size_t job_build(struct job *j, const char *file, const char *dir, struct job_section *secs, size_t n_secs,
+		 bool build_only, bool partial, struct job_notes *notes, struct diags *d)
+{
+	struct job_builder b = { .j = j, .file = file, .d = d, .notes = notes, .dir = dir };
+	struct walk w = { 0 };
+	size_t d0 = diags_count(d);
+	set_defaults(j);
+	build_sections(&b, secs, n_secs, &w);
+	if (notes) {
+		notes->job_line = w.job_line;
+		notes->switch_line = b.boot_key_line[BOOT_KEY_SWITCH];
+	}
+	check_job_wide(&b, &w, build_only, partial);
 	if (b.oom)
 		ERR(&b, 0, "out of memory while reading the job");
-	if (b.mc_loaded)
-		machine_conf_free(&b.mc);
-	for (size_t k = 0; k < ARRAY_SIZE(labels.of); k++)
-		util_strmap_free(&labels.of[k]);
-	util_strmap_free(&variant_names);
-	free(b.dir);
 	return diags_count(d) - d0;
 }

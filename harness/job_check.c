@@ -1,8 +1,13 @@
 /* Job files: checks against the machine. They only read (stat, realpath,
- * directory listings, $PATH lookups): `kab check` must never change the
- * system it checks. job_parse_string_nocheck() skips them. */
+ * directory listings, $PATH lookups, git rev-parse, machine.conf): `kab
+ * check` must never change the system it checks. The parser (job_build.c)
+ * builds the job from its text alone; job_check_machine() then looks at
+ * the machine, and job_parse_string_nocheck() skips it. */
 #include "job.h"
 #include "job_priv.h"
+#include "build.h"
+#include "builduser.h"
+#include "kexec.h"
 #include "knob_allow.h"
 #include "machine.h"
 #include "statedir.h"
@@ -309,4 +314,226 @@ bool job_check_workload(const char *file, const struct job_workload *w, struct d
 	if (!ops || !ops->check)
 		return true;
 	return ops->check(w, file, d) >= 0;
+}
+
+/* One job's machine checks: machine.conf and the build user are looked
+ * up once, on first use, and their problems reported once. */
+struct checker {
+	struct job *j;
+	const char *file;
+	const struct job_notes *notes;
+	struct diags *d;
+	struct machine_conf mc;
+	bool mc_loaded;
+	int mc_r; /* machine_conf_load's result */
+	bool build_user_checked, build_user_ok;
+};
+
+#define ERR(c, line, ...) diags_add((c)->d, (c)->file, (line), __VA_ARGS__)
+
+static const struct machine_conf *checker_machine(struct checker *c, int *ret_r)
+{
+	if (!c->mc_loaded) {
+		c->mc_r = machine_conf_load(&c->mc, c->d);
+		c->mc_loaded = true;
+	}
+	if (ret_r)
+		*ret_r = c->mc_r;
+	return &c->mc;
+}
+
+/* The machine file a conditioning key writes, and what to do without it. */
+static void need_file(struct checker *c, int line, const char *key, const char *path, const char *what)
+{
+	if (access(path, F_OK) != 0)
+		ERR(c, line, "%s: %s (no %s): remove the key%s", key, what, path,
+		    strstr(what, "machine") ? ", or run on bare metal" : "");
+}
+
+/* cpus and sampler_cpu against this machine's CPUs; the sampler's
+ * overlap with cpus only once cpus fits (job_check_sampler_overlap). */
+static void check_cpus(struct checker *c, const struct job_condition *cond)
+{
+	long online = sysconf(_SC_NPROCESSORS_CONF);
+	bool mask[JOB_CPUS_MAX] = { 0 };
+	const char *why = NULL;
+	bool cpus_ok = false;
+	if (cond->cpus && job_parse_cpus(cond->cpus, mask, &why) >= 0) {
+		cpus_ok = true;
+		for (int cpu = (int)online; online > 0 && cpu < JOB_CPUS_MAX; cpu++)
+			if (mask[cpu]) {
+				ERR(c, cond->cpus_line, "cpus = %s: CPU %d is out of range: this machine has CPUs 0 to %ld", cond->cpus, cpu,
+				    online - 1);
+				cpus_ok = false;
+				break;
+			}
+	}
+	if (cond->sampler_cpu < 0)
+		return;
+	if (online > 0 && cond->sampler_cpu >= online)
+		ERR(c, cond->sampler_cpu_line, "sampler_cpu = %d: CPU %d is out of range: this machine has CPUs 0 to %ld",
+		    cond->sampler_cpu, cond->sampler_cpu, online - 1);
+	else if (cpus_ok)
+		job_check_sampler_overlap(c->file, cond, c->d);
+}
+
+/* [job]: a local archive, and the files the conditioning keys write. */
+static void check_job_section(struct checker *c)
+{
+	const struct job *j = c->j;
+	const struct job_condition *cond = &j->cond;
+	struct stat st;
+	/* a relative archive was made absolute; an absolute one is the only
+	 * kind kseries_archive_ok takes without a scheme */
+	if (j->archive && j->archive[0] == '/' && (stat(j->archive, &st) < 0 || !S_ISDIR(st.st_mode)))
+		ERR(c, j->archive_line, "archive %s is not a directory: a local archive is a directory of MESSAGE-ID/t.mbox.gz", j->archive);
+	if (cond->compact)
+		need_file(c, cond->compact_line, "compact = yes", "/proc/sys/vm/compact_memory",
+			  "this kernel has no memory compaction (CONFIG_COMPACTION)");
+	if (cond->cpufreq == JOB_CPUFREQ_PERFORMANCE)
+		need_file(c, cond->cpufreq_line, "cpufreq = performance", "/sys/devices/system/cpu/cpu0/cpufreq",
+			  "this machine has no cpufreq");
+	if (cond->turbo != JOB_KEEP && access("/sys/devices/system/cpu/intel_pstate/no_turbo", F_OK) != 0 &&
+	    access("/sys/devices/system/cpu/cpufreq/boost", F_OK) != 0)
+		ERR(c, cond->turbo_line, "turbo = %s: this machine has no turbo switch (no /sys/devices/system/cpu/intel_pstate/no_turbo or /sys/devices/system/cpu/cpufreq/boost): remove the key, or run on bare metal",
+		    cond->turbo == JOB_OFF ? "off" : "on");
+	check_cpus(c, cond);
+}
+
+/* [swap]: the device, then the zswap module parameters its keys set. */
+static void check_swap_section(struct checker *c)
+{
+	const struct job_swap *sw = &c->j->swap;
+	const struct job_notes *n = c->notes;
+	if (n->swap_clean && job_check_swap(c->file, sw, n->swap_path_line, c->d) && n->swap_algorithm_line &&
+	    sw->kind == JOB_SWAP_ZRAM && sw->algorithm)
+		job_check_zram_algorithm(c->file, n->swap_algorithm_line, sw->algorithm, c->d);
+	for (size_t i = 0; i < sw->n_knobs; i++) {
+		const struct job_knob *k = &sw->knobs[i];
+		const struct job_zswap_key *z = NULL;
+		for (size_t p = 0; p < ARRAY_SIZE(job_zswap_keys) && !z; p++)
+			if (strcmp(k->path + strlen(JOB_ZSWAP_PARAMS), job_zswap_keys[p].param) == 0)
+				z = &job_zswap_keys[p];
+		if (!z)
+			continue;
+		if (access(k->path, F_OK) != 0)
+			ERR(c, k->line, "%s: %s does not exist: this kernel has no zswap (CONFIG_ZSWAP) or no such parameter", z->key,
+			    k->path);
+		else if (strcmp(z->param, "compressor") == 0)
+			job_check_zswap_compressor(c->file, k->line, k->value, c->d);
+	}
+}
+
+/* kab as root builds as the build user: said once, at the first kernel =
+ * build, when it is missing. */
+static bool build_user_ok(struct checker *c, int line)
+{
+	if (c->build_user_checked)
+		return c->build_user_ok;
+	struct krun_user u;
+	struct strbuf why = { 0 };
+	c->build_user_checked = true;
+	c->build_user_ok = kbuser_lookup(&u, &why) >= 0;
+	if (!c->build_user_ok)
+		ERR(c, line, "kernel = build: %s", why.buf ? why.buf : "no build user");
+	sb_free(&why);
+	return c->build_user_ok;
+}
+
+static void check_initrd(struct checker *c, const struct job_variant *v)
+{
+	if (v->initrd && access(v->initrd, R_OK) != 0)
+		ERR(c, v->initrd_line, "initrd %s cannot be read (%s): give the path of an initramfs or leave initrd out", v->initrd,
+		    strerror(errno));
+}
+
+/* kernel = build: what it is built from can be read, as the build user. */
+static void check_build_inputs(struct checker *c, const struct job_variant *v, size_t vi)
+{
+	const struct job_notes *n = c->notes;
+	int kernel_line = vi < ARRAY_SIZE(n->variant) ? n->variant[vi].kernel_line : v->line;
+	bool tree_seen_ok = vi < ARRAY_SIZE(n->variant) && n->variant[vi].tree_ok;
+	/* git reads the tree as the build user: without one, nothing to check it with */
+	bool tree_ok = false;
+	if (v->tree && tree_seen_ok && build_user_ok(c, kernel_line)) {
+		struct strbuf why = { 0 };
+		tree_ok = kbuild_check_tree(v->tree, &why) == 0;
+		if (!tree_ok)
+			ERR(c, v->tree_line, "%s", why.buf ? why.buf : "tree cannot be read");
+		sb_free(&why);
+	}
+	char sha[41];
+	if (tree_ok && v->base && kbuild_resolve_ref(v->tree, v->base, sha) < 0)
+		ERR(c, v->base_line, "base \"%s\" is not a commit in %s (git rev-parse --verify %s^{commit} fails): give a branch, tag or sha",
+		    v->base, v->tree, v->base);
+	if (v->series && strncmp(v->series, "lore:", 5) != 0 && access(v->series, R_OK) != 0)
+		ERR(c, v->series_line, "series %s does not exist: give an mbox, a directory of .patch files or lore:<message-id>", v->series);
+	char running[4096];
+	if (v->config && strcmp(v->config, "running") == 0 && kbuild_running_config(running, sizeof(running)) < 0)
+		ERR(c, v->config_line ? v->config_line : v->line,
+		    "config = running: this kernel has no /proc/config.gz or /boot/config-$(uname -r): give a config PATH");
+	else if (v->config && !job_config_keyword(v->config) && access(v->config, R_OK) != 0)
+		ERR(c, v->config_line, "config %s does not exist: give running, defconfig, tinyconfig or the path of a .config", v->config);
+	for (size_t i = 0; i < v->n_fragments; i++)
+		if (access(v->fragments[i], R_OK) != 0)
+			ERR(c, v->config_line, "config.fragment %s does not exist", v->fragments[i]);
+}
+
+/* A variant: its knobs, then the kernel it boots. */
+static void check_variant(struct checker *c, const struct job_variant *v, size_t vi)
+{
+	for (size_t i = 0; i < v->n_knobs; i++)
+		job_check_knob(c->file, &v->knobs[i], checker_machine(c, NULL), c->d);
+	const char *kernel = v->kernel ? v->kernel : "running";
+	if (strcmp(kernel, "image") == 0) {
+		if (v->image && access(v->image, R_OK) != 0)
+			ERR(c, v->image_line, "image %s cannot be read (%s): give the path of a kernel image (bzImage)", v->image,
+			    strerror(errno));
+		check_initrd(c, v);
+		return;
+	}
+	if (strcmp(kernel, "build") != 0)
+		return;
+	check_initrd(c, v);
+	/* nothing is built: no tree to read, no build user needed. The
+	 * parser has no database: kabd's submit and the run check the id. */
+	if (!v->build_line)
+		check_build_inputs(c, v, vi);
+}
+
+/* A job that boots kernels switches them with kexec unless the job or
+ * machine.conf says reboot; the job's own switch wins over the machine's. */
+static void check_switch(struct checker *c)
+{
+	struct job *j = c->j;
+	const struct job_notes *n = c->notes;
+	int r = 0;
+	const struct machine_conf *mc = !n->switch_line ? checker_machine(c, &r) : NULL;
+	if (mc && r == 0 && mc->has_switch) {
+		j->switch_mode = mc->switch_mode;
+		if (!(j->switch_source = strdup(mc->path)))
+			ERR(c, 0, "out of memory while reading the job");
+	}
+	char why[256];
+	if (j->switch_mode == JOB_SWITCH_KEXEC && kexec_supported(why, sizeof(why)) < 0)
+		ERR(c, n->switch_line ? n->switch_line : n->job_line,
+		    "the variants boot kernels of their own, switched with kexec, but %s: set switch = reboot in [job] (or in %s, for every job on this machine) to switch with a one-shot boot entry and a reboot instead",
+		    why, machine_conf_path());
+}
+
+void job_check_machine(struct job *j, const char *file, const struct job_notes *notes, bool build_only,
+		       struct diags *d)
+{
+	struct checker c = { .j = j, .file = file, .notes = notes, .d = d };
+	check_job_section(&c);
+	check_swap_section(&c);
+	for (size_t i = 0; i < j->n_variants; i++)
+		check_variant(&c, &j->variants[i], i);
+	for (size_t i = 0; i < j->n_workloads && i < ARRAY_SIZE(notes->workload_clean); i++)
+		if (notes->workload_clean[i])
+			job_check_workload(file, &j->workloads[i], d);
+	if (job_boots_kernels(j) && !build_only)
+		check_switch(&c);
+	if (c.mc_loaded)
+		machine_conf_free(&c.mc);
 }

@@ -56,9 +56,12 @@ static bool can_cut(const char *q)
 
 size_t job_print_key(FILE *out, const char *key, const char *value, bool multiline)
 {
-	size_t col = strlen(key) + 3, widest = 0;
+	/* "key = ;x" would read back empty (" ;" starts a comment); "key =;x"
+	 * reads back ";x", as the text it came from did */
+	const char *eq = value[0] == ';' ? " =" : " = ";
+	size_t col = strlen(key) + strlen(eq), widest = 0;
 	if (out)
-		fprintf(out, "%s = ", key);
+		fprintf(out, "%s%s", key, eq);
 	const char *p = value;
 	while (multiline && strlen(p) + col > WRAP) {
 		/* The last cut that keeps the line within WRAP, else the first. */
@@ -189,7 +192,7 @@ static void print_condition(const struct job_condition *c, FILE *out)
 		fprintf(out, "sampler_cpu = %d\n", c->sampler_cpu);
 }
 
-void job_print(const struct job *j, FILE *out)
+static void print_job_section(const struct job *j, FILE *out)
 {
 	char buf[64];
 	fprintf(out, "[job]\n");
@@ -227,8 +230,11 @@ void job_print(const struct job *j, FILE *out)
 		job_print_key(out, "primary", sb.buf ? sb.buf : "", true);
 		sb_free(&sb);
 	}
+}
 
-	const struct job_swap *s = &j->swap;
+static void print_swap_section(const struct job_swap *s, FILE *out)
+{
+	char buf[64];
 	fprintf(out, "\n[swap]\n");
 	fprintf(out, "device = %s\n", job_swap_kind_name(s->kind));
 	if (s->kind == JOB_SWAP_ZRAM || s->kind == JOB_SWAP_FILE) {
@@ -250,43 +256,51 @@ void job_print(const struct job *j, FILE *out)
 		job_print_key(out, "zswap.compressor", s->zswap_compressor, false);
 	if (s->zswap_max_pool > 0)
 		fprintf(out, "zswap.max_pool_percent = %d\n", s->zswap_max_pool);
+}
 
-	for (size_t i = 0; i < j->n_variants; i++) {
-		const struct job_variant *v = &j->variants[i];
-		fprintf(out, "\n[variant %s]\n", v->label);
-		fprintf(out, "name = %s\n", v->name);
-		fprintf(out, "kernel = %s\n", v->kernel);
-		if (v->build_id > 0)
-			fprintf(out, "build = %lld\n", (long long)v->build_id);
-		if (v->tree)
-			job_print_key(out, "tree", v->tree, false);
-		if (v->base)
-			job_print_key(out, "base", v->base, false);
-		if (v->series && v->series_version) {
-			char text[4200];
-			snprintf(text, sizeof(text), "%s v%u", v->series, v->series_version);
-			job_print_key(out, "series", text, false);
-		} else if (v->series) {
-			job_print_key(out, "series", v->series, false);
-		}
-		if (v->config)
-			job_print_key(out, "config", v->config, false);
-		if (v->n_fragments) {
-			struct strbuf sb = { 0 };
-			for (size_t f = 0; f < v->n_fragments; f++)
-				sb_printf(&sb, "%s%s", f ? " " : "", v->fragments[f]);
-			job_print_key(out, "config.fragment", sb.buf ? sb.buf : "", true);
-			sb_free(&sb);
-		}
-		if (v->image)
-			job_print_key(out, "image", v->image, false);
-		if (v->initrd)
-			job_print_key(out, "initrd", v->initrd, false);
-		if (v->cmdline)
-			job_print_key(out, "cmdline", v->cmdline, false);
-		for (size_t k = 0; k < v->n_knobs; k++)
-			job_print_knob(out, &v->knobs[k]);
+static void print_variant(const struct job_variant *v, FILE *out)
+{
+	fprintf(out, "\n[variant %s]\n", v->label);
+	fprintf(out, "name = %s\n", v->name);
+	fprintf(out, "kernel = %s\n", v->kernel);
+	if (v->build_id > 0)
+		fprintf(out, "build = %lld\n", (long long)v->build_id);
+	if (v->tree)
+		job_print_key(out, "tree", v->tree, false);
+	if (v->base)
+		job_print_key(out, "base", v->base, false);
+	if (v->series && v->series_version) {
+		char text[4200];
+		snprintf(text, sizeof(text), "%s v%u", v->series, v->series_version);
+		job_print_key(out, "series", text, false);
+	} else if (v->series) {
+		job_print_key(out, "series", v->series, false);
 	}
+	if (v->config)
+		job_print_key(out, "config", v->config, false);
+	if (v->n_fragments) {
+		struct strbuf sb = { 0 };
+		for (size_t f = 0; f < v->n_fragments; f++)
+			sb_printf(&sb, "%s%s", f ? " " : "", v->fragments[f]);
+		job_print_key(out, "config.fragment", sb.buf ? sb.buf : "", true);
+		sb_free(&sb);
+	}
+	if (v->image)
+		job_print_key(out, "image", v->image, false);
+	if (v->initrd)
+		job_print_key(out, "initrd", v->initrd, false);
+	if (v->cmdline)
+		job_print_key(out, "cmdline", v->cmdline, false);
+	for (size_t k = 0; k < v->n_knobs; k++)
+		job_print_knob(out, &v->knobs[k]);
+}
+
+void job_print(const struct job *j, FILE *out)
+{
+	print_job_section(j, out);
+	print_swap_section(&j->swap, out);
+	for (size_t i = 0; i < j->n_variants; i++)
+		print_variant(&j->variants[i], out);
 	for (size_t i = 0; i < j->n_workloads; i++)
 		print_workload(&j->workloads[i], out);
 	job_print_metric_sections(j, out);

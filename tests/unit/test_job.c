@@ -353,6 +353,36 @@ static void test_machine_checks(void)
 	job_free(j);
 }
 
+/* job_parse_text reads the text alone: what only the machine can refuse
+ * (knobs, files, the git tree, kexec) passes, and relative paths are made
+ * absolute from the directory it is given, which need not exist. */
+static void test_text_only(void)
+{
+	struct diags d = { 0 };
+	struct job *j = NULL;
+	const char *text = "[job]\nname = t\ncompact = yes\nturbo = off\ncpus = 1000\n"
+			   "[swap]\ndevice = file\nsize = 1G\npath = /kab-no-such-dir/swap\nzswap.compressor = kab-none\n"
+			   "[variant A]\nsysctl vm.no_such_knob_kab = 1\nkernel = build\ntree = linux\nbase = kab-no-such-ref\n"
+			   "config = kab.config\n"
+			   "[variant B]\nkernel = image\nimage = /kab-no-such-image\n"
+			   "[workload w]\ntype = command\ncommand = kab-no-such-program\n";
+	T_EQ_INT(job_parse_text("x.job", "/kab-no-such-dir", text, &j, &d), 0);
+	T_EQ_INT(d.n, 0);
+	if (j) {
+		T_EQ_STR(j->variants[0].tree, "/kab-no-such-dir/linux");
+		T_EQ_STR(j->variants[0].config, "/kab-no-such-dir/kab.config");
+		T_CHECK(j->switch_source == NULL);
+	}
+	job_free(j);
+	diags_free(&d);
+	/* the same text checked against the machine: at least the knob, the
+	 * swap file's directory, the image and the program are refused */
+	j = NULL;
+	T_EQ_INT(job_parse_string("x.job", text, &j, &d), -22);
+	T_CHECK(d.n >= 4);
+	diags_free(&d);
+}
+
 static void round_trip(const char *text)
 {
 	struct job *j = parse_ok(text);
@@ -375,6 +405,9 @@ static void round_trip(const char *text)
 static void test_round_trip(void)
 {
 	round_trip(HEAD TWO_VARIANTS WORKLOAD);
+	/* a value starting with ';' (no whitespace before it: not a comment) */
+	round_trip(HEAD "[variant A]\nsysctl vm.swappiness =; 15\n[variant B]\n"
+		   "[workload w]\ntype = command\ncommand =;true\n[metric a.b]\nlabel =;x\n");
 	round_trip("[job]\nname = rt\npairs: 7\norder = random\nseed = 9\ninterval = 250ms\nmetrics = a.b c.d\n"
 		   "[swap]\ndevice = file\nsize = 100M\npath = /tmp/kab-rt.swap\npriority = 3\n"
 		   "[variant base]\nname = base-line\nsysctl vm/swappiness = 0\n"
@@ -940,6 +973,7 @@ int main(void)
 	test_syntax();
 	test_diagnostics();
 	test_machine_checks();
+	test_text_only();
 	test_round_trip();
 	test_budget_text_and_lines();
 	test_budget_sections();
