@@ -127,14 +127,19 @@ static int write_or_say(const char *path, const char *value, const char *key, ch
 	return r;
 }
 
+int cond_drop_caches(const char *key, char *err, size_t errlen)
+{
+	sync();
+	return write_or_say("/proc/sys/vm/drop_caches", "3", key, err, errlen);
+}
+
 int cond_before_run(const struct job_condition *c, bool (*stopped)(void), char *note, size_t note_len, char *err,
 		    size_t errlen)
 {
 	struct strbuf sb = { 0 };
 	int r = 0;
 	if (c->drop_caches) {
-		sync();
-		if ((r = write_or_say("/proc/sys/vm/drop_caches", "3", "drop_caches = yes", err, errlen)) < 0)
+		if ((r = cond_drop_caches("drop_caches = yes", err, errlen)) < 0)
 			goto out;
 		sb_printf(&sb, "drop_caches=done\n");
 	}

@@ -39,6 +39,9 @@ int cond_wait_idle(const char *stat_path, double threshold_pct, double max_s, do
  * job asks. note gets one "key=value" line per step for the run's
  * provenance ("idle=no busy=34.0% waited=60.0s" when the bound passed).
  * -errno with err set when a write fails (not root, no such file). */
+/* Syncs and drops the page cache (drop_caches = yes, of the job or of a
+ * workload); key names the setting in the message. */
+int cond_drop_caches(const char *key, char *err, size_t errlen);
 int cond_before_run(const struct job_condition *c, bool (*stopped)(void), char *note, size_t note_len, char *err,
 		    size_t errlen);
 

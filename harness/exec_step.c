@@ -463,6 +463,11 @@ static int step_execute(struct step_ctx *c)
 		o->exec_errno = EIO;
 		goto done;
 	}
+	if (c->ops->drop_caches && c->ops->drop_caches(c->wl) &&
+	    (r = cond_drop_caches("workload drop_caches = yes", c->err, sizeof(c->err))) < 0) {
+		o->exec_errno = EIO;
+		goto done;
+	}
 
 	pid_t pid = -1;
 	int go_fd = -1, err_fd = -1;

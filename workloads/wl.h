@@ -103,6 +103,9 @@ struct wl_ops {
 	 * starts: reset state (a fresh copy of a dataset, dropped caches). An
 	 * error records the run as failed with the message in err. */
 	int (*before)(const struct wl_ctx *c, char *err, size_t errlen);
+	/* Optional. True when the run wants the page cache dropped after
+	 * before() (the executor does it: only it writes to the machine). */
+	bool (*drop_caches)(const struct job_workload *wl);
 	/* Optional. When the job ends for good (done or failed), before
 	 * c->jobdir is removed. */
 	void (*finish)(const struct wl_ctx *c);

@@ -626,16 +626,16 @@ static int before(const struct wl_ctx *c, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot copy the job's kernel configuration %s to %s: %s", from, to, strerror(-r));
 		return r;
 	}
-	bool drop = false;
-	wl_key_bool(c->wl, &keys[K_DROP_CACHES], &drop);
-	if (drop) {
-		sync();
-		if ((r = util_write_file("/proc/sys/vm/drop_caches", "3")) < 0) {
-			snprintf(err, errlen, "cannot write 3 to /proc/sys/vm/drop_caches: %s", strerror(-r));
-			return r;
-		}
-	}
 	return 0;
+}
+
+/* drop_caches = yes: the executor drops the page cache after before(), so
+ * that the build reads its source into the run's own memcg */
+static bool wants_drop_caches(const struct job_workload *wl)
+{
+	bool drop = false;
+	wl_key_bool(wl, &keys[K_DROP_CACHES], &drop);
+	return drop;
 }
 
 static int make_argv(const struct wl_ctx *c, char ***ret_argv)
@@ -715,5 +715,6 @@ const struct wl_ops wl_kbuild_ops = {
 	.collect = collect,
 	.prepare = prepare,
 	.before = before,
+	.drop_caches = wants_drop_caches,
 	.finish = finish,
 };

@@ -190,6 +190,26 @@ static void test_check(void)
 	diags_free(&d);
 }
 
+/* drop_caches asks the executor to drop the page cache after before():
+ * the workload itself writes nothing to the machine */
+static void test_drop_caches(void)
+{
+	static const char *const cases[][2] = { { "drop_caches = yes\n", "y" }, { "drop_caches = no\n", "n" }, { "", "n" } };
+	const struct wl_ops *ops = wl_find("kbuild");
+	T_CHECK(ops && ops->drop_caches);
+	for (size_t i = 0; ops && ops->drop_caches && i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[512];
+		snprintf(text, sizeof(text), "[job]\nname = t\n[variant A]\n[variant B]\n[workload w]\ntype = kbuild\n%s", cases[i][0]);
+		struct diags pd = { 0 };
+		struct job *j = NULL;
+		T_EQ_INT(job_parse_string_nocheck("t.job", text, &j, &pd), 0);
+		diags_free(&pd);
+		if (j)
+			T_EQ_INT(ops->drop_caches(&j->workloads[0]), cases[i][1][0] == 'y');
+		job_free(j);
+	}
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmp)) {
@@ -199,6 +219,7 @@ int main(void)
 	test_parsers();
 	test_count();
 	test_check();
+	test_drop_caches();
 	char cmd[600];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd) != 0)
