@@ -7,6 +7,50 @@
 
 #define STORE_SCHEMA_VERSION 9
 
+/* ---- statuses ----
+ * Each status the store records is an enum with one name table
+ * (store_status.c); the columns keep the words as TEXT. A word the table
+ * does not know, read from a database (a newer kab's, a hand edit), loads
+ * as X_STATUS_UNKNOWN: never ok, named "unknown", and the store refuses
+ * to write it back. parse: 0, or -EINVAL for an unknown word. */
+enum job_status {
+	JOB_STATUS_UNKNOWN = -1,
+	JOB_QUEUED, JOB_RUNNING, JOB_INTERRUPTED, JOB_DONE, JOB_FAILED, JOB_CANCELLED,
+	JOB_STATUS_N
+};
+enum step_status {
+	STEP_STATUS_UNKNOWN = -1,
+	STEP_PENDING, STEP_STARTED, STEP_FINISHED, STEP_ABORTED, STEP_SKIPPED, STEP_BOOT_FAILED,
+	STEP_STATUS_N
+};
+/* In the order the report counts them (kab report, its JSON, /metrics). */
+enum run_status {
+	RUN_STATUS_UNKNOWN = -1,
+	RUN_OK, RUN_FAILED, RUN_OOM_KILLED, RUN_OOM_CONTAMINATED, RUN_EXPECT_FAILED, RUN_TIMED_OUT, RUN_ABORTED,
+	RUN_SKIPPED, RUN_STARTED,
+	RUN_STATUS_N
+};
+enum boot_status {
+	BOOT_STATUS_UNKNOWN = -1,
+	BOOT_SWITCHING, BOOT_OK, BOOT_FAILED, BOOT_ABANDONED,
+	BOOT_STATUS_N
+};
+enum build_status {
+	BUILD_STATUS_UNKNOWN = -1,
+	BUILD_BUILDING, BUILD_OK, BUILD_FAILED,
+	BUILD_STATUS_N
+};
+const char *job_status_name(enum job_status v);
+int job_status_parse(const char *s, enum job_status *ret);
+const char *step_status_name(enum step_status v);
+int step_status_parse(const char *s, enum step_status *ret);
+const char *run_status_name(enum run_status v);
+int run_status_parse(const char *s, enum run_status *ret);
+const char *boot_status_name(enum boot_status v);
+int boot_status_parse(const char *s, enum boot_status *ret);
+const char *build_status_name(enum build_status v);
+int build_status_parse(const char *s, enum build_status *ret);
+
 struct store;
 
 /* Opens (or creates, mode 0600, its -wal and -shm alike) the database. */

@@ -295,6 +295,68 @@ static void test_submit(void)
 	job_free(j);
 }
 
+/* Every status's name parses back to it; unknown words do not parse and
+ * name "unknown", never a status that counts. */
+static void test_status_names(void)
+{
+	for (int v = 0; v < JOB_STATUS_N; v++) {
+		enum job_status x = JOB_STATUS_UNKNOWN;
+		T_EQ_INT(job_status_parse(job_status_name((enum job_status)v), &x), 0);
+		T_EQ_INT(x, v);
+	}
+	for (int v = 0; v < STEP_STATUS_N; v++) {
+		enum step_status x = STEP_STATUS_UNKNOWN;
+		T_EQ_INT(step_status_parse(step_status_name((enum step_status)v), &x), 0);
+		T_EQ_INT(x, v);
+	}
+	for (int v = 0; v < RUN_STATUS_N; v++) {
+		enum run_status x = RUN_STATUS_UNKNOWN;
+		T_EQ_INT(run_status_parse(run_status_name((enum run_status)v), &x), 0);
+		T_EQ_INT(x, v);
+	}
+	for (int v = 0; v < BOOT_STATUS_N; v++) {
+		enum boot_status x = BOOT_STATUS_UNKNOWN;
+		T_EQ_INT(boot_status_parse(boot_status_name((enum boot_status)v), &x), 0);
+		T_EQ_INT(x, v);
+	}
+	for (int v = 0; v < BUILD_STATUS_N; v++) {
+		enum build_status x = BUILD_STATUS_UNKNOWN;
+		T_EQ_INT(build_status_parse(build_status_name((enum build_status)v), &x), 0);
+		T_EQ_INT(x, v);
+	}
+	/* the words the database has always held */
+	T_EQ_STR(job_status_name(JOB_CANCELLED), "cancelled");
+	T_EQ_STR(step_status_name(STEP_BOOT_FAILED), "boot-failed");
+	T_EQ_STR(run_status_name(RUN_OK), "ok");
+	T_EQ_STR(run_status_name(RUN_OOM_CONTAMINATED), "oom-contaminated");
+	T_EQ_STR(run_status_name(RUN_EXPECT_FAILED), "expect-failed");
+	T_EQ_STR(boot_status_name(BOOT_ABANDONED), "abandoned");
+	T_EQ_STR(build_status_name(BUILD_BUILDING), "building");
+
+	enum run_status r = RUN_FAILED;
+	T_EQ_INT(run_status_parse("weird", &r), -EINVAL);
+	T_EQ_INT(r, RUN_FAILED);  /* untouched on failure */
+	T_EQ_INT(run_status_parse("", &r), -EINVAL);
+	T_EQ_INT(run_status_parse(NULL, &r), -EINVAL);
+	T_EQ_INT(run_status_parse("OK", &r), -EINVAL);
+	T_EQ_INT(run_status_parse("ok ", &r), -EINVAL);
+	enum job_status j = JOB_DONE;
+	T_EQ_INT(job_status_parse("cancelling", &j), -EINVAL);
+	T_EQ_INT(j, JOB_DONE);
+	enum step_status sp;
+	T_EQ_INT(step_status_parse("boot_failed", &sp), -EINVAL);
+	enum boot_status b;
+	T_EQ_INT(boot_status_parse("okay", &b), -EINVAL);
+	enum build_status bu;
+	T_EQ_INT(build_status_parse("built", &bu), -EINVAL);
+	T_EQ_STR(run_status_name(RUN_STATUS_UNKNOWN), "unknown");
+	T_EQ_STR(run_status_name(RUN_STATUS_N), "unknown");
+	T_EQ_STR(job_status_name(JOB_STATUS_UNKNOWN), "unknown");
+	T_EQ_STR(step_status_name(STEP_STATUS_UNKNOWN), "unknown");
+	T_EQ_STR(boot_status_name(BOOT_STATUS_UNKNOWN), "unknown");
+	T_EQ_STR(build_status_name(BUILD_STATUS_UNKNOWN), "unknown");
+}
+
 int main(void)
 {
 	log_quiet = true;
@@ -302,5 +364,6 @@ int main(void)
 	test_store();
 	test_store_modes();
 	test_submit();
+	test_status_names();
 	return t_done("store");
 }
