@@ -166,6 +166,12 @@ void store_col_text(sqlite3_stmt *st, int i, char *buf, size_t len)
 	snprintf(buf, len, "%s", t ? (const char *)t : "");
 }
 
+void store_status_unknown(const char *table, int64_t id, const char *word)
+{
+	log_warn("store: %s %lld has the status \"%s\", which this kab does not know; it reads as unknown", table,
+		 (long long)id, word);
+}
+
 char *store_col_dup(sqlite3_stmt *st, int i)
 {
 	const unsigned char *t = sqlite3_column_text(st, i);

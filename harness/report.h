@@ -11,6 +11,7 @@
 
 #include "metrics.h"
 #include "stats.h"
+#include "store.h"
 
 struct store;
 struct job;
@@ -86,7 +87,7 @@ struct report_kernel {
 	int64_t build_id;          /* 0: none recorded for the variant */
 	bool found;                /* the build is in the builds table */
 	char kind[8];              /* build (kab built it) | image (a registered image file) */
-	char status[16];           /* the build's: ok | failed | building */
+	enum build_status status;  /* the build's, when found */
 	char kernelrelease[128];
 	char *tree, *base_ref;     /* NULL for an image */
 	char base_sha[41];

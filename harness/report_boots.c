@@ -141,7 +141,7 @@ static int kernel_fill(struct store *st, int64_t id, struct report_kernel *k)
 		return r;
 	k->found = true;
 	snprintf(k->kind, sizeof(k->kind), "%s", b.kind[0] ? b.kind : "build");
-	snprintf(k->status, sizeof(k->status), "%s", b.status);
+	k->status = b.status;
 	snprintf(k->kernelrelease, sizeof(k->kernelrelease), "%s", b.kernelrelease);
 	snprintf(k->base_sha, sizeof(k->base_sha), "%s", b.base_sha);
 	k->tree = take(&b.tree);

@@ -115,7 +115,7 @@ static void build_obj(FILE *out, const struct report_kernel *k)
 	key(out, "found");
 	fputs(k->found ? "true, " : "false, ", out);
 	kstr_or_null(out, "kind", k->kind, true);
-	kstr_or_null(out, "status", k->status, true);
+	kstr_or_null(out, "status", k->found ? build_status_name(k->status) : NULL, true);
 	kstr_or_null(out, "kernelrelease", k->kernelrelease, true);
 	kstr_or_null(out, "tree", k->tree, true);
 	kstr_or_null(out, "base_ref", k->base_ref, true);

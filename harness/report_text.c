@@ -72,12 +72,12 @@ static void base_words(const struct report_kernel *k, char *buf, size_t len)
 /* "; the build failed" for a build that is not ok; "" for one that is. */
 static void build_state(const struct report_kernel *k, char *buf, size_t len)
 {
-	if (strcmp(k->status, "ok") == 0)
+	if (k->found && k->status == BUILD_OK)
 		buf[0] = 0;
-	else if (strcmp(k->status, "failed") == 0)
+	else if (k->found && k->status == BUILD_FAILED)
 		snprintf(buf, len, "; the build failed");
 	else
-		snprintf(buf, len, "; the build is %s", k->status[0] ? k->status : "in no known state");
+		snprintf(buf, len, "; the build is %s", k->found ? build_status_name(k->status) : "in no known state");
 }
 
 /* The lines of a list: text indents them, Markdown makes them items

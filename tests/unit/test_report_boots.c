@@ -63,7 +63,7 @@ static int64_t add_build(struct store *st, const char *kind, const char *release
 	if (store_build_begin(st, &b, &id) < 0)
 		return 0;
 	b.id = id;
-	snprintf(b.status, sizeof(b.status), "ok");
+	b.status = BUILD_OK;
 	snprintf(b.kernelrelease, sizeof(b.kernelrelease), "%s", release);
 	b.objects = 1234;
 	return store_build_finish(st, &b) < 0 ? 0 : id;
