@@ -234,7 +234,7 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 			sb_printf(b, ", \"build\": %lld, \"method\": ", (long long)x->build_id);
 			json_str_sb(b, x->method);
 			sb_puts(b, ", \"status\": ");
-			json_str_sb(b, x->status);
+			json_str_sb(b, boot_status_name(x->status));
 			sb_puts(b, ", \"reason\": ");
 			json_str_sb(b, x->reason[0] ? x->reason : NULL);
 			sb_puts(b, ", \"boot_id\": ");

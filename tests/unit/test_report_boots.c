@@ -81,7 +81,7 @@ static int add_boot(struct store *st, int64_t job, const struct store_step *s, i
 	int r = store_boot_begin(st, &b, &b.id);
 	if (r < 0)
 		return r;
-	snprintf(b.status, sizeof(b.status), "ok");
+	b.status = BOOT_OK;
 	snprintf(b.boot_id, sizeof(b.boot_id), "%s", boot_id);
 	snprintf(b.kernel_release, sizeof(b.kernel_release), "%s", release);
 	snprintf(b.booted_cmdline, sizeof(b.booted_cmdline), "%s", b.cmdline);
