@@ -221,7 +221,7 @@ static int seed_job(struct store *st, const struct job *j, const struct metric_d
 		snprintf(run.status, sizeof(run.status), "ok");
 		snprintf(run.stdout_tail, sizeof(run.stdout_tail), "stress-ng: info:  [%d] successful run completed\n",
 			 4242);
-		if ((r = store_run_finish(st, &run, "finished", m->v, m->n, NULL, 0)) < 0)
+		if ((r = store_run_finish(st, &run, STEP_FINISHED, m->v, m->n, NULL, 0)) < 0)
 			goto out;
 	}
 	r = store_job_set_status(st, job_id, "done", NULL);

@@ -625,7 +625,12 @@ int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, s
 		x->pair = sqlite3_column_int(st, 2);
 		x->variant = sqlite3_column_int(st, 3);
 		x->workload = sqlite3_column_int(st, 4);
-		store_col_text(st, 5, x->status, sizeof(x->status));
+		char status[24];
+		store_col_text(st, 5, status, sizeof(status));
+		if (step_status_parse(status, &x->status) < 0) {
+			store_status_unknown("step", x->id, status);
+			x->status = STEP_STATUS_UNKNOWN;
+		}
 		x->boot = sqlite3_column_int(st, 6);
 		x->rep = sqlite3_column_int(st, 7);
 	}
@@ -638,13 +643,15 @@ int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, s
 	return 0;
 }
 
-int store_step_set_status(struct store *s, int64_t step_id, const char *status)
+int store_step_set_status(struct store *s, int64_t step_id, enum step_status status)
 {
+	if (status < 0 || status >= STEP_STATUS_N)
+		return -EINVAL;
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int r = prepare(s, "UPDATE steps SET status = ? WHERE id = ?", &st);
 	if (r < 0)
 		return r;
-	store_bind_text(st, 1, status);
+	store_bind_text(st, 1, step_status_name(status));
 	sqlite3_bind_int64(st, 2, step_id);
 	return step_done(s, st);
 }
@@ -726,7 +733,7 @@ int store_run_begin(struct store *s, struct store_run *run, int64_t *ret_id)
 			goto fail;
 	}
 	int64_t id = sqlite3_last_insert_rowid(s->db);
-	if ((r = store_step_set_status(s, run->step_id, "started")) < 0)
+	if ((r = store_step_set_status(s, run->step_id, STEP_STARTED)) < 0)
 		goto fail;
 	if ((r = store_commit(s)) < 0)
 		goto fail;
@@ -739,7 +746,7 @@ fail:
 	return r;
 }
 
-int store_run_finish(struct store *s, const struct store_run *run, const char *step_status,
+int store_run_finish(struct store *s, const struct store_run *run, enum step_status step_status,
 		     const struct store_metric *metrics, size_t n_metrics, const struct store_series *series,
 		     size_t n_series)
 {

@@ -152,13 +152,13 @@ int store_last_run_metric(struct store *s, const char *name, int64_t *ret_run, d
 struct store_step {
 	int64_t id;
 	int seq, pair, variant, workload;
-	char status[16];   /* pending | started | finished | aborted | skipped | boot-failed */
+	enum step_status status;
 	int boot;          /* the plan's boot (jobs that boot kernels); -1: none */
 	int rep;           /* the run's index inside its boot */
 };
 int store_steps_create(struct store *s, int64_t job_id, const struct store_step *steps, size_t n);
 int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, size_t *ret_n);
-int store_step_set_status(struct store *s, int64_t step_id, const char *status);
+int store_step_set_status(struct store *s, int64_t step_id, enum step_status status);
 
 /* ---- runs ---- */
 struct store_run {
@@ -208,7 +208,7 @@ struct store_series {
 };
 /* Writes the run's final status, metrics and series and marks the step,
  * in one transaction. step_status: finished, aborted, ... */
-int store_run_finish(struct store *s, const struct store_run *r, const char *step_status,
+int store_run_finish(struct store *s, const struct store_run *r, enum step_status step_status,
 		     const struct store_metric *metrics, size_t n_metrics, const struct store_series *series,
 		     size_t n_series);
 int store_runs_load(struct store *s, int64_t job_id, struct store_run **ret, size_t *ret_n);

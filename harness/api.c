@@ -255,12 +255,23 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 	size_t done = 0, skipped = 0;
 	const struct store_step *cur = NULL;
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(steps[i].status, "finished") == 0 || strcmp(steps[i].status, "aborted") == 0)
+		switch (steps[i].status) {
+		case STEP_FINISHED:
+		case STEP_ABORTED:
 			done++;
-		else if (strcmp(steps[i].status, "skipped") == 0 || strcmp(steps[i].status, "boot-failed") == 0)
+			break;
+		case STEP_SKIPPED:
+		case STEP_BOOT_FAILED:
 			skipped++;
-		else if (strcmp(steps[i].status, "started") == 0)
+			break;
+		case STEP_STARTED:
 			cur = &steps[i];
+			break;
+		case STEP_PENDING:
+		case STEP_STATUS_UNKNOWN:
+		case STEP_STATUS_N:
+			break;
+		}
 	}
 	sb_printf(b, ", \"progress\": {\"runs_done\": %zu, \"runs_skipped\": %zu, \"runs_total\": %zu, \"current\": ",
 		  done, skipped, n);

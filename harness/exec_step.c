@@ -588,7 +588,7 @@ static int step_record(struct step_ctx *c)
 	if (strcmp(run->status, "failed") == 0 && strncmp(run->reason, "exited with status", 18) == 0)
 		reason_add_stderr(run->reason, sizeof(run->reason), run->stderr_tail);
 	run->finished = util_real_now();
-	int r = store_run_finish(c->st, run, o->aborted ? "aborted" : "finished", c->m.v, c->m.n, c->ss.v, c->ss.n);
+	int r = store_run_finish(c->st, run, o->aborted ? STEP_ABORTED : STEP_FINISHED, c->m.v, c->m.n, c->ss.v, c->ss.n);
 	if (r >= 0 && c->fc_why[0])
 		for (size_t i = 0; i < wl->n_fcount; i++) {
 			char name[160];

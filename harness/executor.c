@@ -140,10 +140,10 @@ static size_t steps_resume(struct store_step *steps, size_t n)
 {
 	size_t done = 0;
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(steps[i].status, "aborted") == 0)
-			snprintf(steps[i].status, sizeof(steps[i].status), "pending");
+		if (steps[i].status == STEP_ABORTED)
+			steps[i].status = STEP_PENDING;
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(steps[i].status, "pending") != 0)
+		if (steps[i].status != STEP_PENDING)
 			done++;
 	return done;
 }
@@ -175,8 +175,8 @@ static int job_switch(struct job_loop *jl, size_t i)
 	if (r == 1) { /* the variant is boot-failed: its steps are marked */
 		jl->boot_failed = true;
 		for (size_t k = i; k < jl->n; k++)
-			if (steps[k].variant == steps[i].variant && strcmp(steps[k].status, "pending") == 0)
-				snprintf(steps[k].status, sizeof(steps[k].status), "boot-failed");
+			if (steps[k].variant == steps[i].variant && steps[k].status == STEP_PENDING)
+				steps[k].status = STEP_BOOT_FAILED;
 		if (j->on_boot_failure == JOB_BOOTFAIL_ABORT) {
 			char msg[256];
 			snprintf(msg, sizeof(msg), "variant %s is boot-failed (its kernel did not come up in %u attempts); on_boot_failure = abort",
@@ -210,7 +210,7 @@ static int job_run_steps(struct job_loop *jl)
 	double job_t0 = util_mono_now();
 	int r;
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(steps[i].status, "pending") != 0)
+		if (steps[i].status != STEP_PENDING)
 			continue;
 		if (exec_check_interrupted())
 			return -EINTR;

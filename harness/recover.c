@@ -129,7 +129,7 @@ int exec_recover(struct store *st)
 							   : "the machine rebooted during this run; not counted");
 		x->finished = util_real_now();
 		x->exit_code = -1;
-		if (store_run_finish(st, x, "pending", NULL, 0, NULL, 0) < 0)
+		if (store_run_finish(st, x, STEP_PENDING, NULL, 0, NULL, 0) < 0)
 			ret = -EIO;
 		else
 			log_info("run %lld of job %lld marked aborted: %s", (long long)x->id, (long long)x->job_id, x->reason);

@@ -58,7 +58,7 @@ static int add_boots(struct store *st, struct report *rep, const struct store_bo
 			failed += v[i].status == BOOT_FAILED;
 		}
 		for (size_t i = 0; i < n_steps; i++)
-			bf += (size_t)steps[i].variant == vi && strcmp(steps[i].status, "boot-failed") == 0;
+			bf += (size_t)steps[i].variant == vi && steps[i].status == STEP_BOOT_FAILED;
 		if (!release[0] && build > 0) {
 			struct store_build b = { 0 };
 			if (store_build_get(st, build, &b) == 0)

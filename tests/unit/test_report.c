@@ -345,7 +345,7 @@ static int make_store(const char *path, const char *text, int64_t *ret_id)
 			wl_metrics_add(&m, "vmstat.pgfault", "events", 12345); /* not in the report */
 			if (b == 1)
 				wl_metrics_add(&m, "vmstat.zswpwb", "events", 700 + p);
-			r = store_run_finish(st, &run, "finished", m.v, m.n, NULL, 0);
+			r = store_run_finish(st, &run, STEP_FINISHED, m.v, m.n, NULL, 0);
 			wl_metrics_free(&m);
 		}
 		free(steps);
@@ -406,7 +406,7 @@ static int make_oom_store(const char *path, int64_t *ret_id)
 			struct wl_metrics m = { 0 };
 			wl_metrics_add(&m, "stress-ng.bogo_ops_per_s", "ops/s", 1000 + 7 * p + 80 * v);
 			wl_metrics_add(&m, "memcg.oom_kills", "kills", kills ? 4 : 0);
-			r = store_run_finish(st, &run, "finished", m.v, m.n, NULL, 0);
+			r = store_run_finish(st, &run, STEP_FINISHED, m.v, m.n, NULL, 0);
 			wl_metrics_free(&m);
 		}
 		free(steps);

@@ -121,7 +121,7 @@ static int add_run(struct store *st, int64_t job, const struct store_step *s, co
 	snprintf(run.status, sizeof(run.status), "ok");
 	struct wl_metrics m = { 0 };
 	wl_metrics_add(&m, "command.m", "ops/s", 100 + 10 * s->variant + s->pair + 0.1 * s->rep);
-	r = store_run_finish(st, &run, "finished", m.v, m.n, NULL, 0);
+	r = store_run_finish(st, &run, STEP_FINISHED, m.v, m.n, NULL, 0);
 	wl_metrics_free(&m);
 	return r;
 }

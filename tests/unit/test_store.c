@@ -84,7 +84,7 @@ static void test_store(void)
 	free(steps);
 	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
 	T_EQ_INT(n, 8);
-	T_EQ_STR(steps[0].status, "pending");
+	T_EQ_INT(steps[0].status, STEP_PENDING);
 
 	struct store_run r = { .job_id = id, .step_id = steps[0].id, .variant = 0, .workload = 0, .exit_code = -1 };
 	snprintf(r.kernel_release, sizeof(r.kernel_release), "6.1.0-test");
@@ -111,7 +111,7 @@ static void test_store(void)
 	snprintf(r.status, sizeof(r.status), "ok");
 	r.exit_code = 0;
 	r.finished = 1012.5;
-	T_EQ_INT(store_run_finish(st, &r, "finished", m.v, m.n, &ser, 1), 0);
+	T_EQ_INT(store_run_finish(st, &r, STEP_FINISHED, m.v, m.n, &ser, 1), 0);
 	wl_metrics_free(&m);
 	T_EQ_INT(store_job_run_times(st, id, &tn, &tsum, &tcur), 0);
 	T_EQ_INT(tn, 1);
@@ -119,7 +119,7 @@ static void test_store(void)
 	T_NEAR(tcur, 0, 1e-9);
 	free(steps);
 	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
-	T_EQ_STR(steps[0].status, "finished");
+	T_EQ_INT(steps[0].status, STEP_FINISHED);
 	free(steps);
 
 	uint8_t *b;
