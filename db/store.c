@@ -669,7 +669,12 @@ static void read_run(sqlite3_stmt *st, struct store_run *r)
 	r->pair = sqlite3_column_int(st, 3);
 	r->variant = sqlite3_column_int(st, 4);
 	r->workload = sqlite3_column_int(st, 5);
-	store_col_text(st, 6, r->status, sizeof(r->status));
+	char status[24];
+	store_col_text(st, 6, status, sizeof(status));
+	if (run_status_parse(status, &r->status) < 0) {
+		store_status_unknown("run", r->id, status);
+		r->status = RUN_STATUS_UNKNOWN;
+	}
 	r->exit_code = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 7);
 	r->term_signal = sqlite3_column_int(st, 8);
 	store_col_text(st, 9, r->reason, sizeof(r->reason));
@@ -738,7 +743,7 @@ int store_run_begin(struct store *s, struct store_run *run, int64_t *ret_id)
 	if ((r = store_commit(s)) < 0)
 		goto fail;
 	run->id = id;
-	snprintf(run->status, sizeof(run->status), "started");
+	run->status = RUN_STARTED;
 	*ret_id = id;
 	return 0;
 fail:
@@ -750,6 +755,8 @@ int store_run_finish(struct store *s, const struct store_run *run, enum step_sta
 		     const struct store_metric *metrics, size_t n_metrics, const struct store_series *series,
 		     size_t n_series)
 {
+	if (run->status < 0 || run->status >= RUN_STATUS_N)
+		return -EINVAL;
 	int r = store_begin(s);
 	if (r < 0)
 		return r;
@@ -759,7 +766,7 @@ int store_run_finish(struct store *s, const struct store_run *run, enum step_sta
 			       " stdout_tail = ?, stderr_tail = ?, pid = ?, cgroup_path = ?, knobs = ? WHERE id = ?", &st);
 		if (r < 0)
 			goto fail;
-		store_bind_text(st, 1, run->status);
+		store_bind_text(st, 1, run_status_name(run->status));
 		if (run->exit_code >= 0)
 			sqlite3_bind_int(st, 2, run->exit_code);
 		else

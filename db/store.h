@@ -164,7 +164,7 @@ int store_step_set_status(struct store *s, int64_t step_id, enum step_status sta
 struct store_run {
 	int64_t id, job_id, step_id;
 	int pair, variant, workload;
-	char status[24];    /* started | ok | failed | oom-killed | oom-contaminated | expect-failed | timed-out | aborted | skipped */
+	enum run_status status;
 	int exit_code;      /* -1: none */
 	int term_signal;    /* 0: none */
 	char reason[512];

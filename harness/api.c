@@ -334,7 +334,7 @@ void api_job_runs(struct api *a, const struct httpd_req *rq, struct httpd_resp *
 		sb_puts(b, ", \"workload\": ");
 		json_str_sb(b, name_at(jn.workloads, nw, r->workload));
 		sb_puts(b, ", \"status\": ");
-		json_str_sb(b, r->status);
+		json_str_sb(b, run_status_name(r->status));
 		sb_puts(b, ", \"reason\": ");
 		json_str_sb(b, r->reason[0] ? r->reason : NULL);
 		sb_puts(b, ", \"exit_code\": ");
@@ -619,16 +619,16 @@ void api_metrics(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 		if (strcmp(job_statuses[i], "queued") == 0)
 			queued = n;
 	}
-	int64_t runs[REPORT_N_STATUS] = { 0 };
-	for (size_t k = 0; k < REPORT_N_STATUS; k++)
-		if (store_count(st, "runs", report_status_names[k], &runs[k]) < 0) {
+	int64_t runs[RUN_STATUS_N] = { 0 };
+	for (int k = 0; k < RUN_STATUS_N; k++)
+		if (store_count(st, "runs", run_status_name((enum run_status)k), &runs[k]) < 0) {
 			httpd_error(rs, 500, "cannot count runs: %s", store_errmsg(st));
 			return;
 		}
 	sb_printf(b, "# HELP kabd_queue_length Jobs waiting for the executor.\n# TYPE kabd_queue_length gauge\nkabd_queue_length %lld\n", (long long)queued);
 	sb_puts(b, "# HELP kabd_runs Runs by status.\n# TYPE kabd_runs gauge\n");
-	for (size_t s = 0; s < REPORT_N_STATUS; s++)
-		sb_printf(b, "kabd_runs{status=\"%s\"} %lld\n", report_status_names[s], (long long)runs[s]);
+	for (int s = 0; s < RUN_STATUS_N; s++)
+		sb_printf(b, "kabd_runs{status=\"%s\"} %lld\n", run_status_name((enum run_status)s), (long long)runs[s]);
 	/* the sampler's lateness in the newest finished run: a scrape after
 	 * each run shows whether serving (or anything else) disturbed it */
 	static const struct { const char *metric, *name, *help; double scale; } smp[] = {

@@ -123,7 +123,7 @@ int exec_recover(struct store *st)
 		return r;
 	for (size_t i = 0; i < nr; i++) {
 		struct store_run *x = &runs[i];
-		snprintf(x->status, sizeof(x->status), "aborted");
+		x->status = RUN_ABORTED;
 		snprintf(x->reason, sizeof(x->reason), "%s",
 			 strcmp(x->boot_id, boot_id) == 0 ? "kab was killed during this run; not counted"
 							   : "the machine rebooted during this run; not counted");

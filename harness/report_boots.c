@@ -458,7 +458,7 @@ static void run_add(struct join *j, struct report_boot *b, const struct store_ru
 	struct report_boot_run *x = &nr[b->n_runs++];
 	*x = (struct report_boot_run){ .id = run->id, .workload = run->workload >= 0 ? (size_t)run->workload : SIZE_MAX,
 				       .pair = run->pair, .wrong = wrong };
-	snprintf(x->status, sizeof(x->status), "%s", run->status);
+	x->status = run->status;
 	snprintf(x->kernel_release, sizeof(x->kernel_release), "%s", run->kernel_release);
 }
 

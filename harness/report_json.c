@@ -86,8 +86,8 @@ static void run_counts(FILE *out, const struct report *r, const struct report_wo
 		fputs(v ? ", " : "", out);
 		key(out, r->variants[v]);
 		fputs("{", out);
-		for (size_t s = 0; s < REPORT_N_STATUS; s++)
-			knum(out, report_status_names[s], (double)w->runs[v * REPORT_N_STATUS + s], s + 1 < REPORT_N_STATUS);
+		for (size_t s = 0; s < RUN_STATUS_N; s++)
+			knum(out, run_status_name((enum run_status)s), (double)w->runs[v * RUN_STATUS_N + s], s + 1 < RUN_STATUS_N);
 		fputs("}", out);
 	}
 	fputs("}", out);
@@ -157,7 +157,7 @@ static void boot_run_obj(FILE *out, const struct report *r, const struct report_
 	knum(out, "id", (double)x->id, true);
 	kstr(out, "workload", x->workload < r->n_workloads ? r->w[x->workload].name : NULL, true);
 	knum(out, "pair", x->pair + 1, true);
-	kstr(out, "status", x->status, true);
+	kstr(out, "status", run_status_name(x->status), true);
 	kstr(out, "kernel_release", x->kernel_release, true);
 	key(out, "wrong_kernel");
 	fputs(x->wrong ? "true}" : "false}", out);

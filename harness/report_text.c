@@ -153,7 +153,7 @@ static void print_boot_runs(FILE *out, const struct report *r, const struct repo
 		fprintf(out, "no runs");
 	for (size_t i = 0; i < b->n_runs; i++)
 		fprintf(out, "%s%lld %s%s", i ? ", " : b->n_runs == 1 ? "run " : "runs ", (long long)b->runs[i].id,
-			b->runs[i].status, b->runs[i].wrong ? " [WRONG, see WARNING]" : "");
+			run_status_name(b->runs[i].status), b->runs[i].wrong ? " [WRONG, see WARNING]" : "");
 	fprintf(out, "\n");
 }
 
@@ -220,9 +220,9 @@ static void print_header_block(FILE *out, const struct report *r, const struct r
 		for (size_t v = 0; v < r->n_variants; v++) {
 			fprintf(out, "%s %s", v ? ";" : "", r->variants[v]);
 			bool any = false;
-			for (size_t s = 0; s < REPORT_N_STATUS; s++)
-				if (w->runs[v * REPORT_N_STATUS + s]) {
-					fprintf(out, " %zu %s", w->runs[v * REPORT_N_STATUS + s], report_status_names[s]);
+			for (size_t s = 0; s < RUN_STATUS_N; s++)
+				if (w->runs[v * RUN_STATUS_N + s]) {
+					fprintf(out, " %zu %s", w->runs[v * RUN_STATUS_N + s], run_status_name((enum run_status)s));
 					any = true;
 				}
 			if (!any)
@@ -241,9 +241,9 @@ static const char *empty_reason(const struct report *r, const struct report_work
 {
 	size_t total = 0, ok = 0;
 	for (size_t v = 0; v < r->n_variants; v++)
-		for (size_t s = 0; s < REPORT_N_STATUS; s++) {
-			total += w->runs[v * REPORT_N_STATUS + s];
-			ok += s == 0 ? w->runs[v * REPORT_N_STATUS + s] : 0;
+		for (size_t s = 0; s < RUN_STATUS_N; s++) {
+			total += w->runs[v * RUN_STATUS_N + s];
+			ok += s == RUN_OK ? w->runs[v * RUN_STATUS_N + s] : 0;
 		}
 	if (r->job_id && total == 0)
 		return "no runs recorded for this workload";

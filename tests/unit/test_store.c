@@ -108,7 +108,7 @@ static void test_store(void)
 	wl_metrics_add(&m, "time.wall_s", "s", 1.5);
 	uint8_t blob[] = { 1, 2, 3 };
 	struct store_series ser = { "vmstat.pswpout", blob, sizeof(blob), 3 };
-	snprintf(r.status, sizeof(r.status), "ok");
+	r.status = RUN_OK;
 	r.exit_code = 0;
 	r.finished = 1012.5;
 	T_EQ_INT(store_run_finish(st, &r, STEP_FINISHED, m.v, m.n, &ser, 1), 0);
@@ -134,7 +134,7 @@ static void test_store(void)
 	size_t nr;
 	T_EQ_INT(store_runs_load(st, id, &runs, &nr), 0);
 	T_EQ_INT(nr, 1);
-	T_EQ_STR(runs[0].status, "ok");
+	T_EQ_INT(runs[0].status, RUN_OK);
 	T_EQ_STR(runs[0].kernel_release, "6.1.0-test");
 	T_EQ_STR(runs[0].kab_version, KAB_VERSION);
 	free(runs);
