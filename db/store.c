@@ -429,8 +429,10 @@ int store_job_submit(struct store *s, const struct store_job_spec *j, const char
 	return 0;
 }
 
-int store_job_set_status(struct store *s, int64_t job_id, const char *status, const char *reason)
+int store_job_set_status(struct store *s, int64_t job_id, enum job_status status, const char *reason)
 {
+	if (status < 0 || status >= JOB_STATUS_N)
+		return -EINVAL;
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int r = prepare(s, "UPDATE jobs SET status = ?1, reason = ?2,"
 			   " started = CASE WHEN ?1 = 'running' AND started IS NULL THEN ?3 ELSE started END,"
@@ -438,7 +440,7 @@ int store_job_set_status(struct store *s, int64_t job_id, const char *status, co
 			   " WHERE id = ?4", &st);
 	if (r < 0)
 		return r;
-	store_bind_text(st, 1, status);
+	store_bind_text(st, 1, job_status_name(status));
 	store_bind_text(st, 2, reason);
 	sqlite3_bind_double(st, 3, util_real_now());
 	sqlite3_bind_int64(st, 4, job_id);
@@ -491,7 +493,12 @@ static int job_get(struct store *s, int64_t job_id, bool with_text, struct store
 	struct store_job j = { 0 };
 	j.id = sqlite3_column_int64(st, 0);
 	store_col_text(st, 1, j.name, sizeof(j.name));
-	store_col_text(st, 2, j.status, sizeof(j.status));
+	char status[24];
+	store_col_text(st, 2, status, sizeof(status));
+	if (job_status_parse(status, &j.status) < 0) {
+		store_status_unknown("job", j.id, status);
+		j.status = JOB_STATUS_UNKNOWN;
+	}
 	store_col_text(st, 3, j.reason, sizeof(j.reason));
 	store_col_text(st, 4, j.file, sizeof(j.file));
 	j.created = sqlite3_column_double(st, 5);
@@ -563,13 +570,13 @@ void store_job_clear(struct store_job *j)
 	j->text = NULL;
 }
 
-int store_jobs_with_status(struct store *s, const char *status, int64_t **ret_ids, size_t *ret_n)
+int store_jobs_with_status(struct store *s, enum job_status status, int64_t **ret_ids, size_t *ret_n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int r = prepare(s, "SELECT id FROM jobs WHERE status = ? ORDER BY id", &st);
 	if (r < 0)
 		return r;
-	store_bind_text(st, 1, status);
+	store_bind_text(st, 1, job_status_name(status));
 	int64_t *ids = NULL;
 	size_t n = 0;
 	int rc;
@@ -1041,15 +1048,8 @@ int store_jobs_page(struct store *s, int64_t before, size_t limit, int64_t **ret
 	return 0;
 }
 
-int store_count(struct store *s, const char *table, const char *status, int64_t *ret)
+static int count_where(struct store *s, const char *sql, const char *status, int64_t *ret)
 {
-	const char *sql;
-	if (strcmp(table, "jobs") == 0)
-		sql = "SELECT count(*) FROM jobs WHERE status = ?";
-	else if (strcmp(table, "runs") == 0)
-		sql = "SELECT count(*) FROM runs WHERE status = ?";
-	else
-		return -EINVAL;
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int r = prepare(s, sql, &st);
 	if (r < 0)
@@ -1060,6 +1060,16 @@ int store_count(struct store *s, const char *table, const char *status, int64_t 
 		return sql_err(s, rc, "count");
 	*ret = sqlite3_column_int64(st, 0);
 	return 0;
+}
+
+int store_count_jobs(struct store *s, enum job_status status, int64_t *ret)
+{
+	return count_where(s, "SELECT count(*) FROM jobs WHERE status = ?", job_status_name(status), ret);
+}
+
+int store_count_runs(struct store *s, enum run_status status, int64_t *ret)
+{
+	return count_where(s, "SELECT count(*) FROM runs WHERE status = ?", run_status_name(status), ret);
 }
 
 int store_run_unavailable(struct store *s, int64_t run_id, const char *metric, const char *reason)

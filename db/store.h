@@ -50,6 +50,8 @@ const char *boot_status_name(enum boot_status v);
 int boot_status_parse(const char *s, enum boot_status *ret);
 const char *build_status_name(enum build_status v);
 int build_status_parse(const char *s, enum build_status *ret);
+/* done, failed or cancelled: a job that will not run again. */
+bool job_status_finished(enum job_status v);
 
 struct store;
 
@@ -97,7 +99,7 @@ int store_job_create(struct store *s, const struct store_job_spec *j, int64_t *r
 struct store_step;
 int store_job_submit(struct store *s, const struct store_job_spec *j, const char *submitter, const struct store_step *steps, size_t n,
 		     int64_t *ret_id);
-int store_job_set_status(struct store *s, int64_t job_id, const char *status, const char *reason);
+int store_job_set_status(struct store *s, int64_t job_id, enum job_status status, const char *reason);
 
 /* The name of the job's directory under the state directory's jobs/
  * ("" when it has none); NULL clears it. */
@@ -107,7 +109,7 @@ int store_job_dir_set(struct store *s, int64_t job_id, const char *name);
 struct store_job {
 	int64_t id;
 	char name[128];
-	char status[16];
+	enum job_status status;
 	char reason[256];
 	char file[256];
 	char submitter[80];  /* "" when not recorded (kab run, older jobs) */
@@ -129,13 +131,14 @@ struct store_job_part {
 int store_job_variants(struct store *s, int64_t job_id, struct store_job_part **ret, size_t *ret_n);
 int store_job_workloads(struct store *s, int64_t job_id, struct store_job_part **ret, size_t *ret_n);
 void store_job_clear(struct store_job *j);
-/* Jobs whose status is one of the given (e.g. "running"). */
-int store_jobs_with_status(struct store *s, const char *status, int64_t **ret_ids, size_t *ret_n);
+/* Jobs with that status, oldest first. */
+int store_jobs_with_status(struct store *s, enum job_status status, int64_t **ret_ids, size_t *ret_n);
 
 /* Up to limit job ids below `before` (all when before <= 0), newest first. */
 int store_jobs_page(struct store *s, int64_t before, size_t limit, int64_t **ret_ids, size_t *ret_n);
-/* Rows of table "jobs" or "runs" with that status. */
-int store_count(struct store *s, const char *table, const char *status, int64_t *ret);
+/* How many jobs, or runs, have that status. */
+int store_count_jobs(struct store *s, enum job_status status, int64_t *ret);
+int store_count_runs(struct store *s, enum run_status status, int64_t *ret);
 /* Of a job's runs that were not aborted: how many finished and their
  * summed durations (s), and when the one still going started (0: none). */
 int store_job_run_times(struct store *s, int64_t job_id, size_t *ret_n, double *ret_sum, double *ret_current_started);

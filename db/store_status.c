@@ -76,6 +76,11 @@ int job_status_parse(const char *s, enum job_status *ret)
 	return 0;
 }
 
+bool job_status_finished(enum job_status v)
+{
+	return v == JOB_DONE || v == JOB_FAILED || v == JOB_CANCELLED;
+}
+
 const char *step_status_name(enum step_status v)
 {
 	return name_of(step_names, STEP_STATUS_N, (int)v);

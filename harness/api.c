@@ -18,9 +18,6 @@ _Static_assert(HTTPD_MAX_BODY == JOB_TEXT_MAX, "kabd takes a body as large as a 
 #define LIST_DEFAULT 50
 #define LIST_MAX 500
 
-/* Every state a job row can be in, for listing and counting. */
-static const char *const job_statuses[] = { "queued", "running", "interrupted", "done", "failed", "cancelled" };
-
 static void store_closep(struct store **s) { store_close(*s); }
 #define _cleanup_store_ _cleanup_(store_closep)
 
@@ -88,7 +85,7 @@ void api_jobs_list(struct api *a, const struct httpd_req *rq, struct httpd_resp 
 		sb_printf(&rs->body, "%s\n  {\"id\": %lld, \"name\": ", shown ? "," : "", (long long)sj.id);
 		json_str_sb(&rs->body, sj.name);
 		sb_puts(&rs->body, ", \"status\": ");
-		json_str_sb(&rs->body, sj.status);
+		json_str_sb(&rs->body, job_status_name(sj.status));
 		sb_puts(&rs->body, ", \"submitter\": ");
 		json_str_sb(&rs->body, sj.submitter[0] ? sj.submitter : NULL);
 		sb_puts(&rs->body, ", \"created\": ");
@@ -155,7 +152,7 @@ static bool job_timing(struct store *st, const struct store_job *sj, size_t left
 	double now = util_real_now();
 	double end = sj->finished > 0 ? sj->finished : now;
 	*ret_elapsed = sj->started > 0 ? end - sj->started : 0;
-	if (strcmp(sj->status, "running") != 0 || left == 0)
+	if (sj->status != JOB_RUNNING || left == 0)
 		return false;
 	size_t k;
 	double sum, cur_started;
@@ -188,7 +185,7 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 	sb_printf(b, "{\"id\": %lld, \"name\": ", (long long)sj.id);
 	json_str_sb(b, sj.name);
 	sb_puts(b, ", \"status\": ");
-	json_str_sb(b, sj.status);
+	json_str_sb(b, job_status_name(sj.status));
 	sb_puts(b, ", \"reason\": ");
 	json_str_sb(b, sj.reason[0] ? sj.reason : NULL);
 	sb_puts(b, ", \"file\": ");
@@ -286,7 +283,7 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 	}
 	/* what the executor does between runs (building kernels) */
 	sb_puts(b, ", \"stage\": ");
-	json_str_sb(b, !cur && strcmp(sj.status, "running") == 0 && sj.reason[0] ? sj.reason : NULL);
+	json_str_sb(b, !cur && sj.status == JOB_RUNNING && sj.reason[0] ? sj.reason : NULL);
 	double elapsed, eta;
 	bool have_eta = job_timing(st, &sj, n - done - skipped, &elapsed, &eta);
 	sb_puts(b, ", \"elapsed_s\": ");
@@ -460,7 +457,7 @@ void api_job_report(struct api *a, const struct httpd_req *rq, struct httpd_resp
 	struct store_job sj;
 	bool done = false;
 	if (store_job_info(st, rq->id, &sj) == 0) {
-		done = strcmp(sj.status, "done") == 0;
+		done = sj.status == JOB_DONE;
 		store_job_clear(&sj);
 	}
 	if (done && report_cache_get(rq->id, ro.format, &buf, &len)) {
@@ -609,19 +606,19 @@ void api_metrics(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 		sb_printf(b, "kabd_executor_state{state=\"%s\"} %d\n", states[i], strcmp(state, states[i]) == 0);
 	sb_puts(b, "# HELP kabd_jobs Jobs by status.\n# TYPE kabd_jobs gauge\n");
 	int64_t queued = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(job_statuses); i++) {
+	for (int i = 0; i < JOB_STATUS_N; i++) {
 		int64_t n;
-		if (store_count(st, "jobs", job_statuses[i], &n) < 0) {
+		if (store_count_jobs(st, (enum job_status)i, &n) < 0) {
 			httpd_error(rs, 500, "cannot count jobs: %s", store_errmsg(st));
 			return;
 		}
-		sb_printf(b, "kabd_jobs{status=\"%s\"} %lld\n", job_statuses[i], (long long)n);
-		if (strcmp(job_statuses[i], "queued") == 0)
+		sb_printf(b, "kabd_jobs{status=\"%s\"} %lld\n", job_status_name((enum job_status)i), (long long)n);
+		if (i == JOB_QUEUED)
 			queued = n;
 	}
 	int64_t runs[RUN_STATUS_N] = { 0 };
 	for (int k = 0; k < RUN_STATUS_N; k++)
-		if (store_count(st, "runs", run_status_name((enum run_status)k), &runs[k]) < 0) {
+		if (store_count_runs(st, (enum run_status)k, &runs[k]) < 0) {
 			httpd_error(rs, 500, "cannot count runs: %s", store_errmsg(st));
 			return;
 		}

@@ -40,7 +40,7 @@ static void on_build_stage(void *ctx, const char *name, const char *stage)
 	p->last = now;
 	char msg[512];
 	snprintf(msg, sizeof(msg), "building the kernel of variant %s: %s", name, stage);
-	store_job_set_status(p->st, p->job_id, "running", msg);
+	store_job_set_status(p->st, p->job_id, JOB_RUNNING, msg);
 }
 
 void exec_boots_free(struct exec_boots *bc, size_t n)
@@ -258,7 +258,7 @@ int exec_boots_switch(struct store *st, const struct job *j, int64_t job_id, con
 	}
 	if ((r = store_boot_begin(st, &b, &b.id)) < 0)
 		goto fail_early;
-	store_job_set_status(st, job_id, "running", msg);
+	store_job_set_status(st, job_id, JOB_RUNNING, msg);
 	log_info("%s%s", msg, failed ? " (after a failed boot)" : "");
 	/* the machine as it was before the job, in every boot */
 	exec_swap_teardown(st, sw);
@@ -290,7 +290,7 @@ int exec_boots_switch(struct store *st, const struct job *j, int64_t job_id, con
 fail_early:
 	log_error("cannot switch to variant %s: %s", var->name, err.buf ? err.buf : strerror(-r));
 	snprintf(msg, sizeof(msg), "cannot switch to variant %s: %.400s", var->name, err.buf ? err.buf : strerror(-r));
-	store_job_set_status(st, job_id, "failed", msg);
+	store_job_set_status(st, job_id, JOB_FAILED, msg);
 	sb_free(&err);
 	return r < 0 ? r : -EIO;
 }
@@ -324,7 +324,7 @@ int exec_builds(struct store *st, const struct job *j, int64_t job_id, int64_t *
 	struct kbuild_opts o = { .progress = on_build_stage, .progress_ctx = &bp, .variant_builds = builds };
 	struct strbuf err = { 0 };
 	if (job_has_builds(j))
-		store_job_set_status(st, job_id, "running", "building kernels");
+		store_job_set_status(st, job_id, JOB_RUNNING, "building kernels");
 	/* a build takes many minutes: a stop or a cancel ends it (the
 	 * compilers get SIGTERM) instead of waiting for it */
 	krun_set_cancel(exec_check_interrupted);

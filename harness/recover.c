@@ -137,9 +137,9 @@ int exec_recover(struct store *st)
 	free(runs);
 	int64_t *ids;
 	size_t nj;
-	if (store_jobs_with_status(st, "running", &ids, &nj) == 0) {
+	if (store_jobs_with_status(st, JOB_RUNNING, &ids, &nj) == 0) {
 		for (size_t i = 0; i < nj; i++)
-			store_job_set_status(st, ids[i], "interrupted", "kab stopped before the job finished; resume with kab run --resume ID");
+			store_job_set_status(st, ids[i], JOB_INTERRUPTED, "kab stopped before the job finished; resume with kab run --resume ID");
 		free(ids);
 	}
 	return ret;

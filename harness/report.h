@@ -121,7 +121,7 @@ struct report {
 	int64_t job_id;            /* 0: from a CSV file */
 	char *title;               /* the job's name, or the CSV file's stem */
 	char *source;              /* the CSV file; NULL for a stored job */
-	char job_status[16];
+	enum job_status job_status;  /* stored jobs */
 	char job_reason[256];
 	char order[16];            /* "abba", ...; "" when unknown */
 	struct job *job;           /* stored jobs: metric settings, primary metrics */

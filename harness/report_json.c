@@ -272,7 +272,7 @@ int report_render_json(const struct report *r, FILE *out)
 	fputs(",\n  \"job\": {", out);
 	knum(out, "id", r->job_id ? (double)r->job_id : NAN, true);
 	kstr(out, "name", r->title, true);
-	kstr(out, "status", r->job_id ? r->job_status : NULL, true);
+	kstr(out, "status", r->job_id ? job_status_name(r->job_status) : NULL, true);
 	kstr(out, "order", r->order[0] ? r->order : NULL, true);
 	kstr(out, "source", r->source, false);
 	fputs("},\n  \"variants\": [", out);

@@ -407,7 +407,7 @@ static void fill_header(const struct job *j, size_t wi, const struct store_run *
 	fill_differs(j, wi, runs, nr, h, n_variants);
 }
 
-static void progress(struct store *st, int64_t job_id, size_t wi, const struct job *j, const char *job_status,
+static void progress(struct store *st, int64_t job_id, size_t wi, const struct job *j, enum job_status job_status,
 		     struct report_workload *w)
 {
 	int looks, done;
@@ -423,7 +423,7 @@ static void progress(struct store *st, int64_t job_id, size_t wi, const struct j
 		return;
 	}
 	w->looks = 1;
-	snprintf(w->stop_reason, sizeof(w->stop_reason), "%s", strcmp(job_status, "done") == 0 ? "budget" : job_status);
+	snprintf(w->stop_reason, sizeof(w->stop_reason), "%s", job_status == JOB_DONE ? "budget" : job_status_name(job_status));
 }
 
 int report_load(struct store *st, int64_t job_id, struct report **ret)
@@ -461,7 +461,7 @@ int report_load(struct store *st, int64_t job_id, struct report **ret)
 	rep->job = j;
 	j = NULL;
 	rep->job_id = job_id;
-	snprintf(rep->job_status, sizeof(rep->job_status), "%s", sj.status);
+	rep->job_status = sj.status;
 	snprintf(rep->job_reason, sizeof(rep->job_reason), "%s", sj.reason);
 	snprintf(rep->order, sizeof(rep->order), "%s", job_order_name(rep->job->order));
 	if ((r = store_runs_load(st, job_id, &runs, &nr)) < 0)

@@ -418,7 +418,7 @@ int report_render_text(const struct report *r, bool utf8, FILE *out)
 {
 	if (r->job_id)
 		fprintf(out, "kab report: job %lld \"%s\" (%s%s%s), order %s\n", (long long)r->job_id, r->title,
-			r->job_status, r->job_reason[0] ? ": " : "", r->job_reason, r->order);
+			job_status_name(r->job_status), r->job_reason[0] ? ": " : "", r->job_reason, r->order);
 	else
 		fprintf(out, "kab compare: %s\n", r->source ? r->source : r->title);
 	for (size_t i = 0; i < r->n_warnings; i++)

@@ -172,7 +172,7 @@ static void test_store(void)
 	struct store_job sj;
 	T_EQ_INT(store_job_get(st, id, &sj), 0);
 	T_EQ_STR(sj.name, "unit");
-	T_EQ_STR(sj.status, "queued");
+	T_EQ_INT(sj.status, JOB_QUEUED);
 	T_EQ_STR(sj.submitter, "");  /* kab run's jobs record none */
 	store_job_clear(&sj);
 	T_EQ_INT(store_job_get(st, 99, &sj), -ENOENT);
@@ -262,7 +262,7 @@ static void test_submit(void)
 	struct store_job sj;
 	T_EQ_INT(store_job_info(st, id, &sj), 0);
 	T_EQ_STR(sj.name, "unit");
-	T_EQ_STR(sj.status, "queued");
+	T_EQ_INT(sj.status, JOB_QUEUED);
 	T_EQ_INT(sj.pairs, 4);
 	T_EQ_STR(sj.order, "abba");
 	T_EQ_STR(sj.submitter, "uid 1001 (alice)");
