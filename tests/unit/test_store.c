@@ -5,10 +5,13 @@
 #include "job.h"
 #include "job_store.h"
 #include "store.h"
+#include "store_boots.h"
+#include "store_builds.h"
 #include "util.h"
 #include "wl.h"
 
 #include <errno.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -357,6 +360,127 @@ static void test_status_names(void)
 	T_EQ_STR(build_status_name(BUILD_STATUS_UNKNOWN), "unknown");
 }
 
+/* The status word in row 1 of table, straight from the database. */
+static void db_word(const char *path, const char *table, char *buf, size_t len)
+{
+	sqlite3 *db;
+	sqlite3_stmt *q;
+	char sql[96];
+	buf[0] = 0;
+	snprintf(sql, sizeof(sql), "SELECT status FROM %s WHERE id = 1", table);
+	T_EQ_INT(sqlite3_open(path, &db), SQLITE_OK);
+	T_EQ_INT(sqlite3_prepare_v2(db, sql, -1, &q, NULL), SQLITE_OK);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		snprintf(buf, len, "%s", (const char *)sqlite3_column_text(q, 0));
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+}
+
+/* A status word this kab does not know (a newer kab's database, a hand
+ * edit) loads as unknown, counts as nothing, and is never overwritten
+ * by "unknown". */
+static void test_status_unknown(void)
+{
+	char path[] = "/tmp/kab-unit-XXXXXX";
+	int fd = mkstemp(path);
+	T_CHECK(fd >= 0);
+	close(fd);
+	unlink(path);
+	struct store *st;
+	T_EQ_INT(store_open(path, &st), 0);
+	struct job *j = t_parse_job(job_text);
+	if (!j)
+		return;
+	struct store_step *steps;
+	size_t n;
+	T_EQ_INT(exec_plan(j, &steps, &n), 0);
+	int64_t id = 0;
+	T_EQ_INT(job_store_submit(st, j, NULL, steps, n, &id), 0);
+	free(steps);
+	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
+	struct store_run r = { .job_id = id, .step_id = steps[0].id, .exit_code = -1, .started = 1000 };
+	free(steps);
+	int64_t run_id, build_id, boot_id;
+	T_EQ_INT(store_run_begin(st, &r, &run_id), 0);
+	struct store_build b = { .tree = "/src/linux", .base_ref = "v6.1", .config_source = "defconfig" };
+	snprintf(b.base_sha, sizeof(b.base_sha), "0123456789abcdef0123456789abcdef01234567");
+	snprintf(b.config_hash, sizeof(b.config_hash), "c0ffee");
+	snprintf(b.inputs_key, sizeof(b.inputs_key), "key");
+	T_EQ_INT(store_build_begin(st, &b, &build_id), 0);
+	struct store_boot bt = { .job_id = id, .build_id = build_id };
+	snprintf(bt.method, sizeof(bt.method), "kexec");
+	snprintf(bt.from_boot_id, sizeof(bt.from_boot_id), "previous");
+	T_EQ_INT(store_boot_begin(st, &bt, &boot_id), 0);
+	store_close(st);
+
+	sqlite3 *db;
+	T_EQ_INT(sqlite3_open(path, &db), SQLITE_OK);
+	const char *tables[] = { "jobs", "steps", "runs", "builds", "boots" };
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		char sql[96];
+		snprintf(sql, sizeof(sql), "UPDATE %s SET status = 'from-the-future' WHERE id = 1", tables[i]);
+		T_EQ_INT(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	}
+	sqlite3_close(db);
+
+	T_EQ_INT(store_open(path, &st), 0);
+	struct store_job sj;
+	T_EQ_INT(store_job_info(st, id, &sj), 0);
+	T_EQ_INT(sj.status, JOB_STATUS_UNKNOWN);
+	T_CHECK(!job_status_finished(sj.status));
+	T_EQ_STR(job_status_name(sj.status), "unknown");
+	T_EQ_INT(store_job_set_status(st, id, sj.status, "a reason"), -EINVAL);
+	store_job_clear(&sj);
+	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
+	T_EQ_INT(steps[0].status, STEP_STATUS_UNKNOWN);
+	T_EQ_INT(steps[1].status, STEP_PENDING);
+	T_EQ_INT(store_step_set_status(st, steps[0].id, steps[0].status), -EINVAL);
+	free(steps);
+	struct store_run *runs;
+	size_t nr;
+	T_EQ_INT(store_runs_load(st, id, &runs, &nr), 0);
+	T_EQ_INT(nr, 1);
+	if (nr == 1) {
+		T_EQ_INT(runs[0].status, RUN_STATUS_UNKNOWN);
+		T_EQ_INT(store_run_finish(st, &runs[0], STEP_FINISHED, NULL, 0, NULL, 0), -EINVAL);
+	}
+	free(runs);
+	int64_t count = -1;
+	T_EQ_INT(store_count_runs(st, RUN_OK, &count), 0);
+	T_EQ_INT(count, 0);
+	T_EQ_INT(store_count_runs(st, RUN_STARTED, &count), 0);
+	T_EQ_INT(count, 0);
+	struct store_build gb = { 0 };
+	T_EQ_INT(store_build_get(st, build_id, &gb), 0);
+	T_EQ_INT(gb.status, BUILD_STATUS_UNKNOWN);
+	T_EQ_INT(store_build_finish(st, &gb), -EINVAL);
+	store_build_clear(&gb);
+	struct store_boot *boots;
+	size_t nb;
+	T_EQ_INT(store_boots_load(st, id, &boots, &nb), 0);
+	T_EQ_INT(nb, 1);
+	if (nb == 1) {
+		T_EQ_INT(boots[0].status, BOOT_STATUS_UNKNOWN);
+		T_EQ_INT(store_boot_finish(st, &boots[0]), -EINVAL);
+	}
+	free(boots);
+	store_close(st);
+
+	/* the refused writes left every word as it was */
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		char word[32];
+		db_word(path, tables[i], word, sizeof(word));
+		T_EQ_STR(word, "from-the-future");
+	}
+	job_free(j);
+	char side[sizeof(path) + 8];
+	snprintf(side, sizeof(side), "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	unlink(side);
+	unlink(path);
+}
+
 int main(void)
 {
 	log_quiet = true;
@@ -365,5 +489,6 @@ int main(void)
 	test_store_modes();
 	test_submit();
 	test_status_names();
+	test_status_unknown();
 	return t_done("store");
 }
