@@ -23,8 +23,6 @@ struct report_opts {
 	bool ascii;  /* the ASCII fallback even in a UTF-8 locale */
 };
 
-/* Run states as the store records them, in the order reports count them. */
-
 struct report_metric {
 	char *name;
 	struct metric_info info;   /* label, unit, direction: table, then job or CSV overrides */

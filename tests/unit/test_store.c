@@ -4,6 +4,7 @@
 #include "executor.h"
 #include "job.h"
 #include "job_store.h"
+#include "report.h"
 #include "store.h"
 #include "store_boots.h"
 #include "store_builds.h"
@@ -450,6 +451,28 @@ static void test_status_unknown(void)
 	T_EQ_INT(count, 0);
 	T_EQ_INT(store_count_runs(st, RUN_STARTED, &count), 0);
 	T_EQ_INT(count, 0);
+	/* the report counts the run under no status, and names the job's */
+	struct report *rep = NULL;
+	T_EQ_INT(report_load(st, id, &rep), 0);
+	if (rep) {
+		T_EQ_INT(rep->job_status, JOB_STATUS_UNKNOWN);
+		size_t counted = 0;
+		for (size_t s = 0; s < rep->n_variants * RUN_STATUS_N; s++)
+			counted += rep->w[0].runs[s];
+		T_EQ_INT(counted, 0);
+		char *text = NULL;
+		size_t tl = 0;
+		FILE *out = open_memstream(&text, &tl);
+		T_CHECK(out != NULL);
+		if (out) {
+			struct report_opts ro = { .format = REPORT_TEXT, .ascii = true };
+			T_EQ_INT(report_render(rep, &ro, out), 0);
+			fclose(out);
+			T_CHECK(strstr(text, "kab report: job 1 \"unit\" (unknown), order abba") != NULL);
+			free(text);
+		}
+		report_free(rep);
+	}
 	struct store_build gb = { 0 };
 	T_EQ_INT(store_build_get(st, build_id, &gb), 0);
 	T_EQ_INT(gb.status, BUILD_STATUS_UNKNOWN);
