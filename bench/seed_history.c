@@ -182,7 +182,7 @@ static int seed_job(struct store *st, const struct job *j, const struct metric_d
 	if ((r = exec_plan(j, &plan, &n_plan)) < 0 || (r = store_steps_create(st, job_id, plan, n_plan)) < 0 ||
 	    (r = store_steps_load(st, job_id, &steps, &n)) < 0)
 		goto out;
-	if ((r = store_job_set_status(st, job_id, "running", NULL)) < 0)
+	if ((r = store_job_set_status(st, job_id, JOB_RUNNING, NULL)) < 0)
 		goto out;
 	double t = day0;
 	for (size_t i = 0; i < n; i++) {
@@ -191,7 +191,7 @@ static int seed_job(struct store *st, const struct job *j, const struct metric_d
 					 .exit_code = -1, .pid = 4242, .cpus = 8, .cgroup_version = 2,
 					 .mem_total = 16ull << 30, .swap_total = 4ull << 30,
 					 .memory_max = j->workloads[steps[i].workload].memory_max };
-		snprintf(run.status, sizeof(run.status), "started");
+		run.status = RUN_STARTED;
 		snprintf(run.kab_version, sizeof(run.kab_version), "seed");
 		snprintf(run.kernel_release, sizeof(run.kernel_release), "6.1.0-seed");
 		snprintf(run.boot_id, sizeof(run.boot_id), "00000000-0000-0000-0000-%012lld", (long long)job_id);
@@ -218,13 +218,13 @@ static int seed_job(struct store *st, const struct job *j, const struct metric_d
 		t += 11.0;
 		run.finished = t;
 		run.exit_code = 0;
-		snprintf(run.status, sizeof(run.status), "ok");
+		run.status = RUN_OK;
 		snprintf(run.stdout_tail, sizeof(run.stdout_tail), "stress-ng: info:  [%d] successful run completed\n",
 			 4242);
-		if ((r = store_run_finish(st, &run, "finished", m->v, m->n, NULL, 0)) < 0)
+		if ((r = store_run_finish(st, &run, STEP_FINISHED, m->v, m->n, NULL, 0)) < 0)
 			goto out;
 	}
-	r = store_job_set_status(st, job_id, "done", NULL);
+	r = store_job_set_status(st, job_id, JOB_DONE, NULL);
 out:
 	free(plan);
 	free(steps);

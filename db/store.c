@@ -166,6 +166,12 @@ void store_col_text(sqlite3_stmt *st, int i, char *buf, size_t len)
 	snprintf(buf, len, "%s", t ? (const char *)t : "");
 }
 
+void store_status_unknown(const char *table, int64_t id, const char *word)
+{
+	log_warn("store: %s %lld has the status \"%s\", which this kab does not know; it reads as unknown", table,
+		 (long long)id, word);
+}
+
 char *store_col_dup(sqlite3_stmt *st, int i)
 {
 	const unsigned char *t = sqlite3_column_text(st, i);
@@ -423,8 +429,10 @@ int store_job_submit(struct store *s, const struct store_job_spec *j, const char
 	return 0;
 }
 
-int store_job_set_status(struct store *s, int64_t job_id, const char *status, const char *reason)
+int store_job_set_status(struct store *s, int64_t job_id, enum job_status status, const char *reason)
 {
+	if (status < 0 || status >= JOB_STATUS_N)
+		return -EINVAL;
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int r = prepare(s, "UPDATE jobs SET status = ?1, reason = ?2,"
 			   " started = CASE WHEN ?1 = 'running' AND started IS NULL THEN ?3 ELSE started END,"
@@ -432,7 +440,7 @@ int store_job_set_status(struct store *s, int64_t job_id, const char *status, co
 			   " WHERE id = ?4", &st);
 	if (r < 0)
 		return r;
-	store_bind_text(st, 1, status);
+	store_bind_text(st, 1, job_status_name(status));
 	store_bind_text(st, 2, reason);
 	sqlite3_bind_double(st, 3, util_real_now());
 	sqlite3_bind_int64(st, 4, job_id);
@@ -485,7 +493,12 @@ static int job_get(struct store *s, int64_t job_id, bool with_text, struct store
 	struct store_job j = { 0 };
 	j.id = sqlite3_column_int64(st, 0);
 	store_col_text(st, 1, j.name, sizeof(j.name));
-	store_col_text(st, 2, j.status, sizeof(j.status));
+	char status[24];
+	store_col_text(st, 2, status, sizeof(status));
+	if (job_status_parse(status, &j.status) < 0) {
+		store_status_unknown("job", j.id, status);
+		j.status = JOB_STATUS_UNKNOWN;
+	}
 	store_col_text(st, 3, j.reason, sizeof(j.reason));
 	store_col_text(st, 4, j.file, sizeof(j.file));
 	j.created = sqlite3_column_double(st, 5);
@@ -557,13 +570,13 @@ void store_job_clear(struct store_job *j)
 	j->text = NULL;
 }
 
-int store_jobs_with_status(struct store *s, const char *status, int64_t **ret_ids, size_t *ret_n)
+int store_jobs_with_status(struct store *s, enum job_status status, int64_t **ret_ids, size_t *ret_n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int r = prepare(s, "SELECT id FROM jobs WHERE status = ? ORDER BY id", &st);
 	if (r < 0)
 		return r;
-	store_bind_text(st, 1, status);
+	store_bind_text(st, 1, job_status_name(status));
 	int64_t *ids = NULL;
 	size_t n = 0;
 	int rc;
@@ -619,7 +632,12 @@ int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, s
 		x->pair = sqlite3_column_int(st, 2);
 		x->variant = sqlite3_column_int(st, 3);
 		x->workload = sqlite3_column_int(st, 4);
-		store_col_text(st, 5, x->status, sizeof(x->status));
+		char status[24];
+		store_col_text(st, 5, status, sizeof(status));
+		if (step_status_parse(status, &x->status) < 0) {
+			store_status_unknown("step", x->id, status);
+			x->status = STEP_STATUS_UNKNOWN;
+		}
 		x->boot = sqlite3_column_int(st, 6);
 		x->rep = sqlite3_column_int(st, 7);
 	}
@@ -632,13 +650,15 @@ int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, s
 	return 0;
 }
 
-int store_step_set_status(struct store *s, int64_t step_id, const char *status)
+int store_step_set_status(struct store *s, int64_t step_id, enum step_status status)
 {
+	if (status < 0 || status >= STEP_STATUS_N)
+		return -EINVAL;
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int r = prepare(s, "UPDATE steps SET status = ? WHERE id = ?", &st);
 	if (r < 0)
 		return r;
-	store_bind_text(st, 1, status);
+	store_bind_text(st, 1, step_status_name(status));
 	sqlite3_bind_int64(st, 2, step_id);
 	return step_done(s, st);
 }
@@ -656,7 +676,12 @@ static void read_run(sqlite3_stmt *st, struct store_run *r)
 	r->pair = sqlite3_column_int(st, 3);
 	r->variant = sqlite3_column_int(st, 4);
 	r->workload = sqlite3_column_int(st, 5);
-	store_col_text(st, 6, r->status, sizeof(r->status));
+	char status[24];
+	store_col_text(st, 6, status, sizeof(status));
+	if (run_status_parse(status, &r->status) < 0) {
+		store_status_unknown("run", r->id, status);
+		r->status = RUN_STATUS_UNKNOWN;
+	}
 	r->exit_code = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 7);
 	r->term_signal = sqlite3_column_int(st, 8);
 	store_col_text(st, 9, r->reason, sizeof(r->reason));
@@ -720,12 +745,12 @@ int store_run_begin(struct store *s, struct store_run *run, int64_t *ret_id)
 			goto fail;
 	}
 	int64_t id = sqlite3_last_insert_rowid(s->db);
-	if ((r = store_step_set_status(s, run->step_id, "started")) < 0)
+	if ((r = store_step_set_status(s, run->step_id, STEP_STARTED)) < 0)
 		goto fail;
 	if ((r = store_commit(s)) < 0)
 		goto fail;
 	run->id = id;
-	snprintf(run->status, sizeof(run->status), "started");
+	run->status = RUN_STARTED;
 	*ret_id = id;
 	return 0;
 fail:
@@ -733,10 +758,12 @@ fail:
 	return r;
 }
 
-int store_run_finish(struct store *s, const struct store_run *run, const char *step_status,
+int store_run_finish(struct store *s, const struct store_run *run, enum step_status step_status,
 		     const struct store_metric *metrics, size_t n_metrics, const struct store_series *series,
 		     size_t n_series)
 {
+	if (run->status < 0 || run->status >= RUN_STATUS_N)
+		return -EINVAL;
 	int r = store_begin(s);
 	if (r < 0)
 		return r;
@@ -746,7 +773,7 @@ int store_run_finish(struct store *s, const struct store_run *run, const char *s
 			       " stdout_tail = ?, stderr_tail = ?, pid = ?, cgroup_path = ?, knobs = ? WHERE id = ?", &st);
 		if (r < 0)
 			goto fail;
-		store_bind_text(st, 1, run->status);
+		store_bind_text(st, 1, run_status_name(run->status));
 		if (run->exit_code >= 0)
 			sqlite3_bind_int(st, 2, run->exit_code);
 		else
@@ -1021,15 +1048,8 @@ int store_jobs_page(struct store *s, int64_t before, size_t limit, int64_t **ret
 	return 0;
 }
 
-int store_count(struct store *s, const char *table, const char *status, int64_t *ret)
+static int count_where(struct store *s, const char *sql, const char *status, int64_t *ret)
 {
-	const char *sql;
-	if (strcmp(table, "jobs") == 0)
-		sql = "SELECT count(*) FROM jobs WHERE status = ?";
-	else if (strcmp(table, "runs") == 0)
-		sql = "SELECT count(*) FROM runs WHERE status = ?";
-	else
-		return -EINVAL;
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int r = prepare(s, sql, &st);
 	if (r < 0)
@@ -1040,6 +1060,16 @@ int store_count(struct store *s, const char *table, const char *status, int64_t 
 		return sql_err(s, rc, "count");
 	*ret = sqlite3_column_int64(st, 0);
 	return 0;
+}
+
+int store_count_jobs(struct store *s, enum job_status status, int64_t *ret)
+{
+	return count_where(s, "SELECT count(*) FROM jobs WHERE status = ?", job_status_name(status), ret);
+}
+
+int store_count_runs(struct store *s, enum run_status status, int64_t *ret)
+{
+	return count_where(s, "SELECT count(*) FROM runs WHERE status = ?", run_status_name(status), ret);
 }
 
 int store_run_unavailable(struct store *s, int64_t run_id, const char *metric, const char *reason)

@@ -7,6 +7,52 @@
 
 #define STORE_SCHEMA_VERSION 9
 
+/* ---- statuses ----
+ * Each status the store records is an enum with one name table
+ * (store_status.c); the columns keep the words as TEXT. A word the table
+ * does not know, read from a database (a newer kab's, a hand edit), loads
+ * as X_STATUS_UNKNOWN: never ok, named "unknown", and the store refuses
+ * to write it back. parse: 0, or -EINVAL for an unknown word. */
+enum job_status {
+	JOB_STATUS_UNKNOWN = -1,
+	JOB_QUEUED, JOB_RUNNING, JOB_INTERRUPTED, JOB_DONE, JOB_FAILED, JOB_CANCELLED,
+	JOB_STATUS_N
+};
+enum step_status {
+	STEP_STATUS_UNKNOWN = -1,
+	STEP_PENDING, STEP_STARTED, STEP_FINISHED, STEP_ABORTED, STEP_SKIPPED, STEP_BOOT_FAILED,
+	STEP_STATUS_N
+};
+/* In the order the report counts them (kab report, its JSON, /metrics). */
+enum run_status {
+	RUN_STATUS_UNKNOWN = -1,
+	RUN_OK, RUN_FAILED, RUN_OOM_KILLED, RUN_OOM_CONTAMINATED, RUN_EXPECT_FAILED, RUN_TIMED_OUT, RUN_ABORTED,
+	RUN_SKIPPED, RUN_STARTED,
+	RUN_STATUS_N
+};
+enum boot_status {
+	BOOT_STATUS_UNKNOWN = -1,
+	BOOT_SWITCHING, BOOT_OK, BOOT_FAILED, BOOT_ABANDONED,
+	BOOT_STATUS_N
+};
+enum build_status {
+	BUILD_STATUS_UNKNOWN = -1,
+	BUILD_BUILDING, BUILD_OK, BUILD_FAILED,
+	BUILD_STATUS_N
+};
+const char *job_status_name(enum job_status v);
+int job_status_parse(const char *s, enum job_status *ret);
+const char *step_status_name(enum step_status v);
+int step_status_parse(const char *s, enum step_status *ret);
+const char *run_status_name(enum run_status v);
+int run_status_parse(const char *s, enum run_status *ret);
+const char *boot_status_name(enum boot_status v);
+int boot_status_parse(const char *s, enum boot_status *ret);
+const char *build_status_name(enum build_status v);
+int build_status_parse(const char *s, enum build_status *ret);
+/* done, failed or cancelled: a job that will not run again. */
+bool job_status_finished(enum job_status v);
+
 struct store;
 
 /* Opens (or creates, mode 0600, its -wal and -shm alike) the database. */
@@ -53,7 +99,7 @@ int store_job_create(struct store *s, const struct store_job_spec *j, int64_t *r
 struct store_step;
 int store_job_submit(struct store *s, const struct store_job_spec *j, const char *submitter, const struct store_step *steps, size_t n,
 		     int64_t *ret_id);
-int store_job_set_status(struct store *s, int64_t job_id, const char *status, const char *reason);
+int store_job_set_status(struct store *s, int64_t job_id, enum job_status status, const char *reason);
 
 /* The name of the job's directory under the state directory's jobs/
  * ("" when it has none); NULL clears it. */
@@ -63,7 +109,7 @@ int store_job_dir_set(struct store *s, int64_t job_id, const char *name);
 struct store_job {
 	int64_t id;
 	char name[128];
-	char status[16];
+	enum job_status status;
 	char reason[256];
 	char file[256];
 	char submitter[80];  /* "" when not recorded (kab run, older jobs) */
@@ -85,13 +131,14 @@ struct store_job_part {
 int store_job_variants(struct store *s, int64_t job_id, struct store_job_part **ret, size_t *ret_n);
 int store_job_workloads(struct store *s, int64_t job_id, struct store_job_part **ret, size_t *ret_n);
 void store_job_clear(struct store_job *j);
-/* Jobs whose status is one of the given (e.g. "running"). */
-int store_jobs_with_status(struct store *s, const char *status, int64_t **ret_ids, size_t *ret_n);
+/* Jobs with that status, oldest first. */
+int store_jobs_with_status(struct store *s, enum job_status status, int64_t **ret_ids, size_t *ret_n);
 
 /* Up to limit job ids below `before` (all when before <= 0), newest first. */
 int store_jobs_page(struct store *s, int64_t before, size_t limit, int64_t **ret_ids, size_t *ret_n);
-/* Rows of table "jobs" or "runs" with that status. */
-int store_count(struct store *s, const char *table, const char *status, int64_t *ret);
+/* How many jobs, or runs, have that status. */
+int store_count_jobs(struct store *s, enum job_status status, int64_t *ret);
+int store_count_runs(struct store *s, enum run_status status, int64_t *ret);
 /* Of a job's runs that were not aborted: how many finished and their
  * summed durations (s), and when the one still going started (0: none). */
 int store_job_run_times(struct store *s, int64_t job_id, size_t *ret_n, double *ret_sum, double *ret_current_started);
@@ -108,19 +155,19 @@ int store_last_run_metric(struct store *s, const char *name, int64_t *ret_run, d
 struct store_step {
 	int64_t id;
 	int seq, pair, variant, workload;
-	char status[16];   /* pending | started | finished | aborted | skipped | boot-failed */
+	enum step_status status;
 	int boot;          /* the plan's boot (jobs that boot kernels); -1: none */
 	int rep;           /* the run's index inside its boot */
 };
 int store_steps_create(struct store *s, int64_t job_id, const struct store_step *steps, size_t n);
 int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, size_t *ret_n);
-int store_step_set_status(struct store *s, int64_t step_id, const char *status);
+int store_step_set_status(struct store *s, int64_t step_id, enum step_status status);
 
 /* ---- runs ---- */
 struct store_run {
 	int64_t id, job_id, step_id;
 	int pair, variant, workload;
-	char status[24];    /* started | ok | failed | oom-killed | oom-contaminated | expect-failed | timed-out | aborted | skipped */
+	enum run_status status;
 	int exit_code;      /* -1: none */
 	int term_signal;    /* 0: none */
 	char reason[512];
@@ -164,7 +211,7 @@ struct store_series {
 };
 /* Writes the run's final status, metrics and series and marks the step,
  * in one transaction. step_status: finished, aborted, ... */
-int store_run_finish(struct store *s, const struct store_run *r, const char *step_status,
+int store_run_finish(struct store *s, const struct store_run *r, enum step_status step_status,
 		     const struct store_metric *metrics, size_t n_metrics, const struct store_series *series,
 		     size_t n_series);
 int store_runs_load(struct store *s, int64_t job_id, struct store_run **ret, size_t *ret_n);

@@ -54,12 +54,14 @@ int store_boot_prepared(struct store *s, int64_t id, double prep_s)
 
 int store_boot_finish(struct store *s, const struct store_boot *b)
 {
+	if (b->status < 0 || b->status >= BOOT_STATUS_N)
+		return -EINVAL;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(store_sqlite(s),
 			       "UPDATE boots SET status = ?, reason = ?, boot_id = ?, kernel_release = ?, booted_cmdline = ?,"
 			       " ready_at = ?, uptime_s = ?, kexec_s = ? WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
 		return store_db_err(s, "prepare");
-	store_bind_text(st, 1, or_null(b->status));
+	store_bind_text(st, 1, boot_status_name(b->status));
 	store_bind_text(st, 2, or_null(b->reason));
 	store_bind_text(st, 3, or_null(b->boot_id));
 	store_bind_text(st, 4, or_null(b->kernel_release));
@@ -95,7 +97,12 @@ int store_boots_load(struct store *s, int64_t job_id, struct store_boot **ret, s
 		b->variant = sqlite3_column_int(st, 3);
 		b->build_id = sqlite3_column_int64(st, 4);
 		store_col_text(st, 5, b->method, sizeof(b->method));
-		store_col_text(st, 6, b->status, sizeof(b->status));
+		char status[24];
+		store_col_text(st, 6, status, sizeof(status));
+		if (boot_status_parse(status, &b->status) < 0) {
+			store_status_unknown("boot", b->id, status);
+			b->status = BOOT_STATUS_UNKNOWN;
+		}
 		store_col_text(st, 7, b->reason, sizeof(b->reason));
 		store_col_text(st, 8, b->from_boot_id, sizeof(b->from_boot_id));
 		b->switch_at = sqlite3_column_double(st, 9);

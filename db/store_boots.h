@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "store.h"
+
 struct store;
 
 struct store_boot {
@@ -11,7 +13,7 @@ struct store_boot {
 	int slot;                /* the plan's boot */
 	int variant;
 	char method[8];          /* kexec | reboot */
-	char status[16];         /* switching | ok | failed */
+	enum boot_status status;
 	char reason[512];
 	char from_boot_id[64];   /* the boot the switch left */
 	double switch_at;        /* wall clock of the decision */

@@ -18,7 +18,12 @@ static void read_row(sqlite3_stmt *st, struct store_build *b)
 	*b = (struct store_build){ .id = sqlite3_column_int64(st, 0) };
 	b->created = sqlite3_column_double(st, 1);
 	b->finished = sqlite3_column_double(st, 2);
-	store_col_text(st, 3, b->status, sizeof(b->status));
+	char status[24];
+	store_col_text(st, 3, status, sizeof(status));
+	if (build_status_parse(status, &b->status) < 0) {
+		store_status_unknown("build", b->id, status);
+		b->status = BUILD_STATUS_UNKNOWN;
+	}
 	b->reason = store_col_dup(st, 4);
 	b->tree = store_col_dup(st, 5);
 	b->base_ref = store_col_dup(st, 6);
@@ -95,6 +100,8 @@ int store_build_begin(struct store *s, const struct store_build *b, int64_t *ret
 
 int store_build_finish(struct store *s, const struct store_build *b)
 {
+	if (b->status < 0 || b->status >= BUILD_STATUS_N)
+		return -EINVAL;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(store_sqlite(s),
 			       "UPDATE builds SET finished = ?, status = ?, reason = ?, duration_s = ?, warnings = ?,"
@@ -102,7 +109,7 @@ int store_build_finish(struct store *s, const struct store_build *b)
 			       " config_path = ?, modules = ?, log_path = ?, config_hash = ?, initrd = ? WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
 		return store_db_err(s, "prepare");
 	sqlite3_bind_double(st, 1, util_real_now());
-	store_bind_text(st, 2, b->status);
+	store_bind_text(st, 2, build_status_name(b->status));
 	store_bind_text(st, 3, b->reason);
 	sqlite3_bind_double(st, 4, b->duration_s);
 	sqlite3_bind_int64(st, 5, b->warnings);

@@ -3,13 +3,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "store.h"
+
 struct store;
 
 /* Text fields are malloc'd (NULL: none); store_build_clear frees them. */
 struct store_build {
 	int64_t id;
 	double created, finished;
-	char status[16];        /* building | ok | failed */
+	enum build_status status;
 	char *reason;           /* why it failed, with the log tail */
 	char *tree, *base_ref;
 	char base_sha[41];

@@ -9,3 +9,6 @@ int store_db_err(struct store *s, const char *what);          /* logs the connec
 void store_bind_text(sqlite3_stmt *st, int i, const char *v);   /* NULL binds NULL */
 void store_col_text(sqlite3_stmt *st, int i, char *buf, size_t len);  /* NULL reads "" */
 char *store_col_dup(sqlite3_stmt *st, int i);                   /* malloc'd; NULL for NULL */
+/* A status word this kab does not know, in row id of table: a warning,
+ * and the row loads with the status's UNKNOWN. */
+void store_status_unknown(const char *table, int64_t id, const char *word);

@@ -63,7 +63,7 @@ static struct series *series_for(struct gather *g, const char *metric)
 static void collect(void *ctx, const struct store_run *r, const char *metric, const char *unit, double value)
 {
 	struct gather *g = ctx;
-	if (r->workload != g->workload || strcmp(r->status, "ok") != 0 || r->pair < 0 ||
+	if (r->workload != g->workload || r->status != RUN_OK || r->pair < 0 ||
 	    (unsigned)r->pair >= g->pairs || r->variant < 0 || (size_t)r->variant >= g->j->n_variants ||
 	    !job_metric_is_primary(g->j, metric))
 		return;

@@ -18,9 +18,6 @@ _Static_assert(HTTPD_MAX_BODY == JOB_TEXT_MAX, "kabd takes a body as large as a 
 #define LIST_DEFAULT 50
 #define LIST_MAX 500
 
-/* Every state a job row can be in, for listing and counting. */
-static const char *const job_statuses[] = { "queued", "running", "interrupted", "done", "failed", "cancelled" };
-
 static void store_closep(struct store **s) { store_close(*s); }
 #define _cleanup_store_ _cleanup_(store_closep)
 
@@ -88,7 +85,7 @@ void api_jobs_list(struct api *a, const struct httpd_req *rq, struct httpd_resp 
 		sb_printf(&rs->body, "%s\n  {\"id\": %lld, \"name\": ", shown ? "," : "", (long long)sj.id);
 		json_str_sb(&rs->body, sj.name);
 		sb_puts(&rs->body, ", \"status\": ");
-		json_str_sb(&rs->body, sj.status);
+		json_str_sb(&rs->body, job_status_name(sj.status));
 		sb_puts(&rs->body, ", \"submitter\": ");
 		json_str_sb(&rs->body, sj.submitter[0] ? sj.submitter : NULL);
 		sb_puts(&rs->body, ", \"created\": ");
@@ -155,7 +152,7 @@ static bool job_timing(struct store *st, const struct store_job *sj, size_t left
 	double now = util_real_now();
 	double end = sj->finished > 0 ? sj->finished : now;
 	*ret_elapsed = sj->started > 0 ? end - sj->started : 0;
-	if (strcmp(sj->status, "running") != 0 || left == 0)
+	if (sj->status != JOB_RUNNING || left == 0)
 		return false;
 	size_t k;
 	double sum, cur_started;
@@ -188,7 +185,7 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 	sb_printf(b, "{\"id\": %lld, \"name\": ", (long long)sj.id);
 	json_str_sb(b, sj.name);
 	sb_puts(b, ", \"status\": ");
-	json_str_sb(b, sj.status);
+	json_str_sb(b, job_status_name(sj.status));
 	sb_puts(b, ", \"reason\": ");
 	json_str_sb(b, sj.reason[0] ? sj.reason : NULL);
 	sb_puts(b, ", \"file\": ");
@@ -234,7 +231,7 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 			sb_printf(b, ", \"build\": %lld, \"method\": ", (long long)x->build_id);
 			json_str_sb(b, x->method);
 			sb_puts(b, ", \"status\": ");
-			json_str_sb(b, x->status);
+			json_str_sb(b, boot_status_name(x->status));
 			sb_puts(b, ", \"reason\": ");
 			json_str_sb(b, x->reason[0] ? x->reason : NULL);
 			sb_puts(b, ", \"boot_id\": ");
@@ -255,12 +252,21 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 	size_t done = 0, skipped = 0;
 	const struct store_step *cur = NULL;
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(steps[i].status, "finished") == 0 || strcmp(steps[i].status, "aborted") == 0)
+		switch (steps[i].status) {
+		case STEP_FINISHED:
+		case STEP_ABORTED:
 			done++;
-		else if (strcmp(steps[i].status, "skipped") == 0 || strcmp(steps[i].status, "boot-failed") == 0)
+			break;
+		case STEP_SKIPPED:
+		case STEP_BOOT_FAILED:
 			skipped++;
-		else if (strcmp(steps[i].status, "started") == 0)
+			break;
+		case STEP_STARTED:
 			cur = &steps[i];
+			break;
+		default:  /* pending, or a status this kab does not know */
+			break;
+		}
 	}
 	sb_printf(b, ", \"progress\": {\"runs_done\": %zu, \"runs_skipped\": %zu, \"runs_total\": %zu, \"current\": ",
 		  done, skipped, n);
@@ -275,7 +281,7 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 	}
 	/* what the executor does between runs (building kernels) */
 	sb_puts(b, ", \"stage\": ");
-	json_str_sb(b, !cur && strcmp(sj.status, "running") == 0 && sj.reason[0] ? sj.reason : NULL);
+	json_str_sb(b, !cur && sj.status == JOB_RUNNING && sj.reason[0] ? sj.reason : NULL);
 	double elapsed, eta;
 	bool have_eta = job_timing(st, &sj, n - done - skipped, &elapsed, &eta);
 	sb_puts(b, ", \"elapsed_s\": ");
@@ -323,7 +329,7 @@ void api_job_runs(struct api *a, const struct httpd_req *rq, struct httpd_resp *
 		sb_puts(b, ", \"workload\": ");
 		json_str_sb(b, name_at(jn.workloads, nw, r->workload));
 		sb_puts(b, ", \"status\": ");
-		json_str_sb(b, r->status);
+		json_str_sb(b, run_status_name(r->status));
 		sb_puts(b, ", \"reason\": ");
 		json_str_sb(b, r->reason[0] ? r->reason : NULL);
 		sb_puts(b, ", \"exit_code\": ");
@@ -449,7 +455,7 @@ void api_job_report(struct api *a, const struct httpd_req *rq, struct httpd_resp
 	struct store_job sj;
 	bool done = false;
 	if (store_job_info(st, rq->id, &sj) == 0) {
-		done = strcmp(sj.status, "done") == 0;
+		done = sj.status == JOB_DONE;
 		store_job_clear(&sj);
 	}
 	if (done && report_cache_get(rq->id, ro.format, &buf, &len)) {
@@ -598,26 +604,26 @@ void api_metrics(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 		sb_printf(b, "kabd_executor_state{state=\"%s\"} %d\n", states[i], strcmp(state, states[i]) == 0);
 	sb_puts(b, "# HELP kabd_jobs Jobs by status.\n# TYPE kabd_jobs gauge\n");
 	int64_t queued = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(job_statuses); i++) {
+	for (int i = 0; i < JOB_STATUS_N; i++) {
 		int64_t n;
-		if (store_count(st, "jobs", job_statuses[i], &n) < 0) {
+		if (store_count_jobs(st, (enum job_status)i, &n) < 0) {
 			httpd_error(rs, 500, "cannot count jobs: %s", store_errmsg(st));
 			return;
 		}
-		sb_printf(b, "kabd_jobs{status=\"%s\"} %lld\n", job_statuses[i], (long long)n);
-		if (strcmp(job_statuses[i], "queued") == 0)
+		sb_printf(b, "kabd_jobs{status=\"%s\"} %lld\n", job_status_name((enum job_status)i), (long long)n);
+		if (i == JOB_QUEUED)
 			queued = n;
 	}
-	int64_t runs[REPORT_N_STATUS] = { 0 };
-	for (size_t k = 0; k < REPORT_N_STATUS; k++)
-		if (store_count(st, "runs", report_status_names[k], &runs[k]) < 0) {
+	int64_t runs[RUN_STATUS_N] = { 0 };
+	for (int k = 0; k < RUN_STATUS_N; k++)
+		if (store_count_runs(st, (enum run_status)k, &runs[k]) < 0) {
 			httpd_error(rs, 500, "cannot count runs: %s", store_errmsg(st));
 			return;
 		}
 	sb_printf(b, "# HELP kabd_queue_length Jobs waiting for the executor.\n# TYPE kabd_queue_length gauge\nkabd_queue_length %lld\n", (long long)queued);
 	sb_puts(b, "# HELP kabd_runs Runs by status.\n# TYPE kabd_runs gauge\n");
-	for (size_t s = 0; s < REPORT_N_STATUS; s++)
-		sb_printf(b, "kabd_runs{status=\"%s\"} %lld\n", report_status_names[s], (long long)runs[s]);
+	for (int s = 0; s < RUN_STATUS_N; s++)
+		sb_printf(b, "kabd_runs{status=\"%s\"} %lld\n", run_status_name((enum run_status)s), (long long)runs[s]);
 	/* the sampler's lateness in the newest finished run: a scrape after
 	 * each run shows whether serving (or anything else) disturbed it */
 	static const struct { const char *metric, *name, *help; double scale; } smp[] = {

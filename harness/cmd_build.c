@@ -137,7 +137,7 @@ int cmd_builds(int argc, char **argv)
 	}
 	printf("%-5s %-8s %-28s %8s %8s %-12s %s\n", "id", "status", "kernelrelease", "objects", "seconds", "base", "series");
 	for (size_t i = 0; i < n; i++)
-		printf("%-5lld %-8s %-28s %8lld %8.0f %-12.12s %s\n", (long long)v[i].id, v[i].status,
+		printf("%-5lld %-8s %-28s %8lld %8.0f %-12.12s %s\n", (long long)v[i].id, build_status_name(v[i].status),
 		       v[i].kernelrelease[0] ? v[i].kernelrelease : "-", (long long)v[i].objects, v[i].duration_s, v[i].base_sha,
 		       v[i].series ? v[i].series : "-");
 	store_builds_free(v, n);

@@ -1,6 +1,7 @@
 /* kab submit / status / cancel: the CLI as a client of kabd. */
 #include "client.h"
 #include "cmd.h"
+#include "store.h"
 #include "util.h"
 
 #include <errno.h>
@@ -74,12 +75,6 @@ static void print_error(const struct client_reply *r)
 		fprintf(stderr, "%s\n", r->body);
 }
 
-static bool finished(const char *status)
-{
-	return strcmp(status, "done") == 0 || strcmp(status, "failed") == 0 ||
-	       strcmp(status, "cancelled") == 0;
-}
-
 /* Polls the job until it finishes; one progress line (run i of n, the
  * variant and workload running, the server's ETA),
  * rewritten in place on a terminal. Exit code: 0 done, 1 otherwise. */
@@ -102,6 +97,10 @@ static int wait_job(const struct client *c, long long id)
 		}
 		long long done = 0, total = 0, skipped = 0;
 		client_json_field(r.body, "status", status, sizeof(status));
+		/* a word this kab does not know (a newer server's) is no end: poll on */
+		enum job_status js;
+		if (job_status_parse(status, &js) < 0)
+			js = JOB_STATUS_UNKNOWN;
 		if (client_json_field(r.body, "runs_done", buf, sizeof(buf)) == 0)
 			done = strtoll(buf, NULL, 10);
 		if (client_json_field(r.body, "runs_total", buf, sizeof(buf)) == 0)
@@ -129,11 +128,11 @@ static int wait_job(const struct client *c, long long id)
 		else if (done > done0 && left > 0)
 			snprintf(eta, sizeof(eta), ", ETA %.0f s", (util_mono_now() - t0) / (double)(done - done0) * (double)left);
 		fprintf(stderr, "%sjob %lld: %s, run %lld of %lld%s%s%s", tty ? "\r\033[K" : "", id, status,
-			done + (left > 0 && strcmp(status, "running") == 0), total - skipped, cur, eta, tty ? "" : "\n");
-		if (finished(status)) {
+			done + (left > 0 && js == JOB_RUNNING), total - skipped, cur, eta, tty ? "" : "\n");
+		if (job_status_finished(js)) {
 			if (tty)
 				fputc('\n', stderr);
-			return strcmp(status, "done") == 0 ? 0 : 1;
+			return js == JOB_DONE ? 0 : 1;
 		}
 		struct timespec ts = { 2, 0 };
 		nanosleep(&ts, NULL);

@@ -38,7 +38,7 @@ static void note_output_closed(struct store *st, const char *db, int64_t resumin
 {
 	int64_t *ids = NULL;
 	size_t n = 0;
-	if (store_jobs_with_status(st, "cancelled", &ids, &n) < 0)
+	if (store_jobs_with_status(st, JOB_CANCELLED, &ids, &n) < 0)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		struct store_job sj;
@@ -169,7 +169,7 @@ int cmd_run(int argc, char **argv)
 			goto out;
 		}
 		r = job_parse_string(sj.file, sj.text, &j, &d);
-		if (r < 0 || strcmp(sj.status, "done") == 0) {
+		if (r < 0 || sj.status == JOB_DONE) {
 			if (r < 0)
 				diags_print(&d, stderr);
 			else
@@ -179,7 +179,7 @@ int cmd_run(int argc, char **argv)
 			goto out;
 		}
 		char was[300];
-		snprintf(was, sizeof(was), "%s%s%s", sj.status, sj.reason[0] ? ": " : "", sj.reason);
+		snprintf(was, sizeof(was), "%s%s%s", job_status_name(sj.status), sj.reason[0] ? ": " : "", sj.reason);
 		store_job_clear(&sj);
 		exec_refuse_boots(j, &d);
 		if (d.n) {

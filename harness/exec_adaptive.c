@@ -16,7 +16,7 @@ void exec_adaptive_after_step(struct store *st, const struct job *j, int64_t job
 	const struct job_adaptive *a = &j->adaptive;
 	int w = steps[i].workload, p = steps[i].pair;
 	for (size_t k = i + 1; k < n; k++)
-		if (steps[k].workload == w && steps[k].pair == p && strcmp(steps[k].status, "pending") == 0)
+		if (steps[k].workload == w && steps[k].pair == p && steps[k].status == STEP_PENDING)
 			return; /* the pair is not complete yet */
 	unsigned done = (unsigned)p + 1;
 	if (a->step == 0 || done < a->min || (done - a->min) % a->step != 0 || done >= j->pairs)
@@ -37,8 +37,8 @@ void exec_adaptive_after_step(struct store *st, const struct job *j, int64_t job
 		 look, done, j->workloads[w].name, stop == STATS_STOP_DECIDED ? "decided" : "within its threshold");
 	store_steps_skip(st, job_id, w, (int)done);
 	for (size_t k = 0; k < n; k++)
-		if (steps[k].workload == w && steps[k].pair >= (int)done && strcmp(steps[k].status, "pending") == 0)
-			snprintf(steps[k].status, sizeof(steps[k].status), "skipped");
+		if (steps[k].workload == w && steps[k].pair >= (int)done && steps[k].status == STEP_PENDING)
+			steps[k].status = STEP_SKIPPED;
 }
 
 /* Workloads that ran all their pairs stopped on the budget. */

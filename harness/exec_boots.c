@@ -40,7 +40,7 @@ static void on_build_stage(void *ctx, const char *name, const char *stage)
 	p->last = now;
 	char msg[512];
 	snprintf(msg, sizeof(msg), "building the kernel of variant %s: %s", name, stage);
-	store_job_set_status(p->st, p->job_id, "running", msg);
+	store_job_set_status(p->st, p->job_id, JOB_RUNNING, msg);
 }
 
 void exec_boots_free(struct exec_boots *bc, size_t n)
@@ -102,10 +102,10 @@ static int boots_arrive(struct store *st, const struct job *j, int64_t job_id, c
 		return r;
 	bc->current = -1;
 	struct store_boot *last = n ? &v[n - 1] : NULL;
-	if (last && strcmp(last->status, "switching") == 0) {
+	if (last && last->status == BOOT_SWITCHING) {
 		if (strcmp(last->from_boot_id, boot_id) == 0) {
 			/* kab stopped between recording the switch and making it */
-			snprintf(last->status, sizeof(last->status), "abandoned");
+			last->status = BOOT_ABANDONED;
 			snprintf(last->reason, sizeof(last->reason), "the switch was not made: kab stopped before the kexec");
 		} else {
 			char release[128];
@@ -115,7 +115,7 @@ static int boots_arrive(struct store *st, const struct job *j, int64_t job_id, c
 			const struct store_build *b = &bc->b[last->variant];
 			bool ok = kexec_judge(last->build_id, b->kernelrelease, last->booted_cmdline, release, last->reason,
 					      sizeof(last->reason));
-			snprintf(last->status, sizeof(last->status), "%s", ok ? "ok" : "failed");
+			last->status = ok ? BOOT_OK : BOOT_FAILED;
 			last->ready_at = util_real_now();
 			last->uptime_s = uptime_s();
 			last->kexec_s = last->prep_s + last->uptime_s;
@@ -130,7 +130,7 @@ static int boots_arrive(struct store *st, const struct job *j, int64_t job_id, c
 			goto out;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(v[i].status, "ok") == 0 && strcmp(v[i].boot_id, boot_id) == 0)
+		if (v[i].status == BOOT_OK && strcmp(v[i].boot_id, boot_id) == 0)
 			bc->current = v[i].slot;
 out:
 	free(v);
@@ -160,7 +160,7 @@ static size_t failed_boots(struct store *st, int64_t job_id, int variant)
 	if (store_boots_load(st, job_id, &v, &n) < 0)
 		return 0;
 	for (size_t i = 0; i < n; i++)
-		k += v[i].variant == variant && strcmp(v[i].status, "failed") == 0;
+		k += v[i].variant == variant && v[i].status == BOOT_FAILED;
 	free(v);
 	return k;
 }
@@ -258,7 +258,7 @@ int exec_boots_switch(struct store *st, const struct job *j, int64_t job_id, con
 	}
 	if ((r = store_boot_begin(st, &b, &b.id)) < 0)
 		goto fail_early;
-	store_job_set_status(st, job_id, "running", msg);
+	store_job_set_status(st, job_id, JOB_RUNNING, msg);
 	log_info("%s%s", msg, failed ? " (after a failed boot)" : "");
 	/* the machine as it was before the job, in every boot */
 	exec_swap_teardown(st, sw);
@@ -284,13 +284,13 @@ int exec_boots_switch(struct store *st, const struct job *j, int64_t job_id, con
 		}
 	}
 	/* still here: the switch failed before leaving this boot */
-	snprintf(b.status, sizeof(b.status), "abandoned");
+	b.status = BOOT_ABANDONED;
 	snprintf(b.reason, sizeof(b.reason), "%.500s", err.buf ? err.buf : strerror(-r));
 	store_boot_finish(st, &b);
 fail_early:
 	log_error("cannot switch to variant %s: %s", var->name, err.buf ? err.buf : strerror(-r));
 	snprintf(msg, sizeof(msg), "cannot switch to variant %s: %.400s", var->name, err.buf ? err.buf : strerror(-r));
-	store_job_set_status(st, job_id, "failed", msg);
+	store_job_set_status(st, job_id, JOB_FAILED, msg);
 	sb_free(&err);
 	return r < 0 ? r : -EIO;
 }
@@ -324,7 +324,7 @@ int exec_builds(struct store *st, const struct job *j, int64_t job_id, int64_t *
 	struct kbuild_opts o = { .progress = on_build_stage, .progress_ctx = &bp, .variant_builds = builds };
 	struct strbuf err = { 0 };
 	if (job_has_builds(j))
-		store_job_set_status(st, job_id, "running", "building kernels");
+		store_job_set_status(st, job_id, JOB_RUNNING, "building kernels");
 	/* a build takes many minutes: a stop or a cancel ends it (the
 	 * compilers get SIGTERM) instead of waiting for it */
 	krun_set_cancel(exec_check_interrupted);

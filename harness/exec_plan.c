@@ -58,8 +58,8 @@ int exec_plan(const struct job *j, struct store_step **ret, size_t *ret_n)
 				for (size_t r = 0; r < reps; r++) {
 					size_t vi = boots ? outer : inner, w = boots ? inner : outer;
 					v[k] = (struct store_step){ .seq = (int)k, .pair = (int)p, .variant = perm[vi], .workload = (int)w,
-								    .boot = boots ? (int)(p * nv + vi) : -1, .rep = (int)r };
-					snprintf(v[k].status, sizeof(v[k].status), "pending");
+								    .boot = boots ? (int)(p * nv + vi) : -1, .rep = (int)r,
+								    .status = STEP_PENDING };
 					k++;
 				}
 	}

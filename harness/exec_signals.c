@@ -73,7 +73,7 @@ void exec_set_cancelled(struct store *st, int64_t job_id)
 	if (stop_why[0])
 		snprintf(reason, sizeof(reason), "%s; its finished runs are kept and kab run --resume %lld continues the job",
 			 stop_why, (long long)job_id);
-	store_job_set_status(st, job_id, "cancelled", reason);
+	store_job_set_status(st, job_id, JOB_CANCELLED, reason);
 }
 
 /* A run-time failure ends the job: err (or r's text) logged once and, after
@@ -84,7 +84,7 @@ void exec_job_failed_with(struct store *st, int64_t job_id, const char *prefix, 
 	log_error("%s", why);
 	char reason[768];
 	snprintf(reason, sizeof(reason), "%s%.700s", prefix, why);
-	store_job_set_status(st, job_id, "failed", reason);
+	store_job_set_status(st, job_id, JOB_FAILED, reason);
 }
 
 /* A set-up step failed: a stop that came meanwhile (a workload's prepare
@@ -95,6 +95,6 @@ int exec_failed_or_cancelled(struct store *st, int64_t job_id, int r, const char
 		exec_set_cancelled(st, job_id);
 		return -EINTR;
 	}
-	store_job_set_status(st, job_id, "failed", reason);
+	store_job_set_status(st, job_id, JOB_FAILED, reason);
 	return r;
 }

@@ -212,32 +212,32 @@ static void wait_workload(pid_t pid, const char *cg_path, double timeout_s, doub
 	}
 }
 
-static const char *decide_status(const struct run_outcome *o, uint64_t oom_kills, char *reason, size_t len)
+static enum run_status decide_status(const struct run_outcome *o, uint64_t oom_kills, char *reason, size_t len)
 {
 	if (o->aborted) {
 		snprintf(reason, len, "%s; not counted", exec_stop_why()[0] ? exec_stop_why() : "interrupted by a signal");
-		return "aborted";
+		return RUN_ABORTED;
 	}
 	if (o->exec_errno) {
 		snprintf(reason, len, "cannot execute the workload: %s", strerror(o->exec_errno));
-		return "failed";
+		return RUN_FAILED;
 	}
 	if (o->timed_out) {
 		snprintf(reason, len, "killed after the workload's timeout");
-		return "timed-out";
+		return RUN_TIMED_OUT;
 	}
 	bool ok = WIFEXITED(o->status) && WEXITSTATUS(o->status) == 0;
 	if (oom_kills > 0 && !ok) {
 		snprintf(reason, len, "memcg OOM killer killed %llu process(es)", (unsigned long long)oom_kills);
-		return "oom-killed";
+		return RUN_OOM_KILLED;
 	}
 	if (ok)
-		return "ok";
+		return RUN_OK;
 	if (WIFSIGNALED(o->status))
 		snprintf(reason, len, "killed by signal %d (%s)", WTERMSIG(o->status), strsignal(WTERMSIG(o->status)));
 	else
 		snprintf(reason, len, "exited with status %d", WEXITSTATUS(o->status));
-	return "failed";
+	return RUN_FAILED;
 }
 
 /* "exited with status 2" says little: add the last line the workload
@@ -506,13 +506,13 @@ done:
 
 /* The run's own metrics: what the workload reports, then its time and
  * rusage. A run whose results cannot be read has failed. */
-static void step_collect(struct step_ctx *c, const char *status)
+static void step_collect(struct step_ctx *c, enum run_status status)
 {
 	struct store_run *run = &c->run;
 	const struct run_outcome *o = &c->o;
 	int cr = c->ops->collect(&c->wctx, o->status, &c->m);
-	if (cr < 0 && strcmp(status, "ok") == 0) {
-		snprintf(run->status, sizeof(run->status), "failed");
+	if (cr < 0 && status == RUN_OK) {
+		run->status = RUN_FAILED;
 		snprintf(run->reason, sizeof(run->reason), "workload finished but its results could not be read: %s", strerror(-cr));
 	}
 	wl_metrics_add(&c->m, "time.wall_s", "s", o->wall_s);
@@ -542,9 +542,9 @@ static void step_sampler_metrics(struct step_ctx *c)
 static void step_log(const struct step_ctx *c)
 {
 	const struct store_run *run = &c->run;
-	log_info("  %s %s: %s%s%s (%.1f s)", c->var->name, c->wl->name, run->status, run->reason[0] ? ": " : "",
+	log_info("  %s %s: %s%s%s (%.1f s)", c->var->name, c->wl->name, run_status_name(run->status), run->reason[0] ? ": " : "",
 		 run->reason, c->o.wall_s);
-	if (strcmp(run->status, "ok") != 0 && strcmp(run->status, "aborted") != 0 && run->stderr_tail[0]) {
+	if (run->status != RUN_OK && run->status != RUN_ABORTED && run->stderr_tail[0]) {
 		const char *tail = run->stderr_tail;
 		size_t tl = strlen(tail);
 		if (tl > 400)
@@ -567,10 +567,10 @@ static int step_record(struct step_ctx *c)
 		cg_oom_kills(c->cg, &oom);
 		cg_peak(c->cg, &peak);
 	}
-	const char *status = decide_status(o, oom, run->reason, sizeof(run->reason));
+	enum run_status status = decide_status(o, oom, run->reason, sizeof(run->reason));
 	if (c->err[0] && !o->exited)
 		snprintf(run->reason, sizeof(run->reason), "%s", c->err);
-	snprintf(run->status, sizeof(run->status), "%s", status);
+	run->status = status;
 	if (o->exited && WIFEXITED(o->status))
 		run->exit_code = WEXITSTATUS(o->status);
 	if (o->exited && WIFSIGNALED(o->status))
@@ -583,17 +583,15 @@ static int step_record(struct step_ctx *c)
 		step_sampler_metrics(c);
 	/* a run that exited 0 counts only if its evidence agrees: no OOM
 	 * kills (unless tolerated), and the workload's expect met */
-	if (strcmp(run->status, "ok") == 0) {
-		const char *judged = expect_judge(wl->oom == JOB_OOM_TOLERATE, oom, wl->expect, wl->n_expect, c->var->name,
-						  metric_lookup, &c->m, run->reason, sizeof(run->reason));
-		snprintf(run->status, sizeof(run->status), "%s", judged);
-	}
+	if (run->status == RUN_OK)
+		run->status = expect_judge(wl->oom == JOB_OOM_TOLERATE, oom, wl->expect, wl->n_expect, c->var->name,
+					   metric_lookup, &c->m, run->reason, sizeof(run->reason));
 	read_tail(c->workdir, "stdout", run->stdout_tail, sizeof(run->stdout_tail));
 	read_tail(c->workdir, "stderr", run->stderr_tail, sizeof(run->stderr_tail));
-	if (strcmp(run->status, "failed") == 0 && strncmp(run->reason, "exited with status", 18) == 0)
+	if (run->status == RUN_FAILED && strncmp(run->reason, "exited with status", 18) == 0)
 		reason_add_stderr(run->reason, sizeof(run->reason), run->stderr_tail);
 	run->finished = util_real_now();
-	int r = store_run_finish(c->st, run, o->aborted ? "aborted" : "finished", c->m.v, c->m.n, c->ss.v, c->ss.n);
+	int r = store_run_finish(c->st, run, o->aborted ? STEP_ABORTED : STEP_FINISHED, c->m.v, c->m.n, c->ss.v, c->ss.n);
 	if (r >= 0 && c->fc_why[0])
 		for (size_t i = 0; i < wl->n_fcount; i++) {
 			char name[160];

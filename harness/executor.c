@@ -92,7 +92,7 @@ static int job_boots_begin(struct store *st, const struct job *j, int64_t job_id
 		char reason[768];
 		snprintf(reason, sizeof(reason), "%.700s", d.v[0].msg);
 		diags_free(&d);
-		store_job_set_status(st, job_id, "failed", reason);
+		store_job_set_status(st, job_id, JOB_FAILED, reason);
 		return -EINVAL;
 	}
 	if (!(*builds = calloc(j->n_variants, sizeof(**builds))))
@@ -105,7 +105,7 @@ static int job_boots_begin(struct store *st, const struct job *j, int64_t job_id
 		store_variant_builds_set(st, job_id, *builds, j->n_variants);
 	}
 	if ((r = exec_boots_start(st, j, job_id, boot_id, *builds, bc)) < 0) {
-		store_job_set_status(st, job_id, "failed", "the job's builds or boots could not be read from the database");
+		store_job_set_status(st, job_id, JOB_FAILED, "the job's builds or boots could not be read from the database");
 		return r;
 	}
 	return 0;
@@ -127,7 +127,7 @@ static int job_preflight(struct store *st, const struct job *j, int64_t job_id, 
 	if (d.n) {
 		diags_print(&d, stderr);
 		diags_free(&d);
-		store_job_set_status(st, job_id, "failed", "preflight: a knob or limit cannot be applied on this machine");
+		store_job_set_status(st, job_id, JOB_FAILED, "preflight: a knob or limit cannot be applied on this machine");
 		return -EINVAL;
 	}
 	return 0;
@@ -140,10 +140,10 @@ static size_t steps_resume(struct store_step *steps, size_t n)
 {
 	size_t done = 0;
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(steps[i].status, "aborted") == 0)
-			snprintf(steps[i].status, sizeof(steps[i].status), "pending");
+		if (steps[i].status == STEP_ABORTED)
+			steps[i].status = STEP_PENDING;
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(steps[i].status, "pending") != 0)
+		if (steps[i].status != STEP_PENDING)
 			done++;
 	return done;
 }
@@ -175,13 +175,13 @@ static int job_switch(struct job_loop *jl, size_t i)
 	if (r == 1) { /* the variant is boot-failed: its steps are marked */
 		jl->boot_failed = true;
 		for (size_t k = i; k < jl->n; k++)
-			if (steps[k].variant == steps[i].variant && strcmp(steps[k].status, "pending") == 0)
-				snprintf(steps[k].status, sizeof(steps[k].status), "boot-failed");
+			if (steps[k].variant == steps[i].variant && steps[k].status == STEP_PENDING)
+				steps[k].status = STEP_BOOT_FAILED;
 		if (j->on_boot_failure == JOB_BOOTFAIL_ABORT) {
 			char msg[256];
 			snprintf(msg, sizeof(msg), "variant %s is boot-failed (its kernel did not come up in %u attempts); on_boot_failure = abort",
 				 j->variants[steps[i].variant].name, j->boot_attempts);
-			store_job_set_status(jl->st, jl->job_id, "failed", msg);
+			store_job_set_status(jl->st, jl->job_id, JOB_FAILED, msg);
 			workloads_finish(j, jl->job_id, jl->jd);
 			jl->ended = true;
 			return -ECANCELED;
@@ -210,7 +210,7 @@ static int job_run_steps(struct job_loop *jl)
 	double job_t0 = util_mono_now();
 	int r;
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(steps[i].status, "pending") != 0)
+		if (steps[i].status != STEP_PENDING)
 			continue;
 		if (exec_check_interrupted())
 			return -EINTR;
@@ -241,7 +241,7 @@ static int job_run_steps(struct job_loop *jl)
 		if (r == -EINTR || exec_interrupted())
 			return -EINTR;
 		if (r < 0) {
-			store_job_set_status(st, jl->job_id, "failed", "a run could not be set up; see the log");
+			store_job_set_status(st, jl->job_id, JOB_FAILED, "a run could not be set up; see the log");
 			workloads_finish(j, jl->job_id, jl->jd);
 			jl->ended = true;
 			return r;
@@ -258,12 +258,12 @@ static void job_end(struct job_loop *jl, int r)
 {
 	struct store *st = jl->st;
 	if (r == -EINTR && jl->rebooting) {
-		store_job_set_status(st, jl->job_id, "interrupted", "rebooting into the next boot's kernel; kabd resumes the job after the boot");
+		store_job_set_status(st, jl->job_id, JOB_INTERRUPTED, "rebooting into the next boot's kernel; kabd resumes the job after the boot");
 	} else if (r == -EINTR) {
 		exec_set_cancelled(st, jl->job_id);
 	} else {
 		exec_adaptive_finish(st, jl->j, jl->job_id);
-		store_job_set_status(st, jl->job_id, "done", jl->boot_failed ? "finished without a variant whose kernel did not come up (boot-failed)" : NULL);
+		store_job_set_status(st, jl->job_id, JOB_DONE, jl->boot_failed ? "finished without a variant whose kernel did not come up (boot-failed)" : NULL);
 		workloads_finish(jl->j, jl->job_id, jl->jd);
 	}
 }
@@ -295,7 +295,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 		sb_free(&derr);
 		goto out;
 	}
-	store_job_set_status(st, job_id, "running", NULL);
+	store_job_set_status(st, job_id, JOB_RUNNING, NULL);
 	if ((r = workloads_prepare(j, job_id, &jd)) < 0) {
 		r = exec_failed_or_cancelled(st, job_id, r, "a workload could not be prepared; see the log");
 		if (r != -EINTR) /* a cancelled job may resume: keep what was prepared */

@@ -217,18 +217,18 @@ size_t expect_check(const struct job_expect *v, size_t n, const char *variant, e
 	return failed;
 }
 
-const char *expect_judge(bool tolerate_oom, uint64_t oom_kills, const struct job_expect *v, size_t n,
+enum run_status expect_judge(bool tolerate_oom, uint64_t oom_kills, const struct job_expect *v, size_t n,
 			 const char *variant, expect_lookup_fn lookup, void *ctx, char *reason, size_t len)
 {
 	if (oom_kills > 0 && !tolerate_oom) {
 		snprintf(reason, len, "memcg OOM killer killed %llu process(es) during the run; oom = tolerate counts such runs",
 			 (unsigned long long)oom_kills);
-		return EXPECT_STATUS_OOM;
+		return RUN_OOM_CONTAMINATED;
 	}
 	char why[512];
 	if (expect_check(v, n, variant, lookup, ctx, why, sizeof(why)) > 0) {
 		snprintf(reason, len, "%s", why);
-		return EXPECT_STATUS_FAILED;
+		return RUN_EXPECT_FAILED;
 	}
-	return "ok";
+	return RUN_OK;
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "store.h"
+
 enum expect_op { EXPECT_GT, EXPECT_GE, EXPECT_LT, EXPECT_LE, EXPECT_EQ, EXPECT_NE };
 #define EXPECT_OPS "> >= < <= == !="
 
@@ -43,15 +45,10 @@ bool expect_applies(const struct job_expect *e, const char *variant);
 size_t expect_check(const struct job_expect *v, size_t n, const char *variant, expect_lookup_fn lookup, void *ctx,
 		    char *reason, size_t len);
 
-/* Run statuses decided from a run's evidence (report_status_names has
- * them): the memcg OOM killer fired during a run that exited 0, and a run
- * whose metrics missed the workload's expect. */
-#define EXPECT_STATUS_OOM "oom-contaminated"
-#define EXPECT_STATUS_FAILED "expect-failed"
-
-/* The status of a run that exited 0, from its evidence: "ok", or one of
- * the above with reason set. OOM kills decide first (unless tolerated):
+/* The status of a run that exited 0, from its evidence: RUN_OK, or with
+ * reason set RUN_OOM_CONTAMINATED (the memcg OOM killer fired during it)
+ * or RUN_EXPECT_FAILED (its metrics missed the workload's expect). OOM kills decide first (unless tolerated):
  * a run whose workers were killed and restarted says nothing about its
  * variant, whatever else it shows. */
-const char *expect_judge(bool tolerate_oom, uint64_t oom_kills, const struct job_expect *v, size_t n,
+enum run_status expect_judge(bool tolerate_oom, uint64_t oom_kills, const struct job_expect *v, size_t n,
 			 const char *variant, expect_lookup_fn lookup, void *ctx, char *reason, size_t len);

@@ -29,16 +29,11 @@ struct queue {
 	int64_t cancel_req;  /* the running job a client cancelled */
 };
 
-static bool job_finished(const char *status)
-{
-	return strcmp(status, "done") == 0 || strcmp(status, "failed") == 0 || strcmp(status, "cancelled") == 0;
-}
-
 /* The next job: one left running or interrupted by an earlier kabd first,
  * then the oldest queued one. 0: none. */
 static int64_t next_job(struct store *st)
 {
-	static const char *const order[] = { "running", "interrupted", "queued" };
+	static const enum job_status order[] = { JOB_RUNNING, JOB_INTERRUPTED, JOB_QUEUED };
 	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
 		int64_t *ids = NULL;
 		size_t n = 0;
@@ -84,7 +79,7 @@ static void run_one(struct queue *q, int64_t id)
 	}
 	if (job_parse_string(sj.file, sj.text, &j, &d) < 0) {
 		diags_print(&d, stderr);
-		store_job_set_status(q->st, id, "failed", "the job file no longer passes its checks on this machine");
+		store_job_set_status(q->st, id, JOB_FAILED, "the job file no longer passes its checks on this machine");
 		goto out;
 	}
 	pthread_mutex_lock(&q->mu);
@@ -92,7 +87,7 @@ static void run_one(struct queue *q, int64_t id)
 	struct store_job now;
 	bool go = false;
 	if (!q->stopping && store_job_get(q->st, id, &now) == 0) {
-		go = !job_finished(now.status);
+		go = !job_status_finished(now.status);
 		store_job_clear(&now);
 	}
 	if (go)
@@ -109,10 +104,10 @@ static void run_one(struct queue *q, int64_t id)
 	bool cancelled = q->cancel_req == id, stopping = q->stopping;
 	pthread_mutex_unlock(&q->mu);
 	if (r == -EINTR && cancelled) {
-		store_job_set_status(q->st, id, "cancelled", "cancelled over the API");
+		store_job_set_status(q->st, id, JOB_CANCELLED, "cancelled over the API");
 	} else if (r == -EINTR) {
 		/* not a cancel: kabd is stopping; the job resumes at the next start */
-		store_job_set_status(q->st, id, "interrupted", "kabd stopped; the job resumes when it starts again");
+		store_job_set_status(q->st, id, JOB_INTERRUPTED, "kabd stopped; the job resumes when it starts again");
 		if (!stopping) {
 			pthread_mutex_lock(&q->mu);
 			q->stopping = true;
@@ -121,8 +116,8 @@ static void run_one(struct queue *q, int64_t id)
 		}
 	} else if (r < 0 && store_job_get(q->st, id, &now) == 0) {
 		/* never pick it again; keep the reason exec_job gave */
-		if (!job_finished(now.status))
-			store_job_set_status(q->st, id, "failed", "the executor could not run it; see kabd's log");
+		if (!job_status_finished(now.status))
+			store_job_set_status(q->st, id, JOB_FAILED, "the executor could not run it; see kabd's log");
 		store_job_clear(&now);
 	}
 	drain_signals(q);
@@ -247,12 +242,12 @@ int queue_cancel(struct queue *q, struct store *st, int64_t job_id, char *ret_st
 		q->cancel_req = job_id;
 		pthread_kill(q->thread, SIGTERM);
 		r = 1;
-	} else if (job_finished(sj.status)) {
-		snprintf(ret_status, len, "%s", sj.status);
+	} else if (job_status_finished(sj.status)) {
+		snprintf(ret_status, len, "%s", job_status_name(sj.status));
 		r = -EALREADY;
 	} else {
 		/* queued, or interrupted and waiting to resume */
-		r = store_job_set_status(st, job_id, "cancelled", "cancelled over the API");
+		r = store_job_set_status(st, job_id, JOB_CANCELLED, "cancelled over the API");
 	}
 	store_job_clear(&sj);
 out:

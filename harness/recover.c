@@ -123,13 +123,13 @@ int exec_recover(struct store *st)
 		return r;
 	for (size_t i = 0; i < nr; i++) {
 		struct store_run *x = &runs[i];
-		snprintf(x->status, sizeof(x->status), "aborted");
+		x->status = RUN_ABORTED;
 		snprintf(x->reason, sizeof(x->reason), "%s",
 			 strcmp(x->boot_id, boot_id) == 0 ? "kab was killed during this run; not counted"
 							   : "the machine rebooted during this run; not counted");
 		x->finished = util_real_now();
 		x->exit_code = -1;
-		if (store_run_finish(st, x, "pending", NULL, 0, NULL, 0) < 0)
+		if (store_run_finish(st, x, STEP_PENDING, NULL, 0, NULL, 0) < 0)
 			ret = -EIO;
 		else
 			log_info("run %lld of job %lld marked aborted: %s", (long long)x->id, (long long)x->job_id, x->reason);
@@ -137,9 +137,9 @@ int exec_recover(struct store *st)
 	free(runs);
 	int64_t *ids;
 	size_t nj;
-	if (store_jobs_with_status(st, "running", &ids, &nj) == 0) {
+	if (store_jobs_with_status(st, JOB_RUNNING, &ids, &nj) == 0) {
 		for (size_t i = 0; i < nj; i++)
-			store_job_set_status(st, ids[i], "interrupted", "kab stopped before the job finished; resume with kab run --resume ID");
+			store_job_set_status(st, ids[i], JOB_INTERRUPTED, "kab stopped before the job finished; resume with kab run --resume ID");
 		free(ids);
 	}
 	return ret;

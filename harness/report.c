@@ -14,10 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const report_status_names[REPORT_N_STATUS] = {
-	"ok", "failed", "oom-killed", "oom-contaminated", "expect-failed", "timed-out", "aborted", "skipped", "started",
-};
-
 int report_new(const char *title, char *const *variants, size_t n_variants, struct report **ret)
 {
 	struct report *r = calloc(1, sizeof(*r));
@@ -95,7 +91,7 @@ int report_add_workload(struct report *r, const char *name, size_t pairs, struct
 	snprintf(w->stop_reason, sizeof(w->stop_reason), "budget");
 	snprintf(w->budget, sizeof(w->budget), "%zu", pairs);
 	w->name = strdup(name);
-	w->runs = calloc(r->n_variants * REPORT_N_STATUS + 1, sizeof(size_t));
+	w->runs = calloc(r->n_variants * RUN_STATUS_N + 1, sizeof(size_t));
 	if (!w->name || !w->runs) {
 		free(w->name);
 		free(w->runs);
@@ -218,17 +214,9 @@ const char *report_oom_tolerated(const struct report *r, const struct report_wor
 {
 	size_t counted = 0;
 	for (size_t v = 0; v < r->n_variants; v++)
-		counted += w->runs ? w->runs[v * REPORT_N_STATUS] : 0;
+		counted += w->runs ? w->runs[v * RUN_STATUS_N + RUN_OK] : 0;
 	snprintf(buf, len, "oom = tolerate: %zu of %zu counted runs had memcg OOM kills", w->oom_counted, counted);
 	return buf;
-}
-
-int report_status_index(const char *status)
-{
-	for (size_t s = 0; s < REPORT_N_STATUS; s++)
-		if (strcmp(status, report_status_names[s]) == 0)
-			return (int)s;
-	return -1;
 }
 
 static bool is_change(enum stats_verdict v)

@@ -11,6 +11,7 @@
 
 #include "metrics.h"
 #include "stats.h"
+#include "store.h"
 
 struct store;
 struct job;
@@ -21,10 +22,6 @@ struct report_opts {
 	enum report_format format;
 	bool ascii;  /* the ASCII fallback even in a UTF-8 locale */
 };
-
-/* Run states as the store records them, in the order reports count them. */
-#define REPORT_N_STATUS 9
-extern const char *const report_status_names[REPORT_N_STATUS];
 
 struct report_metric {
 	char *name;
@@ -70,7 +67,7 @@ struct report_workload {
 	size_t n_metrics, cap_metrics;
 	bool have_header;          /* stored jobs */
 	struct report_header h;
-	size_t *runs;              /* [v * REPORT_N_STATUS + status]: run counts (stored jobs) */
+	size_t *runs;              /* [v * RUN_STATUS_N + status]: run counts (stored jobs) */
 	bool oom_tolerate;         /* the workload's oom = tolerate: runs with memcg OOM kills count */
 	size_t oom_counted;        /* ok runs (counted) during which the memcg OOM killer fired */
 };
@@ -86,7 +83,7 @@ struct report_kernel {
 	int64_t build_id;          /* 0: none recorded for the variant */
 	bool found;                /* the build is in the builds table */
 	char kind[8];              /* build (kab built it) | image (a registered image file) */
-	char status[16];           /* the build's: ok | failed | building */
+	enum build_status status;  /* the build's, when found */
 	char kernelrelease[128];
 	char *tree, *base_ref;     /* NULL for an image */
 	char base_sha[41];
@@ -102,7 +99,7 @@ struct report_boot_run {
 	int64_t id;
 	size_t workload;           /* SIZE_MAX: none */
 	int pair;
-	char status[24];
+	enum run_status status;
 	char kernel_release[128];  /* as the run recorded it */
 	bool wrong;                /* not on its variant's kernel or boot: r->kernel_warnings says how */
 };
@@ -122,7 +119,7 @@ struct report {
 	int64_t job_id;            /* 0: from a CSV file */
 	char *title;               /* the job's name, or the CSV file's stem */
 	char *source;              /* the CSV file; NULL for a stored job */
-	char job_status[16];
+	enum job_status job_status;  /* stored jobs */
 	char job_reason[256];
 	char order[16];            /* "abba", ...; "" when unknown */
 	struct job *job;           /* stored jobs: metric settings, primary metrics */
@@ -162,8 +159,6 @@ int report_add_note(struct report *r, const char *fmt, ...) __attribute__((forma
 int report_add_warning(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "oom = tolerate: 5 of 12 counted runs had memcg OOM kills" into buf. */
 const char *report_oom_tolerated(const struct report *r, const struct report_workload *w, char *buf, size_t len);
-/* The index of a run status in report_status_names; -1: none of them. */
-int report_status_index(const char *status);
 
 /* Descriptive statistics, comparisons, q-values and verdicts. Metrics
  * whose decimals are < 0 get them from their values. */

@@ -49,16 +49,16 @@ static int add_boots(struct store *st, struct report *rep, const struct store_bo
 			if ((size_t)v[i].variant != vi)
 				continue;
 			build = v[i].build_id;
-			if (strcmp(v[i].status, "ok") == 0) {
+			if (v[i].status == BOOT_OK) {
 				ok++;
 				snprintf(release, sizeof(release), "%s", v[i].kernel_release);
 				if (v[i].ready_at > 0)
 					t[nt++] = v[i].kexec_s;
 			}
-			failed += strcmp(v[i].status, "failed") == 0;
+			failed += v[i].status == BOOT_FAILED;
 		}
 		for (size_t i = 0; i < n_steps; i++)
-			bf += (size_t)steps[i].variant == vi && strcmp(steps[i].status, "boot-failed") == 0;
+			bf += (size_t)steps[i].variant == vi && steps[i].status == STEP_BOOT_FAILED;
 		if (!release[0] && build > 0) {
 			struct store_build b = { 0 };
 			if (store_build_get(st, build, &b) == 0)
@@ -77,12 +77,12 @@ static int add_boots(struct store *st, struct report *rep, const struct store_bo
 		r = add_boot_line(rep, line);
 	}
 	for (size_t i = 0; i < n && r == 0; i++) {
-		if (strcmp(v[i].status, "failed") != 0 && strcmp(v[i].status, "abandoned") != 0)
+		if (v[i].status != BOOT_FAILED && v[i].status != BOOT_ABANDONED)
 			continue;
 		char *line = NULL;
 		if (asprintf(&line, "boot %d of the plan (%s, build %lld) %s: %s", v[i].slot + 1,
 			     (size_t)v[i].variant < rep->n_variants ? rep->variants[v[i].variant] : "?", (long long)v[i].build_id,
-			     v[i].status, v[i].reason) < 0)
+			     boot_status_name(v[i].status), v[i].reason) < 0)
 			line = NULL;
 		r = add_boot_line(rep, line);
 	}
@@ -141,7 +141,7 @@ static int kernel_fill(struct store *st, int64_t id, struct report_kernel *k)
 		return r;
 	k->found = true;
 	snprintf(k->kind, sizeof(k->kind), "%s", b.kind[0] ? b.kind : "build");
-	snprintf(k->status, sizeof(k->status), "%s", b.status);
+	k->status = b.status;
 	snprintf(k->kernelrelease, sizeof(k->kernelrelease), "%s", b.kernelrelease);
 	snprintf(k->base_sha, sizeof(k->base_sha), "%s", b.base_sha);
 	k->tree = take(&b.tree);
@@ -171,8 +171,8 @@ static int load_kernels(struct store *st, struct report *rep, const struct store
 				continue;
 			if (ids[v] <= 0)
 				ids[v] = boots[i].build_id;
-			k->boots += strcmp(boots[i].status, "ok") == 0;
-			k->failed_boots += strcmp(boots[i].status, "failed") == 0;
+			k->boots += boots[i].status == BOOT_OK;
+			k->failed_boots += boots[i].status == BOOT_FAILED;
 		}
 		if (ids[v] > 0)
 			r = kernel_fill(st, ids[v], k);
@@ -371,7 +371,7 @@ static void recorded_boots(struct join *j)
 	for (size_t i = 0; i < j->nb && j->err == 0; i++) {
 		const struct store_boot *b = &j->boots[i];
 		/* a boot that did not come up but held runs (it must not) is listed too */
-		bool used = strcmp(b->status, "ok") == 0;
+		bool used = b->status == BOOT_OK;
 		for (size_t k = 0; k < j->nr && !used; k++)
 			used = b->boot_id[0] && find_row(j, j->runs[k].boot_id) == (long)i;
 		if (used && b->variant >= 0 && (size_t)b->variant < j->rep->n_variants)
@@ -383,7 +383,7 @@ static void recorded_boots(struct join *j)
 static void check_boot(struct join *j, const struct store_boot *b)
 {
 	const struct report_kernel *k = &j->rep->kernels[b->variant];
-	if (strcmp(b->status, "ok") == 0 && k->build_id > 0 && b->build_id != k->build_id)
+	if (b->status == BOOT_OK && k->build_id > 0 && b->build_id != k->build_id)
 		warn(j, "boot %d of the plan (variant %s) booted build %lld, not the variant's build %lld", b->slot + 1,
 		     j->rep->variants[b->variant], (long long)b->build_id, (long long)k->build_id);
 }
@@ -409,9 +409,9 @@ static bool check_run_boot(struct join *j, const struct store_run *run, const st
 		     vname, on, b->slot + 1, j->rep->variants[b->variant]);
 		wrong = true;
 	}
-	if (strcmp(b->status, "ok") != 0) {
+	if (b->status != BOOT_OK) {
 		warn(j, "run %lld of variant %s ran in boot %d of the plan, which is recorded %s", (long long)run->id, vname,
-		     b->slot + 1, b->status);
+		     b->slot + 1, boot_status_name(b->status));
 		wrong = true;
 	}
 	const struct store_step *step = find_step(j, run->step_id);
@@ -458,7 +458,7 @@ static void run_add(struct join *j, struct report_boot *b, const struct store_ru
 	struct report_boot_run *x = &nr[b->n_runs++];
 	*x = (struct report_boot_run){ .id = run->id, .workload = run->workload >= 0 ? (size_t)run->workload : SIZE_MAX,
 				       .pair = run->pair, .wrong = wrong };
-	snprintf(x->status, sizeof(x->status), "%s", run->status);
+	x->status = run->status;
 	snprintf(x->kernel_release, sizeof(x->kernel_release), "%s", run->kernel_release);
 }
 

@@ -86,8 +86,8 @@ static void run_counts(FILE *out, const struct report *r, const struct report_wo
 		fputs(v ? ", " : "", out);
 		key(out, r->variants[v]);
 		fputs("{", out);
-		for (size_t s = 0; s < REPORT_N_STATUS; s++)
-			knum(out, report_status_names[s], (double)w->runs[v * REPORT_N_STATUS + s], s + 1 < REPORT_N_STATUS);
+		for (size_t s = 0; s < RUN_STATUS_N; s++)
+			knum(out, run_status_name((enum run_status)s), (double)w->runs[v * RUN_STATUS_N + s], s + 1 < RUN_STATUS_N);
 		fputs("}", out);
 	}
 	fputs("}", out);
@@ -115,7 +115,7 @@ static void build_obj(FILE *out, const struct report_kernel *k)
 	key(out, "found");
 	fputs(k->found ? "true, " : "false, ", out);
 	kstr_or_null(out, "kind", k->kind, true);
-	kstr_or_null(out, "status", k->status, true);
+	kstr_or_null(out, "status", k->found ? build_status_name(k->status) : NULL, true);
 	kstr_or_null(out, "kernelrelease", k->kernelrelease, true);
 	kstr_or_null(out, "tree", k->tree, true);
 	kstr_or_null(out, "base_ref", k->base_ref, true);
@@ -157,7 +157,7 @@ static void boot_run_obj(FILE *out, const struct report *r, const struct report_
 	knum(out, "id", (double)x->id, true);
 	kstr(out, "workload", x->workload < r->n_workloads ? r->w[x->workload].name : NULL, true);
 	knum(out, "pair", x->pair + 1, true);
-	kstr(out, "status", x->status, true);
+	kstr(out, "status", run_status_name(x->status), true);
 	kstr(out, "kernel_release", x->kernel_release, true);
 	key(out, "wrong_kernel");
 	fputs(x->wrong ? "true}" : "false}", out);
@@ -272,7 +272,7 @@ int report_render_json(const struct report *r, FILE *out)
 	fputs(",\n  \"job\": {", out);
 	knum(out, "id", r->job_id ? (double)r->job_id : NAN, true);
 	kstr(out, "name", r->title, true);
-	kstr(out, "status", r->job_id ? r->job_status : NULL, true);
+	kstr(out, "status", r->job_id ? job_status_name(r->job_status) : NULL, true);
 	kstr(out, "order", r->order[0] ? r->order : NULL, true);
 	kstr(out, "source", r->source, false);
 	fputs("},\n  \"variants\": [", out);

@@ -81,7 +81,7 @@ static void collect(void *ctx, const struct store_run *run, const char *metric, 
 {
 	struct loader *l = ctx;
 	struct report *r = l->r;
-	if (l->err < 0 || strcmp(run->status, "ok") != 0 || run->workload < 0 || (size_t)run->workload >= r->n_workloads ||
+	if (l->err < 0 || run->status != RUN_OK || run->workload < 0 || (size_t)run->workload >= r->n_workloads ||
 	    run->variant < 0 || (size_t)run->variant >= r->n_variants || run->pair < 0)
 		return;
 	struct report_workload *w = &r->w[run->workload];
@@ -342,13 +342,12 @@ out:
  * before reading the table. */
 static int oom_warnings(struct report *rep)
 {
-	int oom = report_status_index(EXPECT_STATUS_OOM);
 	for (size_t wi = 0; wi < rep->n_workloads; wi++) {
 		const struct report_workload *w = &rep->w[wi];
 		for (size_t v = 0; w->runs && v < rep->n_variants; v++) {
-			size_t total = 0, hit = w->runs[v * REPORT_N_STATUS + (size_t)oom];
-			for (size_t s = 0; s < REPORT_N_STATUS; s++)
-				total += w->runs[v * REPORT_N_STATUS + s];
+			size_t total = 0, hit = w->runs[v * RUN_STATUS_N + RUN_OOM_CONTAMINATED];
+			for (size_t s = 0; s < RUN_STATUS_N; s++)
+				total += w->runs[v * RUN_STATUS_N + s];
 			if (hit == 0 || 3 * hit <= total)
 				continue;
 			int e = report_add_warning(rep, "WARNING: workload %s: %zu of %zu runs of %s had memcg OOM kills and are not "
@@ -374,14 +373,14 @@ static void fill_header(const struct job *j, size_t wi, const struct store_run *
 			continue;
 		if (!first)
 			first = &runs[i];
-		if (strcmp(runs[i].status, "ok") == 0) {
+		if (runs[i].status == RUN_OK) {
 			dur += runs[i].finished - runs[i].started;
 			ok++;
 		}
-		for (size_t s = 0; s < REPORT_N_STATUS; s++)
-			if (runs[i].variant >= 0 && (size_t)runs[i].variant < n_variants &&
-			    strcmp(runs[i].status, report_status_names[s]) == 0)
-				w->runs[(size_t)runs[i].variant * REPORT_N_STATUS + s]++;
+		/* a status this kab does not know is counted under none */
+		if (runs[i].variant >= 0 && (size_t)runs[i].variant < n_variants && runs[i].status >= 0 &&
+		    runs[i].status < RUN_STATUS_N)
+			w->runs[(size_t)runs[i].variant * RUN_STATUS_N + (size_t)runs[i].status]++;
 	}
 	w->oom_tolerate = wl->oom == JOB_OOM_TOLERATE;
 	snprintf(h->type, sizeof(h->type), "%s", wl->type);
@@ -408,7 +407,7 @@ static void fill_header(const struct job *j, size_t wi, const struct store_run *
 	fill_differs(j, wi, runs, nr, h, n_variants);
 }
 
-static void progress(struct store *st, int64_t job_id, size_t wi, const struct job *j, const char *job_status,
+static void progress(struct store *st, int64_t job_id, size_t wi, const struct job *j, enum job_status job_status,
 		     struct report_workload *w)
 {
 	int looks, done;
@@ -424,7 +423,7 @@ static void progress(struct store *st, int64_t job_id, size_t wi, const struct j
 		return;
 	}
 	w->looks = 1;
-	snprintf(w->stop_reason, sizeof(w->stop_reason), "%s", strcmp(job_status, "done") == 0 ? "budget" : job_status);
+	snprintf(w->stop_reason, sizeof(w->stop_reason), "%s", job_status == JOB_DONE ? "budget" : job_status_name(job_status));
 }
 
 int report_load(struct store *st, int64_t job_id, struct report **ret)
@@ -462,7 +461,7 @@ int report_load(struct store *st, int64_t job_id, struct report **ret)
 	rep->job = j;
 	j = NULL;
 	rep->job_id = job_id;
-	snprintf(rep->job_status, sizeof(rep->job_status), "%s", sj.status);
+	rep->job_status = sj.status;
 	snprintf(rep->job_reason, sizeof(rep->job_reason), "%s", sj.reason);
 	snprintf(rep->order, sizeof(rep->order), "%s", job_order_name(rep->job->order));
 	if ((r = store_runs_load(st, job_id, &runs, &nr)) < 0)
@@ -495,11 +494,11 @@ int report_load(struct store *st, int64_t job_id, struct report **ret)
 		sort_metrics(rep->job, &rep->job->workloads[wi], &rep->w[wi]);
 	for (size_t i = 0; i < nr; i++) {
 		const struct store_run *x = &runs[i];
-		if (strcmp(x->status, "ok") == 0 || x->variant < 0 || (size_t)x->variant >= rep->n_variants ||
+		if (x->status == RUN_OK || x->variant < 0 || (size_t)x->variant >= rep->n_variants ||
 		    x->workload < 0 || (size_t)x->workload >= rep->n_workloads)
 			continue;
 		if ((r = report_add_note(rep, "run %lld (pair %d, %s, %s): %s%s%s", (long long)x->id, x->pair + 1,
-					 rep->variants[x->variant], rep->w[x->workload].name, x->status,
+					 rep->variants[x->variant], rep->w[x->workload].name, run_status_name(x->status),
 					 x->reason[0] ? ": " : "", x->reason)) < 0)
 			goto out;
 	}

@@ -72,12 +72,12 @@ static void base_words(const struct report_kernel *k, char *buf, size_t len)
 /* "; the build failed" for a build that is not ok; "" for one that is. */
 static void build_state(const struct report_kernel *k, char *buf, size_t len)
 {
-	if (strcmp(k->status, "ok") == 0)
+	if (k->found && k->status == BUILD_OK)
 		buf[0] = 0;
-	else if (strcmp(k->status, "failed") == 0)
+	else if (k->found && k->status == BUILD_FAILED)
 		snprintf(buf, len, "; the build failed");
 	else
-		snprintf(buf, len, "; the build is %s", k->status[0] ? k->status : "in no known state");
+		snprintf(buf, len, "; the build is %s", k->found ? build_status_name(k->status) : "in no known state");
 }
 
 /* The lines of a list: text indents them, Markdown makes them items
@@ -153,7 +153,7 @@ static void print_boot_runs(FILE *out, const struct report *r, const struct repo
 		fprintf(out, "no runs");
 	for (size_t i = 0; i < b->n_runs; i++)
 		fprintf(out, "%s%lld %s%s", i ? ", " : b->n_runs == 1 ? "run " : "runs ", (long long)b->runs[i].id,
-			b->runs[i].status, b->runs[i].wrong ? " [WRONG, see WARNING]" : "");
+			run_status_name(b->runs[i].status), b->runs[i].wrong ? " [WRONG, see WARNING]" : "");
 	fprintf(out, "\n");
 }
 
@@ -220,9 +220,9 @@ static void print_header_block(FILE *out, const struct report *r, const struct r
 		for (size_t v = 0; v < r->n_variants; v++) {
 			fprintf(out, "%s %s", v ? ";" : "", r->variants[v]);
 			bool any = false;
-			for (size_t s = 0; s < REPORT_N_STATUS; s++)
-				if (w->runs[v * REPORT_N_STATUS + s]) {
-					fprintf(out, " %zu %s", w->runs[v * REPORT_N_STATUS + s], report_status_names[s]);
+			for (size_t s = 0; s < RUN_STATUS_N; s++)
+				if (w->runs[v * RUN_STATUS_N + s]) {
+					fprintf(out, " %zu %s", w->runs[v * RUN_STATUS_N + s], run_status_name((enum run_status)s));
 					any = true;
 				}
 			if (!any)
@@ -241,9 +241,9 @@ static const char *empty_reason(const struct report *r, const struct report_work
 {
 	size_t total = 0, ok = 0;
 	for (size_t v = 0; v < r->n_variants; v++)
-		for (size_t s = 0; s < REPORT_N_STATUS; s++) {
-			total += w->runs[v * REPORT_N_STATUS + s];
-			ok += s == 0 ? w->runs[v * REPORT_N_STATUS + s] : 0;
+		for (size_t s = 0; s < RUN_STATUS_N; s++) {
+			total += w->runs[v * RUN_STATUS_N + s];
+			ok += s == RUN_OK ? w->runs[v * RUN_STATUS_N + s] : 0;
 		}
 	if (r->job_id && total == 0)
 		return "no runs recorded for this workload";
@@ -418,7 +418,7 @@ int report_render_text(const struct report *r, bool utf8, FILE *out)
 {
 	if (r->job_id)
 		fprintf(out, "kab report: job %lld \"%s\" (%s%s%s), order %s\n", (long long)r->job_id, r->title,
-			r->job_status, r->job_reason[0] ? ": " : "", r->job_reason, r->order);
+			job_status_name(r->job_status), r->job_reason[0] ? ": " : "", r->job_reason, r->order);
 	else
 		fprintf(out, "kab compare: %s\n", r->source ? r->source : r->title);
 	for (size_t i = 0; i < r->n_warnings; i++)

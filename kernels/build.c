@@ -877,7 +877,7 @@ int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuil
 	*ret = (struct kbuild_result){ .id = b.id };
 	r = compile(&c, &b, ret);
 	b.duration_s = util_mono_now() - t0;
-	snprintf(b.status, sizeof(b.status), "%s", r < 0 ? "failed" : "ok");
+	b.status = r < 0 ? BUILD_FAILED : BUILD_OK;
 	if (r < 0) {
 		b.reason = strdup(err->buf ? err->buf : "failed");
 		if (b.dir)

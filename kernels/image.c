@@ -72,7 +72,7 @@ int kbuild_image(struct store *st, const char *image, const char *initrd, const 
 	/* the release is the version string's first word */
 	size_t n = strcspn(version, " ");
 	snprintf(b.kernelrelease, sizeof(b.kernelrelease), "%.*s", (int)n, version);
-	snprintf(b.status, sizeof(b.status), "%s", r < 0 ? "failed" : "ok");
+	b.status = r < 0 ? BUILD_FAILED : BUILD_OK;
 	b.reason = r < 0 ? err->buf : NULL;
 	b.duration_s = util_mono_now() - t0;
 	b.dir = dir;

@@ -44,15 +44,15 @@ static int record_ok(struct store *st, const struct store_build *b, struct strbu
 			  id, b->series ? b->series : b->image ? b->image : "PATH");
 		return -EINVAL;
 	}
-	if (strcmp(b->status, "failed") == 0) {
+	if (b->status == BUILD_FAILED) {
 		const char *why = b->reason ? b->reason : "no reason recorded";
 		sb_printf(err, "build %lld failed: %.*s (kab builds --db %s lists the builds)", id, (int)strcspn(why, "\n"), why,
 			  store_path(st));
 		return -EINVAL;
 	}
-	if (strcmp(b->status, "ok") != 0) {
+	if (b->status != BUILD_OK) {
 		sb_printf(err, "build %lld is %s, not ok: it has not finished (or its kab stopped during it); give an ok build (kab builds --db %s lists them)",
-			  id, b->status, store_path(st));
+			  id, build_status_name(b->status), store_path(st));
 		return -EINVAL;
 	}
 	if (!b->image) {

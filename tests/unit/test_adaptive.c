@@ -44,8 +44,8 @@ static int64_t fill(struct store *st, const char *text, unsigned pairs, int reps
 				store_run_begin(st, &r, &run_id);
 				struct wl_metrics m = { 0 };
 				wl_metrics_add(&m, "command.m", "ops/s", value(p, v, rep));
-				snprintf(r.status, sizeof(r.status), "ok");
-				store_run_finish(st, &r, "finished", m.v, m.n, NULL, 0);
+				r.status = RUN_OK;
+				store_run_finish(st, &r, STEP_FINISHED, m.v, m.n, NULL, 0);
 				wl_metrics_free(&m);
 			}
 	job_free(j);

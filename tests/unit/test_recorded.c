@@ -65,7 +65,7 @@ static int64_t add_build(struct store *st, const char *status, const char *kind,
 	snprintf(img, sizeof(img), "%s/bzImage", kdir);
 	snprintf(ird, sizeof(ird), "%s/initrd.img", kdir);
 	snprintf(cfg, sizeof(cfg), "%s/config", kdir);
-	snprintf(b.status, sizeof(b.status), "%s", status);
+	T_EQ_INT(build_status_parse(status, &b.status), 0);
 	snprintf(b.kernelrelease, sizeof(b.kernelrelease), "6.1.0-kab%lld", (long long)b.id);
 	b.reason = (char *)reason;
 	if (strcmp(status, "ok") == 0) {

@@ -334,7 +334,7 @@ static int make_store(const char *path, const char *text, int64_t *ret_id)
 			run.finished = run.started + 10.5;
 			bool oom = steps[i].workload == 0 && steps[i].pair == 2 && steps[i].variant == 1;
 			const char *status = steps[i].workload == 1 ? "failed" : oom ? "oom-killed" : "ok";
-			snprintf(run.status, sizeof(run.status), "%s", status);
+			T_EQ_INT(run_status_parse(status, &run.status), 0);
 			if (strcmp(status, "ok") != 0)
 				snprintf(run.reason, sizeof(run.reason), "%s", oom ? "memcg OOM kill" : "exit code 1");
 			struct wl_metrics m = { 0 };
@@ -345,7 +345,7 @@ static int make_store(const char *path, const char *text, int64_t *ret_id)
 			wl_metrics_add(&m, "vmstat.pgfault", "events", 12345); /* not in the report */
 			if (b == 1)
 				wl_metrics_add(&m, "vmstat.zswpwb", "events", 700 + p);
-			r = store_run_finish(st, &run, "finished", m.v, m.n, NULL, 0);
+			r = store_run_finish(st, &run, STEP_FINISHED, m.v, m.n, NULL, 0);
 			wl_metrics_free(&m);
 		}
 		free(steps);
@@ -399,14 +399,14 @@ static int make_oom_store(const char *path, int64_t *ret_id)
 			int p = steps[i].pair, v = steps[i].variant;
 			bool kills = steps[i].workload == 0 ? (v == 0 ? p < 5 : p == 0) : p % 2 == 0 && v == 0;
 			bool contaminated = kills && steps[i].workload == 0;
-			snprintf(run.status, sizeof(run.status), "%s", contaminated ? EXPECT_STATUS_OOM : "ok");
+			run.status = contaminated ? RUN_OOM_CONTAMINATED : RUN_OK;
 			if (contaminated)
 				snprintf(run.reason, sizeof(run.reason),
 					 "memcg OOM killer killed 4 process(es) during the run; oom = tolerate counts such runs");
 			struct wl_metrics m = { 0 };
 			wl_metrics_add(&m, "stress-ng.bogo_ops_per_s", "ops/s", 1000 + 7 * p + 80 * v);
 			wl_metrics_add(&m, "memcg.oom_kills", "kills", kills ? 4 : 0);
-			r = store_run_finish(st, &run, "finished", m.v, m.n, NULL, 0);
+			r = store_run_finish(st, &run, STEP_FINISHED, m.v, m.n, NULL, 0);
 			wl_metrics_free(&m);
 		}
 		free(steps);
@@ -430,11 +430,9 @@ static void test_oom_report(void)
 	}
 	struct report *r;
 	T_EQ_INT(report_load(st, id, &r), 0);
-	int oom = report_status_index(EXPECT_STATUS_OOM);
-	T_CHECK(oom > 0);
-	T_EQ_INT(r->w[0].runs[0 * REPORT_N_STATUS + (size_t)oom], 5);
-	T_EQ_INT(r->w[0].runs[1 * REPORT_N_STATUS + (size_t)oom], 1);
-	T_EQ_INT(r->w[0].runs[0 * REPORT_N_STATUS], 1);
+	T_EQ_INT(r->w[0].runs[0 * RUN_STATUS_N + RUN_OOM_CONTAMINATED], 5);
+	T_EQ_INT(r->w[0].runs[1 * RUN_STATUS_N + RUN_OOM_CONTAMINATED], 1);
+	T_EQ_INT(r->w[0].runs[0 * RUN_STATUS_N + RUN_OK], 1);
 	T_CHECK(!r->w[0].oom_tolerate);
 	T_CHECK(r->w[1].oom_tolerate);
 	T_EQ_INT(r->w[1].oom_counted, 3);
@@ -497,7 +495,7 @@ static void test_store_report(void)
 	T_EQ_STR(w->h.alloc, "1G");
 	T_EQ_STR(w->h.timeout, "10s");
 	T_EQ_STR(w->stop_reason, "budget");
-	T_EQ_INT(w->runs[1 * REPORT_N_STATUS + 2], 1); /* patched: 1 oom-killed */
+	T_EQ_INT(w->runs[1 * RUN_STATUS_N + RUN_OOM_KILLED], 1); /* patched: 1 oom-killed */
 	/* primary first; the workload's own; the curated list; no pgfault */
 	T_EQ_INT(w->n_metrics, 4);
 	if (w->n_metrics == 4) {

@@ -63,7 +63,7 @@ static int64_t add_build(struct store *st, const char *kind, const char *release
 	if (store_build_begin(st, &b, &id) < 0)
 		return 0;
 	b.id = id;
-	snprintf(b.status, sizeof(b.status), "ok");
+	b.status = BUILD_OK;
 	snprintf(b.kernelrelease, sizeof(b.kernelrelease), "%s", release);
 	b.objects = 1234;
 	return store_build_finish(st, &b) < 0 ? 0 : id;
@@ -81,7 +81,7 @@ static int add_boot(struct store *st, int64_t job, const struct store_step *s, i
 	int r = store_boot_begin(st, &b, &b.id);
 	if (r < 0)
 		return r;
-	snprintf(b.status, sizeof(b.status), "ok");
+	b.status = BOOT_OK;
 	snprintf(b.boot_id, sizeof(b.boot_id), "%s", boot_id);
 	snprintf(b.kernel_release, sizeof(b.kernel_release), "%s", release);
 	snprintf(b.booted_cmdline, sizeof(b.booted_cmdline), "%s", b.cmdline);
@@ -118,10 +118,10 @@ static int add_run(struct store *st, int64_t job, const struct store_step *s, co
 	run.id = rid;
 	run.started = 3000 + s->seq;
 	run.finished = run.started + 5;
-	snprintf(run.status, sizeof(run.status), "ok");
+	run.status = RUN_OK;
 	struct wl_metrics m = { 0 };
 	wl_metrics_add(&m, "command.m", "ops/s", 100 + 10 * s->variant + s->pair + 0.1 * s->rep);
-	r = store_run_finish(st, &run, "finished", m.v, m.n, NULL, 0);
+	r = store_run_finish(st, &run, STEP_FINISHED, m.v, m.n, NULL, 0);
 	wl_metrics_free(&m);
 	return r;
 }

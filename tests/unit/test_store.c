@@ -4,11 +4,15 @@
 #include "executor.h"
 #include "job.h"
 #include "job_store.h"
+#include "report.h"
 #include "store.h"
+#include "store_boots.h"
+#include "store_builds.h"
 #include "util.h"
 #include "wl.h"
 
 #include <errno.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -84,7 +88,7 @@ static void test_store(void)
 	free(steps);
 	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
 	T_EQ_INT(n, 8);
-	T_EQ_STR(steps[0].status, "pending");
+	T_EQ_INT(steps[0].status, STEP_PENDING);
 
 	struct store_run r = { .job_id = id, .step_id = steps[0].id, .variant = 0, .workload = 0, .exit_code = -1 };
 	snprintf(r.kernel_release, sizeof(r.kernel_release), "6.1.0-test");
@@ -108,10 +112,10 @@ static void test_store(void)
 	wl_metrics_add(&m, "time.wall_s", "s", 1.5);
 	uint8_t blob[] = { 1, 2, 3 };
 	struct store_series ser = { "vmstat.pswpout", blob, sizeof(blob), 3 };
-	snprintf(r.status, sizeof(r.status), "ok");
+	r.status = RUN_OK;
 	r.exit_code = 0;
 	r.finished = 1012.5;
-	T_EQ_INT(store_run_finish(st, &r, "finished", m.v, m.n, &ser, 1), 0);
+	T_EQ_INT(store_run_finish(st, &r, STEP_FINISHED, m.v, m.n, &ser, 1), 0);
 	wl_metrics_free(&m);
 	T_EQ_INT(store_job_run_times(st, id, &tn, &tsum, &tcur), 0);
 	T_EQ_INT(tn, 1);
@@ -119,7 +123,7 @@ static void test_store(void)
 	T_NEAR(tcur, 0, 1e-9);
 	free(steps);
 	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
-	T_EQ_STR(steps[0].status, "finished");
+	T_EQ_INT(steps[0].status, STEP_FINISHED);
 	free(steps);
 
 	uint8_t *b;
@@ -134,7 +138,7 @@ static void test_store(void)
 	size_t nr;
 	T_EQ_INT(store_runs_load(st, id, &runs, &nr), 0);
 	T_EQ_INT(nr, 1);
-	T_EQ_STR(runs[0].status, "ok");
+	T_EQ_INT(runs[0].status, RUN_OK);
 	T_EQ_STR(runs[0].kernel_release, "6.1.0-test");
 	T_EQ_STR(runs[0].kab_version, KAB_VERSION);
 	free(runs);
@@ -172,7 +176,7 @@ static void test_store(void)
 	struct store_job sj;
 	T_EQ_INT(store_job_get(st, id, &sj), 0);
 	T_EQ_STR(sj.name, "unit");
-	T_EQ_STR(sj.status, "queued");
+	T_EQ_INT(sj.status, JOB_QUEUED);
 	T_EQ_STR(sj.submitter, "");  /* kab run's jobs record none */
 	store_job_clear(&sj);
 	T_EQ_INT(store_job_get(st, 99, &sj), -ENOENT);
@@ -262,7 +266,7 @@ static void test_submit(void)
 	struct store_job sj;
 	T_EQ_INT(store_job_info(st, id, &sj), 0);
 	T_EQ_STR(sj.name, "unit");
-	T_EQ_STR(sj.status, "queued");
+	T_EQ_INT(sj.status, JOB_QUEUED);
 	T_EQ_INT(sj.pairs, 4);
 	T_EQ_STR(sj.order, "abba");
 	T_EQ_STR(sj.submitter, "uid 1001 (alice)");
@@ -295,6 +299,234 @@ static void test_submit(void)
 	job_free(j);
 }
 
+/* Every status's name parses back to it; unknown words do not parse and
+ * name "unknown", never a status that counts. */
+static void test_status_names(void)
+{
+	for (int v = 0; v < JOB_STATUS_N; v++) {
+		enum job_status x = JOB_STATUS_UNKNOWN;
+		T_EQ_INT(job_status_parse(job_status_name((enum job_status)v), &x), 0);
+		T_EQ_INT(x, v);
+	}
+	for (int v = 0; v < STEP_STATUS_N; v++) {
+		enum step_status x = STEP_STATUS_UNKNOWN;
+		T_EQ_INT(step_status_parse(step_status_name((enum step_status)v), &x), 0);
+		T_EQ_INT(x, v);
+	}
+	for (int v = 0; v < RUN_STATUS_N; v++) {
+		enum run_status x = RUN_STATUS_UNKNOWN;
+		T_EQ_INT(run_status_parse(run_status_name((enum run_status)v), &x), 0);
+		T_EQ_INT(x, v);
+	}
+	for (int v = 0; v < BOOT_STATUS_N; v++) {
+		enum boot_status x = BOOT_STATUS_UNKNOWN;
+		T_EQ_INT(boot_status_parse(boot_status_name((enum boot_status)v), &x), 0);
+		T_EQ_INT(x, v);
+	}
+	for (int v = 0; v < BUILD_STATUS_N; v++) {
+		enum build_status x = BUILD_STATUS_UNKNOWN;
+		T_EQ_INT(build_status_parse(build_status_name((enum build_status)v), &x), 0);
+		T_EQ_INT(x, v);
+	}
+	/* the words the database has always held */
+	T_EQ_STR(job_status_name(JOB_CANCELLED), "cancelled");
+	T_EQ_STR(step_status_name(STEP_BOOT_FAILED), "boot-failed");
+	T_EQ_STR(run_status_name(RUN_OK), "ok");
+	T_EQ_STR(run_status_name(RUN_OOM_CONTAMINATED), "oom-contaminated");
+	T_EQ_STR(run_status_name(RUN_EXPECT_FAILED), "expect-failed");
+	T_EQ_STR(boot_status_name(BOOT_ABANDONED), "abandoned");
+	T_EQ_STR(build_status_name(BUILD_BUILDING), "building");
+
+	enum run_status r = RUN_FAILED;
+	T_EQ_INT(run_status_parse("weird", &r), -EINVAL);
+	T_EQ_INT(r, RUN_FAILED);  /* untouched on failure */
+	T_EQ_INT(run_status_parse("", &r), -EINVAL);
+	T_EQ_INT(run_status_parse(NULL, &r), -EINVAL);
+	T_EQ_INT(run_status_parse("OK", &r), -EINVAL);
+	T_EQ_INT(run_status_parse("ok ", &r), -EINVAL);
+	enum job_status j = JOB_DONE;
+	T_EQ_INT(job_status_parse("cancelling", &j), -EINVAL);
+	T_EQ_INT(j, JOB_DONE);
+	enum step_status sp;
+	T_EQ_INT(step_status_parse("boot_failed", &sp), -EINVAL);
+	enum boot_status b;
+	T_EQ_INT(boot_status_parse("okay", &b), -EINVAL);
+	enum build_status bu;
+	T_EQ_INT(build_status_parse("built", &bu), -EINVAL);
+	T_EQ_STR(run_status_name(RUN_STATUS_UNKNOWN), "unknown");
+	T_EQ_STR(run_status_name(RUN_STATUS_N), "unknown");
+	T_EQ_STR(job_status_name(JOB_STATUS_UNKNOWN), "unknown");
+	T_EQ_STR(step_status_name(STEP_STATUS_UNKNOWN), "unknown");
+	T_EQ_STR(boot_status_name(BOOT_STATUS_UNKNOWN), "unknown");
+	T_EQ_STR(build_status_name(BUILD_STATUS_UNKNOWN), "unknown");
+}
+
+/* The status word in row 1 of table, straight from the database. */
+static void db_word(const char *path, const char *table, char *buf, size_t len)
+{
+	sqlite3 *db;
+	sqlite3_stmt *q;
+	char sql[96];
+	buf[0] = 0;
+	snprintf(sql, sizeof(sql), "SELECT status FROM %s WHERE id = 1", table);
+	T_EQ_INT(sqlite3_open(path, &db), SQLITE_OK);
+	T_EQ_INT(sqlite3_prepare_v2(db, sql, -1, &q, NULL), SQLITE_OK);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		snprintf(buf, len, "%s", (const char *)sqlite3_column_text(q, 0));
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+}
+
+/* A status word this kab does not know (a newer kab's database, a hand
+ * edit) loads as unknown, counts as nothing, and is never overwritten
+ * by "unknown". */
+static void test_status_unknown(void)
+{
+	char path[] = "/tmp/kab-unit-XXXXXX";
+	int fd = mkstemp(path);
+	T_CHECK(fd >= 0);
+	close(fd);
+	unlink(path);
+	struct store *st;
+	T_EQ_INT(store_open(path, &st), 0);
+	struct job *j = t_parse_job(job_text);
+	if (!j)
+		return;
+	struct store_step *steps;
+	size_t n;
+	T_EQ_INT(exec_plan(j, &steps, &n), 0);
+	int64_t id = 0;
+	T_EQ_INT(job_store_submit(st, j, NULL, steps, n, &id), 0);
+	free(steps);
+	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
+	struct store_run r = { .job_id = id, .step_id = steps[0].id, .exit_code = -1, .started = 1000 };
+	free(steps);
+	int64_t run_id, build_id, boot_id;
+	T_EQ_INT(store_run_begin(st, &r, &run_id), 0);
+	struct store_build b = { .tree = "/src/linux", .base_ref = "v6.1", .config_source = "defconfig" };
+	snprintf(b.base_sha, sizeof(b.base_sha), "0123456789abcdef0123456789abcdef01234567");
+	snprintf(b.config_hash, sizeof(b.config_hash), "c0ffee");
+	snprintf(b.inputs_key, sizeof(b.inputs_key), "key");
+	T_EQ_INT(store_build_begin(st, &b, &build_id), 0);
+	struct store_boot bt = { .job_id = id, .build_id = build_id };
+	snprintf(bt.method, sizeof(bt.method), "kexec");
+	snprintf(bt.from_boot_id, sizeof(bt.from_boot_id), "previous");
+	T_EQ_INT(store_boot_begin(st, &bt, &boot_id), 0);
+	/* the words the store's own SQL writes are the tables' */
+	struct store_build nb0 = { 0 };
+	T_EQ_INT(store_build_get(st, build_id, &nb0), 0);
+	T_EQ_INT(nb0.status, BUILD_BUILDING);
+	store_build_clear(&nb0);
+	struct store_boot *nbt;
+	size_t nnb;
+	T_EQ_INT(store_boots_load(st, id, &nbt, &nnb), 0);
+	T_EQ_INT(nnb, 1);
+	if (nnb == 1)
+		T_EQ_INT(nbt[0].status, BOOT_SWITCHING);
+	free(nbt);
+	struct store_job qj;
+	T_EQ_INT(store_job_info(st, id, &qj), 0);
+	T_EQ_INT(qj.status, JOB_QUEUED);
+	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
+	T_EQ_INT(steps[0].status, STEP_STARTED);
+	T_EQ_INT(steps[1].status, STEP_PENDING);
+	free(steps);
+	T_EQ_INT(store_steps_skip(st, id, 0, 0), 0);
+	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
+	T_EQ_INT(steps[1].status, STEP_SKIPPED);
+	free(steps);
+	store_close(st);
+
+	sqlite3 *db;
+	T_EQ_INT(sqlite3_open(path, &db), SQLITE_OK);
+	const char *tables[] = { "jobs", "steps", "runs", "builds", "boots" };
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		char sql[96];
+		snprintf(sql, sizeof(sql), "UPDATE %s SET status = 'from-the-future' WHERE id = 1", tables[i]);
+		T_EQ_INT(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	}
+	sqlite3_close(db);
+
+	T_EQ_INT(store_open(path, &st), 0);
+	struct store_job sj;
+	T_EQ_INT(store_job_info(st, id, &sj), 0);
+	T_EQ_INT(sj.status, JOB_STATUS_UNKNOWN);
+	T_CHECK(!job_status_finished(sj.status));
+	T_EQ_STR(job_status_name(sj.status), "unknown");
+	T_EQ_INT(store_job_set_status(st, id, sj.status, "a reason"), -EINVAL);
+	store_job_clear(&sj);
+	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
+	T_EQ_INT(steps[0].status, STEP_STATUS_UNKNOWN);
+	T_EQ_INT(steps[1].status, STEP_SKIPPED);
+	T_EQ_INT(store_step_set_status(st, steps[0].id, steps[0].status), -EINVAL);
+	free(steps);
+	struct store_run *runs;
+	size_t nr;
+	T_EQ_INT(store_runs_load(st, id, &runs, &nr), 0);
+	T_EQ_INT(nr, 1);
+	if (nr == 1) {
+		T_EQ_INT(runs[0].status, RUN_STATUS_UNKNOWN);
+		T_EQ_INT(store_run_finish(st, &runs[0], STEP_FINISHED, NULL, 0, NULL, 0), -EINVAL);
+	}
+	free(runs);
+	int64_t count = -1;
+	T_EQ_INT(store_count_runs(st, RUN_OK, &count), 0);
+	T_EQ_INT(count, 0);
+	T_EQ_INT(store_count_runs(st, RUN_STARTED, &count), 0);
+	T_EQ_INT(count, 0);
+	/* the report counts the run under no status, and names the job's */
+	struct report *rep = NULL;
+	T_EQ_INT(report_load(st, id, &rep), 0);
+	if (rep) {
+		T_EQ_INT(rep->job_status, JOB_STATUS_UNKNOWN);
+		size_t counted = 0;
+		for (size_t s = 0; s < rep->n_variants * RUN_STATUS_N; s++)
+			counted += rep->w[0].runs[s];
+		T_EQ_INT(counted, 0);
+		char *text = NULL;
+		size_t tl = 0;
+		FILE *out = open_memstream(&text, &tl);
+		T_CHECK(out != NULL);
+		if (out) {
+			struct report_opts ro = { .format = REPORT_TEXT, .ascii = true };
+			T_EQ_INT(report_render(rep, &ro, out), 0);
+			fclose(out);
+			T_CHECK(strstr(text, "kab report: job 1 \"unit\" (unknown), order abba") != NULL);
+			free(text);
+		}
+		report_free(rep);
+	}
+	struct store_build gb = { 0 };
+	T_EQ_INT(store_build_get(st, build_id, &gb), 0);
+	T_EQ_INT(gb.status, BUILD_STATUS_UNKNOWN);
+	T_EQ_INT(store_build_finish(st, &gb), -EINVAL);
+	store_build_clear(&gb);
+	struct store_boot *boots;
+	size_t nb;
+	T_EQ_INT(store_boots_load(st, id, &boots, &nb), 0);
+	T_EQ_INT(nb, 1);
+	if (nb == 1) {
+		T_EQ_INT(boots[0].status, BOOT_STATUS_UNKNOWN);
+		T_EQ_INT(store_boot_finish(st, &boots[0]), -EINVAL);
+	}
+	free(boots);
+	store_close(st);
+
+	/* the refused writes left every word as it was */
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		char word[32];
+		db_word(path, tables[i], word, sizeof(word));
+		T_EQ_STR(word, "from-the-future");
+	}
+	job_free(j);
+	char side[sizeof(path) + 8];
+	snprintf(side, sizeof(side), "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	unlink(side);
+	unlink(path);
+}
+
 int main(void)
 {
 	log_quiet = true;
@@ -302,5 +534,7 @@ int main(void)
 	test_store();
 	test_store_modes();
 	test_submit();
+	test_status_names();
+	test_status_unknown();
 	return t_done("store");
 }
