@@ -12,11 +12,11 @@ ifdef SANITIZE
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
 endif
-CPPFLAGS += -D_GNU_SOURCE -Iharness -Iworkloads -Idb -Ikernels
+CPPFLAGS += -D_GNU_SOURCE $(patsubst %,-Iharness/%,base job stats sampler exec report daemon cli) -Iworkloads -Idb -Ikernels
 LDLIBS  := -lcgroup -linih -lsqlite3 -lgsl -lgslcblas -lcurl -lz -lpthread -lm
 
 B := build
-LIB_SRC  := $(filter-out harness/main.c harness/kabd_main.c,$(wildcard harness/*.c db/*.c workloads/*.c kernels/*.c))
+LIB_SRC  := $(filter-out harness/cli/main.c harness/daemon/kabd_main.c,$(wildcard harness/*/*.c db/*.c workloads/*.c kernels/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -76,7 +76,7 @@ web-deps: deps
 	  cp tests/web/package-lock.json tests/web/node_modules/.kab-lock; \
 	fi
 
-$(B)/obj/%.o: %.c $(wildcard harness/*.h db/*.h workloads/*.h kernels/*.h)
+$(B)/obj/%.o: %.c $(wildcard harness/*/*.h db/*.h workloads/*.h kernels/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
 
@@ -84,10 +84,10 @@ $(B)/libkab.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/kab: $(B)/obj/harness/main.o $(B)/libkab.a
+$(B)/kab: $(B)/obj/harness/cli/main.o $(B)/libkab.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/kabd: $(B)/obj/harness/kabd_main.o $(B)/libkab.a
+$(B)/kabd: $(B)/obj/harness/daemon/kabd_main.o $(B)/libkab.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lmicrohttpd $(LDLIBS)
 
 # a helper program may add libraries with a target-specific PROG_LIBS
@@ -133,7 +133,7 @@ check: deps web-deps lint
 # (STYLE.md); parsers use the bounded cursors in util.c and procparse.c.
 BANNED := sscanf|atoi|atol|atoll|atof|strtok|strtok_r|sprintf|vsprintf|strcpy|strcat|gets
 lint:
-	@if grep -nwE '($(BANNED))' $(LIB_SRC) harness/main.c harness/kabd_main.c bench/*.c | grep -vE '(snprintf|vsnprintf|asprintf|vasprintf)\('; then \
+	@if grep -nwE '($(BANNED))' $(LIB_SRC) harness/cli/main.c harness/daemon/kabd_main.c bench/*.c | grep -vE '(snprintf|vsnprintf|asprintf|vasprintf)\('; then \
 	  echo "lint: banned function (see Makefile BANNED)"; exit 1; fi
 	@echo "lint: no banned functions"
 
@@ -149,12 +149,12 @@ FUZZ_CC     ?= clang
 FUZZ_TIME   ?= 30
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address
 # kabd's HTTP side needs libmicrohttpd, which the fuzz target does not link
-FUZZ_OBJ    := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(filter-out harness/httpd.c harness/api.c harness/queue.c,$(LIB_SRC)))
+FUZZ_OBJ    := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(filter-out harness/daemon/httpd.c harness/daemon/api.c harness/daemon/queue.c,$(LIB_SRC)))
 
 fuzz-deps:
 	$(call install_missing,$(FUZZ_PKGS))
 
-$(B)/fuzz/obj/%.o: %.c $(wildcard harness/*.h db/*.h workloads/*.h kernels/*.h)
+$(B)/fuzz/obj/%.o: %.c $(wildcard harness/*/*.h db/*.h workloads/*.h kernels/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -c -o $@ $<
 
@@ -162,15 +162,16 @@ $(B)/fuzz/fuzz_compare_csv: tests/fuzz/fuzz_compare_csv.c $(FUZZ_OBJ)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 # kabd's Host, Origin, token and content-type checks on arbitrary headers
-$(B)/fuzz/fuzz_gate: tests/fuzz/fuzz_gate.c $(B)/fuzz/obj/harness/gate.o $(B)/fuzz/obj/harness/listen.o \
-		$(B)/fuzz/obj/harness/peer.o $(B)/fuzz/obj/harness/util.o $(B)/fuzz/obj/harness/output.o
+$(B)/fuzz/fuzz_gate: tests/fuzz/fuzz_gate.c $(B)/fuzz/obj/harness/daemon/gate.o $(B)/fuzz/obj/harness/daemon/listen.o \
+		$(B)/fuzz/obj/harness/base/peer.o $(B)/fuzz/obj/harness/base/util.o $(B)/fuzz/obj/harness/base/output.o
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 # The job parser kabd's submit runs on a body (job_parse_text), linked with what it needs
 # only: the reader, key table and builder, the workload types' key tables, util; not the
 # machine checks (job_check.c), kexec, git or machine.conf.
-FUZZ_JOB_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,harness/job harness/job_build harness/job_keys harness/job_knob \
-		harness/job_metric harness/job_print harness/expect harness/util harness/output harness/statedir \
+FUZZ_JOB_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,harness/job/job harness/job/job_build harness/job/job_keys \
+		harness/job/job_knob harness/job/job_metric harness/job/job_print harness/job/expect harness/base/util \
+		harness/base/output harness/base/statedir \
 		kernels/series_fetch workloads/wl workloads/wl_command workloads/wl_kbuild workloads/wl_pageout \
 		workloads/wl_shmem_truncate workloads/wl_stress_ng workloads/wl_sysbench)
 $(B)/fuzz/fuzz_job: tests/fuzz/fuzz_job.c $(FUZZ_JOB_OBJ)
