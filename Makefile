@@ -12,7 +12,10 @@ ifdef SANITIZE
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
 endif
-CPPFLAGS += -D_GNU_SOURCE $(patsubst %,-Iharness/%,base job stats sampler exec report daemon cli) -Iworkloads -Idb -Ikernels
+# includes are written from the project root: "harness/job/job.h"
+CPPFLAGS += -D_GNU_SOURCE -I.
+# each object's header dependencies, written by the compiler (build/**/*.d)
+DEPFLAGS := -MMD -MP
 LDLIBS  := -lcgroup -linih -lsqlite3 -lgsl -lgslcblas -lcurl -lz -lpthread -lm
 
 B := build
@@ -76,9 +79,9 @@ web-deps: deps
 	  cp tests/web/package-lock.json tests/web/node_modules/.kab-lock; \
 	fi
 
-$(B)/obj/%.o: %.c $(wildcard harness/*/*.h db/*.h workloads/*.h kernels/*.h)
+$(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
 
 $(B)/libkab.a: $(LIB_OBJ)
 	@rm -f $@
@@ -103,11 +106,13 @@ $(B)/kab-%: workloads/progs/%.c
 $(B)/tests/test_recorded: LDLIBS := -lmicrohttpd $(LDLIBS)
 $(B)/tests/%: tests/unit/%.c tests/unit/t.h $(B)/libkab.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(B)/libkab.a $(LDLIBS)
+	@mkdir -p $(B)/dep/tests
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) -MF $(B)/dep/tests/$*.d -Itests/unit $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(B)/libkab.a $(LDLIBS)
 
 $(B)/bench/%: bench/%.c $(B)/libkab.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(B)/libkab.a $(LDLIBS)
+	@mkdir -p $(B)/dep/bench
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) -MF $(B)/dep/bench/$*.d $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(B)/libkab.a $(LDLIBS)
 
 demo: deps
 	$(MAKE) $(B)/kab
@@ -136,6 +141,7 @@ lint:
 	@if grep -nwE '($(BANNED))' $(LIB_SRC) harness/cli/main.c harness/daemon/kabd_main.c bench/*.c | grep -vE '(snprintf|vsnprintf|asprintf|vasprintf)\('; then \
 	  echo "lint: banned function (see Makefile BANNED)"; exit 1; fi
 	@echo "lint: no banned functions"
+	@python3 tests/lint/layers.py .
 
 bench: deps
 	$(MAKE) all
@@ -154,9 +160,9 @@ FUZZ_OBJ    := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(filter-out harness/daemon/http
 fuzz-deps:
 	$(call install_missing,$(FUZZ_PKGS))
 
-$(B)/fuzz/obj/%.o: %.c $(wildcard harness/*/*.h db/*.h workloads/*.h kernels/*.h)
+$(B)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -c -o $@ $<
+	$(FUZZ_CC) $(CPPFLAGS) $(DEPFLAGS) $(FUZZ_CFLAGS) -c -o $@ $<
 
 $(B)/fuzz/fuzz_compare_csv: tests/fuzz/fuzz_compare_csv.c $(FUZZ_OBJ)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
@@ -228,3 +234,6 @@ install: all
 
 clean:
 	rm -rf $(B)
+
+# header dependencies the compiler wrote (DEPFLAGS)
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

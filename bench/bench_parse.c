@@ -12,12 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "executor.h"
-#include "job.h"
-#include "job_store.h"
-#include "knob_allow.h"
-#include "store.h"
-#include "util.h"
+#include "harness/exec/executor.h"
+#include "harness/job/job.h"
+#include "harness/job/job_store.h"
+#include "harness/job/knob_allow.h"
+#include "db/store.h"
+#include "harness/base/util.h"
 
 static const char b62[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 #define HEAD "[job]\nname = big\n"

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sampler.h"
+#include "harness/sampler/sampler.h"
 
 #define INTERVAL_S 0.1
 #define SHELL_LOOP "while :; do echo time: $(date +%s); cat /proc/vmstat; sleep 0.1; done"

@@ -15,12 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "executor.h"
-#include "job.h"
-#include "job_store.h"
-#include "store.h"
-#include "util.h"
-#include "wl.h"
+#include "harness/exec/executor.h"
+#include "harness/job/job.h"
+#include "harness/job/job_store.h"
+#include "db/store.h"
+#include "harness/base/util.h"
+#include "workloads/wl.h"
 
 #define DAY_S 86400.0
 

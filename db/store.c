@@ -1,7 +1,7 @@
 /* SQLite storage: schema, migrations and every query kab makes. */
-#include "store.h"
-#include "store_priv.h"
-#include "util.h"
+#include "db/store.h"
+#include "db/store_priv.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

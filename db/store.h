@@ -68,7 +68,7 @@ int store_rollback(struct store *s);
 
 /* ---- jobs ---- */
 /* A job as the store records it: the caller fills it from a parsed job
- * (harness/job_store.c); every string is the caller's. */
+ * (harness/job/job_store.c); every string is the caller's. */
 struct store_variant_spec {
 	const char *label, *name, *kernel;
 	const char *knobs;   /* "path=value\n" per knob as applied; "" for none */

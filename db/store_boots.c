@@ -1,8 +1,8 @@
 /* The boots table of migration 6. */
-#include "store.h"
-#include "store_boots.h"
-#include "store_priv.h"
-#include "util.h"
+#include "db/store.h"
+#include "db/store_boots.h"
+#include "db/store_priv.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

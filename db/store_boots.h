@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store.h"
+#include "db/store.h"
 
 struct store;
 

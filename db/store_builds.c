@@ -1,8 +1,8 @@
 /* Kernel build records: the builds table of migration 5. */
-#include "store.h"
-#include "store_builds.h"
-#include "store_priv.h"
-#include "util.h"
+#include "db/store.h"
+#include "db/store_builds.h"
+#include "db/store_priv.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

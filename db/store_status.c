@@ -1,6 +1,6 @@
 /* The name tables of the statuses the store records: one word per enum
  * value, the words the database keeps. */
-#include "store.h"
+#include "db/store.h"
 
 #include <errno.h>
 #include <string.h>

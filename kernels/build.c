@@ -14,17 +14,17 @@
  *   WORK/<tree key>/modroot     make modules_install's output, while it is packed
  *   KERNELS/<build id>/         bzImage, System.map, config, modules.tar, initrd.img
  */
-#include "build.h"
-#include "builduser.h"
-#include "initramfs.h"
-#include "kbuild_priv.h"
-#include "run.h"
-#include "series.h"
-#include "sha256.h"
-#include "statedir.h"
-#include "store.h"
-#include "store_builds.h"
-#include "util.h"
+#include "kernels/build.h"
+#include "kernels/builduser.h"
+#include "kernels/initramfs.h"
+#include "kernels/kbuild_priv.h"
+#include "kernels/run.h"
+#include "kernels/series.h"
+#include "kernels/sha256.h"
+#include "harness/base/statedir.h"
+#include "db/store.h"
+#include "db/store_builds.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,8 +1,8 @@
 /* The build user: looked up, given its directories, and what it made read
  * back without following it anywhere. */
-#include "builduser.h"
-#include "kbuild_priv.h"
-#include "util.h"
+#include "kernels/builduser.h"
+#include "kernels/kbuild_priv.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -11,7 +11,7 @@
  * itself. kab not root: its tools run as kab, and these are plain file
  * operations. */
 #pragma once
-#include "run.h"
+#include "kernels/run.h"
 
 #include <stddef.h>
 

@@ -1,10 +1,10 @@
 /* The kernel config of a build: a source, fragments on top, olddefconfig,
  * then the options kab cannot work without. */
-#include "build.h"
-#include "builduser.h"
-#include "kbuild_priv.h"
-#include "run.h"
-#include "util.h"
+#include "kernels/build.h"
+#include "kernels/builduser.h"
+#include "kernels/kbuild_priv.h"
+#include "kernels/run.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,12 +4,12 @@
  * under the kernels directory, so the file the job named can change
  * without changing what a later boot of the job boots; the same contents
  * come back as the same build. */
-#include "build.h"
-#include "kbuild_priv.h"
-#include "sha256.h"
-#include "store.h"
-#include "store_builds.h"
-#include "util.h"
+#include "kernels/build.h"
+#include "kernels/kbuild_priv.h"
+#include "kernels/sha256.h"
+#include "db/store.h"
+#include "db/store_builds.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -17,9 +17,9 @@
  * machine's /lib/modules or /boot and no other process sees the mounts;
  * they go away with mkinitramfs. The staging directory sits next to the
  * output, which is renamed into place only when mkinitramfs succeeded. */
-#include "initramfs.h"
-#include "run.h"
-#include "util.h"
+#include "kernels/initramfs.h"
+#include "kernels/run.h"
+#include "harness/base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

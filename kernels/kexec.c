@@ -1,7 +1,7 @@
 /* kexec_file_load(2) and the kexec-tools fallback; see kexec.h. */
-#include "kexec.h"
-#include "run.h"
-#include "util.h"
+#include "kernels/kexec.h"
+#include "kernels/run.h"
+#include "harness/base/util.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,8 +1,8 @@
 /* switch = reboot: plans that boot a build once through systemd-boot or
  * GRUB, printing them, and performing them. */
-#include "reboot.h"
-#include "run.h"
-#include "util.h"
+#include "kernels/reboot.h"
+#include "kernels/run.h"
+#include "harness/base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

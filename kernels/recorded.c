@@ -6,11 +6,11 @@
  * of its kernelrelease, its initramfs and, for options a job needs, its
  * config. Builds record absolute paths, so the kernels directory must be
  * at the same path on both machines. */
-#include "build.h"
-#include "kbuild_priv.h"
-#include "store.h"
-#include "store_builds.h"
-#include "util.h"
+#include "kernels/build.h"
+#include "kernels/kbuild_priv.h"
+#include "db/store.h"
+#include "db/store_builds.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

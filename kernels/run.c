@@ -1,6 +1,6 @@
 /* Child processes of a kernel build. */
-#include "run.h"
-#include "util.h"
+#include "kernels/run.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

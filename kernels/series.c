@@ -1,8 +1,8 @@
 /* Patch series: mbox splitting, subject tags, which version is taken and
  * whether it is its author's. Fetching a thread is series_fetch.c's. */
-#include "series.h"
-#include "sha256.h"
-#include "util.h"
+#include "kernels/series.h"
+#include "kernels/sha256.h"
+#include "harness/base/util.h"
 
 #include <ctype.h>
 #include <curl/curl.h>

@@ -3,8 +3,8 @@
  * followed by hand and only to https), or read from a local directory
  * laid out the same way. What is downloaded and what it decompresses to
  * (zlib, in kab: no gzip process) are both bounded. */
-#include "series.h"
-#include "util.h"
+#include "kernels/series.h"
+#include "harness/base/util.h"
 
 #include <ctype.h>
 #include <curl/curl.h>

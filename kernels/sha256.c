@@ -1,5 +1,5 @@
 /* SHA-256 as FIPS 180-4 describes it. */
-#include "sha256.h"
+#include "kernels/sha256.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,10 +2,10 @@
  * can read, its refs, and the git config that lets the build user read it
  * (git refuses another user's repository without a safe.directory). git
  * runs as the build user when kab is root. */
-#include "build.h"
-#include "builduser.h"
-#include "kbuild_priv.h"
-#include "util.h"
+#include "kernels/build.h"
+#include "kernels/builduser.h"
+#include "kernels/kbuild_priv.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <limits.h>

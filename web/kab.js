@@ -52,7 +52,7 @@ function fmt(v) {
 	return v.toLocaleString("en-US", { maximumSignificantDigits: 5 });
 }
 
-// Human units, as the text report has them (harness/report_unit.c): times
+// Human units, as the text report has them (harness/report/report_unit.c): times
 // below the second and sizes get the unit their larger value reads best
 // in; seconds and other units stay as they are.
 const UNIT_STEPS = {

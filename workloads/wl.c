@@ -1,5 +1,5 @@
 /* The workload registry and helpers shared by the adapters. */
-#include "wl.h"
+#include "workloads/wl.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "harness/base/util.h"
 
 extern const struct wl_ops wl_stress_ng_ops;
 extern const struct wl_ops wl_command_ops;

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "store.h"
+#include "db/store.h"
 
 struct diags;
 struct job_workload;

@@ -1,8 +1,8 @@
 /* command: any command line. It may report metrics of its own by printing
  * lines "kab-metric NAME VALUE [UNIT]" on standard output. */
-#include "wl.h"
-#include "job.h"
-#include "util.h"
+#include "workloads/wl.h"
+#include "harness/job/job.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,11 +1,11 @@
 /* kbuild: a Linux kernel build in the memcg. The source is unpacked once
  * into a cache shared by all jobs (or is a tree the user names) and never
  * written to: each run builds into a fresh object directory with O=. */
-#include "wl.h"
-#include "wl_kbuild.h"
-#include "job.h"
-#include "statedir.h"
-#include "util.h"
+#include "workloads/wl.h"
+#include "workloads/wl_kbuild.h"
+#include "harness/job/job.h"
+#include "harness/base/statedir.h"
+#include "harness/base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

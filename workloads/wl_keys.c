@@ -1,9 +1,9 @@
 /* A workload's keys from its table: parsing a value by the key's type,
  * checking it against the key's range with the one message each type has,
  * and the value or the table's default for the adapter. */
-#include "wl.h"
-#include "job.h"
-#include "util.h"
+#include "workloads/wl.h"
+#include "harness/job/job.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

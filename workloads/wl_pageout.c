@@ -1,9 +1,9 @@
 /* pageout: times madvise(MADV_PAGEOUT) over freshly filled anonymous memory
  * (and optionally the refault) with build/kab-pageout, which also reports
  * the folio sizes the kernel really used. */
-#include "wl.h"
-#include "job.h"
-#include "util.h"
+#include "workloads/wl.h"
+#include "harness/job/job.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

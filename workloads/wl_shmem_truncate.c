@@ -1,9 +1,9 @@
 /* shmem-truncate: fills a tmpfs file or a memfd and times its teardown
  * (ftruncate, hole punch, close, unlink) with build/kab-shmem-truncate,
  * which also reports the folio sizes the file really got. */
-#include "wl.h"
-#include "job.h"
-#include "util.h"
+#include "workloads/wl.h"
+#include "harness/job/job.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

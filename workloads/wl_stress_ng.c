@@ -1,7 +1,7 @@
 /* stress-ng: runs with --metrics and --yaml, reads bogo ops from the YAML. */
-#include "wl.h"
-#include "job.h"
-#include "util.h"
+#include "workloads/wl.h"
+#include "harness/job/job.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -8,10 +8,10 @@
  * from disk under its own memcg. The run: kab-sysbench-oltp run starts
  * the server on the copy inside the memcg, runs sysbench with its output
  * on stdout and writes status counter deltas to WORKDIR/mariadb-status. */
-#include "wl.h"
-#include "wl_sysbench.h"
-#include "job.h"
-#include "util.h"
+#include "workloads/wl.h"
+#include "workloads/wl_sysbench.h"
+#include "harness/job/job.h"
+#include "harness/base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* RFC 4180 records, one at a time, never reading past the end of the
  * text and never storing more than CSV_FIELD_MAX bytes of a field. */
-#include "csv.h"
+#include "harness/base/csv.h"
 
 #include <errno.h>
 #include <stdarg.h>

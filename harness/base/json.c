@@ -1,7 +1,7 @@
 /* JSON strings and numbers, for every JSON kab writes (json.h). Each
  * string goes out as runs of bytes that need no escape, one write a run,
  * with the escapes between them; the same walk serves a strbuf and a FILE. */
-#include "json.h"
+#include "harness/base/json.h"
 
 #include <errno.h>
 #include <math.h>

@@ -2,7 +2,7 @@
  * writes, kabd's replies (httpd.c, api.c), the JSON report and kab plan's
  * JSON. Base level: it includes util.h only. */
 #pragma once
-#include "util.h"
+#include "harness/base/util.h"
 
 #include <stddef.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* kab's standard output and error: broken streams noticed, never fatal. */
-#include "output.h"
+#include "harness/base/output.h"
 
 #include <errno.h>
 #include <fcntl.h>

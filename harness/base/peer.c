@@ -1,8 +1,8 @@
 /* SO_PEERCRED and the group database. The group is looked up on every
  * submit rather than once at start, so usermod and gpasswd take effect
  * while kabd runs. */
-#include "peer.h"
-#include "util.h"
+#include "harness/base/peer.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <grp.h>

@@ -1,7 +1,7 @@
 /* Reading secrets: owner and mode are checked on the open file (fstat),
  * so what is checked is what is read. */
-#include "secret.h"
-#include "util.h"
+#include "harness/base/secret.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

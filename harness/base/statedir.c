@@ -1,7 +1,7 @@
 /* kab's state directory: found, created 0700, checked that only root can
  * change it or anything above it; fresh names under it by directory fd. */
-#include "statedir.h"
-#include "util.h"
+#include "harness/base/statedir.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* Shared helpers: strict parsing, checked writes, strings, diagnostics. */
-#include "util.h"
-#include "output.h"
+#include "harness/base/util.h"
+#include "harness/base/output.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -2,9 +2,9 @@
  * token goes only where nobody on the way can read it: over https, or
  * plain http on loopback; over the unix socket the kernel vouches for us
  * and no token is sent. */
-#include "client.h"
-#include "gate.h"
-#include "util.h"
+#include "harness/cli/client.h"
+#include "harness/daemon/gate.h"
+#include "harness/base/util.h"
 
 #include <arpa/inet.h>
 #include <curl/curl.h>

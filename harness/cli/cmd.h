@@ -4,14 +4,14 @@
 int cmd_check(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_run(int argc, char **argv);
-/* kab plan JOB: an A/A calibration and the pairs a change needs (harness/cmd_plan.c) */
+/* kab plan JOB: an A/A calibration and the pairs a change needs (harness/cli/cmd_plan.c) */
 int cmd_plan(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
-/* kernel builds (harness/cmd_build.c) */
+/* kernel builds (harness/cli/cmd_build.c) */
 int cmd_build(int argc, char **argv);
 int cmd_builds(int argc, char **argv);
-/* clients of kabd (harness/cmd_client.c) */
+/* clients of kabd (harness/cli/cmd_client.c) */
 int cmd_submit(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);

@@ -1,14 +1,14 @@
 /* kab build JOB: builds the kernels of a job's kernel = build variants
  * (a variant with build = ID takes that recorded build, checked, and
  * builds nothing); kab builds: lists the recorded builds. */
-#include "build.h"
-#include "kbuild_job.h"
-#include "cmd.h"
-#include "job.h"
-#include "statedir.h"
-#include "store.h"
-#include "store_builds.h"
-#include "util.h"
+#include "kernels/build.h"
+#include "harness/job/kbuild_job.h"
+#include "harness/cli/cmd.h"
+#include "harness/job/job.h"
+#include "harness/base/statedir.h"
+#include "db/store.h"
+#include "db/store_builds.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <getopt.h>

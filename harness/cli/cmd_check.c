@@ -1,8 +1,8 @@
 /* kab check JOB: validates a job file without changing the machine and
  * prints it normalized, or prints every problem as FILE:LINE: message. */
-#include "cmd.h"
-#include "job.h"
-#include "util.h"
+#include "harness/cli/cmd.h"
+#include "harness/job/job.h"
+#include "harness/base/util.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* kab submit / status / cancel: the CLI as a client of kabd. */
-#include "client.h"
-#include "cmd.h"
-#include "store.h"
-#include "util.h"
+#include "harness/cli/client.h"
+#include "harness/cli/cmd.h"
+#include "db/store.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <getopt.h>

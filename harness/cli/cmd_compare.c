@@ -1,10 +1,10 @@
 /* kab compare FILE.csv [--format F] [--primary M ...] [--baseline NAME]
  * [--ascii]: the statistics and formats of kab report, for numbers
  * measured elsewhere (compare_csv.c reads them). */
-#include "cmd.h"
-#include "compare.h"
-#include "report.h"
-#include "util.h"
+#include "harness/cli/cmd.h"
+#include "harness/report/compare.h"
+#include "harness/report/report.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -3,19 +3,19 @@
  * decide with 80% power and the pairs a target effect needs (plan.h).
  * kab plan --from ID plans from a stored calibration, --csv FILE from
  * recorded runs of kab compare's format, without running anything. */
-#include "cmd.h"
-#include "compare.h"
-#include "executor.h"
-#include "job.h"
-#include "job_store.h"
-#include "json.h"
-#include "output.h"
-#include "plan.h"
-#include "report.h"
-#include "report_priv.h"
-#include "statedir.h"
-#include "store.h"
-#include "util.h"
+#include "harness/cli/cmd.h"
+#include "harness/report/compare.h"
+#include "harness/exec/executor.h"
+#include "harness/job/job.h"
+#include "harness/job/job_store.h"
+#include "harness/base/json.h"
+#include "harness/base/output.h"
+#include "harness/stats/plan.h"
+#include "harness/report/report.h"
+#include "harness/report/report_priv.h"
+#include "harness/base/statedir.h"
+#include "db/store.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <getopt.h>

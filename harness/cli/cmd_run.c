@@ -1,14 +1,14 @@
 /* kab run JOB / kab run --resume ID, and kab report ID. */
-#include "client.h"
-#include "cmd.h"
-#include "executor.h"
-#include "job.h"
-#include "job_store.h"
-#include "output.h"
-#include "report.h"
-#include "statedir.h"
-#include "store.h"
-#include "util.h"
+#include "harness/cli/client.h"
+#include "harness/cli/cmd.h"
+#include "harness/exec/executor.h"
+#include "harness/job/job.h"
+#include "harness/job/job_store.h"
+#include "harness/base/output.h"
+#include "harness/report/report.h"
+#include "harness/base/statedir.h"
+#include "db/store.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -14,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd.h"
-#include "sampler.h"
-#include "util.h"
+#include "harness/cli/cmd.h"
+#include "harness/sampler/sampler.h"
+#include "harness/base/util.h"
 
 #define TOP_N 10
 #define MAX_INTERVAL_S 3600.0

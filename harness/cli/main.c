@@ -1,6 +1,6 @@
 /* kab: the command line. */
-#include "cmd.h"
-#include "util.h"
+#include "harness/cli/cmd.h"
+#include "harness/base/util.h"
 
 #include <stdio.h>
 #include <string.h>

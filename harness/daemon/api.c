@@ -1,12 +1,12 @@
 /* kabd's /api/v1 handlers: JSON out, job file text in. */
-#include "api.h"
-#include "job.h"
-#include "json.h"
-#include "queue.h"
-#include "report.h"
-#include "sampler.h"
-#include "store.h"
-#include "store_boots.h"
+#include "harness/daemon/api.h"
+#include "harness/job/job.h"
+#include "harness/base/json.h"
+#include "harness/daemon/queue.h"
+#include "harness/report/report.h"
+#include "harness/sampler/sampler.h"
+#include "db/store.h"
+#include "db/store_boots.h"
 
 #include <errno.h>
 #include <pthread.h>

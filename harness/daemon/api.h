@@ -2,7 +2,7 @@
  * WAL: readers do not block the executor), reads, or enqueues through the
  * queue; none acts on the machine. */
 #pragma once
-#include "httpd.h"
+#include "harness/daemon/httpd.h"
 
 struct queue;
 

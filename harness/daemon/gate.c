@@ -3,8 +3,8 @@
  * page's own name after a DNS rebinding, its Origin the page's site, and
  * a form or a no-cors fetch can only send a few content types. Each of
  * the three is refused here. */
-#include "gate.h"
-#include "util.h"
+#include "harness/daemon/gate.h"
+#include "harness/base/util.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

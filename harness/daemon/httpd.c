@@ -7,10 +7,10 @@
  * HTTPD_MAX_BODY (dropped as they arrive, never buffered) never reach a
  * handler. Two pool threads per listener, a connection limit and a
  * timeout keep slow or half-open clients from piling up. */
-#include "httpd.h"
-#include "api.h"
-#include "json.h"
-#include "peer.h"
+#include "harness/daemon/httpd.h"
+#include "harness/daemon/api.h"
+#include "harness/base/json.h"
+#include "harness/base/peer.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

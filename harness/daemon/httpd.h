@@ -3,8 +3,8 @@
  * JSON error replies. Handlers live in api.c; they read the store or
  * enqueue, nothing else. */
 #pragma once
-#include "gate.h"
-#include "util.h"
+#include "harness/daemon/gate.h"
+#include "harness/base/util.h"
 
 #include <netinet/in.h>
 #include <stdbool.h>

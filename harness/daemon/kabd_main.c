@@ -3,18 +3,18 @@
  * and group kab may submit) and, when asked, on TCP (every request with
  * the token, https off loopback); the main thread only waits for the
  * signal to stop. */
-#include "api.h"
-#include "executor.h"
-#include "gate.h"
-#include "httpd.h"
-#include "listen.h"
-#include "output.h"
-#include "peer.h"
-#include "queue.h"
-#include "secret.h"
-#include "statedir.h"
-#include "store.h"
-#include "util.h"
+#include "harness/daemon/api.h"
+#include "harness/exec/executor.h"
+#include "harness/daemon/gate.h"
+#include "harness/daemon/httpd.h"
+#include "harness/daemon/listen.h"
+#include "harness/base/output.h"
+#include "harness/base/peer.h"
+#include "harness/daemon/queue.h"
+#include "harness/base/secret.h"
+#include "harness/base/statedir.h"
+#include "db/store.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <getopt.h>

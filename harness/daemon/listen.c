@@ -2,9 +2,9 @@
  * chown and chmod it is root's alone; its directory is checked to be
  * root's and not writable by others, so nobody can put their own socket
  * in its place. */
-#include "listen.h"
-#include "peer.h"
-#include "util.h"
+#include "harness/daemon/listen.h"
+#include "harness/base/peer.h"
+#include "harness/base/util.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -3,12 +3,12 @@
  * means a SIGTERM directed at this thread (pthread_kill). A stop signal
  * sent to the process may land here instead of in main's sigwait; then the
  * run stops and main is told to shut down. */
-#include "queue.h"
-#include "executor.h"
-#include "job.h"
-#include "job_store.h"
-#include "store.h"
-#include "util.h"
+#include "harness/daemon/queue.h"
+#include "harness/exec/executor.h"
+#include "harness/job/job.h"
+#include "harness/job/job_store.h"
+#include "db/store.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <signal.h>

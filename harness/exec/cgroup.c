@@ -1,9 +1,9 @@
 /* Memory cgroups: libcgroup creates, attaches and deletes; the limits are
  * written with checked writes so an EINVAL names the file and the value. */
-#include "cgroup.h"
-#include "job.h"
-#include "sampler.h"
-#include "util.h"
+#include "harness/exec/cgroup.h"
+#include "harness/job/job.h"
+#include "harness/sampler/sampler.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <libcgroup.h>

@@ -1,9 +1,9 @@
 /* Conditioning: a quiet machine for each run, on request; see condition.h. */
-#include "condition.h"
-#include "job.h"
-#include "knobs.h"
-#include "store.h"
-#include "util.h"
+#include "harness/exec/condition.h"
+#include "harness/job/job.h"
+#include "harness/exec/knobs.h"
+#include "db/store.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <glob.h>

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "job.h"
-#include "knobs.h"
+#include "harness/job/job.h"
+#include "harness/exec/knobs.h"
 
 struct store;
 struct diags;

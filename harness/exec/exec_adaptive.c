@@ -1,10 +1,10 @@
 /* Adaptive budgets: a look after each completed pair at a look point, and
  * the workloads whose remaining pairs it skips. */
-#include "adaptive.h"
-#include "exec_priv.h"
-#include "job.h"
-#include "store.h"
-#include "util.h"
+#include "harness/stats/adaptive.h"
+#include "harness/exec/exec_priv.h"
+#include "harness/job/job.h"
+#include "db/store.h"
+#include "harness/base/util.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,18 +1,18 @@
 /* Jobs that boot kernels: their builds, the judgement of each boot, and
  * the switch (kexec or a one-shot boot entry) to the next boot's kernel. */
-#include "build.h"
-#include "kbuild_job.h"
-#include "cgroup.h"
-#include "exec_priv.h"
-#include "executor.h"
-#include "job.h"
-#include "kexec.h"
-#include "reboot.h"
-#include "run.h"
-#include "store.h"
-#include "store_boots.h"
-#include "store_builds.h"
-#include "util.h"
+#include "kernels/build.h"
+#include "harness/job/kbuild_job.h"
+#include "harness/exec/cgroup.h"
+#include "harness/exec/exec_priv.h"
+#include "harness/exec/executor.h"
+#include "harness/job/job.h"
+#include "kernels/kexec.h"
+#include "kernels/reboot.h"
+#include "kernels/run.h"
+#include "db/store.h"
+#include "db/store_boots.h"
+#include "db/store_builds.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

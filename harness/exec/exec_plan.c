@@ -1,7 +1,7 @@
 /* Planning: the job's schedule of steps, balanced over variant orders. */
-#include "executor.h"
-#include "job.h"
-#include "store.h"
+#include "harness/exec/executor.h"
+#include "harness/job/job.h"
+#include "db/store.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "job.h"
+#include "harness/job/job.h"
 
 struct diags;
 struct jobdir;

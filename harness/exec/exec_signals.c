@@ -1,9 +1,9 @@
 /* The executor's signals: blocked, and taken synchronously with
  * sigtimedwait; the stop they ask for, and the job's reason when it stops. */
-#include "exec_priv.h"
-#include "executor.h"
-#include "store.h"
-#include "util.h"
+#include "harness/exec/exec_priv.h"
+#include "harness/exec/executor.h"
+#include "db/store.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -10,19 +10,19 @@
  * step_record (writes 'finished' with the metrics). Before them
  * step_setup journals each change to the machine before making it; after
  * them step_cleanup undoes the changes, on every path. */
-#include "cgroup.h"
-#include "condition.h"
-#include "exec_priv.h"
-#include "expect.h"
-#include "fcount.h"
-#include "job.h"
-#include "jobdir.h"
-#include "knobs.h"
-#include "provenance.h"
-#include "sampler.h"
-#include "store.h"
-#include "util.h"
-#include "wl.h"
+#include "harness/exec/cgroup.h"
+#include "harness/exec/condition.h"
+#include "harness/exec/exec_priv.h"
+#include "harness/job/expect.h"
+#include "harness/exec/fcount.h"
+#include "harness/job/job.h"
+#include "harness/exec/jobdir.h"
+#include "harness/exec/knobs.h"
+#include "harness/exec/provenance.h"
+#include "harness/sampler/sampler.h"
+#include "db/store.h"
+#include "harness/base/util.h"
+#include "workloads/wl.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,12 +1,12 @@
 /* Swap for the whole job: a zram device or a swap file, made and enabled
  * (journaled first), [swap]'s zswap settings in front of it, and undone. */
-#include "exec_priv.h"
-#include "job.h"
-#include "jobdir.h"
-#include "knobs.h"
-#include "store.h"
-#include "swap.h"
-#include "util.h"
+#include "harness/exec/exec_priv.h"
+#include "harness/job/job.h"
+#include "harness/exec/jobdir.h"
+#include "harness/exec/knobs.h"
+#include "db/store.h"
+#include "harness/exec/swap.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

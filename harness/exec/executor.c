@@ -1,18 +1,18 @@
 /* The executor's job loop: the preflight, the workloads' preparation, each
  * pending step in turn (switching kernels between boots), and the job's
  * end. Every state is in the store before the next action on the machine. */
-#include "cgroup.h"
-#include "condition.h"
-#include "exec_priv.h"
-#include "executor.h"
-#include "jobdir.h"
-#include "job.h"
-#include "knobs.h"
-#include "provenance.h"
-#include "store.h"
-#include "store_boots.h"
-#include "util.h"
-#include "wl.h"
+#include "harness/exec/cgroup.h"
+#include "harness/exec/condition.h"
+#include "harness/exec/exec_priv.h"
+#include "harness/exec/executor.h"
+#include "harness/exec/jobdir.h"
+#include "harness/job/job.h"
+#include "harness/exec/knobs.h"
+#include "harness/exec/provenance.h"
+#include "db/store.h"
+#include "db/store_boots.h"
+#include "harness/base/util.h"
+#include "workloads/wl.h"
 
 #include <errno.h>
 #include <limits.h>

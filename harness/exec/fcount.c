@@ -7,9 +7,9 @@
  * CONFIG_FUNCTION_TRACER, or filtering refused), kprobe events: one probe
  * per function, its hits from kprobe_profile. Where neither works the
  * reason is kept and the run goes on without the counts. */
-#include "fcount.h"
-#include "util.h"
-#include "wl.h"
+#include "harness/exec/fcount.h"
+#include "harness/base/util.h"
+#include "workloads/wl.h"
 
 #include <dirent.h>
 #include <errno.h>

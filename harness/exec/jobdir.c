@@ -1,10 +1,10 @@
 /* A job's own directory: made under the state directory's jobs/ by
  * mkdtemp, its name in the database, reopened (O_NOFOLLOW, checked) when
  * the job resumes, removed when the job is over. */
-#include "jobdir.h"
-#include "statedir.h"
-#include "store.h"
-#include "util.h"
+#include "harness/exec/jobdir.h"
+#include "harness/base/statedir.h"
+#include "db/store.h"
+#include "harness/base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

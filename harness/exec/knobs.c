@@ -1,8 +1,8 @@
 /* sysctl and sysfs knobs with a crash-safe journal of original values. */
-#include "knobs.h"
-#include "job.h"
-#include "store.h"
-#include "util.h"
+#include "harness/exec/knobs.h"
+#include "harness/job/job.h"
+#include "db/store.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -1,11 +1,11 @@
 /* Provenance: every run records the machine state it ran in. */
-#include "provenance.h"
-#include "cgroup.h"
-#include "store.h"
-#include "swap.h"
-#include "util.h"
+#include "harness/exec/provenance.h"
+#include "harness/exec/cgroup.h"
+#include "db/store.h"
+#include "harness/exec/swap.h"
+#include "harness/base/util.h"
 
-#include "knobs.h"
+#include "harness/exec/knobs.h"
 
 #include <glob.h>
 #include <stdlib.h>

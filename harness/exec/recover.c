@@ -1,13 +1,13 @@
 /* Locking and crash recovery: whatever a killed kab changed on the machine
  * is in the journal, and is put back at the next start. */
-#include "cgroup.h"
-#include "executor.h"
-#include "fcount.h"
-#include "knobs.h"
-#include "provenance.h"
-#include "store.h"
-#include "swap.h"
-#include "util.h"
+#include "harness/exec/cgroup.h"
+#include "harness/exec/executor.h"
+#include "harness/exec/fcount.h"
+#include "harness/exec/knobs.h"
+#include "harness/exec/provenance.h"
+#include "db/store.h"
+#include "harness/exec/swap.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* zram devices and swap files: creation, mkswap, swapon/swapoff, removal. */
-#include "swap.h"
-#include "statedir.h"
-#include "util.h"
+#include "harness/exec/swap.h"
+#include "harness/base/statedir.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

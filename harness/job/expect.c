@@ -1,7 +1,7 @@
 /* expect = METRIC OP NUMBER [, ...]: parsing one comparison at a time
  * with a bounded cursor, and checking a run's metrics against them. */
-#include "expect.h"
-#include "util.h"
+#include "harness/job/expect.h"
+#include "harness/base/util.h"
 
 #include <ctype.h>
 #include <errno.h>

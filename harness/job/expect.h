@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store.h"
+#include "db/store.h"
 
 enum expect_op { EXPECT_GT, EXPECT_GE, EXPECT_LT, EXPECT_LE, EXPECT_EQ, EXPECT_NE };
 #define EXPECT_OPS "> >= < <= == !="

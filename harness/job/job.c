@@ -40,9 +40,9 @@
  * file, checks nothing on the machine and is bounded by the budgets
  * (tests/fuzz/fuzz_job.c).
  */
-#include "job.h"
-#include "job_priv.h"
-#include "util.h"
+#include "harness/job/job.h"
+#include "harness/job/job_priv.h"
+#include "harness/base/util.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "expect.h"
+#include "harness/job/expect.h"
 
 struct diags;
 

@@ -7,11 +7,11 @@
  * wl_ops), and what the sections mean together. Every problem is
  * reported and parsing goes on, so one run of `kab check` shows them all.
  */
-#include "job.h"
-#include "job_priv.h"
-#include "util.h"
-#include "wl.h"
-#include "series.h"
+#include "harness/job/job.h"
+#include "harness/job/job_priv.h"
+#include "harness/base/util.h"
+#include "workloads/wl.h"
+#include "kernels/series.h"
 
 #include <errno.h>
 #include <stddef.h>

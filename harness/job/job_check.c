@@ -3,16 +3,16 @@
  * check` must never change the system it checks. The parser (job_build.c)
  * builds the job from its text alone; job_check_machine() then looks at
  * the machine, and job_parse_string_nocheck() skips it. */
-#include "job.h"
-#include "job_priv.h"
-#include "build.h"
-#include "builduser.h"
-#include "kexec.h"
-#include "knob_allow.h"
-#include "machine.h"
-#include "statedir.h"
-#include "util.h"
-#include "wl.h"
+#include "harness/job/job.h"
+#include "harness/job/job_priv.h"
+#include "kernels/build.h"
+#include "kernels/builduser.h"
+#include "kernels/kexec.h"
+#include "harness/job/knob_allow.h"
+#include "harness/job/machine.h"
+#include "harness/base/statedir.h"
+#include "harness/base/util.h"
+#include "workloads/wl.h"
 
 #include <dirent.h>
 #include <errno.h>

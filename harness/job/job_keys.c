@@ -6,10 +6,10 @@
  * Each key type has one parser below, picked by job_key_set; it reads the
  * value from the text alone: no file, no machine.
  */
-#include "job.h"
-#include "job_priv.h"
-#include "util.h"
-#include "wl.h"
+#include "harness/job/job.h"
+#include "harness/job/job_priv.h"
+#include "harness/base/util.h"
+#include "workloads/wl.h"
 
 #include <ctype.h>
 #include <errno.h>

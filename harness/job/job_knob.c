@@ -1,8 +1,8 @@
 /* Job files: knob keys of a [variant] section, "sysctl NAME = VALUE" and
  * "sysfs PATH = VALUE", turned into the file they write. */
-#include "job.h"
-#include "job_priv.h"
-#include "util.h"
+#include "harness/job/job.h"
+#include "harness/job/job_priv.h"
+#include "harness/base/util.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -3,9 +3,9 @@
  * against the machine (job_check.c), every problem of both sorted
  * together by line. Apart from the parser so that it links without the
  * machine checks (tests/fuzz/fuzz_job.c). */
-#include "job.h"
-#include "job_priv.h"
-#include "util.h"
+#include "harness/job/job.h"
+#include "harness/job/job_priv.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -2,9 +2,9 @@
  * metric lists (metrics =, primary =), pairs = N or adaptive MIN..MAX,
  * [metric NAME] sections (direction, unit, epsilon, label), and the
  * lookups the report makes in them. */
-#include "job.h"
-#include "job_priv.h"
-#include "util.h"
+#include "harness/job/job.h"
+#include "harness/job/job_priv.h"
+#include "harness/base/util.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,10 +1,10 @@
 /* Job files: the normalized form. Canonical key order, defaults spelled
  * out, sizes and durations in one notation, comments dropped. What this
  * prints parses back to the same job (tests/golden checks it). */
-#include "job.h"
-#include "job_priv.h"
-#include "util.h"
-#include "wl.h"
+#include "harness/job/job.h"
+#include "harness/job/job_priv.h"
+#include "harness/base/util.h"
+#include "workloads/wl.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "job.h"
+#include "harness/job/job.h"
 
 enum job_sec_kind {
 	JOB_SEC_JOB,

@@ -3,10 +3,10 @@
  * so kabd's submit calls this once it has parsed the job, and the
  * executor's build stage checks again (kbuild_job): the build may have
  * gone in between. */
-#include "build.h"
-#include "job.h"
-#include "kbuild_job.h"
-#include "util.h"
+#include "kernels/build.h"
+#include "harness/job/job.h"
+#include "harness/job/kbuild_job.h"
+#include "harness/base/util.h"
 
 size_t job_check_builds(const struct job *j, struct store *st, struct diags *d)
 {

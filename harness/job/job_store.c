@@ -1,10 +1,10 @@
 /* A parsed job in the store's terms: its name, file, text and schedule
  * settings, each variant's kernel and knobs as applied, each workload's
  * limits, handed to db/ as a struct store_job_spec. */
-#include "job_store.h"
-#include "job.h"
-#include "store.h"
-#include "util.h"
+#include "harness/job/job_store.h"
+#include "harness/job/job.h"
+#include "db/store.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

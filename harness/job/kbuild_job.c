@@ -1,10 +1,10 @@
 /* A job's kernels: for each variant, the build request kernels/ takes
  * (kbuild_build), its recorded build checked (kbuild_recorded) or its
  * image registered (kbuild_image), in the job's order. */
-#include "kbuild_job.h"
-#include "build.h"
-#include "job.h"
-#include "util.h"
+#include "harness/job/kbuild_job.h"
+#include "kernels/build.h"
+#include "harness/job/job.h"
+#include "harness/base/util.h"
 
 #include <string.h>
 

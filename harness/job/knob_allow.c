@@ -1,7 +1,7 @@
 /* The allow list of knobs; see knob_allow.h. SECURITY.md ("Knobs")
  * explains each entry of the two tables below: keep them in step. */
-#include "knob_allow.h"
-#include "job_priv.h"
+#include "harness/job/knob_allow.h"
+#include "harness/job/job_priv.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -9,7 +9,7 @@
  * characters but "/" and "{a,b}" one of the words listed; a component
  * "**" matches any number of components, none included. */
 #pragma once
-#include "util.h"
+#include "harness/base/util.h"
 
 #include <stdbool.h>
 #include <stddef.h>

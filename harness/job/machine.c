@@ -1,5 +1,5 @@
 /* /etc/kab/machine.conf; see machine.h. */
-#include "machine.h"
+#include "harness/job/machine.h"
 
 #include <errno.h>
 #include <glob.h>

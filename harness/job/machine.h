@@ -10,9 +10,9 @@
  * over the machine's; knobs.allow may repeat and adds to the list.
  * $KAB_MACHINE_CONF names another file. */
 #pragma once
-#include "job.h"
-#include "knob_allow.h"
-#include "util.h"
+#include "harness/job/job.h"
+#include "harness/job/knob_allow.h"
+#include "harness/base/util.h"
 
 #include <stdbool.h>
 

@@ -4,12 +4,12 @@
  * reported as FILE:LINE with what to do; reading goes on so that all of
  * them show (up to ERRORS_MAX). A pair with one side missing is not an
  * error: the statistics then treat the metric as unpaired. */
-#include "compare.h"
-#include "csv.h"
-#include "report.h"
-#include "report_priv.h"
-#include "job.h"
-#include "util.h"
+#include "harness/report/compare.h"
+#include "harness/base/csv.h"
+#include "harness/report/report.h"
+#include "harness/report/report_priv.h"
+#include "harness/job/job.h"
+#include "harness/base/util.h"
 
 #include <ctype.h>
 #include <errno.h>

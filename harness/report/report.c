@@ -3,10 +3,10 @@
  * reading a CSV file compare_csv.c; the formats are report_text.c,
  * report_cover.c and report_json.c, which read the model, and choosing
  * one is report_render.c. */
-#include "report.h"
-#include "report_priv.h"
-#include "job.h"
-#include "util.h"
+#include "harness/report/report.h"
+#include "harness/report/report_priv.h"
+#include "harness/job/job.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <math.h>

@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "metrics.h"
-#include "stats.h"
-#include "store.h"
+#include "harness/stats/metrics.h"
+#include "harness/stats/stats.h"
+#include "db/store.h"
 
 struct store;
 struct job;

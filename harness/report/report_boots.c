@@ -4,13 +4,13 @@
  * in (runs.boot_id = boots.boot_id) and that boot's build. A run whose
  * kernel, boot or planned boot is not its variant's must never happen;
  * each one becomes a line of r->kernel_warnings, which every format shows. */
-#include "report.h"
-#include "report_priv.h"
-#include "kexec.h"
-#include "store.h"
-#include "store_boots.h"
-#include "store_builds.h"
-#include "util.h"
+#include "harness/report/report.h"
+#include "harness/report/report_priv.h"
+#include "kernels/kexec.h"
+#include "db/store.h"
+#include "db/store_boots.h"
+#include "db/store_builds.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -30,10 +30,10 @@
  * and a line saying where the others are; kab compare keeps every row of
  * the table it was given. Rows zero in every run of both sides are named
  * in one line instead. Times and sizes read in human units ("206 ms"). */
-#include "report.h"
-#include "report_priv.h"
-#include "job.h"
-#include "util.h"
+#include "harness/report/report.h"
+#include "harness/report/report_priv.h"
+#include "harness/job/job.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <math.h>

@@ -4,8 +4,8 @@
  * stored values), and a percentage has one. The bottom of the report's
  * formatting: it calls no other report file, and report_unit.c (units,
  * and the Delta that uses them) builds on it. */
-#include "report_priv.h"
-#include "util.h"
+#include "harness/report/report_priv.h"
+#include "harness/base/util.h"
 
 #include <ctype.h>
 #include <math.h>

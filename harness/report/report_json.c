@@ -6,11 +6,11 @@
  * "runs_by_boot" (each boot, its build and its runs) and
  * "kernel_warnings"; other reports do not have them. CSV carries the
  * metric fields, one row per workload x metric x compared variant. */
-#include "report.h"
-#include "report_priv.h"
-#include "job.h"
-#include "json.h"
-#include "util.h"
+#include "harness/report/report.h"
+#include "harness/report/report_priv.h"
+#include "harness/job/job.h"
+#include "harness/base/json.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <math.h>

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "harness/report/report.h"
 
 #define REPORT_DECIMALS_MAX 6
 #define REPORT_NOISY_COV_PCT 3.5

@@ -1,8 +1,8 @@
 /* Choosing a report format: its name, and the renderer that prints it.
  * The renderers read the model (report.c); the model calls none of them. */
-#include "report.h"
-#include "report_priv.h"
-#include "util.h"
+#include "harness/report/report.h"
+#include "harness/report/report_priv.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <string.h>

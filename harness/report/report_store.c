@@ -3,13 +3,13 @@
  * the header block and the runs not counted) and the metrics of its ok
  * runs, paired by pair index. A job that boots kernels adds its kernels
  * and boots (report_boots.c). */
-#include "report.h"
-#include "report_priv.h"
-#include "job.h"
-#include "provenance.h"
-#include "store.h"
-#include "util.h"
-#include "wl.h"
+#include "harness/report/report.h"
+#include "harness/report/report_priv.h"
+#include "harness/job/job.h"
+#include "harness/exec/provenance.h"
+#include "db/store.h"
+#include "harness/base/util.h"
+#include "workloads/wl.h"
 
 #include <errno.h>
 #include <math.h>

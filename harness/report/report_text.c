@@ -4,10 +4,10 @@
  * n, Before, After, Delta (abs / %), 95% CI of Delta%, p, q, verdict — and
  * footnotes on the tests used, noisy variants and metrics compared on
  * differences; at the end the boots and the runs each one held. */
-#include "report.h"
-#include "report_priv.h"
-#include "job.h"
-#include "util.h"
+#include "harness/report/report.h"
+#include "harness/report/report_priv.h"
+#include "harness/job/job.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <math.h>

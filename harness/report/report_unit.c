@@ -6,8 +6,8 @@
  * ops/s) keep the raw number and the decimals their input had. The Delta
  * cell is formatted here too, in its row's unit. JSON and CSV print raw
  * numbers and never come here. */
-#include "report_priv.h"
-#include "util.h"
+#include "harness/report/report_priv.h"
+#include "harness/base/util.h"
 
 #include <math.h>
 #include <string.h>

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "sampler.h"
+#include "harness/sampler/sampler.h"
 
 static bool is_blank(char c) {
 	return c == ' ' || c == '\t';

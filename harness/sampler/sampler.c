@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sampler.h"
-#include "util.h"
+#include "harness/sampler/sampler.h"
+#include "harness/base/util.h"
 
 #define NSEC_PER_SEC 1000000000ULL
 #define CPU_NONE UINT32_MAX   /* a counter that is not one CPU's column */

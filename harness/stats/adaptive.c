@@ -1,8 +1,8 @@
 /* Adaptive looks: the primary metrics' statistics so far, from the store. */
-#include "adaptive.h"
-#include "job.h"
-#include "store.h"
-#include "util.h"
+#include "harness/stats/adaptive.h"
+#include "harness/job/job.h"
+#include "db/store.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <math.h>

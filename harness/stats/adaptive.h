@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stats.h"
+#include "harness/stats/stats.h"
 
 struct store;
 struct job;

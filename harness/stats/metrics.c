@@ -4,8 +4,8 @@
  * counts with no sign of goodness are neutral. Labels are the ones the
  * seed postings print ("bogo ops/s", "TLB shootdowns", "Function call
  * IPIs", "pgscan_anon (pages)"). */
-#include "metrics.h"
-#include "util.h"
+#include "harness/stats/metrics.h"
+#include "harness/base/util.h"
 
 #include <string.h>
 

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "stats.h"
+#include "harness/stats/stats.h"
 
 #define METRIC_LABEL_MAX 96
 #define METRIC_UNIT_MAX 32

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
-#include "stats_priv.h"
+#include "harness/stats/plan.h"
+#include "harness/stats/stats_priv.h"
 
 /* Rule 7's default, as stats.c applies it. */
 #define EPSILON_FLOOR_PCT 1.0

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stats.h"
+#include "harness/stats/stats.h"
 
 /* The signed-rank test cannot reach p < 0.05 below this many pairs
  * (exact: the smallest two-sided p at 5 pairs is 2/32 = 0.0625). */

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
-#include "stats_priv.h"
+#include "harness/stats/stats.h"
+#include "harness/stats/stats_priv.h"
 
 #define DEFAULT_ALPHA 0.05
 /* Rule 7: epsilon is max(1%, 2 x baseline CoV). */

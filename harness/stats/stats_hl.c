@@ -20,8 +20,8 @@
 
 #include <gsl/gsl_cdf.h>
 
-#include "stats.h"
-#include "stats_priv.h"
+#include "harness/stats/stats.h"
+#include "harness/stats/stats_priv.h"
 
 /* n(n+1)/2 Walsh averages or nx * ny differences are held in memory:
  * 16 MB at most. Benchmarks have tens of runs, not thousands. */

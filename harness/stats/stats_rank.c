@@ -27,8 +27,8 @@
 
 #include <gsl/gsl_cdf.h>
 
-#include "stats.h"
-#include "stats_priv.h"
+#include "harness/stats/stats.h"
+#include "harness/stats/stats_priv.h"
 
 /* Tables past these sizes would cost megabytes for no gain: the normal
  * approximation is used from 50 on anyway. */

@@ -2,9 +2,9 @@
  * statistics and every report format on whatever it accepts. `make fuzz`
  * builds it with clang -fsanitize=fuzzer,address and runs it for a
  * bounded time from a corpus of tests/compare's files. */
-#include "compare.h"
-#include "report.h"
-#include "util.h"
+#include "harness/report/compare.h"
+#include "harness/report/report.h"
+#include "harness/base/util.h"
 
 #include <stdint.h>
 #include <stdio.h>

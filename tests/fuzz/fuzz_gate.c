@@ -3,8 +3,8 @@
  * socket. Besides not crashing, what one check accepts must agree with
  * another: a Host accepted over http makes "http://HOST" an accepted
  * Origin, and nothing is accepted over the socket but "localhost". */
-#include "gate.h"
-#include "listen.h"
+#include "harness/daemon/gate.h"
+#include "harness/daemon/listen.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -5,8 +5,8 @@
  * -fsanitize=fuzzer,address, linked with the parser's objects only, and
  * runs it for a bounded time from a corpus of examples/ and tests/golden/
  * job files. */
-#include "job.h"
-#include "util.h"
+#include "harness/job/job.h"
+#include "harness/base/util.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /* For the unit tests that parse job files: a job from text. */
 #pragma once
 #include "t.h"
-#include "job.h"
-#include "util.h"
+#include "harness/job/job.h"
+#include "harness/base/util.h"
 
 #include <stdio.h>
 

@@ -1,7 +1,7 @@
 /* For the unit tests that render reports. */
 #pragma once
 #include "t.h"
-#include "report.h"
+#include "harness/report/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>

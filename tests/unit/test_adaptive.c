@@ -1,12 +1,12 @@
 /* Adaptive looks read the primary metrics' runs back from the store and
  * stop only when the statistics say so. */
 #include "t.h"
-#include "adaptive.h"
-#include "job.h"
-#include "job_store.h"
-#include "store.h"
-#include "util.h"
-#include "wl.h"
+#include "harness/stats/adaptive.h"
+#include "harness/job/job.h"
+#include "harness/job/job_store.h"
+#include "db/store.h"
+#include "harness/base/util.h"
+#include "workloads/wl.h"
 
 #include <errno.h>
 #include <stdlib.h>

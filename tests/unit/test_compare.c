@@ -3,10 +3,10 @@
  * baseline, primary, units and directions, decimals) with its FILE:LINE
  * errors, and a seeded stream of garbage that must never crash it. */
 #include "t.h"
-#include "compare.h"
-#include "csv.h"
-#include "report.h"
-#include "util.h"
+#include "harness/report/compare.h"
+#include "harness/base/csv.h"
+#include "harness/report/report.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <math.h>

@@ -3,12 +3,12 @@
  * header's line of settings that differ between variants. */
 #include "t.h"
 #include "t_job.h"
-#include "condition.h"
-#include "executor.h"
-#include "store.h"
-#include "provenance.h"
-#include "report.h"
-#include "util.h"
+#include "harness/exec/condition.h"
+#include "harness/exec/executor.h"
+#include "db/store.h"
+#include "harness/exec/provenance.h"
+#include "harness/report/report.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -3,9 +3,9 @@
  * evidence (OOM kills first, then expect). */
 #include "t.h"
 #include "t_job.h"
-#include "expect.h"
-#include "report.h"
-#include "store.h"
+#include "harness/job/expect.h"
+#include "harness/report/report.h"
+#include "db/store.h"
 
 #include <errno.h>
 #include <stdint.h>

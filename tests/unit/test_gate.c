@@ -1,13 +1,13 @@
 /* kabd's door checks (Host, Origin, token, content type), the socket
  * peer's rights, secret files' owner and mode, and the client's idea of
  * loopback. */
-#include "client.h"
-#include "gate.h"
-#include "listen.h"
-#include "peer.h"
-#include "secret.h"
+#include "harness/cli/client.h"
+#include "harness/daemon/gate.h"
+#include "harness/daemon/listen.h"
+#include "harness/base/peer.h"
+#include "harness/base/secret.h"
 #include "t.h"
-#include "util.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

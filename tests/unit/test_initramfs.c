@@ -11,9 +11,9 @@
  *
  * `test_initramfs make MODROOT RELEASE CONFIG OUT` makes OUT with the real
  * tool, its output on stdout, for the integration test. */
-#include "initramfs.h"
+#include "kernels/initramfs.h"
 #include "t.h"
-#include "util.h"
+#include "harness/base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,12 +1,12 @@
 /* Job file parser: values, defaults, knob paths, continuation lines,
  * diagnostics and the print/parse round trip. No machine checks here
  * (job_parse_string_nocheck), except where a test says so. */
-#include "job.h"
-#include "job_priv.h"
-#include "executor.h"
-#include "store.h"
+#include "harness/job/job.h"
+#include "harness/job/job_priv.h"
+#include "harness/exec/executor.h"
+#include "db/store.h"
 #include "t.h"
-#include "util.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

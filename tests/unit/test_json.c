@@ -2,8 +2,8 @@
  * passes through, bytes that are not UTF-8, NULs inside a length, the
  * strbuf and FILE forms giving the same bytes; numbers. */
 #include "t.h"
-#include "json.h"
-#include "util.h"
+#include "harness/base/json.h"
+#include "harness/base/util.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,13 +3,13 @@
  * one, a gzip bomb at the cap); sha256 against known digests; the bzImage
  * header reader; krun's child signal mask, its cancel check and its drop
  * to an unprivileged user; the build user's directories. */
-#include "build.h"
-#include "builduser.h"
-#include "run.h"
-#include "series.h"
-#include "sha256.h"
+#include "kernels/build.h"
+#include "kernels/builduser.h"
+#include "kernels/run.h"
+#include "kernels/series.h"
+#include "kernels/sha256.h"
 #include "t.h"
-#include "util.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,9 +1,9 @@
 /* kernels/kexec: the command line a kab boot gets, the kab.build marker,
  * the cmdline limit read from a bzImage header, the checks made before a
  * switch, and how a boot is judged (the marker and the kernelrelease). */
-#include "kexec.h"
+#include "kernels/kexec.h"
 #include "t.h"
-#include "util.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -4,11 +4,11 @@
  * ignores a write of no bytes), a long one whole, one longer than the
  * journal can hold is refused before anything changes, and a choice list
  * reads as its selected word. */
-#include "job.h"
-#include "knobs.h"
-#include "store.h"
+#include "harness/job/job.h"
+#include "harness/exec/knobs.h"
+#include "db/store.h"
 #include "t.h"
-#include "util.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -2,9 +2,9 @@
  * sets nothing; each bad line is named with its number. knobs.allow: its
  * patterns, how they match, and a job's knobs refused, then accepted once
  * the machine allows them. */
-#include "job.h"
-#include "knob_allow.h"
-#include "machine.h"
+#include "harness/job/job.h"
+#include "harness/job/knob_allow.h"
+#include "harness/job/machine.h"
 #include "t.h"
 
 #include <errno.h>

@@ -5,8 +5,8 @@
  * forked child, whose stderr may be the broken pipe: it answers with its
  * exit status (the number of the first check that failed). */
 #include "t.h"
-#include "output.h"
-#include "util.h"
+#include "harness/base/output.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,9 +3,9 @@
  * power below 6 pairs or below epsilon, the same numbers for the same
  * seed. */
 #include "t.h"
-#include "plan.h"
-#include "job.h"
-#include "util.h"
+#include "harness/stats/plan.h"
+#include "harness/job/job.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <gsl/gsl_cdf.h>

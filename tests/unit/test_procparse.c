@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "sampler.h"
+#include "harness/sampler/sampler.h"
 #include "t.h"
 
 #define MAX_ROWS 64

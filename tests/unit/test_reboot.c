@@ -2,9 +2,9 @@
  * of systemd-boot and GRUB line by line, the files a plan run without its
  * commands leaves (the entry, custom.cfg with the operator's text and
  * earlier builds kept), what is refused, and the errors of failing steps. */
-#include "reboot.h"
+#include "kernels/reboot.h"
 #include "t.h"
-#include "util.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -2,15 +2,15 @@
  * (kbuild_recorded), its errors at submit (job_check_builds) and the
  * build stage that takes it without compiling (kbuild_job). Rows are made
  * with the store API, the bzImage is a fake setup header. */
-#include "api.h"
-#include "build.h"
-#include "kbuild_job.h"
-#include "httpd.h"
-#include "job.h"
-#include "store.h"
-#include "store_builds.h"
+#include "harness/daemon/api.h"
+#include "kernels/build.h"
+#include "harness/job/kbuild_job.h"
+#include "harness/daemon/httpd.h"
+#include "harness/job/job.h"
+#include "db/store.h"
+#include "db/store_builds.h"
 #include "t.h"
-#include "util.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,16 +4,16 @@
  * single run, every run failed, a metric in one variant only). */
 #include "t_job.h"
 #include "t_report.h"
-#include "executor.h"
-#include "job.h"
-#include "job_store.h"
-#include "json.h"
-#include "metrics.h"
-#include "report.h"
-#include "report_priv.h"
-#include "store.h"
-#include "util.h"
-#include "wl.h"
+#include "harness/exec/executor.h"
+#include "harness/job/job.h"
+#include "harness/job/job_store.h"
+#include "harness/base/json.h"
+#include "harness/stats/metrics.h"
+#include "harness/report/report.h"
+#include "harness/report/report_priv.h"
+#include "db/store.h"
+#include "harness/base/util.h"
+#include "workloads/wl.h"
 
 #include <errno.h>
 #include <math.h>

@@ -6,16 +6,16 @@
  * cover letter. */
 #include "t_job.h"
 #include "t_report.h"
-#include "executor.h"
-#include "job.h"
-#include "job_store.h"
-#include "report.h"
-#include "report_priv.h"
-#include "store.h"
-#include "store_boots.h"
-#include "store_builds.h"
-#include "util.h"
-#include "wl.h"
+#include "harness/exec/executor.h"
+#include "harness/job/job.h"
+#include "harness/job/job_store.h"
+#include "harness/report/report.h"
+#include "harness/report/report_priv.h"
+#include "db/store.h"
+#include "db/store_boots.h"
+#include "db/store_builds.h"
+#include "harness/base/util.h"
+#include "workloads/wl.h"
 
 #include <errno.h>
 #include <stdlib.h>

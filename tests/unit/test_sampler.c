@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sampler.h"
+#include "harness/sampler/sampler.h"
 #include "t.h"
 
 static double mono_now(void) {

@@ -3,10 +3,10 @@
  * or under a directory others can change; fresh names by directory fd.
  * Real directories under /tmp; needs root (the owner checks are root's). */
 #include "t.h"
-#include "build.h"
-#include "kbuild_priv.h"
-#include "statedir.h"
-#include "util.h"
+#include "kernels/build.h"
+#include "kernels/kbuild_priv.h"
+#include "harness/base/statedir.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

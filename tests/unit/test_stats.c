@@ -4,7 +4,7 @@
  * simulations of the adaptive rule and of A/A runs. Expected values are
  * hand-computed or from scipy 1.10 (noted where so). */
 #include "t.h"
-#include "stats.h"
+#include "harness/stats/stats.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -15,8 +15,8 @@
  *    averaged or subtracted, so they agree exactly; coverage levels 1e-12
  *    absolute. */
 #include "t.h"
-#include "stats.h"
-#include "util.h"
+#include "harness/stats/stats.h"
+#include "harness/base/util.h"
 
 #include <stdlib.h>
 

@@ -1,15 +1,15 @@
 /* The store: migrations, job/schedule/run round trips, the journal, and
  * the plan's balanced orders. Uses a temporary database file. */
 #include "t_job.h"
-#include "executor.h"
-#include "job.h"
-#include "job_store.h"
-#include "report.h"
-#include "store.h"
-#include "store_boots.h"
-#include "store_builds.h"
-#include "util.h"
-#include "wl.h"
+#include "harness/exec/executor.h"
+#include "harness/job/job.h"
+#include "harness/job/job_store.h"
+#include "harness/report/report.h"
+#include "db/store.h"
+#include "db/store_boots.h"
+#include "db/store_builds.h"
+#include "harness/base/util.h"
+#include "workloads/wl.h"
 
 #include <errno.h>
 #include <sqlite3.h>

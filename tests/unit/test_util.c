@@ -1,7 +1,7 @@
 /* Strict parsers, sizes, durations, hints, argument splitting. */
 #include "t.h"
-#include "util.h"
-#include "wl.h"
+#include "harness/base/util.h"
+#include "workloads/wl.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,10 +1,10 @@
 /* The kbuild workload: its keys, the object count (symlinks not
  * followed), and check's file:line errors against a fake kernel tree. */
-#include "job.h"
+#include "harness/job/job.h"
 #include "t.h"
-#include "util.h"
-#include "wl.h"
-#include "wl_kbuild.h"
+#include "harness/base/util.h"
+#include "workloads/wl.h"
+#include "workloads/wl_kbuild.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,9 +4,9 @@
  * reference (docs/wl-TYPE.md, else README.md): each key is there with
  * its default, so the two cannot drift apart. */
 #include "t.h"
-#include "wl.h"
-#include "job.h"
-#include "util.h"
+#include "workloads/wl.h"
+#include "harness/job/job.h"
+#include "harness/base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -2,9 +2,9 @@
  * helper programs print (fixtures captured from real runs, and broken
  * lines), and the checks of their keys. */
 #include "t.h"
-#include "wl.h"
-#include "job.h"
-#include "util.h"
+#include "workloads/wl.h"
+#include "harness/job/job.h"
+#include "harness/base/util.h"
 
 #include <stdlib.h>
 

@@ -4,11 +4,11 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "job.h"
+#include "harness/job/job.h"
 #include "t.h"
-#include "util.h"
-#include "wl.h"
-#include "wl_sysbench.h"
+#include "harness/base/util.h"
+#include "workloads/wl.h"
+#include "workloads/wl_sysbench.h"
 
 static char *fixture(const char *name)
 {

@@ -3,7 +3,7 @@
 //
 //   node tests/web/format.mjs      prints "format: N passed, M failed"
 //
-// The rules are the text report's (harness/report_unit.c): human units
+// The rules are the text report's (harness/report/report_unit.c): human units
 // for times below the second and sizes, never exponent notation.
 import { readFileSync } from "node:fs";
 import vm from "node:vm";

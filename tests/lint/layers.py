@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""kab's layer rule, for make lint.
+
+Each folder of the C sources has a level; a file may include a project
+header only from its own level or a lower one. The order, lowest first:
+
+  harness/base -> db -> kernels -> workloads, harness/job -> harness/stats,
+  harness/sampler -> harness/exec -> harness/report -> harness/daemon,
+  harness/cli
+
+(folders on one line of the list share a level). Includes are written from
+the project root ("harness/job/job.h"), so every include line names its
+layer. A second rule: only harness/exec and kernels act on the machine, so
+the primitives that write to it (below) may be called only there.
+
+Prints each offence as FILE:LINE: message and exits 1 if there is one.
+"""
+import os
+import re
+import sys
+
+LEVELS = [
+    ["harness/base"],
+    ["db"],
+    ["kernels"],
+    ["workloads", "harness/job"],
+    ["harness/stats", "harness/sampler"],
+    ["harness/exec"],
+    ["harness/report"],
+    ["harness/daemon", "harness/cli"],
+]
+LEVEL = {folder: i for i, row in enumerate(LEVELS) for folder in row}
+
+# Calls that change the machine: files and sysfs/procfs knobs, cgroups,
+# swap devices, kexec and reboot, mounts. Their definitions live in
+# harness/base (util_write_file) and harness/exec or kernels (the rest).
+MACHINE_WRITES = [
+    "util_write_file", "swapon", "swapoff", "kexec_file_load", "kexec_load",
+    "reboot", "mount", "umount", "umount2",
+    "cg_create", "cg_attach", "cg_kill_all", "cg_remove", "cg_set_limits",
+    "knobs_apply", "knobs_restore",
+]
+MACHINE_OK = {"harness/exec", "kernels"}
+CALL = re.compile(r"\b(" + "|".join(MACHINE_WRITES) + r")\s*\(")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def folder_of(path):
+    for f in sorted(LEVEL, key=len, reverse=True):
+        if path == f or path.startswith(f + "/"):
+            return f
+    return None
+
+
+def strip_comments(text):
+    # keep line numbers: replace comment bodies by spaces, strings by ""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif text[i] == '"':
+            j = i + 1
+            while j < n and text[j] != '"' and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append('"' + " " * max(0, j - i - 1) + ('"' if j < n else ""))
+            i = j + 1
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def sources(root):
+    for top in ("harness", "db", "kernels", "workloads"):
+        for d, dirs, files in os.walk(os.path.join(root, top)):
+            dirs.sort()
+            for f in sorted(files):
+                if f.endswith((".c", ".h")):
+                    yield os.path.relpath(os.path.join(d, f), root)
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else "."
+    bad = 0
+    for path in sources(root):
+        folder = folder_of(path)
+        if path.startswith("workloads/progs/"):
+            folder = "workloads/progs"  # programs of their own, not the library
+        with open(os.path.join(root, path), encoding="utf-8") as f:
+            text = f.read()
+        if folder is None:
+            print(f"{path}:1: not in a layer folder: move it into one of {', '.join(LEVEL)}")
+            bad += 1
+            continue
+        for n, line in enumerate(text.splitlines(), 1):
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            inc = m.group(1)
+            if folder == "workloads/progs":
+                if "/" in inc:
+                    print(f"{path}:{n}: a workload program includes only its own folder's headers, not \"{inc}\"")
+                    bad += 1
+                continue
+            if not os.path.exists(os.path.join(root, inc)):
+                print(f"{path}:{n}: \"{inc}\" is not a path from the project root (write \"harness/FOLDER/{inc}\" or the like)")
+                bad += 1
+                continue
+            to = folder_of(inc)
+            if to is None:
+                print(f"{path}:{n}: \"{inc}\" is in no layer folder")
+                bad += 1
+            elif LEVEL[to] > LEVEL[folder]:
+                print(f"{path}:{n}: {folder} may not include \"{inc}\": {to} is above it in the layer order "
+                      "(base -> db -> kernels -> workloads, job -> stats, sampler -> exec -> report -> daemon, cli)")
+                bad += 1
+        if folder in MACHINE_OK or folder == "workloads/progs":
+            continue
+        code = strip_comments(text)
+        for n, line in enumerate(code.splitlines(), 1):
+            for m in CALL.finditer(line):
+                name = m.group(1)
+                # a definition or declaration of the primitive itself is not a call
+                if re.search(r"^\s*(static\s+)?(int|void|long|bool)\s+\**" + name + r"\s*\(", line):
+                    continue
+                print(f"{path}:{n}: {name}() writes to the machine: only harness/exec and kernels may call it")
+                bad += 1
+    if bad:
+        print(f"lint: {bad} layer offence(s)")
+        return 1
+    print("lint: layers in order, machine writes only in harness/exec and kernels")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
