@@ -11,10 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct store {
-	sqlite3 *db;
-};
-
 const char *store_path(const struct store *st)
 {
 	const char *p = sqlite3_db_filename(st->db, "main");
@@ -117,13 +113,13 @@ sqlite3 *store_sqlite(struct store *s) { return s->db; }
 
 const char *store_errmsg(struct store *s) { return sqlite3_errmsg(s->db); }
 
-static int sql_err(struct store *s, int rc, const char *what)
+int store_sql_err(struct store *s, int rc, const char *what)
 {
 	log_error("database: %s: %s", what, sqlite3_errmsg(s->db));
 	return rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? -EBUSY : rc == SQLITE_NOMEM ? -ENOMEM : -EIO;
 }
 
-static int exec_sql(struct store *s, const char *sql)
+int store_exec(struct store *s, const char *sql)
 {
 	char *err = NULL;
 	int rc = sqlite3_exec(s->db, sql, NULL, NULL, &err);
@@ -135,22 +131,21 @@ static int exec_sql(struct store *s, const char *sql)
 	return 0;
 }
 
-static int prepare(struct store *s, const char *sql, sqlite3_stmt **ret)
+int store_prepare(struct store *s, const char *sql, sqlite3_stmt **ret)
 {
 	int rc = sqlite3_prepare_v2(s->db, sql, -1, ret, NULL);
-	return rc == SQLITE_OK ? 0 : sql_err(s, rc, "prepare");
+	return rc == SQLITE_OK ? 0 : store_sql_err(s, rc, "prepare");
 }
 
-static void finalizep(sqlite3_stmt **st) { sqlite3_finalize(*st); }
-#define _cleanup_stmt_ _cleanup_(finalizep)
+void store_finalizep(sqlite3_stmt **st) { sqlite3_finalize(*st); }
 
-static int step_done(struct store *s, sqlite3_stmt *st)
+int store_step_done(struct store *s, sqlite3_stmt *st)
 {
 	int rc = sqlite3_step(st);
-	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : sql_err(s, rc, "step");
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : store_sql_err(s, rc, "step");
 }
 
-int store_db_err(struct store *s, const char *what) { return sql_err(s, sqlite3_extended_errcode(s->db), what); }
+int store_db_err(struct store *s, const char *what) { return store_sql_err(s, sqlite3_extended_errcode(s->db), what); }
 
 void store_bind_text(sqlite3_stmt *st, int i, const char *v)
 {
@@ -181,7 +176,7 @@ char *store_col_dup(sqlite3_stmt *st, int i)
 static int migrate(struct store *s)
 {
 	sqlite3_stmt *st;
-	int r = prepare(s, "PRAGMA user_version", &st);
+	int r = store_prepare(s, "PRAGMA user_version", &st);
 	if (r < 0)
 		return r;
 	int version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
@@ -195,13 +190,13 @@ static int migrate(struct store *s)
 	for (int v = version; v < latest; v++) {
 		char pragma[64];
 		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v + 1);
-		if ((r = exec_sql(s, "BEGIN IMMEDIATE")) < 0)
+		if ((r = store_exec(s, "BEGIN IMMEDIATE")) < 0)
 			return r;
-		if ((r = exec_sql(s, migrations[v])) < 0 || (r = exec_sql(s, pragma)) < 0) {
-			exec_sql(s, "ROLLBACK");
+		if ((r = store_exec(s, migrations[v])) < 0 || (r = store_exec(s, pragma)) < 0) {
+			store_exec(s, "ROLLBACK");
 			return r;
 		}
-		if ((r = exec_sql(s, "COMMIT")) < 0)
+		if ((r = store_exec(s, "COMMIT")) < 0)
 			return r;
 	}
 	return 0;
@@ -264,7 +259,7 @@ int store_open(const char *path, struct store **ret)
 	 * after a power cut the store knows every run it started and every
 	 * boot it judged (NORMAL could lose the last commits). kab commits a
 	 * few times a run; the fsyncs cost nothing it measures. */
-	r = exec_sql(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;");
+	r = store_exec(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;");
 	if (r >= 0)
 		r = migrate(s);
 	if (r < 0) {
@@ -285,14 +280,14 @@ void store_close(struct store *s)
 	free(s);
 }
 
-int store_begin(struct store *s) { return exec_sql(s, "BEGIN IMMEDIATE"); }
-int store_commit(struct store *s) { return exec_sql(s, "COMMIT"); }
-int store_rollback(struct store *s) { return exec_sql(s, "ROLLBACK"); }
+int store_begin(struct store *s) { return store_exec(s, "BEGIN IMMEDIATE"); }
+int store_commit(struct store *s) { return store_exec(s, "COMMIT"); }
+int store_rollback(struct store *s) { return store_exec(s, "ROLLBACK"); }
 
 static int insert_variants(struct store *s, int64_t job_id, const struct store_job_spec *j)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "INSERT INTO variants (job_id, idx, label, name, kernel, knobs) VALUES (?,?,?,?,?,?)", &st);
+	int r = store_prepare(s, "INSERT INTO variants (job_id, idx, label, name, kernel, knobs) VALUES (?,?,?,?,?,?)", &st);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < j->n_variants; i++) {
@@ -304,7 +299,7 @@ static int insert_variants(struct store *s, int64_t job_id, const struct store_j
 		store_bind_text(st, 4, v->name);
 		store_bind_text(st, 5, v->kernel);
 		store_bind_text(st, 6, v->knobs ? v->knobs : "");
-		if ((r = step_done(s, st)) < 0)
+		if ((r = store_step_done(s, st)) < 0)
 			return r;
 	}
 	return 0;
@@ -313,7 +308,7 @@ static int insert_variants(struct store *s, int64_t job_id, const struct store_j
 static int insert_workloads(struct store *s, int64_t job_id, const struct store_job_spec *j)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "INSERT INTO workloads (job_id, idx, name, type, memory_max, memory_high, memory_swap_max, timeout_s) VALUES (?,?,?,?,?,?,?,?)", &st);
+	int r = store_prepare(s, "INSERT INTO workloads (job_id, idx, name, type, memory_max, memory_high, memory_swap_max, timeout_s) VALUES (?,?,?,?,?,?,?,?)", &st);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < j->n_workloads; i++) {
@@ -327,7 +322,7 @@ static int insert_workloads(struct store *s, int64_t job_id, const struct store_
 		sqlite3_bind_int64(st, 6, (sqlite3_int64)w->memory_high);
 		sqlite3_bind_int64(st, 7, (sqlite3_int64)w->memory_swap_max);
 		sqlite3_bind_double(st, 8, w->timeout_s);
-		if ((r = step_done(s, st)) < 0)
+		if ((r = store_step_done(s, st)) < 0)
 			return r;
 	}
 	return 0;
@@ -340,7 +335,7 @@ static int insert_job(struct store *s, const struct store_job_spec *j, const cha
 	int r;
 	{
 		_cleanup_stmt_ sqlite3_stmt *st = NULL;
-		r = prepare(s, "INSERT INTO jobs (name, file, text, status, created, pairs, job_order, swap, kab_version, schema_version, kernel_release, submitter)"
+		r = store_prepare(s, "INSERT INTO jobs (name, file, text, status, created, pairs, job_order, swap, kab_version, schema_version, kernel_release, submitter)"
 			       " VALUES (?,?,?,'queued',?,?,?,?,?,?,?,?)", &st);
 		if (r < 0)
 			return r;
@@ -360,7 +355,7 @@ static int insert_job(struct store *s, const struct store_job_spec *j, const cha
 		sqlite3_bind_int(st, 9, STORE_SCHEMA_VERSION);
 		store_bind_text(st, 10, release);
 		store_bind_text(st, 11, submitter);
-		if ((r = step_done(s, st)) < 0)
+		if ((r = store_step_done(s, st)) < 0)
 			return r;
 	}
 	int64_t id = sqlite3_last_insert_rowid(s->db);
@@ -373,7 +368,7 @@ static int insert_job(struct store *s, const struct store_job_spec *j, const cha
 static int insert_steps(struct store *s, int64_t job_id, const struct store_step *steps, size_t n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "INSERT INTO steps (job_id, seq, pair, variant_idx, workload_idx, status, boot, rep)"
+	int r = store_prepare(s, "INSERT INTO steps (job_id, seq, pair, variant_idx, workload_idx, status, boot, rep)"
 			   " VALUES (?,?,?,?,?,'pending',?,?)", &st);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		sqlite3_reset(st);
@@ -384,7 +379,7 @@ static int insert_steps(struct store *s, int64_t job_id, const struct store_step
 		sqlite3_bind_int(st, 5, steps[i].workload);
 		sqlite3_bind_int(st, 6, steps[i].boot);
 		sqlite3_bind_int(st, 7, steps[i].rep);
-		r = step_done(s, st);
+		r = store_step_done(s, st);
 	}
 	return r;
 }
@@ -434,7 +429,7 @@ int store_job_set_status(struct store *s, int64_t job_id, enum job_status status
 	if (status < 0 || status >= JOB_STATUS_N)
 		return -EINVAL;
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "UPDATE jobs SET status = ?1, reason = ?2,"
+	int r = store_prepare(s, "UPDATE jobs SET status = ?1, reason = ?2,"
 			   " started = CASE WHEN ?1 = 'running' AND started IS NULL THEN ?3 ELSE started END,"
 			   " finished = CASE WHEN ?1 IN ('done','failed','cancelled','interrupted') THEN ?3 ELSE NULL END"
 			   " WHERE id = ?4", &st);
@@ -444,7 +439,7 @@ int store_job_set_status(struct store *s, int64_t job_id, enum job_status status
 	store_bind_text(st, 2, reason);
 	sqlite3_bind_double(st, 3, util_real_now());
 	sqlite3_bind_int64(st, 4, job_id);
-	if ((r = step_done(s, st)) < 0)
+	if ((r = store_step_done(s, st)) < 0)
 		return r;
 	return sqlite3_changes(s->db) == 1 ? 0 : -ENOENT;
 }
@@ -452,13 +447,13 @@ int store_job_set_status(struct store *s, int64_t job_id, enum job_status status
 int store_job_dir_get(struct store *s, int64_t job_id, char *buf, size_t len)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "SELECT jobdir FROM jobs WHERE id = ?", &st);
+	int r = store_prepare(s, "SELECT jobdir FROM jobs WHERE id = ?", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	int rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW)
-		return rc == SQLITE_DONE ? -ENOENT : sql_err(s, rc, "step");
+		return rc == SQLITE_DONE ? -ENOENT : store_sql_err(s, rc, "step");
 	store_col_text(st, 0, buf, len);
 	return 0;
 }
@@ -466,12 +461,12 @@ int store_job_dir_get(struct store *s, int64_t job_id, char *buf, size_t len)
 int store_job_dir_set(struct store *s, int64_t job_id, const char *name)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "UPDATE jobs SET jobdir = ? WHERE id = ?", &st);
+	int r = store_prepare(s, "UPDATE jobs SET jobdir = ? WHERE id = ?", &st);
 	if (r < 0)
 		return r;
 	store_bind_text(st, 1, name);
 	sqlite3_bind_int64(st, 2, job_id);
-	if ((r = step_done(s, st)) < 0)
+	if ((r = store_step_done(s, st)) < 0)
 		return r;
 	return sqlite3_changes(s->db) == 1 ? 0 : -ENOENT;
 }
@@ -479,7 +474,7 @@ int store_job_dir_set(struct store *s, int64_t job_id, const char *name)
 static int job_get(struct store *s, int64_t job_id, bool with_text, struct store_job *ret)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, with_text ? "SELECT id, name, status, reason, file, created, started, finished, pairs, job_order, submitter, text FROM jobs WHERE id = ?"
+	int r = store_prepare(s, with_text ? "SELECT id, name, status, reason, file, created, started, finished, pairs, job_order, submitter, text FROM jobs WHERE id = ?"
 				     : "SELECT id, name, status, reason, file, created, started, finished, pairs, job_order, submitter FROM jobs WHERE id = ?",
 			&st);
 	if (r < 0)
@@ -489,7 +484,7 @@ static int job_get(struct store *s, int64_t job_id, bool with_text, struct store
 	if (rc == SQLITE_DONE)
 		return -ENOENT;
 	if (rc != SQLITE_ROW)
-		return sql_err(s, rc, "job");
+		return store_sql_err(s, rc, "job");
 	struct store_job j = { 0 };
 	j.id = sqlite3_column_int64(st, 0);
 	store_col_text(st, 1, j.name, sizeof(j.name));
@@ -524,7 +519,7 @@ int store_job_info(struct store *s, int64_t job_id, struct store_job *ret) { ret
 static int job_parts(struct store *s, const char *sql, int64_t job_id, struct store_job_part **ret, size_t *ret_n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, sql, &st);
+	int r = store_prepare(s, sql, &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
@@ -547,7 +542,7 @@ static int job_parts(struct store *s, const char *sql, int64_t job_id, struct st
 	}
 	if (rc != SQLITE_DONE) {
 		free(v);
-		return sql_err(s, rc, "job parts");
+		return store_sql_err(s, rc, "job parts");
 	}
 	*ret = v;
 	*ret_n = n;
@@ -573,7 +568,7 @@ void store_job_clear(struct store_job *j)
 int store_jobs_with_status(struct store *s, enum job_status status, int64_t **ret_ids, size_t *ret_n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "SELECT id FROM jobs WHERE status = ? ORDER BY id", &st);
+	int r = store_prepare(s, "SELECT id FROM jobs WHERE status = ? ORDER BY id", &st);
 	if (r < 0)
 		return r;
 	store_bind_text(st, 1, job_status_name(status));
@@ -591,7 +586,7 @@ int store_jobs_with_status(struct store *s, enum job_status status, int64_t **re
 	}
 	if (rc != SQLITE_DONE) {
 		free(ids);
-		return sql_err(s, rc, "jobs");
+		return store_sql_err(s, rc, "jobs");
 	}
 	*ret_ids = ids;
 	*ret_n = n;
@@ -609,7 +604,7 @@ int store_steps_create(struct store *s, int64_t job_id, const struct store_step 
 int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, size_t *ret_n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "SELECT id, seq, pair, variant_idx, workload_idx, status, boot, rep FROM steps WHERE job_id = ? ORDER BY seq", &st);
+	int r = store_prepare(s, "SELECT id, seq, pair, variant_idx, workload_idx, status, boot, rep FROM steps WHERE job_id = ? ORDER BY seq", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
@@ -643,7 +638,7 @@ int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, s
 	}
 	if (rc != SQLITE_DONE) {
 		free(v);
-		return sql_err(s, rc, "steps");
+		return store_sql_err(s, rc, "steps");
 	}
 	*ret = v;
 	*ret_n = n;
@@ -655,12 +650,12 @@ int store_step_set_status(struct store *s, int64_t step_id, enum step_status sta
 	if (status < 0 || status >= STEP_STATUS_N)
 		return -EINVAL;
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "UPDATE steps SET status = ? WHERE id = ?", &st);
+	int r = store_prepare(s, "UPDATE steps SET status = ? WHERE id = ?", &st);
 	if (r < 0)
 		return r;
 	store_bind_text(st, 1, step_status_name(status));
 	sqlite3_bind_int64(st, 2, step_id);
-	return step_done(s, st);
+	return store_step_done(s, st);
 }
 
 #define RUN_COLS "id, job_id, step_id, pair, variant_idx, workload_idx, status, exit_code, term_signal, reason," \
@@ -713,7 +708,7 @@ int store_run_begin(struct store *s, struct store_run *run, int64_t *ret_id)
 		return r;
 	{
 		_cleanup_stmt_ sqlite3_stmt *st = NULL;
-		r = prepare(s, "INSERT INTO runs (job_id, step_id, pair, variant_idx, workload_idx, status, started, pid,"
+		r = store_prepare(s, "INSERT INTO runs (job_id, step_id, pair, variant_idx, workload_idx, status, started, pid,"
 			       " kab_version, schema_version, kernel_release, boot_id, cmdline, cpus, mem_total, swap_total,"
 			       " swap_devices, cgroup_version, cgroup_path, knobs, memory_max, settings, conditioning)"
 			       " VALUES (?,?,?,?,?,'started',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st);
@@ -741,7 +736,7 @@ int store_run_begin(struct store *s, struct store_run *run, int64_t *ret_id)
 		sqlite3_bind_int64(st, 20, (sqlite3_int64)run->memory_max);
 		store_bind_text(st, 21, run->settings[0] ? run->settings : NULL);
 		store_bind_text(st, 22, run->conditioning[0] ? run->conditioning : NULL);
-		if ((r = step_done(s, st)) < 0)
+		if ((r = store_step_done(s, st)) < 0)
 			goto fail;
 	}
 	int64_t id = sqlite3_last_insert_rowid(s->db);
@@ -769,7 +764,7 @@ int store_run_finish(struct store *s, const struct store_run *run, enum step_sta
 		return r;
 	{
 		_cleanup_stmt_ sqlite3_stmt *st = NULL;
-		r = prepare(s, "UPDATE runs SET status = ?, exit_code = ?, term_signal = ?, reason = ?, finished = ?,"
+		r = store_prepare(s, "UPDATE runs SET status = ?, exit_code = ?, term_signal = ?, reason = ?, finished = ?,"
 			       " stdout_tail = ?, stderr_tail = ?, pid = ?, cgroup_path = ?, knobs = ? WHERE id = ?", &st);
 		if (r < 0)
 			goto fail;
@@ -787,33 +782,33 @@ int store_run_finish(struct store *s, const struct store_run *run, enum step_sta
 		store_bind_text(st, 9, run->cgroup_path);
 		store_bind_text(st, 10, run->knobs);
 		sqlite3_bind_int64(st, 11, run->id);
-		if ((r = step_done(s, st)) < 0)
+		if ((r = store_step_done(s, st)) < 0)
 			goto fail;
 	}
 	if (n_metrics) {
 		_cleanup_stmt_ sqlite3_stmt *st = NULL;
-		r = prepare(s, "INSERT OR REPLACE INTO metrics (run_id, name, value, unit) VALUES (?,?,?,?)", &st);
+		r = store_prepare(s, "INSERT OR REPLACE INTO metrics (run_id, name, value, unit) VALUES (?,?,?,?)", &st);
 		for (size_t i = 0; r >= 0 && i < n_metrics; i++) {
 			sqlite3_reset(st);
 			sqlite3_bind_int64(st, 1, run->id);
 			store_bind_text(st, 2, metrics[i].name);
 			sqlite3_bind_double(st, 3, metrics[i].value);
 			store_bind_text(st, 4, metrics[i].unit);
-			r = step_done(s, st);
+			r = store_step_done(s, st);
 		}
 		if (r < 0)
 			goto fail;
 	}
 	if (n_series) {
 		_cleanup_stmt_ sqlite3_stmt *st = NULL;
-		r = prepare(s, "INSERT OR REPLACE INTO samples (run_id, metric, n, data) VALUES (?,?,?,?)", &st);
+		r = store_prepare(s, "INSERT OR REPLACE INTO samples (run_id, metric, n, data) VALUES (?,?,?,?)", &st);
 		for (size_t i = 0; r >= 0 && i < n_series; i++) {
 			sqlite3_reset(st);
 			sqlite3_bind_int64(st, 1, run->id);
 			store_bind_text(st, 2, series[i].metric);
 			sqlite3_bind_int64(st, 3, (sqlite3_int64)series[i].n);
 			sqlite3_bind_blob(st, 4, series[i].blob, (int)series[i].len, SQLITE_STATIC);
-			r = step_done(s, st);
+			r = store_step_done(s, st);
 		}
 		if (r < 0)
 			goto fail;
@@ -829,7 +824,7 @@ fail:
 static int load_runs(struct store *s, const char *sql, int64_t job_id, struct store_run **ret, size_t *ret_n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, sql, &st);
+	int r = store_prepare(s, sql, &st);
 	if (r < 0)
 		return r;
 	if (job_id >= 0)
@@ -848,7 +843,7 @@ static int load_runs(struct store *s, const char *sql, int64_t job_id, struct st
 	}
 	if (rc != SQLITE_DONE) {
 		free(v);
-		return sql_err(s, rc, "runs");
+		return store_sql_err(s, rc, "runs");
 	}
 	*ret = v;
 	*ret_n = n;
@@ -868,7 +863,7 @@ int store_runs_started(struct store *s, struct store_run **ret, size_t *ret_n)
 int store_foreach_metric(struct store *s, int64_t job_id, store_metric_fn fn, void *ctx)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "SELECT " RUN_COLS ", m.name, m.unit, m.value FROM runs JOIN metrics m ON m.run_id = runs.id"
+	int r = store_prepare(s, "SELECT " RUN_COLS ", m.name, m.unit, m.value FROM runs JOIN metrics m ON m.run_id = runs.id"
 			   " WHERE runs.job_id = ? ORDER BY runs.id, m.name", &st);
 	if (r < 0)
 		return r;
@@ -888,13 +883,13 @@ int store_foreach_metric(struct store *s, int64_t job_id, store_metric_fn fn, vo
 		fn(ctx, run, (const char *)name, unit ? (const char *)unit : "", sqlite3_column_double(st, 31));
 	}
 	free(run);
-	return rc == SQLITE_DONE ? 0 : sql_err(s, rc, "metrics");
+	return rc == SQLITE_DONE ? 0 : store_sql_err(s, rc, "metrics");
 }
 
 int store_series_get(struct store *s, int64_t run_id, const char *metric, uint8_t **ret_blob, size_t *ret_len, size_t *ret_n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "SELECT n, data FROM samples WHERE run_id = ? AND metric = ?", &st);
+	int r = store_prepare(s, "SELECT n, data FROM samples WHERE run_id = ? AND metric = ?", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, run_id);
@@ -903,7 +898,7 @@ int store_series_get(struct store *s, int64_t run_id, const char *metric, uint8_
 	if (rc == SQLITE_DONE)
 		return -ENOENT;
 	if (rc != SQLITE_ROW)
-		return sql_err(s, rc, "samples");
+		return store_sql_err(s, rc, "samples");
 	size_t len = (size_t)sqlite3_column_bytes(st, 1);
 	uint8_t *b = malloc(len ? len : 1);
 	if (!b)
@@ -918,7 +913,7 @@ int store_series_get(struct store *s, int64_t run_id, const char *metric, uint8_
 int store_journal_add(struct store *s, const struct store_journal *e, int64_t *ret_id)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "INSERT INTO journal (job_id, kind, target, original, boot_id, created) VALUES (?,?,?,?,?,?)", &st);
+	int r = store_prepare(s, "INSERT INTO journal (job_id, kind, target, original, boot_id, created) VALUES (?,?,?,?,?,?)", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, e->job_id);
@@ -927,7 +922,7 @@ int store_journal_add(struct store *s, const struct store_journal *e, int64_t *r
 	store_bind_text(st, 4, e->original);
 	store_bind_text(st, 5, e->boot_id);
 	sqlite3_bind_double(st, 6, util_real_now());
-	if ((r = step_done(s, st)) < 0)
+	if ((r = store_step_done(s, st)) < 0)
 		return r;
 	if (ret_id)
 		*ret_id = sqlite3_last_insert_rowid(s->db);
@@ -937,7 +932,7 @@ int store_journal_add(struct store *s, const struct store_journal *e, int64_t *r
 int store_journal_list(struct store *s, struct store_journal **ret, size_t *ret_n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "SELECT id, job_id, kind, target, original, boot_id FROM journal ORDER BY id DESC", &st);
+	int r = store_prepare(s, "SELECT id, job_id, kind, target, original, boot_id FROM journal ORDER BY id DESC", &st);
 	if (r < 0)
 		return r;
 	struct store_journal *v = NULL;
@@ -960,7 +955,7 @@ int store_journal_list(struct store *s, struct store_journal **ret, size_t *ret_
 	}
 	if (rc != SQLITE_DONE) {
 		free(v);
-		return sql_err(s, rc, "journal");
+		return store_sql_err(s, rc, "journal");
 	}
 	*ret = v;
 	*ret_n = n;
@@ -970,17 +965,17 @@ int store_journal_list(struct store *s, struct store_journal **ret, size_t *ret_
 int store_journal_del(struct store *s, int64_t id)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "DELETE FROM journal WHERE id = ?", &st);
+	int r = store_prepare(s, "DELETE FROM journal WHERE id = ?", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, id);
-	return step_done(s, st);
+	return store_step_done(s, st);
 }
 
 int store_progress_set(struct store *s, int64_t job_id, int workload, int looks, int pairs_done, const char *stop_reason)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "INSERT OR REPLACE INTO workload_progress (job_id, workload_idx, looks, pairs_done, stop_reason)"
+	int r = store_prepare(s, "INSERT OR REPLACE INTO workload_progress (job_id, workload_idx, looks, pairs_done, stop_reason)"
 			   " VALUES (?,?,?,?,?)", &st);
 	if (r < 0)
 		return r;
@@ -989,14 +984,14 @@ int store_progress_set(struct store *s, int64_t job_id, int workload, int looks,
 	sqlite3_bind_int(st, 3, looks);
 	sqlite3_bind_int(st, 4, pairs_done);
 	store_bind_text(st, 5, stop_reason);
-	return step_done(s, st);
+	return store_step_done(s, st);
 }
 
 int store_progress_get(struct store *s, int64_t job_id, int workload, int *ret_looks, int *ret_pairs_done,
 		       char *ret_reason, size_t len)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "SELECT looks, pairs_done, stop_reason FROM workload_progress WHERE job_id = ? AND workload_idx = ?", &st);
+	int r = store_prepare(s, "SELECT looks, pairs_done, stop_reason FROM workload_progress WHERE job_id = ? AND workload_idx = ?", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
@@ -1005,7 +1000,7 @@ int store_progress_get(struct store *s, int64_t job_id, int workload, int *ret_l
 	if (rc == SQLITE_DONE)
 		return -ENOENT;
 	if (rc != SQLITE_ROW)
-		return sql_err(s, rc, "workload_progress");
+		return store_sql_err(s, rc, "workload_progress");
 	*ret_looks = sqlite3_column_int(st, 0);
 	*ret_pairs_done = sqlite3_column_int(st, 1);
 	store_col_text(st, 2, ret_reason, len);
@@ -1015,19 +1010,19 @@ int store_progress_get(struct store *s, int64_t job_id, int workload, int *ret_l
 int store_steps_skip(struct store *s, int64_t job_id, int workload, int from_pair)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "UPDATE steps SET status = 'skipped' WHERE job_id = ? AND workload_idx = ? AND pair >= ? AND status = 'pending'", &st);
+	int r = store_prepare(s, "UPDATE steps SET status = 'skipped' WHERE job_id = ? AND workload_idx = ? AND pair >= ? AND status = 'pending'", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	sqlite3_bind_int(st, 2, workload);
 	sqlite3_bind_int(st, 3, from_pair);
-	return step_done(s, st);
+	return store_step_done(s, st);
 }
 
 int store_jobs_page(struct store *s, int64_t before, size_t limit, int64_t **ret_ids, size_t *ret_n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "SELECT id FROM jobs WHERE ?1 <= 0 OR id < ?1 ORDER BY id DESC LIMIT ?2", &st);
+	int r = store_prepare(s, "SELECT id FROM jobs WHERE ?1 <= 0 OR id < ?1 ORDER BY id DESC LIMIT ?2", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, before);
@@ -1041,7 +1036,7 @@ int store_jobs_page(struct store *s, int64_t before, size_t limit, int64_t **ret
 		ids[n++] = sqlite3_column_int64(st, 0);
 	if (n < limit && rc != SQLITE_DONE) {
 		free(ids);
-		return sql_err(s, rc, "jobs");
+		return store_sql_err(s, rc, "jobs");
 	}
 	*ret_ids = ids;
 	*ret_n = n;
@@ -1051,13 +1046,13 @@ int store_jobs_page(struct store *s, int64_t before, size_t limit, int64_t **ret
 static int count_where(struct store *s, const char *sql, const char *status, int64_t *ret)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, sql, &st);
+	int r = store_prepare(s, sql, &st);
 	if (r < 0)
 		return r;
 	store_bind_text(st, 1, status);
 	int rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW)
-		return sql_err(s, rc, "count");
+		return store_sql_err(s, rc, "count");
 	*ret = sqlite3_column_int64(st, 0);
 	return 0;
 }
@@ -1075,20 +1070,20 @@ int store_count_runs(struct store *s, enum run_status status, int64_t *ret)
 int store_run_unavailable(struct store *s, int64_t run_id, const char *metric, const char *reason)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "INSERT OR REPLACE INTO run_unavailable (run_id, metric, reason) VALUES (?1, ?2, ?3)", &st);
+	int r = store_prepare(s, "INSERT OR REPLACE INTO run_unavailable (run_id, metric, reason) VALUES (?1, ?2, ?3)", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, run_id);
 	store_bind_text(st, 2, metric);
 	store_bind_text(st, 3, reason);
 	int rc = sqlite3_step(st);
-	return rc == SQLITE_DONE ? 0 : sql_err(s, rc, "record an unavailable metric");
+	return rc == SQLITE_DONE ? 0 : store_sql_err(s, rc, "record an unavailable metric");
 }
 
 int store_job_unavailable(struct store *s, int64_t job_id, store_unavailable_fn fn, void *ctx)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "SELECT u.metric, u.reason, count(*) FROM run_unavailable u JOIN runs r ON r.id = u.run_id "
+	int r = store_prepare(s, "SELECT u.metric, u.reason, count(*) FROM run_unavailable u JOIN runs r ON r.id = u.run_id "
 			   "WHERE r.job_id = ?1 GROUP BY u.metric, u.reason ORDER BY u.metric, u.reason", &st);
 	if (r < 0)
 		return r;
@@ -1097,13 +1092,13 @@ int store_job_unavailable(struct store *s, int64_t job_id, store_unavailable_fn 
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		fn(ctx, (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1),
 		   (size_t)sqlite3_column_int64(st, 2));
-	return rc == SQLITE_DONE ? 0 : sql_err(s, rc, "read unavailable metrics");
+	return rc == SQLITE_DONE ? 0 : store_sql_err(s, rc, "read unavailable metrics");
 }
 
 int store_job_run_times(struct store *s, int64_t job_id, size_t *ret_n, double *ret_sum, double *ret_current_started)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "SELECT count(finished), coalesce(sum(finished - started), 0), "
+	int r = store_prepare(s, "SELECT count(finished), coalesce(sum(finished - started), 0), "
 			   "coalesce(max(CASE WHEN finished IS NULL THEN started END), 0) FROM runs "
 			   "WHERE job_id = ?1 AND started > 0 AND status <> 'aborted'", &st);
 	if (r < 0)
@@ -1111,7 +1106,7 @@ int store_job_run_times(struct store *s, int64_t job_id, size_t *ret_n, double *
 	sqlite3_bind_int64(st, 1, job_id);
 	int rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW)
-		return sql_err(s, rc, "run times");
+		return store_sql_err(s, rc, "run times");
 	*ret_n = (size_t)sqlite3_column_int64(st, 0);
 	*ret_sum = sqlite3_column_double(st, 1);
 	*ret_current_started = sqlite3_column_double(st, 2);
@@ -1123,7 +1118,7 @@ int store_last_run_metric(struct store *s, const char *name, int64_t *ret_run, d
 	/* newest finished run first, by rowid; each probe is a primary-key
 	 * lookup in metrics, so this stops at the first run that has it */
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "SELECT r.id, m.value FROM runs r JOIN metrics m ON m.run_id = r.id AND m.name = ?1 "
+	int r = store_prepare(s, "SELECT r.id, m.value FROM runs r JOIN metrics m ON m.run_id = r.id AND m.name = ?1 "
 			   "WHERE r.finished IS NOT NULL ORDER BY r.id DESC LIMIT 1", &st);
 	if (r < 0)
 		return r;
@@ -1132,7 +1127,7 @@ int store_last_run_metric(struct store *s, const char *name, int64_t *ret_run, d
 	if (rc == SQLITE_DONE)
 		return -ENOENT;
 	if (rc != SQLITE_ROW)
-		return sql_err(s, rc, "last run metric");
+		return store_sql_err(s, rc, "last run metric");
 	*ret_run = sqlite3_column_int64(st, 0);
 	*ret_value = sqlite3_column_double(st, 1);
 	return 0;
@@ -1148,7 +1143,7 @@ static void names_free(char **names)
 int store_series_names(struct store *s, int64_t run_id, char ***ret, size_t *ret_n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = prepare(s, "SELECT metric FROM samples WHERE run_id = ? ORDER BY metric", &st);
+	int r = store_prepare(s, "SELECT metric FROM samples WHERE run_id = ? ORDER BY metric", &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, run_id);
@@ -1171,7 +1166,7 @@ int store_series_names(struct store *s, int64_t run_id, char ***ret, size_t *ret
 	}
 	if (rc != SQLITE_DONE) {
 		names_free(names);
-		return sql_err(s, rc, "samples");
+		return store_sql_err(s, rc, "samples");
 	}
 	*ret = names;
 	*ret_n = n;
