@@ -15,6 +15,7 @@
  *   KERNELS/<build id>/         bzImage, System.map, config, modules.tar, initrd.img
  */
 #include "kernels/build.h"
+#include "kernels/build_priv.h"
 #include "kernels/builduser.h"
 #include "kernels/initramfs.h"
 #include "kernels/kbuild_priv.h"
@@ -38,7 +39,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MiB (1ull << 20)
 /* Disk estimates, checked before anything is written: a Linux worktree,
  * an object directory (a base plus a share per enabled option), the
  * artifacts. Rough on purpose; they only have to catch a disk too full. */
@@ -51,32 +51,7 @@
 #define INITRAMFS_BYTES (64 * MiB)  /* Debian's MODULES=most image is about 30M */
 #define LOG_TAIL_LINES 25
 
-struct ctx {
-	const struct kbuild_request *rq;
-	struct strbuf *err;
-	/* who runs the tools: the build user when kab is root (drop) */
-	struct krun_user user;
-	bool drop;
-	char gitconfig_env[PATH_MAX + 32];
-	char *env[2];
-	struct kbuild_as as;
-	char work[PATH_MAX], kernels[PATH_MAX];
-	char root[PATH_MAX];     /* WORK/<tree key> */
-	char src[PATH_MAX + 8];  /* the worktree */
-	char kc[PATH_MAX + 8];
-	char obj[PATH_MAX + 32];
-	char tree[PATH_MAX];
-	char sha[41];
-	struct kseries series;
-	bool has_series;
-	char config_hash[65];
-	char config_desc[4096];
-	/* compile */
-	int64_t objects, warnings;
-	double last_progress, t0;
-};
-
-static void where(const struct ctx *c, int line)
+static void where(const struct kbuild_ctx *c, int line)
 {
 	if (c->rq->file && line > 0)
 		sb_printf(c->err, "%s:%d: ", c->rq->file, line);
@@ -84,8 +59,7 @@ static void where(const struct ctx *c, int line)
 		sb_printf(c->err, "%s: ", c->rq->file);
 }
 
-static void stage(const struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void stage(const struct ctx *c, const char *fmt, ...)
+void kbuild_stage(const struct kbuild_ctx *c, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -136,7 +110,7 @@ static int free_bytes(const char *path, uint64_t *ret)
 	return 0;
 }
 
-static int check_space(struct ctx *c, const char *dir, uint64_t need, const char *what)
+static int check_space(struct kbuild_ctx *c, const char *dir, uint64_t need, const char *what)
 {
 	uint64_t have;
 	if (free_bytes(dir, &have) < 0 || have >= need)
@@ -149,18 +123,18 @@ static int check_space(struct ctx *c, const char *dir, uint64_t need, const char
 	return -ENOSPC;
 }
 
-static const struct krun_user *builder(const struct ctx *c)
+const struct krun_user *kbuild_builder(const struct kbuild_ctx *c)
 {
 	return c->drop ? &c->user : NULL;
 }
 
 /* A krun of the build user's, its output to log_fd. */
-static struct krun as_builder(const struct ctx *c, int log_fd)
+struct krun kbuild_as_builder(const struct kbuild_ctx *c, int log_fd)
 {
-	return (struct krun){ .stdout_fd = -1, .log_fd = log_fd, .user = builder(c), .env = c->env };
+	return (struct krun){ .stdout_fd = -1, .log_fd = log_fd, .user = kbuild_builder(c), .env = c->env };
 }
 
-static bool git(const struct ctx *c, struct strbuf *out, ...)
+static bool git(const struct kbuild_ctx *c, struct strbuf *out, ...)
 {
 	char *argv[32] = { "git", "-c", "user.name=kab", "-c", "user.email=kab@localhost", "-C", (char *)c->src };
 	size_t n = 7;
@@ -170,13 +144,13 @@ static bool git(const struct ctx *c, struct strbuf *out, ...)
 		argv[n++] = a;
 	va_end(ap);
 	argv[n] = NULL;
-	struct krun o = as_builder(c, -1);
+	struct krun o = kbuild_as_builder(c, -1);
 	return krun_ok_as(argv, &o, out);
 }
 
 /* A clone of the tree sharing its objects (alternates), so that the tree
  * is only read: the build user writes nothing in it. */
-static int clone_tree(struct ctx *c, struct strbuf *out)
+static int clone_tree(struct kbuild_ctx *c, struct strbuf *out)
 {
 	int r;
 	char dotgit[PATH_MAX + 16];
@@ -184,24 +158,24 @@ static int clone_tree(struct ctx *c, struct strbuf *out)
 	struct stat st;
 	if (lstat(c->src, &st) == 0) {
 		if (exists(dotgit))
-			stage(c, "worktree: removing %s, a git worktree of an earlier kab (builds now clone the tree)", c->src);
+			kbuild_stage(c, "worktree: removing %s, a git worktree of an earlier kab (builds now clone the tree)", c->src);
 		else
-			stage(c, "worktree: removing %s, an unfinished clone", c->src);
-		if ((r = kbuser_remove(builder(c), c->src, c->err)) < 0)
+			kbuild_stage(c, "worktree: removing %s, an unfinished clone", c->src);
+		if ((r = kbuser_remove(kbuild_builder(c), c->src, c->err)) < 0)
 			return r;
 	}
-	stage(c, "worktree: cloning %s into %s (git clone --shared) at %.12s", c->tree, c->src, c->sha);
-	if ((r = kbuser_own_dir(builder(c), c->src, c->err)) < 0)
+	kbuild_stage(c, "worktree: cloning %s into %s (git clone --shared) at %.12s", c->tree, c->src, c->sha);
+	if ((r = kbuser_own_dir(kbuild_builder(c), c->src, c->err)) < 0)
 		return r;
 	char *clone[] = { "git", "clone", "-q", "--shared", "--no-checkout", "--", c->tree, c->src, NULL };
-	struct krun o = as_builder(c, -1);
+	struct krun o = kbuild_as_builder(c, -1);
 	if (!krun_ok_as(clone, &o, out))
 		return -EIO;
 	return git(c, out, "checkout", "-q", "--detach", c->sha, NULL) ? 0 : -EIO;
 }
 
 /* The build user's git config (GIT_CONFIG_GLOBAL): the tree is safe to read. */
-static int write_gitconfig(struct ctx *c)
+static int write_gitconfig(struct kbuild_ctx *c)
 {
 	char path[PATH_MAX + 16];
 	snprintf(path, sizeof(path), "%s/gitconfig", c->root);
@@ -215,7 +189,7 @@ static int write_gitconfig(struct ctx *c)
 
 /* The worktree, created or reset to the base. Reset rewrites only the
  * files that differ, so objects of unchanged files stay up to date. */
-static int prepare_worktree(struct ctx *c)
+static int prepare_worktree(struct kbuild_ctx *c)
 {
 	char dotgit[PATH_MAX + 16];
 	snprintf(dotgit, sizeof(dotgit), "%s/.git", c->src);
@@ -225,15 +199,15 @@ static int prepare_worktree(struct ctx *c)
 	if ((r = write_gitconfig(c)) < 0)
 		return r;
 	bool have_clone = lstat(dotgit, &st) == 0 && S_ISDIR(st.st_mode);
-	if (have_clone && (r = kbuser_own_dir(builder(c), c->src, c->err)) < 0)
+	if (have_clone && (r = kbuser_own_dir(kbuild_builder(c), c->src, c->err)) < 0)
 		return r;
 	if (r > 0)
-		stage(c, "worktree: gave %s, made by an earlier kab as root, to %s (chown -R, no symlink followed)", c->src,
+		kbuild_stage(c, "worktree: gave %s, made by an earlier kab as root, to %s (chown -R, no symlink followed)", c->src,
 		      c->user.name);
 	if (!have_clone) {
 		r = clone_tree(c, &out);
 	} else {
-		stage(c, "worktree: resetting to %.12s", c->sha);
+		kbuild_stage(c, "worktree: resetting to %.12s", c->sha);
 		git(c, NULL, "am", "--abort", NULL);
 		r = git(c, &out, "reset", "-q", "--hard", c->sha, NULL) && git(c, &out, "clean", "-q", "-fdx", NULL) ? 0 : -EIO;
 	}
@@ -244,7 +218,7 @@ static int prepare_worktree(struct ctx *c)
 }
 
 /* Which hunk of the failed patch did not apply: "FILE, hunk @@ ... @@". */
-static void failed_hunk(struct ctx *c, struct strbuf *msg)
+static void failed_hunk(struct kbuild_ctx *c, struct strbuf *msg)
 {
 	struct strbuf diff = { 0 }, check = { 0 };
 	char path[PATH_MAX + 32];
@@ -290,7 +264,7 @@ out:
 	sb_free(&check);
 }
 
-static int apply_series(struct ctx *c)
+static int apply_series(struct kbuild_ctx *c)
 {
 	char mbox[PATH_MAX + 32];
 	snprintf(mbox, sizeof(mbox), "%s/series.mbox", c->root);
@@ -299,7 +273,7 @@ static int apply_series(struct ctx *c)
 		sb_printf(c->err, "%s: cannot write: %s", mbox, strerror(-r));
 		return r;
 	}
-	stage(c, "series: git am -3 of %zu patches (v%u, from %s)", c->series.n, c->series.version, c->series.author);
+	kbuild_stage(c, "series: git am -3 of %zu patches (v%u, from %s)", c->series.n, c->series.version, c->series.author);
 	struct strbuf out = { 0 };
 	bool ok = git(c, &out, "am", "-3", mbox, NULL);
 	if (!ok) {
@@ -329,7 +303,7 @@ static int apply_series(struct ctx *c)
 
 static void compile_line(void *arg, const char *line)
 {
-	struct ctx *c = arg;
+	struct kbuild_ctx *c = arg;
 	/* kbuild at V=0: "  CC      mm/vmscan.o", "  CC [M]  fs/x.o" */
 	if (strncmp(line, "  CC ", 5) == 0)
 		c->objects++;
@@ -338,7 +312,7 @@ static void compile_line(void *arg, const char *line)
 	double now = util_mono_now();
 	if (now - c->last_progress >= 15) {
 		c->last_progress = now;
-		stage(c, "compile: %lld objects after %.0f s", (long long)c->objects, now - c->t0);
+		kbuild_stage(c, "compile: %lld objects after %.0f s", (long long)c->objects, now - c->t0);
 	}
 }
 
@@ -355,8 +329,8 @@ static void read_tail(const char *log, struct strbuf *out)
 	sb_puts(out, text + (i ? i + 1 : 0));
 }
 
-static int run_make(struct ctx *c, int log_fd, const char *localversion, bool modules, const char *target_extra,
-		    const char *var_extra)
+int kbuild_make(struct kbuild_ctx *c, int log_fd, const char *localversion, bool modules, const char *target_extra,
+		const char *var_extra)
 {
 	char o[PATH_MAX + 40], lv[64], jobs[32], cc[64] = "";
 	snprintf(o, sizeof(o), "O=%s", c->obj);
@@ -380,7 +354,7 @@ static int run_make(struct ctx *c, int log_fd, const char *localversion, bool mo
 			argv[k++] = "modules";
 	}
 	argv[k] = NULL;
-	struct krun ro = as_builder(c, log_fd);
+	struct krun ro = kbuild_as_builder(c, log_fd);
 	ro.line = compile_line;
 	ro.ctx = c;
 	int status, r = krun(argv, &ro, &status);
@@ -390,7 +364,7 @@ static int run_make(struct ctx *c, int log_fd, const char *localversion, bool mo
 }
 
 /* modules.tar, packed by the build user into a file of kab's. */
-static int pack_modules(struct ctx *c, const char *mod, const char *to)
+static int pack_modules(struct kbuild_ctx *c, const char *mod, const char *to)
 {
 	unlink(to);
 	_cleanup_close_ int fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -400,7 +374,7 @@ static int pack_modules(struct ctx *c, const char *mod, const char *to)
 	}
 	char *tar[] = { "tar", "-cf", "-", "-C", (char *)mod, "lib/modules", NULL };
 	struct strbuf msg = { 0 };
-	struct krun o = as_builder(c, -1);
+	struct krun o = kbuild_as_builder(c, -1);
 	o.stdout_fd = fd;
 	o.capture = &msg;
 	int status, r = krun(tar, &o, &status);
@@ -415,15 +389,15 @@ static int pack_modules(struct ctx *c, const char *mod, const char *to)
 /* modules.tar and, when the kernel can load one, initrd.img made from the
  * installed modules with the distribution's mkinitramfs (as root: it
  * reads them, bound read-only, and writes in kab's directory). */
-static int install_modules(struct ctx *c, struct store_build *b, bool initrd, const char *localversion, int log_fd)
+static int install_modules(struct kbuild_ctx *c, struct store_build *b, bool initrd, const char *localversion, int log_fd)
 {
 	char mod[PATH_MAX + 48], arg[PATH_MAX + 64], to[PATH_MAX + 64];
 	snprintf(mod, sizeof(mod), "%s/modroot", c->root);
 	snprintf(arg, sizeof(arg), "INSTALL_MOD_PATH=%s", mod);
 	int r;
-	if ((r = kbuser_remove(builder(c), mod, c->err)) < 0 || (r = kbuser_own_dir(builder(c), mod, c->err)) < 0)
+	if ((r = kbuser_remove(kbuild_builder(c), mod, c->err)) < 0 || (r = kbuser_own_dir(kbuild_builder(c), mod, c->err)) < 0)
 		goto out;
-	if ((r = run_make(c, log_fd, localversion, false, "modules_install", arg)) < 0) {
+	if ((r = kbuild_make(c, log_fd, localversion, false, "modules_install", arg)) < 0) {
 		sb_printf(c->err, "artifacts: make modules_install failed: see %s", b->log_path);
 		goto out;
 	}
@@ -434,25 +408,25 @@ static int install_modules(struct ctx *c, struct store_build *b, bool initrd, co
 	if (!initrd)
 		goto out;
 	snprintf(to, sizeof(to), "%s/initrd.img", b->dir);
-	stage(c, "initramfs: %s of %s's modules, with this machine's /etc/initramfs-tools", KINITRAMFS_TOOL, b->kernelrelease);
+	kbuild_stage(c, "initramfs: %s of %s's modules, with this machine's /etc/initramfs-tools", KINITRAMFS_TOOL, b->kernelrelease);
 	double t0 = util_mono_now();
-	if ((r = kinitramfs_make(mod, b->kernelrelease, b->config_path, to, builder(c), log_fd, c->err)) < 0) {
+	if ((r = kinitramfs_make(mod, b->kernelrelease, b->config_path, to, kbuild_builder(c), log_fd, c->err)) < 0) {
 		sb_printf(c->err, "\n(all of it is in the build log %s)", b->log_path);
 		goto out;
 	}
 	struct stat st;
 	double mib = stat(to, &st) == 0 ? (double)st.st_size / MiB : 0;
-	stage(c, "initramfs: %s, %.1f MiB, %.0f s", to, mib, util_mono_now() - t0);
+	kbuild_stage(c, "initramfs: %s, %.1f MiB, %.0f s", to, mib, util_mono_now() - t0);
 	b->initrd = strdup(to);
 out:;
 	struct strbuf why = { 0 };
-	if (kbuser_remove(builder(c), mod, &why) < 0)
+	if (kbuser_remove(kbuild_builder(c), mod, &why) < 0)
 		log_warn("build: %s", why.buf ? why.buf : mod);
 	sb_free(&why);
 	return r;
 }
 
-static int copy_artifacts(struct ctx *c, struct store_build *b, bool modules, bool initrd, const char *localversion,
+static int copy_artifacts(struct kbuild_ctx *c, struct store_build *b, bool modules, bool initrd, const char *localversion,
 			  int log_fd)
 {
 	char dir[PATH_MAX + 32], from[PATH_MAX + 64], to[PATH_MAX + 64];
@@ -470,7 +444,7 @@ static int copy_artifacts(struct ctx *c, struct store_build *b, bool modules, bo
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		snprintf(from, sizeof(from), "%s/%s", c->obj, files[i].from);
 		snprintf(to, sizeof(to), "%s/%s", dir, files[i].to);
-		if ((r = kbuser_copy_out(builder(c), from, to)) < 0) {
+		if ((r = kbuser_copy_out(kbuild_builder(c), from, to)) < 0) {
 			sb_printf(c->err, "artifacts: cannot copy %s to %s: %s", from, to, kbuser_strerror(r));
 			return r;
 		}
@@ -481,7 +455,7 @@ static int copy_artifacts(struct ctx *c, struct store_build *b, bool modules, bo
 }
 
 /* The key of everything a build depends on. */
-static void inputs_key(const struct ctx *c, char key[65])
+static void inputs_key(const struct kbuild_ctx *c, char key[65])
 {
 	struct strbuf sb = { 0 };
 	sb_printf(&sb, "recipe %s\ntree %s\nbase %s\nseries %s\nconfig %s\n", KBUILD_RECIPE, c->tree, c->sha,
@@ -490,19 +464,19 @@ static void inputs_key(const struct ctx *c, char key[65])
 	sb_free(&sb);
 }
 
-static void compiler_version(const struct ctx *c, char *buf, size_t len)
+static void compiler_version(const struct kbuild_ctx *c, char *buf, size_t len)
 {
 	char *argv[] = { "gcc", "--version", NULL };
 	struct strbuf out = { 0 };
 	buf[0] = 0;
-	struct krun o = as_builder(c, -1);
+	struct krun o = kbuild_as_builder(c, -1);
 	if (krun_ok_as(argv, &o, &out) && out.buf)
 		snprintf(buf, len, "%.*s", (int)strcspn(out.buf, "\n"), out.buf);
 	sb_free(&out);
 }
 
 /* Input checks and the series, before anything is written. */
-static int check_inputs(struct ctx *c)
+static int check_inputs(struct kbuild_ctx *c)
 {
 	const struct kbuild_request *rq = c->rq;
 	struct strbuf why = { 0 };
@@ -547,23 +521,23 @@ static int check_inputs(struct ctx *c)
 }
 
 /* The sha256 of a file the build made. */
-static int builder_sha256(const struct ctx *c, const char *path, char hex[65])
+static int builder_sha256(const struct kbuild_ctx *c, const char *path, char hex[65])
 {
 	_cleanup_free_ char *text = NULL;
 	size_t len;
-	int r = kbuser_read_file(builder(c), path, &text, &len);
+	int r = kbuser_read_file(kbuild_builder(c), path, &text, &len);
 	if (r == 0)
 		sha256_buf(text, len, hex);
 	return r;
 }
 
 /* The config in the kconfig directory, its hash and its object directory. */
-static int produce_config(struct ctx *c, int log_fd)
+static int produce_config(struct kbuild_ctx *c, int log_fd)
 {
 	const struct kbuild_request *rq = c->rq;
 	const char *cfg = rq->config ? rq->config : "running";
 	struct strbuf warn = { 0 }, err = { 0 };
-	stage(c, "config: %s%s", cfg, rq->n_fragments ? " with fragments" : "");
+	kbuild_stage(c, "config: %s%s", cfg, rq->n_fragments ? " with fragments" : "");
 	int r = kconfig_produce(&c->as, c->src, c->kc, cfg, rq->fragments, rq->n_fragments, rq->need, log_fd, &warn, &err);
 	if (warn.len)
 		log_warn("build %s: %s", rq->name ? rq->name : "", warn.buf);
@@ -588,14 +562,14 @@ static int produce_config(struct ctx *c, int log_fd)
 	return 0;
 }
 
-static int reuse(struct ctx *c, struct store *st, const char *key, struct kbuild_result *ret)
+static int reuse(struct kbuild_ctx *c, struct store *st, const char *key, struct kbuild_result *ret)
 {
 	struct store_build old;
 	if (store_build_find(st, key, &old) < 0)
 		return -ENOENT;
 	int r = -ENOENT;
 	if (old.image && exists(old.image) && (!old.initrd || exists(old.initrd))) {
-		stage(c, "reusing build %lld (same tree, base, series and config): %s", (long long)old.id, old.kernelrelease);
+		kbuild_stage(c, "reusing build %lld (same tree, base, series and config): %s", (long long)old.id, old.kernelrelease);
 		*ret = (struct kbuild_result){ .id = old.id, .reused = true, .duration_s = old.duration_s };
 		snprintf(ret->kernelrelease, sizeof(ret->kernelrelease), "%s", old.kernelrelease);
 		snprintf(ret->image, sizeof(ret->image), "%s", old.image);
@@ -605,7 +579,7 @@ static int reuse(struct ctx *c, struct store *st, const char *key, struct kbuild
 	return r;
 }
 
-static char *patch_list(const struct ctx *c)
+static char *patch_list(const struct kbuild_ctx *c)
 {
 	struct strbuf sb = { 0 };
 	for (size_t i = 0; c->has_series && i < c->series.n; i++)
@@ -614,7 +588,7 @@ static char *patch_list(const struct ctx *c)
 }
 
 /* Compiles, copies and checks; fills b. -EIO with c->err set on failure. */
-static int compile(struct ctx *c, struct store_build *b, struct kbuild_result *ret)
+static int compile(struct kbuild_ctx *c, struct store_build *b, struct kbuild_result *ret)
 {
 	char localversion[48], path[PATH_MAX + 64];
 	snprintf(localversion, sizeof(localversion), "-kab%lld", (long long)b->id);
@@ -626,11 +600,11 @@ static int compile(struct ctx *c, struct store_build *b, struct kbuild_result *r
 		sb_printf(c->err, "%s: %s", path, strerror(errno));
 		return -EIO;
 	}
-	int r = kbuser_own_dir(builder(c), c->obj, c->err);
+	int r = kbuser_own_dir(kbuild_builder(c), c->obj, c->err);
 	if (r < 0)
 		return -EIO;
 	if (r > 0)
-		stage(c, "compile: gave %s, made by an earlier kab as root, to %s (chown -R, no symlink followed)", c->obj,
+		kbuild_stage(c, "compile: gave %s, made by an earlier kab as root, to %s (chown -R, no symlink followed)", c->obj,
 		      c->user.name);
 	char from[PATH_MAX + 16], to[PATH_MAX + 48];
 	snprintf(from, sizeof(from), "%s/.config", c->kc);
@@ -641,15 +615,15 @@ static int compile(struct ctx *c, struct store_build *b, struct kbuild_result *r
 		return -EIO;
 	_cleanup_free_ char *cfg = NULL;
 	size_t len;
-	bool modules = kbuser_read_file(builder(c), to, &cfg, &len) == 0 && kconfig_is_set(cfg, "MODULES", false);
+	bool modules = kbuser_read_file(kbuild_builder(c), to, &cfg, &len) == 0 && kconfig_is_set(cfg, "MODULES", false);
 	/* a kernel without initrd support boots from what is built in, or not at all */
 	bool initrd = modules && kconfig_is_set(cfg, "BLK_DEV_INITRD", false);
 	if (modules && !initrd)
-		stage(c, "initramfs: none, the config has modules but not BLK_DEV_INITRD: its boot drivers must be built in");
-	stage(c, "compile: make -C %s O=%s LOCALVERSION=%s bzImage%s", c->src, c->obj, localversion,
+		kbuild_stage(c, "initramfs: none, the config has modules but not BLK_DEV_INITRD: its boot drivers must be built in");
+	kbuild_stage(c, "compile: make -C %s O=%s LOCALVERSION=%s bzImage%s", c->src, c->obj, localversion,
 	      modules ? " modules" : "");
 	c->t0 = c->last_progress = util_mono_now();
-	r = run_make(c, log_fd, localversion, modules, NULL, NULL);
+	r = kbuild_make(c, log_fd, localversion, modules, NULL, NULL);
 	b->objects = c->objects;
 	b->warnings = c->warnings;
 	struct strbuf tail = { 0 };
@@ -665,12 +639,12 @@ static int compile(struct ctx *c, struct store_build *b, struct kbuild_result *r
 			  (long long)c->objects, path, tail.buf ? tail.buf : "");
 		return -EIO;
 	}
-	stage(c, "compile: done, %lld objects compiled, %lld warnings, %.0f s", (long long)c->objects,
+	kbuild_stage(c, "compile: done, %lld objects compiled, %lld warnings, %.0f s", (long long)c->objects,
 	      (long long)c->warnings, util_mono_now() - c->t0);
 	char rel_path[PATH_MAX + 48];
 	snprintf(rel_path, sizeof(rel_path), "%s/include/config/kernel.release", c->obj);
 	_cleanup_free_ char *rel = NULL;
-	if ((r = kbuser_read_file(builder(c), rel_path, &rel, &len)) < 0) {
+	if ((r = kbuser_read_file(kbuild_builder(c), rel_path, &rel, &len)) < 0) {
 		sb_printf(c->err, "build %lld: %s after the build: %s", (long long)b->id, rel_path,
 			  r == -ENOENT ? "missing" : kbuser_strerror(r));
 		return -EIO;
@@ -685,7 +659,7 @@ static int compile(struct ctx *c, struct store_build *b, struct kbuild_result *r
 			  b->image, b->kernelrelease, version);
 		return -EIO;
 	}
-	stage(c, "artifacts: %s (%s)", b->dir, b->kernelrelease);
+	kbuild_stage(c, "artifacts: %s (%s)", b->dir, b->kernelrelease);
 	snprintf(ret->kernelrelease, sizeof(ret->kernelrelease), "%s", b->kernelrelease);
 	snprintf(ret->image, sizeof(ret->image), "%s", b->image);
 	return 0;
@@ -710,23 +684,23 @@ int kbuild_kernels_dir(const char *given, char *buf, size_t len, struct strbuf *
 	return 0;
 }
 
-static int kab_dir(struct ctx *c, const char *dir)
+static int kab_dir(struct kbuild_ctx *c, const char *dir)
 {
-	return kbuser_kab_dir(builder(c), dir, c->err);
+	return kbuser_kab_dir(kbuild_builder(c), dir, c->err);
 }
 
 /* A directory of the build user's, told when it was taken over from root. */
-static int builder_dir(struct ctx *c, const char *dir)
+static int builder_dir(struct kbuild_ctx *c, const char *dir)
 {
-	int r = kbuser_own_dir(builder(c), dir, c->err);
+	int r = kbuser_own_dir(kbuild_builder(c), dir, c->err);
 	if (r > 0)
-		stage(c, "gave %s, made by an earlier kab as root, to %s (chown -R, no symlink followed)", dir, c->user.name);
+		kbuild_stage(c, "gave %s, made by an earlier kab as root, to %s (chown -R, no symlink followed)", dir, c->user.name);
 	return r < 0 ? r : 0;
 }
 
 /* Who builds (the build user when kab is root), the work directory and
  * the build user's HOME in it, which it must be able to reach. */
-static int setup(struct ctx *c)
+static int setup(struct kbuild_ctx *c)
 {
 	struct strbuf why = { 0 };
 	int r = kbuser_lookup(&c->user, &why);
@@ -737,7 +711,7 @@ static int setup(struct ctx *c)
 		return r;
 	}
 	c->drop = r > 0;
-	c->as = (struct kbuild_as){ .user = builder(c), .env = c->env, .stage = c->root };
+	c->as = (struct kbuild_as){ .user = kbuild_builder(c), .env = c->env, .stage = c->root };
 	char home[PATH_MAX + 8];
 	snprintf(home, sizeof(home), "%s/home", c->work);
 	if ((r = check_space(c, c->work, KCONFIG_BYTES, "the work directory")) < 0 || (r = kab_dir(c, c->work)) < 0 ||
@@ -747,20 +721,20 @@ static int setup(struct ctx *c)
 		return 0;
 	snprintf(c->user.home, sizeof(c->user.home), "%s", home);
 	char *test[] = { "test", "-w", home, "-a", "-x", home, NULL };
-	struct krun o = as_builder(c, -1);
+	struct krun o = kbuild_as_builder(c, -1);
 	if (!krun_ok_as(test, &o, NULL)) {
 		sb_printf(c->err, "the build user %s cannot reach %s, its directory in the work directory: a directory above it "
 			  "is closed to it (each must be searchable by others: chmod o+x), or give another --work-dir",
 			  c->user.name, home);
 		return -EACCES;
 	}
-	stage(c, "git, make and the compiler run as %s (uid %u)", c->user.name, (unsigned)c->user.uid);
+	kbuild_stage(c, "git, make and the compiler run as %s (uid %u)", c->user.name, (unsigned)c->user.uid);
 	return 0;
 }
 
 /* The tree's lock, polled, so that a stop or a cancel does not wait for
  * the other build. */
-static int lock_tree(struct ctx *c, int *ret_fd)
+static int lock_tree(struct kbuild_ctx *c, int *ret_fd)
 {
 	char lock[PATH_MAX + 8];
 	snprintf(lock, sizeof(lock), "%s/lock", c->root);
@@ -778,7 +752,7 @@ static int lock_tree(struct ctx *c, int *ret_fd)
 			return -EIO;
 		}
 		if (!told)
-			stage(c, "waiting for another build of this tree (%s)", lock);
+			kbuild_stage(c, "waiting for another build of this tree (%s)", lock);
 		told = true;
 		if (krun_cancel_requested()) {
 			sb_printf(c->err, "stopped while waiting for another build of this tree (%s)", lock);
@@ -792,7 +766,7 @@ static int lock_tree(struct ctx *c, int *ret_fd)
 
 int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuild_result *ret, struct strbuf *err)
 {
-	struct ctx c = { .rq = rq, .err = err };
+	struct kbuild_ctx c = { .rq = rq, .err = err };
 	double t0 = util_mono_now();
 	/* the request's directories, else $KAB_KBUILD_WORK / $KAB_KERNELS_DIR
 	 * (how kabd is pointed elsewhere), else the defaults: the work
@@ -839,7 +813,7 @@ int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuil
 	size_t cfg_len;
 	char cfg_path[PATH_MAX + 16];
 	snprintf(cfg_path, sizeof(cfg_path), "%s/.config", c.kc);
-	bool have_cfg = kbuser_read_file(builder(&c), cfg_path, &cfg_text, &cfg_len) == 0;
+	bool have_cfg = kbuser_read_file(kbuild_builder(&c), cfg_path, &cfg_text, &cfg_len) == 0;
 	bool initrd = have_cfg && kconfig_is_set(cfg_text, "MODULES", false) && kconfig_is_set(cfg_text, "BLK_DEV_INITRD", false);
 	/* what the initramfs needs, checked before minutes of compiling */
 	if (initrd && (r = kinitramfs_usable(err)) < 0) {
