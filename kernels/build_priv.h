@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct store_build;
+
 #define MiB (1ull << 20)
 
 /* One kbuild_build, from its request to its artifacts. */
@@ -50,3 +52,7 @@ struct krun kbuild_as_builder(const struct kbuild_ctx *c, int log_fd);
  * or target_extra with var_extra. 0, -ECANCELED or -EIO. */
 int kbuild_make(struct kbuild_ctx *c, int log_fd, const char *localversion, bool modules, const char *target_extra,
 		const char *var_extra);
+/* Copies bzImage, System.map and config into KERNELS/<b's id>, then with
+ * modules modules.tar and with initrd initrd.img; fills b's paths. */
+int kbuild_artifacts_copy(struct kbuild_ctx *c, struct store_build *b, bool modules, bool initrd, const char *localversion,
+			  int log_fd);
