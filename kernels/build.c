@@ -635,113 +635,158 @@ static int lock_tree(struct kbuild_ctx *c, int *ret_fd)
 	return 0;
 }
 
+/* The work and kernels directories: the request's, else $KAB_KBUILD_WORK /
+ * $KAB_KERNELS_DIR (how kabd is pointed elsewhere), else the defaults: the
+ * work directory outside the state directory, which the build user could
+ * not reach, the artifacts in it. */
+static int locate_dirs(struct kbuild_ctx *c)
+{
+	const struct kbuild_request *rq = c->rq;
+	const char *ew = getenv("KAB_KBUILD_WORK");
+	snprintf(c->work, sizeof(c->work), "%s", rq->work_dir ? rq->work_dir : ew && *ew ? ew : KBUILD_WORK_DEFAULT);
+	return kbuild_kernels_dir(rq->kernels_dir, c->kernels, sizeof(c->kernels), c->err);
+}
+
+/* The tree's directories, locked (the lock in *ret_lock_fd, the caller's to
+ * close), and its worktree at the base with the series applied. */
+static int prepare_tree(struct kbuild_ctx *c, int *ret_lock_fd)
+{
+	/* the tree key needs the tree's real path: check_inputs sets it */
+	int r = check_inputs(c);
+	if (r < 0)
+		return r;
+	char key[65];
+	sha256_buf(c->tree, strlen(c->tree), key);
+	snprintf(c->root, sizeof(c->root), "%s/%.16s", c->work, key);
+	snprintf(c->src, sizeof(c->src), "%s/src", c->root);
+	snprintf(c->kc, sizeof(c->kc), "%s/kconfig", c->root);
+	if (!exists(c->src) && (r = check_space(c, c->work, WORKTREE_BYTES + KCONFIG_BYTES, "a worktree")) < 0)
+		return r;
+	if ((r = kab_dir(c, c->root)) < 0 || (r = lock_tree(c, ret_lock_fd)) < 0 || (r = builder_dir(c, c->kc)) < 0)
+		return r;
+	if ((r = prepare_worktree(c)) < 0)
+		return r;
+	return c->has_series ? apply_series(c) : 0;
+}
+
+/* The config, its tools' output in WORK/<tree key>/config.log. */
+static int configure(struct kbuild_ctx *c)
+{
+	char cfg_log[PATH_MAX + 16];
+	snprintf(cfg_log, sizeof(cfg_log), "%s/config.log", c->root);
+	_cleanup_close_ int cfg_fd = open(cfg_log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (cfg_fd >= 0)
+		fchmod(cfg_fd, 0600);
+	return produce_config(c, cfg_fd);
+}
+
+/* What the compile needs, checked before minutes of compiling: what the
+ * initramfs needs, when the config has modules and initrd support, and
+ * disk for the objects and the artifacts. */
+static int check_needs(struct kbuild_ctx *c)
+{
+	_cleanup_free_ char *cfg_text = NULL;
+	size_t cfg_len;
+	char cfg_path[PATH_MAX + 16];
+	snprintf(cfg_path, sizeof(cfg_path), "%s/.config", c->kc);
+	bool have_cfg = kbuser_read_file(kbuild_builder(c), cfg_path, &cfg_text, &cfg_len) == 0;
+	bool initrd = have_cfg && kconfig_is_set(cfg_text, "MODULES", false) && kconfig_is_set(cfg_text, "BLK_DEV_INITRD", false);
+	int r;
+	if (initrd && (r = kinitramfs_usable(c->err)) < 0) {
+		sb_puts(c->err, " (the config has modules, so the build makes an initramfs)");
+		return r;
+	}
+	uint64_t obj_need = OBJ_INCREMENT_BYTES;
+	if (!exists(c->obj))
+		obj_need = OBJ_BASE_BYTES + (have_cfg ? kconfig_count_set(cfg_text) : 1000) * OBJ_PER_OPTION_BYTES;
+	if ((r = check_space(c, c->work, obj_need, "the object directory")) < 0)
+		return r;
+	return check_space(c, c->kernels, ARTIFACT_BYTES + (initrd ? INITRAMFS_BYTES : 0), "the artifacts");
+}
+
+/* The build's row, status building, with its inputs, and its id in b; the
+ * strings it was given are the context's and are cleared again. */
+static int record_begin(struct kbuild_ctx *c, struct store *st, struct store_build *b)
+{
+	const struct kbuild_request *rq = c->rq;
+	char compiler[256];
+	compiler_version(c, compiler, sizeof(compiler));
+	b->tree = c->tree;
+	b->base_ref = (char *)rq->base;
+	snprintf(b->base_sha, sizeof(b->base_sha), "%s", c->sha);
+	char series_text[PATH_MAX + 16] = "";
+	if (rq->series)
+		snprintf(series_text, sizeof(series_text), rq->series_version ? "%s v%u" : "%s", rq->series, rq->series_version);
+	b->series = rq->series ? series_text : NULL;
+	b->patches = patch_list(c);
+	snprintf(b->series_hash, sizeof(b->series_hash), "%s", c->has_series ? c->series.hash : "");
+	b->config_source = c->config_desc;
+	snprintf(b->config_hash, sizeof(b->config_hash), "%s", c->config_hash);
+	b->compiler = compiler;
+	int r = store_build_begin(st, b, &b->id);
+	if (r < 0)
+		sb_printf(c->err, "cannot record the build in the database");
+	free(b->patches);
+	b->tree = b->base_ref = b->series = b->patches = b->config_source = b->compiler = NULL;
+	return r;
+}
+
+/* A failed build keeps no artifacts. */
+static void discard_artifacts(struct store_build *b)
+{
+	if (b->dir)
+		util_remove_tree(b->dir);
+	free(b->dir);
+	free(b->image);
+	free(b->system_map);
+	free(b->config_path);
+	free(b->modules);
+	free(b->initrd);
+	b->dir = b->image = b->system_map = b->config_path = b->modules = b->initrd = NULL;
+}
+
+/* The build's end in its row: status, reason and duration from t0, given
+ * r, what the compile returned; the objects and the duration go in ret too. */
+static int record_finish(struct kbuild_ctx *c, struct store *st, struct store_build *b, int r, double t0,
+			 struct kbuild_result *ret)
+{
+	b->duration_s = util_mono_now() - t0;
+	b->status = r < 0 ? BUILD_FAILED : BUILD_OK;
+	if (r < 0) {
+		b->reason = strdup(c->err->buf ? c->err->buf : "failed");
+		discard_artifacts(b);
+	}
+	if (store_build_finish(st, b) < 0 && r == 0) {
+		sb_printf(c->err, "cannot record build %lld in the database", (long long)b->id);
+		r = -EIO;
+	}
+	ret->objects = b->objects;
+	ret->duration_s = b->duration_s;
+	store_build_clear(b);
+	return r;
+}
+
 int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuild_result *ret, struct strbuf *err)
 {
 	struct kbuild_ctx c = { .rq = rq, .err = err };
 	double t0 = util_mono_now();
-	/* the request's directories, else $KAB_KBUILD_WORK / $KAB_KERNELS_DIR
-	 * (how kabd is pointed elsewhere), else the defaults: the work
-	 * directory outside the state directory, which the build user could
-	 * not reach, the artifacts in it */
-	const char *ew = getenv("KAB_KBUILD_WORK");
-	snprintf(c.work, sizeof(c.work), "%s", rq->work_dir ? rq->work_dir : ew && *ew ? ew : KBUILD_WORK_DEFAULT);
-	int r = kbuild_kernels_dir(rq->kernels_dir, c.kernels, sizeof(c.kernels), err);
-	if (r < 0)
-		return r;
 	_cleanup_close_ int lock_fd = -1;
-	_cleanup_close_ int cfg_fd = -1;
-	_cleanup_free_ char *cfg_text = NULL;
 	struct store_build b = { 0 };
-
-	if ((r = setup(&c)) < 0)
+	int r;
+	if ((r = locate_dirs(&c)) < 0 || (r = setup(&c)) < 0)
 		return r;
-	/* the tree key needs the tree's real path: check_inputs sets it */
-	if ((r = check_inputs(&c)) < 0)
-		goto out;
-	char key[65];
-	sha256_buf(c.tree, strlen(c.tree), key);
-	snprintf(c.root, sizeof(c.root), "%s/%.16s", c.work, key);
-	snprintf(c.src, sizeof(c.src), "%s/src", c.root);
-	snprintf(c.kc, sizeof(c.kc), "%s/kconfig", c.root);
-	if (!exists(c.src) && (r = check_space(&c, c.work, WORKTREE_BYTES + KCONFIG_BYTES, "a worktree")) < 0)
-		goto out;
-	if ((r = kab_dir(&c, c.root)) < 0 || (r = lock_tree(&c, &lock_fd)) < 0 || (r = builder_dir(&c, c.kc)) < 0)
-		goto out;
-	if ((r = prepare_worktree(&c)) < 0 || (c.has_series && (r = apply_series(&c)) < 0))
-		goto out;
-	char cfg_log[PATH_MAX + 16];
-	snprintf(cfg_log, sizeof(cfg_log), "%s/config.log", c.root);
-	cfg_fd = open(cfg_log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (cfg_fd >= 0)
-		fchmod(cfg_fd, 0600);
-	if ((r = produce_config(&c, cfg_fd)) < 0)
+	if ((r = prepare_tree(&c, &lock_fd)) < 0 || (r = configure(&c)) < 0)
 		goto out;
 	inputs_key(&c, b.inputs_key);
 	if (reuse(&c, st, b.inputs_key, ret) == 0) {
 		r = 0;
 		goto out;
 	}
-	size_t cfg_len;
-	char cfg_path[PATH_MAX + 16];
-	snprintf(cfg_path, sizeof(cfg_path), "%s/.config", c.kc);
-	bool have_cfg = kbuser_read_file(kbuild_builder(&c), cfg_path, &cfg_text, &cfg_len) == 0;
-	bool initrd = have_cfg && kconfig_is_set(cfg_text, "MODULES", false) && kconfig_is_set(cfg_text, "BLK_DEV_INITRD", false);
-	/* what the initramfs needs, checked before minutes of compiling */
-	if (initrd && (r = kinitramfs_usable(err)) < 0) {
-		sb_puts(err, " (the config has modules, so the build makes an initramfs)");
+	if ((r = check_needs(&c)) < 0 || (r = record_begin(&c, st, &b)) < 0)
 		goto out;
-	}
-	uint64_t obj_need = OBJ_INCREMENT_BYTES;
-	if (!exists(c.obj))
-		obj_need = OBJ_BASE_BYTES + (have_cfg ? kconfig_count_set(cfg_text) : 1000) * OBJ_PER_OPTION_BYTES;
-	if ((r = check_space(&c, c.work, obj_need, "the object directory")) < 0 ||
-	    (r = check_space(&c, c.kernels, ARTIFACT_BYTES + (initrd ? INITRAMFS_BYTES : 0), "the artifacts")) < 0)
-		goto out;
-
-	char compiler[256];
-	compiler_version(&c, compiler, sizeof(compiler));
-	b.tree = c.tree;
-	b.base_ref = (char *)rq->base;
-	snprintf(b.base_sha, sizeof(b.base_sha), "%s", c.sha);
-	char series_text[PATH_MAX + 16] = "";
-	if (rq->series)
-		snprintf(series_text, sizeof(series_text), rq->series_version ? "%s v%u" : "%s", rq->series, rq->series_version);
-	b.series = rq->series ? series_text : NULL;
-	b.patches = patch_list(&c);
-	snprintf(b.series_hash, sizeof(b.series_hash), "%s", c.has_series ? c.series.hash : "");
-	b.config_source = c.config_desc;
-	snprintf(b.config_hash, sizeof(b.config_hash), "%s", c.config_hash);
-	b.compiler = compiler;
-	if ((r = store_build_begin(st, &b, &b.id)) < 0) {
-		sb_printf(err, "cannot record the build in the database");
-		free(b.patches);
-		goto out;
-	}
-	free(b.patches);
-	b.tree = b.base_ref = b.series = b.patches = b.config_source = b.compiler = NULL;
 	*ret = (struct kbuild_result){ .id = b.id };
 	r = compile(&c, &b, ret);
-	b.duration_s = util_mono_now() - t0;
-	b.status = r < 0 ? BUILD_FAILED : BUILD_OK;
-	if (r < 0) {
-		b.reason = strdup(err->buf ? err->buf : "failed");
-		if (b.dir)
-			util_remove_tree(b.dir);
-		free(b.dir);
-		free(b.image);
-		free(b.system_map);
-		free(b.config_path);
-		free(b.modules);
-		free(b.initrd);
-		b.dir = b.image = b.system_map = b.config_path = b.modules = b.initrd = NULL;
-	}
-	if (store_build_finish(st, &b) < 0 && r == 0) {
-		sb_printf(err, "cannot record build %lld in the database", (long long)b.id);
-		r = -EIO;
-	}
-	ret->objects = b.objects;
-	ret->duration_s = b.duration_s;
-	store_build_clear(&b);
+	r = record_finish(&c, st, &b, r, t0, ret);
 out:
 	kseries_free(&c.series);
 	return r;
