@@ -184,7 +184,7 @@ static int prepare_worktree(struct kbuild_ctx *c)
 		return r;
 	if (r > 0)
 		kbuild_stage(c, "worktree: gave %s, made by an earlier kab as root, to %s (chown -R, no symlink followed)", c->src,
-		      c->user.name);
+			     c->user.name);
 	if (!have_clone) {
 		r = clone_tree(c, &out);
 	} else {
@@ -477,25 +477,31 @@ static char *patch_list(const struct kbuild_ctx *c)
 	return sb.buf;
 }
 
-/* Compiles, copies and checks; fills b. -EIO with c->err set on failure. */
-static int compile(struct kbuild_ctx *c, struct store_build *b, struct kbuild_result *ret)
+/* The build's log, WORK/<tree key>/build-<id>.log, its path in path and
+ * in b, its fd in *ret_fd (the caller's to close, also on failure). */
+static int open_log(struct kbuild_ctx *c, struct store_build *b, char *path, size_t len, int *ret_fd)
 {
-	char localversion[48], path[PATH_MAX + 64];
-	snprintf(localversion, sizeof(localversion), "-kab%lld", (long long)b->id);
-	snprintf(path, sizeof(path), "%s/build-%lld.log", c->root, (long long)b->id);
+	snprintf(path, len, "%s/build-%lld.log", c->root, (long long)b->id);
 	b->log_path = strdup(path);
 	/* 0600 also when an earlier database's build of that id left one */
-	_cleanup_close_ int log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (log_fd < 0 || fchmod(log_fd, 0600) < 0) {
+	*ret_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (*ret_fd < 0 || fchmod(*ret_fd, 0600) < 0) {
 		sb_printf(c->err, "%s: %s", path, strerror(errno));
 		return -EIO;
 	}
+	return 0;
+}
+
+/* The config in the object directory, which the build user owns, and what
+ * the build makes besides bzImage: modules, and an initramfs of them. */
+static int object_dir(struct kbuild_ctx *c, bool *ret_modules, bool *ret_initrd)
+{
 	int r = kbuser_own_dir(kbuild_builder(c), c->obj, c->err);
 	if (r < 0)
 		return -EIO;
 	if (r > 0)
 		kbuild_stage(c, "compile: gave %s, made by an earlier kab as root, to %s (chown -R, no symlink followed)", c->obj,
-		      c->user.name);
+			     c->user.name);
 	char from[PATH_MAX + 16], to[PATH_MAX + 48];
 	snprintf(from, sizeof(from), "%s/.config", c->kc);
 	snprintf(to, sizeof(to), "%s/.config", c->obj);
@@ -510,10 +516,20 @@ static int compile(struct kbuild_ctx *c, struct store_build *b, struct kbuild_re
 	bool initrd = modules && kconfig_is_set(cfg, "BLK_DEV_INITRD", false);
 	if (modules && !initrd)
 		kbuild_stage(c, "initramfs: none, the config has modules but not BLK_DEV_INITRD: its boot drivers must be built in");
+	*ret_modules = modules;
+	*ret_initrd = initrd;
+	return 0;
+}
+
+/* make, with the objects, the warnings and the tail of the log (path) in
+ * b. -ECANCELED when stopped, -EIO when make failed. */
+static int run_compile(struct kbuild_ctx *c, struct store_build *b, const char *localversion, bool modules,
+		       const char *path, int log_fd)
+{
 	kbuild_stage(c, "compile: make -C %s O=%s LOCALVERSION=%s bzImage%s", c->src, c->obj, localversion,
-	      modules ? " modules" : "");
+		     modules ? " modules" : "");
 	c->t0 = c->last_progress = util_mono_now();
-	r = kbuild_make(c, log_fd, localversion, modules, NULL, NULL);
+	int r = kbuild_make(c, log_fd, localversion, modules, NULL, NULL);
 	b->objects = c->objects;
 	b->warnings = c->warnings;
 	struct strbuf tail = { 0 };
@@ -530,25 +546,42 @@ static int compile(struct kbuild_ctx *c, struct store_build *b, struct kbuild_re
 		return -EIO;
 	}
 	kbuild_stage(c, "compile: done, %lld objects compiled, %lld warnings, %.0f s", (long long)c->objects,
-	      (long long)c->warnings, util_mono_now() - c->t0);
+		     (long long)c->warnings, util_mono_now() - c->t0);
+	return 0;
+}
+
+/* The kernel release the build wrote, in b. */
+static int read_release(struct kbuild_ctx *c, struct store_build *b)
+{
 	char rel_path[PATH_MAX + 48];
 	snprintf(rel_path, sizeof(rel_path), "%s/include/config/kernel.release", c->obj);
 	_cleanup_free_ char *rel = NULL;
-	if ((r = kbuser_read_file(kbuild_builder(c), rel_path, &rel, &len)) < 0) {
+	size_t len;
+	int r = kbuser_read_file(kbuild_builder(c), rel_path, &rel, &len);
+	if (r < 0) {
 		sb_printf(c->err, "build %lld: %s after the build: %s", (long long)b->id, rel_path,
 			  r == -ENOENT ? "missing" : kbuser_strerror(r));
 		return -EIO;
 	}
 	rel[strcspn(rel, "\n")] = 0;
 	snprintf(b->kernelrelease, sizeof(b->kernelrelease), "%s", rel);
-	if ((r = kbuild_artifacts_copy(c, b, modules, initrd, localversion, log_fd)) < 0)
+	return 0;
+}
+
+/* Compiles, copies and checks; fills b. -EIO with c->err set on failure. */
+static int compile(struct kbuild_ctx *c, struct store_build *b, struct kbuild_result *ret)
+{
+	char localversion[48], path[PATH_MAX + 64];
+	snprintf(localversion, sizeof(localversion), "-kab%lld", (long long)b->id);
+	_cleanup_close_ int log_fd = -1;
+	bool modules, initrd;
+	int r;
+	if ((r = open_log(c, b, path, sizeof(path), &log_fd)) < 0 || (r = object_dir(c, &modules, &initrd)) < 0)
+		return r;
+	if ((r = run_compile(c, b, localversion, modules, path, log_fd)) < 0 || (r = read_release(c, b)) < 0)
+		return r;
+	if (kbuild_artifacts_copy(c, b, modules, initrd, localversion, log_fd) < 0)
 		return -EIO;
-	char version[256];
-	if (kbuild_image_version(b->image, version, sizeof(version)) < 0 || !strstr(version, b->kernelrelease)) {
-		sb_printf(c->err, "build %lld: %s is not a bootable bzImage of %s (version string \"%s\")", (long long)b->id,
-			  b->image, b->kernelrelease, version);
-		return -EIO;
-	}
 	kbuild_stage(c, "artifacts: %s (%s)", b->dir, b->kernelrelease);
 	snprintf(ret->kernelrelease, sizeof(ret->kernelrelease), "%s", b->kernelrelease);
 	snprintf(ret->image, sizeof(ret->image), "%s", b->image);

@@ -100,6 +100,19 @@ out:;
 	return r;
 }
 
+/* A bootable bzImage of the release the build wrote: its header's version
+ * string names it. */
+static int check_image(struct kbuild_ctx *c, const struct store_build *b)
+{
+	char version[256];
+	if (kbuild_image_version(b->image, version, sizeof(version)) < 0 || !strstr(version, b->kernelrelease)) {
+		sb_printf(c->err, "build %lld: %s is not a bootable bzImage of %s (version string \"%s\")", (long long)b->id,
+			  b->image, b->kernelrelease, version);
+		return -EIO;
+	}
+	return 0;
+}
+
 int kbuild_artifacts_copy(struct kbuild_ctx *c, struct store_build *b, bool modules, bool initrd, const char *localversion,
 			  int log_fd)
 {
@@ -125,7 +138,9 @@ int kbuild_artifacts_copy(struct kbuild_ctx *c, struct store_build *b, bool modu
 		char **field = i == 0 ? &b->image : i == 1 ? &b->system_map : &b->config_path;
 		*field = strdup(to);
 	}
-	return modules ? install_modules(c, b, initrd, localversion, log_fd) : 0;
+	if (modules && (r = install_modules(c, b, initrd, localversion, log_fd)) < 0)
+		return r;
+	return check_image(c, b);
 }
 
 int kbuild_kernels_dir(const char *given, char *buf, size_t len, struct strbuf *err)

@@ -53,6 +53,7 @@ struct krun kbuild_as_builder(const struct kbuild_ctx *c, int log_fd);
 int kbuild_make(struct kbuild_ctx *c, int log_fd, const char *localversion, bool modules, const char *target_extra,
 		const char *var_extra);
 /* Copies bzImage, System.map and config into KERNELS/<b's id>, then with
- * modules modules.tar and with initrd initrd.img; fills b's paths. */
+ * modules modules.tar and with initrd initrd.img, and checks the bzImage is
+ * one of b's kernel release; fills b's paths. */
 int kbuild_artifacts_copy(struct kbuild_ctx *c, struct store_build *b, bool modules, bool initrd, const char *localversion,
 			  int log_fd);
