@@ -1,5 +1,6 @@
-/* Inside kernels/: one build's state and the helpers of build.c that
- * build_artifacts.c shares. */
+/* Inside kernels/: one build's state and what build.c, build_compile.c and
+ * build_artifacts.c share: build.c runs the stages, build_compile.c the
+ * compile, build_artifacts.c what the compile leaves. */
 #pragma once
 #include "kernels/build.h"
 #include "kernels/builduser.h"
@@ -48,6 +49,8 @@ void kbuild_stage(const struct kbuild_ctx *c, const char *fmt, ...) __attribute_
 const struct krun_user *kbuild_builder(const struct kbuild_ctx *c);
 /* A krun of the build user's, its output to log_fd. */
 struct krun kbuild_as_builder(const struct kbuild_ctx *c, int log_fd);
+/* The sha256 of a file the build made, read as the build user. */
+int kbuild_builder_sha256(const struct kbuild_ctx *c, const char *path, char hex[65]);
 /* make in the worktree with O=, LOCALVERSION= and -j: bzImage (and modules),
  * or target_extra with var_extra. 0, -ECANCELED or -EIO. */
 int kbuild_make(struct kbuild_ctx *c, int log_fd, const char *localversion, bool modules, const char *target_extra,
@@ -57,3 +60,7 @@ int kbuild_make(struct kbuild_ctx *c, int log_fd, const char *localversion, bool
  * one of b's kernel release; fills b's paths. */
 int kbuild_artifacts_copy(struct kbuild_ctx *c, struct store_build *b, bool modules, bool initrd, const char *localversion,
 			  int log_fd);
+/* Compiles the object directory's config into b's artifacts and checks
+ * them; fills b and ret's release and image. -EIO (or -ECANCELED when
+ * stopped) with c->err set. */
+int kbuild_compile(struct kbuild_ctx *c, struct store_build *b, struct kbuild_result *ret);
