@@ -1,10 +1,21 @@
-/* Inside db/ only: the SQLite handle, for the store_*.c files beside store.c. */
+/* Inside db/ only: the SQLite handle and the statement helpers the store_*.c
+ * files share. */
 #pragma once
+#include "harness/base/util.h"
+
 #include <sqlite3.h>
 
-struct store;
+struct store {
+	sqlite3 *db;
+};
 sqlite3 *store_sqlite(struct store *s);
 /* The shared statement helpers of store.c. */
+int store_sql_err(struct store *s, int rc, const char *what);   /* logs; -EBUSY, -ENOMEM or -EIO for rc */
+int store_exec(struct store *s, const char *sql);               /* statements without rows */
+int store_prepare(struct store *s, const char *sql, sqlite3_stmt **ret);
+int store_step_done(struct store *s, sqlite3_stmt *st);         /* one step; a row or done is success */
+void store_finalizep(sqlite3_stmt **st);                        /* for _cleanup_stmt_ */
+#define _cleanup_stmt_ _cleanup_(store_finalizep)
 int store_db_err(struct store *s, const char *what);          /* logs the connection's error; -EBUSY, -ENOMEM or -EIO */
 void store_bind_text(sqlite3_stmt *st, int i, const char *v);   /* NULL binds NULL */
 void store_col_text(sqlite3_stmt *st, int i, char *buf, size_t len);  /* NULL reads "" */

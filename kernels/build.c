@@ -15,13 +15,13 @@
  *   KERNELS/<build id>/         bzImage, System.map, config, modules.tar, initrd.img
  */
 #include "kernels/build.h"
+#include "kernels/build_priv.h"
 #include "kernels/builduser.h"
 #include "kernels/initramfs.h"
 #include "kernels/kbuild_priv.h"
 #include "kernels/run.h"
 #include "kernels/series.h"
 #include "kernels/sha256.h"
-#include "harness/base/statedir.h"
 #include "db/store.h"
 #include "db/store_builds.h"
 #include "harness/base/util.h"
@@ -38,7 +38,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MiB (1ull << 20)
 /* Disk estimates, checked before anything is written: a Linux worktree,
  * an object directory (a base plus a share per enabled option), the
  * artifacts. Rough on purpose; they only have to catch a disk too full. */
@@ -49,34 +48,8 @@
 #define OBJ_INCREMENT_BYTES (200 * MiB)
 #define ARTIFACT_BYTES (64 * MiB)
 #define INITRAMFS_BYTES (64 * MiB)  /* Debian's MODULES=most image is about 30M */
-#define LOG_TAIL_LINES 25
 
-struct ctx {
-	const struct kbuild_request *rq;
-	struct strbuf *err;
-	/* who runs the tools: the build user when kab is root (drop) */
-	struct krun_user user;
-	bool drop;
-	char gitconfig_env[PATH_MAX + 32];
-	char *env[2];
-	struct kbuild_as as;
-	char work[PATH_MAX], kernels[PATH_MAX];
-	char root[PATH_MAX];     /* WORK/<tree key> */
-	char src[PATH_MAX + 8];  /* the worktree */
-	char kc[PATH_MAX + 8];
-	char obj[PATH_MAX + 32];
-	char tree[PATH_MAX];
-	char sha[41];
-	struct kseries series;
-	bool has_series;
-	char config_hash[65];
-	char config_desc[4096];
-	/* compile */
-	int64_t objects, warnings;
-	double last_progress, t0;
-};
-
-static void where(const struct ctx *c, int line)
+static void where(const struct kbuild_ctx *c, int line)
 {
 	if (c->rq->file && line > 0)
 		sb_printf(c->err, "%s:%d: ", c->rq->file, line);
@@ -84,8 +57,7 @@ static void where(const struct ctx *c, int line)
 		sb_printf(c->err, "%s: ", c->rq->file);
 }
 
-static void stage(const struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void stage(const struct ctx *c, const char *fmt, ...)
+void kbuild_stage(const struct kbuild_ctx *c, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -100,24 +72,6 @@ static void stage(const struct ctx *c, const char *fmt, ...)
 static bool exists(const char *path)
 {
 	return access(path, F_OK) == 0;
-}
-
-int kbuild_image_version(const char *path, char *buf, size_t len)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	unsigned char hdr[0x210];
-	if (pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) || memcmp(hdr + 0x202, "HdrS", 4) != 0)
-		return -EINVAL;
-	unsigned off = hdr[0x20e] | (unsigned)hdr[0x20f] << 8;
-	char v[256];
-	ssize_t n = pread(fd, v, sizeof(v) - 1, 0x200 + (off_t)off);
-	if (off == 0 || n <= 0)
-		return -EINVAL;
-	v[n] = 0;
-	snprintf(buf, len, "%s", v);
-	return 0;
 }
 
 /* Free bytes on the file system holding path (or its nearest existing parent). */
@@ -136,7 +90,7 @@ static int free_bytes(const char *path, uint64_t *ret)
 	return 0;
 }
 
-static int check_space(struct ctx *c, const char *dir, uint64_t need, const char *what)
+static int check_space(struct kbuild_ctx *c, const char *dir, uint64_t need, const char *what)
 {
 	uint64_t have;
 	if (free_bytes(dir, &have) < 0 || have >= need)
@@ -149,18 +103,18 @@ static int check_space(struct ctx *c, const char *dir, uint64_t need, const char
 	return -ENOSPC;
 }
 
-static const struct krun_user *builder(const struct ctx *c)
+const struct krun_user *kbuild_builder(const struct kbuild_ctx *c)
 {
 	return c->drop ? &c->user : NULL;
 }
 
 /* A krun of the build user's, its output to log_fd. */
-static struct krun as_builder(const struct ctx *c, int log_fd)
+struct krun kbuild_as_builder(const struct kbuild_ctx *c, int log_fd)
 {
-	return (struct krun){ .stdout_fd = -1, .log_fd = log_fd, .user = builder(c), .env = c->env };
+	return (struct krun){ .stdout_fd = -1, .log_fd = log_fd, .user = kbuild_builder(c), .env = c->env };
 }
 
-static bool git(const struct ctx *c, struct strbuf *out, ...)
+static bool git(const struct kbuild_ctx *c, struct strbuf *out, ...)
 {
 	char *argv[32] = { "git", "-c", "user.name=kab", "-c", "user.email=kab@localhost", "-C", (char *)c->src };
 	size_t n = 7;
@@ -170,13 +124,13 @@ static bool git(const struct ctx *c, struct strbuf *out, ...)
 		argv[n++] = a;
 	va_end(ap);
 	argv[n] = NULL;
-	struct krun o = as_builder(c, -1);
+	struct krun o = kbuild_as_builder(c, -1);
 	return krun_ok_as(argv, &o, out);
 }
 
 /* A clone of the tree sharing its objects (alternates), so that the tree
  * is only read: the build user writes nothing in it. */
-static int clone_tree(struct ctx *c, struct strbuf *out)
+static int clone_tree(struct kbuild_ctx *c, struct strbuf *out)
 {
 	int r;
 	char dotgit[PATH_MAX + 16];
@@ -184,24 +138,24 @@ static int clone_tree(struct ctx *c, struct strbuf *out)
 	struct stat st;
 	if (lstat(c->src, &st) == 0) {
 		if (exists(dotgit))
-			stage(c, "worktree: removing %s, a git worktree of an earlier kab (builds now clone the tree)", c->src);
+			kbuild_stage(c, "worktree: removing %s, a git worktree of an earlier kab (builds now clone the tree)", c->src);
 		else
-			stage(c, "worktree: removing %s, an unfinished clone", c->src);
-		if ((r = kbuser_remove(builder(c), c->src, c->err)) < 0)
+			kbuild_stage(c, "worktree: removing %s, an unfinished clone", c->src);
+		if ((r = kbuser_remove(kbuild_builder(c), c->src, c->err)) < 0)
 			return r;
 	}
-	stage(c, "worktree: cloning %s into %s (git clone --shared) at %.12s", c->tree, c->src, c->sha);
-	if ((r = kbuser_own_dir(builder(c), c->src, c->err)) < 0)
+	kbuild_stage(c, "worktree: cloning %s into %s (git clone --shared) at %.12s", c->tree, c->src, c->sha);
+	if ((r = kbuser_own_dir(kbuild_builder(c), c->src, c->err)) < 0)
 		return r;
 	char *clone[] = { "git", "clone", "-q", "--shared", "--no-checkout", "--", c->tree, c->src, NULL };
-	struct krun o = as_builder(c, -1);
+	struct krun o = kbuild_as_builder(c, -1);
 	if (!krun_ok_as(clone, &o, out))
 		return -EIO;
 	return git(c, out, "checkout", "-q", "--detach", c->sha, NULL) ? 0 : -EIO;
 }
 
 /* The build user's git config (GIT_CONFIG_GLOBAL): the tree is safe to read. */
-static int write_gitconfig(struct ctx *c)
+static int write_gitconfig(struct kbuild_ctx *c)
 {
 	char path[PATH_MAX + 16];
 	snprintf(path, sizeof(path), "%s/gitconfig", c->root);
@@ -215,7 +169,7 @@ static int write_gitconfig(struct ctx *c)
 
 /* The worktree, created or reset to the base. Reset rewrites only the
  * files that differ, so objects of unchanged files stay up to date. */
-static int prepare_worktree(struct ctx *c)
+static int prepare_worktree(struct kbuild_ctx *c)
 {
 	char dotgit[PATH_MAX + 16];
 	snprintf(dotgit, sizeof(dotgit), "%s/.git", c->src);
@@ -225,15 +179,15 @@ static int prepare_worktree(struct ctx *c)
 	if ((r = write_gitconfig(c)) < 0)
 		return r;
 	bool have_clone = lstat(dotgit, &st) == 0 && S_ISDIR(st.st_mode);
-	if (have_clone && (r = kbuser_own_dir(builder(c), c->src, c->err)) < 0)
+	if (have_clone && (r = kbuser_own_dir(kbuild_builder(c), c->src, c->err)) < 0)
 		return r;
 	if (r > 0)
-		stage(c, "worktree: gave %s, made by an earlier kab as root, to %s (chown -R, no symlink followed)", c->src,
-		      c->user.name);
+		kbuild_stage(c, "worktree: gave %s, made by an earlier kab as root, to %s (chown -R, no symlink followed)", c->src,
+			     c->user.name);
 	if (!have_clone) {
 		r = clone_tree(c, &out);
 	} else {
-		stage(c, "worktree: resetting to %.12s", c->sha);
+		kbuild_stage(c, "worktree: resetting to %.12s", c->sha);
 		git(c, NULL, "am", "--abort", NULL);
 		r = git(c, &out, "reset", "-q", "--hard", c->sha, NULL) && git(c, &out, "clean", "-q", "-fdx", NULL) ? 0 : -EIO;
 	}
@@ -244,7 +198,7 @@ static int prepare_worktree(struct ctx *c)
 }
 
 /* Which hunk of the failed patch did not apply: "FILE, hunk @@ ... @@". */
-static void failed_hunk(struct ctx *c, struct strbuf *msg)
+static void failed_hunk(struct kbuild_ctx *c, struct strbuf *msg)
 {
 	struct strbuf diff = { 0 }, check = { 0 };
 	char path[PATH_MAX + 32];
@@ -290,7 +244,7 @@ out:
 	sb_free(&check);
 }
 
-static int apply_series(struct ctx *c)
+static int apply_series(struct kbuild_ctx *c)
 {
 	char mbox[PATH_MAX + 32];
 	snprintf(mbox, sizeof(mbox), "%s/series.mbox", c->root);
@@ -299,7 +253,7 @@ static int apply_series(struct ctx *c)
 		sb_printf(c->err, "%s: cannot write: %s", mbox, strerror(-r));
 		return r;
 	}
-	stage(c, "series: git am -3 of %zu patches (v%u, from %s)", c->series.n, c->series.version, c->series.author);
+	kbuild_stage(c, "series: git am -3 of %zu patches (v%u, from %s)", c->series.n, c->series.version, c->series.author);
 	struct strbuf out = { 0 };
 	bool ok = git(c, &out, "am", "-3", mbox, NULL);
 	if (!ok) {
@@ -327,161 +281,8 @@ static int apply_series(struct ctx *c)
 	return ok ? 0 : -EINVAL;
 }
 
-static void compile_line(void *arg, const char *line)
-{
-	struct ctx *c = arg;
-	/* kbuild at V=0: "  CC      mm/vmscan.o", "  CC [M]  fs/x.o" */
-	if (strncmp(line, "  CC ", 5) == 0)
-		c->objects++;
-	if (strstr(line, "warning:"))
-		c->warnings++;
-	double now = util_mono_now();
-	if (now - c->last_progress >= 15) {
-		c->last_progress = now;
-		stage(c, "compile: %lld objects after %.0f s", (long long)c->objects, now - c->t0);
-	}
-}
-
-static void read_tail(const char *log, struct strbuf *out)
-{
-	_cleanup_free_ char *text = NULL;
-	size_t n;
-	if (util_read_file(log, &text, &n) < 0)
-		return;
-	size_t lines = 0, i = n;
-	while (i > 0 && lines <= LOG_TAIL_LINES)
-		if (text[--i] == '\n' && i + 1 < n)
-			lines++;
-	sb_puts(out, text + (i ? i + 1 : 0));
-}
-
-static int run_make(struct ctx *c, int log_fd, const char *localversion, bool modules, const char *target_extra,
-		    const char *var_extra)
-{
-	char o[PATH_MAX + 40], lv[64], jobs[32], cc[64] = "";
-	snprintf(o, sizeof(o), "O=%s", c->obj);
-	snprintf(lv, sizeof(lv), "LOCALVERSION=%s", localversion);
-	unsigned n = c->rq->jobs ? c->rq->jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-	snprintf(jobs, sizeof(jobs), "-j%u", n ? n : 1);
-	char ccache[PATH_MAX];
-	if (util_find_program("ccache", ccache, sizeof(ccache)))
-		snprintf(cc, sizeof(cc), "CC=ccache gcc");
-	char *argv[16] = { "make", "-C", c->src, o, jobs, lv };
-	size_t k = 6;
-	if (cc[0])
-		argv[k++] = cc;
-	if (var_extra)
-		argv[k++] = (char *)var_extra;
-	if (target_extra) {
-		argv[k++] = (char *)target_extra;
-	} else {
-		argv[k++] = "bzImage";
-		if (modules)
-			argv[k++] = "modules";
-	}
-	argv[k] = NULL;
-	struct krun ro = as_builder(c, log_fd);
-	ro.line = compile_line;
-	ro.ctx = c;
-	int status, r = krun(argv, &ro, &status);
-	if (r < 0)
-		return r;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
-}
-
-/* modules.tar, packed by the build user into a file of kab's. */
-static int pack_modules(struct ctx *c, const char *mod, const char *to)
-{
-	unlink(to);
-	_cleanup_close_ int fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		sb_printf(c->err, "artifacts: %s: %s", to, strerror(errno));
-		return -EIO;
-	}
-	char *tar[] = { "tar", "-cf", "-", "-C", (char *)mod, "lib/modules", NULL };
-	struct strbuf msg = { 0 };
-	struct krun o = as_builder(c, -1);
-	o.stdout_fd = fd;
-	o.capture = &msg;
-	int status, r = krun(tar, &o, &status);
-	if (r == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
-		r = -EIO;
-	if (r < 0)
-		sb_printf(c->err, "artifacts: tar of the modules into %s failed: %s", to, msg.len ? msg.buf : strerror(-r));
-	sb_free(&msg);
-	return r < 0 ? -EIO : 0;
-}
-
-/* modules.tar and, when the kernel can load one, initrd.img made from the
- * installed modules with the distribution's mkinitramfs (as root: it
- * reads them, bound read-only, and writes in kab's directory). */
-static int install_modules(struct ctx *c, struct store_build *b, bool initrd, const char *localversion, int log_fd)
-{
-	char mod[PATH_MAX + 48], arg[PATH_MAX + 64], to[PATH_MAX + 64];
-	snprintf(mod, sizeof(mod), "%s/modroot", c->root);
-	snprintf(arg, sizeof(arg), "INSTALL_MOD_PATH=%s", mod);
-	int r;
-	if ((r = kbuser_remove(builder(c), mod, c->err)) < 0 || (r = kbuser_own_dir(builder(c), mod, c->err)) < 0)
-		goto out;
-	if ((r = run_make(c, log_fd, localversion, false, "modules_install", arg)) < 0) {
-		sb_printf(c->err, "artifacts: make modules_install failed: see %s", b->log_path);
-		goto out;
-	}
-	snprintf(to, sizeof(to), "%s/modules.tar", b->dir);
-	if ((r = pack_modules(c, mod, to)) < 0)
-		goto out;
-	b->modules = strdup(to);
-	if (!initrd)
-		goto out;
-	snprintf(to, sizeof(to), "%s/initrd.img", b->dir);
-	stage(c, "initramfs: %s of %s's modules, with this machine's /etc/initramfs-tools", KINITRAMFS_TOOL, b->kernelrelease);
-	double t0 = util_mono_now();
-	if ((r = kinitramfs_make(mod, b->kernelrelease, b->config_path, to, builder(c), log_fd, c->err)) < 0) {
-		sb_printf(c->err, "\n(all of it is in the build log %s)", b->log_path);
-		goto out;
-	}
-	struct stat st;
-	double mib = stat(to, &st) == 0 ? (double)st.st_size / MiB : 0;
-	stage(c, "initramfs: %s, %.1f MiB, %.0f s", to, mib, util_mono_now() - t0);
-	b->initrd = strdup(to);
-out:;
-	struct strbuf why = { 0 };
-	if (kbuser_remove(builder(c), mod, &why) < 0)
-		log_warn("build: %s", why.buf ? why.buf : mod);
-	sb_free(&why);
-	return r;
-}
-
-static int copy_artifacts(struct ctx *c, struct store_build *b, bool modules, bool initrd, const char *localversion,
-			  int log_fd)
-{
-	char dir[PATH_MAX + 32], from[PATH_MAX + 64], to[PATH_MAX + 64];
-	snprintf(dir, sizeof(dir), "%s/%lld", c->kernels, (long long)b->id);
-	util_remove_tree(dir);
-	int r = util_mkdir_p(dir, 0755);
-	if (r < 0) {
-		sb_printf(c->err, "%s: cannot create: %s", dir, strerror(-r));
-		return r;
-	}
-	b->dir = strdup(dir);
-	static const struct { const char *from, *to; } files[] = {
-		{ "arch/x86/boot/bzImage", "bzImage" }, { "System.map", "System.map" }, { ".config", "config" },
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		snprintf(from, sizeof(from), "%s/%s", c->obj, files[i].from);
-		snprintf(to, sizeof(to), "%s/%s", dir, files[i].to);
-		if ((r = kbuser_copy_out(builder(c), from, to)) < 0) {
-			sb_printf(c->err, "artifacts: cannot copy %s to %s: %s", from, to, kbuser_strerror(r));
-			return r;
-		}
-		char **field = i == 0 ? &b->image : i == 1 ? &b->system_map : &b->config_path;
-		*field = strdup(to);
-	}
-	return modules ? install_modules(c, b, initrd, localversion, log_fd) : 0;
-}
-
 /* The key of everything a build depends on. */
-static void inputs_key(const struct ctx *c, char key[65])
+static void inputs_key(const struct kbuild_ctx *c, char key[65])
 {
 	struct strbuf sb = { 0 };
 	sb_printf(&sb, "recipe %s\ntree %s\nbase %s\nseries %s\nconfig %s\n", KBUILD_RECIPE, c->tree, c->sha,
@@ -490,19 +291,19 @@ static void inputs_key(const struct ctx *c, char key[65])
 	sb_free(&sb);
 }
 
-static void compiler_version(const struct ctx *c, char *buf, size_t len)
+static void compiler_version(const struct kbuild_ctx *c, char *buf, size_t len)
 {
 	char *argv[] = { "gcc", "--version", NULL };
 	struct strbuf out = { 0 };
 	buf[0] = 0;
-	struct krun o = as_builder(c, -1);
+	struct krun o = kbuild_as_builder(c, -1);
 	if (krun_ok_as(argv, &o, &out) && out.buf)
 		snprintf(buf, len, "%.*s", (int)strcspn(out.buf, "\n"), out.buf);
 	sb_free(&out);
 }
 
 /* Input checks and the series, before anything is written. */
-static int check_inputs(struct ctx *c)
+static int check_inputs(struct kbuild_ctx *c)
 {
 	const struct kbuild_request *rq = c->rq;
 	struct strbuf why = { 0 };
@@ -547,23 +348,23 @@ static int check_inputs(struct ctx *c)
 }
 
 /* The sha256 of a file the build made. */
-static int builder_sha256(const struct ctx *c, const char *path, char hex[65])
+int kbuild_builder_sha256(const struct kbuild_ctx *c, const char *path, char hex[65])
 {
 	_cleanup_free_ char *text = NULL;
 	size_t len;
-	int r = kbuser_read_file(builder(c), path, &text, &len);
+	int r = kbuser_read_file(kbuild_builder(c), path, &text, &len);
 	if (r == 0)
 		sha256_buf(text, len, hex);
 	return r;
 }
 
 /* The config in the kconfig directory, its hash and its object directory. */
-static int produce_config(struct ctx *c, int log_fd)
+static int produce_config(struct kbuild_ctx *c, int log_fd)
 {
 	const struct kbuild_request *rq = c->rq;
 	const char *cfg = rq->config ? rq->config : "running";
 	struct strbuf warn = { 0 }, err = { 0 };
-	stage(c, "config: %s%s", cfg, rq->n_fragments ? " with fragments" : "");
+	kbuild_stage(c, "config: %s%s", cfg, rq->n_fragments ? " with fragments" : "");
 	int r = kconfig_produce(&c->as, c->src, c->kc, cfg, rq->fragments, rq->n_fragments, rq->need, log_fd, &warn, &err);
 	if (warn.len)
 		log_warn("build %s: %s", rq->name ? rq->name : "", warn.buf);
@@ -577,7 +378,7 @@ static int produce_config(struct ctx *c, int log_fd)
 		return r;
 	char path[PATH_MAX + 16];
 	snprintf(path, sizeof(path), "%s/.config", c->kc);
-	if ((r = builder_sha256(c, path, c->config_hash)) < 0) {
+	if ((r = kbuild_builder_sha256(c, path, c->config_hash)) < 0) {
 		sb_printf(c->err, "config: %s: %s", path, kbuser_strerror(r));
 		return r;
 	}
@@ -588,14 +389,14 @@ static int produce_config(struct ctx *c, int log_fd)
 	return 0;
 }
 
-static int reuse(struct ctx *c, struct store *st, const char *key, struct kbuild_result *ret)
+static int reuse(struct kbuild_ctx *c, struct store *st, const char *key, struct kbuild_result *ret)
 {
 	struct store_build old;
 	if (store_build_find(st, key, &old) < 0)
 		return -ENOENT;
 	int r = -ENOENT;
 	if (old.image && exists(old.image) && (!old.initrd || exists(old.initrd))) {
-		stage(c, "reusing build %lld (same tree, base, series and config): %s", (long long)old.id, old.kernelrelease);
+		kbuild_stage(c, "reusing build %lld (same tree, base, series and config): %s", (long long)old.id, old.kernelrelease);
 		*ret = (struct kbuild_result){ .id = old.id, .reused = true, .duration_s = old.duration_s };
 		snprintf(ret->kernelrelease, sizeof(ret->kernelrelease), "%s", old.kernelrelease);
 		snprintf(ret->image, sizeof(ret->image), "%s", old.image);
@@ -605,7 +406,7 @@ static int reuse(struct ctx *c, struct store *st, const char *key, struct kbuild
 	return r;
 }
 
-static char *patch_list(const struct ctx *c)
+static char *patch_list(const struct kbuild_ctx *c)
 {
 	struct strbuf sb = { 0 };
 	for (size_t i = 0; c->has_series && i < c->series.n; i++)
@@ -613,120 +414,23 @@ static char *patch_list(const struct ctx *c)
 	return sb.buf;
 }
 
-/* Compiles, copies and checks; fills b. -EIO with c->err set on failure. */
-static int compile(struct ctx *c, struct store_build *b, struct kbuild_result *ret)
+static int kab_dir(struct kbuild_ctx *c, const char *dir)
 {
-	char localversion[48], path[PATH_MAX + 64];
-	snprintf(localversion, sizeof(localversion), "-kab%lld", (long long)b->id);
-	snprintf(path, sizeof(path), "%s/build-%lld.log", c->root, (long long)b->id);
-	b->log_path = strdup(path);
-	/* 0600 also when an earlier database's build of that id left one */
-	_cleanup_close_ int log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (log_fd < 0 || fchmod(log_fd, 0600) < 0) {
-		sb_printf(c->err, "%s: %s", path, strerror(errno));
-		return -EIO;
-	}
-	int r = kbuser_own_dir(builder(c), c->obj, c->err);
-	if (r < 0)
-		return -EIO;
-	if (r > 0)
-		stage(c, "compile: gave %s, made by an earlier kab as root, to %s (chown -R, no symlink followed)", c->obj,
-		      c->user.name);
-	char from[PATH_MAX + 16], to[PATH_MAX + 48];
-	snprintf(from, sizeof(from), "%s/.config", c->kc);
-	snprintf(to, sizeof(to), "%s/.config", c->obj);
-	char have[65] = "";
-	/* the same config keeps its mtime, so kbuild sees nothing changed */
-	if ((builder_sha256(c, to, have) < 0 || strcmp(have, c->config_hash) != 0) && kbuild_copy_as(&c->as, from, to, c->err) < 0)
-		return -EIO;
-	_cleanup_free_ char *cfg = NULL;
-	size_t len;
-	bool modules = kbuser_read_file(builder(c), to, &cfg, &len) == 0 && kconfig_is_set(cfg, "MODULES", false);
-	/* a kernel without initrd support boots from what is built in, or not at all */
-	bool initrd = modules && kconfig_is_set(cfg, "BLK_DEV_INITRD", false);
-	if (modules && !initrd)
-		stage(c, "initramfs: none, the config has modules but not BLK_DEV_INITRD: its boot drivers must be built in");
-	stage(c, "compile: make -C %s O=%s LOCALVERSION=%s bzImage%s", c->src, c->obj, localversion,
-	      modules ? " modules" : "");
-	c->t0 = c->last_progress = util_mono_now();
-	r = run_make(c, log_fd, localversion, modules, NULL, NULL);
-	b->objects = c->objects;
-	b->warnings = c->warnings;
-	struct strbuf tail = { 0 };
-	read_tail(path, &tail);
-	b->log_tail = tail.buf;
-	if (r == -ECANCELED) {
-		sb_printf(c->err, "build %lld: stopped after %lld objects (kab was stopped or the job cancelled); the next build of the same inputs goes on in the same object directory",
-			  (long long)b->id, (long long)c->objects);
-		return r;
-	}
-	if (r < 0) {
-		sb_printf(c->err, "build %lld: make failed (%lld objects compiled); log %s ends:\n%s", (long long)b->id,
-			  (long long)c->objects, path, tail.buf ? tail.buf : "");
-		return -EIO;
-	}
-	stage(c, "compile: done, %lld objects compiled, %lld warnings, %.0f s", (long long)c->objects,
-	      (long long)c->warnings, util_mono_now() - c->t0);
-	char rel_path[PATH_MAX + 48];
-	snprintf(rel_path, sizeof(rel_path), "%s/include/config/kernel.release", c->obj);
-	_cleanup_free_ char *rel = NULL;
-	if ((r = kbuser_read_file(builder(c), rel_path, &rel, &len)) < 0) {
-		sb_printf(c->err, "build %lld: %s after the build: %s", (long long)b->id, rel_path,
-			  r == -ENOENT ? "missing" : kbuser_strerror(r));
-		return -EIO;
-	}
-	rel[strcspn(rel, "\n")] = 0;
-	snprintf(b->kernelrelease, sizeof(b->kernelrelease), "%s", rel);
-	if ((r = copy_artifacts(c, b, modules, initrd, localversion, log_fd)) < 0)
-		return -EIO;
-	char version[256];
-	if (kbuild_image_version(b->image, version, sizeof(version)) < 0 || !strstr(version, b->kernelrelease)) {
-		sb_printf(c->err, "build %lld: %s is not a bootable bzImage of %s (version string \"%s\")", (long long)b->id,
-			  b->image, b->kernelrelease, version);
-		return -EIO;
-	}
-	stage(c, "artifacts: %s (%s)", b->dir, b->kernelrelease);
-	snprintf(ret->kernelrelease, sizeof(ret->kernelrelease), "%s", b->kernelrelease);
-	snprintf(ret->image, sizeof(ret->image), "%s", b->image);
-	return 0;
-}
-
-int kbuild_kernels_dir(const char *given, char *buf, size_t len, struct strbuf *err)
-{
-	const char *e = getenv("KAB_KERNELS_DIR");
-	if (!given && e && *e)
-		given = e;
-	int r = given ? 0 : state_init(NULL, err);
-	if (r < 0)
-		return r;
-	if (given)
-		r = snprintf(buf, len, "%s", given);
-	else
-		r = snprintf(buf, len, "%s/" KBUILD_KERNELS_SUBDIR, state_path());
-	if (r >= (int)len) {
-		sb_printf(err, "%s: path too long", given ? given : KBUILD_KERNELS_SUBDIR);
-		return -ENAMETOOLONG;
-	}
-	return 0;
-}
-
-static int kab_dir(struct ctx *c, const char *dir)
-{
-	return kbuser_kab_dir(builder(c), dir, c->err);
+	return kbuser_kab_dir(kbuild_builder(c), dir, c->err);
 }
 
 /* A directory of the build user's, told when it was taken over from root. */
-static int builder_dir(struct ctx *c, const char *dir)
+static int builder_dir(struct kbuild_ctx *c, const char *dir)
 {
-	int r = kbuser_own_dir(builder(c), dir, c->err);
+	int r = kbuser_own_dir(kbuild_builder(c), dir, c->err);
 	if (r > 0)
-		stage(c, "gave %s, made by an earlier kab as root, to %s (chown -R, no symlink followed)", dir, c->user.name);
+		kbuild_stage(c, "gave %s, made by an earlier kab as root, to %s (chown -R, no symlink followed)", dir, c->user.name);
 	return r < 0 ? r : 0;
 }
 
 /* Who builds (the build user when kab is root), the work directory and
  * the build user's HOME in it, which it must be able to reach. */
-static int setup(struct ctx *c)
+static int setup(struct kbuild_ctx *c)
 {
 	struct strbuf why = { 0 };
 	int r = kbuser_lookup(&c->user, &why);
@@ -737,7 +441,7 @@ static int setup(struct ctx *c)
 		return r;
 	}
 	c->drop = r > 0;
-	c->as = (struct kbuild_as){ .user = builder(c), .env = c->env, .stage = c->root };
+	c->as = (struct kbuild_as){ .user = kbuild_builder(c), .env = c->env, .stage = c->root };
 	char home[PATH_MAX + 8];
 	snprintf(home, sizeof(home), "%s/home", c->work);
 	if ((r = check_space(c, c->work, KCONFIG_BYTES, "the work directory")) < 0 || (r = kab_dir(c, c->work)) < 0 ||
@@ -747,20 +451,20 @@ static int setup(struct ctx *c)
 		return 0;
 	snprintf(c->user.home, sizeof(c->user.home), "%s", home);
 	char *test[] = { "test", "-w", home, "-a", "-x", home, NULL };
-	struct krun o = as_builder(c, -1);
+	struct krun o = kbuild_as_builder(c, -1);
 	if (!krun_ok_as(test, &o, NULL)) {
 		sb_printf(c->err, "the build user %s cannot reach %s, its directory in the work directory: a directory above it "
 			  "is closed to it (each must be searchable by others: chmod o+x), or give another --work-dir",
 			  c->user.name, home);
 		return -EACCES;
 	}
-	stage(c, "git, make and the compiler run as %s (uid %u)", c->user.name, (unsigned)c->user.uid);
+	kbuild_stage(c, "git, make and the compiler run as %s (uid %u)", c->user.name, (unsigned)c->user.uid);
 	return 0;
 }
 
 /* The tree's lock, polled, so that a stop or a cancel does not wait for
  * the other build. */
-static int lock_tree(struct ctx *c, int *ret_fd)
+static int lock_tree(struct kbuild_ctx *c, int *ret_fd)
 {
 	char lock[PATH_MAX + 8];
 	snprintf(lock, sizeof(lock), "%s/lock", c->root);
@@ -778,7 +482,7 @@ static int lock_tree(struct ctx *c, int *ret_fd)
 			return -EIO;
 		}
 		if (!told)
-			stage(c, "waiting for another build of this tree (%s)", lock);
+			kbuild_stage(c, "waiting for another build of this tree (%s)", lock);
 		told = true;
 		if (krun_cancel_requested()) {
 			sb_printf(c->err, "stopped while waiting for another build of this tree (%s)", lock);
@@ -790,113 +494,158 @@ static int lock_tree(struct ctx *c, int *ret_fd)
 	return 0;
 }
 
-int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuild_result *ret, struct strbuf *err)
+/* The work and kernels directories: the request's, else $KAB_KBUILD_WORK /
+ * $KAB_KERNELS_DIR (how kabd is pointed elsewhere), else the defaults: the
+ * work directory outside the state directory, which the build user could
+ * not reach, the artifacts in it. */
+static int locate_dirs(struct kbuild_ctx *c)
 {
-	struct ctx c = { .rq = rq, .err = err };
-	double t0 = util_mono_now();
-	/* the request's directories, else $KAB_KBUILD_WORK / $KAB_KERNELS_DIR
-	 * (how kabd is pointed elsewhere), else the defaults: the work
-	 * directory outside the state directory, which the build user could
-	 * not reach, the artifacts in it */
+	const struct kbuild_request *rq = c->rq;
 	const char *ew = getenv("KAB_KBUILD_WORK");
-	snprintf(c.work, sizeof(c.work), "%s", rq->work_dir ? rq->work_dir : ew && *ew ? ew : KBUILD_WORK_DEFAULT);
-	int r = kbuild_kernels_dir(rq->kernels_dir, c.kernels, sizeof(c.kernels), err);
+	snprintf(c->work, sizeof(c->work), "%s", rq->work_dir ? rq->work_dir : ew && *ew ? ew : KBUILD_WORK_DEFAULT);
+	return kbuild_kernels_dir(rq->kernels_dir, c->kernels, sizeof(c->kernels), c->err);
+}
+
+/* The tree's directories, locked (the lock in *ret_lock_fd, the caller's to
+ * close), and its worktree at the base with the series applied. */
+static int prepare_tree(struct kbuild_ctx *c, int *ret_lock_fd)
+{
+	/* the tree key needs the tree's real path: check_inputs sets it */
+	int r = check_inputs(c);
 	if (r < 0)
 		return r;
-	_cleanup_close_ int lock_fd = -1;
-	_cleanup_close_ int cfg_fd = -1;
-	_cleanup_free_ char *cfg_text = NULL;
-	struct store_build b = { 0 };
-
-	if ((r = setup(&c)) < 0)
-		return r;
-	/* the tree key needs the tree's real path: check_inputs sets it */
-	if ((r = check_inputs(&c)) < 0)
-		goto out;
 	char key[65];
-	sha256_buf(c.tree, strlen(c.tree), key);
-	snprintf(c.root, sizeof(c.root), "%s/%.16s", c.work, key);
-	snprintf(c.src, sizeof(c.src), "%s/src", c.root);
-	snprintf(c.kc, sizeof(c.kc), "%s/kconfig", c.root);
-	if (!exists(c.src) && (r = check_space(&c, c.work, WORKTREE_BYTES + KCONFIG_BYTES, "a worktree")) < 0)
-		goto out;
-	if ((r = kab_dir(&c, c.root)) < 0 || (r = lock_tree(&c, &lock_fd)) < 0 || (r = builder_dir(&c, c.kc)) < 0)
-		goto out;
-	if ((r = prepare_worktree(&c)) < 0 || (c.has_series && (r = apply_series(&c)) < 0))
-		goto out;
+	sha256_buf(c->tree, strlen(c->tree), key);
+	snprintf(c->root, sizeof(c->root), "%s/%.16s", c->work, key);
+	snprintf(c->src, sizeof(c->src), "%s/src", c->root);
+	snprintf(c->kc, sizeof(c->kc), "%s/kconfig", c->root);
+	if (!exists(c->src) && (r = check_space(c, c->work, WORKTREE_BYTES + KCONFIG_BYTES, "a worktree")) < 0)
+		return r;
+	if ((r = kab_dir(c, c->root)) < 0 || (r = lock_tree(c, ret_lock_fd)) < 0 || (r = builder_dir(c, c->kc)) < 0)
+		return r;
+	if ((r = prepare_worktree(c)) < 0)
+		return r;
+	return c->has_series ? apply_series(c) : 0;
+}
+
+/* The config, its tools' output in WORK/<tree key>/config.log. */
+static int configure(struct kbuild_ctx *c)
+{
 	char cfg_log[PATH_MAX + 16];
-	snprintf(cfg_log, sizeof(cfg_log), "%s/config.log", c.root);
-	cfg_fd = open(cfg_log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	snprintf(cfg_log, sizeof(cfg_log), "%s/config.log", c->root);
+	_cleanup_close_ int cfg_fd = open(cfg_log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (cfg_fd >= 0)
 		fchmod(cfg_fd, 0600);
-	if ((r = produce_config(&c, cfg_fd)) < 0)
+	return produce_config(c, cfg_fd);
+}
+
+/* What the compile needs, checked before minutes of compiling: what the
+ * initramfs needs, when the config has modules and initrd support, and
+ * disk for the objects and the artifacts. */
+static int check_needs(struct kbuild_ctx *c)
+{
+	_cleanup_free_ char *cfg_text = NULL;
+	size_t cfg_len;
+	char cfg_path[PATH_MAX + 16];
+	snprintf(cfg_path, sizeof(cfg_path), "%s/.config", c->kc);
+	bool have_cfg = kbuser_read_file(kbuild_builder(c), cfg_path, &cfg_text, &cfg_len) == 0;
+	bool initrd = have_cfg && kconfig_is_set(cfg_text, "MODULES", false) && kconfig_is_set(cfg_text, "BLK_DEV_INITRD", false);
+	int r;
+	if (initrd && (r = kinitramfs_usable(c->err)) < 0) {
+		sb_puts(c->err, " (the config has modules, so the build makes an initramfs)");
+		return r;
+	}
+	uint64_t obj_need = OBJ_INCREMENT_BYTES;
+	if (!exists(c->obj))
+		obj_need = OBJ_BASE_BYTES + (have_cfg ? kconfig_count_set(cfg_text) : 1000) * OBJ_PER_OPTION_BYTES;
+	if ((r = check_space(c, c->work, obj_need, "the object directory")) < 0)
+		return r;
+	return check_space(c, c->kernels, ARTIFACT_BYTES + (initrd ? INITRAMFS_BYTES : 0), "the artifacts");
+}
+
+/* The build's row, status building, with its inputs, and its id in b; the
+ * strings it was given are the context's and are cleared again. */
+static int record_begin(struct kbuild_ctx *c, struct store *st, struct store_build *b)
+{
+	const struct kbuild_request *rq = c->rq;
+	char compiler[256];
+	compiler_version(c, compiler, sizeof(compiler));
+	b->tree = c->tree;
+	b->base_ref = (char *)rq->base;
+	snprintf(b->base_sha, sizeof(b->base_sha), "%s", c->sha);
+	char series_text[PATH_MAX + 16] = "";
+	if (rq->series)
+		snprintf(series_text, sizeof(series_text), rq->series_version ? "%s v%u" : "%s", rq->series, rq->series_version);
+	b->series = rq->series ? series_text : NULL;
+	b->patches = patch_list(c);
+	snprintf(b->series_hash, sizeof(b->series_hash), "%s", c->has_series ? c->series.hash : "");
+	b->config_source = c->config_desc;
+	snprintf(b->config_hash, sizeof(b->config_hash), "%s", c->config_hash);
+	b->compiler = compiler;
+	int r = store_build_begin(st, b, &b->id);
+	if (r < 0)
+		sb_printf(c->err, "cannot record the build in the database");
+	free(b->patches);
+	b->tree = b->base_ref = b->series = b->patches = b->config_source = b->compiler = NULL;
+	return r;
+}
+
+/* A failed build keeps no artifacts. */
+static void discard_artifacts(struct store_build *b)
+{
+	if (b->dir)
+		util_remove_tree(b->dir);
+	free(b->dir);
+	free(b->image);
+	free(b->system_map);
+	free(b->config_path);
+	free(b->modules);
+	free(b->initrd);
+	b->dir = b->image = b->system_map = b->config_path = b->modules = b->initrd = NULL;
+}
+
+/* The build's end in its row: status, reason and duration from t0, given
+ * r, what the compile returned; the objects and the duration go in ret too. */
+static int record_finish(struct kbuild_ctx *c, struct store *st, struct store_build *b, int r, double t0,
+			 struct kbuild_result *ret)
+{
+	b->duration_s = util_mono_now() - t0;
+	b->status = r < 0 ? BUILD_FAILED : BUILD_OK;
+	if (r < 0) {
+		b->reason = strdup(c->err->buf ? c->err->buf : "failed");
+		discard_artifacts(b);
+	}
+	if (store_build_finish(st, b) < 0 && r == 0) {
+		sb_printf(c->err, "cannot record build %lld in the database", (long long)b->id);
+		r = -EIO;
+	}
+	ret->objects = b->objects;
+	ret->duration_s = b->duration_s;
+	store_build_clear(b);
+	return r;
+}
+
+int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuild_result *ret, struct strbuf *err)
+{
+	struct kbuild_ctx c = { .rq = rq, .err = err };
+	double t0 = util_mono_now();
+	_cleanup_close_ int lock_fd = -1;
+	struct store_build b = { 0 };
+	int r;
+	if ((r = locate_dirs(&c)) < 0 || (r = setup(&c)) < 0)
+		return r;
+	if ((r = prepare_tree(&c, &lock_fd)) < 0 || (r = configure(&c)) < 0)
 		goto out;
 	inputs_key(&c, b.inputs_key);
 	if (reuse(&c, st, b.inputs_key, ret) == 0) {
 		r = 0;
 		goto out;
 	}
-	size_t cfg_len;
-	char cfg_path[PATH_MAX + 16];
-	snprintf(cfg_path, sizeof(cfg_path), "%s/.config", c.kc);
-	bool have_cfg = kbuser_read_file(builder(&c), cfg_path, &cfg_text, &cfg_len) == 0;
-	bool initrd = have_cfg && kconfig_is_set(cfg_text, "MODULES", false) && kconfig_is_set(cfg_text, "BLK_DEV_INITRD", false);
-	/* what the initramfs needs, checked before minutes of compiling */
-	if (initrd && (r = kinitramfs_usable(err)) < 0) {
-		sb_puts(err, " (the config has modules, so the build makes an initramfs)");
+	if ((r = check_needs(&c)) < 0 || (r = record_begin(&c, st, &b)) < 0)
 		goto out;
-	}
-	uint64_t obj_need = OBJ_INCREMENT_BYTES;
-	if (!exists(c.obj))
-		obj_need = OBJ_BASE_BYTES + (have_cfg ? kconfig_count_set(cfg_text) : 1000) * OBJ_PER_OPTION_BYTES;
-	if ((r = check_space(&c, c.work, obj_need, "the object directory")) < 0 ||
-	    (r = check_space(&c, c.kernels, ARTIFACT_BYTES + (initrd ? INITRAMFS_BYTES : 0), "the artifacts")) < 0)
-		goto out;
-
-	char compiler[256];
-	compiler_version(&c, compiler, sizeof(compiler));
-	b.tree = c.tree;
-	b.base_ref = (char *)rq->base;
-	snprintf(b.base_sha, sizeof(b.base_sha), "%s", c.sha);
-	char series_text[PATH_MAX + 16] = "";
-	if (rq->series)
-		snprintf(series_text, sizeof(series_text), rq->series_version ? "%s v%u" : "%s", rq->series, rq->series_version);
-	b.series = rq->series ? series_text : NULL;
-	b.patches = patch_list(&c);
-	snprintf(b.series_hash, sizeof(b.series_hash), "%s", c.has_series ? c.series.hash : "");
-	b.config_source = c.config_desc;
-	snprintf(b.config_hash, sizeof(b.config_hash), "%s", c.config_hash);
-	b.compiler = compiler;
-	if ((r = store_build_begin(st, &b, &b.id)) < 0) {
-		sb_printf(err, "cannot record the build in the database");
-		free(b.patches);
-		goto out;
-	}
-	free(b.patches);
-	b.tree = b.base_ref = b.series = b.patches = b.config_source = b.compiler = NULL;
 	*ret = (struct kbuild_result){ .id = b.id };
-	r = compile(&c, &b, ret);
-	b.duration_s = util_mono_now() - t0;
-	b.status = r < 0 ? BUILD_FAILED : BUILD_OK;
-	if (r < 0) {
-		b.reason = strdup(err->buf ? err->buf : "failed");
-		if (b.dir)
-			util_remove_tree(b.dir);
-		free(b.dir);
-		free(b.image);
-		free(b.system_map);
-		free(b.config_path);
-		free(b.modules);
-		free(b.initrd);
-		b.dir = b.image = b.system_map = b.config_path = b.modules = b.initrd = NULL;
-	}
-	if (store_build_finish(st, &b) < 0 && r == 0) {
-		sb_printf(err, "cannot record build %lld in the database", (long long)b.id);
-		r = -EIO;
-	}
-	ret->objects = b.objects;
-	ret->duration_s = b.duration_s;
-	store_build_clear(&b);
+	r = kbuild_compile(&c, &b, ret);
+	r = record_finish(&c, st, &b, r, t0, ret);
 out:
 	kseries_free(&c.series);
 	return r;

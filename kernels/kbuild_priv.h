@@ -1,4 +1,4 @@
-/* Inside kernels/: the config step (config.c) and helpers build.c shares. */
+/* Inside kernels/: the config step (config.c) and helpers the build_*.c files share. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
