@@ -4,16 +4,15 @@
  * kab plan --from ID plans from a stored calibration, --csv FILE from
  * recorded runs of kab compare's format, without running anything. */
 #include "harness/cli/cmd.h"
+#include "harness/cli/foreground.h"
 #include "harness/report/compare.h"
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
-#include "harness/job/job_store.h"
 #include "harness/base/json.h"
 #include "harness/base/output.h"
 #include "harness/stats/plan.h"
 #include "harness/report/report.h"
 #include "harness/report/report_priv.h"
-#include "harness/base/statedir.h"
 #include "db/store.h"
 #include "harness/base/util.h"
 
@@ -143,9 +142,12 @@ static int run_calibration(const char *path, const char *db, const char *state_d
 {
 	struct diags d = { 0 };
 	struct job *j = NULL, *cal = NULL;
-	struct store *st = NULL;
+	struct fg fg = FG_INIT;
 	char *text = NULL;
-	int lock_fd = -1, ret = 2, r;
+	int ret = 1, r;
+	if (fg_output() < 0)
+		return 1;
+	ret = 2;
 	if (job_parse_file(path, &j, &d) < 0)
 		goto out;
 	exec_refuse_boots(j, &d);
@@ -160,39 +162,15 @@ static int run_calibration(const char *path, const char *db, const char *state_d
 	if (job_parse_string(path, text, &cal, &d) < 0)
 		goto out;
 	ret = 1;
-	if (geteuid() != 0) {
-		log_error("kab plan runs a calibration with kab run's executor, which needs root: it creates memory cgroups, swap and writes sysctl/sysfs knobs (kab plan --from ID or --csv FILE plan from recorded runs)");
-		goto out;
-	}
-	if ((r = out_init()) < 0) {
-		log_error("cannot set up standard input, output and error: %s", strerror(-r));
-		goto out;
-	}
-	struct strbuf serr = { 0 };
-	r = state_init(state_dir, &serr);
-	if (r < 0)
-		log_error("%s", serr.buf ? serr.buf : "the state directory cannot be used");
-	sb_free(&serr);
-	if (r < 0 || exec_lock(&lock_fd) < 0 || store_open(db, &st) < 0)
-		goto out;
-	if (exec_recover(st) < 0)
-		log_warn("some of what an earlier kab left could not be restored; see above");
-	struct store_step *steps;
-	size_t n;
-	if (exec_plan(cal, &steps, &n) < 0)
+	if (fg_open(&fg, db, state_dir, "kab plan runs a calibration with kab run's executor, which needs root: it creates memory cgroups, swap and writes sysctl/sysfs knobs (kab plan --from ID or --csv FILE plan from recorded runs)") < 0)
 		goto out;
 	int64_t id;
-	r = job_store_submit(st, cal, NULL, steps, n, &id);
-	free(steps);
-	if (r < 0) {
-		log_error("cannot store the calibration job in %s", db);
+	size_t n;
+	if (fg_submit(&fg, cal, db, "the calibration job", &id, &n) < 0)
 		goto out;
-	}
 	log_info("calibration job %lld \"%s\": %zu runs (%u pairs of \"%s\" against itself x %zu workloads), database %s",
 		 (long long)id, cal->name, n, pairs, cal->variants[0].name, cal->n_workloads, db);
-	exec_set_stop_check(out_stop_check);
-	r = exec_job(st, cal, id);
-	exec_set_stop_check(NULL);
+	r = fg_exec(&fg, cal, id);
 	if (r == -EINTR) {
 		log_error("interrupted: calibration job %lld cancelled; its finished runs are kept (kab plan --from %lld --db %s plans from them)",
 			  (long long)id, (long long)id, db);
@@ -209,9 +187,7 @@ out:
 	free(text);
 	job_free(j);
 	job_free(cal);
-	store_close(st);
-	if (lock_fd >= 0)
-		close(lock_fd);
+	fg_close(&fg);
 	return ret;
 }
 
