@@ -549,6 +549,103 @@ static int plan_from_csv(const struct plan_opts *o, const char *path, const stru
 	return ret;
 }
 
+/* What kab plan was asked: the plan's options, where it plans from. */
+struct plan_args {
+	struct plan_opts o;
+	const char *db, *from, *csv, *state_dir;
+	const char *primary[PRIMARY_MAX];
+	struct compare_opts co;
+};
+
+static void plan_help(void)
+{
+	printf(USAGE);
+	printf("\nRuns an A/A calibration (--pairs N, default %u, of the job's first variant against itself,\n"
+	       "stored as the job NAME%s), then prints for each primary metric its noise, the epsilon kab\n"
+	       "would use, the smallest change 6, 8, 10, 15 and 20 pairs (and the job's) decide with 80%% power,\n"
+	       "and with --effect PCT the pairs that change needs. Power is simulated with kab's own verdict.\n"
+	       "--from ID plans from a stored calibration, --csv FILE from A/A runs in kab compare's format.\n",
+	       DEFAULT_CAL_PAIRS, CAL_SUFFIX);
+}
+
+/* One of kab plan's options, c as getopt_long returned it, with its
+ * argument arg; -1 when kab plan goes on, else its exit status. */
+static int plan_option(int c, const char *arg, struct plan_args *pa)
+{
+	struct plan_opts *o = &pa->o;
+	uint64_t u;
+	switch (c) {
+	case 'n':
+		if (util_parse_u64(arg, &u) < 0 || u < MIN_CAL_PAIRS || u > PLAN_PAIRS_MAX) {
+			fprintf(stderr, "kab plan: --pairs %s: the calibration's pairs are a number from %u to %u (default %u)\n",
+				arg, MIN_CAL_PAIRS, PLAN_PAIRS_MAX, DEFAULT_CAL_PAIRS);
+			return 2;
+		}
+		o->cal_pairs = (unsigned)u;
+		break;
+	case 'e':
+		if (parse_effect(arg, &o->effect) < 0) {
+			fprintf(stderr, "kab plan: --effect %s: expected a percentage above 0 and below 100, e.g. --effect 5%%\n", arg);
+			return 2;
+		}
+		break;
+	case 'd': pa->db = arg; break;
+	case 'f':
+		if (strcmp(arg, "text") == 0) {
+			o->json = false;
+		} else if (strcmp(arg, "json") == 0) {
+			o->json = true;
+		} else {
+			fprintf(stderr, "kab plan: unknown format \"%s\" (formats: text, json)\n", arg);
+			return 2;
+		}
+		break;
+	case 'F': pa->from = arg; break;
+	case 'c': pa->csv = arg; break;
+	case 'p':
+		if (pa->co.n_primary == PRIMARY_MAX) {
+			fprintf(stderr, "kab plan: more than %d primary metrics\n", PRIMARY_MAX);
+			return 2;
+		}
+		pa->primary[pa->co.n_primary++] = arg;
+		break;
+	case 'b': pa->co.baseline = arg; break;
+	case 'S':
+		if (util_parse_u64(arg, &u) < 0 || u < 100 || u > 1000000) {
+			fprintf(stderr, "kab plan: --sims %s: a number from 100 to 1000000 (default %u)\n", arg, PLAN_DEFAULT_SIMS);
+			return 2;
+		}
+		o->sims = (unsigned)u;
+		break;
+	case 's':
+		if (util_parse_u64(arg, &u) < 0 || u == 0) {
+			fprintf(stderr, "kab plan: --seed %s: a positive number\n", arg);
+			return 2;
+		}
+		o->seed = u;
+		break;
+	case 'D': pa->state_dir = arg; break;
+	case 'N':
+		if (strcmp(arg, "upper") == 0) {
+			o->estimate = false;
+		} else if (strcmp(arg, "estimate") == 0) {
+			o->estimate = true;
+		} else {
+			fprintf(stderr, "kab plan: --noise %s: upper (the default: its 80%% upper confidence bound) or estimate\n", arg);
+			return 2;
+		}
+		break;
+	case 'q': log_quiet = true; break;
+	case 'h':
+		plan_help();
+		return 0;
+	default:
+		fprintf(stderr, USAGE);
+		return 2;
+	}
+	return -1;
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -568,106 +665,29 @@ int cmd_plan(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct plan_opts o = { .cal_pairs = DEFAULT_CAL_PAIRS };
-	const char *db = DEFAULT_DB, *from = NULL, *csv = NULL, *state_dir = NULL;
-	const char *primary[PRIMARY_MAX];
-	struct compare_opts co = { .primary = primary };
-	uint64_t u;
-	int c;
-	while ((c = getopt_long(argc, argv, "n:e:d:f:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (util_parse_u64(optarg, &u) < 0 || u < MIN_CAL_PAIRS || u > PLAN_PAIRS_MAX) {
-				fprintf(stderr, "kab plan: --pairs %s: the calibration's pairs are a number from %u to %u (default %u)\n",
-					optarg, MIN_CAL_PAIRS, PLAN_PAIRS_MAX, DEFAULT_CAL_PAIRS);
-				return 2;
-			}
-			o.cal_pairs = (unsigned)u;
-			break;
-		case 'e':
-			if (parse_effect(optarg, &o.effect) < 0) {
-				fprintf(stderr, "kab plan: --effect %s: expected a percentage above 0 and below 100, e.g. --effect 5%%\n", optarg);
-				return 2;
-			}
-			break;
-		case 'd': db = optarg; break;
-		case 'f':
-			if (strcmp(optarg, "text") == 0) {
-				o.json = false;
-			} else if (strcmp(optarg, "json") == 0) {
-				o.json = true;
-			} else {
-				fprintf(stderr, "kab plan: unknown format \"%s\" (formats: text, json)\n", optarg);
-				return 2;
-			}
-			break;
-		case 'F': from = optarg; break;
-		case 'c': csv = optarg; break;
-		case 'p':
-			if (co.n_primary == PRIMARY_MAX) {
-				fprintf(stderr, "kab plan: more than %d primary metrics\n", PRIMARY_MAX);
-				return 2;
-			}
-			primary[co.n_primary++] = optarg;
-			break;
-		case 'b': co.baseline = optarg; break;
-		case 'S':
-			if (util_parse_u64(optarg, &u) < 0 || u < 100 || u > 1000000) {
-				fprintf(stderr, "kab plan: --sims %s: a number from 100 to 1000000 (default %u)\n", optarg, PLAN_DEFAULT_SIMS);
-				return 2;
-			}
-			o.sims = (unsigned)u;
-			break;
-		case 's':
-			if (util_parse_u64(optarg, &u) < 0 || u == 0) {
-				fprintf(stderr, "kab plan: --seed %s: a positive number\n", optarg);
-				return 2;
-			}
-			o.seed = u;
-			break;
-		case 'D': state_dir = optarg; break;
-		case 'N':
-			if (strcmp(optarg, "upper") == 0) {
-				o.estimate = false;
-			} else if (strcmp(optarg, "estimate") == 0) {
-				o.estimate = true;
-			} else {
-				fprintf(stderr, "kab plan: --noise %s: upper (the default: its 80%% upper confidence bound) or estimate\n", optarg);
-				return 2;
-			}
-			break;
-		case 'q': log_quiet = true; break;
-		case 'h':
-			printf(USAGE);
-			printf("\nRuns an A/A calibration (--pairs N, default %u, of the job's first variant against itself,\n"
-			       "stored as the job NAME%s), then prints for each primary metric its noise, the epsilon kab\n"
-			       "would use, the smallest change 6, 8, 10, 15 and 20 pairs (and the job's) decide with 80%% power,\n"
-			       "and with --effect PCT the pairs that change needs. Power is simulated with kab's own verdict.\n"
-			       "--from ID plans from a stored calibration, --csv FILE from A/A runs in kab compare's format.\n",
-			       DEFAULT_CAL_PAIRS, CAL_SUFFIX);
-			return 0;
-		default:
-			fprintf(stderr, USAGE);
-			return 2;
-		}
-	}
-	int sources = (from != NULL) + (csv != NULL);
+	struct plan_args pa = { .o = { .cal_pairs = DEFAULT_CAL_PAIRS }, .db = DEFAULT_DB };
+	pa.co.primary = pa.primary;
+	int c, r;
+	while ((c = getopt_long(argc, argv, "n:e:d:f:qh", opts, NULL)) != -1)
+		if ((r = plan_option(c, optarg, &pa)) >= 0)
+			return r;
+	int sources = (pa.from != NULL) + (pa.csv != NULL);
 	if (sources > 1 || (sources == 1 && optind != argc) || (sources == 0 && optind != argc - 1)) {
 		fprintf(stderr, USAGE);
 		return 2;
 	}
-	if (csv)
-		return plan_from_csv(&o, csv, &co);
+	if (pa.csv)
+		return plan_from_csv(&pa.o, pa.csv, &pa.co);
 	int64_t id;
-	if (from) {
-		if (util_parse_i64(from, &id) < 0 || id <= 0) {
-			fprintf(stderr, "kab plan: --from %s: not a job id (a positive number)\n", from);
+	if (pa.from) {
+		if (util_parse_i64(pa.from, &id) < 0 || id <= 0) {
+			fprintf(stderr, "kab plan: --from %s: not a job id (a positive number)\n", pa.from);
 			return 2;
 		}
-		return plan_from_store(&o, db, id);
+		return plan_from_store(&pa.o, pa.db, id);
 	}
-	int r = run_calibration(argv[optind], db, state_dir, o.cal_pairs, &o.job_pairs, &id);
+	r = run_calibration(argv[optind], pa.db, pa.state_dir, pa.o.cal_pairs, &pa.o.job_pairs, &id);
 	if (r != 0)
 		return r;
-	return plan_from_store(&o, db, id);
+	return plan_from_store(&pa.o, pa.db, id);
 }
