@@ -136,6 +136,9 @@ int plan_calibration_text(struct job *j, unsigned pairs, char **ret)
 	return 0;
 }
 
+static const char calibration_needs_root[] =
+	"kab plan runs a calibration with kab run's executor, which needs root: it creates memory cgroups, swap and writes sysctl/sysfs knobs (kab plan --from ID or --csv FILE plan from recorded runs)";
+
 /* Runs the calibration as kab run runs a job; its id in *ret_id. */
 static int run_calibration(const char *path, const char *db, const char *state_dir, unsigned pairs,
 			   unsigned *ret_job_pairs, int64_t *ret_id)
@@ -162,7 +165,7 @@ static int run_calibration(const char *path, const char *db, const char *state_d
 	if (job_parse_string(path, text, &cal, &d) < 0)
 		goto out;
 	ret = 1;
-	if (fg_open(&fg, db, state_dir, "kab plan runs a calibration with kab run's executor, which needs root: it creates memory cgroups, swap and writes sysctl/sysfs knobs (kab plan --from ID or --csv FILE plan from recorded runs)") < 0)
+	if (fg_open(&fg, db, state_dir, calibration_needs_root) < 0)
 		goto out;
 	int64_t id;
 	size_t n;
@@ -636,12 +639,8 @@ static int plan_option(int c, const char *arg, struct plan_args *pa)
 		}
 		break;
 	case 'q': log_quiet = true; break;
-	case 'h':
-		plan_help();
-		return 0;
-	default:
-		fprintf(stderr, USAGE);
-		return 2;
+	case 'h': plan_help(); return 0;
+	default: fprintf(stderr, USAGE); return 2;
 	}
 	return -1;
 }

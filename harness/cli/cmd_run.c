@@ -80,6 +80,8 @@ static int run_result(struct store *st, int64_t job_id, const char *db, int r, b
 	return closed ? EXIT_OUTPUT_CLOSED : 0;
 }
 
+static const char run_needs_root[] = "kab run needs root: it creates memory cgroups, swap and writes sysctl/sysfs knobs";
+
 struct run_args {
 	const char *db, *resume, *state_dir;
 	bool report;
@@ -193,8 +195,7 @@ int cmd_run(int argc, char **argv)
 		diags_free(&d);
 		return 2;
 	}
-	if (fg_open(&fg, ra.db, ra.state_dir,
-		    "kab run needs root: it creates memory cgroups, swap and writes sysctl/sysfs knobs") < 0)
+	if (fg_open(&fg, ra.db, ra.state_dir, run_needs_root) < 0)
 		goto out;
 	note_output_closed(fg.st, ra.db, job_id);
 	if (ra.resume) {

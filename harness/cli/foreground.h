@@ -13,7 +13,7 @@ struct fg {
 	struct store *st;
 	int lock_fd;
 };
-#define FG_INIT { .st = NULL, .lock_fd = -1 }
+#define FG_INIT ((struct fg){ .st = NULL, .lock_fd = -1 })
 
 /* A closed stdout or stderr (kab run JOB | head) must never kill kab with
  * SIGPIPE halfway. 0, or -errno with the error logged. */
