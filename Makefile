@@ -49,7 +49,7 @@ DEB_PKGS += linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils
 # package: initramfs-tools itself would replace a machine's dracut)
 DEB_PKGS += initramfs-tools-core
 
-.PHONY: all deps web-deps demo seeds check lint bench clean install fuzz fuzz-smoke fuzz-deps
+.PHONY: all deps web-deps demo seeds check lint lint-format bench clean install fuzz fuzz-smoke fuzz-deps
 # Installs the Debian packages in $(1) that are missing (needs root).
 define install_missing
 	@missing=""; for p in $(1); do \
@@ -142,6 +142,25 @@ lint:
 	  echo "lint: banned function (see Makefile BANNED)"; exit 1; fi
 	@echo "lint: no banned functions"
 	@python3 tests/lint/layers.py .
+	@$(MAKE) --no-print-directory lint-format
+
+# The C lines a branch changes, laid out as .clang-format says: git clang-format
+# against origin/main's merge base, else HEAD~1 (uncommitted changes count too).
+# Lines nobody touched are left as they are; the fix is git clang-format BASE.
+CLANG_FORMAT     ?= $(firstword $(shell command -v clang-format clang-format-14 2>/dev/null))
+GIT_CLANG_FORMAT ?= $(firstword $(shell command -v git-clang-format git-clang-format-14 2>/dev/null))
+lint-format:
+	@if [ -z "$(CLANG_FORMAT)" ] || [ -z "$(GIT_CLANG_FORMAT)" ]; then \
+	  echo "lint: layout NOT checked: no clang-format or git-clang-format (Debian package clang-format)"; exit 0; fi; \
+	if base=$$(git merge-base origin/main HEAD 2>/dev/null); then what="origin/main's merge base"; \
+	elif base=$$(git rev-parse -q --verify HEAD~1); then what="HEAD~1"; \
+	else echo "lint: layout NOT checked: neither origin/main nor HEAD~1 to compare with"; exit 0; fi; \
+	short=$$(git rev-parse --short $$base); \
+	out=$$(GIT_PAGER=cat $(GIT_CLANG_FORMAT) --binary $(CLANG_FORMAT) --diff --extensions c,h $$base -- 2>&1); rc=$$?; \
+	if printf '%s\n' "$$out" | grep -q '^diff --git'; then printf '%s\n' "$$out"; \
+	  echo "lint: lines changed since $$what ($$short) are not laid out as .clang-format says; the diff above is the fix (git clang-format $$short)"; exit 1; fi; \
+	if [ $$rc -ne 0 ]; then printf '%s\n' "$$out"; echo "lint: git clang-format failed (exit $$rc)"; exit 1; fi; \
+	echo "lint: lines changed since $$what ($$short) laid out as .clang-format says"
 
 bench: deps
 	$(MAKE) all

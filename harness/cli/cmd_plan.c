@@ -4,16 +4,15 @@
  * kab plan --from ID plans from a stored calibration, --csv FILE from
  * recorded runs of kab compare's format, without running anything. */
 #include "harness/cli/cmd.h"
+#include "harness/cli/foreground.h"
 #include "harness/report/compare.h"
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
-#include "harness/job/job_store.h"
 #include "harness/base/json.h"
 #include "harness/base/output.h"
 #include "harness/stats/plan.h"
 #include "harness/report/report.h"
 #include "harness/report/report_priv.h"
-#include "harness/base/statedir.h"
 #include "db/store.h"
 #include "harness/base/util.h"
 
@@ -137,15 +136,21 @@ int plan_calibration_text(struct job *j, unsigned pairs, char **ret)
 	return 0;
 }
 
+static const char calibration_needs_root[] =
+	"kab plan runs a calibration with kab run's executor, which needs root: it creates memory cgroups, swap and writes sysctl/sysfs knobs (kab plan --from ID or --csv FILE plan from recorded runs)";
+
 /* Runs the calibration as kab run runs a job; its id in *ret_id. */
 static int run_calibration(const char *path, const char *db, const char *state_dir, unsigned pairs,
 			   unsigned *ret_job_pairs, int64_t *ret_id)
 {
 	struct diags d = { 0 };
 	struct job *j = NULL, *cal = NULL;
-	struct store *st = NULL;
+	struct fg fg = FG_INIT;
 	char *text = NULL;
-	int lock_fd = -1, ret = 2, r;
+	int ret = 1, r;
+	if (fg_output() < 0)
+		return 1;
+	ret = 2;
 	if (job_parse_file(path, &j, &d) < 0)
 		goto out;
 	exec_refuse_boots(j, &d);
@@ -160,39 +165,15 @@ static int run_calibration(const char *path, const char *db, const char *state_d
 	if (job_parse_string(path, text, &cal, &d) < 0)
 		goto out;
 	ret = 1;
-	if (geteuid() != 0) {
-		log_error("kab plan runs a calibration with kab run's executor, which needs root: it creates memory cgroups, swap and writes sysctl/sysfs knobs (kab plan --from ID or --csv FILE plan from recorded runs)");
-		goto out;
-	}
-	if ((r = out_init()) < 0) {
-		log_error("cannot set up standard input, output and error: %s", strerror(-r));
-		goto out;
-	}
-	struct strbuf serr = { 0 };
-	r = state_init(state_dir, &serr);
-	if (r < 0)
-		log_error("%s", serr.buf ? serr.buf : "the state directory cannot be used");
-	sb_free(&serr);
-	if (r < 0 || exec_lock(&lock_fd) < 0 || store_open(db, &st) < 0)
-		goto out;
-	if (exec_recover(st) < 0)
-		log_warn("some of what an earlier kab left could not be restored; see above");
-	struct store_step *steps;
-	size_t n;
-	if (exec_plan(cal, &steps, &n) < 0)
+	if (fg_open(&fg, db, state_dir, calibration_needs_root) < 0)
 		goto out;
 	int64_t id;
-	r = job_store_submit(st, cal, NULL, steps, n, &id);
-	free(steps);
-	if (r < 0) {
-		log_error("cannot store the calibration job in %s", db);
+	size_t n;
+	if (fg_submit(&fg, cal, db, "the calibration job", &id, &n) < 0)
 		goto out;
-	}
 	log_info("calibration job %lld \"%s\": %zu runs (%u pairs of \"%s\" against itself x %zu workloads), database %s",
 		 (long long)id, cal->name, n, pairs, cal->variants[0].name, cal->n_workloads, db);
-	exec_set_stop_check(out_stop_check);
-	r = exec_job(st, cal, id);
-	exec_set_stop_check(NULL);
+	r = fg_exec(&fg, cal, id);
 	if (r == -EINTR) {
 		log_error("interrupted: calibration job %lld cancelled; its finished runs are kept (kab plan --from %lld --db %s plans from them)",
 			  (long long)id, (long long)id, db);
@@ -209,9 +190,7 @@ out:
 	free(text);
 	job_free(j);
 	job_free(cal);
-	store_close(st);
-	if (lock_fd >= 0)
-		close(lock_fd);
+	fg_close(&fg);
 	return ret;
 }
 
@@ -573,6 +552,99 @@ static int plan_from_csv(const struct plan_opts *o, const char *path, const stru
 	return ret;
 }
 
+/* What kab plan was asked: the plan's options, where it plans from. */
+struct plan_args {
+	struct plan_opts o;
+	const char *db, *from, *csv, *state_dir;
+	const char *primary[PRIMARY_MAX];
+	struct compare_opts co;
+};
+
+static void plan_help(void)
+{
+	printf(USAGE);
+	printf("\nRuns an A/A calibration (--pairs N, default %u, of the job's first variant against itself,\n"
+	       "stored as the job NAME%s), then prints for each primary metric its noise, the epsilon kab\n"
+	       "would use, the smallest change 6, 8, 10, 15 and 20 pairs (and the job's) decide with 80%% power,\n"
+	       "and with --effect PCT the pairs that change needs. Power is simulated with kab's own verdict.\n"
+	       "--from ID plans from a stored calibration, --csv FILE from A/A runs in kab compare's format.\n",
+	       DEFAULT_CAL_PAIRS, CAL_SUFFIX);
+}
+
+/* One of kab plan's options, c as getopt_long returned it, with its
+ * argument arg; -1 when kab plan goes on, else its exit status. */
+static int plan_option(int c, const char *arg, struct plan_args *pa)
+{
+	struct plan_opts *o = &pa->o;
+	uint64_t u;
+	switch (c) {
+	case 'n':
+		if (util_parse_u64(arg, &u) < 0 || u < MIN_CAL_PAIRS || u > PLAN_PAIRS_MAX) {
+			fprintf(stderr, "kab plan: --pairs %s: the calibration's pairs are a number from %u to %u (default %u)\n",
+				arg, MIN_CAL_PAIRS, PLAN_PAIRS_MAX, DEFAULT_CAL_PAIRS);
+			return 2;
+		}
+		o->cal_pairs = (unsigned)u;
+		break;
+	case 'e':
+		if (parse_effect(arg, &o->effect) < 0) {
+			fprintf(stderr, "kab plan: --effect %s: expected a percentage above 0 and below 100, e.g. --effect 5%%\n", arg);
+			return 2;
+		}
+		break;
+	case 'd': pa->db = arg; break;
+	case 'f':
+		if (strcmp(arg, "text") == 0) {
+			o->json = false;
+		} else if (strcmp(arg, "json") == 0) {
+			o->json = true;
+		} else {
+			fprintf(stderr, "kab plan: unknown format \"%s\" (formats: text, json)\n", arg);
+			return 2;
+		}
+		break;
+	case 'F': pa->from = arg; break;
+	case 'c': pa->csv = arg; break;
+	case 'p':
+		if (pa->co.n_primary == PRIMARY_MAX) {
+			fprintf(stderr, "kab plan: more than %d primary metrics\n", PRIMARY_MAX);
+			return 2;
+		}
+		pa->primary[pa->co.n_primary++] = arg;
+		break;
+	case 'b': pa->co.baseline = arg; break;
+	case 'S':
+		if (util_parse_u64(arg, &u) < 0 || u < 100 || u > 1000000) {
+			fprintf(stderr, "kab plan: --sims %s: a number from 100 to 1000000 (default %u)\n", arg, PLAN_DEFAULT_SIMS);
+			return 2;
+		}
+		o->sims = (unsigned)u;
+		break;
+	case 's':
+		if (util_parse_u64(arg, &u) < 0 || u == 0) {
+			fprintf(stderr, "kab plan: --seed %s: a positive number\n", arg);
+			return 2;
+		}
+		o->seed = u;
+		break;
+	case 'D': pa->state_dir = arg; break;
+	case 'N':
+		if (strcmp(arg, "upper") == 0) {
+			o->estimate = false;
+		} else if (strcmp(arg, "estimate") == 0) {
+			o->estimate = true;
+		} else {
+			fprintf(stderr, "kab plan: --noise %s: upper (the default: its 80%% upper confidence bound) or estimate\n", arg);
+			return 2;
+		}
+		break;
+	case 'q': log_quiet = true; break;
+	case 'h': plan_help(); return 0;
+	default: fprintf(stderr, USAGE); return 2;
+	}
+	return -1;
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -592,106 +664,29 @@ int cmd_plan(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct plan_opts o = { .cal_pairs = DEFAULT_CAL_PAIRS };
-	const char *db = DEFAULT_DB, *from = NULL, *csv = NULL, *state_dir = NULL;
-	const char *primary[PRIMARY_MAX];
-	struct compare_opts co = { .primary = primary };
-	uint64_t u;
-	int c;
-	while ((c = getopt_long(argc, argv, "n:e:d:f:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (util_parse_u64(optarg, &u) < 0 || u < MIN_CAL_PAIRS || u > PLAN_PAIRS_MAX) {
-				fprintf(stderr, "kab plan: --pairs %s: the calibration's pairs are a number from %u to %u (default %u)\n",
-					optarg, MIN_CAL_PAIRS, PLAN_PAIRS_MAX, DEFAULT_CAL_PAIRS);
-				return 2;
-			}
-			o.cal_pairs = (unsigned)u;
-			break;
-		case 'e':
-			if (parse_effect(optarg, &o.effect) < 0) {
-				fprintf(stderr, "kab plan: --effect %s: expected a percentage above 0 and below 100, e.g. --effect 5%%\n", optarg);
-				return 2;
-			}
-			break;
-		case 'd': db = optarg; break;
-		case 'f':
-			if (strcmp(optarg, "text") == 0) {
-				o.json = false;
-			} else if (strcmp(optarg, "json") == 0) {
-				o.json = true;
-			} else {
-				fprintf(stderr, "kab plan: unknown format \"%s\" (formats: text, json)\n", optarg);
-				return 2;
-			}
-			break;
-		case 'F': from = optarg; break;
-		case 'c': csv = optarg; break;
-		case 'p':
-			if (co.n_primary == PRIMARY_MAX) {
-				fprintf(stderr, "kab plan: more than %d primary metrics\n", PRIMARY_MAX);
-				return 2;
-			}
-			primary[co.n_primary++] = optarg;
-			break;
-		case 'b': co.baseline = optarg; break;
-		case 'S':
-			if (util_parse_u64(optarg, &u) < 0 || u < 100 || u > 1000000) {
-				fprintf(stderr, "kab plan: --sims %s: a number from 100 to 1000000 (default %u)\n", optarg, PLAN_DEFAULT_SIMS);
-				return 2;
-			}
-			o.sims = (unsigned)u;
-			break;
-		case 's':
-			if (util_parse_u64(optarg, &u) < 0 || u == 0) {
-				fprintf(stderr, "kab plan: --seed %s: a positive number\n", optarg);
-				return 2;
-			}
-			o.seed = u;
-			break;
-		case 'D': state_dir = optarg; break;
-		case 'N':
-			if (strcmp(optarg, "upper") == 0) {
-				o.estimate = false;
-			} else if (strcmp(optarg, "estimate") == 0) {
-				o.estimate = true;
-			} else {
-				fprintf(stderr, "kab plan: --noise %s: upper (the default: its 80%% upper confidence bound) or estimate\n", optarg);
-				return 2;
-			}
-			break;
-		case 'q': log_quiet = true; break;
-		case 'h':
-			printf(USAGE);
-			printf("\nRuns an A/A calibration (--pairs N, default %u, of the job's first variant against itself,\n"
-			       "stored as the job NAME%s), then prints for each primary metric its noise, the epsilon kab\n"
-			       "would use, the smallest change 6, 8, 10, 15 and 20 pairs (and the job's) decide with 80%% power,\n"
-			       "and with --effect PCT the pairs that change needs. Power is simulated with kab's own verdict.\n"
-			       "--from ID plans from a stored calibration, --csv FILE from A/A runs in kab compare's format.\n",
-			       DEFAULT_CAL_PAIRS, CAL_SUFFIX);
-			return 0;
-		default:
-			fprintf(stderr, USAGE);
-			return 2;
-		}
-	}
-	int sources = (from != NULL) + (csv != NULL);
+	struct plan_args pa = { .o = { .cal_pairs = DEFAULT_CAL_PAIRS }, .db = DEFAULT_DB };
+	pa.co.primary = pa.primary;
+	int c, r;
+	while ((c = getopt_long(argc, argv, "n:e:d:f:qh", opts, NULL)) != -1)
+		if ((r = plan_option(c, optarg, &pa)) >= 0)
+			return r;
+	int sources = (pa.from != NULL) + (pa.csv != NULL);
 	if (sources > 1 || (sources == 1 && optind != argc) || (sources == 0 && optind != argc - 1)) {
 		fprintf(stderr, USAGE);
 		return 2;
 	}
-	if (csv)
-		return plan_from_csv(&o, csv, &co);
+	if (pa.csv)
+		return plan_from_csv(&pa.o, pa.csv, &pa.co);
 	int64_t id;
-	if (from) {
-		if (util_parse_i64(from, &id) < 0 || id <= 0) {
-			fprintf(stderr, "kab plan: --from %s: not a job id (a positive number)\n", from);
+	if (pa.from) {
+		if (util_parse_i64(pa.from, &id) < 0 || id <= 0) {
+			fprintf(stderr, "kab plan: --from %s: not a job id (a positive number)\n", pa.from);
 			return 2;
 		}
-		return plan_from_store(&o, db, id);
+		return plan_from_store(&pa.o, pa.db, id);
 	}
-	int r = run_calibration(argv[optind], db, state_dir, o.cal_pairs, &o.job_pairs, &id);
+	r = run_calibration(argv[optind], pa.db, pa.state_dir, pa.o.cal_pairs, &pa.o.job_pairs, &id);
 	if (r != 0)
 		return r;
-	return plan_from_store(&o, db, id);
+	return plan_from_store(&pa.o, pa.db, id);
 }

@@ -1,12 +1,11 @@
 /* kab run JOB / kab run --resume ID, and kab report ID. */
 #include "harness/cli/client.h"
 #include "harness/cli/cmd.h"
+#include "harness/cli/foreground.h"
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
-#include "harness/job/job_store.h"
 #include "harness/base/output.h"
 #include "harness/report/report.h"
-#include "harness/base/statedir.h"
 #include "db/store.h"
 #include "harness/base/util.h"
 
@@ -81,7 +80,15 @@ static int run_result(struct store *st, int64_t job_id, const char *db, int r, b
 	return closed ? EXIT_OUTPUT_CLOSED : 0;
 }
 
-int cmd_run(int argc, char **argv)
+static const char run_needs_root[] = "kab run needs root: it creates memory cgroups, swap and writes sysctl/sysfs knobs";
+
+struct run_args {
+	const char *db, *resume, *state_dir;
+	bool report;
+};
+
+/* kab run's options; -1 when kab run goes on, else its exit status. */
+static int run_args(int argc, char **argv, struct run_args *ra)
 {
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
@@ -92,16 +99,15 @@ int cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *db = DEFAULT_DB, *resume = NULL, *state_dir = NULL;
-	bool report = true;
+	*ra = (struct run_args){ .db = DEFAULT_DB, .report = true };
 	int c;
 	while ((c = getopt_long(argc, argv, "d:r:s:qnh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'd': db = optarg; break;
-		case 'r': resume = optarg; break;
-		case 's': state_dir = optarg; break;
+		case 'd': ra->db = optarg; break;
+		case 'r': ra->resume = optarg; break;
+		case 's': ra->state_dir = optarg; break;
 		case 'q': log_quiet = true; break;
-		case 'n': report = false; break;
+		case 'n': ra->report = false; break;
 		case 'h':
 			printf("usage: kab run JOB [--db PATH] [--state-dir DIR] [--quiet] [--no-report]\n       kab run --resume ID [--db PATH] [--state-dir DIR]\n");
 			return 0;
@@ -109,109 +115,106 @@ int cmd_run(int argc, char **argv)
 			return 2;
 		}
 	}
-	if ((resume && optind != argc) || (!resume && optind != argc - 1)) {
+	if ((ra->resume && optind != argc) || (!ra->resume && optind != argc - 1)) {
 		fprintf(stderr, "usage: kab run JOB [--db PATH]   or   kab run --resume ID [--db PATH]\n");
 		return 2;
 	}
-	int64_t job_id = 0;
-	if (resume && parse_id(resume, &job_id) < 0)
-		return 2;
-	/* a closed stdout or stderr (kab run JOB | head) must never kill kab
-	 * with SIGPIPE halfway, with knobs, swap and cgroups left changed */
-	int r = out_init();
-	if (r < 0) {
-		log_error("cannot set up standard input, output and error: %s", strerror(-r));
+	return -1;
+}
+
+/* A new job from its file, with the same checks as kab check, before
+ * anything is touched; the diagnostics printed. 0 or -EINVAL. */
+static int new_job(const char *path, struct job **ret, struct diags *d)
+{
+	struct job *j;
+	if (job_parse_file(path, &j, d) < 0) {
+		diags_print(d, stderr);
+		return -EINVAL;
+	}
+	exec_refuse_boots(j, d);
+	if (d->n) {
+		diags_print(d, stderr);
+		job_free(j);
+		return -EINVAL;
+	}
+	*ret = j;
+	return 0;
+}
+
+/* The stored job kab run --resume continues, parsed again from its text;
+ * 0, or kab run's exit status (the error printed). */
+static int resumed_job(struct store *st, int64_t job_id, const char *db, struct job **ret, struct diags *d)
+{
+	struct store_job sj;
+	if (store_job_get(st, job_id, &sj) < 0) {
+		log_error("no job %lld in %s", (long long)job_id, db);
 		return 1;
 	}
+	struct job *j = NULL;
+	int r = job_parse_string(sj.file, sj.text, &j, d);
+	if (r < 0 || sj.status == JOB_DONE) {
+		if (r < 0)
+			diags_print(d, stderr);
+		else
+			log_error("job %lld is already done", (long long)job_id);
+		store_job_clear(&sj);
+		job_free(j);
+		return 2;
+	}
+	char was[300];
+	snprintf(was, sizeof(was), "%s%s%s", job_status_name(sj.status), sj.reason[0] ? ": " : "", sj.reason);
+	store_job_clear(&sj);
+	exec_refuse_boots(j, d);
+	if (d->n) {
+		diags_print(d, stderr);
+		job_free(j);
+		return 2;
+	}
+	log_info("resuming job %lld \"%s\" (%s)", (long long)job_id, j->name, was);
+	*ret = j;
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_args ra;
+	int64_t job_id = 0;
+	int ret = run_args(argc, argv, &ra);
+	if (ret >= 0)
+		return ret;
+	if (ra.resume && parse_id(ra.resume, &job_id) < 0)
+		return 2;
+	if (fg_output() < 0)
+		return 1;
 
 	struct diags d = { 0 };
 	struct job *j = NULL;
-	struct store *st = NULL;
-	int lock_fd = -1, ret = 1;
-
-	if (!resume) {
-		/* the same checks as kab check, before anything is touched */
-		if (job_parse_file(argv[optind], &j, &d) < 0) {
-			diags_print(&d, stderr);
-			diags_free(&d);
-			return 2;
-		}
-		exec_refuse_boots(j, &d);
-		if (d.n) {
-			diags_print(&d, stderr);
-			diags_free(&d);
-			job_free(j);
-			return 2;
-		}
+	struct fg fg = FG_INIT;
+	ret = 1;
+	if (!ra.resume && new_job(argv[optind], &j, &d) < 0) {
+		diags_free(&d);
+		return 2;
 	}
-	if (geteuid() != 0) {
-		log_error("kab run needs root: it creates memory cgroups, swap and writes sysctl/sysfs knobs");
+	if (fg_open(&fg, ra.db, ra.state_dir, run_needs_root) < 0)
 		goto out;
-	}
-	struct strbuf serr = { 0 };
-	r = state_init(state_dir, &serr);
-	if (r < 0)
-		log_error("%s", serr.buf ? serr.buf : "the state directory cannot be used");
-	sb_free(&serr);
-	if (r < 0)
-		goto out;
-	if (exec_lock(&lock_fd) < 0)
-		goto out;
-	if (store_open(db, &st) < 0)
-		goto out;
-	if (exec_recover(st) < 0)
-		log_warn("some of what an earlier kab left could not be restored; see above");
-	note_output_closed(st, db, job_id);
-	if (resume) {
-		struct store_job sj;
-		if ((r = store_job_get(st, job_id, &sj)) < 0) {
-			log_error("no job %lld in %s", (long long)job_id, db);
+	note_output_closed(fg.st, ra.db, job_id);
+	if (ra.resume) {
+		if ((ret = resumed_job(fg.st, job_id, ra.db, &j, &d)) != 0)
 			goto out;
-		}
-		r = job_parse_string(sj.file, sj.text, &j, &d);
-		if (r < 0 || sj.status == JOB_DONE) {
-			if (r < 0)
-				diags_print(&d, stderr);
-			else
-				log_error("job %lld is already done", (long long)job_id);
-			store_job_clear(&sj);
-			ret = 2;
-			goto out;
-		}
-		char was[300];
-		snprintf(was, sizeof(was), "%s%s%s", job_status_name(sj.status), sj.reason[0] ? ": " : "", sj.reason);
-		store_job_clear(&sj);
-		exec_refuse_boots(j, &d);
-		if (d.n) {
-			diags_print(&d, stderr);
-			ret = 2;
-			goto out;
-		}
-		log_info("resuming job %lld \"%s\" (%s)", (long long)job_id, j->name, was);
+		ret = 1;
 	} else {
-		struct store_step *steps;
 		size_t n;
-		if ((r = exec_plan(j, &steps, &n)) < 0)
+		if (fg_submit(&fg, j, ra.db, "the job and its schedule", &job_id, &n) < 0)
 			goto out;
-		r = job_store_submit(st, j, NULL, steps, n, &job_id);
-		free(steps);
-		if (r < 0) {
-			log_error("cannot store the job and its schedule in %s", db);
-			goto out;
-		}
 		log_info("job %lld \"%s\": %zu runs (%u pairs x %zu workloads x %zu variants, order %s), database %s",
-			 (long long)job_id, j->name, n, j->pairs, j->n_workloads, j->n_variants, job_order_name(j->order), db);
+			 (long long)job_id, j->name, n, j->pairs, j->n_workloads, j->n_variants, job_order_name(j->order), ra.db);
 	}
-	exec_set_stop_check(out_stop_check);
-	r = exec_job(st, j, job_id);
-	exec_set_stop_check(NULL);
-	ret = run_result(st, job_id, db, r, report);
+	int r = fg_exec(&fg, j, job_id);
+	ret = run_result(fg.st, job_id, ra.db, r, ra.report);
 out:
 	job_free(j);
 	diags_free(&d);
-	store_close(st);
-	if (lock_fd >= 0)
-		close(lock_fd);
+	fg_close(&fg);
 	return ret;
 }
 

@@ -165,69 +165,65 @@ static bool job_timing(struct store *st, const struct store_job *sj, size_t left
 	return true;
 }
 
-void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+/* A job's own fields in GET /api/v1/jobs/ID, from "{" to "finished". */
+static void job_json_fields(struct strbuf *b, const struct store_job *sj)
 {
-	_cleanup_store_ struct store *st = NULL;
-	if (open_store(a, rs, &st) < 0)
-		return;
-	struct store_job sj;
-	if (get_job(st, rq->id, rs, &sj) < 0)
-		return;
-	struct job_names jn;
-	job_names_load(st, rq->id, &jn);
-	struct store_step *steps = NULL;
-	size_t n = 0;
-	if (store_steps_load(st, rq->id, &steps, &n) < 0) {
-		httpd_error(rs, 500, "cannot read the schedule of job %lld", (long long)rq->id);
-		goto out;
-	}
-	struct strbuf *b = &rs->body;
-	sb_printf(b, "{\"id\": %lld, \"name\": ", (long long)sj.id);
-	json_str_sb(b, sj.name);
+	sb_printf(b, "{\"id\": %lld, \"name\": ", (long long)sj->id);
+	json_str_sb(b, sj->name);
 	sb_puts(b, ", \"status\": ");
-	json_str_sb(b, job_status_name(sj.status));
+	json_str_sb(b, job_status_name(sj->status));
 	sb_puts(b, ", \"reason\": ");
-	json_str_sb(b, sj.reason[0] ? sj.reason : NULL);
+	json_str_sb(b, sj->reason[0] ? sj->reason : NULL);
 	sb_puts(b, ", \"file\": ");
-	json_str_sb(b, sj.file);
+	json_str_sb(b, sj->file);
 	sb_puts(b, ", \"submitter\": ");
-	json_str_sb(b, sj.submitter[0] ? sj.submitter : NULL);
+	json_str_sb(b, sj->submitter[0] ? sj->submitter : NULL);
 	sb_puts(b, ", \"created\": ");
-	json_time(b, sj.created);
+	json_time(b, sj->created);
 	sb_puts(b, ", \"started\": ");
-	json_time(b, sj.started);
+	json_time(b, sj->started);
 	sb_puts(b, ", \"finished\": ");
-	json_time(b, sj.finished);
-	if (jn.n_variants) {
-		sb_printf(b, ", \"pairs\": %u, \"order\": ", sj.pairs);
-		json_str_sb(b, sj.order);
-		sb_puts(b, ", \"variants\": [");
-		for (size_t i = 0; i < jn.n_variants; i++) {
-			sb_puts(b, i ? ", {\"name\": " : "{\"name\": ");
-			json_str_sb(b, jn.variants[i].name);
-			sb_puts(b, ", \"kernel\": ");
-			json_str_sb(b, jn.variants[i].kind);
-			sb_puts(b, "}");
-		}
-		sb_puts(b, "], \"workloads\": [");
-		for (size_t i = 0; i < jn.n_workloads; i++) {
-			sb_puts(b, i ? ", {\"name\": " : "{\"name\": ");
-			json_str_sb(b, jn.workloads[i].name);
-			sb_puts(b, ", \"type\": ");
-			json_str_sb(b, jn.workloads[i].kind);
-			sb_puts(b, "}");
-		}
-		sb_puts(b, "]");
+	json_time(b, sj->finished);
+}
+
+/* Its pairs, order, variants and workloads, when the job has them stored. */
+static void job_json_parts(struct strbuf *b, const struct store_job *sj, const struct job_names *jn)
+{
+	if (!jn->n_variants)
+		return;
+	sb_printf(b, ", \"pairs\": %u, \"order\": ", sj->pairs);
+	json_str_sb(b, sj->order);
+	sb_puts(b, ", \"variants\": [");
+	for (size_t i = 0; i < jn->n_variants; i++) {
+		sb_puts(b, i ? ", {\"name\": " : "{\"name\": ");
+		json_str_sb(b, jn->variants[i].name);
+		sb_puts(b, ", \"kernel\": ");
+		json_str_sb(b, jn->variants[i].kind);
+		sb_puts(b, "}");
 	}
-	/* a job that boots kernels: every switch and the boot that followed */
+	sb_puts(b, "], \"workloads\": [");
+	for (size_t i = 0; i < jn->n_workloads; i++) {
+		sb_puts(b, i ? ", {\"name\": " : "{\"name\": ");
+		json_str_sb(b, jn->workloads[i].name);
+		sb_puts(b, ", \"type\": ");
+		json_str_sb(b, jn->workloads[i].kind);
+		sb_puts(b, "}");
+	}
+	sb_puts(b, "]");
+}
+
+/* A job that boots kernels: every switch and the boot that followed
+ * (nothing for a job that boots none). */
+static void job_json_boots(struct strbuf *b, struct store *st, int64_t id, const struct job_names *jn)
+{
 	struct store_boot *boots = NULL;
 	size_t nb = 0;
-	if (store_boots_load(st, rq->id, &boots, &nb) == 0 && nb) {
+	if (store_boots_load(st, id, &boots, &nb) == 0 && nb) {
 		sb_puts(b, ", \"boots\": [");
 		for (size_t i = 0; i < nb; i++) {
 			const struct store_boot *x = &boots[i];
 			sb_printf(b, "%s{\"slot\": %d, \"variant\": ", i ? ", " : "", x->slot + 1);
-			json_str_sb(b, name_at(jn.variants, jn.n_variants, x->variant));
+			json_str_sb(b, name_at(jn->variants, jn->n_variants, x->variant));
 			sb_printf(b, ", \"build\": %lld, \"method\": ", (long long)x->build_id);
 			json_str_sb(b, x->method);
 			sb_puts(b, ", \"status\": ");
@@ -249,6 +245,13 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 		sb_puts(b, "]");
 	}
 	free(boots);
+}
+
+/* Its progress over the schedule steps[n], the stage, the elapsed time
+ * and the time left, to the closing braces. */
+static void job_json_progress(struct strbuf *b, struct store *st, const struct store_job *sj,
+			      const struct job_names *jn, const struct store_step *steps, size_t n)
+{
 	size_t done = 0, skipped = 0;
 	const struct store_step *cur = NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -272,20 +275,20 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 		  done, skipped, n);
 	if (cur) {
 		sb_printf(b, "{\"seq\": %d, \"pair\": %d, \"variant\": ", cur->seq, cur->pair + 1);
-		json_str_sb(b, name_at(jn.variants, jn.n_variants, cur->variant));
+		json_str_sb(b, name_at(jn->variants, jn->n_variants, cur->variant));
 		sb_puts(b, ", \"workload\": ");
-		json_str_sb(b, name_at(jn.workloads, jn.n_workloads, cur->workload));
+		json_str_sb(b, name_at(jn->workloads, jn->n_workloads, cur->workload));
 		sb_puts(b, "}");
 	} else {
 		sb_puts(b, "null");
 	}
 	/* what the executor does between runs (building kernels) */
 	sb_puts(b, ", \"stage\": ");
-	json_str_sb(b, !cur && sj.status == JOB_RUNNING && sj.reason[0] ? sj.reason : NULL);
+	json_str_sb(b, !cur && sj->status == JOB_RUNNING && sj->reason[0] ? sj->reason : NULL);
 	double elapsed, eta;
-	bool have_eta = job_timing(st, &sj, n - done - skipped, &elapsed, &eta);
+	bool have_eta = job_timing(st, sj, n - done - skipped, &elapsed, &eta);
 	sb_puts(b, ", \"elapsed_s\": ");
-	if (sj.started > 0)
+	if (sj->started > 0)
 		sb_printf(b, "%.1f", elapsed);
 	else
 		sb_puts(b, "null");
@@ -295,6 +298,28 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 	else
 		sb_puts(b, "null");
 	sb_puts(b, "}}");
+}
+
+void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+{
+	_cleanup_store_ struct store *st = NULL;
+	if (open_store(a, rs, &st) < 0)
+		return;
+	struct store_job sj;
+	if (get_job(st, rq->id, rs, &sj) < 0)
+		return;
+	struct job_names jn;
+	job_names_load(st, rq->id, &jn);
+	struct store_step *steps = NULL;
+	size_t n = 0;
+	if (store_steps_load(st, rq->id, &steps, &n) < 0) {
+		httpd_error(rs, 500, "cannot read the schedule of job %lld", (long long)rq->id);
+		goto out;
+	}
+	job_json_fields(&rs->body, &sj);
+	job_json_parts(&rs->body, &sj, &jn);
+	job_json_boots(&rs->body, st, rq->id, &jn);
+	job_json_progress(&rs->body, st, &sj, &jn, steps, n);
 	ok_json(rs, 200);
 out:
 	free(steps);
