@@ -118,7 +118,7 @@ demo: deps
 	$(MAKE) $(B)/kab
 	$(B)/kab run --db $(B)/demo.db examples/demo.job
 
-# every seed posting's job end to end on the running kernel (~25 minutes):
+# every seed posting's job end to end on the running kernel (~50 minutes):
 # one database and one text report per job under build/seeds/. The
 # built-kernel forms (*.built.job) boot kernels: they go to kabd (kab submit)
 seeds: deps all
