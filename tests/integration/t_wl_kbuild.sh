@@ -144,7 +144,7 @@ check "kab check exits 2 on bad keys" [ $rc -eq 2 ]
 f="$IT_TMP/bad.job"
 check "missing source tree: file:line" grep -q "^$f:9: .*source /nonexistent/linux is not a directory" "$IT_TMP/berr"
 check "unknown config with a hint" grep -q "^$f:10: .*unknown config \"defconfg\" (did you mean \"defconfig\"?)" "$IT_TMP/berr"
-check "non-numeric jobs" grep -q "^$f:11: .*jobs \"two\" is not a number" "$IT_TMP/berr"
+check "non-numeric jobs" grep -q "^$f:11: .*jobs \"two\" must be a whole number" "$IT_TMP/berr"
 check "an option in target" grep -q "^$f:12: .*target \"-k\" is a make option" "$IT_TMP/berr"
 check "drop_caches not yes/no" grep -q "^$f:13: .*drop_caches \"maybe\"" "$IT_TMP/berr"
 check "relative source" grep -q "^$f:17: .*must be \"debian\" or an absolute path" "$IT_TMP/berr"
