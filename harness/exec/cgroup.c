@@ -51,21 +51,21 @@ int cg_memory_version(int *ret_version, char *ret_root, size_t len)
 	return 0;
 }
 
-int cg_limits_supported(const struct cg_limits *l, int version, char *err, size_t errlen)
+int cg_limits_supported(const struct cg_limits *l, int version, struct strbuf *err)
 {
 	if (version == 1 && l->memory_high != JOB_MEM_UNSET) {
-		snprintf(err, errlen, "memory.high has no equivalent on cgroup v1 (this machine's memory controller); remove it or run on cgroup v2");
+		sb_printf(err, "memory.high has no equivalent on cgroup v1 (this machine's memory controller); remove it or run on cgroup v2");
 		return -EOPNOTSUPP;
 	}
 	if (version == 1 && l->memory_swap_max != JOB_MEM_UNSET && l->memory_swap_max != JOB_MEM_MAX &&
 	    (l->memory_max == JOB_MEM_UNSET || l->memory_max == JOB_MEM_MAX)) {
-		snprintf(err, errlen, "memory.swap.max on cgroup v1 needs memory.max too (v1 limits memory+swap together)");
+		sb_printf(err, "memory.swap.max on cgroup v1 needs memory.max too (v1 limits memory+swap together)");
 		return -EOPNOTSUPP;
 	}
 	return 0;
 }
 
-static int write_limit(struct cg *c, const char *file, uint64_t v, char *err, size_t errlen)
+static int write_limit(struct cg *c, const char *file, uint64_t v, struct strbuf *err)
 {
 	char path[640], val[32];
 	snprintf(path, sizeof(path), "%s/%s", c->path, file);
@@ -75,7 +75,7 @@ static int write_limit(struct cg *c, const char *file, uint64_t v, char *err, si
 		snprintf(val, sizeof(val), "%llu", (unsigned long long)v);
 	int r = util_write_file(path, val);
 	if (r < 0)
-		snprintf(err, errlen, "cannot write %s to %s: %s", val, path, strerror(-r));
+		sb_printf(err, "cannot write %s to %s: %s", val, path, strerror(-r));
 	return r;
 }
 
@@ -101,7 +101,7 @@ static int v2_enable_memory(const char *root, const char *name)
 
 /* libcgroup creates missing parents on v1 but not on v2: make each
  * ancestor of name first (existing ones are fine). */
-static int create_parents(const char *root, const char *name, char *err, size_t errlen)
+static int create_parents(const char *root, const char *name, struct strbuf *err)
 {
 	char rel[128];
 	snprintf(rel, sizeof(rel), "%s", name);
@@ -116,7 +116,7 @@ static int create_parents(const char *root, const char *name, char *err, size_t 
 				lr = cgroup_create_cgroup(lc, 0);
 			cgroup_free(&lc);
 			if (lr != 0 && access(path, F_OK) != 0) {
-				snprintf(err, errlen, "cannot create cgroup %s: %s", path, lr > 0 ? cgroup_strerror(lr) : "out of memory");
+				sb_printf(err, "cannot create cgroup %s: %s", path, lr > 0 ? cgroup_strerror(lr) : "out of memory");
 				return -EIO;
 			}
 		}
@@ -125,18 +125,18 @@ static int create_parents(const char *root, const char *name, char *err, size_t 
 	return 0;
 }
 
-int cg_create(const char *name, const struct cg_limits *l, struct cg **ret, char *err, size_t errlen)
+int cg_create(const char *name, const struct cg_limits *l, struct cg **ret, struct strbuf *err)
 {
 	char root[256];
 	int version;
 	int r = cg_memory_version(&version, root, sizeof(root));
 	if (r < 0) {
-		snprintf(err, errlen, "no memory cgroup controller is mounted");
+		sb_printf(err, "no memory cgroup controller is mounted");
 		return r;
 	}
-	if ((r = cg_limits_supported(l, version, err, errlen)) < 0)
+	if ((r = cg_limits_supported(l, version, err)) < 0)
 		return r;
-	if ((r = create_parents(root, name, err, errlen)) < 0)
+	if ((r = create_parents(root, name, err)) < 0)
 		return r;
 	struct cg *c = calloc(1, sizeof(*c));
 	if (!c)
@@ -153,7 +153,7 @@ int cg_create(const char *name, const struct cg_limits *l, struct cg **ret, char
 	c->lc = lc;
 	int lr = cgroup_create_cgroup(lc, 0);
 	if (lr != 0) {
-		snprintf(err, errlen, "cannot create cgroup %s: %s", c->path, cgroup_strerror(lr));
+		sb_printf(err, "cannot create cgroup %s: %s", c->path, cgroup_strerror(lr));
 		cgroup_free(&lc);
 		free(c);
 		return -EIO;
@@ -163,7 +163,8 @@ int cg_create(const char *name, const struct cg_limits *l, struct cg **ret, char
 	if (version == 2 && access(probe, F_OK) != 0) {
 		r = v2_enable_memory(root, name);
 		if (r < 0 || access(probe, F_OK) != 0) {
-			snprintf(err, errlen, "cgroup %s has no memory controller: cannot enable +memory in the parents' cgroup.subtree_control", c->path);
+			sb_printf(err, "cgroup %s has no memory controller: cannot enable +memory in the parents' cgroup.subtree_control",
+				  c->path);
 			cg_destroy(c);
 			return -EIO;
 		}
@@ -171,23 +172,24 @@ int cg_create(const char *name, const struct cg_limits *l, struct cg **ret, char
 	r = 0;
 	if (version == 2) {
 		if (l->memory_max != JOB_MEM_UNSET)
-			r = write_limit(c, "memory.max", l->memory_max, err, errlen);
+			r = write_limit(c, "memory.max", l->memory_max, err);
 		if (r >= 0 && l->memory_high != JOB_MEM_UNSET)
-			r = write_limit(c, "memory.high", l->memory_high, err, errlen);
+			r = write_limit(c, "memory.high", l->memory_high, err);
 		if (r >= 0 && l->memory_swap_max != JOB_MEM_UNSET)
-			r = write_limit(c, "memory.swap.max", l->memory_swap_max, err, errlen);
+			r = write_limit(c, "memory.swap.max", l->memory_swap_max, err);
 	} else {
 		if (l->memory_max != JOB_MEM_UNSET)
-			r = write_limit(c, "memory.limit_in_bytes", l->memory_max, err, errlen);
+			r = write_limit(c, "memory.limit_in_bytes", l->memory_max, err);
 		if (r >= 0 && l->memory_swap_max != JOB_MEM_UNSET) {
 			uint64_t memsw = l->memory_swap_max == JOB_MEM_MAX ? JOB_MEM_MAX : l->memory_max + l->memory_swap_max;
 			char p[640];
 			snprintf(p, sizeof(p), "%s/memory.memsw.limit_in_bytes", c->path);
 			if (access(p, F_OK) != 0) {
-				snprintf(err, errlen, "memory.swap.max needs swap accounting on cgroup v1 (%s is missing; boot with swapaccount=1)", p);
+				sb_printf(err, "memory.swap.max needs swap accounting on cgroup v1 (%s is missing; boot with swapaccount=1)",
+					  p);
 				r = -EOPNOTSUPP;
 			} else {
-				r = write_limit(c, "memory.memsw.limit_in_bytes", memsw, err, errlen);
+				r = write_limit(c, "memory.memsw.limit_in_bytes", memsw, err);
 			}
 		}
 	}

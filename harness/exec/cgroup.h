@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct strbuf;
+
 struct cg_limits {
 	uint64_t memory_max, memory_high, memory_swap_max; /* JOB_MEM_UNSET / JOB_MEM_MAX / bytes */
 };
@@ -19,9 +21,9 @@ struct cg {
 /* Version of the hierarchy that holds the memory controller, and its mount. */
 int cg_memory_version(int *ret_version, char *ret_root, size_t len);
 /* Checks the limits can be expressed on this machine; errors name the key. */
-int cg_limits_supported(const struct cg_limits *l, int version, char *err, size_t errlen);
+int cg_limits_supported(const struct cg_limits *l, int version, struct strbuf *err);
 /* Creates the cgroup and writes the limits (each write checked). */
-int cg_create(const char *name, const struct cg_limits *l, struct cg **ret, char *err, size_t errlen);
+int cg_create(const char *name, const struct cg_limits *l, struct cg **ret, struct strbuf *err);
 int cg_attach(struct cg *c, pid_t pid);
 /* SIGKILLs every process in the cgroup until it is empty (bounded wait). */
 int cg_kill_all(const char *path);

@@ -347,7 +347,12 @@ static int step_cgroup(struct step_ctx *c)
 	if ((r = store_journal_add(c->st, je, &c->cg_journal)) < 0)
 		return r;
 	struct cg_limits lim = { c->wl->memory_max, c->wl->memory_high, c->wl->memory_swap_max };
-	if ((r = cg_create(cgname, &lim, &c->cg, c->err, sizeof(c->err))) < 0)
+	struct strbuf err = { 0 };
+	r = cg_create(cgname, &lim, &c->cg, &err);
+	if (r < 0)
+		snprintf(c->err, sizeof(c->err), "%s", err.len ? err.buf : "");
+	sb_free(&err);
+	if (r < 0)
 		return r;
 	snprintf(c->run.cgroup_path, sizeof(c->run.cgroup_path), "%s", c->cg->path);
 	c->run.cgroup_version = c->cg->version;

@@ -73,9 +73,10 @@ static void preflight_limits(const struct job *j, struct diags *d)
 	for (size_t i = 0; i < j->n_workloads; i++) {
 		const struct job_workload *w = &j->workloads[i];
 		struct cg_limits l = { w->memory_max, w->memory_high, w->memory_swap_max };
-		char err[256];
-		if (cg_limits_supported(&l, v, err, sizeof(err)) < 0)
-			diags_add(d, j->file, w->line, "workload \"%s\": %s", w->name, err);
+		struct strbuf err = { 0 };
+		if (cg_limits_supported(&l, v, &err) < 0)
+			diags_add(d, j->file, w->line, "workload \"%s\": %s", w->name, err.len ? err.buf : "");
+		sb_free(&err);
 	}
 }
 /* A job that boots kernels, before its first step: the boots' preflight,
