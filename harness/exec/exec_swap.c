@@ -47,7 +47,7 @@ int exec_swap_setup(struct store *st, const struct job *j, int64_t job_id, const
 {
 	memset(s, 0, sizeof(*s));
 	s->zram_id = -1;
-	char err[512] = "";
+	struct strbuf err = { 0 };
 	struct store_journal e = { .job_id = job_id };
 	snprintf(e.boot_id, sizeof(e.boot_id), "%s", boot_id);
 	int r = 0;
@@ -56,7 +56,7 @@ int exec_swap_setup(struct store *st, const struct job *j, int64_t job_id, const
 	case JOB_SWAP_EXISTING:
 		return swap_knobs_apply(st, j, job_id, boot_id, s);
 	case JOB_SWAP_ZRAM:
-		r = swap_zram_add(j->swap.size, j->swap.algorithm, &s->zram_id, err, sizeof(err));
+		r = swap_zram_add(j->swap.size, j->swap.algorithm, &s->zram_id, &err);
 		if (s->zram_id >= 0) {
 			snprintf(s->path, sizeof(s->path), "/dev/zram%d", s->zram_id);
 			snprintf(e.kind, sizeof(e.kind), "zram");
@@ -69,17 +69,17 @@ int exec_swap_setup(struct store *st, const struct job *j, int64_t job_id, const
 	case JOB_SWAP_FILE:
 		if (j->swap.path) {
 			snprintf(s->path, sizeof(s->path), "%s", j->swap.path);
-			if ((r = swap_path_trusted(s->path, err, sizeof(err))) < 0)
+			if ((r = swap_path_trusted(s->path, &err)) < 0)
 				break;
 		} else if ((r = jobdir_swap_path(jd, s->path, sizeof(s->path))) < 0) {
-			snprintf(err, sizeof(err), "cannot name a swap file in %s: %s", jd->path, strerror(-r));
+			sb_printf(&err, "cannot name a swap file in %s: %s", jd->path, strerror(-r));
 			break;
 		}
 		snprintf(e.kind, sizeof(e.kind), "swapfile");
 		snprintf(e.target, sizeof(e.target), "%s", s->path);
 		if ((r = store_journal_add(st, &e, &s->journal_id)) < 0)
 			break;
-		r = swap_file_create(s->path, j->swap.size, err, sizeof(err));
+		r = swap_file_create(s->path, j->swap.size, &err);
 		if (r < 0)
 			store_journal_del(st, s->journal_id);
 		else
@@ -87,11 +87,12 @@ int exec_swap_setup(struct store *st, const struct job *j, int64_t job_id, const
 		break;
 	}
 	if (r >= 0)
-		r = swap_enable(s->path, j->swap.priority, err, sizeof(err));
-	if (r < 0) {
-		log_error("swap: %s", err);
+		r = swap_enable(s->path, j->swap.priority, &err);
+	if (r < 0)
+		log_error("swap: %s", err.len ? err.buf : "");
+	sb_free(&err);
+	if (r < 0)
 		return r;
-	}
 	char sz[32];
 	util_format_size(j->swap.size, sz, sizeof(sz));
 	log_info("swap: %s (%s) enabled", s->path, sz);

@@ -16,19 +16,20 @@
 
 extern char **environ;
 
-int swap_zram_add(uint64_t size, const char *algorithm, int *ret_id, char *err, size_t errlen)
+int swap_zram_add(uint64_t size, const char *algorithm, int *ret_id, struct strbuf *err)
 {
 	char *idstr = NULL;
 	int r = util_read_line("/sys/class/zram-control/hot_add", &idstr);
 	if (r < 0) {
-		snprintf(err, errlen, "cannot add a zram device (/sys/class/zram-control/hot_add: %s); is the zram module loaded? (modprobe zram)", strerror(-r));
+		sb_printf(err, "cannot add a zram device (/sys/class/zram-control/hot_add: %s); is the zram module loaded? (modprobe zram)",
+			  strerror(-r));
 		return r;
 	}
 	uint64_t id;
 	r = util_parse_u64(idstr, &id);
 	free(idstr);
 	if (r < 0) {
-		snprintf(err, errlen, "unexpected reply from /sys/class/zram-control/hot_add");
+		sb_printf(err, "unexpected reply from /sys/class/zram-control/hot_add");
 		return r;
 	}
 	*ret_id = (int)id;
@@ -38,8 +39,8 @@ int swap_zram_add(uint64_t size, const char *algorithm, int *ret_id, char *err, 
 		if ((r = util_write_file(path, algorithm)) < 0) {
 			char *have = NULL;
 			util_read_line(path, &have);
-			snprintf(err, errlen, "cannot write %s to %s: %s%s%s%s", algorithm, path, strerror(-r),
-				 have ? " (zram here has: " : "", have ? have : "", have ? ")" : "");
+			sb_printf(err, "cannot write %s to %s: %s%s%s%s", algorithm, path, strerror(-r),
+				  have ? " (zram here has: " : "", have ? have : "", have ? ")" : "");
 			free(have);
 			return r;
 		}
@@ -47,7 +48,7 @@ int swap_zram_add(uint64_t size, const char *algorithm, int *ret_id, char *err, 
 	snprintf(path, sizeof(path), "/sys/block/zram%d/disksize", (int)id);
 	snprintf(val, sizeof(val), "%llu", (unsigned long long)size);
 	if ((r = util_write_file(path, val)) < 0) {
-		snprintf(err, errlen, "cannot write %s to %s: %s", val, path, strerror(-r));
+		sb_printf(err, "cannot write %s to %s: %s", val, path, strerror(-r));
 		return r;
 	}
 	return 0;
@@ -79,7 +80,7 @@ int swap_zram_remove(int id)
 
 /* A swap file of the job's naming: kab check said so, and so must its
  * directory now, when kab makes it as root and runs mkswap on its name. */
-int swap_path_trusted(const char *path, char *err, size_t len)
+int swap_path_trusted(const char *path, struct strbuf *err)
 {
 	char dir[256];
 	snprintf(dir, sizeof(dir), "%s", path);
@@ -89,40 +90,40 @@ int swap_path_trusted(const char *path, char *err, size_t len)
 	struct strbuf why = { 0 };
 	int r = state_path_trusted(dir, &why);
 	if (r < 0)
-		snprintf(err, len, "swap file %s: %s", path, why.buf ? why.buf : strerror(-r));
+		sb_printf(err, "swap file %s: %s", path, why.buf ? why.buf : strerror(-r));
 	sb_free(&why);
 	return r;
 }
 
-int swap_file_create(const char *path, uint64_t size, char *err, size_t errlen)
+int swap_file_create(const char *path, uint64_t size, struct strbuf *err)
 {
 	/* a new file, never one there before nor a symbolic link's target */
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot create swap file %s: %s", path, strerror(errno));
+		sb_printf(err, "cannot create swap file %s: %s", path, strerror(errno));
 		return -errno;
 	}
 	int r = posix_fallocate(fd, 0, (off_t)size);
 	if (r != 0) {
 		close(fd);
 		unlink(path);
-		snprintf(err, errlen, "cannot allocate %llu bytes for swap file %s: %s", (unsigned long long)size, path, strerror(r));
+		sb_printf(err, "cannot allocate %llu bytes for swap file %s: %s", (unsigned long long)size, path, strerror(r));
 		return -r;
 	}
 	if (close(fd) < 0) {
 		r = -errno;
 		unlink(path);
-		snprintf(err, errlen, "cannot write swap file %s: %s", path, strerror(-r));
+		sb_printf(err, "cannot write swap file %s: %s", path, strerror(-r));
 		return r;
 	}
 	return 0;
 }
 
-static int run_mkswap(const char *path, char *err, size_t errlen)
+static int run_mkswap(const char *path, struct strbuf *err)
 {
 	char prog[256];
 	if (!util_find_program("mkswap", prog, sizeof(prog))) {
-		snprintf(err, errlen, "mkswap is not installed (apt-get install util-linux)");
+		sb_printf(err, "mkswap is not installed (apt-get install util-linux)");
 		return -ENOENT;
 	}
 	posix_spawn_file_actions_t fa;
@@ -133,7 +134,7 @@ static int run_mkswap(const char *path, char *err, size_t errlen)
 	int r = util_spawnattr_init(&attr);
 	if (r < 0) {
 		posix_spawn_file_actions_destroy(&fa);
-		snprintf(err, errlen, "cannot run mkswap: %s", strerror(-r));
+		sb_printf(err, "cannot run mkswap: %s", strerror(-r));
 		return r;
 	}
 	pid_t pid;
@@ -141,7 +142,7 @@ static int run_mkswap(const char *path, char *err, size_t errlen)
 	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	if (r != 0) {
-		snprintf(err, errlen, "cannot run mkswap: %s", strerror(r));
+		sb_printf(err, "cannot run mkswap: %s", strerror(r));
 		return -r;
 	}
 	int status;
@@ -149,15 +150,15 @@ static int run_mkswap(const char *path, char *err, size_t errlen)
 		if (errno != EINTR)
 			return -errno;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		snprintf(err, errlen, "mkswap %s failed (status %d)", path, status);
+		sb_printf(err, "mkswap %s failed (status %d)", path, status);
 		return -EIO;
 	}
 	return 0;
 }
 
-int swap_enable(const char *path, int priority, char *err, size_t errlen)
+int swap_enable(const char *path, int priority, struct strbuf *err)
 {
-	int r = run_mkswap(path, err, errlen);
+	int r = run_mkswap(path, err);
 	if (r < 0)
 		return r;
 	int flags = 0;
@@ -165,7 +166,7 @@ int swap_enable(const char *path, int priority, char *err, size_t errlen)
 		flags = SWAP_FLAG_PREFER | ((priority << SWAP_FLAG_PRIO_SHIFT) & SWAP_FLAG_PRIO_MASK);
 	if (swapon(path, flags) < 0) {
 		r = -errno;
-		snprintf(err, errlen, "swapon %s: %s", path, strerror(errno));
+		sb_printf(err, "swapon %s: %s", path, strerror(errno));
 		return r;
 	}
 	return 0;
