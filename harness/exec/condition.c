@@ -255,11 +255,14 @@ int cond_job_begin(struct store *st, const struct job *j, int64_t job_id, const 
 	if ((r = knob_preflight(st, job_id, boot_id, &cj->v, 1, j->file, d)) < 0)
 		return r;
 	char in_force[4096];
-	if ((r = knob_apply(st, job_id, boot_id, &cj->v, &cj->applied, &cj->n_applied, in_force, sizeof(in_force), err,
-			    sizeof(err))) < 0) {
-		diags_add(d, j->file, c->cpufreq_line ? c->cpufreq_line : c->turbo_line, "[job] cpufreq: %s", err);
+	struct strbuf kerr = { 0 };
+	r = knob_apply(st, job_id, boot_id, &cj->v, &cj->applied, &cj->n_applied, in_force, sizeof(in_force), &kerr);
+	if (r < 0)
+		diags_add(d, j->file, c->cpufreq_line ? c->cpufreq_line : c->turbo_line, "[job] cpufreq: %s",
+			  kerr.len ? kerr.buf : "");
+	sb_free(&kerr);
+	if (r < 0)
 		return r;
-	}
 	log_info("conditioning for the job: %zu cpufreq and turbo setting(s) applied, journaled for restore", cj->n_applied);
 	return 0;
 }

@@ -307,14 +307,25 @@ struct step_ctx {
 	char err[768];
 };
 
+/* The step's reason is a char array, kept with the run: a failed call's
+ * message goes there; err is freed whatever r is. */
+static int step_take_err(struct step_ctx *c, int r, struct strbuf *err)
+{
+	if (r < 0)
+		snprintf(c->err, sizeof(c->err), "%s", err->len ? err->buf : "");
+	sb_free(err);
+	return r;
+}
+
 /* The variant's knobs (journaled by knob_apply), and as the run's record
  * of them also the job's [swap] zswap settings in force, unless the
  * variant set them. */
 static int step_knobs(struct step_ctx *c)
 {
 	struct store_run *run = &c->run;
-	int r = knob_apply(c->st, c->job_id, c->boot_id, c->var, &c->knobs, &c->n_knobs, run->knobs, sizeof(run->knobs),
-			   c->err, sizeof(c->err));
+	struct strbuf err = { 0 };
+	int r = knob_apply(c->st, c->job_id, c->boot_id, c->var, &c->knobs, &c->n_knobs, run->knobs, sizeof(run->knobs), &err);
+	r = step_take_err(c, r, &err);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < c->j->swap.n_knobs; i++) {
@@ -348,10 +359,7 @@ static int step_cgroup(struct step_ctx *c)
 		return r;
 	struct cg_limits lim = { c->wl->memory_max, c->wl->memory_high, c->wl->memory_swap_max };
 	struct strbuf err = { 0 };
-	r = cg_create(cgname, &lim, &c->cg, &err);
-	if (r < 0)
-		snprintf(c->err, sizeof(c->err), "%s", err.len ? err.buf : "");
-	sb_free(&err);
+	r = step_take_err(c, cg_create(cgname, &lim, &c->cg, &err), &err);
 	if (r < 0)
 		return r;
 	snprintf(c->run.cgroup_path, sizeof(c->run.cgroup_path), "%s", c->cg->path);

@@ -27,12 +27,14 @@ static int swap_knobs_apply(struct store *st, const struct job *j, int64_t job_i
 	if (j->swap.n_knobs == 0)
 		return 0;
 	struct job_variant v = exec_swap_knobs_variant(j);
-	char in_force[1024], err[512] = "";
-	int r = knob_apply(st, job_id, boot_id, &v, &s->knobs, &s->n_knobs, in_force, sizeof(in_force), err, sizeof(err));
-	if (r < 0) {
-		log_error("[swap] zswap settings: %s", err);
+	char in_force[1024];
+	struct strbuf err = { 0 };
+	int r = knob_apply(st, job_id, boot_id, &v, &s->knobs, &s->n_knobs, in_force, sizeof(in_force), &err);
+	if (r < 0)
+		log_error("[swap] zswap settings: %s", err.len ? err.buf : "");
+	sb_free(&err);
+	if (r < 0)
 		return r;
-	}
 	for (char *p = in_force, *nl; *p; p = nl + 1) {
 		if (!(nl = strchr(p, '\n')))
 			break;

@@ -87,18 +87,18 @@ int knob_restore(struct store *st, struct knob_applied *a, size_t n)
 }
 
 static int apply_one(struct store *st, int64_t job_id, const char *boot_id, const struct job_knob *k,
-		     struct knob_applied *a, char *err, size_t errlen)
+		     struct knob_applied *a, struct strbuf *err)
 {
 	memset(a, 0, sizeof(*a));
 	snprintf(a->path, sizeof(a->path), "%s", k->path);
 	int r = knob_read(k->path, a->original, sizeof(a->original));
 	if (r == -E2BIG) {
-		snprintf(err, errlen, "%s (%s) holds more than %d bytes, more than kab can journal and restore, so kab does not change it",
-			 k->path, k->name, KNOB_VALUE_MAX);
+		sb_printf(err, "%s (%s) holds more than %d bytes, more than kab can journal and restore, so kab does not change it",
+			  k->path, k->name, KNOB_VALUE_MAX);
 		return r;
 	}
 	if (r < 0) {
-		snprintf(err, errlen, "cannot read %s (%s): %s", k->path, k->name, strerror(-r));
+		sb_printf(err, "cannot read %s (%s): %s", k->path, k->name, strerror(-r));
 		return r;
 	}
 	struct store_journal e = { .job_id = job_id };
@@ -107,15 +107,15 @@ static int apply_one(struct store *st, int64_t job_id, const char *boot_id, cons
 	snprintf(e.original, sizeof(e.original), "%s", a->original);
 	snprintf(e.boot_id, sizeof(e.boot_id), "%s", boot_id);
 	if (st && (r = store_journal_add(st, &e, &a->journal_id)) < 0) {
-		snprintf(err, errlen, "cannot journal %s before changing it", k->path);
+		sb_printf(err, "cannot journal %s before changing it", k->path);
 		return r;
 	}
 	r = util_write_file(k->path, k->value);
 	if (r < 0) {
 		if (strcmp(k->name, k->path) == 0) /* a sysfs knob is named by its path */
-			snprintf(err, errlen, "cannot write \"%s\" to %s: %s", k->value, k->path, strerror(-r));
+			sb_printf(err, "cannot write \"%s\" to %s: %s", k->value, k->path, strerror(-r));
 		else
-			snprintf(err, errlen, "cannot write \"%s\" to %s (%s): %s", k->value, k->path, k->name, strerror(-r));
+			sb_printf(err, "cannot write \"%s\" to %s (%s): %s", k->value, k->path, k->name, strerror(-r));
 		if (st && a->journal_id > 0)
 			store_journal_del(st, a->journal_id);
 		return r;
@@ -124,15 +124,14 @@ static int apply_one(struct store *st, int64_t job_id, const char *boot_id, cons
 }
 
 int knob_apply(struct store *st, int64_t job_id, const char *boot_id, const struct job_variant *v,
-	       struct knob_applied **ret, size_t *ret_n, char *in_force, size_t in_force_len,
-	       char *err, size_t errlen)
+	       struct knob_applied **ret, size_t *ret_n, char *in_force, size_t in_force_len, struct strbuf *err)
 {
 	struct knob_applied *a = calloc(v->n_knobs ? v->n_knobs : 1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
 	struct strbuf sb = { 0 };
 	for (size_t i = 0; i < v->n_knobs; i++) {
-		int r = apply_one(st, job_id, boot_id, &v->knobs[i], &a[i], err, errlen);
+		int r = apply_one(st, job_id, boot_id, &v->knobs[i], &a[i], err);
 		if (r < 0) {
 			knob_restore(st, a, i);
 			free(a);
@@ -158,13 +157,15 @@ int knob_preflight(struct store *st, int64_t job_id, const char *boot_id, const 
 	for (size_t i = 0; i < n_variants; i++)
 		for (size_t k = 0; k < v[i].n_knobs; k++) {
 			struct knob_applied a;
-			char err[768];
-			int r = apply_one(st, job_id, boot_id, &v[i].knobs[k], &a, err, sizeof(err));
+			struct strbuf err = { 0 };
+			int r = apply_one(st, job_id, boot_id, &v[i].knobs[k], &a, &err);
+			const char *msg = err.len ? err.buf : "";
+			if (r < 0 && v[i].name[0] == '[') /* the job-wide knobs, e.g. [swap]'s zswap */
+				diags_add(d, file, v[i].knobs[k].line, "%s: %s", v[i].name, msg);
+			else if (r < 0)
+				diags_add(d, file, v[i].knobs[k].line, "variant \"%s\": %s", v[i].name, msg);
+			sb_free(&err);
 			if (r < 0) {
-				if (v[i].name[0] == '[') /* the job-wide knobs, e.g. [swap]'s zswap */
-					diags_add(d, file, v[i].knobs[k].line, "%s: %s", v[i].name, err);
-				else
-					diags_add(d, file, v[i].knobs[k].line, "variant \"%s\": %s", v[i].name, err);
 				ret = r;
 				continue;
 			}

@@ -7,6 +7,7 @@
 struct store;
 struct job_variant;
 struct diags;
+struct strbuf;
 
 /* The longest original value kab journals and restores: a sysfs
  * attribute shows at most a page. A longer one is refused, never cut. */
@@ -28,8 +29,7 @@ int knob_write(const char *path, const char *value);
 /* Applies the variant's knobs, journaling each original first. On failure
  * what was applied is restored. in_force gets "path=value\n" read back. */
 int knob_apply(struct store *st, int64_t job_id, const char *boot_id, const struct job_variant *v,
-	       struct knob_applied **ret, size_t *ret_n, char *in_force, size_t in_force_len,
-	       char *err, size_t errlen);
+	       struct knob_applied **ret, size_t *ret_n, char *in_force, size_t in_force_len, struct strbuf *err);
 /* Restores in reverse order and drops the journal entries. */
 int knob_restore(struct store *st, struct knob_applied *a, size_t n);
 /* Before a job: every knob value of every variant written once and put

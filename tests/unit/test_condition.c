@@ -198,11 +198,13 @@ static void test_recover(void)
 		return;
 	struct job_knob k = { .kind = JOB_KNOB_SYSFS, .name = (char *)"cpufreq", .path = gov, .value = (char *)"performance" };
 	struct job_variant v = { .name = (char *)"[job] cpufreq", .knobs = &k, .n_knobs = 1 };
-	char boot_id[64], in_force[256], err[256] = "", now[64];
+	char boot_id[64], in_force[256], now[64];
+	struct strbuf err = { 0 };
 	prov_boot_id(boot_id, sizeof(boot_id));
 	struct knob_applied *a = NULL;
 	size_t n = 0;
-	T_EQ_INT(knob_apply(st, 0, boot_id, &v, &a, &n, in_force, sizeof(in_force), err, sizeof(err)), 0);
+	T_EQ_INT(knob_apply(st, 0, boot_id, &v, &a, &n, in_force, sizeof(in_force), &err), 0);
+	sb_free(&err);
 	T_EQ_INT(knob_read(gov, now, sizeof(now)), 0);
 	T_EQ_STR(now, "performance");
 	free(a); /* killed: never restored */

@@ -44,13 +44,16 @@ static char *round_trip(struct store *st, const char *name, const char *before, 
 	struct job_variant v = { .name = "A", .knobs = &k, .n_knobs = 1 };
 	struct knob_applied *a = NULL;
 	size_t n = 0;
-	char in_force[8192], err[512] = "";
-	int r = knob_apply(st, 1, "boot", &v, &a, &n, in_force, sizeof(in_force), err, sizeof(err));
+	char in_force[8192];
+	struct strbuf err = { 0 };
+	int r = knob_apply(st, 1, "boot", &v, &a, &n, in_force, sizeof(in_force), &err);
 	T_EQ_INT(r, 0);
 	if (r < 0) {
-		fprintf(stderr, "  %s\n", err);
+		fprintf(stderr, "  %s\n", err.len ? err.buf : "");
+		sb_free(&err);
 		return NULL;
 	}
+	sb_free(&err);
 	char *now = get(path);
 	T_EQ_STR(now, value);
 	free(now);
@@ -142,9 +145,11 @@ int main(void)
 	struct job_variant v = { .name = "A", .knobs = &k, .n_knobs = 1 };
 	struct knob_applied *a = NULL;
 	size_t n = 0;
-	char in_force[64], err[512] = "";
-	T_EQ_INT(knob_apply(st, 1, "boot", &v, &a, &n, in_force, sizeof(in_force), err, sizeof(err)), -E2BIG);
-	T_CHECK(strstr(err, "holds more than 4096 bytes") != NULL);
+	char in_force[64];
+	struct strbuf err = { 0 };
+	T_EQ_INT(knob_apply(st, 1, "boot", &v, &a, &n, in_force, sizeof(in_force), &err), -E2BIG);
+	T_CHECK(err.len && strstr(err.buf, "holds more than 4096 bytes") != NULL);
+	sb_free(&err);
 	char *now = get(path);
 	T_EQ_STR(now, huge);
 	free(now);
