@@ -117,34 +117,33 @@ int cond_wait_idle(const char *stat_path, double threshold_pct, double max_s, do
 	return idle;
 }
 
-static int write_or_say(const char *path, const char *value, const char *key, char *err, size_t errlen)
+static int write_or_say(const char *path, const char *value, const char *key, struct strbuf *err)
 {
 	int r = util_write_file(path, value);
 	if (r == -EACCES || r == -EPERM)
-		snprintf(err, errlen, "%s: cannot write %s to %s: %s: run kab as root (or through kabd)", key, value, path, strerror(-r));
+		sb_printf(err, "%s: cannot write %s to %s: %s: run kab as root (or through kabd)", key, value, path, strerror(-r));
 	else if (r < 0)
-		snprintf(err, errlen, "%s: cannot write %s to %s: %s", key, value, path, strerror(-r));
+		sb_printf(err, "%s: cannot write %s to %s: %s", key, value, path, strerror(-r));
 	return r;
 }
 
-int cond_drop_caches(const char *key, char *err, size_t errlen)
+int cond_drop_caches(const char *key, struct strbuf *err)
 {
 	sync();
-	return write_or_say("/proc/sys/vm/drop_caches", "3", key, err, errlen);
+	return write_or_say("/proc/sys/vm/drop_caches", "3", key, err);
 }
 
-int cond_before_run(const struct job_condition *c, bool (*stopped)(void), char *note, size_t note_len, char *err,
-		    size_t errlen)
+int cond_before_run(const struct job_condition *c, bool (*stopped)(void), char *note, size_t note_len, struct strbuf *err)
 {
 	struct strbuf sb = { 0 };
 	int r = 0;
 	if (c->drop_caches) {
-		if ((r = cond_drop_caches("drop_caches = yes", err, errlen)) < 0)
+		if ((r = cond_drop_caches("drop_caches = yes", err)) < 0)
 			goto out;
 		sb_printf(&sb, "drop_caches=done\n");
 	}
 	if (c->compact) {
-		if ((r = write_or_say("/proc/sys/vm/compact_memory", "1", "compact = yes", err, errlen)) < 0)
+		if ((r = write_or_say("/proc/sys/vm/compact_memory", "1", "compact = yes", err)) < 0)
 			goto out;
 		sb_printf(&sb, "compact=done\n");
 	}
@@ -154,7 +153,7 @@ int cond_before_run(const struct job_condition *c, bool (*stopped)(void), char *
 		if (r == -EINTR)
 			goto out;
 		if (r < 0) {
-			snprintf(err, errlen, "wait_idle: cannot read /proc/stat: %s", strerror(-r));
+			sb_printf(err, "wait_idle: cannot read /proc/stat: %s", strerror(-r));
 			goto out;
 		}
 		char thr[32];
@@ -204,14 +203,14 @@ void cond_knobs_free(struct job_variant *v)
 	v->n_knobs = 0;
 }
 
-int cond_knobs(const struct job_condition *c, struct job_variant *ret, char *err, size_t errlen)
+int cond_knobs(const struct job_condition *c, struct job_variant *ret, struct strbuf *err)
 {
 	struct job_variant v = { .name = (char *)"[job] cpufreq", .label = (char *)"[job]" };
 	int r = 0;
 	if (c->cpufreq == JOB_CPUFREQ_PERFORMANCE) {
 		glob_t g;
 		if (glob("/sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor", 0, NULL, &g) != 0) {
-			snprintf(err, errlen, "cpufreq = performance: this machine has no cpufreq (no /sys/devices/system/cpu/cpu0/cpufreq): remove the key, or run on bare metal");
+			sb_puts(err, "cpufreq = performance: this machine has no cpufreq (no /sys/devices/system/cpu/cpu0/cpufreq): remove the key, or run on bare metal");
 			return -ENOENT;
 		}
 		for (size_t i = 0; i < g.gl_pathc && r >= 0; i++)
@@ -222,8 +221,8 @@ int cond_knobs(const struct job_condition *c, struct job_variant *ret, char *err
 		bool intel = access(INTEL_NO_TURBO, F_OK) == 0;
 		if (!intel && access(CPUFREQ_BOOST, F_OK) != 0) {
 			cond_knobs_free(&v);
-			snprintf(err, errlen, "turbo = %s: this machine has no turbo switch (no %s or %s): remove the key, or run on bare metal",
-				 c->turbo == JOB_OFF ? "off" : "on", INTEL_NO_TURBO, CPUFREQ_BOOST);
+			sb_printf(err, "turbo = %s: this machine has no turbo switch (no %s or %s): remove the key, or run on bare metal",
+				  c->turbo == JOB_OFF ? "off" : "on", INTEL_NO_TURBO, CPUFREQ_BOOST);
 			return -ENOENT;
 		}
 		/* no_turbo says the opposite of boost */
@@ -232,7 +231,7 @@ int cond_knobs(const struct job_condition *c, struct job_variant *ret, char *err
 	}
 	if (r < 0) {
 		cond_knobs_free(&v);
-		snprintf(err, errlen, "out of memory");
+		sb_puts(err, "out of memory");
 		return r;
 	}
 	*ret = v;
@@ -246,21 +245,22 @@ int cond_job_begin(struct store *st, const struct job *j, int64_t job_id, const 
 	const struct job_condition *c = &j->cond;
 	if (c->cpufreq == JOB_CPUFREQ_KEEP && c->turbo == JOB_KEEP)
 		return 0;
-	char err[768];
-	int r = cond_knobs(c, &cj->v, err, sizeof(err));
-	if (r < 0) {
-		diags_add(d, j->file, c->cpufreq == JOB_CPUFREQ_PERFORMANCE ? c->cpufreq_line : c->turbo_line, "%s", err);
+	struct strbuf err = { 0 };
+	int r = cond_knobs(c, &cj->v, &err);
+	if (r < 0)
+		diags_add(d, j->file, c->cpufreq == JOB_CPUFREQ_PERFORMANCE ? c->cpufreq_line : c->turbo_line, "%s",
+			  err.len ? err.buf : "");
+	sb_free(&err);
+	if (r < 0)
 		return r;
-	}
 	if ((r = knob_preflight(st, job_id, boot_id, &cj->v, 1, j->file, d)) < 0)
 		return r;
 	char in_force[4096];
-	struct strbuf kerr = { 0 };
-	r = knob_apply(st, job_id, boot_id, &cj->v, &cj->applied, &cj->n_applied, in_force, sizeof(in_force), &kerr);
+	r = knob_apply(st, job_id, boot_id, &cj->v, &cj->applied, &cj->n_applied, in_force, sizeof(in_force), &err);
 	if (r < 0)
 		diags_add(d, j->file, c->cpufreq_line ? c->cpufreq_line : c->turbo_line, "[job] cpufreq: %s",
-			  kerr.len ? kerr.buf : "");
-	sb_free(&kerr);
+			  err.len ? err.buf : "");
+	sb_free(&err);
 	if (r < 0)
 		return r;
 	log_info("conditioning for the job: %zu cpufreq and turbo setting(s) applied, journaled for restore", cj->n_applied);
@@ -285,11 +285,11 @@ void cond_job_end(struct store *st, int64_t job_id, struct cond_job *cj)
 	cond_knobs_free(&cj->v);
 }
 
-static int set_mask(const cpu_set_t *m, const char *what, char *err, size_t errlen)
+static int set_mask(const cpu_set_t *m, const char *what, struct strbuf *err)
 {
 	int r = -pthread_setaffinity_np(pthread_self(), sizeof(*m), m);
 	if (r < 0)
-		snprintf(err, errlen, "cannot pin %s: %s", what, strerror(-r));
+		sb_printf(err, "cannot pin %s: %s", what, strerror(-r));
 	return r;
 }
 
@@ -307,13 +307,13 @@ static bool cpus_mask(const char *cpus, cpu_set_t *ret)
 	return true;
 }
 
-int cond_pin_workload(const struct job_condition *c, struct cond_pin *p, char *err, size_t errlen)
+int cond_pin_workload(const struct job_condition *c, struct cond_pin *p, struct strbuf *err)
 {
 	p->saved = false;
 	if (!c->cpus && c->sampler_cpu < 0)
 		return 0;
 	if (pthread_getaffinity_np(pthread_self(), sizeof(p->mask), &p->mask) != 0) {
-		snprintf(err, errlen, "cannot read the CPU affinity: %s", strerror(errno));
+		sb_printf(err, "cannot read the CPU affinity: %s", strerror(errno));
 		return -EIO;
 	}
 	p->saved = true;
@@ -321,15 +321,15 @@ int cond_pin_workload(const struct job_condition *c, struct cond_pin *p, char *e
 		return 0;
 	cpu_set_t m;
 	if (!cpus_mask(c->cpus, &m)) {
-		snprintf(err, errlen, "bad cpus \"%s\"", c->cpus);
+		sb_printf(err, "bad cpus \"%s\"", c->cpus);
 		return -EINVAL;
 	}
 	char what[256];
 	snprintf(what, sizeof(what), "the workload to cpus = %s", c->cpus);
-	return set_mask(&m, what, err, errlen);
+	return set_mask(&m, what, err);
 }
 
-int cond_pin_sampler(const struct job_condition *c, const struct cond_pin *p, char *err, size_t errlen)
+int cond_pin_sampler(const struct job_condition *c, const struct cond_pin *p, struct strbuf *err)
 {
 	cpu_set_t m;
 	char what[128];
@@ -337,7 +337,7 @@ int cond_pin_sampler(const struct job_condition *c, const struct cond_pin *p, ch
 		CPU_ZERO(&m);
 		CPU_SET(c->sampler_cpu, &m);
 		snprintf(what, sizeof(what), "the sampler to sampler_cpu = %d", c->sampler_cpu);
-		return set_mask(&m, what, err, errlen);
+		return set_mask(&m, what, err);
 	}
 	if (!c->cpus || !p->saved)
 		return 0;
@@ -348,11 +348,11 @@ int cond_pin_sampler(const struct job_condition *c, const struct cond_pin *p, ch
 	CPU_AND(&work, &work, &p->mask);
 	CPU_XOR(&m, &p->mask, &work);
 	if (CPU_COUNT(&m) == 0) {
-		snprintf(err, errlen, "cpus = %s leaves kab no other CPU for its sampler", c->cpus);
+		sb_printf(err, "cpus = %s leaves kab no other CPU for its sampler", c->cpus);
 		return -EINVAL;
 	}
 	snprintf(what, sizeof(what), "the sampler off cpus = %s", c->cpus);
-	return set_mask(&m, what, err, errlen);
+	return set_mask(&m, what, err);
 }
 
 void cond_unpin(struct cond_pin *p)

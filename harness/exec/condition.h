@@ -14,6 +14,7 @@
 
 struct store;
 struct diags;
+struct strbuf;
 
 /* The aggregate "cpu" line of /proc/stat, in ticks. */
 struct cond_cpu_ticks {
@@ -41,16 +42,15 @@ int cond_wait_idle(const char *stat_path, double threshold_pct, double max_s, do
  * -errno with err set when a write fails (not root, no such file). */
 /* Syncs and drops the page cache (drop_caches = yes, of the job or of a
  * workload); key names the setting in the message. */
-int cond_drop_caches(const char *key, char *err, size_t errlen);
-int cond_before_run(const struct job_condition *c, bool (*stopped)(void), char *note, size_t note_len, char *err,
-		    size_t errlen);
+int cond_drop_caches(const char *key, struct strbuf *err);
+int cond_before_run(const struct job_condition *c, bool (*stopped)(void), char *note, size_t note_len, struct strbuf *err);
 
 /* The job's governor and turbo as sysfs knobs of a variant named
  * "[job] cpufreq" (every CPU's scaling_governor, then intel_pstate's
  * no_turbo or cpufreq's boost), for knob_preflight and knob_apply: the
  * knob journal restores them after a crash. -ENOENT with err when the
  * machine has no cpufreq or no turbo switch. Free with cond_knobs_free. */
-int cond_knobs(const struct job_condition *c, struct job_variant *ret, char *err, size_t errlen);
+int cond_knobs(const struct job_condition *c, struct job_variant *ret, struct strbuf *err);
 void cond_knobs_free(struct job_variant *v);
 
 /* The job-wide part, applied before the first run and restored after
@@ -77,6 +77,6 @@ struct cond_pin {
 	bool saved;
 	cpu_set_t mask; /* the thread's mask before */
 };
-int cond_pin_workload(const struct job_condition *c, struct cond_pin *p, char *err, size_t errlen);
-int cond_pin_sampler(const struct job_condition *c, const struct cond_pin *p, char *err, size_t errlen);
+int cond_pin_workload(const struct job_condition *c, struct cond_pin *p, struct strbuf *err);
+int cond_pin_sampler(const struct job_condition *c, const struct cond_pin *p, struct strbuf *err);
 void cond_unpin(struct cond_pin *p);

@@ -311,7 +311,7 @@ struct step_ctx {
  * message goes there; err is freed whatever r is. */
 static int step_take_err(struct step_ctx *c, int r, struct strbuf *err)
 {
-	if (r < 0)
+	if (r < 0 && err->len)
 		snprintf(c->err, sizeof(c->err), "%s", err->len ? err->buf : "");
 	sb_free(err);
 	return r;
@@ -402,8 +402,9 @@ static int step_setup(struct step_ctx *c)
 	/* the settings as the run sees them (its knobs in force); then the
 	 * job's conditioning, last before the start */
 	prov_settings("", run->settings, sizeof(run->settings));
-	r = cond_before_run(&c->j->cond, exec_check_interrupted, run->conditioning, sizeof(run->conditioning), c->err,
-			    sizeof(c->err));
+	struct strbuf cond_err = { 0 };
+	r = cond_before_run(&c->j->cond, exec_check_interrupted, run->conditioning, sizeof(run->conditioning), &cond_err);
+	r = step_take_err(c, r, &cond_err);
 	if (r >= 0 || r == -EINTR)
 		return r; /* -EINTR: stopped during the conditioning, not a failure */
 fail:
@@ -418,10 +419,11 @@ static void step_collectors_start(struct step_ctx *c)
 	const struct job_workload *wl = c->wl;
 	struct sampler_opts so = { .interval_s = c->j->interval_s, .memcg_dir = c->cg->path,
 				   .cgroup_version = c->cg->version, .series = true, .per_cpu = true };
-	char pin_err[256] = "";
+	struct strbuf pin_err = { 0 };
 	int r;
-	if (cond_pin_sampler(&c->j->cond, &c->pin, pin_err, sizeof(pin_err)) < 0)
-		log_warn("%s; the sampler shares the workload's CPUs", pin_err);
+	if (cond_pin_sampler(&c->j->cond, &c->pin, &pin_err) < 0)
+		log_warn("%s; the sampler shares the workload's CPUs", pin_err.len ? pin_err.buf : "");
+	sb_free(&pin_err);
 	if ((r = sampler_start(&so, &c->smp)) < 0)
 		log_warn("sampler could not start (%s); the run goes on without counters", strerror(-r));
 	cond_unpin(&c->pin);
@@ -466,6 +468,7 @@ static void step_collectors_stop(struct step_ctx *c)
 static int step_execute(struct step_ctx *c)
 {
 	struct run_outcome *o = &c->o;
+	struct strbuf cond_err = { 0 };
 	int r;
 	c->run.started = util_real_now();
 	if ((r = store_run_begin(c->st, &c->run, &c->run_id)) < 0)
@@ -477,14 +480,14 @@ static int step_execute(struct step_ctx *c)
 		goto done;
 	}
 	if (c->ops->drop_caches && c->ops->drop_caches(c->wl) &&
-	    (r = cond_drop_caches("workload drop_caches = yes", c->err, sizeof(c->err))) < 0) {
+	    (r = step_take_err(c, cond_drop_caches("workload drop_caches = yes", &cond_err), &cond_err)) < 0) {
 		o->exec_errno = EIO;
 		goto done;
 	}
 
 	pid_t pid = -1;
 	int go_fd = -1, err_fd = -1;
-	if ((r = cond_pin_workload(&c->j->cond, &c->pin, c->err, sizeof(c->err))) < 0 ||
+	if ((r = step_take_err(c, cond_pin_workload(&c->j->cond, &c->pin, &cond_err), &cond_err)) < 0 ||
 	    (r = spawn_stopped(c->prog, c->argv, c->workdir, &pid, &go_fd, &err_fd)) < 0) {
 		if (!c->err[0])
 			snprintf(c->err, sizeof(c->err), "fork: %s", strerror(-r));

@@ -152,8 +152,11 @@ static void test_wait_idle(void)
 	T_EQ_INT(cond_wait_idle(DATA "no-such-stat", 50, 1, 0.05, NULL, &busy, &waited), -ENOENT);
 
 	struct job_condition c = { .wait_idle_pct = 101, .wait_idle_max_s = 5, .sampler_cpu = 1, .cpus = (char *)"0" };
-	char note[512], err[256] = "";
-	T_EQ_INT(cond_before_run(&c, NULL, note, sizeof(note), err, sizeof(err)), 0);
+	char note[512];
+	struct strbuf err = { 0 };
+	T_EQ_INT(cond_before_run(&c, NULL, note, sizeof(note), &err), 0);
+	T_EQ_INT(err.len, 0);
+	sb_free(&err);
 	T_CHECK(strncmp(note, "idle=yes busy=", 14) == 0);
 	T_CHECK(strstr(note, "below=101% waited=") && strstr(note, "s\ncpus=0\nsampler_cpu=1\n"));
 }
@@ -163,20 +166,25 @@ static void test_knobs(void)
 	/* this VM has no cpufreq: the same words as kab check */
 	struct job_condition c = { .cpufreq = JOB_CPUFREQ_PERFORMANCE, .sampler_cpu = -1 };
 	struct job_variant v;
-	char err[512] = "";
+	struct strbuf err = { 0 };
 	if (access("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", F_OK) == 0) {
 		printf("test_condition: this machine has cpufreq; the no-cpufreq message is not checked\n");
 		return;
 	}
-	T_EQ_INT(cond_knobs(&c, &v, err, sizeof(err)), -ENOENT);
-	T_EQ_STR(err, "cpufreq = performance: this machine has no cpufreq (no /sys/devices/system/cpu/cpu0/cpufreq): remove the key, or run on bare metal");
+	T_EQ_INT(cond_knobs(&c, &v, &err), -ENOENT);
+	T_EQ_STR(err.len ? err.buf : "",
+		 "cpufreq = performance: this machine has no cpufreq (no /sys/devices/system/cpu/cpu0/cpufreq): remove the key, or run on bare metal");
+	sb_free(&err);
 	c = (struct job_condition){ .turbo = JOB_OFF, .sampler_cpu = -1 };
 	if (access("/sys/devices/system/cpu/cpufreq/boost", F_OK) != 0 && access("/sys/devices/system/cpu/intel_pstate/no_turbo", F_OK) != 0) {
-		T_EQ_INT(cond_knobs(&c, &v, err, sizeof(err)), -ENOENT);
-		T_CHECK(strncmp(err, "turbo = off: this machine has no turbo switch", 45) == 0);
+		T_EQ_INT(cond_knobs(&c, &v, &err), -ENOENT);
+		T_CHECK(err.len && strncmp(err.buf, "turbo = off: this machine has no turbo switch", 45) == 0);
+		sb_free(&err);
 	}
 	c = (struct job_condition){ .sampler_cpu = -1 };
-	T_EQ_INT(cond_knobs(&c, &v, err, sizeof(err)), 0);
+	T_EQ_INT(cond_knobs(&c, &v, &err), 0);
+	T_EQ_INT(err.len, 0);
+	sb_free(&err);
 	T_EQ_INT(v.n_knobs, 0);
 	cond_knobs_free(&v);
 }
@@ -235,12 +243,12 @@ static void test_pin(void)
 	}
 	struct job_condition c = { .cpus = (char *)"1", .sampler_cpu = -1 };
 	struct cond_pin p = { 0 };
-	char err[256] = "";
-	T_EQ_INT(cond_pin_workload(&c, &p, err, sizeof(err)), 0);
+	struct strbuf err = { 0 };
+	T_EQ_INT(cond_pin_workload(&c, &p, &err), 0);
 	pthread_getaffinity_np(pthread_self(), sizeof(now), &now);
 	T_CHECK(CPU_COUNT(&now) == 1 && CPU_ISSET(1, &now));
 	/* no sampler_cpu: the sampler takes the others */
-	T_EQ_INT(cond_pin_sampler(&c, &p, err, sizeof(err)), 0);
+	T_EQ_INT(cond_pin_sampler(&c, &p, &err), 0);
 	pthread_getaffinity_np(pthread_self(), sizeof(now), &now);
 	T_CHECK(!CPU_ISSET(1, &now) && CPU_ISSET(0, &now) && CPU_COUNT(&now) == CPU_COUNT(&before) - 1);
 	cond_unpin(&p);
@@ -248,10 +256,10 @@ static void test_pin(void)
 	T_CHECK(CPU_EQUAL(&now, &before));
 	/* sampler_cpu alone */
 	c = (struct job_condition){ .sampler_cpu = 1 };
-	T_EQ_INT(cond_pin_workload(&c, &p, err, sizeof(err)), 0);
+	T_EQ_INT(cond_pin_workload(&c, &p, &err), 0);
 	pthread_getaffinity_np(pthread_self(), sizeof(now), &now);
 	T_CHECK(CPU_EQUAL(&now, &before));
-	T_EQ_INT(cond_pin_sampler(&c, &p, err, sizeof(err)), 0);
+	T_EQ_INT(cond_pin_sampler(&c, &p, &err), 0);
 	pthread_getaffinity_np(pthread_self(), sizeof(now), &now);
 	T_CHECK(CPU_COUNT(&now) == 1 && CPU_ISSET(1, &now));
 	cond_unpin(&p);
@@ -259,10 +267,12 @@ static void test_pin(void)
 	T_CHECK(CPU_EQUAL(&now, &before));
 	/* nothing set: nothing done */
 	c = (struct job_condition){ .sampler_cpu = -1 };
-	T_EQ_INT(cond_pin_workload(&c, &p, err, sizeof(err)), 0);
+	T_EQ_INT(cond_pin_workload(&c, &p, &err), 0);
 	T_CHECK(!p.saved);
-	T_EQ_INT(cond_pin_sampler(&c, &p, err, sizeof(err)), 0);
+	T_EQ_INT(cond_pin_sampler(&c, &p, &err), 0);
 	cond_unpin(&p);
+	T_EQ_INT(err.len, 0);
+	sb_free(&err);
 }
 
 static void test_settings(void)
