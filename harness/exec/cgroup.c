@@ -54,12 +54,12 @@ int cg_memory_version(int *ret_version, char *ret_root, size_t len)
 int cg_limits_supported(const struct cg_limits *l, int version, struct strbuf *err)
 {
 	if (version == 1 && l->memory_high != JOB_MEM_UNSET) {
-		sb_printf(err, "memory.high has no equivalent on cgroup v1 (this machine's memory controller); remove it or run on cgroup v2");
+		sb_puts(err, "memory.high has no equivalent on cgroup v1 (this machine's memory controller); remove it or run on cgroup v2");
 		return -EOPNOTSUPP;
 	}
 	if (version == 1 && l->memory_swap_max != JOB_MEM_UNSET && l->memory_swap_max != JOB_MEM_MAX &&
 	    (l->memory_max == JOB_MEM_UNSET || l->memory_max == JOB_MEM_MAX)) {
-		sb_printf(err, "memory.swap.max on cgroup v1 needs memory.max too (v1 limits memory+swap together)");
+		sb_puts(err, "memory.swap.max on cgroup v1 needs memory.max too (v1 limits memory+swap together)");
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -131,7 +131,7 @@ int cg_create(const char *name, const struct cg_limits *l, struct cg **ret, stru
 	int version;
 	int r = cg_memory_version(&version, root, sizeof(root));
 	if (r < 0) {
-		sb_printf(err, "no memory cgroup controller is mounted");
+		sb_puts(err, "no memory cgroup controller is mounted");
 		return r;
 	}
 	if ((r = cg_limits_supported(l, version, err)) < 0)

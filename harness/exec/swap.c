@@ -29,7 +29,7 @@ int swap_zram_add(uint64_t size, const char *algorithm, int *ret_id, struct strb
 	r = util_parse_u64(idstr, &id);
 	free(idstr);
 	if (r < 0) {
-		sb_printf(err, "unexpected reply from /sys/class/zram-control/hot_add");
+		sb_puts(err, "unexpected reply from /sys/class/zram-control/hot_add");
 		return r;
 	}
 	*ret_id = (int)id;
@@ -123,7 +123,7 @@ static int run_mkswap(const char *path, struct strbuf *err)
 {
 	char prog[256];
 	if (!util_find_program("mkswap", prog, sizeof(prog))) {
-		sb_printf(err, "mkswap is not installed (apt-get install util-linux)");
+		sb_puts(err, "mkswap is not installed (apt-get install util-linux)");
 		return -ENOENT;
 	}
 	posix_spawn_file_actions_t fa;
