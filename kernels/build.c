@@ -335,13 +335,15 @@ static int check_inputs(struct kbuild_ctx *c)
 			return -EINVAL;
 		}
 	if (rq->series) {
-		char msg[4096] = "";
-		r = kseries_load(rq->series, rq->series_version, rq->archive, &c->series, msg, sizeof(msg));
+		struct strbuf msg = { 0 };
+		r = kseries_load(rq->series, rq->series_version, rq->archive, &c->series, &msg);
 		if (r < 0) {
 			where(c, rq->series_line);
-			sb_puts(c->err, msg);
-			return r == -ENOMEM ? r : -EINVAL;
+			sb_append(c->err, msg.len ? msg.buf : "", msg.len);
 		}
+		sb_free(&msg);
+		if (r < 0)
+			return r == -ENOMEM ? r : -EINVAL;
 		c->has_series = true;
 	}
 	return 0;

@@ -304,15 +304,15 @@ static int split(const char *text, size_t len, struct thread *t)
 	return 0;
 }
 
-static int no_patches(const struct thread *t, char *err, size_t errlen)
+static int no_patches(const struct thread *t, struct strbuf *err)
 {
 	if (t->n_msgs == 0)
-		snprintf(err, errlen, "%s: empty mbox: no messages, so no patches to apply", t->name);
+		sb_printf(err, "%s: empty mbox: no messages, so no patches to apply", t->name);
 	else if (t->n_cover)
-		snprintf(err, errlen, "%s: only a cover letter (\"%s\"), no patches: give the mbox of the whole series", t->name,
-			 t->cover_subject);
+		sb_printf(err, "%s: only a cover letter (\"%s\"), no patches: give the mbox of the whole series",
+			  t->name, t->cover_subject);
 	else
-		snprintf(err, errlen, "%s: none of its %zu messages is a patch (no diff found)", t->name, t->n_msgs);
+		sb_printf(err, "%s: none of its %zu messages is a patch (no diff found)", t->name, t->n_msgs);
 	return -EINVAL;
 }
 
@@ -348,7 +348,7 @@ static void list_versions(const struct thread *t, struct strbuf *sb)
 }
 
 /* The version to take, as kseries_parse says; 0 with err set when none. */
-static unsigned choose_version(const struct thread *t, unsigned want, const char *anchor, char *err, size_t errlen)
+static unsigned choose_version(const struct thread *t, unsigned want, const char *anchor, struct strbuf *err)
 {
 	bool have = false, several = false;
 	for (size_t i = 0; i < t->n; i++) {
@@ -365,12 +365,13 @@ static unsigned choose_version(const struct thread *t, unsigned want, const char
 	struct strbuf sb = { 0 };
 	list_versions(t, &sb);
 	if (want)
-		snprintf(err, errlen, "%s: the thread has no patches of v%u; it has %s: take one of those (series = ... vN)", t->name,
-			 want, sb.buf ? sb.buf : "");
+		sb_printf(err, "%s: the thread has no patches of v%u; it has %s: take one of those (series = ... vN)",
+			  t->name, want, sb.buf ? sb.buf : "");
 	else
-		snprintf(err, errlen, "%s: the thread has more than one version of the series (%s): say which to take, "
-			 "series = ... vN (an injected [PATCH vN] from someone else would otherwise be a candidate too)",
-			 t->name, sb.buf ? sb.buf : "");
+		sb_printf(err,
+			  "%s: the thread has more than one version of the series (%s): say which to take, "
+			  "series = ... vN (an injected [PATCH vN] from someone else would otherwise be a candidate too)",
+			  t->name, sb.buf ? sb.buf : "");
 	sb_free(&sb);
 	return 0;
 }
@@ -384,7 +385,7 @@ static void describe(struct strbuf *sb, const struct kseries_patch *p)
  * cover letters) from someone other than the author, two patches with
  * one number. The author: the sender of the first cover letter, else of
  * the first patch. */
-static int check_author(const struct thread *t, unsigned v, struct kseries *s, char *err, size_t errlen)
+static int check_author(const struct thread *t, unsigned v, struct kseries *s, struct strbuf *err)
 {
 	const struct kseries_patch *author = NULL;
 	for (size_t i = 0; i < t->n && !author; i++)
@@ -413,8 +414,10 @@ static int check_author(const struct thread *t, unsigned v, struct kseries *s, c
 			}
 	}
 	if (problems)
-		snprintf(err, errlen, "%s: v%u of the series is not one author's: %s. kab takes a series only whole from its author; "
-			 "put the messages you trust in an mbox and give that", t->name, v, sb.buf);
+		sb_printf(err,
+			  "%s: v%u of the series is not one author's: %s. kab takes a series only whole from its author; "
+			  "put the messages you trust in an mbox and give that",
+			  t->name, v, sb.buf);
 	else
 		snprintf(s->author, sizeof(s->author), "%s", *author->from ? author->from : "(no From)");
 	sb_free(&sb);
@@ -422,7 +425,7 @@ static int check_author(const struct thread *t, unsigned v, struct kseries *s, c
 }
 
 /* The patches of version v, moved out of t, in series order. */
-static int take_version(struct thread *t, unsigned v, struct kseries *s, char *err, size_t errlen)
+static int take_version(struct thread *t, unsigned v, struct kseries *s, struct strbuf *err)
 {
 	s->v = calloc(t->n, sizeof(*s->v));
 	if (!s->v)
@@ -434,7 +437,8 @@ static int take_version(struct thread *t, unsigned v, struct kseries *s, char *e
 		}
 	s->version = v;
 	if (s->n == 0) {
-		snprintf(err, errlen, "%s: v%u of the series is only a cover letter, no patches: give the mbox of the whole series", t->name, v);
+		sb_printf(err, "%s: v%u of the series is only a cover letter, no patches: give the mbox of the whole series",
+			  t->name, v);
 		return -EINVAL;
 	}
 	bool numbered = true;
@@ -449,8 +453,8 @@ static int take_version(struct thread *t, unsigned v, struct kseries *s, char *e
 			unsigned missing = 1;
 			while (missing <= s->n && s->v[missing - 1].index == missing)
 				missing++;
-			snprintf(err, errlen, "%s: v%u of the series has %zu of its %u patches: patch %u/%u is missing", t->name, v, s->n,
-				 total ? total : (unsigned)s->n, missing, total);
+			sb_printf(err, "%s: v%u of the series has %zu of its %u patches: patch %u/%u is missing",
+				  t->name, v, s->n, total ? total : (unsigned)s->n, missing, total);
 			return -EINVAL;
 		}
 	return 0;
@@ -472,7 +476,7 @@ static void hash_series(struct kseries *s)
 }
 
 int kseries_parse(const char *text, size_t len, const char *name, unsigned version, const char *anchor,
-		  struct kseries *ret, char *err, size_t errlen)
+		  struct kseries *ret, struct strbuf *err)
 {
 	struct thread t = { .name = name };
 	struct kseries s = { 0 };
@@ -481,17 +485,17 @@ int kseries_parse(const char *text, size_t len, const char *name, unsigned versi
 	for (size_t i = 0; i < t.n; i++)
 		patches += !t.cover[i];
 	if (r == 0 && patches == 0)
-		r = no_patches(&t, err, errlen);
-	unsigned v = r == 0 ? choose_version(&t, version, anchor, err, errlen) : 0;
+		r = no_patches(&t, err);
+	unsigned v = r == 0 ? choose_version(&t, version, anchor, err) : 0;
 	if (r == 0 && !v)
 		r = -EINVAL;
 	if (r == 0)
-		r = check_author(&t, v, &s, err, errlen);
+		r = check_author(&t, v, &s, err);
 	if (r == 0)
-		r = take_version(&t, v, &s, err, errlen);
+		r = take_version(&t, v, &s, err);
 	thread_free(&t);
 	if (r == -ENOMEM)
-		snprintf(err, errlen, "%s: out of memory", name);
+		sb_printf(err, "%s: out of memory", name);
 	if (r < 0) {
 		kseries_free(&s);
 		return r;
@@ -531,12 +535,12 @@ static int patch_filter(const struct dirent *e)
 	return n > 6 && strcmp(e->d_name + n - 6, ".patch") == 0;
 }
 
-static int read_dir(const char *dir, struct strbuf *out, char *err, size_t errlen)
+static int read_dir(const char *dir, struct strbuf *out, struct strbuf *err)
 {
 	struct dirent **names;
 	int n = scandir(dir, &names, patch_filter, alphasort);
 	if (n < 0) {
-		snprintf(err, errlen, "%s: cannot read the directory: %s", dir, strerror(errno));
+		sb_printf(err, "%s: cannot read the directory: %s", dir, strerror(errno));
 		return -errno;
 	}
 	int r = 0;
@@ -546,10 +550,10 @@ static int read_dir(const char *dir, struct strbuf *out, char *err, size_t errle
 		_cleanup_free_ char *text = NULL;
 		size_t len;
 		if (r == 0 && (r = util_read_file(path, &text, &len)) < 0)
-			snprintf(err, errlen, "%s: %s", path, strerror(-r));
+			sb_printf(err, "%s: %s", path, strerror(-r));
 		if (r == 0 && out->len + len > KSERIES_MBOX_MAX) {
-			snprintf(err, errlen, "%s: its .patch files are larger than %u MiB together, the cap on a series", dir,
-				 KSERIES_MBOX_MAX >> 20);
+			sb_printf(err, "%s: its .patch files are larger than %u MiB together, the cap on a series", dir,
+				  KSERIES_MBOX_MAX >> 20);
 			r = -EFBIG;
 		}
 		if (r == 0) {
@@ -563,37 +567,36 @@ static int read_dir(const char *dir, struct strbuf *out, char *err, size_t errle
 	}
 	free(names);
 	if (r == 0 && n == 0) {
-		snprintf(err, errlen, "%s: no .patch files in the directory", dir);
+		sb_printf(err, "%s: no .patch files in the directory", dir);
 		r = -EINVAL;
 	}
 	return r;
 }
 
-static int read_source(const char *source, struct strbuf *text, char *err, size_t errlen)
+static int read_source(const char *source, struct strbuf *text, struct strbuf *err)
 {
 	struct stat st;
 	if (stat(source, &st) < 0) {
-		snprintf(err, errlen, "series %s: %s", source, strerror(errno));
+		sb_printf(err, "series %s: %s", source, strerror(errno));
 		return -ENOENT;
 	}
 	if (S_ISDIR(st.st_mode))
-		return read_dir(source, text, err, errlen);
+		return read_dir(source, text, err);
 	if (st.st_size > KSERIES_MBOX_MAX) {
-		snprintf(err, errlen, "series %s: larger than %u MiB, the cap on a series", source, KSERIES_MBOX_MAX >> 20);
+		sb_printf(err, "series %s: larger than %u MiB, the cap on a series", source, KSERIES_MBOX_MAX >> 20);
 		return -EFBIG;
 	}
 	char *t = NULL;
 	size_t len = 0;
 	int r = util_read_file(source, &t, &len);
 	if (r < 0)
-		snprintf(err, errlen, "series %s: %s", source, strerror(-r));
+		sb_printf(err, "series %s: %s", source, strerror(-r));
 	else
 		*text = (struct strbuf){ .buf = t, .len = len, .cap = len + 1 };
 	return r;
 }
 
-int kseries_load(const char *source, unsigned version, const char *archive, struct kseries *ret, char *err,
-		 size_t errlen)
+int kseries_load(const char *source, unsigned version, const char *archive, struct kseries *ret, struct strbuf *err)
 {
 	struct strbuf text = { 0 };
 	bool lore = strncmp(source, "lore:", 5) == 0;
@@ -604,9 +607,9 @@ int kseries_load(const char *source, unsigned version, const char *archive, stru
 			id++;
 		snprintf(anchor, sizeof(anchor), "%.*s", (int)strcspn(id, ">"), id);
 	}
-	int r = lore ? kseries_fetch(anchor, archive, &text, err, errlen) : read_source(source, &text, err, errlen);
+	int r = lore ? kseries_fetch(anchor, archive, &text, err) : read_source(source, &text, err);
 	if (r >= 0)
-		r = kseries_parse(text.buf ? text.buf : "", text.len, source, version, lore ? anchor : NULL, ret, err, errlen);
+		r = kseries_parse(text.buf ? text.buf : "", text.len, source, version, lore ? anchor : NULL, ret, err);
 	sb_free(&text);
 	return r;
 }

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct strbuf;
+
 /* A thread's t.mbox.gz is downloaded up to this many bytes ... */
 #define KSERIES_DOWNLOAD_MAX (16u << 20)
 /* ... and an mbox (decompressed, a file or a directory's patches) read
@@ -47,7 +49,7 @@ struct kseries {
  * letter only, a gap, no such version, more than one version, a patch
  * from another sender, two patches with one number) are written to err. */
 int kseries_parse(const char *text, size_t len, const char *name, unsigned version, const char *anchor,
-		  struct kseries *ret, char *err, size_t errlen);
+		  struct kseries *ret, struct strbuf *err);
 
 /* Reads a series from source: a path to an mbox file or to a directory of
  * *.patch files (in name order), or lore:<message-id>, whose thread is
@@ -56,14 +58,12 @@ int kseries_parse(const char *text, size_t len, const char *name, unsigned versi
  * it is a local directory. Bounded: KSERIES_DOWNLOAD_MAX downloaded,
  * KSERIES_MBOX_MAX decompressed or read (-EFBIG). version as for
  * kseries_parse. */
-int kseries_load(const char *source, unsigned version, const char *archive, struct kseries *ret, char *err,
-		 size_t errlen);
+int kseries_load(const char *source, unsigned version, const char *archive, struct kseries *ret, struct strbuf *err);
 
 /* The text of ARCHIVE/<msgid>/t.mbox.gz, decompressed (series_fetch.c),
  * appended to out; -EINVAL (a bad archive or message id), -EHOSTUNREACH
  * (the fetch failed), -EFBIG (over a cap) with why in err. */
-struct strbuf;
-int kseries_fetch(const char *msgid, const char *archive, struct strbuf *out, char *err, size_t errlen);
+int kseries_fetch(const char *msgid, const char *archive, struct strbuf *out, struct strbuf *err);
 
 /* Whether archive is one kab takes: an https:// URL or an absolute path;
  * else why not, in why. */

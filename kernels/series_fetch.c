@@ -35,15 +35,15 @@ bool kseries_archive_ok(const char *archive, char *why, size_t len)
 }
 
 /* A message id as it may go into a path or a URL: printable, no spaces. */
-static bool msgid_ok(const char *id, bool local, char *err, size_t errlen)
+static bool msgid_ok(const char *id, bool local, struct strbuf *err)
 {
 	size_t n = strlen(id);
 	bool ok = n > 0 && n <= MSGID_MAX && (!local || (strchr(id, '/') == NULL && strcmp(id, ".") && strcmp(id, "..")));
 	for (const char *p = id; ok && *p; p++)
 		ok = (unsigned char)*p > ' ' && *p != 0x7f;
 	if (!ok)
-		snprintf(err, errlen, "lore:%.*s is not a message id kab fetches (1 to %d printable characters, no spaces%s)",
-			 MSGID_MAX, id, MSGID_MAX, local ? ", no '/' for a local archive" : "");
+		sb_printf(err, "lore:%.*s is not a message id kab fetches (1 to %d printable characters, no spaces%s)",
+			  MSGID_MAX, id, MSGID_MAX, local ? ", no '/' for a local archive" : "");
 	return ok;
 }
 
@@ -75,11 +75,11 @@ static size_t sink_write(char *data, size_t size, size_t n, void *arg)
 	return sb_append(s->body, data, k) < 0 ? 0 : k;
 }
 
-static int set_options(CURL *c, const char *url, struct sink *sink, char *cerr, char *err, size_t errlen)
+static int set_options(CURL *c, const char *url, struct sink *sink, char *cerr, struct strbuf *err)
 {
 	const char *ca = getenv(KSERIES_CA_ENV);
 	if (ca && *ca && access(ca, R_OK) < 0) {
-		snprintf(err, errlen, "%s=%s: cannot read it: %s", KSERIES_CA_ENV, ca, strerror(errno));
+		sb_printf(err, "%s=%s: cannot read it: %s", KSERIES_CA_ENV, ca, strerror(errno));
 		return -EINVAL;
 	}
 	if (ca && *ca) {
@@ -109,14 +109,14 @@ static int set_options(CURL *c, const char *url, struct sink *sink, char *cerr, 
 }
 
 /* One GET of url; a redirect's target in ret_location (empty: none). */
-static int get_once(const char *url, struct strbuf *body, char *ret_location, size_t loclen, char *err, size_t errlen)
+static int get_once(const char *url, struct strbuf *body, char *ret_location, size_t loclen, struct strbuf *err)
 {
 	CURL *c = curl_easy_init();
 	if (!c)
 		return -ENOMEM;
 	char cerr[CURL_ERROR_SIZE] = "";
 	struct sink sink = { .body = body };
-	int r = set_options(c, url, &sink, cerr, err, errlen);
+	int r = set_options(c, url, &sink, cerr, err);
 	CURLcode rc = r < 0 ? CURLE_OK : curl_easy_perform(c);
 	long code = 0;
 	char *loc = NULL;
@@ -128,11 +128,11 @@ static int get_once(const char *url, struct strbuf *body, char *ret_location, si
 	if (r < 0) {
 		/* err is set */
 	} else if (sink.over || rc == CURLE_FILESIZE_EXCEEDED) {
-		snprintf(err, errlen, "%s: the answer is larger than %u MiB, the cap on a thread's download: refused", url,
-			 KSERIES_DOWNLOAD_MAX >> 20);
+		sb_printf(err, "%s: the answer is larger than %u MiB, the cap on a thread's download: refused", url,
+			  KSERIES_DOWNLOAD_MAX >> 20);
 		r = -EFBIG;
 	} else if (rc != CURLE_OK) {
-		snprintf(err, errlen, "cannot fetch %s: %s", url, cerr[0] ? cerr : curl_easy_strerror(rc));
+		sb_printf(err, "cannot fetch %s: %s", url, cerr[0] ? cerr : curl_easy_strerror(rc));
 		r = -EHOSTUNREACH;
 	}
 	curl_easy_cleanup(c);
@@ -140,21 +140,21 @@ static int get_once(const char *url, struct strbuf *body, char *ret_location, si
 }
 
 /* GET, with redirects followed to https only. */
-static int download(const char *first, struct strbuf *body, char *err, size_t errlen)
+static int download(const char *first, struct strbuf *body, struct strbuf *err)
 {
 	char url[4096], next[4096];
 	snprintf(url, sizeof(url), "%s", first);
 	for (int hop = 0;; hop++) {
 		body->len = 0;
-		int r = get_once(url, body, next, sizeof(next), err, errlen);
+		int r = get_once(url, body, next, sizeof(next), err);
 		if (r < 0 || !next[0])
 			return r;
 		if (strncasecmp(next, "https://", 8) != 0) {
-			snprintf(err, errlen, "%s redirects to %s: kab follows redirects to https:// only (refused)", url, next);
+			sb_printf(err, "%s redirects to %s: kab follows redirects to https:// only (refused)", url, next);
 			return -EHOSTUNREACH;
 		}
 		if (hop == MAX_REDIRECTS) {
-			snprintf(err, errlen, "%s: more than %d redirects: refused", first, MAX_REDIRECTS);
+			sb_printf(err, "%s: more than %d redirects: refused", first, MAX_REDIRECTS);
 			return -EHOSTUNREACH;
 		}
 		snprintf(url, sizeof(url), "%s", next);
@@ -189,41 +189,41 @@ static int gunzip_capped(const struct strbuf *gz, size_t cap, struct strbuf *out
 	return r;
 }
 
-static int read_local(const char *path, struct strbuf *body, char *err, size_t errlen)
+static int read_local(const char *path, struct strbuf *body, struct strbuf *err)
 {
 	struct stat st;
 	if (stat(path, &st) < 0) {
-		snprintf(err, errlen, "%s: %s: the local archive has no such thread", path, strerror(errno));
+		sb_printf(err, "%s: %s: the local archive has no such thread", path, strerror(errno));
 		return -ENOENT;
 	}
 	if (st.st_size > KSERIES_DOWNLOAD_MAX) {
-		snprintf(err, errlen, "%s: larger than %u MiB, the cap on a thread's t.mbox.gz: refused", path, KSERIES_DOWNLOAD_MAX >> 20);
+		sb_printf(err, "%s: larger than %u MiB, the cap on a thread's t.mbox.gz: refused", path, KSERIES_DOWNLOAD_MAX >> 20);
 		return -EFBIG;
 	}
 	char *text = NULL;
 	size_t len;
 	int r = util_read_file(path, &text, &len);
 	if (r < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		sb_printf(err, "%s: %s", path, strerror(-r));
 		return r;
 	}
 	*body = (struct strbuf){ .buf = text, .len = len, .cap = len + 1 };
 	return 0;
 }
 
-int kseries_fetch(const char *msgid, const char *archive, struct strbuf *out, char *err, size_t errlen)
+int kseries_fetch(const char *msgid, const char *archive, struct strbuf *out, struct strbuf *err)
 {
 	char why[1024];
 	if (!archive || !*archive) {
-		snprintf(err, errlen, "lore:%s needs an archive: set archive = URL in [job] (e.g. https://lore.kernel.org/all)", msgid);
+		sb_printf(err, "lore:%s needs an archive: set archive = URL in [job] (e.g. https://lore.kernel.org/all)", msgid);
 		return -EINVAL;
 	}
 	if (!kseries_archive_ok(archive, why, sizeof(why))) {
-		snprintf(err, errlen, "lore:%s: %s", msgid, why);
+		sb_printf(err, "lore:%s: %s", msgid, why);
 		return -EINVAL;
 	}
 	bool local = archive[0] == '/';
-	if (!msgid_ok(msgid, local, err, errlen))
+	if (!msgid_ok(msgid, local, err))
 		return -EINVAL;
 	struct strbuf where = { 0 }, body = { 0 };
 	size_t alen = strlen(archive);
@@ -236,19 +236,26 @@ int kseries_fetch(const char *msgid, const char *archive, struct strbuf *out, ch
 	else
 		escape_segment(&where, msgid);
 	sb_puts(&where, "/t.mbox.gz");
-	char detail[2048] = "";
-	int r = !where.buf ? -ENOMEM : local ? read_local(where.buf, &body, detail, sizeof(detail))
-					      : download(where.buf, &body, detail, sizeof(detail));
+	struct strbuf detail = { 0 };
+	int r = -ENOMEM;
+	if (where.buf)
+		r = local ? read_local(where.buf, &body, &detail) : download(where.buf, &body, &detail);
 	bool gz = body.len >= 2 && (unsigned char)body.buf[0] == 0x1f && (unsigned char)body.buf[1] == 0x8b;
-	if (r == 0 && gz && (r = gunzip_capped(&body, KSERIES_MBOX_MAX, out)) == -EFBIG)
-		snprintf(detail, sizeof(detail), "%s decompresses to more than %u MiB, the cap on a thread's mbox: refused "
-			 "(a gzip bomb, or a thread far larger than a series)", where.buf, KSERIES_MBOX_MAX >> 20);
-	else if (r == -EINVAL && gz)
-		snprintf(detail, sizeof(detail), "%s does not decompress: it is not whole gzip data", where.buf);
-	else if (r == 0 && !gz)
+	if (r == 0 && gz && (r = gunzip_capped(&body, KSERIES_MBOX_MAX, out)) == -EFBIG) {
+		detail.len = 0;
+		sb_printf(&detail,
+			  "%s decompresses to more than %u MiB, the cap on a thread's mbox: refused "
+			  "(a gzip bomb, or a thread far larger than a series)",
+			  where.buf, KSERIES_MBOX_MAX >> 20);
+	} else if (r == -EINVAL && gz) {
+		detail.len = 0;
+		sb_printf(&detail, "%s does not decompress: it is not whole gzip data", where.buf);
+	} else if (r == 0 && !gz) {
 		r = sb_append(out, body.buf ? body.buf : "", body.len);
+	}
 	if (r < 0)
-		snprintf(err, errlen, "lore:%s: %s", msgid, detail[0] ? detail : strerror(-r));
+		sb_printf(err, "lore:%s: %s", msgid, detail.len ? detail.buf : strerror(-r));
+	sb_free(&detail);
 	sb_free(&where);
 	sb_free(&body);
 	return r;

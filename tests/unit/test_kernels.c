@@ -23,14 +23,33 @@
 
 #define DATA "tests/data/kernels/"
 
+/* kseries_load's message, put in err as each check reads it. */
+static int load_from(const char *name, unsigned version, const char *archive, struct kseries *s, char *err, size_t len)
+{
+	struct strbuf sb = { 0 };
+	int r = kseries_load(name, version, archive, s, &sb);
+	snprintf(err, len, "%s", sb.len ? sb.buf : "");
+	sb_free(&sb);
+	return r;
+}
+
 static int load(const char *name, struct kseries *s, char *err, size_t len)
 {
-	return kseries_load(name, 0, NULL, s, err, len);
+	return load_from(name, 0, NULL, s, err, len);
 }
 
 static int load_v(const char *name, unsigned version, struct kseries *s, char *err, size_t len)
 {
-	return kseries_load(name, version, NULL, s, err, len);
+	return load_from(name, version, NULL, s, err, len);
+}
+
+static int parse(const char *text, size_t n, const char *name, const char *anchor, struct kseries *s, char *err, size_t len)
+{
+	struct strbuf sb = { 0 };
+	int r = kseries_parse(text, n, name, 0, anchor, s, &sb);
+	snprintf(err, len, "%s", sb.len ? sb.buf : "");
+	sb_free(&sb);
+	return r;
 }
 
 static bool has(const char *err, const char *what)
@@ -113,10 +132,10 @@ static void test_injected(void)
 	char *text = NULL;
 	size_t len = 0;
 	T_CHECK(util_read_file(f, &text, &len) == 0);
-	T_EQ_INT(kseries_parse(text, len, "lore:v2-0@x", 0, "v2-0@x", &s, err2, sizeof(err2)), -EINVAL);
+	T_EQ_INT(parse(text, len, "lore:v2-0@x", "v2-0@x", &s, err2, sizeof(err2)), -EINVAL);
 	T_CHECK(has(err2, "v2 of the series is not one author's"));
 	/* v1 is the author's alone */
-	int r = kseries_parse(text, len, "lore:v1-0@x", 0, "v1-0@x", &s, err2, sizeof(err2));
+	int r = parse(text, len, "lore:v1-0@x", "v1-0@x", &s, err2, sizeof(err2));
 	T_EQ_INT(r, 0);
 	if (r == 0) {
 		T_CHECK(s.version == 1 && s.n == 2 && strcmp(s.author, "A Developer <dev@example.org>") == 0);
@@ -207,10 +226,10 @@ static void test_archives(void)
 	struct kseries s;
 	char err[4096] = "";
 	archive_thread(dir, "good@x", DATA "single.mbox", 0);
-	T_EQ_INT(kseries_load("lore:good@x", 0, dir, &s, err, sizeof(err)), 0);
+	T_EQ_INT(load_from("lore:good@x", 0, dir, &s, err, sizeof(err)), 0);
 	T_CHECK(s.n == 1 && strcmp(s.v[0].message_id, "one@x") == 0);
 	kseries_free(&s);
-	T_EQ_INT(kseries_load("lore:<good@x>", 0, dir, &s, err, sizeof(err)), 0);
+	T_EQ_INT(load_from("lore:<good@x>", 0, dir, &s, err, sizeof(err)), 0);
 	kseries_free(&s);
 
 	/* two gzip members, as a concatenation of .gz files is */
@@ -226,7 +245,7 @@ static void test_archives(void)
 	int fd = open(one, O_WRONLY | O_APPEND);
 	T_CHECK(fd >= 0 && write(fd, gz, ngz) == (ssize_t)ngz);
 	close(fd);
-	T_EQ_INT(kseries_load("lore:two@x", 0, dir, &s, err, sizeof(err)), -EINVAL);
+	T_EQ_INT(load_from("lore:two@x", 0, dir, &s, err, sizeof(err)), -EINVAL);
 	T_CHECK(has(err, "<f-2@x> from Dev Impostor")); /* the second member was read */
 	free(v1);
 	free(gz);
@@ -238,20 +257,20 @@ static void test_archives(void)
 	snprintf(bomb, sizeof(bomb), "%s/bomb@x/t.mbox.gz", dir);
 	T_CHECK(stat(bomb, &st) == 0 && st.st_size < (1 << 20));
 	double t0 = util_mono_now();
-	T_EQ_INT(kseries_load("lore:bomb@x", 0, dir, &s, err, sizeof(err)), -EFBIG);
+	T_EQ_INT(load_from("lore:bomb@x", 0, dir, &s, err, sizeof(err)), -EFBIG);
 	T_CHECK(has(err, "bomb@x/t.mbox.gz decompresses to more than 64 MiB, the cap on a thread's mbox: refused"));
 	T_CHECK(util_mono_now() - t0 < 5);
 
-	T_EQ_INT(kseries_load("lore:none@x", 0, dir, &s, err, sizeof(err)), -ENOENT);
+	T_EQ_INT(load_from("lore:none@x", 0, dir, &s, err, sizeof(err)), -ENOENT);
 	T_CHECK(has(err, "the local archive has no such thread"));
-	T_EQ_INT(kseries_load("lore:../good@x", 0, dir, &s, err, sizeof(err)), -EINVAL);
+	T_EQ_INT(load_from("lore:../good@x", 0, dir, &s, err, sizeof(err)), -EINVAL);
 	T_CHECK(has(err, "no '/' for a local archive"));
-	T_EQ_INT(kseries_load("lore:good@x", 0, "http://127.0.0.1:1/", &s, err, sizeof(err)), -EINVAL);
+	T_EQ_INT(load_from("lore:good@x", 0, "http://127.0.0.1:1/", &s, err, sizeof(err)), -EINVAL);
 	T_CHECK(has(err, "lore:good@x: archive http://127.0.0.1:1/ is plain http"));
 	/* cut short */
 	snprintf(one, sizeof(one), "%s/good@x/t.mbox.gz", dir);
 	T_CHECK(truncate(one, 20) == 0);
-	T_EQ_INT(kseries_load("lore:good@x", 0, dir, &s, err, sizeof(err)), -EINVAL);
+	T_EQ_INT(load_from("lore:good@x", 0, dir, &s, err, sizeof(err)), -EINVAL);
 	T_CHECK(has(err, "does not decompress"));
 	util_remove_tree(dir);
 }
