@@ -17,10 +17,10 @@
 #define KEXEC_FILE_NO_INITRAMFS 0x4
 #endif
 
-int kexec_supported(char *why, size_t len)
+int kexec_supported(struct strbuf *why)
 {
 	if (access("/sys/kernel/kexec_loaded", F_OK) != 0) {
-		snprintf(why, len, "this kernel cannot kexec (no /sys/kernel/kexec_loaded: built without CONFIG_KEXEC_CORE)");
+		sb_puts(why, "this kernel cannot kexec (no /sys/kernel/kexec_loaded: built without CONFIG_KEXEC_CORE)");
 		return -ENOTSUP;
 	}
 	char *v = NULL;
@@ -28,7 +28,7 @@ int kexec_supported(char *why, size_t len)
 	bool disabled = util_read_line("/proc/sys/kernel/kexec_load_disabled", &v) == 0 && util_parse_u64(v, &on) == 0 && on != 0;
 	free(v);
 	if (disabled) {
-		snprintf(why, len, "kexec is disabled on this machine (kernel.kexec_load_disabled = 1, which stays until reboot)");
+		sb_puts(why, "kexec is disabled on this machine (kernel.kexec_load_disabled = 1, which stays until reboot)");
 		return -ENOTSUP;
 	}
 	return 0;

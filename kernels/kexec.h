@@ -14,7 +14,7 @@ struct strbuf;
 
 /* Whether this kernel can kexec (CONFIG_KEXEC_CORE: /sys/kernel/kexec_loaded,
  * and not disabled by kernel.kexec_load_disabled). 0, or -ENOTSUP with why. */
-int kexec_supported(char *why, size_t len);
+int kexec_supported(struct strbuf *why);
 
 /* The command line for a boot of build_id: current with kab's markers and
  * the parameters kab sets (kab.build, panic, oops) and the boot loader's

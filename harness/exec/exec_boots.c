@@ -302,8 +302,11 @@ void exec_boots_preflight(const struct store *st, const struct job *j, struct di
 	char why[512];
 	if (db_survives_reboot(st, why, sizeof(why)) < 0)
 		diags_add(d, j->file, 0, "%s", why);
-	if (j->switch_mode == JOB_SWITCH_KEXEC && kexec_supported(why, sizeof(why)) < 0)
-		diags_add(d, j->file, 0, "%s: set switch = reboot in [job] to switch with a one-shot boot entry instead", why);
+	struct strbuf no_kexec = { 0 };
+	if (j->switch_mode == JOB_SWITCH_KEXEC && kexec_supported(&no_kexec) < 0)
+		diags_add(d, j->file, 0, "%s: set switch = reboot in [job] to switch with a one-shot boot entry instead",
+			  no_kexec.len ? no_kexec.buf : "");
+	sb_free(&no_kexec);
 }
 
 void exec_refuse_boots(const struct job *j, struct diags *d)

@@ -514,11 +514,12 @@ static void check_switch(struct checker *c)
 		if (!(j->switch_source = strdup(mc->path)))
 			ERR(c, 0, "out of memory while reading the job");
 	}
-	char why[256];
-	if (j->switch_mode == JOB_SWITCH_KEXEC && kexec_supported(why, sizeof(why)) < 0)
+	struct strbuf why = { 0 };
+	if (j->switch_mode == JOB_SWITCH_KEXEC && kexec_supported(&why) < 0)
 		ERR(c, n->switch_line ? n->switch_line : n->job_line,
 		    "the variants boot kernels of their own, switched with kexec, but %s: set switch = reboot in [job] (or in %s, for every job on this machine) to switch with a one-shot boot entry and a reboot instead",
-		    why, machine_conf_path());
+		    why.len ? why.buf : "", machine_conf_path());
+	sb_free(&why);
 }
 
 void job_check_machine(struct job *j, const char *file, const struct job_notes *notes, bool build_only,
