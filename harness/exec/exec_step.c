@@ -412,6 +412,20 @@ fail:
 	return r >= 0 ? -EIO : r;
 }
 
+/* The function counts started; why they are not, kept with the run. */
+static void step_fcount_begin(struct step_ctx *c, const char *tag)
+{
+	const struct job_workload *wl = c->wl;
+	struct strbuf why = { 0 };
+	int r = fcount_start(wl->fcount, wl->n_fcount, tag, &c->fc, &why);
+	snprintf(c->fc_why, sizeof(c->fc_why), "%s", why.len ? why.buf : "");
+	sb_free(&why);
+	if (r < 0)
+		log_warn("function counts unavailable: %s; the run goes on without them", c->fc_why);
+	else
+		log_info("  counting calls of %zu function(s) with %s", wl->n_fcount, fcount_method(c->fc));
+}
+
 /* The sampler on CPUs away from the workload's, and the function counts
  * (journaled first), started before the workload is released. */
 static void step_collectors_start(struct step_ctx *c)
@@ -437,10 +451,8 @@ static void step_collectors_start(struct step_ctx *c)
 	snprintf(fj.boot_id, sizeof(fj.boot_id), "%s", c->boot_id);
 	if (store_journal_add(c->st, &fj, &c->fc_journal) < 0)
 		snprintf(c->fc_why, sizeof(c->fc_why), "cannot journal the tracing setup");
-	else if (fcount_start(wl->fcount, wl->n_fcount, tag, &c->fc, c->fc_why, sizeof(c->fc_why)) < 0)
-		log_warn("function counts unavailable: %s; the run goes on without them", c->fc_why);
 	else
-		log_info("  counting calls of %zu function(s) with %s", wl->n_fcount, fcount_method(c->fc));
+		step_fcount_begin(c, tag);
 }
 
 /* The workload is gone: the sampler stops, the function counts go into

@@ -38,7 +38,7 @@ static bool is_dir(const char *p)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int find_tracefs(char *buf, size_t len, bool *mounted, char *why, size_t wlen)
+static int find_tracefs(char *buf, size_t len, bool *mounted, struct strbuf *why)
 {
 	static const char *const places[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 	char p[256];
@@ -50,11 +50,11 @@ static int find_tracefs(char *buf, size_t len, bool *mounted, char *why, size_t 
 		}
 	}
 	if (!is_dir(places[0])) {
-		snprintf(why, wlen, "this kernel has no tracefs (%s is missing)", places[0]);
+		sb_printf(why, "this kernel has no tracefs (%s is missing)", places[0]);
 		return -ENOENT;
 	}
 	if (mount("nodev", places[0], "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
-		snprintf(why, wlen, "cannot mount tracefs on %s: %s", places[0], strerror(errno));
+		sb_printf(why, "cannot mount tracefs on %s: %s", places[0], strerror(errno));
 		return -errno;
 	}
 	*mounted = true;
@@ -111,20 +111,20 @@ static void instance_dir(const struct fcount *f, size_t i, char *buf, size_t len
 	snprintf(buf, len, "%s/instances/%s-%zu", f->tracefs, f->tag, i);
 }
 
-static int start_function(struct fcount *f, char *why, size_t wlen)
+static int start_function(struct fcount *f, struct strbuf *why)
 {
 	char p[256];
 	snprintf(p, sizeof(p), "%s/available_tracers", f->tracefs);
 	_cleanup_free_ char *avail = NULL;
 	if (util_read_file(p, &avail, NULL) < 0 || !strstr(avail, "function")) {
-		snprintf(why, wlen, "no function tracer in this kernel (CONFIG_FUNCTION_TRACER)");
+		sb_puts(why, "no function tracer in this kernel (CONFIG_FUNCTION_TRACER)");
 		return -EOPNOTSUPP;
 	}
 	for (size_t i = 0; i < f->n; i++) {
 		char dir[512];
 		instance_dir(f, i, dir, sizeof(dir));
 		if (mkdir(dir, 0700) < 0) {
-			snprintf(why, wlen, "cannot make a tracing instance %s: %s", dir, strerror(errno));
+			sb_printf(why, "cannot make a tracing instance %s: %s", dir, strerror(errno));
 			return -errno;
 		}
 		int r = tfs_write(dir, "buffer_size_kb", "8", false);
@@ -135,17 +135,16 @@ static int start_function(struct fcount *f, char *why, size_t wlen)
 		if (r == 0 && !filter_has(dir, f->fns[i]))
 			r = -EINVAL;
 		if (r == -EINVAL) {
-			snprintf(why, wlen, "%s is not a traceable function on this kernel (not in available_filter_functions)",
-				 f->fns[i]);
+			sb_printf(why, "%s is not a traceable function on this kernel (not in available_filter_functions)",
+				  f->fns[i]);
 			return r;
 		}
 		if (r < 0) {
-			snprintf(why, wlen, "function tracing is locked down on this kernel (set_ftrace_filter: %s)",
-				 strerror(-r));
+			sb_printf(why, "function tracing is locked down on this kernel (set_ftrace_filter: %s)", strerror(-r));
 			return r;
 		}
 		if ((r = tfs_write(dir, "current_tracer", "function", false)) < 0) {
-			snprintf(why, wlen, "cannot start the function tracer: %s", strerror(-r));
+			sb_printf(why, "cannot start the function tracer: %s", strerror(-r));
 			return r;
 		}
 	}
@@ -154,19 +153,19 @@ static int start_function(struct fcount *f, char *why, size_t wlen)
 		instance_dir(f, i, dir, sizeof(dir));
 		int r = tfs_write(dir, "tracing_on", "1", false);
 		if (r < 0) {
-			snprintf(why, wlen, "cannot turn tracing on: %s", strerror(-r));
+			sb_printf(why, "cannot turn tracing on: %s", strerror(-r));
 			return r;
 		}
 	}
 	return 0;
 }
 
-static int start_kprobe(struct fcount *f, char *why, size_t wlen)
+static int start_kprobe(struct fcount *f, struct strbuf *why)
 {
 	char p[256];
 	snprintf(p, sizeof(p), "%s/kprobe_events", f->tracefs);
 	if (access(p, W_OK) != 0) {
-		snprintf(why, wlen, "no kprobe events in this kernel (CONFIG_KPROBE_EVENTS)");
+		sb_puts(why, "no kprobe events in this kernel (CONFIG_KPROBE_EVENTS)");
 		return -EOPNOTSUPP;
 	}
 	for (size_t i = 0; i < f->n; i++) {
@@ -174,13 +173,13 @@ static int start_kprobe(struct fcount *f, char *why, size_t wlen)
 		snprintf(def, sizeof(def), "p:%s/f%zu %s\n", f->tag, i, f->fns[i]);
 		int r = tfs_write(f->tracefs, "kprobe_events", def, true);
 		if (r < 0) {
-			snprintf(why, wlen, "cannot probe %s: %s", f->fns[i], strerror(-r));
+			sb_printf(why, "cannot probe %s: %s", f->fns[i], strerror(-r));
 			return r;
 		}
 		char en[256];
 		snprintf(en, sizeof(en), "events/%s/f%zu/enable", f->tag, i);
 		if ((r = tfs_write(f->tracefs, en, "1", false)) < 0) {
-			snprintf(why, wlen, "cannot enable the probe on %s: %s", f->fns[i], strerror(-r));
+			sb_printf(why, "cannot enable the probe on %s: %s", f->fns[i], strerror(-r));
 			return r;
 		}
 	}
@@ -223,10 +222,9 @@ void fcount_cleanup(const char *tracefs, const char *tag)
 		closedir(d);
 }
 
-int fcount_start(char *const *fns, size_t n, const char *tag, struct fcount **ret, char *why, size_t wlen)
+int fcount_start(char *const *fns, size_t n, const char *tag, struct fcount **ret, struct strbuf *why)
 {
 	*ret = NULL;
-	why[0] = 0;
 	if (n == 0)
 		return 0;
 	struct fcount *f = calloc(1, sizeof(*f));
@@ -237,32 +235,35 @@ int fcount_start(char *const *fns, size_t n, const char *tag, struct fcount **re
 	snprintf(f->tag, sizeof(f->tag), "%s", tag);
 	for (size_t i = 0; i < n; i++)
 		if (!fn_name_ok(fns[i])) {
-			snprintf(why, wlen, "\"%s\" is not a kernel function name", fns[i]);
+			sb_printf(why, "\"%s\" is not a kernel function name", fns[i]);
 			free(f);
 			return -EINVAL;
 		}
-	int r = find_tracefs(f->tracefs, sizeof(f->tracefs), &f->mounted, why, wlen);
+	int r = find_tracefs(f->tracefs, sizeof(f->tracefs), &f->mounted, why);
 	if (r < 0) {
 		free(f);
 		return r;
 	}
-	char why_fn[256] = "";
-	r = start_function(f, why_fn, sizeof(why_fn));
+	struct strbuf why_fn = { 0 }, why_kp = { 0 };
+	r = start_function(f, &why_fn);
 	if (r == 0) {
 		f->method = M_FUNCTION;
-		*ret = f;
-		return 0;
+	} else {
+		fcount_cleanup(f->tracefs, f->tag);
+		r = start_kprobe(f, &why_kp);
+		if (r == 0)
+			f->method = M_KPROBE;
+		else
+			fcount_cleanup(f->tracefs, f->tag);
 	}
-	fcount_cleanup(f->tracefs, f->tag);
-	char why_kp[256] = "";
-	r = start_kprobe(f, why_kp, sizeof(why_kp));
+	if (r < 0)
+		sb_printf(why, "%s; kprobes: %s", why_fn.len ? why_fn.buf : "", why_kp.len ? why_kp.buf : "");
+	sb_free(&why_fn);
+	sb_free(&why_kp);
 	if (r == 0) {
-		f->method = M_KPROBE;
 		*ret = f;
 		return 0;
 	}
-	fcount_cleanup(f->tracefs, f->tag);
-	snprintf(why, wlen, "%s; kprobes: %s", why_fn, why_kp);
 	if (f->mounted)
 		umount2(f->tracefs, MNT_DETACH);
 	free(f);

@@ -5,13 +5,14 @@
 #include <stdint.h>
 
 struct fcount;
+struct strbuf;
 typedef void (*fcount_fn)(void *ctx, const char *function, uint64_t calls);
 
 /* Starts counting calls of fns (kept by reference until fcount_stop).
  * tag names what kab makes in tracefs (instances "TAG-N", kprobe group
  * TAG), so that fcount_cleanup can remove it after a crash. On failure
  * why says why counting is unavailable here, and nothing is left. */
-int fcount_start(char *const *fns, size_t n, const char *tag, struct fcount **ret, char *why, size_t wlen);
+int fcount_start(char *const *fns, size_t n, const char *tag, struct fcount **ret, struct strbuf *why);
 /* Stops, calls fn once per function with its count, removes what it made. */
 int fcount_stop(struct fcount *f, fcount_fn fn, void *ctx);
 const char *fcount_method(const struct fcount *f);
