@@ -70,11 +70,11 @@ static void running_kernel(char *cmdline, size_t clen, char *release, size_t rle
 }
 
 /* The database must outlive a reboot: on a disk, not in memory, tmpfs or ramfs. */
-static int db_survives_reboot(const struct store *st, char *why, size_t len)
+static int db_survives_reboot(const struct store *st, struct strbuf *why)
 {
 	const char *path = store_path(st);
 	if (!path || !path[0]) {
-		snprintf(why, len, "an in-memory database does not survive a reboot");
+		sb_puts(why, "an in-memory database does not survive a reboot");
 		return -EINVAL;
 	}
 	char dir[4096];
@@ -84,8 +84,8 @@ static int db_survives_reboot(const struct store *st, char *why, size_t len)
 		slash[slash == dir] = 0; /* "/x.db" keeps "/" */
 	struct statfs sf;
 	if (statfs(dir, &sf) == 0 && (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC)) {
-		snprintf(why, len, "the database %s is on %s, which a reboot empties: a job that boots kernels keeps its state across boots; use a database on a disk (kabd --db /var/lib/kab/kab.db)",
-			 path, sf.f_type == TMPFS_MAGIC ? "tmpfs" : "ramfs");
+		sb_printf(why, "the database %s is on %s, which a reboot empties: a job that boots kernels keeps its state across boots; use a database on a disk (kabd --db /var/lib/kab/kab.db)",
+			  path, sf.f_type == TMPFS_MAGIC ? "tmpfs" : "ramfs");
 		return -EINVAL;
 	}
 	return 0;
@@ -299,14 +299,14 @@ fail_early:
  * lives, and that this machine can switch. */
 void exec_boots_preflight(const struct store *st, const struct job *j, struct diags *d)
 {
-	char why[512];
-	if (db_survives_reboot(st, why, sizeof(why)) < 0)
-		diags_add(d, j->file, 0, "%s", why);
-	struct strbuf no_kexec = { 0 };
-	if (j->switch_mode == JOB_SWITCH_KEXEC && kexec_supported(&no_kexec) < 0)
+	struct strbuf why = { 0 };
+	if (db_survives_reboot(st, &why) < 0)
+		diags_add(d, j->file, 0, "%s", why.len ? why.buf : "");
+	sb_free(&why);
+	if (j->switch_mode == JOB_SWITCH_KEXEC && kexec_supported(&why) < 0)
 		diags_add(d, j->file, 0, "%s: set switch = reboot in [job] to switch with a one-shot boot entry instead",
-			  no_kexec.len ? no_kexec.buf : "");
-	sb_free(&no_kexec);
+			  why.len ? why.buf : "");
+	sb_free(&why);
 }
 
 void exec_refuse_boots(const struct job *j, struct diags *d)
