@@ -9,6 +9,7 @@
 
 struct diags;
 struct job_workload;
+struct strbuf;
 
 /* What a key's value is: how it is parsed, checked and described. */
 enum wl_key_type {
@@ -97,12 +98,14 @@ struct wl_ops {
 	/* Optional. Once per job before its first run (and again on resume;
 	 * must be idempotent), outside any memcg and unsampled: fetch or
 	 * unpack sources, prepare datasets into c->jobdir. An error fails the
-	 * job before any run, with the message in err. */
-	int (*prepare)(const struct wl_ctx *c, char *err, size_t errlen);
+	 * job before any run, with the message appended to err (empty on
+	 * entry; the caller frees it). */
+	int (*prepare)(const struct wl_ctx *c, struct strbuf *err);
 	/* Optional. Before each run, outside the memcg and before sampling
 	 * starts: reset state (a fresh copy of a dataset, dropped caches). An
-	 * error records the run as failed with the message in err. */
-	int (*before)(const struct wl_ctx *c, char *err, size_t errlen);
+	 * error records the run as failed with the message appended to err
+	 * (empty on entry; the caller frees it). */
+	int (*before)(const struct wl_ctx *c, struct strbuf *err);
 	/* Optional. True when the run wants the page cache dropped after
 	 * before() (the executor does it: only it writes to the machine). */
 	bool (*drop_caches)(const struct job_workload *wl);

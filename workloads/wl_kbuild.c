@@ -151,25 +151,25 @@ static void check_config(const struct job_workload *wl, const char *file, struct
 /* kbuild makes a directory target that does not exist into a build of
  * nothing that succeeds: a typo would measure nothing. A target naming a
  * path must name one inside src that is there. */
-static int check_target_path(const char *src, const char *target, char *err, size_t errlen)
+static int check_target_path(const char *src, const char *target, struct strbuf *err)
 {
 	const char *slash = strrchr(target, '/');
 	if (!slash)
 		return 0;
 	if (target[0] == '/' || strstr(target, "..")) {
-		snprintf(err, errlen, "target \"%s\" must be a path inside the kernel tree, without .. or a leading /", target);
+		sb_printf(err, "target \"%s\" must be a path inside the kernel tree, without .. or a leading /", target);
 		return -EINVAL;
 	}
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - target), target);
 	if (!path_is(src, dir, S_IFDIR)) {
-		snprintf(err, errlen, "target \"%s\": there is no directory %s in %s", target, dir, src);
+		sb_printf(err, "target \"%s\": there is no directory %s in %s", target, dir, src);
 		return -ENOENT;
 	}
 	return 0;
 }
 
-static int check_targets_in(const struct job_workload *wl, const char *src, char *err, size_t errlen)
+static int check_targets_in(const struct job_workload *wl, const char *src, struct strbuf *err)
 {
 	char **argv;
 	size_t n;
@@ -177,7 +177,7 @@ static int check_targets_in(const struct job_workload *wl, const char *src, char
 		return -EINVAL;
 	int r = 0;
 	for (size_t i = 0; i < n && r == 0; i++)
-		r = check_target_path(src, argv[i], err, errlen);
+		r = check_target_path(src, argv[i], err);
 	wl_argv_free(argv);
 	return r;
 }
@@ -211,12 +211,15 @@ static void check_target(const struct job_workload *wl, const char *file, struct
 		return;
 	}
 	/* the Debian source may not be unpacked yet: then prepare checks */
-	char src[4096], err[512];
+	char src[4096];
+	struct strbuf err = { 0 };
 	source_dir(wl, src, sizeof(src));
-	if (path_is(src, "Makefile", S_IFREG) && check_targets_in(wl, src, err, sizeof(err)) < 0) {
-		diags_add(d, file, line, "workload \"%s\": %s", wl->name, err);
+	int tr;
+	if (path_is(src, "Makefile", S_IFREG) && (tr = check_targets_in(wl, src, &err)) < 0) {
+		diags_add(d, file, line, "workload \"%s\": %s", wl->name, err.len ? err.buf : strerror(-tr));
 		*r = -EINVAL;
 	}
+	sb_free(&err);
 }
 
 static int check(const struct job_workload *wl, const char *file, struct diags *d)
@@ -429,13 +432,13 @@ static void remove_stale_unpacks(const char *root)
 /* The cache is shared by every job and its tree is built as root: it and
  * every directory above it must be root's and closed to other writers
  * (none may put a Makefile there, or a link where kab unpacks). */
-static int cache_trusted(const char *root, char *err, size_t errlen)
+static int cache_trusted(const char *root, struct strbuf *err)
 {
 	struct strbuf why = { 0 };
 	int r = state_path_trusted(root, &why);
 	if (r < 0)
-		snprintf(err, errlen, "the kernel source cache %s cannot be used: %s; make it and its parents root's and not writable by others (chown root:root, chmod go-w), or move it with $KAB_KBUILD_CACHE",
-			 root, why.buf ? why.buf : strerror(-r));
+		sb_printf(err, "the kernel source cache %s cannot be used: %s; make it and its parents root's and not writable by others (chown root:root, chmod go-w), or move it with $KAB_KBUILD_CACHE",
+			  root, why.buf ? why.buf : strerror(-r));
 	sb_free(&why);
 	return r;
 }
@@ -443,7 +446,7 @@ static int cache_trusted(const char *root, char *err, size_t errlen)
 /* Unpacks Debian's tarball into the cache unless it is there: under an
  * flock, into a temporary directory renamed into place, then a stamp
  * naming the tarball it came from. */
-static int ensure_debian_source(char *err, size_t errlen)
+static int ensure_debian_source(struct strbuf *err)
 {
 	const char *root = cache_root();
 	char dir[4096], stamp[4200], lock[4200], want[512];
@@ -452,13 +455,13 @@ static int ensure_debian_source(char *err, size_t errlen)
 	snprintf(lock, sizeof(lock), "%s/.lock", root);
 	struct stat tst;
 	int r;
-	if (access(root, F_OK) == 0 && (r = cache_trusted(root, err, errlen)) < 0)
+	if (access(root, F_OK) == 0 && (r = cache_trusted(root, err)) < 0)
 		return r;
 	if (stat(DEBIAN_TARBALL, &tst) < 0) {
 		/* the package went away but an unpacked tree from it is still usable */
 		if (path_is(dir, "Makefile", S_IFREG) && access(stamp, R_OK) == 0)
 			return 0;
-		snprintf(err, errlen, "%s: %s (apt-get install linux-source-6.1)", DEBIAN_TARBALL, strerror(errno));
+		sb_printf(err, "%s: %s (apt-get install linux-source-6.1)", DEBIAN_TARBALL, strerror(errno));
 		return -ENOENT;
 	}
 	stamp_text(&tst, want, sizeof(want));
@@ -466,21 +469,23 @@ static int ensure_debian_source(char *err, size_t errlen)
 		return 0;
 
 	if ((r = util_mkdir_p(root, 0755)) < 0) {
-		snprintf(err, errlen, "cannot create the source cache %s: %s", root, strerror(-r));
+		sb_printf(err, "cannot create the source cache %s: %s", root, strerror(-r));
 		return r;
 	}
-	if ((r = cache_trusted(root, err, errlen)) < 0)
+	if ((r = cache_trusted(root, err)) < 0)
 		return r;
 	_cleanup_close_ int lfd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (lfd < 0) {
-		snprintf(err, errlen, "cannot open %s: %s", lock, strerror(errno));
-		return -errno;
+		r = -errno;
+		sb_printf(err, "cannot open %s: %s", lock, strerror(-r));
+		return r;
 	}
 	if (flock(lfd, LOCK_EX | LOCK_NB) < 0) {
 		log_info("waiting for another kab unpacking the kernel source (%s)", lock);
 		if (flock(lfd, LOCK_EX) < 0) {
-			snprintf(err, errlen, "cannot lock %s: %s", lock, strerror(errno));
-			return -errno;
+			r = -errno;
+			sb_printf(err, "cannot lock %s: %s", lock, strerror(-r));
+			return r;
 		}
 	}
 	if (cache_is_current(stamp, dir, want))
@@ -489,19 +494,20 @@ static int ensure_debian_source(char *err, size_t errlen)
 	remove_stale_unpacks(root);
 	unlink(stamp);
 	if ((r = util_remove_tree(dir)) < 0) {
-		snprintf(err, errlen, "cannot remove the outdated source %s: %s", dir, strerror(-r));
+		sb_printf(err, "cannot remove the outdated source %s: %s", dir, strerror(-r));
 		return r;
 	}
 	char tmp[4200];
 	snprintf(tmp, sizeof(tmp), "%s/.unpack-XXXXXX", root);
 	if (!mkdtemp(tmp)) {
-		snprintf(err, errlen, "cannot create a directory in %s: %s", root, strerror(errno));
-		return -errno;
+		r = -errno;
+		sb_printf(err, "cannot create a directory in %s: %s", root, strerror(-r));
+		return r;
 	}
 	_cleanup_close_ int in = open(DEBIAN_TARBALL, O_RDONLY | O_CLOEXEC);
 	if (in < 0) {
 		r = -errno;
-		snprintf(err, errlen, "cannot open %s: %s", DEBIAN_TARBALL, strerror(errno));
+		sb_printf(err, "cannot open %s: %s", DEBIAN_TARBALL, strerror(errno));
 		goto fail;
 	}
 	log_info("unpacking %s into %s (once for all jobs; about a minute)", DEBIAN_TARBALL, dir);
@@ -510,13 +516,13 @@ static int ensure_debian_source(char *err, size_t errlen)
 	struct unpack_progress p = { in, (uint64_t)tst.st_size };
 	int status;
 	if ((r = run_wait(argv, in, NULL, unpack_progress, &p, &status)) < 0) {
-		snprintf(err, errlen, "cannot run tar: %s", strerror(-r));
+		sb_printf(err, "cannot run tar: %s", strerror(-r));
 		goto fail;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		char st[64];
 		util_wait_status_text(status, st, sizeof(st));
-		snprintf(err, errlen, "unpacking %s failed: tar %s (its messages are above)", DEBIAN_TARBALL, st);
+		sb_printf(err, "unpacking %s failed: tar %s (its messages are above)", DEBIAN_TARBALL, st);
 		r = -EIO;
 		goto fail;
 	}
@@ -524,12 +530,12 @@ static int ensure_debian_source(char *err, size_t errlen)
 	snprintf(top, sizeof(top), "%s/%s", tmp, DEBIAN_TOPDIR);
 	if (rename(top, dir) < 0) {
 		r = -errno;
-		snprintf(err, errlen, "cannot move the unpacked source to %s: %s", dir, strerror(errno));
+		sb_printf(err, "cannot move the unpacked source to %s: %s", dir, strerror(errno));
 		goto fail;
 	}
 	rmdir(tmp);
 	if ((r = write_stamp(stamp, want)) < 0) {
-		snprintf(err, errlen, "cannot write %s: %s", stamp, strerror(-r));
+		sb_printf(err, "cannot write %s: %s", stamp, strerror(-r));
 		return r;
 	}
 	log_info("unpacked the kernel source in %.0f s", util_mono_now() - t0);
@@ -543,7 +549,7 @@ fail:
 
 /* Makes jobdir/.config once per job: make CONFIG (or the user's file plus
  * olddefconfig) in a scratch O= directory. */
-static int make_config(const struct wl_ctx *c, const char *src, char *err, size_t errlen)
+static int make_config(const struct wl_ctx *c, const char *src, struct strbuf *err)
 {
 	char final[4096], cfg[4096], cfgfile[4200], log[4200], tmp[4200];
 	snprintf(final, sizeof(final), "%s/.config", c->jobdir);
@@ -556,14 +562,14 @@ static int make_config(const struct wl_ctx *c, const char *src, char *err, size_
 	int r = util_remove_tree(cfg);
 	if (r < 0 || mkdir(cfg, 0755) < 0) {
 		r = r < 0 ? r : -errno;
-		snprintf(err, errlen, "cannot create %s: %s", cfg, strerror(-r));
+		sb_printf(err, "cannot create %s: %s", cfg, strerror(-r));
 		return r;
 	}
 	const char *config = wl_key_value(c->wl, &keys[K_CONFIG]);
 	const char *goal = config;
 	if (!is_config_name(config)) {
 		if ((r = util_copy_file(config, cfgfile)) < 0) {
-			snprintf(err, errlen, "cannot copy config %s to %s: %s", config, cfgfile, strerror(-r));
+			sb_printf(err, "cannot copy config %s to %s: %s", config, cfgfile, strerror(-r));
 			return r;
 		}
 		goal = "olddefconfig";
@@ -574,35 +580,35 @@ static int make_config(const struct wl_ctx *c, const char *src, char *err, size_
 	log_info("making the kernel configuration: make %s (%s)", goal, src);
 	int status;
 	if ((r = run_wait(argv, -1, log, NULL, NULL, &status)) < 0) {
-		snprintf(err, errlen, "cannot run make: %s", strerror(-r));
+		sb_printf(err, "cannot run make: %s", strerror(-r));
 		return r;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		char st[64], tail[300];
 		util_wait_status_text(status, st, sizeof(st));
 		log_tail(log, tail, sizeof(tail));
-		snprintf(err, errlen, "make %s %s: %s (full output in %s)", goal, st, tail, log);
+		sb_printf(err, "make %s %s: %s (full output in %s)", goal, st, tail, log);
 		return -EIO;
 	}
 	if ((r = util_copy_file(cfgfile, tmp)) < 0 || rename(tmp, final) < 0) {
 		r = r < 0 ? r : -errno;
-		snprintf(err, errlen, "cannot keep the configuration as %s: %s", final, strerror(-r));
+		sb_printf(err, "cannot keep the configuration as %s: %s", final, strerror(-r));
 		return r;
 	}
 	util_remove_tree(cfg);
 	return 0;
 }
 
-static int prepare(const struct wl_ctx *c, char *err, size_t errlen)
+static int prepare(const struct wl_ctx *c, struct strbuf *err)
 {
 	char src[4096];
 	source_dir(c->wl, src, sizeof(src));
 	int r;
-	if (strcmp(wl_key_value(c->wl, &keys[K_SOURCE]), "debian") == 0 && (r = ensure_debian_source(err, errlen)) < 0)
+	if (strcmp(wl_key_value(c->wl, &keys[K_SOURCE]), "debian") == 0 && (r = ensure_debian_source(err)) < 0)
 		return r;
-	if ((r = check_targets_in(c->wl, src, err, errlen)) < 0)
+	if ((r = check_targets_in(c->wl, src, err)) < 0)
 		return r;
-	return make_config(c, src, err, errlen);
+	return make_config(c, src, err);
 }
 
 static void obj_dir(const struct wl_ctx *c, char *buf, size_t len)
@@ -610,7 +616,7 @@ static void obj_dir(const struct wl_ctx *c, char *buf, size_t len)
 	snprintf(buf, len, "%s/obj", c->workdir);
 }
 
-static int before(const struct wl_ctx *c, char *err, size_t errlen)
+static int before(const struct wl_ctx *c, struct strbuf *err)
 {
 	char obj[4096], from[4096], to[4200];
 	obj_dir(c, obj, sizeof(obj));
@@ -619,11 +625,11 @@ static int before(const struct wl_ctx *c, char *err, size_t errlen)
 	int r = util_remove_tree(obj);
 	if (r < 0 || mkdir(obj, 0755) < 0) {
 		r = r < 0 ? r : -errno;
-		snprintf(err, errlen, "cannot create the object directory %s: %s", obj, strerror(-r));
+		sb_printf(err, "cannot create the object directory %s: %s", obj, strerror(-r));
 		return r;
 	}
 	if ((r = util_copy_file(from, to)) < 0) {
-		snprintf(err, errlen, "cannot copy the job's kernel configuration %s to %s: %s", from, to, strerror(-r));
+		sb_printf(err, "cannot copy the job's kernel configuration %s to %s: %s", from, to, strerror(-r));
 		return r;
 	}
 	return 0;

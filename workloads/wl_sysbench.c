@@ -383,7 +383,7 @@ static int copy_file(int sdir, int ddir, const char *name, mode_t mode)
 	return 0;
 }
 
-static int copy_tree(int sdir, int ddir, char *err, size_t errlen, const char *where)
+static int copy_tree(int sdir, int ddir, struct strbuf *err, const char *where)
 {
 	int fd = dup(sdir);
 	if (fd < 0)
@@ -393,6 +393,7 @@ static int copy_tree(int sdir, int ddir, char *err, size_t errlen, const char *w
 		close(fd);
 		return -errno;
 	}
+	size_t had = err->len;
 	int r = 0;
 	struct dirent *e;
 	while (r >= 0 && (e = readdir(d))) {
@@ -407,33 +408,33 @@ static int copy_tree(int sdir, int ddir, char *err, size_t errlen, const char *w
 			} else {
 				_cleanup_close_ int s2 = openat(sdir, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 				_cleanup_close_ int d2 = openat(ddir, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-				r = s2 < 0 || d2 < 0 ? -errno : copy_tree(s2, d2, err, errlen, e->d_name);
+				r = s2 < 0 || d2 < 0 ? -errno : copy_tree(s2, d2, err, e->d_name);
 				continue;
 			}
 		} else if (S_ISREG(st.st_mode)) {
 			r = copy_file(sdir, ddir, e->d_name, st.st_mode);
 		} /* a socket or pid file left behind is not data: skipped */
-		if (r < 0 && !err[0])
-			snprintf(err, errlen, "copying %s/%s of the prepared datadir: %s", where, e->d_name, strerror(-r));
+		if (r < 0 && err->len == had)
+			sb_printf(err, "copying %s/%s of the prepared datadir: %s", where, e->d_name, strerror(-r));
 	}
 	closedir(d);
 	return r;
 }
 
-static int copy_datadir(const char *from, const char *to, char *err, size_t errlen)
+static int copy_datadir(const char *from, const char *to, struct strbuf *err)
 {
 	if (mkdir(to, 0700) < 0) {
-		snprintf(err, errlen, "cannot create %s: %s", to, strerror(errno));
-		return -errno;
+		int r = -errno;
+		sb_printf(err, "cannot create %s: %s", to, strerror(-r));
+		return r;
 	}
 	_cleanup_close_ int s = open(from, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	_cleanup_close_ int d = open(to, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (s < 0 || d < 0) {
-		snprintf(err, errlen, "cannot open %s: %s", s < 0 ? from : to, strerror(errno));
+		sb_printf(err, "cannot open %s: %s", s < 0 ? from : to, strerror(errno));
 		return -EIO;
 	}
-	err[0] = 0;
-	int r = copy_tree(s, d, err, errlen, from);
+	int r = copy_tree(s, d, err, from);
 	if (r >= 0 && fsync(d) < 0)
 		r = -errno;
 	return r;
@@ -449,7 +450,7 @@ static void jobpath(const struct wl_ctx *c, const char *name, char *buf, size_t 
 /* The useful lines of a failed prepare's log: the helper's verdict,
  * sysbench's first FATAL (without the query it quotes) and the server's
  * first errors. */
-static void prepare_failure(const char *log, int status, char *err, size_t errlen)
+static void prepare_failure(const char *log, int status, struct strbuf *err)
 {
 	char how[64];
 	if (WIFSIGNALED(status))
@@ -479,9 +480,8 @@ static void prepare_failure(const char *log, int status, char *err, size_t errle
 			}
 		}
 	}
-	snprintf(err, errlen, "sysbench prepare failed: %s%s%s%s%s%s%s%s", *verdict ? verdict : how,
-		 *fatal ? "; sysbench: " : "", fatal, n_errors ? "; server: " : "", errors[0],
-		 n_errors > 1 ? "; " : "", errors[1], n_errors > 2 ? "; ..." : "");
+	sb_printf(err, "sysbench prepare failed: %s%s%s%s%s%s%s%s", *verdict ? verdict : how, *fatal ? "; sysbench: " : "", fatal,
+		  n_errors ? "; server: " : "", errors[0], n_errors > 1 ? "; " : "", errors[1], n_errors > 2 ? "; ..." : "");
 }
 
 static int write_stamp(const char *path, const char *stamp)
@@ -495,23 +495,23 @@ static int write_stamp(const char *path, const char *stamp)
 	return 0;
 }
 
-static int prepare(const struct wl_ctx *c, char *err, size_t errlen)
+static int prepare(const struct wl_ctx *c, struct strbuf *err)
 {
 	struct sb_cfg cfg;
 	char helper[4096], pristine[512], stamp_path[512], log[512], sock[512], errlog[512];
 	if (cfg_parse(c->wl, &cfg) < 0) {
-		snprintf(err, errlen, "bad sysbench-oltp keys (kab check explains)");
+		sb_puts(err, "bad sysbench-oltp keys (kab check explains)");
 		return -EINVAL;
 	}
 	if (!wl_helper_path(HELPER, helper, sizeof(helper))) {
-		snprintf(err, errlen, "helper program %s is not built (run make)", HELPER);
+		sb_printf(err, "helper program %s is not built (run make)", HELPER);
 		return -ENOENT;
 	}
 	/* the server's sockets live in the job's directory: a unix socket's
 	 * path has 108 bytes (sun_path) */
 	if (strlen(c->jobdir) + sizeof("/prepare.sock") > 108) {
-		snprintf(err, errlen, "the workload's directory %s is too long for the server's unix sockets in it (%s/prepare.sock: 107 bytes at most): use a shorter state directory (--state-dir, $STATE_DIRECTORY)",
-			 c->jobdir, c->jobdir);
+		sb_printf(err, "the workload's directory %s is too long for the server's unix sockets in it (%s/prepare.sock: 107 bytes at most): use a shorter state directory (--state-dir, $STATE_DIRECTORY)",
+			  c->jobdir, c->jobdir);
 		return -ENAMETOOLONG;
 	}
 	jobpath(c, "pristine", pristine, sizeof(pristine));
@@ -531,7 +531,7 @@ static int prepare(const struct wl_ctx *c, char *err, size_t errlen)
 	unlink(stamp_path);
 	int r = util_remove_tree(pristine);
 	if (r < 0) {
-		snprintf(err, errlen, "cannot remove the old %s: %s", pristine, strerror(-r));
+		sb_printf(err, "cannot remove the old %s: %s", pristine, strerror(-r));
 		return r;
 	}
 	char a[7][128];
@@ -547,8 +547,9 @@ static int prepare(const struct wl_ctx *c, char *err, size_t errlen)
 	log_info("workload \"%s\": preparing sysbench data (%s) in %s", c->wl->name, stamp, pristine);
 	pid_t pid = fork();
 	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		return -errno;
+		r = -errno;
+		sb_printf(err, "fork: %s", strerror(-r));
+		return r;
 	}
 	if (pid == 0) {
 		util_child_signals();
@@ -562,35 +563,37 @@ static int prepare(const struct wl_ctx *c, char *err, size_t errlen)
 	int status;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR) {
-			snprintf(err, errlen, "waiting for %s: %s", HELPER, strerror(errno));
-			return -errno;
+			r = -errno;
+			sb_printf(err, "waiting for %s: %s", HELPER, strerror(-r));
+			return r;
 		}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		prepare_failure(log, status, err, errlen);
+		prepare_failure(log, status, err);
 		return -EIO;
 	}
 	r = write_stamp(stamp_path, stamp);
 	if (r < 0) {
-		snprintf(err, errlen, "cannot write %s: %s", stamp_path, strerror(-r));
+		sb_printf(err, "cannot write %s: %s", stamp_path, strerror(-r));
 		return r;
 	}
 	log_info("workload \"%s\": sysbench data prepared in %.1f s", c->wl->name, util_mono_now() - t0);
 	return 0;
 }
 
-static int before(const struct wl_ctx *c, char *err, size_t errlen)
+static int before(const struct wl_ctx *c, struct strbuf *err)
 {
 	char pristine[512], run[512];
 	jobpath(c, "pristine", pristine, sizeof(pristine));
 	jobpath(c, "run", run, sizeof(run));
 	int r = util_remove_tree(run);
 	if (r < 0) {
-		snprintf(err, errlen, "cannot remove the previous run's datadir %s: %s", run, strerror(-r));
+		sb_printf(err, "cannot remove the previous run's datadir %s: %s", run, strerror(-r));
 		return r;
 	}
-	r = copy_datadir(pristine, run, err, errlen);
-	if (r < 0 && !err[0])
-		snprintf(err, errlen, "copying %s to %s: %s", pristine, run, strerror(-r));
+	size_t had = err->len;
+	r = copy_datadir(pristine, run, err);
+	if (r < 0 && err->len == had)
+		sb_printf(err, "copying %s to %s: %s", pristine, run, strerror(-r));
 	return r;
 }
 

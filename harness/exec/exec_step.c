@@ -485,11 +485,18 @@ static int step_execute(struct step_ctx *c)
 	c->run.started = util_real_now();
 	if ((r = store_run_begin(c->st, &c->run, &c->run_id)) < 0)
 		return r;
-	if (c->ops->before && (r = c->ops->before(&c->wctx, c->err, sizeof(c->err))) < 0) {
-		if (!c->err[0])
-			snprintf(c->err, sizeof(c->err), "preparing the run failed: %s", strerror(-r));
-		o->exec_errno = EIO;
-		goto done;
+	if (c->ops->before) {
+		struct strbuf err = { 0 };
+		r = c->ops->before(&c->wctx, &err);
+		if (r < 0 && err.len)
+			snprintf(c->err, sizeof(c->err), "%s", err.buf);
+		sb_free(&err);
+		if (r < 0) {
+			if (!c->err[0])
+				snprintf(c->err, sizeof(c->err), "preparing the run failed: %s", strerror(-r));
+			o->exec_errno = EIO;
+			goto done;
+		}
 	}
 	if (c->ops->drop_caches && c->ops->drop_caches(c->wl) &&
 	    (r = step_take_err(c, cond_drop_caches("workload drop_caches = yes", &cond_err), &cond_err)) < 0) {

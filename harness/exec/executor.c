@@ -27,7 +27,7 @@ static int workloads_prepare(const struct job *j, int64_t job_id, const struct j
 		const struct wl_ops *ops = wl_find(j->workloads[i].type);
 		if (!ops || !ops->prepare)
 			continue;
-		char dir[PATH_MAX + 32], err[768] = "";
+		char dir[PATH_MAX + 32];
 		jobdir_wl_path(jd, i, dir, sizeof(dir));
 		int r = jobdir_wl_make(jd, i);
 		if (r < 0) {
@@ -36,11 +36,13 @@ static int workloads_prepare(const struct job *j, int64_t job_id, const struct j
 		}
 		struct wl_ctx c = { .wl = &j->workloads[i], .jobdir = dir, .job_id = job_id };
 		log_info("preparing workload \"%s\" (%s)", j->workloads[i].name, j->workloads[i].type);
-		r = ops->prepare(&c, err, sizeof(err));
-		if (r < 0) {
-			log_error("workload \"%s\": %s", j->workloads[i].name, err[0] ? err : strerror(-r));
+		struct strbuf err = { 0 };
+		r = ops->prepare(&c, &err);
+		if (r < 0)
+			log_error("workload \"%s\": %s", j->workloads[i].name, err.len ? err.buf : strerror(-r));
+		sb_free(&err);
+		if (r < 0)
 			return r;
-		}
 	}
 	return 0;
 }

@@ -189,12 +189,9 @@ bool expect_holds(const struct job_expect *e, double x)
 	return false;
 }
 
-size_t expect_check(const struct job_expect *v, size_t n, const char *variant, expect_lookup_fn lookup, void *ctx,
-		    char *reason, size_t len)
+size_t expect_check(const struct job_expect *v, size_t n, const char *variant, expect_lookup_fn lookup, void *ctx, struct strbuf *reason)
 {
-	size_t failed = 0, used = 0;
-	if (reason && len)
-		reason[0] = 0;
+	size_t failed = 0, start = reason ? reason->len : 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!expect_applies(&v[i], variant))
 			continue;
@@ -203,16 +200,14 @@ size_t expect_check(const struct job_expect *v, size_t n, const char *variant, e
 		if (have && expect_holds(&v[i], x))
 			continue;
 		failed++;
-		if (!reason || used >= len)
+		if (!reason)
 			continue;
-		int w;
+		const char *sep = reason->len > start ? "; " : "";
 		if (have)
-			w = snprintf(reason + used, len - used, "%sexpect %s %s %s: it was %.6g", used ? "; " : "", v[i].metric,
-				     op_names[v[i].op], v[i].number, x);
+			sb_printf(reason, "%sexpect %s %s %s: it was %.6g", sep, v[i].metric, op_names[v[i].op], v[i].number, x);
 		else
-			w = snprintf(reason + used, len - used, "%sexpect %s %s %s: the run recorded no %s", used ? "; " : "",
-				     v[i].metric, op_names[v[i].op], v[i].number, v[i].metric);
-		used += w > 0 ? (size_t)w : 0;
+			sb_printf(reason, "%sexpect %s %s %s: the run recorded no %s", sep, v[i].metric,
+				  op_names[v[i].op], v[i].number, v[i].metric);
 	}
 	return failed;
 }
@@ -225,10 +220,12 @@ enum run_status expect_judge(bool tolerate_oom, uint64_t oom_kills, const struct
 			 (unsigned long long)oom_kills);
 		return RUN_OOM_CONTAMINATED;
 	}
-	char why[512];
-	if (expect_check(v, n, variant, lookup, ctx, why, sizeof(why)) > 0) {
-		snprintf(reason, len, "%s", why);
-		return RUN_EXPECT_FAILED;
+	struct strbuf why = { 0 };
+	enum run_status st = RUN_OK;
+	if (expect_check(v, n, variant, lookup, ctx, &why) > 0) {
+		snprintf(reason, len, "%s", why.buf ? why.buf : "");
+		st = RUN_EXPECT_FAILED;
 	}
-	return RUN_OK;
+	sb_free(&why);
+	return st;
 }

@@ -8,6 +8,8 @@
 
 #include "db/store.h"
 
+struct strbuf;
+
 enum expect_op { EXPECT_GT, EXPECT_GE, EXPECT_LT, EXPECT_LE, EXPECT_EQ, EXPECT_NE };
 #define EXPECT_OPS "> >= < <= == !="
 
@@ -40,10 +42,11 @@ bool expect_applies(const struct job_expect *e, const char *variant);
 
 /* Checks every comparison that applies to variant (NULL: all) against a
  * run's metrics; returns how many
- * failed, with reason (when not NULL) naming each: "expect vmstat.pswpout > 0:
- * it was 0", "expect X > 0: the run recorded no X". */
+ * failed, appending to reason (when not NULL) a text naming each, "; "
+ * between them: "expect vmstat.pswpout > 0: it was 0", "expect X > 0: the
+ * run recorded no X". */
 size_t expect_check(const struct job_expect *v, size_t n, const char *variant, expect_lookup_fn lookup, void *ctx,
-		    char *reason, size_t len);
+		    struct strbuf *reason);
 
 /* The status of a run that exited 0, from its evidence: RUN_OK, or with
  * reason set RUN_OOM_CONTAMINATED (the memcg OOM killer fired during it)

@@ -134,13 +134,23 @@ static void test_check(void)
 	struct fake_run good = { { "vmstat.pswpout", "pageout.large_folio_pct" }, { 1200, 90 } };
 	struct fake_run low = { { "vmstat.pswpout", "pageout.large_folio_pct" }, { 0, 12.5 } };
 	struct fake_run none = { { "vmstat.pswpout" }, { 5 } };
+	struct strbuf sb = { 0 };
+	T_EQ_INT(expect_check(v, (size_t)n, NULL, fake_lookup, &good, &sb), 0);
+	T_EQ_INT(sb.len, 0);
+	T_EQ_INT(expect_check(v, (size_t)n, NULL, fake_lookup, &low, &sb), 2);
+	T_EQ_STR(sb.buf, "expect vmstat.pswpout > 0: it was 0; expect pageout.large_folio_pct >= 90: it was 12.5");
+	sb_free(&sb);
+	T_EQ_INT(expect_check(v, (size_t)n, NULL, fake_lookup, &none, &sb), 1);
+	T_EQ_STR(sb.buf, "expect pageout.large_folio_pct >= 90: the run recorded no pageout.large_folio_pct");
+	sb_free(&sb);
+	/* appended after what the buffer holds, with no separator before the first */
+	sb_puts(&sb, "run 3: ");
+	T_EQ_INT(expect_check(v, (size_t)n, NULL, fake_lookup, &none, &sb), 1);
+	T_EQ_STR(sb.buf, "run 3: expect pageout.large_folio_pct >= 90: the run recorded no pageout.large_folio_pct");
+	sb_free(&sb);
+	T_EQ_INT(expect_check(v, (size_t)n, NULL, fake_lookup, &low, NULL), 2);
+
 	char why[512];
-	T_EQ_INT(expect_check(v, (size_t)n, NULL, fake_lookup, &good, why, sizeof(why)), 0);
-	T_EQ_STR(why, "");
-	T_EQ_INT(expect_check(v, (size_t)n, NULL, fake_lookup, &low, why, sizeof(why)), 2);
-	T_EQ_STR(why, "expect vmstat.pswpout > 0: it was 0; expect pageout.large_folio_pct >= 90: it was 12.5");
-	T_EQ_INT(expect_check(v, (size_t)n, NULL, fake_lookup, &none, why, sizeof(why)), 1);
-	T_EQ_STR(why, "expect pageout.large_folio_pct >= 90: the run recorded no pageout.large_folio_pct");
 
 	/* the decision: OOM kills first unless tolerated, then expect */
 	enum run_status st = expect_judge(false, 4, v, (size_t)n, "B", fake_lookup, &good, why, sizeof(why));
@@ -203,11 +213,12 @@ static void test_variant_expect(void)
 		T_EQ_STR(x[1].variant, "64K");
 		T_EQ_STR(x[3].variant, "4K");
 		T_CHECK(expect_applies(&x[1], "64K") && !expect_applies(&x[1], "4K") && expect_applies(&x[0], "4K"));
-			struct fake_run folios4k = { { "vmstat.pswpout", "pageout.large_folio_pct", "x.y" }, { 10, 0, 0 } };
-		char why[256];
-		T_EQ_INT(expect_check(x, 4, "4K", fake_lookup, &folios4k, why, sizeof(why)), 0);
-		T_EQ_INT(expect_check(x, 4, "64K", fake_lookup, &folios4k, why, sizeof(why)), 1);
-		T_EQ_STR(why, "expect pageout.large_folio_pct >= 90: it was 0");
+		struct fake_run folios4k = { { "vmstat.pswpout", "pageout.large_folio_pct", "x.y" }, { 10, 0, 0 } };
+		struct strbuf why = { 0 };
+		T_EQ_INT(expect_check(x, 4, "4K", fake_lookup, &folios4k, &why), 0);
+		T_EQ_INT(expect_check(x, 4, "64K", fake_lookup, &folios4k, &why), 1);
+		T_EQ_STR(why.buf, "expect pageout.large_folio_pct >= 90: it was 0");
+		sb_free(&why);
 		char *out = NULL;
 		size_t olen = 0;
 		FILE *pf = open_memstream(&out, &olen);

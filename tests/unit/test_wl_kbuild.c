@@ -210,6 +210,35 @@ static void test_drop_caches(void)
 	}
 }
 
+/* before() makes the run's object directory with the job's .config in
+ * it; without that .config the run fails with a message naming both */
+static void test_before(void)
+{
+	const struct wl_ops *ops = wl_find("kbuild");
+	T_CHECK(ops && ops->before);
+	if (!ops || !ops->before)
+		return;
+	char jobdir[300], workdir[300], cfg[320], want[1200];
+	snprintf(jobdir, sizeof(jobdir), "%s/before-job", tmp);
+	snprintf(workdir, sizeof(workdir), "%s/before-run", tmp);
+	T_CHECK(mkdir(jobdir, 0755) == 0 && mkdir(workdir, 0755) == 0);
+	struct wl_ctx c = { .jobdir = jobdir, .workdir = workdir };
+	struct strbuf err = { 0 };
+	T_EQ_INT(ops->before(&c, &err), -ENOENT);
+	snprintf(want, sizeof(want), "cannot copy the job's kernel configuration %s/.config to %s/obj/.config: %s",
+		 jobdir, workdir, strerror(ENOENT));
+	T_EQ_STR(err.buf, want);
+	sb_free(&err);
+	snprintf(cfg, sizeof(cfg), "%s/.config", jobdir);
+	FILE *f = fopen(cfg, "w");
+	T_CHECK(f && fputs("CONFIG_MMU=y\n", f) >= 0 && fclose(f) == 0);
+	T_EQ_INT(ops->before(&c, &err), 0);
+	T_EQ_INT(err.len, 0);
+	snprintf(cfg, sizeof(cfg), "%s/obj/.config", workdir);
+	T_CHECK(access(cfg, R_OK) == 0);
+	sb_free(&err);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmp)) {
@@ -220,6 +249,7 @@ int main(void)
 	test_count();
 	test_check();
 	test_drop_caches();
+	test_before();
 	char cmd[600];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd) != 0)

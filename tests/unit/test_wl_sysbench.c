@@ -3,6 +3,7 @@
  * check of the workload's keys, each bad one at its line. */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "harness/job/job.h"
 #include "t.h"
@@ -162,6 +163,43 @@ static void test_check(void)
 	job_free(j);
 }
 
+/* before() gives each run a fresh copy of the prepared datadir; without
+ * one the run fails with a message naming it */
+static void test_before(void)
+{
+	const struct wl_ops *ops = wl_find("sysbench-oltp");
+	T_CHECK(ops && ops->before);
+	if (!ops || !ops->before)
+		return;
+	char dir[] = "/tmp/kab-test-sysbench-XXXXXX";
+	T_CHECK(mkdtemp(dir) != NULL);
+	char path[200], want[600];
+	struct wl_ctx c = { .jobdir = dir };
+	struct strbuf err = { 0 };
+	T_EQ_INT(ops->before(&c, &err), -EIO);
+	snprintf(want, sizeof(want), "cannot open %s/pristine: %s", dir, strerror(ENOENT));
+	T_EQ_STR(err.buf, want);
+	sb_free(&err);
+	snprintf(path, sizeof(path), "%s/pristine", dir);
+	T_CHECK(mkdir(path, 0700) == 0);
+	snprintf(path, sizeof(path), "%s/pristine/db", dir);
+	T_CHECK(mkdir(path, 0700) == 0);
+	snprintf(path, sizeof(path), "%s/pristine/db/t.frm", dir);
+	FILE *f = fopen(path, "w");
+	T_CHECK(f && fputs("rows\n", f) >= 0 && fclose(f) == 0);
+	for (int round = 0; round < 2; round++) { /* the second replaces the first run's copy */
+		T_EQ_INT(ops->before(&c, &err), 0);
+		T_EQ_INT(err.len, 0);
+		sb_free(&err);
+		snprintf(path, sizeof(path), "%s/run/db/t.frm", dir);
+		char *text = NULL;
+		T_CHECK(util_read_file(path, &text, NULL) >= 0);
+		T_EQ_STR(text, "rows\n");
+		free(text);
+	}
+	T_EQ_INT(util_remove_tree(dir), 0);
+}
+
 int main(void)
 {
 	test_read_write();
@@ -170,5 +208,6 @@ int main(void)
 	test_broken();
 	test_crlf();
 	test_check();
+	test_before();
 	return t_done("test_wl_sysbench");
 }
