@@ -5,6 +5,8 @@
 #include "harness/base/util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* A job from text, unchecked against this machine; NULL (its errors
  * printed) when it does not parse. */
@@ -16,4 +18,34 @@ static inline struct job *t_parse_job(const char *text)
 		diags_print(&d, stderr);
 	diags_free(&d);
 	return j;
+}
+
+/* A workload section built by hand: type, and key/value pairs ending in
+ * NULL, at lines 11, 12, ... (the section's own line is 10). */
+static inline struct job_workload *t_workload(const char *type, const char *const *kv)
+{
+	struct job_workload *w = calloc(1, sizeof(*w));
+	w->name = strdup("w");
+	w->type = strdup(type);
+	w->line = 10;
+	size_t n = 0;
+	while (kv[2 * n])
+		n++;
+	w->params = calloc(n ? n : 1, sizeof(*w->params));
+	for (size_t i = 0; i < n; i++)
+		w->params[i] = (struct job_param){ strdup(kv[2 * i]), strdup(kv[2 * i + 1]), 11 + (int)i };
+	w->n_params = n;
+	return w;
+}
+
+static inline void t_workload_free(struct job_workload *w)
+{
+	for (size_t i = 0; i < w->n_params; i++) {
+		free(w->params[i].key);
+		free(w->params[i].value);
+	}
+	free(w->params);
+	free(w->name);
+	free(w->type);
+	free(w);
 }

@@ -68,11 +68,8 @@ static void test_plan(void)
 
 static void test_store(void)
 {
-	char path[] = "/tmp/kab-unit-XXXXXX";
-	int fd = mkstemp(path);
-	T_CHECK(fd >= 0);
-	close(fd);
-	unlink(path);
+	char path[64];
+	t_db_path(path, sizeof(path), "/tmp/kab-unit-XXXXXX", NULL);
 	struct store *st;
 	T_EQ_INT(store_open(path, &st), 0);
 	struct job *j = t_parse_job(job_text);
@@ -382,11 +379,8 @@ static void db_word(const char *path, const char *table, char *buf, size_t len)
  * by "unknown". */
 static void test_status_unknown(void)
 {
-	char path[] = "/tmp/kab-unit-XXXXXX";
-	int fd = mkstemp(path);
-	T_CHECK(fd >= 0);
-	close(fd);
-	unlink(path);
+	char path[64];
+	t_db_path(path, sizeof(path), "/tmp/kab-unit-XXXXXX", NULL);
 	struct store *st;
 	T_EQ_INT(store_open(path, &st), 0);
 	struct job *j = t_parse_job(job_text);

@@ -3,7 +3,7 @@
  * itself (its defaults pass its own checks) and against its hand-written
  * reference (docs/wl-TYPE.md, else README.md): each key is there with
  * its default, so the two cannot drift apart. */
-#include "t.h"
+#include "t_job.h"
 #include "workloads/wl.h"
 #include "harness/job/job.h"
 #include "harness/base/util.h"
@@ -28,40 +28,12 @@ static const struct wl_key keys[] = {
 	{ .name = NULL },
 };
 
-static struct job_workload *workload(const char *const *kv)
-{
-	struct job_workload *w = calloc(1, sizeof(*w));
-	w->name = strdup("w");
-	w->type = strdup("test");
-	w->line = 10;
-	size_t n = 0;
-	while (kv[2 * n])
-		n++;
-	w->params = calloc(n ? n : 1, sizeof(*w->params));
-	for (size_t i = 0; i < n; i++)
-		w->params[i] = (struct job_param){ strdup(kv[2 * i]), strdup(kv[2 * i + 1]), 11 + (int)i };
-	w->n_params = n;
-	return w;
-}
-
-static void workload_free(struct job_workload *w)
-{
-	for (size_t i = 0; i < w->n_params; i++) {
-		free(w->params[i].key);
-		free(w->params[i].value);
-	}
-	free(w->params);
-	free(w->name);
-	free(w->type);
-	free(w);
-}
-
 /* The message of key = value, or "" when the check takes it. */
 static const char *message(const char *key, const char *value)
 {
 	static char buf[512];
 	const char *const kv[] = { key, value, NULL };
-	struct job_workload *w = workload(kv);
+	struct job_workload *w = t_workload("test", kv);
 	struct diags d = { 0 };
 	int r = wl_key_check(w, wl_key_find(keys, key), "x.job", &d);
 	T_EQ_INT(r, d.n ? -EINVAL : 0);
@@ -69,7 +41,7 @@ static const char *message(const char *key, const char *value)
 	if (d.n)
 		T_EQ_INT(d.v[0].line, 11);
 	diags_free(&d);
-	workload_free(w);
+	t_workload_free(w);
 	return buf;
 }
 
@@ -102,7 +74,7 @@ static void test_messages(void)
 static void test_accessors(void)
 {
 	const char *const kv[] = { "size", "64K", "flag", "yes", "loose", "off", NULL };
-	struct job_workload *w = workload(kv);
+	struct job_workload *w = t_workload("test", kv);
 	uint64_t v = 7;
 	bool b = false;
 	T_EQ_INT(wl_key_u64(w, wl_key_find(keys, "size"), &v), 0);
@@ -125,7 +97,7 @@ static void test_accessors(void)
 	T_EQ_INT(wl_key_parse_u64(wl_key_find(keys, "reps"), "0", &v), -ERANGE);
 	T_EQ_INT(wl_key_parse_u64(wl_key_find(keys, "reps"), "x", &v), -EINVAL);
 	T_CHECK(v == 2u << 20);
-	workload_free(w);
+	t_workload_free(w);
 }
 
 /* Every workload's table: named, helped, a required key without a
@@ -143,13 +115,13 @@ static void test_tables(void)
 			if (!k->def)
 				continue;
 			const char *const kv[] = { k->name, k->def, NULL };
-			struct job_workload *w = workload(kv);
+			struct job_workload *w = t_workload("test", kv);
 			struct diags d = { 0 };
 			if (wl_key_check(w, k, "x.job", &d) < 0)
 				fprintf(stderr, "%s: the default of %s fails its check: %s\n", (*o)->type, k->name, d.v[0].msg);
 			T_EQ_INT((int)d.n, 0);
 			diags_free(&d);
-			workload_free(w);
+			t_workload_free(w);
 		}
 }
 

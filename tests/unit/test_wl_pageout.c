@@ -1,7 +1,7 @@
 /* The pageout and shmem-truncate adapters: the "kab-metric" lines their
  * helper programs print (fixtures captured from real runs, and broken
  * lines), and the checks of their keys. */
-#include "t.h"
+#include "t_job.h"
 #include "workloads/wl.h"
 #include "harness/job/job.h"
 #include "harness/base/util.h"
@@ -75,34 +75,6 @@ static void test_bad_lines(void)
 	wl_metrics_free(&m);
 }
 
-static struct job_workload *workload(const char *type, const char *const *kv)
-{
-	struct job_workload *w = calloc(1, sizeof(*w));
-	w->name = strdup("w");
-	w->type = strdup(type);
-	w->line = 10;
-	size_t n = 0;
-	while (kv[2 * n])
-		n++;
-	w->params = calloc(n, sizeof(*w->params));
-	for (size_t i = 0; i < n; i++)
-		w->params[i] = (struct job_param){ strdup(kv[2 * i]), strdup(kv[2 * i + 1]), 11 + (int)i };
-	w->n_params = n;
-	return w;
-}
-
-static void workload_free(struct job_workload *w)
-{
-	for (size_t i = 0; i < w->n_params; i++) {
-		free(w->params[i].key);
-		free(w->params[i].value);
-	}
-	free(w->params);
-	free(w->name);
-	free(w->type);
-	free(w);
-}
-
 /* The diags of a check that mention text, and at which line. */
 static int line_of(const struct diags *d, const char *text)
 {
@@ -118,7 +90,7 @@ static void test_pageout_check(void)
 	T_CHECK(ops && ops->check && ops->argv && ops->collect);
 	static const char *const bad[] = { "size", "5000", "reps", "0", "fill", "ones", "refault", "maybe",
 					   "align", "3M", "thp_madvise", "1", NULL };
-	struct job_workload *w = workload("pageout", bad);
+	struct job_workload *w = t_workload("pageout", bad);
 	struct diags d = { 0 };
 	T_CHECK(ops->check(w, "x.job", &d) < 0);
 	T_EQ_INT(line_of(&d, "size \"5000\""), 11);
@@ -128,16 +100,16 @@ static void test_pageout_check(void)
 	T_EQ_INT(line_of(&d, "align \"3M\""), 15);
 	T_EQ_INT(line_of(&d, "thp_madvise \"1\""), 16);
 	diags_free(&d);
-	workload_free(w);
+	t_workload_free(w);
 
 	static const char *const good[] = { "size", "256M", "reps", "10", "fill", "random", "refault", "yes",
 					    "align", "64K", "thp_madvise", "no", NULL };
-	w = workload("pageout", good);
+	w = t_workload("pageout", good);
 	ops->check(w, "x.job", &d);
 	for (size_t i = 0; i < d.n; i++) /* the helper may be missing here: that alone */
 		T_CHECK(strstr(d.v[i].msg, "kab-pageout is not built") != NULL);
 	diags_free(&d);
-	workload_free(w);
+	t_workload_free(w);
 }
 
 static void test_shmem_check(void)
@@ -145,24 +117,24 @@ static void test_shmem_check(void)
 	const struct wl_ops *ops = wl_find("shmem-truncate");
 	T_CHECK(ops && ops->check);
 	static const char *const close_tmpfs[] = { "backing", "tmpfs", "op", "close", "size", "64M", NULL };
-	struct job_workload *w = workload("shmem-truncate", close_tmpfs);
+	struct job_workload *w = t_workload("shmem-truncate", close_tmpfs);
 	struct diags d = { 0 };
 	T_CHECK(ops->check(w, "x.job", &d) < 0);
 	T_EQ_INT(line_of(&d, "op close needs backing = memfd"), 12);
 	diags_free(&d);
-	workload_free(w);
+	t_workload_free(w);
 
 	static const char *const unlink_memfd[] = { "backing", "memfd", "op", "unlink", "size", "64M", "huge", "always", NULL };
-	w = workload("shmem-truncate", unlink_memfd);
+	w = t_workload("shmem-truncate", unlink_memfd);
 	T_CHECK(ops->check(w, "x.job", &d) < 0);
 	T_EQ_INT(line_of(&d, "op unlink needs backing = tmpfs"), 12);
 	T_EQ_INT(line_of(&d, "huge applies to backing = tmpfs only"), 14);
 	diags_free(&d);
-	workload_free(w);
+	t_workload_free(w);
 
 	static const char *const bad[] = { "backing", "disk", "op", "chop", "size", "1", "reps", "x", "huge", "often",
 					   "fill", "zero", NULL };
-	w = workload("shmem-truncate", bad);
+	w = t_workload("shmem-truncate", bad);
 	T_CHECK(ops->check(w, "x.job", &d) < 0);
 	T_EQ_INT(line_of(&d, "backing \"disk\""), 11);
 	T_EQ_INT(line_of(&d, "op \"chop\""), 12);
@@ -171,16 +143,16 @@ static void test_shmem_check(void)
 	T_EQ_INT(line_of(&d, "huge \"often\""), 15);
 	T_EQ_INT(line_of(&d, "fill \"zero\""), 16);
 	diags_free(&d);
-	workload_free(w);
+	t_workload_free(w);
 
 	static const char *const good[] = { "backing", "tmpfs", "op", "punch", "size", "1G", "reps", "5", "huge",
 					    "within_size", "fill", "fallocate", NULL };
-	w = workload("shmem-truncate", good);
+	w = t_workload("shmem-truncate", good);
 	ops->check(w, "x.job", &d);
 	for (size_t i = 0; i < d.n; i++)
 		T_CHECK(strstr(d.v[i].msg, "kab-shmem-truncate is not built") != NULL);
 	diags_free(&d);
-	workload_free(w);
+	t_workload_free(w);
 }
 
 int main(void)
