@@ -37,8 +37,10 @@ LEVEL = {folder: i for i, row in enumerate(LEVELS) for folder in row}
 MACHINE_WRITES = [
     "util_write_file", "swapon", "swapoff", "kexec_file_load", "kexec_load",
     "reboot", "mount", "umount", "umount2",
-    "cg_create", "cg_attach", "cg_kill_all", "cg_remove", "cg_set_limits",
-    "knobs_apply", "knobs_restore",
+    "cg_create", "cg_attach", "cg_kill_all", "cg_destroy", "cg_remove_path", "cg_remove_parent",
+    "knob_write", "knob_apply", "knob_restore",
+    "swap_zram_add", "swap_zram_remove", "swap_file_create", "swap_enable", "swap_disable",
+    "cond_drop_caches", "cond_before_run", "cond_pin_workload", "cond_pin_sampler",
 ]
 MACHINE_OK = {"harness/exec", "kernels"}
 CALL = re.compile(r"\b(" + "|".join(MACHINE_WRITES) + r")\s*\(")
