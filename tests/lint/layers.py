@@ -68,6 +68,14 @@ def strip_comments(text):
             j = n if j < 0 else j
             out.append(" " * (j - i))
             i = j
+        elif text[i] == "'":
+            # a character literal ('"', '\\'): kept, so that a quote in it
+            # does not open a string
+            j = i + 1
+            while j < n and text[j] != "'" and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
         elif text[i] == '"':
             j = i + 1
             while j < n and text[j] != '"' and text[j] != "\n":
