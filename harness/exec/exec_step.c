@@ -312,7 +312,7 @@ struct step_ctx {
 static int step_take_err(struct step_ctx *c, int r, struct strbuf *err)
 {
 	if (r < 0 && err->len)
-		snprintf(c->err, sizeof(c->err), "%s", err->len ? err->buf : "");
+		snprintf(c->err, sizeof(c->err), "%s", err->buf);
 	sb_free(err);
 	return r;
 }
@@ -487,11 +487,7 @@ static int step_execute(struct step_ctx *c)
 		return r;
 	if (c->ops->before) {
 		struct strbuf err = { 0 };
-		r = c->ops->before(&c->wctx, &err);
-		if (r < 0 && err.len)
-			snprintf(c->err, sizeof(c->err), "%s", err.buf);
-		sb_free(&err);
-		if (r < 0) {
+		if ((r = step_take_err(c, c->ops->before(&c->wctx, &err), &err)) < 0) {
 			if (!c->err[0])
 				snprintf(c->err, sizeof(c->err), "preparing the run failed: %s", strerror(-r));
 			o->exec_errno = EIO;
