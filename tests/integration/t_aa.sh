@@ -93,6 +93,14 @@ type = command
 command = sh -c "if [ $(cat /proc/sys/vm/swappiness) = 61 ]; then sleep 0.42; else sleep 0.40; fi"
 memory.max = 64M
 timeout = 30s
+
+; the practical threshold this question declares: a change of 2% or more.
+; The default, twice the baseline's CoV, follows the machine's load: in a
+; cold make check while a compile ran, one slow start widened it past
+; 2.5%, and +4.5% [+2.5, +5.1] came out undecided. The A/A job above
+; keeps the default.
+[metric time.wall_s]
+epsilon = 2%
 JOB
 db=$IT_TMP/shift.db
 "$KAB" run --db "$db" "$IT_TMP/shift.job" >"$IT_TMP/shift.out" 2>&1
