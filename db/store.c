@@ -108,6 +108,27 @@ static const char *const migrations[] = {
 	 * runs recorded before */
 	"ALTER TABLE runs ADD COLUMN settings TEXT;"
 	"ALTER TABLE runs ADD COLUMN conditioning TEXT;",
+	/* 10: nightly history. A variant that follows a branch (track =
+	 * REMOTE BRANCH) records what it resolved that night: the commit, its
+	 * subject and commit date, and how the head moved since the job's
+	 * previous night ("force-pushed ..."; NULL: forward or first night).
+	 * history caches each night's row per workload, metric and compared
+	 * variant (variant 0 is the baseline): the paired estimate (HL %
+	 * change with its CI), each side's median, the verdict; filled once
+	 * the job has ended, so a year of nights is one indexed read */
+	"ALTER TABLE variants ADD COLUMN track TEXT;"
+	"ALTER TABLE variants ADD COLUMN commit_sha TEXT;"
+	"ALTER TABLE variants ADD COLUMN commit_subject TEXT;"
+	"ALTER TABLE variants ADD COLUMN commit_date REAL;"
+	"ALTER TABLE variants ADD COLUMN track_event TEXT;"
+	"CREATE TABLE history ("
+	"  job_id INTEGER NOT NULL REFERENCES jobs(id), name TEXT NOT NULL, night REAL NOT NULL,"
+	"  workload TEXT NOT NULL, metric TEXT NOT NULL, variant_idx INTEGER NOT NULL,"
+	"  pairs INTEGER NOT NULL, estimate_pct REAL, ci_lo_pct REAL, ci_hi_pct REAL, p REAL,"
+	"  verdict TEXT, median_base REAL, median_variant REAL, unit TEXT, direction TEXT,"
+	"  is_primary INTEGER NOT NULL DEFAULT 0,"
+	"  PRIMARY KEY (job_id, workload, metric, variant_idx)) WITHOUT ROWID;"
+	"CREATE INDEX history_name ON history(name, metric, night);",
 };
 
 sqlite3 *store_sqlite(struct store *s) { return s->db; }
