@@ -159,11 +159,11 @@ static int clone_tree(struct kbuild_ctx *c, struct strbuf *out, bool checkout)
 }
 
 /* The build user's git config (GIT_CONFIG_GLOBAL): the tree is safe to read. */
-static int write_gitconfig(struct kbuild_ctx *c)
+static int write_gitconfig(struct kbuild_ctx *c, const char *extra)
 {
 	char path[PATH_MAX + 16];
 	snprintf(path, sizeof(path), "%s/gitconfig", c->root);
-	int r = ktree_gitconfig(c->tree, path, c->err);
+	int r = ktree_gitconfig(c->tree, extra, path, c->err);
 	if (r < 0)
 		return r;
 	snprintf(c->gitconfig_env, sizeof(c->gitconfig_env), "GIT_CONFIG_GLOBAL=%s", path);
@@ -180,7 +180,7 @@ static int prepare_worktree(struct kbuild_ctx *c)
 	struct stat st;
 	struct strbuf out = { 0 };
 	int r;
-	if ((r = write_gitconfig(c)) < 0)
+	if ((r = write_gitconfig(c, NULL)) < 0)
 		return r;
 	bool have_clone = lstat(dotgit, &st) == 0 && S_ISDIR(st.st_mode);
 	if (have_clone && (r = kbuser_own_dir(kbuild_builder(c), c->src, c->err)) < 0)
@@ -693,7 +693,7 @@ static int ensure_clone(struct kbuild_ctx *c)
 	snprintf(dotgit, sizeof(dotgit), "%s/.git", c->src);
 	struct stat st;
 	struct strbuf out = { 0 };
-	int r = write_gitconfig(c);
+	int r = write_gitconfig(c, NULL);
 	if (r < 0)
 		return r;
 	if (lstat(dotgit, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -723,6 +723,10 @@ int kbuild_track_fetch(const struct kbuild_request *rq, const char *remote, cons
 		sb_free(&why);
 		return r;
 	}
+	/* a remote on this machine is another user's repository to git */
+	const char *local = ktrack_local_path(url);
+	if (local && (r = write_gitconfig(&c, local)) < 0)
+		return r;
 	kbuild_stage(&c, "track: fetching branch %s from remote %s (%s)", branch, remote, url);
 	struct ktrack_head head;
 	struct strbuf msg = { 0 };

@@ -55,6 +55,10 @@ int ktrack_check(const char *tree, const char *remote, const char *branch, const
 int ktrack_remote_url(const char *tree, const char *remote, const struct krun_user *u, char *const *env, char *url,
 		      size_t len, struct strbuf *why);
 
+/* The repository path of a remote on this machine (an absolute path or
+ * a file:// URL), or NULL for one elsewhere. */
+const char *ktrack_local_path(const char *url);
+
 /* Run time, in src (a clone of the tree the caller owns and has locked),
  * as u (NULL: as kab) with env added: fetches url's refs/heads/branch
  * into refs/kab/track/REMOTE/BRANCH (no tags, no prompts, bounded by

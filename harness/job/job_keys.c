@@ -56,6 +56,7 @@ const struct job_keydef job_keydefs[] = {
 	{ KEY(JOB_SEC_VARIANT, "kernel", KT_KERNEL, offsetof(struct job_variant, kernel)) },
 	{ KEY(JOB_SEC_VARIANT, "tree", KT_SOURCE, offsetof(struct job_variant, tree)) },
 	{ KEY(JOB_SEC_VARIANT, "base", KT_SOURCE, offsetof(struct job_variant, base)) },
+	{ KEY(JOB_SEC_VARIANT, "track", KT_TRACK, 0) },
 	{ KEY(JOB_SEC_VARIANT, "series", KT_SOURCE, offsetof(struct job_variant, series)) },
 	{ KEY(JOB_SEC_VARIANT, "config", KT_SOURCE, offsetof(struct job_variant, config)) },
 	{ KEY(JOB_SEC_VARIANT, "config.fragment", KT_SOURCES, offsetof(struct job_variant, fragments)),
@@ -619,8 +620,9 @@ static const key_parser parsers[] = {
 	[KT_SOURCE] = set_source,
 	[KT_SOURCES] = set_source,
 	[KT_EXPECT] = set_expect,
+	[KT_TRACK] = job_key_set_track,
 };
-_Static_assert(ARRAY_SIZE(parsers) == KT_EXPECT + 1, "a parser for every key type");
+_Static_assert(ARRAY_SIZE(parsers) == KT_TRACK + 1, "a parser for every key type");
 
 bool job_key_set(struct job_builder *b, const struct job_keydef *k, const struct job_entry *e, void *obj)
 {

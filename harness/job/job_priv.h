@@ -81,6 +81,7 @@ enum job_ktype {
 	KT_SOURCE,   /* one word: a path (relative to the job file) or a keyword */
 	KT_SOURCES,  /* space-separated KT_SOURCE words */
 	KT_EXPECT,   /* METRIC OP NUMBER [, ...] (expect.h) */
+	KT_TRACK,    /* REMOTE BRANCH (job_track.c) */
 };
 
 struct job_keydef {
@@ -95,7 +96,7 @@ struct job_keydef {
 	bool multiline; /* accepts indented continuation lines */
 };
 
-#define JOB_N_KEYS 55
+#define JOB_N_KEYS 56
 extern const struct job_keydef job_keydefs[JOB_N_KEYS];
 /* Its index in job_keydefs, or -1. */
 int job_key_index(enum job_sec_kind sec, const char *name);
@@ -128,6 +129,14 @@ struct job_builder {
 	const char *dir;    /* the job file's directory, absolute: for job_source_path */
 };
 
+/* track = REMOTE BRANCH into the variant obj (job_track.c); false on a
+ * problem (reported to b). */
+bool job_key_set_track(struct job_builder *b, const struct job_keydef *k, const struct job_entry *e, void *obj);
+/* kab check of a variant's track: the remote is the tree's and has the
+ * branch (job_track.c); the tree was checked first. Reports to d at the
+ * track line; a remote that cannot be reached is a warning on stderr
+ * and a note in v. */
+void job_check_track(const char *file, struct job_variant *v, struct diags *d);
 /* Parses e's value as k says and stores it in obj; false on a problem
  * (reported to b). */
 bool job_key_set(struct job_builder *b, const struct job_keydef *k, const struct job_entry *e, void *obj);
