@@ -9,10 +9,10 @@
 struct store;
 
 struct store_track {
-	char track[300];          /* "origin mm-unstable"; "" when the variant tracks nothing */
-	char sha[41];             /* "" when no commit was recorded (the fetch failed, or not yet) */
+	char track[300]; /* "origin mm-unstable"; "" when the variant tracks nothing */
+	char sha[41];    /* "" when no commit was recorded (the fetch failed, or not yet) */
 	char subject[256];
-	double date;              /* committer date, epoch seconds; 0 when none */
+	double date; /* committer date, epoch seconds; 0 when none */
 	/* "force-pushed: <old12> is not an ancestor of <new12>", "unknown:
 	 * ..."; "" (NULL in the row) for the first night, an unchanged head
 	 * and a head that moved forward */

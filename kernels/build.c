@@ -714,8 +714,8 @@ int kbuild_track_fetch(const struct kbuild_request *rq, const char *remote, cons
 	char url[PATH_MAX + 256];
 	struct strbuf why = { 0 };
 	int r;
-	if ((r = locate_dirs(&c)) < 0 || (r = setup(&c)) < 0 || (r = check_tree(&c)) < 0 || (r = enter_tree(&c, &lock_fd)) < 0 ||
-	    (r = ensure_clone(&c)) < 0)
+	if ((r = locate_dirs(&c)) < 0 || (r = setup(&c)) < 0 || (r = check_tree(&c)) < 0 ||
+	    (r = enter_tree(&c, &lock_fd)) < 0 || (r = ensure_clone(&c)) < 0)
 		return r;
 	if ((r = ktrack_remote_url(c.tree, remote, kbuild_builder(&c), c.env, url, sizeof(url), &why)) < 0) {
 		where(&c, rq->track_line);

@@ -221,9 +221,11 @@ int ktrack_check(const char *tree, const char *remote, const char *branch, const
 	const char *local = ktrack_local_path(url);
 	char safe[PATH_MAX + 300];
 	snprintf(safe, sizeof(safe), "safe.directory=%s", local ? local : "");
-	char *remote_argv[] = { "timeout", "-k", "5", bound, "git", "-c", "protocol.ext.allow=never", "ls-remote", "--heads", "--", url, NULL };
-	char *local_argv[] = { "timeout", "-k", "5", bound, "git", "-c", safe, "-C", (char *)local, "for-each-ref",
-			       "--format=%(objectname)%09%(refname)", "refs/heads/", NULL };
+	char *remote_argv[] = { "timeout",   "-k",      "5",  bound, "git", "-c", "protocol.ext.allow=never",
+				"ls-remote", "--heads", "--", url,   NULL };
+	char *local_argv[] = {
+		"timeout", "-k", "5", bound, "git", "-c", safe, "-C", (char *)local, "for-each-ref", "--format=%(objectname)%09%(refname)", "refs/heads/", NULL
+	};
 	int code;
 	if (!run_git(local ? local_argv : remote_argv, u, NULL, &out, &code)) {
 		char said[512];
@@ -256,7 +258,8 @@ out:
 /* The commit's sha, committer date and subject, read in src. */
 static int describe(const char *src, const char *rev, const struct krun_user *u, char *const *env, struct ktrack_head *ret)
 {
-	char *argv[] = { "git", "-C", (char *)src, "log", "-1", "--no-show-signature", "--format=%H%n%ct%n%s", (char *)rev, "--", NULL };
+	char *argv[] = { "git",       "-C", (char *)src, "log", "-1", "--no-show-signature", "--format=%H%n%ct%n%s",
+			 (char *)rev, "--", NULL };
 	struct strbuf out = { 0 };
 	int code, r = -EIO;
 	if (run_git(argv, u, env, &out, &code) && out.len > 41 && out.buf[40] == '\n') {
@@ -285,8 +288,26 @@ int ktrack_fetch(const char *src, const char *url, const char *remote, const cha
 	snprintf(bound, sizeof(bound), "%d", KTRACK_FETCH_TIMEOUT_S);
 	/* no gc: the previous night's head, unreachable after a force-push,
 	 * must still be there for the ancestry check */
-	char *argv[] = { "timeout", "-k", "10", bound, "git", "-c", "protocol.ext.allow=never", "-c", "gc.auto=0", "-C", (char *)src, "fetch", "-q", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules",
-			 "--", (char *)url, refspec, NULL };
+	char *argv[] = { "timeout",
+			 "-k",
+			 "10",
+			 bound,
+			 "git",
+			 "-c",
+			 "protocol.ext.allow=never",
+			 "-c",
+			 "gc.auto=0",
+			 "-C",
+			 (char *)src,
+			 "fetch",
+			 "-q",
+			 "--no-tags",
+			 "--no-write-fetch-head",
+			 "--no-recurse-submodules",
+			 "--",
+			 (char *)url,
+			 refspec,
+			 NULL };
 	struct strbuf out = { 0 };
 	int code;
 	if (!run_git(argv, u, env, &out, &code)) {
@@ -295,8 +316,8 @@ int ktrack_fetch(const char *src, const char *url, const char *remote, const cha
 			snprintf(said, sizeof(said), "no answer in %d s (git fetch was stopped)", KTRACK_FETCH_TIMEOUT_S);
 		else
 			git_says(&out, said, sizeof(said));
-		sb_printf(err, "track = %s %s: cannot fetch branch %s from remote %s (%s): %s", remote, branch, branch, remote, url,
-			  said);
+		sb_printf(err, "track = %s %s: cannot fetch branch %s from remote %s (%s): %s", remote, branch, branch,
+			  remote, url, said);
 		sb_free(&out);
 		return -EIO;
 	}
@@ -304,8 +325,8 @@ int ktrack_fetch(const char *src, const char *url, const char *remote, const cha
 	char spec[sizeof(ref) + 16];
 	snprintf(spec, sizeof(spec), "%s^{commit}", ref);
 	if (describe(src, spec, u, env, ret) < 0) {
-		sb_printf(err, "track = %s %s: fetched branch %s from %s, but %s is not a commit in %s", remote, branch, branch, url,
-			  ref, src);
+		sb_printf(err, "track = %s %s: fetched branch %s from %s, but %s is not a commit in %s", remote, branch,
+			  branch, url, ref, src);
 		return -EIO;
 	}
 	return 0;

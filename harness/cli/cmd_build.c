@@ -37,8 +37,7 @@ static void print_build(void *ctx, const char *variant, const struct kbuild_resu
  * it moved since the job's newest recorded night. */
 static void print_tracked(void *ctx, const char *variant, const struct store_track *t)
 {
-	printf("variant %s: track %s at %s \"%s\"%s%s\n", variant, t->track, t->sha, t->subject, t->event[0] ? "; " : "",
-	       t->event);
+	printf("variant %s: track %s at %s \"%s\"%s%s\n", variant, t->track, t->sha, t->subject, t->event[0] ? "; " : "", t->event);
 	fflush(stdout);
 }
 
@@ -104,8 +103,7 @@ int cmd_build(int argc, char **argv)
 		job_free(j);
 		return 1;
 	}
-	struct kbuild_opts o = { .work_dir = work, .kernels_dir = kernels, .jobs = (unsigned)jobs, .done = print_build,
-				 .tracked = print_tracked };
+	struct kbuild_opts o = { .work_dir = work, .kernels_dir = kernels, .jobs = (unsigned)jobs, .done = print_build, .tracked = print_tracked };
 	int ret = 0, r = kbuild_job(st, j, &o, &err);
 	if (r < 0) {
 		fprintf(stderr, "kab: %s\n", err.buf ? err.buf : strerror(-r));

@@ -59,29 +59,29 @@ struct job_section {
 
 /* The key table (job_keys.c): each common key of each section, once. */
 enum job_ktype {
-	KT_NAME,     /* identifier-like: letters, digits, . _ - */
-	KT_UINT,     /* unsigned, in [min, max] */
+	KT_NAME, /* identifier-like: letters, digits, . _ - */
+	KT_UINT, /* unsigned, in [min, max] */
 	KT_U64,
-	KT_ID,       /* a record's id in kab's database: 1 to INT64_MAX, as int64_t */
-	KT_INT,      /* int, in [min, max] */
+	KT_ID,  /* a record's id in kab's database: 1 to INT64_MAX, as int64_t */
+	KT_INT, /* int, in [min, max] */
 	KT_ENUM,
-	KT_SIZE,     /* bytes, at least min */
-	KT_MEM,      /* bytes or "max", at least min (0 allowed when min is 0) */
-	KT_DURATION, /* seconds, in [min, max] */
-	KT_METRICS,  /* space-separated metric names */
+	KT_SIZE,      /* bytes, at least min */
+	KT_MEM,       /* bytes or "max", at least min (0 allowed when min is 0) */
+	KT_DURATION,  /* seconds, in [min, max] */
+	KT_METRICS,   /* space-separated metric names */
 	KT_FUNCTIONS, /* space-separated kernel function names */
-	KT_WORD,     /* letters, digits, _ - */
-	KT_PATH,     /* absolute, normalized */
+	KT_WORD,      /* letters, digits, _ - */
+	KT_PATH,      /* absolute, normalized */
 	KT_KERNEL,
-	KT_TYPE,     /* a workload type from wl.h */
-	KT_PAIRS,    /* N, or adaptive MIN..MAX [step STEP] (job_metric.c) */
-	KT_UNIT,     /* a unit: printable, no whitespace */
-	KT_TEXT,     /* one line of free text */
-	KT_PERCENT,  /* "2%" or "2", in (0, max] */
-	KT_SOURCE,   /* one word: a path (relative to the job file) or a keyword */
-	KT_SOURCES,  /* space-separated KT_SOURCE words */
-	KT_EXPECT,   /* METRIC OP NUMBER [, ...] (expect.h) */
-	KT_TRACK,    /* REMOTE BRANCH (job_track.c) */
+	KT_TYPE,    /* a workload type from wl.h */
+	KT_PAIRS,   /* N, or adaptive MIN..MAX [step STEP] (job_metric.c) */
+	KT_UNIT,    /* a unit: printable, no whitespace */
+	KT_TEXT,    /* one line of free text */
+	KT_PERCENT, /* "2%" or "2", in (0, max] */
+	KT_SOURCE,  /* one word: a path (relative to the job file) or a keyword */
+	KT_SOURCES, /* space-separated KT_SOURCE words */
+	KT_EXPECT,  /* METRIC OP NUMBER [, ...] (expect.h) */
+	KT_TRACK,   /* REMOTE BRANCH (job_track.c) */
 };
 
 struct job_keydef {

@@ -52,8 +52,8 @@ bool job_key_set_track(struct job_builder *b, const struct job_keydef *k, const 
 	if (!ok)
 		return false;
 	if (strncmp(branch, "refs/", 5) == 0) {
-		ERR(b, e->line, "bad track branch \"%s\": give the branch's name, without refs/heads/ (track = %s %s)", branch, remote,
-		    strncmp(branch, "refs/heads/", 11) == 0 ? branch + 11 : "BRANCH");
+		ERR(b, e->line, "bad track branch \"%s\": give the branch's name, without refs/heads/ (track = %s %s)",
+		    branch, remote, strncmp(branch, "refs/heads/", 11) == 0 ? branch + 11 : "BRANCH");
 		return false;
 	}
 	free(v->track_remote);
@@ -81,13 +81,13 @@ void job_check_track(const char *file, struct job_variant *v, struct diags *d)
 	char note[1024];
 	note[0] = 0;
 	if (r == 0) {
-		snprintf(note, sizeof(note), "%s %s is at %.12s (when kab check ran; each run fetches it again)", v->track_remote,
-			 v->track_branch, head.sha);
+		snprintf(note, sizeof(note), "%s %s is at %.12s (when kab check ran; each run fetches it again)",
+			 v->track_remote, v->track_branch, head.sha);
 	} else if (r == -EHOSTUNREACH) {
 		log_warn("%s:%d: track = %s %s: %s: the job is accepted; each run fetches the branch again, and fails with git's message if it still cannot",
 			 file, v->track_line, v->track_remote, v->track_branch, why.buf ? why.buf : "");
-		snprintf(note, sizeof(note), "%s %s could not be looked up when kab check ran: %.900s", v->track_remote, v->track_branch,
-			 why.buf ? why.buf : "");
+		snprintf(note, sizeof(note), "%s %s could not be looked up when kab check ran: %.900s", v->track_remote,
+			 v->track_branch, why.buf ? why.buf : "");
 	} else {
 		diags_add(d, file, v->track_line, "track = %s %s: %s", v->track_remote, v->track_branch,
 			  why.buf ? why.buf : strerror(-r));

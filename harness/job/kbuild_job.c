@@ -105,12 +105,27 @@ int kbuild_job(struct store *st, const struct job *j, const struct kbuild_opts *
 			}
 		} else if (strcmp(v->kernel, "build") == 0) {
 			struct kbuild_request rq = {
-				.file = j->file, .tree_line = v->tree_line, .base_line = v->base_line, .series_line = v->series_line,
-				.config_line = v->config_line, .name = v->name, .tree = v->tree, .base = v->base, .series = v->series,
+				.file = j->file,
+				.tree_line = v->tree_line,
+				.base_line = v->base_line,
+				.series_line = v->series_line,
+				.config_line = v->config_line,
+				.name = v->name,
+				.tree = v->tree,
+				.base = v->base,
+				.series = v->series,
 				.series_version = v->series_version,
-				.archive = j->archive, .config = v->config, .fragments = v->fragments, .n_fragments = v->n_fragments,
-				.need = need, .jobs = o->jobs, .work_dir = o->work_dir, .kernels_dir = o->kernels_dir,
-				.progress = o->progress, .progress_ctx = o->progress_ctx, .track_line = v->track_line,
+				.archive = j->archive,
+				.config = v->config,
+				.fragments = v->fragments,
+				.n_fragments = v->n_fragments,
+				.need = need,
+				.jobs = o->jobs,
+				.work_dir = o->work_dir,
+				.kernels_dir = o->kernels_dir,
+				.progress = o->progress,
+				.progress_ctx = o->progress_ctx,
+				.track_line = v->track_line,
 			};
 			struct tracked tr;
 			r = v->track_remote ? track_variant(st, j, i, o, &rq, &tr, err) : 0;

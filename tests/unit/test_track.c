@@ -25,9 +25,14 @@ static void test_names(void)
 	static const char *const good[] = { "main", "mm-unstable", "for-next/core", "v6.1.y", "a@b", "x.lock2" };
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
 		T_CHECK(ktrack_branch_ok(good[i], &why));
-	static const char *const bad[] = { "", "-x", "--upload-pack=touch", "a..b", "a b", "a~1", "a^", "a:b", "a?", "a*",
-					   "a[", "a\\b", "/a", "a/", "a.", "a//b", ".a", "a/.b", "a.lock", "a.lock/b", "@",
-					   "a@{1}", "a\tb", "a\x7f" };
+	static const char *const bad[] = { "",       "-x",       "--upload-pack=touch",
+					   "a..b",   "a b",      "a~1",
+					   "a^",     "a:b",      "a?",
+					   "a*",     "a[",       "a\\b",
+					   "/a",     "a/",       "a.",
+					   "a//b",   ".a",       "a/.b",
+					   "a.lock", "a.lock/b", "@",
+					   "a@{1}",  "a\tb",     "a\x7f" };
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		why = NULL;
 		T_CHECK(!ktrack_branch_ok(bad[i], &why) && why != NULL);
@@ -73,8 +78,8 @@ static void test_git(const char *top)
 	snprintf(src, sizeof(src), "%s/src", top);
 	/* origin: two commits on main; the tree: a clone with its remote; kab's clone of the tree */
 	T_CHECK(sh(top, GIT " init -q w && cd w && echo 1 >f && " GIT " add f && GIT_COMMITTER_DATE='1700000000 +0000' " GIT
-		   " commit -q -m 'night one' && " GIT " clone -q --bare . ../origin.git && " GIT " clone -q ../origin.git ../tree && "
-		   GIT " clone -q --shared --no-checkout ../tree ../src"));
+			    " commit -q -m 'night one' && " GIT " clone -q --bare . ../origin.git && " GIT
+			    " clone -q ../origin.git ../tree && " GIT " clone -q --shared --no-checkout ../tree ../src"));
 	struct strbuf why = { 0 };
 	char real_url[4200], real_origin[4200];
 	T_EQ_INT(ktrack_remote_url(tree, "origin", NULL, NULL, url, sizeof(url), &why), 0);
@@ -168,8 +173,9 @@ static void test_store(void)
 	T_CHECK(j && job_store_create(st, j, &n1) == 0 && job_store_create(st, j, &n2) == 0 && job_store_create(st, j, &n3) == 0);
 	char sha[41];
 	T_EQ_INT(store_track_previous(st, "nightly", "head", "origin mm-unstable", n1, sha), -ENOENT);
-	struct store_track t = { .track = "origin mm-unstable", .sha = "1111111111111111111111111111111111111111",
-				 .subject = "one", .date = 1700000000 };
+	struct store_track t = {
+		.track = "origin mm-unstable", .sha = "1111111111111111111111111111111111111111", .subject = "one", .date = 1700000000
+	};
 	T_EQ_INT(store_variant_track_set(st, n1, 1, &t), 0);
 	struct store_track got;
 	T_EQ_INT(store_variant_track_get(st, n1, 1, &got), 0);
