@@ -686,6 +686,9 @@ void job_free(struct job *j)
 		free(v->knobs);
 		free(v->tree);
 		free(v->base);
+		free(v->track_remote);
+		free(v->track_branch);
+		free(v->track_note);
 		free(v->series);
 		free(v->config);
 		for (size_t k = 0; k < v->n_fragments; k++)

@@ -68,6 +68,13 @@ struct job_variant {
 	char **fragments;
 	size_t n_fragments;
 	int tree_line, base_line, series_line, config_line;
+	/* kernel = build with track = REMOTE BRANCH, instead of base: the
+	 * head of BRANCH on the tree's remote REMOTE, fetched and resolved
+	 * each time the job runs (kernels/track.h); NULL: none. track_note:
+	 * what kab check found (the head then, or that the remote could not
+	 * be reached), printed as a comment; NULL: not looked up. */
+	char *track_remote, *track_branch, *track_note;
+	int track_line;
 	/* kernel = build with build = ID: a build recorded earlier in the
 	 * database the job runs with (kab builds lists them), booted as it is;
 	 * then tree, base, series and config are NULL. 0: none. */
