@@ -36,13 +36,16 @@ bool store_regress_is_regression(const struct store_regress *r)
 	return r->state == REGRESS_CONFIRMED && strcmp(r->verdict, "worse") == 0;
 }
 
-#define COLS                                                                                                  \
+#define COLS \
 	"id, created, name, workload, metric, variant_idx, direction, good_job, bad_job, good_night, bad_night," \
-	" track, good_sha, bad_sha, good_subject, bad_subject, mean_before, mean_after, detected_pct,"          \
-	" detected_p, machine, confirm_job, state, reason, estimate_pct, ci_lo_pct, ci_hi_pct, p, verdict,"     \
+	" track, good_sha, bad_sha, good_subject, bad_subject, mean_before, mean_after, detected_pct," \
+	" detected_p, machine, confirm_job, state, reason, estimate_pct, ci_lo_pct, ci_hi_pct, p, verdict," \
 	" acked, acked_by"
 
-static const char *or_null(const char *v) { return v && v[0] ? v : NULL; }
+static const char *or_null(const char *v)
+{
+	return v && v[0] ? v : NULL;
+}
 
 static void bind_num(sqlite3_stmt *st, int i, double v)
 {

@@ -14,10 +14,10 @@
 struct store;
 
 enum regress_state {
-	REGRESS_PENDING,        /* the confirmation job is queued or running */
-	REGRESS_CONFIRMED,      /* the paired test said worse or better */
-	REGRESS_NOT_CONFIRMED,  /* it said same or undecided: shown with its interval */
-	REGRESS_FAILED,         /* the confirmation could not be queued or did not finish */
+	REGRESS_PENDING,       /* the confirmation job is queued or running */
+	REGRESS_CONFIRMED,     /* the paired test said worse or better */
+	REGRESS_NOT_CONFIRMED, /* it said same or undecided: shown with its interval */
+	REGRESS_FAILED,        /* the confirmation could not be queued or did not finish */
 	REGRESS_STATE_N,
 	REGRESS_STATE_UNKNOWN = REGRESS_STATE_N,
 };
@@ -27,25 +27,25 @@ int regress_state_parse(const char *s, enum regress_state *ret);
 struct store_regress {
 	int64_t id;
 	double created;
-	char name[256];          /* the nightly job's name */
+	char name[256]; /* the nightly job's name */
 	char workload[128], metric[128];
-	int variant;             /* the compared variant of the nights (0 is the baseline) */
-	char direction[16];      /* the metric's: higher | lower | neutral */
-	int64_t good_job, bad_job;       /* the last night before the change, the first after */
-	double good_night, bad_night;    /* their start times */
-	char track[256];         /* "REMOTE BRANCH" of a tracked variant; "" */
+	int variant;                  /* the compared variant of the nights (0 is the baseline) */
+	char direction[16];           /* the metric's: higher | lower | neutral */
+	int64_t good_job, bad_job;    /* the last night before the change, the first after */
+	double good_night, bad_night; /* their start times */
+	char track[256];              /* "REMOTE BRANCH" of a tracked variant; "" */
 	char good_sha[41], bad_sha[41];
 	char good_subject[256], bad_subject[256];
-	double mean_before, mean_after;  /* of the nightly estimates, in percent */
+	double mean_before, mean_after; /* of the nightly estimates, in percent */
 	double detected_pct, detected_p;
-	char machine[256];       /* "hostname (kernel release)" where the nights ran */
-	int64_t confirm_job;     /* 0: none queued */
+	char machine[256];   /* "hostname (kernel release)" where the nights ran */
+	int64_t confirm_job; /* 0: none queued */
 	enum regress_state state;
 	char reason[512];
 	/* the confirmation's paired result for the metric; NAN until it ends */
 	double estimate_pct, ci_lo_pct, ci_hi_pct, p;
-	char verdict[16];        /* better | worse | same | undecided | ...; "" */
-	double acked;            /* when acknowledged; 0: open */
+	char verdict[16]; /* better | worse | same | undecided | ...; "" */
+	double acked;     /* when acknowledged; 0: open */
 	char acked_by[64];
 };
 

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static void print_build(void *ctx, const char *variant, const struct kbuild_result *res)
 {
 	char line[512];

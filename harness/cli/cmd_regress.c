@@ -14,9 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char usage[] =
-	"usage: kab regressions [--db PATH | --socket PATH | --url URL [--token-file F] [--cacert F]] [--format text|json|atom]\n"
-	"       kab regressions --ack ID [--socket PATH | --url URL --token-file F]\n";
+static const char usage[] = "usage: kab regressions [--db PATH | --socket PATH | --url URL [--token-file F] [--cacert F]] [--format text|json|atom]\n"
+			    "       kab regressions --ack ID [--socket PATH | --url URL --token-file F]\n";
 
 /* One request to kabd, its body to stdout: 0, 1 (an error reply), 2 (404), 3 (unreachable). */
 static int remote(const struct client_conf *cc, const char *method, const char *path)
@@ -124,7 +123,8 @@ int cmd_regressions(int argc, char **argv)
 	if (ack) {
 		int64_t id;
 		if (util_parse_i64(ack, &id) < 0 || id <= 0) {
-			fprintf(stderr, "kab regressions: --ack \"%s\" is not an id (a positive number; kab regressions lists them)\n", ack);
+			fprintf(stderr, "kab regressions: --ack \"%s\" is not an id (a positive number; kab regressions lists them)\n",
+				ack);
 			return 2;
 		}
 		if (!cc.url && !cc.socket) {

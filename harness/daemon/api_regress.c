@@ -109,13 +109,12 @@ void api_regression_ack(struct api *a, const struct httpd_req *rq, struct httpd_
 	int r = store_regress_get(st, rq->id, &g);
 	if (r == 0 && g.state != REGRESS_CONFIRMED) {
 		store_close(st);
-		httpd_error(rs, 409, "change point %lld is %s: only a confirmed change is acknowledged", (long long)rq->id,
-			    regress_state_name(g.state));
+		httpd_error(rs, 409, "change point %lld is %s: only a confirmed change is acknowledged",
+			    (long long)rq->id, regress_state_name(g.state));
 		return;
 	}
 	if (r == 0)
-		r = store_regress_ack(st, rq->id, rq->submitter && rq->submitter[0] ? rq->submitter : "?",
-				      (double)time(NULL));
+		r = store_regress_ack(st, rq->id, rq->submitter && rq->submitter[0] ? rq->submitter : "?", (double)time(NULL));
 	if (r == 0)
 		r = store_regress_get(st, rq->id, &g);
 	store_close(st);

@@ -54,8 +54,7 @@ static int load_night(struct store *st, int64_t id, struct job **ret, struct str
 }
 
 /* The confirmation's text: the two nights' variant c->variant. */
-static int confirmation_text(struct store *st, const struct nightly_change *c, int64_t rid, char **ret,
-			     struct strbuf *err)
+static int confirmation_text(struct store *st, const struct nightly_change *c, int64_t rid, char **ret, struct strbuf *err)
 {
 	struct job *good = NULL, *bad = NULL;
 	int r = load_night(st, c->good_job, &good, err);
@@ -72,10 +71,13 @@ static int confirmation_text(struct store *st, const struct nightly_change *c, i
 			snprintf(bname, sizeof(bname), "bad-job%lld", (long long)c->bad_job);
 		}
 		struct job_confirm jc = {
-			.name = name, .good_name = gname, .bad_name = bname,
+			.name = name,
+			.good_name = gname,
+			.bad_name = bname,
 			.good_base = c->good_sha && c->good_sha[0] ? c->good_sha : NULL,
 			.bad_base = c->bad_sha && c->bad_sha[0] ? c->bad_sha : NULL,
-			.min_pairs = NIGHTLY_CONFIRM_MIN_PAIRS, .max_pairs = NIGHTLY_CONFIRM_MAX_PAIRS,
+			.min_pairs = NIGHTLY_CONFIRM_MIN_PAIRS,
+			.max_pairs = NIGHTLY_CONFIRM_MAX_PAIRS,
 			.step = NIGHTLY_CONFIRM_STEP,
 		};
 		if ((r = job_confirmation(good, bad, (size_t)c->variant, &jc, ret)) < 0)
@@ -88,8 +90,7 @@ static int confirmation_text(struct store *st, const struct nightly_change *c, i
 
 static void fail_row(struct store *st, int64_t rid, const char *why)
 {
-	struct store_regress g = { .id = rid, .state = REGRESS_FAILED,
-				   .estimate_pct = NAN, .ci_lo_pct = NAN, .ci_hi_pct = NAN, .p = NAN };
+	struct store_regress g = { .id = rid, .state = REGRESS_FAILED, .estimate_pct = NAN, .ci_lo_pct = NAN, .ci_hi_pct = NAN, .p = NAN };
 	cpy(g.reason, sizeof(g.reason), why);
 	store_regress_settle(st, &g);
 	log_warn("kabd: change point %lld: %s", (long long)rid, why);
@@ -98,14 +99,21 @@ static void fail_row(struct store *st, int64_t rid, const char *why)
 int nightly_confirm(struct queue *q, struct store *st, const struct nightly_change *c)
 {
 	bool known;
-	int r = store_regress_known(st, c->name, c->workload, c->metric, c->variant, c->bad_job,
-				    NIGHTLY_SAME_CHANGE_NIGHTS, &known);
+	int r = store_regress_known(st, c->name, c->workload, c->metric, c->variant, c->bad_job, NIGHTLY_SAME_CHANGE_NIGHTS, &known);
 	if (r < 0 || known)
 		return r < 0 ? r : 0;
 	struct store_regress g = {
-		.created = now_s(), .variant = c->variant, .good_job = c->good_job, .bad_job = c->bad_job,
-		.good_night = c->good_night, .bad_night = c->bad_night, .mean_before = c->mean_before,
-		.mean_after = c->mean_after, .detected_pct = c->pct, .detected_p = c->p, .state = REGRESS_PENDING,
+		.created = now_s(),
+		.variant = c->variant,
+		.good_job = c->good_job,
+		.bad_job = c->bad_job,
+		.good_night = c->good_night,
+		.bad_night = c->bad_night,
+		.mean_before = c->mean_before,
+		.mean_after = c->mean_after,
+		.detected_pct = c->pct,
+		.detected_p = c->p,
+		.state = REGRESS_PENDING,
 	};
 	cpy(g.name, sizeof(g.name), c->name);
 	cpy(g.workload, sizeof(g.workload), c->workload);
@@ -129,8 +137,7 @@ int nightly_confirm(struct queue *q, struct store *st, const struct nightly_chan
 	if ((r = confirmation_text(st, c, rid, &text, &err)) < 0)
 		goto fail;
 	if ((r = job_parse_string("confirmation", text, &cj, &d)) < 0) {
-		sb_printf(&err, "the confirmation job does not pass its checks: %s",
-			  d.n ? d.v[0].msg : "see kabd's log");
+		sb_printf(&err, "the confirmation job does not pass its checks: %s", d.n ? d.v[0].msg : "see kabd's log");
 		diags_print(&d, stderr);
 		goto fail;
 	}
@@ -184,8 +191,7 @@ int nightly_settle(struct store *st, int64_t job_id)
 			m = report_find_metric(&rep->w[i], g.metric);
 	if (!m || rep->n_variants < 2) {
 		report_free(rep);
-		snprintf(why, sizeof(why), "confirmation job %lld has no %s in workload %s", (long long)job_id, g.metric,
-			 g.workload);
+		snprintf(why, sizeof(why), "confirmation job %lld has no %s in workload %s", (long long)job_id, g.metric, g.workload);
 		fail_row(st, g.id, why);
 		return 0;
 	}
@@ -195,8 +201,7 @@ int nightly_settle(struct store *st, int64_t job_id)
 	g.ci_hi_pct = res->ci_high_pct;
 	g.p = res->p_value;
 	cpy(g.verdict, sizeof(g.verdict), stats_verdict_name(res->verdict));
-	bool decided = res->verdict == STATS_VERDICT_WORSE || res->verdict == STATS_VERDICT_BETTER ||
-		       res->verdict == STATS_VERDICT_CHANGED;
+	bool decided = res->verdict == STATS_VERDICT_WORSE || res->verdict == STATS_VERDICT_BETTER || res->verdict == STATS_VERDICT_CHANGED;
 	/* the paired test must move the way the history moved */
 	bool same_way = isfinite(res->hl_pct) && isfinite(g.detected_pct) && (res->hl_pct > 0) == (g.detected_pct > 0);
 	g.state = decided && same_way ? REGRESS_CONFIRMED : REGRESS_NOT_CONFIRMED;

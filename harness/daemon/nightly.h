@@ -15,8 +15,8 @@ struct store;
 /* A change point as the history found it. Strings may be NULL. */
 struct nightly_change {
 	const char *name, *workload, *metric, *direction;
-	int variant;                       /* the nights' compared variant */
-	int64_t good_job, bad_job;         /* the last night before, the first after */
+	int variant;               /* the nights' compared variant */
+	int64_t good_job, bad_job; /* the last night before, the first after */
 	double good_night, bad_night;
 	const char *track, *good_sha, *bad_sha, *good_subject, *bad_subject;
 	double mean_before, mean_after, pct, p;

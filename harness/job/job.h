@@ -240,10 +240,10 @@ size_t job_check_builds(const struct job *j, struct store *st, struct diags *d);
  * that followed a branch is pinned to the commit its night ran (base),
  * so the confirmation compares those two commits and nothing newer. */
 struct job_confirm {
-	const char *name;                 /* the confirmation job's name */
-	const char *good_name, *bad_name; /* its two variants' names */
-	const char *good_base, *bad_base; /* the commits to pin; NULL: as the night had it */
-	unsigned min_pairs, max_pairs, step;  /* pairs = adaptive MIN..MAX step STEP */
+	const char *name;                    /* the confirmation job's name */
+	const char *good_name, *bad_name;    /* its two variants' names */
+	const char *good_base, *bad_base;    /* the commits to pin; NULL: as the night had it */
+	unsigned min_pairs, max_pairs, step; /* pairs = adaptive MIN..MAX step STEP */
 };
 /* The confirmation's job text in *ret_text (malloc'd; it still goes through
  * the checks of any submitted job). Moves variant v out of good and bad,

@@ -81,8 +81,9 @@ int job_confirmation(struct job *good, struct job *bad, size_t v, const struct j
 	    (r = shape_variant(&two[1], "B", c->bad_name, c->bad_base)) < 0 || (r = set_str(&bad->name, c->name)) < 0)
 		return r;
 	bad->order = JOB_ORDER_ABBA;
-	bad->adaptive = (struct job_adaptive){ .on = c->max_pairs > c->min_pairs, .min = c->min_pairs,
-					       .max = c->max_pairs, .step = c->step ? c->step : 1 };
+	bad->adaptive = (struct job_adaptive){
+		.on = c->max_pairs > c->min_pairs, .min = c->min_pairs, .max = c->max_pairs, .step = c->step ? c->step : 1
+	};
 	bad->pairs = c->max_pairs;
 
 	char *text = NULL;

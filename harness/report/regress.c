@@ -75,8 +75,7 @@ static void json_key_str(struct strbuf *b, const char *key, const char *v)
 	json_str_sb(b, v && v[0] ? v : NULL);
 }
 
-static void json_night(struct strbuf *b, const char *key, int64_t job, double night, const char *sha,
-		       const char *subject)
+static void json_night(struct strbuf *b, const char *key, int64_t job, double night, const char *sha, const char *subject)
 {
 	char t[32];
 	iso_time(night, t, sizeof(t));
@@ -169,18 +168,16 @@ void regress_render_text(const struct store_regress *rows, size_t n, FILE *out)
 		if (r->acked > 0 && r->acked_by[0])
 			fprintf(out, " by %s", r->acked_by);
 		fputc('\n', out);
-		fprintf(out, "  job        %s, workload %s, machine %s\n", r->name, r->workload,
-			r->machine[0] ? r->machine : "?");
+		fprintf(out, "  job        %s, workload %s, machine %s\n", r->name, r->workload, r->machine[0] ? r->machine : "?");
 		text_night(out, "last good", r->good_job, r->good_night, r->good_sha, r->good_subject);
 		text_night(out, "first bad", r->bad_job, r->bad_night, r->bad_sha, r->bad_subject);
-		fprintf(out, "  detected   nightly estimate %+.1f%% -> %+.1f%% (change %+.1f%%, p %.2g)\n", r->mean_before,
-			r->mean_after, r->detected_pct, r->detected_p);
+		fprintf(out, "  detected   nightly estimate %+.1f%% -> %+.1f%% (change %+.1f%%, p %.2g)\n",
+			r->mean_before, r->mean_after, r->detected_pct, r->detected_p);
 		if (r->confirm_job && isfinite(r->estimate_pct))
 			fprintf(out, "  confirmed  job %lld: %+.1f%% [%+.1f, %+.1f], p %.3f, %s\n", (long long)r->confirm_job,
 				r->estimate_pct, r->ci_lo_pct, r->ci_hi_pct, r->p, r->verdict[0] ? r->verdict : "?");
 		else if (r->confirm_job)
-			fprintf(out, "  confirm    job %lld%s%s\n", (long long)r->confirm_job, r->reason[0] ? ": " : "",
-				r->reason);
+			fprintf(out, "  confirm    job %lld%s%s\n", (long long)r->confirm_job, r->reason[0] ? ": " : "", r->reason);
 		else if (r->reason[0])
 			fprintf(out, "  confirm    %s\n", r->reason);
 	}
@@ -231,7 +228,8 @@ int regress_render_atom(const struct store_regress *rows, size_t n, const char *
 			 r->acked > 0 ? "; acknowledged" : "");
 		sb_puts(out, "  <entry>\n    <title>");
 		xml_text(out, title);
-		sb_printf(out, "</title>\n    <id>urn:kab:regression:%lld</id>\n    <updated>%s</updated>\n", (long long)r->id, t);
+		sb_printf(out, "</title>\n    <id>urn:kab:regression:%lld</id>\n    <updated>%s</updated>\n",
+			  (long long)r->id, t);
 		sb_puts(out, "    <link rel=\"alternate\" href=\"");
 		xml_text(out, base);
 		sb_printf(out, "/regressions.html#r%lld\"/>\n    <summary>", (long long)r->id);

@@ -19,13 +19,12 @@
 
 /* A nightly job as a lab writes it: a baseline and a variant whose knob
  * changed on the bad night, and an expect for each. */
-static const char night_text[] =
-	"[job]\nname = nightly-unit\npairs = 6\nprimary = pageout.ns_mean\n"
-	"[swap]\ndevice = none\n"
-	"[variant A]\nname = base\nsysctl vm.swappiness = 60\n"
-	"[variant B]\nname = head\nsysctl vm.swappiness = %s\n"
-	"[workload w]\ntype = command\ncommand = true\n"
-	"expect.base = time.wall_s > 0\nexpect.head = time.wall_s >= 0\nexpect = time.wall_s < 100\n";
+static const char night_text[] = "[job]\nname = nightly-unit\npairs = 6\nprimary = pageout.ns_mean\n"
+				 "[swap]\ndevice = none\n"
+				 "[variant A]\nname = base\nsysctl vm.swappiness = 60\n"
+				 "[variant B]\nname = head\nsysctl vm.swappiness = %s\n"
+				 "[workload w]\ntype = command\ncommand = true\n"
+				 "expect.base = time.wall_s > 0\nexpect.head = time.wall_s >= 0\nexpect = time.wall_s < 100\n";
 
 static struct job *night(const char *swappiness)
 {
@@ -40,8 +39,12 @@ static void test_confirmation_job(void)
 	T_CHECK(good && bad);
 	if (!good || !bad)
 		return;
-	struct job_confirm c = { .name = "nightly-unit.confirm-1", .good_name = "good-job3", .bad_name = "bad-job4",
-				 .min_pairs = 6, .max_pairs = 16, .step = 2 };
+	struct job_confirm c = { .name = "nightly-unit.confirm-1",
+				 .good_name = "good-job3",
+				 .bad_name = "bad-job4",
+				 .min_pairs = 6,
+				 .max_pairs = 16,
+				 .step = 2 };
 	char *text = NULL;
 	T_EQ_INT(job_confirmation(good, bad, 1, &c, &text), 0);
 	job_free(good);
@@ -84,18 +87,21 @@ static void test_confirmation_job(void)
 /* A build variant is pinned to the commits the nights ran. */
 static void test_confirmation_pins(void)
 {
-	static const char text[] =
-		"[job]\nname = nightly-k\npairs = 2\n[swap]\ndevice = none\n"
-		"[variant A]\nname = release\nkernel = build\ntree = /src/linux\nbase = v6.1\n"
-		"[variant B]\nname = head\nkernel = build\ntree = /src/linux\nbase = master\n"
-		"[workload w]\ntype = command\ncommand = true\n";
+	static const char text[] = "[job]\nname = nightly-k\npairs = 2\n[swap]\ndevice = none\n"
+				   "[variant A]\nname = release\nkernel = build\ntree = /src/linux\nbase = v6.1\n"
+				   "[variant B]\nname = head\nkernel = build\ntree = /src/linux\nbase = master\n"
+				   "[workload w]\ntype = command\ncommand = true\n";
 	struct job *good = t_parse_job(text), *bad = t_parse_job(text);
 	T_CHECK(good && bad);
 	if (!good || !bad)
 		return;
-	struct job_confirm c = { .name = "nightly-k.confirm-2", .good_name = "good-aaaa", .bad_name = "bad-bbbb",
+	struct job_confirm c = { .name = "nightly-k.confirm-2",
+				 .good_name = "good-aaaa",
+				 .bad_name = "bad-bbbb",
 				 .good_base = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-				 .bad_base = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", .min_pairs = 6, .max_pairs = 6 };
+				 .bad_base = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+				 .min_pairs = 6,
+				 .max_pairs = 6 };
 	char *out = NULL;
 	T_EQ_INT(job_confirmation(good, bad, 1, &c, &out), 0);
 	job_free(good);
@@ -114,10 +120,20 @@ static void test_confirmation_pins(void)
 
 static struct store_regress row(const char *metric, int64_t good, int64_t bad)
 {
-	struct store_regress g = { .created = 1764547200, .variant = 1, .good_job = good, .bad_job = bad,
-				   .good_night = 1764547200, .bad_night = 1764633600, .mean_before = 0.5,
-				   .mean_after = 31.0, .detected_pct = 30.5, .detected_p = 1e-5,
-				   .state = REGRESS_PENDING, .estimate_pct = NAN, .ci_lo_pct = NAN, .ci_hi_pct = NAN,
+	struct store_regress g = { .created = 1764547200,
+				   .variant = 1,
+				   .good_job = good,
+				   .bad_job = bad,
+				   .good_night = 1764547200,
+				   .bad_night = 1764633600,
+				   .mean_before = 0.5,
+				   .mean_after = 31.0,
+				   .detected_pct = 30.5,
+				   .detected_p = 1e-5,
+				   .state = REGRESS_PENDING,
+				   .estimate_pct = NAN,
+				   .ci_lo_pct = NAN,
+				   .ci_hi_pct = NAN,
 				   .p = NAN };
 	snprintf(g.name, sizeof(g.name), "nightly-unit");
 	snprintf(g.workload, sizeof(g.workload), "w");
@@ -145,7 +161,7 @@ static void test_store(void)
 	T_EQ_INT(id, 1);
 	bool known = false;
 	T_EQ_INT(store_regress_known(st, "nightly-unit", "w", "pageout.ns_mean", 1, 5, 2, &known), 0);
-	T_CHECK(known);   /* night 5 is one night after 4: the same change moved */
+	T_CHECK(known); /* night 5 is one night after 4: the same change moved */
 	T_EQ_INT(store_regress_known(st, "nightly-unit", "w", "pageout.ns_mean", 1, 6, 1, &known), 0);
 	T_CHECK(!known);
 	T_EQ_INT(store_regress_known(st, "nightly-unit", "w", "other", 1, 4, 2, &known), 0);
@@ -172,7 +188,7 @@ static void test_store(void)
 	T_EQ_INT(store_regress_list(st, &rows, &n), 0);
 	T_EQ_INT(n, 2);
 	if (n == 2) {
-		T_EQ_INT(rows[0].id, 2);   /* newest first */
+		T_EQ_INT(rows[0].id, 2); /* newest first */
 		T_CHECK(store_regress_is_regression(&rows[1]));
 		T_CHECK(regress_open(&rows[1]));
 		T_CHECK(!regress_open(&rows[0]));
@@ -244,10 +260,9 @@ static void test_render(void)
 /* A stored confirmation job: variant B's metric is factor x variant A's. */
 static int64_t stored_confirmation(struct store *st, double factor, const char *status)
 {
-	static const char text[] =
-		"[job]\nname = nightly-unit.confirm-1\npairs = 8\norder = abba\nprimary = time.wall_s\n"
-		"[swap]\ndevice = none\n[variant A]\nname = good\n[variant B]\nname = bad\n"
-		"[workload w]\ntype = command\ncommand = true\n";
+	static const char text[] = "[job]\nname = nightly-unit.confirm-1\npairs = 8\norder = abba\nprimary = time.wall_s\n"
+				   "[swap]\ndevice = none\n[variant A]\nname = good\n[variant B]\nname = bad\n"
+				   "[workload w]\ntype = command\ncommand = true\n";
 	struct job *j = t_parse_job(text);
 	int64_t id = 0;
 	struct store_step *steps = NULL;
@@ -257,8 +272,12 @@ static int64_t stored_confirmation(struct store *st, double factor, const char *
 	free(steps);
 	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
 	for (size_t i = 0; i < n; i++) {
-		struct store_run run = { .job_id = id, .step_id = steps[i].id, .pair = steps[i].pair,
-					 .variant = steps[i].variant, .workload = steps[i].workload, .cpus = 2,
+		struct store_run run = { .job_id = id,
+					 .step_id = steps[i].id,
+					 .pair = steps[i].pair,
+					 .variant = steps[i].variant,
+					 .workload = steps[i].workload,
+					 .cpus = 2,
 					 .cgroup_version = 1 };
 		snprintf(run.kernel_release, sizeof(run.kernel_release), "6.1.0-unit");
 		int64_t rid;
@@ -287,10 +306,16 @@ static void test_settle(void)
 	t_db_path(path, sizeof(path), "/tmp/kab-unit-settle-XXXXXX", "KAB_UNIT_KEEP");
 	struct store *st;
 	T_EQ_INT(store_open(path, &st), 0);
-	struct { double factor; const char *status; double detected; enum regress_state want; const char *verdict; } c[] = {
+	struct {
+		double factor;
+		const char *status;
+		double detected;
+		enum regress_state want;
+		const char *verdict;
+	} c[] = {
 		{ 1.30, "done", 30.5, REGRESS_CONFIRMED, "worse" },
 		{ 1.00, "done", 30.5, REGRESS_NOT_CONFIRMED, "same" },
-		{ 0.70, "done", 30.5, REGRESS_NOT_CONFIRMED, "better" },  /* the other way round */
+		{ 0.70, "done", 30.5, REGRESS_NOT_CONFIRMED, "better" }, /* the other way round */
 		{ 0.70, "done", -30.0, REGRESS_CONFIRMED, "better" },
 		{ 1.30, "failed", 30.5, REGRESS_FAILED, "" },
 	};
