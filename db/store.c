@@ -129,6 +129,23 @@ static const char *const migrations[] = {
 	"  is_primary INTEGER NOT NULL DEFAULT 0,"
 	"  PRIMARY KEY (job_id, workload, metric, variant_idx)) WITHOUT ROWID;"
 	"CREATE INDEX history_name ON history(name, metric, night);",
+	/* 11: change points of a nightly history and their confirmation: the
+	 * nights on each side (last good, first bad) and their commits, what
+	 * the detector saw, the confirmation job (last good against first bad,
+	 * paired) and its verdict; confirmed ones are regressions or
+	 * improvements, open until acknowledged */
+	"CREATE TABLE regressions ("
+	"  id INTEGER PRIMARY KEY, created REAL NOT NULL, name TEXT NOT NULL, workload TEXT NOT NULL,"
+	"  metric TEXT NOT NULL, variant_idx INTEGER NOT NULL, direction TEXT,"
+	"  good_job INTEGER NOT NULL REFERENCES jobs(id), bad_job INTEGER NOT NULL REFERENCES jobs(id),"
+	"  good_night REAL, bad_night REAL, track TEXT, good_sha TEXT, bad_sha TEXT,"
+	"  good_subject TEXT, bad_subject TEXT, mean_before REAL, mean_after REAL,"
+	"  detected_pct REAL, detected_p REAL, machine TEXT,"
+	"  confirm_job INTEGER REFERENCES jobs(id), state TEXT NOT NULL, reason TEXT,"
+	"  estimate_pct REAL, ci_lo_pct REAL, ci_hi_pct REAL, p REAL, verdict TEXT,"
+	"  acked REAL, acked_by TEXT,"
+	"  UNIQUE (name, workload, metric, variant_idx, bad_job));"
+	"CREATE INDEX regressions_confirm ON regressions(confirm_job);",
 };
 
 sqlite3 *store_sqlite(struct store *s) { return s->db; }

@@ -16,8 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_DB "kab.db"
-
 static void print_build(void *ctx, const char *variant, const struct kbuild_result *res)
 {
 	char line[512];

@@ -21,3 +21,11 @@ void api_job_cancel(struct api *a, const struct httpd_req *rq, struct httpd_resp
 void api_run_samples(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 void api_health(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 void api_metrics(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+/* api_regress.c: change points, their confirmation, acknowledging them */
+void api_regressions_list(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_regressions_atom(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_regression_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_regression_ack(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+struct store;
+/* /metrics' kab_regressions_open lines */
+int api_metrics_regressions(struct store *st, struct strbuf *b);

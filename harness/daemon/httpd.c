@@ -52,6 +52,10 @@ static const struct route {
 	{ "/jobs/#/report", api_job_report, NULL },
 	{ "/jobs/#/cancel", NULL, api_job_cancel },
 	{ "/runs/#/samples", api_run_samples, NULL },
+	{ "/regressions", api_regressions_list, NULL },
+	{ "/regressions.atom", api_regressions_atom, NULL },
+	{ "/regressions/#", api_regression_get, NULL },
+	{ "/regressions/#/ack", NULL, api_regression_ack },
 	{ "/health", api_health, NULL },
 	{ "/metrics", api_metrics, NULL },
 };

@@ -4,6 +4,7 @@
  * sent to the process may land here instead of in main's sigwait; then the
  * run stops and main is told to shut down. */
 #include "harness/daemon/queue.h"
+#include "harness/daemon/nightly.h"
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
 #include "harness/job/job_store.h"
@@ -125,6 +126,8 @@ static void run_one(struct queue *q, int64_t id)
 	q->cancel_req = 0;
 	pthread_mutex_unlock(&q->mu);
 	log_info("kabd: job %lld ends (%s)", (long long)id, r == 0 ? "finished" : r == -EINTR ? "stopped" : strerror(-r));
+	if (r != -EINTR || cancelled)
+		nightly_after_job(q, q->st, id);
 out:
 	job_free(j);
 	diags_free(&d);

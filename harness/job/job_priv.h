@@ -290,3 +290,6 @@ void job_format_duration(double s, char *buf, size_t len);
 double job_round_duration(double s);
 /* "max", "0" (memory.swap.max), or a size. */
 void job_format_mem(uint64_t v, char *buf, size_t len);
+
+/* Frees what a variant holds and zeroes it. */
+void job_variant_clear(struct job_variant *v);
