@@ -37,6 +37,8 @@ struct store_regress {
 	char good_sha[41], bad_sha[41];
 	char good_subject[256], bad_subject[256];
 	double mean_before, mean_after; /* of the nightly estimates, in percent */
+	/* mean_after - mean_before, in points of the nightly estimate (from
+	 * +0.4% to +190% is +189.6), and its significance */
 	double detected_pct, detected_p;
 	char machine[256];   /* "hostname (kernel release)" where the nights ran */
 	int64_t confirm_job; /* 0: none queued */

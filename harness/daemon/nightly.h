@@ -19,7 +19,8 @@ struct nightly_change {
 	int64_t good_job, bad_job; /* the last night before, the first after */
 	double good_night, bad_night;
 	const char *track, *good_sha, *bad_sha, *good_subject, *bad_subject;
-	double mean_before, mean_after, pct, p;
+	double mean_before, mean_after; /* the nightly estimates' means on each side, % */
+	double pct, p;                  /* mean_after - mean_before in points, its significance */
 };
 
 /* Confirmation jobs: pairs = adaptive MIN..MAX step STEP. */

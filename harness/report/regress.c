@@ -171,7 +171,7 @@ void regress_render_text(const struct store_regress *rows, size_t n, FILE *out)
 		fprintf(out, "  job        %s, workload %s, machine %s\n", r->name, r->workload, r->machine[0] ? r->machine : "?");
 		text_night(out, "last good", r->good_job, r->good_night, r->good_sha, r->good_subject);
 		text_night(out, "first bad", r->bad_job, r->bad_night, r->bad_sha, r->bad_subject);
-		fprintf(out, "  detected   nightly estimate %+.1f%% -> %+.1f%% (change %+.1f%%, p %.2g)\n",
+		fprintf(out, "  detected   the nightly estimate moved from %+.1f%% to %+.1f%% (%+.1f points, p %.2g)\n",
 			r->mean_before, r->mean_after, r->detected_pct, r->detected_p);
 		if (r->confirm_job && isfinite(r->estimate_pct))
 			fprintf(out, "  confirmed  job %lld: %+.1f%% [%+.1f, %+.1f], p %.3f, %s\n", (long long)r->confirm_job,
