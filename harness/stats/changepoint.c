@@ -133,9 +133,8 @@ static int set_insert(struct cp_set *s, size_t night)
 	return 0;
 }
 
-/* Whether candidate is the new best, under the tie rule: the caller makes
- * two passes, the first for the largest value, the second for the first
- * value within CP_TIE of it. */
+/* The tie rule: a caller finds the largest value best in a first pass,
+ * then takes the first value this accepts in a second. */
 static bool near_best(double value, double best)
 {
 	return value >= best - CP_TIE * fabs(best);
@@ -352,17 +351,15 @@ static void judge(const struct cp_ctx *c, const size_t *pts, size_t npts, size_t
 	size_t lo = at - prev > c->w ? at - c->w : prev;
 	size_t hi = next - at > c->w ? at + c->w : next;
 	*ret = (struct cp_point){ .index = at, .before_start = lo, .after_end = hi, .p = 1, .stat = NAN };
-	/* two windows can find neighbouring nights: a side of one night has
-	 * no spread to judge; the merge removes such a point first */
+	/* (a side of one night, from two windows that found neighbouring
+	 * nights, trims nothing: its trimmed mean is its value) */
 	struct side b = side_stats(c->y, lo, at, c->scratch), a = side_stats(c->y, at, hi, c->scratch);
-	if (at - lo < 2 || hi - at < 2) {
-		b.tmean = b.mean;
-		a.tmean = a.mean;
-	}
 	ret->mean_before = b.mean;
 	ret->mean_after = a.mean;
 	ret->trimmed_before = b.tmean;
 	ret->trimmed_after = a.tmean;
+	/* fewer than m nights a side cannot be judged: p stays 1, and the
+	 * merge removes such a point first */
 	if (at - lo >= c->m && hi - at >= c->m) {
 		struct test t = yuen(c->y, lo, at, hi, c->scratch);
 		ret->p = t.p;
