@@ -109,6 +109,13 @@ $(B)/tests/%: tests/unit/%.c tests/unit/t.h $(B)/libkab.a
 	@mkdir -p $(B)/dep/tests
 	$(CC) $(CPPFLAGS) $(DEPFLAGS) -MF $(B)/dep/tests/$*.d -Itests/unit $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(B)/libkab.a $(LDLIBS)
 
+# the change-point detector on history files, for tests/stats/check_changepoint.sh
+STATS_BIN := $(B)/tests/cp_driver
+$(B)/tests/cp_driver: tests/stats/cp_driver.c $(B)/libkab.a
+	@mkdir -p $(dir $@)
+	@mkdir -p $(B)/dep/tests
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) -MF $(B)/dep/tests/cp_driver.d $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(B)/libkab.a $(LDLIBS)
+
 $(B)/bench/%: bench/%.c $(B)/libkab.a
 	@mkdir -p $(dir $@)
 	@mkdir -p $(B)/dep/bench
@@ -130,7 +137,7 @@ seeds: deps all
 	done
 
 check: deps web-deps lint
-	$(MAKE) all $(UNIT_BIN)
+	$(MAKE) all $(UNIT_BIN) $(STATS_BIN)
 	$(MAKE) fuzz-smoke
 	tests/run.sh
 

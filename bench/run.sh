@@ -7,7 +7,7 @@
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
-SECTIONS=(sampler parse kabd kernels kexec condition)
+SECTIONS=(sampler parse kabd kernels kexec condition changepoint)
 status=0
 
 section() { printf '\n==== %s ====\n' "$1"; }
@@ -373,6 +373,16 @@ bench_condition() {
 	verdict "conditioning does not raise the primary metric's CoV (mean over variants)" "$(cat /tmp/kab-bench-condition.verdict 2>/dev/null)"
 	rm -f /tmp/kab-bench-condition.verdict
 	rm -rf "$tmp"
+}
+
+# --- changepoint: change-point detection over a year of nightly history ---
+# 200 metrics x 365 nights from a fixed seed through cp_detect, against a
+# Welch t at every split of every series (the least a detector does) in
+# the same invocation; BENCH_REPEAT tries (default 11), the median.
+bench_changepoint() {
+	section "changepoint (a year of nightly history, 200 metrics)"
+	need "$B/bench/bench_changepoint" || return 1
+	"$B/bench/bench_changepoint"
 }
 
 # --- add new sections above this line, and their names to SECTIONS ---
