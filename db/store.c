@@ -127,8 +127,19 @@ static const char *const migrations[] = {
 	"  pairs INTEGER NOT NULL, estimate_pct REAL, ci_lo_pct REAL, ci_hi_pct REAL, p REAL,"
 	"  verdict TEXT, median_base REAL, median_variant REAL, unit TEXT, direction TEXT,"
 	"  is_primary INTEGER NOT NULL DEFAULT 0,"
+	"  rank INTEGER NOT NULL DEFAULT 0, variant_name TEXT, base_name TEXT,"
 	"  PRIMARY KEY (job_id, workload, metric, variant_idx)) WITHOUT ROWID;"
-	"CREATE INDEX history_name ON history(name, metric, night);",
+	"CREATE INDEX history_name ON history(name, metric, night);"
+	/* each ended job of a name once its rows are made, measured or not:
+	 * a failed night is a marker with no rows (a gap, never a zero), and
+	 * a job with a marker is not computed again. rank: the metric's row
+	 * in the job's report (0: the workload's first) */
+	"CREATE TABLE history_nights ("
+	"  job_id INTEGER PRIMARY KEY REFERENCES jobs(id), name TEXT NOT NULL, night REAL NOT NULL,"
+	"  status TEXT NOT NULL, reason TEXT, runs INTEGER NOT NULL, runs_failed INTEGER NOT NULL,"
+	"  computed REAL NOT NULL, kab_version TEXT NOT NULL, schema_version INTEGER NOT NULL);"
+	"CREATE INDEX history_nights_name ON history_nights(name, night);"
+	"CREATE INDEX jobs_name ON jobs(name, status);",
 };
 
 sqlite3 *store_sqlite(struct store *s) { return s->db; }
