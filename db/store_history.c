@@ -42,15 +42,16 @@ static int delete_where(struct store *s, const char *sql_rows, const char *sql_n
 
 static int delete_job(struct store *s, int64_t job_id)
 {
-	return delete_where(s, "DELETE FROM history WHERE job_id = ?", "DELETE FROM history_nights WHERE job_id = ?",
-			    job_id, NULL);
+	return delete_where(s, "DELETE FROM history WHERE job_id = ?", "DELETE FROM history_nights WHERE job_id = ?", job_id, NULL);
 }
 
 static int put_night(struct store *s, const char *name, const struct store_history_night *n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_prepare(s, "INSERT INTO history_nights (job_id, name, night, status, reason, runs, runs_failed,"
-			      " computed, kab_version, schema_version) VALUES (?,?,?,?,?,?,?,?,?,?)", &st);
+	int r = store_prepare(s,
+			      "INSERT INTO history_nights (job_id, name, night, status, reason, runs, runs_failed,"
+			      " computed, kab_version, schema_version) VALUES (?,?,?,?,?,?,?,?,?,?)",
+			      &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, n->job_id);
@@ -69,10 +70,12 @@ static int put_night(struct store *s, const char *name, const struct store_histo
 static int put_rows(struct store *s, const char *name, double night, const struct store_history_row *rows, size_t n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_prepare(s, "INSERT INTO history (job_id, name, night, workload, metric, variant_idx, pairs,"
+	int r = store_prepare(s,
+			      "INSERT INTO history (job_id, name, night, workload, metric, variant_idx, pairs,"
 			      " estimate_pct, ci_lo_pct, ci_hi_pct, p, verdict, median_base, median_variant, unit,"
 			      " direction, is_primary, rank, variant_name, base_name)"
-			      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st);
+			      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			      &st);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		const struct store_history_row *x = &rows[i];
 		sqlite3_reset(st);
@@ -126,9 +129,11 @@ int store_history_put(struct store *s, const char *name, const struct store_hist
 int store_history_missing(struct store *s, const char *name, int64_t **ret_ids, size_t *ret_n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_prepare(s, "SELECT j.id FROM jobs j LEFT JOIN history_nights h ON h.job_id = j.id"
+	int r = store_prepare(s,
+			      "SELECT j.id FROM jobs j LEFT JOIN history_nights h ON h.job_id = j.id"
 			      " WHERE j.name = ? AND j.status IN ('done', 'failed', 'cancelled')"
-			      " AND (h.job_id IS NULL OR h.status != j.status) ORDER BY j.id", &st);
+			      " AND (h.job_id IS NULL OR h.status != j.status) ORDER BY j.id",
+			      &st);
 	if (r < 0)
 		return r;
 	store_bind_text(st, 1, name);
@@ -170,10 +175,12 @@ static void read_commit(sqlite3_stmt *st, int c, struct store_history_commit *x)
 int store_history_nights(struct store *s, const char *name, struct store_history_night **ret, size_t *ret_n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_prepare(s, "SELECT h.job_id, h.night, h.status, h.reason, h.runs, h.runs_failed,"
+	int r = store_prepare(s,
+			      "SELECT h.job_id, h.night, h.status, h.reason, h.runs, h.runs_failed,"
 			      " v.idx, v.track, v.commit_sha, v.commit_subject, v.commit_date, v.track_event"
 			      " FROM history_nights h LEFT JOIN variants v ON v.job_id = h.job_id AND v.track IS NOT NULL"
-			      " WHERE h.name = ? ORDER BY h.night, h.job_id, v.idx", &st);
+			      " WHERE h.name = ? ORDER BY h.night, h.job_id, v.idx",
+			      &st);
 	if (r < 0)
 		return r;
 	store_bind_text(st, 1, name);

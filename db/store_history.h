@@ -11,44 +11,44 @@
 
 #include "db/store.h"
 
-#define STORE_HISTORY_COMMITS 4   /* tracked variants read per night */
+#define STORE_HISTORY_COMMITS 4 /* tracked variants read per night */
 
 /* What a variant that follows a branch resolved that night (the variants
  * table's track columns; another part of kab fills them). */
 struct store_history_commit {
-	int variant;          /* the variant's index */
-	char track[160];      /* "origin mm-unstable" */
+	int variant;     /* the variant's index */
+	char track[160]; /* "origin mm-unstable" */
 	char sha[41];
 	char subject[256];
-	double date;          /* the commit date; 0: not recorded */
-	char event[256];      /* how the head moved ("force-pushed ..."); "": forward or first night */
+	double date;     /* the commit date; 0: not recorded */
+	char event[256]; /* how the head moved ("force-pushed ..."); "": forward or first night */
 };
 
 struct store_history_night {
 	int64_t job_id;
-	double night;         /* the job's start; its creation when it never started */
+	double night; /* the job's start; its creation when it never started */
 	enum job_status status;
 	char reason[256];
-	unsigned runs, runs_failed;  /* runs recorded, and those not ok */
-	struct store_history_commit commits[STORE_HISTORY_COMMITS];  /* read only */
+	unsigned runs, runs_failed;                                 /* runs recorded, and those not ok */
+	struct store_history_commit commits[STORE_HISTORY_COMMITS]; /* read only */
 	size_t n_commits;
 };
 
 struct store_history_row {
 	int64_t job_id;
-	double night;         /* read only: the night's */
+	double night; /* read only: the night's */
 	char workload[128];
 	char metric[96];
-	int variant;          /* >= 1 */
+	int variant; /* >= 1 */
 	char variant_name[128], base_name[128];
-	int rank;             /* the metric's row in the workload's report */
+	int rank; /* the metric's row in the workload's report */
 	bool primary;
 	unsigned pairs;
-	double estimate_pct, ci_lo_pct, ci_hi_pct, p;  /* NAN: none (stored NULL) */
-	char verdict[16];     /* stats_verdict_name */
-	double median_base, median_variant;            /* NAN: none */
+	double estimate_pct, ci_lo_pct, ci_hi_pct, p; /* NAN: none (stored NULL) */
+	char verdict[16];                             /* stats_verdict_name */
+	double median_base, median_variant;           /* NAN: none */
 	char unit[32];
-	char direction[8];    /* stats_direction_name */
+	char direction[8]; /* stats_direction_name */
 };
 
 /* The job's marker and rows, replacing any it had, in one transaction. */
@@ -66,7 +66,7 @@ struct store_history_filter {
 	const char *metric, *workload;
 	int variant;
 	bool primary_only;
-	bool first_rank;      /* only each workload's first report row (rank 0) */
+	bool first_rank; /* only each workload's first report row (rank 0) */
 };
 /* The name's rows by night, job, workload, metric and variant. */
 int store_history_rows(struct store *s, const char *name, const struct store_history_filter *f,
