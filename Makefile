@@ -104,6 +104,8 @@ $(B)/kab-%: workloads/progs/%.c
 
 # test_recorded drives kabd's submit handler (api.c), which links httpd.c
 $(B)/tests/test_recorded: LDLIBS := -lmicrohttpd $(LDLIBS)
+# test_history drives GET /api/v1/history (api_history.c, httpd.c) too
+$(B)/tests/test_history: LDLIBS := -lmicrohttpd $(LDLIBS)
 $(B)/tests/%: tests/unit/%.c tests/unit/t.h $(B)/libkab.a
 	@mkdir -p $(dir $@)
 	@mkdir -p $(B)/dep/tests

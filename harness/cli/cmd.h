@@ -7,6 +7,8 @@ int cmd_run(int argc, char **argv);
 /* kab plan JOB: an A/A calibration and the pairs a change needs (harness/cli/cmd_plan.c) */
 int cmd_plan(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+/* kab history NAME: the nightly history of a job name (harness/cli/cmd_history.c) */
+int cmd_history(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 /* kernel builds (harness/cli/cmd_build.c) */
 int cmd_build(int argc, char **argv);

@@ -21,3 +21,5 @@ void api_job_cancel(struct api *a, const struct httpd_req *rq, struct httpd_resp
 void api_run_samples(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 void api_health(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 void api_metrics(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+/* GET /api/v1/history?job=NAME[&metric=M][&workload=W][&format=json|text] (api_history.c) */
+void api_history(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
