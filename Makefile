@@ -111,6 +111,8 @@ $(B)/tests/%: tests/unit/%.c tests/unit/t.h $(B)/libkab.a
 	@mkdir -p $(B)/dep/tests
 	$(CC) $(CPPFLAGS) $(DEPFLAGS) -MF $(B)/dep/tests/$*.d -Itests/unit $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(B)/libkab.a $(LDLIBS)
 
+# bench_history times kabd's GET /api/v1/history handler (api_history.c, httpd.c)
+$(B)/bench/bench_history: LDLIBS := -lmicrohttpd $(LDLIBS)
 $(B)/bench/%: bench/%.c $(B)/libkab.a
 	@mkdir -p $(dir $@)
 	@mkdir -p $(B)/dep/bench

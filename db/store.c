@@ -130,6 +130,7 @@ static const char *const migrations[] = {
 	"  rank INTEGER NOT NULL DEFAULT 0, variant_name TEXT, base_name TEXT,"
 	"  PRIMARY KEY (job_id, workload, metric, variant_idx)) WITHOUT ROWID;"
 	"CREATE INDEX history_name ON history(name, metric, night);"
+	"CREATE INDEX history_view ON history(name, is_primary, rank);"
 	/* each ended job of a name once its rows are made, measured or not:
 	 * a failed night is a marker with no rows (a gap, never a zero), and
 	 * a job with a marker is not computed again. rank: the metric's row

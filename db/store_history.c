@@ -247,36 +247,48 @@ static void read_row(sqlite3_stmt *st, struct store_history_row *x)
 	store_col_text(st, 18, x->base_name, sizeof(x->base_name));
 }
 
+/* The statement for f: each filter the index can serve is written out,
+ * never "?N IS NULL OR col = ?N", which keeps SQLite from the index. */
+static void rows_sql(const struct store_history_filter *f, struct strbuf *sb)
+{
+	sb_puts(sb, "SELECT job_id, night, workload, metric, variant_idx, pairs, estimate_pct, ci_lo_pct, ci_hi_pct, p,"
+		    " verdict, median_base, median_variant, unit, direction, is_primary, rank, variant_name, base_name"
+		    " FROM history WHERE name = ?1");
+	if (f->metric)
+		sb_puts(sb, " AND metric = ?2");
+	if (f->primary_only)
+		sb_puts(sb, " AND is_primary = 1");
+	else if (f->first_rank)
+		sb_puts(sb, " AND is_primary = 0 AND rank = 0"); /* primary metrics rank first */
+	if (f->workload)
+		sb_puts(sb, " AND workload = ?3");
+	if (f->variant >= 0)
+		sb_puts(sb, " AND variant_idx = ?4");
+	sb_puts(sb, " ORDER BY night, job_id, workload, metric, variant_idx");
+}
+
 int store_history_rows(struct store *s, const char *name, const struct store_history_filter *f,
 		       struct store_history_row **ret, size_t *ret_n)
 {
 	struct store_history_filter all = { .variant = -1 };
 	if (!f)
 		f = &all;
-	/* ?2 IS NULL OR metric = ?2 would not use the index on (name, metric, night) */
-	const char *sql = f->metric ? "SELECT job_id, night, workload, metric, variant_idx, pairs, estimate_pct, ci_lo_pct,"
-				      " ci_hi_pct, p, verdict, median_base, median_variant, unit, direction, is_primary, rank,"
-				      " variant_name, base_name FROM history WHERE name = ?1 AND metric = ?2"
-				      " AND (?3 IS NULL OR workload = ?3) AND (?4 < 0 OR variant_idx = ?4)"
-				      " AND (?5 = 0 OR is_primary = 1) AND (?6 = 0 OR rank = 0)"
-				      " ORDER BY night, job_id, workload, metric, variant_idx"
-				    : "SELECT job_id, night, workload, metric, variant_idx, pairs, estimate_pct, ci_lo_pct,"
-				      " ci_hi_pct, p, verdict, median_base, median_variant, unit, direction, is_primary, rank,"
-				      " variant_name, base_name FROM history WHERE name = ?1"
-				      " AND (?3 IS NULL OR workload = ?3) AND (?4 < 0 OR variant_idx = ?4)"
-				      " AND (?5 = 0 OR is_primary = 1) AND (?6 = 0 OR rank = 0)"
-				      " ORDER BY night, job_id, workload, metric, variant_idx";
+	struct strbuf sql = { 0 };
+	rows_sql(f, &sql);
+	if (!sql.buf)
+		return -ENOMEM;
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_prepare(s, sql, &st);
+	int r = store_prepare(s, sql.buf, &st);
+	sb_free(&sql);
 	if (r < 0)
 		return r;
 	store_bind_text(st, 1, name);
 	if (f->metric)
 		store_bind_text(st, 2, f->metric);
-	store_bind_text(st, 3, f->workload);
-	sqlite3_bind_int(st, 4, f->variant);
-	sqlite3_bind_int(st, 5, f->primary_only);
-	sqlite3_bind_int(st, 6, f->first_rank);
+	if (f->workload)
+		store_bind_text(st, 3, f->workload);
+	if (f->variant >= 0)
+		sqlite3_bind_int(st, 4, f->variant);
 	struct store_history_row *v = NULL;
 	size_t n = 0, cap = 0;
 	int rc;
@@ -345,9 +357,45 @@ nomem:
 	return -ENOMEM;
 }
 
+/* One index seek per distinct metric (a year has ~100 rows of each):
+ * SELECT DISTINCT would walk every row of the name. */
 int store_history_metric_names(struct store *s, const char *name, char ***ret, size_t *ret_n)
 {
-	return read_names(s, "SELECT DISTINCT metric FROM history WHERE name = ? ORDER BY metric", name, ret, ret_n);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_prepare(s, "SELECT min(metric) FROM history WHERE name = ?1 AND metric > ?2", &st);
+	if (r < 0)
+		return r;
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	for (;;) {
+		sqlite3_reset(st);
+		store_bind_text(st, 1, name);
+		store_bind_text(st, 2, n ? v[n - 1] : "");
+		int rc = sqlite3_step(st);
+		if (rc != SQLITE_ROW) {
+			store_history_names_free(v, n);
+			return store_sql_err(s, rc, "history: metrics");
+		}
+		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+			break;
+		if (n == cap) {
+			size_t nc = cap ? 2 * cap : 32;
+			char **nv = realloc(v, nc * sizeof(*nv));
+			if (!nv)
+				goto nomem;
+			v = nv;
+			cap = nc;
+		}
+		if (!(v[n] = store_col_dup(st, 0)))
+			goto nomem;
+		n++;
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+nomem:
+	store_history_names_free(v, n);
+	return -ENOMEM;
 }
 
 int store_history_names(struct store *s, char ***ret, size_t *ret_n)
