@@ -82,7 +82,7 @@ static void text_side(const struct history *h, const struct history_point *p, co
 	char date[16], commit[96];
 	point_date(h, p, date, sizeof(date));
 	fmt_commit(p->commit, commit, sizeof(commit));
-	fprintf(out, "    %-10s %s, job %lld, %s\n", what, date, (long long)h->nights[p->night].job_id, commit);
+	fprintf(out, "    %s %s, job %lld, %s\n", what, date, (long long)h->nights[p->night].job_id, commit);
 }
 
 static void text_changes(const struct history *h, const struct history_series *s, FILE *out)
