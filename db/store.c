@@ -127,14 +127,36 @@ static const char *const migrations[] = {
 	"  pairs INTEGER NOT NULL, estimate_pct REAL, ci_lo_pct REAL, ci_hi_pct REAL, p REAL,"
 	"  verdict TEXT, median_base REAL, median_variant REAL, unit TEXT, direction TEXT,"
 	"  is_primary INTEGER NOT NULL DEFAULT 0,"
-	"  rank INTEGER NOT NULL DEFAULT 0, variant_name TEXT, base_name TEXT,"
 	"  PRIMARY KEY (job_id, workload, metric, variant_idx)) WITHOUT ROWID;"
-	"CREATE INDEX history_name ON history(name, metric, night);"
+	"CREATE INDEX history_name ON history(name, metric, night);",
+	/* 11: change points of a nightly history and their confirmation: the
+	 * nights on each side (last good, first bad) and their commits, what
+	 * the detector saw, the confirmation job (last good against first bad,
+	 * paired) and its verdict; confirmed ones are regressions or
+	 * improvements, open until acknowledged */
+	"CREATE TABLE regressions ("
+	"  id INTEGER PRIMARY KEY, created REAL NOT NULL, name TEXT NOT NULL, workload TEXT NOT NULL,"
+	"  metric TEXT NOT NULL, variant_idx INTEGER NOT NULL, direction TEXT,"
+	"  good_job INTEGER NOT NULL REFERENCES jobs(id), bad_job INTEGER NOT NULL REFERENCES jobs(id),"
+	"  good_night REAL, bad_night REAL, track TEXT, good_sha TEXT, bad_sha TEXT,"
+	"  good_subject TEXT, bad_subject TEXT, mean_before REAL, mean_after REAL,"
+	"  detected_pct REAL, detected_p REAL, machine TEXT,"
+	"  confirm_job INTEGER REFERENCES jobs(id), state TEXT NOT NULL, reason TEXT,"
+	"  estimate_pct REAL, ci_lo_pct REAL, ci_hi_pct REAL, p REAL, verdict TEXT,"
+	"  acked REAL, acked_by TEXT,"
+	"  UNIQUE (name, workload, metric, variant_idx, bad_job));"
+	"CREATE INDEX regressions_confirm ON regressions(confirm_job);",
+	/* 12: the history's night markers: each ended job of a name once its
+	 * rows are made, measured or not (a failed night is a marker without
+	 * rows: a gap, never a zero), so a job with a marker is not computed
+	 * again. A row's rank is its metric's row in the job's report (0: the
+	 * workload's first; primary metrics rank first), and it names its
+	 * variant and baseline. The indexes serve the default view (primary
+	 * metrics) and the jobs of a name */
+	"ALTER TABLE history ADD COLUMN rank INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE history ADD COLUMN variant_name TEXT;"
+	"ALTER TABLE history ADD COLUMN base_name TEXT;"
 	"CREATE INDEX history_view ON history(name, is_primary, rank);"
-	/* each ended job of a name once its rows are made, measured or not:
-	 * a failed night is a marker with no rows (a gap, never a zero), and
-	 * a job with a marker is not computed again. rank: the metric's row
-	 * in the job's report (0: the workload's first) */
 	"CREATE TABLE history_nights ("
 	"  job_id INTEGER PRIMARY KEY REFERENCES jobs(id), name TEXT NOT NULL, night REAL NOT NULL,"
 	"  status TEXT NOT NULL, reason TEXT, runs INTEGER NOT NULL, runs_failed INTEGER NOT NULL,"

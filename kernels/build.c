@@ -22,6 +22,7 @@
 #include "kernels/run.h"
 #include "kernels/series.h"
 #include "kernels/sha256.h"
+#include "kernels/track.h"
 #include "db/store.h"
 #include "db/store_builds.h"
 #include "harness/base/util.h"
@@ -130,7 +131,7 @@ static bool git(const struct kbuild_ctx *c, struct strbuf *out, ...)
 
 /* A clone of the tree sharing its objects (alternates), so that the tree
  * is only read: the build user writes nothing in it. */
-static int clone_tree(struct kbuild_ctx *c, struct strbuf *out)
+static int clone_tree(struct kbuild_ctx *c, struct strbuf *out, bool checkout)
 {
 	int r;
 	char dotgit[PATH_MAX + 16];
@@ -144,22 +145,25 @@ static int clone_tree(struct kbuild_ctx *c, struct strbuf *out)
 		if ((r = kbuser_remove(kbuild_builder(c), c->src, c->err)) < 0)
 			return r;
 	}
-	kbuild_stage(c, "worktree: cloning %s into %s (git clone --shared) at %.12s", c->tree, c->src, c->sha);
+	if (checkout)
+		kbuild_stage(c, "worktree: cloning %s into %s (git clone --shared) at %.12s", c->tree, c->src, c->sha);
+	else
+		kbuild_stage(c, "worktree: cloning %s into %s (git clone --shared)", c->tree, c->src);
 	if ((r = kbuser_own_dir(kbuild_builder(c), c->src, c->err)) < 0)
 		return r;
 	char *clone[] = { "git", "clone", "-q", "--shared", "--no-checkout", "--", c->tree, c->src, NULL };
 	struct krun o = kbuild_as_builder(c, -1);
 	if (!krun_ok_as(clone, &o, out))
 		return -EIO;
-	return git(c, out, "checkout", "-q", "--detach", c->sha, NULL) ? 0 : -EIO;
+	return !checkout || git(c, out, "checkout", "-q", "--detach", c->sha, NULL) ? 0 : -EIO;
 }
 
 /* The build user's git config (GIT_CONFIG_GLOBAL): the tree is safe to read. */
-static int write_gitconfig(struct kbuild_ctx *c)
+static int write_gitconfig(struct kbuild_ctx *c, const char *extra)
 {
 	char path[PATH_MAX + 16];
 	snprintf(path, sizeof(path), "%s/gitconfig", c->root);
-	int r = ktree_gitconfig(c->tree, path, c->err);
+	int r = ktree_gitconfig(c->tree, extra, path, c->err);
 	if (r < 0)
 		return r;
 	snprintf(c->gitconfig_env, sizeof(c->gitconfig_env), "GIT_CONFIG_GLOBAL=%s", path);
@@ -176,7 +180,7 @@ static int prepare_worktree(struct kbuild_ctx *c)
 	struct stat st;
 	struct strbuf out = { 0 };
 	int r;
-	if ((r = write_gitconfig(c)) < 0)
+	if ((r = write_gitconfig(c, NULL)) < 0)
 		return r;
 	bool have_clone = lstat(dotgit, &st) == 0 && S_ISDIR(st.st_mode);
 	if (have_clone && (r = kbuser_own_dir(kbuild_builder(c), c->src, c->err)) < 0)
@@ -185,7 +189,7 @@ static int prepare_worktree(struct kbuild_ctx *c)
 		kbuild_stage(c, "worktree: gave %s, made by an earlier kab as root, to %s (chown -R, no symlink followed)", c->src,
 			     c->user.name);
 	if (!have_clone) {
-		r = clone_tree(c, &out);
+		r = clone_tree(c, &out, true);
 	} else {
 		kbuild_stage(c, "worktree: resetting to %.12s", c->sha);
 		git(c, NULL, "am", "--abort", NULL);
@@ -302,8 +306,8 @@ static void compiler_version(const struct kbuild_ctx *c, char *buf, size_t len)
 	sb_free(&out);
 }
 
-/* Input checks and the series, before anything is written. */
-static int check_inputs(struct kbuild_ctx *c)
+/* The tree is a git repository the build user reads; its real path. */
+static int check_tree(struct kbuild_ctx *c)
 {
 	const struct kbuild_request *rq = c->rq;
 	struct strbuf why = { 0 };
@@ -314,7 +318,30 @@ static int check_inputs(struct kbuild_ctx *c)
 		sb_free(&why);
 		return -EINVAL;
 	}
-	if (!rq->base || kbuild_resolve_ref(c->tree, rq->base, c->sha) < 0) {
+	return 0;
+}
+
+static bool is_sha(const char *s)
+{
+	return s && strspn(s, "0123456789abcdef") == 40 && !s[40];
+}
+
+/* Input checks and the series, before anything is written. A tracked
+ * base is a commit fetched into kab's clone, not in the tree. */
+static int check_inputs(struct kbuild_ctx *c)
+{
+	const struct kbuild_request *rq = c->rq;
+	int r = check_tree(c);
+	if (r < 0)
+		return r;
+	if (rq->track && !is_sha(rq->base)) {
+		where(c, rq->track_line);
+		sb_printf(c->err, "track = %s: no commit resolved for it (kbuild_track_fetch comes first)", rq->track);
+		return -EINVAL;
+	}
+	if (rq->track)
+		snprintf(c->sha, sizeof(c->sha), "%s", rq->base);
+	else if (!rq->base || kbuild_resolve_ref(c->tree, rq->base, c->sha) < 0) {
 		where(c, rq->base_line);
 		sb_printf(c->err, "base \"%s\" is not a commit in %s (git rev-parse --verify %s^{commit} fails): give a branch, tag or sha",
 			  rq->base ? rq->base : "", c->tree, rq->base ? rq->base : "");
@@ -510,12 +537,11 @@ static int locate_dirs(struct kbuild_ctx *c)
 
 /* The tree's directories, locked (the lock in *ret_lock_fd, the caller's to
  * close), and its worktree at the base with the series applied. */
-static int prepare_tree(struct kbuild_ctx *c, int *ret_lock_fd)
+/* The tree's directories (c->tree set), made and locked: the lock in
+ * *ret_lock_fd, the caller's to close. */
+static int enter_tree(struct kbuild_ctx *c, int *ret_lock_fd)
 {
-	/* the tree key needs the tree's real path: check_inputs sets it */
-	int r = check_inputs(c);
-	if (r < 0)
-		return r;
+	int r;
 	char key[65];
 	sha256_buf(c->tree, strlen(c->tree), key);
 	snprintf(c->root, sizeof(c->root), "%s/%.16s", c->work, key);
@@ -523,9 +549,16 @@ static int prepare_tree(struct kbuild_ctx *c, int *ret_lock_fd)
 	snprintf(c->kc, sizeof(c->kc), "%s/kconfig", c->root);
 	if (!exists(c->src) && (r = check_space(c, c->work, WORKTREE_BYTES + KCONFIG_BYTES, "a worktree")) < 0)
 		return r;
-	if ((r = kab_dir(c, c->root)) < 0 || (r = lock_tree(c, ret_lock_fd)) < 0 || (r = builder_dir(c, c->kc)) < 0)
+	if ((r = kab_dir(c, c->root)) < 0 || (r = lock_tree(c, ret_lock_fd)) < 0)
 		return r;
-	if ((r = prepare_worktree(c)) < 0)
+	return builder_dir(c, c->kc);
+}
+
+static int prepare_tree(struct kbuild_ctx *c, int *ret_lock_fd)
+{
+	/* the tree key needs the tree's real path: check_inputs sets it */
+	int r = check_inputs(c);
+	if (r < 0 || (r = enter_tree(c, ret_lock_fd)) < 0 || (r = prepare_worktree(c)) < 0)
 		return r;
 	return c->has_series ? apply_series(c) : 0;
 }
@@ -573,7 +606,7 @@ static int record_begin(struct kbuild_ctx *c, struct store *st, struct store_bui
 	char compiler[256];
 	compiler_version(c, compiler, sizeof(compiler));
 	b->tree = c->tree;
-	b->base_ref = (char *)rq->base;
+	b->base_ref = (char *)(rq->track ? rq->track : rq->base);
 	snprintf(b->base_sha, sizeof(b->base_sha), "%s", c->sha);
 	char series_text[PATH_MAX + 16] = "";
 	if (rq->series)
@@ -651,4 +684,66 @@ int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuil
 out:
 	kseries_free(&c.series);
 	return r;
+}
+
+/* kab's clone of the tree, made (without a checkout) when missing. */
+static int ensure_clone(struct kbuild_ctx *c)
+{
+	char dotgit[PATH_MAX + 16];
+	snprintf(dotgit, sizeof(dotgit), "%s/.git", c->src);
+	struct stat st;
+	struct strbuf out = { 0 };
+	int r = write_gitconfig(c, NULL);
+	if (r < 0)
+		return r;
+	if (lstat(dotgit, &st) == 0 && S_ISDIR(st.st_mode)) {
+		r = kbuser_own_dir(kbuild_builder(c), c->src, c->err);
+		return r < 0 ? r : 0;
+	}
+	if ((r = clone_tree(c, &out, false)) == -EIO)
+		sb_printf(c->err, "git clone of %s into %s failed: %s", c->tree, c->src, out.buf ? out.buf : "");
+	sb_free(&out);
+	return r;
+}
+
+int kbuild_track_fetch(const struct kbuild_request *rq, const char *remote, const char *branch, const char *prev,
+		       struct ktrack_head *ret, char *event, size_t event_len, struct strbuf *err)
+{
+	struct kbuild_ctx c = { .rq = rq, .err = err };
+	_cleanup_close_ int lock_fd = -1;
+	char url[PATH_MAX + 256];
+	struct strbuf why = { 0 };
+	int r;
+	if ((r = locate_dirs(&c)) < 0 || (r = setup(&c)) < 0 || (r = check_tree(&c)) < 0 ||
+	    (r = enter_tree(&c, &lock_fd)) < 0 || (r = ensure_clone(&c)) < 0)
+		return r;
+	if ((r = ktrack_remote_url(c.tree, remote, kbuild_builder(&c), c.env, url, sizeof(url), &why)) < 0) {
+		where(&c, rq->track_line);
+		sb_printf(err, "track = %s %s: %s", remote, branch, why.buf ? why.buf : "no such remote");
+		sb_free(&why);
+		return r;
+	}
+	/* a remote on this machine is another user's repository to git */
+	const char *local = ktrack_local_path(url);
+	if (local && (r = write_gitconfig(&c, local)) < 0)
+		return r;
+	kbuild_stage(&c, "track: fetching branch %s from remote %s (%s)", branch, remote, url);
+	struct ktrack_head head;
+	struct strbuf msg = { 0 };
+	if ((r = ktrack_fetch(c.src, url, remote, branch, kbuild_builder(&c), c.env, &head, &msg)) < 0) {
+		where(&c, rq->track_line);
+		sb_puts(err, msg.buf ? msg.buf : "the fetch failed");
+		sb_free(&msg);
+		return r;
+	}
+	char ev[512];
+	if ((r = ktrack_event(c.src, prev, head.sha, kbuild_builder(&c), c.env, ev, sizeof(ev))) < 0) {
+		where(&c, rq->track_line);
+		sb_printf(err, "track = %s %s: %s", remote, branch, ev);
+		return r;
+	}
+	kbuild_stage(&c, "track: %s %s is at %.12s \"%s\"%s%s", remote, branch, head.sha, head.subject, ev[0] ? "; " : "", ev);
+	*ret = head;
+	snprintf(event, event_len, "%s", ev);
+	return 0;
 }

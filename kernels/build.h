@@ -34,7 +34,12 @@ struct kbuild_request {
 	int tree_line, base_line, series_line, config_line;
 	const char *name;         /* shown in progress lines, e.g. the variant */
 	const char *tree;         /* a git repository; its working copy is never touched */
-	const char *base;         /* any ref */
+	const char *base;         /* any ref; with track, the commit kbuild_track_fetch resolved (40 hex digits) */
+	/* track = REMOTE BRANCH ("origin mm-unstable"; NULL: none): base was
+	 * fetched into kab's clone of the tree, not looked up in the tree,
+	 * and the build records this as its base ref */
+	const char *track;
+	int track_line;
 	const char *series;       /* NULL, an mbox, a directory of .patch files, or lore:<message-id> */
 	unsigned series_version;  /* the version of the series to take (series = ... vN); 0: the thread's only one */
 	const char *archive;      /* for lore: a public-inbox https:// base URL or a local directory */
@@ -69,6 +74,19 @@ struct kbuild_result {
  * config has modules, and so the build an initramfs, but mkinitramfs is
  * missing or kab is not root (see initramfs.h); -EIO: the build failed. */
 int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuild_result *ret, struct strbuf *err);
+
+struct ktrack_head;
+/* track = REMOTE BRANCH, before its build: fetches the branch from the
+ * tree's remote into kab's clone of the tree (WORK/<tree key>/src, made
+ * when missing), as the build user, under the tree's lock, bounded in
+ * time (kernels/track.h), and resolves its head into *ret; event gets
+ * how it moved from prev, the previous night's commit (NULL: none):
+ * "" (first night, unchanged, forward) or "force-pushed: ..." (see
+ * ktrack_event). rq gives the tree, the work directory, the name, the
+ * file and track_line. The tree is never written. 0, or -errno with err
+ * naming the remote, the branch and git's message. */
+int kbuild_track_fetch(const struct kbuild_request *rq, const char *remote, const char *branch, const char *prev,
+		       struct ktrack_head *ret, char *event, size_t event_len, struct strbuf *err);
 
 /* Machine checks for job files; git runs as the build user (builduser.h).
  * Whether tree is a git repository the build user can read: 0, or -ENOENT

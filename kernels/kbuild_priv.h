@@ -38,8 +38,10 @@ void kconfig_missing(const char *text, unsigned need, struct strbuf *ret);
 size_t kconfig_count_set(const char *text);
 /* Writes path, the build user's git config (GIT_CONFIG_GLOBAL) naming
  * tree, its git directory and its common directory as safe.directory
- * (git clone's upload-pack reads the tree's git directory). */
-int ktree_gitconfig(const char *tree, const char *path, struct strbuf *err);
+ * (git clone's upload-pack reads the tree's git directory), and extra
+ * (NULL: none) too: a tracked branch's remote on this machine, which
+ * git fetch's upload-pack reads. */
+int ktree_gitconfig(const char *tree, const char *extra, const char *path, struct strbuf *err);
 
 /* The kernels directory: given, else $KAB_KERNELS_DIR, else STATE/kernels
  * (the state directory opened, and refused with the reason in err, when

@@ -107,7 +107,7 @@ static void git_quoted(struct strbuf *sb, const char *v)
 	sb_puts(sb, "\"");
 }
 
-int ktree_gitconfig(const char *tree, const char *path, struct strbuf *err)
+int ktree_gitconfig(const char *tree, const char *extra, const char *path, struct strbuf *err)
 {
 	struct strbuf dirs = { 0 }, cfg = { 0 };
 	char *args[] = { "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir" };
@@ -124,6 +124,10 @@ int ktree_gitconfig(const char *tree, const char *path, struct strbuf *err)
 			*nl = 0;
 		sb_puts(&cfg, "\n\tdirectory = ");
 		git_quoted(&cfg, line);
+	}
+	if (extra) {
+		sb_puts(&cfg, "\n\tdirectory = ");
+		git_quoted(&cfg, extra);
 	}
 	sb_puts(&cfg, "\n");
 	if ((r = kbuser_write_for(path, cfg.buf, cfg.len)) < 0)

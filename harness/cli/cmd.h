@@ -1,6 +1,9 @@
 /* The kab subcommands; each takes argv with argv[0] the verb. Exit codes:
  * 0 success, 1 the work failed, 2 bad usage or bad input. */
 #pragma once
+/* the database of the verbs that take --db, when none is given */
+#define DEFAULT_DB "kab.db"
+
 int cmd_check(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_run(int argc, char **argv);
@@ -9,6 +12,7 @@ int cmd_plan(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 /* kab history NAME: the nightly history of a job name (harness/cli/cmd_history.c) */
 int cmd_history(int argc, char **argv);
+int cmd_regressions(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 /* kernel builds (harness/cli/cmd_build.c) */
 int cmd_build(int argc, char **argv);

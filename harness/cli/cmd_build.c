@@ -8,14 +8,13 @@
 #include "harness/base/statedir.h"
 #include "db/store.h"
 #include "db/store_builds.h"
+#include "db/store_track.h"
 #include "harness/base/util.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define DEFAULT_DB "kab.db"
 
 static void print_build(void *ctx, const char *variant, const struct kbuild_result *res)
 {
@@ -29,6 +28,14 @@ static void print_build(void *ctx, const char *variant, const struct kbuild_resu
 	else
 		printf("variant %s: build %lld ok, kernelrelease %s, %lld objects compiled in %.0f s, %s\n", variant,
 		       (long long)res->id, res->kernelrelease, (long long)res->objects, res->duration_s, res->image);
+	fflush(stdout);
+}
+
+/* kab build records no night: it says what the branch's head is and how
+ * it moved since the job's newest recorded night. */
+static void print_tracked(void *ctx, const char *variant, const struct store_track *t)
+{
+	printf("variant %s: track %s at %s \"%s\"%s%s\n", variant, t->track, t->sha, t->subject, t->event[0] ? "; " : "", t->event);
 	fflush(stdout);
 }
 
@@ -94,7 +101,7 @@ int cmd_build(int argc, char **argv)
 		job_free(j);
 		return 1;
 	}
-	struct kbuild_opts o = { .work_dir = work, .kernels_dir = kernels, .jobs = (unsigned)jobs, .done = print_build };
+	struct kbuild_opts o = { .work_dir = work, .kernels_dir = kernels, .jobs = (unsigned)jobs, .done = print_build, .tracked = print_tracked };
 	int ret = 0, r = kbuild_job(st, j, &o, &err);
 	if (r < 0) {
 		fprintf(stderr, "kab: %s\n", err.buf ? err.buf : strerror(-r));

@@ -23,7 +23,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DEFAULT_DB "kab.db"
 /* Six pairs: the noise's SD then has 5 degrees of freedom (its 80% upper
  * bound is 1.4x the estimate; 3 pairs would give 2.2x), and six is the
  * fewest pairs kab's own test can judge, so the calibration's report is

@@ -16,7 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DEFAULT_DB "kab.db"
 /* how the reason of a job stopped because kab's output closed begins */
 /* kab run's exit status then: what a shell shows for a death by SIGPIPE */
 #define EXIT_OUTPUT_CLOSED 141

@@ -649,6 +649,10 @@ void api_metrics(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 	sb_puts(b, "# HELP kabd_runs Runs by status.\n# TYPE kabd_runs gauge\n");
 	for (int s = 0; s < RUN_STATUS_N; s++)
 		sb_printf(b, "kabd_runs{status=\"%s\"} %lld\n", run_status_name((enum run_status)s), (long long)runs[s]);
+	if (api_metrics_regressions(st, b) < 0) {
+		httpd_error(rs, 500, "cannot count regressions: %s", store_errmsg(st));
+		return;
+	}
 	/* the sampler's lateness in the newest finished run: a scrape after
 	 * each run shows whether serving (or anything else) disturbed it */
 	static const struct { const char *metric, *name, *help; double scale; } smp[] = {

@@ -23,3 +23,11 @@ void api_health(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs
 void api_metrics(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 /* GET /api/v1/history?job=NAME[&metric=M][&workload=W][&format=json|text] (api_history.c) */
 void api_history(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+/* api_regress.c: change points, their confirmation, acknowledging them */
+void api_regressions_list(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_regressions_atom(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_regression_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_regression_ack(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+struct store;
+/* /metrics' kab_regressions_open lines */
+int api_metrics_regressions(struct store *st, struct strbuf *b);

@@ -4,6 +4,7 @@
  * sent to the process may land here instead of in main's sigwait; then the
  * run stops and main is told to shut down. */
 #include "harness/daemon/queue.h"
+#include "harness/daemon/nightly.h"
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
 #include "harness/job/job_store.h"
@@ -127,11 +128,14 @@ static void run_one(struct queue *q, int64_t id)
 	pthread_mutex_unlock(&q->mu);
 	log_info("kabd: job %lld ends (%s)", (long long)id, r == 0 ? "finished" : r == -EINTR ? "stopped" : strerror(-r));
 	/* an ended job is a night of its name's history (a job that resumes
-	 * later is not ended: history_refresh_job leaves it); readers refresh
-	 * lazily too, so a failure here only costs them the work */
+	 * later is not ended: history_refresh leaves it), before the nightly
+	 * work looks at the history; readers refresh lazily too, so a failure
+	 * here only costs them the work */
 	if (history_refresh(q->st, j->name, NULL) < 0)
 		log_warn("kabd: job %lld: the history of \"%s\" was not refreshed; GET /api/v1/history refreshes it",
 			 (long long)id, j->name);
+	if (r != -EINTR || cancelled)
+		nightly_after_job(q, q->st, id);
 out:
 	job_free(j);
 	diags_free(&d);

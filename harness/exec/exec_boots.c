@@ -324,7 +324,7 @@ void exec_refuse_boots(const struct job *j, struct diags *d)
 int exec_builds(struct store *st, const struct job *j, int64_t job_id, int64_t *builds)
 {
 	struct build_progress bp = { .st = st, .job_id = job_id };
-	struct kbuild_opts o = { .progress = on_build_stage, .progress_ctx = &bp, .variant_builds = builds };
+	struct kbuild_opts o = { .progress = on_build_stage, .progress_ctx = &bp, .variant_builds = builds, .job_id = job_id };
 	struct strbuf err = { 0 };
 	if (job_has_builds(j))
 		store_job_set_status(st, job_id, JOB_RUNNING, "building kernels");

@@ -639,6 +639,33 @@ int job_parse_string_nocheck(const char *file, const char *text, struct job **re
 	return job_parse_text(file, dir, text, ret, d);
 }
 
+void job_variant_clear(struct job_variant *v)
+{
+	free(v->label);
+	free(v->name);
+	free(v->kernel);
+	free(v->image);
+	free(v->initrd);
+	free(v->cmdline);
+	for (size_t k = 0; k < v->n_knobs; k++) {
+		free(v->knobs[k].name);
+		free(v->knobs[k].path);
+		free(v->knobs[k].value);
+	}
+	free(v->knobs);
+	free(v->tree);
+	free(v->base);
+	free(v->track_remote);
+	free(v->track_branch);
+	free(v->track_note);
+	free(v->series);
+	free(v->config);
+	for (size_t k = 0; k < v->n_fragments; k++)
+		free(v->fragments[k]);
+	free(v->fragments);
+	*v = (struct job_variant){ 0 };
+}
+
 void job_free(struct job *j)
 {
 	if (!j)
@@ -670,28 +697,8 @@ void job_free(struct job *j)
 		free(j->swap.knobs[i].value);
 	}
 	free(j->swap.knobs);
-	for (size_t i = 0; i < j->n_variants; i++) {
-		struct job_variant *v = &j->variants[i];
-		free(v->label);
-		free(v->name);
-		free(v->kernel);
-		free(v->image);
-		free(v->initrd);
-		free(v->cmdline);
-		for (size_t k = 0; k < v->n_knobs; k++) {
-			free(v->knobs[k].name);
-			free(v->knobs[k].path);
-			free(v->knobs[k].value);
-		}
-		free(v->knobs);
-		free(v->tree);
-		free(v->base);
-		free(v->series);
-		free(v->config);
-		for (size_t k = 0; k < v->n_fragments; k++)
-			free(v->fragments[k]);
-		free(v->fragments);
-	}
+	for (size_t i = 0; i < j->n_variants; i++)
+		job_variant_clear(&j->variants[i]);
 	free(j->variants);
 	free(j->archive);
 	free(j->cond.cpus);

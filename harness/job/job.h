@@ -68,6 +68,13 @@ struct job_variant {
 	char **fragments;
 	size_t n_fragments;
 	int tree_line, base_line, series_line, config_line;
+	/* kernel = build with track = REMOTE BRANCH, instead of base: the
+	 * head of BRANCH on the tree's remote REMOTE, fetched and resolved
+	 * each time the job runs (kernels/track.h); NULL: none. track_note:
+	 * what kab check found (the head then, or that the remote could not
+	 * be reached), printed as a comment; NULL: not looked up. */
+	char *track_remote, *track_branch, *track_note;
+	int track_line;
 	/* kernel = build with build = ID: a build recorded earlier in the
 	 * database the job runs with (kab builds lists them), booted as it is;
 	 * then tree, base, series and config are NULL. 0: none. */
@@ -232,6 +239,23 @@ struct store;
  * the build is there, ok, of kind build, and its files are. Each problem
  * goes to d at the variant's build line; returns how many. */
 size_t job_check_builds(const struct job *j, struct store *st, struct diags *d);
+
+/* The confirmation of a change a nightly history showed: the night
+ * before it (good) against the night after it (bad), as one paired job.
+ * Its variants are variant v of each night, renamed; everything else
+ * (workloads, swap, metrics, conditioning) is the bad night's. A variant
+ * that followed a branch is pinned to the commit its night ran (base),
+ * so the confirmation compares those two commits and nothing newer. */
+struct job_confirm {
+	const char *name;                    /* the confirmation job's name */
+	const char *good_name, *bad_name;    /* its two variants' names */
+	const char *good_base, *bad_base;    /* the commits to pin; NULL: as the night had it */
+	unsigned min_pairs, max_pairs, step; /* pairs = adaptive MIN..MAX step STEP */
+};
+/* The confirmation's job text in *ret_text (malloc'd; it still goes through
+ * the checks of any submitted job). Moves variant v out of good and bad,
+ * which stay the caller's to free. -EINVAL: v is not a variant of both. */
+int job_confirmation(struct job *good, struct job *bad, size_t v, const struct job_confirm *c, char **ret_text);
 
 /* Prints the normalized job; it parses back to the same job. */
 void job_print(const struct job *j, FILE *out);

@@ -152,7 +152,8 @@ static void unknown_key(struct job_builder *b, const struct job_section *s, cons
 	}
 	job_join_list(cands, n, list, sizeof(list));
 	if (s->kind == JOB_SEC_VARIANT)
-		ERR(b, e->line, "unknown key \"%s\" in %s (keys: name, kernel, tree, base, series, config, config.fragment, build, image, initrd, cmdline, sysctl NAME, sysfs PATH)", e->key, title);
+		ERR(b, e->line, "unknown key \"%s\" in %s (keys: name, kernel, tree, base, track, series, config, config.fragment, build, image, initrd, cmdline, sysctl NAME, sysfs PATH)",
+		    e->key, title);
 	else
 		ERR(b, e->line, "unknown key \"%s\" in %s (keys: %s)", e->key, title, list);
 }
@@ -430,7 +431,7 @@ static bool variant_knob(struct job_builder *b, const struct job_section *s, con
 static void check_build_keys(struct job_builder *b, const struct job_section *s, struct job_variant *v, const struct seen *seen)
 {
 	/* what a build's inputs are, and so what a recorded build fixed */
-	static const char *const input_keys[] = { "tree", "base", "series", "config", "config.fragment" };
+	static const char *const input_keys[] = { "tree", "base", "track", "series", "config", "config.fragment" };
 	static const char *const own_keys[] = { "image", "initrd", "cmdline" };
 	char title[128];
 	sec_title(s, title, sizeof(title));
@@ -480,8 +481,13 @@ static void check_build_keys(struct job_builder *b, const struct job_section *s,
 	}
 	if (!recorded->line && !seen_of(seen, JOB_SEC_VARIANT, "tree")->line)
 		ERR(b, kline->line, "missing required key \"tree\" in %s: kernel = build needs the git tree to build (tree = /path/to/linux), or the build = ID of one kab built earlier", title);
-	if (!recorded->line && !seen_of(seen, JOB_SEC_VARIANT, "base")->line)
-		ERR(b, kline->line, "missing required key \"base\" in %s: kernel = build needs the ref to build (base = v6.1)", title);
+	const struct seen *base = seen_of(seen, JOB_SEC_VARIANT, "base"), *track = seen_of(seen, JOB_SEC_VARIANT, "track");
+	if (!recorded->line && !base->line && !track->line)
+		ERR(b, kline->line, "missing required key \"base\" in %s: kernel = build needs the ref to build (base = v6.1), or a branch to follow (track = origin master)",
+		    title);
+	if (!recorded->line && base->line && track->line)
+		ERR(b, track->line, "track does not go with base (line %d): a tracked variant builds the branch's head as each run finds it; remove base, or remove track to build a fixed base",
+		    base->line);
 	if (!recorded->line && !v->config && !(v->config = strdup("running")))
 		b->oom = true;
 }

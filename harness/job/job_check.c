@@ -448,7 +448,7 @@ static void check_initrd(struct checker *c, const struct job_variant *v)
 }
 
 /* kernel = build: what it is built from can be read, as the build user. */
-static void check_build_inputs(struct checker *c, const struct job_variant *v, size_t vi)
+static void check_build_inputs(struct checker *c, struct job_variant *v, size_t vi)
 {
 	const struct job_notes *n = c->notes;
 	int kernel_line = vi < ARRAY_SIZE(n->variant) ? n->variant[vi].kernel_line : v->line;
@@ -463,6 +463,8 @@ static void check_build_inputs(struct checker *c, const struct job_variant *v, s
 		sb_free(&why);
 	}
 	char sha[41];
+	if (tree_ok && v->track_remote && v->track_branch)
+		job_check_track(c->file, v, c->d);
 	if (tree_ok && v->base && kbuild_resolve_ref(v->tree, v->base, sha) < 0)
 		ERR(c, v->base_line, "base \"%s\" is not a commit in %s (git rev-parse --verify %s^{commit} fails): give a branch, tag or sha",
 		    v->base, v->tree, v->base);
@@ -480,7 +482,7 @@ static void check_build_inputs(struct checker *c, const struct job_variant *v, s
 }
 
 /* A variant: its knobs, then the kernel it boots. */
-static void check_variant(struct checker *c, const struct job_variant *v, size_t vi)
+static void check_variant(struct checker *c, struct job_variant *v, size_t vi)
 {
 	for (size_t i = 0; i < v->n_knobs; i++)
 		job_check_knob(c->file, &v->knobs[i], checker_machine(c, NULL), c->d);

@@ -37,12 +37,11 @@ const struct job_keydef job_keydefs[] = {
 	{ KEY(JOB_SEC_JOB, "pairs", KT_PAIRS, 0) },
 	{ KEY(JOB_SEC_JOB, "order", KT_ENUM, offsetof(struct job, order)), .choices = order_choices },
 	{ KEY(JOB_SEC_JOB, "seed", KT_U64, offsetof(struct job, seed)) },
-	{ KEY(JOB_SEC_JOB, "interval", KT_DURATION, offsetof(struct job, interval_s)),
-	  .min = JOB_INTERVAL_MIN, .max = JOB_INTERVAL_MAX },
-	{ KEY(JOB_SEC_JOB, "metrics", KT_METRICS, offsetof(struct job, metrics)), .off_n = offsetof(struct job, n_metrics),
-	  .multiline = true },
-	{ KEY(JOB_SEC_JOB, "primary", KT_METRICS, offsetof(struct job, primary)), .off_n = offsetof(struct job, n_primary),
-	  .multiline = true },
+	{ KEY(JOB_SEC_JOB, "interval", KT_DURATION, offsetof(struct job, interval_s)), .min = JOB_INTERVAL_MIN, .max = JOB_INTERVAL_MAX },
+	{ KEY(JOB_SEC_JOB, "metrics", KT_METRICS, offsetof(struct job, metrics)),
+	  .off_n = offsetof(struct job, n_metrics), .multiline = true },
+	{ KEY(JOB_SEC_JOB, "primary", KT_METRICS, offsetof(struct job, primary)),
+	  .off_n = offsetof(struct job, n_primary), .multiline = true },
 	{ KEY(JOB_SEC_SWAP, "device", KT_ENUM, offsetof(struct job_swap, kind)), .choices = swap_choices, .required = true },
 	{ KEY(JOB_SEC_SWAP, "size", KT_SIZE, offsetof(struct job_swap, size)), .min = JOB_SWAP_MIN },
 	{ KEY(JOB_SEC_SWAP, "path", KT_PATH, offsetof(struct job_swap, path)) },
@@ -56,6 +55,7 @@ const struct job_keydef job_keydefs[] = {
 	{ KEY(JOB_SEC_VARIANT, "kernel", KT_KERNEL, offsetof(struct job_variant, kernel)) },
 	{ KEY(JOB_SEC_VARIANT, "tree", KT_SOURCE, offsetof(struct job_variant, tree)) },
 	{ KEY(JOB_SEC_VARIANT, "base", KT_SOURCE, offsetof(struct job_variant, base)) },
+	{ KEY(JOB_SEC_VARIANT, "track", KT_TRACK, 0) },
 	{ KEY(JOB_SEC_VARIANT, "series", KT_SOURCE, offsetof(struct job_variant, series)) },
 	{ KEY(JOB_SEC_VARIANT, "config", KT_SOURCE, offsetof(struct job_variant, config)) },
 	{ KEY(JOB_SEC_VARIANT, "config.fragment", KT_SOURCES, offsetof(struct job_variant, fragments)),
@@ -619,8 +619,9 @@ static const key_parser parsers[] = {
 	[KT_SOURCE] = set_source,
 	[KT_SOURCES] = set_source,
 	[KT_EXPECT] = set_expect,
+	[KT_TRACK] = job_key_set_track,
 };
-_Static_assert(ARRAY_SIZE(parsers) == KT_EXPECT + 1, "a parser for every key type");
+_Static_assert(ARRAY_SIZE(parsers) == KT_TRACK + 1, "a parser for every key type");
 
 bool job_key_set(struct job_builder *b, const struct job_keydef *k, const struct job_entry *e, void *obj)
 {

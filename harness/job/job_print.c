@@ -269,6 +269,13 @@ static void print_variant(const struct job_variant *v, FILE *out)
 		job_print_key(out, "tree", v->tree, false);
 	if (v->base)
 		job_print_key(out, "base", v->base, false);
+	if (v->track_remote && v->track_branch) {
+		char text[600];
+		snprintf(text, sizeof(text), "%s %s", v->track_remote, v->track_branch);
+		job_print_key(out, "track", text, false);
+		if (v->track_note)
+			fprintf(out, "; track: %s\n", v->track_note);
+	}
 	if (v->series && v->series_version) {
 		char text[4200];
 		snprintf(text, sizeof(text), "%s v%u", v->series, v->series_version);

@@ -59,28 +59,29 @@ struct job_section {
 
 /* The key table (job_keys.c): each common key of each section, once. */
 enum job_ktype {
-	KT_NAME,     /* identifier-like: letters, digits, . _ - */
-	KT_UINT,     /* unsigned, in [min, max] */
+	KT_NAME, /* identifier-like: letters, digits, . _ - */
+	KT_UINT, /* unsigned, in [min, max] */
 	KT_U64,
-	KT_ID,       /* a record's id in kab's database: 1 to INT64_MAX, as int64_t */
-	KT_INT,      /* int, in [min, max] */
+	KT_ID,  /* a record's id in kab's database: 1 to INT64_MAX, as int64_t */
+	KT_INT, /* int, in [min, max] */
 	KT_ENUM,
-	KT_SIZE,     /* bytes, at least min */
-	KT_MEM,      /* bytes or "max", at least min (0 allowed when min is 0) */
-	KT_DURATION, /* seconds, in [min, max] */
-	KT_METRICS,  /* space-separated metric names */
+	KT_SIZE,      /* bytes, at least min */
+	KT_MEM,       /* bytes or "max", at least min (0 allowed when min is 0) */
+	KT_DURATION,  /* seconds, in [min, max] */
+	KT_METRICS,   /* space-separated metric names */
 	KT_FUNCTIONS, /* space-separated kernel function names */
-	KT_WORD,     /* letters, digits, _ - */
-	KT_PATH,     /* absolute, normalized */
+	KT_WORD,      /* letters, digits, _ - */
+	KT_PATH,      /* absolute, normalized */
 	KT_KERNEL,
-	KT_TYPE,     /* a workload type from wl.h */
-	KT_PAIRS,    /* N, or adaptive MIN..MAX [step STEP] (job_metric.c) */
-	KT_UNIT,     /* a unit: printable, no whitespace */
-	KT_TEXT,     /* one line of free text */
-	KT_PERCENT,  /* "2%" or "2", in (0, max] */
-	KT_SOURCE,   /* one word: a path (relative to the job file) or a keyword */
-	KT_SOURCES,  /* space-separated KT_SOURCE words */
-	KT_EXPECT,   /* METRIC OP NUMBER [, ...] (expect.h) */
+	KT_TYPE,    /* a workload type from wl.h */
+	KT_PAIRS,   /* N, or adaptive MIN..MAX [step STEP] (job_metric.c) */
+	KT_UNIT,    /* a unit: printable, no whitespace */
+	KT_TEXT,    /* one line of free text */
+	KT_PERCENT, /* "2%" or "2", in (0, max] */
+	KT_SOURCE,  /* one word: a path (relative to the job file) or a keyword */
+	KT_SOURCES, /* space-separated KT_SOURCE words */
+	KT_EXPECT,  /* METRIC OP NUMBER [, ...] (expect.h) */
+	KT_TRACK,   /* REMOTE BRANCH (job_track.c) */
 };
 
 struct job_keydef {
@@ -95,7 +96,7 @@ struct job_keydef {
 	bool multiline; /* accepts indented continuation lines */
 };
 
-#define JOB_N_KEYS 55
+#define JOB_N_KEYS 56
 extern const struct job_keydef job_keydefs[JOB_N_KEYS];
 /* Its index in job_keydefs, or -1. */
 int job_key_index(enum job_sec_kind sec, const char *name);
@@ -128,6 +129,14 @@ struct job_builder {
 	const char *dir;    /* the job file's directory, absolute: for job_source_path */
 };
 
+/* track = REMOTE BRANCH into the variant obj (job_track.c); false on a
+ * problem (reported to b). */
+bool job_key_set_track(struct job_builder *b, const struct job_keydef *k, const struct job_entry *e, void *obj);
+/* kab check of a variant's track: the remote is the tree's and has the
+ * branch (job_track.c); the tree was checked first. Reports to d at the
+ * track line; a remote that cannot be reached is a warning on stderr
+ * and a note in v. */
+void job_check_track(const char *file, struct job_variant *v, struct diags *d);
 /* Parses e's value as k says and stores it in obj; false on a problem
  * (reported to b). */
 bool job_key_set(struct job_builder *b, const struct job_keydef *k, const struct job_entry *e, void *obj);
@@ -281,3 +290,6 @@ void job_format_duration(double s, char *buf, size_t len);
 double job_round_duration(double s);
 /* "max", "0" (memory.swap.max), or a size. */
 void job_format_mem(uint64_t v, char *buf, size_t len);
+
+/* Frees what a variant holds and zeroes it. */
+void job_variant_clear(struct job_variant *v);

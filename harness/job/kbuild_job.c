@@ -3,9 +3,12 @@
  * image registered (kbuild_image), in the job's order. */
 #include "harness/job/kbuild_job.h"
 #include "kernels/build.h"
+#include "kernels/track.h"
 #include "harness/job/job.h"
+#include "db/store_track.h"
 #include "harness/base/util.h"
 
+#include <errno.h>
 #include <string.h>
 
 unsigned kbuild_job_need(const struct job *j)
@@ -23,6 +26,53 @@ static int recorded(struct store *st, const struct job *j, const struct job_vari
 		sb_printf(err, "%s:%d: %s", j->file ? j->file : "job", v->build_line, why.buf ? why.buf : strerror(-r));
 	sb_free(&why);
 	return r;
+}
+
+/* What a tracked variant's request points to: the commit it builds and
+ * the track it records as its base ref. */
+struct tracked {
+	char sha[41];
+	char track[300];
+};
+
+/* A tracked variant, before its build: the job name's previous night's
+ * commit for it, the branch fetched and its head resolved, recorded on
+ * the job's variant row; rq then builds that commit (out's). */
+static int track_variant(struct store *st, const struct job *j, size_t vi, const struct kbuild_opts *o,
+			 struct kbuild_request *rq, struct tracked *out, struct strbuf *err)
+{
+	const struct job_variant *v = &j->variants[vi];
+	struct store_track t = { 0 };
+	char prev[41] = "";
+	snprintf(t.track, sizeof(t.track), "%s %s", v->track_remote, v->track_branch);
+	int r = store_track_previous(st, j->name, v->name, t.track, o->job_id, prev);
+	if (r < 0 && r != -ENOENT) {
+		sb_printf(err, "variant %s: cannot read its previous night's commit from the database", v->name);
+		return r;
+	}
+	struct ktrack_head head;
+	r = kbuild_track_fetch(rq, v->track_remote, v->track_branch, prev[0] ? prev : NULL, &head, t.event, sizeof(t.event), err);
+	if (r < 0)
+		return r;
+	snprintf(t.sha, sizeof(t.sha), "%s", head.sha);
+	snprintf(t.subject, sizeof(t.subject), "%s", head.subject);
+	t.date = head.date;
+	if (o->job_id > 0 && (r = store_variant_track_set(st, o->job_id, vi, &t)) < 0) {
+		sb_printf(err, "variant %s: cannot record its commit %.12s in the database", v->name, t.sha);
+		return r;
+	}
+	char line[1024];
+	snprintf(line, sizeof(line), "track %s: %.12s \"%s\"%s%s", t.track, t.sha, t.subject, t.event[0] ? "; " : "", t.event);
+	log_info("variant %s: %s", v->name, line);
+	if (o->progress)
+		o->progress(o->progress_ctx, v->name, line);
+	if (o->tracked)
+		o->tracked(o->done_ctx, v->name, &t);
+	memcpy(out->sha, head.sha, 41);
+	snprintf(out->track, sizeof(out->track), "%s", t.track);
+	rq->base = out->sha;
+	rq->track = out->track;
+	return 0;
 }
 
 int kbuild_job(struct store *st, const struct job *j, const struct kbuild_opts *o, struct strbuf *err)
@@ -55,14 +105,32 @@ int kbuild_job(struct store *st, const struct job *j, const struct kbuild_opts *
 			}
 		} else if (strcmp(v->kernel, "build") == 0) {
 			struct kbuild_request rq = {
-				.file = j->file, .tree_line = v->tree_line, .base_line = v->base_line, .series_line = v->series_line,
-				.config_line = v->config_line, .name = v->name, .tree = v->tree, .base = v->base, .series = v->series,
+				.file = j->file,
+				.tree_line = v->tree_line,
+				.base_line = v->base_line,
+				.series_line = v->series_line,
+				.config_line = v->config_line,
+				.name = v->name,
+				.tree = v->tree,
+				.base = v->base,
+				.series = v->series,
 				.series_version = v->series_version,
-				.archive = j->archive, .config = v->config, .fragments = v->fragments, .n_fragments = v->n_fragments,
-				.need = need, .jobs = o->jobs, .work_dir = o->work_dir, .kernels_dir = o->kernels_dir,
-				.progress = o->progress, .progress_ctx = o->progress_ctx,
+				.archive = j->archive,
+				.config = v->config,
+				.fragments = v->fragments,
+				.n_fragments = v->n_fragments,
+				.need = need,
+				.jobs = o->jobs,
+				.work_dir = o->work_dir,
+				.kernels_dir = o->kernels_dir,
+				.progress = o->progress,
+				.progress_ctx = o->progress_ctx,
+				.track_line = v->track_line,
 			};
-			r = kbuild_build(st, &rq, &res, err);
+			struct tracked tr;
+			r = v->track_remote ? track_variant(st, j, i, o, &rq, &tr, err) : 0;
+			if (r == 0)
+				r = kbuild_build(st, &rq, &res, err);
 		} else {
 			continue;
 		}

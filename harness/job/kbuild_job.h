@@ -7,6 +7,7 @@
 struct job;
 struct kbuild_result;
 struct store;
+struct store_track;
 struct strbuf;
 
 struct kbuild_opts {
@@ -19,9 +20,18 @@ struct kbuild_opts {
 	/* called after each variant's build (or reuse) */
 	void (*done)(void *ctx, const char *variant, const struct kbuild_result *res);
 	void *done_ctx;
+	/* the job's id in the store, whose variant rows get a tracked
+	 * variant's commit; 0: none (kab build records nothing) */
+	int64_t job_id;
+	/* called with a tracked variant's commit, before its build (done_ctx) */
+	void (*tracked)(void *ctx, const char *variant, const struct store_track *t);
 };
 
-/* Builds (or reuses) the kernel of every kernel = build variant of j,
+/* Builds (or reuses) the kernel of every kernel = build variant of j
+ * (one with track = REMOTE BRANCH: the branch fetched and its head
+ * resolved first, the commit recorded on the job's variant row with how
+ * the head moved since the job name's previous night, then that commit
+ * built; a fetch that fails records nothing),
  * takes the recorded build of every one with build = ID (all checked
  * first, so nothing is compiled for a job one of whose builds has gone)
  * and registers every kernel = image one, in order, stopping at the

@@ -92,6 +92,12 @@ struct report_kernel {
 	struct report_patch *patches;  /* in the order applied */
 	size_t n_patches;
 	size_t boots, failed_boots;    /* the variant's boots that came up, and that failed */
+	/* track = REMOTE BRANCH: the commit the job's run resolved it to
+	 * (track "" when the variant tracks nothing or recorded no commit) */
+	struct {
+		char track[300], sha[41], subject[256], event[512];
+		double date;
+	} track;
 };
 
 /* A run and the boot it ran in. */

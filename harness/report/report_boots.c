@@ -10,6 +10,7 @@
 #include "db/store.h"
 #include "db/store_boots.h"
 #include "db/store_builds.h"
+#include "db/store_track.h"
 #include "harness/base/util.h"
 
 #include <errno.h>
@@ -176,6 +177,14 @@ static int load_kernels(struct store *st, struct report *rep, const struct store
 		}
 		if (ids[v] > 0)
 			r = kernel_fill(st, ids[v], k);
+		struct store_track t;
+		if (r == 0 && store_variant_track_get(st, rep->job_id, v, &t) == 0) {
+			snprintf(k->track.track, sizeof(k->track.track), "%s", t.track);
+			snprintf(k->track.sha, sizeof(k->track.sha), "%s", t.sha);
+			snprintf(k->track.subject, sizeof(k->track.subject), "%s", t.subject);
+			snprintf(k->track.event, sizeof(k->track.event), "%s", t.event);
+			k->track.date = t.date;
+		}
 	}
 	free(ids);
 	return r;

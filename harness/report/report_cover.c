@@ -87,13 +87,18 @@ static void kernel_prose(const struct report_kernel *k, const struct report_kern
 		snprintf(patches, sizeof(patches), "+ %zu patch%s (%s)", k->n_patches, k->n_patches == 1 ? "" : "es", k->series);
 	bool same_base = before && before->found && strcmp(before->kind, "build") == 0 && k->base_sha[0] &&
 			 strcmp(before->base_sha, k->base_sha) == 0;
-	if (same_base && k->series)
+	if (k->track.track[0])
+		snprintf(buf, len, "%s at %.12s (\"%.200s\")%s%s, %s", k->track.track, k->track.sha, k->track.subject,
+			 k->series ? " " : "", patches, release_of(k));
+	else if (same_base && k->series)
 		snprintf(buf, len, "%s, %s", patches, release_of(k));
 	else if (same_base)
 		snprintf(buf, len, "the same base, no patches, %s", release_of(k));
 	else
 		snprintf(buf, len, "%s (%.12s)%s%s, %s", k->base_ref ? k->base_ref : "?", k->base_sha[0] ? k->base_sha : "?",
 			 k->series ? " " : "", patches, release_of(k));
+	if (k->track.event[0])
+		snprintf(buf + strlen(buf), len - strlen(buf), "; %s", k->track.event);
 }
 
 static void patch_lines(FILE *out, const struct report_kernel *k)

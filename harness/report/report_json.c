@@ -122,6 +122,18 @@ static void build_obj(FILE *out, const struct report_kernel *k)
 	kstr_or_null(out, "base_sha", k->base_sha, true);
 	kstr_or_null(out, "series", k->series, true);
 	kstr_or_null(out, "image", k->image, true);
+	key(out, "track");
+	if (k->track.track[0]) {
+		fputs("{", out);
+		kstr(out, "track", k->track.track, true);
+		kstr(out, "sha", k->track.sha, true);
+		kstr(out, "subject", k->track.subject, true);
+		knum(out, "commit_date", k->track.date, true);
+		kstr_or_null(out, "event", k->track.event, false);
+		fputs("}, ", out);
+	} else {
+		fputs("null, ", out);
+	}
 	key(out, "patches");
 	fputs("[", out);
 	for (size_t i = 0; i < k->n_patches; i++) {

@@ -121,6 +121,12 @@ static void print_kernel(FILE *out, const struct report *r, size_t v, const stru
 			k->n_patches ? ":" : "");
 	for (size_t i = 0; i < k->n_patches; i++)
 		fprintf(out, "%s%zu. %s\n", ls->sub, i + 1, k->patches[i].subject);
+	if (k->track.track[0]) {
+		char when[64];
+		util_iso_time(k->track.date, when, sizeof(when));
+		fprintf(out, "%stracks %s: %.12s \"%s\" (committed %s)%s%s\n", ls->sub, k->track.track, k->track.sha,
+			k->track.subject, when, k->track.event[0] ? "; " : "", k->track.event);
+	}
 }
 
 /* The job's kernels and, loudly, any run that was not on its variant's. */

@@ -13,6 +13,7 @@
 #include "harness/report/report_priv.h"
 #include "db/store.h"
 #include "db/store_boots.h"
+#include "db/store_track.h"
 #include "db/store_builds.h"
 #include "harness/base/util.h"
 #include "workloads/wl.h"
@@ -289,12 +290,15 @@ static void check_clean(struct store *st, int64_t id)
 	lacks("cover letter", cover, "WARNING");
 	free(cover);
 	char *json = t_render(r, REPORT_JSON);
-	has("json", json, "\"variants\": [\"base\", \"patched\"],\n  \"kernels\": [\n"
-			  "    {\"variant\": \"base\", \"build\": {\"id\": 1, \"found\": true, \"kind\": \"build\", \"status\": \"ok\", "
-			  "\"kernelrelease\": \"6.1.192-kab1\", \"tree\": \"/src/linux\", \"base_ref\": \"v6.1-debian\", "
-			  "\"base_sha\": \"" SHA "\", \"series\": null, \"image\": null, \"patches\": []}, \"boots\": 3, \"failed_boots\": 0},\n");
-	has("json", json, "\"series\": \"" SERIES "\", \"image\": null, \"patches\": [{\"subject\": \"" SUBJECT1
-			  "\", \"message_id\": \"" MSGID1 "\"}, {\"subject\": \"" SUBJECT2 "\", \"message_id\": \"" MSGID2 "\"}]}");
+	has("json", json,
+	    "\"variants\": [\"base\", \"patched\"],\n  \"kernels\": [\n"
+	    "    {\"variant\": \"base\", \"build\": {\"id\": 1, \"found\": true, \"kind\": \"build\", \"status\": \"ok\", "
+	    "\"kernelrelease\": \"6.1.192-kab1\", \"tree\": \"/src/linux\", \"base_ref\": \"v6.1-debian\", "
+	    "\"base_sha\": \"" SHA
+	    "\", \"series\": null, \"image\": null, \"track\": null, \"patches\": []}, \"boots\": 3, \"failed_boots\": 0},\n");
+	has("json", json,
+	    "\"series\": \"" SERIES "\", \"image\": null, \"track\": null, \"patches\": [{\"subject\": \"" SUBJECT1
+	    "\", \"message_id\": \"" MSGID1 "\"}, {\"subject\": \"" SUBJECT2 "\", \"message_id\": \"" MSGID2 "\"}]}");
 	has("json", json, "\"runs_by_boot\": [\n    {\"variant\": \"base\", \"slot\": 1, \"boot_id\": "
 			  "\"a0000001-1111-2222-3333-444444444444\", \"build_id\": 1, \"kernel_release\": \"6.1.192-kab1\", \"runs\": "
 			  "[{\"id\": 1, \"workload\": \"w\", \"pair\": 1, \"status\": \"ok\", \"kernel_release\": \"6.1.192-kab1\", "
@@ -381,9 +385,41 @@ static void check_images(struct store *st, int64_t id)
 					 "  0 boots of each kernel, ABBA\n");
 	free(cover);
 	char *json = t_render(r, REPORT_JSON);
-	has("image json", json, "{\"variant\": \"distro\", \"build\": {\"id\": 3, \"found\": true, \"kind\": \"image\", \"status\": \"ok\", "
-				"\"kernelrelease\": \"6.1.0-57-amd64\", \"tree\": null, \"base_ref\": null, \"base_sha\": null, "
-				"\"series\": null, \"image\": \"" IMAGE "\", \"patches\": []}");
+	has("image json", json,
+	    "{\"variant\": \"distro\", \"build\": {\"id\": 3, \"found\": true, \"kind\": \"image\", \"status\": \"ok\", "
+	    "\"kernelrelease\": \"6.1.0-57-amd64\", \"tree\": null, \"base_ref\": null, \"base_sha\": null, "
+	    "\"series\": null, \"image\": \"" IMAGE "\", \"track\": null, \"patches\": []}");
+	free(json);
+	report_free(r);
+}
+
+/* A tracked variant's commit of the night, recorded on its variant row,
+ * in the Kernels block, the cover letter's prose and the JSON. */
+static void check_tracked(struct store *st, int64_t id)
+{
+	struct store_track t = { .track = "origin mm-unstable",
+				 .sha = "1234567890abcdef1234567890abcdef12345678",
+				 .subject = "mm: a commit of the night",
+				 .date = 1767225600,
+				 .event = "force-pushed: aaaaaaaaaaaa is not an ancestor of 1234567890ab" };
+	T_EQ_INT(store_variant_track_set(st, id, 1, &t), 0);
+	struct report *r = load(st, id);
+	if (!r)
+		return;
+	T_CHECK(r->kernels && strcmp(r->kernels[1].track.sha, t.sha) == 0 && !r->kernels[0].track.track[0]);
+	char *text = t_render(r, REPORT_TEXT);
+	has("tracked text", text,
+	    "    tracks origin mm-unstable: 1234567890ab \"mm: a commit of the night\" (committed 2026-01-01T00:00:00");
+	has("tracked text", text, "; force-pushed: aaaaaaaaaaaa is not an ancestor of 1234567890ab\n");
+	free(text);
+	char *cover = t_render(r, REPORT_COVER_LETTER);
+	has("tracked cover", cover, "origin mm-unstable at 1234567890ab (\"mm: a commit of the night\")");
+	free(cover);
+	char *json = t_render(r, REPORT_JSON);
+	has("tracked json", json,
+	    "\"track\": {\"track\": \"origin mm-unstable\", \"sha\": \"1234567890abcdef1234567890abcdef12345678\", "
+	    "\"subject\": \"mm: a commit of the night\", \"commit_date\": 1767225600, "
+	    "\"event\": \"force-pushed: aaaaaaaaaaaa is not an ancestor of 1234567890ab\"}, \"patches\"");
 	free(json);
 	report_free(r);
 }
@@ -417,6 +453,7 @@ int main(void)
 	check_planted(st, planted);
 	check_images(st, imgs);
 	check_swapped(st, swapped);
+	check_tracked(st, clean);
 	store_close(st);
 	if (!getenv("TEST_REPORT_BOOTS_DB")) {
 		unlink(path);

@@ -1,0 +1,142 @@
+/* kab regressions: the change points nightly tracking found and their
+ * confirmation, from a database or a kabd; --ack ID acknowledges one on a
+ * kabd (root or group kab on its socket, the token over TCP). */
+#include "harness/cli/client.h"
+#include "harness/cli/cmd.h"
+#include "harness/report/regress.h"
+#include "db/store.h"
+#include "db/store_regress.h"
+#include "harness/base/util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage[] = "usage: kab regressions [--db PATH | --socket PATH | --url URL [--token-file F] [--cacert F]] [--format text|json|atom]\n"
+			    "       kab regressions --ack ID [--socket PATH | --url URL --token-file F]\n";
+
+/* One request to kabd, its body to stdout: 0, 1 (an error reply), 2 (404), 3 (unreachable). */
+static int remote(const struct client_conf *cc, const char *method, const char *path)
+{
+	struct client c;
+	if (client_init(&c, cc) < 0)
+		return 2;
+	struct client_reply rep = { 0 };
+	int ret = 1;
+	int rr = client_request(&c, method, path, method[0] == 'P' ? "" : NULL, 0, &rep);
+	if (rr == -ENOTCONN)
+		ret = CLIENT_EXIT_UNREACHABLE;
+	if (rr == 0) {
+		if (rep.status == 200) {
+			fwrite(rep.body, 1, rep.len, stdout);
+			ret = 0;
+		} else {
+			char msg[512];
+			if (client_json_field(rep.body, "error", msg, sizeof(msg)) == 0)
+				fprintf(stderr, "kab: server: %s (HTTP %ld)\n", msg, rep.status);
+			else
+				fprintf(stderr, "kab: server answered HTTP %ld\n", rep.status);
+			ret = rep.status == 404 ? 2 : 1;
+		}
+	}
+	client_reply_clear(&rep);
+	client_clear(&c);
+	return ret;
+}
+
+static int local(const char *db, const char *format)
+{
+	if (access(db, F_OK) != 0) {
+		log_error("database %s does not exist (give kabd's with --db PATH, or ask kabd with --socket)", db);
+		return 2;
+	}
+	struct store *st;
+	if (store_open(db, &st) < 0)
+		return 1;
+	struct store_regress *rows = NULL;
+	size_t n = 0;
+	int r = store_regress_list(st, &rows, &n);
+	store_close(st);
+	if (r < 0)
+		return 1;
+	if (strcmp(format, "text") == 0) {
+		regress_render_text(rows, n, stdout);
+	} else {
+		struct strbuf b = { 0 };
+		if (strcmp(format, "json") == 0)
+			regress_render_json(rows, n, &b);
+		else
+			regress_render_atom(rows, n, "", &b);
+		if (b.buf)
+			fputs(b.buf, stdout);
+		sb_free(&b);
+	}
+	free(rows);
+	return 0;
+}
+
+int cmd_regressions(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "ack", required_argument, NULL, 'a' },
+		{ "url", required_argument, NULL, 's' },
+		{ "socket", required_argument, NULL, 'S' },
+		{ "token-file", required_argument, NULL, 't' },
+		{ "cacert", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *db = DEFAULT_DB, *format = "text", *ack = NULL;
+	struct client_conf cc = { 0 };
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:f:a:s:t:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': db = optarg; break;
+		case 'f': format = optarg; break;
+		case 'a': ack = optarg; break;
+		case 's': cc.url = optarg; break;
+		case 'S': cc.socket = optarg; break;
+		case 't': cc.token_file = optarg; break;
+		case 'C': cc.cacert = optarg; break;
+		case 'h': printf("%s", usage); return 0;
+		default: fprintf(stderr, "%s", usage); return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "%s", usage);
+		return 2;
+	}
+	if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "atom")) {
+		fprintf(stderr, "kab regressions: unknown format \"%s\" (formats: text, json, atom)\n", format);
+		return 2;
+	}
+	if (cc.url && cc.socket) {
+		fprintf(stderr, "kab: give --url (TCP) or --socket (the unix socket), not both\n");
+		return 2;
+	}
+	char path[96];
+	if (ack) {
+		int64_t id;
+		if (util_parse_i64(ack, &id) < 0 || id <= 0) {
+			fprintf(stderr, "kab regressions: --ack \"%s\" is not an id (a positive number; kab regressions lists them)\n",
+				ack);
+			return 2;
+		}
+		if (!cc.url && !cc.socket) {
+			fprintf(stderr, "kab regressions: --ack asks a kabd: give --socket PATH or --url URL --token-file F\n");
+			return 2;
+		}
+		snprintf(path, sizeof(path), "/regressions/%lld/ack", (long long)id);
+		return remote(&cc, "POST", path);
+	}
+	if (cc.url || cc.socket) {
+		snprintf(path, sizeof(path), "/regressions?format=%s", format);
+		return remote(&cc, "GET", path);
+	}
+	return local(db, format);
+}

@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# Nightly tracking, the whole loop on the running kernel: NIGHTS nightly
+# jobs of one name submitted back to back to a real kabd, where the knob
+# the tracked variant sets changes from night K on (64K mTHP folios for
+# MADV_PAGEOUT, then 4K ones: about 3 times slower). That knob stands in
+# for a commit, which this machine cannot boot outside QEMU. Then: the
+# history shows every night, its change point lands on night K, kabd
+# queues a confirmation job (night K-1's variant against night K's,
+# ABBA, adaptive pairs) behind the nights, the confirmation says worse,
+# /api/v1/regressions, kab regressions, the Atom feed and /metrics show an
+# open regression, acknowledging it needs the token and closes it, and
+# the history and regressions pages render the plot in headless Chromium
+# without console errors. About 4 minutes of runs.
+#
+# NIGHTS (default 8) and K (default 5): the nights, and the first bad one.
+. "$(dirname "$0")/lib.sh"
+it_begin
+[ -x "$KABD" ] || skip_all "$KABD is not built"
+command -v curl >/dev/null || skip_all "curl is not installed"
+PY=/usr/bin/python3
+[ -x $PY ] || skip_all "$PY is not installed (for JSON checks)"
+MTHP=/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled
+[ -w $MTHP ] || skip_all "no 64K mTHP size to switch ($MTHP)"
+[ -e /sys/class/zram-control/hot_add ] || skip_all "no zram"
+NIGHTS=${NIGHTS:-8}
+K=${K:-5}
+NAME=nightly-knob
+
+trap 'kabd_stop; it_cleanup' EXIT
+DB=$IT_TMP/nightly.db
+kabd_up --db "$DB" --web-root web
+if [ -z "$PORT" ]; then
+	cat "$IT_TMP/kabd.log"
+	fail "kabd starts"
+	it_end
+	exit
+fi
+ok "kabd starts on 127.0.0.1:$PORT"
+
+# night N's job: the release keeps 64K folios; the tracked variant has
+# them until night K-1 and 4K folios from night K on
+night_job() {
+	local head=always
+	[ "$1" -ge "$K" ] && head=never
+	cat <<EOF
+[job]
+name = $NAME
+pairs = 3
+order = abba
+interval = 0.5s
+primary = pageout.ns_mean
+metrics = vmstat.pswpout
+[swap]
+device = zram
+size = 1G
+zswap = off
+[variant A]
+name = release
+sysfs $MTHP = always
+[variant B]
+name = head
+sysfs $MTHP = $head
+[workload pageout]
+type = pageout
+size = 64M
+reps = 5
+fill = pattern
+memory.max = 128M
+timeout = 120s
+expect = vmstat.pswpout > 0
+[metric pageout.ns_mean]
+direction = lower
+epsilon = 10%
+EOF
+}
+
+ids=()
+for n in $(seq 1 "$NIGHTS"); do
+	night_job "$n" >"$IT_TMP/night$n.job"
+	code=$(curl -s -o "$IT_TMP/sub.json" -w '%{http_code}' -H "$AUTH" -H "$JOB_CT" --data-binary @"$IT_TMP/night$n.job" "$URL/api/v1/jobs")
+	id=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$IT_TMP/sub.json" 2>/dev/null)
+	[ "$code" = 201 ] && [ -n "$id" ] || { fail "night $n is taken (HTTP $code: $(cat "$IT_TMP/sub.json"))"; it_end; exit; }
+	ids+=("$id")
+done
+ok "$NIGHTS nights queued back to back (jobs ${ids[*]})"
+bad=${ids[$((K - 1))]} good=${ids[$((K - 2))]}
+
+# the nights, then the confirmation queued behind them
+regs() { curl -s -H "$AUTH" "$URL/api/v1/regressions"; }
+settled() {
+	regs | $PY -c '
+import json, sys
+r = json.load(sys.stdin)["regressions"]
+sys.exit(0 if r and all(x["state"] != "pending" for x in r) else 1)'
+}
+last=${ids[$((NIGHTS - 1))]}
+wait_for -s "tail -n 30 '$IT_TMP/kabd.log'" "the $NIGHTS nights to end" $((NIGHTS * 120)) \
+	"[ \"\$(sql '$DB' \"select count(*) from jobs where name = '$NAME' and status in ('done','failed','cancelled')\")\" = $NIGHTS ]"
+check "every night ended done" [ "$(sql "$DB" "select count(*) from jobs where name = '$NAME' and status = 'done'")" = "$NIGHTS" ]
+wait_for -s "tail -n 30 '$IT_TMP/kabd.log'" "a change point's confirmation to settle" 600 settled
+regs >"$IT_TMP/regs.json"
+sed 's/^/    /' "$IT_TMP/regs.json" | head -c 3000
+echo
+
+# the history: every night measured, the change point on night K
+curl -s -H "$AUTH" "$URL/api/v1/history?job=$NAME&metric=pageout.ns_mean" >"$IT_TMP/history.json"
+check "the history has $NIGHTS nights, each measured, and a change point on night $K (job $bad), last good night $((K - 1)) (job $good)" \
+	$PY - "$IT_TMP/history.json" "$NIGHTS" "$bad" "$good" <<'EOF'
+import json, sys
+h = json.load(open(sys.argv[1]))
+nights, bad, good = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+s = [x for x in h["series"] if x["metric"] == "pageout.ns_mean"]
+assert len(s) == 1, [x["metric"] for x in h["series"]]
+s = s[0]
+measured = [p for p in s["points"] if p["state"] == "measured"]
+assert len(measured) == nights, [p["state"] for p in s["points"]]
+cps = s["change_points"]
+assert len(cps) == 1, cps
+assert cps[0]["first_bad"]["job"] == bad and cps[0]["last_good"]["job"] == good, cps[0]
+assert cps[0]["mean_after_pct"] > cps[0]["mean_before_pct"] + 50, cps[0]
+print("nightly estimates:", [round(p["estimate_pct"], 1) for p in measured])
+EOF
+check "kab history names the night the change landed" bash -c \
+	"build/kab history $NAME --socket '$KABD_SOCK' --metric pageout.ns_mean | grep -q 'job $bad'"
+
+# the confirmation and the regression it makes
+check "one change point, confirmed worse by its own paired job, nights $((K - 1)) and $K on each side" \
+	$PY - "$IT_TMP/regs.json" "$bad" "$good" "$NAME" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))["regressions"]
+bad, good, name = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+assert len(r) == 1, r
+g = r[0]
+assert g["state"] == "confirmed" and g["kind"] == "regression" and g["open"], g
+assert g["first_bad"]["job"] == bad and g["last_good"]["job"] == good, g
+c = g["confirmation"]
+assert c["verdict"] == "worse" and c["ci_low_pct"] > 0 and c["job"] > bad, c
+assert g["title"].startswith("[%s] job %d: pageout.ns_mean +" % (name, bad)) and g["title"].endswith(" regression"), g["title"]
+print(g["title"], c)
+EOF
+cj=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["regressions"][0]["confirmation"]["job"])' "$IT_TMP/regs.json" 2>/dev/null)
+rid=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["regressions"][0]["id"])' "$IT_TMP/regs.json" 2>/dev/null)
+check "the confirmation job ran after every night, ABBA with adaptive pairs, the two nights' variants" \
+	[ "$(sql "$DB" "select name||','||job_order||','||(id > $last) from jobs where id = ${cj:-0}")" = "$NAME.confirm-$rid,abba,1" ]
+check "its variants carry the good and the bad night's knob" \
+	[ "$(sql "$DB" "select group_concat(name||':'||knobs, ' ') from (select name, knobs from variants where job_id = ${cj:-0} order by idx)")" != "" ]
+sql "$DB" "select idx, name, knobs from variants where job_id = ${cj:-0}" | sed 's/^/    /'
+check "kab regressions lists it with its title" bash -c \
+	"build/kab regressions --socket '$KABD_SOCK' | grep -q '^#$rid \[$NAME\] job $bad: pageout.ns_mean +.* regression'"
+check "kab regressions --db on kabd's database says the same" bash -c \
+	"build/kab regressions --db '$DB' | grep -q 'confirmed, open'"
+check "/metrics: one open regression for the job and metric" bash -c \
+	"curl -s -H '$AUTH' '$URL/metrics' | grep -qx 'kab_regressions_open{job=\"$NAME\",metric=\"pageout.ns_mean\",kind=\"regression\"} 1'"
+check "the Atom feed has its entry" bash -c \
+	"curl -s -H '$AUTH' '$URL/api/v1/regressions.atom' | $PY -c 'import sys, xml.dom.minidom as m; d = m.parseString(sys.stdin.read()); e = d.getElementsByTagName(\"entry\"); assert len(e) == 1, len(e)'"
+
+# acknowledging needs the token
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL/api/v1/regressions/$rid/ack")
+check "acknowledging without the token: 401" [ "$code" = 401 ]
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer not-the-token" "$URL/api/v1/regressions/$rid/ack")
+check "acknowledging with a wrong token: 401 or 403" bash -c "[ '$code' = 401 ] || [ '$code' = 403 ]"
+check "still open after both" bash -c \
+	"curl -s -H '$AUTH' '$URL/metrics' | grep -qx 'kab_regressions_open{job=\"$NAME\",metric=\"pageout.ns_mean\",kind=\"regression\"} 1'"
+code=$(curl -s -o "$IT_TMP/ack.json" -w '%{http_code}' -X POST -H "$AUTH" "$URL/api/v1/regressions/$rid/ack")
+check "acknowledging with the token: 200, by the token" bash -c "[ '$code' = 200 ] && grep -q '\"acknowledged_by\":\"token\"' '$IT_TMP/ack.json'"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "$AUTH" "$URL/api/v1/regressions/$rid/ack")
+check "a second acknowledgement: 409" [ "$code" = 409 ]
+check "/metrics: no open regression left" bash -c \
+	"curl -s -H '$AUTH' '$URL/metrics' | grep -qx 'kab_regressions_open{job=\"$NAME\",metric=\"pageout.ns_mean\",kind=\"regression\"} 0'"
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "$AUTH" "$URL/api/v1/regressions/9999")
+check "an unknown change point: 404" [ "$code" = 404 ]
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "$AUTH" "$URL/api/v1/history?job=no-such-nightly")
+check "a job name with no history: 404" [ "$code" = 404 ]
+
+# the pages, in a real browser
+CHROMIUM=$(command -v chromium)
+if [ -n "$CHROMIUM" ] && command -v node >/dev/null && [ -f tests/web/node_modules/playwright-core/package.json ] &&
+	[ -f tests/web/nightly_page.mjs ]; then
+	mkdir -p tests/out
+	if CHROMIUM="$CHROMIUM" URL="$URL" TOKEN="$(cat "$IT_TMP/kabd.token")" JOB="$NAME" NIGHTS="$NIGHTS" BAD_JOB="$bad" \
+		node tests/web/nightly_page.mjs >"$IT_TMP/page.out" 2>&1; then
+		ok "the history plot and the regressions page render in Chromium without console errors"
+	else
+		fail "the history plot and the regressions page in Chromium"
+	fi
+	sed 's/^/    /' "$IT_TMP/page.out"
+else
+	IT_SKIP=$((IT_SKIP + 1))
+	echo "  skip the pages in Chromium: chromium, node, playwright-core (make web-deps) or tests/web/nightly_page.mjs missing"
+fi
+
+kabd_stop
+it_end

@@ -1,0 +1,357 @@
+/* Change points and their confirmation: the regressions table, the
+ * confirmation job built from two nights, settling it from a stored
+ * confirmation's runs, and the title, text, JSON and Atom forms. */
+#include "t_job.h"
+#include "harness/daemon/nightly.h"
+#include "harness/exec/executor.h"
+#include "harness/job/job.h"
+#include "harness/job/job_store.h"
+#include "harness/report/regress.h"
+#include "db/store.h"
+#include "db/store_regress.h"
+#include "harness/base/util.h"
+#include "workloads/wl.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* A nightly job as a lab writes it: a baseline and a variant whose knob
+ * changed on the bad night, and an expect for each. */
+static const char night_text[] = "[job]\nname = nightly-unit\npairs = 6\nprimary = pageout.ns_mean\n"
+				 "[swap]\ndevice = none\n"
+				 "[variant A]\nname = base\nsysctl vm.swappiness = 60\n"
+				 "[variant B]\nname = head\nsysctl vm.swappiness = %s\n"
+				 "[workload w]\ntype = command\ncommand = true\n"
+				 "expect.base = time.wall_s > 0\nexpect.head = time.wall_s >= 0\nexpect = time.wall_s < 100\n";
+
+static struct job *night(const char *swappiness)
+{
+	char text[1024];
+	snprintf(text, sizeof(text), night_text, swappiness);
+	return t_parse_job(text);
+}
+
+static void test_confirmation_job(void)
+{
+	struct job *good = night("100"), *bad = night("10");
+	T_CHECK(good && bad);
+	if (!good || !bad)
+		return;
+	struct job_confirm c = { .name = "nightly-unit.confirm-1",
+				 .good_name = "good-job3",
+				 .bad_name = "bad-job4",
+				 .min_pairs = 6,
+				 .max_pairs = 16,
+				 .step = 2 };
+	char *text = NULL;
+	T_EQ_INT(job_confirmation(good, bad, 1, &c, &text), 0);
+	job_free(good);
+	job_free(bad);
+	struct job *j = text ? t_parse_job(text) : NULL;
+	T_CHECK(j != NULL);
+	if (j) {
+		T_EQ_STR(j->name, "nightly-unit.confirm-1");
+		T_EQ_INT(j->n_variants, 2);
+		T_EQ_STR(j->variants[0].name, "good-job3");
+		T_EQ_STR(j->variants[1].name, "bad-job4");
+		/* each side is the compared variant of its own night */
+		T_EQ_INT(j->variants[0].n_knobs, 1);
+		T_EQ_STR(j->variants[0].knobs[0].value, "100");
+		T_EQ_STR(j->variants[1].knobs[0].value, "10");
+		T_EQ_INT(j->order, JOB_ORDER_ABBA);
+		T_CHECK(j->adaptive.on);
+		T_EQ_INT(j->adaptive.min, 6);
+		T_EQ_INT(j->adaptive.max, 16);
+		T_EQ_INT(j->adaptive.step, 2);
+		/* expect.head holds for both sides; expect.base went with the baseline */
+		T_EQ_INT(j->workloads[0].n_expect, 2);
+		for (size_t i = 0; i < j->workloads[0].n_expect; i++)
+			T_CHECK(j->workloads[0].expect[i].variant == NULL);
+		T_EQ_STR(j->primary[0], "pageout.ns_mean");
+	}
+	job_free(j);
+	free(text);
+
+	/* a variant that is not in both nights, the same name twice */
+	good = night("100");
+	bad = night("10");
+	T_EQ_INT(job_confirmation(good, bad, 2, &c, &text), -EINVAL);
+	c.bad_name = c.good_name;
+	T_EQ_INT(job_confirmation(good, bad, 1, &c, &text), -EINVAL);
+	job_free(good);
+	job_free(bad);
+}
+
+/* A build variant is pinned to the commits the nights ran. */
+static void test_confirmation_pins(void)
+{
+	static const char text[] = "[job]\nname = nightly-k\npairs = 2\n[swap]\ndevice = none\n"
+				   "[variant A]\nname = release\nkernel = build\ntree = /src/linux\nbase = v6.1\n"
+				   "[variant B]\nname = head\nkernel = build\ntree = /src/linux\ntrack = origin master\n"
+				   "[workload w]\ntype = command\ncommand = true\n";
+	struct job *good = t_parse_job(text), *bad = t_parse_job(text);
+	T_CHECK(good && bad);
+	if (!good || !bad)
+		return;
+	struct job_confirm c = { .name = "nightly-k.confirm-2",
+				 .good_name = "good-aaaa",
+				 .bad_name = "bad-bbbb",
+				 .good_base = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+				 .bad_base = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+				 .min_pairs = 6,
+				 .max_pairs = 6 };
+	char *out = NULL;
+	T_EQ_INT(job_confirmation(good, bad, 1, &c, &out), 0);
+	job_free(good);
+	job_free(bad);
+	struct job *j = out ? t_parse_job(out) : NULL;
+	T_CHECK(j != NULL);
+	if (j) {
+		T_EQ_STR(j->variants[0].base, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+		T_EQ_STR(j->variants[1].base, "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+		/* a tracked variant: the commit of its night, no longer the branch */
+		T_CHECK(j->variants[1].track_remote == NULL && j->variants[1].track_branch == NULL);
+		T_CHECK(!j->adaptive.on);
+		T_EQ_INT(j->pairs, 6);
+	}
+	job_free(j);
+	free(out);
+}
+
+static struct store_regress row(const char *metric, int64_t good, int64_t bad)
+{
+	struct store_regress g = { .created = 1764547200,
+				   .variant = 1,
+				   .good_job = good,
+				   .bad_job = bad,
+				   .good_night = 1764547200,
+				   .bad_night = 1764633600,
+				   .mean_before = 0.5,
+				   .mean_after = 31.0,
+				   .detected_pct = 30.5,
+				   .detected_p = 1e-5,
+				   .state = REGRESS_PENDING,
+				   .estimate_pct = NAN,
+				   .ci_lo_pct = NAN,
+				   .ci_hi_pct = NAN,
+				   .p = NAN };
+	snprintf(g.name, sizeof(g.name), "nightly-unit");
+	snprintf(g.workload, sizeof(g.workload), "w");
+	snprintf(g.metric, sizeof(g.metric), "%s", metric);
+	snprintf(g.direction, sizeof(g.direction), "lower");
+	return g;
+}
+
+static void test_store(void)
+{
+	char path[64];
+	t_db_path(path, sizeof(path), "/tmp/kab-unit-regress-XXXXXX", NULL);
+	struct store *st;
+	T_EQ_INT(store_open(path, &st), 0);
+	/* jobs 1..6 of the name: the nights */
+	for (int i = 0; i < 6; i++) {
+		struct job *j = night("60");
+		int64_t id;
+		T_EQ_INT(job_store_create(st, j, &id), 0);
+		job_free(j);
+	}
+	struct store_regress g = row("pageout.ns_mean", 3, 4), got;
+	int64_t id;
+	T_EQ_INT(store_regress_add(st, &g, &id), 0);
+	T_EQ_INT(id, 1);
+	bool known = false;
+	T_EQ_INT(store_regress_known(st, "nightly-unit", "w", "pageout.ns_mean", 1, 5, 2, &known), 0);
+	T_CHECK(known); /* night 5 is one night after 4: the same change moved */
+	T_EQ_INT(store_regress_known(st, "nightly-unit", "w", "pageout.ns_mean", 1, 6, 1, &known), 0);
+	T_CHECK(!known);
+	T_EQ_INT(store_regress_known(st, "nightly-unit", "w", "other", 1, 4, 2, &known), 0);
+	T_CHECK(!known);
+	/* the same first bad night twice is refused by the table */
+	T_CHECK(store_regress_add(st, &g, &id) < 0);
+	T_EQ_INT(store_regress_set_confirm(st, 1, 6), 0);
+	T_EQ_INT(store_regress_by_confirm(st, 6, &got), 0);
+	T_EQ_INT(got.id, 1);
+	T_EQ_INT(got.state, REGRESS_PENDING);
+	T_CHECK(isnan(got.estimate_pct));
+	T_EQ_INT(store_regress_by_confirm(st, 5, &got), -ENOENT);
+	got.state = REGRESS_CONFIRMED;
+	got.estimate_pct = 29.9;
+	got.ci_lo_pct = 25.0;
+	got.ci_hi_pct = 35.0;
+	got.p = 0.0005;
+	snprintf(got.verdict, sizeof(got.verdict), "worse");
+	T_EQ_INT(store_regress_settle(st, &got), 0);
+	struct store_regress g2 = row("pageout.refault_ns_mean", 3, 4);
+	T_EQ_INT(store_regress_add(st, &g2, &id), 0);
+	struct store_regress *rows = NULL;
+	size_t n = 0;
+	T_EQ_INT(store_regress_list(st, &rows, &n), 0);
+	T_EQ_INT(n, 2);
+	if (n == 2) {
+		T_EQ_INT(rows[0].id, 2); /* newest first */
+		T_CHECK(store_regress_is_regression(&rows[1]));
+		T_CHECK(regress_open(&rows[1]));
+		T_CHECK(!regress_open(&rows[0]));
+	}
+	free(rows);
+	T_EQ_INT(store_regress_ack(st, 1, "token", 1764700000), 0);
+	T_EQ_INT(store_regress_ack(st, 1, "token", 1764700001), -EALREADY);
+	T_EQ_INT(store_regress_ack(st, 9, "token", 1764700001), -ENOENT);
+	T_EQ_INT(store_regress_get(st, 1, &got), 0);
+	T_EQ_STR(got.acked_by, "token");
+	T_CHECK(!regress_open(&got));
+	store_close(st);
+	unlink(path);
+}
+
+static void test_render(void)
+{
+	struct store_regress g = row("pageout.ns_mean", 3, 4);
+	char title[512];
+	regress_title(&g, title, sizeof(title));
+	T_EQ_STR(title, "[nightly-unit] job 4: pageout.ns_mean +30.5% pending confirmation");
+	g.state = REGRESS_CONFIRMED;
+	g.estimate_pct = 29.94;
+	g.ci_lo_pct = 25;
+	g.ci_hi_pct = 35;
+	g.p = 0.0005;
+	g.confirm_job = 7;
+	snprintf(g.verdict, sizeof(g.verdict), "worse");
+	snprintf(g.track, sizeof(g.track), "origin mm-unstable");
+	snprintf(g.bad_sha, sizeof(g.bad_sha), "6ccdcb6d3a741b5a2cbd1f0e2d5a0b9c8d7e6f50");
+	snprintf(g.bad_subject, sizeof(g.bad_subject), "mm, pcp: <drain> & \"more\"");
+	regress_title(&g, title, sizeof(title));
+	T_EQ_STR(title, "[origin:mm-unstable] 6ccdcb6d3a: pageout.ns_mean +29.9% regression");
+	snprintf(g.verdict, sizeof(g.verdict), "better");
+	T_EQ_STR(regress_kind(&g), "improvement");
+	snprintf(g.verdict, sizeof(g.verdict), "worse");
+
+	struct store_regress two[2] = { g, row("x", 1, 2) };
+	struct strbuf b = { 0 };
+	T_EQ_INT(regress_render_json(two, 2, &b), 0);
+	T_CHECK(b.buf && strstr(b.buf, "\"title\":\"[origin:mm-unstable] 6ccdcb6d3a: pageout.ns_mean +29.9% regression\""));
+	T_CHECK(b.buf && strstr(b.buf, "\"first_bad\":{\"job\":4,\"night\":\"2025-12-02T00:00:00Z\",\"sha\":\"6ccdcb6d3a"));
+	T_CHECK(b.buf && strstr(b.buf, "\"confirmation\":{\"job\":7,\"estimate_pct\":29.94,\"ci_low_pct\":25"));
+	T_CHECK(b.buf && strstr(b.buf, "\"confirmation\":{\"job\":null,\"estimate_pct\":null"));
+	T_CHECK(b.buf && strstr(b.buf, "\"open\":true"));
+	sb_free(&b);
+	T_EQ_INT(regress_render_atom(two, 2, "http://lab:8080", &b), 0);
+	/* the confirmed one only, its subject's markup escaped */
+	T_CHECK(b.buf && strstr(b.buf, "<entry>") && strstr(b.buf, "</entry>") &&
+		strstr(b.buf, "<entry>") == strrchr(b.buf, '<') - (strrchr(b.buf, '<') - strstr(b.buf, "<entry>")));
+	T_CHECK(b.buf && strstr(b.buf, "<id>urn:kab:regression:0</id>"));
+	T_CHECK(b.buf && !strstr(b.buf, "pending confirmation"));
+	T_CHECK(b.buf && strstr(b.buf, "href=\"http://lab:8080/regressions.html#r0\""));
+	size_t entries = 0;
+	for (const char *p = b.buf; p && (p = strstr(p, "<entry>")); p++)
+		entries++;
+	T_EQ_INT(entries, 1);
+	sb_free(&b);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	regress_render_text(two, 2, f);
+	fclose(f);
+	T_CHECK(text && strstr(text, "confirmed  job 7: +29.9% [+25.0, +35.0], p 0.001, worse"));
+	T_CHECK(text && strstr(text, "first bad  job 4, 2025-12-02T00:00:00Z, 6ccdcb6d3a74 mm, pcp"));
+	free(text);
+}
+
+/* A stored confirmation job: variant B's metric is factor x variant A's. */
+static int64_t stored_confirmation(struct store *st, double factor, const char *status)
+{
+	static const char text[] = "[job]\nname = nightly-unit.confirm-1\npairs = 8\norder = abba\nprimary = time.wall_s\n"
+				   "[swap]\ndevice = none\n[variant A]\nname = good\n[variant B]\nname = bad\n"
+				   "[workload w]\ntype = command\ncommand = true\n";
+	struct job *j = t_parse_job(text);
+	int64_t id = 0;
+	struct store_step *steps = NULL;
+	size_t n = 0;
+	T_CHECK(j && job_store_create(st, j, &id) == 0 && exec_plan(j, &steps, &n) == 0);
+	T_EQ_INT(store_steps_create(st, id, steps, n), 0);
+	free(steps);
+	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct store_run run = { .job_id = id,
+					 .step_id = steps[i].id,
+					 .pair = steps[i].pair,
+					 .variant = steps[i].variant,
+					 .workload = steps[i].workload,
+					 .cpus = 2,
+					 .cgroup_version = 1 };
+		snprintf(run.kernel_release, sizeof(run.kernel_release), "6.1.0-unit");
+		int64_t rid;
+		T_EQ_INT(store_run_begin(st, &run, &rid), 0);
+		run.id = rid;
+		run.status = RUN_OK;
+		run.started = 1000.0 + (double)i;
+		run.finished = run.started + 0.5;
+		struct wl_metrics m = { 0 };
+		double base = 0.3 * (1 + 0.01 * (double)(steps[i].pair % 3));
+		wl_metrics_add(&m, "time.wall_s", "s", steps[i].variant ? base * factor : base);
+		T_EQ_INT(store_run_finish(st, &run, STEP_FINISHED, m.v, m.n, NULL, 0), 0);
+		wl_metrics_free(&m);
+	}
+	free(steps);
+	enum job_status s;
+	T_EQ_INT(job_status_parse(status, &s), 0);
+	T_EQ_INT(store_job_set_status(st, id, s, strcmp(status, "done") ? "the executor stopped" : NULL), 0);
+	job_free(j);
+	return id;
+}
+
+static void test_settle(void)
+{
+	char path[64];
+	t_db_path(path, sizeof(path), "/tmp/kab-unit-settle-XXXXXX", "KAB_UNIT_KEEP");
+	struct store *st;
+	T_EQ_INT(store_open(path, &st), 0);
+	struct {
+		double factor;
+		const char *status;
+		double detected;
+		enum regress_state want;
+		const char *verdict;
+	} c[] = {
+		{ 1.30, "done", 30.5, REGRESS_CONFIRMED, "worse" },
+		{ 1.00, "done", 30.5, REGRESS_NOT_CONFIRMED, "same" },
+		{ 0.70, "done", 30.5, REGRESS_NOT_CONFIRMED, "better" }, /* the other way round */
+		{ 0.70, "done", -30.0, REGRESS_CONFIRMED, "better" },
+		{ 1.30, "failed", 30.5, REGRESS_FAILED, "" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
+		int64_t cj = stored_confirmation(st, c[i].factor, c[i].status);
+		struct store_regress g = row("time.wall_s", cj, cj), got;
+		g.detected_pct = c[i].detected;
+		int64_t id;
+		/* the nights stand in: any job of the store will do */
+		T_EQ_INT(store_regress_add(st, &g, &id), 0);
+		T_EQ_INT(store_regress_set_confirm(st, id, cj), 0);
+		T_EQ_INT(nightly_settle(st, cj), 0);
+		T_EQ_INT(store_regress_get(st, id, &got), 0);
+		T_EQ_INT(got.state, c[i].want);
+		T_EQ_STR(got.verdict, c[i].verdict);
+		if (c[i].want != REGRESS_FAILED) {
+			T_NEAR(got.estimate_pct, 100 * (c[i].factor - 1), 0.5);
+			T_CHECK(got.ci_lo_pct <= got.estimate_pct && got.estimate_pct <= got.ci_hi_pct);
+		} else {
+			T_CHECK(strstr(got.reason, "ended failed: the executor stopped") != NULL);
+		}
+	}
+	T_EQ_INT(nightly_settle(st, 999), -ENOENT);
+	store_close(st);
+	if (!getenv("KAB_UNIT_KEEP"))
+		unlink(path);
+}
+
+int main(void)
+{
+	test_confirmation_job();
+	test_confirmation_pins();
+	test_store();
+	test_render();
+	test_settle();
+	return t_done("test_regress");
+}
