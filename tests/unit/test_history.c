@@ -345,7 +345,7 @@ static void test_tracked(void)
 		 " commit_subject = 'mm, pcp: a subject', commit_date = %.0f WHERE job_id = %lld AND idx = 1;"
 		 "UPDATE variants SET track = 'origin mm-unstable', commit_sha = '0123456789abcdef0123456789abcdef01234567',"
 		 " commit_subject = 'mm: older', commit_date = %.0f,"
-		 " track_event = 'force-pushed backwards: 6ccdcb6d3a..0123456789 (not a descendant)'"
+		 " track_event = 'force-pushed: 6ccdcb6d3a01 is not an ancestor of 0123456789ab'"
 		 " WHERE job_id = %lld AND idx = 1;",
 		 DAY0 - DAY, (long long)a, DAY0 - 2 * DAY, (long long)b);
 	sql(db, q);
@@ -362,7 +362,7 @@ static void test_tracked(void)
 	T_CHECK(p[1].force_pushed);
 	char *text = render(h, false);
 	T_CHECK(has(text, "6ccdcb6d3a01 mm, pcp: a subject"));
-	T_CHECK(has(text, "[FORCE-PUSHED: force-pushed backwards: 6ccdcb6d3a..0123456789 (not a descendant)]"));
+	T_CHECK(has(text, "[FORCE-PUSHED: force-pushed: 6ccdcb6d3a01 is not an ancestor of 0123456789ab]"));
 	free(text);
 	char *json = render(h, true);
 	T_CHECK(has(json, "\"commit\": {\"track\": \"origin mm-unstable\", \"sha\": \"0123456789abcdef0123456789abcdef01234567\", "
