@@ -104,6 +104,8 @@ $(B)/kab-%: workloads/progs/%.c
 
 # test_recorded drives kabd's submit handler (api.c), which links httpd.c
 $(B)/tests/test_recorded: LDLIBS := -lmicrohttpd $(LDLIBS)
+# test_history drives GET /api/v1/history (api_history.c, httpd.c) too
+$(B)/tests/test_history: LDLIBS := -lmicrohttpd $(LDLIBS)
 $(B)/tests/%: tests/unit/%.c tests/unit/t.h $(B)/libkab.a
 	@mkdir -p $(dir $@)
 	@mkdir -p $(B)/dep/tests
@@ -116,6 +118,8 @@ $(B)/tests/cp_driver: tests/stats/cp_driver.c $(B)/libkab.a
 	@mkdir -p $(B)/dep/tests
 	$(CC) $(CPPFLAGS) $(DEPFLAGS) -MF $(B)/dep/tests/cp_driver.d $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(B)/libkab.a $(LDLIBS)
 
+# bench_history times kabd's GET /api/v1/history handler (api_history.c, httpd.c)
+$(B)/bench/bench_history: LDLIBS := -lmicrohttpd $(LDLIBS)
 $(B)/bench/%: bench/%.c $(B)/libkab.a
 	@mkdir -p $(dir $@)
 	@mkdir -p $(B)/dep/bench

@@ -7,7 +7,7 @@
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
-SECTIONS=(sampler parse kabd kernels kexec condition changepoint)
+SECTIONS=(sampler parse kabd history kernels kexec condition changepoint)
 status=0
 
 section() { printf '\n==== %s ====\n' "$1"; }
@@ -383,6 +383,33 @@ bench_changepoint() {
 	section "changepoint (a year of nightly history, 200 metrics)"
 	need "$B/bench/bench_changepoint" || return 1
 	"$B/bench/bench_changepoint"
+}
+
+# --- history: GET /api/v1/history of one metric over a year of nights ---
+# seed_history's year (cached as the kabd section caches it), copied, its
+# nights computed once (timed), then HISTORY_REPEAT (default 300) requests
+# through kabd's handler for one metric, the text form, the default view,
+# and a reference GET of one job, all in one process. No root, no kabd:
+# kabd takes the executor lock and its executor needs root; the transport
+# and the sampler beside it are the kabd section's.
+bench_history() {
+	section "history (GET /api/v1/history, one metric over 365 nights, through kabd's handler)"
+	need "$B/bench/bench_history" && need "$B/bench/seed_history" || return 1
+	local cache=$B/bench-cache/history-365.db tmp rc
+	mkdir -p "$B/bench-cache"
+	if [ ! -s "$cache" ] || [ "$B/bench/seed_history" -nt "$cache" ]; then
+		rm -f "$cache" "$cache".tmp*
+		"$B/bench/seed_history" "$cache.tmp" || { rm -f "$cache".tmp*; return 1; }
+		mv "$cache.tmp" "$cache"
+	else
+		echo "history: cached $cache"
+	fi
+	tmp=$(mktemp -d /tmp/kab-bench-history.XXXXXX)
+	cp "$cache" "$tmp/kab.db"
+	"$B/bench/bench_history" "$tmp/kab.db" --repeat "${HISTORY_REPEAT:-300}"
+	rc=$?
+	rm -rf "$tmp"
+	return $rc
 }
 
 # --- add new sections above this line, and their names to SECTIONS ---

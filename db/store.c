@@ -146,6 +146,23 @@ static const char *const migrations[] = {
 	"  acked REAL, acked_by TEXT,"
 	"  UNIQUE (name, workload, metric, variant_idx, bad_job));"
 	"CREATE INDEX regressions_confirm ON regressions(confirm_job);",
+	/* 12: the history's night markers: each ended job of a name once its
+	 * rows are made, measured or not (a failed night is a marker without
+	 * rows: a gap, never a zero), so a job with a marker is not computed
+	 * again. A row's rank is its metric's row in the job's report (0: the
+	 * workload's first; primary metrics rank first), and it names its
+	 * variant and baseline. The indexes serve the default view (primary
+	 * metrics) and the jobs of a name */
+	"ALTER TABLE history ADD COLUMN rank INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE history ADD COLUMN variant_name TEXT;"
+	"ALTER TABLE history ADD COLUMN base_name TEXT;"
+	"CREATE INDEX history_view ON history(name, is_primary, rank);"
+	"CREATE TABLE history_nights ("
+	"  job_id INTEGER PRIMARY KEY REFERENCES jobs(id), name TEXT NOT NULL, night REAL NOT NULL,"
+	"  status TEXT NOT NULL, reason TEXT, runs INTEGER NOT NULL, runs_failed INTEGER NOT NULL,"
+	"  computed REAL NOT NULL, kab_version TEXT NOT NULL, schema_version INTEGER NOT NULL);"
+	"CREATE INDEX history_nights_name ON history_nights(name, night);"
+	"CREATE INDEX jobs_name ON jobs(name, status);",
 };
 
 sqlite3 *store_sqlite(struct store *s) { return s->db; }

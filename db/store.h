@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 11
+#define STORE_SCHEMA_VERSION 12
 
 /* ---- statuses ----
  * Each status the store records is an enum with one name table

@@ -10,6 +10,8 @@ int cmd_run(int argc, char **argv);
 /* kab plan JOB: an A/A calibration and the pairs a change needs (harness/cli/cmd_plan.c) */
 int cmd_plan(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+/* kab history NAME: the nightly history of a job name (harness/cli/cmd_history.c) */
+int cmd_history(int argc, char **argv);
 int cmd_regressions(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 /* kernel builds (harness/cli/cmd_build.c) */

@@ -5,6 +5,7 @@
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
 #include "harness/base/output.h"
+#include "harness/report/history.h"
 #include "harness/report/report.h"
 #include "db/store.h"
 #include "harness/base/util.h"
@@ -210,6 +211,10 @@ int cmd_run(int argc, char **argv)
 	}
 	int r = fg_exec(&fg, j, job_id);
 	ret = run_result(fg.st, job_id, ra.db, r, ra.report);
+	/* the night joins its name's history (kab history NAME); a job that
+	 * did not end (interrupted) joins it when it does */
+	if (history_refresh_job(fg.st, job_id) < 0)
+		log_warn("job %lld: its history rows were not made; kab history %s makes them", (long long)job_id, j->name);
 out:
 	job_free(j);
 	diags_free(&d);

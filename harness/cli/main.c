@@ -13,6 +13,7 @@ static const struct {
 	{ "check", cmd_check, "check JOB            validate a job file, print it normalized" },
 	{ "run", cmd_run, "run JOB [--db PATH]  run a job in the foreground (--resume ID continues one)" },
 	{ "report", cmd_report, "report ID [--db PATH | --socket PATH | --url URL] [--format F]  print the before/after table of a stored job" },
+	{ "history", cmd_history, "history NAME [--metric M] [--db PATH | --socket PATH | --url URL] [--format text|json]  the nightly history of a job name: a row a night, change points" },
 	{ "regressions", cmd_regressions,
 	  "regressions [--db PATH | --socket PATH | --url URL] [--format text|json|atom] [--ack ID]  nightly change points and their confirmation" },
 	{ "plan", cmd_plan, "plan JOB [--pairs N] [--effect PCT] [--db PATH] [--format text|json]  an A/A calibration, then the pairs a change needs" },

@@ -21,6 +21,8 @@ void api_job_cancel(struct api *a, const struct httpd_req *rq, struct httpd_resp
 void api_run_samples(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 void api_health(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 void api_metrics(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+/* GET /api/v1/history?job=NAME[&metric=M][&workload=W][&format=json|text] (api_history.c) */
+void api_history(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 /* api_regress.c: change points, their confirmation, acknowledging them */
 void api_regressions_list(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 void api_regressions_atom(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);

@@ -58,6 +58,7 @@ static const struct route {
 	{ "/regressions/#/ack", NULL, api_regression_ack },
 	{ "/health", api_health, NULL },
 	{ "/metrics", api_metrics, NULL },
+	{ "/history", api_history, NULL },
 };
 
 /* A request between MHD's calls: what admit() decided, then its body. */
@@ -90,7 +91,49 @@ void httpd_error(struct httpd_resp *rs, int status, const char *fmt, ...)
 
 const char *httpd_query(const struct httpd_req *rq, const char *key)
 {
+	if (!rq->conn) {
+		for (const char *const *a = rq->args; a && a[0]; a += 2)
+			if (strcmp(a[0], key) == 0)
+				return a[1];
+		return NULL;
+	}
 	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+struct query_check {
+	const char *const *allowed;
+	size_t n;
+	unsigned seen; /* a bit per allowed key */
+	int err;
+	char *bad;
+	size_t len;
+};
+
+static enum MHD_Result check_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct query_check *qc = cls;
+	size_t i = 0;
+	while (i < qc->n && strcmp(qc->allowed[i], key) != 0)
+		i++;
+	if (i == qc->n || (qc->seen & (1u << i))) {
+		qc->err = i == qc->n ? -EINVAL : -EEXIST;
+		snprintf(qc->bad, qc->len, "%.64s", key);
+		return MHD_NO;
+	}
+	qc->seen |= 1u << i;
+	return MHD_YES;
+}
+
+int httpd_query_check(const struct httpd_req *rq, const char *const *allowed, size_t n, char *bad, size_t len)
+{
+	struct query_check qc = { .allowed = allowed, .n = n < 32 ? n : 32, .bad = bad, .len = len };
+	if (!rq->conn) {
+		for (const char *const *a = rq->args; a && a[0] && !qc.err; a += 2)
+			check_arg(&qc, MHD_GET_ARGUMENT_KIND, a[0], a[1]);
+		return qc.err;
+	}
+	MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND, check_arg, &qc);
+	return qc.err;
 }
 
 /* Matches path against pattern; the '#' segment goes to ret_idseg. */

@@ -25,6 +25,9 @@ struct httpd_req {
 	const char *body;     /* NUL-terminated; NULL: none */
 	size_t body_len;
 	void *conn;           /* the MHD connection, for httpd_query() */
+	/* without conn (the unit tests): the query as "key", "value", ...,
+	 * NULL, which httpd_query() and httpd_query_check() read instead */
+	const char *const *args;
 	const char *submitter;  /* a POST's caller: "uid 1001 (alice)" or "token" */
 };
 
@@ -37,6 +40,9 @@ struct httpd_resp {
 
 /* A query parameter, or NULL. */
 const char *httpd_query(const struct httpd_req *rq, const char *key);
+/* Every parameter of the query is one of allowed[0..n), none given
+ * twice: 0, or -EINVAL (unknown) / -EEXIST (twice) with its key in bad. */
+int httpd_query_check(const struct httpd_req *rq, const char *const *allowed, size_t n, char *bad, size_t len);
 /* {"error": "..."} with status. */
 void httpd_error(struct httpd_resp *rs, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

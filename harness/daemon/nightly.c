@@ -2,6 +2,7 @@
 #include "harness/daemon/nightly.h"
 #include "harness/daemon/queue.h"
 #include "harness/job/job.h"
+#include "harness/report/history.h"
 #include "harness/report/report.h"
 #include "db/store.h"
 #include "db/store_regress.h"
@@ -219,13 +220,68 @@ int nightly_settle(struct store *st, int64_t job_id)
 	return r;
 }
 
+/* Every change point of the name's primary series goes to
+ * nightly_confirm, which skips those it has seen. */
+static void confirm_changes(struct queue *q, struct store *st, const char *name)
+{
+	struct history *h = NULL;
+	struct history_query hq = { 0 };
+	int r = history_load(st, name, &hq, &h);
+	if (r < 0) {
+		if (r != -ENOENT)
+			log_warn("kabd: the history of \"%s\" could not be read for change points: %s", name, strerror(-r));
+		return;
+	}
+	for (size_t i = 0; i < h->n_series; i++) {
+		const struct history_series *s = &h->series[i];
+		if (!s->key->primary)
+			continue;
+		for (size_t k = 0; k < s->n_changes; k++) {
+			const struct history_change *c = &s->changes[k];
+			const struct history_point *pg = &s->points[c->last_good], *pb = &s->points[c->first_bad];
+			const struct store_history_night *ng = &h->nights[pg->night], *nb = &h->nights[pb->night];
+			struct nightly_change nc = {
+				.name = name,
+				.workload = s->key->workload,
+				.metric = s->key->metric,
+				.direction = s->key->direction,
+				.variant = s->key->variant,
+				.good_job = ng->job_id,
+				.bad_job = nb->job_id,
+				.good_night = ng->night,
+				.bad_night = nb->night,
+				.track = pb->commit ? pb->commit->track : NULL,
+				.good_sha = pg->commit ? pg->commit->sha : NULL,
+				.bad_sha = pb->commit ? pb->commit->sha : NULL,
+				.good_subject = pg->commit ? pg->commit->subject : NULL,
+				.bad_subject = pb->commit ? pb->commit->subject : NULL,
+				.mean_before = c->mean_before,
+				.mean_after = c->mean_after,
+				.pct = c->delta_pts,
+				.p = c->p,
+			};
+			if ((r = nightly_confirm(q, st, &nc)) < 0)
+				log_warn("kabd: %s: the change point on %s/%s at job %lld was not queued for confirmation: %s",
+					 name, nc.workload, nc.metric, (long long)nc.bad_job, strerror(-r));
+		}
+	}
+	history_free(h);
+}
+
 void nightly_after_job(struct queue *q, struct store *st, int64_t job_id)
 {
-	(void)q;
 	int r = nightly_settle(st, job_id);
-	if (r == 0 || r != -ENOENT) {
+	if (r != -ENOENT) {
+		/* a confirmation: it settles its change and starts no history of its own */
 		if (r < 0)
 			log_warn("kabd: job %lld's change point could not be settled: %s", (long long)job_id, strerror(-r));
 		return;
 	}
+	struct store_job sj;
+	if (store_job_info(st, job_id, &sj) < 0)
+		return;
+	char name[sizeof(sj.name)];
+	snprintf(name, sizeof(name), "%s", sj.name);
+	store_job_clear(&sj);
+	confirm_changes(q, st, name);
 }

@@ -8,6 +8,7 @@
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
 #include "harness/job/job_store.h"
+#include "harness/report/history.h"
 #include "db/store.h"
 #include "harness/base/util.h"
 
@@ -126,6 +127,13 @@ static void run_one(struct queue *q, int64_t id)
 	q->cancel_req = 0;
 	pthread_mutex_unlock(&q->mu);
 	log_info("kabd: job %lld ends (%s)", (long long)id, r == 0 ? "finished" : r == -EINTR ? "stopped" : strerror(-r));
+	/* an ended job is a night of its name's history (a job that resumes
+	 * later is not ended: history_refresh leaves it), before the nightly
+	 * work looks at the history; readers refresh lazily too, so a failure
+	 * here only costs them the work */
+	if (history_refresh(q->st, j->name, NULL) < 0)
+		log_warn("kabd: job %lld: the history of \"%s\" was not refreshed; GET /api/v1/history refreshes it",
+			 (long long)id, j->name);
 	if (r != -EINTR || cancelled)
 		nightly_after_job(q, q->st, id);
 out:

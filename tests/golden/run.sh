@@ -148,6 +148,21 @@ done
 
 for job in examples/*.job; do
 	[ -e "$job" ] || continue
+	if grep -qE '^kernel *= *build' "$job"; then
+		# a job of kernels kab builds (the nightly) names the operator's
+		# kernel tree (/src/linux) and boots kernels: here the only
+		# complaints may be those, each at its line
+		check_job "$job" >/dev/null 2>"$tmp/err"
+		rc=$?
+		other=$(grep -vE "^$job:[0-9]+: (tree /src/linux does not exist|the variants boot kernels of their own)" "$tmp/err")
+		if [ $rc -ne 2 ] || [ -n "$other" ] || ! grep -q 'tree /src/linux does not exist' "$tmp/err"; then
+			fail "$job" "exit code $rc; expected 2, naming only the missing tree and kexec:"
+			sed 's/^/    /' "$tmp/err"
+		else
+			pass
+		fi
+		continue
+	fi
 	check_job "$job" >"$tmp/example.out" 2>"$tmp/err"
 	rc=$?
 	if [ $rc -ne 0 ]; then

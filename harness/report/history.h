@@ -1,0 +1,111 @@
+/* The nightly history of a job name: per workload, metric and compared
+ * variant, one point a night (the paired estimate against the baseline
+ * with its CI, each side's median, the commit a tracked variant ran),
+ * gaps for nights that failed or measured nothing and for calendar days
+ * with no job, and the change points of the series (stats/changepoint.h)
+ * mapped back to nights and commits. Rows are computed once a job has
+ * ended (history_refresh), from the same report the job's own report
+ * shows; history_load reads them. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "db/store_history.h"
+
+struct store;
+
+#define HISTORY_NAME_MAX 127 /* a job's name, as the store keeps it */
+#define HISTORY_METRIC_MAX 95
+
+/* Computes the rows of every ended job of that name that has none (or
+ * whose status changed since): done jobs from their report (variant 0 is
+ * the baseline), failed and cancelled jobs as nights without estimates.
+ * Cheap when nothing is new (one indexed query). ret_added: the jobs
+ * computed (may be NULL). */
+int history_refresh(struct store *st, const char *name, size_t *ret_added);
+/* The same for one job (its name's history): what kabd calls when a job ends. */
+int history_refresh_job(struct store *st, int64_t job_id);
+
+enum history_point_state {
+	HISTORY_MEASURED,    /* an estimate with its CI */
+	HISTORY_NO_ESTIMATE, /* the job ended done, but this series has no estimate that night */
+	HISTORY_FAILED,      /* the job failed (or has a status this kab does not know) */
+	HISTORY_CANCELLED,
+	HISTORY_MISSED, /* calendar days with no job between two nights */
+};
+const char *history_state_name(enum history_point_state s); /* "measured", "no-estimate", ... */
+
+struct history_point {
+	enum history_point_state state;
+	size_t night;       /* index into history.nights; SIZE_MAX for missed days */
+	double missed_from; /* missed: noon of the first day missed (local time) */
+	unsigned missed_days;
+	const struct store_history_commit *commit; /* the tracked variant's; NULL: none */
+	bool force_pushed;                         /* the tracked branch moved backwards or sideways that night */
+	const struct store_history_row *row;       /* NULL: no row that night */
+};
+
+/* A change point: where the series of measured nights shifted. Indexes
+ * are into the series' points. */
+struct history_change {
+	size_t last_good, first_bad;        /* the measured nights on each side */
+	size_t before_first, after_last;    /* the segments the means are over */
+	size_t nights_before, nights_after; /* measured nights in them */
+	double mean_before, mean_after;     /* of the nightly estimate (%) */
+	double pct;                         /* 100 (after - before) / |before|; NAN if before is 0 */
+	double delta_pts;                   /* after - before, in percentage points */
+	double p;
+};
+
+struct history_series {
+	const struct store_history_row *key; /* its newest row: workload, metric, variant, unit, ... */
+	struct history_point *points;
+	size_t n_points;
+	size_t measured;
+	bool enough;    /* false: not enough nights, no change points */
+	char note[160]; /* why not enough, or why detection did not run */
+	struct history_change *changes;
+	size_t n_changes;
+};
+
+struct history {
+	char name[HISTORY_NAME_MAX + 1];
+	char metric[HISTORY_METRIC_MAX + 1]; /* the one asked for; "" for the default view */
+	struct store_history_night *nights;  /* by night */
+	size_t n_nights, n_failed;           /* failed or cancelled */
+	size_t n_measured;                   /* the most measured nights of a series */
+	bool enough;                         /* some series has enough nights for change points */
+	char note[160];                      /* why not: "not enough nights: ..." */
+	struct store_history_row *rows;
+	size_t n_rows;
+	struct history_series *series;
+	size_t n_series;
+	char **metrics; /* every metric with rows, sorted */
+	size_t n_metrics;
+};
+
+/* What history_load reads: metric NULL shows the job's primary metrics,
+ * or each workload's first report row when it declares none. */
+struct history_query {
+	const char *metric;
+	const char *workload; /* NULL: all */
+};
+/* Refreshes nothing: call history_refresh first. -ENOENT when the name
+ * has no nights, -EINVAL for a name or metric history_*_ok refuses; a
+ * metric with no rows gives a history without series. */
+int history_load(struct store *st, const char *name, const struct history_query *q, struct history **ret);
+void history_free(struct history *h);
+
+/* The door checks of a name from a user or the network: a job name is 1
+ * to HISTORY_NAME_MAX letters, digits, '.', '_' and '-' (what a job file
+ * allows, and no more); a metric 1 to HISTORY_METRIC_MAX of those and
+ * ":+/[]". */
+bool history_name_ok(const char *s);
+bool history_metric_ok(const char *s);
+
+/* history_render.c: the text table (one row a night, then the change
+ * points) and the JSON GET /api/v1/history serves. */
+int history_render_text(const struct history *h, bool utf8, FILE *out);
+int history_render_json(const struct history *h, FILE *out);
