@@ -12,7 +12,8 @@
 # the history and regressions pages render the plot in headless Chromium
 # without console errors. About 4 minutes of runs.
 #
-# NIGHTS (default 8) and K (default 5): the nights, and the first bad one.
+# NIGHTS (default 9) and K (default 5): the nights, and the first bad one
+# (the detector wants 4 nights on each side: stats/changepoint.c).
 . "$(dirname "$0")/lib.sh"
 it_begin
 [ -x "$KABD" ] || skip_all "$KABD is not built"
@@ -22,7 +23,7 @@ PY=/usr/bin/python3
 MTHP=/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled
 [ -w $MTHP ] || skip_all "no 64K mTHP size to switch ($MTHP)"
 [ -e /sys/class/zram-control/hot_add ] || skip_all "no zram"
-NIGHTS=${NIGHTS:-8}
+NIGHTS=${NIGHTS:-9}
 K=${K:-5}
 NAME=nightly-knob
 
