@@ -157,7 +157,7 @@ function trendPlot(s, marks, id) {
 	// dates under the axis, as many as fit
 	const every = Math.max(1, Math.ceil(pts.length / Math.floor((W - L - R) / 80)));
 	pts.forEach((p, i) => {
-		if (i % every === 0 || i === pts.length - 1 && (i % every) >= every / 2)
+		if (i % every === 0)
 			root.append(svg("text", { x: sx(i), y: H - B + 16, "text-anchor": "middle" }, p.date));
 	});
 	root.append(svg("line", { class: "axis", x1: L, x2: W - R, y1: H - B, y2: H - B }));
@@ -252,7 +252,7 @@ async function historyPage() {
 function nightCell(n) {
 	if (!n) return el("td", {}, "–");
 	return el("td", { class: "commit" },
-		el("a", { href: `/jobs/${n.job}` }, `job ${n.job}`), ` ${n.night ? n.night.slice(0, 10) : ""} `,
+		el("a", { href: `/jobs/${n.job}` }, `job ${n.job}`), " ", el("span", { class: "date" }, n.night ? n.night.slice(0, 10) : ""), " ",
 		n.sha ? el("code", { title: n.sha }, shortSha(n.sha)) : "no commit recorded",
 		n.subject ? el("span", { class: "subject" }, " " + n.subject) : null);
 }
