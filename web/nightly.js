@@ -8,6 +8,11 @@
 
 const NIGHT_GAP = { failed: "failed", cancelled: "cancelled", "no-estimate": "no estimate", missed: "no job" };
 
+// a number the plot can place (the API writes null for one it could not compute)
+function isNum(v) {
+	return typeof v === "number" && Number.isFinite(v);
+}
+
 function shortSha(sha) {
 	return sha ? String(sha).slice(0, 12) : "";
 }
@@ -56,7 +61,7 @@ function changeTitle(c) {
 	const side = (what, s) => `${what} ${s.date}, job ${s.job}, ${commitText(s.commit)}`;
 	return [`change point at ${c.first_bad.date}`,
 		`mean ${fmtPct(c.mean_before_pct)} over ${c.nights_before} nights, then ${fmtPct(c.mean_after_pct)} over ${c.nights_after}` +
-		(c.delta_points !== null ? ` (${c.delta_points > 0 ? "+" : ""}${c.delta_points.toFixed(1)} points)` : ""),
+		(isNum(c.delta_points) ? ` (${c.delta_points > 0 ? "+" : ""}${c.delta_points.toFixed(1)} points)` : ""),
 		`change of the mean ${fmtPct(c.change_pct)}, p ${fmtP(c.p_value)}`,
 		side("last good", c.last_good), side("first bad", c.first_bad)].join("\n");
 }
@@ -67,7 +72,7 @@ function measuredRuns(points) {
 	const runs = [];
 	let cur = null;
 	points.forEach((p, i) => {
-		if (p.state === "measured" && p.estimate_pct !== null) {
+		if (p.state === "measured" && isNum(p.estimate_pct)) {
 			if (!cur) runs.push(cur = []);
 			cur.push(i);
 		} else {
@@ -89,9 +94,9 @@ function trendPlot(s, marks, id) {
 	const ys = [0];
 	for (const p of pts)
 		if (p.state === "measured")
-			for (const v of [p.estimate_pct, p.ci_low_pct, p.ci_high_pct]) if (v !== null && v !== undefined) ys.push(v);
+			for (const v of [p.estimate_pct, p.ci_low_pct, p.ci_high_pct]) if (isNum(v)) ys.push(v);
 	for (const c of s.change_points)
-		for (const v of [c.mean_before_pct, c.mean_after_pct]) if (v !== null) ys.push(v);
+		for (const v of [c.mean_before_pct, c.mean_after_pct]) if (isNum(v)) ys.push(v);
 	const yt = ticks(Math.min(...ys), Math.max(...ys), 5);
 	const y0 = yt[0], y1 = yt[yt.length - 1];
 	const slot = (W - L - R) / Math.max(pts.length, 1);
@@ -106,7 +111,7 @@ function trendPlot(s, marks, id) {
 		`${s.baseline || "baseline"} (0%)`));
 	// the nights that measured nothing: a shaded slot, never a zero
 	pts.forEach((p, i) => {
-		if (p.state === "measured" && p.estimate_pct !== null) return;
+		if (p.state === "measured" && isNum(p.estimate_pct)) return;
 		const g = svg("rect", { class: "gap " + p.state, x: sx(i) - slot / 2, y: T, width: slot, height: H - T - B,
 			"data-point": i, "data-state": p.state });
 		g.append(svg("title", {}, nightTitle(p)));
@@ -116,13 +121,16 @@ function trendPlot(s, marks, id) {
 		mark.append(svg("title", {}, nightTitle(p)));
 		root.append(mark);
 	});
-	// the CI band and the line, one piece per run of measured nights
+	// the CI band and the line, one piece per run of measured nights (a
+	// night without a CI bound narrows the band to its estimate)
+	const hi = i => isNum(pts[i].ci_high_pct) ? pts[i].ci_high_pct : pts[i].estimate_pct;
+	const lo = i => isNum(pts[i].ci_low_pct) ? pts[i].ci_low_pct : pts[i].estimate_pct;
 	for (const run of measuredRuns(pts)) {
 		const hw = run.length === 1 ? Math.min(6, slot / 3) : 0; // a lone night: a short bar
-		const upper = run.map(i => `${(sx(i) - hw).toFixed(1)},${sy(pts[i].ci_high_pct ?? pts[i].estimate_pct).toFixed(1)}`);
-		const lower = run.slice().reverse().map(i => `${(sx(i) + hw).toFixed(1)},${sy(pts[i].ci_low_pct ?? pts[i].estimate_pct).toFixed(1)}`);
-		if (hw) upper.push(`${(sx(run[0]) + hw).toFixed(1)},${sy(pts[run[0]].ci_high_pct ?? pts[run[0]].estimate_pct).toFixed(1)}`);
-		if (hw) lower.push(`${(sx(run[0]) - hw).toFixed(1)},${sy(pts[run[0]].ci_low_pct ?? pts[run[0]].estimate_pct).toFixed(1)}`);
+		const upper = run.map(i => `${(sx(i) - hw).toFixed(1)},${sy(hi(i)).toFixed(1)}`);
+		const lower = run.slice().reverse().map(i => `${(sx(i) + hw).toFixed(1)},${sy(lo(i)).toFixed(1)}`);
+		if (hw) upper.push(`${(sx(run[0]) + hw).toFixed(1)},${sy(hi(run[0])).toFixed(1)}`);
+		if (hw) lower.push(`${(sx(run[0]) - hw).toFixed(1)},${sy(lo(run[0])).toFixed(1)}`);
 		root.append(svg("polygon", { class: "band", points: upper.concat(lower).join(" ") }));
 		if (run.length > 1)
 			root.append(svg("polyline", { class: "trend-line",
@@ -132,9 +140,9 @@ function trendPlot(s, marks, id) {
 	for (const c of s.change_points) {
 		const xa = sx(c.from_point) - slot / 2, xm = (sx(c.last_good.point) + sx(c.first_bad.point)) / 2,
 			xb = sx(c.to_point) + slot / 2;
-		if (c.mean_before_pct !== null)
+		if (isNum(c.mean_before_pct))
 			root.append(svg("line", { class: "cp-mean", x1: xa, x2: xm, y1: sy(c.mean_before_pct), y2: sy(c.mean_before_pct) }));
-		if (c.mean_after_pct !== null)
+		if (isNum(c.mean_after_pct))
 			root.append(svg("line", { class: "cp-mean", x1: xm, x2: xb, y1: sy(c.mean_after_pct), y2: sy(c.mean_after_pct) }));
 		const g = svg("g", { class: "cp", "data-point": c.first_bad.point, "data-job": c.first_bad.job });
 		g.append(svg("title", {}, changeTitle(c) + (marks[c.first_bad.job] ? "\n" + marks[c.first_bad.job] : "")));
@@ -146,7 +154,7 @@ function trendPlot(s, marks, id) {
 	}
 	// a point per measured night; a force-pushed one is drawn hollow, ringed
 	pts.forEach((p, i) => {
-		if (p.state !== "measured" || p.estimate_pct === null) return;
+		if (p.state !== "measured" || !isNum(p.estimate_pct)) return;
 		const c = svg("circle", { class: "pt night" + (p.force_pushed ? " forced" : ""), cx: sx(i), cy: sy(p.estimate_pct),
 			r: 4.5, "data-point": i, "data-job": p.job, "data-date": p.date });
 		c.append(svg("title", {}, nightTitle(p)));
@@ -260,7 +268,7 @@ function nightCell(n) {
 function confirmationCell(r) {
 	const c = r.confirmation || {};
 	const td = el("td", { class: "confirmation" });
-	if (c.estimate_pct !== null && c.estimate_pct !== undefined)
+	if (isNum(c.estimate_pct))
 		td.append(el("span", { class: "estimate " + (c.verdict || "none") },
 			`${fmtPct(c.estimate_pct)} [${fmtPct(c.ci_low_pct)}, ${fmtPct(c.ci_high_pct)}]`),
 			` p ${fmtP(c.p)}, ${c.verdict || "no verdict"}`);
