@@ -1,5 +1,6 @@
 // kab's pages: the job list and a job's page, built from kabd's JSON API
-// alone (/api/v1/...). Plots are plain SVG made here; no other script.
+// alone (/api/v1/...). Plots are plain SVG made here; nightly.js (the
+// history and regressions pages) uses the helpers below.
 "use strict";
 
 const API = "/api/v1";
@@ -210,6 +211,11 @@ function renderStatus(j) {
 	job.info = j;
 	document.title = `kab: job ${j.id} ${j.name || ""}`;
 	document.getElementById("title").textContent = `Job ${j.id}: ${j.name || "(unnamed)"}`;
+	// a job's nights are the ended jobs of its name (history.html)
+	const hist = document.getElementById("st-history");
+	if (j.name && !hist.firstElementChild)
+		hist.replaceChildren(el("a", { id: "history-link", href: "/history.html?" + new URLSearchParams({ job: j.name }) },
+			`the history of ${j.name}`));
 	const st = document.getElementById("st-status");
 	st.textContent = j.status + (j.reason ? ` (${j.reason})` : "");
 	st.className = "status-" + j.status;

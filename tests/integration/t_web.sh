@@ -6,7 +6,12 @@
 # another row re-plots it, a sample metric is chosen, a screenshot goes to
 # tests/out/job.png, and the job list's link opens the page. Also the run
 # samples API and the static-file guards: nothing outside the web root,
-# not through "..", %2e or a symlink.
+# not through "..", %2e or a symlink. Then the nightly pages on a history
+# and regressions seeded into the database (tests/web/seed_nightly.sh,
+# tests/web/nightly_page.mjs): the trend plot's points, gaps, CI band,
+# change-point marker and hover text, not enough nights, a name with no
+# history, the regressions newest first with their CIs and links;
+# screenshots tests/out/history.png and regressions.png.
 . "$(dirname "$0")/lib.sh"
 it_begin
 [ -x "$KABD" ] || skip_all "$KABD is not built"
@@ -161,6 +166,96 @@ check "following the job list's link opens job $id's page" \
 size=$(stat -c %s tests/out/job.png 2>/dev/null || echo 0)
 check "a screenshot tests/out/job.png ($size bytes)" [ "$size" -gt 20000 ]
 check "it is a PNG" bash -c "head -c 8 tests/out/job.png | od -An -tx1 | tr -d ' \n' | grep -q '^89504e470d0a1a0a$'"
+
+# ---- the nightly pages (tests/web/nightly_page.mjs) ----
+# A history and its regressions seeded into kabd's database as kabd caches
+# them (tests/web/seed_nightly.sh: no job runs): 17 nights of nightly-web,
+# the 03-06 night failed, 03-13 missed, a step on 03-10; nightly-short has
+# one night; three regressions.
+if ! command -v sqlite3 >/dev/null; then
+	echo "  skip the nightly pages: sqlite3 is not installed (it seeds the history)"
+	IT_SKIP=$((IT_SKIP + 1))
+elif ! tests/web/seed_nightly.sh "$DB" 2>"$IT_TMP/seed.log"; then
+	sed 's/^/    /' "$IT_TMP/seed.log"
+	fail "tests/web/seed_nightly.sh seeds a history and regressions"
+else
+	rm -f tests/out/history.png tests/out/regressions.png
+	HOME="$IT_TMP" CHROMIUM="$CHROMIUM" KAB_TOKEN="${AUTH#Authorization: Bearer }" timeout 180 \
+		node tests/web/nightly_page.mjs "$URL" nightly-web nightly-short "$PWD/tests/out" \
+		>"$IT_TMP/nightly.json" 2>"$IT_TMP/nightly.log"
+	[ $? = 124 ] && echo "  timed out after 180 s waiting for the browser (tests/web/nightly_page.mjs)"
+	[ -s "$IT_TMP/nightly.log" ] && sed 's/^/    /' "$IT_TMP/nightly.log" | head -20
+	cp "$IT_TMP/nightly.json" tests/out/nightly-seen.json 2>/dev/null
+	like() { [[ $1 == $2 ]]; } # TEXT GLOB
+	# nseen EXPR: EXPR over what the browser saw (s: the primary series)
+	nseen() {
+		$PY -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["series"][0] if d.get("series") else {}
+print(eval(sys.argv[2], {}, dict(d, s=s, d=d)))' "$IT_TMP/nightly.json" "$1" 2>/dev/null
+	}
+	check "Playwright drove chromium through the nightly pages without an error $(nseen 'error' | head -c 300)" \
+		[ "$(nseen '"error" not in d')" = True ]
+	check "the history page names the job ($(nseen 'title'))" [ "$(nseen 'title')" = "Nightly history: nightly-web" ]
+	check "a plot of the primary metric (stress-ng.bogo_ops_per_s)" [ "$(nseen 's["metric"]')" = stress-ng.bogo_ops_per_s ]
+	check "one point per measured night: 16 ($(nseen 'len(s["points"])'))" [ "$(nseen 'len(s["points"])')" = 16 ]
+	check "no point on 03-06 (failed) or 03-13 (no job)" \
+		[ "$(nseen '[p["date"] for p in s["points"] if p["date"] in ("2026-03-06", "2026-03-13")]')" = "[]" ]
+	check "the failed night is a gap, with its reason on hover" \
+		[ "$(nseen 'any(g["state"] == "failed" and "2026-03-06" in g["title"] and "exited 1" in g["title"] for g in s["gaps"])')" = True ]
+	check "the missed day is a gap too" [ "$(nseen '[g["state"] for g in s["gaps"]]')" = "['failed', 'missed']" ]
+	check "a gap has no point drawn on it" [ "$(nseen 's["point_indexes_of_gaps"]')" = "[]" ]
+	check "the points keep their places: the gaps sit between them" \
+		[ "$(nseen 'sorted([p["point"] for p in s["points"]] + [g["point"] for g in s["gaps"]]) == list(range(18))')" = True ]
+	check "the CI band: a piece per run of measured nights (3: $(nseen 's["bands"]'))" [ "$(nseen 'len(s["bands"])')" = 3 ]
+	check "one change-point marker, at 03-10 (its first bad night)" \
+		[ "$(nseen '[(c["point"], "first bad 2026-03-10" in c["title"], "last good 2026-03-09" in c["title"]) for c in s["changes"]]')" = "[(9, True, True)]" ]
+	check "the marker's label: the mean before and after ($(nseen 's["changes"][0]["label"]'))" \
+		like "$(nseen 's["changes"][0]["label"]')" '+0.1% → -6.0%*'
+	check "the marker names the confirmed regression" like "$(nseen 's["changes"][0]["label"]')" '*regression #*'
+	check "a point's hover text names the night, the job, the commit and the estimate with its CI" \
+		[ "$(nseen 'bool(__import__("re").search(r"^night 2026-03-01, job \d+\ncommit [0-9a-f]{12} mm: nightly commit 1\nestimate [+-][0-9.]+% \[[+-][0-9.]+%, [+-][0-9.]+%\]", s["points"][0]["title"]))')" = True ]
+	check "a night without a tracked commit says so" \
+		[ "$(nseen '"no commit recorded" in s["points"][1]["title"]')" = True ]
+	check "the force-pushed night (03-14) is marked, and its hover says so" \
+		[ "$(nseen '[(p["date"], "force-pushed" in p["title"]) for p in s["points"] if p["forced"]]')" = "[('2026-03-14', True)]" ]
+	check "a commit subject's markup stays text" \
+		[ "$(nseen 'd["injected"] == 0 and any("<script>alert(1)</script>" in p["title"] for p in s["points"])')" = True ]
+	check "the metric list offers every metric with history" \
+		[ "$(nseen 'metric_options')" = "['', 'stress-ng.bogo_ops_per_s', 'vmstat.pgscan_anon']" ]
+	check "choosing vmstat.pgscan_anon plots it alone (16 points)" \
+		[ "$(nseen 'chosen_metric["points"] == 16 and "metric=vmstat.pgscan_anon" in chosen_metric["url"]')" = True ]
+	check "one night: not enough nights, said ($(nseen 'short["note"]'))" \
+		[ "$(nseen 'short["note"].startswith("not enough nights") and short["series_note"].startswith("not enough nights")')" = True ]
+	check "one night: its point and band, no change point" [ "$(nseen '(short["points"], short["bands"], short["changes"])')" = "(1, 1, 0)" ]
+	check "a name with no history: \"$(nseen 'missing["error"]')\", no plot" \
+		[ "$(nseen 'missing["error"] == "no nightly history for job no-such-nightly" and missing["plots"] == 0')" = True ]
+	check "a name with no history: the API's 404 is its only failed request" \
+		[ "$(nseen 'all("404" in e and "/api/v1/history" in e or "status of 404" in e for e in missing["errors"])')" = True ]
+	check "the regressions page lists 3, newest first ($(nseen '[r["id"] for r in regressions]'))" \
+		[ "$(nseen '[r["id"] for r in regressions] == sorted([r["id"] for r in regressions], reverse=True) and len(regressions) == 3')" = True ]
+	check "the newest is the acknowledged improvement, then the open regression, then the one not confirmed" \
+		[ "$(nseen '[(r["title"].split()[-1], r["class"]) for r in regressions]')" = "[('improvement', 'regression acknowledged'), ('regression', 'regression open'), ('confirmed', 'regression not-confirmed')]" ]
+	check "a row's 0-day title ($(nseen 'regressions[1]["title"]'))" \
+		like "$(nseen 'regressions[1]["title"]')" '\[origin:mm-unstable\] *: stress-ng.bogo_ops_per_s -5.8% regression'
+	check "the confirmation's estimate with its CI and verdict" \
+		like "$(nseen 'regressions[1]["confirmation"]')" '-5.80% \[-7.10%, -4.40%\] p 0.001, worse*'
+	check "a row not confirmed shows its interval and why" \
+		like "$(nseen 'regressions[2]["confirmation"]')" '-0.40% \[-1.20%, +0.50%\]*says same*'
+	check "the commit range: last good and first bad, short shas and subjects" \
+		[ "$(nseen 'bool(__import__("re").search(r"2026-03-09 [0-9a-f]{12} mm: nightly commit 9$", regressions[1]["last_good"]) and __import__("re").search(r"2026-03-10 [0-9a-f]{12} mm: nightly commit 10$", regressions[1]["first_bad"]))')" = True ]
+	check "links to the confirmation job and to the metric's history" \
+		[ "$(nseen 'regressions[1]["confirm_href"].startswith("/job.html?id=") and regressions[1]["history_href"] == "/history.html?job=nightly-web&metric=stress-ng.bogo_ops_per_s&workload=stress-vm"')" = True ]
+	check "the history link opens that metric's plot, its change point marked" \
+		[ "$(nseen 'followed_history["series"] == ["stress-ng.bogo_ops_per_s"] and len(followed_history["marks"]) == 1')" = True ]
+	check "the Atom feed is linked (link rel=alternate and in the page)" \
+		[ "$(nseen 'atom_link == atom_anchor == "/api/v1/regressions.atom"')" = True ]
+	check "the job list links to the regressions page" [ "$(nseen 'followed_regressions.endswith("/regressions.html")')" = True ]
+	check "a job's page links to its name's history" [ "$(nseen 'followed_job_history.endswith("/history.html?job=nightly-web")')" = True ]
+	check "no JavaScript error or failed request on the nightly pages $(nseen 'console_errors')" [ "$(nseen 'len(console_errors)')" = 0 ]
+	for f in history regressions; do
+		size=$(stat -c %s tests/out/$f.png 2>/dev/null || echo 0)
+		check "a screenshot tests/out/$f.png ($size bytes)" [ "$size" -gt 20000 ]
+	done
+fi
 
 # ---- a symlink in the web root is not followed ----
 kabd_stop
