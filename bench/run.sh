@@ -66,7 +66,7 @@ kb_ms() {
 # kb_wrk SECONDS OUTFILE CONNECTIONS: wrk on the report URL (a thread per
 # connection, at most 2); prints "rps p50 p99 failed"
 kb_wrk() {
-	timeout $(($1 + 20)) wrk -t$(($3 < 2 ? $3 : 2)) -c"$3" -d"$1"s --latency --timeout 5s -H "$KB_AUTH" "$KB_URL/api/v1/jobs/$KB_MID/report?format=json" \
+	timeout $(($1 + 20)) wrk -t$(($3 < 2 ? $3 : 2)) -c"$3" -d"$1"s --latency --timeout 5s -H "$KB_AUTH" "$KB_URL${KB_PATH:-/api/v1/jobs/$KB_MID/report?format=json}" \
 		>"$2" 2>&1
 	local rps p50 p99 non2xx errs
 	rps=$(awk '/^Requests\/sec:/ {print $2}' "$2")
@@ -118,7 +118,7 @@ kb_lateness() {
 bench_kabd() {
 	local secs=${KABD_BENCH_SECONDS:-10}
 	KB_STRESS_S=$(( (secs + 1) / 2 ))
-	section "kabd (report?format=json under wrk, ${secs} s; sampler beside it)"
+	section "kabd (report?format=json, then history of one metric, under wrk, ${secs} s; sampler beside them)"
 	need "$B/kabd" && need "$B/bench/seed_history" || return 1
 	local t
 	for t in wrk curl stress-ng; do
@@ -188,6 +188,19 @@ bench_kabd() {
 			if kb_wait "$load_id" $((secs * 4 + 60)); then load_late=$(kb_lateness "$load_id"); else rc=1; fi
 		else rc=1; fi
 	fi
+	# (c) the same job with GET /api/v1/history of one metric over the
+	# seeded year (nightly tracking's reads) beside it
+	local hist hist_id hist_late hist_runs
+	if [ $rc = 0 ]; then
+		KB_HIST="/api/v1/history?job=nightly&metric=stress-ng.bogo_ops_per_s"
+		# the year's nights computed once, before the timing
+		curl -s -o /dev/null -H "$KB_AUTH" "$KB_URL$KB_HIST"
+		hist_id=$(kb_job sampler-history)
+		if [ -n "$hist_id" ]; then
+			hist=$(KB_PATH=$KB_HIST kb_wrk $((2 * KB_STRESS_S + 2)) "$KB_TMP/wrk-history.txt" 4)
+			if kb_wait "$hist_id" $((secs * 4 + 60)); then hist_late=$(kb_lateness "$hist_id"); else rc=1; fi
+		else rc=1; fi
+	fi
 	if [ $rc != 0 ]; then
 		echo "kabd benchmark could not run; kabd's log:" >&2
 		tail -n 30 "$KB_TMP/kabd.log" >&2
@@ -205,7 +218,10 @@ bench_kabd() {
 	printf '%-24s %10s %9s %9s %7s %15s ms\n' "stress job, no HTTP" "-" "-" "-" "-" "$base_late"
 	read -r rps r50 r99 rf <<<"$load"
 	printf '%-24s %10s %9s %9s %7s %15s ms\n' "stress job + 4 conns" "$rps" "$r50" "$r99" "$rf" "$load_late"
-	echo "(sampler: the larger of the job's two runs; each run's p99 in ms: quiet $base_runs, loaded $load_runs)"
+	read -r hist_late hist_runs <<<"$hist_late"
+	read -r rps r50 r99 rf <<<"$hist"
+	printf '%-24s %10s %9s %9s %7s %15s ms\n' "stress job + history" "$rps" "$r50" "$r99" "$rf" "$hist_late"
+	echo "(sampler: the larger of the job's two runs; each run's p99 in ms: quiet $base_runs, loaded $load_runs, history $hist_runs)"
 	echo
 	local s99 sf l99 lf
 	read -r _ _ s99 sf <<<"$idle1"
@@ -215,12 +231,18 @@ bench_kabd() {
 	verdict "report p99 < 20 ms, idle, 1 connection ($s99)" "$(awk -v x="$s99" "$lt20")"
 	verdict "report p99 < 20 ms, idle, 4 connections ($r99)" "$(awk -v x="$r99" "$lt20")"
 	verdict "report p99 < 20 ms, stress job, 4 connections ($l99)" "$(awk -v x="$l99" "$lt20")"
-	verdict "no failed requests ($sf, $rf, $lf)" "$([ "$sf" = 0 ] && [ "$rf" = 0 ] && [ "$lf" = 0 ] && echo 1)"
+	local h99 hf
+	read -r _ _ h99 hf <<<"$hist"
+	verdict "history (one metric, a year) p99 < 20 ms, stress job, 4 connections ($h99)" "$(awk -v x="$h99" "$lt20")"
+	verdict "no failed requests ($sf, $rf, $lf, $hf)" "$([ "$sf" = 0 ] && [ "$rf" = 0 ] && [ "$lf" = 0 ] && [ "$hf" = 0 ] && echo 1)"
 	verdict "sampler p99 lateness < 2 ms (quiet $base_late, loaded $load_late)" \
 		"$(awk -v a="$base_late" -v b="$load_late" 'BEGIN { print (a != "NA" && b != "NA" && a + 0 < 2 && b + 0 < 2) }')"
 	# "not worse": within 0.5 ms or 50 % of the quiet figure, whichever is larger
 	verdict "sampler lateness not worse under load" \
 		"$(awk -v a="$base_late" -v b="$load_late" 'BEGIN { t = a * 0.5; if (t < 0.5) t = 0.5
+			print (a != "NA" && b != "NA" && b + 0 <= a + t) }')"
+	verdict "sampler lateness not worse under history reads (quiet $base_late, history $hist_late)" \
+		"$(awk -v a="$base_late" -v b="$hist_late" 'BEGIN { t = a * 0.5; if (t < 0.5) t = 0.5
 			print (a != "NA" && b != "NA" && b + 0 <= a + t) }')"
 	kabd_bench_cleanup; trap - EXIT INT TERM
 }
