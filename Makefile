@@ -106,6 +106,8 @@ $(B)/kab-%: workloads/progs/%.c
 $(B)/tests/test_recorded: LDLIBS := -lmicrohttpd $(LDLIBS)
 # test_history drives GET /api/v1/history (api_history.c, httpd.c) too
 $(B)/tests/test_history: LDLIBS := -lmicrohttpd $(LDLIBS)
+# test_regress drives the regressions handlers (api_regress.c)
+$(B)/tests/test_regress: LDLIBS := -lmicrohttpd $(LDLIBS)
 $(B)/tests/%: tests/unit/%.c tests/unit/t.h $(B)/libkab.a
 	@mkdir -p $(dir $@)
 	@mkdir -p $(B)/dep/tests

@@ -24,3 +24,8 @@ int cmd_cancel(int argc, char **argv);
 /* kab report ID --socket PATH | --url URL: the report a kabd renders */
 struct client_conf;
 int client_report(const struct client_conf *conf, long long id, const char *format);
+/* One request to kabd (GET, or POST with an empty body), its reply's body
+ * to stdout: 0; else the server's error on stderr and 2 for 404 or 400
+ * (an unknown id or name, bad input), 1 for others, CLIENT_EXIT_UNREACHABLE
+ * when kabd cannot be reached. */
+int client_print(const struct client_conf *conf, const char *method, const char *path);

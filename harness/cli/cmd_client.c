@@ -247,16 +247,14 @@ int cmd_cancel(int argc, char **argv)
 	return get_and_print(argc, argv, "kab cancel ID [--socket PATH | --url URL [--token-file F] [--cacert F]]", "POST", true);
 }
 
-int client_report(const struct client_conf *conf, long long id, const char *format)
+int client_print(const struct client_conf *conf, const char *method, const char *path)
 {
 	struct client c;
 	if (client_init(&c, conf) < 0)
 		return 2;
-	char path[128];
-	snprintf(path, sizeof(path), "/jobs/%lld/report?format=%s", id, format);
 	struct client_reply rep = { 0 };
 	int ret = 1;
-	int rr = client_request(&c, "GET", path, NULL, 0, &rep);
+	int rr = client_request(&c, method, path, strcmp(method, "POST") == 0 ? "" : NULL, 0, &rep);
 	if (rr == -ENOTCONN)
 		ret = CLIENT_EXIT_UNREACHABLE;
 	if (rr == 0) {
@@ -265,10 +263,17 @@ int client_report(const struct client_conf *conf, long long id, const char *form
 			ret = 0;
 		} else {
 			print_error(&rep);
-			ret = rep.status == 404 ? 2 : 1;
+			ret = rep.status == 404 || rep.status == 400 ? 2 : 1;
 		}
 	}
 	client_reply_clear(&rep);
 	client_clear(&c);
 	return ret;
+}
+
+int client_report(const struct client_conf *conf, long long id, const char *format)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "/jobs/%lld/report?format=%s", id, format);
+	return client_print(conf, "GET", path);
 }

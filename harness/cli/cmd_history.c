@@ -88,34 +88,14 @@ static int history_args(int argc, char **argv, struct history_args *ha)
 /* From a kabd: the names passed history_*_ok, so they need no escaping. */
 static int history_remote(const struct history_args *ha)
 {
-	struct client c;
-	if (client_init(&c, &ha->cc) < 0)
-		return 2;
 	struct strbuf path = { 0 };
 	sb_printf(&path, "/history?job=%s&format=%s", ha->name, ha->format);
 	if (ha->q.metric)
 		sb_printf(&path, "&metric=%s", ha->q.metric);
 	if (ha->q.workload)
 		sb_printf(&path, "&workload=%s", ha->q.workload);
-	struct client_reply rep = { 0 };
-	int ret = 1;
-	int rr = path.buf ? client_request(&c, "GET", path.buf, NULL, 0, &rep) : -ENOMEM;
-	if (rr == -ENOTCONN)
-		ret = CLIENT_EXIT_UNREACHABLE;
-	if (rr == 0 && rep.status == 200) {
-		fwrite(rep.body, 1, rep.len, stdout);
-		ret = 0;
-	} else if (rr == 0) {
-		char msg[512];
-		if (client_json_field(rep.body, "error", msg, sizeof(msg)) == 0)
-			fprintf(stderr, "kab history: server: %s (HTTP %ld)\n", msg, rep.status);
-		else
-			fprintf(stderr, "kab history: server answered HTTP %ld\n", rep.status);
-		ret = rep.status == 404 || rep.status == 400 ? 2 : 1;
-	}
+	int ret = path.buf ? client_print(&ha->cc, "GET", path.buf) : 1;
 	sb_free(&path);
-	client_reply_clear(&rep);
-	client_clear(&c);
 	return ret;
 }
 

@@ -17,35 +17,6 @@
 static const char usage[] = "usage: kab regressions [--db PATH | --socket PATH | --url URL [--token-file F] [--cacert F]] [--format text|json|atom]\n"
 			    "       kab regressions --ack ID [--socket PATH | --url URL --token-file F]\n";
 
-/* One request to kabd, its body to stdout: 0, 1 (an error reply), 2 (404), 3 (unreachable). */
-static int remote(const struct client_conf *cc, const char *method, const char *path)
-{
-	struct client c;
-	if (client_init(&c, cc) < 0)
-		return 2;
-	struct client_reply rep = { 0 };
-	int ret = 1;
-	int rr = client_request(&c, method, path, method[0] == 'P' ? "" : NULL, 0, &rep);
-	if (rr == -ENOTCONN)
-		ret = CLIENT_EXIT_UNREACHABLE;
-	if (rr == 0) {
-		if (rep.status == 200) {
-			fwrite(rep.body, 1, rep.len, stdout);
-			ret = 0;
-		} else {
-			char msg[512];
-			if (client_json_field(rep.body, "error", msg, sizeof(msg)) == 0)
-				fprintf(stderr, "kab: server: %s (HTTP %ld)\n", msg, rep.status);
-			else
-				fprintf(stderr, "kab: server answered HTTP %ld\n", rep.status);
-			ret = rep.status == 404 ? 2 : 1;
-		}
-	}
-	client_reply_clear(&rep);
-	client_clear(&c);
-	return ret;
-}
-
 static int local(const char *db, const char *format)
 {
 	if (access(db, F_OK) != 0) {
@@ -132,11 +103,11 @@ int cmd_regressions(int argc, char **argv)
 			return 2;
 		}
 		snprintf(path, sizeof(path), "/regressions/%lld/ack", (long long)id);
-		return remote(&cc, "POST", path);
+		return client_print(&cc, "POST", path);
 	}
 	if (cc.url || cc.socket) {
 		snprintf(path, sizeof(path), "/regressions?format=%s", format);
-		return remote(&cc, "GET", path);
+		return client_print(&cc, "GET", path);
 	}
 	return local(db, format);
 }

@@ -19,13 +19,9 @@ static int open_db(struct api *a, struct httpd_resp *rs, struct store **ret)
 	return 0;
 }
 
-void api_regressions_list(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+/* The list in format (json, text or atom). */
+static void api_regressions_render(struct api *a, const char *fmt, struct httpd_resp *rs)
 {
-	const char *fmt = httpd_query(rq, "format");
-	if (fmt && strcmp(fmt, "json") && strcmp(fmt, "text") && strcmp(fmt, "atom")) {
-		httpd_error(rs, 400, "format must be json, text or atom");
-		return;
-	}
 	struct store *st;
 	if (open_db(a, rs, &st) < 0)
 		return;
@@ -37,7 +33,7 @@ void api_regressions_list(struct api *a, const struct httpd_req *rq, struct http
 		httpd_error(rs, 500, "cannot read the regressions; see kabd's log");
 		return;
 	}
-	if (fmt && strcmp(fmt, "text") == 0) {
+	if (strcmp(fmt, "text") == 0) {
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *out = open_memstream(&buf, &len);
@@ -48,7 +44,7 @@ void api_regressions_list(struct api *a, const struct httpd_req *rq, struct http
 		}
 		free(buf);
 		rs->content_type = "text/plain; charset=utf-8";
-	} else if (fmt && strcmp(fmt, "atom") == 0) {
+	} else if (strcmp(fmt, "atom") == 0) {
 		regress_render_atom(rows, n, "", &rs->body);
 		rs->content_type = "application/atom+xml; charset=utf-8";
 	} else {
@@ -59,24 +55,28 @@ void api_regressions_list(struct api *a, const struct httpd_req *rq, struct http
 	rs->status = 200;
 }
 
-void api_regressions_atom(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+void api_regressions_list(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
-	struct store *st;
-	(void)rq;
-	if (open_db(a, rs, &st) < 0)
-		return;
-	struct store_regress *rows = NULL;
-	size_t n = 0;
-	int r = store_regress_list(st, &rows, &n);
-	store_close(st);
+	static const char *const keys[] = { "format" };
+	char bad[80];
+	int r = httpd_query_check(rq, keys, ARRAY_SIZE(keys), bad, sizeof(bad));
 	if (r < 0) {
-		httpd_error(rs, 500, "cannot read the regressions; see kabd's log");
+		httpd_error(rs, 400, r == -EEXIST ? "parameter \"%s\" is given twice: give it once" : "unknown parameter \"%s\" (regressions takes format)",
+			    bad);
 		return;
 	}
-	regress_render_atom(rows, n, "", &rs->body);
-	free(rows);
-	rs->content_type = "application/atom+xml; charset=utf-8";
-	rs->status = 200;
+	const char *fmt = httpd_query(rq, "format");
+	if (fmt && strcmp(fmt, "json") && strcmp(fmt, "text") && strcmp(fmt, "atom")) {
+		httpd_error(rs, 400, "format must be json, text or atom");
+		return;
+	}
+	api_regressions_render(a, fmt ? fmt : "json", rs);
+}
+
+void api_regressions_atom(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+{
+	api_regressions_render(a, "atom", rs);
+	(void)rq;
 }
 
 void api_regression_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)

@@ -2,6 +2,7 @@
  * confirmation job built from two nights, settling it from a stored
  * confirmation's runs, and the title, text, JSON and Atom forms. */
 #include "t_job.h"
+#include "harness/daemon/api.h"
 #include "harness/daemon/nightly.h"
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
@@ -346,6 +347,77 @@ static void test_settle(void)
 		unlink(path);
 }
 
+typedef void (*handler_t)(struct api *, const struct httpd_req *, struct httpd_resp *);
+
+static int call(handler_t fn, const char *db, const char *method, int64_t id, const char *const *args, struct httpd_resp *rs)
+{
+	struct api a = { .db_path = db };
+	struct httpd_req rq = { .method = method, .path = "/regressions", .id = id, .args = args, .submitter = "token" };
+	sb_free(&rs->body);
+	*rs = (struct httpd_resp){ 0 };
+	fn(&a, &rq, rs);
+	return rs->status;
+}
+
+/* The API's door: formats, parameters, ids, and who acknowledges what. */
+static void test_api(void)
+{
+	char path[64];
+	t_db_path(path, sizeof(path), "/tmp/kab-unit-regapi-XXXXXX", NULL);
+	struct store *st;
+	T_EQ_INT(store_open(path, &st), 0);
+	struct job *j = night("60");
+	int64_t jid, id;
+	T_EQ_INT(job_store_create(st, j, &jid), 0);
+	job_free(j);
+	struct store_regress g = row("pageout.ns_mean", jid, jid);
+	T_EQ_INT(store_regress_add(st, &g, &id), 0);
+	store_close(st);
+	struct httpd_resp rs = { 0 };
+	static const char *const none[] = { NULL };
+	static const char *const text[] = { "format", "text", NULL };
+	static const char *const atom[] = { "format", "atom", NULL };
+	static const char *const bad_fmt[] = { "format", "xml", NULL };
+	static const char *const unknown[] = { "job", "x", NULL };
+	static const char *const twice[] = { "format", "json", "format", "text", NULL };
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, none, &rs), 200);
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "\"regressions\":[{\"id\":1,"));
+	T_EQ_STR(rs.content_type, "application/json");
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, text, &rs), 200);
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "#1 [nightly-unit] job "));
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, atom, &rs), 200);
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "<feed xmlns=\"http://www.w3.org/2005/Atom\">") &&
+		!strstr(rs.body.buf, "<entry>")); /* pending: not in the feed */
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, bad_fmt, &rs), 400);
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "format must be json, text or atom"));
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, unknown, &rs), 400);
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "unknown parameter \\\"job\\\""));
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, twice, &rs), 400);
+	T_EQ_INT(call(api_regression_get, path, "GET", 1, none, &rs), 200);
+	T_EQ_INT(call(api_regression_get, path, "GET", 2, none, &rs), 404);
+	/* only a confirmed change is acknowledged, once, by the caller kabd names */
+	T_EQ_INT(call(api_regression_ack, path, "POST", 1, none, &rs), 409);
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "is pending"));
+	T_EQ_INT(store_open(path, &st), 0);
+	T_EQ_INT(store_regress_get(st, 1, &g), 0);
+	g.state = REGRESS_CONFIRMED;
+	snprintf(g.verdict, sizeof(g.verdict), "worse");
+	T_EQ_INT(store_regress_settle(st, &g), 0);
+	store_close(st);
+	T_EQ_INT(call(api_regression_ack, path, "POST", 1, none, &rs), 200);
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "\"acknowledged_by\":\"token\"") && strstr(rs.body.buf, "\"open\":false"));
+	T_EQ_INT(call(api_regression_ack, path, "POST", 1, none, &rs), 409);
+	T_EQ_INT(call(api_regression_ack, path, "POST", 7, none, &rs), 404);
+	struct strbuf m = { 0 };
+	T_EQ_INT(store_open(path, &st), 0);
+	T_EQ_INT(api_metrics_regressions(st, &m), 0);
+	store_close(st);
+	T_CHECK(m.buf && strstr(m.buf, "kab_regressions_open{job=\"nightly-unit\",metric=\"pageout.ns_mean\",kind=\"regression\"} 0\n"));
+	sb_free(&m);
+	sb_free(&rs.body);
+	unlink(path);
+}
+
 int main(void)
 {
 	test_confirmation_job();
@@ -353,5 +425,6 @@ int main(void)
 	test_store();
 	test_render();
 	test_settle();
+	test_api();
 	return t_done("test_regress");
 }
