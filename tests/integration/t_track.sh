@@ -185,7 +185,7 @@ check "night 3: night 1's build reused" [ "$(row build_id)" = "$(row build_id "$
 git -C "$ORIGIN" branch -q -m main gone-main
 submit "$IT_TMP/good.job"
 check "night 4: a deleted branch is refused at the door (HTTP 400), naming the branch at the track line" \
-	eval '[ "$code" = 400 ] && grep -q "good.job:[0-9]*: .*has no branch .main." "$IT_TMP/body"'
+	eval '[ "$code" = 400 ] && grep -q "\"[0-9]*: track = origin main: remote origin (.*) has no branch .*main" "$IT_TMP/body"'
 sed 's/^/    /' "$IT_TMP/body" | head -c 600
 echo
 git -C "$ORIGIN" branch -q -m gone-main main
