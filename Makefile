@@ -186,8 +186,9 @@ FUZZ_PKGS   := clang libclang-rt-14-dev
 FUZZ_CC     ?= clang
 FUZZ_TIME   ?= 30
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address
-# kabd's HTTP side needs libmicrohttpd, which the fuzz target does not link
-FUZZ_OBJ    := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(filter-out harness/daemon/httpd.c harness/daemon/api.c harness/daemon/queue.c,$(LIB_SRC)))
+# the daemon (kabd's HTTP side needs libmicrohttpd, which the fuzz target
+# does not link; its handlers and executor thread need that side) is left out
+FUZZ_OBJ    := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(filter-out $(wildcard harness/daemon/*.c),$(LIB_SRC)))
 
 fuzz-deps:
 	$(call install_missing,$(FUZZ_PKGS))
@@ -207,7 +208,7 @@ $(B)/fuzz/fuzz_gate: tests/fuzz/fuzz_gate.c $(B)/fuzz/obj/harness/daemon/gate.o 
 # The job parser kabd's submit runs on a body (job_parse_text), linked with what it needs
 # only: the reader, key table and builder, the workload types' key tables, util; not the
 # machine checks (job_check.c), kexec, git or machine.conf.
-FUZZ_JOB_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,harness/job/job harness/job/job_build harness/job/job_keys \
+FUZZ_JOB_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,harness/job/job harness/job/job_build harness/job/job_keys harness/job/job_track \
 		harness/job/job_knob harness/job/job_metric harness/job/job_print harness/job/expect harness/base/util \
 		harness/base/output harness/base/statedir \
 		kernels/series_fetch workloads/wl workloads/wl_keys workloads/wl_command workloads/wl_kbuild workloads/wl_pageout \
