@@ -211,7 +211,7 @@ $(B)/fuzz/fuzz_gate: tests/fuzz/fuzz_gate.c $(B)/fuzz/obj/harness/daemon/gate.o 
 FUZZ_JOB_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,harness/job/job harness/job/job_build harness/job/job_keys harness/job/job_track \
 		harness/job/job_knob harness/job/job_metric harness/job/job_print harness/job/expect harness/base/util \
 		harness/base/output harness/base/statedir \
-		kernels/series_fetch workloads/wl workloads/wl_keys workloads/wl_command workloads/wl_kbuild workloads/wl_pageout \
+		kernels/series_fetch kernels/track_name workloads/wl workloads/wl_keys workloads/wl_command workloads/wl_kbuild workloads/wl_pageout \
 		workloads/wl_shmem_truncate workloads/wl_stress_ng workloads/wl_sysbench)
 $(B)/fuzz/fuzz_job: tests/fuzz/fuzz_job.c $(FUZZ_JOB_OBJ)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)

@@ -9,8 +9,6 @@
  * git's message, and kab's history shows a failed night. */
 #include "harness/job/job.h"
 #include "harness/job/job_priv.h"
-#include "kernels/builduser.h"
-#include "kernels/run.h"
 #include "kernels/track.h"
 #include "harness/base/util.h"
 
@@ -65,34 +63,4 @@ bool job_key_set_track(struct job_builder *b, const struct job_keydef *k, const 
 	char shown[2 * KTRACK_NAME_MAX + 2];
 	snprintf(shown, sizeof(shown), "%s %s", remote, branch);
 	return job_key_fits(b, e->line, k->name, shown, false);
-}
-
-void job_check_track(const char *file, struct job_variant *v, struct diags *d)
-{
-	struct krun_user u;
-	struct strbuf why = { 0 };
-	int r = kbuser_lookup(&u, &why);
-	if (r < 0) {
-		sb_free(&why); /* the variant's kernel line already says so */
-		return;
-	}
-	struct ktrack_head head;
-	r = ktrack_check(v->tree, v->track_remote, v->track_branch, r > 0 ? &u : NULL, &head, &why);
-	char note[1024];
-	note[0] = 0;
-	if (r == 0) {
-		snprintf(note, sizeof(note), "%s %s is at %.12s (when kab check ran; each run fetches it again)",
-			 v->track_remote, v->track_branch, head.sha);
-	} else if (r == -EHOSTUNREACH) {
-		log_warn("%s:%d: track = %s %s: %s: the job is accepted; each run fetches the branch again, and fails with git's message if it still cannot",
-			 file, v->track_line, v->track_remote, v->track_branch, why.buf ? why.buf : "");
-		snprintf(note, sizeof(note), "%s %s could not be looked up when kab check ran: %.900s", v->track_remote,
-			 v->track_branch, why.buf ? why.buf : "");
-	} else {
-		diags_add(d, file, v->track_line, "track = %s %s: %s", v->track_remote, v->track_branch,
-			  why.buf ? why.buf : strerror(-r));
-	}
-	sb_free(&why);
-	free(v->track_note);
-	v->track_note = note[0] ? strdup(note) : NULL;
 }
