@@ -49,7 +49,7 @@ DEB_PKGS += linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils
 # package: initramfs-tools itself would replace a machine's dracut)
 DEB_PKGS += initramfs-tools-core
 
-.PHONY: all deps web-deps demo seeds check lint lint-format bench clean install fuzz fuzz-smoke fuzz-deps
+.PHONY: all deps web-deps demo seeds check check-nightly-kernels lint lint-format bench clean install fuzz fuzz-smoke fuzz-deps
 # Installs the Debian packages in $(1) that are missing (needs root).
 define install_missing
 	@missing=""; for p in $(1); do \
@@ -146,6 +146,14 @@ check: deps web-deps lint
 	$(MAKE) all $(UNIT_BIN) $(STATS_BIN)
 	$(MAKE) fuzz-smoke
 	tests/run.sh
+
+# Nightly tracking with kernels, the whole loop (tests/qemu/t_nightly_kernels.sh):
+# the host builds NIGHTS nights of a tracked tree (one a real regression), a
+# QEMU guest under TCG runs them by kexec and confirms the change point.
+# 20 to 30 minutes of emulated boots: its own target, not part of check.
+check-nightly-kernels: deps
+	$(MAKE) all
+	bash tests/qemu/t_nightly_kernels.sh
 
 # Functions kab does not use: unbounded copies and unchecked number parsing
 # (STYLE.md); parsers use the bounded cursors in util.c and procparse.c.
