@@ -33,8 +33,14 @@
 # kernel coming up in software emulation and a pageout run under the
 # function tracer; NIGHTS nights of 2 x BOOTS boots and a confirmation of
 # 12 to 32 boots are about 20 to 30 minutes, beyond make check's budget
-# (t_patch's 12 boots are its longest test). Time: not yet measured
-# (the host's builds, cold and warm, and the guest are printed apart).
+# (t_patch's 12 boots are its longest test). Measured here on 2026-12-01
+# (`make check-nightly-kernels`, 2 CPUs, the test tree's objects cached,
+# its nightly tree and builds not): 18 min 20 s in all; the host's builds
+# 578 s (the first, a whole tinyconfig kernel, 323 s; each night's head
+# after it 22 to 31 s, 10 or 11 objects), the guest 515 s (20 boots for
+# the nights, 12 for the confirmation, by kexec); 28 passed, 0 failed.
+# A warm run reuses every build (the commits' dates are fixed, so their
+# shas are the same every run).
 #
 # Boots: one pair a night (KAB_NIGHTLY_BOOTS, default 1). One pair is the
 # fewest that gives a night's estimate (stats.c, run_paired: one pair is
