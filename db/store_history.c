@@ -416,3 +416,17 @@ int store_history_delete_name(struct store *s, const char *name)
 		return -EINVAL;
 	return delete_where(s, "DELETE FROM history WHERE name = ?", "DELETE FROM history_nights WHERE name = ?", 0, name);
 }
+
+int store_history_version(struct store *s, const char *name, int64_t *ret_nights, double *ret_computed)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_prepare(s, "SELECT count(*), coalesce(max(computed), 0) FROM history_nights WHERE name = ?", &st);
+	if (r < 0)
+		return r;
+	store_bind_text(st, 1, name);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return store_db_err(s, "read a history's version");
+	*ret_nights = sqlite3_column_int64(st, 0);
+	*ret_computed = sqlite3_column_double(st, 1);
+	return 0;
+}

@@ -74,6 +74,11 @@ int store_history_rows(struct store *s, const char *name, const struct store_his
 /* The distinct metric names of the name's rows, sorted; the caller frees
  * each and the array. */
 int store_history_metric_names(struct store *s, const char *name, char ***ret, size_t *ret_n);
+/* What a name's history is made of, in two numbers that change whenever
+ * it does: its night markers and the newest time one was computed (a
+ * marker is remade when its job's status changes; rows only come with
+ * markers). 0 and 0 when it has none. */
+int store_history_version(struct store *s, const char *name, int64_t *ret_nights, double *ret_computed);
 /* The job names that have nights, sorted; freed as above. */
 int store_history_names(struct store *s, char ***ret, size_t *ret_n);
 /* Deletes the markers and rows of one job (job_id > 0) or of a name. */

@@ -9,6 +9,7 @@
 #include "harness/base/util.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,89 @@ static bool history_params(const struct httpd_req *rq, struct httpd_resp *rs, st
 	return true;
 }
 
+/* Rendered histories, kept until a night of the name is added: a year of one
+ * metric is ~12 ms of work (its rows, the detector, ~470 KB of JSON) that
+ * is the same for every reader between two nights, and several readers
+ * at once on 2 CPUs beside a running job queue behind each other. The key
+ * is the database, the query and the format; the version is the name's
+ * night markers (store_history_version). */
+#define HISTORY_CACHE_SLOTS 16
+struct cached_history {
+	char key[768];
+	int64_t nights;
+	double computed;
+	char *buf;
+	size_t len;
+	uint64_t used;
+};
+static struct cached_history history_cache[HISTORY_CACHE_SLOTS];
+static uint64_t history_cache_clock;
+static pthread_mutex_t history_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void cache_key(const char *db, const char *job, const struct history_query *q, bool text, char *buf, size_t len)
+{
+	/* the names passed history_*_ok: no '\n' in them */
+	snprintf(buf, len, "%s\n%s\n%s\n%s\n%d", db, job, q->metric ? q->metric : "", q->workload ? q->workload : "", text);
+}
+
+/* A copy of the cached body for key at this version into ret; false on a miss. */
+static bool cache_get(const char *key, int64_t nights, double computed, char **ret, size_t *ret_len)
+{
+	bool hit = false;
+	pthread_mutex_lock(&history_cache_lock);
+	for (size_t i = 0; i < HISTORY_CACHE_SLOTS && !hit; i++) {
+		struct cached_history *c = &history_cache[i];
+		if (!c->buf || strcmp(c->key, key) != 0 || c->nights != nights || c->computed != computed)
+			continue;
+		char *copy = malloc(c->len + 1);
+		if (copy) {
+			memcpy(copy, c->buf, c->len + 1);
+			*ret = copy;
+			*ret_len = c->len;
+			c->used = ++history_cache_clock;
+			hit = true;
+		}
+		break;
+	}
+	pthread_mutex_unlock(&history_cache_lock);
+	return hit;
+}
+
+static void cache_put(const char *key, int64_t nights, double computed, const char *buf, size_t len)
+{
+	char *copy = malloc(len + 1);
+	if (!copy)
+		return; /* only a cache */
+	memcpy(copy, buf, len);
+	copy[len] = 0;
+	pthread_mutex_lock(&history_cache_lock);
+	struct cached_history *victim = &history_cache[0];
+	for (size_t i = 0; i < HISTORY_CACHE_SLOTS; i++) {
+		struct cached_history *c = &history_cache[i];
+		if (c->buf && strcmp(c->key, key) == 0) {
+			victim = c; /* an older version, or another thread made it too */
+			break;
+		}
+		if (!c->buf || c->used < victim->used)
+			victim = c;
+		if (!c->buf)
+			break;
+	}
+	free(victim->buf);
+	*victim = (struct cached_history){ .nights = nights, .computed = computed, .buf = copy, .len = len,
+					   .used = ++history_cache_clock };
+	snprintf(victim->key, sizeof(victim->key), "%s", key);
+	pthread_mutex_unlock(&history_cache_lock);
+}
+
+static void reply(struct httpd_resp *rs, char *buf, size_t len, bool text)
+{
+	sb_free(&rs->body);
+	rs->body = (struct strbuf){ .buf = buf, .len = len, .cap = len + 1 };
+	rs->status = 200;
+	rs->content_type = text ? "text/plain; charset=utf-8" : "application/json";
+}
+
 void api_history(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
 	struct history_query q = { 0 };
@@ -79,6 +163,17 @@ void api_history(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 	/* the executor may hold the write lock: then the rows made so far serve */
 	if (history_refresh(st, job, NULL) < 0)
 		log_warn("history of \"%s\": not refreshed; serving the nights made so far", job);
+	char key[768], *buf = NULL;
+	size_t len = 0;
+	int64_t nights = -1;
+	double computed = 0;
+	cache_key(a->db_path, job, &q, text, key, sizeof(key));
+	if (store_history_version(st, job, &nights, &computed) < 0)
+		nights = -1; /* no caching */
+	else if (cache_get(key, nights, computed, &buf, &len)) {
+		reply(rs, buf, len, text);
+		return;
+	}
 	struct history *h = NULL;
 	int r = history_load(st, job, &q, &h);
 	if (r == -ENOENT) {
@@ -95,8 +190,6 @@ void api_history(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 		history_free(h);
 		return;
 	}
-	char *buf = NULL;
-	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	if (!f) {
 		history_free(h);
@@ -112,8 +205,7 @@ void api_history(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 		httpd_error(rs, 500, "the history of %s could not be rendered: %s", job, strerror(-r));
 		return;
 	}
-	sb_free(&rs->body);
-	rs->body = (struct strbuf){ .buf = buf, .len = len, .cap = len + 1 };
-	rs->status = 200;
-	rs->content_type = text ? "text/plain; charset=utf-8" : "application/json";
+	if (nights >= 0)
+		cache_put(key, nights, computed, buf, len);
+	reply(rs, buf, len, text);
 }

@@ -506,6 +506,38 @@ static void test_api(void)
 	sb_free(&rs.body);
 }
 
+/* The handler's cache: the same body until a night of the name is added. */
+static void test_api_cache(void)
+{
+	char db[PATH_MAX];
+	new_db(db, sizeof(db), "cache");
+	for (int d = 0; d < 3; d++)
+		add_night(db, "cached", d, 1.0, NIGHT_DONE);
+	struct httpd_resp a, b, c;
+	const char *const args[] = { "job", "cached", NULL };
+	get(db, args, &a);
+	get(db, args, &b);
+	T_EQ_INT(a.status, 200);
+	T_EQ_INT(b.status, 200);
+	T_CHECK(a.body.buf && b.body.buf && strcmp(a.body.buf, b.body.buf) == 0);
+	T_CHECK(has(b.body.buf, "\"nights\": 3"));
+	/* the text form of the same query is its own entry */
+	get(db, (const char *const[]){ "job", "cached", "format", "text", NULL }, &c);
+	T_CHECK(c.body.buf && c.body.buf[0] != '{');
+	sb_free(&c.body);
+	/* a night, and one that failed: the next GET shows them */
+	add_night(db, "cached", 3, 1.0, NIGHT_DONE);
+	get(db, args, &c);
+	T_CHECK(has(c.body.buf, "\"nights\": 4"));
+	sb_free(&c.body);
+	add_night(db, "cached", 4, 1.0, NIGHT_FAILED);
+	get(db, args, &c);
+	T_CHECK(has(c.body.buf, "\"nights\": 5, \"failed\": 1"));
+	sb_free(&a.body);
+	sb_free(&b.body);
+	sb_free(&c.body);
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
@@ -523,6 +555,7 @@ int main(void)
 	test_idempotent();
 	test_step();
 	test_api();
+	test_api_cache();
 	util_remove_tree(dir);
 	return t_done("test_history");
 }
