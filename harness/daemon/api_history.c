@@ -134,8 +134,7 @@ static void cache_put(const char *key, int64_t nights, double computed, const ch
 			break;
 	}
 	free(victim->buf);
-	*victim = (struct cached_history){ .nights = nights, .computed = computed, .buf = copy, .len = len,
-					   .used = ++history_cache_clock };
+	*victim = (struct cached_history){ .nights = nights, .computed = computed, .buf = copy, .len = len, .used = ++history_cache_clock };
 	snprintf(victim->key, sizeof(victim->key), "%s", key);
 	pthread_mutex_unlock(&history_cache_lock);
 }
