@@ -307,6 +307,29 @@ function regressionRow(r) {
 		confirmationCell(r));
 }
 
+// Under each change, the trend plot of its metric's history with the
+// change marked: one GET a job, metric and workload (kabd caches them).
+async function trendRows(rows) {
+	const key = r => `${r.job}\n${r.metric}\n${r.workload}`;
+	const got = new Map();
+	for (const r of rows)
+		if (!got.has(key(r)))
+			got.set(key(r), getJSON("/history?" + new URLSearchParams({ job: r.job, metric: r.metric, workload: r.workload }).toString())
+				.catch(() => null));
+	for (const r of rows) {
+		const h = await got.get(key(r));
+		const s = h && h.series.find(x => x.metric === r.metric && x.workload === r.workload);
+		const td = el("td", { colspan: 8, class: "trend-cell" });
+		if (s)
+			td.append(trendPlot(s, r.first_bad ? { [r.first_bad.job]: `${r.kind} #${r.id}` } : {}, `trend-r${r.id}`));
+		else
+			td.append(el("span", { class: "legend" }, "no history of this metric to plot"));
+		const row = document.getElementById(`r${r.id}`);
+		if (row)
+			row.after(el("tr", { class: "trend-row", "data-id": r.id }, td));
+	}
+}
+
 async function regressionsPage() {
 	const tbody = document.querySelector("#regressions tbody");
 	try {
@@ -317,6 +340,7 @@ async function regressionsPage() {
 		tbody.replaceChildren(...rows.map(regressionRow));
 		if (!rows.length)
 			tbody.append(el("tr", {}, el("td", { colspan: 8 }, "no change points recorded")));
+		await trendRows(rows);
 		const open = rows.filter(r => r.open).length;
 		document.getElementById("summary").textContent =
 			`${rows.length} change point${rows.length === 1 ? "" : "s"}, ${open} open`;

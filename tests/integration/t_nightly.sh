@@ -200,8 +200,8 @@ print(eval(sys.argv[2], {}, dict(d, s=s, d=d)))' "$IT_TMP/pages.json" "$1" 2>/de
 		[ "$(pseen '(s["metric"], len(s["points"]))')" = "('pageout.ns_mean', $NIGHTS)" ]
 	check "its CI band, and one change-point marker that names the confirmed regression" \
 		[ "$(pseen 'len(s["bands"]) >= 1 and len(s["changes"]) == 1 and "regression #" in s["changes"][0]["label"]')" = True ]
-	check "the regressions page lists it" \
-		[ "$(pseen '[r["title"].split()[-1] for r in regressions]')" = "['regression']" ]
+	check "the regressions page lists it, with its trend plot under it" \
+		[ "$(pseen '([r["title"].split()[-1] for r in regressions], [p["plot"] for p in regression_plots])')" = "(['regression'], [True])" ]
 else
 	IT_SKIP=$((IT_SKIP + 1))
 	echo "  skip the pages in Chromium: chromium, node or playwright-core (make web-deps) missing"

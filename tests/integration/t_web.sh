@@ -232,6 +232,8 @@ print(eval(sys.argv[2], {}, dict(d, s=s, d=d)))' "$IT_TMP/nightly.json" "$1" 2>/
 		[ "$(nseen 'all("404" in e and "/api/v1/history" in e or "status of 404" in e for e in missing["errors"])')" = True ]
 	check "the regressions page lists 3, newest first ($(nseen '[r["id"] for r in regressions]'))" \
 		[ "$(nseen '[r["id"] for r in regressions] == sorted([r["id"] for r in regressions], reverse=True) and len(regressions) == 3')" = True ]
+	check "each change carries its metric's trend plot, in the row under it ($(nseen 'regression_plots'))" \
+		[ "$(nseen '[(p["id"], p["plot"], p["after"] == p["id"]) for p in regression_plots] == [(r["id"], True, True) for r in regressions]')" = True ]
 	check "the newest is the acknowledged improvement, then the open regression, then the one not confirmed" \
 		[ "$(nseen '[(r["title"].split()[-1], r["class"]) for r in regressions]')" = "[('improvement', 'regression acknowledged'), ('regression', 'regression open'), ('confirmed', 'regression not-confirmed')]" ]
 	check "a row's 0-day title ($(nseen 'regressions[1]["title"]'))" \

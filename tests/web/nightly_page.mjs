@@ -128,6 +128,14 @@ try {
 		confirm_href: tr.querySelector("a.confirm-job")?.getAttribute("href") || null,
 		history_href: tr.querySelector("a.history")?.getAttribute("href") || null,
 	})));
+	// each change's trend plot, in the row under it
+	await waitFor("the regressions' trend plots", page.waitForSelector("#regressions tbody tr.trend-row", { timeout: 20000 }));
+	seen.regression_plots = await page.$$eval("#regressions tbody tr.trend-row", trs => trs.map(tr => ({
+		id: +tr.dataset.id,
+		plot: !!tr.querySelector("svg.trend"),
+		after: tr.previousElementSibling ? +tr.previousElementSibling.dataset.id : null,
+		text: tr.textContent.slice(0, 200),
+	})));
 	await page.screenshot({ path: `${out}/regressions.png`, fullPage: true });
 	// a regression's history link opens that metric's plot
 	const href = seen.regressions.find(r => / regression$/.test(r.title))?.history_href;
