@@ -168,14 +168,9 @@ int store_builds_list(struct store *s, struct store_build **ret, size_t *ret_n)
 	size_t n = 0, cap = 0;
 	int rc, r = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 16;
-			struct store_build *nv = realloc(v, cap * sizeof(*nv));
-			if (!nv) {
-				r = -ENOMEM;
-				break;
-			}
-			v = nv;
+		if (util_grow(v, cap, n + 1, 16) < 0) {
+			r = -ENOMEM;
+			break;
 		}
 		read_row(st, &v[n++]);
 	}

@@ -141,15 +141,9 @@ int store_history_missing(struct store *s, const char *name, int64_t **ret_ids, 
 	size_t n = 0, cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			size_t nc = cap ? 2 * cap : 16;
-			int64_t *ni = realloc(ids, nc * sizeof(*ni));
-			if (!ni) {
-				free(ids);
-				return -ENOMEM;
-			}
-			ids = ni;
-			cap = nc;
+		if (util_grow(ids, cap, n + 1, 16) < 0) {
+			free(ids);
+			return -ENOMEM;
 		}
 		ids[n++] = sqlite3_column_int64(st, 0);
 	}
@@ -190,15 +184,9 @@ int store_history_nights(struct store *s, const char *name, struct store_history
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
 		if (n == 0 || v[n - 1].job_id != id) {
-			if (n == cap) {
-				size_t nc = cap ? 2 * cap : 64;
-				struct store_history_night *nv = realloc(v, nc * sizeof(*nv));
-				if (!nv) {
-					free(v);
-					return -ENOMEM;
-				}
-				v = nv;
-				cap = nc;
+			if (util_grow(v, cap, n + 1, 64) < 0) {
+				free(v);
+				return -ENOMEM;
 			}
 			struct store_history_night *x = &v[n++];
 			*x = (struct store_history_night){ .job_id = id, .night = sqlite3_column_double(st, 1) };
@@ -293,15 +281,9 @@ int store_history_rows(struct store *s, const char *name, const struct store_his
 	size_t n = 0, cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			size_t nc = cap ? 2 * cap : 256;
-			struct store_history_row *nv = realloc(v, nc * sizeof(*nv));
-			if (!nv) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
-			cap = nc;
+		if (util_grow(v, cap, n + 1, 256) < 0) {
+			free(v);
+			return -ENOMEM;
 		}
 		read_row(st, &v[n++]);
 	}
@@ -333,14 +315,8 @@ static int read_names(struct store *s, const char *sql, const char *name, char *
 	size_t n = 0, cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			size_t nc = cap ? 2 * cap : 32;
-			char **nv = realloc(v, nc * sizeof(*nv));
-			if (!nv)
-				goto nomem;
-			v = nv;
-			cap = nc;
-		}
+		if (util_grow(v, cap, n + 1, 32) < 0)
+			goto nomem;
 		if (!(v[n] = store_col_dup(st, 0)))
 			goto nomem;
 		n++;
@@ -378,14 +354,8 @@ int store_history_metric_names(struct store *s, const char *name, char ***ret, s
 		}
 		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
 			break;
-		if (n == cap) {
-			size_t nc = cap ? 2 * cap : 32;
-			char **nv = realloc(v, nc * sizeof(*nv));
-			if (!nv)
-				goto nomem;
-			v = nv;
-			cap = nc;
-		}
+		if (util_grow(v, cap, n + 1, 32) < 0)
+			goto nomem;
 		if (!(v[n] = store_col_dup(st, 0)))
 			goto nomem;
 		n++;

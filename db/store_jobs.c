@@ -250,14 +250,9 @@ static int job_parts(struct store *s, const char *sql, int64_t job_id, struct st
 	size_t n = 0, cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 8;
-			struct store_job_part *nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (util_grow(v, cap, n + 1, 8) < 0) {
+			free(v);
+			return -ENOMEM;
 		}
 		store_col_text(st, 0, v[n].name, sizeof(v[n].name));
 		store_col_text(st, 1, v[n].kind, sizeof(v[n].kind));
@@ -335,14 +330,9 @@ int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, s
 	size_t n = 0, cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			struct store_step *nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (util_grow(v, cap, n + 1, 64) < 0) {
+			free(v);
+			return -ENOMEM;
 		}
 		struct store_step *x = &v[n++];
 		x->id = sqlite3_column_int64(st, 0);

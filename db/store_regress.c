@@ -239,15 +239,9 @@ int store_regress_list(struct store *s, struct store_regress **ret, size_t *ret_
 	size_t n = 0, cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			size_t nc = cap ? 2 * cap : 8;
-			struct store_regress *nv = realloc(v, nc * sizeof(*nv));
-			if (!nv) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
-			cap = nc;
+		if (util_grow(v, cap, n + 1, 8) < 0) {
+			free(v);
+			return -ENOMEM;
 		}
 		read_row(st, &v[n++]);
 	}

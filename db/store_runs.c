@@ -380,14 +380,8 @@ int store_series_names(struct store *s, int64_t run_id, char ***ret, size_t *ret
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *m = (const char *)sqlite3_column_text(st, 0);
-		if (n + 1 >= cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			char **nn = realloc(names, nc * sizeof(*nn));
-			if (!nn)
-				goto nomem;
-			names = nn;
-			cap = nc;
-		}
+		if (util_grow(names, cap, n + 2, 16) < 0)
+			goto nomem;
 		if (!(names[n] = strdup(m ? m : "")))
 			goto nomem;
 		names[++n] = NULL;

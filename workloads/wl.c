@@ -39,14 +39,8 @@ const struct wl_ops *const *wl_all(void) { return all_ops; }
 
 int wl_metrics_add(struct wl_metrics *m, const char *name, const char *unit, double value)
 {
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 16;
-		struct store_metric *nv = realloc(m->v, cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		m->v = nv;
-		m->cap = cap;
-	}
+	if (util_grow(m->v, m->cap, m->n + 1, 16) < 0)
+		return -ENOMEM;
 	struct store_metric *x = &m->v[m->n++];
 	snprintf(x->name, sizeof(x->name), "%s", name);
 	snprintf(x->unit, sizeof(x->unit), "%s", unit ? unit : "");

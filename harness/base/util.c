@@ -438,6 +438,25 @@ void sb_free(struct strbuf *sb)
 	sb->len = sb->cap = 0;
 }
 
+void *util_grow_array(void *v, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	if (need <= *cap && v)
+		return v;
+	size_t nc = *cap ? *cap : (first ? first : 1);
+	while (nc < need) {
+		if (nc > SIZE_MAX / 2)
+			return NULL;
+		nc *= 2;
+	}
+	if (elem && nc > SIZE_MAX / elem)
+		return NULL;
+	void *nv = realloc(v, nc * elem);
+	if (!nv)
+		return NULL;
+	*cap = nc;
+	return nv;
+}
+
 void diags_add(struct diags *d, const char *file, int line, const char *fmt, ...)
 {
 	if (d->n >= DIAGS_MAX) {

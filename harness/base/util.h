@@ -2,6 +2,7 @@
  * kernel-file writes, cleanup attributes, a growable string, logging. */
 #pragma once
 #include <sys/types.h>
+#include <errno.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -73,6 +74,19 @@ bool util_find_program(const char *name, char *ret_path, size_t len);
 double util_mono_now(void);  /* CLOCK_MONOTONIC seconds */
 double util_real_now(void);  /* CLOCK_REALTIME seconds */
 void util_iso_time(double real, char *buf, size_t len);
+
+/* A growable array: room for need elements of elem bytes in v, its
+ * capacity doubled from first; returns v (moved, maybe) or NULL on
+ * overflow or no memory, v and *cap then untouched. util_grow is the
+ * typed form: util_grow(v, n_cap, n + 1, 16) is 0 or -ENOMEM. */
+void *util_grow_array(void *v, size_t *cap, size_t need, size_t elem, size_t first);
+#define util_grow(v, cap, need, first) \
+	__extension__({ \
+		void *grow_p_ = util_grow_array((v), &(cap), (need), sizeof(*(v)), (first)); \
+		if (grow_p_) \
+			(v) = grow_p_; \
+		grow_p_ ? 0 : -ENOMEM; \
+	})
 
 struct strbuf {
 	char *buf;

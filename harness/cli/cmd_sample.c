@@ -63,15 +63,9 @@ static void add_column(void *ctx, const char *metric, const uint8_t *blob, size_
 	(void)n_samples;
 	if (c->err)
 		return;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 256;
-		struct column *nv = realloc(c->v, cap * sizeof(*nv));
-		if (!nv) {
-			c->err = -ENOMEM;
-			return;
-		}
-		c->v = nv;
-		c->cap = cap;
+	if (util_grow(c->v, c->cap, c->n + 1, 256) < 0) {
+		c->err = -ENOMEM;
+		return;
 	}
 	c->v[c->n].metric = metric;
 	sampler_cursor_init(&c->v[c->n].cur, blob, len);
@@ -91,14 +85,8 @@ struct deltas {
 static void add_delta(void *ctx, const char *metric, const char *unit, double delta) {
 	struct deltas *d = ctx;
 
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 256;
-		struct delta *nv = realloc(d->v, cap * sizeof(*nv));
-		if (!nv)
-			return;  /* the summary is shorter; the TSV is unaffected */
-		d->v = nv;
-		d->cap = cap;
-	}
+	if (util_grow(d->v, d->cap, d->n + 1, 256) < 0)
+		return; /* the summary is shorter; the TSV is unaffected */
 	d->v[d->n++] = (struct delta){ metric, unit, delta };
 }
 

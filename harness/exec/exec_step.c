@@ -71,14 +71,8 @@ static void add_fcount(void *ctx, const char *function, uint64_t calls)
 static void add_series(void *ctx, const char *metric, const uint8_t *blob, size_t len, size_t n)
 {
 	struct series_sink *s = ctx;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		struct store_series *nv = realloc(s->v, cap * sizeof(*nv));
-		if (!nv)
-			return;
-		s->v = nv;
-		s->cap = cap;
-	}
+	if (util_grow(s->v, s->cap, s->n + 1, 256) < 0)
+		return;
 	s->v[s->n++] = (struct store_series){ metric, blob, len, n };
 }
 

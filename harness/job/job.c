@@ -226,17 +226,11 @@ static struct job_section *current(struct reader *r)
 
 static void start_section(struct reader *r, enum job_sec_kind kind, char *label)
 {
-	if (r->n_secs == r->cap_secs) {
-		size_t cap = r->cap_secs ? 2 * r->cap_secs : 8;
-		struct job_section *v = realloc(r->secs, cap * sizeof(*v));
-		if (!v) {
-			free(label);
-			r->oom = true;
-			r->in_section = false;
-			return;
-		}
-		r->secs = v;
-		r->cap_secs = cap;
+	if (util_grow(r->secs, r->cap_secs, r->n_secs + 1, 8) < 0) {
+		free(label);
+		r->oom = true;
+		r->in_section = false;
+		return;
 	}
 	r->secs[r->n_secs++] = (struct job_section){ .kind = kind, .label = label, .line = r->line, .guess = JOB_SEC_IGNORED };
 	r->in_section = true;
@@ -426,14 +420,8 @@ static char *reader_next(char *buf, int num, void *stream)
 
 static int add_entry(struct job_section *s, const char *key, const char *value, int line, char delim)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 8;
-		struct job_entry *v = realloc(s->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (util_grow(s->v, s->cap, s->n + 1, 8) < 0)
+		return -ENOMEM;
 	char *k = strdup(key), *val = strdup(value);
 	if (!k || !val) {
 		free(k);

@@ -43,14 +43,8 @@ static char *closest_sibling(const char *path)
 	while ((de = readdir(dh))) {
 		if (de->d_name[0] == '.')
 			continue;
-		if (n == cap) {
-			size_t nc = cap ? 2 * cap : 64;
-			char **nn = realloc(names, nc * sizeof(*nn));
-			if (!nn)
-				break;
-			names = nn;
-			cap = nc;
-		}
+		if (util_grow(names, cap, n + 1, 64) < 0)
+			break;
 		if (!(names[n] = strdup(de->d_name)))
 			break;
 		n++;

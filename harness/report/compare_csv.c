@@ -398,15 +398,9 @@ static void data_row(struct parser *ps, const struct csv_record *rec)
 			    metric, dir, ps->dir_line[row.m]);
 		}
 	}
-	if (ps->n_rows == ps->cap_rows) {
-		size_t cap = ps->cap_rows ? 2 * ps->cap_rows : 256;
-		struct row *nr = realloc(ps->rows, cap * sizeof(*nr));
-		if (!nr) {
-			ps->oom = true;
-			return;
-		}
-		ps->rows = nr;
-		ps->cap_rows = cap;
+	if (util_grow(ps->rows, ps->cap_rows, ps->n_rows + 1, 256) < 0) {
+		ps->oom = true;
+		return;
 	}
 	ps->rows[ps->n_rows++] = row;
 }

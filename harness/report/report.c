@@ -124,14 +124,8 @@ static enum stats_direction direction_of(enum job_direction d, enum stats_direct
 int report_add_metric(struct report *r, struct report_workload *w, const char *name, const char *unit_hint,
 		      struct report_metric **ret)
 {
-	if (w->n_metrics == w->cap_metrics) {
-		size_t cap = w->cap_metrics ? 2 * w->cap_metrics : 16;
-		struct report_metric *nm = realloc(w->m, cap * sizeof(*nm));
-		if (!nm)
-			return -ENOMEM;
-		w->m = nm;
-		w->cap_metrics = cap;
-	}
+	if (util_grow(w->m, w->cap_metrics, w->n_metrics + 1, 16) < 0)
+		return -ENOMEM;
 	struct report_metric m = { .epsilon_pct = -1, .decimals = -1 };
 	size_t cells = r->n_variants * (w->pairs ? w->pairs : 1);
 	m.name = strdup(name);

@@ -102,15 +102,9 @@ static void collect(void *ctx, const struct store_run *run, const char *metric, 
 		m->values[cell] = value;
 		return;
 	}
-	if (l->n_rv == l->cap_rv) {
-		size_t cap = l->cap_rv ? 2 * l->cap_rv : 256;
-		struct rep_value *nv = realloc(l->rv, cap * sizeof(*nv));
-		if (!nv) {
-			l->err = -ENOMEM;
-			return;
-		}
-		l->rv = nv;
-		l->cap_rv = cap;
+	if (util_grow(l->rv, l->cap_rv, l->n_rv + 1, 256) < 0) {
+		l->err = -ENOMEM;
+		return;
 	}
 	l->rv[l->n_rv++] = (struct rep_value){ .w = (size_t)run->workload, .m = (size_t)(m - w->m), .cell = cell, .v = value };
 }

@@ -224,14 +224,8 @@ static int counter_add(struct sampler *s, struct source *src, const char *key, s
 	for (size_t i = src->begin; i < s->n_ctr; i++)
 		if (counter_is(&s->ctr[i], key, key_len, cpu))
 			return 0;  /* a repeated key: the first one counts */
-	if (s->n_ctr == s->cap_ctr) {
-		size_t cap = s->cap_ctr ? s->cap_ctr * 2 : 256;
-		struct counter *nc = realloc(s->ctr, cap * sizeof(*nc));
-		if (!nc)
-			return -ENOMEM;
-		s->ctr = nc;
-		s->cap_ctr = cap;
-	}
+	if (util_grow(s->ctr, s->cap_ctr, s->n_ctr + 1, 256) < 0)
+		return -ENOMEM;
 	if (cpu != CPU_NONE)
 		snprintf(suffix, sizeof(suffix), ".cpu%u", cpu);
 	name = malloc(plen + key_len + strlen(suffix) + 1);
@@ -441,14 +435,8 @@ static int first_sample(struct sampler *s) {
 /* ---- the thread ---- */
 
 static void note_lateness(struct sampler *s, uint64_t late_ns) {
-	if (s->n_late == s->cap_late) {
-		size_t cap = s->cap_late ? s->cap_late * 2 : 1024;
-		uint64_t *nl = realloc(s->late_ns, cap * sizeof(*nl));
-		if (!nl)
-			return;  /* the statistics lose a point, the sample is kept */
-		s->late_ns = nl;
-		s->cap_late = cap;
-	}
+	if (util_grow(s->late_ns, s->cap_late, s->n_late + 1, 1024) < 0)
+		return; /* the statistics lose a point, the sample is kept */
 	s->late_ns[s->n_late++] = late_ns;
 }
 

@@ -31,14 +31,8 @@ static struct series *series_for(struct gather *g, const char *metric)
 	for (size_t i = 0; i < g->n; i++)
 		if (strcmp(g->s[i].name, metric) == 0)
 			return &g->s[i];
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? 2 * g->cap : 8;
-		struct series *ns = realloc(g->s, cap * sizeof(*ns));
-		if (!ns)
-			return NULL;
-		g->s = ns;
-		g->cap = cap;
-	}
+	if (util_grow(g->s, g->cap, g->n + 1, 8) < 0)
+		return NULL;
 	size_t cells = g->j->n_variants * g->pairs;
 	struct series *s = &g->s[g->n];
 	*s = (struct series){ 0 };

@@ -91,6 +91,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "harness/stats/changepoint.h"
+#include "harness/base/util.h"
 
 #define CP_TIE 1e-9
 /* Yuen's test trims 20% of each segment from each end (Wilcox's advice) */
@@ -119,14 +120,8 @@ static int set_insert(struct cp_set *s, size_t night)
 		i++;
 	if (i < s->n && s->v[i] == night)
 		return 0;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 16;
-		size_t *v = realloc(s->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (util_grow(s->v, s->cap, s->n + 1, 16) < 0)
+		return -ENOMEM;
 	memmove(s->v + i + 1, s->v + i, (s->n - i) * sizeof(*s->v));
 	s->v[i] = night;
 	s->n++;

@@ -4,6 +4,7 @@
 #include "workloads/wl.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 static void test_numbers(void)
@@ -150,6 +151,33 @@ static void test_diags_budget(void)
 	T_CHECK(!diags_full(&d));
 }
 
+/* The growable array: doubling from the first size, the contents kept,
+ * and on overflow NULL with the array and its capacity untouched. */
+static void test_grow(void)
+{
+	int *v = NULL;
+	size_t cap = 0, n = 0;
+	for (int i = 0; i < 100; i++) {
+		T_CHECK(util_grow(v, cap, n + 1, 4) == 0);
+		v[n++] = i;
+	}
+	T_CHECK(cap == 128);
+	int ok = 1;
+	for (int i = 0; i < 100; i++)
+		ok &= v[i] == i;
+	T_CHECK(ok);
+	int *same = v;
+	T_CHECK(util_grow(v, cap, 128, 4) == 0 && v == same && cap == 128);
+	T_CHECK(util_grow(v, cap, SIZE_MAX / 2 + 2, 4) == -ENOMEM);
+	T_CHECK(v == same && cap == 128 && v[99] == 99);
+	T_CHECK(util_grow_array(v, &cap, 256, SIZE_MAX / 64, 4) == NULL && cap == 128);
+	free(v);
+	char *c = NULL;
+	size_t ccap = 0;
+	T_CHECK(util_grow(c, ccap, 1, 0) == 0 && c && ccap == 1);
+	free(c);
+}
+
 int main(void)
 {
 	test_meminfo();
@@ -160,5 +188,6 @@ int main(void)
 	test_split();
 	test_strmap();
 	test_diags_budget();
+	test_grow();
 	return t_done("util");
 }
