@@ -1,5 +1,6 @@
 /* kabd's /api/v1 handlers: JSON out, job file text in. */
 #include "harness/daemon/api.h"
+#include "harness/daemon/body_cache.h"
 #include "harness/job/job.h"
 #include "harness/base/json.h"
 #include "harness/daemon/queue.h"
@@ -9,7 +10,6 @@
 #include "db/store_boots.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -396,66 +396,9 @@ out:
 }
 
 /* Finished jobs never change, so their rendered reports are kept: a report
- * of a year-old job is one memcpy, not a statistics run over its metrics. */
-#define REPORT_CACHE_SLOTS 16
-struct cached_report {
-	int64_t job;
-	enum report_format format;
-	char *buf;
-	size_t len;
-	uint64_t used;
-};
-static struct cached_report report_cache[REPORT_CACHE_SLOTS];
-static uint64_t report_cache_clock;
-static pthread_mutex_t report_cache_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* A copy of the cached report into ret; false on a miss. */
-static bool report_cache_get(int64_t job, enum report_format format, char **ret, size_t *ret_len)
-{
-	bool hit = false;
-	pthread_mutex_lock(&report_cache_lock);
-	for (size_t i = 0; i < REPORT_CACHE_SLOTS; i++) {
-		struct cached_report *c = &report_cache[i];
-		if (c->buf && c->job == job && c->format == format) {
-			char *copy = malloc(c->len + 1);
-			if (copy) {
-				memcpy(copy, c->buf, c->len + 1);
-				*ret = copy;
-				*ret_len = c->len;
-				c->used = ++report_cache_clock;
-				hit = true;
-			}
-			break;
-		}
-	}
-	pthread_mutex_unlock(&report_cache_lock);
-	return hit;
-}
-
-static void report_cache_put(int64_t job, enum report_format format, const char *buf, size_t len)
-{
-	char *copy = malloc(len + 1);
-	if (!copy)
-		return; /* only a cache */
-	memcpy(copy, buf, len);
-	copy[len] = 0;
-	pthread_mutex_lock(&report_cache_lock);
-	struct cached_report *victim = &report_cache[0];
-	for (size_t i = 0; i < REPORT_CACHE_SLOTS; i++) {
-		struct cached_report *c = &report_cache[i];
-		if (c->buf && c->job == job && c->format == format) {
-			victim = c; /* another thread made it too */
-			break;
-		}
-		if (!c->buf || c->used < victim->used)
-			victim = c;
-		if (!c->buf)
-			break;
-	}
-	free(victim->buf);
-	*victim = (struct cached_report){ job, format, copy, len, ++report_cache_clock };
-	pthread_mutex_unlock(&report_cache_lock);
-}
+ * of a year-old job is one memcpy, not a statistics run over its metrics.
+ * The key is the job and the format; a finished job has one version. */
+static struct body_cache report_cache = BODY_CACHE_INIT;
 
 void api_job_report(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
@@ -483,7 +426,9 @@ void api_job_report(struct api *a, const struct httpd_req *rq, struct httpd_resp
 		done = sj.status == JOB_DONE;
 		store_job_clear(&sj);
 	}
-	if (done && report_cache_get(rq->id, ro.format, &buf, &len)) {
+	char key[64];
+	snprintf(key, sizeof(key), "%lld\n%d", (long long)rq->id, (int)ro.format);
+	if (done && body_cache_get(&report_cache, key, 0, 0, &buf, &len)) {
 		rs->body = (struct strbuf){ .buf = buf, .len = len, .cap = len + 1 };
 		rs->status = 200;
 		rs->content_type = content_types[ro.format];
@@ -506,7 +451,7 @@ void api_job_report(struct api *a, const struct httpd_req *rq, struct httpd_resp
 		return;
 	}
 	if (done)
-		report_cache_put(rq->id, ro.format, buf, len);
+		body_cache_put(&report_cache, key, 0, 0, buf, len);
 	rs->body = (struct strbuf){ .buf = buf, .len = len, .cap = len + 1 };
 	rs->status = 200;
 	rs->content_type = content_types[ro.format];

@@ -4,12 +4,12 @@
  * of the characters a job file allows. The history is refreshed first
  * (one indexed query when no job has ended since). */
 #include "harness/daemon/api.h"
+#include "harness/daemon/body_cache.h"
 #include "harness/report/history.h"
 #include "db/store.h"
 #include "harness/base/util.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,72 +71,14 @@ static bool history_params(const struct httpd_req *rq, struct httpd_resp *rs, st
  * at once on 2 CPUs beside a running job queue behind each other. The key
  * is the database, the query and the format; the version is the name's
  * night markers (store_history_version). */
-#define HISTORY_CACHE_SLOTS 16
-struct cached_history {
-	char key[768];
-	int64_t nights;
-	double computed;
-	char *buf;
-	size_t len;
-	uint64_t used;
-};
-static struct cached_history history_cache[HISTORY_CACHE_SLOTS];
-static uint64_t history_cache_clock;
-static pthread_mutex_t history_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct body_cache history_cache = BODY_CACHE_INIT;
 
-static void cache_key(const char *db, const char *job, const struct history_query *q, bool text, char *buf, size_t len)
+/* false when the key does not fit: that query is not cached */
+static bool cache_key(const char *db, const char *job, const struct history_query *q, bool text, char *buf, size_t len)
 {
 	/* the names passed history_*_ok: no '\n' in them */
-	snprintf(buf, len, "%s\n%s\n%s\n%s\n%d", db, job, q->metric ? q->metric : "", q->workload ? q->workload : "", text);
-}
-
-/* A copy of the cached body for key at this version into ret; false on a miss. */
-static bool cache_get(const char *key, int64_t nights, double computed, char **ret, size_t *ret_len)
-{
-	bool hit = false;
-	pthread_mutex_lock(&history_cache_lock);
-	for (size_t i = 0; i < HISTORY_CACHE_SLOTS && !hit; i++) {
-		struct cached_history *c = &history_cache[i];
-		if (!c->buf || strcmp(c->key, key) != 0 || c->nights != nights || c->computed != computed)
-			continue;
-		char *copy = malloc(c->len + 1);
-		if (copy) {
-			memcpy(copy, c->buf, c->len + 1);
-			*ret = copy;
-			*ret_len = c->len;
-			c->used = ++history_cache_clock;
-			hit = true;
-		}
-		break;
-	}
-	pthread_mutex_unlock(&history_cache_lock);
-	return hit;
-}
-
-static void cache_put(const char *key, int64_t nights, double computed, const char *buf, size_t len)
-{
-	char *copy = malloc(len + 1);
-	if (!copy)
-		return; /* only a cache */
-	memcpy(copy, buf, len);
-	copy[len] = 0;
-	pthread_mutex_lock(&history_cache_lock);
-	struct cached_history *victim = &history_cache[0];
-	for (size_t i = 0; i < HISTORY_CACHE_SLOTS; i++) {
-		struct cached_history *c = &history_cache[i];
-		if (c->buf && strcmp(c->key, key) == 0) {
-			victim = c; /* an older version, or another thread made it too */
-			break;
-		}
-		if (!c->buf || c->used < victim->used)
-			victim = c;
-		if (!c->buf)
-			break;
-	}
-	free(victim->buf);
-	*victim = (struct cached_history){ .nights = nights, .computed = computed, .buf = copy, .len = len, .used = ++history_cache_clock };
-	snprintf(victim->key, sizeof(victim->key), "%s", key);
-	pthread_mutex_unlock(&history_cache_lock);
+	int n = snprintf(buf, len, "%s\n%s\n%s\n%s\n%d", db, job, q->metric ? q->metric : "", q->workload ? q->workload : "", text);
+	return n >= 0 && (size_t)n < len;
 }
 
 static void reply(struct httpd_resp *rs, char *buf, size_t len, bool text)
@@ -162,14 +104,13 @@ void api_history(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 	/* the executor may hold the write lock: then the rows made so far serve */
 	if (history_refresh(st, job, NULL) < 0)
 		log_warn("history of \"%s\": not refreshed; serving the nights made so far", job);
-	char key[768], *buf = NULL;
+	char key[BODY_CACHE_KEY], *buf = NULL;
 	size_t len = 0;
 	int64_t nights = -1;
 	double computed = 0;
-	cache_key(a->db_path, job, &q, text, key, sizeof(key));
-	if (store_history_version(st, job, &nights, &computed) < 0)
+	if (!cache_key(a->db_path, job, &q, text, key, sizeof(key)) || store_history_version(st, job, &nights, &computed) < 0)
 		nights = -1; /* no caching */
-	else if (cache_get(key, nights, computed, &buf, &len)) {
+	else if (body_cache_get(&history_cache, key, nights, computed, &buf, &len)) {
 		reply(rs, buf, len, text);
 		return;
 	}
@@ -205,6 +146,6 @@ void api_history(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 		return;
 	}
 	if (nights >= 0)
-		cache_put(key, nights, computed, buf, len);
+		body_cache_put(&history_cache, key, nights, computed, buf, len);
 	reply(rs, buf, len, text);
 }

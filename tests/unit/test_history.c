@@ -5,6 +5,7 @@
  * and kabd's GET /api/v1/history handler on the same databases. */
 #include "t_job.h"
 #include "harness/daemon/api.h"
+#include "harness/daemon/body_cache.h"
 #include "harness/daemon/httpd.h"
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
@@ -538,6 +539,52 @@ static void test_api_cache(void)
 	sb_free(&c.body);
 }
 
+/* The shared body cache itself: a copy per reader, a stale version is a
+ * miss and is replaced in its slot, the least recently used body goes
+ * first, and a key too long to keep is never cached. */
+static void test_body_cache(void)
+{
+	static struct body_cache c = BODY_CACHE_INIT;
+	char key[32], *buf = NULL;
+	size_t len = 0;
+	body_cache_put(&c, "a", 1, 0.5, "alpha", 5);
+	T_CHECK(body_cache_get(&c, "a", 1, 0.5, &buf, &len) && len == 5 && strcmp(buf, "alpha") == 0);
+	free(buf);
+	T_CHECK(!body_cache_get(&c, "a", 2, 0.5, &buf, &len));
+	T_CHECK(!body_cache_get(&c, "a", 1, 0.75, &buf, &len));
+	body_cache_put(&c, "a", 2, 0.5, "beta", 4);
+	T_CHECK(!body_cache_get(&c, "a", 1, 0.5, &buf, &len));
+	T_CHECK(body_cache_get(&c, "a", 2, 0.5, &buf, &len) && strcmp(buf, "beta") == 0);
+	free(buf);
+	size_t used = 0;
+	for (size_t i = 0; i < BODY_CACHE_SLOTS; i++)
+		used += c.slot[i].buf != NULL;
+	T_CHECK(used == 1);
+	/* fill every slot; "a" was read last of the first ones, "k0" is the oldest */
+	for (int i = 0; i < BODY_CACHE_SLOTS - 1; i++) {
+		snprintf(key, sizeof(key), "k%d", i);
+		body_cache_put(&c, key, 0, 0, key, strlen(key));
+	}
+	T_CHECK(body_cache_get(&c, "a", 2, 0.5, &buf, &len));
+	free(buf);
+	body_cache_put(&c, "new", 0, 0, "n", 1);
+	T_CHECK(!body_cache_get(&c, "k0", 0, 0, &buf, &len));
+	T_CHECK(body_cache_get(&c, "k1", 0, 0, &buf, &len) && strcmp(buf, "k1") == 0);
+	free(buf);
+	T_CHECK(body_cache_get(&c, "a", 2, 0.5, &buf, &len));
+	free(buf);
+	T_CHECK(body_cache_get(&c, "new", 0, 0, &buf, &len));
+	free(buf);
+	char *long_key = malloc(BODY_CACHE_KEY + 1);
+	memset(long_key, 'x', BODY_CACHE_KEY);
+	long_key[BODY_CACHE_KEY] = 0;
+	body_cache_put(&c, long_key, 0, 0, "long", 4);
+	T_CHECK(!body_cache_get(&c, long_key, 0, 0, &buf, &len));
+	free(long_key);
+	for (size_t i = 0; i < BODY_CACHE_SLOTS; i++)
+		free(c.slot[i].buf);
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
@@ -556,6 +603,7 @@ int main(void)
 	test_step();
 	test_api();
 	test_api_cache();
+	test_body_cache();
 	util_remove_tree(dir);
 	return t_done("test_history");
 }
