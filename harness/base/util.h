@@ -78,11 +78,13 @@ void util_iso_time(double real, char *buf, size_t len);
 /* A growable array: room for need elements of elem bytes in v, its
  * capacity doubled from first; returns v (moved, maybe) or NULL on
  * overflow or no memory, v and *cap then untouched. util_grow is the
- * typed form: util_grow(v, n_cap, n + 1, 16) is 0 or -ENOMEM. */
+ * typed form: util_grow(v, n_cap, n + 1, 16) is 0 or -ENOMEM, and calls
+ * nothing while there is room (the sampler's loop, the CSV reader's rows). */
 void *util_grow_array(void *v, size_t *cap, size_t need, size_t elem, size_t first);
 #define util_grow(v, cap, need, first) \
 	__extension__({ \
-		void *grow_p_ = util_grow_array((v), &(cap), (need), sizeof(*(v)), (first)); \
+		void *grow_p_ = (need) <= (cap) && (v) ? (void *)(v) \
+						       : util_grow_array((v), &(cap), (need), sizeof(*(v)), (first)); \
 		if (grow_p_) \
 			(v) = grow_p_; \
 		grow_p_ ? 0 : -ENOMEM; \

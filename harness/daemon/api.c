@@ -429,9 +429,7 @@ void api_job_report(struct api *a, const struct httpd_req *rq, struct httpd_resp
 	char key[64];
 	snprintf(key, sizeof(key), "%lld\n%d", (long long)rq->id, (int)ro.format);
 	if (done && body_cache_get(&report_cache, key, 0, 0, &buf, &len)) {
-		rs->body = (struct strbuf){ .buf = buf, .len = len, .cap = len + 1 };
-		rs->status = 200;
-		rs->content_type = content_types[ro.format];
+		httpd_body_take(rs, buf, len, content_types[ro.format]);
 		return;
 	}
 	FILE *f = open_memstream(&buf, &len);
@@ -452,9 +450,7 @@ void api_job_report(struct api *a, const struct httpd_req *rq, struct httpd_resp
 	}
 	if (done)
 		body_cache_put(&report_cache, key, 0, 0, buf, len);
-	rs->body = (struct strbuf){ .buf = buf, .len = len, .cap = len + 1 };
-	rs->status = 200;
-	rs->content_type = content_types[ro.format];
+	httpd_body_take(rs, buf, len, content_types[ro.format]);
 }
 
 /* 400 (413 for a text over the size budget) with every kept problem as

@@ -83,10 +83,7 @@ static bool cache_key(const char *db, const char *job, const struct history_quer
 
 static void reply(struct httpd_resp *rs, char *buf, size_t len, bool text)
 {
-	sb_free(&rs->body);
-	rs->body = (struct strbuf){ .buf = buf, .len = len, .cap = len + 1 };
-	rs->status = 200;
-	rs->content_type = text ? "text/plain; charset=utf-8" : "application/json";
+	httpd_body_take(rs, buf, len, text ? "text/plain; charset=utf-8" : "application/json");
 }
 
 void api_history(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)

@@ -74,6 +74,14 @@ struct req_ctx {
 	char submitter[80];
 };
 
+void httpd_body_take(struct httpd_resp *rs, char *buf, size_t len, const char *content_type)
+{
+	sb_free(&rs->body);
+	rs->body = (struct strbuf){ .buf = buf, .len = len, .cap = len + 1 };
+	rs->status = 200;
+	rs->content_type = content_type;
+}
+
 void httpd_error(struct httpd_resp *rs, int status, const char *fmt, ...)
 {
 	char msg[512];
@@ -228,10 +236,7 @@ static void static_serve(const struct httpd *h, const char *url, struct httpd_re
 			httpd_error(rs, 500, "cannot read the page %s", name);
 		return;
 	}
-	sb_free(&rs->body);
-	rs->body = (struct strbuf){ .buf = data, .len = want, .cap = want + 1 };
-	rs->status = 200;
-	rs->content_type = type;
+	httpd_body_take(rs, data, want, type);
 }
 
 static const char *header(struct MHD_Connection *c, const char *name)

@@ -43,6 +43,9 @@ const char *httpd_query(const struct httpd_req *rq, const char *key);
 /* Every parameter of the query is one of allowed[0..n), none given
  * twice: 0, or -EINVAL (unknown) / -EEXIST (twice) with its key in bad. */
 int httpd_query_check(const struct httpd_req *rq, const char *const *allowed, size_t n, char *bad, size_t len);
+/* A 200 whose body is buf (len bytes, NUL-terminated), which the response
+ * now owns; any body already there is freed. */
+void httpd_body_take(struct httpd_resp *rs, char *buf, size_t len, const char *content_type);
 /* {"error": "..."} with status. */
 void httpd_error(struct httpd_resp *rs, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
