@@ -1,5 +1,5 @@
 /* kab plan JOB: an A/A calibration of the job's baseline, then, per
- * primary metric, its noise, its epsilon, the smallest effect N pairs
+ * primary metric, its noise, its min_change, the smallest effect N pairs
  * decide with 80% power and the pairs a target effect needs (plan.h).
  * kab plan --from ID plans from a stored calibration, --csv FILE from
  * recorded runs of kab compare's format, without running anything. */
@@ -70,9 +70,9 @@ struct plan_row {
 	unsigned cols[N_COLS_MAX];
 	double min_effect[N_COLS_MAX];   /* fraction; NAN: more than +100% */
 	size_t n_cols;
-	unsigned effect_pairs;    /* 0: more than PLAN_PAIRS_MAX, or below epsilon */
+	unsigned effect_pairs;    /* 0: more than PLAN_PAIRS_MAX, or not above min_change */
 	double effect_power;
-	bool below_epsilon;
+	bool below_min_change;
 };
 
 /* "5%", "5", "0.5%": a percentage strictly between 0 and 100. */
@@ -228,7 +228,8 @@ static int row_noise(const struct report_workload *w, const struct report_metric
 		return -EDOM;
 	}
 	*nz = (struct plan_noise){
-		.a = a, .b = b, .n = n, .dir = m->info.dir, .epsilon_pct = m->epsilon_pct,
+		.a = a, .b = b, .n = n, .dir = m->info.dir,
+		.min_change_pct = m->min_change_pct, .equivalence_pct = m->equivalence_pct,
 	};
 	return 0;
 }
@@ -271,9 +272,9 @@ static int plan_row(const struct plan_opts *o, const struct report_workload *w, 
 			goto out;
 	}
 	if (o->effect > 0) {
-		/* below epsilon no pair count decides: not worth simulating */
-		row->below_epsilon = 100 * o->effect <= row->s.epsilon_pct;
-		if (!row->below_epsilon &&
+		/* kab calls no change under min_change: not worth simulating */
+		row->below_min_change = 100 * o->effect <= row->s.min_change_pct;
+		if (!row->below_min_change &&
 		    (r = plan_pairs_for(&nz, o->effect, PLAN_TARGET_POWER, PLAN_PAIRS_MAX,
 					&row->effect_pairs, &row->effect_power)) < 0)
 			goto out;
@@ -305,7 +306,7 @@ static void print_text(const struct plan_opts *o, const char *title, const char 
 		if (!wl || strcmp(wl, row->workload) != 0) {
 			wl = row->workload;
 			fprintf(out, "\nWorkload %s: smallest change decided with %.0f%% power, by pairs\n", wl, 100 * PLAN_TARGET_POWER);
-			fprintf(out, "%-28s %-3s %6s %6s %8s", "Metric", "dir", "noise", o->estimate ? "" : "upper", "epsilon");
+			fprintf(out, "%-28s %-3s %6s %6s %8s", "Metric", "dir", "noise", o->estimate ? "" : "upper", "min_chg");
 			for (size_t c = 0; c < row->n_cols; c++) {
 				char h[16];
 				snprintf(h, sizeof(h), "N=%u%s", row->cols[c], row->cols[c] == o->job_pairs ? "*" : "");
@@ -322,7 +323,7 @@ static void print_text(const struct plan_opts *o, const char *title, const char 
 		char a[32], u[32], b[32];
 		fmt_pct(row->s.noise_pct, a, sizeof(a));
 		fmt_pct(100 * expm1(row->d_factor * row->s.d_sd), u, sizeof(u));
-		fmt_pct(row->s.epsilon_pct, b, sizeof(b));
+		fmt_pct(row->s.min_change_pct, b, sizeof(b));
 		fprintf(out, " %6s %6s %8s", a, o->estimate ? "" : u, b);
 		for (size_t c = 0; c < row->n_cols; c++) {
 			if (row->cols[c] < PLAN_MIN_DECIDING_PAIRS)
@@ -339,9 +340,9 @@ static void print_text(const struct plan_opts *o, const char *title, const char 
 		if (!row->ok || !(o->effect > 0))
 			continue;
 		double e = 100 * o->effect;
-		if (row->below_epsilon)
-			fprintf(out, "%s: an effect of %g%% is not above epsilon = %.1f%%: it cannot come out better or worse, whatever the pairs: it is within the noise band\n",
-				row->metric, e, row->s.epsilon_pct);
+		if (row->below_min_change)
+			fprintf(out, "%s: an effect of %g%% is not above min_change = %.1f%%: kab calls no change that small better or worse, whatever the pairs (lower min_change in the job's [metric] section to look for it)\n",
+				row->metric, e, row->s.min_change_pct);
 		else if (row->effect_pairs)
 			fprintf(out, "pairs = %u decides a %g%% change in %s with %.0f%% power (simulated: %.0f%%)\n",
 				row->effect_pairs, e, row->metric, 100 * PLAN_TARGET_POWER, 100 * row->effect_power);
@@ -366,11 +367,12 @@ static void print_text(const struct plan_opts *o, const char *title, const char 
 		fprintf(out, "The job's pairs = %u cannot decide anything: the signed-rank test needs at least %u pairs to reach p < 0.05.\n",
 			o->job_pairs, PLAN_MIN_DECIDING_PAIRS);
 	fprintf(out,
-		"noise: CoV of the calibration's paired log-ratios, 100 (e^sd - 1); epsilon: the job's, or max(1%%, 2 x the baseline CoV)%s.\n"
-		"An effect below epsilon can never come out better or worse: it is within the noise band. Fewer than %u pairs decide nothing\n"
-		"(the signed-rank test cannot reach p < 0.05). Power: %u simulated jobs per pair count (seed %llu), each judged by kab's\n"
-		"verdict (p < 0.05 and the 95%% CI of the Hodges-Lehmann shift outside +-epsilon), pairs drawn from the calibration by\n"
+		"noise: CoV of the calibration's paired log-ratios, 100 (e^sd - 1); min_chg: the smallest change kab calls (the job's\n"
+		"[metric] min_change, default %g%%)%s. Fewer than %u pairs decide nothing (the exact signed-rank test cannot reach\n"
+		"p < 0.05). Power: %u simulated jobs per pair count (seed %llu), each judged by kab's verdict (exact p < 0.05, the 95%% CI\n"
+		"of the Hodges-Lehmann shift clear of 0 and the estimate at least min_change), pairs drawn from the calibration by\n"
 		"a smoothed bootstrap, B raised by the effect%s.\n",
+		STATS_MIN_CHANGE_PCT,
 		o->job_pairs ? "; * the job's pairs" : "", PLAN_MIN_DECIDING_PAIRS,
 		o->sims ? o->sims : PLAN_DEFAULT_SIMS, (unsigned long long)(o->seed ? o->seed : PLAN_DEFAULT_SEED),
 		o->estimate ? "; the noise as the calibration estimated it (--noise estimate)" :
@@ -430,7 +432,8 @@ static void print_json(const struct plan_opts *o, const char *title, int64_t cal
 		jnum(out, "noise_pct", row->s.noise_pct, true);
 		jnum(out, "noise_simulated_pct", 100 * expm1(row->d_factor * row->s.d_sd), true);
 		jnum(out, "baseline_cov_pct", row->s.base_cov_pct, true);
-		jnum(out, "epsilon_pct", row->s.epsilon_pct, false);
+		jnum(out, "min_change_pct", row->s.min_change_pct, true);
+		jnum(out, "equivalence_pct", row->s.equivalence_pct, false);
 		fprintf(out, ",\n   \"min_effect_pct\": [");
 		for (size_t c = 0; c < row->n_cols; c++) {
 			fprintf(out, "%s{\"pairs\": %u, ", c ? ", " : "", row->cols[c]);
@@ -439,7 +442,7 @@ static void print_json(const struct plan_opts *o, const char *title, int64_t cal
 		}
 		fputc(']', out);
 		if (o->effect > 0) {
-			fprintf(out, ",\n   \"effect\": {\"below_epsilon\": %s, \"pairs\": ", row->below_epsilon ? "true" : "false");
+			fprintf(out, ",\n   \"effect\": {\"below_min_change\": %s, \"pairs\": ", row->below_min_change ? "true" : "false");
 			if (row->effect_pairs)
 				fprintf(out, "%u", row->effect_pairs);
 			else
@@ -563,7 +566,7 @@ static void plan_help(void)
 {
 	printf(USAGE);
 	printf("\nRuns an A/A calibration (--pairs N, default %u, of the job's first variant against itself,\n"
-	       "stored as the job NAME%s), then prints for each primary metric its noise, the epsilon kab\n"
+	       "stored as the job NAME%s), then prints for each primary metric its noise, the min_change kab\n"
 	       "would use, the smallest change 6, 8, 10, 15 and 20 pairs (and the job's) decide with 80%% power,\n"
 	       "and with --effect PCT the pairs that change needs. Power is simulated with kab's own verdict.\n"
 	       "--from ID plans from a stored calibration, --csv FILE from A/A runs in kab compare's format.\n",

@@ -9,7 +9,7 @@
  *   [workload NAME]         type (required), memory.max, memory.high,
  *                           memory.swap.max, timeout, fcount, oom, expect, and
  *                           the type's own keys
- *   [metric NAME]           direction, unit, epsilon, label (for the report)
+ *   [metric NAME]           direction, unit, min_change, equivalence, label (for the report)
  *   [report]                rows (the cover letter's rows)
  *
  * At least two [variant] sections (the first is the baseline) and one

@@ -94,7 +94,10 @@ const struct job_keydef job_keydefs[] = {
 	  .off_n = offsetof(struct job_workload, n_expect), .multiline = true },
 	{ KEY(JOB_SEC_METRIC, "direction", KT_ENUM, offsetof(struct job_metric, direction)), .choices = direction_choices },
 	{ KEY(JOB_SEC_METRIC, "unit", KT_UNIT, offsetof(struct job_metric, unit)) },
-	{ KEY(JOB_SEC_METRIC, "epsilon", KT_PERCENT, offsetof(struct job_metric, epsilon_pct)) },
+	{ KEY(JOB_SEC_METRIC, "min_change", KT_PERCENT, offsetof(struct job_metric, min_change_pct)) },
+	{ KEY(JOB_SEC_METRIC, "equivalence", KT_PERCENT, offsetof(struct job_metric, equivalence_pct)) },
+	/* the older name of equivalence: stored jobs keep parsing */
+	{ KEY(JOB_SEC_METRIC, "epsilon", KT_PERCENT, offsetof(struct job_metric, equivalence_pct)) },
 	{ KEY(JOB_SEC_METRIC, "label", KT_TEXT, offsetof(struct job_metric, label)), .max = JOB_LABEL_MAX },
 	{ KEY(JOB_SEC_REPORT, "rows", KT_METRICS, offsetof(struct job, report_rows)),
 	  .off_n = offsetof(struct job, n_report_rows), .multiline = true },

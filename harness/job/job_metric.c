@@ -1,6 +1,6 @@
 /* Job files: what concerns metrics and the statistics of the report:
  * metric lists (metrics =, primary =), pairs = N or adaptive MIN..MAX,
- * [metric NAME] sections (direction, unit, epsilon, label), and the
+ * [metric NAME] sections (direction, unit, min_change, equivalence, label), and the
  * lookups the report makes in them. */
 #include "harness/job/job.h"
 #include "harness/job/job_priv.h"
@@ -284,10 +284,14 @@ void job_print_metric_sections(const struct job *j, FILE *out)
 			fprintf(out, "direction = %s\n", job_direction_name(m->direction));
 		if (m->unit)
 			fprintf(out, "unit = %s\n", m->unit);
-		if (m->epsilon_pct >= 0) {
-			char buf[64];
-			job_format_percent(m->epsilon_pct, buf, sizeof(buf));
-			fprintf(out, "epsilon = %s\n", buf);
+		char buf[64];
+		if (m->min_change_pct >= 0) {
+			job_format_percent(m->min_change_pct, buf, sizeof(buf));
+			fprintf(out, "min_change = %s\n", buf);
+		}
+		if (m->equivalence_pct >= 0) {
+			job_format_percent(m->equivalence_pct, buf, sizeof(buf));
+			fprintf(out, "equivalence = %s\n", buf);
 		}
 		if (m->label)
 			job_print_key(out, "label", m->label, false);
@@ -339,8 +343,8 @@ static long specificity(const char *pattern, const char *metric)
 
 void job_metric_settings(const struct job *j, const char *metric, struct job_metric *ret)
 {
-	struct job_metric m = { .name = NULL, .direction = JOB_DIR_UNSET, .epsilon_pct = -1 };
-	long best_dir = -1, best_unit = -1, best_eps = -1, best_label = -1;
+	struct job_metric m = { .name = NULL, .direction = JOB_DIR_UNSET, .min_change_pct = -1, .equivalence_pct = -1 };
+	long best_dir = -1, best_unit = -1, best_min = -1, best_eq = -1, best_label = -1;
 	for (size_t i = 0; j && i < j->n_metric_settings; i++) {
 		const struct job_metric *s = &j->metric_settings[i];
 		long sp = specificity(s->name, metric);
@@ -354,9 +358,13 @@ void job_metric_settings(const struct job *j, const char *metric, struct job_met
 			m.unit = s->unit;
 			best_unit = sp;
 		}
-		if (s->epsilon_pct >= 0 && sp > best_eps) {
-			m.epsilon_pct = s->epsilon_pct;
-			best_eps = sp;
+		if (s->min_change_pct >= 0 && sp > best_min) {
+			m.min_change_pct = s->min_change_pct;
+			best_min = sp;
+		}
+		if (s->equivalence_pct >= 0 && sp > best_eq) {
+			m.equivalence_pct = s->equivalence_pct;
+			best_eq = sp;
 		}
 		if (s->label && sp > best_label) {
 			m.label = s->label;

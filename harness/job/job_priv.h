@@ -55,7 +55,7 @@ struct job_section {
 #define JOB_NAME_MAX 64
 #define JOB_LOOKS_MAX 10u      /* adaptive: at most this many looks */
 #define JOB_ADAPTIVE_MIN 2u    /* adaptive: the first look needs two pairs */
-#define JOB_EPSILON_MAX 100.0  /* epsilon in percent */
+#define JOB_EPSILON_MAX 100.0  /* min_change and equivalence in percent */
 
 /* The key table (job_keys.c): each common key of each section, once. */
 enum job_ktype {
@@ -96,7 +96,7 @@ struct job_keydef {
 	bool multiline; /* accepts indented continuation lines */
 };
 
-#define JOB_N_KEYS 56
+#define JOB_N_KEYS 58
 extern const struct job_keydef job_keydefs[JOB_N_KEYS];
 /* Its index in job_keydefs, or -1. */
 int job_key_index(enum job_sec_kind sec, const char *name);

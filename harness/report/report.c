@@ -56,6 +56,8 @@ void report_free(struct report *r)
 		free(w->m);
 		free(w->name);
 		free(w->runs);
+		free(w->family);
+		free(w->holm);
 	}
 	free(r->w);
 	for (size_t v = 0; v < r->n_variants; v++)
@@ -92,9 +94,13 @@ int report_add_workload(struct report *r, const char *name, size_t pairs, struct
 	snprintf(w->budget, sizeof(w->budget), "%zu", pairs);
 	w->name = strdup(name);
 	w->runs = calloc(r->n_variants * RUN_STATUS_N + 1, sizeof(size_t));
-	if (!w->name || !w->runs) {
+	w->family = calloc(r->n_variants, sizeof(size_t));
+	w->holm = calloc(r->n_variants, sizeof(size_t));
+	if (!w->name || !w->runs || !w->family || !w->holm) {
 		free(w->name);
 		free(w->runs);
+		free(w->family);
+		free(w->holm);
 		return -ENOMEM;
 	}
 	r->n_workloads++;
@@ -126,7 +132,7 @@ int report_add_metric(struct report *r, struct report_workload *w, const char *n
 {
 	if (util_grow(w->m, w->cap_metrics, w->n_metrics + 1, 16) < 0)
 		return -ENOMEM;
-	struct report_metric m = { .epsilon_pct = -1, .decimals = -1 };
+	struct report_metric m = { .min_change_pct = -1, .equivalence_pct = -1, .decimals = -1 };
 	size_t cells = r->n_variants * (w->pairs ? w->pairs : 1);
 	m.name = strdup(name);
 	m.values = malloc(cells * sizeof(double));
@@ -147,7 +153,8 @@ int report_add_metric(struct report *r, struct report_workload *w, const char *n
 			snprintf(m.info.unit, sizeof(m.info.unit), "%s", s.unit);
 		if (s.label)
 			snprintf(m.info.label, sizeof(m.info.label), "%s", s.label);
-		m.epsilon_pct = s.epsilon_pct;
+		m.min_change_pct = s.min_change_pct;
+		m.equivalence_pct = s.equivalence_pct;
 		m.primary = job_metric_is_primary(r->job, name);
 		m.cover = job_metric_is_cover_row(r->job, name);
 	} else {
@@ -213,36 +220,50 @@ const char *report_oom_tolerated(const struct report *r, const struct report_wor
 	return buf;
 }
 
-static bool is_change(enum stats_verdict v)
-{
-	return v == STATS_VERDICT_BETTER || v == STATS_VERDICT_WORSE || v == STATS_VERDICT_CHANGED;
-}
-
-/* Benjamini-Hochberg over the workload's non-primary metrics for one
- * comparison; they need q < alpha for a change. Primary metrics are tested
- * without the correction (STATS.md rule 6): their q is their p. */
+/* Rule 6 for one comparison. Secondary metrics: Benjamini-Hochberg over
+ * those whose test could reach p < alpha on their values (a metric
+ * constant in every run, or with too few non-zero differences, cannot:
+ * leaving it out looks only at the pooled values, not at the labels);
+ * they need q < alpha. Primary metrics: Holm among those that could reach
+ * it when there are several, their own p when one. A metric outside both
+ * keeps q = NAN. Each verdict is decided again on the adjusted value. */
 static int adjust(const struct report *r, struct report_workload *w, size_t v)
 {
 	if (w->n_metrics == 0)
 		return 0;
-	double *p = calloc(w->n_metrics, sizeof(double)), *q = calloc(w->n_metrics, sizeof(double));
+	size_t n = w->n_metrics;
+	double *p = calloc(n, sizeof(double)), *q = calloc(n, sizeof(double));
+	double *pp = calloc(n, sizeof(double)), *hq = calloc(n, sizeof(double));
 	int ret = -ENOMEM;
-	if (!p || !q)
+	if (!p || !q || !pp || !hq)
 		goto out;
-	for (size_t i = 0; i < w->n_metrics; i++)
-		p[i] = w->m[i].primary ? NAN : w->m[i].cmp[v].p_value;
-	if ((ret = stats_bh(p, w->n_metrics, q)) < 0)
+	size_t family = 0, primaries = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct stats_result *res = &w->m[i].cmp[v];
+		bool in = stats_testable(res, r->alpha) && !isnan(res->p_value);
+		p[i] = in && !w->m[i].primary ? res->p_value : NAN;
+		pp[i] = in && w->m[i].primary ? res->p_value : NAN;
+		family += in && !w->m[i].primary;
+		primaries += in && w->m[i].primary;
+	}
+	if ((ret = stats_bh(p, n, q)) < 0 || (ret = stats_holm(pp, n, hq)) < 0)
 		goto out;
-	for (size_t i = 0; i < w->n_metrics; i++) {
-		struct stats_result *res = &w->m[i].cmp[v];
-		res->q_value = w->m[i].primary ? res->p_value : q[i];
-		if (!w->m[i].primary && is_change(res->verdict) && !(q[i] < r->alpha))
-			res->verdict = STATS_VERDICT_UNDECIDED;
+	w->family[v] = family;
+	w->holm[v] = primaries > 1 ? primaries : 0;
+	for (size_t i = 0; i < n; i++) {
+		struct report_metric *m = &w->m[i];
+		struct stats_result *res = &m->cmp[v];
+		res->q_value = m->primary ? hq[i] : q[i];
+		/* outside the family p >= alpha already; decide on p itself */
+		double used = isnan(res->q_value) ? res->p_value : res->q_value;
+		res->verdict = stats_decide(res, used, r->alpha, m->info.dir);
 	}
 	ret = 0;
 out:
 	free(p);
 	free(q);
+	free(pp);
+	free(hq);
 	return ret;
 }
 
@@ -270,7 +291,8 @@ int report_analyze(struct report *r)
 			for (size_t v = 1; v < r->n_variants; v++) {
 				struct stats_input in = {
 					.a = m->values, .b = m->values + v * np, .n = np,
-					.dir = m->info.dir, .epsilon_pct = m->epsilon_pct, .alpha = r->alpha,
+					.dir = m->info.dir, .min_change_pct = m->min_change_pct,
+					.equivalence_pct = m->equivalence_pct, .alpha = r->alpha,
 				};
 				int e = stats_compare(&in, &m->cmp[v]);
 				if (e < 0)

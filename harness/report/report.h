@@ -29,7 +29,8 @@ struct report_metric {
 	bool primary;
 	bool cover;                /* a cover-letter row: the job's [report] rows, else its primary
 				    * and metrics = lists, else (and in kab compare) every row */
-	double epsilon_pct;        /* the job's; < 0: the default rule */
+	double min_change_pct;     /* the job's [metric] min_change; < 0: the default */
+	double equivalence_pct;    /* the job's [metric] equivalence; < 0: the default */
 	int decimals;              /* of Before, After and Delta abs */
 	double *values;            /* values[v * pairs + p]; NAN: no ok run */
 	struct stats_desc *desc;   /* [variant] */
@@ -68,6 +69,10 @@ struct report_workload {
 	bool have_header;          /* stored jobs */
 	struct report_header h;
 	size_t *runs;              /* [v * RUN_STATUS_N + status]: run counts (stored jobs) */
+	/* [variant], filled by report_analyze: the secondary metrics in the BH
+	 * family (those whose test could reach p < alpha), and the primary
+	 * metrics Holm adjusted among themselves (0 or 1: none adjusted) */
+	size_t *family, *holm;
 	bool oom_tolerate;         /* the workload's oom = tolerate: runs with memcg OOM kills count */
 	size_t oom_counted;        /* ok runs (counted) during which the memcg OOM killer fired */
 };

@@ -236,6 +236,8 @@ static void comparison(FILE *out, const struct report_metric *m, size_t v)
 	knum(out, "ci_low_pct", c->ci_low_pct, true);
 	knum(out, "ci_high_pct", c->ci_high_pct, true);
 	knum(out, "ci_level", c->test == STATS_TEST_NONE ? NAN : c->ci_level, true);
+	knum(out, "ci90_low_pct", c->ci90_low_pct, true);
+	knum(out, "ci90_high_pct", c->ci90_high_pct, true);
 	knum(out, "pairs_used", (double)c->pairs, true);
 	key(out, "log_scale");
 	fputs(c->log_scale ? "true, " : "false, ", out);
@@ -243,7 +245,9 @@ static void comparison(FILE *out, const struct report_metric *m, size_t v)
 	knum(out, "p_value", c->p_value, true);
 	knum(out, "q_value", c->q_value, true);
 	knum(out, "welch_p_value", c->welch_p, true);
-	knum(out, "epsilon_pct", c->epsilon_pct, true);
+	knum(out, "min_p_value", c->min_p, true);
+	knum(out, "min_change_pct", c->min_change_pct, true);
+	knum(out, "equivalence_pct", c->equivalence_pct, true);
 	kstr(out, "verdict", stats_verdict_name(c->verdict), false);
 }
 
@@ -312,7 +316,12 @@ int report_render_json(const struct report *r, FILE *out)
 		knum(out, "pairs", (double)w->pairs, true);
 		knum(out, "looks", w->looks, true);
 		kstr(out, "stop_reason", w->stop_reason, true);
-		kstr(out, "budget", w->budget, false);
+		kstr(out, "budget", w->budget, true);
+		/* rule 6: how many secondary metrics BH adjusted over (those
+		 * that could reach p < alpha), and how many primaries Holm
+		 * adjusted among themselves (0: none, each at alpha) */
+		knum(out, "bh_family", r->n_variants > 1 ? (double)w->family[1] : NAN, true);
+		knum(out, "holm_primaries", r->n_variants > 1 ? (double)w->holm[1] : NAN, false);
 		if (w->have_header)
 			header(out, w);
 		if (r->job_id)
@@ -392,8 +401,8 @@ int report_render_csv(const struct report *r, FILE *out)
 	fputs("workload,metric,label,unit,direction,primary,baseline,variant,"
 	      "n_before,mean_before,median_before,stddev_before,cov_pct_before,min_before,max_before,"
 	      "n_after,mean_after,median_after,stddev_after,cov_pct_after,min_after,max_after,"
-	      "pairs_used,delta_abs,delta_pct,hl_pct,ci_low_pct,ci_high_pct,ci_level,log_scale,test,"
-	      "p_value,q_value,welch_p_value,epsilon_pct,verdict,values_before,values_after\n", out);
+	      "pairs_used,delta_abs,delta_pct,hl_pct,ci_low_pct,ci_high_pct,ci_level,ci90_low_pct,ci90_high_pct,log_scale,test,"
+	      "p_value,q_value,welch_p_value,min_p_value,min_change_pct,equivalence_pct,verdict,values_before,values_after\n", out);
 	for (size_t wi = 0; wi < r->n_workloads; wi++) {
 		const struct report_workload *w = &r->w[wi];
 		for (size_t i = 0; i < w->n_metrics; i++) {
@@ -417,12 +426,16 @@ int report_render_csv(const struct report *r, FILE *out)
 				cnum(out, c->ci_low_pct);
 				cnum(out, c->ci_high_pct);
 				cnum(out, c->test == STATS_TEST_NONE ? NAN : c->ci_level);
+				cnum(out, c->ci90_low_pct);
+				cnum(out, c->ci90_high_pct);
 				cstr(out, c->log_scale ? "true" : "false");
 				cstr(out, stats_test_name(c->test));
 				cnum(out, c->p_value);
 				cnum(out, c->q_value);
 				cnum(out, c->welch_p);
-				cnum(out, c->epsilon_pct);
+				cnum(out, c->min_p);
+				cnum(out, c->min_change_pct);
+				cnum(out, c->equivalence_pct);
 				cstr(out, stats_verdict_name(c->verdict));
 				cvalues(out, w, m, 0);
 				fputc(',', out);

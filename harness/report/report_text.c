@@ -279,18 +279,6 @@ static void print_table(FILE *out, struct row *rows, size_t n, bool utf8)
 	}
 }
 
-static const char *test_words(enum stats_test t)
-{
-	switch (t) {
-	case STATS_TEST_WILCOXON_EXACT: return "Wilcoxon signed-rank on the pairs, exact";
-	case STATS_TEST_WILCOXON_NORMAL: return "Wilcoxon signed-rank on the pairs, normal approximation with tie correction";
-	case STATS_TEST_MANN_WHITNEY_EXACT: return "Mann-Whitney U (unpaired: partner runs missing), exact";
-	case STATS_TEST_MANN_WHITNEY_NORMAL: return "Mann-Whitney U (unpaired: partner runs missing), normal approximation";
-	case STATS_TEST_NONE: break;
-	}
-	return NULL;
-}
-
 /* A footnote listing the metrics for which pick() holds, of those
  * shown; with pick NULL, the ones left out for being zero throughout. */
 static void list_metrics(FILE *out, const char *intro, const struct report_workload *w, size_t v,
@@ -306,9 +294,23 @@ static void list_metrics(FILE *out, const char *intro, const struct report_workl
 		fprintf(out, "\n");
 }
 
-static bool on_differences(const struct report_metric *m, size_t v)
+static bool by_permutation(const struct report_metric *m, size_t v)
 {
-	return m->cmp[v].test != STATS_TEST_NONE && !m->cmp[v].log_scale;
+	enum stats_test t = m->cmp[v].test;
+	return t == STATS_TEST_PERMUTATION_EXACT || t == STATS_TEST_PERMUTATION_NORMAL;
+}
+
+static bool unpaired(const struct report_metric *m, size_t v)
+{
+	enum stats_test t = m->cmp[v].test;
+	return t == STATS_TEST_MANN_WHITNEY_EXACT || t == STATS_TEST_MANN_WHITNEY_NORMAL;
+}
+
+static bool by_normal(const struct report_metric *m, size_t v)
+{
+	enum stats_test t = m->cmp[v].test;
+	return t == STATS_TEST_WILCOXON_NORMAL || t == STATS_TEST_MANN_WHITNEY_NORMAL ||
+	       t == STATS_TEST_PERMUTATION_NORMAL;
 }
 
 static bool one_side_only(const struct report_metric *m, size_t v)
@@ -376,47 +378,103 @@ static void noisy_line(FILE *out, const struct report *r, const struct report_wo
 	free(idx);
 }
 
+/* The thresholds every shown metric of the comparison uses, when they
+ * are the same for all: false when a [metric] section set others. */
+static bool common_thresholds(const struct report_workload *w, size_t v, double *ret_min, double *ret_eq)
+{
+	bool have = false;
+	for (size_t i = 0; i < w->n_metrics; i++) {
+		const struct stats_result *c = &w->m[i].cmp[v];
+		if (c->verdict == STATS_VERDICT_NONE)
+			continue;
+		if (have && (c->min_change_pct != *ret_min || c->equivalence_pct != *ret_eq))
+			return false;
+		*ret_min = c->min_change_pct;
+		*ret_eq = c->equivalence_pct;
+		have = true;
+	}
+	return have;
+}
+
+/* What the p and q columns are: the test behind each metric, and the
+ * families the corrections ran over (rules 5 and 6). */
+static void test_notes(FILE *out, const struct report *r, const struct report_workload *w, size_t v, size_t tested)
+{
+	size_t wilcoxon = 0, untestable = 0, secondaries = 0;
+	for (size_t i = 0; i < w->n_metrics; i++) {
+		const struct report_metric *m = &w->m[i];
+		if (report_all_zero(w, m, v) || m->cmp[v].test == STATS_TEST_NONE)
+			continue;
+		wilcoxon += m->cmp[v].test == STATS_TEST_WILCOXON_EXACT;
+		untestable += !stats_testable(&m->cmp[v], r->alpha);
+		secondaries += !m->primary;
+	}
+	fprintf(out, "p: exact Wilcoxon signed-rank on the paired log ratios (%zu metric%s)", wilcoxon, wilcoxon == 1 ? "" : "s");
+	fprintf(out, ". Delta%% and its CI: Hodges-Lehmann estimate of the change per pair.\n");
+	list_metrics(out, "p: exact run-level permutation test (a zero or negative value in some run; the CI on the paired differences): ",
+		     w, v, by_permutation);
+	list_metrics(out, "p: exact Mann-Whitney U on every run (partner runs missing): ", w, v, unpaired);
+	list_metrics(out, "p: normal approximation (50 pairs or more): ", w, v, by_normal);
+	fprintf(out, "q: Benjamini-Hochberg over the %zu metric%s that could reach p < %g", w->family[v],
+		w->family[v] == 1 ? "" : "s", r->alpha);
+	if (untestable)
+		fprintf(out, " (%zu of the %zu tested could not: constant in every run, or too few runs that differ)", untestable,
+			tested);
+	fprintf(out, ".\n");
+	if (w->holm[v])
+		list_metrics(out, "Primary metrics, Holm-adjusted among themselves (q is the adjusted p): ", w, v, is_primary);
+	else
+		list_metrics(out, "Primary metric, judged on its own p (q = p): ", w, v, is_primary);
+	/* at 6 to 9 pairs the smallest signed-rank p, 2^(1-n), times the
+	 * family is above alpha: a secondary metric passes only when most of
+	 * the family moved with it */
+	if (secondaries && w->pairs >= STATS_MIN_PAIRS && w->pairs < 64 &&
+	    ldexp(1, 1 - (int)w->pairs) * (double)w->family[v] >= r->alpha && w->family[v] > 1)
+		fprintf(out, "At %zu pairs the smallest signed-rank p is 1/%.0f: a secondary metric passes BH over %zu only when most of them "
+			"moved with it; declare it primary (primary = METRIC) or run at least %u pairs.\n",
+			w->pairs, ldexp(1, (int)w->pairs - 1), w->family[v],
+			(unsigned)ceil(1 - log2(r->alpha / (double)w->family[v])));
+}
+
 static void footnotes(FILE *out, const struct report *r, const struct report_workload *w, size_t v, bool utf8)
 {
-	bool used[STATS_TEST_MANN_WHITNEY_NORMAL + 1] = { 0 };
 	size_t tested = 0, max_pairs = 0;
 	for (size_t i = 0; i < w->n_metrics; i++) {
-		enum stats_test t = w->m[i].cmp[v].test;
-		if (t <= STATS_TEST_MANN_WHITNEY_NORMAL)
-			used[t] = true;
-		tested += t != STATS_TEST_NONE;
-		if (w->m[i].cmp[v].pairs > max_pairs)
-			max_pairs = w->m[i].cmp[v].pairs;
+		if (report_all_zero(w, &w->m[i], v))
+			continue;
+		tested += w->m[i].cmp[v].test != STATS_TEST_NONE;
+		if (w->m[i].cmp[v].replicates > max_pairs)
+			max_pairs = w->m[i].cmp[v].replicates;
 	}
 	fprintf(out, "\n");
-	bool first = true;
-	for (size_t t = 1; t < ARRAY_SIZE(used); t++)
-		if (used[t]) {
-			fprintf(out, "%s%s", first ? "p: " : "; ", test_words((enum stats_test)t));
-			first = false;
-		}
-	if (!first)
-		fprintf(out, ". Delta%% and its CI: Hodges-Lehmann estimate of the change per pair. q: Benjamini-Hochberg over the %zu metric%s with a p.\n",
-			tested, tested == 1 ? "" : "s");
+	if (tested)
+		test_notes(out, r, w, v, tested);
 	else if (w->pairs < 2)
 		fprintf(out, "No test: with %zu pair%s there is no spread to test against; run more pairs.\n", w->pairs,
 			w->pairs == 1 ? "" : "s");
 	else
 		fprintf(out, "No test could run: no metric has runs of both variants.\n");
-	list_metrics(out, "Primary metrics, judged on p instead of q: ", w, v, is_primary);
-	if (max_pairs >= 2 && max_pairs < 6)
-		fprintf(out, "With %zu pairs the signed-rank test cannot reach p < 0.05 (it needs 6): verdicts stay undecided; run more pairs.\n",
-			max_pairs);
-	list_metrics(out, "Compared on differences, not log-ratios (zero or negative values): ", w, v, on_differences);
+	if (max_pairs >= 1 && max_pairs < STATS_MIN_PAIRS)
+		fprintf(out, "With %zu pairs no verdict says better, worse or changed: the exact tests need %u pairs to reach p < 0.05; run more pairs.\n",
+			max_pairs, STATS_MIN_PAIRS);
 	list_metrics(out, "In one variant only: ", w, v, one_side_only);
 	broken_pairs(out, w, v);
 	noisy_line(out, r, w, 0);
 	noisy_line(out, r, w, v);
 	list_metrics(out, "All zero in every run (left out): ", w, v, NULL);
-	fprintf(out, "%s better  %s worse  %s changed  %s same (CI inside %sepsilon)  %s undecided;  %s higher is better  %s lower is better  %s neutral\n",
-		stats_verdict_marker(STATS_VERDICT_BETTER, utf8), stats_verdict_marker(STATS_VERDICT_WORSE, utf8),
-		stats_verdict_marker(STATS_VERDICT_CHANGED, utf8), stats_verdict_marker(STATS_VERDICT_SAME, utf8),
-		utf8 ? "\xc2\xb1" : "+-", stats_verdict_marker(STATS_VERDICT_UNDECIDED, utf8), report_dir_arrow(STATS_DIR_HIGHER, utf8),
+	const char *pm = utf8 ? "\xc2\xb1" : "+-";
+	double mc, eq;
+	if (common_thresholds(w, v, &mc, &eq))
+		fprintf(out, "%s better  %s worse  %s changed: p (q) < %g, the 95%% CI clear of 0 and |Delta%%| >= %g%%;  %s same: the 90%% CI inside %s%g%%;  %s undecided: neither\n",
+			stats_verdict_marker(STATS_VERDICT_BETTER, utf8), stats_verdict_marker(STATS_VERDICT_WORSE, utf8),
+			stats_verdict_marker(STATS_VERDICT_CHANGED, utf8), r->alpha, mc, stats_verdict_marker(STATS_VERDICT_SAME, utf8),
+			pm, eq, stats_verdict_marker(STATS_VERDICT_UNDECIDED, utf8));
+	else
+		fprintf(out, "%s better  %s worse  %s changed: p (q) < %g, the 95%% CI clear of 0 and |Delta%%| >= min_change;  %s same: the 90%% CI inside %sequivalence (per metric: the job's [metric] sections, the JSON);  %s undecided: neither\n",
+			stats_verdict_marker(STATS_VERDICT_BETTER, utf8), stats_verdict_marker(STATS_VERDICT_WORSE, utf8),
+			stats_verdict_marker(STATS_VERDICT_CHANGED, utf8), r->alpha, stats_verdict_marker(STATS_VERDICT_SAME, utf8), pm,
+			stats_verdict_marker(STATS_VERDICT_UNDECIDED, utf8));
+	fprintf(out, "%s higher is better  %s lower is better  %s neutral\n", report_dir_arrow(STATS_DIR_HIGHER, utf8),
 		report_dir_arrow(STATS_DIR_LOWER, utf8), report_dir_arrow(STATS_DIR_NEUTRAL, utf8));
 }
 

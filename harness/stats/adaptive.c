@@ -118,7 +118,8 @@ int adaptive_look(struct store *st, const struct job *j, int64_t job_id, int wor
 				.b = g.s[i].v + v * pairs,
 				.n = pairs,
 				.dir = STATS_DIR_NEUTRAL,
-				.epsilon_pct = set.epsilon_pct,
+				.min_change_pct = set.min_change_pct,
+				.equivalence_pct = set.equivalence_pct,
 			};
 			r = stats_compare(&in, &res[i * (nv - 1) + v - 1]);
 		}

@@ -12,7 +12,7 @@ struct job;
 
 /* Compares variant 0 with every other variant on each primary metric of
  * the job (names or PREFIX* patterns, matched against what the runs
- * recorded; epsilon from the job's [metric] sections), over the ok runs of
+ * recorded; min_change and equivalence from the job's [metric] sections), over the ok runs of
  * the workload's first `pairs` pairs, and decides at look `look` of
  * `n_looks`. No primary metric recorded: STATS_CONTINUE. */
 int adaptive_look(struct store *st, const struct job *j, int64_t job_id, int workload, unsigned pairs,

@@ -11,9 +11,6 @@
 #include "harness/stats/plan.h"
 #include "harness/stats/stats_priv.h"
 
-/* Rule 7's default, as stats.c applies it. */
-#define EPSILON_FLOOR_PCT 1.0
-#define EPSILON_COV_FACTOR 2.0
 #define EFFECT_MAX 1.0
 #define EFFECT_TOL 0.0005
 
@@ -152,8 +149,8 @@ int plan_summarize(const struct plan_noise *nz, struct plan_summary *ret)
 		.noise_pct = 100 * expm1(dd.stddev),
 		.base_cov_pct = bd.cov_pct,
 	};
-	s.epsilon_pct = nz->epsilon_pct >= 0 ? nz->epsilon_pct :
-		fmax(EPSILON_FLOOR_PCT, isnan(bd.cov_pct) ? 0 : EPSILON_COV_FACTOR * bd.cov_pct);
+	s.min_change_pct = nz->min_change_pct >= 0 ? nz->min_change_pct : STATS_MIN_CHANGE_PCT;
+	s.equivalence_pct = nz->equivalence_pct >= 0 ? nz->equivalence_pct : STATS_EQUIVALENCE_PCT;
 	*ret = s;
 out:
 	free(runs);
@@ -204,7 +201,8 @@ int plan_power(const struct plan_noise *nz, unsigned pairs, double effect, doubl
 			b[i] = a[i] * exp(pool_draw(&pd, j, rng) + shift);
 		}
 		struct stats_input in = {
-			.a = a, .b = b, .n = pairs, .dir = nz->dir, .epsilon_pct = nz->epsilon_pct,
+			.a = a, .b = b, .n = pairs, .dir = nz->dir,
+			.min_change_pct = nz->min_change_pct, .equivalence_pct = nz->equivalence_pct,
 		};
 		struct stats_result res;
 		if ((r = stats_compare(&in, &res)) < 0)

@@ -1,6 +1,6 @@
 /* kab plan: how many pairs a question needs. From the noise an A/A
- * calibration measured, the power of kab's own paired test with its
- * epsilon, found by simulation: many draws of N pairs, each judged by
+ * calibration measured, the power of kab's own paired test and
+ * verdict, found by simulation: many draws of N pairs, each judged by
  * stats_compare (the function behind every report row), counting the
  * verdicts that find the injected effect. */
 #pragma once
@@ -21,8 +21,8 @@
 
 /* The noise one metric showed in a calibration, and how kab judges it.
  * The simulation resamples calibration pairs, the unit kab replicates: a
- * disturbed run moves both its pair's log-ratio and the baseline CoV that
- * sets epsilon, so the two are drawn together. An A/A pair is
+ * disturbed run moves both its pair's log-ratio and its baseline, so the
+ * two are drawn together. An A/A pair is
  * exchangeable, so each is used either way round (A, B or B, A, at
  * random): the log-ratios are symmetric about 0 by construction. Each
  * pick gets a Gaussian kernel (Silverman's bandwidth), rescaled so the
@@ -35,7 +35,8 @@ struct plan_noise {
 	const double *a, *b;   /* the calibration's pairs: A_i and its A/A partner B_i, > 0 */
 	size_t n;
 	enum stats_direction dir;
-	double epsilon_pct;    /* the job's override; < 0: the default rule on each draw's baseline */
+	double min_change_pct;   /* the job's [metric] min_change; < 0: STATS_MIN_CHANGE_PCT */
+	double equivalence_pct;  /* the job's [metric] equivalence; < 0: STATS_EQUIVALENCE_PCT */
 	/* Spread of the draws against the calibration's: 1 (or 0) draws with
 	 * its SD; plan_upper_factor() gives the factor for an upper bound. */
 	double d_inflate, base_inflate;
@@ -49,7 +50,8 @@ struct plan_summary {
 	double d_sd;           /* SD of the paired log-ratios */
 	double noise_pct;      /* their CoV in percent: 100 (e^sd - 1) */
 	double base_cov_pct;   /* CoV of the baseline runs (both sides) */
-	double epsilon_pct;    /* the epsilon kab would use: the override or max(1%, 2 x base CoV) */
+	double min_change_pct;   /* the thresholds kab would use: the job's or the defaults */
+	double equivalence_pct;
 };
 
 /* An SD estimated from n values is below the true one often: the factor

@@ -1,7 +1,7 @@
 /* Descriptive statistics, the A/B comparison behind a report row, the
- * verdict, Benjamini-Hochberg and the adaptive stopping rule (STATS.md
- * rules 3-9). The rank tests are in stats_rank.c, the Hodges-Lehmann
- * intervals in stats_hl.c. */
+ * verdict, Benjamini-Hochberg, Holm and the adaptive stopping rule (rules
+ * 3-9 of docs/statistics.md). The rank tests are in stats_rank.c, the
+ * Hodges-Lehmann intervals in stats_hl.c. */
 #include <errno.h>
 #include <gsl/gsl_cdf.h>
 #include <math.h>
@@ -12,9 +12,10 @@
 #include "harness/stats/stats_priv.h"
 
 #define DEFAULT_ALPHA 0.05
-/* Rule 7: epsilon is max(1%, 2 x baseline CoV). */
-#define EPSILON_FLOOR_PCT 1.0
-#define EPSILON_COV_FACTOR 2.0
+/* the equivalence test's two one-sided tests at 5% each: a 90% interval */
+#define EQUIVALENCE_CONF 0.90
+/* an exact interval's achieved coverage, compared with its nominal one */
+#define LEVEL_SLACK 1e-9
 
 static double finite_or_nan(double x) {
 	return isfinite(x) ? x : NAN;
@@ -99,6 +100,21 @@ const char *stats_test_name(enum stats_test t) {
 	case STATS_TEST_WILCOXON_NORMAL: return "wilcoxon-signed-rank-normal";
 	case STATS_TEST_MANN_WHITNEY_EXACT: return "mann-whitney-u-exact";
 	case STATS_TEST_MANN_WHITNEY_NORMAL: return "mann-whitney-u-normal";
+	case STATS_TEST_PERMUTATION_EXACT: return "permutation-runs-exact";
+	case STATS_TEST_PERMUTATION_NORMAL: return "permutation-runs-normal";
+	}
+	return "unknown";
+}
+
+const char *stats_test_label(enum stats_test t) {
+	switch (t) {
+	case STATS_TEST_NONE: return "no test";
+	case STATS_TEST_WILCOXON_EXACT: return "exact Wilcoxon signed-rank on paired log ratios";
+	case STATS_TEST_WILCOXON_NORMAL: return "Wilcoxon signed-rank, normal approximation (50 pairs or more)";
+	case STATS_TEST_MANN_WHITNEY_EXACT: return "exact Mann-Whitney U (pairs broken by missing runs)";
+	case STATS_TEST_MANN_WHITNEY_NORMAL: return "Mann-Whitney U, normal approximation (50 runs a side or more)";
+	case STATS_TEST_PERMUTATION_EXACT: return "exact run-level permutation test (a zero in some run)";
+	case STATS_TEST_PERMUTATION_NORMAL: return "run-level permutation test, normal approximation";
 	}
 	return "unknown";
 }
@@ -118,21 +134,23 @@ struct cmp {
 	double scale;           /* |median A|: the difference scale's 100% */
 	double hl, lo, hi;      /* on the scale used; lo/hi NAN without a CI */
 	double level;
-	double p, z;
+	double lo90, hi90, level90;
+	double p, z, min_p;
 	enum stats_test test;
 	size_t pairs;
+	size_t replicates;      /* pairs, or the smaller side's runs unpaired */
 };
 
 /* A shift on the scale used, in percent. On the difference scale a zero
  * baseline leaves percentages undefined, except for no shift at all. */
-static double to_pct(const struct cmp *c, double x) {
+static double to_pct(bool log_scale, double scale, double x) {
 	if (isnan(x))
 		return NAN;
-	if (c->log_scale)
+	if (log_scale)
 		return finite_or_nan(100 * expm1(x));
 	if (x == 0)
 		return 0;
-	return c->scale > 0 ? finite_or_nan(100 * x / c->scale) : NAN;
+	return scale > 0 ? finite_or_nan(100 * x / scale) : NAN;
 }
 
 /* The statistic an adaptive look compares with its O'Brien-Fleming bound.
@@ -162,43 +180,50 @@ static double look_z(const double *d, size_t k, double rank_z) {
 	return isfinite(z) ? copysign(z, t) : rank_z;
 }
 
-static int run_paired(const double *va, const double *vb, size_t n, double conf, struct cmp *c) {
-	double *d = malloc(n * sizeof(*d));
-	if (!d)
-		return -ENOMEM;
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isnan(va[i]) && !isnan(vb[i]))
-			d[k++] = vb[i] - va[i];
-	c->pairs = k;
-	int r = 0;
-	if (!stats_all_finite(d, k)) {
-		r = -ERANGE;  /* ratios or differences beyond a double */
-		goto out;
-	}
+/* The paired Hodges-Lehmann estimate with its 1 - alpha and 90% intervals.
+ * One pair gives an estimate and no interval. */
+static int intervals_paired(const double *d, size_t k, double conf, struct cmp *c) {
 	if (k == 1) {
-		/* one pair: an estimate, no test and no interval */
 		c->hl = d[0];
-		goto out;
+		return 0;
 	}
-	double est, lo, hi, level, w, p, z;
-	bool exact;
-	r = stats_hl_paired(d, k, conf, &est, &lo, &hi, &level);
+	double est, lo, hi, level;
+	int r = stats_hl_paired(d, k, conf, &est, &lo, &hi, &level);
 	if (r < 0)
-		goto out;
-	r = stats_wilcoxon(d, k, &w, &p, &exact, &z);
-	if (r < 0)
-		goto out;
+		return r;
 	c->hl = est;
 	c->lo = lo;
 	c->hi = hi;
 	c->level = level;
-	c->p = p;
-	c->z = look_z(d, k, z);
-	c->test = exact ? STATS_TEST_WILCOXON_EXACT : STATS_TEST_WILCOXON_NORMAL;
-out:
-	free(d);
-	return r;
+	if ((r = stats_hl_paired(d, k, EQUIVALENCE_CONF, &est, &lo, &hi, &level)) < 0)
+		return r;
+	c->lo90 = lo;
+	c->hi90 = hi;
+	c->level90 = level;
+	return 0;
+}
+
+/* The same for the two-sample shift; a one-against-one comparison has
+ * intervals of coverage 0, which are left out. */
+static int intervals_shift(const double *x, size_t nx, const double *y, size_t ny, double conf, struct cmp *c) {
+	double est, lo, hi, level;
+	int r = stats_hl_shift(x, nx, y, ny, conf, &est, &lo, &hi, &level);
+	if (r < 0)
+		return r;
+	c->hl = est;
+	if (level > 0) {
+		c->lo = lo;
+		c->hi = hi;
+		c->level = level;
+	}
+	if ((r = stats_hl_shift(x, nx, y, ny, EQUIVALENCE_CONF, &est, &lo, &hi, &level)) < 0)
+		return r;
+	if (level > 0) {
+		c->lo90 = lo;
+		c->hi90 = hi;
+		c->level90 = level;
+	}
+	return 0;
 }
 
 /* Keeps the non-missing values of x. */
@@ -210,30 +235,82 @@ static size_t compact(const double *x, size_t n, double *out) {
 	return k;
 }
 
+/* Rule 5's run-level permutation test: every run of A against every run
+ * of B, exact with midranks below 50 a side. */
+static int permutation(const double *x, size_t nx, const double *y, size_t ny, struct cmp *c, double *ret_z) {
+	double u, p, z;
+	bool exact;
+	int r = stats_mann_whitney(x, nx, y, ny, &u, &p, &exact, &z);
+	if (r < 0)
+		return r;
+	c->p = p;
+	c->min_p = stats_mann_whitney_min_p(x, nx, y, ny);
+	*ret_z = z;
+	return exact;
+}
+
+/* Paired data. Log ratios: the exact signed-rank test on them.
+ * Differences (a zero or a negative value in some run): the estimate and
+ * intervals on the paired differences, the p of the run-level
+ * permutation test. */
+static int run_paired(const double *va, const double *vb, size_t n, double conf, struct cmp *c) {
+	double *d = malloc(n * sizeof(*d)), *x = malloc(n * sizeof(*x)), *y = malloc(n * sizeof(*y));
+	int r = -ENOMEM;
+	if (!d || !x || !y)
+		goto out;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(va[i]) && !isnan(vb[i]))
+			d[k++] = vb[i] - va[i];
+	c->pairs = c->replicates = k;
+	r = 0;
+	if (!stats_all_finite(d, k)) {
+		r = -ERANGE;  /* ratios or differences beyond a double */
+		goto out;
+	}
+	if ((r = intervals_paired(d, k, conf, c)) < 0 || k == 1)
+		goto out;
+	double rank_z;
+	if (c->log_scale) {
+		double w;
+		bool exact;
+		if ((r = stats_wilcoxon(d, k, &w, &c->p, &exact, &rank_z)) < 0)
+			goto out;
+		c->min_p = stats_wilcoxon_min_p(d, k);
+		c->test = exact ? STATS_TEST_WILCOXON_EXACT : STATS_TEST_WILCOXON_NORMAL;
+	} else {
+		size_t nx = compact(va, n, x), ny = compact(vb, n, y);
+		if ((r = permutation(x, nx, y, ny, c, &rank_z)) < 0)
+			goto out;
+		c->test = r ? STATS_TEST_PERMUTATION_EXACT : STATS_TEST_PERMUTATION_NORMAL;
+		r = 0;
+	}
+	c->z = look_z(d, k, rank_z);
+out:
+	free(d);
+	free(x);
+	free(y);
+	return r;
+}
+
 static int run_unpaired(const double *va, const double *vb, size_t n, double conf, struct cmp *c) {
 	double *x = malloc(n * sizeof(*x)), *y = malloc(n * sizeof(*y));
 	int r = -ENOMEM;
 	if (!x || !y)
 		goto out;
 	size_t nx = compact(va, n, x), ny = compact(vb, n, y);
-	double est, lo, hi, level, u, p, z;
-	bool exact;
-	r = stats_hl_shift(x, nx, y, ny, conf, &est, &lo, &hi, &level);
-	if (r < 0)
+	c->replicates = nx < ny ? nx : ny;
+	if ((r = intervals_shift(x, nx, y, ny, conf, c)) < 0)
 		goto out;
-	r = stats_mann_whitney(x, nx, y, ny, &u, &p, &exact, &z);
-	if (r < 0)
+	double z;
+	if ((r = permutation(x, nx, y, ny, c, &z)) < 0)
 		goto out;
-	c->hl = est;
-	/* a one-against-one comparison has an interval of coverage 0 */
-	if (level > 0) {
-		c->lo = lo;
-		c->hi = hi;
-		c->level = level;
-	}
-	c->p = p;
+	if (c->log_scale)
+		c->test = r ? STATS_TEST_MANN_WHITNEY_EXACT : STATS_TEST_MANN_WHITNEY_NORMAL;
+	else
+		c->test = r ? STATS_TEST_PERMUTATION_EXACT : STATS_TEST_PERMUTATION_NORMAL;
 	c->z = z;
-	c->test = exact ? STATS_TEST_MANN_WHITNEY_EXACT : STATS_TEST_MANN_WHITNEY_NORMAL;
+	r = 0;
 out:
 	free(x);
 	free(y);
@@ -254,23 +331,47 @@ out:
 	return r;
 }
 
-/* Rule 8. The comparison runs on the scale used, against the epsilon band
- * mapped onto it: [ln(1 - e), ln(1 + e)] for ratios, +-e |median A| for
- * differences (so with a zero baseline only an interval of exactly [0, 0]
- * is "same" and any interval clear of 0 is outside the band). */
-static enum stats_verdict decide(const struct cmp *c, double eps_pct, double alpha, enum stats_direction dir) {
-	if (isnan(c->lo) || isnan(c->hi))
-		return STATS_VERDICT_UNDECIDED;
-	double e = eps_pct / 100, band_lo, band_hi;
-	if (c->log_scale) {
-		band_lo = e < 1 ? log1p(-e) : -INFINITY;
-		band_hi = log1p(e);
+bool stats_testable(const struct stats_result *r, double alpha) {
+	return r && r->min_p < (alpha == 0 ? DEFAULT_ALPHA : alpha);
+}
+
+/* |shift| of at least min_change, on the scale used. From a zero baseline
+ * any shift is an infinite percentage, so any non-zero one counts. */
+static bool big_enough(const struct stats_result *r) {
+	if (r->log_scale)
+		return fabs(100 * expm1(r->hl)) >= r->min_change_pct;
+	if (r->scale > 0)
+		return fabs(100 * r->hl / r->scale) >= r->min_change_pct;
+	return r->hl != 0;
+}
+
+/* The equivalence margin +-Delta on the scale used: [ln(1 - D), ln(1 + D)]
+ * for ratios, +-D |median A| for differences (with a zero baseline only an
+ * interval of exactly [0, 0] is inside it). */
+static bool inside_margin(const struct stats_result *r) {
+	double e = r->equivalence_pct / 100, lo, hi;
+	if (r->log_scale) {
+		lo = e < 1 ? log1p(-e) : -INFINITY;
+		hi = log1p(e);
 	} else {
-		band_lo = -e * c->scale;
-		band_hi = e * c->scale;
+		lo = -e * r->scale;
+		hi = e * r->scale;
 	}
-	bool up = c->lo > band_hi, down = c->hi < band_lo;
-	if ((up || down) && c->p < alpha) {
+	return r->ci90_lo >= lo && r->ci90_hi <= hi;
+}
+
+/* Rule 8. A change needs the test (p_used < alpha), an interval of its
+ * full coverage clear of 0, a shift of at least min_change and at least
+ * STATS_MIN_PAIRS replicates; "same" needs the 90% interval, at its full
+ * coverage, inside the equivalence margin. Neither: undecided. */
+enum stats_verdict stats_decide(const struct stats_result *r, double p_used, double alpha, enum stats_direction dir) {
+	if (r->a.n == 0 || r->b.n == 0)
+		return STATS_VERDICT_NONE;
+	if (alpha == 0)
+		alpha = DEFAULT_ALPHA;
+	bool full = r->ci_level >= 1 - alpha - LEVEL_SLACK;
+	bool up = r->ci_lo > 0, down = r->ci_hi < 0;
+	if (r->replicates >= STATS_MIN_PAIRS && p_used < alpha && full && (up || down) && big_enough(r)) {
 		switch (dir) {
 		case STATS_DIR_HIGHER: return up ? STATS_VERDICT_BETTER : STATS_VERDICT_WORSE;
 		case STATS_DIR_LOWER: return up ? STATS_VERDICT_WORSE : STATS_VERDICT_BETTER;
@@ -278,7 +379,7 @@ static enum stats_verdict decide(const struct cmp *c, double eps_pct, double alp
 		}
 		return STATS_VERDICT_CHANGED;
 	}
-	if (c->lo >= band_lo && c->hi <= band_hi)
+	if (r->ci90_level >= EQUIVALENCE_CONF - LEVEL_SLACK && inside_margin(r))
 		return STATS_VERDICT_SAME;
 	return STATS_VERDICT_UNDECIDED;
 }
@@ -302,6 +403,38 @@ static void transform(const double *x, size_t n, bool log_scale, double *out) {
 	}
 }
 
+static void fill_deltas(struct stats_result *res) {
+	res->delta_abs = finite_or_nan(res->b.mean - res->a.mean);
+	/* no change is 0% even of a zero baseline (a counter that never moved) */
+	if (res->delta_abs == 0)
+		res->delta_pct = 0;
+	else if (res->a.mean != 0)
+		res->delta_pct = finite_or_nan(100 * res->delta_abs / fabs(res->a.mean));
+}
+
+static void fill_from(struct stats_result *res, const struct cmp *c) {
+	res->pairs = c->pairs;
+	res->replicates = c->replicates;
+	res->log_scale = c->log_scale;
+	res->scale = c->scale;
+	res->hl = finite_or_nan(c->hl);
+	res->hl_pct = to_pct(c->log_scale, c->scale, c->hl);
+	res->ci_lo = c->lo;
+	res->ci_hi = c->hi;
+	res->ci_low_pct = to_pct(c->log_scale, c->scale, c->lo);
+	res->ci_high_pct = to_pct(c->log_scale, c->scale, c->hi);
+	res->ci_level = finite_or_nan(c->level);
+	res->ci90_lo = c->lo90;
+	res->ci90_hi = c->hi90;
+	res->ci90_low_pct = to_pct(c->log_scale, c->scale, c->lo90);
+	res->ci90_high_pct = to_pct(c->log_scale, c->scale, c->hi90);
+	res->ci90_level = finite_or_nan(c->level90);
+	res->test = c->test;
+	res->p_value = finite_or_nan(c->p);
+	res->min_p = finite_or_nan(c->min_p);
+	res->z = finite_or_nan(c->z);
+}
+
 int stats_compare(const struct stats_input *in, struct stats_result *ret) {
 	if (!in || !ret || (in->n && (!in->a || !in->b)))
 		return -EINVAL;
@@ -312,8 +445,12 @@ int stats_compare(const struct stats_input *in, struct stats_result *ret) {
 	struct stats_result res = {
 		.delta_abs = NAN, .delta_pct = NAN, .hl = NAN, .hl_pct = NAN,
 		.ci_low_pct = NAN, .ci_high_pct = NAN, .ci_level = NAN,
-		.test = STATS_TEST_NONE, .p_value = NAN, .z = NAN, .welch_p = NAN,
+		.ci90_low_pct = NAN, .ci90_high_pct = NAN, .ci90_level = NAN,
+		.ci_lo = NAN, .ci_hi = NAN, .ci90_lo = NAN, .ci90_hi = NAN, .scale = NAN,
+		.test = STATS_TEST_NONE, .p_value = NAN, .min_p = NAN, .z = NAN, .welch_p = NAN,
 		.q_value = NAN, .verdict = STATS_VERDICT_NONE,
+		.min_change_pct = in->min_change_pct >= 0 ? in->min_change_pct : STATS_MIN_CHANGE_PCT,
+		.equivalence_pct = in->equivalence_pct >= 0 ? in->equivalence_pct : STATS_EQUIVALENCE_PCT,
 	};
 	int r = stats_describe(in->a, in->n, &res.a);
 	if (r < 0)
@@ -321,27 +458,18 @@ int stats_compare(const struct stats_input *in, struct stats_result *ret) {
 	r = stats_describe(in->b, in->n, &res.b);
 	if (r < 0)
 		return r;
-
-	double cov = res.a.cov_pct;
-	double eps = in->epsilon_pct >= 0 ? in->epsilon_pct :
-		fmax(EPSILON_FLOOR_PCT, isnan(cov) ? 0 : EPSILON_COV_FACTOR * cov);
-	res.epsilon_pct = finite_or_nan(eps);
 	if (res.a.n == 0 || res.b.n == 0) {
 		*ret = res;
 		return 0;
 	}
-
-	res.delta_abs = finite_or_nan(res.b.mean - res.a.mean);
-	/* no change is 0% even of a zero baseline (a counter that never moved) */
-	if (res.delta_abs == 0)
-		res.delta_pct = 0;
-	else if (res.a.mean != 0)
-		res.delta_pct = finite_or_nan(100 * res.delta_abs / fabs(res.a.mean));
+	fill_deltas(&res);
 
 	struct cmp c = {
 		.log_scale = all_positive(in->a, in->n) && all_positive(in->b, in->n),
 		.scale = fabs(res.a.median),
-		.hl = NAN, .lo = NAN, .hi = NAN, .level = NAN, .p = NAN, .z = NAN,
+		.hl = NAN, .lo = NAN, .hi = NAN, .level = NAN,
+		.lo90 = NAN, .hi90 = NAN, .level90 = NAN,
+		.p = NAN, .z = NAN, .min_p = NAN,
 		.test = STATS_TEST_NONE,
 	};
 	double *va = malloc(in->n * sizeof(*va)), *vb = malloc(in->n * sizeof(*vb));
@@ -366,22 +494,12 @@ int stats_compare(const struct stats_input *in, struct stats_result *ret) {
 	/* differences beyond a double: a row without a test, not an error */
 	if (r < 0 && r != -ERANGE)
 		goto out;
-	res.pairs = c.pairs;
 
 	double wp;
 	if (welch_on(va, vb, in->n, &wp) >= 0)
 		res.welch_p = wp;
-
-	res.log_scale = c.log_scale;
-	res.hl = finite_or_nan(c.hl);
-	res.hl_pct = to_pct(&c, c.hl);
-	res.ci_low_pct = to_pct(&c, c.lo);
-	res.ci_high_pct = to_pct(&c, c.hi);
-	res.ci_level = finite_or_nan(c.level);
-	res.test = c.test;
-	res.p_value = finite_or_nan(c.p);
-	res.z = finite_or_nan(c.z);
-	res.verdict = decide(&c, res.epsilon_pct, alpha, in->dir);
+	fill_from(&res, &c);
+	res.verdict = stats_decide(&res, res.p_value, alpha, in->dir);
 	*ret = res;
 	r = 0;
 out:
@@ -435,6 +553,37 @@ int stats_bh(const double *p, size_t n, double *q_out) {
 	return 0;
 }
 
+int stats_holm(const double *p, size_t n, double *adj_out) {
+	if (n == 0)
+		return 0;
+	if (!p || !adj_out)
+		return -EINVAL;
+	struct pq *v = malloc(n * sizeof(*v));
+	double *adj = malloc(n * sizeof(*adj));
+	if (!v || !adj) {
+		free(v);
+		free(adj);
+		return -ENOMEM;
+	}
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(p[i]))
+			v[m++] = (struct pq){ p[i], i };
+	qsort(v, m, sizeof(*v), cmp_pq);
+	/* step-down: adj_(i) = max over j <= i of (m - j + 1) p_(j), capped at 1 */
+	double run = 0;
+	for (size_t i = 0; i < n; i++)
+		adj[i] = NAN;
+	for (size_t k = 0; k < m; k++) {
+		run = fmax(run, fmin(1, v[k].p * (double)(m - k)));
+		adj[v[k].i] = run;
+	}
+	memcpy(adj_out, adj, n * sizeof(*adj));
+	free(adj);
+	free(v);
+	return 0;
+}
+
 int stats_bh_fill(struct stats_result *res, size_t n) {
 	if (n == 0)
 		return 0;
@@ -471,11 +620,8 @@ double stats_obf_bound(unsigned look, unsigned n_looks) {
 }
 
 static bool ci_excludes_zero(const struct stats_result *r) {
-	if (r->ci_low_pct > 0 || r->ci_high_pct < 0)
-		return true;
-	/* a zero baseline has no percent interval; the verdict saw the raw one */
-	return r->verdict == STATS_VERDICT_BETTER || r->verdict == STATS_VERDICT_WORSE ||
-	       r->verdict == STATS_VERDICT_CHANGED;
+	/* on the scale used: a zero baseline has no percent interval */
+	return r->ci_lo > 0 || r->ci_hi < 0;
 }
 
 /* Rule 9: a look stops when every primary metric is decided (|z| beyond

@@ -22,7 +22,8 @@ static bool no_inf(const struct stats_result *r)
 		r->b.mean, r->b.median, r->b.stddev, r->b.cov_pct, r->b.min, r->b.max,
 		r->delta_abs, r->delta_pct, r->hl, r->hl_pct, r->ci_low_pct,
 		r->ci_high_pct, r->ci_level, r->p_value, r->z, r->welch_p,
-		r->q_value, r->epsilon_pct,
+		r->q_value, r->min_change_pct, r->equivalence_pct, r->ci90_low_pct,
+		r->ci90_high_pct, r->ci90_level, r->min_p,
 	};
 	for (size_t i = 0; i < N_ELEMS(v); i++)
 		if (isinf(v[i]))
@@ -32,7 +33,7 @@ static bool no_inf(const struct stats_result *r)
 
 static struct stats_result compare(const double *a, const double *b, size_t n, enum stats_direction dir)
 {
-	struct stats_input in = { .a = a, .b = b, .n = n, .dir = dir, .epsilon_pct = -1 };
+	struct stats_input in = { .a = a, .b = b, .n = n, .dir = dir, .min_change_pct = -1, .equivalence_pct = -1 };
 	struct stats_result r;
 	memset(&r, 0xff, sizeof(r));
 	T_EQ_INT(stats_compare(&in, &r), 0);
@@ -218,12 +219,17 @@ static void test_small_sample_facts(void)
 
 static void test_zeros(void)
 {
-	/* a counter that never moved on either side */
-	const double z0[] = { 0, 0, 0 };
+	/* a counter that never moved on either side: at 3 pairs the 90%
+	 * interval cannot reach its coverage (0.75), so not even "same" */
+	const double z0[] = { 0, 0, 0, 0, 0, 0 };
 	struct stats_result r = compare(z0, z0, 3, STATS_DIR_LOWER);
 	T_CHECK(!r.log_scale);
+	T_EQ_INT(r.verdict, STATS_VERDICT_UNDECIDED);
+	T_EQ_INT(r.test, STATS_TEST_PERMUTATION_EXACT);
+	T_CHECK(!stats_testable(&r, 0.05));
+	T_NEAR(r.min_p, 1, 0);
+	r = compare(z0, z0, 6, STATS_DIR_LOWER);
 	T_EQ_INT(r.verdict, STATS_VERDICT_SAME);
-	T_EQ_INT(r.test, STATS_TEST_WILCOXON_EXACT);
 	T_NEAR(r.p_value, 1, 0);
 	T_NEAR(r.hl_pct, 0, 0);
 	T_NEAR(r.ci_low_pct, 0, 0);
@@ -231,16 +237,21 @@ static void test_zeros(void)
 	T_NEAR(r.delta_abs, 0, 0);
 	T_NEAR(r.delta_pct, 0, 0);
 	T_NEAR(r.welch_p, 1, 0);
-	T_NEAR(r.epsilon_pct, 1, 0);
+	T_NEAR(r.min_change_pct, STATS_MIN_CHANGE_PCT, 0);
+	T_NEAR(r.equivalence_pct, STATS_EQUIVALENCE_PCT, 0);
 
-	/* zero before, moving after: no percentages, but a clear verdict */
+	/* zero before, moving after: no percentages, but a clear verdict from
+	 * the run-level permutation test (rule 5): B takes the 8 largest of
+	 * 16 runs, 2 / C(16, 8) */
 	const double a[] = { 0, 0, 0, 0, 0, 0, 0, 0 };
 	const double b[] = { 120, 90, 130, 101, 87, 140, 99, 111 };
 	r = compare(a, b, 8, STATS_DIR_LOWER);
 	T_CHECK(!r.log_scale);
+	T_EQ_INT(r.test, STATS_TEST_PERMUTATION_EXACT);
 	T_EQ_INT(r.verdict, STATS_VERDICT_WORSE);
 	T_CHECK(isnan(r.hl_pct) && isnan(r.delta_pct));
-	T_NEAR(r.p_value, 2.0 / 256, 1e-15);
+	T_NEAR(r.p_value, 2.0 / 12870, 1e-15);
+	T_NEAR(r.min_p, 2.0 / 12870, 1e-15);
 	T_CHECK(r.hl > 0);
 	r = compare(b, a, 8, STATS_DIR_LOWER);
 	T_EQ_INT(r.verdict, STATS_VERDICT_BETTER);
@@ -330,20 +341,22 @@ static void test_degenerate(void)
 	T_NEAR(r.hl_pct, 10, 1e-12);
 	T_NEAR(r.delta_pct, 10, 1e-12);
 
-	/* explicit epsilon and alpha; bad alpha */
-	struct stats_input in = { .a = same, .b = same, .n = 6, .epsilon_pct = 0, .alpha = 0.01 };
+	/* explicit thresholds and alpha; bad alpha */
+	struct stats_input in = { .a = same, .b = same, .n = 6, .min_change_pct = 0, .equivalence_pct = 0, .alpha = 0.01 };
 	T_EQ_INT(stats_compare(&in, &r), 0);
-	T_NEAR(r.epsilon_pct, 0, 0);
+	T_NEAR(r.min_change_pct, 0, 0);
+	T_NEAR(r.equivalence_pct, 0, 0);
 	T_EQ_INT(r.verdict, STATS_VERDICT_SAME);
 	in.alpha = 1.5;
 	T_EQ_INT(stats_compare(&in, &r), -EINVAL);
 	T_EQ_INT(stats_compare(NULL, &r), -EINVAL);
 
-	/* epsilon: 2 x baseline CoV when above 1% */
+	/* rule 7: a noisy baseline widens nothing */
 	const double noisy[] = { 90, 110, 100, 95, 105 };
 	r = compare(noisy, noisy, 5, STATS_DIR_HIGHER);
-	T_NEAR(r.epsilon_pct, 2 * r.a.cov_pct, 1e-12);
-	T_CHECK(r.epsilon_pct > 1);
+	T_CHECK(r.a.cov_pct > 5);
+	T_NEAR(r.min_change_pct, STATS_MIN_CHANGE_PCT, 0);
+	T_NEAR(r.equivalence_pct, STATS_EQUIVALENCE_PCT, 0);
 }
 
 static void test_names(void)
@@ -379,8 +392,8 @@ static void test_obf(void)
 	T_CHECK(isnan(stats_obf_bound(5, 4)));
 
 	struct stats_result r[2] = {
-		{ .z = 3.0, .ci_low_pct = 2, .ci_high_pct = 8, .verdict = STATS_VERDICT_BETTER },
-		{ .z = 0.1, .ci_low_pct = -0.5, .ci_high_pct = 0.5, .verdict = STATS_VERDICT_SAME },
+		{ .z = 3.0, .ci_lo = 0.02, .ci_hi = 0.08, .verdict = STATS_VERDICT_BETTER },
+		{ .z = 0.1, .ci_lo = -0.005, .ci_hi = 0.005, .verdict = STATS_VERDICT_SAME },
 	};
 	T_EQ_INT(stats_adaptive_look(r, 1, 1, 4), STATS_CONTINUE);      /* 3.0 < 4.048 */
 	T_EQ_INT(stats_adaptive_look(r, 1, 2, 4), STATS_STOP_DECIDED);
@@ -388,7 +401,7 @@ static void test_obf(void)
 	T_EQ_INT(stats_adaptive_look(r, 2, 2, 4), STATS_STOP_DECIDED);  /* a mix */
 	r[1].verdict = STATS_VERDICT_UNDECIDED;
 	T_EQ_INT(stats_adaptive_look(r, 2, 2, 4), STATS_CONTINUE);
-	r[0].ci_low_pct = -1;  /* |z| beyond the bound but the CI touches 0 */
+	r[0].ci_lo = -0.01;  /* |z| beyond the bound but the CI touches 0 */
 	r[0].verdict = STATS_VERDICT_UNDECIDED;
 	T_EQ_INT(stats_adaptive_look(r, 1, 2, 4), STATS_CONTINUE);
 	T_EQ_INT(stats_adaptive_look(r, 0, 2, 4), STATS_CONTINUE);
@@ -400,7 +413,7 @@ static void test_obf(void)
 struct sim {
 	double shift;  /* B / A - 1 */
 	double cov;    /* per variant */
-	double eps;    /* epsilon_pct, < 0 for the default */
+	double min_change;  /* min_change_pct, < 0 for the default */
 };
 
 struct outcome {
@@ -421,7 +434,7 @@ static struct outcome run_adaptive(gsl_rng *rng, const struct sim *s)
 	for (unsigned look = 1; look <= LOOKS; look++) {
 		struct stats_input in = {
 			.a = a, .b = b, .n = look * PAIRS_PER_LOOK,
-			.dir = STATS_DIR_HIGHER, .epsilon_pct = s->eps,
+			.dir = STATS_DIR_HIGHER, .min_change_pct = s->min_change, .equivalence_pct = -1,
 		};
 		struct stats_result r;
 		if (stats_compare(&in, &r) < 0) {
@@ -460,10 +473,9 @@ static void simulate(const struct sim *s, unsigned trials, unsigned long seed0, 
 
 /* Rates measured here go in the issue note. "2% CoV" read both ways: 2%
  * per variant (the stricter reading, the issue's 90% target) and 2% of the
- * ratio B/A (1.41% per variant). Rule 7's default epsilon (2 x CoV, 2.8-4%
- * here) leaves a 5% shift too close to the band for a 10-pair interval to
- * clear it, so the target uses a job-declared epsilon of 1%, and the
- * default is printed. A look's z is the paired t on the differences (see
+ * ratio B/A (1.41% per variant). The target uses min_change 1% (the
+ * default since rule 7 stopped widening with the baseline's CoV), and the
+ * default is printed too. A look's z is the paired t on the differences (see
  * look_z in stats.c); stopping also needs the rank test's verdict. */
 static void test_adaptive_simulation(void)
 {
@@ -472,30 +484,30 @@ static void test_adaptive_simulation(void)
 
 	struct sim target = { 0.05, ratio_cov, 1 };
 	simulate(&target, 100, 1000, &changed, &early);
-	printf("adaptive, 5%% shift, 2%% CoV of B/A, epsilon 1%%: better/worse by 10 pairs %u/100, by 20 %u/100\n", early, changed);
+	printf("adaptive, 5%% shift, 2%% CoV of B/A, min_change 1%%: better/worse by 10 pairs %u/100, by 20 %u/100\n", early, changed);
 	T_CHECK(early >= 90);
 
 	struct sim per_variant = { 0.05, 0.02, 1 };
 	simulate(&per_variant, 100, 1000, &changed, &early);
-	printf("adaptive, 5%% shift, 2%% CoV per variant, epsilon 1%%: better/worse by 10 pairs %u/100, by 20 %u/100\n", early, changed);
+	printf("adaptive, 5%% shift, 2%% CoV per variant, min_change 1%%: better/worse by 10 pairs %u/100, by 20 %u/100\n", early, changed);
 	T_CHECK(early >= 90);
 	T_CHECK(changed >= 95);
 
 	struct sim ratio_default = { 0.05, ratio_cov, -1 };
 	simulate(&ratio_default, 100, 1000, &changed, &early);
-	printf("adaptive, 5%% shift, 2%% CoV of B/A, default epsilon: better/worse by 10 pairs %u/100, by 20 %u/100\n", early, changed);
+	printf("adaptive, 5%% shift, 2%% CoV of B/A, default min_change: better/worse by 10 pairs %u/100, by 20 %u/100\n", early, changed);
 	struct sim per_variant_default = { 0.05, 0.02, -1 };
 	simulate(&per_variant_default, 100, 1000, &changed, &early);
-	printf("adaptive, 5%% shift, 2%% CoV per variant, default epsilon: better/worse by 10 pairs %u/100, by 20 %u/100\n", early, changed);
+	printf("adaptive, 5%% shift, 2%% CoV per variant, default min_change: better/worse by 10 pairs %u/100, by 20 %u/100\n", early, changed);
 
 	/* no shift: false changes at the rate alpha allows */
 	struct sim null_default = { 0, 0.02, -1 };
 	simulate(&null_default, 100, 2000, &changed, &early);
-	printf("adaptive, no shift, default epsilon: change reported in %u/100\n", changed);
+	printf("adaptive, no shift, default min_change: change reported in %u/100\n", changed);
 	T_CHECK(changed <= 8);
 	struct sim null_eps0 = { 0, 0.02, 0 };
 	simulate(&null_eps0, 100, 2000, &changed, &early);
-	printf("adaptive, no shift, epsilon 0 (significance alone): change reported in %u/100\n", changed);
+	printf("adaptive, no shift, min_change 0 (significance alone): change reported in %u/100\n", changed);
 	T_CHECK(changed <= 8);
 
 	/* A/A: 20 seeded repetitions of identical variants (3% CoV), at 10
