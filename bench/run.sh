@@ -7,7 +7,7 @@
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
-SECTIONS=(sampler parse kabd history kernels kexec condition changepoint)
+SECTIONS=(sampler parse kabd history kernels kexec condition changepoint verdict)
 status=0
 
 section() { printf '\n==== %s ====\n' "$1"; }
@@ -432,6 +432,16 @@ bench_history() {
 	rc=$?
 	rm -rf "$tmp"
 	return $rc
+}
+
+# --- verdict: time to a verdict with kab's own comparison, simulated ---
+# +5% at 2% CoV decided at 6, 8, 10 pairs and the pairs for 80%, beside
+# the exact rank rule's ceiling (every pair agreeing in sign); A/A false
+# verdicts beside alpha. BENCH_JOBS simulated jobs per point.
+bench_verdict() {
+	section "verdict (simulated jobs through stats_compare: time to a verdict, A/A false verdicts)"
+	need "$B/bench/bench_verdict" || return 1
+	"$B/bench/bench_verdict"
 }
 
 # --- add new sections above this line, and their names to SECTIONS ---
