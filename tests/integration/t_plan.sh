@@ -31,7 +31,7 @@ check "12 ok runs" [ "$(sql "$db" "select count(*) from runs where job_id = 1 an
 check "its variants: the baseline twice" [ "$(sql "$db" "select group_concat(name, ' ') from (select name from variants where job_id = 1 order by idx)")" = "base base.again" ]
 check "the plan's table has the primary metrics" grep -qE '^(time.wall_s|rusage.user_s) +. +[0-9.]+%' "$IT_TMP/plan.out"
 check "the job's own pairs (10) are a column" grep -q 'N=10\*' "$IT_TMP/plan.out"
-check "a sentence per metric for the effect" [ "$(grep -cE "^(pairs = [0-9]+ decides a $effect% change in|(time.wall_s|rusage.user_s): (an effect of $effect% is not above epsilon|a $effect% change needs more than))" "$IT_TMP/plan.out")" = 2 ]
+check "a sentence per metric for the effect" [ "$(grep -cE "^(pairs = [0-9]+ decides a $effect% change in|(time.wall_s|rusage.user_s): (an effect of $effect% is not above min_change|a $effect% change needs more than))" "$IT_TMP/plan.out")" = 2 ]
 $KAB report 1 --db "$db" --format json >"$IT_TMP/report.json"
 check "kab report shows the calibration" python3 -m json.tool "$IT_TMP/report.json" >/dev/null
 check "the A/A decides nothing: no metric better, worse or changed" python3 -c '

@@ -29,7 +29,7 @@ aa=tests/compare/aa.csv
 "$kab" plan --csv $aa --effect 5% --sims 500 >"$tmp/text" 2>&1
 check "plan --csv exits 0" [ $? -eq 0 ]
 check "a recommendation sentence" grep -qE '^pairs = [0-9]+ decides a 5% change in time.wall_s with 80% power \(simulated: [0-9]+%\)$' "$tmp/text"
-check "the table has the pair counts" grep -qE '^Metric +dir +noise +upper +epsilon +N=6 +N=8 +N=10 +N=15 +N=20$' "$tmp/text"
+check "the table has the pair counts" grep -qE '^Metric +dir +noise +upper +min_chg +N=6 +N=8 +N=10 +N=15 +N=20$' "$tmp/text"
 check "says fewer than 6 pairs decide nothing" grep -q "Fewer than 6 pairs decide nothing" "$tmp/text"
 
 "$kab" plan --csv $aa --effect 5% --sims 500 --format json >"$tmp/a.json" 2>&1
@@ -49,18 +49,22 @@ assert w["noise_simulated_pct"] > w["noise_pct"]
 assert [c["pairs"] for c in w["min_effect_pct"]] == [6, 8, 10, 15, 20]
 e = [c["effect_pct"] for c in w["min_effect_pct"]]
 assert all(a >= b for a, b in zip(e, e[1:])), e
-assert all(x > w["epsilon_pct"] for x in e), e
+assert all(x > w["min_change_pct"] for x in e), e
+assert w["min_change_pct"] == 1 and w["equivalence_pct"] == 2, w
 ' "$tmp/a.json"
 "$kab" plan --csv $aa --effect 5% --sims 500 --noise estimate --format json >"$tmp/e.json" 2>&1
-check "--noise estimate plans fewer pairs than the upper bound" python3 -c '
+# (5% here is decided at the 6-pair floor either way: the smallest change
+# each decides at 6 pairs tells them apart)
+check "--noise estimate plans no more pairs than the upper bound, and smaller changes" python3 -c '
 import json, sys
 u = {x["name"]: x for x in json.load(open(sys.argv[1]))["metrics"]}["time.wall_s"]
 e = {x["name"]: x for x in json.load(open(sys.argv[2]))["metrics"]}["time.wall_s"]
-assert e["effect"]["pairs"] < u["effect"]["pairs"], (e, u)
+assert e["effect"]["pairs"] <= u["effect"]["pairs"], (e, u)
+assert e["min_effect_pct"][0]["effect_pct"] < u["min_effect_pct"][0]["effect_pct"], (e, u)
 ' "$tmp/a.json" "$tmp/e.json"
 
-"$kab" plan --csv $aa --effect 2% --sims 500 --primary time.wall_s >"$tmp/below" 2>&1
-check "below epsilon: said, whatever the pairs" grep -qE '^time.wall_s: an effect of 2% is not above epsilon = [0-9.]+%: it cannot come out better or worse, whatever the pairs: it is within the noise band$' "$tmp/below"
+"$kab" plan --csv $aa --effect 0.5% --sims 500 --primary time.wall_s >"$tmp/below" 2>&1
+check "below min_change: said, whatever the pairs" grep -qE '^time.wall_s: an effect of 0.5% is not above min_change = 1.0%: kab calls no change that small better or worse, whatever the pairs' "$tmp/below"
 check "--primary: only that metric" bash -c "! grep -q bogo '$tmp/below'"
 
 # a counter that was 0, and a metric with too few pairs

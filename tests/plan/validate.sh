@@ -140,8 +140,8 @@ for m in plan["metrics"]:
     if not m["planned"]:
         print("skip %s: not planned: %s" % (m["name"], m["reason"])); skipped += 1; continue
     e = m["effect"]
-    if e["below_epsilon"] or e["pairs"] is None:
-        print("skip %s: no pair count decides +%g%% (epsilon %.1f%%)" % (m["name"], effect, m["epsilon_pct"])); skipped += 1; continue
+    if e["below_min_change"] or e["pairs"] is None:
+        print("skip %s: no pair count decides +%g%% (min_change %.1f%%)" % (m["name"], effect, m["min_change_pct"])); skipped += 1; continue
     n = e["pairs"]
     # a pair counts when both runs of the metric are there
     by = {}
@@ -195,9 +195,9 @@ for m in plan["metrics"]:
     # needed, decides far fewer
     floor = 0.8 - 1.645 * math.sqrt(0.8 * 0.2 / subsets)
     ok = rate >= floor
-    print("%s %s: kab plan predicts %d pairs for +%g%% (simulated power %.0f%%, noise %.2f%%, epsilon %.2f%%); "
+    print("%s %s: kab plan predicts %d pairs for +%g%% (simulated power %.0f%%, noise %.2f%%, min_change %.2f%%); "
           "kab compare decided %d of %d subsets of %d pairs (%d distinct) from the %s with B +%g%%: %.0f%%"
-          % ("ok  " if ok else "FAIL", m["name"], n, effect, 100 * e["power"], m["noise_pct"], m["epsilon_pct"],
+          % ("ok  " if ok else "FAIL", m["name"], n, effect, 100 * e["power"], m["noise_pct"], m["min_change_pct"],
              hits, subsets, n, len(distinct), where, effect, 100 * rate)
           + ("" if rate >= 0.8 else " (below 80%% by less than %d subsets' error, %.1f%%)" % (subsets, 100 * (0.8 - floor)) if ok else ""))
     passed += ok
