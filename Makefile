@@ -49,7 +49,7 @@ DEB_PKGS += linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils
 # package: initramfs-tools itself would replace a machine's dracut)
 DEB_PKGS += initramfs-tools-core
 
-.PHONY: all deps web-deps demo seeds check check-nightly-kernels lint lint-format bench clean install fuzz fuzz-smoke fuzz-deps
+.PHONY: all deps web-deps demo demo-build seeds check check-nightly-kernels lint lint-format bench clean install fuzz fuzz-smoke fuzz-deps
 # Installs the Debian packages in $(1) that are missing (needs root).
 define install_missing
 	@missing=""; for p in $(1); do \
@@ -127,8 +127,13 @@ $(B)/bench/%: bench/%.c $(B)/libkab.a
 	@mkdir -p $(B)/dep/bench
 	$(CC) $(CPPFLAGS) $(DEPFLAGS) -MF $(B)/dep/bench/$*.d $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(B)/libkab.a $(LDLIBS)
 
+# what the demo runs: kab, and the helper programs workloads exec
+# (examples/demo.job's pageout loop is build/kab-pageout); on its own for
+# tests/build/check_demo.sh, which builds it from an empty B
+demo-build: $(B)/kab $(PROG_BIN)
+
 demo: deps
-	$(MAKE) $(B)/kab
+	$(MAKE) demo-build
 	$(B)/kab run --db $(B)/demo.db examples/demo.job
 
 # every seed posting's job end to end on the running kernel (~50 minutes):

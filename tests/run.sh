@@ -39,11 +39,14 @@ if [ -x tests/golden/run.sh ]; then
 fi
 
 # data-driven suites: each prints its own "N passed, N failed" line
-for t in tests/stats/check_oracle.sh tests/stats/check_changepoint.sh tests/compare/run.sh tests/plan/run.sh; do
+for t in tests/stats/check_oracle.sh tests/stats/check_changepoint.sh tests/compare/run.sh tests/plan/run.sh \
+	tests/build/check_demo.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$(dirname "$t")")
 	# tests/stats holds several suites: stats-oracle, stats-changepoint
 	case $t in tests/stats/check_*.sh) name=$(basename "$t" .sh); name=stats-${name#check_} ;; esac
+	# tests/build/check_demo.sh: make demo-build from an empty build directory
+	case $t in tests/build/check_*.sh) name=$(basename "$t" .sh); name=build-${name#check_} ;; esac
 	bash "$t" >"$tmp/$name.out" 2>&1
 	rc=$?
 	[ $rc -ne 0 ] && cat "$tmp/$name.out"
