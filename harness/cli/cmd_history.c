@@ -3,6 +3,7 @@
 #include "harness/cli/client.h"
 #include "harness/cli/cmd.h"
 #include "harness/report/history.h"
+#include "harness/report/report_priv.h"
 #include "db/store.h"
 #include "harness/base/util.h"
 
@@ -128,7 +129,8 @@ static int history_local(const struct history_args *ha)
 			h->n_metrics, ha->name);
 		ret = 2;
 	} else {
-		r = strcmp(ha->format, "json") == 0 ? history_render_json(h, stdout) : history_render_text(h, true, stdout);
+		r = strcmp(ha->format, "json") == 0 ? history_render_json(h, stdout)
+						    : history_render_text(h, report_utf8_locale(), stdout);
 		ret = r < 0 || fflush(stdout) != 0 ? 1 : 0;
 	}
 	history_free(h);

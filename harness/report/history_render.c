@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -49,7 +50,36 @@ static void fmt_commit(const struct store_history_commit *c, char *buf, size_t l
 	snprintf(buf, len, "%.12s %.40s", c->sha, c->subject);
 }
 
-static void text_point(const struct history *h, const struct history_point *p, FILE *out)
+/* One scale for a series' medians, picked from all of them as the text
+ * report picks a row's (report_unit.c): the largest picks the unit
+ * ("135 ms", "1.50 GiB"), the smallest its decimals; a unit kab does not
+ * scale shows the raw number with the decimals of stored values (a count
+ * whole: "1310724"). One unit down the column: nights read side by side. */
+static int series_scale(const struct history_series *s, bool utf8, struct report_scale *ret)
+{
+	double *v = malloc((2 * s->n_points + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	size_t n = 0;
+	double big = 0, small = 0;
+	for (size_t i = 0; i < s->n_points; i++) {
+		const struct history_point *p = &s->points[i];
+		if (p->state != HISTORY_MEASURED)
+			continue;
+		v[n++] = p->row->median_base;
+		v[n++] = p->row->median_variant;
+		for (size_t k = n - 2; k < n; k++)
+			if (isfinite(v[k]) && v[k] != 0) {
+				big = fmax(big, fabs(v[k]));
+				small = small == 0 ? fabs(v[k]) : fmin(small, fabs(v[k]));
+			}
+	}
+	report_scale_pick(s->key->unit, big, small, report_decimals_auto(v, n), utf8, ret);
+	free(v);
+	return 0;
+}
+
+static void text_point(const struct history *h, const struct history_point *p, const struct report_scale *scale, FILE *out)
 {
 	char date[16], commit[96], pct[32], ci[64], base[32], var[32];
 	point_date(h, p, date, sizeof(date));
@@ -64,8 +94,8 @@ static void text_point(const struct history *h, const struct history_point *p, F
 	if (p->state == HISTORY_MEASURED) {
 		report_fmt_pct(p->row->estimate_pct, pct, sizeof(pct));
 		report_fmt_ci(p->row->ci_lo_pct, p->row->ci_hi_pct, ci, sizeof(ci));
-		snprintf(base, sizeof(base), "%.6g", p->row->median_base);
-		snprintf(var, sizeof(var), "%.6g", p->row->median_variant);
+		report_fmt_scaled(p->row->median_base, scale, base, sizeof(base));
+		report_fmt_scaled(p->row->median_variant, scale, var, sizeof(var));
 		fprintf(out, "%8s %-18s %12s %12s  %s", pct, ci, base, var, p->row->verdict);
 	} else if (p->state == HISTORY_NO_ESTIMATE) {
 		fprintf(out, "no estimate (%u of %u runs failed)", n->runs_failed, n->runs);
@@ -110,22 +140,26 @@ static void text_changes(const struct history *h, const struct history_series *s
 	}
 }
 
-static void text_series(const struct history *h, const struct history_series *s, FILE *out)
+static int text_series(const struct history *h, const struct history_series *s, bool utf8, FILE *out)
 {
 	const struct store_history_row *k = s->key;
+	struct report_scale scale;
+	int r = series_scale(s, utf8, &scale);
+	if (r < 0)
+		return r;
 	fprintf(out, "\n%s: %s (%s%s%s), %s against %s%s\n", k->workload, k->metric, k->unit[0] ? k->unit : "",
 		k->unit[0] ? ", " : "", dir_words(k->direction), k->variant_name, k->base_name, k->primary ? ", primary" : "");
 	fprintf(out, "%-10s  %6s  ", "night", "job");
 	report_pad(out, "commit", 54);
 	fprintf(out, "%8s %-18s %12s %12s  %s\n", "delta", "95% CI", "base median", "median", "verdict");
 	for (size_t i = 0; i < s->n_points; i++)
-		text_point(h, &s->points[i], out);
+		text_point(h, &s->points[i], &scale, out);
 	text_changes(h, s, out);
+	return 0;
 }
 
 int history_render_text(const struct history *h, bool utf8, FILE *out)
 {
-	(void)utf8;
 	char first[16], last[16];
 	fmt_date(h->nights[0].night, true, first, sizeof(first));
 	fmt_date(h->nights[h->n_nights - 1].night, true, last, sizeof(last));
@@ -137,8 +171,11 @@ int history_render_text(const struct history *h, bool utf8, FILE *out)
 		fprintf(out, "%zu metrics have history; --metric M shows one\n", h->n_metrics);
 	if (!h->enough)
 		fprintf(out, "%s: no change points\n", h->note);
-	for (size_t i = 0; i < h->n_series; i++)
-		text_series(h, &h->series[i], out);
+	for (size_t i = 0; i < h->n_series; i++) {
+		int r = text_series(h, &h->series[i], utf8, out);
+		if (r < 0)
+			return r;
+	}
 	return ferror(out) ? -EIO : 0;
 }
 

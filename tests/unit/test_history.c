@@ -71,8 +71,10 @@ static long long sql_count(const char *db, const char *stmt)
 
 /* One night of job `name` on day `day`: variant head is shift_pct off
  * base (small, deterministic pair-to-pair noise); its runs ok, or all
- * failed, or the job failed or was cancelled after its first pair. */
-static int64_t add_night(const char *db, const char *name, int day, double shift_pct, enum night_kind kind)
+ * failed, or the job failed or was cancelled after its first pair. With
+ * units, each run also has a time in ns (about 135 ms) and a count of
+ * pages above a million, the same in every run. */
+static int64_t add_night_units(const char *db, const char *name, int day, double shift_pct, enum night_kind kind, bool units)
 {
 	char text[sizeof(job_text) + 128];
 	const char *at = strstr(job_text, "NAME");
@@ -116,6 +118,11 @@ static int64_t add_night(const char *db, const char *name, int day, double shift
 		double a = 1000 * (1 + noise), v = steps[i].variant ? a * (1 + shift_pct / 100) : a;
 		wl_metrics_add(&m, "stress-ng.bogo_ops_per_s", "ops/s", v);
 		wl_metrics_add(&m, "time.wall_s", "s", 10 + noise);
+		if (units) {
+			double ns = 135363000 * (1 + noise);
+			wl_metrics_add(&m, "stress-ng.op_ns_mean", "ns", steps[i].variant ? ns * (1 + shift_pct / 100) : ns);
+			wl_metrics_add(&m, "vmstat.pswpout", "pages", 1310724);
+		}
 		T_EQ_INT(store_run_finish(st, &run, STEP_FINISHED, m.v, m.n, NULL, 0), 0);
 		wl_metrics_free(&m);
 	}
@@ -129,6 +136,11 @@ out:
 	snprintf(q, sizeof(q), "UPDATE jobs SET started = %.1f WHERE id = %lld", DAY0 + day * DAY, (long long)id);
 	sql(db, q);
 	return id;
+}
+
+static int64_t add_night(const char *db, const char *name, int day, double shift_pct, enum night_kind kind)
+{
+	return add_night_units(db, name, day, shift_pct, kind, false);
 }
 
 static void new_db(char *db, size_t len, const char *tag)
@@ -330,6 +342,43 @@ static void test_not_enough(void)
 	T_CHECK(n == 1 && strcmp(names[0], "one") == 0);
 	store_history_names_free(names, n);
 	store_close(st);
+}
+
+/* The text shows medians in the units of the text report: a time in ns
+ * as "135 ms", a count whole ("1310724"), never "1.35363e+08". */
+static void test_text_units(void)
+{
+	char db[PATH_MAX];
+	new_db(db, sizeof(db), "units");
+	for (int d = 0; d < 3; d++)
+		add_night_units(db, "units", d, 3.0, NIGHT_DONE, true);
+	struct history *h = refresh_load(db, "units", "stress-ng.op_ns_mean", NULL, NULL);
+	T_CHECK(h && h->n_series == 1);
+	if (h && h->n_series == 1) {
+		const struct history_point *p = &h->series[0].points[0];
+		T_NEAR(p->row->median_base, 135363000, 1e6);
+		T_NEAR(p->row->median_variant, 139423890, 1e6);
+		char *text = render(h, false);
+		bool ok = has(text, "stress-ng.op_ns_mean (ns, ") && has(text, " 135 ms ") && has(text, " 139 ms  ") &&
+			  !has(text, "e+0") && !has(text, "35363");
+		T_CHECK(ok);
+		if (!ok)
+			fprintf(stderr, "%s", text);
+		free(text);
+	}
+	history_free(h);
+	h = refresh_load(db, "units", "vmstat.pswpout", NULL, NULL);
+	T_CHECK(h && h->n_series == 1);
+	if (h && h->n_series == 1) {
+		char *text = render(h, false);
+		bool ok = has(text, "vmstat.pswpout (pages, ") && has(text, " 1310724      1310724  ") &&
+			  !has(text, "e+0") && !has(text, "1310724.");
+		T_CHECK(ok);
+		if (!ok)
+			fprintf(stderr, "%s", text);
+		free(text);
+	}
+	history_free(h);
 }
 
 /* The tracked variant's commit on each night, and a head that was
@@ -598,6 +647,7 @@ int main(void)
 	test_clean();
 	test_gaps();
 	test_not_enough();
+	test_text_units();
 	test_tracked();
 	test_idempotent();
 	test_step();
