@@ -2,7 +2,12 @@
 # A/A stays honest, and a real shift is found (issue 15, part 7):
 # 1. an A/A job, the same settings in both variants, on a real workload
 #    (the MADV_PAGEOUT loop over real zram swap in a real memcg), 6 ABBA
-#    pairs: no metric may come out better, worse or changed;
+#    pairs: at most one metric may come out better, worse or changed. The
+#    verdict rules (docs/statistics.md) hold false verdicts at alpha: Holm
+#    keeps the two primaries' chance of any at 5%, BH the secondaries'
+#    (their family holds only the metrics that could reach p < 0.05), so
+#    one false verdict is what one A/A job in about ten shows; two would
+#    say the rules leak;
 # 2. a known shift: a command workload that sleeps 1 s, 5% longer when
 #    vm.swappiness (the variant's knob, read by the command) says so, 10
 #    pairs: its wall time must come out worse for B. Why 1 s and 10 pairs:
@@ -72,7 +77,8 @@ n=$(wc -l <"$IT_TMP/aa.verdicts")
 moved=$(grep -E ' (better|worse|changed) ' "$IT_TMP/aa.verdicts")
 echo "    A/A verdicts over $n metrics: $(awk '{print $2}' "$IT_TMP/aa.verdicts" | sort | uniq -c | tr -s ' \n' ' ')"
 check "A/A: the report has verdicts ($n metrics)" [ "$n" -ge 20 ]
-check "A/A: no metric better, worse or changed${moved:+ (got: $(echo "$moved" | tr '\n' ';'))}" [ -z "$moved" ]
+n_moved=$(grep -cE ' (better|worse|changed) ' "$IT_TMP/aa.verdicts")
+check "A/A: at most one metric better, worse or changed${moved:+ (got: $(echo "$moved" | tr '\n' ';'))}" [ "$n_moved" -le 1 ]
 
 # ---- 2: a known 5% shift ----
 cat >"$IT_TMP/shift.job" <<'JOB'
@@ -99,14 +105,6 @@ type = command
 command = sh -c "if [ $(cat /proc/sys/vm/swappiness) = 61 ]; then sleep 1.05; else sleep 1.00; fi"
 memory.max = 64M
 timeout = 30s
-
-; the practical threshold this question declares: a change of 2% or more.
-; The default, twice the baseline's CoV, follows the machine's load: in a
-; cold make check while a compile ran, one slow start widened it past
-; 2.5%, and +4.5% [+2.5, +5.1] came out undecided. The A/A job above
-; keeps the default.
-[metric time.wall_s]
-epsilon = 2%
 JOB
 db=$IT_TMP/shift.db
 "$KAB" run --db "$db" "$IT_TMP/shift.job" >"$IT_TMP/shift.out" 2>&1
