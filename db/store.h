@@ -223,6 +223,10 @@ typedef void (*store_metric_fn)(void *ctx, const struct store_run *r, const char
 int store_foreach_metric(struct store *s, int64_t job_id, store_metric_fn fn, void *ctx);
 
 int store_series_get(struct store *s, int64_t run_id, const char *metric, uint8_t **ret_blob, size_t *ret_len, size_t *ret_n);
+/* One call per series stored for a run, in name order ("t_ns" among
+ * them): its name, encoded blob and sample count, valid during the call. */
+typedef void (*store_series_fn)(void *ctx, const char *metric, const uint8_t *blob, size_t len, size_t n);
+int store_series_foreach(struct store *s, int64_t run_id, store_series_fn fn, void *ctx);
 
 /* ---- adaptive budgets ---- */
 /* Looks taken, pairs finished and why a workload stopped ("budget",

@@ -260,6 +260,22 @@ int store_series_get(struct store *s, int64_t run_id, const char *metric, uint8_
 	return 0;
 }
 
+int store_series_foreach(struct store *s, int64_t run_id, store_series_fn fn, void *ctx)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_prepare(s, "SELECT metric, n, data FROM samples WHERE run_id = ? ORDER BY metric", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, run_id);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *m = (const char *)sqlite3_column_text(st, 0);
+		sqlite3_int64 n = sqlite3_column_int64(st, 1);
+		fn(ctx, m ? m : "", sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2), n > 0 ? (size_t)n : 0);
+	}
+	return rc == SQLITE_DONE ? 0 : store_sql_err(s, rc, "samples");
+}
+
 int store_progress_set(struct store *s, int64_t job_id, int workload, int looks, int pairs_done, const char *stop_reason)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;

@@ -152,7 +152,7 @@ function ticks(lo, hi, n) {
 // series: [{name, color, points: [{x, y, title}]}]; opts: xlabel, ylabel,
 // line (join the points), dots (a circle per point), id.
 function plot(series, opts) {
-	const W = 900, H = 320, L = 80, R = 150, T = 16, B = 44;
+	const W = 900, H = 320, R = 150, T = 16, B = 44;
 	const pts = series.flatMap(s => s.points);
 	const root = svg("svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, id: opts.id || "", class: "plot" });
 	if (!pts.length) {
@@ -163,8 +163,12 @@ function plot(series, opts) {
 	// a margin around the points, so none sits on an axis or the frame
 	const pad = (lo, hi) => { const d = (hi - lo) * 0.05 || Math.abs(lo) * 0.05 || 1; return [lo - d, hi + d]; };
 	const [xa, xb] = pad(Math.min(...xs), Math.max(...xs)), [ya, yb] = pad(Math.min(...ys), Math.max(...ys));
-	const xt = ticks(xa, xb, 8).filter(t => !opts.integerX || Number.isInteger(t)), yt = ticks(ya, yb, 5);
-	const x0 = xa, x1 = xb, y0 = yt[0], y1 = yt[yt.length - 1];
+	// values never below 0 get no negative ticks, only the margin under 0
+	const nonneg = Math.min(...ys) >= 0;
+	const xt = ticks(xa, xb, 8).filter(t => !opts.integerX || Number.isInteger(t)), yt = ticks(ya, yb, 5).filter(t => !nonneg || t >= 0);
+	// room on the left for the widest tick label beside the axis title
+	const L = Math.max(80, 30 + 6.5 * Math.max(...yt.map(t => (opts.yfmt || fmt)(t).length)));
+	const x0 = xa, x1 = xb, y0 = nonneg ? Math.min(ya, yt[0]) : yt[0], y1 = yt[yt.length - 1];
 	const sx = x => L + (x - x0) / (x1 - x0) * (W - L - R);
 	const sy = y => H - B - (y - y0) / (y1 - y0) * (H - T - B);
 	for (const t of yt) {
@@ -252,9 +256,48 @@ function duration(s) {
 	return `${Math.floor(s / 3600)} h ${Math.floor(s % 3600 / 60)} min`;
 }
 
+// What a verdict rests on, for its cell's hover text, from the thresholds
+// the report gives (min_change_pct, equivalence_pct, the 90% CI); with
+// none of them, the verdict alone.
+function verdictWhy(c) {
+	const v = c.verdict, eq = c.equivalence_pct, min = c.min_change_pct;
+	const ci90 = c.ci90_low_pct != null && c.ci90_high_pct != null ?
+		`the 90% CI ${fmtPct(c.ci90_low_pct)} … ${fmtPct(c.ci90_high_pct)}` : null;
+	const change = min != null ? `a significant change of at least ${fmtMargin(min)}` : null;
+	if (v === "same" && eq != null)
+		return `same: ${ci90 || "the 90% CI"} lies inside ±${fmtMargin(eq)}`;
+	if ((v === "better" || v === "worse" || v === "changed") && change)
+		return `${v}: ${change}, its 95% CI excluding 0`;
+	if (v === "undecided" && (change || eq != null))
+		return "undecided: " + [change && `not ${change}`,
+			eq != null && `${ci90 || "the 90% CI"} not inside ±${fmtMargin(eq)}`].filter(Boolean).join(", ");
+	return v;
+}
+
+function fmtMargin(v) {
+	return fmt(v) + "%";
+}
+
+// The verdict as a word beside its marker: "▲ better", "? undecided".
 function verdictCell(c) {
 	const v = c ? c.verdict : "none";
-	return el("td", { class: "verdict " + v, title: v }, MARKERS[v] || "?");
+	const marker = MARKERS[v] || "?";
+	return el("td", { class: "verdict " + v, title: c ? verdictWhy(c) : "no comparison" },
+		v === "none" || !MARKERS[v] ? marker : `${marker} ${v}`);
+}
+
+// A metric that is 0 in every run of every variant: the text report
+// leaves it out of its table ("All zero in every run (left out)"), and so
+// does the page, naming it below the table instead.
+function allZero(m) {
+	let any = false;
+	for (const vd of m.variants)
+		for (const x of vd.values || []) {
+			if (x === null || x === undefined) continue;
+			if (x !== 0) return false;
+			any = true;
+		}
+	return any;
 }
 
 function renderReport(rep) {
@@ -269,14 +312,22 @@ function renderReport(rep) {
 		const tolerated = w.oom && w.oom.policy === "tolerate" ?
 			`; oom = tolerate: ${w.oom.counted_runs_with_kills} counted run(s) had memcg OOM kills` : "";
 		box.append(el("h3", {}, `workload ${w.name}`),
-			el("p", { class: "legend" }, `${w.pairs} pairs` + (w.stop_reason ? `, stopped: ${w.stop_reason}` : "") + tolerated));
+			el("p", { class: "legend" }, `${w.pairs} pair${w.pairs === 1 ? "" : "s"}` + (w.stop_reason ? `, stopped: ${w.stop_reason}` : "") + tolerated));
+		const zero = w.metrics.filter(allZero);
+		const shown = w.metrics.filter(m => !allZero(m));
+		// the equivalence margin: a column only when the report gives it
+		const margin = shown.some(m => m.comparisons.some(c => c.equivalence_pct != null));
 		const head = el("tr", {}, el("th", {}, "metric"), el("th", {}, "unit"));
 		for (const v of vars) head.append(el("th", {}, `${v} mean`), el("th", {}, "cov"));
-		for (const v of vars.slice(1))
-			head.append(el("th", {}, `${v} vs ${vars[0]}`), el("th", {}, "CI"), el("th", {}, "q"), el("th", {}, ""));
+		for (const v of vars.slice(1)) {
+			head.append(el("th", {}, `${v} vs ${vars[0]}`), el("th", {}, "CI"), el("th", {}, "q"));
+			if (margin)
+				head.append(el("th", { class: "margin", title: "equivalence margin: same when the 90% CI of the change lies inside ±margin" }, "same within"));
+			head.append(el("th", {}, "verdict"));
+		}
 		const tbody = el("tbody");
-		const ncols = 2 + 2 * vars.length + 4 * (vars.length - 1);
-		const rows = w.metrics.map((m, i) => ({ m, i, g: metricGroup(m) })).sort((a, b) => a.g - b.g || a.i - b.i);
+		const ncols = 2 + 2 * vars.length + (margin ? 5 : 4) * (vars.length - 1);
+		const rows = shown.map((m, i) => ({ m, i, g: metricGroup(m) })).sort((a, b) => a.g - b.g || a.i - b.i);
 		let group = -1;
 		for (const { m, g } of rows) {
 			if (g !== group) {
@@ -295,24 +346,31 @@ function renderReport(rep) {
 				tr.append(el("td", { class: cls }, fmtPct(c.delta_pct)),
 					el("td", { class: "num" }, c.ci_low_pct === null ? "–" :
 						`${fmtPct(c.ci_low_pct)} … ${fmtPct(c.ci_high_pct)}`),
-					el("td", { class: "num" }, fmtP(c.q_value)),
-					verdictCell(c));
+					el("td", { class: "num" }, fmtP(c.q_value)));
+				if (margin)
+					tr.append(el("td", { class: "num margin" }, c.equivalence_pct == null ? "–" : "±" + fmtMargin(c.equivalence_pct)));
+				tr.append(verdictCell(c));
 			}
 			tr.addEventListener("click", () => selectMetric(wi, m.name));
 			tbody.append(tr);
 		}
 		box.append(el("table", { class: "report", "data-workload": w.name }, el("thead", {}, head), tbody));
+		if (zero.length)
+			box.append(el("details", { class: "zero", "data-workload": w.name },
+				el("summary", {}, `${zero.length} metric${zero.length === 1 ? "" : "s"} zero in every run (left out of the table)`),
+				el("p", {}, zero.map(m => m.name).join(", "))));
 	}
 	if (!rep.workloads.some(w => w.metrics.length))
 		box.append(el("p", {}, "no results yet"));
 	if (rep.runs_not_counted && rep.runs_not_counted.length)
 		box.append(el("p", { class: "legend" }, "not counted: " + rep.runs_not_counted.join("; ")));
-	// the selected metric, or the first primary one
+	// the selected metric, or the first primary one (of those in a table)
 	let sel = job.selected;
 	if (!sel || !rep.workloads[sel.wi] || !rep.workloads[sel.wi].metrics.some(m => m.name === sel.metric)) {
 		sel = null;
 		for (const [wi, w] of rep.workloads.entries()) {
-			const m = w.metrics.find(x => x.primary) || (!sel && w.metrics[0]);
+			const rows = w.metrics.filter(x => !allZero(x));
+			const m = rows.find(x => x.primary) || (!sel && rows[0]);
 			if (m && (!sel || m.primary)) { sel = { wi, metric: m.name }; if (m.primary) break; }
 		}
 	}
@@ -348,6 +406,28 @@ function selectMetric(wi, name) {
 			ylabel: `${m.name}${sc.suffix || m.unit ? " (" + (sc.suffix || m.unit) + ")" : ""}` }));
 }
 
+// The series a run's sample plot opens on, from the run's list of series
+// (GET /runs/RUN/samples: name, n, min, max, mean, changes): the first of
+// the job's primary metrics that moves in this run, else the moving series
+// with the largest relative spread, (max − min) / |mean|, of those that
+// change in at least half the sample intervals (a counter that ticks once
+// near zero has a large spread and shows nothing), else of all moving
+// ones; a constant series only when nothing moves.
+function defaultSeries(series, primaries) {
+	const moves = s => s.n > 1 && s.max > s.min;
+	for (const p of primaries || []) {
+		const s = series.find(x => x.name === p);
+		if (s && moves(s)) return p;
+	}
+	const moving = series.filter(moves);
+	const steady = moving.filter(s => 2 * s.changes >= s.n - 1);
+	const spread = s => (s.max - s.min) / Math.abs(s.mean);
+	let best = null;
+	for (const s of steady.length ? steady : moving)
+		if (!best || spread(s) > spread(best)) best = s;
+	return best ? best.name : series.length ? series[0].name : "";
+}
+
 async function loadSamples() {
 	const runSel = document.getElementById("sample-run"), metSel = document.getElementById("sample-metric");
 	const box = document.getElementById("samples-plot");
@@ -356,20 +436,28 @@ async function loadSamples() {
 	try {
 		if (metSel.dataset.run !== run) {
 			const d = await getJSON(`/runs/${run}/samples`);
-			const keep = metSel.value;
-			metSel.replaceChildren(...d.metrics.map(n => el("option", { value: n }, n)));
-			if (d.metrics.includes(keep)) metSel.value = keep;
-			else metSel.value = d.metrics.find(n => n === "memory.current") ||
-				d.metrics.find(n => n.startsWith("memory.")) || d.metrics[0] || "";
+			// a series the reader chose stays chosen from run to run
+			const keep = metSel.dataset.chosen ? metSel.value : "";
+			const series = d.series || d.metrics.map(name => ({ name }));
+			const flat = new Set(series.filter(s => s.n > 0 && s.max === s.min).map(s => s.name));
+			metSel.replaceChildren(...d.metrics.map(n => el("option", { value: n }, flat.has(n) ? `${n} (constant)` : n)));
+			const r = job.runs.find(x => String(x.id) === run);
+			const w = r && job.report && job.report.workloads.find(x => x.name === r.workload);
+			metSel.value = d.metrics.includes(keep) ? keep :
+				defaultSeries(series, w ? w.metrics.filter(m => m.primary).map(m => m.name) : []);
 			metSel.dataset.run = run;
 		}
 		if (!metSel.value) { box.replaceChildren(el("p", {}, "this run has no sampled series")); return; }
 		const s = await getJSON(`/runs/${run}/samples?metric=${encodeURIComponent(metSel.value)}`);
 		const r = job.runs.find(x => String(x.id) === run);
 		const vi = job.report ? job.report.variants.indexOf(r && r.variant) : 0;
-		const points = s.t_s.map((t, i) => ({ x: t, y: s.values[i] }));
+		// in the unit its largest value reads best in (MiB, ms), round ticks in it
+		const sc = unitScale(s.unit, Math.max(0, ...s.values));
+		const unit = sc.suffix || s.unit;
+		const points = s.t_s.map((t, i) => ({ x: t, y: s.values[i] / sc.div }));
 		box.replaceChildren(plot([{ name: r ? r.variant : "run " + run, color: COLORS[Math.max(vi, 0) % COLORS.length], points }],
-			{ id: "samples-svg", line: true, xlabel: "seconds since the run's first sample", ylabel: s.metric }));
+			{ id: "samples-svg", line: true, xlabel: "seconds since the run's first sample",
+				ylabel: s.metric + (unit ? ` (${unit})` : "") }));
 	} catch (e) {
 		box.replaceChildren(el("p", { class: "error" }, e.message));
 	}
@@ -413,7 +501,8 @@ function jobPage() {
 	job.id = jobId();
 	if (!job.id) { showError("no job id in the address (/jobs/ID)"); return; }
 	document.getElementById("sample-run").addEventListener("change", loadSamples);
-	document.getElementById("sample-metric").addEventListener("change", loadSamples);
+	const metSel = document.getElementById("sample-metric");
+	metSel.addEventListener("change", () => { metSel.dataset.chosen = "1"; loadSamples(); });
 	poll();
 }
 

@@ -646,8 +646,35 @@ static int series_load(struct store *st, int64_t run_id, const char *metric, int
 	return 0;
 }
 
-/* Without ?metric, the names of the run's series; with it, the series
- * with its times in seconds since the first sample. */
+struct series_list {
+	struct strbuf *b;
+	size_t shown;
+};
+
+/* One entry of the run's list of series: its name and what it did (the
+ * page opens on one that moves); a corrupt series has nulls. */
+static void series_entry(void *ctx, const char *metric, const uint8_t *blob, size_t len, size_t n)
+{
+	struct series_list *l = ctx;
+	struct sampler_summary sum;
+	if (strcmp(metric, "t_ns") == 0)
+		return;
+	sb_puts(l->b, l->shown++ ? ",\n  {\"name\": " : "\n  {\"name\": ");
+	json_str_sb(l->b, metric);
+	if (sampler_summarize(blob, len, n, &sum) < 0 || sum.n == 0) {
+		sb_puts(l->b, ", \"n\": 0, \"min\": null, \"max\": null, \"mean\": null, \"changes\": null}");
+		return;
+	}
+	char mean[32];
+	json_num(sum.mean, mean, sizeof(mean));
+	sb_printf(l->b, ", \"n\": %zu, \"min\": %llu, \"max\": %llu, \"mean\": %s, \"changes\": %zu}", sum.n,
+		  (unsigned long long)sum.min, (unsigned long long)sum.max, mean, sum.changes);
+}
+
+/* Without ?metric, the names of the run's series, and each with its
+ * samples, smallest, largest and mean value and how often it changed;
+ * with it, the series with its unit and its times in seconds since the
+ * first sample. */
 void api_run_samples(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
 	const char *metric = httpd_query(rq, "metric");
@@ -678,6 +705,12 @@ void api_run_samples(struct api *a, const struct httpd_req *rq, struct httpd_res
 			sb_puts(b, shown++ ? ", " : "");
 			json_str_sb(b, names[i]);
 		}
+		sb_puts(b, "],\n \"series\": [");
+		struct series_list l = { b, 0 };
+		if (store_series_foreach(st, rq->id, series_entry, &l) < 0) {
+			httpd_error(rs, 500, "cannot read the samples of run %lld: %s", (long long)rq->id, store_errmsg(st));
+			return;
+		}
 		sb_puts(b, "]}");
 		ok_json(rs, 200);
 		return;
@@ -697,6 +730,8 @@ void api_run_samples(struct api *a, const struct httpd_req *rq, struct httpd_res
 	size_t n = tn < vn ? tn : vn;
 	sb_printf(b, "{\"run\": %lld, \"metric\": ", (long long)rq->id);
 	json_str_sb(b, metric);
+	sb_puts(b, ", \"unit\": ");
+	json_str_sb(b, sampler_metric_unit(metric));
 	sb_puts(b, ", \"t_s\": [");
 	for (size_t i = 0; i < n; i++)
 		sb_printf(b, "%s%.6f", i ? ", " : "", (double)t[i] / 1e9);

@@ -191,6 +191,34 @@ int sampler_decode(const uint8_t *blob, size_t len, int64_t *out, size_t n) {
 	return i > INT32_MAX ? INT32_MAX : (int)i;
 }
 
+int sampler_summarize(const uint8_t *blob, size_t len, size_t n, struct sampler_summary *ret)
+{
+	struct sampler_cursor c;
+	struct sampler_summary sum = { 0 };
+	uint64_t prev = 0;
+	double total = 0;
+	int64_t x;
+	int r = 0;
+
+	sampler_cursor_init(&c, blob, len);
+	while (sum.n < n && (r = sampler_cursor_next(&c, &x)) > 0) {
+		uint64_t v = (uint64_t)x;
+		if (sum.n == 0 || v < sum.min)
+			sum.min = v;
+		if (sum.n == 0 || v > sum.max)
+			sum.max = v;
+		sum.changes += sum.n > 0 && v != prev;
+		total += (double)v;
+		prev = v;
+		sum.n++;
+	}
+	if (r < 0)
+		return r;
+	sum.mean = sum.n ? total / (double)sum.n : 0;
+	*ret = sum;
+	return 0;
+}
+
 int sampler_encode(const int64_t *values, size_t n, uint8_t **ret_blob, size_t *ret_len) {
 	struct bytes b = { 0 };
 	uint64_t prev = 0;

@@ -74,6 +74,18 @@ struct sampler_cursor {
 };
 void sampler_cursor_init(struct sampler_cursor *c, const uint8_t *blob, size_t len);
 int sampler_cursor_next(struct sampler_cursor *c, int64_t *ret);
+/* What a stored series did, for choosing one worth plotting: how many
+ * samples, their smallest, largest and mean value (read as unsigned, as
+ * the raw counters are) and how many samples differ from the one before. */
+struct sampler_summary {
+	size_t n;
+	size_t changes;
+	uint64_t min, max;
+	double mean;
+};
+/* Summarizes up to n values of blob; -EINVAL if it is corrupt, *ret then
+ * untouched. An empty blob gives n 0 (and min, max, mean 0). */
+int sampler_summarize(const uint8_t *blob, size_t len, size_t n, struct sampler_summary *ret);
 /* Encodes raw values the way the series are stored (for tests and for
  * anyone re-encoding a series); *ret_blob is malloc'd. */
 int sampler_encode(const int64_t *values, size_t n, uint8_t **ret_blob, size_t *ret_len);

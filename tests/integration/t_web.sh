@@ -2,10 +2,17 @@
 # kabd's pages in a real browser: a short job submitted with curl, then
 # Playwright drives Debian's headless Chromium (tests/web/job_page.mjs):
 # the job page shows live progress while the job runs, then the report
-# rows, a verdict marker and an SVG plot with a point per run; a click on
-# another row re-plots it, a sample metric is chosen, a screenshot goes to
-# tests/out/job.png, and the job list's link opens the page. Also the run
-# samples API and the static-file guards: nothing outside the web root,
+# rows, each verdict as its word and marker (as the JSON report has it),
+# the metrics zero in every run folded under the table (the names the
+# text report leaves out), and an SVG plot with a point per run; a
+# screenshot of the page as it opened goes to tests/out/job.png; a click
+# on another row re-plots it; the sample plot opens on a series that
+# moves (the one the page's rule picks from the run's list of series),
+# another is chosen; the report rendered with equivalence margins shows
+# them, as it is shows no margin it lacks; the job list's link opens the
+# page. kab.js's rules without a browser (tests/web/format.mjs). Also the
+# run samples API (the list's summaries agree with the series) and the
+# static-file guards: nothing outside the web root,
 # not through "..", %2e or a symlink. Then the nightly pages on a history
 # and regressions seeded into the database (tests/web/seed_nightly.sh,
 # tests/web/nightly_page.mjs): the trend plot's points, gaps, CI band,
@@ -110,6 +117,11 @@ check "GET /runs/$run/samples lists metric names" \
 	bash -c "[ \"\$(curl -s -H '$AUTH' -o '$IT_TMP/body' -w '%{http_code}' '$URL/api/v1/runs/$run/samples')\" = 200 ]"
 metric=$(jget metrics 0)
 check "the list is not empty and has no t_ns" [ -n "$metric" -a "$(grep -c '"t_ns"' "$IT_TMP/body")" = 0 ]
+cp "$IT_TMP/body" "$IT_TMP/series.json"
+check "the list gives each series its summary (n, min, max, mean, changes), in the order of the names" $PY -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+sys.exit(not ([s["name"] for s in d["series"]] == d["metrics"] and
+	all(set(s) == {"name", "n", "min", "max", "mean", "changes"} and s["n"] > 0 and float(s["min"]) * (1 - 1e-12) <= s["mean"] <= float(s["max"]) * (1 + 1e-12) for s in d["series"])))' "$IT_TMP/series.json"
 code=$(req GET "/api/v1/runs/$run/samples?metric=$metric")
 n_t=$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["t_s"]), len(d["values"]), d["metric"], d["run"])' \
 	"$IT_TMP/body" 2>/dev/null)
@@ -117,6 +129,20 @@ read -r nt nv m r <<<"$n_t"
 check "GET /runs/$run/samples?metric=$metric: 200, t_s and values of one length (${nt:-?})" \
 	[ "$code" = 200 -a "${nt:-0}" -gt 0 -a "${nt:-0}" = "${nv:-x}" -a "$m" = "$metric" -a "$r" = "$run" ]
 check "the times start at 0 and rise" $PY -c 'import json,sys; t=json.load(open(sys.argv[1]))["t_s"]; sys.exit(not (t[0] == 0 and t == sorted(t)))' "$IT_TMP/body"
+summary_agrees() { # METRIC: the list's summary of METRIC is what its values give
+	[ "$(req GET "/api/v1/runs/$run/samples?metric=$1")" = 200 ] && $PY -c 'import json,sys
+v = json.load(open(sys.argv[1]))["values"]
+s = [x for x in json.load(open(sys.argv[2]))["series"] if x["name"] == sys.argv[3]][0]
+ch = sum(a != b for a, b in zip(v, v[1:]))
+sys.exit(not (s["n"] == len(v) and s["min"] == min(v) and s["max"] == max(v) and s["changes"] == ch and
+	abs(s["mean"] - sum(v) / len(v)) <= 1e-9 * max(1, abs(s["mean"]))))' "$IT_TMP/body" "$IT_TMP/series.json" "$1"
+}
+for m in $($PY -c 'import json,sys
+d = json.load(open(sys.argv[1]))["series"]
+moving = [s["name"] for s in d if s["max"] > s["min"]]
+print(" ".join(dict.fromkeys([d[0]["name"]] + moving[:1] + moving[-1:])))' "$IT_TMP/series.json"); do
+	check "the summary of $m agrees with its values (n, min, max, mean, changes)" summary_agrees "$m"
+done
 check "an unknown metric: 404" [ "$(req GET "/api/v1/runs/$run/samples?metric=no.such")" = 404 ]
 check "metric=t_ns is not a metric: 404" [ "$(req GET "/api/v1/runs/$run/samples?metric=t_ns")" = 404 ]
 check "SQL in the metric is data: 404" [ "$(req GET "/api/v1/runs/$run/samples?metric=x%27%20OR%201=1--")" = 404 ]
@@ -152,14 +178,67 @@ check "the report has the command's row (command.answer)" [ "$(seen '"command.an
 check "the rows are grouped: primary first, counters last ($(seen 'groups'))" \
 	[ "$(seen 'groups[:1] == ["primary metrics"] and groups[-1] == "counters"')" = True ]
 check "no number in exponent notation on the page" [ "$(seen '__import__("re").search(r"\d[eE][+-]?\d", table_text) is None')" = True ]
-check "a verdict marker in the report ($(seen 'verdicts[:1]'))" [ "$(seen 'any(v in "▲▼≠~?" for v in verdicts)')" = True ]
+# what the browser saw against the JSON and text reports the page reads
+req GET "/api/v1/jobs/$id/report?format=json" >/dev/null
+cp "$IT_TMP/body" "$IT_TMP/report.json"
+req GET "/api/v1/jobs/$id/report?format=text" >/dev/null
+cp "$IT_TMP/body" "$IT_TMP/report.txt"
+# both EXPR: EXPR over what the browser saw, the JSON report (rep), the
+# names the text report leaves out for being zero (text_zero) and the
+# run's list of series from the API (series); shown(VERDICT) is the text
+# its cell should have: "▲ better", ..., "–" for no verdict
+both() {
+	$PY -c 'import json,sys
+d = json.load(open(sys.argv[1])); rep = json.load(open(sys.argv[2]))
+MARK = {"better": "▲", "worse": "▼", "changed": "≠", "same": "~", "undecided": "?"}
+shown = lambda v: MARK[v] + " " + v if v in MARK else "–"
+fold = [l for l in open(sys.argv[3]) if l.startswith("All zero in every run (left out): ")]
+text_zero = fold[0].split(": ", 1)[1].strip().split(", ") if fold else []
+series = json.load(open(sys.argv[4]))["series"]
+print(eval(sys.argv[5], dict(d, d=d, rep=rep, text_zero=text_zero, series=series, MARK=MARK, shown=shown)))' \
+		"$IT_TMP/seen.json" "$IT_TMP/report.json" "$IT_TMP/report.txt" "$IT_TMP/series.json" "$1" 2>&1 | tail -n 1
+}
+check "each verdict says its word beside its marker ($(seen 'sorted(set(verdicts))'))" \
+	[ "$(both 'any(v in MARK for v in [t.split(" ", 1)[-1] for t in verdicts]) and all(t in [shown(v) for v in MARK] + ["–"] for t in verdicts)')" = True ]
+check "each row's verdicts are the JSON report's" \
+	[ "$(both 'all(cells == [shown(c["verdict"]) for c in m["comparisons"]] for name, cells in verdict_rows for m in rep["workloads"][0]["metrics"] if m["name"] == name)')" = True ]
+check "the verdict column is headed \"verdict\"" [ "$(seen 'headers[-1]')" = verdict ]
+zero_json='[m["name"] for m in rep["workloads"][0]["metrics"] if any(x is not None for v in m["variants"] for x in v["values"]) and all(x in (0, None) for v in m["variants"] for x in v["values"])]'
+echo "    zero in every run: $(both "$zero_json")"
+check "metrics zero in every run are folded under the table ($(both 'len(zero) and zero[0]["summary"]'))" \
+	[ "$(both 'len(zero) == 1 and zero[0]["names"] == '"$zero_json"' and len(zero[0]["names"]) >= 1')" = True ]
+check "their line: \"N metrics zero in every run\", folded (closed)" \
+	[ "$(both 'zero[0]["summary"] == "%d metric%s zero in every run (left out of the table)" % (len(zero[0]["names"]), "" if len(zero[0]["names"]) == 1 else "s") and not zero[0]["open"]')" = True ]
+check "the same names the text report leaves out" [ "$(both 'sorted(zero[0]["names"]) == sorted(text_zero)')" = True ]
+check "none of them is a row of the table" [ "$(both 'not set(zero[0]["names"]) & set(rows)')" = True ]
+check "every metric is a row or folded" \
+	[ "$(both 'sorted(rows + zero[0]["names"]) == sorted(m["name"] for m in rep["workloads"][0]["metrics"])')" = True ]
 check "the per-run plot has one point per run (6): $(seen 'len(points_before)')" [ "$(seen 'len(points_before)')" = 6 ]
 check "3 points for each variant" [ "$(seen 'sorted(map(points_before.count, set(points_before)))')" = "[3, 3]" ]
 check "a click on the $(seen 'clicked') row plots it" \
 	[ "$(seen 'clicked in plot_title_after and plot_title_after != plot_title_before')" = True ]
 check "the clicked row is the one selected" [ "$(seen 'selected_rows == [clicked]')" = True ]
 check "the new plot has 6 points too" [ "$(seen 'points_after')" = 6 ]
+echo "    the sample plot opened on $(seen 'sample_default') of run $(seen 'sample_run'): $(seen 'sample_default_values[:12]')"
+check "the sample plot opens on a series that moves ($(seen 'sample_default'))" \
+	[ "$(seen 'max(sample_default_values) > min(sample_default_values)')" = True ]
+check "the run has constant series, and none of them is the default ($(seen 'len(sample_constant_labels)') constant)" \
+	[ "$(seen 'len(sample_constant_labels) > 0 and sample_default not in sample_constant_labels and not sample_default_label.endswith("(constant)")')" = True ]
+check "the constant series are labelled so in the list" \
+	[ "$(seen 'sorted(sample_constant_labels) == sorted(s["name"] for s in sample_series if s["n"] > 0 and s["min"] == s["max"])')" = True ]
+# the page's rule, written again: a primary metric that moves, else the
+# largest (max - min) / |mean| of the series that change in at least half
+# the intervals
+rule='[p for p in [m["name"] for m in rep["workloads"][0]["metrics"] if m["primary"]] if any(s["name"] == p and s["n"] > 1 and s["max"] > s["min"] for s in sample_series)][:1] or [max([s for s in sample_series if s["n"] > 1 and s["max"] > s["min"] and 2 * s["changes"] >= s["n"] - 1] or [s for s in sample_series if s["n"] > 1 and s["max"] > s["min"]], key=lambda s: (s["max"] - s["min"]) / abs(s["mean"]))["name"]]'
+check "it is the moving series with the largest relative spread ($(both "$rule"))" \
+	[ "$(both "sample_default == ($rule)[0]")" = True ]
 check "choosing sample metric $(seen 'sample_metric') (was $(seen 'sample_metric_before')) draws its series" [ "$(seen 'sample_polylines')" -ge 1 ]
+check "the report as it is: no margin column, as the JSON has no equivalence_pct, and no epsilon" \
+	[ "$(seen 'margin["report_has_equivalence"] or ("same within" not in margin["as_is"]["headers"] and not margin["as_is"]["cells"])') $(seen '"epsilon" not in margin["as_is"]["text"] and "ε" not in margin["as_is"]["text"]')" = "True True" ]
+check "with equivalence_pct in the JSON: a \"same within\" column of ±2% and verdicts that name it" \
+	[ "$(seen '"same within" in margin["added"]["headers"] and len(margin["added"]["cells"]) > 0 and set(margin["added"]["cells"]) == {"±2%"} and all("±2%" in t for t in margin["added"]["titles"])')" = True ]
+check "kab.js's formatting, folding, verdict texts and default series rules (tests/web/format.mjs): $(node tests/web/format.mjs 2>&1 | tail -n 1)" \
+	node tests/web/format.mjs
 check "no JavaScript error or failed request on the pages $(seen 'console_errors')" [ "$(seen 'len(console_errors)')" = 0 ]
 check "following the job list's link opens job $id's page" \
 	[ "$(seen 'followed_url.endswith("/jobs/'$id'")')" = True ]

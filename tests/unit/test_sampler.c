@@ -103,6 +103,40 @@ static void test_encoding(void) {
 	T_EQ_INT(sampler_decode(NULL, 0, out, 4), 0);
 }
 
+/* what a series did: its range, mean and changes, unsigned as stored */
+static void test_summarize(void)
+{
+	int64_t v[] = { 5, 5, 7, 3, 3, 5 };
+	uint8_t *blob = NULL;
+	size_t len = 0;
+	struct sampler_summary sum;
+
+	T_EQ_INT(sampler_encode(v, 6, &blob, &len), 0);
+	T_EQ_INT(sampler_summarize(blob, len, 6, &sum), 0);
+	T_EQ_INT(sum.n, 6);
+	T_CHECK(sum.min == 3 && sum.max == 7);
+	T_NEAR(sum.mean, 28.0 / 6, 1e-12);
+	T_EQ_INT(sum.changes, 3);
+	/* up to n values: the stored count bounds it */
+	T_EQ_INT(sampler_summarize(blob, len, 2, &sum), 0);
+	T_CHECK(sum.n == 2 && sum.min == 5 && sum.max == 5 && sum.changes == 0);
+	free(blob);
+
+	/* a counter near 2^64 is large, not negative */
+	int64_t wide[] = { (int64_t)UINT64_MAX, 0 };
+	T_EQ_INT(sampler_encode(wide, 2, &blob, &len), 0);
+	T_EQ_INT(sampler_summarize(blob, len, 2, &sum), 0);
+	T_CHECK(sum.min == 0 && sum.max == UINT64_MAX && sum.changes == 1);
+	free(blob);
+
+	T_EQ_INT(sampler_summarize(NULL, 0, 4, &sum), 0);
+	T_EQ_INT(sum.n, 0);
+	static const uint8_t truncated[] = { 0x02, 0x80 };
+	sum.n = 99;
+	T_EQ_INT(sampler_summarize(truncated, sizeof(truncated), 4, &sum), -EINVAL);
+	T_EQ_INT(sum.n, 99);
+}
+
 /* ---- results collected from a stopped sampler ---- */
 
 #define RESULT_MAX 128
@@ -509,6 +543,7 @@ static void test_memcg_removed(void) {
 
 int main(void) {
 	test_encoding();
+	test_summarize();
 	test_fake_memcg();
 	test_fake_memcg_v2();
 	test_live();

@@ -66,6 +66,23 @@ static void test_plan(void)
 	job_free(j);
 }
 
+struct seen_series {
+	int calls;
+	char metric[64];
+	size_t len, n;
+	uint8_t last;
+};
+
+static void see_series(void *ctx, const char *metric, const uint8_t *blob, size_t len, size_t n)
+{
+	struct seen_series *s = ctx;
+	s->calls++;
+	snprintf(s->metric, sizeof(s->metric), "%s", metric);
+	s->len = len;
+	s->n = n;
+	s->last = len ? blob[len - 1] : 0;
+}
+
 static void test_store(void)
 {
 	char path[64];
@@ -130,6 +147,16 @@ static void test_store(void)
 	T_EQ_INT(bn, 3);
 	T_EQ_INT(b[2], 3);
 	free(b);
+	struct seen_series seen = { 0 };
+	T_EQ_INT(store_series_foreach(st, run_id, see_series, &seen), 0);
+	T_EQ_INT(seen.calls, 1);
+	T_EQ_STR(seen.metric, "vmstat.pswpout");
+	T_EQ_INT(seen.len, 3);
+	T_EQ_INT(seen.n, 3);
+	T_CHECK(seen.last == 3);
+	seen = (struct seen_series){ 0 };
+	T_EQ_INT(store_series_foreach(st, run_id + 1000, see_series, &seen), 0);
+	T_EQ_INT(seen.calls, 0);
 
 	struct store_run *runs;
 	size_t nr;

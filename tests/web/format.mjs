@@ -1,5 +1,7 @@
-// The job page's number formatting and row groups (web/kab.js), without a
-// browser: kab.js runs in a bare context and its functions are called.
+// The job page's number formatting, row groups, the rows it folds away,
+// the verdicts' hover text and the sample series it opens on (web/kab.js),
+// without a browser: kab.js runs in a bare context and its functions are
+// called.
 //
 //   node tests/web/format.mjs      prints "format: N passed, M failed"
 //
@@ -12,8 +14,8 @@ const here = new URL(".", import.meta.url);
 const src = readFileSync(new URL("../../web/kab.js", here), "utf8");
 const ctx = { document: { addEventListener() {} }, location: {}, URLSearchParams };
 vm.createContext(ctx);
-vm.runInContext(src + "\n;globalThis.t = { fmt, fmtUnit, unitScale, fmtP, metricGroup };", ctx);
-const { fmt, fmtUnit, unitScale, fmtP, metricGroup } = ctx.t;
+vm.runInContext(src + "\n;globalThis.t = { fmt, fmtUnit, unitScale, fmtP, metricGroup, allZero, verdictWhy, defaultSeries };", ctx);
+const { fmt, fmtUnit, unitScale, fmtP, metricGroup, allZero, verdictWhy, defaultSeries } = ctx.t;
 
 let passed = 0, failed = 0;
 function eq(got, want, what) {
@@ -41,5 +43,41 @@ eq(metricGroup({ name: "stress-ng.bogo_ops_per_s", primary: true }), 0, "primary
 eq(metricGroup({ name: "pageout.ns_mean", primary: false }), 1, "the workload's own");
 eq(metricGroup({ name: "vmstat.pgscan_anon", primary: false }), 2, "a counter");
 eq(metricGroup({ name: "rusage.sys_s", primary: false }), 2, "rusage is a counter");
+
+// rows folded as the text report folds them: 0 in every run of every side
+const vals = (...sides) => ({ variants: sides.map(values => ({ values })) });
+eq(allZero(vals([0, 0, 0], [0, 0, 0])), true, "zero everywhere");
+eq(allZero(vals([0, null, 0], [0, 0, null])), true, "zero where measured");
+eq(allZero(vals([0, 0, 0], [0, 0, 1])), false, "one run not zero");
+eq(allZero(vals([null], [null])), false, "no value at all is not zero");
+eq(allZero(vals([0, 0], [0, 0], [0, 3])), false, "a third variant not zero");
+
+// a verdict's hover text: the thresholds when the report has them, and
+// never the epsilon that the statistics gave up
+const cmp = { verdict: "same", epsilon_pct: 7 };
+eq(verdictWhy(cmp), "same", "no thresholds: the word alone");
+eq(verdictWhy({ verdict: "same", equivalence_pct: 2, ci90_low_pct: -0.5, ci90_high_pct: 0.75 }),
+	"same: the 90% CI -0.50% … +0.75% lies inside ±2%", "same, with its margin");
+eq(verdictWhy({ verdict: "worse", min_change_pct: 1, equivalence_pct: 2 }),
+	"worse: a significant change of at least 1%, its 95% CI excluding 0", "worse, with min_change");
+eq(verdictWhy({ verdict: "undecided", min_change_pct: 1, equivalence_pct: 2.5, ci90_low_pct: -4, ci90_high_pct: 1 }),
+	"undecided: not a significant change of at least 1%, the 90% CI -4.00% … +1.00% not inside ±2.5%", "undecided");
+
+// the series a run's sample plot opens on
+const ser = (name, min, max, mean, changes, n = 10) => ({ name, n, min, max, mean, changes });
+const flat = ser("interrupts.24", 5, 5, 5, 0);
+const small = ser("memcg.pgmajfault", 0, 2, 0.3, 2);       // ticks twice near zero
+const big = ser("memcg.cache", 0, 2e8, 1.2e8, 7);          // rises steadily
+const bigger = ser("memcg.rss", 1e6, 3e8, 1e8, 8);
+const slow = ser("interrupts.LOC", 1e9, 1e9 + 900, 1e9 + 450, 9);
+eq(defaultSeries([flat, small, big, slow], []), "memcg.cache", "the steady mover with the largest spread");
+eq(defaultSeries([flat, big, bigger, slow], []), "memcg.rss", "the larger spread of two steady movers");
+eq(defaultSeries([flat, small], []), "memcg.pgmajfault", "a rare mover beats a constant");
+eq(defaultSeries([flat, ser("interrupts.25", 7, 7, 7, 0)], []), "interrupts.24", "nothing moves: the first");
+eq(defaultSeries([flat, big, slow], ["interrupts.LOC"]), "interrupts.LOC", "a primary metric that moves");
+eq(defaultSeries([flat, big], ["interrupts.24"]), "memcg.cache", "a constant primary is not the default");
+eq(defaultSeries([flat, big], ["pageout.ns_mean"]), "memcg.cache", "a primary with no series");
+eq(defaultSeries([ser("one.sample", 3, 3, 3, 0, 1), big], []), "memcg.cache", "one sample does not move");
+eq(defaultSeries([], []), "", "no series");
 console.log(`format: ${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

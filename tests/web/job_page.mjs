@@ -8,9 +8,14 @@
 //
 // It opens the job page while the job runs and watches the progress line
 // change without a reload, waits for the job to finish, reads the report
-// rows and the per-run plot, clicks another metric's row and a sample
-// metric, saves a screenshot, then follows the job's link from the list.
-//
+// rows, their verdicts, the metrics folded away for being zero and the
+// per-run plot, saves a screenshot of the page as it opened, clicks
+// another metric's row, reads the sample series the page opened on (with
+// the run's list of series and that series' values, from the API),
+// chooses another, renders the report once more with equivalence margins
+// added (the fields the statistics are gaining) and once as it is, then
+// follows the job's link from the list.
+
 // KAB_SEEN_DIR: each progress line it sees ("run 2 of 6") it also marks
 // there as a file (run-2-of-6), so that the test's workload can hold a run
 // until the page has shown it. Every wait is bounded; one that times out
@@ -86,10 +91,23 @@ try {
 	seen.final_progress = await page.textContent("#st-progress");
 	seen.rows = await page.$$eval("table.report tbody tr.metric-row", trs => trs.map(tr => tr.dataset.metric));
 	seen.verdicts = await page.$$eval("td.verdict", tds => tds.map(td => td.textContent));
+	seen.verdict_rows = await page.$$eval("table.report tbody tr.metric-row", trs => trs.map(tr =>
+		[tr.dataset.metric, [...tr.querySelectorAll("td.verdict")].map(td => td.textContent)]));
+	seen.verdict_titles = await page.$$eval("td.verdict", tds => tds.map(td => td.title));
+	seen.headers = await page.$$eval("table.report thead th", ths => ths.map(th => th.textContent));
+	// the metrics zero in every run: folded under the table, not rows
+	seen.zero = await page.$$eval("details.zero", ds => ds.map(d => ({
+		workload: d.dataset.workload, open: d.open, summary: d.querySelector("summary").textContent,
+		names: d.querySelector("p").textContent.split(", ") })));
 	seen.groups = await page.$$eval("table.report tbody tr.group", trs => trs.map(tr => tr.textContent));
 	seen.table_text = await page.$$eval("table.report", ts => ts.map(t => t.textContent).join("\n"));
 	seen.plot_title_before = await page.textContent("#plot-title");
 	seen.points_before = await page.$$eval("#runs-svg circle.pt", cs => cs.map(c => c.dataset.variant));
+
+	// the page as a newcomer first sees it: the sample plot drawn on the
+	// series the page chose
+	await waitFor("a sample series' line", page.waitForSelector("#samples-svg polyline", { state: "attached", timeout: 20000 }));
+	await page.screenshot({ path: shot, fullPage: true });
 
 	// click another metric's row: it becomes the selected one and the plot follows
 	const target = seen.rows.find(m => m === "time.wall_s") || seen.rows[1];
@@ -101,11 +119,24 @@ try {
 	seen.selected_rows = await page.$$eval("table.report tbody tr.selected", trs => trs.map(tr => tr.dataset.metric));
 	seen.points_after = await page.$$eval("#runs-svg circle.pt", cs => cs.length);
 
-	// a sample series: pick another metric in the select, the line is redrawn
-	// (a flat series is a zero-height line: attached, not "visible")
+	// a sample series: the one the page opened on, the run's list of series
+	// and that series' values as the API gives them; then pick another
+	// metric in the select, the line is redrawn (a flat series is a
+	// zero-height line: attached, not "visible")
 	await waitFor("a sample series' line", page.waitForSelector("#samples-svg polyline", { state: "attached", timeout: 20000 }));
 	const options = await page.$$eval("#sample-metric option", os => os.map(o => o.value));
 	const current = await page.inputValue("#sample-metric");
+	seen.sample_run = await page.inputValue("#sample-run");
+	seen.sample_default = current;
+	seen.sample_default_label = await page.$eval("#sample-metric", s => s.selectedOptions[0].textContent);
+	seen.sample_constant_labels = await page.$$eval("#sample-metric option", os => os.filter(o => o.textContent.endsWith(" (constant)")).map(o => o.value));
+	seen.sample_plot_label = await page.$eval("#samples-svg", s => s.textContent.includes(s.ownerDocument.getElementById("sample-metric").value));
+	Object.assign(seen, await page.evaluate(async ([run, metric]) => {
+		const get = async p => (await fetch("/api/v1" + p)).json();
+		const list = await get(`/runs/${run}/samples`);
+		const one = await get(`/runs/${run}/samples?metric=${encodeURIComponent(metric)}`);
+		return { sample_series: list.series, sample_default_values: one.values };
+	}, [seen.sample_run, current]));
 	const other = options.find(o => o !== current && /^(memcg|memory)\./.test(o)) ||
 		options.find(o => o !== current && o.startsWith("vmstat.")) || options.find(o => o !== current);
 	seen.sample_metric_before = current;
@@ -117,7 +148,31 @@ try {
 	}, other, { timeout: 20000 }));
 	seen.sample_polylines = await page.$$eval("#samples-svg polyline", ps => ps.length);
 
-	await page.screenshot({ path: shot, fullPage: true });
+
+	// the report once more as the statistics will give it (an equivalence
+	// margin, a minimum change and a 90% CI per comparison, no epsilon):
+	// a margin column and verdicts that say what they rest on; then as it is
+	seen.margin = await page.evaluate(() => {
+		const real = job.report;
+		const hasEq = real.workloads.some(w => w.metrics.some(m => m.comparisons.some(c => c.equivalence_pct != null)));
+		const look = () => ({
+			headers: [...document.querySelectorAll("table.report thead th")].map(th => th.textContent),
+			cells: [...document.querySelectorAll("table.report td.margin")].map(td => td.textContent),
+			titles: [...document.querySelectorAll("table.report td.verdict")].map(td => td.title),
+			text: document.getElementById("report").textContent,
+		});
+		const added = JSON.parse(JSON.stringify(real));
+		for (const w of added.workloads)
+			for (const m of w.metrics)
+				for (const c of m.comparisons) {
+					delete c.epsilon_pct;
+					Object.assign(c, { equivalence_pct: 2, min_change_pct: 1, ci90_low_pct: -2.5, ci90_high_pct: 1.25 });
+				}
+		renderReport(added);
+		const withMargin = look();
+		renderReport(real);
+		return { report_has_equivalence: hasEq, added: withMargin, as_is: look() };
+	});
 
 	// the job list links to the job; following the link opens its page
 	await page.goto(`${base}/`);
