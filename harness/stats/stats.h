@@ -81,10 +81,13 @@ double stats_signrank_cdf(unsigned n, unsigned w);
  * ties: P(U <= u). */
 double stats_mann_whitney_cdf(unsigned m, unsigned n, unsigned u);
 /* Wilcoxon signed-rank on d (zeros dropped, as scipy zero_method="wilcox";
- * ties by midranks). Two-sided p; exact when the used n < 50 and no ties,
- * otherwise normal with tie correction (continuity correction as scipy). */
+ * ties by midranks). Two-sided p; below 50 non-zero d always exact: the
+ * permutation distribution over the sign flips of the midranks observed
+ * (conditional on the ties); from 50 on normal with tie correction
+ * (continuity correction as scipy). */
 int stats_wilcoxon(const double *d, size_t n, double *ret_w_plus, double *ret_p, bool *ret_exact, double *ret_z);
-/* Mann-Whitney U of x against y, two-sided; exact when both < 50 and no ties. */
+/* Mann-Whitney U of x against y, two-sided; exact with midranks (over every
+ * split of the pooled values) when both < 50, else normal with tie correction. */
 int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, double *ret_u, double *ret_p, bool *ret_exact, double *ret_z);
 /* Welch's t test, two-sided p. */
 int stats_welch(const double *x, size_t nx, const double *y, size_t ny, double *ret_t, double *ret_df, double *ret_p);
