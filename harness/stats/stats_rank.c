@@ -1,8 +1,10 @@
 /* Rank tests written here (GSL has none): the exact permutation
  * distributions of the signed-rank and Mann-Whitney statistics, conditional
  * on the ties, by dynamic programming; the normal approximations with
- * scipy's tie and continuity corrections; and Welch's t with GSL's t
- * distribution.
+ * scipy's tie and continuity corrections; the smallest p each test can
+ * reach on given data (how a metric that can never reach p < alpha is left
+ * out of the Benjamini-Hochberg family, STATS.md rule 6); and Welch's t
+ * with GSL's t distribution.
  *
  * Method (STATS.md rule 5), matched against scipy 1.10 where scipy has the
  * test and against exact integer counts with ties
@@ -22,6 +24,12 @@
  *    table over (values picked, sum) of probabilities (the counts pass
  *    2^53); p twice the smaller tail, as above. From 50 a side, normal with
  *    the tie correction and use_continuity=True.
+ *  - Smallest p: 2 / 2^k for the signed rank whatever the ties; for
+ *    Mann-Whitney the more extreme end split (y holding the largest values,
+ *    or the smallest), which C(t, u) of the C(n, m) splits make when a tie
+ *    of t values crosses the border with u inside, so ties can keep it far
+ *    above 2 / C(n, m). From 50 on, the normal approximation's p at the same
+ *    extremes.
  *  - z is signed so that positive means the second sample (B) is larger:
  *    the corrected statistic for the normal approximation, the normal score
  *    of the exact p-value for exact tests, so both meet the same
@@ -429,6 +437,25 @@ out:
 	return r;
 }
 
+double stats_wilcoxon_min_p(const double *d, size_t n)
+{
+	if ((!d && n) || !stats_all_finite(d, n))
+		return NAN;
+	size_t used = count_nonzero(d, n);
+	if (used == 0)
+		return NAN;
+	/* every sign one way: one sign vector of the 2^k at either end */
+	if (used < STATS_EXACT_LIMIT)
+		return fmin(1, ldexp(1, 1 - (int)used));
+	double *nz = malloc(used * sizeof(*nz)), *ranks = malloc(used * sizeof(*ranks));
+	double p = NAN, tie_term, z, nu = (double)used;
+	if (nz && ranks && rank_nonzero(d, n, nz, ranks, &tie_term) == 0)
+		p = signrank_normal_p(nu * (nu + 1) / 2, nu, tie_term, &z);
+	free(nz);
+	free(ranks);
+	return p;
+}
+
 int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, double *ret_u, double *ret_p,
 		       bool *ret_exact, double *ret_z)
 {
@@ -473,6 +500,64 @@ out:
 	free(all);
 	free(ranks);
 	return r;
+}
+
+/* C(n, k) as a double: exact while it is below 2^53, since every partial
+ * product is itself a binomial coefficient. */
+static double choose(size_t n, size_t k)
+{
+	double c = 1;
+	for (size_t i = 1; i <= k; i++)
+		c = c * (double)(n - k + i) / (double)i;
+	return c;
+}
+
+/* P(a random m of the ascending pooled values s[0..n) are its m largest
+ * (top) or its m smallest): 1 / C(n, m), or C(t, u) / C(n, m) when a tie
+ * of t values crosses the border with u of them inside, since any u of
+ * the t make the same ranks. */
+static double end_prob(const double *s, size_t n, size_t m, bool top)
+{
+	double v = s[top ? n - m : m - 1];
+	size_t t = 0, u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == v) {
+			t++;
+			u += top ? i >= n - m : i < m;
+		}
+	return choose(t, u) / choose(n, m);
+}
+
+double stats_mann_whitney_min_p(const double *x, size_t nx, const double *y, size_t ny)
+{
+	if (!x || !y || nx == 0 || ny == 0 || !stats_all_finite(x, nx) || !stats_all_finite(y, ny))
+		return NAN;
+	size_t n = nx + ny;
+	double *s = malloc(n * sizeof(*s)), *ranks = malloc(n * sizeof(*ranks));
+	double p = NAN, tie_term, z;
+	if (!s || !ranks)
+		goto out;
+	memcpy(s, x, nx * sizeof(*x));
+	memcpy(s + nx, y, ny * sizeof(*y));
+	qsort(s, n, sizeof(*s), stats_cmp_double);
+	/* the most extreme splits: y holding the largest values, or the smallest */
+	if (nx < STATS_EXACT_LIMIT && ny < STATS_EXACT_LIMIT) {
+		p = fmin(1, 2 * fmin(end_prob(s, n, ny, true), end_prob(s, n, ny, false)));
+		goto out;
+	}
+	if (stats_midranks(s, n, ranks, &tie_term) < 0)
+		goto out;
+	double fx = (double)nx, fy = (double)ny, r_low = 0, r_high = 0, base = fy * (fy + 1) / 2;
+	for (size_t i = 0; i < ny; i++) {
+		r_low += ranks[i];
+		r_high += ranks[n - 1 - i];
+	}
+	p = fmin(mw_normal_p(fx * fy - (r_high - base), fx, fy, tie_term, &z),
+		 mw_normal_p(fx * fy - (r_low - base), fx, fy, tie_term, &z));
+out:
+	free(s);
+	free(ranks);
+	return p;
 }
 
 /* Two-pass mean and sample variance: exact enough at 1e12 and 1e-9. */
