@@ -39,10 +39,11 @@ if [ -x tests/golden/run.sh ]; then
 fi
 
 # data-driven suites: each prints its own "N passed, N failed" line
-for t in tests/stats/check_oracle.sh tests/stats/check_changepoint.sh tests/compare/run.sh tests/plan/run.sh; do
+# (every tests/stats/check_*.sh is one)
+for t in tests/stats/check_*.sh tests/compare/run.sh tests/plan/run.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$(dirname "$t")")
-	# tests/stats holds several suites: stats-oracle, stats-changepoint
+	# tests/stats holds several suites: stats-oracle, stats-changepoint, stats-exact
 	case $t in tests/stats/check_*.sh) name=$(basename "$t" .sh); name=stats-${name#check_} ;; esac
 	bash "$t" >"$tmp/$name.out" 2>&1
 	rc=$?

@@ -7,8 +7,8 @@
  * with GSL's t distribution.
  *
  * Method (STATS.md rule 5), matched against scipy 1.10 where scipy has the
- * test and against exact integer counts with ties
- * (tests/unit/test_stats_oracle.c):
+ * test (tests/unit/test_stats_oracle.c) and against brute-force enumeration
+ * on data with ties and zeros (tests/unit/test_stats_exact.c):
  *  - Wilcoxon: zeros dropped first (zero_method="wilcox"), midranks of |d|.
  *    Below 50 non-zero differences always exact: W+ over the 2^k equally
  *    likely sign flips of the midranks observed, a table over sums of

@@ -46,8 +46,11 @@ For every data set (x = variant A, y = variant B):
     two-sample HL: median of y_j - x_i, interval from scipy's exact U
       distribution (sizes < 50) or the normal approximation.
     scipy.stats.ttest_ind(y, x, equal_var=False): t > 0 when y is larger.
+
 exact_tied_p counts in Python integers (no rounding, no overflow) and
-shares no code with kab's probability DPs.
+shares no code with kab's probability DPs; tests/stats/exact_ref.py checks
+the same definition by enumerating every sign vector or split of smaller
+data sets (tests/stats/exact.tsv).
 """
 import math
 import warnings

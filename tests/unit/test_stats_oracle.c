@@ -6,7 +6,8 @@
  * expected scipy's normal approximation until kab's rank tests became
  * exact with ties (STATS.md rule 5): scipy has no exact test conditional
  * on midranks, so their expected p is now gen_cases.py's exact_tied_p
- * (integer counts; the note column keeps scipy's old approximate p).
+ * (integer counts; the note column keeps scipy's old approximate p), and
+ * tests/unit/test_stats_exact.c checks the same definition by enumeration.
  *
  * Tolerances, relative:
  *  - exact p-values 1e-6 (the issue's bar); both sides sum the same exact
