@@ -46,11 +46,10 @@ if [ -x tests/golden/run.sh ]; then
 fi
 
 # data-driven suites: each prints its own "N passed, N failed" line
-for t in tests/stats/check_oracle.sh tests/stats/check_changepoint.sh tests/compare/run.sh tests/plan/run.sh \
-	tests/build/check_demo.sh; do
+for t in tests/stats/check_*.sh tests/compare/run.sh tests/plan/run.sh tests/build/check_demo.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$(dirname "$t")")
-	# tests/stats holds several suites: stats-oracle, stats-changepoint
+	# tests/stats holds several suites: stats-oracle, stats-changepoint, stats-exact
 	case $t in tests/stats/check_*.sh) name=$(basename "$t" .sh); name=stats-${name#check_} ;; esac
 	# tests/build/check_demo.sh: make demo-build from an empty build directory
 	case $t in tests/build/check_*.sh) name=$(basename "$t" .sh); name=build-${name#check_} ;; esac

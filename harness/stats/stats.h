@@ -112,17 +112,18 @@ double stats_signrank_cdf(unsigned n, unsigned w);
  * ties: P(U <= u). */
 double stats_mann_whitney_cdf(unsigned m, unsigned n, unsigned u);
 /* Wilcoxon signed-rank on d (zeros dropped, as scipy zero_method="wilcox";
- * ties by midranks). Two-sided p; exact when the used n < 50 and no ties,
- * otherwise normal with tie correction (continuity correction as scipy). */
+ * ties by midranks). Two-sided p; below 50 non-zero d always exact: the
+ * permutation distribution over the sign flips of the midranks observed
+ * (conditional on the ties); from 50 on normal with tie correction
+ * (continuity correction as scipy). */
 int stats_wilcoxon(const double *d, size_t n, double *ret_w_plus, double *ret_p, bool *ret_exact, double *ret_z);
-/* The smallest two-sided p the signed-rank test could give on d whatever
- * the signs (2 / 2^k for k non-zero differences); NAN if k == 0. */
+/* Smallest two-sided p stats_wilcoxon could give on d whatever its signs; NAN if no d is non-zero. */
 double stats_wilcoxon_min_p(const double *d, size_t n);
-/* The smallest two-sided p Mann-Whitney could give over every relabeling
- * of the pooled values of x and y; 1 when they are all equal. */
-double stats_mann_whitney_min_p(const double *x, size_t nx, const double *y, size_t ny);
-/* Mann-Whitney U of x against y, two-sided; exact when both < 50 and no ties. */
+/* Mann-Whitney U of x against y, two-sided; exact with midranks (over every
+ * split of the pooled values) when both < 50, else normal with tie correction. */
 int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, double *ret_u, double *ret_p, bool *ret_exact, double *ret_z);
+/* Smallest two-sided p stats_mann_whitney could give over every relabeling of the pooled values. */
+double stats_mann_whitney_min_p(const double *x, size_t nx, const double *y, size_t ny);
 /* Welch's t test, two-sided p. */
 int stats_welch(const double *x, size_t nx, const double *y, size_t ny, double *ret_t, double *ret_df, double *ret_p);
 /* One-sample HL (median of Walsh averages) with a CI at level conf. */

@@ -1,20 +1,35 @@
-/* Rank tests written here (GSL has none): the exact null distributions of
- * the signed-rank and Mann-Whitney statistics by dynamic programming, the
- * normal approximations with scipy's tie and continuity corrections, and
- * Welch's t with GSL's t distribution.
+/* Rank tests written here (GSL has none): the exact permutation
+ * distributions of the signed-rank and Mann-Whitney statistics, conditional
+ * on the ties, by dynamic programming; the normal approximations with
+ * scipy's tie and continuity corrections; the smallest p each test can
+ * reach on given data (how a metric that can never reach p < alpha is left
+ * out of the Benjamini-Hochberg family, STATS.md rule 6); and Welch's t
+ * with GSL's t distribution.
  *
- * Method, matched against scipy 1.10 by tests/unit/test_stats_oracle.c:
+ * Method (STATS.md rule 5), matched against scipy 1.10 where scipy has the
+ * test (tests/unit/test_stats_oracle.c) and against brute-force enumeration
+ * on data with ties and zeros (tests/unit/test_stats_exact.c):
  *  - Wilcoxon: zeros dropped first (zero_method="wilcox"), midranks of |d|.
- *    Exact when fewer than 50 non-zero differences remain and no |d| ties,
- *    otherwise normal with the tie-corrected variance and a continuity
- *    correction of 1/2 towards the mean (scipy correction=True). scipy
- *    itself falls back to the normal approximation whenever a zero is
- *    present and uses its exact table on tied data; kab instead runs the
- *    exact test on the remaining non-zero differences and never uses an
- *    exact table that ties make wrong.
- *  - Mann-Whitney: exact when both samples have fewer than 50 values and
- *    there are no ties (scipy's "auto" stops at 8), otherwise normal with
+ *    Below 50 non-zero differences always exact: W+ over the 2^k equally
+ *    likely sign flips of the midranks observed, a table over sums of
+ *    doubled midranks (integers); p = min(1, 2 min(P(W+ <= w), P(W+ >= w))).
+ *    Without ties that is scipy's exact table. With ties scipy has no exact
+ *    test (its table is the untied one, wrong there), and its "auto" goes
+ *    normal on any zero; kab stays exact on the non-zero differences. From
+ *    50 on, normal with the tie-corrected variance and a continuity
+ *    correction of 1/2 towards the mean (scipy correction=True).
+ *  - Mann-Whitney: exact when both samples have fewer than 50 values (scipy's
+ *    "auto" stops at 8, and at any tie): the smaller sample's midrank sum
+ *    over the C(nx+ny, ny) equally likely splits of the pooled midranks, a
+ *    table over (values picked, sum) of probabilities (the counts pass
+ *    2^53); p twice the smaller tail, as above. From 50 a side, normal with
  *    the tie correction and use_continuity=True.
+ *  - Smallest p: 2 / 2^k for the signed rank whatever the ties; for
+ *    Mann-Whitney the more extreme end split (y holding the largest values,
+ *    or the smallest), which C(t, u) of the C(n, m) splits make when a tie
+ *    of t values crosses the border with u inside, so ties can keep it far
+ *    above 2 / C(n, m). From 50 on, the normal approximation's p at the same
+ *    extremes.
  *  - z is signed so that positive means the second sample (B) is larger:
  *    the corrected statistic for the normal approximation, the normal score
  *    of the exact p-value for exact tests, so both meet the same
@@ -188,18 +203,189 @@ int stats_midranks(const double *x, size_t n, double *ret_ranks, double *ret_tie
 	return 0;
 }
 
-static double sign_of(double x) {
+static double sign_of(double x)
+{
 	return (x > 0) - (x < 0);
 }
 
-int stats_wilcoxon(const double *d, size_t n, double *ret_w_plus, double *ret_p, bool *ret_exact, double *ret_z) {
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* A midrank doubled is an integer (ranks lo..hi tied share (lo + hi) / 2),
+ * so the exact distributions below are tables indexed by sums. */
+static size_t doubled(double midrank)
+{
+	return (size_t)lround(2 * midrank);
+}
+
+/* Two-sided p of an exact distribution pmf[0..top] at the observed value:
+ * twice the smaller tail, each tail summed from its far end so that a tiny
+ * one keeps its digits. */
+static double exact_two_sided(const double *pmf, size_t top, size_t obs)
+{
+	double lower = 0, upper = 0;
+	for (size_t s = 0; s <= obs; s++)
+		lower += pmf[s];
+	for (size_t s = top + 1; s-- > obs;)
+		upper += pmf[s];
+	return fmin(1, 2 * fmin(lower, upper));
+}
+
+/* The exact conditional signed-rank test: with no shift, each of the 2^k
+ * sign vectors over the doubled midranks r2 (all >= 2) is equally likely,
+ * whatever the ties; w2 is the observed sum of the positive ones. Each
+ * rank joins the sum with probability 1/2: the values stay count / 2^k,
+ * exact in a double. */
+static int signflip_p(const size_t *r2, size_t k, size_t w2, double *ret_p)
+{
+	size_t top = 0;
+	for (size_t i = 0; i < k; i++)
+		top += r2[i];
+	double *pmf = calloc(top + 1, sizeof(*pmf));
+	if (!pmf)
+		return -ENOMEM;
+	pmf[0] = 1;
+	size_t reach = 0;
+	for (size_t i = 0; i < k; i++) {
+		size_t r = r2[i];
+		reach += r;
+		for (size_t s = reach; s >= r; s--)
+			pmf[s] = 0.5 * (pmf[s] + pmf[s - r]);
+		for (size_t s = 0; s < r; s++)
+			pmf[s] *= 0.5;
+	}
+	*ret_p = exact_two_sided(pmf, top, w2);
+	free(pmf);
+	return 0;
+}
+
+/* The exact conditional Mann-Whitney test: with no shift, every way to
+ * pick m of the n pooled doubled midranks r2 (ascending) is equally likely,
+ * whatever the ties; s2 is the observed sum of the sample of size m.
+ * Row j holds P(sum = s) for j ranks picked among the first i: the i-th
+ * is in with probability j/i, so f_i(j, s) = j/i f_{i-1}(j-1, s - r_i) +
+ * (i-j)/i f_{i-1}(j, s). Probabilities, not counts: C(98, 49) is far past
+ * 2^53. Sorted ranks bound row j to the sums that j of the first i can
+ * make, and rows that can no longer reach m are left: 49 against 49 takes
+ * milliseconds. */
+static int ranksum_p(const size_t *r2, size_t n, size_t m, size_t s2, double *ret_p)
+{
+	size_t *prefix = malloc((n + 1) * sizeof(*prefix));
+	if (!prefix)
+		return -ENOMEM;
+	prefix[0] = 0;
+	for (size_t i = 0; i < n; i++)
+		prefix[i + 1] = prefix[i] + r2[i];
+	size_t width = prefix[n] - prefix[n - m] + 1; /* up to the sum of the m largest */
+	double *f = calloc((m + 1) * width, sizeof(*f));
+	if (!f) {
+		free(prefix);
+		return -ENOMEM;
+	}
+	f[0] = 1;
+	for (size_t i = 1; i <= n; i++) {
+		size_t r = r2[i - 1];
+		size_t j_hi = i < m ? i : m, j_lo = m + i > n ? m + i - n : 1;
+		/* j descending: row j - 1 still holds the first i - 1 ranks */
+		for (size_t j = j_hi; j >= j_lo; j--) {
+			double *row = f + j * width;
+			const double *fewer = f + (j - 1) * width;
+			double take = (double)j / (double)i, leave = (double)(i - j) / (double)i;
+			size_t lo = prefix[j], hi = prefix[i] - prefix[i - j];
+			for (size_t s = lo; s <= hi; s++)
+				row[s] = leave * row[s] + (s >= r ? take * fewer[s - r] : 0);
+		}
+	}
+	*ret_p = exact_two_sided(f + m * width, width - 1, s2);
+	free(f);
+	free(prefix);
+	return 0;
+}
+
+/* The exact p for the pooled midranks (x's first, then y's), on the rank
+ * sum of the smaller sample, whose table is the narrower. */
+static int mw_exact_p(const double *ranks, size_t nx, size_t ny, double *ret_p)
+{
+	size_t n = nx + ny, m = ny <= nx ? ny : nx, first = ny <= nx ? nx : 0;
+	size_t *r2 = malloc(n * sizeof(*r2));
+	if (!r2)
+		return -ENOMEM;
+	size_t s2 = 0;
+	for (size_t i = 0; i < n; i++)
+		r2[i] = doubled(ranks[i]);
+	for (size_t i = first; i < first + m; i++)
+		s2 += r2[i];
+	qsort(r2, n, sizeof(*r2), cmp_size);
+	int r = ranksum_p(r2, n, m, s2, ret_p);
+	free(r2);
+	return r;
+}
+
+/* scipy's normal approximation of the signed-rank test on k ranks: the
+ * tie-corrected variance, a continuity correction of 1/2 towards the mean.
+ * *ret_z is positive when W+ is above its mean. */
+static double signrank_normal_p(double w_plus, double k, double tie_term, double *ret_z)
+{
+	double top = k * (k + 1) / 2, mean = top / 2;
+	double se = sqrt((k * (k + 1) * (2 * k + 1) - tie_term / 2) / 24);
+	double t = fmin(w_plus, top - w_plus); /* scipy's statistic */
+	double zz = (t - mean - 0.5 * sign_of(t - mean)) / se;
+	*ret_z = sign_of(w_plus - mean) * fabs(zz);
+	return fmin(1, 2 * gsl_cdf_ugaussian_Q(fabs(zz)));
+}
+
+/* scipy's normal approximation of Mann-Whitney (tie correction,
+ * use_continuity=True); *ret_z is positive when y is the larger. */
+static double mw_normal_p(double u_x, double nx, double ny, double tie_term, double *ret_z)
+{
+	double n = nx + ny, mean = nx * ny / 2, u_y = nx * ny - u_x;
+	double s = sqrt(nx * ny / 12 * ((n + 1) - tie_term / (n * (n - 1))));
+	if (!(s > 0)) {
+		/* every value equal: nothing to rank */
+		*ret_z = 0;
+		return 1;
+	}
+	double zz = (fmax(u_x, u_y) - mean - 0.5) / s;
+	*ret_z = sign_of(u_y - mean) * fmax(zz, 0);
+	return fmin(1, 2 * gsl_cdf_ugaussian_Q(zz));
+}
+
+static size_t count_nonzero(const double *d, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += d[i] != 0;
+	return k;
+}
+
+/* The non-zero values of d[0..n) into ret_nz and their midranks by
+ * absolute value into ret_ranks (both k long). */
+static int rank_nonzero(const double *d, size_t n, double *ret_nz, double *ret_ranks, double *ret_tie_term)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (d[i] != 0)
+			ret_nz[k++] = d[i];
+	double *abs_d = malloc(k * sizeof(*abs_d));
+	if (!abs_d)
+		return -ENOMEM;
+	for (size_t i = 0; i < k; i++)
+		abs_d[i] = fabs(ret_nz[i]);
+	int r = stats_midranks(abs_d, k, ret_ranks, ret_tie_term);
+	free(abs_d);
+	return r;
+}
+
+int stats_wilcoxon(const double *d, size_t n, double *ret_w_plus, double *ret_p, bool *ret_exact, double *ret_z)
+{
 	if (!d && n)
 		return -EINVAL;
 	if (!stats_all_finite(d, n))
 		return -EINVAL;
-	size_t used = 0;
-	for (size_t i = 0; i < n; i++)
-		used += d[i] != 0;
+	size_t used = count_nonzero(d, n);
 	if (used == 0) {
 		/* nothing but zeros: no evidence of any shift */
 		*ret_w_plus = 0;
@@ -209,48 +395,35 @@ int stats_wilcoxon(const double *d, size_t n, double *ret_w_plus, double *ret_p,
 		return 0;
 	}
 
-	double *abs_d = malloc(used * sizeof(*abs_d));
-	double *ranks = malloc(used * sizeof(*ranks));
+	double *nz = malloc(used * sizeof(*nz)), *ranks = malloc(used * sizeof(*ranks));
+	size_t *r2 = malloc(used * sizeof(*r2));
 	int r = -ENOMEM;
-	if (!abs_d || !ranks)
+	if (!nz || !ranks || !r2)
 		goto out;
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (d[i] != 0)
-			abs_d[k++] = fabs(d[i]);
 	double tie_term;
-	r = stats_midranks(abs_d, used, ranks, &tie_term);
+	r = rank_nonzero(d, n, nz, ranks, &tie_term);
 	if (r < 0)
 		goto out;
 	double w_plus = 0;
-	k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (d[i] != 0) {
-			if (d[i] > 0)
-				w_plus += ranks[k];
-			k++;
+	size_t w2 = 0;
+	for (size_t i = 0; i < used; i++) {
+		r2[i] = doubled(ranks[i]);
+		if (nz[i] > 0) {
+			w_plus += ranks[i];
+			w2 += r2[i];
 		}
+	}
 
-	double nu = (double)used, top = nu * (nu + 1) / 2, mean = top / 2;
+	double nu = (double)used, mean = nu * (nu + 1) / 4;
 	double p, z;
-	bool exact = used < STATS_EXACT_LIMIT && tie_term == 0;
+	bool exact = used < STATS_EXACT_LIMIT;
 	if (exact) {
-		/* untied ranks: W+ is an integer */
-		unsigned w = (unsigned)w_plus, w_top = (unsigned)top;
-		double tail = stats_signrank_cdf((unsigned)used, w < w_top - w ? w : w_top - w);
-		if (isnan(tail)) {
-			r = -ENOMEM;
+		r = signflip_p(r2, used, w2, &p);
+		if (r < 0)
 			goto out;
-		}
-		p = fmin(1, 2 * tail);
 		z = stats_z_from_p(p, sign_of(w_plus - mean));
 	} else {
-		double var = (nu * (nu + 1) * (2 * nu + 1) - tie_term / 2) / 24;
-		double se = sqrt(var);
-		double t = fmin(w_plus, top - w_plus);  /* scipy's statistic */
-		double zz = (t - mean - 0.5 * sign_of(t - mean)) / se;
-		p = fmin(1, 2 * gsl_cdf_ugaussian_Q(fabs(zz)));
-		z = sign_of(w_plus - mean) * fabs(zz);
+		p = signrank_normal_p(w_plus, nu, tie_term, &z);
 	}
 	*ret_w_plus = w_plus;
 	*ret_p = p;
@@ -258,12 +431,34 @@ int stats_wilcoxon(const double *d, size_t n, double *ret_w_plus, double *ret_p,
 	*ret_z = z;
 	r = 0;
 out:
-	free(abs_d);
+	free(nz);
 	free(ranks);
+	free(r2);
 	return r;
 }
 
-int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, double *ret_u, double *ret_p, bool *ret_exact, double *ret_z) {
+double stats_wilcoxon_min_p(const double *d, size_t n)
+{
+	if ((!d && n) || !stats_all_finite(d, n))
+		return NAN;
+	size_t used = count_nonzero(d, n);
+	if (used == 0)
+		return NAN;
+	/* every sign one way: one sign vector of the 2^k at either end */
+	if (used < STATS_EXACT_LIMIT)
+		return fmin(1, ldexp(1, 1 - (int)used));
+	double *nz = malloc(used * sizeof(*nz)), *ranks = malloc(used * sizeof(*ranks));
+	double p = NAN, tie_term, z, nu = (double)used;
+	if (nz && ranks && rank_nonzero(d, n, nz, ranks, &tie_term) == 0)
+		p = signrank_normal_p(nu * (nu + 1) / 2, nu, tie_term, &z);
+	free(nz);
+	free(ranks);
+	return p;
+}
+
+int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, double *ret_u, double *ret_p,
+		       bool *ret_exact, double *ret_z)
+{
 	if (!x || !y || nx == 0 || ny == 0)
 		return -EINVAL;
 	if (!stats_all_finite(x, nx) || !stats_all_finite(y, ny))
@@ -282,32 +477,19 @@ int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, d
 	double rx = 0;
 	for (size_t i = 0; i < nx; i++)
 		rx += ranks[i];
-	double fx = (double)nx, fy = (double)ny, fn = (double)n;
-	double u_x = rx - fx * (fx + 1) / 2;  /* scipy's statistic: x above y */
+	double fx = (double)nx, fy = (double)ny;
+	double u_x = rx - fx * (fx + 1) / 2; /* scipy's statistic: x above y */
 	double u_y = fx * fy - u_x;
-	double mean = fx * fy / 2, u_max = fmax(u_x, u_y);
 
 	double p, z;
-	bool exact = nx < STATS_EXACT_LIMIT && ny < STATS_EXACT_LIMIT && tie_term == 0;
+	bool exact = nx < STATS_EXACT_LIMIT && ny < STATS_EXACT_LIMIT;
 	if (exact) {
-		double tail = stats_mann_whitney_cdf((unsigned)nx, (unsigned)ny, (unsigned)fmin(u_x, u_y));
-		if (isnan(tail)) {
-			r = -ENOMEM;
+		r = mw_exact_p(ranks, nx, ny, &p);
+		if (r < 0)
 			goto out;
-		}
-		p = fmin(1, 2 * tail);
-		z = stats_z_from_p(p, sign_of(u_y - mean));
+		z = stats_z_from_p(p, sign_of(u_y - fx * fy / 2));
 	} else {
-		double s = sqrt(fx * fy / 12 * ((fn + 1) - tie_term / (fn * (fn - 1))));
-		if (!(s > 0)) {
-			/* every value equal: nothing to rank */
-			p = 1;
-			z = 0;
-		} else {
-			double zz = (u_max - mean - 0.5) / s;
-			p = fmin(1, 2 * gsl_cdf_ugaussian_Q(zz));
-			z = sign_of(u_y - mean) * fmax(zz, 0);
-		}
+		p = mw_normal_p(u_x, fx, fy, tie_term, &z);
 	}
 	*ret_u = u_x;
 	*ret_p = p;
@@ -318,6 +500,64 @@ out:
 	free(all);
 	free(ranks);
 	return r;
+}
+
+/* C(n, k) as a double: exact while it is below 2^53, since every partial
+ * product is itself a binomial coefficient. */
+static double choose(size_t n, size_t k)
+{
+	double c = 1;
+	for (size_t i = 1; i <= k; i++)
+		c = c * (double)(n - k + i) / (double)i;
+	return c;
+}
+
+/* P(a random m of the ascending pooled values s[0..n) are its m largest
+ * (top) or its m smallest): 1 / C(n, m), or C(t, u) / C(n, m) when a tie
+ * of t values crosses the border with u of them inside, since any u of
+ * the t make the same ranks. */
+static double end_prob(const double *s, size_t n, size_t m, bool top)
+{
+	double v = s[top ? n - m : m - 1];
+	size_t t = 0, u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == v) {
+			t++;
+			u += top ? i >= n - m : i < m;
+		}
+	return choose(t, u) / choose(n, m);
+}
+
+double stats_mann_whitney_min_p(const double *x, size_t nx, const double *y, size_t ny)
+{
+	if (!x || !y || nx == 0 || ny == 0 || !stats_all_finite(x, nx) || !stats_all_finite(y, ny))
+		return NAN;
+	size_t n = nx + ny;
+	double *s = malloc(n * sizeof(*s)), *ranks = malloc(n * sizeof(*ranks));
+	double p = NAN, tie_term, z;
+	if (!s || !ranks)
+		goto out;
+	memcpy(s, x, nx * sizeof(*x));
+	memcpy(s + nx, y, ny * sizeof(*y));
+	qsort(s, n, sizeof(*s), stats_cmp_double);
+	/* the most extreme splits: y holding the largest values, or the smallest */
+	if (nx < STATS_EXACT_LIMIT && ny < STATS_EXACT_LIMIT) {
+		p = fmin(1, 2 * fmin(end_prob(s, n, ny, true), end_prob(s, n, ny, false)));
+		goto out;
+	}
+	if (stats_midranks(s, n, ranks, &tie_term) < 0)
+		goto out;
+	double fx = (double)nx, fy = (double)ny, r_low = 0, r_high = 0, base = fy * (fy + 1) / 2;
+	for (size_t i = 0; i < ny; i++) {
+		r_low += ranks[i];
+		r_high += ranks[n - 1 - i];
+	}
+	p = fmin(mw_normal_p(fx * fy - (r_high - base), fx, fy, tie_term, &z),
+		 mw_normal_p(fx * fy - (r_low - base), fx, fy, tie_term, &z));
+out:
+	free(s);
+	free(ranks);
+	return p;
 }
 
 /* Two-pass mean and sample variance: exact enough at 1e12 and 1e-9. */

@@ -20,14 +20,17 @@ Two ways to run it:
 For every data set (x = variant A, y = variant B):
   paired (x, y of equal length), d = y - x:
     scipy.stats.wilcoxon, two-sided, zero_method="wilcox" (zeros dropped).
-      kab's method: exact when fewer than 50 non-zero d remain and no |d|
-      ties, else the normal approximation with tie correction and
-      correction=True. The reference is scipy with that method forced,
-      on the non-zero d for the exact case: scipy's "auto" itself switches
-      to the normal approximation as soon as a zero is present, and runs
-      its exact table on tied data (where it is wrong); the note column
-      says where "auto" would differ. All-zero d: scipy raises, kab says
-      p = 1 (no evidence of a shift); the reference is that by design.
+      kab's method: exact when fewer than 50 non-zero d remain, else the
+      normal approximation with tie correction and correction=True. The
+      reference is scipy with that method forced, on the non-zero d for
+      the exact case: scipy's "auto" itself switches to the normal
+      approximation as soon as a zero is present; the note column says
+      where "auto" would differ. With |d| ties below 50, kab's test is
+      the exact one conditional on the midranks, which scipy does not
+      have (its exact table is the untied one, wrong on tied data): the
+      reference is exact_tied_p below, integer counts of sign vectors
+      by doubled midrank sum. All-zero d: scipy raises, kab says p = 1
+      (no evidence of a shift); the reference is that by design.
     Hodges-Lehmann: median of the Walsh averages (numpy), interval
       [W_(c+1), W_(N-c)] with c the largest value where P(W+ <= c) <= 0.025
       from scipy's exact signed-rank distribution below 50 values, and
@@ -35,14 +38,24 @@ For every data set (x = variant A, y = variant B):
   both kinds:
     scipy.stats.mannwhitneyu(x, y), two-sided, use_continuity=True,
       method "exact" when both sizes < 50 and there are no ties, else
-      "asymptotic" (scipy's "auto" only goes exact below 9).
+      "asymptotic" (scipy's "auto" only goes exact below 9). With ties and
+      both sizes < 50 kab's test is exact conditional on the midranks,
+      which scipy does not have: the reference is exact_tied_p below,
+      integer counts of the splits of the pooled values by y's doubled
+      midrank sum.
     two-sample HL: median of y_j - x_i, interval from scipy's exact U
       distribution (sizes < 50) or the normal approximation.
     scipy.stats.ttest_ind(y, x, equal_var=False): t > 0 when y is larger.
+
+exact_tied_p counts in Python integers (no rounding, no overflow) and
+shares no code with kab's probability DPs; tests/stats/exact_ref.py checks
+the same definition by enumerating every sign vector or split of smaller
+data sets (tests/stats/exact.tsv).
 """
 import math
 import warnings
 import sys
+from fractions import Fraction
 
 import numpy as np
 import scipy
@@ -89,6 +102,41 @@ def interval(terms, c, level):
     return np.median(terms), terms[c], terms[len(terms) - 1 - c], level
 
 
+def exact_tied_p(counts, observed):
+    """Two-sided p from counts[s] = how many equally likely outcomes have
+    the sum s: min(1, 2 min(P(S <= observed), P(S >= observed)))."""
+    lower, upper = sum(counts[:observed + 1]), sum(counts[observed:])
+    return float(min(Fraction(1), Fraction(2 * min(lower, upper), sum(counts))))
+
+
+def doubled_ranks(v):
+    """Midranks times 2: integers, also within ties."""
+    return [int(round(2 * r)) for r in st.rankdata(v)]
+
+
+def signrank_tied_p(nz):
+    """Exact p over the 2^k sign vectors of the observed midranks."""
+    r2 = doubled_ranks(np.abs(nz))
+    counts = [1] + [0] * sum(r2)
+    for r in r2:
+        counts = [c + (counts[s - r] if s >= r else 0) for s, c in enumerate(counts)]
+    return exact_tied_p(counts, sum(r for r, v in zip(r2, nz) if v > 0))
+
+
+def ranksum_tied_p(x, y):
+    """Exact p over the C(nx+ny, ny) splits of the pooled midranks: counts
+    by (how many of y's size chosen, sum)."""
+    r2 = doubled_ranks(np.concatenate([x, y]))
+    m, top = len(y), sum(r2)
+    counts = [[1] + [0] * top] + [[0] * (top + 1) for _ in range(m)]
+    for r in r2:
+        for j in range(m, 0, -1):
+            row, fewer = counts[j], counts[j - 1]
+            for s in range(top, r - 1, -1):
+                row[s] += fewer[s - r]
+    return exact_tied_p(counts[m], sum(r2[len(x):]))
+
+
 def wilcoxon(d):
     nz = d[d != 0]
     n = len(nz)
@@ -99,15 +147,18 @@ def wilcoxon(d):
     ranks = st.rankdata(np.abs(nz))
     w_plus = float(np.sum(ranks[nz > 0]))
     ties = len(np.unique(np.abs(nz))) < n
-    if n < EXACT_LIMIT and not ties:
+    if n < EXACT_LIMIT and ties:
+        notes.append("ties: exact conditional p by exact_tied_p (scipy approx said %r)"
+                     % float(st.wilcoxon(d, zero_method="wilcox", correction=True, method="approx").pvalue))
+        top = n * (n + 1) / 2
+        return "exact", w_plus, min(w_plus, top - w_plus), signrank_tied_p(nz), None, notes
+    if n < EXACT_LIMIT:
         res = st.wilcoxon(nz, method="exact")
         if n < len(d):
             notes.append("zeros: scipy auto goes normal; reference is scipy exact on non-zero d")
         method, z = "exact", None
     else:
         res = st.wilcoxon(d, zero_method="wilcox", correction=True, method="approx")
-        if ties and n <= 50 and n == len(d):
-            notes.append("ties: scipy auto would use its exact table; reference is scipy approx")
         method, z = "normal", abs(res.zstatistic)
     return method, w_plus, float(res.statistic), float(res.pvalue), z, notes
 
@@ -125,10 +176,13 @@ def hl_paired(d):
 
 def mann_whitney(x, y):
     ties = len(np.unique(np.concatenate([x, y]))) < len(x) + len(y)
-    exact = len(x) < EXACT_LIMIT and len(y) < EXACT_LIMIT and not ties
-    method = "exact" if exact else "asymptotic"
+    exact = len(x) < EXACT_LIMIT and len(y) < EXACT_LIMIT
+    method = "exact" if exact and not ties else "asymptotic"
     res = st.mannwhitneyu(x, y, use_continuity=True, alternative="two-sided", method=method)
     notes = []
+    if exact and ties:
+        notes.append("mw ties: exact conditional p by exact_tied_p (scipy asymptotic said %r)" % float(res.pvalue))
+        return "exact", float(res.statistic), ranksum_tied_p(x, y), notes
     if exact and len(x) > 8 and len(y) > 8:
         notes.append("mw: scipy auto would be asymptotic; reference is scipy exact")
     return ("exact" if exact else "normal"), float(res.statistic), float(res.pvalue), notes
@@ -208,6 +262,9 @@ def cases():
     add("u-huge", lognormal(8, 1e12, 0.01), lognormal(11, 1e12, 0.01, 0.02))
     add("u-tiny", lognormal(9, 1e-9, 0.01), lognormal(6, 1e-9, 0.01, -0.02))
     add("u-zeros", [0.0] * 5, [0, 0, 1, 0, 2, 0, 1])
+    # ties from 50 on: the normal approximations with their tie corrections
+    a = np.array([(7 * i) % 11 for i in range(60)], float)
+    add("n60-int-ties", a, a + np.array([[-1, 1, 2, 3][i % 4] for i in range(60)], float))
     return out
 
 

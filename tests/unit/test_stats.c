@@ -208,13 +208,47 @@ static void test_small_sample_facts(void)
 	T_NEAR(hi, 6, 1e-15);
 	T_NEAR(level, 1 - 4.0 / 126, 1e-15);
 
-	/* ties force the normal approximation */
+	/* Ties no longer force the normal approximation (which said 0.0502
+	 * here): the exact test is conditional on the midranks.
+	 * |d| = 1, 1, 1 share rank 2 (doubled: 4), then 8, 10, 12, 14, sum 56;
+	 * the -1 makes W+ 52. Of the 128 sign vectors, W+ >= 52 takes at
+	 * most one 4 negative: 4 of them, so p = 2 * 4/128. */
 	const double tied[] = { 1, 1, 2, 3, -1, 4, 5 };
-	T_CHECK(wilcoxon_p(tied, 7, &exact) > 0);
-	T_CHECK(!exact);
+	T_NEAR(wilcoxon_p(tied, 7, &exact), 0.0625, 1e-15);
+	T_CHECK(exact);
 	T_EQ_INT(stats_wilcoxon(NULL, 3, &w, &p, &exact, &z), -EINVAL);
 	T_EQ_INT(stats_hl_paired(e, 0, 0.95, &est, &lo, &hi, &level), -EINVAL);
 	T_EQ_INT(stats_welch(x, 1, y, 3, &w, &z, &p), -EINVAL);
+}
+
+/* The smallest p each test could give, whatever the signs or labels:
+ * STATS.md's small-sample facts, and ties that keep the floor up. */
+static void test_min_p(void)
+{
+	const double d[] = { 3, -1, 4, 1, -5, 9, 2, 6 };
+	T_NEAR(stats_wilcoxon_min_p(d, 5), 1.0 / 16, 0); /* 5 pairs never reach 0.05 */
+	T_NEAR(stats_wilcoxon_min_p(d, 6), 2.0 / 64, 0);
+	T_NEAR(stats_wilcoxon_min_p(d, 1), 1, 0);
+	const double counter[] = { -655364, -655364, -655364, -655364, -655364, -655364 };
+	T_NEAR(stats_wilcoxon_min_p(counter, 6), 2.0 / 64, 0); /* ties do not move it */
+	const double zeros[] = { 0, 0, 2, 0, -2 };
+	T_NEAR(stats_wilcoxon_min_p(zeros, 5), 2.0 / 4, 0);
+	T_CHECK(isnan(stats_wilcoxon_min_p(zeros, 2))); /* no non-zero d: no test */
+
+	/* Mann-Whitney: 3 vs 3 cannot go below 2/20; a counter at 6 pairs 2/924 */
+	const double x[] = { 1, 2, 3 }, y[] = { 2.5, 0.5, 7 };
+	T_NEAR(stats_mann_whitney_min_p(x, 3, y, 3), 0.1, 1e-15);
+	const double big[] = { 655364, 655364, 655364, 655364, 655364, 655364 }, none[] = { 0, 0, 0, 0, 0, 0 };
+	T_NEAR(stats_mann_whitney_min_p(big, 6, none, 6), 2.0 / 924, 1e-15);
+	/* 9 of the 12 values tied at 0: y holding the top is 1, 2, 3 and any 2
+	 * of the zeros, C(9, 2) = 36 of the C(12, 5) = 792 splits; y holding
+	 * the bottom is any 5 zeros, 126 splits. The floor is 2 * 36/792, not
+	 * 2/792. */
+	const double cx[] = { 0, 0, 0, 0, 0, 0, 0 }, cy[] = { 0, 0, 1, 2, 3 };
+	T_NEAR(stats_mann_whitney_min_p(cx, 7, cy, 5), 2.0 * 36 / 792, 1e-15);
+	const double four[] = { 4, 4, 4, 4 };
+	T_NEAR(stats_mann_whitney_min_p(four, 4, four, 3), 1, 0); /* every value equal */
+	T_CHECK(isnan(stats_mann_whitney_min_p(x, 0, y, 3)));
 }
 
 static void test_zeros(void)
@@ -539,6 +573,7 @@ int main(void)
 	test_bh();
 	test_signrank_tables();
 	test_small_sample_facts();
+	test_min_p();
 	test_zeros();
 	test_degenerate();
 	test_names();

@@ -2,6 +2,13 @@
  * the data sets in tests/stats/oracle.tsv (written by gen_cases.py, which
  * documents the method matched per test; KAB_ORACLE overrides the path).
  *
+ * Rows with ties below 50 (n15-int-ties, counter-zero-a, u-ties, ...)
+ * expected scipy's normal approximation until kab's rank tests became
+ * exact with ties (STATS.md rule 5): scipy has no exact test conditional
+ * on midranks, so their expected p is now gen_cases.py's exact_tied_p
+ * (integer counts; the note column keeps scipy's old approximate p), and
+ * tests/unit/test_stats_exact.c checks the same definition by enumeration.
+ *
  * Tolerances, relative:
  *  - exact p-values 1e-6 (the issue's bar); both sides sum the same exact
  *    distribution, so the errors seen are near 1e-15.
