@@ -409,8 +409,9 @@ static void test_notes(FILE *out, const struct report *r, const struct report_wo
 		untestable += !stats_testable(&m->cmp[v], r->alpha);
 		secondaries += !m->primary;
 	}
-	fprintf(out, "p: exact Wilcoxon signed-rank on the paired log ratios (%zu metric%s)", wilcoxon, wilcoxon == 1 ? "" : "s");
-	fprintf(out, ". Delta%% and its CI: Hodges-Lehmann estimate of the change per pair.\n");
+	if (wilcoxon)
+		fprintf(out, "p: exact Wilcoxon signed-rank on the paired log ratios (%zu metric%s). ", wilcoxon, wilcoxon == 1 ? "" : "s");
+	fprintf(out, "Delta%% and its CI: Hodges-Lehmann estimate of the change per pair.\n");
 	list_metrics(out, "p: exact run-level permutation test (a zero or negative value in some run; the CI on the paired differences): ",
 		     w, v, by_permutation);
 	list_metrics(out, "p: exact Mann-Whitney U on every run (partner runs missing): ", w, v, unpaired);
@@ -454,7 +455,7 @@ static void footnotes(FILE *out, const struct report *r, const struct report_wor
 			w->pairs == 1 ? "" : "s");
 	else
 		fprintf(out, "No test could run: no metric has runs of both variants.\n");
-	if (max_pairs >= 1 && max_pairs < STATS_MIN_PAIRS)
+	if (max_pairs >= 2 && max_pairs < STATS_MIN_PAIRS)
 		fprintf(out, "With %zu pairs no verdict says better, worse or changed: the exact tests need %u pairs to reach p < 0.05; run more pairs.\n",
 			max_pairs, STATS_MIN_PAIRS);
 	list_metrics(out, "In one variant only: ", w, v, one_side_only);
