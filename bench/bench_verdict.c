@@ -68,8 +68,13 @@ static double decided(unsigned n, double shift, double cov, unsigned jobs, enum 
 			b[i] = 1000 * (1 + shift) * exp(sigma * gauss());
 		}
 		struct stats_input in = {
-			.a = a, .b = b, .n = n, .dir = STATS_DIR_HIGHER,
-			.min_change_pct = -1, .equivalence_pct = -1, .alpha = ALPHA,
+			.a = a,
+			.b = b,
+			.n = n,
+			.dir = STATS_DIR_HIGHER,
+			.min_change_pct = -1,
+			.equivalence_pct = -1,
+			.alpha = ALPHA,
 		};
 		struct stats_result r;
 		if (stats_compare(&in, &r) < 0) {

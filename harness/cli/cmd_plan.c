@@ -70,7 +70,7 @@ struct plan_row {
 	unsigned cols[N_COLS_MAX];
 	double min_effect[N_COLS_MAX];   /* fraction; NAN: more than +100% */
 	size_t n_cols;
-	unsigned effect_pairs;    /* 0: more than PLAN_PAIRS_MAX, or not above min_change */
+	unsigned effect_pairs; /* 0: more than PLAN_PAIRS_MAX, or not above min_change */
 	double effect_power;
 	bool below_min_change;
 };
@@ -228,8 +228,12 @@ static int row_noise(const struct report_workload *w, const struct report_metric
 		return -EDOM;
 	}
 	*nz = (struct plan_noise){
-		.a = a, .b = b, .n = n, .dir = m->info.dir,
-		.min_change_pct = m->min_change_pct, .equivalence_pct = m->equivalence_pct,
+		.a = a,
+		.b = b,
+		.n = n,
+		.dir = m->info.dir,
+		.min_change_pct = m->min_change_pct,
+		.equivalence_pct = m->equivalence_pct,
 	};
 	return 0;
 }
@@ -274,9 +278,8 @@ static int plan_row(const struct plan_opts *o, const struct report_workload *w, 
 	if (o->effect > 0) {
 		/* kab calls no change under min_change: not worth simulating */
 		row->below_min_change = 100 * o->effect <= row->s.min_change_pct;
-		if (!row->below_min_change &&
-		    (r = plan_pairs_for(&nz, o->effect, PLAN_TARGET_POWER, PLAN_PAIRS_MAX,
-					&row->effect_pairs, &row->effect_power)) < 0)
+		if (!row->below_min_change && (r = plan_pairs_for(&nz, o->effect, PLAN_TARGET_POWER, PLAN_PAIRS_MAX,
+								  &row->effect_pairs, &row->effect_power)) < 0)
 			goto out;
 	}
 	row->ok = true;
@@ -372,12 +375,11 @@ static void print_text(const struct plan_opts *o, const char *title, const char 
 		"p < 0.05). Power: %u simulated jobs per pair count (seed %llu), each judged by kab's verdict (exact p < 0.05, the 95%% CI\n"
 		"of the Hodges-Lehmann shift clear of 0 and the estimate at least min_change), pairs drawn from the calibration by\n"
 		"a smoothed bootstrap, B raised by the effect%s.\n",
-		STATS_MIN_CHANGE_PCT,
-		o->job_pairs ? "; * the job's pairs" : "", PLAN_MIN_DECIDING_PAIRS,
+		STATS_MIN_CHANGE_PCT, o->job_pairs ? "; * the job's pairs" : "", PLAN_MIN_DECIDING_PAIRS,
 		o->sims ? o->sims : PLAN_DEFAULT_SIMS, (unsigned long long)(o->seed ? o->seed : PLAN_DEFAULT_SEED),
-		o->estimate ? "; the noise as the calibration estimated it (--noise estimate)" :
-		"; the noise at its upper 80% confidence bound (\"upper\"; the\n"
-		"calibration's SD is below the truth half the time: --noise estimate plans with the estimate)");
+		o->estimate ? "; the noise as the calibration estimated it (--noise estimate)"
+			    : "; the noise at its upper 80% confidence bound (\"upper\"; the\n"
+			      "calibration's SD is below the truth half the time: --noise estimate plans with the estimate)");
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].ok && rows[i].s.pairs < ROUGH_CAL_PAIRS) {
 			fprintf(out, "The noise comes from %zu pairs: where the machine's load or state drifts, a stretch of %zu pairs can be\n"

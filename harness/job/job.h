@@ -117,8 +117,8 @@ struct job_metric {
 	enum job_direction direction;
 	char *unit;            /* NULL: unset */
 	char *label;           /* for cover letters; NULL: unset */
-	double min_change_pct;   /* smallest change worth a verdict, percent; < 0: unset */
-	double equivalence_pct;  /* the margin of "same", percent (older name: epsilon); < 0: unset */
+	double min_change_pct; /* smallest change worth a verdict, percent; < 0: unset */
+	double equivalence_pct; /* the margin of "same", percent (older name: epsilon); < 0: unset */
 	int line;
 };
 

@@ -301,7 +301,9 @@ static void build_metric_section(struct job_builder *b, const struct job_section
 	}
 	j->metric_settings = nm;
 	struct job_metric *m = &j->metric_settings[j->n_metric_settings++];
-	*m = (struct job_metric){ .name = strdup(s->label), .direction = JOB_DIR_UNSET, .min_change_pct = -1, .equivalence_pct = -1, .line = s->line };
+	*m = (struct job_metric){
+		.name = strdup(s->label), .direction = JOB_DIR_UNSET, .min_change_pct = -1, .equivalence_pct = -1, .line = s->line
+	};
 	if (!m->name)
 		b->oom = true;
 	if (!job_valid_metric(s->label))
@@ -310,7 +312,8 @@ static void build_metric_section(struct job_builder *b, const struct job_section
 	struct seen seen[JOB_N_KEYS] = { 0 };
 	apply_entries(b, s, m, seen, NULL);
 	if (s->n == 0)
-		ERR(b, s->line, "[metric %s] sets nothing: give it direction, unit, min_change, equivalence or label, or remove it", s->label);
+		ERR(b, s->line, "[metric %s] sets nothing: give it direction, unit, min_change, equivalence or label, or remove it",
+		    s->label);
 }
 
 const struct job_zswap_key job_zswap_keys[4] = {

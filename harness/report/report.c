@@ -290,9 +290,13 @@ int report_analyze(struct report *r)
 			}
 			for (size_t v = 1; v < r->n_variants; v++) {
 				struct stats_input in = {
-					.a = m->values, .b = m->values + v * np, .n = np,
-					.dir = m->info.dir, .min_change_pct = m->min_change_pct,
-					.equivalence_pct = m->equivalence_pct, .alpha = r->alpha,
+					.a = m->values,
+					.b = m->values + v * np,
+					.n = np,
+					.dir = m->info.dir,
+					.min_change_pct = m->min_change_pct,
+					.equivalence_pct = m->equivalence_pct,
+					.alpha = r->alpha,
 				};
 				int e = stats_compare(&in, &m->cmp[v]);
 				if (e < 0)

@@ -402,7 +402,8 @@ int report_render_csv(const struct report *r, FILE *out)
 	      "n_before,mean_before,median_before,stddev_before,cov_pct_before,min_before,max_before,"
 	      "n_after,mean_after,median_after,stddev_after,cov_pct_after,min_after,max_after,"
 	      "pairs_used,delta_abs,delta_pct,hl_pct,ci_low_pct,ci_high_pct,ci_level,ci90_low_pct,ci90_high_pct,log_scale,test,"
-	      "p_value,q_value,welch_p_value,min_p_value,min_change_pct,equivalence_pct,verdict,values_before,values_after\n", out);
+	      "p_value,q_value,welch_p_value,min_p_value,min_change_pct,equivalence_pct,verdict,values_before,values_after\n",
+	      out);
 	for (size_t wi = 0; wi < r->n_workloads; wi++) {
 		const struct report_workload *w = &r->w[wi];
 		for (size_t i = 0; i < w->n_metrics; i++) {

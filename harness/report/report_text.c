@@ -309,8 +309,7 @@ static bool unpaired(const struct report_metric *m, size_t v)
 static bool by_normal(const struct report_metric *m, size_t v)
 {
 	enum stats_test t = m->cmp[v].test;
-	return t == STATS_TEST_WILCOXON_NORMAL || t == STATS_TEST_MANN_WHITNEY_NORMAL ||
-	       t == STATS_TEST_PERMUTATION_NORMAL;
+	return t == STATS_TEST_WILCOXON_NORMAL || t == STATS_TEST_MANN_WHITNEY_NORMAL || t == STATS_TEST_PERMUTATION_NORMAL;
 }
 
 static bool one_side_only(const struct report_metric *m, size_t v)
@@ -410,17 +409,18 @@ static void test_notes(FILE *out, const struct report *r, const struct report_wo
 		secondaries += !m->primary;
 	}
 	if (wilcoxon)
-		fprintf(out, "p: exact Wilcoxon signed-rank on the paired log ratios (%zu metric%s). ", wilcoxon, wilcoxon == 1 ? "" : "s");
+		fprintf(out, "p: exact Wilcoxon signed-rank on the paired log ratios (%zu metric%s). ", wilcoxon,
+			wilcoxon == 1 ? "" : "s");
 	fprintf(out, "Delta%% and its CI: Hodges-Lehmann estimate of the change per pair.\n");
-	list_metrics(out, "p: exact run-level permutation test (a zero or negative value in some run; the CI on the paired differences): ",
-		     w, v, by_permutation);
+	list_metrics(out, "p: exact run-level permutation test (a zero or negative value in some run; the CI on the paired differences): ", w,
+		     v, by_permutation);
 	list_metrics(out, "p: exact Mann-Whitney U on every run (partner runs missing): ", w, v, unpaired);
 	list_metrics(out, "p: normal approximation (50 pairs or more): ", w, v, by_normal);
 	fprintf(out, "q: Benjamini-Hochberg over the %zu metric%s that could reach p < %g", w->family[v],
 		w->family[v] == 1 ? "" : "s", r->alpha);
 	if (untestable)
-		fprintf(out, " (%zu of the %zu tested could not: constant in every run, or too few runs that differ)", untestable,
-			tested);
+		fprintf(out, " (%zu of the %zu tested could not: constant in every run, or too few runs that differ)",
+			untestable, tested);
 	fprintf(out, ".\n");
 	if (w->holm[v])
 		list_metrics(out, "Primary metrics, Holm-adjusted among themselves (q is the adjusted p): ", w, v, is_primary);
@@ -431,7 +431,8 @@ static void test_notes(FILE *out, const struct report *r, const struct report_wo
 	 * the family moved with it */
 	if (secondaries && w->pairs >= STATS_MIN_PAIRS && w->pairs < 64 &&
 	    ldexp(1, 1 - (int)w->pairs) * (double)w->family[v] >= r->alpha && w->family[v] > 1)
-		fprintf(out, "At %zu pairs the smallest signed-rank p is 1/%.0f: a secondary metric passes BH over %zu only when most of them "
+		fprintf(out,
+			"At %zu pairs the smallest signed-rank p is 1/%.0f: a secondary metric passes BH over %zu only when most of them "
 			"moved with it; declare it primary (primary = METRIC) or run at least %u pairs.\n",
 			w->pairs, ldexp(1, (int)w->pairs - 1), w->family[v],
 			(unsigned)ceil(1 - log2(r->alpha / (double)w->family[v])));
@@ -468,13 +469,14 @@ static void footnotes(FILE *out, const struct report *r, const struct report_wor
 	if (common_thresholds(w, v, &mc, &eq))
 		fprintf(out, "%s better  %s worse  %s changed: p (q) < %g, the 95%% CI clear of 0 and |Delta%%| >= %g%%;  %s same: the 90%% CI inside %s%g%%;  %s undecided: neither\n",
 			stats_verdict_marker(STATS_VERDICT_BETTER, utf8), stats_verdict_marker(STATS_VERDICT_WORSE, utf8),
-			stats_verdict_marker(STATS_VERDICT_CHANGED, utf8), r->alpha, mc, stats_verdict_marker(STATS_VERDICT_SAME, utf8),
-			pm, eq, stats_verdict_marker(STATS_VERDICT_UNDECIDED, utf8));
+			stats_verdict_marker(STATS_VERDICT_CHANGED, utf8), r->alpha, mc,
+			stats_verdict_marker(STATS_VERDICT_SAME, utf8), pm, eq,
+			stats_verdict_marker(STATS_VERDICT_UNDECIDED, utf8));
 	else
 		fprintf(out, "%s better  %s worse  %s changed: p (q) < %g, the 95%% CI clear of 0 and |Delta%%| >= min_change;  %s same: the 90%% CI inside %sequivalence (per metric: the job's [metric] sections, the JSON);  %s undecided: neither\n",
 			stats_verdict_marker(STATS_VERDICT_BETTER, utf8), stats_verdict_marker(STATS_VERDICT_WORSE, utf8),
-			stats_verdict_marker(STATS_VERDICT_CHANGED, utf8), r->alpha, stats_verdict_marker(STATS_VERDICT_SAME, utf8), pm,
-			stats_verdict_marker(STATS_VERDICT_UNDECIDED, utf8));
+			stats_verdict_marker(STATS_VERDICT_CHANGED, utf8), r->alpha,
+			stats_verdict_marker(STATS_VERDICT_SAME, utf8), pm, stats_verdict_marker(STATS_VERDICT_UNDECIDED, utf8));
 	fprintf(out, "%s higher is better  %s lower is better  %s neutral\n", report_dir_arrow(STATS_DIR_HIGHER, utf8),
 		report_dir_arrow(STATS_DIR_LOWER, utf8), report_dir_arrow(STATS_DIR_NEUTRAL, utf8));
 }

@@ -201,8 +201,12 @@ int plan_power(const struct plan_noise *nz, unsigned pairs, double effect, doubl
 			b[i] = a[i] * exp(pool_draw(&pd, j, rng) + shift);
 		}
 		struct stats_input in = {
-			.a = a, .b = b, .n = pairs, .dir = nz->dir,
-			.min_change_pct = nz->min_change_pct, .equivalence_pct = nz->equivalence_pct,
+			.a = a,
+			.b = b,
+			.n = pairs,
+			.dir = nz->dir,
+			.min_change_pct = nz->min_change_pct,
+			.equivalence_pct = nz->equivalence_pct,
 		};
 		struct stats_result res;
 		if ((r = stats_compare(&in, &res)) < 0)

@@ -35,8 +35,8 @@ struct plan_noise {
 	const double *a, *b;   /* the calibration's pairs: A_i and its A/A partner B_i, > 0 */
 	size_t n;
 	enum stats_direction dir;
-	double min_change_pct;   /* the job's [metric] min_change; < 0: STATS_MIN_CHANGE_PCT */
-	double equivalence_pct;  /* the job's [metric] equivalence; < 0: STATS_EQUIVALENCE_PCT */
+	double min_change_pct;  /* the job's [metric] min_change; < 0: STATS_MIN_CHANGE_PCT */
+	double equivalence_pct; /* the job's [metric] equivalence; < 0: STATS_EQUIVALENCE_PCT */
 	/* Spread of the draws against the calibration's: 1 (or 0) draws with
 	 * its SD; plan_upper_factor() gives the factor for an upper bound. */
 	double d_inflate, base_inflate;
@@ -50,7 +50,7 @@ struct plan_summary {
 	double d_sd;           /* SD of the paired log-ratios */
 	double noise_pct;      /* their CoV in percent: 100 (e^sd - 1) */
 	double base_cov_pct;   /* CoV of the baseline runs (both sides) */
-	double min_change_pct;   /* the thresholds kab would use: the job's or the defaults */
+	double min_change_pct; /* the thresholds kab would use: the job's or the defaults */
 	double equivalence_pct;
 };
 

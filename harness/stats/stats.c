@@ -106,7 +106,8 @@ const char *stats_test_name(enum stats_test t) {
 	return "unknown";
 }
 
-const char *stats_test_label(enum stats_test t) {
+const char *stats_test_label(enum stats_test t)
+{
 	switch (t) {
 	case STATS_TEST_NONE: return "no test";
 	case STATS_TEST_WILCOXON_EXACT: return "exact Wilcoxon signed-rank on paired log ratios";
@@ -138,12 +139,13 @@ struct cmp {
 	double p, z, min_p;
 	enum stats_test test;
 	size_t pairs;
-	size_t replicates;      /* pairs, or the smaller side's runs unpaired */
+	size_t replicates; /* pairs, or the smaller side's runs unpaired */
 };
 
 /* A shift on the scale used, in percent. On the difference scale a zero
  * baseline leaves percentages undefined, except for no shift at all. */
-static double to_pct(bool log_scale, double scale, double x) {
+static double to_pct(bool log_scale, double scale, double x)
+{
 	if (isnan(x))
 		return NAN;
 	if (log_scale)
@@ -182,7 +184,8 @@ static double look_z(const double *d, size_t k, double rank_z) {
 
 /* The paired Hodges-Lehmann estimate with its 1 - alpha and 90% intervals.
  * One pair gives an estimate and no interval. */
-static int intervals_paired(const double *d, size_t k, double conf, struct cmp *c) {
+static int intervals_paired(const double *d, size_t k, double conf, struct cmp *c)
+{
 	if (k == 1) {
 		c->hl = d[0];
 		return 0;
@@ -205,7 +208,8 @@ static int intervals_paired(const double *d, size_t k, double conf, struct cmp *
 
 /* The same for the two-sample shift; a one-against-one comparison has
  * intervals of coverage 0, which are left out. */
-static int intervals_shift(const double *x, size_t nx, const double *y, size_t ny, double conf, struct cmp *c) {
+static int intervals_shift(const double *x, size_t nx, const double *y, size_t ny, double conf, struct cmp *c)
+{
 	double est, lo, hi, level;
 	int r = stats_hl_shift(x, nx, y, ny, conf, &est, &lo, &hi, &level);
 	if (r < 0)
@@ -237,7 +241,8 @@ static size_t compact(const double *x, size_t n, double *out) {
 
 /* Rule 5's run-level permutation test: every run of A against every run
  * of B, exact with midranks below 50 a side. */
-static int permutation(const double *x, size_t nx, const double *y, size_t ny, struct cmp *c, double *ret_z) {
+static int permutation(const double *x, size_t nx, const double *y, size_t ny, struct cmp *c, double *ret_z)
+{
 	double u, p, z;
 	bool exact;
 	int r = stats_mann_whitney(x, nx, y, ny, &u, &p, &exact, &z);
@@ -253,7 +258,8 @@ static int permutation(const double *x, size_t nx, const double *y, size_t ny, s
  * Differences (a zero or a negative value in some run): the estimate and
  * intervals on the paired differences, the p of the run-level
  * permutation test. */
-static int run_paired(const double *va, const double *vb, size_t n, double conf, struct cmp *c) {
+static int run_paired(const double *va, const double *vb, size_t n, double conf, struct cmp *c)
+{
 	double *d = malloc(n * sizeof(*d)), *x = malloc(n * sizeof(*x)), *y = malloc(n * sizeof(*y));
 	int r = -ENOMEM;
 	if (!d || !x || !y)
@@ -265,7 +271,7 @@ static int run_paired(const double *va, const double *vb, size_t n, double conf,
 	c->pairs = c->replicates = k;
 	r = 0;
 	if (!stats_all_finite(d, k)) {
-		r = -ERANGE;  /* ratios or differences beyond a double */
+		r = -ERANGE; /* ratios or differences beyond a double */
 		goto out;
 	}
 	if ((r = intervals_paired(d, k, conf, c)) < 0 || k == 1)
@@ -331,13 +337,15 @@ out:
 	return r;
 }
 
-bool stats_testable(const struct stats_result *r, double alpha) {
+bool stats_testable(const struct stats_result *r, double alpha)
+{
 	return r && r->min_p < (alpha == 0 ? DEFAULT_ALPHA : alpha);
 }
 
 /* |shift| of at least min_change, on the scale used. From a zero baseline
  * any shift is an infinite percentage, so any non-zero one counts. */
-static bool big_enough(const struct stats_result *r) {
+static bool big_enough(const struct stats_result *r)
+{
 	if (r->log_scale)
 		return fabs(100 * expm1(r->hl)) >= r->min_change_pct;
 	if (r->scale > 0)
@@ -348,7 +356,8 @@ static bool big_enough(const struct stats_result *r) {
 /* The equivalence margin +-Delta on the scale used: [ln(1 - D), ln(1 + D)]
  * for ratios, +-D |median A| for differences (with a zero baseline only an
  * interval of exactly [0, 0] is inside it). */
-static bool inside_margin(const struct stats_result *r) {
+static bool inside_margin(const struct stats_result *r)
+{
 	double e = r->equivalence_pct / 100, lo, hi;
 	if (r->log_scale) {
 		lo = e < 1 ? log1p(-e) : -INFINITY;
@@ -364,7 +373,8 @@ static bool inside_margin(const struct stats_result *r) {
  * full coverage clear of 0, a shift of at least min_change and at least
  * STATS_MIN_PAIRS replicates; "same" needs the 90% interval, at its full
  * coverage, inside the equivalence margin. Neither: undecided. */
-enum stats_verdict stats_decide(const struct stats_result *r, double p_used, double alpha, enum stats_direction dir) {
+enum stats_verdict stats_decide(const struct stats_result *r, double p_used, double alpha, enum stats_direction dir)
+{
 	if (r->a.n == 0 || r->b.n == 0)
 		return STATS_VERDICT_NONE;
 	if (alpha == 0)
@@ -403,7 +413,8 @@ static void transform(const double *x, size_t n, bool log_scale, double *out) {
 	}
 }
 
-static void fill_deltas(struct stats_result *res) {
+static void fill_deltas(struct stats_result *res)
+{
 	res->delta_abs = finite_or_nan(res->b.mean - res->a.mean);
 	/* no change is 0% even of a zero baseline (a counter that never moved) */
 	if (res->delta_abs == 0)
@@ -412,7 +423,8 @@ static void fill_deltas(struct stats_result *res) {
 		res->delta_pct = finite_or_nan(100 * res->delta_abs / fabs(res->a.mean));
 }
 
-static void fill_from(struct stats_result *res, const struct cmp *c) {
+static void fill_from(struct stats_result *res, const struct cmp *c)
+{
 	res->pairs = c->pairs;
 	res->replicates = c->replicates;
 	res->log_scale = c->log_scale;
@@ -443,12 +455,28 @@ int stats_compare(const struct stats_input *in, struct stats_result *ret) {
 		return -EINVAL;
 
 	struct stats_result res = {
-		.delta_abs = NAN, .delta_pct = NAN, .hl = NAN, .hl_pct = NAN,
-		.ci_low_pct = NAN, .ci_high_pct = NAN, .ci_level = NAN,
-		.ci90_low_pct = NAN, .ci90_high_pct = NAN, .ci90_level = NAN,
-		.ci_lo = NAN, .ci_hi = NAN, .ci90_lo = NAN, .ci90_hi = NAN, .scale = NAN,
-		.test = STATS_TEST_NONE, .p_value = NAN, .min_p = NAN, .z = NAN, .welch_p = NAN,
-		.q_value = NAN, .verdict = STATS_VERDICT_NONE,
+		.delta_abs = NAN,
+		.delta_pct = NAN,
+		.hl = NAN,
+		.hl_pct = NAN,
+		.ci_low_pct = NAN,
+		.ci_high_pct = NAN,
+		.ci_level = NAN,
+		.ci90_low_pct = NAN,
+		.ci90_high_pct = NAN,
+		.ci90_level = NAN,
+		.ci_lo = NAN,
+		.ci_hi = NAN,
+		.ci90_lo = NAN,
+		.ci90_hi = NAN,
+		.scale = NAN,
+		.test = STATS_TEST_NONE,
+		.p_value = NAN,
+		.min_p = NAN,
+		.z = NAN,
+		.welch_p = NAN,
+		.q_value = NAN,
+		.verdict = STATS_VERDICT_NONE,
 		.min_change_pct = in->min_change_pct >= 0 ? in->min_change_pct : STATS_MIN_CHANGE_PCT,
 		.equivalence_pct = in->equivalence_pct >= 0 ? in->equivalence_pct : STATS_EQUIVALENCE_PCT,
 	};
@@ -467,9 +495,16 @@ int stats_compare(const struct stats_input *in, struct stats_result *ret) {
 	struct cmp c = {
 		.log_scale = all_positive(in->a, in->n) && all_positive(in->b, in->n),
 		.scale = fabs(res.a.median),
-		.hl = NAN, .lo = NAN, .hi = NAN, .level = NAN,
-		.lo90 = NAN, .hi90 = NAN, .level90 = NAN,
-		.p = NAN, .z = NAN, .min_p = NAN,
+		.hl = NAN,
+		.lo = NAN,
+		.hi = NAN,
+		.level = NAN,
+		.lo90 = NAN,
+		.hi90 = NAN,
+		.level90 = NAN,
+		.p = NAN,
+		.z = NAN,
+		.min_p = NAN,
 		.test = STATS_TEST_NONE,
 	};
 	double *va = malloc(in->n * sizeof(*va)), *vb = malloc(in->n * sizeof(*vb));
@@ -553,7 +588,8 @@ int stats_bh(const double *p, size_t n, double *q_out) {
 	return 0;
 }
 
-int stats_holm(const double *p, size_t n, double *adj_out) {
+int stats_holm(const double *p, size_t n, double *adj_out)
+{
 	if (n == 0)
 		return 0;
 	if (!p || !adj_out)

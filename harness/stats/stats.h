@@ -12,11 +12,11 @@
 enum stats_direction { STATS_DIR_NEUTRAL, STATS_DIR_HIGHER, STATS_DIR_LOWER };
 
 enum stats_verdict {
-	STATS_VERDICT_NONE,      /* nothing to compare (no data on a side) */
+	STATS_VERDICT_NONE, /* nothing to compare (no data on a side) */
 	STATS_VERDICT_BETTER,
 	STATS_VERDICT_WORSE,
-	STATS_VERDICT_CHANGED,   /* significant, at least min_change, neutral direction */
-	STATS_VERDICT_SAME,      /* 90% CI inside +-equivalence (TOST) */
+	STATS_VERDICT_CHANGED, /* significant, at least min_change, neutral direction */
+	STATS_VERDICT_SAME,    /* 90% CI inside +-equivalence (TOST) */
 	STATS_VERDICT_UNDECIDED,
 };
 
@@ -51,9 +51,9 @@ struct stats_input {
 	const double *a, *b;   /* per pair index, execution order; NAN = missing run */
 	size_t n;              /* number of pair slots */
 	enum stats_direction dir;
-	double min_change_pct;   /* < 0: STATS_MIN_CHANGE_PCT */
-	double equivalence_pct;  /* < 0: STATS_EQUIVALENCE_PCT */
-	double alpha;            /* 0: 0.05 */
+	double min_change_pct;  /* < 0: STATS_MIN_CHANGE_PCT */
+	double equivalence_pct; /* < 0: STATS_EQUIVALENCE_PCT */
+	double alpha;           /* 0: 0.05 */
 };
 
 struct stats_result {
@@ -64,9 +64,9 @@ struct stats_result {
 	double delta_pct;        /* 100 * delta_abs / |mean A|; NAN if mean A == 0 */
 	bool log_scale;          /* true: ratios ln(B/A); false: differences (zeros or negatives present) */
 	double hl;               /* HL estimate on the scale used (log or absolute) */
-	double hl_pct, ci_low_pct, ci_high_pct;  /* %Delta and its 95% CI; NAN if undefined */
+	double hl_pct, ci_low_pct, ci_high_pct; /* %Delta and its 95% CI; NAN if undefined */
 	double ci_level;         /* achieved coverage of the CI, e.g. 0.953 for exact tests */
-	double ci90_low_pct, ci90_high_pct;      /* the 90% CI the equivalence test reads */
+	double ci90_low_pct, ci90_high_pct; /* the 90% CI the equivalence test reads */
 	double ci90_level;
 	/* the intervals and the baseline on the scale used, for the verdict */
 	double ci_lo, ci_hi, ci90_lo, ci90_hi, scale;

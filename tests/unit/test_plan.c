@@ -49,8 +49,14 @@ static double analytic(double delta, double margin, double sd, unsigned n)
 static struct plan_noise noise(double min_change_pct, enum stats_direction dir)
 {
 	return (struct plan_noise){
-		.a = va, .b = vb, .n = POOL,
-		.dir = dir, .min_change_pct = min_change_pct, .equivalence_pct = -1, .sims = 2000, .seed = 7,
+		.a = va,
+		.b = vb,
+		.n = POOL,
+		.dir = dir,
+		.min_change_pct = min_change_pct,
+		.equivalence_pct = -1,
+		.sims = 2000,
+		.seed = 7,
 	};
 }
 
@@ -176,7 +182,12 @@ static void test_small_calibration(void)
 	static const double a4[] = { 100, 101, 99.5, 100.4 };
 	static const double b4[] = { 101.2, 100.2, 99.9, 99.4 };
 	struct plan_noise nz = {
-		.a = a4, .b = b4, .n = 4, .dir = STATS_DIR_HIGHER, .min_change_pct = -1, .equivalence_pct = -1,
+		.a = a4,
+		.b = b4,
+		.n = 4,
+		.dir = STATS_DIR_HIGHER,
+		.min_change_pct = -1,
+		.equivalence_pct = -1,
 	};
 	struct plan_summary s;
 	T_EQ_INT(plan_summarize(&nz, &s), 0);
@@ -221,12 +232,11 @@ static void test_bad(void)
 
 static void test_calibration_job(void)
 {
-	static const char text[] =
-		"[job]\nname = demo\npairs = adaptive 5..20\nprimary = time.wall_s\n"
-		"[variant A]\nname = zswap-off\nsysctl vm.swappiness = 60\n"
-		"[variant B]\nname = zswap-on\nsysctl vm.swappiness = 100\n"
-		"[workload w]\ntype = command\ncommand = true\n"
-		"[metric time.wall_s]\nequivalence = 2%\n";
+	static const char text[] = "[job]\nname = demo\npairs = adaptive 5..20\nprimary = time.wall_s\n"
+				   "[variant A]\nname = zswap-off\nsysctl vm.swappiness = 60\n"
+				   "[variant B]\nname = zswap-on\nsysctl vm.swappiness = 100\n"
+				   "[workload w]\ntype = command\ncommand = true\n"
+				   "[metric time.wall_s]\nequivalence = 2%\n";
 	struct diags d = { 0 };
 	struct job *j = NULL, *cal = NULL;
 	T_EQ_INT(job_parse_string_nocheck("demo.job", text, &j, &d), 0);

@@ -194,10 +194,10 @@ static void test_metric_table(void)
 static void test_job_settings(void)
 {
 	struct job *j = t_parse_job("[job]\nname = s\npairs = adaptive 5..20\nprimary = stress-ng.bogo_ops_per_s vmstat.pgscan_*\n"
-			      "[variant A]\n[variant B]\n[workload w]\ntype = command\ncommand = true\n"
-			      "[metric vmstat.*]\ndirection = neutral\nunit = pg\n"
-			      "[metric vmstat.pgscan_*]\nmin_change = 3%\nepsilon = 4%\n"
-			      "[metric vmstat.pgscan_anon]\nlabel = anon scans\ndirection = lower\n");
+				    "[variant A]\n[variant B]\n[workload w]\ntype = command\ncommand = true\n"
+				    "[metric vmstat.*]\ndirection = neutral\nunit = pg\n"
+				    "[metric vmstat.pgscan_*]\nmin_change = 3%\nepsilon = 4%\n"
+				    "[metric vmstat.pgscan_anon]\nlabel = anon scans\ndirection = lower\n");
 	T_CHECK(j != NULL);
 	if (!j)
 		return;
@@ -213,7 +213,7 @@ static void test_job_settings(void)
 	T_EQ_STR(m.unit, "pg");
 	T_EQ_STR(m.label, "anon scans");
 	T_NEAR(m.min_change_pct, 3, 1e-9);
-	T_NEAR(m.equivalence_pct, 4, 1e-9);  /* epsilon, the older name of equivalence */
+	T_NEAR(m.equivalence_pct, 4, 1e-9); /* epsilon, the older name of equivalence */
 	job_metric_settings(j, "vmstat.pgscan_file", &m);
 	T_EQ_INT(m.direction, JOB_DIR_NEUTRAL);
 	T_CHECK(m.label == NULL);

@@ -18,12 +18,16 @@
 static bool no_inf(const struct stats_result *r)
 {
 	const double v[] = {
-		r->a.mean, r->a.median, r->a.stddev, r->a.cov_pct, r->a.min, r->a.max,
-		r->b.mean, r->b.median, r->b.stddev, r->b.cov_pct, r->b.min, r->b.max,
-		r->delta_abs, r->delta_pct, r->hl, r->hl_pct, r->ci_low_pct,
-		r->ci_high_pct, r->ci_level, r->p_value, r->z, r->welch_p,
-		r->q_value, r->min_change_pct, r->equivalence_pct, r->ci90_low_pct,
-		r->ci90_high_pct, r->ci90_level, r->min_p,
+		r->a.mean,          r->a.median,     r->a.stddev,
+		r->a.cov_pct,       r->a.min,        r->a.max,
+		r->b.mean,          r->b.median,     r->b.stddev,
+		r->b.cov_pct,       r->b.min,        r->b.max,
+		r->delta_abs,       r->delta_pct,    r->hl,
+		r->hl_pct,          r->ci_low_pct,   r->ci_high_pct,
+		r->ci_level,        r->p_value,      r->z,
+		r->welch_p,         r->q_value,      r->min_change_pct,
+		r->equivalence_pct, r->ci90_low_pct, r->ci90_high_pct,
+		r->ci90_level,      r->min_p,
 	};
 	for (size_t i = 0; i < N_ELEMS(v); i++)
 		if (isinf(v[i]))
@@ -435,7 +439,7 @@ static void test_obf(void)
 	T_EQ_INT(stats_adaptive_look(r, 2, 2, 4), STATS_STOP_DECIDED);  /* a mix */
 	r[1].verdict = STATS_VERDICT_UNDECIDED;
 	T_EQ_INT(stats_adaptive_look(r, 2, 2, 4), STATS_CONTINUE);
-	r[0].ci_lo = -0.01;  /* |z| beyond the bound but the CI touches 0 */
+	r[0].ci_lo = -0.01; /* |z| beyond the bound but the CI touches 0 */
 	r[0].verdict = STATS_VERDICT_UNDECIDED;
 	T_EQ_INT(stats_adaptive_look(r, 1, 2, 4), STATS_CONTINUE);
 	T_EQ_INT(stats_adaptive_look(r, 0, 2, 4), STATS_CONTINUE);
@@ -447,7 +451,7 @@ static void test_obf(void)
 struct sim {
 	double shift;  /* B / A - 1 */
 	double cov;    /* per variant */
-	double min_change;  /* min_change_pct, < 0 for the default */
+	double min_change; /* min_change_pct, < 0 for the default */
 };
 
 struct outcome {
@@ -467,8 +471,12 @@ static struct outcome run_adaptive(gsl_rng *rng, const struct sim *s)
 	struct outcome o = { 0, STATS_VERDICT_NONE };
 	for (unsigned look = 1; look <= LOOKS; look++) {
 		struct stats_input in = {
-			.a = a, .b = b, .n = look * PAIRS_PER_LOOK,
-			.dir = STATS_DIR_HIGHER, .min_change_pct = s->min_change, .equivalence_pct = -1,
+			.a = a,
+			.b = b,
+			.n = look * PAIRS_PER_LOOK,
+			.dir = STATS_DIR_HIGHER,
+			.min_change_pct = s->min_change,
+			.equivalence_pct = -1,
 		};
 		struct stats_result r;
 		if (stats_compare(&in, &r) < 0) {
@@ -523,16 +531,19 @@ static void test_adaptive_simulation(void)
 
 	struct sim per_variant = { 0.05, 0.02, 1 };
 	simulate(&per_variant, 100, 1000, &changed, &early);
-	printf("adaptive, 5%% shift, 2%% CoV per variant, min_change 1%%: better/worse by 10 pairs %u/100, by 20 %u/100\n", early, changed);
+	printf("adaptive, 5%% shift, 2%% CoV per variant, min_change 1%%: better/worse by 10 pairs %u/100, by 20 %u/100\n",
+	       early, changed);
 	T_CHECK(early >= 90);
 	T_CHECK(changed >= 95);
 
 	struct sim ratio_default = { 0.05, ratio_cov, -1 };
 	simulate(&ratio_default, 100, 1000, &changed, &early);
-	printf("adaptive, 5%% shift, 2%% CoV of B/A, default min_change: better/worse by 10 pairs %u/100, by 20 %u/100\n", early, changed);
+	printf("adaptive, 5%% shift, 2%% CoV of B/A, default min_change: better/worse by 10 pairs %u/100, by 20 %u/100\n",
+	       early, changed);
 	struct sim per_variant_default = { 0.05, 0.02, -1 };
 	simulate(&per_variant_default, 100, 1000, &changed, &early);
-	printf("adaptive, 5%% shift, 2%% CoV per variant, default min_change: better/worse by 10 pairs %u/100, by 20 %u/100\n", early, changed);
+	printf("adaptive, 5%% shift, 2%% CoV per variant, default min_change: better/worse by 10 pairs %u/100, by 20 %u/100\n",
+	       early, changed);
 
 	/* no shift: false changes at the rate alpha allows */
 	struct sim null_default = { 0, 0.02, -1 };
