@@ -355,6 +355,12 @@ function renderReport(rep) {
 			tbody.append(tr);
 		}
 		box.append(el("table", { class: "report", "data-workload": w.name }, el("thead", {}, head), tbody));
+		// what q was corrected over (the JSON's bh_family): the metrics that could reach p < 0.05
+		if (w.bh_family != null && vars.length > 1)
+			box.append(el("p", { class: "legend family", "data-workload": w.name },
+				`q: Benjamini-Hochberg over the ${w.bh_family} metric${w.bh_family === 1 ? "" : "s"} that could reach p < 0.05; ` +
+				(w.holm_primaries ? `the ${w.holm_primaries} primary metrics Holm-adjusted among themselves` : "a primary metric judged on its own p") +
+				`. Verdicts: a change needs p (q) < 0.05, the 95% CI clear of 0 and at least min_change; same: the 90% CI inside the margin.`));
 		if (zero.length)
 			box.append(el("details", { class: "zero", "data-workload": w.name },
 				el("summary", {}, `${zero.length} metric${zero.length === 1 ? "" : "s"} zero in every run (left out of the table)`),

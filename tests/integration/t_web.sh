@@ -209,6 +209,8 @@ check "metrics zero in every run are folded under the table ($(both 'len(zero) a
 	[ "$(both 'len(zero) == 1 and zero[0]["names"] == '"$zero_json"' and len(zero[0]["names"]) >= 1')" = True ]
 check "their line: \"N metrics zero in every run\", folded (closed)" \
 	[ "$(both 'zero[0]["summary"] == "%d metric%s zero in every run (left out of the table)" % (len(zero[0]["names"]), "" if len(zero[0]["names"]) == 1 else "s") and not zero[0]["open"]')" = True ]
+check "under the table, the BH family the JSON names ($(seen 'family[0] if family else None'))" \
+	[ "$(both 'len(family) == 1 and family[0].startswith("q: Benjamini-Hochberg over the %d metric" % rep["workloads"][0]["bh_family"])')" = True ]
 check "the same names the text report leaves out" [ "$(both 'sorted(zero[0]["names"]) == sorted(text_zero)')" = True ]
 check "none of them is a row of the table" [ "$(both 'not set(zero[0]["names"]) & set(rows)')" = True ]
 check "every metric is a row or folded" \

@@ -99,6 +99,8 @@ try {
 	seen.zero = await page.$$eval("details.zero", ds => ds.map(d => ({
 		workload: d.dataset.workload, open: d.open, summary: d.querySelector("summary").textContent,
 		names: d.querySelector("p").textContent.split(", ") })));
+	// what q was corrected over, under each table
+	seen.family = await page.$$eval("p.family", ps => ps.map(p => p.textContent));
 	seen.groups = await page.$$eval("table.report tbody tr.group", trs => trs.map(tr => tr.textContent));
 	seen.table_text = await page.$$eval("table.report", ts => ts.map(t => t.textContent).join("\n"));
 	seen.plot_title_before = await page.textContent("#plot-title");
