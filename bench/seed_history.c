@@ -218,7 +218,7 @@ static int seed_job(struct store *st, const struct job *j, const struct metric_d
 		t += 11.0;
 		run.finished = t;
 		run.exit_code = 0;
-		run.status = RUN_OK;
+		run.status = steps[i].pair == STORE_PAIR_WARMUP ? RUN_WARMUP : RUN_OK;
 		snprintf(run.stdout_tail, sizeof(run.stdout_tail), "stress-ng: info:  [%d] successful run completed\n",
 			 4242);
 		if ((r = store_run_finish(st, &run, STEP_FINISHED, m->v, m->n, NULL, 0)) < 0)

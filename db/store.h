@@ -23,11 +23,21 @@ enum step_status {
 	STEP_PENDING, STEP_STARTED, STEP_FINISHED, STEP_ABORTED, STEP_SKIPPED, STEP_BOOT_FAILED,
 	STEP_STATUS_N
 };
-/* In the order the report counts them (kab report, its JSON, /metrics). */
+/* In the order the report counts them (kab report, its JSON, /metrics).
+ * RUN_WARMUP: a workload's warm-up run (STORE_PAIR_WARMUP), whatever its
+ * outcome (in its reason); like every status but ok, never counted. */
 enum run_status {
 	RUN_STATUS_UNKNOWN = -1,
-	RUN_OK, RUN_FAILED, RUN_OOM_KILLED, RUN_OOM_CONTAMINATED, RUN_EXPECT_FAILED, RUN_TIMED_OUT, RUN_ABORTED,
-	RUN_SKIPPED, RUN_STARTED,
+	RUN_OK,
+	RUN_FAILED,
+	RUN_OOM_KILLED,
+	RUN_OOM_CONTAMINATED,
+	RUN_EXPECT_FAILED,
+	RUN_TIMED_OUT,
+	RUN_ABORTED,
+	RUN_SKIPPED,
+	RUN_STARTED,
+	RUN_WARMUP,
 	RUN_STATUS_N
 };
 enum boot_status {
@@ -152,9 +162,12 @@ int store_job_unavailable(struct store *s, int64_t job_id, store_unavailable_fn 
 int store_last_run_metric(struct store *s, const char *name, int64_t *ret_run, double *ret_value);
 
 /* ---- schedule ---- */
+/* The pair of a workload's warm-up step and of its run: one uncounted run
+ * before the workload's first pair (STATS.md, rule 9), in no pair. */
+#define STORE_PAIR_WARMUP (-1)
 struct store_step {
 	int64_t id;
-	int seq, pair, variant, workload;
+	int seq, pair, variant, workload; /* pair: from 0; STORE_PAIR_WARMUP: the warm-up */
 	enum step_status status;
 	int boot;          /* the plan's boot (jobs that boot kernels); -1: none */
 	int rep;           /* the run's index inside its boot */

@@ -33,6 +33,7 @@ static const char *const run_names[RUN_STATUS_N] = {
 	[RUN_ABORTED] = "aborted",
 	[RUN_SKIPPED] = "skipped",
 	[RUN_STARTED] = "started",
+	[RUN_WARMUP] = "warmup",
 };
 
 static const char *const boot_names[BOOT_STATUS_N] = {

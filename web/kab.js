@@ -231,7 +231,7 @@ function renderStatus(j) {
 		(p.elapsed_s != null ? `, ${duration(p.elapsed_s)} elapsed` : "") +
 		(p.eta_s != null ? `, about ${duration(p.eta_s)} left` : "");
 	document.getElementById("st-current").textContent =
-		cur ? `variant ${cur.variant}, workload ${cur.workload}, pair ${cur.pair}` : (p.stage || "–");
+		cur ? `variant ${cur.variant}, workload ${cur.workload}, ${pairWords(cur.pair)}` : (p.stage || "–");
 	document.getElementById("st-variants").textContent =
 		(j.variants || []).map(v => v.name + (v.kernel ? ` (kernel: ${v.kernel}${bootsOf(j, v.name)})` : "")).join(", ") || "–";
 	const frac = p.runs_total ? (p.runs_done + p.runs_skipped) / p.runs_total : 0;
@@ -239,6 +239,11 @@ function renderStatus(j) {
 }
 
 /* A job that boots kernels: "; 2 boots, 1 failed, switch to ready 10.4 s" */
+// The API's pair counts from 1; 0 is a workload's uncounted warm-up run.
+function pairWords(p) {
+	return p > 0 ? `pair ${p}` : "warm-up (not counted)";
+}
+
 function bootsOf(j, name) {
 	const b = (j.boots || []).filter(x => x.variant === name);
 	if (!b.length) return "";
@@ -475,7 +480,7 @@ function renderRunChoices() {
 	const done = job.runs.filter(r => r.status !== "started" && r.status !== "running");
 	if (runSel.options.length === done.length) return;
 	runSel.replaceChildren(...done.map(r =>
-		el("option", { value: r.id }, `run ${r.id}: ${r.variant}, ${r.workload}, pair ${r.pair}`)));
+		el("option", { value: r.id }, `run ${r.id}: ${r.variant}, ${r.workload}, ${pairWords(r.pair)}`)));
 	if (keep && done.some(r => String(r.id) === keep)) runSel.value = keep;
 	loadSamples();
 }

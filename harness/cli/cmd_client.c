@@ -109,10 +109,13 @@ static int wait_job(const struct client *c, long long id)
 			skipped = strtoll(buf, NULL, 10);
 		char cur[160] = "";
 		const char *cp = strstr(r.body, "\"current\"");
-		char variant[64], workload[64];
+		char variant[64], workload[64], pair[16] = "";
 		if (cp && client_json_field(cp, "variant", variant, sizeof(variant)) == 0 &&
-		    client_json_field(cp, "workload", workload, sizeof(workload)) == 0)
-			snprintf(cur, sizeof(cur), ", now %s / %s", variant, workload);
+		    client_json_field(cp, "workload", workload, sizeof(workload)) == 0) {
+			/* pair 0: the workload's uncounted warm-up */
+			bool warm = client_json_field(cp, "pair", pair, sizeof(pair)) == 0 && strcmp(pair, "0") == 0;
+			snprintf(cur, sizeof(cur), ", now %s / %s%s", variant, workload, warm ? " (warm-up)" : "");
+		}
 		/* the server's ETA (from the durations of the job's runs), else
 		 * one from what this client has seen */
 		double server_eta = -1;

@@ -170,8 +170,9 @@ static int run_calibration(const char *path, const char *db, const char *state_d
 	size_t n;
 	if (fg_submit(&fg, cal, db, "the calibration job", &id, &n) < 0)
 		goto out;
-	log_info("calibration job %lld \"%s\": %zu runs (%u pairs of \"%s\" against itself x %zu workloads), database %s",
-		 (long long)id, cal->name, n, pairs, cal->variants[0].name, cal->n_workloads, db);
+	log_info("calibration job %lld \"%s\": %zu runs (%u pairs of \"%s\" against itself x %zu workloads%s), database %s",
+		 (long long)id, cal->name, n, pairs, cal->variants[0].name, cal->n_workloads,
+		 cal->warmup ? "; and each workload's warm-up, not counted" : "", db);
 	r = fg_exec(&fg, cal, id);
 	if (r == -EINTR) {
 		log_error("interrupted: calibration job %lld cancelled; its finished runs are kept (kab plan --from %lld --db %s plans from them)",

@@ -206,8 +206,9 @@ int cmd_run(int argc, char **argv)
 		size_t n;
 		if (fg_submit(&fg, j, ra.db, "the job and its schedule", &job_id, &n) < 0)
 			goto out;
-		log_info("job %lld \"%s\": %zu runs (%u pairs x %zu workloads x %zu variants, order %s), database %s",
-			 (long long)job_id, j->name, n, j->pairs, j->n_workloads, j->n_variants, job_order_name(j->order), ra.db);
+		log_info("job %lld \"%s\": %zu runs (%u pairs x %zu workloads x %zu variants, order %s%s), database %s",
+			 (long long)job_id, j->name, n, j->pairs, j->n_workloads, j->n_variants, job_order_name(j->order),
+			 j->warmup ? "; and each workload's warm-up, not counted" : "; no warm-up", ra.db);
 	}
 	int r = fg_exec(&fg, j, job_id);
 	ret = run_result(fg.st, job_id, ra.db, r, ra.report);

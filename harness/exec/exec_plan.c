@@ -1,4 +1,5 @@
-/* Planning: the job's schedule of steps, balanced over variant orders. */
+/* Planning: the job's schedule of steps, balanced over variant orders,
+ * and each workload's warm-up before its first pair. */
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
 #include "db/store.h"
@@ -6,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static uint64_t xorshift(uint64_t *s)
 {
@@ -16,6 +18,42 @@ static uint64_t xorshift(uint64_t *s)
 	return *s = x;
 }
 
+/* STATS.md, rule 9: a cold first run must not become data. Each workload
+ * runs once, uncounted (STORE_PAIR_WARMUP), just before its first step:
+ * in that step's variant and boot, so a warm-up never costs a switch of
+ * kernel. v has room for n + the job's workloads steps; the count of the
+ * schedule with its warm-ups goes to *ret_n. */
+static int add_warmups(const struct job *j, struct store_step *v, size_t n, size_t *ret_n)
+{
+	bool *warmed = calloc(j->n_workloads ? j->n_workloads : 1, sizeof(bool));
+	struct store_step *plan = malloc((n ? n : 1) * sizeof(*plan));
+	if (!warmed || !plan) {
+		free(warmed);
+		free(plan);
+		return -ENOMEM;
+	}
+	memcpy(plan, v, n * sizeof(*plan));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t w = (size_t)plan[i].workload;
+		if (!warmed[w]) {
+			warmed[w] = true;
+			v[k++] = (struct store_step){ .pair = STORE_PAIR_WARMUP,
+						      .variant = plan[i].variant,
+						      .workload = (int)w,
+						      .boot = plan[i].boot,
+						      .status = STEP_PENDING };
+		}
+		v[k++] = plan[i];
+	}
+	for (size_t i = 0; i < k; i++)
+		v[i].seq = (int)i;
+	free(warmed);
+	free(plan);
+	*ret_n = k;
+	return 0;
+}
+
 int exec_plan(const struct job *j, struct store_step **ret, size_t *ret_n)
 {
 	/* a job that boots kernels: a pair is one boot of each variant, with
@@ -23,7 +61,8 @@ int exec_plan(const struct job *j, struct store_step **ret, size_t *ret_n)
 	bool boots = job_boots_kernels(j);
 	size_t reps = boots ? j->runs_per_boot : 1;
 	size_t nv = j->n_variants, n = (size_t)j->pairs * j->n_workloads * nv * reps;
-	struct store_step *v = calloc(n ? n : 1, sizeof(*v));
+	size_t warmups = j->warmup ? j->n_workloads : 0, cap = n + warmups;
+	struct store_step *v = calloc(cap ? cap : 1, sizeof(*v));
 	int *perm = calloc(nv, sizeof(int));
 	if (!v || !perm) {
 		free(v);
@@ -64,6 +103,13 @@ int exec_plan(const struct job *j, struct store_step **ret, size_t *ret_n)
 				}
 	}
 	free(perm);
+	if (warmups) {
+		int r = add_warmups(j, v, k, &k);
+		if (r < 0) {
+			free(v);
+			return r;
+		}
+	}
 	*ret = v;
 	*ret_n = k;
 	return 0;

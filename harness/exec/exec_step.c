@@ -299,6 +299,7 @@ struct step_ctx {
 	struct wl_metrics m;
 	struct series_sink ss;
 	char err[768];
+	enum run_status outcome; /* how the run went: a warm-up's status is RUN_WARMUP whatever it is */
 };
 
 /* The step's reason is a char array, kept with the run: a failed call's
@@ -563,19 +564,32 @@ static void step_sampler_metrics(struct step_ctx *c)
 }
 
 /* The recorded run in the log, with the end of its stderr when it did not
- * count. */
+ * go well. */
 static void step_log(const struct step_ctx *c)
 {
 	const struct store_run *run = &c->run;
 	log_info("  %s %s: %s%s%s (%.1f s)", c->var->name, c->wl->name, run_status_name(run->status), run->reason[0] ? ": " : "",
 		 run->reason, c->o.wall_s);
-	if (run->status != RUN_OK && run->status != RUN_ABORTED && run->stderr_tail[0]) {
+	if (c->outcome != RUN_OK && c->outcome != RUN_ABORTED && run->stderr_tail[0]) {
 		const char *tail = run->stderr_tail;
 		size_t tl = strlen(tail);
 		if (tl > 400)
 			tail += tl - 400;
 		log_info("  stderr tail: %s", tail);
 	}
+}
+
+/* A warm-up run is recorded whatever its outcome, never counted: its
+ * status says it was the warm-up, its reason how it went. One cut short
+ * stays aborted, and its step runs again. */
+static void warmup_status(struct store_run *run)
+{
+	if (run->status == RUN_ABORTED)
+		return;
+	char how[sizeof(run->reason)];
+	snprintf(how, sizeof(how), "%s%s%s", run_status_name(run->status), run->reason[0] ? ": " : "", run->reason);
+	snprintf(run->reason, sizeof(run->reason), "warm-up before the first pair, not counted (%s)", how);
+	run->status = RUN_WARMUP;
 }
 
 /* Record: the run's status and reason, every metric and series, and the
@@ -615,6 +629,9 @@ static int step_record(struct step_ctx *c)
 	read_tail(c->workdir, "stderr", run->stderr_tail, sizeof(run->stderr_tail));
 	if (run->status == RUN_FAILED && strncmp(run->reason, "exited with status", 18) == 0)
 		reason_add_stderr(run->reason, sizeof(run->reason), run->stderr_tail);
+	c->outcome = run->status;
+	if (c->step->pair == STORE_PAIR_WARMUP)
+		warmup_status(run);
 	run->finished = util_real_now();
 	int r = store_run_finish(c->st, run, o->aborted ? STEP_ABORTED : STEP_FINISHED, c->m.v, c->m.n, c->ss.v, c->ss.n);
 	if (r >= 0 && c->fc_why[0])

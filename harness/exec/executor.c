@@ -137,8 +137,9 @@ static int job_preflight(struct store *st, const struct job *j, int64_t job_id, 
 }
 
 /* A step whose run was aborted (a signal, a crash) runs again: the aborted
- * run is kept as a record and never counted. Returns how many steps are
- * not pending. */
+ * run is kept as a record and never counted. So does a warm-up: one that
+ * finished is not run again, one cut short is. Returns how many steps
+ * are not pending. */
 static size_t steps_resume(struct store_step *steps, size_t n)
 {
 	size_t done = 0;
@@ -237,8 +238,13 @@ static int job_run_steps(struct job_loop *jl)
 			double per = (util_mono_now() - job_t0) / (double)ran;
 			snprintf(eta, sizeof(eta), ", ETA %.0f s", per * (double)(total - done + 1));
 		}
-		log_info("[%zu/%zu] pair %d: %s / %s%s", done, total, steps[i].pair + 1,
-			 j->variants[steps[i].variant].name, j->workloads[steps[i].workload].name, eta);
+		char pair[32];
+		if (steps[i].pair == STORE_PAIR_WARMUP)
+			snprintf(pair, sizeof(pair), "warm-up, not counted");
+		else
+			snprintf(pair, sizeof(pair), "pair %d", steps[i].pair + 1);
+		log_info("[%zu/%zu] %s: %s / %s%s", done, total, pair, j->variants[steps[i].variant].name,
+			 j->workloads[steps[i].workload].name, eta);
 		r = exec_run_step(st, j, jl->job_id, jl->jd, &steps[i], jl->boot_id);
 		ran++;
 		if (r == -EINTR || exec_interrupted())
@@ -249,7 +255,7 @@ static int job_run_steps(struct job_loop *jl)
 			jl->ended = true;
 			return r;
 		}
-		if (j->adaptive.on)
+		if (j->adaptive.on && steps[i].pair != STORE_PAIR_WARMUP)
 			exec_adaptive_after_step(st, j, jl->job_id, steps, n, i);
 	}
 	return 0;

@@ -10,7 +10,9 @@ struct job;
 struct store;
 struct store_step;
 
-/* Balanced schedule: pairs x workloads x variants in the job's order. */
+/* Balanced schedule: pairs x workloads x variants in the job's order,
+ * with warmup = 1 each workload's warm-up step (pair STORE_PAIR_WARMUP)
+ * just before its first step, in that step's variant and boot. */
 int exec_plan(const struct job *j, struct store_step **ret, size_t *ret_n);
 
 /* Takes the machine-wide executor lock (one executor at a time). */

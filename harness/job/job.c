@@ -2,8 +2,8 @@
  *
  * A job file is INI, read by libinih, one section per thing:
  *
- *   [job]                   name (required), pairs, order, seed, interval, metrics,
- *                           primary
+ *   [job]                   name (required), pairs, order, seed, interval, warmup,
+ *                           metrics, primary
  *   [swap]                  device (required), size, path, algorithm, priority
  *   [variant LABEL]         name, kernel, and knobs: "sysctl NAME = V", "sysfs PATH = V"
  *   [workload NAME]         type (required), memory.max, memory.high,

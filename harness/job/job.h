@@ -172,6 +172,9 @@ struct job {
 	enum job_order order;
 	uint64_t seed;  /* for order = random */
 	double interval_s;  /* sampler interval, default 1 */
+	/* uncounted warm-up runs of each workload before its first pair
+	 * (STATS.md, rule 9): 1, the default, or 0 */
+	unsigned warmup;
 	char **metrics;     /* extra report rows; NULL-terminated; may be NULL */
 	size_t n_metrics;
 	char **primary;     /* primary metrics (names or PREFIX*); NULL-terminated; may be NULL */

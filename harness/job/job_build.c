@@ -682,6 +682,7 @@ static void set_defaults(struct job *j)
 	j->order = JOB_ORDER_ABBA;
 	j->seed = 1;
 	j->interval_s = 1.0;
+	j->warmup = 1;
 	j->runs_per_boot = 1;
 	j->boot_attempts = 2;
 	j->panic_s = 10;

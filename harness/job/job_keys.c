@@ -38,6 +38,7 @@ const struct job_keydef job_keydefs[] = {
 	{ KEY(JOB_SEC_JOB, "order", KT_ENUM, offsetof(struct job, order)), .choices = order_choices },
 	{ KEY(JOB_SEC_JOB, "seed", KT_U64, offsetof(struct job, seed)) },
 	{ KEY(JOB_SEC_JOB, "interval", KT_DURATION, offsetof(struct job, interval_s)), .min = JOB_INTERVAL_MIN, .max = JOB_INTERVAL_MAX },
+	{ KEY(JOB_SEC_JOB, "warmup", KT_UINT, offsetof(struct job, warmup)), .min = 0, .max = 1 },
 	{ KEY(JOB_SEC_JOB, "metrics", KT_METRICS, offsetof(struct job, metrics)),
 	  .off_n = offsetof(struct job, n_metrics), .multiline = true },
 	{ KEY(JOB_SEC_JOB, "primary", KT_METRICS, offsetof(struct job, primary)),

@@ -204,6 +204,7 @@ static void print_job_section(const struct job *j, FILE *out)
 		fprintf(out, "seed = %llu\n", (unsigned long long)j->seed);
 	job_format_duration(j->interval_s, buf, sizeof(buf));
 	fprintf(out, "interval = %s\n", buf);
+	fprintf(out, "warmup = %u\n", j->warmup);
 	if (j->archive)
 		job_print_key(out, "archive", j->archive, false);
 	print_condition(&j->cond, out);

@@ -168,6 +168,8 @@ static void header_lines(FILE *out, const struct report *r, const struct report_
 		fprintf(out, " (%s)", r->order);
 	fprintf(out, "\n");
 	char line[160];
+	if (r->job_id)
+		fprintf(out, "  %s\n", report_warmup_words(r, w, line, sizeof(line)));
 	if (w->oom_tolerate)
 		fprintf(out, "  %s\n", report_oom_tolerated(r, w, line, sizeof(line)));
 	if (r->kernels)

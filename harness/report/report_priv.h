@@ -78,6 +78,9 @@ int report_render_csv(const struct report *r, FILE *out);
 
 /* Shared by the renderers: header lines of a stored workload. */
 void report_fmt_mib(uint64_t bytes, char *buf, size_t len);
+/* "Warm-up: 1 uncounted run of A before the first pair, ..." or "Warm-up:
+ * off (warmup = 0)" for a stored workload, from its runs (report_text.c). */
+const char *report_warmup_words(const struct report *r, const struct report_workload *w, char *buf, size_t len);
 
 /* A job that boots kernels (report_boots.c): the Boots lines, each
  * variant's kernel, and the boot each run ran in, with a warning for

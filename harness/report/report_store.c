@@ -314,7 +314,7 @@ static void fill_differs(const struct job *j, size_t wi, const struct store_run 
 		names[v] = j->variants[v].name;
 	for (size_t i = 0; i < nr; i++) {
 		const struct store_run *x = &runs[i];
-		if ((size_t)x->workload != wi || x->variant < 0 || (size_t)x->variant >= n_variants)
+		if ((size_t)x->workload != wi || x->variant < 0 || (size_t)x->variant >= n_variants || x->status == RUN_WARMUP)
 			continue;
 		if (!settings[x->variant] && x->settings[0])
 			settings[x->variant] = x->settings;
@@ -341,7 +341,7 @@ static int oom_warnings(struct report *rep)
 		for (size_t v = 0; w->runs && v < rep->n_variants; v++) {
 			size_t total = 0, hit = w->runs[v * RUN_STATUS_N + RUN_OOM_CONTAMINATED];
 			for (size_t s = 0; s < RUN_STATUS_N; s++)
-				total += w->runs[v * RUN_STATUS_N + s];
+				total += s == RUN_WARMUP ? 0 : w->runs[v * RUN_STATUS_N + s];
 			if (hit == 0 || 3 * hit <= total)
 				continue;
 			int e = report_add_warning(rep, "WARNING: workload %s: %zu of %zu runs of %s had memcg OOM kills and are not "
@@ -491,9 +491,12 @@ int report_load(struct store *st, int64_t job_id, struct report **ret)
 		if (x->status == RUN_OK || x->variant < 0 || (size_t)x->variant >= rep->n_variants ||
 		    x->workload < 0 || (size_t)x->workload >= rep->n_workloads)
 			continue;
-		if ((r = report_add_note(rep, "run %lld (pair %d, %s, %s): %s%s%s", (long long)x->id, x->pair + 1,
-					 rep->variants[x->variant], rep->w[x->workload].name, run_status_name(x->status),
-					 x->reason[0] ? ": " : "", x->reason)) < 0)
+		char pair[32] = "warm-up";
+		if (x->pair != STORE_PAIR_WARMUP)
+			snprintf(pair, sizeof(pair), "pair %d", x->pair + 1);
+		if ((r = report_add_note(rep, "run %lld (%s, %s, %s): %s%s%s", (long long)x->id, pair,
+					 rep->variants[x->variant], rep->w[x->workload].name,
+					 run_status_name(x->status), x->reason[0] ? ": " : "", x->reason)) < 0)
 			goto out;
 	}
 	if ((r = store_job_unavailable(st, job_id, add_unavailable, rep)) < 0)

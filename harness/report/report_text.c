@@ -175,10 +175,30 @@ static void print_run_boots(FILE *out, const struct report *r, const struct list
 		fprintf(out, "%s(no boot came up and no run was recorded)\n", ls->item);
 }
 
+const char *report_warmup_words(const struct report *r, const struct report_workload *w, char *buf, size_t len)
+{
+	size_t n = 0, used = 0;
+	for (size_t v = 0; v < r->n_variants; v++)
+		n += w->runs[v * RUN_STATUS_N + RUN_WARMUP];
+	if (n == 0) {
+		snprintf(buf, len, "Warm-up: %s",
+			 r->job && !r->job->warmup ? "off (warmup = 0): the first pair's runs were the workload's first"
+						   : "none recorded");
+		return buf;
+	}
+	used += (size_t)snprintf(buf, len, "Warm-up: %zu uncounted run%s of", n, n == 1 ? "" : "s");
+	for (size_t v = 0, k = 0; v < r->n_variants && used < len; v++)
+		if (w->runs[v * RUN_STATUS_N + RUN_WARMUP])
+			used += (size_t)snprintf(buf + used, len - used, "%s %s", k++ ? "," : "", r->variants[v]);
+	if (used < len)
+		snprintf(buf + used, len - used, " before the first pair (not in the pairs or the statistics)");
+	return buf;
+}
+
 static void print_header_block(FILE *out, const struct report *r, const struct report_workload *w)
 {
 	const struct report_header *h = &w->h;
-	char line[160];
+	char line[256];
 	fprintf(out, "== workload %s", w->name);
 	if (h->type[0])
 		fprintf(out, " (%s%s%s)", h->type, h->params[0] ? "; " : "", h->params);
@@ -234,7 +254,7 @@ static void print_header_block(FILE *out, const struct report *r, const struct r
 			if (!any)
 				fprintf(out, " none");
 		}
-		fprintf(out, "\n");
+		fprintf(out, "\n%s\n", report_warmup_words(r, w, line, sizeof(line)));
 	}
 	if (w->oom_tolerate)
 		fprintf(out, "%s\n", report_oom_tolerated(r, w, line, sizeof(line)));
@@ -242,13 +262,13 @@ static void print_header_block(FILE *out, const struct report *r, const struct r
 		w->looks == 1 ? "" : "s", w->stop_reason);
 }
 
-/* Why a workload has no rows. */
+/* Why a workload has no rows (its warm-up is none of its runs). */
 static const char *empty_reason(const struct report *r, const struct report_workload *w)
 {
 	size_t total = 0, ok = 0;
 	for (size_t v = 0; v < r->n_variants; v++)
 		for (size_t s = 0; s < RUN_STATUS_N; s++) {
-			total += w->runs[v * RUN_STATUS_N + s];
+			total += s == RUN_WARMUP ? 0 : w->runs[v * RUN_STATUS_N + s];
 			ok += s == RUN_OK ? w->runs[v * RUN_STATUS_N + s] : 0;
 		}
 	if (r->job_id && total == 0)

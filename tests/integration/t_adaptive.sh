@@ -35,4 +35,8 @@ check "moving metric: the other 10 pairs skipped" [ "$(sql "$db" "select count(*
 check "flat metric: same after the first look (5 pairs)" [ "$(sql "$db" "select looks||','||pairs_done||','||stop_reason from workload_progress where workload_idx=1")" = "1,5,same" ]
 check "flat metric: 10 ok runs" [ "$(sql "$db" "select count(*) from runs where workload_idx=1 and status='ok'")" = 10 ]
 check "the log says why it stopped" grep -q "skipping its remaining pairs" "$IT_TMP/err"
+# each workload ran its uncounted warm-up first; the looks above counted
+# pairs without it, and no skip touched it
+check "one warm-up a workload, finished, in no pair" \
+	[ "$(sql "$db" "select group_concat(r.workload_idx || ':' || r.status || ':' || s.status, ' ') from runs r join steps s on s.id = r.step_id where r.pair = -1")" = "0:warmup:finished 1:warmup:finished" ]
 it_end

@@ -60,7 +60,7 @@ fast() { awk -v t="$1" 'BEGIN { exit !(t + 0 < 1.0) }'; }  # a generous bound: t
 # answered CODE SECONDS WANT [PATTERN]: the reply was WANT, fast, its errors match PATTERN
 answered() { [ "$1" = "$3" ] && fast "$2" && { [ -z "${4:-}" ] || errors | grep -qE -- "$4"; }; }
 
-# ---- a real job: 3 pairs of a 2 s command, 6 runs ----
+# ---- a real job: 3 pairs of a 2 s command, 6 runs and the warm-up ----
 cat >"$IT_TMP/real.job" <<'JOB'
 [job]
 name = budget-real
@@ -110,7 +110,8 @@ for name, text in zip(("variants", "cont", "metrics"), shapes(256 * 1024)):
     open(d + "/" + name + ".cut.job", "w").write(text)
 # far over the budget: 64 MiB (more than loopback's socket buffers take)
 open(d + "/huge.job", "w").write("#" * (64 << 20))
-# the largest schedule the budgets allow: 1000 pairs x 2 variants x 25 workloads
+# the largest schedule the budgets allow: 1000 pairs x 2 variants x 25
+# workloads (and the workloads' 25 warm-ups, which no budget counts)
 open(d + "/steps.job", "w").write(head + "pairs = 1000\n" + two + "".join(
     "[workload w%d]\ntype = command\ncommand = true\n" % i for i in range(25)))
 open(d + "/steps-over.job", "w").write(head + "pairs = 1000\n" + two + "".join(
@@ -160,14 +161,14 @@ for i in 1 2 3; do
 	code=$(curl -s -o "$IT_TMP/body" -w '%{http_code}' -X POST -H "$JOB_CT" --unix-socket "$KABD_SOCK" "http://localhost/api/v1/jobs/$id/cancel")
 	check "and cancelled while queued" [ "$code" = 200 ]
 done
-check "its schedule is stored whole: 50000 steps" \
-	[ "$(sqlite3 -batch -noheader -cmd '.timeout 5000' "$DB" "select count(*) from steps where job_id = ${big[0]}")" = 50000 ]
+check "its schedule is stored whole: 50000 steps and 25 warm-ups" \
+	[ "$(sqlite3 -batch -noheader -cmd '.timeout 5000' "$DB" "select count(*) || '/' || sum(pair = -1) from steps where job_id = ${big[0]}")" = 50025/25 ]
 
 # a GET shows what was stored at submit: the text is not parsed again
 sqlite3 -batch -cmd '.timeout 5000' "$DB" "update jobs set text = '[nonsense' where id = ${big[0]}"
 code=$(get "/api/v1/jobs/${big[0]}")
 check "GET a job whose stored text no longer parses: its variants and workloads all the same" \
-	[ "$code" = 200 -a "$(jget variants 1 name) $(jget workloads 24 name) $(jget pairs) $(jget progress runs_total)" = "B w24 1000 50000" ]
+	[ "$code" = 200 -a "$(jget variants 1 name) $(jget workloads 24 name) $(jget pairs) $(jget progress runs_total)" = "B w24 1000 50025" ]
 
 # ---- the running job lost nothing ----
 wait_done() {
@@ -181,12 +182,12 @@ wait_done() {
 }
 check "job $real ends within 120 s" wait_done
 check "job $real is done" [ "$(jget status)" = done ]
-check "job $real: 6 of 6 runs done" [ "$(jget progress runs_done)/$(jget progress runs_total)" = 6/6 ]
+check "job $real: 7 of 7 runs done (the warm-up and 6)" [ "$(jget progress runs_done)/$(jget progress runs_total)" = 7/7 ]
 get "/api/v1/jobs/$real/runs" >/dev/null
-check "every run of job $real finished ok" \
-	[ "$($PY -c 'import json, sys; print(" ".join(r["status"] for r in json.load(open(sys.argv[1]))["runs"]))' "$IT_TMP/body")" = "ok ok ok ok ok ok" ]
+check "every run of job $real finished: the warm-up first, then 6 ok" \
+	[ "$($PY -c 'import json, sys; print(" ".join(r["status"] for r in json.load(open(sys.argv[1]))["runs"]))' "$IT_TMP/body")" = "warmup ok ok ok ok ok ok" ]
 check "each with its metrics stored" \
-	[ "$(sqlite3 -batch -noheader -cmd '.timeout 5000' "$DB" "select count(distinct r.id) from runs r join metrics m on m.run_id = r.id where r.job_id = $real")" = 6 ]
+	[ "$(sqlite3 -batch -noheader -cmd '.timeout 5000' "$DB" "select count(distinct r.id) from runs r join metrics m on m.run_id = r.id where r.job_id = $real")" = 7 ]
 check "kabd logged no busy database" bash -c "! grep -qiE 'database is locked|busy' '$IT_TMP/kabd.log'"
 kabd_stop
 check "SIGTERM: kabd exits 0" [ $? -eq 0 ]

@@ -97,13 +97,15 @@ id1=$(jget id)
 check "POST /jobs: 201 with an id" [ "$code" = 201 -a -n "$id1" ]
 check "job $id1 ends done within 90 s" wait_status "$id1" 90 done failed cancelled
 check "job $id1 is done" [ "$(jget status)" = done ]
-check "job $id1 progress: 2 of 2 runs" [ "$(jget progress runs_done)/$(jget progress runs_total)" = 2/2 ]
+# 3 runs: the pair's 2 and, before them, the workload's uncounted warm-up
+check "job $id1 progress: 3 of 3 runs (the warm-up and 2)" [ "$(jget progress runs_done)/$(jget progress runs_total)" = 3/3 ]
 check "job $id1 lists its variants and workload" [ "$(jget variants 1 name) $(jget workloads 0 type)" = "b stress-ng" ]
 code=$(req GET "/api/v1/jobs/$id1/runs")
 check "GET /jobs/$id1/runs: 200" [ "$code" = 200 ]
 check "GET /jobs/$id1/runs: JSON" json_ok
-check "both runs ok, with provenance" [ "$(jget runs 0 status) $(jget runs 1 status) $(jget runs 0 provenance kernel_release)" \
-	= "ok ok $(uname -r)" ]
+check "the warm-up (pair 0, status warmup), then both runs ok, with provenance" \
+	[ "$(jget runs 0 pair) $(jget runs 0 status) $(jget runs 1 status) $(jget runs 2 status) $(jget runs 1 provenance kernel_release)" \
+	= "0 warmup ok ok $(uname -r)" ]
 for f in json text cover-letter markdown csv; do
 	code=$(req GET "/api/v1/jobs/$id1/report?format=$f")
 	check "report format=$f: 200, not empty" [ "$code" = 200 -a -s "$IT_TMP/body" ]
@@ -140,7 +142,7 @@ check "POST /jobs/$id2/cancel: 202" [ "$code" = 202 ]
 check "job $id2 ends cancelled within 20 s" wait_status "$id2" 20 cancelled done failed
 check "job $id2 is cancelled" [ "$(jget status)" = cancelled ]
 req GET "/api/v1/jobs/$id2/runs" >/dev/null
-check "its run is aborted" [ "$(jget runs 0 status)" = aborted ]
+check "its run (the warm-up) is aborted" [ "$(jget runs 0 status) $(jget runs 0 pair)" = "aborted 0" ]
 check "only one run was started" [ -z "$(jget runs 1 status)" ]
 check "no stress-ng left" bash -c '! pgrep -x stress-ng'
 expect "cancel a finished job" 409 POST "/api/v1/jobs/$id2/cancel"
@@ -233,7 +235,8 @@ check "GET /jobs?after=$idq1: the older ones" [ "$code" = 200 -a "$(jget jobs 0 
 check "GET /jobs?limit=100000 is capped, not an error" [ "$(req GET '/api/v1/jobs?limit=100000')" = 200 ]
 code=$(req GET /metrics)
 for series in 'kabd_up 1' 'kabd_executor_state{state="idle"} 1' 'kabd_queue_length 0' \
-	'kabd_runs{status="ok"} 2' 'kabd_runs{status="aborted"} 2' 'kabd_jobs{status="done"} 1' 'kabd_jobs{status="cancelled"} 3'; do
+	'kabd_runs{status="ok"} 2' 'kabd_runs{status="warmup"} 1' 'kabd_runs{status="aborted"} 2' \
+	'kabd_jobs{status="done"} 1' 'kabd_jobs{status="cancelled"} 3'; do
 	check "/metrics: $series" grep -qxF "$series" "$IT_TMP/body"
 done
 lat=$(grep -E '^kab_sampler_lateness_p99_seconds\{run="[0-9]+"\} [0-9.e+-]+$' "$IT_TMP/body")
@@ -283,7 +286,9 @@ check "SIGTERM mid-run: journal empty" [ "$(sql "$DB" "select count(*) from jour
 check "kabd starts again on the same database" start_kabd "$PORT"
 check "job $idr resumes with its next run" running "$idr"
 req GET "/api/v1/jobs/$idr/runs" >/dev/null
-check "resumed: the aborted run kept, the next one started" [ "$(jget runs 0 status) $(jget runs 1 status)" = "aborted started" ]
+# the run cut short was the warm-up: it is run again (it counts for nothing either way)
+check "resumed: the aborted warm-up kept, the warm-up started again" \
+	[ "$(jget runs 0 status) $(jget runs 1 status) $(jget runs 1 pair)" = "aborted started 0" -a "$(jget runs 0 step)" = "$(jget runs 1 step)" ]
 req POST "/api/v1/jobs/$idr/cancel" >/dev/null
 check "job $idr ends cancelled" wait_status "$idr" 20 cancelled
 

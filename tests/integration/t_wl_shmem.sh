@@ -19,6 +19,10 @@ cat >"$IT_TMP/sh.job" <<JOB
 [job]
 name = it-shmem
 pairs = 1
+; no warm-up: this test checks what each run of the adapter records, run
+; by run; the warm-up (an uncounted run like these, on by default) is
+; tested in t_e2e, t_aa and t_oom
+warmup = 0
 
 [swap]
 device = none

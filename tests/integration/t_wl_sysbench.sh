@@ -23,6 +23,11 @@ jobdir_of() {
 # mariadbd processes of ours (under this test's state directory or tmp)
 our_servers() { pgrep -f -- "--datadir=$IT_TMP" ; }
 
+# The jobs that run pass "warmup = 0" as their extra [job] line: they check
+# what each sysbench run records and the server's failures run by run (the
+# crash test finds its runs by step), and a sysbench run is the slow part;
+# the warm-up (an uncounted run like these, on by default) is tested in
+# t_e2e, t_aa and t_oom. The bad job keeps its lines as they were.
 job() { # name, extra [job] lines, workload lines, extra sections
 	cat <<JOB
 [job]
@@ -53,7 +58,7 @@ JOB
 
 # ---- the tiny job: two variants, every run ok, tps as sysbench printed ----
 db="$IT_TMP/ok.db"
-job it-sysbench "" "duration = 5s
+job it-sysbench "warmup = 0" "duration = 5s
 memory.max = 512M" "
 [swap]
 device = zram
@@ -91,7 +96,7 @@ check "no mariadbd left running" [ -z "$(our_servers)" ]
 
 # ---- the server killed -9 mid-run: a failed run with the reason, quickly ----
 db="$IT_TMP/crash.db"
-job it-sysbench-crash "" "duration = 30s" >"$IT_TMP/crash.job"
+job it-sysbench-crash "warmup = 0" "duration = 30s" >"$IT_TMP/crash.job"
 $KAB run --db "$db" "$IT_TMP/crash.job" >"$IT_TMP/crash.out" 2>"$IT_TMP/crash.err" &
 kab_pid=$!
 IT_PIDS+=("$kab_pid")
@@ -136,7 +141,7 @@ db="$IT_TMP/sock.db"
 mkdir -p "$IT_TMP/stale"
 mariadb-install-db --no-defaults --datadir="$IT_TMP/stale" --user=root --auth-root-authentication-method=normal \
 	--skip-test-db >"$IT_TMP/stale.log" 2>&1
-job it-sysbench-sock "" "duration = 5s" "
+job it-sysbench-sock "warmup = 0" "duration = 5s" "
 [workload pause]
 type = command
 command = timeout 120 sh -c \"until [ -e $IT_TMP/sock.go ]; do sleep 0.1; done\"" >"$IT_TMP/sock.job"
@@ -165,7 +170,7 @@ check "no mariadbd left running" [ -z "$(our_servers)" ]
 
 # ---- a prepare that fails: a buffer pool the server cannot map ----
 db="$IT_TMP/prep.db"
-job it-sysbench-prep "" "duration = 5s" | sed 's/^buffer_pool = 64M$/buffer_pool = 1T/' >"$IT_TMP/prep.job"
+job it-sysbench-prep "warmup = 0" "duration = 5s" | sed 's/^buffer_pool = 64M$/buffer_pool = 1T/' >"$IT_TMP/prep.job"
 $KAB run --db "$db" "$IT_TMP/prep.job" >"$IT_TMP/prep.out" 2>"$IT_TMP/prep.err"
 rc=$?
 check "kab run fails" [ $rc -ne 0 ]
@@ -185,7 +190,7 @@ check "kab check: a misspelt test, with a hint" grep -q "bad.job:24: .*test \"ol
 
 # ---- a memcg too small for the server: the OOM killer takes it ----
 db="$IT_TMP/oom.db"
-job it-sysbench-oom "" "duration = 5s
+job it-sysbench-oom "warmup = 0" "duration = 5s
 memory.max = 48M
 memory.swap.max = 0" >"$IT_TMP/oom.job"
 $KAB run --db "$db" "$IT_TMP/oom.job" >"$IT_TMP/oom.out" 2>"$IT_TMP/oom.err"

@@ -18,8 +18,10 @@ static const char job_text[] =
 	"[variant B]\nname = patched\n"
 	"[workload w]\ntype = command\ncommand = true\n";
 
-/* Stores, for the job of text, reps ok runs per (pair, variant) with
- * metric "command.m" = value(pair, variant, rep), in that order. */
+/* Stores, for the job of text, the workload's warm-up (cold: its value far
+ * off, and never to be looked at) and then reps ok runs per (pair,
+ * variant) with metric "command.m" = value(pair, variant, rep), in that
+ * order. */
 static int64_t fill(struct store *st, const char *text, unsigned pairs, int reps, double (*value)(unsigned, int, int))
 {
 	struct diags d = { 0 };
@@ -29,6 +31,20 @@ static int64_t fill(struct store *st, const char *text, unsigned pairs, int reps
 		return 0;
 	diags_free(&d);
 	int seq = 0;
+	struct store_step warm = { .seq = seq++, .pair = STORE_PAIR_WARMUP, .boot = reps > 1 ? 0 : -1 };
+	struct store_step *warm_loaded;
+	size_t warm_n;
+	store_steps_create(st, id, &warm, 1);
+	store_steps_load(st, id, &warm_loaded, &warm_n);
+	struct store_run wr = { .job_id = id, .step_id = warm_loaded[warm_n - 1].id, .pair = STORE_PAIR_WARMUP, .exit_code = 0 };
+	free(warm_loaded);
+	int64_t warm_id;
+	store_run_begin(st, &wr, &warm_id);
+	struct wl_metrics wm = { 0 };
+	wl_metrics_add(&wm, "command.m", "ops/s", 1e6);
+	wr.status = RUN_WARMUP;
+	store_run_finish(st, &wr, STEP_FINISHED, wm.v, wm.n, NULL, 0);
+	wl_metrics_free(&wm);
 	for (unsigned p = 0; p < pairs; p++)
 		for (int v = 0; v < 2; v++)
 			for (int rep = 0; rep < reps; rep++) {

@@ -113,6 +113,8 @@ static int64_t add_night_units(const char *db, const char *name, int day, double
 		run.started = DAY0 + day * DAY + (double)i * 20;
 		run.finished = run.started + 10;
 		run.status = kind == NIGHT_RUNS_FAILED ? RUN_FAILED : RUN_OK;
+		if (steps[i].pair == STORE_PAIR_WARMUP) /* the warm-up, as the executor records it */
+			run.status = RUN_WARMUP;
 		struct wl_metrics m = { 0 };
 		double noise = 0.002 * (double)((steps[i].pair * 7 + day * 3) % 5 - 2);
 		double a = 1000 * (1 + noise), v = steps[i].variant ? a * (1 + shift_pct / 100) : a;
@@ -271,6 +273,11 @@ static void test_gaps(void)
 	if (s->n_points == ARRAY_SIZE(want)) {
 		T_CHECK(s->points[1].row == NULL);
 		T_EQ_STR(h->nights[s->points[1].night].reason, "the build of variant head failed");
+		/* 13 runs recorded: the warm-up is none of the night's runs, failed or not */
+		char q[96];
+		snprintf(q, sizeof(q), "SELECT count(*) FROM runs WHERE job_id = %lld",
+			 (long long)h->nights[s->points[2].night].job_id);
+		T_EQ_INT(sql_count(db, q), 13);
 		T_EQ_INT(h->nights[s->points[2].night].runs, 12);
 		T_EQ_INT(h->nights[s->points[2].night].runs_failed, 12);
 		T_EQ_INT(s->points[3].missed_days, 2);

@@ -286,7 +286,7 @@ static int64_t stored_confirmation(struct store *st, double factor, const char *
 		int64_t rid;
 		T_EQ_INT(store_run_begin(st, &run, &rid), 0);
 		run.id = rid;
-		run.status = RUN_OK;
+		run.status = steps[i].pair == STORE_PAIR_WARMUP ? RUN_WARMUP : RUN_OK;
 		run.started = 1000.0 + (double)i;
 		run.finished = run.started + 0.5;
 		struct wl_metrics m = { 0 };

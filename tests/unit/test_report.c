@@ -300,6 +300,17 @@ static const char store_job[] =
 		"[workload never]\ntype = command\ncommand = true\n"
 	"[metric vmstat.pgscan_anon]\ndirection = neutral\n";
 
+/* A warm-up step's run as the executor records it: status warmup whatever
+ * its outcome, the outcome in its reason. */
+static bool warmup_run(const struct store_step *step, struct store_run *run, const char *outcome)
+{
+	if (step->pair != STORE_PAIR_WARMUP)
+		return false;
+	run->status = RUN_WARMUP;
+	snprintf(run->reason, sizeof(run->reason), "warm-up before the first pair, not counted (%s)", outcome);
+	return true;
+}
+
 static int make_store(const char *path, const char *text, int64_t *ret_id)
 {
 	struct store *st;
@@ -338,10 +349,13 @@ static int make_store(const char *path, const char *text, int64_t *ret_id)
 			T_EQ_INT(run_status_parse(status, &run.status), 0);
 			if (strcmp(status, "ok") != 0)
 				snprintf(run.reason, sizeof(run.reason), "%s", oom ? "memcg OOM kill" : "exit code 1");
+			/* a cold warm-up: far off the others, where a count of it would show */
+			bool warm = warmup_run(&steps[i], &run, steps[i].workload == 1 ? "failed: exit code 1" : "ok");
 			struct wl_metrics m = { 0 };
 			double p = steps[i].pair, b = steps[i].variant;
-			wl_metrics_add(&m, "stress-ng.bogo_ops_per_s", "ops/s", 1000 + 7 * p + 80 * b + (p == 3 ? 2 : 0));
-			wl_metrics_add(&m, "vmstat.pgscan_anon", "events", 50000 + 100 * p + 5000 * b);
+			wl_metrics_add(&m, "stress-ng.bogo_ops_per_s", "ops/s",
+				       warm ? 1e6 : 1000 + 7 * p + 80 * b + (p == 3 ? 2 : 0));
+			wl_metrics_add(&m, "vmstat.pgscan_anon", "events", warm ? 9e9 : 50000 + 100 * p + 5000 * b);
 			wl_metrics_add(&m, "vmstat.pswpin", "events", 0);
 			wl_metrics_add(&m, "vmstat.pgfault", "events", 12345); /* not in the report */
 			if (b == 1)
@@ -404,6 +418,9 @@ static int make_oom_store(const char *path, int64_t *ret_id)
 			if (contaminated)
 				snprintf(run.reason, sizeof(run.reason),
 					 "memcg OOM killer killed 4 process(es) during the run; oom = tolerate counts such runs");
+			/* the warm-ups had kills too: neither the warning nor the
+			 * tolerated count may count them */
+			kills = warmup_run(&steps[i], &run, "oom-contaminated") || kills;
 			struct wl_metrics m = { 0 };
 			wl_metrics_add(&m, "stress-ng.bogo_ops_per_s", "ops/s", 1000 + 7 * p + 80 * v);
 			wl_metrics_add(&m, "memcg.oom_kills", "kills", kills ? 4 : 0);
@@ -437,7 +454,8 @@ static void test_oom_report(void)
 	T_CHECK(!r->w[0].oom_tolerate);
 	T_CHECK(r->w[1].oom_tolerate);
 	T_EQ_INT(r->w[1].oom_counted, 3);
-	T_EQ_INT(r->n_notes, 6);
+	T_EQ_INT(r->w[0].runs[0 * RUN_STATUS_N + RUN_WARMUP], 1);
+	T_EQ_INT(r->n_notes, 8); /* 6 oom-contaminated, 2 warm-ups */
 	/* only zswap-off is over a third */
 	T_EQ_INT(r->n_warnings, 1);
 	const char *warning = "WARNING: workload vm: 5 of 6 runs of zswap-off had memcg OOM kills and are not counted: "
@@ -451,7 +469,7 @@ static void test_oom_report(void)
 	char *text = t_render(r, REPORT_TEXT);
 	T_CHECK(text && strstr(text, warning) && strstr(text, warning) < strstr(text, "== workload"));
 	T_CHECK(text && strstr(text, tolerated));
-	T_CHECK(text && strstr(text, "Runs: zswap-off 1 ok 5 oom-contaminated; zswap-on 5 ok 1 oom-contaminated\n"));
+	T_CHECK(text && strstr(text, "Runs: zswap-off 1 ok 5 oom-contaminated 1 warmup; zswap-on 5 ok 1 oom-contaminated\n"));
 	T_CHECK(text && strstr(text, "oom-contaminated: memcg OOM killer killed 4 process(es) during the run; "
 				     "oom = tolerate counts such runs"));
 	free(text);
@@ -497,6 +515,10 @@ static void test_store_report(void)
 	T_EQ_STR(w->h.timeout, "10s");
 	T_EQ_STR(w->stop_reason, "budget");
 	T_EQ_INT(w->runs[1 * RUN_STATUS_N + RUN_OOM_KILLED], 1); /* patched: 1 oom-killed */
+	/* the warm-up: recorded, in base (the schedule's first variant), in no pair */
+	T_EQ_INT(w->runs[0 * RUN_STATUS_N + RUN_WARMUP], 1);
+	T_EQ_INT(w->runs[1 * RUN_STATUS_N + RUN_WARMUP], 0);
+	T_EQ_INT(w->runs[0 * RUN_STATUS_N + RUN_OK], 6);
 	/* primary first; the workload's own; the curated list; no pgfault */
 	T_EQ_INT(w->n_metrics, 4);
 	if (w->n_metrics == 4) {
@@ -510,9 +532,17 @@ static void test_store_report(void)
 		T_NEAR(w->m[0].values[0 * 6 + 3], 1023, 1e-9);
 	}
 	T_EQ_INT(r->w[1].n_metrics, 0);
-	T_EQ_INT(r->n_notes, 13); /* 12 failed, 1 oom-killed */
+	T_EQ_INT(r->n_notes, 15); /* 12 failed, 1 oom-killed, the warm-ups of vm and dead */
+	if (r->n_notes == 15)
+		T_EQ_STR(r->notes[0], "run 1 (warm-up, base, vm): warmup: warm-up before the first pair, not counted (ok)");
 	T_EQ_INT(report_analyze(r), 0);
 	if (w->n_metrics == 4) {
+		/* the statistics have the pairs' runs alone: the warm-up's 1e6
+		 * ops/s is in no mean (base: 1000 + 7 p, +2 at p = 3) */
+		T_EQ_INT(w->m[0].desc[0].n, 6);
+		T_NEAR(w->m[0].desc[0].mean, (6000 + 7 * 15 + 2) / 6.0, 1e-9);
+		T_CHECK(w->m[0].desc[0].max < 2000);
+		T_CHECK(w->m[1].desc[0].max < 1e6);
 		T_EQ_INT(w->m[0].cmp[1].pairs, 5);
 		T_EQ_INT(w->m[0].cmp[1].verdict, STATS_VERDICT_UNDECIDED); /* 5 pairs cannot reach p < 0.05 */
 		T_EQ_INT(w->m[3].cmp[1].verdict, STATS_VERDICT_NONE);
@@ -532,16 +562,25 @@ static void test_store_report(void)
 	T_CHECK(r->kernels == NULL && r->n_run_boots == 0 && r->n_kernel_warnings == 0);
 	T_CHECK(text && !strstr(text, "Kernels:") && !strstr(text, "Runs by boot:") && !strstr(text, "WARNING"));
 	T_CHECK(text && strstr(text, "\nKernel: 6.1.0-unit   CPUs: 8   Memory: 16.0 GiB   cgroup v2\n"));
+	/* the header says the warm-up ran and was not counted */
+	T_CHECK(text && strstr(text, "\nRuns: base 6 ok 1 warmup; patched 5 ok 1 oom-killed\n"
+				     "Warm-up: 1 uncounted run of base before the first pair (not in the pairs or the statistics)\n"
+				     "Pairs: 6 "));
+	T_CHECK(text && strstr(text, "\nRuns: base none; patched none\nWarm-up: none recorded\n")); /* never */
+	T_CHECK(text && strstr(text, "  run 1 (warm-up, base, vm): warmup: warm-up before the first pair, not counted (ok)\n"));
+	T_CHECK(text && strstr(text, "(warm-up, base, dead): warmup: warm-up before the first pair, not counted (failed: exit code 1)\n"));
 	free(text);
 	char *json = t_render(r, REPORT_JSON);
 	T_CHECK(json && !strstr(json, "\"kernels\"") && !strstr(json, "\"runs_by_boot\"") && !strstr(json, "\"kernel_warnings\""));
 	T_CHECK(json && strstr(json, "\"boots\": []\n}\n"));
 	T_CHECK(json && strstr(json, "\"name\": \"vmstat.pswpin\"")); /* JSON keeps every row */
+	T_CHECK(json && strstr(json, "\"skipped\": 0, \"started\": 0, \"warmup\": 1}"));
 	free(json);
 	char *cover = t_render(r, REPORT_COVER_LETTER);
 	T_CHECK(cover && strstr(cover, "unit-report vm Benchmark Results"));
 	T_CHECK(cover && strstr(cover, "  Kernel: 6.1.0-unit   CPUs: 8\n  MemTotal: 16384M   SwapTotal: 4096M\n"
 				       "  memcg limit: 128M   alloc: 1G   workers: 4   duration: 10s\n"));
+	T_CHECK(cover && strstr(cover, "  Warm-up: 1 uncounted run of base before the first pair (not in the pairs or the statistics)\n"));
 	/* the job's primary and metrics = rows, less the one that was zero throughout */
 	T_CHECK(cover && strstr(cover, "\nbogo ops/s "));
 	T_CHECK(cover && strstr(cover, "\nzswpwb (pages) "));
@@ -588,6 +627,34 @@ static void test_store_report_rows(void)
 	/* the text report is unchanged by it: every row but the zero one */
 	char *txt = t_render(r, REPORT_TEXT);
 	T_CHECK(txt && strstr(txt, "\nstress-ng.bogo_ops_per_s ") && strstr(txt, "\nvmstat.zswpwb "));
+	free(txt);
+	report_free(r);
+	store_close(st);
+	unlink(path);
+}
+
+/* warmup = 0: no warm-up step, no warm-up run, and the header says so. */
+static void test_store_report_warmup_off(void)
+{
+	char path[256], text[2048];
+	t_db_path(path, sizeof(path), "/tmp/kab-unit-report-XXXXXX", NULL);
+	snprintf(text, sizeof(text), "[job]\nwarmup = 0\n%s", store_job + strlen("[job]\n"));
+	int64_t id = 0;
+	T_EQ_INT(make_store(path, text, &id), 0);
+	struct store *st;
+	if (store_open(path, &st) < 0) {
+		T_CHECK(!"store_open");
+		return;
+	}
+	struct report *r;
+	T_EQ_INT(report_load(st, id, &r), 0);
+	T_EQ_INT(r->w[0].runs[0 * RUN_STATUS_N + RUN_WARMUP], 0);
+	T_EQ_INT(r->n_notes, 13); /* 12 failed, 1 oom-killed */
+	T_EQ_INT(report_analyze(r), 0);
+	char *txt = t_render(r, REPORT_TEXT);
+	T_CHECK(txt && strstr(txt, "\nRuns: base 6 ok; patched 5 ok 1 oom-killed\n"
+				   "Warm-up: off (warmup = 0): the first pair's runs were the workload's first\n"));
+	T_CHECK(txt && !strstr(txt, "warm-up before"));
 	free(txt);
 	report_free(r);
 	store_close(st);
@@ -714,6 +781,7 @@ int main(void)
 	test_model_edges();
 	test_store_report();
 	test_store_report_rows();
+	test_store_report_warmup_off();
 	test_units();
 	test_readable_rows();
 	test_oom_report();

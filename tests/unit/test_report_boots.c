@@ -38,16 +38,16 @@
 	"series = " SERIES "\n" \
 	"[workload w]\ntype = command\ncommand = true\n"
 
-static const char build_job[] =
-	"[job]\nname = unit-kernels\nboots = 3\nruns_per_boot = 2\nswitch = kexec\n" BUILD_VARIANTS;
-static const char many_job[] = "[job]\nname = unit-many\nboots = 30\nswitch = kexec\n" BUILD_VARIANTS;
-static const char image_job[] =
-	"[job]\nname = unit-images\nboots = 1\nswitch = kexec\n"
-	"[swap]\ndevice = none\n"
-	"[variant A]\nname = distro\nkernel = image\nimage = " IMAGE "\n"
-	"[variant B]\nname = other\nkernel = image\nimage = /boot/vmlinuz-6.1.0-58-amd64\n"
-	"[workload w]\ntype = command\ncommand = true\n";
-
+/* These jobs plant their runs by the index of their steps: no warm-up
+ * (warm_job, made last, has one). */
+static const char build_job[] = "[job]\nname = unit-kernels\nboots = 3\nruns_per_boot = 2\nswitch = kexec\nwarmup = 0\n" BUILD_VARIANTS;
+static const char many_job[] = "[job]\nname = unit-many\nboots = 30\nswitch = kexec\nwarmup = 0\n" BUILD_VARIANTS;
+static const char warm_job[] = "[job]\nname = unit-warm\nboots = 3\nruns_per_boot = 2\nswitch = kexec\n" BUILD_VARIANTS;
+static const char image_job[] = "[job]\nname = unit-images\nboots = 1\nswitch = kexec\nwarmup = 0\n"
+				"[swap]\ndevice = none\n"
+				"[variant A]\nname = distro\nkernel = image\nimage = " IMAGE "\n"
+				"[variant B]\nname = other\nkernel = image\nimage = /boot/vmlinuz-6.1.0-58-amd64\n"
+				"[workload w]\ntype = command\ncommand = true\n";
 
 /* An ok build of v6.1-debian (kind build, or image of the file series). */
 static int64_t add_build(struct store *st, const char *kind, const char *release, const char *series, const char *patches)
@@ -119,9 +119,13 @@ static int add_run(struct store *st, int64_t job, const struct store_step *s, co
 	run.id = rid;
 	run.started = 3000 + s->seq;
 	run.finished = run.started + 5;
-	run.status = RUN_OK;
+	/* a warm-up as the executor records it, cold: far off the others */
+	bool warm = s->pair == STORE_PAIR_WARMUP;
+	run.status = warm ? RUN_WARMUP : RUN_OK;
+	if (warm)
+		snprintf(run.reason, sizeof(run.reason), "warm-up before the first pair, not counted (ok)");
 	struct wl_metrics m = { 0 };
-	wl_metrics_add(&m, "command.m", "ops/s", 100 + 10 * s->variant + s->pair + 0.1 * s->rep);
+	wl_metrics_add(&m, "command.m", "ops/s", warm ? 1e6 : 100 + 10 * s->variant + s->pair + 0.1 * s->rep);
 	r = store_run_finish(st, &run, STEP_FINISHED, m.v, m.n, NULL, 0);
 	wl_metrics_free(&m);
 	return r;
@@ -234,15 +238,15 @@ static const char cover_top[] =
 	"  MemTotal: 16384M   SwapTotal: 0M\n"
 	"  memcg limit: none   duration: ";
 
-static const char cover_lines[] =
-	"s\n"
-	"  Before: base   After: patched   pairs: 3 (abba)\n"
-	"  Base: v6.1-debian (71864f7f0e85), 6.1.192-kab1\n"
-	"  patched: + 2 patches (" SERIES "), 6.1.192-kab2\n"
-	"    1. " SUBJECT1 "\n"
-	"    2. " SUBJECT2 "\n"
-	"  3 boots of each kernel, ABBA, 2 runs a boot (their median counted)\n"
-	"--------------------------------------------------------------------------\n";
+static const char cover_lines[] = "s\n"
+				  "  Before: base   After: patched   pairs: 3 (abba)\n"
+				  "  Warm-up: off (warmup = 0): the first pair's runs were the workload's first\n"
+				  "  Base: v6.1-debian (71864f7f0e85), 6.1.192-kab1\n"
+				  "  patched: + 2 patches (" SERIES "), 6.1.192-kab2\n"
+				  "    1. " SUBJECT1 "\n"
+				  "    2. " SUBJECT2 "\n"
+				  "  3 boots of each kernel, ABBA, 2 runs a boot (their median counted)\n"
+				  "--------------------------------------------------------------------------\n";
 
 static void check_clean(struct store *st, int64_t id)
 {
@@ -393,6 +397,54 @@ static void check_images(struct store *st, int64_t id)
 	report_free(r);
 }
 
+/* A job with its warm-up: one run in the first boot, before the first
+ * pair's, on base's kernel (no switch of its own), listed with that boot's
+ * runs and in the run counts, and in no boot's median. */
+static void check_warm(struct store *st, int64_t id)
+{
+	struct store_run *runs = NULL;
+	size_t nr = 0;
+	T_EQ_INT(store_runs_load(st, id, &runs, &nr), 0);
+	T_EQ_INT(nr, 13);
+	long long first = nr ? (long long)runs[0].id : 0;
+	if (nr) {
+		T_EQ_INT(runs[0].status, RUN_WARMUP);
+		T_EQ_INT(runs[0].pair, STORE_PAIR_WARMUP);
+		T_EQ_INT(runs[0].variant, 0);
+		T_EQ_STR(runs[0].boot_id, runs[1].boot_id); /* the first pair's boot */
+	}
+	free(runs);
+	struct report *r = load(st, id);
+	if (!r)
+		return;
+	T_EQ_INT(r->n_kernel_warnings, 0);
+	T_EQ_INT(r->n_run_boots, 6);
+	T_EQ_INT(r->w[0].pairs, 3);
+	T_EQ_INT(r->w[0].runs[0 * RUN_STATUS_N + RUN_WARMUP], 1);
+	if (r->w[0].n_metrics > 0) {
+		T_EQ_INT(r->w[0].m[0].desc[0].n, 3); /* the boots, not the warm-up */
+		T_CHECK(r->w[0].m[0].desc[0].max < 200);
+	}
+	char want[512];
+	char *text = t_render(r, REPORT_TEXT);
+	snprintf(want, sizeof(want), "\nRuns by boot:\n  base: boot 1 (boot_id i0000001, build 1, 6.1.192-kab1): runs %lld warmup, %lld ok, %lld ok\n",
+		 first, first + 1, first + 2);
+	has("warm text", text, want);
+	has("warm text", text,
+	    "\nRuns: base 6 ok 1 warmup; patched 6 ok\n"
+	    "Warm-up: 1 uncounted run of base before the first pair (not in the pairs or the statistics)\n");
+	lacks("warm text", text, "WARNING");
+	free(text);
+	char *json = t_render(r, REPORT_JSON);
+	snprintf(want, sizeof(want),
+		 "\"runs\": [{\"id\": %lld, \"workload\": \"w\", \"pair\": 0, \"status\": \"warmup\", "
+		 "\"kernel_release\": \"6.1.192-kab1\", \"wrong_kernel\": false}, {\"id\": %lld, \"workload\": \"w\", \"pair\": 1, ",
+		 first, first + 1);
+	has("warm json", json, want);
+	free(json);
+	report_free(r);
+}
+
 /* A tracked variant's commit of the night, recorded on its variant row,
  * in the Kernels block, the cover letter's prose and the JSON. */
 static void check_tracked(struct store *st, int64_t id)
@@ -448,12 +500,14 @@ int main(void)
 	int64_t planted = make_job(st, build_job, builds, releases, 'c', PLANT_WRONG, true);
 	int64_t imgs = make_job(st, image_job, images, image_releases, 'e', PLANT_NONE, false);
 	int64_t swapped = make_job(st, many_job, builds, releases, 'g', PLANT_SWAPPED, true);
-	T_CHECK(clean == 1 && planted == 2 && imgs == 3 && swapped == 4);
+	int64_t warm = make_job(st, warm_job, builds, releases, 'i', PLANT_NONE, true);
+	T_CHECK(clean == 1 && planted == 2 && imgs == 3 && swapped == 4 && warm == 5);
 	check_clean(st, clean);
 	check_planted(st, planted);
 	check_images(st, imgs);
 	check_swapped(st, swapped);
 	check_tracked(st, clean);
+	check_warm(st, warm);
 	store_close(st);
 	if (!getenv("TEST_REPORT_BOOTS_DB")) {
 		unlink(path);

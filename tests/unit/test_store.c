@@ -24,7 +24,7 @@ static const char job_text[] =
 	"[variant B]\nname = patched\n"
 	"[workload w]\ntype = command\ncommand = true\nmemory.max = 64M\n";
 
-
+/* The schedule as letters: a step's variant, lower case for a warm-up. */
 static void plan_string(const struct job *j, char *buf)
 {
 	struct store_step *s;
@@ -34,7 +34,7 @@ static void plan_string(const struct job *j, char *buf)
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
-		buf[i] = (char)('A' + s[i].variant);
+		buf[i] = (char)((s[i].pair == STORE_PAIR_WARMUP ? 'a' : 'A') + s[i].variant);
 	buf[n] = 0;
 	free(s);
 }
@@ -46,23 +46,58 @@ static void test_plan(void)
 	if (!j)
 		return;
 	char buf[64];
+	/* the warm-up (STATS.md rule 9) first, in the first step's variant */
+	T_EQ_INT(j->warmup, 1);
 	plan_string(j, buf);
-	T_EQ_STR(buf, "ABBAABBA");
+	T_EQ_STR(buf, "aABBAABBA");
 	j->order = JOB_ORDER_ALTERNATE;
 	plan_string(j, buf);
-	T_EQ_STR(buf, "ABABABAB");
+	T_EQ_STR(buf, "aABABABAB");
 	j->order = JOB_ORDER_RANDOM;
 	j->seed = 7;
 	plan_string(j, buf);
+	/* the warm-up is in the variant the schedule starts with, whichever */
+	T_CHECK(buf[0] == buf[1] - 'A' + 'a');
 	/* balanced: every block of two pairs holds one AB and one BA */
 	for (int b = 0; b < 2; b++) {
-		const char *p = buf + 4 * b;
+		const char *p = buf + 1 + 4 * b;
 		T_CHECK((p[0] == 'A' && p[1] == 'B' && p[2] == 'B' && p[3] == 'A') ||
 			(p[0] == 'B' && p[1] == 'A' && p[2] == 'A' && p[3] == 'B'));
 	}
 	char again[64];
 	plan_string(j, again);
 	T_EQ_STR(again, buf); /* same seed, same schedule */
+	/* warmup = 0: the plan as it was, no warm-up */
+	j->warmup = 0;
+	j->order = JOB_ORDER_ABBA;
+	plan_string(j, buf);
+	T_EQ_STR(buf, "ABBAABBA");
+	job_free(j);
+
+	/* two workloads: each warm-up just before that workload's first
+	 * step, in no pair, the steps numbered in order */
+	j = t_parse_job("[job]\nname = two\npairs = 2\n[swap]\ndevice = none\n[variant A]\n[variant B]\n"
+			"[workload v]\ntype = command\ncommand = true\n[workload w]\ntype = command\ncommand = true\n");
+	T_CHECK(j != NULL);
+	if (!j)
+		return;
+	plan_string(j, buf);
+	T_EQ_STR(buf, "aABaABBABA");
+	struct store_step *s;
+	size_t n;
+	T_EQ_INT(exec_plan(j, &s, &n), 0);
+	T_EQ_INT(n, 10);
+	char work[16] = "", pairs[16] = "";
+	for (size_t i = 0; i < n && i < 10; i++) {
+		work[i] = (char)('v' + s[i].workload);
+		pairs[i] = s[i].pair == STORE_PAIR_WARMUP ? '-' : (char)('1' + s[i].pair);
+		T_EQ_INT(s[i].seq, (int)i);
+		T_EQ_INT(s[i].status, STEP_PENDING);
+		T_EQ_INT(s[i].boot, -1);
+	}
+	T_EQ_STR(work, "vvvwwwvvww");
+	T_EQ_STR(pairs, "-11-112222");
+	free(s);
 	job_free(j);
 }
 
@@ -101,10 +136,13 @@ static void test_store(void)
 	T_EQ_INT(store_steps_create(st, id, steps, n), 0);
 	free(steps);
 	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
-	T_EQ_INT(n, 8);
+	T_EQ_INT(n, 9); /* 4 pairs of 2 and the warm-up, which is stored as the first step */
 	T_EQ_INT(steps[0].status, STEP_PENDING);
+	T_EQ_INT(steps[0].pair, STORE_PAIR_WARMUP);
+	T_EQ_INT(steps[1].pair, 0);
 
-	struct store_run r = { .job_id = id, .step_id = steps[0].id, .variant = 0, .workload = 0, .exit_code = -1 };
+	/* the warm-up's run: recorded like any other, with its own status */
+	struct store_run r = { .job_id = id, .step_id = steps[0].id, .pair = steps[0].pair, .variant = 0, .workload = 0, .exit_code = -1 };
 	snprintf(r.kernel_release, sizeof(r.kernel_release), "6.1.0-test");
 	snprintf(r.boot_id, sizeof(r.boot_id), "boot-1");
 	int64_t run_id;
@@ -126,7 +164,7 @@ static void test_store(void)
 	wl_metrics_add(&m, "time.wall_s", "s", 1.5);
 	uint8_t blob[] = { 1, 2, 3 };
 	struct store_series ser = { "vmstat.pswpout", blob, sizeof(blob), 3 };
-	r.status = RUN_OK;
+	r.status = RUN_WARMUP;
 	r.exit_code = 0;
 	r.finished = 1012.5;
 	T_EQ_INT(store_run_finish(st, &r, STEP_FINISHED, m.v, m.n, &ser, 1), 0);
@@ -162,7 +200,13 @@ static void test_store(void)
 	size_t nr;
 	T_EQ_INT(store_runs_load(st, id, &runs, &nr), 0);
 	T_EQ_INT(nr, 1);
-	T_EQ_INT(runs[0].status, RUN_OK);
+	T_EQ_INT(runs[0].status, RUN_WARMUP);
+	T_EQ_INT(runs[0].pair, STORE_PAIR_WARMUP);
+	int64_t counted = -1;
+	T_EQ_INT(store_count_runs(st, RUN_WARMUP, &counted), 0);
+	T_EQ_INT(counted, 1);
+	T_EQ_INT(store_count_runs(st, RUN_OK, &counted), 0);
+	T_EQ_INT(counted, 0);
 	T_EQ_STR(runs[0].kernel_release, "6.1.0-test");
 	T_EQ_STR(runs[0].kab_version, KAB_VERSION);
 	free(runs);
@@ -285,7 +329,7 @@ static void test_submit(void)
 	T_EQ_INT(id, 1);
 	free(steps);
 	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
-	T_EQ_INT(n, 8);
+	T_EQ_INT(n, 9);
 	free(steps);
 	struct store_job sj;
 	T_EQ_INT(store_job_info(st, id, &sj), 0);
@@ -358,6 +402,7 @@ static void test_status_names(void)
 	T_EQ_STR(run_status_name(RUN_OK), "ok");
 	T_EQ_STR(run_status_name(RUN_OOM_CONTAMINATED), "oom-contaminated");
 	T_EQ_STR(run_status_name(RUN_EXPECT_FAILED), "expect-failed");
+	T_EQ_STR(run_status_name(RUN_WARMUP), "warmup");
 	T_EQ_STR(boot_status_name(BOOT_ABANDONED), "abandoned");
 	T_EQ_STR(build_status_name(BUILD_BUILDING), "building");
 
