@@ -456,6 +456,38 @@ static void test_constant_segments(void)
 		T_CHECK(isinf(p->stat) && p->stat > 0);
 	}
 	cp_result_free(&res);
+
+	/* The shortest histories a counter makes in t_nightly: the nightly %
+	 * change of a folio size, 0 while both sides have 64K folios, -93.75
+	 * once one has 4K, and no noise at all. Found on the step's first
+	 * night with the fewest nights a side, with p 0 and no division by
+	 * a zero variance; the same from one non-zero level to another. */
+	static const struct {
+		size_t n, at;
+		double before, after;
+	} steps[] = { { 12, 5, 0, -93.75 }, { 8, 4, 0, -93.75 }, { 9, 4, 64, 4 }, { 8, 4, 100, 0 } };
+	for (size_t k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
+		for (size_t i = 0; i < steps[k].n; i++)
+			x[i] = i < steps[k].at ? steps[k].before : steps[k].after;
+		T_EQ_INT(detect(x, steps[k].n, &res), 1);
+		if (res.n == 1) {
+			const struct cp_point *p = &res.points[0];
+			T_EQ_INT(p->index, steps[k].at);
+			T_EQ_INT(p->before_start, 0);
+			T_EQ_INT(p->after_end, steps[k].n);
+			T_NEAR(p->mean_before, steps[k].before, 0);
+			T_NEAR(p->mean_after, steps[k].after, 0);
+			T_NEAR(p->p, 0, 0);
+			T_CHECK(isinf(p->stat) && (p->stat < 0) == (steps[k].after < steps[k].before));
+			T_CHECK(steps[k].before == 0 ? isnan(p->pct) : isfinite(p->pct));
+		}
+		cp_result_free(&res);
+	}
+	/* a step one night too late for a segment of 4 after it: none */
+	for (size_t i = 0; i < 8; i++)
+		x[i] = i < 5 ? 0 : -93.75;
+	T_EQ_INT(detect(x, 8, &res), 0);
+	cp_result_free(&res);
 }
 
 int main(void)
