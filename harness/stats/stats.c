@@ -553,46 +553,14 @@ static int cmp_pq(const void *a, const void *b) {
 	return (x->p > y->p) - (x->p < y->p);
 }
 
-int stats_bh(const double *p, size_t n, double *q_out) {
-	if (n == 0)
-		return 0;
-	if (!p || !q_out)
-		return -EINVAL;
-	struct pq *v = malloc(n * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	size_t m = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isnan(p[i]))
-			v[m++] = (struct pq){ p[i], i };
-	qsort(v, m, sizeof(*v), cmp_pq);
-	/* step-up: q_(i) = min over j >= i of m p_(j) / j, capped at 1;
-	 * q_out may be p itself, so NANs are written last */
-	double run = 1;
-	for (size_t k = m; k-- > 0;) {
-		run = fmin(run, v[k].p * (double)m / (double)(k + 1));
-		v[k].p = run;
-	}
-	double *q = malloc(n * sizeof(*q));
-	if (!q) {
-		free(v);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++)
-		q[i] = NAN;
-	for (size_t k = 0; k < m; k++)
-		q[v[k].i] = v[k].p;
-	memcpy(q_out, q, n * sizeof(*q));
-	free(q);
-	free(v);
-	return 0;
-}
+enum adjust_kind { ADJUST_BH, ADJUST_HOLM };
 
-int stats_holm(const double *p, size_t n, double *adj_out)
-{
+/* Multiple-testing adjustment of the non-NAN p-values, written into out
+ * (which may be p itself: NANs are written last). */
+static int adjust_p(const double *p, size_t n, enum adjust_kind kind, double *out) {
 	if (n == 0)
 		return 0;
-	if (!p || !adj_out)
+	if (!p || !out)
 		return -EINVAL;
 	struct pq *v = malloc(n * sizeof(*v));
 	double *adj = malloc(n * sizeof(*adj));
@@ -606,18 +574,37 @@ int stats_holm(const double *p, size_t n, double *adj_out)
 		if (!isnan(p[i]))
 			v[m++] = (struct pq){ p[i], i };
 	qsort(v, m, sizeof(*v), cmp_pq);
-	/* step-down: adj_(i) = max over j <= i of (m - j + 1) p_(j), capped at 1 */
-	double run = 0;
+	if (kind == ADJUST_BH) {
+		/* step-up: q_(i) = min over j >= i of m p_(j) / j, capped at 1 */
+		double run = 1;
+		for (size_t k = m; k-- > 0;) {
+			run = fmin(run, v[k].p * (double)m / (double)(k + 1));
+			v[k].p = run;
+		}
+	} else {
+		/* step-down: adj_(i) = max over j <= i of (m - j + 1) p_(j), capped at 1 */
+		double run = 0;
+		for (size_t k = 0; k < m; k++) {
+			run = fmax(run, fmin(1, v[k].p * (double)(m - k)));
+			v[k].p = run;
+		}
+	}
 	for (size_t i = 0; i < n; i++)
 		adj[i] = NAN;
-	for (size_t k = 0; k < m; k++) {
-		run = fmax(run, fmin(1, v[k].p * (double)(m - k)));
-		adj[v[k].i] = run;
-	}
-	memcpy(adj_out, adj, n * sizeof(*adj));
+	for (size_t k = 0; k < m; k++)
+		adj[v[k].i] = v[k].p;
+	memcpy(out, adj, n * sizeof(*adj));
 	free(adj);
 	free(v);
 	return 0;
+}
+
+int stats_bh(const double *p, size_t n, double *q_out) {
+	return adjust_p(p, n, ADJUST_BH, q_out);
+}
+
+int stats_holm(const double *p, size_t n, double *adj_out) {
+	return adjust_p(p, n, ADJUST_HOLM, adj_out);
 }
 
 int stats_bh_fill(struct stats_result *res, size_t n) {

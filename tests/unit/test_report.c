@@ -289,6 +289,71 @@ static void test_model_edges(void)
 	report_free(r);
 }
 
+/* Rule 6: the BH family holds only the metrics that could reach p < 0.05.
+ * 6 pairs: a counter 655364 -> 0 in every pair (the permutation test's
+ * 2/924), ten counters zero in every run, one constant one and a timing
+ * with two tied pairs (left out), and 3 noisy timings (in). */
+static void test_family(void)
+{
+	char *names[] = { "off", "on" };
+	struct report *r;
+	T_EQ_INT(report_new("family", names, 2, &r), 0);
+	struct report_workload *w;
+	T_EQ_INT(report_add_workload(r, "w", 6, &w), 0);
+	struct report_metric *m;
+	T_EQ_INT(report_add_metric(r, w, "vmstat.pswpout", "pages", &m), 0);
+	for (int p = 0; p < 6; p++) {
+		m->values[p] = 655364;
+		m->values[6 + p] = 0;
+	}
+	for (int k = 0; k < 10; k++) {
+		char name[32];
+		snprintf(name, sizeof(name), "vmstat.zero%d", k);
+		T_EQ_INT(report_add_metric(r, w, name, "pages", &m), 0);
+		for (int i = 0; i < 12; i++)
+			m->values[i] = 0;
+	}
+	T_EQ_INT(report_add_metric(r, w, "pageout.reps", "", &m), 0);
+	for (int i = 0; i < 12; i++)
+		m->values[i] = 10;
+	/* three timings whose 6 pairs all differ, and one whose pairs 2 and 5
+	 * are equal: 4 non-zero differences cannot give p below 2/16 (out) */
+	static const double t[4][12] = {
+		{ 100, 103, 98, 101, 99, 102, 101, 99, 100, 104, 97, 100 },
+		{ 50, 51, 49, 52, 50, 48, 49.5, 51.3, 52.1, 50.4, 50.2, 49.1 },
+		{ 7, 7.2, 6.9, 7.1, 7, 6.8, 7.05, 7.11, 6.93, 7.22, 7.04, 6.87 },
+		{ 50, 51, 49, 52, 50, 48, 49, 51, 52, 50, 50, 49 },
+	};
+	for (int k = 0; k < 4; k++) {
+		char name[32];
+		snprintf(name, sizeof(name), "command.t%d", k);
+		T_EQ_INT(report_add_metric(r, w, name, "ms", &m), 0);
+		memcpy(m->values, t[k], sizeof(t[k]));
+	}
+	T_EQ_INT(report_analyze(r), 0);
+	T_EQ_INT(w->family[1], 4);
+	T_EQ_INT(w->holm[1], 0);
+	const struct stats_result *c = &w->m[0].cmp[1];
+	T_EQ_INT(c->test, STATS_TEST_PERMUTATION_EXACT);
+	T_NEAR(c->p_value, 2.0 / 924, 1e-12);
+	T_CHECK(c->q_value < 0.01);
+	T_EQ_INT(c->verdict, STATS_VERDICT_BETTER);
+	/* left out: no q, and "same" (a constant at 6 pairs) */
+	T_CHECK(isnan(w->m[1].cmp[1].q_value));
+	T_EQ_INT(w->m[1].cmp[1].verdict, STATS_VERDICT_SAME);
+	T_CHECK(isnan(w->m[11].cmp[1].q_value));
+	T_CHECK(isnan(w->m[15].cmp[1].q_value));
+	T_CHECK(!isnan(w->m[12].cmp[1].q_value));
+	char *text = t_render(r, REPORT_TEXT);
+	T_CHECK(text && strstr(text, "q: Benjamini-Hochberg over the 4 metrics that could reach p < 0.05"));
+	char *json = t_render(r, REPORT_JSON);
+	T_CHECK(json && strstr(json, "\"bh_family\": 4"));
+	T_CHECK(json && strstr(json, "\"test\": \"permutation-runs-exact\""));
+	free(text);
+	free(json);
+	report_free(r);
+}
+
 /* A store with one job: workload "vm" has 6 pairs (one run oom-killed),
  * workload "dead" fails every run, workload "never" never ran. */
 static const char store_job[] =
@@ -772,6 +837,7 @@ static void test_readable_rows(void)
 
 int main(void)
 {
+	test_family();
 	test_seed_delta();
 	test_numbers();
 	test_json_csv();

@@ -92,6 +92,19 @@ static void test_bh(void)
 	T_NEAR(q[3], 0.025, 1e-15);
 	T_CHECK(isnan(q[4]));
 	T_NEAR(q[5], 0.5, 1e-15);
+	/* Holm by hand: sorted 0.01 0.03 0.04 (m = 3): 3 x 0.01, 2 x 0.03,
+	 * 1 x 0.04 -> 0.03 0.06 0.04, then monotone: 0.03 0.06 0.06 */
+	const double hp[] = { 0.01, 0.04, 0.03, NAN };
+	double hq[N_ELEMS(hp)];
+	T_EQ_INT(stats_holm(hp, N_ELEMS(hp), hq), 0);
+	T_NEAR(hq[0], 0.03, 1e-15);
+	T_NEAR(hq[1], 0.06, 1e-15);
+	T_NEAR(hq[2], 0.06, 1e-15);
+	T_CHECK(isnan(hq[3]));
+	const double hbig[] = { 0.6, 0.7 };
+	T_EQ_INT(stats_holm(hbig, 2, hq), 0);
+	T_NEAR(hq[0], 1, 0);
+	T_NEAR(hq[1], 1, 0);
 	/* step-up: 2 x 0.02 / 1 = 0.04 is lowered to 0.021 by the larger p */
 	double pq[] = { 0.02, 0.021 };
 	T_EQ_INT(stats_bh(pq, 2, pq), 0);  /* in place */
