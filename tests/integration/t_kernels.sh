@@ -160,7 +160,10 @@ if [ -x "$KABD" ]; then
 			grep -o '"\(status\|stage\|reason\)": *"[^"]*"' "$IT_TMP/body" | head -n 3
 			grep -q '"status": *"\(failed\|done\)"' "$IT_TMP/body"
 		}
-		wait_for -s "$log_tail" "job $kid to be failed or done" 60 ended
+		# reused builds still run the config step (tinyconfig and its
+		# fragments, olddefconfig): 60 s ran out in a cold make check
+		# beside two other compiles, so allow what a loaded machine needs
+		wait_for -s "$log_tail" "job $kid to be failed or done" 240 ended
 		check "the job's GET has a stage field" grep -q '"stage":' "$IT_TMP/body"
 		check "kabd built (reused) its kernels, then stopped at the first switch (a boot loader's plan, or why there is none)" \
 			grep -q '"reason": *"cannot switch to variant base: \(KAB_SWITCH_DRY_RUN is set\|no boot loader\)' "$IT_TMP/body"
