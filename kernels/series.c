@@ -266,10 +266,28 @@ static int thread_add(struct thread *t, struct kseries_patch *p, bool cover)
 	return 0;
 }
 
+/* The message (a NUL-terminated copy of len bytes) has a NUL byte at nul:
+ * refused, naming it. git am cannot apply such a message, and a message
+ * cut at the NUL would not be the one sent. */
+static int refuse_nul(const struct thread *t, const char *msg, size_t len, const char *nul, struct strbuf *err)
+{
+	const char *body = memmem(msg, len, "\n\n", 2);
+	size_t hlen = body ? (size_t)(body - msg) + 1 : len;
+	_cleanup_free_ char *subject = header(msg, hlen, "Subject");
+	_cleanup_free_ char *mid = message_id_of(msg, hlen);
+	sb_printf(err,
+		  "%s: message %zu of the mbox (\"%.200s\" <%.200s>) has a NUL byte, at byte %zu of the message: "
+		  "git am cannot apply a message with NUL bytes, and kab takes no part of a message: refused; "
+		  "put the messages you trust in an mbox and give that",
+		  t->name, t->n_msgs, subject ? subject : "(no Subject)", mid && *mid ? mid : "no Message-ID",
+		  (size_t)(nul - msg));
+	return -EINVAL;
+}
+
 /* Splits text into messages, keeping patches and cover letters. Text
  * before the first "From " line reads as a message without headers: it
- * is no patch unless it has a diff. */
-static int split(const char *text, size_t len, struct thread *t)
+ * is no patch unless it has a diff. A message with a NUL byte is refused. */
+static int split(const char *text, size_t len, struct thread *t, struct strbuf *err)
 {
 	for (size_t at = 0; at < len;) {
 		size_t end = next_message(text, len, at + 1);
@@ -281,11 +299,19 @@ static int split(const char *text, size_t len, struct thread *t)
 			continue;
 		}
 		t->n_msgs++;
-		char *copy = strndup(text + at, end - at);
+		/* every later step reads the copy as a string, its length as the
+		 * allocation's: no NUL inside it */
+		_cleanup_free_ char *copy = malloc(end - at + 1);
 		if (!copy)
 			return -ENOMEM;
+		memcpy(copy, text + at, end - at);
+		copy[end - at] = 0;
+		const char *nul = memchr(copy, 0, end - at);
+		if (nul)
+			return refuse_nul(t, copy, end - at, nul, err);
 		struct kseries_patch p;
 		enum msg_kind k = read_message(copy, end - at, &p);
+		copy = NULL; /* p.text */
 		if (!p.subject || !p.title || !p.message_id || !p.from || !p.sender) {
 			clear_patch(&p);
 			return -ENOMEM;
@@ -480,7 +506,7 @@ int kseries_parse(const char *text, size_t len, const char *name, unsigned versi
 {
 	struct thread t = { .name = name };
 	struct kseries s = { 0 };
-	int r = split(text, len, &t);
+	int r = split(text, len, &t, err);
 	size_t patches = 0;
 	for (size_t i = 0; i < t.n; i++)
 		patches += !t.cover[i];
