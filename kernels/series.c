@@ -561,6 +561,22 @@ static int patch_filter(const struct dirent *e)
 	return n > 6 && strcmp(e->d_name + n - 6, ".patch") == 0;
 }
 
+/* Why a series file was not read, in err: not a regular file, over the
+ * cap, or the system's reason. */
+static int unreadable(struct strbuf *err, const char *path, int r, mode_t mode, const char *over)
+{
+	if (r == -EINVAL || r == -EISDIR)
+		sb_printf(err,
+			  "series %s is %s: kab reads a series only from a regular file (or a directory of them), "
+			  "never a FIFO or a device, which could block it or never end: give the file itself",
+			  path, util_file_kind(mode));
+	else if (r == -EFBIG)
+		sb_printf(err, "series %s: %s than %u MiB, the cap on a series: refused", path, over, KSERIES_MBOX_MAX >> 20);
+	else
+		sb_printf(err, "series %s: %s", path, strerror(-r));
+	return r;
+}
+
 static int read_dir(const char *dir, struct strbuf *out, struct strbuf *err)
 {
 	struct dirent **names;
@@ -575,13 +591,11 @@ static int read_dir(const char *dir, struct strbuf *out, struct strbuf *err)
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
 		_cleanup_free_ char *text = NULL;
 		size_t len;
-		if (r == 0 && (r = util_read_file(path, &text, &len)) < 0)
-			sb_printf(err, "%s: %s", path, strerror(-r));
-		if (r == 0 && out->len + len > KSERIES_MBOX_MAX) {
-			sb_printf(err, "%s: its .patch files are larger than %u MiB together, the cap on a series", dir,
-				  KSERIES_MBOX_MAX >> 20);
-			r = -EFBIG;
-		}
+		mode_t mode = 0;
+		/* each file up to what is left of the cap: together they stop there */
+		size_t left = out->len < KSERIES_MBOX_MAX ? KSERIES_MBOX_MAX - out->len : 0;
+		if (r == 0 && (r = util_read_regular(path, left, &text, &len, &mode)) < 0)
+			unreadable(err, path, r, mode, "with the .patch files before it, larger");
 		if (r == 0) {
 			if (out->len && out->buf[out->len - 1] != '\n')
 				sb_puts(out, "\n");
@@ -608,15 +622,12 @@ static int read_source(const char *source, struct strbuf *text, struct strbuf *e
 	}
 	if (S_ISDIR(st.st_mode))
 		return read_dir(source, text, err);
-	if (st.st_size > KSERIES_MBOX_MAX) {
-		sb_printf(err, "series %s: larger than %u MiB, the cap on a series", source, KSERIES_MBOX_MAX >> 20);
-		return -EFBIG;
-	}
 	char *t = NULL;
 	size_t len = 0;
-	int r = util_read_file(source, &t, &len);
+	mode_t mode = 0;
+	int r = util_read_regular(source, KSERIES_MBOX_MAX, &t, &len, &mode);
 	if (r < 0)
-		sb_printf(err, "series %s: %s", source, strerror(-r));
+		unreadable(err, source, r, mode, "larger");
 	else
 		*text = (struct strbuf){ .buf = t, .len = len, .cap = len + 1 };
 	return r;

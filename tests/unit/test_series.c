@@ -107,8 +107,170 @@ static void test_nul(void)
 	free(mbox);
 }
 
+static int load(const char *source, const char *archive, struct kseries *s, struct strbuf *err)
+{
+	err->len = 0;
+	return kseries_load(source, 0, archive, s, err);
+}
+
+static void write_gz(const char *path, const char *text, size_t len)
+{
+	gzFile g = gzopen(path, "wb1");
+	T_CHECK(g != NULL);
+	if (!g)
+		return;
+	for (size_t done = 0; done < len;) {
+		unsigned n = len - done > (1u << 20) ? 1u << 20 : (unsigned)(len - done);
+		T_CHECK(gzwrite(g, text + done, n) == (int)n);
+		done += n;
+	}
+	T_EQ_INT(gzclose(g), Z_OK);
+}
+
+/* DIR/ID/, for a thread of a local archive */
+static void thread_dir(char *path, size_t n, const char *dir, const char *id, const char *file)
+{
+	snprintf(path, n, "%s/%s", dir, id);
+	mkdir(path, 0755);
+	snprintf(path, n, "%s/%s/%s", dir, id, file);
+}
+
+/* series = FILE, a directory's .patch and a local archive's t.mbox.gz:
+ * only regular files are read (a symlink to one too), never a device
+ * whose size says 0 and that never ends, nor a FIFO that would block the
+ * executor; each refusal names the file and what it is. A hang is a
+ * failure (alarm), not a test that never ends. */
+static void test_sources(void)
+{
+	char dir[] = "/tmp/kab-test-series.XXXXXX", p[4096], q[4096];
+	T_CHECK(mkdtemp(dir) != NULL);
+	struct kseries s;
+	struct strbuf err = { 0 };
+	alarm(60);
+
+	snprintf(p, sizeof(p), "%s/zero.mbox", dir);
+	T_CHECK(symlink("/dev/zero", p) == 0);
+	T_EQ_INT(load(p, NULL, &s, &err), -EINVAL);
+	T_CHECK(has(err.buf, "zero.mbox is a character device: kab reads a series only from a regular file"));
+	snprintf(p, sizeof(p), "%s/fifo.mbox", dir);
+	T_CHECK(mkfifo(p, 0600) == 0);
+	T_EQ_INT(load(p, NULL, &s, &err), -EINVAL);
+	T_CHECK(has(err.buf, "fifo.mbox is a FIFO: kab reads a series only from a regular file"));
+	/* a symlink to a regular file is the file */
+	char cwd[4096];
+	T_CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
+	snprintf(p, sizeof(p), "%s/single.mbox", dir);
+	snprintf(q, sizeof(q), "%s/" DATA "single.mbox", cwd);
+	T_CHECK(symlink(q, p) == 0);
+	int r = load(p, NULL, &s, &err);
+	T_EQ_INT(r, 0);
+	if (r == 0)
+		kseries_free(&s);
+
+	/* a directory of patches: one of them /dev/zero, then a FIFO */
+	snprintf(p, sizeof(p), "%s/patches", dir);
+	T_CHECK(mkdir(p, 0755) == 0);
+	snprintf(p, sizeof(p), "%s/patches/0001-ok.patch", dir);
+	T_CHECK(symlink(q, p) == 0);
+	snprintf(p, sizeof(p), "%s/patches/0002-zero.patch", dir);
+	T_CHECK(symlink("/dev/zero", p) == 0);
+	snprintf(p, sizeof(p), "%s/patches", dir);
+	T_EQ_INT(load(p, NULL, &s, &err), -EINVAL);
+	T_CHECK(has(err.buf, "patches/0002-zero.patch is a character device"));
+	snprintf(p, sizeof(p), "%s/patches/0002-zero.patch", dir);
+	T_CHECK(unlink(p) == 0 && mkfifo(p, 0600) == 0);
+	snprintf(p, sizeof(p), "%s/patches", dir);
+	T_EQ_INT(load(p, NULL, &s, &err), -EINVAL);
+	T_CHECK(has(err.buf, "patches/0002-zero.patch is a FIFO"));
+
+	/* a local archive's t.mbox.gz */
+	thread_dir(p, sizeof(p), dir, "zero@x", "t.mbox.gz");
+	T_CHECK(symlink("/dev/zero", p) == 0);
+	T_EQ_INT(load("lore:zero@x", dir, &s, &err), -EINVAL);
+	T_CHECK(has(err.buf, "lore:zero@x: ") &&
+		has(err.buf, "zero@x/t.mbox.gz is a character device: kab reads a thread only from a regular file"));
+	thread_dir(p, sizeof(p), dir, "fifo@x", "t.mbox.gz");
+	T_CHECK(mkfifo(p, 0600) == 0);
+	T_EQ_INT(load("lore:fifo@x", dir, &s, &err), -EINVAL);
+	T_CHECK(has(err.buf, "fifo@x/t.mbox.gz is a FIFO"));
+	alarm(0);
+	sb_free(&err);
+	util_remove_tree(dir);
+}
+
+/* What a local t.mbox.gz may be: 16 MiB of gzip data, decompressing to
+ * 64 MiB; one byte more is refused with the cap named. Made here with
+ * zlib: an mbox of one patch whose body is padded to the size. */
+static void test_gz_caps(void)
+{
+	char dir[] = "/tmp/kab-test-series-gz.XXXXXX", p[4096];
+	T_CHECK(mkdtemp(dir) != NULL);
+	char *mbox = NULL;
+	size_t n = 0;
+	T_CHECK(util_read_file(DATA "single.mbox", &mbox, &n) == 0);
+	if (!mbox)
+		return;
+	size_t big = KSERIES_MBOX_MAX + 1;
+	char *text = malloc(big);
+	T_CHECK(text != NULL);
+	if (!text) {
+		free(mbox);
+		return;
+	}
+	/* "From ...\n...headers...\n\n" + padding lines + the rest */
+	const char *body = strstr(mbox, "\n\n");
+	size_t head = body ? (size_t)(body - mbox) + 2 : 0;
+	memcpy(text, mbox, head);
+	memcpy(text + big - (n - head), mbox + head, n - head);
+	for (size_t i = head; i < big - (n - head); i++)
+		text[i] = (i - head) % 64 == 63 ? '\n' : 'x';
+	text[big - (n - head) - 1] = '\n';
+	struct kseries s;
+	struct strbuf err = { 0 };
+
+	thread_dir(p, sizeof(p), dir, "over@x", "t.mbox.gz");
+	write_gz(p, text, big);
+	T_EQ_INT(load("lore:over@x", dir, &s, &err), -EFBIG);
+	T_CHECK(has(err.buf, "over@x/t.mbox.gz decompresses to more than 64 MiB, the cap on a thread's mbox: refused"));
+	/* the cap itself is taken: the same mbox one padding byte shorter */
+	memmove(text + head, text + head + 1, big - head - 1);
+	thread_dir(p, sizeof(p), dir, "cap@x", "t.mbox.gz");
+	write_gz(p, text, big - 1);
+	int r = load("lore:cap@x", dir, &s, &err);
+	T_EQ_INT(r, 0);
+	if (r == 0) {
+		T_CHECK(s.n == 1 && s.v[0].len == KSERIES_MBOX_MAX);
+		kseries_free(&s);
+	}
+	free(text);
+	free(mbox);
+
+	/* gzip data over 16 MiB (a sparse file): refused on its size, before
+	 * it is read */
+	thread_dir(p, sizeof(p), dir, "large@x", "t.mbox.gz");
+	int fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	T_CHECK(fd >= 0 && ftruncate(fd, KSERIES_DOWNLOAD_MAX + 1) == 0);
+	T_CHECK(fd >= 0 && write(fd, "\x1f\x8b", 2) == 2);
+	if (fd >= 0)
+		close(fd);
+	T_EQ_INT(load("lore:large@x", dir, &s, &err), -EFBIG);
+	T_CHECK(has(err.buf, "large@x/t.mbox.gz: larger than 16 MiB, the cap on a thread's t.mbox.gz: refused"));
+	/* and series = FILE over 64 MiB */
+	snprintf(p, sizeof(p), "%s/large.mbox", dir);
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	T_CHECK(fd >= 0 && ftruncate(fd, KSERIES_MBOX_MAX + 1) == 0);
+	if (fd >= 0)
+		close(fd);
+	T_EQ_INT(load(p, NULL, &s, &err), -EFBIG);
+	T_CHECK(has(err.buf, "large.mbox: larger than 64 MiB, the cap on a series: refused"));
+	sb_free(&err);
+	util_remove_tree(dir);
+}
+
 int main(void)
 {
 	test_nul();
+	test_sources();
+	test_gz_caps();
 	return t_done("test_series");
 }
