@@ -60,9 +60,11 @@ int kseries_parse(const char *text, size_t len, const char *name, unsigned versi
  * *.patch files (in name order), or lore:<message-id>, whose thread is
  * ARCHIVE/<message-id>/t.mbox.gz, fetched when archive is an https://
  * URL (no other scheme; redirects followed only to https) or read when
- * it is a local directory. Bounded: KSERIES_DOWNLOAD_MAX downloaded,
- * KSERIES_MBOX_MAX decompressed or read (-EFBIG). version as for
- * kseries_parse. */
+ * it is a local directory. Files are read only when regular (a FIFO or
+ * a device is -EINVAL, never opened for reading). Bounded:
+ * KSERIES_DOWNLOAD_MAX downloaded or read of a local t.mbox.gz,
+ * KSERIES_MBOX_MAX decompressed or read, KSERIES_PATCHES_MAX patches
+ * (-EFBIG). version as for kseries_parse. */
 int kseries_load(const char *source, unsigned version, const char *archive, struct kseries *ret, struct strbuf *err);
 
 /* The text of ARCHIVE/<msgid>/t.mbox.gz, decompressed (series_fetch.c),
