@@ -198,9 +198,10 @@ bench: deps
 	$(MAKE) all
 	bench/run.sh
 
-# libFuzzer targets for kab compare's CSV reader, kabd's door checks and the job parser
-# (tests/fuzz): clang with -fsanitize=fuzzer,address, corpora seeded from tests/compare and
-# the job files. `make fuzz` runs each FUZZ_TIME seconds; `make fuzz-smoke` 10 s, for make check.
+# libFuzzer targets for kab compare's CSV reader, kabd's door checks, the job parser and the
+# patch series parser (tests/fuzz): clang with -fsanitize=fuzzer,address, corpora seeded from
+# tests/compare, the job files and tests/data/kernels' mboxes. `make fuzz` runs each
+# FUZZ_TIME seconds; `make fuzz-smoke` 10 s, for make check.
 FUZZ_PKGS   := clang libclang-rt-14-dev
 FUZZ_CC     ?= clang
 FUZZ_TIME   ?= 30
@@ -235,6 +236,13 @@ FUZZ_JOB_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,harness/job/job harness/job/job_b
 $(B)/fuzz/fuzz_job: tests/fuzz/fuzz_job.c $(FUZZ_JOB_OBJ)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
+# The patch series parser (kseries_parse) on a thread's mbox, as anyone posting to it writes:
+# the parser, the series sources it reaches (series_fetch: curl, zlib) and sha256, util.
+FUZZ_SERIES_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,kernels/series kernels/series_fetch kernels/sha256 \
+		harness/base/util harness/base/output)
+$(B)/fuzz/fuzz_series: tests/fuzz/fuzz_series.c $(FUZZ_SERIES_OBJ)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
 fuzz fuzz-smoke: fuzz-deps
 	$(MAKE) $(B)/fuzz/fuzz_compare_csv
 	@mkdir -p $(B)/fuzz/corpus
@@ -250,6 +258,11 @@ fuzz fuzz-smoke: fuzz-deps
 	cp examples/*.job examples/seeds/*.job tests/golden/good/*.job tests/golden/bad/*.job $(B)/fuzz/corpus-job/
 	$(B)/fuzz/fuzz_job -max_total_time=$(if $(filter fuzz-smoke,$@),10,$(FUZZ_TIME)) -max_len=8192 \
 	  -dict=tests/fuzz/job.dict -artifact_prefix=$(B)/fuzz/job- -print_final_stats=1 $(B)/fuzz/corpus-job
+	$(MAKE) $(B)/fuzz/fuzz_series
+	@mkdir -p $(B)/fuzz/corpus-series
+	cp tests/data/kernels/*.mbox tests/data/kernels/*.patch $(B)/fuzz/corpus-series/
+	$(B)/fuzz/fuzz_series -max_total_time=$(if $(filter fuzz-smoke,$@),10,$(FUZZ_TIME)) -max_len=16384 \
+	  -dict=tests/fuzz/series.dict -artifact_prefix=$(B)/fuzz/series- -print_final_stats=1 $(B)/fuzz/corpus-series
 
 # Installs the binaries, the web pages and the systemd units (lab machines),
 # a token for kabd --listen (/etc/kab/token, 0600) and the group kab:

@@ -15,9 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* How many versions, and senders of each, a refusal lists. */
+/* How many versions, senders of each, and problems a refusal lists. */
 #define LIST_VERSIONS 12
 #define LIST_SENDERS 4
+#define LIST_PROBLEMS 8
 
 void kseries_free(struct kseries *s)
 {
@@ -266,10 +267,28 @@ static int thread_add(struct thread *t, struct kseries_patch *p, bool cover)
 	return 0;
 }
 
+/* The message (a NUL-terminated copy of len bytes) has a NUL byte at nul:
+ * refused, naming it. git am cannot apply such a message, and a message
+ * cut at the NUL would not be the one sent. */
+static int refuse_nul(const struct thread *t, const char *msg, size_t len, const char *nul, struct strbuf *err)
+{
+	const char *body = memmem(msg, len, "\n\n", 2);
+	size_t hlen = body ? (size_t)(body - msg) + 1 : len;
+	_cleanup_free_ char *subject = header(msg, hlen, "Subject");
+	_cleanup_free_ char *mid = message_id_of(msg, hlen);
+	sb_printf(err,
+		  "%s: message %zu of the mbox (\"%.200s\" <%.200s>) has a NUL byte, at byte %zu of the message: "
+		  "git am cannot apply a message with NUL bytes, and kab takes no part of a message: refused; "
+		  "put the messages you trust in an mbox and give that",
+		  t->name, t->n_msgs, subject ? subject : "(no Subject)", mid && *mid ? mid : "no Message-ID",
+		  (size_t)(nul - msg));
+	return -EINVAL;
+}
+
 /* Splits text into messages, keeping patches and cover letters. Text
  * before the first "From " line reads as a message without headers: it
- * is no patch unless it has a diff. */
-static int split(const char *text, size_t len, struct thread *t)
+ * is no patch unless it has a diff. A message with a NUL byte is refused. */
+static int split(const char *text, size_t len, struct thread *t, struct strbuf *err)
 {
 	for (size_t at = 0; at < len;) {
 		size_t end = next_message(text, len, at + 1);
@@ -281,14 +300,30 @@ static int split(const char *text, size_t len, struct thread *t)
 			continue;
 		}
 		t->n_msgs++;
-		char *copy = strndup(text + at, end - at);
+		/* every later step reads the copy as a string, its length as the
+		 * allocation's: no NUL inside it */
+		_cleanup_free_ char *copy = malloc(end - at + 1);
 		if (!copy)
 			return -ENOMEM;
+		memcpy(copy, text + at, end - at);
+		copy[end - at] = 0;
+		const char *nul = memchr(copy, 0, end - at);
+		if (nul)
+			return refuse_nul(t, copy, end - at, nul, err);
 		struct kseries_patch p;
 		enum msg_kind k = read_message(copy, end - at, &p);
+		copy = NULL; /* p.text */
 		if (!p.subject || !p.title || !p.message_id || !p.from || !p.sender) {
 			clear_patch(&p);
 			return -ENOMEM;
+		}
+		if (k != MSG_OTHER && t->n == KSERIES_PATCHES_MAX) {
+			clear_patch(&p);
+			sb_printf(err,
+				  "%s: more than %u patches and cover letters (all versions together), the cap on a series: "
+				  "refused; give an mbox of the version you want",
+				  t->name, KSERIES_PATCHES_MAX);
+			return -EFBIG;
 		}
 		if (k == MSG_COVER) {
 			t->n_cover++;
@@ -316,9 +351,44 @@ static int no_patches(const struct thread *t, struct strbuf *err)
 	return -EINVAL;
 }
 
-/* "v1: 2 patches from A <a@x>; v2: 3 patches and a cover letter from A <a@x>, M <m@y>" */
-static void list_versions(const struct thread *t, struct strbuf *sb)
+/* A message's version and sender, and where it is, for sorting. */
+struct sender_at {
+	unsigned version;
+	const char *sender;
+	size_t at;
+};
+
+static int cmp_sender_at(const void *a, const void *b)
 {
+	const struct sender_at *x = a, *y = b;
+	if (x->version != y->version)
+		return x->version < y->version ? -1 : 1;
+	int c = strcmp(x->sender, y->sender);
+	return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+/* first[i]: message i is the first of its version from its sender. One
+ * sort, so a thread of many versions and senders costs n log n. */
+static int first_senders(const struct thread *t, bool *first)
+{
+	struct sender_at *v = calloc(t->n ? t->n : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++)
+		v[i] = (struct sender_at){ t->v[i].version, t->v[i].sender, i };
+	qsort(v, t->n, sizeof(*v), cmp_sender_at);
+	for (size_t i = 0; i < t->n; i++)
+		first[v[i].at] = i == 0 || v[i].version != v[i - 1].version || strcmp(v[i].sender, v[i - 1].sender) != 0;
+	free(v);
+	return 0;
+}
+
+/* "v1: 2 patches from A <a@x>; v2: 3 patches and a cover letter from A <a@x>, M <m@y>" */
+static int list_versions(const struct thread *t, struct strbuf *sb)
+{
+	_cleanup_free_ bool *first = calloc(t->n ? t->n : 1, sizeof(*first));
+	if (!first || first_senders(t, first) < 0)
+		return -ENOMEM;
 	unsigned last = 0;
 	for (size_t shown = 0; shown < LIST_VERSIONS; shown++) {
 		unsigned v = 0;
@@ -326,25 +396,22 @@ static void list_versions(const struct thread *t, struct strbuf *sb)
 			if (t->v[i].version > last && (!v || t->v[i].version < v))
 				v = t->v[i].version;
 		if (!v)
-			return;
+			return 0;
 		size_t patches = 0, covers = 0, senders = 0;
 		for (size_t i = 0; i < t->n; i++)
 			if (t->v[i].version == v)
 				t->cover[i] ? covers++ : patches++;
 		sb_printf(sb, "%sv%u: %zu patch%s%s from ", shown ? "; " : "", v, patches, patches == 1 ? "" : "es",
 			  covers ? " and a cover letter" : "");
-		for (size_t i = 0; i < t->n; i++) {
-			bool first = t->v[i].version == v;
-			for (size_t j = 0; j < i && first; j++)
-				first = !(t->v[j].version == v && strcmp(t->v[j].sender, t->v[i].sender) == 0);
-			if (first && senders++ < LIST_SENDERS)
+		for (size_t i = 0; i < t->n; i++)
+			if (t->v[i].version == v && first[i] && senders++ < LIST_SENDERS)
 				sb_printf(sb, "%s%s", senders > 1 ? ", " : "", *t->v[i].from ? t->v[i].from : "(no From)");
-		}
 		if (senders > LIST_SENDERS)
 			sb_printf(sb, " and %zu more", senders - LIST_SENDERS);
 		last = v;
 	}
 	sb_puts(sb, "; and more");
+	return 0;
 }
 
 /* The version to take, as kseries_parse says; 0 with err set when none. */
@@ -363,7 +430,11 @@ static unsigned choose_version(const struct thread *t, unsigned want, const char
 	if (!want && !several)
 		return t->v[0].version;
 	struct strbuf sb = { 0 };
-	list_versions(t, &sb);
+	if (list_versions(t, &sb) < 0) {
+		sb_free(&sb);
+		sb_printf(err, "%s: out of memory", t->name);
+		return 0;
+	}
 	if (want)
 		sb_printf(err, "%s: the thread has no patches of v%u; it has %s: take one of those (series = ... vN)",
 			  t->name, want, sb.buf ? sb.buf : "");
@@ -381,10 +452,60 @@ static void describe(struct strbuf *sb, const struct kseries_patch *p)
 	sb_printf(sb, "\"%s\" <%s> from %s", p->subject, p->message_id, *p->from ? p->from : "(no From)");
 }
 
+/* A patch's number and where it is, for sorting. */
+struct number_at {
+	unsigned index;
+	size_t at;
+};
+
+static int cmp_number_at(const void *a, const void *b)
+{
+	const struct number_at *x = a, *y = b;
+	if (x->index != y->index)
+		return x->index < y->index ? -1 : 1;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/* same[i]: for a numbered patch of version v, the first patch of v with
+ * its number when that is another (a duplicate), else SIZE_MAX. One
+ * sort: n log n, where comparing every pair was n^2 / 2. */
+static int find_duplicates(const struct thread *t, unsigned v, size_t *same)
+{
+	struct number_at *v_at = calloc(t->n ? t->n : 1, sizeof(*v_at));
+	if (!v_at)
+		return -ENOMEM;
+	size_t m = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		same[i] = SIZE_MAX;
+		if (!t->cover[i] && t->v[i].version == v && t->v[i].index)
+			v_at[m++] = (struct number_at){ t->v[i].index, i };
+	}
+	qsort(v_at, m, sizeof(*v_at), cmp_number_at);
+	for (size_t k = 1, run = 0; k < m; k++) {
+		if (v_at[k].index != v_at[run].index)
+			run = k;
+		else
+			same[v_at[k].at] = v_at[run].at;
+	}
+	free(v_at);
+	return 0;
+}
+
+/* Starts the next problem of a refusal in sb: false once LIST_PROBLEMS
+ * are there (the rest are only counted). */
+static bool next_problem(struct strbuf *sb, size_t *problems)
+{
+	if ((*problems)++ >= LIST_PROBLEMS)
+		return false;
+	if (*problems > 1)
+		sb_puts(sb, "; ");
+	return true;
+}
+
 /* Everything that makes version v not one author's series: patches (and
  * cover letters) from someone other than the author, two patches with
- * one number. The author: the sender of the first cover letter, else of
- * the first patch. */
+ * one number (each named with the first of its number). The author: the
+ * sender of the first cover letter, else of the first patch. */
 static int check_author(const struct thread *t, unsigned v, struct kseries *s, struct strbuf *err)
 {
 	const struct kseries_patch *author = NULL;
@@ -394,25 +515,28 @@ static int check_author(const struct thread *t, unsigned v, struct kseries *s, s
 	for (size_t i = 0; i < t->n && !author; i++)
 		if (t->v[i].version == v)
 			author = &t->v[i];
+	_cleanup_free_ size_t *same = calloc(t->n ? t->n : 1, sizeof(*same));
+	if (!same || find_duplicates(t, v, same) < 0)
+		return -ENOMEM;
 	struct strbuf sb = { 0 };
 	size_t problems = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct kseries_patch *p = &t->v[i];
 		if (p->version != v)
 			continue;
-		if (strcmp(p->sender, author->sender) != 0) {
-			sb_printf(&sb, "%s", problems++ ? "; " : "");
+		if (strcmp(p->sender, author->sender) != 0 && next_problem(&sb, &problems)) {
 			describe(&sb, p);
 			sb_printf(&sb, " is not from %s, the sender of %s", author->from, t->cover[author - t->v] ? "its cover letter" : "its first patch");
 		}
-		for (size_t j = 0; j < i && !t->cover[i] && p->index; j++)
-			if (!t->cover[j] && t->v[j].version == v && t->v[j].index == p->index) {
-				sb_printf(&sb, "%stwo patches are numbered %u/%u: ", problems++ ? "; " : "", p->index, p->total);
-				describe(&sb, &t->v[j]);
-				sb_puts(&sb, " and ");
-				describe(&sb, p);
-			}
+		if (same[i] != SIZE_MAX && next_problem(&sb, &problems)) {
+			sb_printf(&sb, "two patches are numbered %u/%u: ", p->index, p->total);
+			describe(&sb, &t->v[same[i]]);
+			sb_puts(&sb, " and ");
+			describe(&sb, p);
+		}
 	}
+	if (problems > LIST_PROBLEMS)
+		sb_printf(&sb, "; and %zu more", problems - LIST_PROBLEMS);
 	if (problems)
 		sb_printf(err,
 			  "%s: v%u of the series is not one author's: %s. kab takes a series only whole from its author; "
@@ -480,7 +604,7 @@ int kseries_parse(const char *text, size_t len, const char *name, unsigned versi
 {
 	struct thread t = { .name = name };
 	struct kseries s = { 0 };
-	int r = split(text, len, &t);
+	int r = split(text, len, &t, err);
 	size_t patches = 0;
 	for (size_t i = 0; i < t.n; i++)
 		patches += !t.cover[i];
@@ -535,6 +659,22 @@ static int patch_filter(const struct dirent *e)
 	return n > 6 && strcmp(e->d_name + n - 6, ".patch") == 0;
 }
 
+/* Why a series file was not read, in err: not a regular file, over the
+ * cap, or the system's reason. */
+static int unreadable(struct strbuf *err, const char *path, int r, mode_t mode, const char *over)
+{
+	if (r == -EINVAL || r == -EISDIR)
+		sb_printf(err,
+			  "series %s is %s: kab reads a series only from a regular file (or a directory of them), "
+			  "never a FIFO or a device, which could block it or never end: give the file itself",
+			  path, util_file_kind(mode));
+	else if (r == -EFBIG)
+		sb_printf(err, "series %s: %s than %u MiB, the cap on a series: refused", path, over, KSERIES_MBOX_MAX >> 20);
+	else
+		sb_printf(err, "series %s: %s", path, strerror(-r));
+	return r;
+}
+
 static int read_dir(const char *dir, struct strbuf *out, struct strbuf *err)
 {
 	struct dirent **names;
@@ -544,18 +684,20 @@ static int read_dir(const char *dir, struct strbuf *out, struct strbuf *err)
 		return -errno;
 	}
 	int r = 0;
+	if (n > (int)KSERIES_PATCHES_MAX) {
+		sb_printf(err, "%s: %d .patch files, more than %u, the cap on a series: refused", dir, n, KSERIES_PATCHES_MAX);
+		r = -EFBIG;
+	}
 	for (int i = 0; i < n; i++) {
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
 		_cleanup_free_ char *text = NULL;
 		size_t len;
-		if (r == 0 && (r = util_read_file(path, &text, &len)) < 0)
-			sb_printf(err, "%s: %s", path, strerror(-r));
-		if (r == 0 && out->len + len > KSERIES_MBOX_MAX) {
-			sb_printf(err, "%s: its .patch files are larger than %u MiB together, the cap on a series", dir,
-				  KSERIES_MBOX_MAX >> 20);
-			r = -EFBIG;
-		}
+		mode_t mode = 0;
+		/* each file up to what is left of the cap: together they stop there */
+		size_t left = out->len < KSERIES_MBOX_MAX ? KSERIES_MBOX_MAX - out->len : 0;
+		if (r == 0 && (r = util_read_regular(path, left, &text, &len, &mode)) < 0)
+			unreadable(err, path, r, mode, "with the .patch files before it, larger");
 		if (r == 0) {
 			if (out->len && out->buf[out->len - 1] != '\n')
 				sb_puts(out, "\n");
@@ -582,15 +724,12 @@ static int read_source(const char *source, struct strbuf *text, struct strbuf *e
 	}
 	if (S_ISDIR(st.st_mode))
 		return read_dir(source, text, err);
-	if (st.st_size > KSERIES_MBOX_MAX) {
-		sb_printf(err, "series %s: larger than %u MiB, the cap on a series", source, KSERIES_MBOX_MAX >> 20);
-		return -EFBIG;
-	}
 	char *t = NULL;
 	size_t len = 0;
-	int r = util_read_file(source, &t, &len);
+	mode_t mode = 0;
+	int r = util_read_regular(source, KSERIES_MBOX_MAX, &t, &len, &mode);
 	if (r < 0)
-		sb_printf(err, "series %s: %s", source, strerror(-r));
+		unreadable(err, source, r, mode, "larger");
 	else
 		*text = (struct strbuf){ .buf = t, .len = len, .cap = len + 1 };
 	return r;

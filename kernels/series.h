@@ -18,6 +18,10 @@ struct strbuf;
 /* ... and an mbox (decompressed, a file or a directory's patches) read
  * up to this many. */
 #define KSERIES_MBOX_MAX (64u << 20)
+/* ... and a thread may hold at most this many patches and cover letters,
+ * all versions together (a directory this many .patch files): the
+ * largest series posted to LKML had about 2,300. */
+#define KSERIES_PATCHES_MAX 10000u
 /* The environment variable naming a CA bundle (PEM) for https archives,
  * instead of the system's: a lab's own CA, a test's. */
 #define KSERIES_CA_ENV "KAB_CA_BUNDLE"
@@ -47,7 +51,8 @@ struct kseries {
  * the version of the message anchor names (may be NULL), else the only
  * one. name is the source, for messages. Errors (-EINVAL: empty, cover
  * letter only, a gap, no such version, more than one version, a patch
- * from another sender, two patches with one number) are written to err. */
+ * from another sender, two patches with one number, a message with a NUL
+ * byte; -EFBIG: more than KSERIES_PATCHES_MAX patches) are written to err. */
 int kseries_parse(const char *text, size_t len, const char *name, unsigned version, const char *anchor,
 		  struct kseries *ret, struct strbuf *err);
 
@@ -55,9 +60,11 @@ int kseries_parse(const char *text, size_t len, const char *name, unsigned versi
  * *.patch files (in name order), or lore:<message-id>, whose thread is
  * ARCHIVE/<message-id>/t.mbox.gz, fetched when archive is an https://
  * URL (no other scheme; redirects followed only to https) or read when
- * it is a local directory. Bounded: KSERIES_DOWNLOAD_MAX downloaded,
- * KSERIES_MBOX_MAX decompressed or read (-EFBIG). version as for
- * kseries_parse. */
+ * it is a local directory. Files are read only when regular (a FIFO or
+ * a device is -EINVAL, never opened for reading). Bounded:
+ * KSERIES_DOWNLOAD_MAX downloaded or read of a local t.mbox.gz,
+ * KSERIES_MBOX_MAX decompressed or read, KSERIES_PATCHES_MAX patches
+ * (-EFBIG). version as for kseries_parse. */
 int kseries_load(const char *source, unsigned version, const char *archive, struct kseries *ret, struct strbuf *err);
 
 /* The text of ARCHIVE/<msgid>/t.mbox.gz, decompressed (series_fetch.c),

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -191,22 +190,23 @@ static int gunzip_capped(const struct strbuf *gz, size_t cap, struct strbuf *out
 
 static int read_local(const char *path, struct strbuf *body, struct strbuf *err)
 {
-	struct stat st;
-	if (stat(path, &st) < 0) {
-		sb_printf(err, "%s: %s: the local archive has no such thread", path, strerror(errno));
-		return -ENOENT;
-	}
-	if (st.st_size > KSERIES_DOWNLOAD_MAX) {
-		sb_printf(err, "%s: larger than %u MiB, the cap on a thread's t.mbox.gz: refused", path, KSERIES_DOWNLOAD_MAX >> 20);
-		return -EFBIG;
-	}
 	char *text = NULL;
 	size_t len;
-	int r = util_read_file(path, &text, &len);
-	if (r < 0) {
+	mode_t mode = 0;
+	int r = util_read_regular(path, KSERIES_DOWNLOAD_MAX, &text, &len, &mode);
+	if (r == -ENOENT)
+		sb_printf(err, "%s: %s: the local archive has no such thread", path, strerror(-r));
+	else if (r == -EFBIG)
+		sb_printf(err, "%s: larger than %u MiB, the cap on a thread's t.mbox.gz: refused", path, KSERIES_DOWNLOAD_MAX >> 20);
+	else if (r == -EINVAL || r == -EISDIR)
+		sb_printf(err,
+			  "%s is %s: kab reads a thread only from a regular file, never a FIFO or a device, which could block it "
+			  "or never end",
+			  path, util_file_kind(mode));
+	else if (r < 0)
 		sb_printf(err, "%s: %s", path, strerror(-r));
+	if (r < 0)
 		return r;
-	}
 	*body = (struct strbuf){ .buf = text, .len = len, .cap = len + 1 };
 	return 0;
 }

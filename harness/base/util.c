@@ -231,6 +231,100 @@ int util_read_fd_exact(int fd, size_t want, char **ret)
 	return 0;
 }
 
+const char *util_file_kind(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "a regular file";
+	case S_IFDIR: return "a directory";
+	case S_IFIFO: return "a FIFO";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFSOCK: return "a socket";
+	case S_IFLNK: return "a symbolic link";
+	default: return "not a regular file";
+	}
+}
+
+/* Reads fd to its end, never holding more than max + 1 bytes: one more
+ * than max says the file is too large (-EFBIG). hint: its expected size. */
+static int read_capped(int fd, size_t max, size_t hint, char **ret, size_t *ret_len)
+{
+	size_t limit = max < SIZE_MAX - 1 ? max + 1 : SIZE_MAX - 1;
+	size_t cap = hint < 65535 ? 65536 : hint + 1, len = 0;
+	if (cap > limit)
+		cap = limit;
+	char *buf = malloc(cap + 1);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (len == cap) {
+			size_t next = cap > limit / 2 ? limit : cap * 2;
+			char *nb = realloc(buf, next + 1);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap = next;
+		}
+		ssize_t n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = -errno;
+			free(buf);
+			return e;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > max) {
+			free(buf);
+			return -EFBIG;
+		}
+	}
+	buf[len] = 0;
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}
+
+int util_read_regular(const char *path, size_t max, char **ret, size_t *ret_len, mode_t *ret_mode)
+{
+	/* O_PATH opens no device and waits for no FIFO writer; the file is
+	 * opened for reading through it only once it is known regular, so
+	 * what is read is what was checked */
+	_cleanup_close_ int at = open(path, O_PATH | O_CLOEXEC);
+	struct stat st;
+	if (at < 0 || fstat(at, &st) < 0)
+		return -errno;
+	if (ret_mode)
+		*ret_mode = st.st_mode;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if ((uint64_t)st.st_size > max)
+		return -EFBIG;
+	char self[64];
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", at);
+	_cleanup_close_ int fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat again;
+	if (fd < 0 || fstat(fd, &again) < 0)
+		return -errno;
+	if (again.st_dev != st.st_dev || again.st_ino != st.st_ino || !S_ISREG(again.st_mode))
+		return -EINVAL;
+	char *text = NULL;
+	size_t len = 0;
+	int r = read_capped(fd, max, (size_t)st.st_size, &text, &len);
+	if (r < 0)
+		return r;
+	*ret = text;
+	if (ret_len)
+		*ret_len = len;
+	return 0;
+}
+
 int util_read_line(const char *path, char **ret)
 {
 	char *buf;

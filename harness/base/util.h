@@ -41,6 +41,14 @@ int util_read_file(const char *path, char **ret, size_t *ret_len);
  * NUL-terminated buffer; -EIO when it ends sooner. */
 int util_read_fd_exact(int fd, size_t want, char **ret);
 int util_read_line(const char *path, char **ret);
+/* Reads a regular file (through symlinks) of at most max bytes into a
+ * NUL-terminated buffer. Nothing else is opened for reading: a FIFO, a
+ * device or a socket is -EINVAL (*ret_mode says which, when not NULL), a
+ * directory -EISDIR; a file larger than max is -EFBIG, refused on its size
+ * or, when that is no guide, once max + 1 bytes have been read. */
+int util_read_regular(const char *path, size_t max, char **ret, size_t *ret_len, mode_t *ret_mode);
+/* "a FIFO", "a character device", ...: what a mode's file type is, for messages. */
+const char *util_file_kind(mode_t mode);
 /* A /proc/meminfo field ("MemTotal", "SwapTotal") in bytes. */
 int util_meminfo_bytes(const char *key, uint64_t *ret);
 /* Writes value to a kernel file, checking write() and close(); -errno. */
