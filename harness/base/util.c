@@ -170,42 +170,18 @@ void util_format_size(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%llu%c", (unsigned long long)v, units[u]);
 }
 
+static int read_capped(int fd, size_t max, size_t hint, char **ret, size_t *ret_len);
+
 int util_read_file(const char *path, char **ret, size_t *ret_len)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		if (len + 1 >= cap) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		ssize_t n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = -errno;
-			free(buf);
-			return e;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = 0;
-	*ret = buf;
-	if (ret_len)
+	size_t len;
+	int r = read_capped(fd, SIZE_MAX - 2, 0, ret, &len);
+	if (r >= 0 && ret_len)
 		*ret_len = len;
-	return 0;
+	return r;
 }
 
 int util_read_fd_exact(int fd, size_t want, char **ret)
