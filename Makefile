@@ -132,9 +132,11 @@ $(B)/bench/%: bench/%.c $(B)/libkab.a
 # tests/build/check_demo.sh, which builds it from an empty B
 demo-build: $(B)/kab $(PROG_BIN)
 
+# the database is kab's default, kab.db in the state directory (/var/lib/kab):
+# one under build/ is refused when the checkout is another user's (SECURITY.md)
 demo: deps
 	$(MAKE) demo-build
-	$(B)/kab run --db $(B)/demo.db examples/demo.job
+	$(B)/kab run examples/demo.job
 
 # every seed posting's job end to end on the running kernel (~50 minutes):
 # one database and one text report per job under build/seeds/. The

@@ -258,48 +258,15 @@ static int migrate(struct store *s)
 	return 0;
 }
 
-/* kab's database is 0600: a new file is made so before SQLite opens it
- * (SQLite gives its -wal and -shm the database file's mode and owner, so
- * they follow whatever the umask), and one of ours that is open to its
- * group or others (made by an older kab) is closed to them, with a line
- * saying so. Results are read through kabd, which decides who may. */
-static int files_private(const char *path)
-{
-	if (!path[0] || strcmp(path, ":memory:") == 0 || strncmp(path, "file:", 5) == 0)
-		return 0;
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		int r = fchmod(fd, 0600) < 0 ? -errno : 0;
-		close(fd);
-		return r;
-	}
-	if (errno != EEXIST)
-		return -errno;
-	struct stat lst;
-	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
-		return -ELOOP; /* SQLITE_OPEN_NOFOLLOW would refuse it less clearly */
-	static const char *const suffixes[] = { "", "-wal", "-shm" };
-	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
-		char p[4096];
-		struct stat st;
-		snprintf(p, sizeof(p), "%s%s", path, suffixes[i]);
-		if (lstat(p, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || !(st.st_mode & 077))
-			continue;
-		if (chmod(p, st.st_mode & 0700) == 0)
-			log_warn("%s was mode %04o, open to its group or others; now %04o", p, (unsigned)(st.st_mode & 07777),
-				 (unsigned)(st.st_mode & 0700));
-	}
-	return 0;
-}
-
 int store_open(const char *path, struct store **ret)
 {
-	int r = files_private(path);
-	if (r < 0) {
-		log_error("cannot create database %s: %s%s", path, strerror(-r),
-			  r == -ELOOP ? " (a symbolic link: name the database file itself)" : "");
+	struct strbuf err = { 0 };
+	int r = store_file_prepare(path, &err);
+	if (r < 0)
+		log_error("%s", err.buf ? err.buf : strerror(-r));
+	sb_free(&err);
+	if (r < 0)
 		return r;
-	}
 	struct store *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;

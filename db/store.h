@@ -65,8 +65,19 @@ bool job_status_finished(enum job_status v);
 
 struct store;
 
-/* Opens (or creates, mode 0600, its -wal and -shm alike) the database. */
+/* Opens (or creates, mode 0600, its -wal and -shm alike) the database,
+ * once store_file_prepare allows it; its refusal is logged. */
 int store_open(const char *path, struct store **ret);
+/* Before SQLite opens path: refuses (-EPERM, the file, its owner and
+ * mode and what to do in err) a database, -wal, -shm or -journal that is
+ * not this user's or root's (root's only, for root) or is writable by
+ * its group or others, a directory it is in that is so, or one above it
+ * that is so and not sticky; -ELOOP for a symbolic link anywhere on its
+ * path. Makes a missing database 0600; closes one of this user's that
+ * others may read (a warning). ":memory:" and "file:" URIs pass as they
+ * are. Walks the path by directory fd from /, never following a link. */
+struct strbuf;
+int store_file_prepare(const char *path, struct strbuf *err);
 /* The database file's absolute path ("" for an in-memory one). */
 const char *store_path(const struct store *st);
 void store_close(struct store *s);

@@ -172,6 +172,16 @@ int state_path_trusted(const char *path, struct strbuf *err)
 	return r;
 }
 
+int state_db_path(const char *dir, char *buf, size_t len)
+{
+	char envbuf[PATH_MAX], norm[PATH_MAX];
+	const char *want = dir ? dir : env_dir(envbuf, sizeof(envbuf));
+	if (normalize(want ? want : STATE_DIR_DEFAULT, norm, sizeof(norm)) < 0)
+		return -EINVAL;
+	join(norm, STATE_DB_NAME, buf, len);
+	return strlen(buf) + 1 < len ? 0 : -ENAMETOOLONG;
+}
+
 int state_init(const char *dir, struct strbuf *err)
 {
 	if (!dir && state.fd >= 0)

@@ -50,7 +50,7 @@ int cmd_build(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *db = DEFAULT_DB, *kernels = NULL, *work = NULL, *state_dir = NULL;
+	const char *db = NULL, *kernels = NULL, *work = NULL, *state_dir = NULL;
 	uint64_t jobs = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "d:k:w:s:j:h", opts, NULL)) != -1) {
@@ -76,6 +76,9 @@ int cmd_build(int argc, char **argv)
 		fprintf(stderr, "usage: kab build JOB [--db PATH] [--kernels-dir DIR] [--work-dir DIR] [--state-dir DIR] [--jobs N]\n");
 		return 2;
 	}
+	char db_buf[4096];
+	if (!(db = cmd_db(db, state_dir, db_buf, sizeof(db_buf))))
+		return 2;
 	struct diags d = { 0 };
 	struct job *j = NULL;
 	if (job_parse_file_build(argv[optind], &j, &d) < 0) {
@@ -120,7 +123,7 @@ int cmd_builds(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *db = DEFAULT_DB;
+	const char *db = NULL;
 	int c;
 	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -133,6 +136,9 @@ int cmd_builds(int argc, char **argv)
 		fprintf(stderr, "usage: kab builds [--db PATH]\n");
 		return 2;
 	}
+	char db_buf[4096];
+	if (!(db = cmd_db(db, NULL, db_buf, sizeof(db_buf))))
+		return 2;
 	struct store *st = NULL;
 	if (store_open(db, &st) < 0)
 		return 1;

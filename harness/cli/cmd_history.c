@@ -13,8 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DEFAULT_DB "kab.db"
-
 static const char usage[] = "usage: kab history NAME [--metric M] [--workload W] [--db PATH | --socket PATH | --url URL "
 			    "[--token-file F] [--cacert F]] [--format text|json]\n";
 
@@ -40,7 +38,7 @@ static int history_args(int argc, char **argv, struct history_args *ha)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	*ha = (struct history_args){ .db = DEFAULT_DB, .format = "text" };
+	*ha = (struct history_args){ .format = "text" };
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:m:w:f:s:t:h", opts, NULL)) != -1) {
@@ -100,12 +98,13 @@ static int history_remote(const struct history_args *ha)
 	return ret;
 }
 
-static int history_local(const struct history_args *ha)
+static int history_local(struct history_args *ha)
 {
-	if (access(ha->db, F_OK) != 0) {
-		log_error("database %s does not exist (give the one kab run or kabd used with --db PATH)", ha->db);
+	char db_buf[4096];
+	if (!(ha->db = cmd_db(ha->db, NULL, db_buf, sizeof(db_buf))))
 		return 2;
-	}
+	if (cmd_db_present(ha->db, "give the one kab run or kabd used with --db PATH") != 0)
+		return 2;
 	struct store *st;
 	if (store_open(ha->db, &st) < 0)
 		return 1;

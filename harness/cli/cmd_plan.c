@@ -506,10 +506,8 @@ out:
 
 static int plan_from_store(const struct plan_opts *o, const char *db, int64_t id)
 {
-	if (access(db, F_OK) != 0) {
-		log_error("database %s does not exist (give the one the calibration used with --db PATH)", db);
+	if (cmd_db_present(db, "give the one the calibration used with --db PATH") != 0)
 		return 2;
-	}
 	struct store *st;
 	if (store_open(db, &st) < 0)
 		return 1;
@@ -669,7 +667,7 @@ int cmd_plan(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct plan_args pa = { .o = { .cal_pairs = DEFAULT_CAL_PAIRS }, .db = DEFAULT_DB };
+	struct plan_args pa = { .o = { .cal_pairs = DEFAULT_CAL_PAIRS } };
 	pa.co.primary = pa.primary;
 	int c, r;
 	while ((c = getopt_long(argc, argv, "n:e:d:f:qh", opts, NULL)) != -1)
@@ -682,6 +680,9 @@ int cmd_plan(int argc, char **argv)
 	}
 	if (pa.csv)
 		return plan_from_csv(&pa.o, pa.csv, &pa.co);
+	char db_buf[4096];
+	if (!(pa.db = cmd_db(pa.db, pa.state_dir, db_buf, sizeof(db_buf))))
+		return 2;
 	int64_t id;
 	if (pa.from) {
 		if (util_parse_i64(pa.from, &id) < 0 || id <= 0) {

@@ -19,10 +19,11 @@ static const char usage[] = "usage: kab regressions [--db PATH | --socket PATH |
 
 static int local(const char *db, const char *format)
 {
-	if (access(db, F_OK) != 0) {
-		log_error("database %s does not exist (give kabd's with --db PATH, or ask kabd with --socket)", db);
+	char db_buf[4096];
+	if (!(db = cmd_db(db, NULL, db_buf, sizeof(db_buf))))
 		return 2;
-	}
+	if (cmd_db_present(db, "give kabd's with --db PATH, or ask kabd with --socket") != 0)
+		return 2;
 	struct store *st;
 	if (store_open(db, &st) < 0)
 		return 1;
@@ -61,7 +62,7 @@ int cmd_regressions(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *db = DEFAULT_DB, *format = "text", *ack = NULL;
+	const char *db = NULL, *format = "text", *ack = NULL;
 	struct client_conf cc = { 0 };
 	int c;
 	optind = 1;

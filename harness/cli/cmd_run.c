@@ -83,8 +83,9 @@ static int run_result(struct store *st, int64_t job_id, const char *db, int r, b
 static const char run_needs_root[] = "kab run needs root: it creates memory cgroups, swap and writes sysctl/sysfs knobs";
 
 struct run_args {
-	const char *db, *resume, *state_dir;
+	const char *db, *resume, *state_dir; /* db NULL: kab.db in the state directory */
 	bool report;
+	char db_buf[4096];
 };
 
 /* kab run's options; -1 when kab run goes on, else its exit status. */
@@ -99,7 +100,7 @@ static int run_args(int argc, char **argv, struct run_args *ra)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	*ra = (struct run_args){ .db = DEFAULT_DB, .report = true };
+	*ra = (struct run_args){ .report = true };
 	int c;
 	while ((c = getopt_long(argc, argv, "d:r:s:qnh", opts, NULL)) != -1) {
 		switch (c) {
@@ -119,6 +120,8 @@ static int run_args(int argc, char **argv, struct run_args *ra)
 		fprintf(stderr, "usage: kab run JOB [--db PATH]   or   kab run --resume ID [--db PATH]\n");
 		return 2;
 	}
+	if (!(ra->db = cmd_db(ra->db, ra->state_dir, ra->db_buf, sizeof(ra->db_buf))))
+		return 2;
 	return -1;
 }
 
@@ -238,7 +241,7 @@ int cmd_report(int argc, char **argv)
 		{ 0 },
 	};
 	static const char usage[] = "usage: kab report ID [--db PATH | --socket PATH | --url URL [--token-file F] [--cacert F]] [--format text|cover-letter|markdown|json|csv] [--ascii]\n";
-	const char *db = DEFAULT_DB, *format = "text";
+	const char *db = NULL, *format = "text";
 	struct client_conf cc = { 0 };
 	struct report_opts ro = { .format = REPORT_TEXT };
 	int c;
@@ -273,10 +276,11 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	if (cc.url || cc.socket)
 		return client_report(&cc, (long long)id, format);
-	if (access(db, F_OK) != 0) {
-		log_error("database %s does not exist (give the one kab run used with --db PATH)", db);
+	char db_buf[4096];
+	if (!(db = cmd_db(db, NULL, db_buf, sizeof(db_buf))))
 		return 2;
-	}
+	if (cmd_db_present(db, "give the one kab run used with --db PATH") != 0)
+		return 2;
 	struct store *st;
 	if (store_open(db, &st) < 0)
 		return 1;

@@ -29,7 +29,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define DB_NAME "kab.db" /* in the state directory unless --db names one */
+#define DB_NAME STATE_DB_NAME /* in the state directory unless --db names one */
 #define DEFAULT_SOCKET "/run/kab/kabd.sock"
 #define DEFAULT_GROUP "kab"
 #define HTTP_NICE 10

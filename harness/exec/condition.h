@@ -52,6 +52,10 @@ int cond_before_run(const struct job_condition *c, bool (*stopped)(void), char *
  * machine has no cpufreq or no turbo switch. Free with cond_knobs_free. */
 int cond_knobs(const struct job_condition *c, struct job_variant *ret, struct strbuf *err);
 void cond_knobs_free(struct job_variant *v);
+/* Whether path is one of the files cond_knobs names, as it names them
+ * (/sys/devices/system/cpu/cpuN/cpufreq/scaling_governor, no_turbo,
+ * boost): what a journal row of the conditioning may restore. */
+bool cond_knob_file(const char *path);
 
 /* The job-wide part, applied before the first run and restored after
  * the last: the governor and turbo knobs. */

@@ -262,7 +262,7 @@ int exec_boots_switch(struct store *st, const struct job *j, int64_t job_id, con
 	log_info("%s%s", msg, failed ? " (after a failed boot)" : "");
 	/* the machine as it was before the job, in every boot */
 	exec_swap_teardown(st, sw);
-	cg_remove_parent();
+	cg_remove_parent(NULL);
 	if (j->switch_mode == JOB_SWITCH_REBOOT) {
 		if ((r = reboot_plan(&t, &plan, &err)) == 0) {
 			boots_commit(st, b.id, t0);

@@ -319,7 +319,7 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 out:
 	cond_job_end(st, job_id, &cj);
 	exec_swap_teardown(st, &sw);
-	cg_remove_parent();
+	cg_remove_parent(NULL);
 	jobdir_close(st, job_id, &jd);
 	free(steps);
 	free(builds);

@@ -18,8 +18,14 @@ int exec_plan(const struct job *j, struct store_step **ret, size_t *ret_n);
 /* Takes the machine-wide executor lock (one executor at a time). */
 int exec_lock(int *ret_fd);
 /* Restores what a killed kab left: knobs, swap, cgroups from the journal;
- * marks runs left 'started' aborted and their steps pending again. */
+ * marks runs left 'started' aborted and their steps pending again. A row
+ * naming what kab does not journal (recover_scope.h) is refused: logged
+ * with the database, its id, kind, target and why, kept in the journal,
+ * not acted on; then -EPERM, after everything else was done. */
 int exec_recover(struct store *st);
+/* The same within sc instead of this machine's scope (tests). */
+struct rscope;
+int exec_recover_in(struct store *st, const struct rscope *sc);
 
 /* Runs the pending steps of a stored job. Returns 0 when the job finished
  * (failed runs included), -EINTR when interrupted (SIGINT/SIGTERM/SIGHUP,

@@ -68,12 +68,11 @@ static int64_t fill(struct store *st, const char *text, unsigned pairs, int reps
 	return id;
 }
 
-/* A fresh store in /tmp; drop() closes it and removes its files. */
-static struct store *fresh(char *path)
+/* A fresh store in a directory of its own; drop() closes it and removes
+ * its files. */
+static struct store *fresh(char *path, size_t len)
 {
-	int fd = mkstemp(path);
-	close(fd);
-	unlink(path);
+	t_db_path(path, len, "/tmp/kab-adaptive-XXXXXX", NULL);
 	struct store *st = NULL;
 	T_EQ_INT(store_open(path, &st), 0);
 	return st;
@@ -83,7 +82,7 @@ static void drop(struct store *st, const char *path)
 {
 	store_close(st);
 	unlink(path);
-	char aux[64];
+	char aux[80];
 	snprintf(aux, sizeof(aux), "%s-wal", path);
 	unlink(aux);
 	snprintf(aux, sizeof(aux), "%s-shm", path);
@@ -107,8 +106,8 @@ static struct job *parse(const char *text)
 
 static void run(const char *name, double (*value)(unsigned, int, int), unsigned pairs, unsigned look, enum stats_stop want)
 {
-	char path[] = "/tmp/kab-adaptive-XXXXXX";
-	struct store *st = fresh(path);
+	char path[64];
+	struct store *st = fresh(path, sizeof(path));
 	int64_t id = fill(st, job_text, pairs, 1, value);
 	T_CHECK(id > 0);
 	struct job *j = parse(job_text);
@@ -149,8 +148,8 @@ static double last_equal(unsigned p, int v, int rep) { return shifted(p, rep == 
 
 static void run_boots(void)
 {
-	char path[] = "/tmp/kab-adaptive-XXXXXX";
-	struct store *st = fresh(path);
+	char path[64];
+	struct store *st = fresh(path, sizeof(path));
 	const unsigned pairs = 10;
 	int64_t id = fill(st, boots_text, pairs, 3, last_equal);
 	T_CHECK(id > 0);

@@ -204,6 +204,33 @@ static void test_build_dirs(void)
 	sb_free(&err);
 }
 
+/* The database every verb uses without --db: kab.db in the state
+ * directory state_init would open, named without making anything. */
+static void test_db_path(void)
+{
+	char db[256], *saved = getenv(STATE_DIR_ENV) ? strdup(getenv(STATE_DIR_ENV)) : NULL;
+	unsetenv(STATE_DIR_ENV);
+	T_EQ_INT(state_db_path(NULL, db, sizeof(db)), 0);
+	T_EQ_STR(db, "/var/lib/kab/kab.db");
+	setenv(STATE_DIR_ENV, "/srv/kab:/other", 1);
+	T_EQ_INT(state_db_path(NULL, db, sizeof(db)), 0);
+	T_EQ_STR(db, "/srv/kab/kab.db");
+	T_EQ_INT(state_db_path("/x/state/", db, sizeof(db)), 0);
+	T_EQ_STR(db, "/x/state/kab.db");
+	T_EQ_INT(state_db_path("relative", db, sizeof(db)), -EINVAL);
+	T_EQ_INT(state_db_path("/x/../y", db, sizeof(db)), -EINVAL);
+	T_EQ_INT(state_db_path("/x/state", db, 10), -ENAMETOOLONG);
+	char made[160];
+	path_in(made, sizeof(made), "never-made");
+	T_EQ_INT(state_db_path(made, db, sizeof(db)), 0);
+	T_CHECK(access(made, F_OK) != 0);
+	if (saved)
+		setenv(STATE_DIR_ENV, saved, 1);
+	else
+		unsetenv(STATE_DIR_ENV);
+	free(saved);
+}
+
 int main(void)
 {
 	if (geteuid() != 0) {
@@ -221,6 +248,7 @@ int main(void)
 	test_names();
 	test_trusted();
 	test_build_dirs();
+	test_db_path();
 	state_reset();
 	util_remove_tree(base);
 	return t_done("statedir");
