@@ -255,7 +255,7 @@ struct store_run_row {
 /* Non-zero stops the walk (and is not an error). */
 typedef int (*store_run_row_fn)(void *ctx, const struct store_run_row *r);
 /* The job's runs with ids above `after`, in id order, at most limit of
- * them, one call each: one row in memory at a time. */
+ * them (SIZE_MAX: all), one call each: one row in memory at a time. */
 int store_runs_page(struct store *s, int64_t job_id, int64_t after, size_t limit, store_run_row_fn fn, void *ctx);
 /* Runs left 'started' (by a crash): the caller decides they are stale. */
 int store_runs_started(struct store *s, struct store_run **ret, size_t *ret_n);

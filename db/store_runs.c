@@ -255,7 +255,7 @@ int store_runs_page(struct store *s, int64_t job_id, int64_t after, size_t limit
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	sqlite3_bind_int64(st, 2, after);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)limit);
+	sqlite3_bind_int64(st, 3, limit >= (size_t)INT64_MAX ? -1 : (sqlite3_int64)limit);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct store_run_row row;
