@@ -198,39 +198,50 @@ static void job_json_parts(struct strbuf *b, const struct store_job *sj, const s
 	sb_puts(b, "]");
 }
 
+struct boots_json {
+	struct strbuf *b;
+	const struct job_names *jn;
+	size_t shown;
+};
+
+static void boot_json(void *ctx, const struct store_boot *x)
+{
+	struct boots_json *bj = ctx;
+	struct strbuf *b = bj->b;
+	sb_printf(b, "%s{\"slot\": %d, \"variant\": ", bj->shown++ ? ", " : ", \"boots\": [", x->slot + 1);
+	json_str_sb(b, name_at(bj->jn->variants, bj->jn->n_variants, x->variant));
+	sb_printf(b, ", \"build\": %lld, \"method\": ", (long long)x->build_id);
+	json_str_sb(b, x->method);
+	sb_puts(b, ", \"status\": ");
+	json_str_sb(b, boot_status_name(x->status));
+	sb_puts(b, ", \"reason\": ");
+	json_str_sb(b, x->reason[0] ? x->reason : NULL);
+	sb_puts(b, ", \"boot_id\": ");
+	json_str_sb(b, x->boot_id[0] ? x->boot_id : NULL);
+	sb_puts(b, ", \"kernel_release\": ");
+	json_str_sb(b, x->kernel_release[0] ? x->kernel_release : NULL);
+	sb_puts(b, ", \"switch_at\": ");
+	json_time(b, x->switch_at);
+	if (x->ready_at > 0)
+		sb_printf(b, ", \"prep_s\": %.3f, \"uptime_s\": %.3f, \"kexec_s\": %.3f}", x->prep_s, x->uptime_s, x->kexec_s);
+	else
+		sb_puts(b, ", \"prep_s\": null, \"uptime_s\": null, \"kexec_s\": null}");
+}
+
 /* A job that boots kernels: every switch and the boot that followed
- * (nothing for a job that boots none). */
+ * (nothing for a job that boots none), read one at a time. */
 static void job_json_boots(struct strbuf *b, struct store *st, int64_t id, const struct job_names *jn)
 {
-	struct store_boot *boots = NULL;
-	size_t nb = 0;
-	if (store_boots_load(st, id, &boots, &nb) == 0 && nb) {
-		sb_puts(b, ", \"boots\": [");
-		for (size_t i = 0; i < nb; i++) {
-			const struct store_boot *x = &boots[i];
-			sb_printf(b, "%s{\"slot\": %d, \"variant\": ", i ? ", " : "", x->slot + 1);
-			json_str_sb(b, name_at(jn->variants, jn->n_variants, x->variant));
-			sb_printf(b, ", \"build\": %lld, \"method\": ", (long long)x->build_id);
-			json_str_sb(b, x->method);
-			sb_puts(b, ", \"status\": ");
-			json_str_sb(b, boot_status_name(x->status));
-			sb_puts(b, ", \"reason\": ");
-			json_str_sb(b, x->reason[0] ? x->reason : NULL);
-			sb_puts(b, ", \"boot_id\": ");
-			json_str_sb(b, x->boot_id[0] ? x->boot_id : NULL);
-			sb_puts(b, ", \"kernel_release\": ");
-			json_str_sb(b, x->kernel_release[0] ? x->kernel_release : NULL);
-			sb_puts(b, ", \"switch_at\": ");
-			json_time(b, x->switch_at);
-			if (x->ready_at > 0)
-				sb_printf(b, ", \"prep_s\": %.3f, \"uptime_s\": %.3f, \"kexec_s\": %.3f}", x->prep_s, x->uptime_s,
-					  x->kexec_s);
-			else
-				sb_puts(b, ", \"prep_s\": null, \"uptime_s\": null, \"kexec_s\": null}");
-		}
-		sb_puts(b, "]");
+	struct boots_json bj = { .b = b, .jn = jn };
+	size_t len = b->len;
+	if (store_boots_foreach(st, id, boot_json, &bj) < 0) {
+		b->len = len; /* as before: a job whose boots cannot be read shows none */
+		if (b->buf)
+			b->buf[len] = 0;
+		return;
 	}
-	free(boots);
+	if (bj.shown)
+		sb_puts(b, "]");
 }
 
 /* Its progress over the schedule, the stage, the elapsed time and the
@@ -645,6 +656,19 @@ static int series_load(struct store *st, int64_t run_id, const char *metric, int
 	return 0;
 }
 
+/* The points one reply of a series holds at most: about 20 bytes each in
+ * t_s and values, so under API_PAGE_BYTES whatever the run's length. */
+#define SAMPLES_POINTS_MAX 20000
+_Static_assert(SAMPLES_POINTS_MAX * 2 * 24 < API_PAGE_BYTES, "a thinned series fits in a page's bytes");
+
+/* The sample after i when every stride-th is shown, and the last one. */
+static size_t next_sample(size_t i, size_t n, size_t stride)
+{
+	if (i + 1 >= n)
+		return n;
+	return i + stride < n ? i + stride : n - 1;
+}
+
 struct series_list {
 	struct strbuf *b;
 	size_t shown;
@@ -727,16 +751,19 @@ void api_run_samples(struct api *a, const struct httpd_req *rq, struct httpd_res
 		return;
 	}
 	size_t n = tn < vn ? tn : vn;
+	/* a long run's series is thinned to every stride-th sample (the last
+	 * one always kept): the reply stays under SAMPLES_POINTS_MAX points */
+	size_t stride = n > SAMPLES_POINTS_MAX ? (n + SAMPLES_POINTS_MAX - 3) / (SAMPLES_POINTS_MAX - 1) : 1;
 	sb_printf(b, "{\"run\": %lld, \"metric\": ", (long long)rq->id);
 	json_str_sb(b, metric);
 	sb_puts(b, ", \"unit\": ");
 	json_str_sb(b, sampler_metric_unit(metric));
-	sb_puts(b, ", \"t_s\": [");
-	for (size_t i = 0; i < n; i++)
+	sb_printf(b, ", \"n\": %zu, \"stride\": %zu, \"t_s\": [", n, stride);
+	for (size_t i = 0; i < n; i = next_sample(i, n, stride))
 		sb_printf(b, "%s%.6f", i ? ", " : "", (double)t[i] / 1e9);
 	sb_puts(b, "], \"values\": [");
 	/* raw counters are unsigned; gauges fit either way */
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i = next_sample(i, n, stride))
 		sb_printf(b, "%s%llu", i ? ", " : "", (unsigned long long)(uint64_t)v[i]);
 	sb_puts(b, "]}");
 	ok_json(rs, 200);
