@@ -381,8 +381,10 @@ int store_steps_count(struct store *s, int64_t job_id, struct store_steps_count 
 	if (rc != SQLITE_DONE)
 		return store_sql_err(s, rc, "steps");
 	_cleanup_stmt_ sqlite3_stmt *cur = NULL;
-	r = store_prepare(s, "SELECT id, seq, pair, variant_idx, workload_idx, boot, rep FROM steps"
-			  " WHERE job_id = ? AND status = 'started' ORDER BY seq DESC LIMIT 1", &cur);
+	r = store_prepare(s,
+			  "SELECT id, seq, pair, variant_idx, workload_idx, boot, rep FROM steps"
+			  " WHERE job_id = ? AND status = 'started' ORDER BY seq DESC LIMIT 1",
+			  &cur);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(cur, 1, job_id);

@@ -68,8 +68,7 @@ int store_regress_by_confirm(struct store *s, int64_t confirm_job, struct store_
 int store_regress_list(struct store *s, struct store_regress **ret, size_t *ret_n);
 /* The same, of the rows with ids below `before` (all when before <= 0), at
  * most limit of them; only the confirmed ones when confirmed. */
-int store_regress_page(struct store *s, int64_t before, size_t limit, bool confirmed, struct store_regress **ret,
-		       size_t *ret_n);
+int store_regress_page(struct store *s, int64_t before, size_t limit, bool confirmed, struct store_regress **ret, size_t *ret_n);
 /* One call per job name, metric and verdict ("worse", "better", "" for
  * another) of the confirmed rows, newest first, with how many of them are
  * not acknowledged: counted by the database, no row loaded. */

@@ -205,14 +205,16 @@ int store_runs_load(struct store *s, int64_t job_id, struct store_run **ret, siz
 	return load_runs(s, "SELECT " RUN_COLS " FROM runs WHERE job_id = ? ORDER BY id", job_id, ret, ret_n);
 }
 
-/* The text columns of a listed run, each cut (in characters, so never
- * inside one) to what struct store_run keeps of it. */
-#define CUT(col, field) "substr(" col ", 1, " #field ")"
-#define RUN_ROW_COLS "id, step_id, pair, variant_idx, workload_idx, status, exit_code, term_signal, started," \
-	" finished, cpus, cgroup_version, mem_total, swap_total, memory_max, " CUT("reason", 511) ", " \
-	CUT("kab_version", 31) ", " CUT("kernel_release", 127) ", " CUT("boot_id", 63) ", " CUT("cmdline", 1023) \
-	", " CUT("swap_devices", 511) ", " CUT("cgroup_path", 255) ", " CUT("knobs", 2047) ", " \
-	CUT("settings", 6143) ", " CUT("conditioning", 511)
+/* A page of a job's runs: the text columns cut (in characters, so never
+ * inside one) to what struct store_run keeps of them; runs_job's
+ * (job_id, rowid) gives the range and the order. */
+static const char run_page_sql[] =
+	"SELECT id, step_id, pair, variant_idx, workload_idx, status, exit_code, term_signal, started, finished,"
+	" cpus, cgroup_version, mem_total, swap_total, memory_max, substr(reason, 1, 511), substr(kab_version, 1, 31),"
+	" substr(kernel_release, 1, 127), substr(boot_id, 1, 63), substr(cmdline, 1, 1023),"
+	" substr(swap_devices, 1, 511), substr(cgroup_path, 1, 255), substr(knobs, 1, 2047),"
+	" substr(settings, 1, 6143), substr(conditioning, 1, 511)"
+	" FROM runs WHERE job_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3";
 
 static const char *col_str(sqlite3_stmt *st, int i)
 {
@@ -240,8 +242,8 @@ static void read_run_row(sqlite3_stmt *st, struct store_run_row *r)
 	r->mem_total = (uint64_t)sqlite3_column_int64(st, 12);
 	r->swap_total = (uint64_t)sqlite3_column_int64(st, 13);
 	r->memory_max = (uint64_t)sqlite3_column_int64(st, 14);
-	const char **dst[] = { &r->reason, &r->kab_version, &r->kernel_release, &r->boot_id, &r->cmdline,
-			       &r->swap_devices, &r->cgroup_path, &r->knobs, &r->settings, &r->conditioning };
+	const char **dst[] = { &r->reason,       &r->kab_version, &r->kernel_release, &r->boot_id,  &r->cmdline,
+			       &r->swap_devices, &r->cgroup_path, &r->knobs,          &r->settings, &r->conditioning };
 	for (size_t i = 0; i < ARRAY_SIZE(dst); i++)
 		*dst[i] = col_str(st, 15 + (int)i);
 }
@@ -249,8 +251,7 @@ static void read_run_row(sqlite3_stmt *st, struct store_run_row *r)
 int store_runs_page(struct store *s, int64_t job_id, int64_t after, size_t limit, store_run_row_fn fn, void *ctx)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	/* runs_job's (job_id, rowid) gives the range and the order */
-	int r = store_prepare(s, "SELECT " RUN_ROW_COLS " FROM runs WHERE job_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3", &st);
+	int r = store_prepare(s, run_page_sql, &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);

@@ -122,8 +122,8 @@ int cmd_regressions(int argc, char **argv)
 	}
 	if (cc.url || cc.socket) {
 		if (after_id)
-			snprintf(path, sizeof(path), "/regressions?format=%s&limit=%d&after=%lld", format, CLIENT_PAGE_MAX,
-				 (long long)after_id);
+			snprintf(path, sizeof(path), "/regressions?format=%s&limit=%d&after=%lld", format,
+				 CLIENT_PAGE_MAX, (long long)after_id);
 		else
 			snprintf(path, sizeof(path), "/regressions?format=%s&limit=%d", format, CLIENT_PAGE_MAX);
 		return client_print(&cc, "GET", path);

@@ -252,8 +252,8 @@ static void job_json_progress(struct strbuf *b, struct store *st, const struct s
 	size_t done = c->n[STEP_FINISHED] + c->n[STEP_ABORTED];
 	size_t skipped = c->n[STEP_SKIPPED] + c->n[STEP_BOOT_FAILED];
 	const struct store_step *cur = c->current.id ? &c->current : NULL;
-	sb_printf(b, ", \"progress\": {\"runs_done\": %zu, \"runs_skipped\": %zu, \"runs_total\": %zu, \"current\": ",
-		  done, skipped, c->total);
+	sb_printf(b, ", \"progress\": {\"runs_done\": %zu, \"runs_skipped\": %zu, \"runs_total\": %zu, \"current\": ", done,
+		  skipped, c->total);
 	if (cur) {
 		sb_printf(b, "{\"seq\": %d, \"pair\": %d, \"variant\": ", cur->seq, cur->pair + 1);
 		json_str_sb(b, name_at(jn->variants, jn->n_variants, cur->variant));

@@ -19,8 +19,7 @@ static void keys_words(const char *const *keys, size_t n, char *buf, size_t len)
 	}
 }
 
-int api_page_parse(const struct httpd_req *rq, const char *const *keys, size_t n, struct api_page *ret,
-		   struct httpd_resp *rs)
+int api_page_parse(const struct httpd_req *rq, const char *const *keys, size_t n, struct api_page *ret, struct httpd_resp *rs)
 {
 	char bad[80];
 	int r = httpd_query_check(rq, keys, n, bad, sizeof(bad));
@@ -38,8 +37,7 @@ int api_page_parse(const struct httpd_req *rq, const char *const *keys, size_t n
 	uint64_t limit = API_PAGE_DEFAULT;
 	int64_t after = 0;
 	if (ls && (util_parse_u64(ls, &limit) < 0 || limit == 0)) {
-		httpd_error(rs, 400, "limit must be a number from 1 to %d (a larger one is taken as %d)", API_PAGE_MAX,
-			    API_PAGE_MAX);
+		httpd_error(rs, 400, "limit must be a number from 1 to %d (a larger one is taken as %d)", API_PAGE_MAX, API_PAGE_MAX);
 		return -EINVAL;
 	}
 	if (as && (util_parse_i64(as, &after) < 0 || after <= 0)) {

@@ -22,8 +22,7 @@ struct api_page {
 /* The query of a list: only the parameters keys[0..n) (limit and after
  * among them), each at most once; limit and after into ret. 0, or
  * -EINVAL with a 400 in rs naming the parameter and what it takes. */
-int api_page_parse(const struct httpd_req *rq, const char *const *keys, size_t n, struct api_page *ret,
-		   struct httpd_resp *rs);
+int api_page_parse(const struct httpd_req *rq, const char *const *keys, size_t n, struct api_page *ret, struct httpd_resp *rs);
 /* Whether a page that shows `shown` rows in a body of body_len bytes has
  * room for another. */
 bool api_page_room(const struct api_page *p, size_t shown, size_t body_len);

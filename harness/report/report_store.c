@@ -336,9 +336,15 @@ static int keep_run(void *ctx, const struct store_run_row *x)
 		return 1;
 	}
 	struct report_run *r = &l->runs[l->n];
-	*r = (struct report_run){ .id = x->id, .step_id = x->step_id, .pair = x->pair, .variant = x->variant,
-				  .workload = x->workload, .status = x->status, .started = x->started,
-				  .finished = x->finished, .marker = -1 };
+	*r = (struct report_run){ .id = x->id,
+				  .step_id = x->step_id,
+				  .pair = x->pair,
+				  .variant = x->variant,
+				  .workload = x->workload,
+				  .status = x->status,
+				  .started = x->started,
+				  .finished = x->finished,
+				  .marker = -1 };
 	snprintf(r->boot_id, sizeof(r->boot_id), "%s", x->boot_id);
 	snprintf(r->kernel_release, sizeof(r->kernel_release), "%s", x->kernel_release);
 	/* a command line that filled its field may have lost the marker's last digits */
@@ -582,9 +588,8 @@ int report_load(struct store *st, int64_t job_id, struct report **ret)
 		if (x->pair != STORE_PAIR_WARMUP)
 			snprintf(pair, sizeof(pair), "pair %d", x->pair + 1);
 		if ((r = report_add_note(rep, "run %lld (%s, %s, %s): %s%s%s", (long long)x->id, pair,
-					 rep->variants[x->variant], rep->w[x->workload].name,
-					 run_status_name(x->status), x->reason && x->reason[0] ? ": " : "",
-					 x->reason ? x->reason : "")) < 0)
+					 rep->variants[x->variant], rep->w[x->workload].name, run_status_name(x->status),
+					 x->reason && x->reason[0] ? ": " : "", x->reason ? x->reason : "")) < 0)
 			goto out;
 	}
 	if ((r = store_job_unavailable(st, job_id, add_unavailable, rep)) < 0)

@@ -458,9 +458,9 @@ static void test_api_pages(void)
 	T_EQ_INT(api_metrics_regressions(st, &m), 0);
 	store_close(st);
 	T_CHECK(m.buf && strstr(m.buf, "# TYPE kab_regressions_open gauge\n"
-					"kab_regressions_open{job=\"nightly-unit\",metric=\"m2\",kind=\"change\"} 1\n"
-					"kab_regressions_open{job=\"nightly-unit\",metric=\"m2\",kind=\"improvement\"} 1\n"
-					"kab_regressions_open{job=\"nightly-unit\",metric=\"m1\",kind=\"regression\"} 1\n"));
+				       "kab_regressions_open{job=\"nightly-unit\",metric=\"m2\",kind=\"change\"} 1\n"
+				       "kab_regressions_open{job=\"nightly-unit\",metric=\"m2\",kind=\"improvement\"} 1\n"
+				       "kab_regressions_open{job=\"nightly-unit\",metric=\"m1\",kind=\"regression\"} 1\n"));
 	if (m.buf)
 		T_CHECK(strstr(m.buf, "metric=\"m1\",kind=\"regression\"} 1\n") + strlen("metric=\"m1\",kind=\"regression\"} 1\n") ==
 			m.buf + m.len); /* the pending row makes no series */
@@ -482,8 +482,8 @@ static void test_api_pages(void)
 	T_EQ_INT(call(api_regressions_list, path, "GET", 0, last, &rs), 200);
 	T_CHECK(rs.body.buf && strstr(rs.body.buf, "[{\"id\":1,") && strstr(rs.body.buf, "],\"next_after\":null}\n"));
 	T_EQ_INT(call(api_regressions_list, path, "GET", 0, text, &rs), 200);
-	T_CHECK(rs.body.buf && strstr(rs.body.buf, "#5 ") && strstr(rs.body.buf, "#4 ") && !strstr(rs.body.buf, "#3 ") &&
-		strstr(rs.body.buf, "\n(older change points: after=4)\n"));
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "#5 ") && strstr(rs.body.buf, "#4 ") &&
+		!strstr(rs.body.buf, "#3 ") && strstr(rs.body.buf, "\n(older change points: after=4)\n"));
 	/* the feed: the confirmed ones, whatever limit says */
 	T_EQ_INT(call(api_regressions_list, path, "GET", 0, atom, &rs), 200);
 	size_t entries = 0;
