@@ -1,12 +1,14 @@
 /* Paging of kabd's lists (api_page.c) and the handlers that page: the
  * parameters and their 400s, GET /jobs/ID/runs walked page by page (every
  * run once, in order, each page within its row and byte caps), GET /jobs,
- * and GET /jobs/ID's progress counted by the database, with its boots. */
+ * GET /jobs/ID's progress counted by the database, with its boots, and a
+ * long sampled series thinned under its cap. */
 #include "t_job.h"
 #include "harness/cli/client.h"
 #include "harness/daemon/api.h"
 #include "harness/daemon/api_page.h"
 #include "harness/job/job_store.h"
+#include "harness/sampler/sampler.h"
 #include "db/store.h"
 #include "harness/base/util.h"
 
@@ -328,6 +330,62 @@ static void test_job_get(const char *db, int64_t job)
 	sb_free(&rs.body);
 }
 
+static void put_series(const char *db, int64_t run, const char *metric, const int64_t *v, size_t n)
+{
+	uint8_t *blob = NULL;
+	size_t len = 0;
+	T_EQ_INT(sampler_encode(v, n, &blob, &len), 0);
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	T_EQ_INT(sqlite3_open(db, &h), SQLITE_OK);
+	T_EQ_INT(sqlite3_prepare_v2(h, "INSERT INTO samples (run_id, metric, n, data) VALUES (?, ?, ?, ?)", -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)n);
+	sqlite3_bind_blob(st, 4, blob, (int)len, SQLITE_STATIC);
+	T_EQ_INT(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	free(blob);
+}
+
+/* A series of 50,000 samples comes as every third one and the last (at
+ * most 20,000 points); a short one whole. */
+static void test_samples(const char *db)
+{
+	size_t n = 50000;
+	int64_t *t = calloc(n, sizeof(*t)), *v = calloc(n, sizeof(*v));
+	T_CHECK(t && v);
+	if (!t || !v)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		t[i] = (int64_t)i * 100000000;
+		v[i] = (int64_t)i * 3;
+	}
+	put_series(db, 1, "t_ns", t, n);
+	put_series(db, 1, "vmstat.pswpout", v, n);
+	put_series(db, 2, "t_ns", t, 5);
+	put_series(db, 2, "vmstat.pswpout", v, 5);
+	struct httpd_resp rs = { 0 };
+	static const char *const metric[] = { "metric", "vmstat.pswpout", NULL };
+	T_EQ_INT(call(api_run_samples, db, 1, metric, &rs), 200);
+	T_CHECK(has(&rs, "\"n\": 50000, \"stride\": 3, \"t_s\": [0.000000, 0.300000, 0.600000,"));
+	T_CHECK(has(&rs, ", 4999.800000, 4999.900000], \"values\": [0, 9, 18,"));
+	T_CHECK(has(&rs, ", 149994, 149997]}"));
+	size_t commas = 0;
+	const char *vals = rs.body.buf ? strstr(rs.body.buf, "\"values\": [") : NULL;
+	for (const char *p = vals; p && *p; p++)
+		commas += *p == ',';
+	T_EQ_INT(commas + 1, 16668); /* 0, 3, ..., 49998 and 49999 */
+	T_CHECK(rs.body.len < API_PAGE_BYTES);
+	T_EQ_INT(call(api_run_samples, db, 2, metric, &rs), 200);
+	T_CHECK(has(&rs, "\"n\": 5, \"stride\": 1, \"t_s\": [0.000000, 0.100000, 0.200000, 0.300000, 0.400000], \"values\": [0, 3, 6, 9, 12]}"));
+	sb_free(&rs.body);
+out:
+	free(t);
+	free(v);
+}
+
 int main(void)
 {
 	log_quiet = true;
@@ -340,6 +398,7 @@ int main(void)
 	test_job_get(db, job);
 	test_jobs_list(db);
 	test_runs_bytes(db, job);
+	test_samples(db);
 	if (!getenv("KAB_UNIT_KEEP")) {
 		unlink(db);
 		char side[80];
