@@ -186,6 +186,15 @@ struct store_step {
 int store_steps_create(struct store *s, int64_t job_id, const struct store_step *steps, size_t n);
 int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, size_t *ret_n);
 int store_step_set_status(struct store *s, int64_t step_id, enum step_status status);
+/* A job's schedule in numbers, without loading it: its steps by status
+ * (a status this kab does not know in `unknown`), and the started step
+ * latest in the plan (id 0: none). */
+struct store_steps_count {
+	size_t n[STEP_STATUS_N];
+	size_t unknown, total;
+	struct store_step current;
+};
+int store_steps_count(struct store *s, int64_t job_id, struct store_steps_count *ret);
 
 /* ---- runs ---- */
 struct store_run {
@@ -239,6 +248,26 @@ int store_run_finish(struct store *s, const struct store_run *r, enum step_statu
 		     const struct store_metric *metrics, size_t n_metrics, const struct store_series *series,
 		     size_t n_series);
 int store_runs_load(struct store *s, int64_t job_id, struct store_run **ret, size_t *ret_n);
+/* What a list of runs shows of one (GET /jobs/ID/runs): no output tails,
+ * nothing copied. The strings are the store's, valid during the call, ""
+ * for none, each cut to the length of struct store_run's field. */
+struct store_run_row {
+	int64_t id, step_id;
+	int pair, variant, workload;
+	enum run_status status;
+	int exit_code; /* -1: none */
+	int term_signal;
+	double started, finished;
+	int cpus, cgroup_version;
+	uint64_t mem_total, swap_total, memory_max;
+	const char *reason, *kab_version, *kernel_release, *boot_id, *cmdline, *swap_devices, *cgroup_path, *knobs,
+		*settings, *conditioning;
+};
+/* Non-zero stops the walk (and is not an error). */
+typedef int (*store_run_row_fn)(void *ctx, const struct store_run_row *r);
+/* The job's runs with ids above `after`, in id order, at most limit of
+ * them (SIZE_MAX: all), one call each: one row in memory at a time. */
+int store_runs_page(struct store *s, int64_t job_id, int64_t after, size_t limit, store_run_row_fn fn, void *ctx);
 /* Runs left 'started' (by a crash): the caller decides they are stale. */
 int store_runs_started(struct store *s, struct store_run **ret, size_t *ret_n);
 

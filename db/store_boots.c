@@ -75,6 +75,32 @@ int store_boot_finish(struct store *s, const struct store_boot *b)
 	return run(s, st, "update boot");
 }
 
+static void read_boot(sqlite3_stmt *st, struct store_boot *b)
+{
+	*b = (struct store_boot){ .id = sqlite3_column_int64(st, 0), .job_id = sqlite3_column_int64(st, 1) };
+	b->slot = sqlite3_column_int(st, 2);
+	b->variant = sqlite3_column_int(st, 3);
+	b->build_id = sqlite3_column_int64(st, 4);
+	store_col_text(st, 5, b->method, sizeof(b->method));
+	char status[24];
+	store_col_text(st, 6, status, sizeof(status));
+	if (boot_status_parse(status, &b->status) < 0) {
+		store_status_unknown("boot", b->id, status);
+		b->status = BOOT_STATUS_UNKNOWN;
+	}
+	store_col_text(st, 7, b->reason, sizeof(b->reason));
+	store_col_text(st, 8, b->from_boot_id, sizeof(b->from_boot_id));
+	b->switch_at = sqlite3_column_double(st, 9);
+	b->prep_s = sqlite3_column_double(st, 10);
+	store_col_text(st, 11, b->cmdline, sizeof(b->cmdline));
+	store_col_text(st, 12, b->boot_id, sizeof(b->boot_id));
+	store_col_text(st, 13, b->kernel_release, sizeof(b->kernel_release));
+	store_col_text(st, 14, b->booted_cmdline, sizeof(b->booted_cmdline));
+	b->ready_at = sqlite3_column_double(st, 15);
+	b->uptime_s = sqlite3_column_double(st, 16);
+	b->kexec_s = sqlite3_column_double(st, 17);
+}
+
 int store_boots_load(struct store *s, int64_t job_id, struct store_boot **ret, size_t *ret_n)
 {
 	sqlite3_stmt *st;
@@ -91,29 +117,7 @@ int store_boots_load(struct store *s, int64_t job_id, struct store_boot **ret, s
 			break;
 		}
 		v = nv;
-		struct store_boot *b = &v[n++];
-		*b = (struct store_boot){ .id = sqlite3_column_int64(st, 0), .job_id = sqlite3_column_int64(st, 1) };
-		b->slot = sqlite3_column_int(st, 2);
-		b->variant = sqlite3_column_int(st, 3);
-		b->build_id = sqlite3_column_int64(st, 4);
-		store_col_text(st, 5, b->method, sizeof(b->method));
-		char status[24];
-		store_col_text(st, 6, status, sizeof(status));
-		if (boot_status_parse(status, &b->status) < 0) {
-			store_status_unknown("boot", b->id, status);
-			b->status = BOOT_STATUS_UNKNOWN;
-		}
-		store_col_text(st, 7, b->reason, sizeof(b->reason));
-		store_col_text(st, 8, b->from_boot_id, sizeof(b->from_boot_id));
-		b->switch_at = sqlite3_column_double(st, 9);
-		b->prep_s = sqlite3_column_double(st, 10);
-		store_col_text(st, 11, b->cmdline, sizeof(b->cmdline));
-		store_col_text(st, 12, b->boot_id, sizeof(b->boot_id));
-		store_col_text(st, 13, b->kernel_release, sizeof(b->kernel_release));
-		store_col_text(st, 14, b->booted_cmdline, sizeof(b->booted_cmdline));
-		b->ready_at = sqlite3_column_double(st, 15);
-		b->uptime_s = sqlite3_column_double(st, 16);
-		b->kexec_s = sqlite3_column_double(st, 17);
+		read_boot(st, &v[n++]);
 	}
 	if (r == 0 && rc != SQLITE_DONE)
 		r = store_db_err(s, "select boots");
@@ -125,6 +129,24 @@ int store_boots_load(struct store *s, int64_t job_id, struct store_boot **ret, s
 	*ret = v;
 	*ret_n = n;
 	return 0;
+}
+
+int store_boots_foreach(struct store *s, int64_t job_id, store_boot_fn fn, void *ctx)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(store_sqlite(s), "SELECT " COLS " FROM boots WHERE job_id = ? ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		return store_db_err(s, "prepare");
+	sqlite3_bind_int64(st, 1, job_id);
+	struct store_boot *b = malloc(sizeof(*b));
+	int rc = SQLITE_NOMEM;
+	while (b && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		read_boot(st, b);
+		fn(ctx, b);
+	}
+	free(b);
+	int r = rc == SQLITE_DONE ? 0 : rc == SQLITE_NOMEM ? -ENOMEM : store_db_err(s, "select boots");
+	sqlite3_finalize(st);
+	return r;
 }
 
 int store_steps_boot_failed(struct store *s, int64_t job_id, int variant, int *ret_n)

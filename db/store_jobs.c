@@ -358,6 +358,52 @@ int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, s
 	return 0;
 }
 
+int store_steps_count(struct store *s, int64_t job_id, struct store_steps_count *ret)
+{
+	struct store_steps_count c = { 0 };
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_prepare(s, "SELECT status, count(*) FROM steps WHERE job_id = ? GROUP BY status", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char status[24];
+		store_col_text(st, 0, status, sizeof(status));
+		size_t k = (size_t)sqlite3_column_int64(st, 1);
+		enum step_status v;
+		if (step_status_parse(status, &v) < 0)
+			c.unknown += k;
+		else
+			c.n[v] += k;
+		c.total += k;
+	}
+	if (rc != SQLITE_DONE)
+		return store_sql_err(s, rc, "steps");
+	_cleanup_stmt_ sqlite3_stmt *cur = NULL;
+	r = store_prepare(s,
+			  "SELECT id, seq, pair, variant_idx, workload_idx, boot, rep FROM steps"
+			  " WHERE job_id = ? AND status = 'started' ORDER BY seq DESC LIMIT 1",
+			  &cur);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(cur, 1, job_id);
+	rc = sqlite3_step(cur);
+	if (rc == SQLITE_ROW)
+		c.current = (struct store_step){ .id = sqlite3_column_int64(cur, 0),
+						 .seq = sqlite3_column_int(cur, 1),
+						 .pair = sqlite3_column_int(cur, 2),
+						 .variant = sqlite3_column_int(cur, 3),
+						 .workload = sqlite3_column_int(cur, 4),
+						 .status = STEP_STARTED,
+						 .boot = sqlite3_column_int(cur, 5),
+						 .rep = sqlite3_column_int(cur, 6) };
+	else if (rc != SQLITE_DONE)
+		return store_sql_err(s, rc, "steps");
+	*ret = c;
+	return 0;
+}
+
 int store_step_set_status(struct store *s, int64_t step_id, enum step_status status)
 {
 	if (status < 0 || status >= STEP_STATUS_N)

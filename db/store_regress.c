@@ -227,14 +227,22 @@ int store_regress_by_confirm(struct store *s, int64_t confirm_job, struct store_
 	return get_where(s, "confirm_job", confirm_job, ret);
 }
 
-int store_regress_list(struct store *s, struct store_regress **ret, size_t *ret_n)
+/* Rows below `before` (all when before <= 0), newest first, at most limit
+ * (-1: no limit); only the confirmed ones when confirmed. */
+static int list_rows(struct store *s, int64_t before, sqlite3_int64 limit, bool confirmed, struct store_regress **ret, size_t *ret_n)
 {
 	*ret = NULL;
 	*ret_n = 0;
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_prepare(s, "SELECT " COLS " FROM regressions ORDER BY id DESC", &st);
+	int r = store_prepare(s,
+			      "SELECT " COLS " FROM regressions WHERE (?1 <= 0 OR id < ?1) AND (?3 = 0 OR state = 'confirmed')"
+			      " ORDER BY id DESC LIMIT ?2",
+			      &st);
 	if (r < 0)
 		return r;
+	sqlite3_bind_int64(st, 1, before);
+	sqlite3_bind_int64(st, 2, limit);
+	sqlite3_bind_int(st, 3, confirmed);
 	struct store_regress *v = NULL;
 	size_t n = 0, cap = 0;
 	int rc;
@@ -252,6 +260,37 @@ int store_regress_list(struct store *s, struct store_regress **ret, size_t *ret_
 	*ret = v;
 	*ret_n = n;
 	return 0;
+}
+
+int store_regress_list(struct store *s, struct store_regress **ret, size_t *ret_n)
+{
+	return list_rows(s, 0, -1, false, ret, ret_n);
+}
+
+int store_regress_page(struct store *s, int64_t before, size_t limit, bool confirmed, struct store_regress **ret, size_t *ret_n)
+{
+	return list_rows(s, before, (sqlite3_int64)limit, confirmed, ret, ret_n);
+}
+
+int store_regress_open_counts(struct store *s, store_regress_count_fn fn, void *ctx)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	/* a series a (job, metric, verdict) of confirmed rows, in the order of
+	 * its newest row; open: not acknowledged */
+	int r = store_prepare(s,
+			      "SELECT name, metric, CASE verdict WHEN 'worse' THEN 'worse' WHEN 'better' THEN 'better' ELSE '' END AS v,"
+			      " sum(acked IS NULL OR acked <= 0) FROM regressions WHERE state = 'confirmed'"
+			      " GROUP BY name, metric, v ORDER BY max(id) DESC",
+			      &st);
+	if (r < 0)
+		return r;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0), *metric = (const char *)sqlite3_column_text(st, 1);
+		const char *verdict = (const char *)sqlite3_column_text(st, 2);
+		fn(ctx, name ? name : "", metric ? metric : "", verdict ? verdict : "", (size_t)sqlite3_column_int64(st, 3));
+	}
+	return rc == SQLITE_DONE ? 0 : store_db_err(s, "count open change points");
 }
 
 int store_regress_ack(struct store *s, int64_t id, const char *by, double when)

@@ -66,6 +66,14 @@ int store_regress_get(struct store *s, int64_t id, struct store_regress *ret);
 int store_regress_by_confirm(struct store *s, int64_t confirm_job, struct store_regress *ret);
 /* Newest first; ret_n 0 when there are none. */
 int store_regress_list(struct store *s, struct store_regress **ret, size_t *ret_n);
+/* The same, of the rows with ids below `before` (all when before <= 0), at
+ * most limit of them; only the confirmed ones when confirmed. */
+int store_regress_page(struct store *s, int64_t before, size_t limit, bool confirmed, struct store_regress **ret, size_t *ret_n);
+/* One call per job name, metric and verdict ("worse", "better", "" for
+ * another) of the confirmed rows, newest first, with how many of them are
+ * not acknowledged: counted by the database, no row loaded. */
+typedef void (*store_regress_count_fn)(void *ctx, const char *name, const char *metric, const char *verdict, size_t open);
+int store_regress_open_counts(struct store *s, store_regress_count_fn fn, void *ctx);
 /* -ENOENT: no such row; -EALREADY: acknowledged before (ret keeps who and when). */
 int store_regress_ack(struct store *s, int64_t id, const char *by, double when);
 /* Whether a confirmed row is a regression: its verdict is worse. */

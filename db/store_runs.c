@@ -205,6 +205,68 @@ int store_runs_load(struct store *s, int64_t job_id, struct store_run **ret, siz
 	return load_runs(s, "SELECT " RUN_COLS " FROM runs WHERE job_id = ? ORDER BY id", job_id, ret, ret_n);
 }
 
+/* A page of a job's runs: the text columns cut (in characters, so never
+ * inside one) to what struct store_run keeps of them; runs_job's
+ * (job_id, rowid) gives the range and the order. */
+static const char run_page_sql[] =
+	"SELECT id, step_id, pair, variant_idx, workload_idx, status, exit_code, term_signal, started, finished,"
+	" cpus, cgroup_version, mem_total, swap_total, memory_max, substr(reason, 1, 511), substr(kab_version, 1, 31),"
+	" substr(kernel_release, 1, 127), substr(boot_id, 1, 63), substr(cmdline, 1, 1023),"
+	" substr(swap_devices, 1, 511), substr(cgroup_path, 1, 255), substr(knobs, 1, 2047),"
+	" substr(settings, 1, 6143), substr(conditioning, 1, 511)"
+	" FROM runs WHERE job_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3";
+
+static const char *col_str(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? (const char *)t : "";
+}
+
+static void read_run_row(sqlite3_stmt *st, struct store_run_row *r)
+{
+	*r = (struct store_run_row){ .id = sqlite3_column_int64(st, 0), .step_id = sqlite3_column_int64(st, 1) };
+	r->pair = sqlite3_column_int(st, 2);
+	r->variant = sqlite3_column_int(st, 3);
+	r->workload = sqlite3_column_int(st, 4);
+	const char *status = col_str(st, 5);
+	if (run_status_parse(status, &r->status) < 0) {
+		store_status_unknown("run", r->id, status);
+		r->status = RUN_STATUS_UNKNOWN;
+	}
+	r->exit_code = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 6);
+	r->term_signal = sqlite3_column_int(st, 7);
+	r->started = sqlite3_column_double(st, 8);
+	r->finished = sqlite3_column_double(st, 9);
+	r->cpus = sqlite3_column_int(st, 10);
+	r->cgroup_version = sqlite3_column_int(st, 11);
+	r->mem_total = (uint64_t)sqlite3_column_int64(st, 12);
+	r->swap_total = (uint64_t)sqlite3_column_int64(st, 13);
+	r->memory_max = (uint64_t)sqlite3_column_int64(st, 14);
+	const char **dst[] = { &r->reason,       &r->kab_version, &r->kernel_release, &r->boot_id,  &r->cmdline,
+			       &r->swap_devices, &r->cgroup_path, &r->knobs,          &r->settings, &r->conditioning };
+	for (size_t i = 0; i < ARRAY_SIZE(dst); i++)
+		*dst[i] = col_str(st, 15 + (int)i);
+}
+
+int store_runs_page(struct store *s, int64_t job_id, int64_t after, size_t limit, store_run_row_fn fn, void *ctx)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_prepare(s, run_page_sql, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_int64(st, 2, after);
+	sqlite3_bind_int64(st, 3, limit >= (size_t)INT64_MAX ? -1 : (sqlite3_int64)limit);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_run_row row;
+		read_run_row(st, &row);
+		if (fn(ctx, &row) != 0)
+			return 0;
+	}
+	return rc == SQLITE_DONE ? 0 : store_sql_err(s, rc, "runs");
+}
+
 int store_runs_started(struct store *s, struct store_run **ret, size_t *ret_n)
 {
 	return load_runs(s, "SELECT " RUN_COLS " FROM runs WHERE status = 'started' ORDER BY id", -1, ret, ret_n);

@@ -5,6 +5,8 @@
 #include <stddef.h>
 
 #define CLIENT_DEFAULT_SOCKET "/run/kab/kabd.sock"
+/* The most rows a page of kabd's lists holds (its API_PAGE_MAX) */
+#define CLIENT_PAGE_MAX 500
 
 /* Where to find kabd and how to prove who we are, from the options. */
 struct client_conf {

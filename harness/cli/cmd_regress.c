@@ -15,7 +15,10 @@
 #include <unistd.h>
 
 static const char usage[] = "usage: kab regressions [--db PATH | --socket PATH | --url URL [--token-file F] [--cacert F]] [--format text|json|atom]\n"
-			    "       kab regressions --ack ID [--socket PATH | --url URL --token-file F]\n";
+			    "                       [--after ID]\n"
+			    "       kab regressions --ack ID [--socket PATH | --url URL --token-file F]\n"
+			    "  a kabd answers with a page: the newest 500 change points (below --after ID);\n"
+			    "  the text ends with after=ID and the JSON has next_after when there are older ones\n";
 
 static int local(const char *db, const char *format)
 {
@@ -55,6 +58,7 @@ int cmd_regressions(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "ack", required_argument, NULL, 'a' },
+		{ "after", required_argument, NULL, 'A' },
 		{ "url", required_argument, NULL, 's' },
 		{ "socket", required_argument, NULL, 'S' },
 		{ "token-file", required_argument, NULL, 't' },
@@ -62,7 +66,7 @@ int cmd_regressions(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *db = NULL, *format = "text", *ack = NULL;
+	const char *db = NULL, *format = "text", *ack = NULL, *after = NULL;
 	struct client_conf cc = { 0 };
 	int c;
 	optind = 1;
@@ -71,6 +75,7 @@ int cmd_regressions(int argc, char **argv)
 		case 'd': db = optarg; break;
 		case 'f': format = optarg; break;
 		case 'a': ack = optarg; break;
+		case 'A': after = optarg; break;
 		case 's': cc.url = optarg; break;
 		case 'S': cc.socket = optarg; break;
 		case 't': cc.token_file = optarg; break;
@@ -91,7 +96,17 @@ int cmd_regressions(int argc, char **argv)
 		fprintf(stderr, "kab: give --url (TCP) or --socket (the unix socket), not both\n");
 		return 2;
 	}
-	char path[96];
+	int64_t after_id = 0;
+	if (after && (util_parse_i64(after, &after_id) < 0 || after_id <= 0)) {
+		fprintf(stderr, "kab regressions: --after \"%s\" is not an id (a positive number: the after=ID a page ends with)\n",
+			after);
+		return 2;
+	}
+	if (after && !cc.url && !cc.socket) {
+		fprintf(stderr, "kab regressions: --after pages a kabd's list: give --socket PATH or --url URL (--db lists every one)\n");
+		return 2;
+	}
+	char path[128];
 	if (ack) {
 		int64_t id;
 		if (util_parse_i64(ack, &id) < 0 || id <= 0) {
@@ -107,7 +122,11 @@ int cmd_regressions(int argc, char **argv)
 		return client_print(&cc, "POST", path);
 	}
 	if (cc.url || cc.socket) {
-		snprintf(path, sizeof(path), "/regressions?format=%s", format);
+		if (after_id)
+			snprintf(path, sizeof(path), "/regressions?format=%s&limit=%d&after=%lld", format,
+				 CLIENT_PAGE_MAX, (long long)after_id);
+		else
+			snprintf(path, sizeof(path), "/regressions?format=%s&limit=%d", format, CLIENT_PAGE_MAX);
 		return client_print(&cc, "GET", path);
 	}
 	return local(db, format);

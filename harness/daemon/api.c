@@ -1,5 +1,6 @@
 /* kabd's /api/v1 handlers: JSON out, job file text in. */
 #include "harness/daemon/api.h"
+#include "harness/daemon/api_page.h"
 #include "harness/daemon/body_cache.h"
 #include "harness/job/job.h"
 #include "harness/base/json.h"
@@ -14,9 +15,6 @@
 #include <string.h>
 
 _Static_assert(HTTPD_MAX_BODY == JOB_TEXT_MAX, "kabd takes a body as large as a job may be, no larger");
-
-#define LIST_DEFAULT 50
-#define LIST_MAX 500
 
 static void store_closep(struct store **s) { store_close(*s); }
 #define _cleanup_store_ _cleanup_(store_closep)
@@ -48,37 +46,28 @@ static void ok_json(struct httpd_resp *rs, int status)
 	sb_puts(&rs->body, "\n");
 }
 
-/* The job's ids, newest first; the caller frees. */
-
+/* A page of jobs, newest first: ?limit=N jobs below ?after=ID, and
+ * next_after for the page after (api_page.h). */
 void api_jobs_list(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
-	const char *ls = httpd_query(rq, "limit"), *as = httpd_query(rq, "after");
-	uint64_t limit = LIST_DEFAULT;
-	int64_t after = 0;
-	if (ls && (util_parse_u64(ls, &limit) < 0 || limit == 0)) {
-		httpd_error(rs, 400, "limit must be a number from 1 to %d", LIST_MAX);
+	static const char *const keys[] = { "limit", "after" };
+	struct api_page page;
+	if (api_page_parse(rq, keys, ARRAY_SIZE(keys), &page, rs) < 0)
 		return;
-	}
-	if (limit > LIST_MAX)
-		limit = LIST_MAX;
-	if (as && (util_parse_i64(as, &after) < 0 || after <= 0)) {
-		httpd_error(rs, 400, "after must be a job id (a positive number)");
-		return;
-	}
 	_cleanup_store_ struct store *st = NULL;
 	if (open_store(a, rs, &st) < 0)
 		return;
 	/* one more than asked for tells whether there is a next page */
 	_cleanup_free_ int64_t *ids = NULL;
 	size_t n;
-	if (store_jobs_page(st, after, (size_t)limit + 1, &ids, &n) < 0) {
+	if (store_jobs_page(st, page.after, page.limit + 1, &ids, &n) < 0) {
 		httpd_error(rs, 500, "cannot list jobs: %s", store_errmsg(st));
 		return;
 	}
 	size_t i = 0, shown = 0;
 	sb_puts(&rs->body, "{\"jobs\": [");
 	int64_t last = 0;
-	for (; i < n && shown < limit; i++) {
+	for (; i < n && api_page_room(&page, shown, rs->body.len); i++) {
 		struct store_job sj;
 		if (store_job_info(st, ids[i], &sj) < 0)
 			continue;
@@ -97,11 +86,8 @@ void api_jobs_list(struct api *a, const struct httpd_req *rq, struct httpd_resp 
 		shown++;
 		store_job_clear(&sj);
 	}
-	sb_puts(&rs->body, "\n], \"next_after\": ");
-	if (i < n)
-		sb_printf(&rs->body, "%lld}", (long long)last);
-	else
-		sb_puts(&rs->body, "null}");
+	sb_puts(&rs->body, "\n]");
+	api_page_end(&rs->body, i < n, last);
 	ok_json(rs, 200);
 }
 
@@ -212,67 +198,62 @@ static void job_json_parts(struct strbuf *b, const struct store_job *sj, const s
 	sb_puts(b, "]");
 }
 
-/* A job that boots kernels: every switch and the boot that followed
- * (nothing for a job that boots none). */
-static void job_json_boots(struct strbuf *b, struct store *st, int64_t id, const struct job_names *jn)
+struct boots_json {
+	struct strbuf *b;
+	const struct job_names *jn;
+	size_t shown;
+};
+
+static void boot_json(void *ctx, const struct store_boot *x)
 {
-	struct store_boot *boots = NULL;
-	size_t nb = 0;
-	if (store_boots_load(st, id, &boots, &nb) == 0 && nb) {
-		sb_puts(b, ", \"boots\": [");
-		for (size_t i = 0; i < nb; i++) {
-			const struct store_boot *x = &boots[i];
-			sb_printf(b, "%s{\"slot\": %d, \"variant\": ", i ? ", " : "", x->slot + 1);
-			json_str_sb(b, name_at(jn->variants, jn->n_variants, x->variant));
-			sb_printf(b, ", \"build\": %lld, \"method\": ", (long long)x->build_id);
-			json_str_sb(b, x->method);
-			sb_puts(b, ", \"status\": ");
-			json_str_sb(b, boot_status_name(x->status));
-			sb_puts(b, ", \"reason\": ");
-			json_str_sb(b, x->reason[0] ? x->reason : NULL);
-			sb_puts(b, ", \"boot_id\": ");
-			json_str_sb(b, x->boot_id[0] ? x->boot_id : NULL);
-			sb_puts(b, ", \"kernel_release\": ");
-			json_str_sb(b, x->kernel_release[0] ? x->kernel_release : NULL);
-			sb_puts(b, ", \"switch_at\": ");
-			json_time(b, x->switch_at);
-			if (x->ready_at > 0)
-				sb_printf(b, ", \"prep_s\": %.3f, \"uptime_s\": %.3f, \"kexec_s\": %.3f}", x->prep_s, x->uptime_s,
-					  x->kexec_s);
-			else
-				sb_puts(b, ", \"prep_s\": null, \"uptime_s\": null, \"kexec_s\": null}");
-		}
-		sb_puts(b, "]");
-	}
-	free(boots);
+	struct boots_json *bj = ctx;
+	struct strbuf *b = bj->b;
+	sb_printf(b, "%s{\"slot\": %d, \"variant\": ", bj->shown++ ? ", " : ", \"boots\": [", x->slot + 1);
+	json_str_sb(b, name_at(bj->jn->variants, bj->jn->n_variants, x->variant));
+	sb_printf(b, ", \"build\": %lld, \"method\": ", (long long)x->build_id);
+	json_str_sb(b, x->method);
+	sb_puts(b, ", \"status\": ");
+	json_str_sb(b, boot_status_name(x->status));
+	sb_puts(b, ", \"reason\": ");
+	json_str_sb(b, x->reason[0] ? x->reason : NULL);
+	sb_puts(b, ", \"boot_id\": ");
+	json_str_sb(b, x->boot_id[0] ? x->boot_id : NULL);
+	sb_puts(b, ", \"kernel_release\": ");
+	json_str_sb(b, x->kernel_release[0] ? x->kernel_release : NULL);
+	sb_puts(b, ", \"switch_at\": ");
+	json_time(b, x->switch_at);
+	if (x->ready_at > 0)
+		sb_printf(b, ", \"prep_s\": %.3f, \"uptime_s\": %.3f, \"kexec_s\": %.3f}", x->prep_s, x->uptime_s, x->kexec_s);
+	else
+		sb_puts(b, ", \"prep_s\": null, \"uptime_s\": null, \"kexec_s\": null}");
 }
 
-/* Its progress over the schedule steps[n], the stage, the elapsed time
- * and the time left, to the closing braces. */
-static void job_json_progress(struct strbuf *b, struct store *st, const struct store_job *sj,
-			      const struct job_names *jn, const struct store_step *steps, size_t n)
+/* A job that boots kernels: every switch and the boot that followed
+ * (nothing for a job that boots none), read one at a time. */
+static void job_json_boots(struct strbuf *b, struct store *st, int64_t id, const struct job_names *jn)
 {
-	size_t done = 0, skipped = 0;
-	const struct store_step *cur = NULL;
-	for (size_t i = 0; i < n; i++) {
-		switch (steps[i].status) {
-		case STEP_FINISHED:
-		case STEP_ABORTED:
-			done++;
-			break;
-		case STEP_SKIPPED:
-		case STEP_BOOT_FAILED:
-			skipped++;
-			break;
-		case STEP_STARTED:
-			cur = &steps[i];
-			break;
-		default:  /* pending, or a status this kab does not know */
-			break;
-		}
+	struct boots_json bj = { .b = b, .jn = jn };
+	size_t len = b->len;
+	if (store_boots_foreach(st, id, boot_json, &bj) < 0) {
+		b->len = len; /* as before: a job whose boots cannot be read shows none */
+		if (b->buf)
+			b->buf[len] = 0;
+		return;
 	}
-	sb_printf(b, ", \"progress\": {\"runs_done\": %zu, \"runs_skipped\": %zu, \"runs_total\": %zu, \"current\": ",
-		  done, skipped, n);
+	if (bj.shown)
+		sb_puts(b, "]");
+}
+
+/* Its progress over the schedule, the stage, the elapsed time and the
+ * time left, to the closing braces. */
+static void job_json_progress(struct strbuf *b, struct store *st, const struct store_job *sj,
+			      const struct job_names *jn, const struct store_steps_count *c)
+{
+	size_t done = c->n[STEP_FINISHED] + c->n[STEP_ABORTED];
+	size_t skipped = c->n[STEP_SKIPPED] + c->n[STEP_BOOT_FAILED];
+	const struct store_step *cur = c->current.id ? &c->current : NULL;
+	sb_printf(b, ", \"progress\": {\"runs_done\": %zu, \"runs_skipped\": %zu, \"runs_total\": %zu, \"current\": ", done,
+		  skipped, c->total);
 	if (cur) {
 		sb_printf(b, "{\"seq\": %d, \"pair\": %d, \"variant\": ", cur->seq, cur->pair + 1);
 		json_str_sb(b, name_at(jn->variants, jn->n_variants, cur->variant));
@@ -286,7 +267,7 @@ static void job_json_progress(struct strbuf *b, struct store *st, const struct s
 	sb_puts(b, ", \"stage\": ");
 	json_str_sb(b, !cur && sj->status == JOB_RUNNING && sj->reason[0] ? sj->reason : NULL);
 	double elapsed, eta;
-	bool have_eta = job_timing(st, sj, n - done - skipped, &elapsed, &eta);
+	bool have_eta = job_timing(st, sj, c->total - done - skipped, &elapsed, &eta);
 	sb_puts(b, ", \"elapsed_s\": ");
 	if (sj->started > 0)
 		sb_printf(b, "%.1f", elapsed);
@@ -310,89 +291,118 @@ void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 		return;
 	struct job_names jn;
 	job_names_load(st, rq->id, &jn);
-	struct store_step *steps = NULL;
-	size_t n = 0;
-	if (store_steps_load(st, rq->id, &steps, &n) < 0) {
+	/* counted by the database: a schedule of JOB_STEPS_MAX steps is never loaded */
+	struct store_steps_count c;
+	if (store_steps_count(st, rq->id, &c) < 0) {
 		httpd_error(rs, 500, "cannot read the schedule of job %lld", (long long)rq->id);
 		goto out;
 	}
 	job_json_fields(&rs->body, &sj);
 	job_json_parts(&rs->body, &sj, &jn);
 	job_json_boots(&rs->body, st, rq->id, &jn);
-	job_json_progress(&rs->body, st, &sj, &jn, steps, n);
+	job_json_progress(&rs->body, st, &sj, &jn, &c);
 	ok_json(rs, 200);
 out:
-	free(steps);
 	job_names_free(&jn);
 	store_job_clear(&sj);
 }
 
+/* A page of GET /jobs/ID/runs as it is written, one run at a time. */
+struct runs_page {
+	struct strbuf *b;
+	struct api_page page;
+	const struct job_names *jn;
+	size_t shown;
+	int64_t last;
+	bool more;
+};
+
+static void run_provenance_json(struct strbuf *b, const struct store_run_row *r)
+{
+	sb_puts(b, ", \"provenance\": {\"kab_version\": ");
+	json_str_sb(b, r->kab_version);
+	sb_puts(b, ", \"kernel_release\": ");
+	json_str_sb(b, r->kernel_release);
+	sb_puts(b, ", \"boot_id\": ");
+	json_str_sb(b, r->boot_id);
+	sb_puts(b, ", \"cmdline\": ");
+	json_str_sb(b, r->cmdline);
+	sb_printf(b, ", \"cpus\": %d, \"mem_total\": %llu, \"swap_total\": %llu, \"swap_devices\": ", r->cpus,
+		  (unsigned long long)r->mem_total, (unsigned long long)r->swap_total);
+	json_str_sb(b, r->swap_devices);
+	sb_printf(b, ", \"cgroup_version\": %d, \"cgroup_path\": ", r->cgroup_version);
+	json_str_sb(b, r->cgroup_path);
+	sb_puts(b, ", \"knobs\": ");
+	json_str_sb(b, r->knobs);
+	sb_puts(b, ", \"settings\": "); /* null: a run recorded before kab read them */
+	json_str_sb(b, r->settings[0] ? r->settings : NULL);
+	sb_puts(b, ", \"conditioning\": ");
+	json_str_sb(b, r->conditioning[0] ? r->conditioning : NULL);
+	sb_printf(b, ", \"memory_max\": %llu}}", (unsigned long long)r->memory_max);
+}
+
+static int run_row_json(void *ctx, const struct store_run_row *r)
+{
+	struct runs_page *p = ctx;
+	struct strbuf *b = p->b;
+	if (!api_page_room(&p->page, p->shown, b->len)) {
+		p->more = true;
+		return 1;
+	}
+	sb_printf(b, "%s\n  {\"id\": %lld, \"step\": %lld, \"pair\": %d, \"variant\": ", p->shown ? "," : "",
+		  (long long)r->id, (long long)r->step_id, r->pair + 1);
+	json_str_sb(b, name_at(p->jn->variants, p->jn->n_variants, r->variant));
+	sb_puts(b, ", \"workload\": ");
+	json_str_sb(b, name_at(p->jn->workloads, p->jn->n_workloads, r->workload));
+	sb_puts(b, ", \"status\": ");
+	json_str_sb(b, run_status_name(r->status));
+	sb_puts(b, ", \"reason\": ");
+	json_str_sb(b, r->reason[0] ? r->reason : NULL);
+	sb_puts(b, ", \"exit_code\": ");
+	if (r->exit_code >= 0)
+		sb_printf(b, "%d", r->exit_code);
+	else
+		sb_puts(b, "null");
+	sb_printf(b, ", \"term_signal\": %d, \"started\": ", r->term_signal);
+	json_time(b, r->started);
+	sb_puts(b, ", \"finished\": ");
+	json_time(b, r->finished);
+	run_provenance_json(b, r);
+	p->last = r->id;
+	p->shown++;
+	return 0;
+}
+
+/* A page of the job's runs in execution order: ?limit=N (API_PAGE_DEFAULT,
+ * at most API_PAGE_MAX) runs after run ?after=ID, and next_after for the
+ * page after; read a row at a time, and cut at API_PAGE_BYTES. */
 void api_job_runs(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
+	static const char *const keys[] = { "limit", "after" };
+	struct runs_page p = { .b = &rs->body };
+	if (api_page_parse(rq, keys, ARRAY_SIZE(keys), &p.page, rs) < 0)
+		return;
 	_cleanup_store_ struct store *st = NULL;
 	if (open_store(a, rs, &st) < 0)
 		return;
 	struct store_job sj;
 	if (get_job(st, rq->id, rs, &sj) < 0)
 		return;
+	store_job_clear(&sj);
 	struct job_names jn;
 	job_names_load(st, rq->id, &jn);
-	struct store_run *runs = NULL;
-	size_t n = 0;
-	if (store_runs_load(st, rq->id, &runs, &n) < 0) {
+	p.jn = &jn;
+	sb_printf(p.b, "{\"job\": %lld, \"runs\": [", (long long)rq->id);
+	/* one more than a page: whether there is a next one */
+	if (store_runs_page(st, rq->id, p.page.after, p.page.limit + 1, run_row_json, &p) < 0) {
 		httpd_error(rs, 500, "cannot read the runs of job %lld", (long long)rq->id);
 		goto out;
 	}
-	struct strbuf *b = &rs->body;
-	sb_printf(b, "{\"job\": %lld, \"runs\": [", (long long)rq->id);
-	size_t nv = jn.n_variants, nw = jn.n_workloads;
-	for (size_t i = 0; i < n; i++) {
-		const struct store_run *r = &runs[i];
-		sb_printf(b, "%s\n  {\"id\": %lld, \"step\": %lld, \"pair\": %d, \"variant\": ", i ? "," : "",
-			  (long long)r->id, (long long)r->step_id, r->pair + 1);
-		json_str_sb(b, name_at(jn.variants, nv, r->variant));
-		sb_puts(b, ", \"workload\": ");
-		json_str_sb(b, name_at(jn.workloads, nw, r->workload));
-		sb_puts(b, ", \"status\": ");
-		json_str_sb(b, run_status_name(r->status));
-		sb_puts(b, ", \"reason\": ");
-		json_str_sb(b, r->reason[0] ? r->reason : NULL);
-		sb_puts(b, ", \"exit_code\": ");
-		if (r->exit_code >= 0)
-			sb_printf(b, "%d", r->exit_code);
-		else
-			sb_puts(b, "null");
-		sb_printf(b, ", \"term_signal\": %d, \"started\": ", r->term_signal);
-		json_time(b, r->started);
-		sb_puts(b, ", \"finished\": ");
-		json_time(b, r->finished);
-		sb_puts(b, ", \"provenance\": {\"kab_version\": ");
-		json_str_sb(b, r->kab_version);
-		sb_puts(b, ", \"kernel_release\": ");
-		json_str_sb(b, r->kernel_release);
-		sb_puts(b, ", \"boot_id\": ");
-		json_str_sb(b, r->boot_id);
-		sb_puts(b, ", \"cmdline\": ");
-		json_str_sb(b, r->cmdline);
-		sb_printf(b, ", \"cpus\": %d, \"mem_total\": %llu, \"swap_total\": %llu, \"swap_devices\": ", r->cpus,
-			  (unsigned long long)r->mem_total, (unsigned long long)r->swap_total);
-		json_str_sb(b, r->swap_devices);
-		sb_printf(b, ", \"cgroup_version\": %d, \"cgroup_path\": ", r->cgroup_version);
-		json_str_sb(b, r->cgroup_path);
-		sb_puts(b, ", \"knobs\": ");
-		json_str_sb(b, r->knobs);
-		sb_puts(b, ", \"settings\": "); /* null: a run recorded before kab read them */
-		json_str_sb(b, r->settings[0] ? r->settings : NULL);
-		sb_puts(b, ", \"conditioning\": ");
-		json_str_sb(b, r->conditioning[0] ? r->conditioning : NULL);
-		sb_printf(b, ", \"memory_max\": %llu}}", (unsigned long long)r->memory_max);
-	}
-	sb_puts(b, "\n]}");
+	sb_puts(p.b, "\n]");
+	api_page_end(p.b, p.more, p.last);
 	ok_json(rs, 200);
 out:
-	free(runs);
 	job_names_free(&jn);
-	store_job_clear(&sj);
 }
 
 /* Finished jobs never change, so their rendered reports are kept: a report
@@ -646,6 +656,19 @@ static int series_load(struct store *st, int64_t run_id, const char *metric, int
 	return 0;
 }
 
+/* The points one reply of a series holds at most: about 20 bytes each in
+ * t_s and values, so under API_PAGE_BYTES whatever the run's length. */
+#define SAMPLES_POINTS_MAX 20000
+_Static_assert(SAMPLES_POINTS_MAX * 2 * 24 < API_PAGE_BYTES, "a thinned series fits in a page's bytes");
+
+/* The sample after i when every stride-th is shown, and the last one. */
+static size_t next_sample(size_t i, size_t n, size_t stride)
+{
+	if (i + 1 >= n)
+		return n;
+	return i + stride < n ? i + stride : n - 1;
+}
+
 struct series_list {
 	struct strbuf *b;
 	size_t shown;
@@ -728,16 +751,19 @@ void api_run_samples(struct api *a, const struct httpd_req *rq, struct httpd_res
 		return;
 	}
 	size_t n = tn < vn ? tn : vn;
+	/* a long run's series is thinned to every stride-th sample (the last
+	 * one always kept): the reply stays under SAMPLES_POINTS_MAX points */
+	size_t stride = n > SAMPLES_POINTS_MAX ? (n + SAMPLES_POINTS_MAX - 3) / (SAMPLES_POINTS_MAX - 1) : 1;
 	sb_printf(b, "{\"run\": %lld, \"metric\": ", (long long)rq->id);
 	json_str_sb(b, metric);
 	sb_puts(b, ", \"unit\": ");
 	json_str_sb(b, sampler_metric_unit(metric));
-	sb_puts(b, ", \"t_s\": [");
-	for (size_t i = 0; i < n; i++)
+	sb_printf(b, ", \"n\": %zu, \"stride\": %zu, \"t_s\": [", n, stride);
+	for (size_t i = 0; i < n; i = next_sample(i, n, stride))
 		sb_printf(b, "%s%.6f", i ? ", " : "", (double)t[i] / 1e9);
 	sb_puts(b, "], \"values\": [");
 	/* raw counters are unsigned; gauges fit either way */
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i = next_sample(i, n, stride))
 		sb_printf(b, "%s%llu", i ? ", " : "", (unsigned long long)(uint64_t)v[i]);
 	sb_puts(b, "]}");
 	ok_json(rs, 200);

@@ -131,7 +131,7 @@ static void json_row(struct strbuf *b, const struct store_regress *r)
 	sb_puts(b, "}");
 }
 
-int regress_render_json(const struct store_regress *rows, size_t n, struct strbuf *out)
+static void json_rows(const struct store_regress *rows, size_t n, struct strbuf *out)
 {
 	sb_puts(out, "{\"regressions\":[");
 	for (size_t i = 0; i < n; i++) {
@@ -139,7 +139,20 @@ int regress_render_json(const struct store_regress *rows, size_t n, struct strbu
 			sb_puts(out, ",");
 		json_row(out, &rows[i]);
 	}
+}
+
+int regress_render_json(const struct store_regress *rows, size_t n, struct strbuf *out)
+{
+	json_rows(rows, n, out);
 	return sb_puts(out, "]}\n");
+}
+
+int regress_render_json_page(const struct store_regress *rows, size_t n, bool more, int64_t last, struct strbuf *out)
+{
+	json_rows(rows, n, out);
+	if (more)
+		return sb_printf(out, "],\"next_after\":%lld}\n", (long long)last);
+	return sb_puts(out, "],\"next_after\":null}\n");
 }
 
 static void text_night(FILE *out, const char *what, int64_t job, double night, const char *sha, const char *subject)

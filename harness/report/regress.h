@@ -21,6 +21,9 @@ bool regress_open(const struct store_regress *r);
 
 /* {"regressions": [...]} */
 int regress_render_json(const struct store_regress *rows, size_t n, struct strbuf *out);
+/* A page of the list: {"regressions": [...], "next_after": LAST}, null
+ * when there is no page after it. */
+int regress_render_json_page(const struct store_regress *rows, size_t n, bool more, int64_t last, struct strbuf *out);
 /* One block a row: title, state, commit range, machine, job, the
  * confirmation's estimate with its CI. */
 void regress_render_text(const struct store_regress *rows, size_t n, FILE *out);

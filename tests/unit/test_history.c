@@ -637,6 +637,38 @@ static void test_body_cache(void)
 	body_cache_put(&c, long_key, 0, 0, "long", 4);
 	T_CHECK(!body_cache_get(&c, long_key, 0, 0, &buf, &len));
 	free(long_key);
+	/* bytes: a body over a quarter of BODY_CACHE_BYTES is not kept; four
+	 * of a quarter fill it, and a fifth makes room by dropping the least
+	 * recently used, not itself; a hole is filled before another goes */
+	size_t q = BODY_CACHE_BYTES / 4;
+	char *big = calloc(1, q + 2);
+	T_CHECK(big != NULL);
+	if (big) {
+		body_cache_put(&c, "huge", 0, 0, big, q + 1);
+		T_CHECK(!body_cache_get(&c, "huge", 0, 0, &buf, &len));
+		for (int i = 0; i < 5; i++) {
+			snprintf(key, sizeof(key), "q%d", i);
+			body_cache_put(&c, key, 0, 0, big, q - 64);
+		}
+		T_CHECK(c.bytes <= BODY_CACHE_BYTES);
+		T_CHECK(!body_cache_get(&c, "q0", 0, 0, &buf, &len));
+		T_CHECK(body_cache_get(&c, "q4", 0, 0, &buf, &len) && len == q - 64);
+		free(buf);
+		T_CHECK(body_cache_get(&c, "q1", 0, 0, &buf, &len));
+		free(buf);
+		size_t kept = 0, bytes = 0;
+		for (size_t i = 0; i < BODY_CACHE_SLOTS; i++) {
+			kept += c.slot[i].buf != NULL;
+			bytes += c.slot[i].buf ? c.slot[i].len : 0;
+		}
+		T_EQ_INT(bytes, c.bytes);
+		body_cache_put(&c, "small", 0, 0, "s", 1);
+		size_t kept2 = 0;
+		for (size_t i = 0; i < BODY_CACHE_SLOTS; i++)
+			kept2 += c.slot[i].buf != NULL;
+		T_EQ_INT(kept2, kept + 1); /* into a hole: nothing else dropped */
+		free(big);
+	}
 	for (size_t i = 0; i < BODY_CACHE_SLOTS; i++)
 		free(c.slot[i].buf);
 }

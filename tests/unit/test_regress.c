@@ -418,6 +418,84 @@ static void test_api(void)
 	unlink(path);
 }
 
+/* A page of the list and the next, the text's pointer to older ones, the
+ * feed of the confirmed ones, and /metrics' series as the database counts
+ * them: one per job, metric and kind, newest first, its open rows. */
+static void test_api_pages(void)
+{
+	char path[64];
+	t_db_path(path, sizeof(path), "/tmp/kab-unit-regpage-XXXXXX", NULL);
+	struct store *st;
+	T_EQ_INT(store_open(path, &st), 0);
+	int64_t jid[6] = { 0 };
+	for (int i = 1; i <= 5; i++) {
+		struct job *j = night("60");
+		T_EQ_INT(job_store_create(st, j, &jid[i]), 0);
+		job_free(j);
+	}
+	static const struct {
+		const char *metric, *verdict; /* NULL: pending */
+		bool acked;
+	} rows[] = {
+		{ "m1", "worse", true }, { "m1", "worse", false }, { "m2", "better", false },
+		{ "m1", NULL, false },   { "m2", "same", false },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct store_regress g = row(rows[i].metric, jid[1], jid[i + 1]);
+		int64_t id;
+		T_EQ_INT(store_regress_add(st, &g, &id), 0);
+		T_EQ_INT(id, (int64_t)i + 1);
+		if (!rows[i].verdict)
+			continue;
+		T_EQ_INT(store_regress_get(st, id, &g), 0);
+		g.state = REGRESS_CONFIRMED;
+		snprintf(g.verdict, sizeof(g.verdict), "%s", rows[i].verdict);
+		T_EQ_INT(store_regress_settle(st, &g), 0);
+		if (rows[i].acked)
+			T_EQ_INT(store_regress_ack(st, id, "token", 1764700000), 0);
+	}
+	struct strbuf m = { 0 };
+	T_EQ_INT(api_metrics_regressions(st, &m), 0);
+	store_close(st);
+	T_CHECK(m.buf && strstr(m.buf, "# TYPE kab_regressions_open gauge\n"
+				       "kab_regressions_open{job=\"nightly-unit\",metric=\"m2\",kind=\"change\"} 1\n"
+				       "kab_regressions_open{job=\"nightly-unit\",metric=\"m2\",kind=\"improvement\"} 1\n"
+				       "kab_regressions_open{job=\"nightly-unit\",metric=\"m1\",kind=\"regression\"} 1\n"));
+	if (m.buf)
+		T_CHECK(strstr(m.buf, "metric=\"m1\",kind=\"regression\"} 1\n") + strlen("metric=\"m1\",kind=\"regression\"} 1\n") ==
+			m.buf + m.len); /* the pending row makes no series */
+	sb_free(&m);
+
+	struct httpd_resp rs = { 0 };
+	static const char *const first[] = { "limit", "2", NULL };
+	static const char *const second[] = { "limit", "2", "after", "4", NULL };
+	static const char *const last[] = { "limit", "2", "after", "2", NULL };
+	static const char *const text[] = { "format", "text", "limit", "2", NULL };
+	static const char *const atom[] = { "format", "atom", "limit", "1", NULL };
+	static const char *const bad[] = { "limit", "x", NULL };
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, first, &rs), 200);
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "{\"regressions\":[{\"id\":5,") && strstr(rs.body.buf, "},{\"id\":4,") &&
+		!strstr(rs.body.buf, "{\"id\":3,") && strstr(rs.body.buf, "],\"next_after\":4}\n"));
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, second, &rs), 200);
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "[{\"id\":3,") && strstr(rs.body.buf, "},{\"id\":2,") &&
+		strstr(rs.body.buf, "],\"next_after\":2}\n"));
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, last, &rs), 200);
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "[{\"id\":1,") && strstr(rs.body.buf, "],\"next_after\":null}\n"));
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, text, &rs), 200);
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "#5 ") && strstr(rs.body.buf, "#4 ") &&
+		!strstr(rs.body.buf, "#3 ") && strstr(rs.body.buf, "\n(older change points: after=4)\n"));
+	/* the feed: the confirmed ones, whatever limit says */
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, atom, &rs), 200);
+	size_t entries = 0;
+	for (const char *p = rs.body.buf; p && (p = strstr(p, "<entry>")); p++)
+		entries++;
+	T_EQ_INT(entries, 4);
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, bad, &rs), 400);
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "limit must be"));
+	sb_free(&rs.body);
+	unlink(path);
+}
+
 int main(void)
 {
 	test_confirmation_job();
@@ -426,5 +504,6 @@ int main(void)
 	test_render();
 	test_settle();
 	test_api();
+	test_api_pages();
 	return t_done("test_regress");
 }
