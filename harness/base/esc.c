@@ -4,6 +4,7 @@
 #include "harness/base/esc.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,6 +189,20 @@ void esc_text_file(FILE *out, const char *s, size_t len, unsigned flags)
 {
 	struct sink to = { .put = put_file, .out = out };
 	text_walk(&to, s, len, flags, false);
+}
+
+int esc_printf(FILE *out, const char *fmt, ...)
+{
+	char *text;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	esc_text_file(out, text, (size_t)n, ESC_LINES);
+	free(text);
+	return ferror(out) ? -EIO : 0;
 }
 
 /* ---- the stream ---- */

@@ -36,6 +36,9 @@ int esc_text_sb(struct strbuf *sb, const char *s, size_t len, unsigned flags);
 const char *esc_text_buf(const char *s, char *buf, size_t len, unsigned flags);
 /* The same, written to out; a failed write shows in ferror(out). */
 void esc_text_file(FILE *out, const char *s, size_t len, unsigned flags);
+/* fprintf whose result goes out escaped with ESC_LINES: for a line of
+ * kab's that quotes stored strings. 0, or -errno. */
+int esc_printf(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A stream whose text goes to `to` escaped as above with ESC_LINES: the
  * FILE a renderer writes to instead of stdout or a memstream. A character
