@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <sys/wait.h>
@@ -806,6 +807,26 @@ void util_child_signals(void)
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+void util_child_fds(void)
+{
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return;
+	/* before Linux 5.11: each descriptor up to the limit */
+	struct rlimit rl;
+	int max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (1u << 20) ? (int)rl.rlim_cur : 1 << 20;
+	for (int fd = 3; fd < max; fd++) {
+		int fl = fcntl(fd, F_GETFD);
+		if (fl >= 0 && !(fl & FD_CLOEXEC))
+			fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
+	}
+}
+
+int util_spawn_close_fds(posix_spawn_file_actions_t *fa)
+{
+	int r = posix_spawn_file_actions_addclosefrom_np(fa, 3);
+	return r ? -r : 0;
 }
 
 int util_spawnattr_init(posix_spawnattr_t *attr)
