@@ -62,11 +62,23 @@ static uint32_t decode(const unsigned char *p, size_t n)
 	return cp;
 }
 
+/* The length of the sequence a lead byte starts; 0 for any other byte. */
+static size_t lead_len(unsigned char c)
+{
+	if (c >= 0xc2 && c <= 0xdf)
+		return 2;
+	if (c >= 0xe0 && c <= 0xef)
+		return 3;
+	if (c >= 0xf0 && c <= 0xf4)
+		return 4;
+	return 0;
+}
+
 /* Whether the left bytes at p may be the start of a valid sequence that
  * more bytes would complete: a lead byte and continuation bytes, too few. */
 static bool utf8_prefix(const unsigned char *p, size_t left)
 {
-	size_t n = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+	size_t n = lead_len(p[0]);
 	if (n == 0 || left >= n)
 		return false;
 	for (size_t i = 1; i < left; i++)

@@ -587,8 +587,7 @@ void diags_print(const struct diags *d, FILE *out)
 			put_shown(out, file);
 			fputs(": ", out);
 		}
-		if (fprintf(out, "and %zu more problem%s not shown: fix these first\n", d->dropped, d->dropped == 1 ? "" : "s") < 0 &&
-		    !err)
+		if (fprintf(out, "and %zu more problem%s not shown: fix these first\n", d->dropped, d->dropped == 1 ? "" : "s") < 0 && !err)
 			err = errno;
 	}
 	if (err)

@@ -24,11 +24,11 @@ static void print_build(void *ctx, const char *variant, const struct kbuild_resu
 		kbuild_recorded_describe(res, line, sizeof(line));
 		esc_printf(stdout, "variant %s: %s\n", variant, line);
 	} else if (res->reused)
-		esc_printf(stdout, "variant %s: build %lld reused (same inputs), kernelrelease %s, %s\n", variant, (long long)res->id,
-		       res->kernelrelease, res->image);
+		esc_printf(stdout, "variant %s: build %lld reused (same inputs), kernelrelease %s, %s\n", variant,
+			   (long long)res->id, res->kernelrelease, res->image);
 	else
 		esc_printf(stdout, "variant %s: build %lld ok, kernelrelease %s, %lld objects compiled in %.0f s, %s\n", variant,
-		       (long long)res->id, res->kernelrelease, (long long)res->objects, res->duration_s, res->image);
+			   (long long)res->id, res->kernelrelease, (long long)res->objects, res->duration_s, res->image);
 	fflush(stdout);
 }
 
@@ -36,7 +36,8 @@ static void print_build(void *ctx, const char *variant, const struct kbuild_resu
  * it moved since the job's newest recorded night. */
 static void print_tracked(void *ctx, const char *variant, const struct store_track *t)
 {
-	esc_printf(stdout, "variant %s: track %s at %s \"%s\"%s%s\n", variant, t->track, t->sha, t->subject, t->event[0] ? "; " : "", t->event);
+	esc_printf(stdout, "variant %s: track %s at %s \"%s\"%s%s\n", variant, t->track, t->sha, t->subject,
+		   t->event[0] ? "; " : "", t->event);
 	fflush(stdout);
 }
 
@@ -145,9 +146,9 @@ int cmd_builds(int argc, char **argv)
 	}
 	printf("%-5s %-8s %-28s %8s %8s %-12s %s\n", "id", "status", "kernelrelease", "objects", "seconds", "base", "series");
 	for (size_t i = 0; i < n; i++)
-		esc_printf(stdout, "%-5lld %-8s %-28s %8lld %8.0f %-12.12s %s\n", (long long)v[i].id, build_status_name(v[i].status),
-		       v[i].kernelrelease[0] ? v[i].kernelrelease : "-", (long long)v[i].objects, v[i].duration_s, v[i].base_sha,
-		       v[i].series ? v[i].series : "-");
+		esc_printf(stdout, "%-5lld %-8s %-28s %8lld %8.0f %-12.12s %s\n", (long long)v[i].id,
+			   build_status_name(v[i].status), v[i].kernelrelease[0] ? v[i].kernelrelease : "-",
+			   (long long)v[i].objects, v[i].duration_s, v[i].base_sha, v[i].series ? v[i].series : "-");
 	store_builds_free(v, n);
 	store_close(st);
 	return 0;

@@ -144,8 +144,8 @@ static int wait_job(const struct client *c, long long id)
 			snprintf(eta, sizeof(eta), ", ETA %.0f s", (util_mono_now() - t0) / (double)(done - done0) * (double)left);
 		char st_shown[128];
 		fprintf(stderr, "%sjob %lld: %s, run %lld of %lld%s%s%s", tty ? "\r\033[K" : "", id,
-			esc_text_buf(status, st_shown, sizeof(st_shown), 0),
-			done + (left > 0 && js == JOB_RUNNING), total - skipped, cur, eta, tty ? "" : "\n");
+			esc_text_buf(status, st_shown, sizeof(st_shown), 0), done + (left > 0 && js == JOB_RUNNING),
+			total - skipped, cur, eta, tty ? "" : "\n");
 		if (job_status_finished(js)) {
 			if (tty)
 				fputc('\n', stderr);

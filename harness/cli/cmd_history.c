@@ -136,9 +136,12 @@ static int history_local(const struct history_args *ha)
 		/* the JSON too: a C1 control in a subject becomes \u0085, the same
 		 * character to a JSON reader, and no CSI to a terminal */
 		FILE *out = esc_stream(stdout);
-		r = !out ? -ENOMEM
-		    : strcmp(ha->format, "json") == 0 ? history_render_json(h, out)
-						      : history_render_text(h, report_utf8_locale(), out);
+		if (!out)
+			r = -ENOMEM;
+		else if (strcmp(ha->format, "json") == 0)
+			r = history_render_json(h, out);
+		else
+			r = history_render_text(h, report_utf8_locale(), out);
 		if (out && fclose(out) != 0 && r >= 0)
 			r = -EIO;
 		ret = r < 0 || fflush(stdout) != 0 ? 1 : 0;

@@ -467,7 +467,7 @@ static void test_hostile(void)
 	snprintf(g.track, sizeof(g.track), "origin caf\xe9");
 	snprintf(g.bad_sha, sizeof(g.bad_sha), "6ccdcb6d3a741b5a2cbd1f0e2d5a0b9c8d7e6f50");
 	snprintf(g.good_sha, sizeof(g.good_sha), "0123456789abcdef0123456789abcdef01234567");
-	snprintf(g.bad_subject, sizeof(g.bad_subject), "mm: \x1b]0;owned\x07\xc2\x9b" "31m & <b>");
+	snprintf(g.bad_subject, sizeof(g.bad_subject), "mm: \033]0;owned\007\302\23331m & <b>");
 	snprintf(g.good_subject, sizeof(g.good_subject), "mm: good\x1b[0m\r");
 	snprintf(g.machine, sizeof(g.machine), "lab\x1b[8m");
 	T_EQ_INT(store_regress_add(st, &g, &id), 0);

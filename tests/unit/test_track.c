@@ -181,7 +181,8 @@ static void test_hostile_subject(const char *top)
 	T_EQ_INT(ktrack_fetch(src, origin, "origin", "main", NULL, NULL, &head, &why), 0);
 	T_EQ_STR(head.subject, "mm: \\x1b[2J\\x1b]0;owned\\x07\\u009b31m caf\\xe9");
 	/* a subject longer than the head's field, ending in a 3-byte character */
-	T_CHECK(sh(top, "cd hw && echo 2 >f && " GIT " commit -q -am \"$(printf '%%0253d\\342\\206\\222' 0)\" && git push -q ../hostile.git main"));
+	T_CHECK(sh(top, "cd hw && echo 2 >f && " GIT
+			" commit -q -am \"$(printf '%%0253d\\342\\206\\222' 0)\" && git push -q ../hostile.git main"));
 	T_EQ_INT(ktrack_fetch(src, origin, "origin", "main", NULL, NULL, &head, &why), 0);
 	T_EQ_INT(strlen(head.subject), 253);
 	sb_free(&why);

@@ -33,7 +33,7 @@ static void test_collect(void)
 	fputs("kab-metric ops 12.5 ops/s\n", f);
 	fputs("kab-metric '\x1b[2J\x1b]0;owned\x07red' 1 '\x1b[31mms'\n", f);
 	fputs("kab-metric caf\xe9 2 \xb5s\n", f);
-	fputs("kab-metric \xc2\x9b" "31m 3\n", f);
+	fputs("kab-metric \302\23331m 3\n", f);
 	fputs("kab-metric caf\xc3\xa9 4 \xc2\xb5s\n", f);
 	/* 90 letters and a 2-byte character where command.NAME passes 95 bytes */
 	fputs("kab-metric ", f);
