@@ -20,7 +20,9 @@
  * around keys and values is dropped; lines starting with ';' or '#' are
  * comments, and " ;" (whitespace, then ';') starts a comment inside a line;
  * an indented line continues the value above it (joined with one space),
- * which only free-text keys (a workload's own keys, metrics) accept.
+ * which only free-text keys (a workload's own keys, metrics) accept. Keys
+ * and values are UTF-8 with no control character but a tab (text_ok):
+ * kab shows them on terminals and in its feeds.
  *
  * How the work is split: inih calls back only for key lines and does not
  * give their line numbers, so our reader hands inih one line at a time,
