@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness/base/esc.h"
 #include "harness/base/util.h"
 
 extern const struct wl_ops wl_stress_ng_ops;
@@ -42,8 +43,11 @@ int wl_metrics_add(struct wl_metrics *m, const char *name, const char *unit, dou
 	if (util_grow(m->v, m->cap, m->n + 1, 16) < 0)
 		return -ENOMEM;
 	struct store_metric *x = &m->v[m->n++];
-	snprintf(x->name, sizeof(x->name), "%s", name);
-	snprintf(x->unit, sizeof(x->unit), "%s", unit ? unit : "");
+	/* a command's own names and units are what it printed: stored with
+	 * control characters and bytes of no UTF-8 made visible (esc.h), cut
+	 * at a whole character */
+	esc_text_buf(name, x->name, sizeof(x->name), 0);
+	esc_text_buf(unit ? unit : "", x->unit, sizeof(x->unit), 0);
 	x->value = value;
 	return 0;
 }

@@ -67,6 +67,7 @@ struct wl_metrics {
 	struct store_metric *v;
 	size_t n, cap;
 };
+/* name and unit are stored escaped (esc.h): a command prints what it likes. */
 int wl_metrics_add(struct wl_metrics *m, const char *name, const char *unit, double value);
 void wl_metrics_free(struct wl_metrics *m);
 /* The first metric called name at index from or later; NULL when none. */

@@ -319,8 +319,11 @@ static int run_wait(char *const argv[], int in_fd, const char *log, void (*progr
 		posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
 		posix_spawn_file_actions_adddup2(&fa, 1, 2);
 	}
+	/* tar and make get none of kab's descriptors but these three */
 	posix_spawnattr_t attr;
-	int r = util_spawnattr_init(&attr);
+	int r = util_spawn_close_fds(&fa);
+	if (r == 0)
+		r = util_spawnattr_init(&attr);
 	if (r < 0) {
 		posix_spawn_file_actions_destroy(&fa);
 		return r;

@@ -557,6 +557,7 @@ static int prepare(const struct wl_ctx *c, struct strbuf *err)
 		int out = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
 			_exit(127);
+		util_child_fds();
 		execv(helper, argv);
 		_exit(127);
 	}

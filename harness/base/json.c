@@ -2,6 +2,7 @@
  * string goes out as runs of bytes that need no escape, one write a run,
  * with the escapes between them; the same walk serves a strbuf and a FILE. */
 #include "harness/base/json.h"
+#include "harness/base/esc.h"
 
 #include <errno.h>
 #include <math.h>
@@ -27,34 +28,6 @@ static void put_file(struct sink *to, const char *s, size_t n)
 	fwrite(s, 1, n, to->out);
 }
 
-/* Length of the valid UTF-8 sequence at p, of the left bytes there (no
- * overlongs, surrogates or code points past U+10FFFF); 0 if invalid. */
-static size_t utf8_len(const unsigned char *p, size_t left)
-{
-	size_t n;
-	unsigned cp;
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2, cp = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	if (n > left)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
-}
-
 static void escape(struct sink *to, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -77,7 +50,7 @@ static void escape(struct sink *to, const char *s, size_t len)
 				ctl[5] = hex[p[i] & 0xf];
 				ctl[6] = 0;
 				esc = ctl;
-			} else if ((n = utf8_len(p + i, len - i)) == 0) {
+			} else if ((n = esc_utf8_len(s + i, len - i)) == 0) {
 				esc = "\\ufffd";
 				n = 1;
 			} else {

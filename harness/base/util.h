@@ -66,8 +66,17 @@ int util_copy_fd(int in, int out, size_t max);
  * SIGPIPE at its default, whatever kab blocks or ignores (an ignored
  * signal stays ignored across exec). */
 void util_child_signals(void);
-/* posix_spawn attributes that give the child the same; -errno. */
+/* In a forked child before exec (async-signal-safe): every descriptor but
+ * 0, 1 and 2 is closed at exec, whoever opened it and however (kab's
+ * database and locks, kabd's sockets, a library's files), so no program
+ * kab starts holds one of root's; the child may still use its own (an
+ * error pipe, a log to dup2) until it execs. */
+void util_child_fds(void);
+/* posix_spawn attributes that give the child the same signals; -errno. */
 int util_spawnattr_init(posix_spawnattr_t *attr);
+/* The file action that gives a posix_spawn child the same descriptors:
+ * every one from 3 up closed. Add it after the child's dup2s; -errno. */
+int util_spawn_close_fds(posix_spawn_file_actions_t *fa);
 /* A child's wait status in words: "exited with status 2", "was killed by signal 9". */
 void util_wait_status_text(int status, char *buf, size_t len);
 

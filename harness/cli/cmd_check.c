@@ -2,6 +2,7 @@
  * prints it normalized, or prints every problem as FILE:LINE: message. */
 #include "harness/cli/cmd.h"
 #include "harness/job/job.h"
+#include "harness/base/esc.h"
 #include "harness/base/util.h"
 
 #include <stdio.h>
@@ -25,10 +26,15 @@ int cmd_check(int argc, char **argv)
 		diags_free(&d);
 		return 2;
 	}
-	job_print(j, stdout);
+	/* the values passed the door's checks (valid UTF-8, no control
+	 * character); what the machine checks noted (a tracked branch's
+	 * commit subject) came from git: shown, never acted on (esc.h) */
+	FILE *out = esc_stream(stdout);
+	if (out)
+		job_print(j, out);
 	job_free(j);
 	diags_free(&d);
-	if (fflush(stdout) != 0) {
+	if (!out || fclose(out) != 0 || fflush(stdout) != 0) {
 		perror("kab: writing the job");
 		return 1;
 	}

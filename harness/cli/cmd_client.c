@@ -2,6 +2,7 @@
 #include "harness/cli/client.h"
 #include "harness/cli/cmd.h"
 #include "db/store.h"
+#include "harness/base/esc.h"
 #include "harness/base/util.h"
 
 #include <errno.h>
@@ -63,16 +64,26 @@ bad:
 	return -1;
 }
 
+/* A reply's body on out, as kab shows any text it did not write: a
+ * server's (an older kabd's, or anyone's at --url) escape sequences are
+ * shown, not run (esc.h); JSON stays JSON. */
+static void print_body(const struct client_reply *r, FILE *out)
+{
+	esc_text_file(out, r->body, r->len, ESC_LINES);
+	if (r->len && r->body[r->len - 1] != '\n')
+		fputc('\n', out);
+}
+
 /* Prints an error reply: its "error" field, and its body when it lists more. */
 static void print_error(const struct client_reply *r)
 {
-	char msg[512];
+	char msg[512], shown[1024];
 	if (client_json_field(r->body, "error", msg, sizeof(msg)) == 0)
-		fprintf(stderr, "kab: server: %s (HTTP %ld)\n", msg, r->status);
+		fprintf(stderr, "kab: server: %s (HTTP %ld)\n", esc_text_buf(msg, shown, sizeof(shown), 0), r->status);
 	else
 		fprintf(stderr, "kab: server answered HTTP %ld\n", r->status);
 	if (strstr(r->body, "\"errors\""))
-		fprintf(stderr, "%s\n", r->body);
+		print_body(r, stderr);
 }
 
 /* Polls the job until it finishes; one progress line (run i of n, the
@@ -107,14 +118,15 @@ static int wait_job(const struct client *c, long long id)
 			total = strtoll(buf, NULL, 10);
 		if (client_json_field(r.body, "runs_skipped", buf, sizeof(buf)) == 0)
 			skipped = strtoll(buf, NULL, 10);
-		char cur[160] = "";
+		char cur[320] = "";
 		const char *cp = strstr(r.body, "\"current\"");
-		char variant[64], workload[64], pair[16] = "";
+		char variant[64], workload[64], pair[16] = "", v_shown[128], w_shown[128];
 		if (cp && client_json_field(cp, "variant", variant, sizeof(variant)) == 0 &&
 		    client_json_field(cp, "workload", workload, sizeof(workload)) == 0) {
 			/* pair 0: the workload's uncounted warm-up */
 			bool warm = client_json_field(cp, "pair", pair, sizeof(pair)) == 0 && strcmp(pair, "0") == 0;
-			snprintf(cur, sizeof(cur), ", now %s / %s%s", variant, workload, warm ? " (warm-up)" : "");
+			snprintf(cur, sizeof(cur), ", now %s / %s%s", esc_text_buf(variant, v_shown, sizeof(v_shown), 0),
+				 esc_text_buf(workload, w_shown, sizeof(w_shown), 0), warm ? " (warm-up)" : "");
 		}
 		/* the server's ETA (from the durations of the job's runs), else
 		 * one from what this client has seen */
@@ -130,8 +142,10 @@ static int wait_job(const struct client *c, long long id)
 			snprintf(eta, sizeof(eta), ", ETA %.0f s", server_eta);
 		else if (done > done0 && left > 0)
 			snprintf(eta, sizeof(eta), ", ETA %.0f s", (util_mono_now() - t0) / (double)(done - done0) * (double)left);
-		fprintf(stderr, "%sjob %lld: %s, run %lld of %lld%s%s%s", tty ? "\r\033[K" : "", id, status,
-			done + (left > 0 && js == JOB_RUNNING), total - skipped, cur, eta, tty ? "" : "\n");
+		char st_shown[128];
+		fprintf(stderr, "%sjob %lld: %s, run %lld of %lld%s%s%s", tty ? "\r\033[K" : "", id,
+			esc_text_buf(status, st_shown, sizeof(st_shown), 0), done + (left > 0 && js == JOB_RUNNING),
+			total - skipped, cur, eta, tty ? "" : "\n");
 		if (job_status_finished(js)) {
 			if (tty)
 				fputc('\n', stderr);
@@ -226,9 +240,7 @@ static int get_and_print(int argc, char **argv, const char *usage, const char *m
 		ret = CLIENT_EXIT_UNREACHABLE;
 	if (rr == 0) {
 		if (rep.status >= 200 && rep.status < 300) {
-			fputs(rep.body, stdout);
-			if (rep.len && rep.body[rep.len - 1] != '\n')
-				fputc('\n', stdout);
+			print_body(&rep, stdout);
 			ret = 0;
 		} else {
 			print_error(&rep);
@@ -262,7 +274,7 @@ int client_print(const struct client_conf *conf, const char *method, const char 
 		ret = CLIENT_EXIT_UNREACHABLE;
 	if (rr == 0) {
 		if (rep.status == 200) {
-			fwrite(rep.body, 1, rep.len, stdout);
+			esc_text_file(stdout, rep.body, rep.len, ESC_LINES);
 			ret = 0;
 		} else {
 			print_error(&rep);

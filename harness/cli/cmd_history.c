@@ -5,6 +5,7 @@
 #include "harness/report/history.h"
 #include "harness/report/report_priv.h"
 #include "db/store.h"
+#include "harness/base/esc.h"
 #include "harness/base/util.h"
 
 #include <errno.h>
@@ -121,6 +122,9 @@ static int history_local(struct history_args *ha)
 		fprintf(stderr, "kab history: the history of %s cannot be read: %s\n", ha->name, strerror(-r));
 	} else if (ha->q.metric && h->n_series == 0) {
 		const char *hint = util_did_you_mean(ha->q.metric, (const char *const *)h->metrics, h->n_metrics);
+		char shown[256]; /* a stored metric name: what a workload printed */
+		if (hint)
+			hint = esc_text_buf(hint, shown, sizeof(shown), 0);
 		fprintf(stderr,
 			"kab history: job %s has no history of metric %s in %s (%s%s%s%zu metrics have history; "
 			"kab history %s --format json lists them)\n",
@@ -128,8 +132,17 @@ static int history_local(struct history_args *ha)
 			h->n_metrics, ha->name);
 		ret = 2;
 	} else {
-		r = strcmp(ha->format, "json") == 0 ? history_render_json(h, stdout)
-						    : history_render_text(h, report_utf8_locale(), stdout);
+		/* the JSON too: a C1 control in a subject becomes \u0085, the same
+		 * character to a JSON reader, and no CSI to a terminal */
+		FILE *out = esc_stream(stdout);
+		if (!out)
+			r = -ENOMEM;
+		else if (strcmp(ha->format, "json") == 0)
+			r = history_render_json(h, out);
+		else
+			r = history_render_text(h, report_utf8_locale(), out);
+		if (out && fclose(out) != 0 && r >= 0)
+			r = -EIO;
 		ret = r < 0 || fflush(stdout) != 0 ? 1 : 0;
 	}
 	history_free(h);

@@ -8,6 +8,7 @@
 #include "harness/report/compare.h"
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
+#include "harness/base/esc.h"
 #include "harness/base/json.h"
 #include "harness/base/output.h"
 #include "harness/stats/plan.h"
@@ -494,11 +495,13 @@ static int plan_report(const struct plan_opts *o, const struct report *r, const 
 	}
 	char title[300];
 	snprintf(title, sizeof(title), "%s", r->title);
-	if (o->json)
-		print_json(o, title, cal_id, rows, n, stdout);
-	else
-		print_text(o, title, source, rows, n, stdout);
-	ret = out_flush(stdout) < 0 ? 1 : 0;
+	/* metric names are what the calibration's workloads printed (esc.h) */
+	FILE *f = esc_stream(stdout);
+	if (f && o->json)
+		print_json(o, title, cal_id, rows, n, f);
+	else if (f)
+		print_text(o, title, source, rows, n, f);
+	ret = !f || fclose(f) != 0 || out_flush(stdout) < 0 ? 1 : 0;
 out:
 	free(rows);
 	return ret;

@@ -6,6 +6,7 @@
 #include "harness/report/regress.h"
 #include "db/store.h"
 #include "db/store_regress.h"
+#include "harness/base/esc.h"
 #include "harness/base/util.h"
 
 #include <errno.h>
@@ -37,19 +38,21 @@ static int local(const char *db, const char *format)
 	if (r < 0)
 		return 1;
 	if (strcmp(format, "text") == 0) {
-		regress_render_text(rows, n, stdout);
+		r = regress_render_text(rows, n, stdout);
 	} else {
 		struct strbuf b = { 0 };
 		if (strcmp(format, "json") == 0)
 			regress_render_json(rows, n, &b);
 		else
 			regress_render_atom(rows, n, "", &b);
+		/* valid JSON and XML stay so: a C1 control becomes \u0085, which
+		 * JSON reads as the same character and XML as text */
 		if (b.buf)
-			fputs(b.buf, stdout);
+			esc_text_file(stdout, b.buf, b.len, ESC_LINES);
 		sb_free(&b);
 	}
 	free(rows);
-	return 0;
+	return r < 0 || fflush(stdout) != 0 ? 1 : 0;
 }
 
 int cmd_regressions(int argc, char **argv)

@@ -5,6 +5,7 @@
 #include "harness/report/regress.h"
 #include "db/store.h"
 #include "db/store_regress.h"
+#include "harness/base/esc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -47,12 +48,19 @@ static void api_regressions_render(struct api *a, const char *fmt, const struct 
 		size_t len = 0;
 		FILE *out = open_memstream(&buf, &len);
 		if (out) {
-			regress_render_text(rows, n, out);
-			if (more)
-				fprintf(out, "\n(older change points: after=%lld)\n", (long long)last);
-			fclose(out);
-			sb_append(&rs->body, buf, len);
+			r = regress_render_text(rows, n, out);
+			if (r >= 0 && more && fprintf(out, "\n(older change points: after=%lld)\n", (long long)last) < 0)
+				r = -ENOMEM;
+			if (fclose(out) != 0 && r >= 0)
+				r = -ENOMEM;
 		}
+		if (!out || r < 0) {
+			free(buf);
+			free(rows);
+			httpd_error(rs, 500, "cannot render the regressions: out of memory");
+			return;
+		}
+		sb_append(&rs->body, buf, len);
 		free(buf);
 		rs->content_type = "text/plain; charset=utf-8";
 	} else if (atom) {
@@ -141,17 +149,20 @@ void api_regression_ack(struct api *a, const struct httpd_req *rq, struct httpd_
 	}
 }
 
-/* A Prometheus label value: backslash, quote and newline escaped. */
+/* A Prometheus label value: control characters and bytes of no UTF-8
+ * shown first (a scrape wants UTF-8; esc.h), then backslash and quote
+ * escaped as the exposition format says (no newline is left to escape). */
 static void label(struct strbuf *b, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			sb_printf(b, "\\%c", *s);
-		else if (*s == '\n')
-			sb_puts(b, "\\n");
+	struct strbuf safe = { 0 };
+	esc_text_sb(&safe, s, strlen(s), 0);
+	for (size_t i = 0; i < safe.len; i++) {
+		if (safe.buf[i] == '\\' || safe.buf[i] == '"')
+			sb_printf(b, "\\%c", safe.buf[i]);
 		else
-			sb_append(b, s, 1);
+			sb_append(b, safe.buf + i, 1);
 	}
+	sb_free(&safe);
 }
 
 static void open_series(void *ctx, const char *name, const char *metric, const char *verdict, size_t open)

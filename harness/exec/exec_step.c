@@ -131,6 +131,7 @@ static int spawn_stopped(const char *prog, char **argv, const char *workdir, pid
 		char c;
 		if (read(go[0], &c, 1) != 1)
 			_exit(127); /* parent gave up before releasing us */
+		util_child_fds();   /* of kab's descriptors, the workload has 0, 1 and 2 */
 		execv(prog, argv);
 fail:;
 		int err = errno;

@@ -20,7 +20,9 @@
  * around keys and values is dropped; lines starting with ';' or '#' are
  * comments, and " ;" (whitespace, then ';') starts a comment inside a line;
  * an indented line continues the value above it (joined with one space),
- * which only free-text keys (a workload's own keys, metrics) accept.
+ * which only free-text keys (a workload's own keys, metrics) accept. Keys
+ * and values are UTF-8 with no control character but a tab (text_ok):
+ * kab shows them on terminals and in its feeds.
  *
  * How the work is split: inih calls back only for key lines and does not
  * give their line numbers, so our reader hands inih one line at a time,
@@ -42,6 +44,7 @@
  */
 #include "harness/job/job.h"
 #include "harness/job/job_priv.h"
+#include "harness/base/esc.h"
 #include "harness/base/util.h"
 
 #include <ctype.h>
@@ -453,6 +456,56 @@ static int append_value(struct job_entry *e, const char *text, size_t n)
 	return 0;
 }
 
+/* Where in s the text before its byte at bad is quoted from: at most 24
+ * bytes back, on a character's first byte. */
+static size_t quote_from(const char *s, size_t bad)
+{
+	size_t from = bad > 24 ? bad - 24 : 0;
+	while (from < bad && ((unsigned char)s[from] & 0xc0) == 0x80)
+		from++;
+	return from;
+}
+
+#define CONTROL_HINT \
+	"kab shows a job's text on terminals and in its feeds; remove it, or write it as the program's own escape (printf's \\033)"
+
+/* A key's or value's text is UTF-8 with no control character (a tab is
+ * whitespace): kab shows it on terminals, in kabd's text and JSON and in
+ * its Atom feed, and stores it. what names it ("the value of \"track\"").
+ * False, reported at the reader's line, when it is not. */
+static bool text_ok(struct reader *r, const char *what, const char *s)
+{
+	size_t len = strlen(s), bad = 0;
+	bool utf8 = esc_utf8_valid(s, len, &bad);
+	if (utf8) {
+		bad = len;
+		for (size_t i = 0; i < len && bad == len; i += esc_utf8_len(s + i, len - i)) {
+			const unsigned char *p = (const unsigned char *)s + i;
+			if ((p[0] < 0x20 && p[0] != '\t') || p[0] == 0x7f || (p[0] == 0xc2 && p[1] <= 0x9f))
+				bad = i; /* C0, DEL, C1 (U+0080-U+009F) */
+		}
+		if (bad == len)
+			return true;
+	}
+	/* where: after the text before it, or at its start */
+	size_t from = quote_from(s, bad);
+	char where[64];
+	if (bad)
+		snprintf(where, sizeof(where), "after \"%.*s\"", (int)(bad - from), s + from);
+	else
+		snprintf(where, sizeof(where), "at its start");
+	const unsigned char *p = (const unsigned char *)s + bad;
+	if (!utf8)
+		diags_add(r->d, r->file, r->line,
+			  "%s is not valid UTF-8 (byte 0x%02x %s): save the job file as UTF-8 (iconv -f latin1 -t utf-8 converts a Latin-1 one)",
+			  what, p[0], where);
+	else if (p[0] == 0xc2)
+		diags_add(r->d, r->file, r->line, "%s holds a control character (U+%04X %s): %s", what, p[1], where, CONTROL_HINT);
+	else
+		diags_add(r->d, r->file, r->line, "%s holds a control character (0x%02x %s): %s", what, p[0], where, CONTROL_HINT);
+	return false;
+}
+
 static void continue_entry(struct reader *r, const char *raw)
 {
 	struct job_section *s = current(r);
@@ -467,6 +520,12 @@ static void continue_entry(struct reader *r, const char *raw)
 	}
 	if (!*text || e->n_cont > JOB_CONT_MAX)
 		return; /* nothing, or over the budget and reported */
+	char what[JOB_LINE_MAX + 32];
+	snprintf(what, sizeof(what), "the value of \"%s\" (line %d) on this continuation line", e->key, e->line);
+	if (!text_ok(r, what, text)) {
+		e->broken = true;
+		return;
+	}
 	if (++e->n_cont > JOB_CONT_MAX) {
 		diags_add(r->d, r->file, r->line,
 			  "more than %u continuation lines for \"%s\" (line %d): the rest are not read; run a long command from a script, name a family of metrics with PREFIX* (README.md, \"Budgets\")",
@@ -499,6 +558,12 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	r->last_ok = false;
 	if (!*name)
 		return 1; /* reported by classify() */
+	char what[JOB_LINE_MAX + 32];
+	snprintf(what, sizeof(what), "the key \"%s\"", name);
+	if (!text_ok(r, what, name))
+		return 1;
+	snprintf(what, sizeof(what), "the value of \"%s\"", name);
+	bool value_ok = text_ok(r, what, value);
 	struct job_section *s = current(r);
 	if (!s) {
 		diags_add(r->d, r->file, r->line, "key \"%s\" outside any section: put it under [job], [swap], [variant LABEL], [workload NAME], [metric NAME] or [report]", name);
@@ -510,7 +575,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		r->oom = true;
 	} else {
 		r->last_ok = true;
-		s->v[s->n - 1].broken = r->long_line;
+		s->v[s->n - 1].broken = r->long_line || !value_ok;
 	}
 	return 1;
 }

@@ -106,6 +106,7 @@ bool history_name_ok(const char *s);
 bool history_metric_ok(const char *s);
 
 /* history_render.c: the text table (one row a night, then the change
- * points) and the JSON GET /api/v1/history serves. */
+ * points; commit subjects, metric names and units escaped, esc.h) and the
+ * JSON GET /api/v1/history serves. */
 int history_render_text(const struct history *h, bool utf8, FILE *out);
 int history_render_json(const struct history *h, FILE *out);

@@ -3,6 +3,7 @@
  * are a contract for the web page and scripts (README, "History"). */
 #include "harness/report/history.h"
 #include "harness/report/report_priv.h"
+#include "harness/base/esc.h"
 #include "harness/base/json.h"
 #include "harness/base/util.h"
 
@@ -158,7 +159,7 @@ static int text_series(const struct history *h, const struct history_series *s, 
 	return 0;
 }
 
-int history_render_text(const struct history *h, bool utf8, FILE *out)
+static int render_text(const struct history *h, bool utf8, FILE *out)
 {
 	char first[16], last[16];
 	fmt_date(h->nights[0].night, true, first, sizeof(first));
@@ -177,6 +178,19 @@ int history_render_text(const struct history *h, bool utf8, FILE *out)
 			return r;
 	}
 	return ferror(out) ? -EIO : 0;
+}
+
+/* Commit subjects, metric names and units, a night's reason: shown, never
+ * acted on by a terminal (esc.h). */
+int history_render_text(const struct history *h, bool utf8, FILE *out)
+{
+	FILE *f = esc_stream(out);
+	if (!f)
+		return -ENOMEM;
+	int r = render_text(h, utf8, f);
+	if (fclose(f) != 0 && r >= 0)
+		r = -EIO;
+	return r;
 }
 
 /* ---- JSON ---- */

@@ -1,7 +1,9 @@
 /* Regressions rendered (regress.h). */
 #include "harness/report/regress.h"
+#include "harness/base/esc.h"
 #include "harness/base/json.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -165,7 +167,7 @@ static void text_night(FILE *out, const char *what, int64_t job, double night, c
 	fputc('\n', out);
 }
 
-void regress_render_text(const struct store_regress *rows, size_t n, FILE *out)
+static void text_rows(const struct store_regress *rows, size_t n, FILE *out)
 {
 	if (n == 0) {
 		fprintf(out, "no change points recorded\n");
@@ -196,23 +198,16 @@ void regress_render_text(const struct store_regress *rows, size_t n, FILE *out)
 	}
 }
 
-/* XML character data and attribute values */
-static void xml_text(struct strbuf *b, const char *s)
+/* Branch names and commit subjects come from git, metric names and units
+ * from what a command workload printed: shown, never acted on by a
+ * terminal (esc.h). */
+int regress_render_text(const struct store_regress *rows, size_t n, FILE *out)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': sb_puts(b, "&amp;"); break;
-		case '<': sb_puts(b, "&lt;"); break;
-		case '>': sb_puts(b, "&gt;"); break;
-		case '"': sb_puts(b, "&quot;"); break;
-		default:
-			/* XML 1.0 has no control characters but tab and newline */
-			if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n')
-				sb_puts(b, " ");
-			else
-				sb_append(b, s, 1);
-		}
-	}
+	FILE *f = esc_stream(out);
+	if (!f)
+		return -ENOMEM;
+	text_rows(rows, n, f);
+	return fclose(f) != 0 ? -EIO : 0;
 }
 
 int regress_render_atom(const struct store_regress *rows, size_t n, const char *base, struct strbuf *out)
@@ -226,7 +221,7 @@ int regress_render_atom(const struct store_regress *rows, size_t n, const char *
 	sb_puts(out, "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n");
 	sb_puts(out, "  <title>kab: confirmed changes</title>\n  <id>urn:kab:regressions</id>\n");
 	sb_printf(out, "  <updated>%s</updated>\n  <link rel=\"alternate\" href=\"", t);
-	xml_text(out, base);
+	esc_xml_sb(out, base);
 	sb_puts(out, "/regressions.html\"/>\n  <author><name>kabd</name></author>\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct store_regress *r = &rows[i];
@@ -240,13 +235,13 @@ int regress_render_atom(const struct store_regress *rows, size_t n, const char *
 			 (long long)r->bad_job, (long long)r->confirm_job, r->estimate_pct, r->ci_lo_pct, r->ci_hi_pct,
 			 r->acked > 0 ? "; acknowledged" : "");
 		sb_puts(out, "  <entry>\n    <title>");
-		xml_text(out, title);
+		esc_xml_sb(out, title);
 		sb_printf(out, "</title>\n    <id>urn:kab:regression:%lld</id>\n    <updated>%s</updated>\n",
 			  (long long)r->id, t);
 		sb_puts(out, "    <link rel=\"alternate\" href=\"");
-		xml_text(out, base);
+		esc_xml_sb(out, base);
 		sb_printf(out, "/regressions.html#r%lld\"/>\n    <summary>", (long long)r->id);
-		xml_text(out, sum);
+		esc_xml_sb(out, sum);
 		sb_puts(out, "</summary>\n  </entry>\n");
 	}
 	return sb_puts(out, "</feed>\n");

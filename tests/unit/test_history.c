@@ -13,6 +13,7 @@
 #include "harness/report/history.h"
 #include "db/store.h"
 #include "db/store_history.h"
+#include "harness/base/esc.h"
 #include "harness/base/util.h"
 #include "workloads/wl.h"
 
@@ -429,6 +430,55 @@ static void test_tracked(void)
 	history_free(h);
 }
 
+static void get(const char *db, const char *const *args, struct httpd_resp *rs);
+
+/* No byte a terminal acts on: no C0 control but newline and tab, no DEL,
+ * no C1 control, nothing that is not UTF-8. */
+static bool terminal_safe(const char *s)
+{
+	if (!s)
+		return false;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+			return false;
+	return esc_utf8_valid(s, strlen(s), NULL);
+}
+
+/* A commit subject from git holding escape sequences, a C1 CSI and a byte
+ * of no UTF-8 (an older kab stored it as git printed it): the text table,
+ * kab history's and kabd's ?format=text, shows them and runs none. */
+static void test_hostile_subject(void)
+{
+	char db[PATH_MAX];
+	new_db(db, sizeof(db), "hostile");
+	int64_t a = add_night(db, "hostile", 0, 1.0, NIGHT_DONE);
+	char q[1024];
+	/* ESC [ 2 J ESC ] 0 ; x BEL, CSI 31m, "caf\xe9" */
+	snprintf(q, sizeof(q),
+		 "UPDATE variants SET track = 'origin main', commit_sha = '6ccdcb6d3a0123456789abcdef0123456789abcd',"
+		 " commit_subject = CAST(X'6d6d3a201b5b324a1b5d303b7807c29b33316d63616ce9' AS TEXT), commit_date = %.0f"
+		 " WHERE job_id = %lld AND idx = 1;",
+		 DAY0 - DAY, (long long)a);
+	sql(db, q);
+	struct history *h = refresh_load(db, "hostile", NULL, NULL, NULL);
+	T_CHECK(h && h->n_series == 1);
+	if (!h || h->n_series != 1) {
+		history_free(h);
+		return;
+	}
+	char *text = render(h, false);
+	T_CHECK(terminal_safe(text));
+	T_CHECK(has(text, "6ccdcb6d3a01 mm: \\x1b[2J\\x1b]0;x\\x07\\u009b31mcal\\xe9"));
+	free(text);
+	history_free(h);
+	struct httpd_resp rs;
+	get(db, (const char *const[]){ "job", "hostile", "format", "text", NULL }, &rs);
+	T_EQ_INT(rs.status, 200);
+	T_CHECK(terminal_safe(rs.body.buf));
+	T_CHECK(has(rs.body.buf, "mm: \\x1b[2J"));
+	sb_free(&rs.body);
+}
+
 /* A refresh with nothing new adds nothing and duplicates no row; a job
  * that ends later (queued when first refreshed) joins on the next one. */
 static void test_idempotent(void)
@@ -688,6 +738,7 @@ int main(void)
 	test_not_enough();
 	test_text_units();
 	test_tracked();
+	test_hostile_subject();
 	test_idempotent();
 	test_step();
 	test_api();

@@ -468,6 +468,36 @@ static void test_krun_user(void)
 	unlink(marker);
 }
 
+/* A descriptor of root's open without O_CLOEXEC in kab (a library's, an
+ * older open's) reaches no program krun starts: ls of /proc/self/fd in
+ * the child lists 0, 1, 2 and the directory ls reads, nothing else; as
+ * the build user as well, whose make would otherwise hold it. */
+static void test_krun_fds(void)
+{
+	char secret[] = "/tmp/kab-test-fd.XXXXXX";
+	int fd = mkstemp(secret); /* 0600, and no O_CLOEXEC */
+	T_CHECK(fd >= 0);
+	int dir = open("/tmp", O_RDONLY | O_DIRECTORY);
+	T_CHECK(dir >= 0);
+	char *ls[] = { "ls", "/proc/self/fd", NULL };
+	struct strbuf out = { 0 };
+	T_CHECK(krun_ok(ls, NULL, &out));
+	T_EQ_STR(out.buf, "0\n1\n2\n3");
+	sb_free(&out);
+	struct krun_user u;
+	if (nobody(&u)) {
+		struct krun o = { .user = &u };
+		T_CHECK(krun_ok_as(ls, &o, &out));
+		T_EQ_STR(out.buf, "0\n1\n2\n3");
+		sb_free(&out);
+	}
+	/* the parent's own are untouched */
+	T_CHECK(fcntl(fd, F_GETFD) == 0 && fcntl(dir, F_GETFD) == 0);
+	close(dir);
+	close(fd);
+	unlink(secret);
+}
+
 static uid_t owner(const char *path)
 {
 	struct stat st;
@@ -566,6 +596,7 @@ int main(void)
 	test_errors();
 	test_archives();
 	test_krun_user();
+	test_krun_fds();
 	test_build_dirs();
 	test_sha256();
 	test_image();

@@ -10,6 +10,7 @@
 #include "harness/report/regress.h"
 #include "db/store.h"
 #include "db/store_regress.h"
+#include "harness/base/esc.h"
 #include "harness/base/util.h"
 #include "workloads/wl.h"
 
@@ -496,6 +497,98 @@ static void test_api_pages(void)
 	unlink(path);
 }
 
+/* No byte a terminal acts on (C0 but newline and tab, DEL, C1) and
+ * nothing that is not UTF-8. */
+static bool terminal_safe(const char *s)
+{
+	if (!s)
+		return false;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+			return false;
+	return esc_utf8_valid(s, strlen(s), NULL);
+}
+
+/* Nothing XML 1.0 forbids: UTF-8, no C0 control but tab, newline, CR. */
+static bool xml_chars_ok(const char *s)
+{
+	if (!s || !esc_utf8_valid(s, strlen(s), NULL))
+		return false;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 && *p != '\n' && *p != '\t' && *p != '\r')
+			return false;
+	return true;
+}
+
+/* A row whose strings came from git and a command workload as an older
+ * kab stored them: escape sequences in the subjects, the metric and the
+ * machine, a branch that is no UTF-8. The text list, kabd's text and
+ * Atom forms and /metrics show them and run none. */
+static void test_hostile(void)
+{
+	char path[64];
+	t_db_path(path, sizeof(path), "/tmp/kab-unit-reghostile-XXXXXX", NULL);
+	struct store *st;
+	T_EQ_INT(store_open(path, &st), 0);
+	struct job *j = night("60");
+	int64_t jid, id;
+	T_EQ_INT(job_store_create(st, j, &jid), 0);
+	job_free(j);
+	struct store_regress g = row("command.\x1b[2Jwiped", jid, jid);
+	g.state = REGRESS_CONFIRMED;
+	g.estimate_pct = 12;
+	g.ci_lo_pct = 10;
+	g.ci_hi_pct = 14;
+	g.p = 0.001;
+	g.confirm_job = jid;
+	snprintf(g.verdict, sizeof(g.verdict), "worse");
+	snprintf(g.track, sizeof(g.track), "origin caf\xe9");
+	snprintf(g.bad_sha, sizeof(g.bad_sha), "6ccdcb6d3a741b5a2cbd1f0e2d5a0b9c8d7e6f50");
+	snprintf(g.good_sha, sizeof(g.good_sha), "0123456789abcdef0123456789abcdef01234567");
+	snprintf(g.bad_subject, sizeof(g.bad_subject), "mm: \033]0;owned\007\302\23331m & <b>");
+	snprintf(g.good_subject, sizeof(g.good_subject), "mm: good\x1b[0m\r");
+	snprintf(g.machine, sizeof(g.machine), "lab\x1b[8m");
+	T_EQ_INT(store_regress_add(st, &g, &id), 0);
+	struct store_regress got;
+	T_EQ_INT(store_regress_get(st, id, &got), 0);
+	got.state = REGRESS_CONFIRMED;
+	got.estimate_pct = 12;
+	snprintf(got.verdict, sizeof(got.verdict), "worse");
+	T_EQ_INT(store_regress_settle(st, &got), 0);
+	store_close(st);
+
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	T_EQ_INT(regress_render_text(&g, 1, f), 0);
+	fclose(f);
+	T_CHECK(terminal_safe(text));
+	T_CHECK(text && strstr(text, "[origin:caf\\xe9] 6ccdcb6d3a: command.\\x1b[2Jwiped +12.0% regression"));
+	T_CHECK(text && strstr(text, "6ccdcb6d3a74 mm: \\x1b]0;owned\\x07\\u009b31m & <b>"));
+	free(text);
+
+	struct httpd_resp rs = { 0 };
+	static const char *const as_text[] = { "format", "text", NULL };
+	static const char *const as_atom[] = { "format", "atom", NULL };
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, as_text, &rs), 200);
+	T_CHECK(terminal_safe(rs.body.buf));
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "machine lab\\x1b[8m"));
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, as_atom, &rs), 200);
+	T_CHECK(xml_chars_ok(rs.body.buf));
+	/* the branch's byte is U+FFFD, ESC left out, markup as entities */
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "<title>[origin:caf\xef\xbf\xbd] 6ccdcb6d3a: command.[2Jwiped +12.0% regression</title>"));
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "on lab[8m:"));
+	sb_free(&rs.body);
+	struct strbuf m = { 0 };
+	T_EQ_INT(store_open(path, &st), 0);
+	T_EQ_INT(api_metrics_regressions(st, &m), 0);
+	store_close(st);
+	T_CHECK(terminal_safe(m.buf));
+	T_CHECK(m.buf && strstr(m.buf, "metric=\"command.\\\\x1b[2Jwiped\""));
+	sb_free(&m);
+	unlink(path);
+}
+
 int main(void)
 {
 	test_confirmation_job();
@@ -505,5 +598,6 @@ int main(void)
 	test_settle();
 	test_api();
 	test_api_pages();
+	test_hostile();
 	return t_done("test_regress");
 }
