@@ -32,6 +32,13 @@
 #define DRAIN_MAX (8 * HTTPD_MAX_BODY)
 #define TOO_BIG_MSG "the body is over %d bytes: a job file is at most %d KiB (README.md, \"Budgets\")"
 #define TOO_BIG_ARGS HTTPD_MAX_BODY, HTTPD_MAX_BODY / 1024
+/* What a page of kabd's may load: the scripts, styles and API of kabd
+ * itself, nothing inline, no plugin, no form sent anywhere, and no other
+ * site may frame it (clickjacking). The pages (web/) are files of the web
+ * root that fetch() /api/v1; their only image is the empty data: icon. */
+#define CONTENT_SECURITY_POLICY \
+	"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " \
+	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 struct httpd {
 	struct MHD_Daemon *d;
@@ -419,6 +426,9 @@ static enum MHD_Result reply(struct MHD_Connection *c, struct httpd_resp *rs)
 		rs->body = (struct strbuf){ 0 };  /* the response owns it now */
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, rs->content_type ? rs->content_type : "application/json");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	/* every response: a JSON error must never be sniffed into a page */
+	MHD_add_response_header(r, MHD_HTTP_HEADER_X_CONTENT_TYPE_OPTIONS, "nosniff");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY);
 	if (rs->allow)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, rs->allow);
 	if (rs->status == 401)
