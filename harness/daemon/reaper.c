@@ -17,6 +17,7 @@ struct reaper_conn {
 	int fd;
 	int64_t deadline; /* CLOCK_MONOTONIC ns */
 	bool listed;      /* waiting for headers, in the list */
+	bool kept;        /* kept alive after a request: its close is no news */
 	struct reaper_conn *prev, *next;
 };
 
@@ -83,23 +84,24 @@ static void reap(struct reaper *r, int64_t now)
 		unlink_conn(r, c);
 		shutdown(c->fd, SHUT_RDWR);
 		r->dropped++;
-		r->unlogged++;
+		r->unlogged += !c->kept;
 	}
 }
 
 /* One line for the connections shut down since the last, at most every
- * REAPER_LOG_EVERY_S: a client that reconnects as fast as it is dropped
- * cannot fill the journal. Takes mu back before returning. */
-static void log_dropped(struct reaper *r, int64_t now)
+ * REAPER_LOG_EVERY_S (and the last when the reaper stops): a client that
+ * reconnects as fast as it is dropped cannot fill the journal. Takes mu
+ * back before returning. */
+static void log_dropped(struct reaper *r, int64_t now, bool last)
 {
-	if (!r->unlogged || now < r->next_log)
+	if (!r->unlogged || (now < r->next_log && !last))
 		return;
 	uint64_t n = r->unlogged;
 	r->unlogged = 0;
 	r->next_log = now + REAPER_LOG_EVERY_S * NS_PER_S;
 	pthread_mutex_unlock(&r->mu);
-	log_warn("kabd %s: closed %llu connection%s that sent no complete request headers within %.3g s (slow or stalled "
-		 "clients; at most one such line every %d s)",
+	log_warn("kabd %s: closed %llu connection%s that sent no complete request headers within %.3g s of connecting (slow "
+		 "or stalled clients; at most one such line every %d s)",
 		 r->what, (unsigned long long)n, n == 1 ? "" : "s", (double)r->timeout_ns / NS_PER_S, REAPER_LOG_EVERY_S);
 	pthread_mutex_lock(&r->mu);
 }
@@ -111,7 +113,7 @@ static void *reaper_main(void *arg)
 	while (!r->stopping) {
 		int64_t now = now_ns();
 		reap(r, now);
-		log_dropped(r, now);
+		log_dropped(r, now, false);
 		int64_t wake = r->head ? r->head->deadline : FOREVER;
 		if (r->unlogged && r->next_log < wake)
 			wake = r->next_log;
@@ -122,6 +124,7 @@ static void *reaper_main(void *arg)
 		struct timespec ts = { .tv_sec = wake / NS_PER_S, .tv_nsec = wake % NS_PER_S };
 		pthread_cond_timedwait(&r->cv, &r->mu, &ts);
 	}
+	log_dropped(r, now_ns(), true);
 	pthread_mutex_unlock(&r->mu);
 	return NULL;
 }
@@ -195,6 +198,7 @@ void reaper_rearm(struct reaper *r, struct reaper_conn *c)
 		return;
 	pthread_mutex_lock(&r->mu);
 	unlink_conn(r, c);
+	c->kept = true;
 	append(r, c);
 	pthread_mutex_unlock(&r->mu);
 }

@@ -12,7 +12,8 @@
 #pragma once
 #include <stdint.h>
 
-/* How often at most a line says how many connections were shut down. */
+/* How often at most a line says how many connections were shut down
+ * before their first request (kept-alive ones that go idle are not news). */
 #define REAPER_LOG_EVERY_S 60
 
 struct reaper;
@@ -34,5 +35,5 @@ void reaper_headers_done(struct reaper *r, struct reaper_conn *c);
 void reaper_rearm(struct reaper *r, struct reaper_conn *c);
 /* The server is closing it (before it closes the fd); c is freed. */
 void reaper_remove(struct reaper *r, struct reaper_conn *c);
-/* Connections shut down since the start. */
+/* Connections shut down since the start, kept-alive ones too. */
 uint64_t reaper_dropped(struct reaper *r);
