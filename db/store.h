@@ -67,6 +67,10 @@ struct store;
 
 /* Opens (or creates, mode 0600, its -wal and -shm alike) the database. */
 int store_open(const char *path, struct store **ret);
+/* Opens an existing database that a writer has brought to this kab's
+ * schema, for reading only: every write through it fails (SQLITE_READONLY).
+ * -EPROTO for another schema version. */
+int store_open_readonly(const char *path, struct store **ret);
 /* The database file's absolute path ("" for an in-memory one). */
 const char *store_path(const struct store *st);
 void store_close(struct store *s);

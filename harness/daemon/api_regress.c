@@ -10,20 +10,11 @@
 #include <string.h>
 #include <time.h>
 
-static int open_db(struct api *a, struct httpd_resp *rs, struct store **ret)
-{
-	if (store_open(a->db_path, ret) < 0) {
-		httpd_error(rs, 500, "the database cannot be opened; see kabd's log");
-		return -EIO;
-	}
-	return 0;
-}
-
 /* The list in format (json, text or atom). */
-static void api_regressions_render(struct api *a, const char *fmt, struct httpd_resp *rs)
+static void api_regressions_render(struct api *a, const struct httpd_req *rq, const char *fmt, struct httpd_resp *rs)
 {
 	struct store *st;
-	if (open_db(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	struct store_regress *rows = NULL;
 	size_t n = 0;
@@ -70,19 +61,18 @@ void api_regressions_list(struct api *a, const struct httpd_req *rq, struct http
 		httpd_error(rs, 400, "format must be json, text or atom");
 		return;
 	}
-	api_regressions_render(a, fmt ? fmt : "json", rs);
+	api_regressions_render(a, rq, fmt ? fmt : "json", rs);
 }
 
 void api_regressions_atom(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
-	api_regressions_render(a, "atom", rs);
-	(void)rq;
+	api_regressions_render(a, rq, "atom", rs);
 }
 
 void api_regression_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
 	struct store *st;
-	if (open_db(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	struct store_regress g;
 	int r = store_regress_get(st, rq->id, &g);
@@ -103,7 +93,7 @@ void api_regression_get(struct api *a, const struct httpd_req *rq, struct httpd_
 void api_regression_ack(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
 	struct store *st;
-	if (open_db(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	struct store_regress g;
 	int r = store_regress_get(st, rq->id, &g);
