@@ -222,19 +222,17 @@ int store_regress_get(struct store *s, int64_t id, struct store_regress *ret)
 	return get_where(s, "id", id, ret);
 }
 
-int store_regress_by_confirm(struct store *s, int64_t confirm_job, struct store_regress *ret)
-{
-	return get_where(s, "confirm_job", confirm_job, ret);
-}
-
-int store_regress_list(struct store *s, struct store_regress **ret, size_t *ret_n)
+/* The rows of a query whose one parameter, if any, is key. */
+static int read_rows(struct store *s, const char *sql, int64_t key, struct store_regress **ret, size_t *ret_n)
 {
 	*ret = NULL;
 	*ret_n = 0;
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_prepare(s, "SELECT " COLS " FROM regressions ORDER BY id DESC", &st);
+	int r = store_prepare(s, sql, &st);
 	if (r < 0)
 		return r;
+	if (sqlite3_bind_parameter_count(st) == 1)
+		sqlite3_bind_int64(st, 1, key);
 	struct store_regress *v = NULL;
 	size_t n = 0, cap = 0;
 	int rc;
@@ -252,6 +250,17 @@ int store_regress_list(struct store *s, struct store_regress **ret, size_t *ret_
 	*ret = v;
 	*ret_n = n;
 	return 0;
+}
+
+int store_regress_by_confirm(struct store *s, int64_t confirm_job, struct store_regress **ret, size_t *ret_n)
+{
+	int r = read_rows(s, "SELECT " COLS " FROM regressions WHERE confirm_job = ? ORDER BY id", confirm_job, ret, ret_n);
+	return r < 0 ? r : *ret_n ? 0 : -ENOENT;
+}
+
+int store_regress_list(struct store *s, struct store_regress **ret, size_t *ret_n)
+{
+	return read_rows(s, "SELECT " COLS " FROM regressions ORDER BY id DESC", 0, ret, ret_n);
 }
 
 int store_regress_ack(struct store *s, int64_t id, const char *by, double when)
