@@ -260,8 +260,8 @@ o=$(sql "$DB" "SELECT coalesce(max(id), 0) FROM jobs")
 	echo "BEGIN;"
 	for d in $(seq 0 11); do
 		id=$((o + d + 1)) night=$((1764547200 + d * 86400))
-		echo "INSERT INTO jobs (id, name, text, status, created, started, finished, pairs, kab_version, schema_version)
-			VALUES ($id, 'nightly-cap', '$CAPJOB', 'done', $night, $night, $((night + 600)), 1, '0.1.0', 12);"
+		echo "INSERT INTO jobs (id, name, file, text, status, created, started, finished, pairs, kab_version, schema_version)
+			VALUES ($id, 'nightly-cap', 'submitted.job', '$CAPJOB', 'done', $night, $night, $((night + 600)), 1, '0.1.0', 12);"
 		for v in 0 1 2 3 4 5; do
 			echo "INSERT INTO variants (job_id, idx, label, name, kernel) VALUES ($id, $v, '${labels[v]}', '${vnames[v]}', 'running');"
 		done
