@@ -313,7 +313,8 @@ int nightly_group_changes(struct nightly_change *changes, size_t n, struct night
 	struct nightly_group *g = calloc(n ? n : 1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
-	qsort(changes, n, sizeof(*changes), by_group);
+	if (n) /* changes may be NULL then */
+		qsort(changes, n, sizeof(*changes), by_group);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct nightly_change *c = &changes[i], *prev = i ? &changes[i - 1] : NULL;
