@@ -295,6 +295,48 @@ int store_open(const char *path, struct store **ret)
 	return 0;
 }
 
+int store_open_readonly(const char *path, struct store **ret)
+{
+	/* the same ownership checks as a writer's open: SQLite may still
+	 * create or map the -shm of a WAL database for a reader */
+	struct strbuf err = { 0 };
+	int r = store_file_prepare(path, &err);
+	if (r < 0)
+		log_error("%s", err.buf ? err.buf : strerror(-r));
+	sb_free(&err);
+	if (r < 0)
+		return r;
+	struct store *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW, NULL);
+	if (rc != SQLITE_OK) {
+		log_error("cannot open database %s to read: %s", path, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+		r = -EIO;
+		goto fail;
+	}
+	sqlite3_busy_timeout(s->db, 5000);
+	/* no migration here: a reader never writes, and the writer that opened
+	 * the database (kabd's executor) brought it to this schema */
+	sqlite3_stmt *st;
+	if ((r = store_prepare(s, "PRAGMA user_version", &st)) < 0)
+		goto fail;
+	int version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+	sqlite3_finalize(st);
+	if (version != STORE_SCHEMA_VERSION) {
+		log_error("database %s has schema version %d, this kab reads %d: open it with kab once to migrate it",
+			  path, version, STORE_SCHEMA_VERSION);
+		r = -EPROTO;
+		goto fail;
+	}
+	*ret = s;
+	return 0;
+fail:
+	sqlite3_close(s->db);
+	free(s);
+	return r;
+}
+
 void store_close(struct store *s)
 {
 	if (!s)

@@ -78,6 +78,10 @@ int store_open(const char *path, struct store **ret);
  * are. Walks the path by directory fd from /, never following a link. */
 struct strbuf;
 int store_file_prepare(const char *path, struct strbuf *err);
+/* Opens, once store_file_prepare allows it, an existing database that a
+ * writer has brought to this kab's schema, for reading only: every write
+ * through it fails (SQLITE_READONLY). -EPROTO for another schema version. */
+int store_open_readonly(const char *path, struct store **ret);
 /* The database file's absolute path ("" for an in-memory one). */
 const char *store_path(const struct store *st);
 void store_close(struct store *s);

@@ -368,6 +368,15 @@ nomem:
 	return -ENOMEM;
 }
 
+int store_history_missing_names(struct store *s, char ***ret, size_t *ret_n)
+{
+	return read_names(s,
+			  "SELECT DISTINCT j.name FROM jobs j LEFT JOIN history_nights h ON h.job_id = j.id"
+			  " WHERE j.status IN ('done', 'failed', 'cancelled') AND (h.job_id IS NULL OR h.status != j.status)"
+			  " ORDER BY j.name",
+			  NULL, ret, ret_n);
+}
+
 int store_history_names(struct store *s, char ***ret, size_t *ret_n)
 {
 	return read_names(s, "SELECT DISTINCT name FROM history_nights ORDER BY name", NULL, ret, ret_n);

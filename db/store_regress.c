@@ -222,27 +222,18 @@ int store_regress_get(struct store *s, int64_t id, struct store_regress *ret)
 	return get_where(s, "id", id, ret);
 }
 
-int store_regress_by_confirm(struct store *s, int64_t confirm_job, struct store_regress *ret)
-{
-	return get_where(s, "confirm_job", confirm_job, ret);
-}
-
-/* Rows below `before` (all when before <= 0), newest first, at most limit
- * (-1: no limit); only the confirmed ones when confirmed. */
-static int list_rows(struct store *s, int64_t before, sqlite3_int64 limit, bool confirmed, struct store_regress **ret, size_t *ret_n)
+/* The rows of a query, its parameters ?1.. bound to keys in order. */
+static int read_rows(struct store *s, const char *sql, const int64_t *keys, int n_keys, struct store_regress **ret,
+		     size_t *ret_n)
 {
 	*ret = NULL;
 	*ret_n = 0;
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_prepare(s,
-			      "SELECT " COLS " FROM regressions WHERE (?1 <= 0 OR id < ?1) AND (?3 = 0 OR state = 'confirmed')"
-			      " ORDER BY id DESC LIMIT ?2",
-			      &st);
+	int r = store_prepare(s, sql, &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_int64(st, 1, before);
-	sqlite3_bind_int64(st, 2, limit);
-	sqlite3_bind_int(st, 3, confirmed);
+	for (int i = 0; i < n_keys; i++)
+		sqlite3_bind_int64(st, i + 1, keys[i]);
 	struct store_regress *v = NULL;
 	size_t n = 0, cap = 0;
 	int rc;
@@ -262,14 +253,26 @@ static int list_rows(struct store *s, int64_t before, sqlite3_int64 limit, bool 
 	return 0;
 }
 
+int store_regress_by_confirm(struct store *s, int64_t confirm_job, struct store_regress **ret, size_t *ret_n)
+{
+	int r = read_rows(s, "SELECT " COLS " FROM regressions WHERE confirm_job = ?1 ORDER BY id", &confirm_job, 1, ret, ret_n);
+	return r < 0 ? r : *ret_n ? 0 : -ENOENT;
+}
+
 int store_regress_list(struct store *s, struct store_regress **ret, size_t *ret_n)
 {
-	return list_rows(s, 0, -1, false, ret, ret_n);
+	return read_rows(s, "SELECT " COLS " FROM regressions ORDER BY id DESC", NULL, 0, ret, ret_n);
 }
 
 int store_regress_page(struct store *s, int64_t before, size_t limit, bool confirmed, struct store_regress **ret, size_t *ret_n)
 {
-	return list_rows(s, before, (sqlite3_int64)limit, confirmed, ret, ret_n);
+	/* below `before` (all when before <= 0), newest first, at most limit;
+	 * only the confirmed ones when confirmed */
+	const int64_t keys[] = { before, (int64_t)limit, confirmed };
+	return read_rows(s,
+			 "SELECT " COLS " FROM regressions WHERE (?1 <= 0 OR id < ?1) AND (?3 = 0 OR state = 'confirmed')"
+			 " ORDER BY id DESC LIMIT ?2",
+			 keys, 3, ret, ret_n);
 }
 
 int store_regress_open_counts(struct store *s, store_regress_count_fn fn, void *ctx)

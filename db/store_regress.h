@@ -62,8 +62,10 @@ int store_regress_set_confirm(struct store *s, int64_t id, int64_t confirm_job);
 /* The confirmation's outcome: state, reason, and its paired result. */
 int store_regress_settle(struct store *s, const struct store_regress *r);
 int store_regress_get(struct store *s, int64_t id, struct store_regress *ret);
-/* -ENOENT when no row waits on that job. */
-int store_regress_by_confirm(struct store *s, int64_t confirm_job, struct store_regress *ret);
+/* The rows that wait on that confirmation job (one job confirms every
+ * change of a night pair and compared variant), oldest first; -ENOENT
+ * when none does. */
+int store_regress_by_confirm(struct store *s, int64_t confirm_job, struct store_regress **ret, size_t *ret_n);
 /* Newest first; ret_n 0 when there are none. */
 int store_regress_list(struct store *s, struct store_regress **ret, size_t *ret_n);
 /* The same, of the rows with ids below `before` (all when before <= 0), at

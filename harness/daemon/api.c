@@ -19,9 +19,15 @@ _Static_assert(HTTPD_MAX_BODY == JOB_TEXT_MAX, "kabd takes a body as large as a 
 static void store_closep(struct store **s) { store_close(*s); }
 #define _cleanup_store_ _cleanup_(store_closep)
 
-static int open_store(struct api *a, struct httpd_resp *rs, struct store **ret)
+static bool is_read(const struct httpd_req *rq)
 {
-	if (store_open(a->db_path, ret) < 0) {
+	return rq->method && (strcmp(rq->method, "GET") == 0 || strcmp(rq->method, "HEAD") == 0);
+}
+
+int api_open_store(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs, struct store **ret)
+{
+	int r = is_read(rq) ? store_open_readonly(a->db_path, ret) : store_open(a->db_path, ret);
+	if (r < 0) {
 		httpd_error(rs, 500, "the database cannot be opened; see kabd's log");
 		return -EIO;
 	}
@@ -55,7 +61,7 @@ void api_jobs_list(struct api *a, const struct httpd_req *rq, struct httpd_resp 
 	if (api_page_parse(rq, keys, ARRAY_SIZE(keys), &page, rs) < 0)
 		return;
 	_cleanup_store_ struct store *st = NULL;
-	if (open_store(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	/* one more than asked for tells whether there is a next page */
 	_cleanup_free_ int64_t *ids = NULL;
@@ -284,7 +290,7 @@ static void job_json_progress(struct strbuf *b, struct store *st, const struct s
 void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
 	_cleanup_store_ struct store *st = NULL;
-	if (open_store(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	struct store_job sj;
 	if (get_job(st, rq->id, rs, &sj) < 0)
@@ -383,7 +389,7 @@ void api_job_runs(struct api *a, const struct httpd_req *rq, struct httpd_resp *
 	if (api_page_parse(rq, keys, ARRAY_SIZE(keys), &p.page, rs) < 0)
 		return;
 	_cleanup_store_ struct store *st = NULL;
-	if (open_store(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	struct store_job sj;
 	if (get_job(st, rq->id, rs, &sj) < 0)
@@ -426,7 +432,7 @@ void api_job_report(struct api *a, const struct httpd_req *rq, struct httpd_resp
 		return;
 	}
 	_cleanup_store_ struct store *st = NULL;
-	if (open_store(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	char *buf = NULL;
 	size_t len = 0;
@@ -514,7 +520,7 @@ void api_job_create(struct api *a, const struct httpd_req *rq, struct httpd_resp
 	diags_free(&d);
 	_cleanup_store_ struct store *st = NULL;
 	int64_t id;
-	if (open_store(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		goto out;
 	/* build = ID: the parser has no database; kabd's is the one the job runs with */
 	if (job_check_builds(j, st, &d) > 0) {
@@ -535,7 +541,7 @@ out:
 void api_job_cancel(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
 	_cleanup_store_ struct store *st = NULL;
-	if (open_store(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	char status[16] = "";
 	int r = queue_cancel(a->queue, st, rq->id, status, sizeof(status));
@@ -555,7 +561,7 @@ void api_job_cancel(struct api *a, const struct httpd_req *rq, struct httpd_resp
 void api_health(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
 	_cleanup_store_ struct store *st = NULL;
-	bool db_ok = store_open(a->db_path, &st) == 0;
+	bool db_ok = store_open_readonly(a->db_path, &st) == 0;
 	int64_t cur = queue_current(a->queue);
 	sb_printf(&rs->body, "{\"status\": \"%s\", \"version\": \"%s\", \"database\": %s, \"executor\": \"%s\", \"current_job\": ",
 		  db_ok ? "ok" : "degraded", KAB_VERSION, db_ok ? "true" : "false", queue_state(a->queue));
@@ -569,7 +575,7 @@ void api_health(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs
 void api_metrics(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
 	_cleanup_store_ struct store *st = NULL;
-	if (open_store(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	struct strbuf *b = &rs->body;
 	static const char *const states[] = { "idle", "running", "stopping" };
@@ -706,7 +712,7 @@ void api_run_samples(struct api *a, const struct httpd_req *rq, struct httpd_res
 		return;
 	}
 	_cleanup_store_ struct store *st = NULL;
-	if (open_store(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	__attribute__((cleanup(names_freep))) char **names = NULL;
 	size_t nn = 0;

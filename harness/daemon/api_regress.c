@@ -13,21 +13,13 @@
 #include <string.h>
 #include <time.h>
 
-static int open_db(struct api *a, struct httpd_resp *rs, struct store **ret)
-{
-	if (store_open(a->db_path, ret) < 0) {
-		httpd_error(rs, 500, "the database cannot be opened; see kabd's log");
-		return -EIO;
-	}
-	return 0;
-}
-
 /* A page of the list in format json or text (api_page.h), newest first;
  * atom: the newest API_PAGE_MAX confirmed ones, a feed's latest entries. */
-static void api_regressions_render(struct api *a, const char *fmt, const struct api_page *page, struct httpd_resp *rs)
+static void api_regressions_render(struct api *a, const struct httpd_req *rq, const char *fmt, const struct api_page *page,
+				   struct httpd_resp *rs)
 {
 	struct store *st;
-	if (open_db(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	bool atom = strcmp(fmt, "atom") == 0;
 	struct store_regress *rows = NULL;
@@ -87,20 +79,19 @@ void api_regressions_list(struct api *a, const struct httpd_req *rq, struct http
 	}
 	if (fmt && strcmp(fmt, "atom") == 0)
 		page = (struct api_page){ .limit = API_PAGE_MAX };
-	api_regressions_render(a, fmt ? fmt : "json", &page, rs);
+	api_regressions_render(a, rq, fmt ? fmt : "json", &page, rs);
 }
 
 void api_regressions_atom(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
 	const struct api_page page = { .limit = API_PAGE_MAX };
-	api_regressions_render(a, "atom", &page, rs);
-	(void)rq;
+	api_regressions_render(a, rq, "atom", &page, rs);
 }
 
 void api_regression_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
 	struct store *st;
-	if (open_db(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	struct store_regress g;
 	int r = store_regress_get(st, rq->id, &g);
@@ -121,7 +112,7 @@ void api_regression_get(struct api *a, const struct httpd_req *rq, struct httpd_
 void api_regression_ack(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
 	struct store *st;
-	if (open_db(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	struct store_regress g;
 	int r = store_regress_get(st, rq->id, &g);

@@ -37,6 +37,7 @@
 
 static const char usage[] =
 	"usage: kabd [--db PATH] [--state-dir DIR] [--socket PATH] [--socket-group NAME] [--web-root DIR]\n"
+	"            [--header-timeout SECONDS]\n"
 	"            [--listen ADDR:PORT --token-file PATH [--public-read] [--tls-cert FILE --tls-key FILE]\n"
 	"             [--server-name NAME]...]\n"
 	"  --db PATH            the database (default: " DB_NAME " in the state directory)\n"
@@ -56,9 +57,19 @@ static const char usage[] =
 	"  --web-root DIR       the pages served at / (default: ../web or ../share/kab/web next to the binary\n"
 	"                       if it exists, else " INSTALLED_WEB_ROOT ")\n";
 
+static void print_usage(FILE *f)
+{
+	fprintf(f, "%s", usage);
+	fprintf(f,
+		"  --header-timeout SECONDS  close a connection that has not sent a whole request's headers this long\n"
+		"                       after it was accepted or its last request ended (default %u, at most %u)\n",
+		HTTPD_HEADER_TIMEOUT_S, HTTPD_HEADER_TIMEOUT_MAX_S);
+}
+
 struct kabd_opts {
 	const char *db, *state_dir, *socket, *group, *listen_at, *token_file, *tls_cert, *tls_key, *web_root;
 	bool public_read;
+	unsigned header_timeout_s;
 	const char *names[GATE_MAX_NAMES];
 	size_t n_names;
 };
@@ -133,10 +144,12 @@ static int parse_opts(int argc, char **argv, struct kabd_opts *o)
 		{ "tls-key", required_argument, NULL, 'K' },
 		{ "server-name", required_argument, NULL, 'N' },
 		{ "web-root", required_argument, NULL, 'w' },
+		{ "header-timeout", required_argument, NULL, 'T' }, /* whole seconds */
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	*o = (struct kabd_opts){ .socket = DEFAULT_SOCKET, .group = DEFAULT_GROUP };
+	*o = (struct kabd_opts){ .socket = DEFAULT_SOCKET, .group = DEFAULT_GROUP, .header_timeout_s = HTTPD_HEADER_TIMEOUT_S };
+	uint64_t n;
 	int c;
 	while ((c = getopt_long(argc, argv, "d:s:l:t:w:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -157,12 +170,19 @@ static int parse_opts(int argc, char **argv, struct kabd_opts *o)
 			o->names[o->n_names++] = optarg;
 			break;
 		case 'w': o->web_root = optarg; break;
-		case 'h': printf("%s", usage); return 1;
-		default: fprintf(stderr, "%s", usage); return 2;
+		case 'T':
+			if (util_parse_u64(optarg, &n) < 0 || n == 0 || n > HTTPD_HEADER_TIMEOUT_MAX_S) {
+				log_error("--header-timeout %s: give whole seconds from 1 to %u", optarg, HTTPD_HEADER_TIMEOUT_MAX_S);
+				return 2;
+			}
+			o->header_timeout_s = (unsigned)n;
+			break;
+		case 'h': print_usage(stdout); return 1;
+		default: print_usage(stderr); return 2;
 		}
 	}
 	if (optind != argc) {
-		fprintf(stderr, "%s", usage);
+		print_usage(stderr);
 		return 2;
 	}
 	return 0;
@@ -244,8 +264,9 @@ struct listeners {
 static int open_listeners(const struct kabd_opts *o, const struct kabd_tcp *t, struct listeners *l)
 {
 	struct httpd_conf *u = &l->unix_conf, *n = &l->tcp_conf;
-	*u = (struct httpd_conf){ .fd = -1, .gate = { .unix_socket = true }, .group_name = o->group };
-	*n = (struct httpd_conf){ .fd = -1 };
+	*u = (struct httpd_conf){ .fd = -1, .gate = { .unix_socket = true }, .group_name = o->group, .name = o->socket };
+	*n = (struct httpd_conf){ .fd = -1, .name = o->listen_at, .max_per_address = HTTPD_MAX_PER_ADDRESS };
+	u->header_timeout_s = n->header_timeout_s = o->header_timeout_s;
 	if (listen_unix(o->socket, o->group, &u->fd, &u->group) < 0)
 		return -EADDRNOTAVAIL;
 	l->socket_bound = true;

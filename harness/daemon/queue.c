@@ -27,6 +27,7 @@ struct queue {
 	pthread_t thread, main_thread;
 	struct store *st;   /* the executor's own connection */
 	bool stopping, woken;
+	bool history_due;    /* some ended job may have no night in its name's history yet */
 	int64_t current;     /* the job exec_job is running; 0: none */
 	int64_t cancel_req;  /* the running job a client cancelled */
 };
@@ -129,11 +130,15 @@ static void run_one(struct queue *q, int64_t id)
 	log_info("kabd: job %lld ends (%s)", (long long)id, r == 0 ? "finished" : r == -EINTR ? "stopped" : strerror(-r));
 	/* an ended job is a night of its name's history (a job that resumes
 	 * later is not ended: history_refresh leaves it), before the nightly
-	 * work looks at the history; readers refresh lazily too, so a failure
-	 * here only costs them the work */
-	if (history_refresh(q->st, j->name, NULL) < 0)
-		log_warn("kabd: job %lld: the history of \"%s\" was not refreshed; GET /api/v1/history refreshes it",
+	 * work looks at the history. Only the executor makes nights: readers
+	 * only read */
+	if (history_refresh(q->st, j->name, NULL) < 0) {
+		log_warn("kabd: job %lld: the history of \"%s\" was not refreshed; kabd tries again when it is idle",
 			 (long long)id, j->name);
+		pthread_mutex_lock(&q->mu);
+		q->history_due = true;
+		pthread_mutex_unlock(&q->mu);
+	}
 	if (r != -EINTR || cancelled)
 		nightly_after_job(q, q->st, id);
 out:
@@ -142,9 +147,32 @@ out:
 	store_job_clear(&sj);
 }
 
+/* The nights no job's end made: jobs that ended before this kabd started
+ * (kab run, an older kab), were cancelled while queued, or whose refresh
+ * at their end failed. Once, when due: a night that cannot be made is not
+ * tried again every tick. */
+static void refresh_histories(struct queue *q)
+{
+	pthread_mutex_lock(&q->mu);
+	bool due = q->history_due;
+	q->history_due = false;
+	pthread_mutex_unlock(&q->mu);
+	if (!due)
+		return;
+	size_t names = 0, nights = 0;
+	double t0 = util_mono_now();
+	if (history_refresh_all(q->st, &names, &nights) < 0)
+		log_warn("kabd: the histories could not be brought up to date: %s", store_errmsg(q->st));
+	else if (nights)
+		log_info("kabd: %zu night%s added to the history of %zu job name%s in %.1f s", nights,
+			 nights == 1 ? "" : "s", names, names == 1 ? "" : "s", util_mono_now() - t0);
+}
+
 static void *executor_main(void *arg)
 {
 	struct queue *q = arg;
+	/* before the first job, so that readers see every night there is */
+	refresh_histories(q);
 	for (;;) {
 		pthread_mutex_lock(&q->mu);
 		bool stop = q->stopping;
@@ -157,6 +185,7 @@ static void *executor_main(void *arg)
 			run_one(q, id);
 			continue;
 		}
+		refresh_histories(q);
 		struct timespec until;
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += POLL_S;
@@ -184,6 +213,7 @@ int queue_start(const char *db_path, pthread_t main_thread, struct queue **ret)
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_cond_init(&q->cv, NULL);
 	q->main_thread = main_thread;
+	q->history_due = true;
 	if ((r = pthread_create(&q->thread, NULL, executor_main, q)) != 0) {
 		store_close(q->st);
 		free(q);
@@ -257,8 +287,12 @@ int queue_cancel(struct queue *q, struct store *st, int64_t job_id, char *ret_st
 		snprintf(ret_status, len, "%s", job_status_name(sj.status));
 		r = -EALREADY;
 	} else {
-		/* queued, or interrupted and waiting to resume */
+		/* queued, or interrupted and waiting to resume: a night of its
+		 * name that the executor adds when it is next idle */
 		r = store_job_set_status(st, job_id, JOB_CANCELLED, "cancelled over the API");
+		q->history_due = true;
+		q->woken = true;
+		pthread_cond_broadcast(&q->cv);
 	}
 	store_job_clear(&sj);
 out:

@@ -756,24 +756,28 @@ void job_free(struct job *j)
 	free(j->archive);
 	free(j->cond.cpus);
 	free(j->switch_source);
-	for (size_t i = 0; i < j->n_workloads; i++) {
-		struct job_workload *w = &j->workloads[i];
-		free(w->name);
-		free(w->type);
-		for (size_t k = 0; k < w->n_params; k++) {
-			free(w->params[k].key);
-			free(w->params[k].value);
-		}
-		free(w->params);
-		for (size_t k = 0; k < w->n_fcount; k++)
-			free(w->fcount[k]);
-		free(w->fcount);
-		for (size_t k = 0; k < w->n_expect; k++)
-			expect_clear(&w->expect[k]);
-		free(w->expect);
-	}
+	for (size_t i = 0; i < j->n_workloads; i++)
+		job_workload_clear(&j->workloads[i]);
 	free(j->workloads);
 	free(j);
+}
+
+void job_workload_clear(struct job_workload *w)
+{
+	free(w->name);
+	free(w->type);
+	for (size_t k = 0; k < w->n_params; k++) {
+		free(w->params[k].key);
+		free(w->params[k].value);
+	}
+	free(w->params);
+	for (size_t k = 0; k < w->n_fcount; k++)
+		free(w->fcount[k]);
+	free(w->fcount);
+	for (size_t k = 0; k < w->n_expect; k++)
+		expect_clear(&w->expect[k]);
+	free(w->expect);
+	*w = (struct job_workload){ 0 };
 }
 
 bool job_boots_kernels(const struct job *j)

@@ -247,7 +247,8 @@ size_t job_check_builds(const struct job *j, struct store *st, struct diags *d);
 /* The confirmation of a change a nightly history showed: the night
  * before it (good) against the night after it (bad), as one paired job.
  * Its variants are variant v of each night, renamed; everything else
- * (workloads, swap, metrics, conditioning) is the bad night's. A variant
+ * (swap, metrics, conditioning) is the bad night's, and so are its
+ * workloads: those that showed the change, or all of them. A variant
  * that followed a branch is pinned to the commit its night ran (base),
  * so the confirmation compares those two commits and nothing newer. */
 struct job_confirm {
@@ -255,10 +256,13 @@ struct job_confirm {
 	const char *good_name, *bad_name;    /* its two variants' names */
 	const char *good_base, *bad_base;    /* the commits to pin; NULL: as the night had it */
 	unsigned min_pairs, max_pairs, step; /* pairs = adaptive MIN..MAX step STEP */
+	const char *const *workloads;        /* the workloads to run, by name; NULL: all */
+	size_t n_workloads;
 };
 /* The confirmation's job text in *ret_text (malloc'd; it still goes through
  * the checks of any submitted job). Moves variant v out of good and bad,
- * which stay the caller's to free. -EINVAL: v is not a variant of both. */
+ * which stay the caller's to free. -EINVAL: v is not a variant of both;
+ * -ENOENT: no workload named is in the bad night's job. */
 int job_confirmation(struct job *good, struct job *bad, size_t v, const struct job_confirm *c, char **ret_text);
 
 /* Prints the normalized job; it parses back to the same job. */

@@ -293,3 +293,5 @@ void job_format_mem(uint64_t v, char *buf, size_t len);
 
 /* Frees what a variant holds and zeroes it. */
 void job_variant_clear(struct job_variant *v);
+/* The same for a workload. */
+void job_workload_clear(struct job_workload *w);

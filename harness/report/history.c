@@ -172,6 +172,28 @@ int history_refresh(struct store *st, const char *name, size_t *ret_added)
 	return r < 0 ? r : 0;
 }
 
+int history_refresh_all(struct store *st, size_t *ret_names, size_t *ret_added)
+{
+	char **names = NULL;
+	size_t n = 0, added = 0, done = 0;
+	int r = store_history_missing_names(st, &names, &n);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		size_t k = 0;
+		/* one name that cannot be made does not keep the others out */
+		if (history_refresh(st, names[i], &k) < 0)
+			log_warn("history: the nights of \"%s\" could not all be made", names[i]);
+		added += k;
+		done += k > 0;
+	}
+	if (r >= 0)
+		store_history_names_free(names, n);
+	if (ret_names)
+		*ret_names = done;
+	if (ret_added)
+		*ret_added = added;
+	return r < 0 ? r : 0;
+}
+
 /* ---- load: the series of a name ---- */
 
 void history_free(struct history *h)

@@ -27,6 +27,10 @@ struct store;
 int history_refresh(struct store *st, const char *name, size_t *ret_added);
 /* The same for one job (its name's history): what kabd calls when a job ends. */
 int history_refresh_job(struct store *st, int64_t job_id);
+/* history_refresh of every name with such a job: those that ended before
+ * kabd started, were cancelled while queued, or whose refresh failed.
+ * ret_names, ret_added: the names and jobs computed (may be NULL). */
+int history_refresh_all(struct store *st, size_t *ret_names, size_t *ret_added);
 
 enum history_point_state {
 	HISTORY_MEASURED,    /* an estimate with its CI */

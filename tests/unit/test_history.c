@@ -613,6 +613,16 @@ static void test_api(void)
 	sb_free(&rs.body);
 }
 
+/* What kabd's executor does when jobs end, or when it is idle. */
+static void executor_refresh(const char *db)
+{
+	struct store *st = NULL;
+	T_EQ_INT(store_open(db, &st), 0);
+	if (st)
+		T_EQ_INT(history_refresh_all(st, NULL, NULL), 0);
+	store_close(st);
+}
+
 /* The handler's cache: the same body until a night of the name is added. */
 static void test_api_cache(void)
 {
@@ -620,6 +630,7 @@ static void test_api_cache(void)
 	new_db(db, sizeof(db), "cache");
 	for (int d = 0; d < 3; d++)
 		add_night(db, "cached", d, 1.0, NIGHT_DONE);
+	executor_refresh(db);
 	struct httpd_resp a, b, c;
 	const char *const args[] = { "job", "cached", NULL };
 	get(db, args, &a);
@@ -634,15 +645,69 @@ static void test_api_cache(void)
 	sb_free(&c.body);
 	/* a night, and one that failed: the next GET shows them */
 	add_night(db, "cached", 3, 1.0, NIGHT_DONE);
+	executor_refresh(db);
 	get(db, args, &c);
 	T_CHECK(has(c.body.buf, "\"nights\": 4"));
 	sb_free(&c.body);
 	add_night(db, "cached", 4, 1.0, NIGHT_FAILED);
+	executor_refresh(db);
 	get(db, args, &c);
 	T_CHECK(has(c.body.buf, "\"nights\": 5, \"failed\": 1"));
 	sb_free(&a.body);
 	sb_free(&b.body);
 	sb_free(&c.body);
+}
+
+static long long data_version(sqlite3 *h)
+{
+	sqlite3_stmt *st = NULL;
+	long long v = -1;
+	if (sqlite3_prepare_v2(h, "PRAGMA data_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* A GET only reads: nights of ended jobs that the executor has not made
+ * yet stay unmade (a reader is anyone, with --public-read), and nothing
+ * commits to the database while it answers (PRAGMA data_version, seen
+ * from another connection, moves with every other connection's commit). */
+static void test_api_reads_only(void)
+{
+	char db[PATH_MAX];
+	new_db(db, sizeof(db), "reads");
+	for (int d = 0; d < 3; d++)
+		add_night(db, "seen", d, 1.0, NIGHT_DONE);
+	executor_refresh(db);
+	add_night(db, "seen", 3, 1.0, NIGHT_DONE);
+	add_night(db, "unseen", 0, 1.0, NIGHT_DONE);
+	sqlite3 *watch = NULL;
+	T_EQ_INT(sqlite3_open(db, &watch), SQLITE_OK);
+	long long v0 = data_version(watch);
+	struct httpd_resp rs;
+	get(db, (const char *const[]){ "job", "seen", NULL }, &rs);
+	T_EQ_INT(rs.status, 200);
+	T_CHECK(has(rs.body.buf, "\"nights\": 3,"));
+	sb_free(&rs.body);
+	get(db, (const char *const[]){ "job", "unseen", "format", "text", NULL }, &rs);
+	T_EQ_INT(rs.status, 404);
+	sb_free(&rs.body);
+	T_EQ_INT(data_version(watch), v0);
+	sqlite3_close(watch);
+	T_EQ_INT(sql_count(db, "SELECT count(*) FROM history_nights"), 3);
+	/* the executor's refresh makes them; then readers see them */
+	executor_refresh(db);
+	T_EQ_INT(sql_count(db, "SELECT count(*) FROM history_nights"), 5);
+	get(db, (const char *const[]){ "job", "seen", NULL }, &rs);
+	T_CHECK(has(rs.body.buf, "\"nights\": 4,"));
+	sb_free(&rs.body);
+	/* the store a GET opens refuses writes */
+	struct store *st = NULL;
+	T_EQ_INT(store_open_readonly(db, &st), 0);
+	if (st)
+		T_CHECK(store_history_delete_name(st, "seen") < 0);
+	store_close(st);
+	T_EQ_INT(sql_count(db, "SELECT count(*) FROM history_nights WHERE name = 'seen'"), 4);
 }
 
 /* The shared body cache itself: a copy per reader, a stale version is a
@@ -743,6 +808,7 @@ int main(void)
 	test_step();
 	test_api();
 	test_api_cache();
+	test_api_reads_only();
 	test_body_cache();
 	util_remove_tree(dir);
 	return t_done("test_history");

@@ -4,6 +4,7 @@
 #include "t_job.h"
 #include "harness/daemon/api.h"
 #include "harness/daemon/nightly.h"
+#include "harness/daemon/queue.h"
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
 #include "harness/job/job_store.h"
@@ -16,6 +17,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -84,6 +87,92 @@ static void test_confirmation_job(void)
 	T_EQ_INT(job_confirmation(good, bad, 1, &c, &text), -EINVAL);
 	job_free(good);
 	job_free(bad);
+}
+
+/* Only the workloads that changed: the others are not run again. */
+static void test_confirmation_workloads(void)
+{
+	static const char text[] = "[job]\nname = nightly-w\npairs = 2\nprimary = time.wall_s\n[swap]\ndevice = none\n"
+				   "[variant A]\nname = base\n[variant B]\nname = head\n"
+				   "[workload w1]\ntype = command\ncommand = true\n"
+				   "[workload w2]\ntype = command\ncommand = true\nexpect.head = time.wall_s >= 0\n"
+				   "[workload w3]\ntype = command\ncommand = true\n";
+	static const char *const changed[] = { "w3", "w2", "gone" };
+	struct job *good = t_parse_job(text), *bad = t_parse_job(text);
+	T_CHECK(good && bad);
+	if (!good || !bad)
+		return;
+	struct job_confirm c = { .name = "nightly-w.confirm-1",
+				 .good_name = "good-job1",
+				 .bad_name = "bad-job2",
+				 .min_pairs = 6,
+				 .max_pairs = 16,
+				 .step = 2,
+				 .workloads = changed,
+				 .n_workloads = ARRAY_SIZE(changed) };
+	char *out = NULL;
+	T_EQ_INT(job_confirmation(good, bad, 1, &c, &out), 0);
+	job_free(good);
+	job_free(bad);
+	struct job *j = out ? t_parse_job(out) : NULL;
+	T_CHECK(j != NULL);
+	if (j) {
+		/* the bad night's order, those named only */
+		T_EQ_INT(j->n_workloads, 2);
+		T_EQ_STR(j->workloads[0].name, "w2");
+		T_EQ_STR(j->workloads[1].name, "w3");
+		T_EQ_INT(j->workloads[0].n_expect, 1);
+	}
+	job_free(j);
+	free(out);
+	/* none of them in the night's job */
+	good = t_parse_job(text);
+	bad = t_parse_job(text);
+	c.workloads = changed + 2;
+	c.n_workloads = 1;
+	T_EQ_INT(job_confirmation(good, bad, 1, &c, &out), -ENOENT);
+	job_free(good);
+	job_free(bad);
+}
+
+/* Changes group by night pair and compared variant; the groups come
+ * largest change first, then the newest bad night. */
+static void test_group(void)
+{
+	struct nightly_change c[] = {
+		{ .workload = "w2", .metric = "m", .variant = 1, .good_job = 9, .bad_job = 10, .pct = -3 },
+		{ .workload = "w1", .metric = "m", .variant = 2, .good_job = 9, .bad_job = 10, .pct = -8 },
+		{ .workload = "w1", .metric = "m", .variant = 1, .good_job = 9, .bad_job = 10, .pct = -2 },
+		{ .workload = "w1", .metric = "m", .variant = 1, .good_job = 4, .bad_job = 5, .pct = 3 },
+		{ .workload = "w2", .metric = "m", .variant = 2, .good_job = 9, .bad_job = 10, .pct = -1 },
+		{ .workload = "w1", .metric = "n", .variant = 1, .good_job = 9, .bad_job = 10, .pct = NAN },
+		{ .workload = "w3", .metric = "m", .variant = 1, .good_job = 11, .bad_job = 12, .pct = 3 },
+	};
+	struct nightly_group *g = NULL;
+	size_t n = 0;
+	T_EQ_INT(nightly_group_changes(c, ARRAY_SIZE(c), &g, &n), 0);
+	T_EQ_INT(n, 4);
+	if (n == 4) {
+		/* variant 2 of 9-10 (-8), then the three of 3, the newest bad night first */
+		T_EQ_INT(g[0].n, 2);
+		T_EQ_INT(c[g[0].first].variant, 2);
+		T_NEAR(g[0].size, 8, 1e-9);
+		T_EQ_INT(c[g[1].first].bad_job, 12);
+		T_EQ_INT(g[2].n, 3);
+		T_EQ_INT(c[g[2].first].bad_job, 10);
+		T_EQ_INT(c[g[2].first].variant, 1);
+		T_NEAR(g[2].size, 3, 1e-9); /* an estimate that is not a number counts as none */
+		T_EQ_INT(c[g[3].first].bad_job, 5);
+		/* within a group, by workload and metric */
+		T_EQ_STR(c[g[2].first].workload, "w1");
+		T_EQ_STR(c[g[2].first].metric, "m");
+		T_EQ_STR(c[g[2].first + 1].metric, "n");
+		T_EQ_STR(c[g[2].first + 2].workload, "w2");
+	}
+	free(g);
+	T_EQ_INT(nightly_group_changes(c, 0, &g, &n), 0);
+	T_EQ_INT(n, 0);
+	free(g);
 }
 
 /* A build variant is pinned to the commits the nights ran. */
@@ -173,11 +262,16 @@ static void test_store(void)
 	/* the same first bad night twice is refused by the table */
 	T_CHECK(store_regress_add(st, &g, &id) < 0);
 	T_EQ_INT(store_regress_set_confirm(st, 1, 6), 0);
-	T_EQ_INT(store_regress_by_confirm(st, 6, &got), 0);
+	struct store_regress *waiting = NULL;
+	size_t n_waiting = 0;
+	T_EQ_INT(store_regress_by_confirm(st, 6, &waiting, &n_waiting), 0);
+	T_EQ_INT(n_waiting, 1);
+	got = n_waiting ? waiting[0] : (struct store_regress){ 0 };
+	free(waiting);
 	T_EQ_INT(got.id, 1);
 	T_EQ_INT(got.state, REGRESS_PENDING);
 	T_CHECK(isnan(got.estimate_pct));
-	T_EQ_INT(store_regress_by_confirm(st, 5, &got), -ENOENT);
+	T_EQ_INT(store_regress_by_confirm(st, 5, &waiting, &n_waiting), -ENOENT);
 	got.state = REGRESS_CONFIRMED;
 	got.estimate_pct = 29.9;
 	got.ci_lo_pct = 25.0;
@@ -343,6 +437,20 @@ static void test_settle(void)
 		}
 	}
 	T_EQ_INT(nightly_settle(st, 999), -ENOENT);
+	/* one confirmation for two changes of its night pair: each settles from its own metric */
+	int64_t cj = stored_confirmation(st, 1.30, "done"), ids[2];
+	struct store_regress two[2] = { row("time.wall_s", cj, cj), row("pageout.ns_mean", cj, cj) };
+	for (size_t i = 0; i < 2; i++) {
+		T_EQ_INT(store_regress_add(st, &two[i], &ids[i]), 0);
+		T_EQ_INT(store_regress_set_confirm(st, ids[i], cj), 0);
+	}
+	T_EQ_INT(nightly_settle(st, cj), 0);
+	struct store_regress got;
+	T_EQ_INT(store_regress_get(st, ids[0], &got), 0);
+	T_EQ_INT(got.state, REGRESS_CONFIRMED);
+	T_EQ_INT(store_regress_get(st, ids[1], &got), 0);
+	T_EQ_INT(got.state, REGRESS_FAILED);
+	T_CHECK(strstr(got.reason, "has no pageout.ns_mean in workload w") != NULL);
 	store_close(st);
 	if (!getenv("KAB_UNIT_KEEP"))
 		unlink(path);
@@ -589,13 +697,148 @@ static void test_hostile(void)
 	unlink(path);
 }
 
+static char *sql_text(const char *db, const char *q)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	char *v = NULL;
+	if (sqlite3_open(db, &h) == SQLITE_OK && sqlite3_prepare_v2(h, q, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		v = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v ? v : strdup("");
+}
+
+static bool sql_is(const char *db, const char *q, const char *want)
+{
+	char *v = sql_text(db, q);
+	bool ok = strcmp(v, want) == 0;
+	if (!ok)
+		fprintf(stderr, "  %s\n  gave \"%s\", expected \"%s\"\n", q, v, want);
+	free(v);
+	return ok;
+}
+
+#define CAP_NIGHTS 12
+#define CAP_BAD 6 /* the first bad night */
+
+/* Twelve nights of a job with five compared variants and three workloads:
+ * from night CAP_BAD on, w1 and w2 move by -2% in v1, -4% in v2, ... -10%
+ * in v5; w3 never moves. The nights' rows go in as kabd's history keeps
+ * them. Returns the last night's job. */
+static int64_t seed_cap_nights(struct store *st, const char *db)
+{
+	static const char text[] = "[job]\nname = nightly-cap\npairs = 2\nprimary = cap.score\n[swap]\ndevice = none\n"
+				   "[variant A]\nname = base\n[variant B]\nname = v1\n[variant C]\nname = v2\n"
+				   "[variant D]\nname = v3\n[variant E]\nname = v4\n[variant F]\nname = v5\n"
+				   "[workload w1]\ntype = command\ncommand = true\n"
+				   "[workload w2]\ntype = command\ncommand = true\n"
+				   "[workload w3]\ntype = command\ncommand = true\n";
+	int64_t id = 0;
+	struct strbuf q = { 0 };
+	sb_puts(&q, "BEGIN;");
+	for (int d = 0; d < CAP_NIGHTS; d++) {
+		struct job *j = t_parse_job(text);
+		T_CHECK(j && job_store_create(st, j, &id) == 0);
+		job_free(j);
+		T_EQ_INT(store_job_set_status(st, id, JOB_DONE, NULL), 0);
+		double night = 1764547200.0 + d * 86400.0;
+		sb_printf(&q, "UPDATE jobs SET started = %.0f WHERE id = %lld;", night, (long long)id);
+		sb_printf(&q,
+			  "INSERT INTO history_nights (job_id, name, night, status, runs, runs_failed, computed, kab_version,"
+			  " schema_version) VALUES (%lld, 'nightly-cap', %.0f, 'done', 30, 0, %.0f, '0.1.0', 12);",
+			  (long long)id, night, night + 3600);
+		for (int v = 1; v <= 5; v++)
+			for (int w = 1; w <= 3; w++) {
+				double noise = 0.1 * (double)((d * 7 + v * 3 + w) % 5 - 2);
+				double e = (w < 3 && d >= CAP_BAD ? -2.0 * v : 0) + noise;
+				sb_printf(&q,
+					  "INSERT INTO history (job_id, name, night, workload, metric, variant_idx, pairs,"
+					  " estimate_pct, ci_lo_pct, ci_hi_pct, p, verdict, median_base, median_variant, unit,"
+					  " direction, is_primary, rank, variant_name, base_name) VALUES (%lld, 'nightly-cap',"
+					  " %.0f, 'w%d', 'cap.score', %d, 2, %.2f, %.2f, %.2f, 0.04, 'same', 100, %.2f, 'ops/s',"
+					  " 'higher', 1, 0, 'v%d', 'base');",
+					  (long long)id, night, w, v, e, e - 0.5, e + 0.5, 100 + e, v);
+			}
+	}
+	sb_puts(&q, "COMMIT;");
+	sqlite3 *h = NULL;
+	T_EQ_INT(sqlite3_open(db, &h), SQLITE_OK);
+	T_EQ_INT(sqlite3_exec(h, q.buf, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	sb_free(&q);
+	return id;
+}
+
+/* What kabd does after the last night: one confirmation job per night
+ * pair and compared variant, running w1 and w2 only, at most
+ * NIGHTLY_CONFIRM_MAX_PER_NIGHT of them, the largest changes first; the
+ * next night's pass queues the one that waited. The queue is kabd's own,
+ * on a database of its own with nothing to run: the confirmations go to
+ * the nights' database and nothing runs them. */
+static void test_confirm_cap(void)
+{
+	char db[64], qdb[64];
+	t_db_path(db, sizeof(db), "/tmp/kab-unit-cap-XXXXXX", "KAB_UNIT_KEEP");
+	t_db_path(qdb, sizeof(qdb), "/tmp/kab-unit-capq-XXXXXX", NULL);
+	struct store *st = NULL;
+	struct queue *q = NULL;
+	T_EQ_INT(store_open(db, &st), 0);
+	T_EQ_INT(queue_start(qdb, pthread_self(), &q), 0);
+	if (!st || !q)
+		goto out;
+	int64_t last = seed_cap_nights(st, db);
+	nightly_after_job(q, st, last);
+	char want[64];
+	snprintf(want, sizeof(want), "%u", NIGHTLY_CONFIRM_MAX_PER_NIGHT);
+	T_CHECK(sql_is(db, "SELECT count(*) FROM jobs WHERE name LIKE 'nightly-cap.confirm-%'", want));
+	/* each runs the two workloads that moved, none the one that did not */
+	T_CHECK(sql_is(db,
+		       "SELECT group_concat(w, ' ') FROM (SELECT DISTINCT (SELECT group_concat(name, ',') FROM"
+		       " (SELECT name FROM workloads WHERE job_id = j.id ORDER BY idx)) AS w FROM jobs j"
+		       " WHERE j.name LIKE 'nightly-cap.confirm-%')",
+		       "w1,w2"));
+	/* a row per change, two per confirmation, every one waiting on its job */
+	snprintf(want, sizeof(want), "%u %u", 2 * NIGHTLY_CONFIRM_MAX_PER_NIGHT, NIGHTLY_CONFIRM_MAX_PER_NIGHT);
+	T_CHECK(sql_is(db,
+		       "SELECT count(*) || ' ' || count(DISTINCT confirm_job) FROM regressions"
+		       " WHERE state = 'pending' AND confirm_job IS NOT NULL",
+		       want));
+	/* the largest first: v1 (-2%) waits */
+	T_CHECK(sql_is(db, "SELECT group_concat(DISTINCT variant_idx) FROM (SELECT variant_idx FROM regressions ORDER BY variant_idx)",
+		       "2,3,4,5"));
+	T_CHECK(sql_is(db, "SELECT count(*) FROM regressions WHERE workload = 'w3'", "0"));
+	char *bad = sql_text(db, "SELECT group_concat(DISTINCT bad_job) FROM regressions");
+	snprintf(want, sizeof(want), "%lld", (long long)(last - (CAP_NIGHTS - 1 - CAP_BAD)));
+	T_EQ_STR(bad, want);
+	free(bad);
+	/* the next night's pass: the one that waited, and nothing twice */
+	nightly_after_job(q, st, last);
+	snprintf(want, sizeof(want), "%u", NIGHTLY_CONFIRM_MAX_PER_NIGHT + 1);
+	T_CHECK(sql_is(db, "SELECT count(*) FROM jobs WHERE name LIKE 'nightly-cap.confirm-%'", want));
+	T_CHECK(sql_is(db, "SELECT count(*) FROM regressions WHERE variant_idx = 1 AND confirm_job IS NOT NULL", "2"));
+	nightly_after_job(q, st, last);
+	T_CHECK(sql_is(db, "SELECT count(*) FROM jobs WHERE name LIKE 'nightly-cap.confirm-%'", want));
+out:
+	queue_stop(q);
+	store_close(st);
+	if (!getenv("KAB_UNIT_KEEP"))
+		unlink(db);
+	unlink(qdb);
+}
+
 int main(void)
 {
+	log_quiet = true;
 	test_confirmation_job();
+	test_confirmation_workloads();
+	test_group();
 	test_confirmation_pins();
 	test_store();
 	test_render();
 	test_settle();
+	test_confirm_cap();
 	test_api();
 	test_api_pages();
 	test_hostile();
