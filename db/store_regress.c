@@ -223,8 +223,7 @@ int store_regress_get(struct store *s, int64_t id, struct store_regress *ret)
 }
 
 /* The rows of a query, its parameters ?1.. bound to keys in order. */
-static int read_rows(struct store *s, const char *sql, const int64_t *keys, int n_keys, struct store_regress **ret,
-		     size_t *ret_n)
+static int read_rows(struct store *s, const char *sql, const int64_t *keys, int n_keys, struct store_regress **ret, size_t *ret_n)
 {
 	*ret = NULL;
 	*ret_n = 0;

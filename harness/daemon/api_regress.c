@@ -15,8 +15,8 @@
 
 /* A page of the list in format json or text (api_page.h), newest first;
  * atom: the newest API_PAGE_MAX confirmed ones, a feed's latest entries. */
-static void api_regressions_render(struct api *a, const struct httpd_req *rq, const char *fmt, const struct api_page *page,
-				   struct httpd_resp *rs)
+static void api_regressions_render(struct api *a, const struct httpd_req *rq, const char *fmt,
+				   const struct api_page *page, struct httpd_resp *rs)
 {
 	struct store *st;
 	if (api_open_store(a, rq, rs, &st) < 0)
