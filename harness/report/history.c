@@ -396,7 +396,7 @@ static int build_series(struct history *h)
 			r = series_changes(h, s);
 		i = k;
 	}
-	if (r >= 0)
+	if (r >= 0 && h->n_series > 1) /* qsort of none: series may be NULL */
 		qsort(h->series, h->n_series, sizeof(*h->series), series_cmp);
 out:
 	free(idx);
