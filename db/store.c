@@ -258,7 +258,9 @@ static int migrate(struct store *s)
 	return 0;
 }
 
-int store_open(const char *path, struct store **ret)
+/* The database at path, once store_file_prepare allows it, opened with
+ * flags (no link followed) and SQLite's busy wait set; logged on failure. */
+static int open_checked(const char *path, int flags, struct store **ret)
 {
 	struct strbuf err = { 0 };
 	int r = store_file_prepare(path, &err);
@@ -270,14 +272,25 @@ int store_open(const char *path, struct store **ret)
 	struct store *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW, NULL);
+	int rc = sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW, NULL);
 	if (rc != SQLITE_OK) {
-		log_error("cannot open database %s: %s", path, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+		log_error("cannot open database %s%s: %s", path, flags & SQLITE_OPEN_READONLY ? " to read" : "",
+			  s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
 		sqlite3_close(s->db);
 		free(s);
 		return -EIO;
 	}
 	sqlite3_busy_timeout(s->db, 5000);
+	*ret = s;
+	return 0;
+}
+
+int store_open(const char *path, struct store **ret)
+{
+	struct store *s;
+	int r = open_checked(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &s);
+	if (r < 0)
+		return r;
 	/* synchronous = FULL: a commit is on disk before the call returns, so
 	 * after a power cut the store knows every run it started and every
 	 * boot it judged (NORMAL could lose the last commits). kab commits a
@@ -297,25 +310,12 @@ int store_open(const char *path, struct store **ret)
 
 int store_open_readonly(const char *path, struct store **ret)
 {
-	/* the same ownership checks as a writer's open: SQLite may still
-	 * create or map the -shm of a WAL database for a reader */
-	struct strbuf err = { 0 };
-	int r = store_file_prepare(path, &err);
-	if (r < 0)
-		log_error("%s", err.buf ? err.buf : strerror(-r));
-	sb_free(&err);
+	/* the same ownership checks as a writer's: SQLite may still create or
+	 * map the -shm of a WAL database for a reader */
+	struct store *s;
+	int r = open_checked(path, SQLITE_OPEN_READONLY, &s);
 	if (r < 0)
 		return r;
-	struct store *s = calloc(1, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW, NULL);
-	if (rc != SQLITE_OK) {
-		log_error("cannot open database %s to read: %s", path, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
-		r = -EIO;
-		goto fail;
-	}
-	sqlite3_busy_timeout(s->db, 5000);
 	/* no migration here: a reader never writes, and the writer that opened
 	 * the database (kabd's executor) brought it to this schema */
 	sqlite3_stmt *st;
