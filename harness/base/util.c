@@ -347,17 +347,22 @@ int util_meminfo_bytes(const char *key, uint64_t *ret)
 	return r;
 }
 
-int util_write_file(const char *path, const char *value)
+int util_write_fd(int fd, const char *value)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC | O_TRUNC);
-	if (fd < 0)
-		return -errno;
 	size_t len = strlen(value);
 	ssize_t n = write(fd, value, len);
 	int e = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
 	if (close(fd) < 0 && e == 0)
 		e = -errno;
 	return e;
+}
+
+int util_write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_TRUNC);
+	if (fd < 0)
+		return -errno;
+	return util_write_fd(fd, value);
 }
 
 size_t util_levenshtein(const char *a, const char *b)

@@ -33,6 +33,9 @@ int util_parse_size(const char *s, uint64_t *ret);
 int util_parse_duration(const char *s, double *ret_seconds);
 /* Formats bytes the way util_parse_size reads them back: "256M". */
 void util_format_size(uint64_t bytes, char *buf, size_t len);
+/* value written in one write to fd, which is then closed; 0, -EIO for a
+ * short write, or -errno. */
+int util_write_fd(int fd, const char *value);
 
 /* Whole-file read (NUL-terminated). */
 int util_read_file(const char *path, char **ret, size_t *ret_len);

@@ -54,13 +54,7 @@ int exec_lock(int *ret_fd)
  * one as a newline: a write of nothing changes nothing); fd is closed. */
 static int knob_put_back(int fd, const char *value)
 {
-	const char *v = *value ? value : "\n";
-	size_t len = strlen(v);
-	ssize_t n = write(fd, v, len);
-	int r = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	return r;
+	return util_write_fd(fd, *value ? value : "\n");
 }
 
 static int undo_swapfile(const struct rscope *sc, const struct store_journal *e, bool same_boot, struct strbuf *why)

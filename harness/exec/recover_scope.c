@@ -131,9 +131,9 @@ int rscope_knob(const struct rscope *sc, const char *target, int *ret_fd, struct
 	return 0;
 }
 
-/* Opens name under dirfd as a directory, not through a link, and judges
- * it: root's and closed to other writers (state_subdir made it so). */
-static int private_dir(int dirfd, const char *name, const char *shown, int *ret_fd, struct strbuf *why)
+/* name under dirfd opened as a directory (O_PATH), not through a link:
+ * 0 with *ret_fd, 1 when there is none, else -errno with why. */
+static int open_dir_here(int dirfd, const char *name, const char *shown, int *ret_fd, struct strbuf *why)
 {
 	int fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
@@ -143,6 +143,18 @@ static int private_dir(int dirfd, const char *name, const char *shown, int *ret_
 		sb_printf(why, "%s: %s", shown, e == ENOTDIR || e == ELOOP ? "not a directory (a symbolic link?)" : strerror(e));
 		return e == ENOTDIR || e == ELOOP ? -EPERM : -e;
 	}
+	*ret_fd = fd;
+	return 0;
+}
+
+/* Opens name under dirfd as a directory, not through a link, and judges
+ * it: root's and closed to other writers (state_subdir made it so). */
+static int private_dir(int dirfd, const char *name, const char *shown, int *ret_fd, struct strbuf *why)
+{
+	int fd = -1;
+	int r = open_dir_here(dirfd, name, shown, &fd, why);
+	if (r != 0)
+		return r;
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
 		sb_printf(why, "%s is not a directory of root's closed to others", shown);
@@ -212,14 +224,10 @@ static bool on_cgroupfs(int fd)
 /* One step down a cgroup hierarchy: a directory, not a link, on cgroupfs. */
 static int cgroup_dir(int dirfd, const char *name, const char *shown, int *ret_fd, struct strbuf *why)
 {
-	int fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-		if (e == ENOENT)
-			return 1;
-		sb_printf(why, "%s: %s", shown, e == ENOTDIR || e == ELOOP ? "not a directory (a symbolic link?)" : strerror(e));
-		return e == ENOTDIR || e == ELOOP ? -EPERM : -e;
-	}
+	int fd = -1;
+	int r = open_dir_here(dirfd, name, shown, &fd, why);
+	if (r != 0)
+		return r;
 	if (!on_cgroupfs(fd)) {
 		sb_printf(why, "%s is not on a cgroup file system", shown);
 		close(fd);
