@@ -242,6 +242,11 @@ const char *config_name(enum config_key key)
 	return settings[key].name;
 }
 
+const char *config_var(enum config_key key, size_t i)
+{
+	return i < ARRAY_SIZE(settings[key].env) ? settings[key].env[i] : NULL;
+}
+
 void config_print_line(FILE *out, const char *name, const char *value, const char *from)
 {
 	fprintf(out, "%-15s %-40s %s\n", name, value, from);

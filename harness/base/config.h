@@ -87,6 +87,9 @@ const char *config_origin(enum config_key key, char *buf, size_t len);
 
 /* The setting's name as `kab config` shows it ("kernels-dir"). */
 const char *config_name(enum config_key key);
+/* Its i-th environment variable, the first that is set winning; NULL past
+ * the last. */
+const char *config_var(enum config_key key, size_t i);
 /* Prints every setting (without clients: not those only kab's clients of
  * kabd read), a line each: name, value, where it came from. */
 void config_print(const struct kab_config *cfg, bool clients, FILE *out);

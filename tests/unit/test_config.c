@@ -227,6 +227,33 @@ static void test_machine_and_print(void)
 	diags_free(&d);
 }
 
+/* README.md's table of settings has a row for each, naming its variables */
+static void test_readme(void)
+{
+	char *text = NULL;
+	if (util_read_file("README.md", &text, NULL) < 0) {
+		T_CHECK(!"README.md readable from the test's directory (the project root)");
+		return;
+	}
+	for (size_t k = 0; k < CONFIG_N; k++) {
+		char cell[64];
+		snprintf(cell, sizeof(cell), "| %s: ", config_name((enum config_key)k));
+		const char *row = strstr(text, cell);
+		T_CHECK(row != NULL);
+		if (!row)
+			continue;
+		while (row > text && row[-1] != '\n')
+			row--;
+		size_t len = strcspn(row, "\n");
+		for (size_t i = 0; config_var((enum config_key)k, i); i++) {
+			char var[64];
+			snprintf(var, sizeof(var), "`%s`", config_var((enum config_key)k, i));
+			T_CHECK(memmem(row, len, var, strlen(var)) != NULL);
+		}
+	}
+	free(text);
+}
+
 int main(void)
 {
 	test_defaults();
@@ -234,5 +261,6 @@ int main(void)
 	test_first_set();
 	test_bad_values();
 	test_machine_and_print();
+	test_readme();
 	return t_done("test_config");
 }
