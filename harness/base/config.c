@@ -21,7 +21,7 @@ enum config_type {
  * meaning are written. */
 static const struct setting {
 	const char *name;
-	const char *env[3];  /* the first one set and not empty is taken */
+	const char *env[3]; /* the first one set and not empty is taken */
 	enum config_type type;
 	const char *def;     /* NULL: unset */
 	const char *unset;   /* what an unset value means, for config_print */
@@ -70,9 +70,7 @@ static int normalize(const struct setting *s, const char *value, char **ret, con
 		}
 		v = strdup(value);
 		break;
-	case TYPE_STATE_DIR:
-		v = strndup(value, strcspn(value, ":"));
-		break;
+	case TYPE_STATE_DIR: v = strndup(value, strcspn(value, ":")); break;
 	case TYPE_BOOL:
 		if (in_words(value, yes_words, ARRAY_SIZE(yes_words)))
 			v = strdup("yes");
@@ -83,13 +81,9 @@ static int normalize(const struct setting *s, const char *value, char **ret, con
 			return -EINVAL;
 		}
 		break;
-	case TYPE_LOCALE:
-		v = strdup(names_utf8(value) ? "yes" : "no");
-		break;
+	case TYPE_LOCALE: v = strdup(names_utf8(value) ? "yes" : "no"); break;
 	case TYPE_FILE:
-	case TYPE_TEXT:
-		v = strdup(value);
-		break;
+	case TYPE_TEXT: v = strdup(value); break;
 	}
 	if (!v) {
 		*ret_why = "out of memory";
@@ -114,15 +108,14 @@ static void defaults(struct kab_config *cfg)
 			cfg->v[k].value = strdup(settings[k].def);
 }
 
-static void bad_value(struct diags *d, const struct setting *s, const char *origin, bool is_flag, const char *value,
-		      const char *why)
+static void bad_value(struct diags *d, const struct setting *s, const char *origin, bool is_flag, const char *value, const char *why)
 {
 	const char *def = s->def ? s->def : s->unset;
 	if (is_flag)
 		diags_add(d, NULL, 0, "%s %s: %s: give e.g. %s %s", origin, value, why, origin, s->example);
 	else
-		diags_add(d, NULL, 0, "%s=%s: %s: set it to e.g. %s=%s, or unset it for the default (%s)", origin, value, why,
-			  origin, s->example, def ? def : "none");
+		diags_add(d, NULL, 0, "%s=%s: %s: set it to e.g. %s=%s, or unset it for the default (%s)", origin,
+			  value, why, origin, s->example, def ? def : "none");
 }
 
 /* The first of the setting's variables that is set and not empty. */

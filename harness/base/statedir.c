@@ -58,7 +58,6 @@ static int normalize(const char *in, char *out, size_t len)
 	return 0;
 }
 
-
 static void join(const char *dir, const char *name, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", name);

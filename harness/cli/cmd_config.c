@@ -9,7 +9,8 @@
 #include <getopt.h>
 #include <stdio.h>
 
-static const char config_usage[] = "usage: kab config [--state-dir DIR] [--kernels-dir DIR] [--work-dir DIR] [--socket PATH] [--url URL]\n";
+static const char config_usage[] =
+	"usage: kab config [--state-dir DIR] [--kernels-dir DIR] [--work-dir DIR] [--socket PATH] [--url URL]\n";
 
 static const struct {
 	const char *flag;

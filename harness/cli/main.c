@@ -20,8 +20,10 @@ static const struct {
 } verbs[] = {
 	{ "check", cmd_check, true, "check JOB            validate a job file, print it normalized" },
 	{ "run", cmd_run, true, "run JOB [--db PATH]  run a job in the foreground (--resume ID continues one)" },
-	{ "report", cmd_report, false, "report ID [--db PATH | --socket PATH | --url URL] [--format F]  print the before/after table of a stored job" },
-	{ "history", cmd_history, false, "history NAME [--metric M] [--db PATH | --socket PATH | --url URL] [--format text|json]  the nightly history of a job name: a row a night, change points" },
+	{ "report", cmd_report, false,
+	  "report ID [--db PATH | --socket PATH | --url URL] [--format F]  print the before/after table of a stored job" },
+	{ "history", cmd_history, false,
+	  "history NAME [--metric M] [--db PATH | --socket PATH | --url URL] [--format text|json]  the nightly history of a job name: a row a night, change points" },
 	{ "regressions", cmd_regressions, false,
 	  "regressions [--db PATH | --socket PATH | --url URL] [--format text|json|atom] [--ack ID]  nightly change points and their confirmation" },
 	{ "plan", cmd_plan, true, "plan JOB [--pairs N] [--effect PCT] [--db PATH] [--format text|json]  an A/A calibration, then the pairs a change needs" },
@@ -29,10 +31,12 @@ static const struct {
 	{ "submit", cmd_submit, false, "submit JOB [--socket PATH | --url URL --token-file F] [--wait]  queue a job on a kabd" },
 	{ "status", cmd_status, false, "status [ID] [--socket PATH | --url URL]  jobs on a kabd, or one job with its progress" },
 	{ "cancel", cmd_cancel, false, "cancel ID [--socket PATH | --url URL --token-file F]  cancel a job on a kabd" },
-	{ "build", cmd_build, true, "build JOB [--db PATH] [--kernels-dir DIR] [--work-dir DIR]  build the kernels of a job's kernel = build variants" },
+	{ "build", cmd_build, true,
+	  "build JOB [--db PATH] [--kernels-dir DIR] [--work-dir DIR]  build the kernels of a job's kernel = build variants" },
 	{ "builds", cmd_builds, false, "builds [--db PATH]   list the recorded kernel builds" },
 	{ "sample", cmd_sample, false, "sample [--interval S] [--duration S] [--out FILE]  run the counter sampler alone" },
-	{ "config", cmd_config, true, "config [--state-dir DIR] [--kernels-dir DIR] ...  the configuration in force and where each value came from" },
+	{ "config", cmd_config, true,
+	  "config [--state-dir DIR] [--kernels-dir DIR] ...  the configuration in force and where each value came from" },
 };
 
 static void usage(FILE *out)

@@ -86,8 +86,7 @@ static bool knob_allowed_here(const char *file, const struct job_knob *k, const 
 	char shown[PATH_MAX + 32] = "";
 	if (strcmp(k->name, real) != 0)
 		snprintf(shown, sizeof(shown), " (%s)", real);
-	diags_add(d, file, k->line,
-		  "knob %s%s is not an allowed knob: kab sets only memory-management knobs (%s)%s; an operator may allow more with knobs.allow in %s",
+	diags_add(d, file, k->line, "knob %s%s is not an allowed knob: kab sets only memory-management knobs (%s)%s; an operator may allow more with knobs.allow in %s",
 		  k->name, shown, list.buf ? list.buf : "", also.buf ? also.buf : "", machine_conf_path());
 	sb_free(&list);
 	sb_free(&also);
@@ -322,7 +321,6 @@ struct checker {
 };
 
 #define ERR(c, line, ...) diags_add((c)->d, (c)->file, (line), __VA_ARGS__)
-
 
 /* The machine file a conditioning key writes, and what to do without it. */
 static void need_file(struct checker *c, int line, const char *key, const char *path, const char *what)

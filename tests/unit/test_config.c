@@ -65,7 +65,7 @@ static void test_defaults(void)
 static void test_precedence(void)
 {
 	static const char *const env[] = {
-		"KAB_KERNELS_DIR", "/srv/kernels", "KAB_KBUILD_WORK", "", /* empty: unset */
+		"KAB_KERNELS_DIR", "/srv/kernels",    "KAB_KBUILD_WORK",    "", /* empty: unset */
 		"STATE_DIRECTORY", "/srv/kab:/other", "KAB_SWITCH_DRY_RUN", "1", "KAB_CA_BUNDLE", "ca.pem", NULL,
 	};
 	struct kab_config cfg;
