@@ -58,8 +58,8 @@ static bool names_utf8(const char *s)
 }
 
 /* value as the setting keeps it in *ret (malloc'd), or -EINVAL with what
- * is wrong in *ret_why. */
-static int normalize(const struct setting *s, const char *value, char **ret, const char **ret_why)
+ * is wrong in *ret_why; a flag's is never a list. */
+static int normalize(const struct setting *s, const char *value, bool flag, char **ret, const char **ret_why)
 {
 	char *v = NULL;
 	switch (s->type) {
@@ -70,7 +70,7 @@ static int normalize(const struct setting *s, const char *value, char **ret, con
 		}
 		v = strdup(value);
 		break;
-	case TYPE_STATE_DIR: v = strndup(value, strcspn(value, ":")); break;
+	case TYPE_STATE_DIR: v = flag ? strdup(value) : strndup(value, strcspn(value, ":")); break;
 	case TYPE_BOOL:
 		if (in_words(value, yes_words, ARRAY_SIZE(yes_words)))
 			v = strdup("yes");
@@ -128,7 +128,7 @@ static int from_env(struct kab_config *cfg, enum config_key k, config_env_fn *en
 			continue;
 		char *v = NULL;
 		const char *why = NULL;
-		int r = normalize(s, e, &v, &why);
+		int r = normalize(s, e, false, &v, &why);
 		if (r < 0) {
 			bad_value(d, s, s->env[i], false, e, why);
 			return r;
@@ -156,7 +156,7 @@ int config_set_flag(struct kab_config *cfg, enum config_key key, const char *fla
 	const struct setting *s = &settings[key];
 	char *v = NULL;
 	const char *why = NULL;
-	int r = normalize(s, value, &v, &why);
+	int r = normalize(s, value, true, &v, &why);
 	if (r < 0) {
 		bad_value(d, s, flag, true, value, why);
 		return r;
