@@ -1,10 +1,12 @@
 /* The configuration as main resolves it: defaults, the environment over
  * them, a flag over both; machine.conf's settings with their file and
- * line; a bad value named with its variable or flag and what to do; what
- * `kab config` prints. The environment here is a table, not the process's. */
+ * line, a job's switch over machine.conf's over the default; a bad value
+ * named with its variable or flag and what to do; what `kab config`
+ * prints. The environment here is a table, not the process's. */
 #include "harness/base/config.h"
 #include "harness/job/job.h"
 #include "harness/job/machine.h"
+#include "kernels/kexec.h"
 #include "harness/base/util.h"
 #include "t.h"
 
@@ -227,6 +229,81 @@ static void test_machine_and_print(void)
 	diags_free(&d);
 }
 
+#define BOOTS_JOB \
+	"[job]\nname = t\n%s[variant A]\nkernel = build\nbuild = 1\n[variant B]\nkernel = build\nbuild = 2\n" \
+	"[workload w]\ntype = command\ncommand = true\n"
+
+/* A job's switch: its own key > machine.conf's > the default (kexec). 0:
+ * the job parsed, its switch and source in *ret; else its problems. */
+static int job_switch(const char *key, enum job_switch *ret, char **ret_source, struct diags *d)
+{
+	char text[512];
+	snprintf(text, sizeof(text), BOOTS_JOB, key);
+	struct job *j = NULL;
+	int r = job_parse_string("t.job", text, &j, d);
+	if (r < 0 || !j)
+		return r < 0 ? r : -EINVAL;
+	*ret = j->switch_mode;
+	*ret_source = j->switch_source ? strdup(j->switch_source) : NULL;
+	job_free(j);
+	return 0;
+}
+
+static void test_switch_precedence(void)
+{
+	char path[] = "/tmp/kab-config-XXXXXX";
+	int fd = mkstemp(path);
+	T_CHECK(fd >= 0 && write(fd, "switch = reboot\n", 16) == 16);
+	close(fd);
+	struct strbuf why = { 0 };
+	bool kexec = kexec_supported(&why) == 0;
+	sb_free(&why);
+	enum job_switch sw;
+	char *source = NULL;
+	struct diags d = { 0 };
+
+	/* nothing says: the default, kexec (refused where it cannot be used) */
+	static const char *const none[] = { NULL };
+	struct kab_config cfg;
+	resolve(none, &cfg, &d);
+	config_use(&cfg);
+	int r = job_switch("", &sw, &source, &d);
+	if (kexec)
+		T_CHECK(r == 0 && sw == JOB_SWITCH_KEXEC && source == NULL);
+	else
+		T_CHECK(r < 0 && has_diag(&d, "switched with kexec", "or in /etc/kab/machine.conf, for every job"));
+	free(source);
+	source = NULL;
+	diags_free(&d);
+
+	/* machine.conf's over the default, with where it came from */
+	const char *env[] = { "KAB_MACHINE_CONF", path, NULL };
+	struct machine_conf mc;
+	resolve(env, &cfg, &d);
+	T_EQ_INT(machine_conf_load(&mc, cfg.v[CONFIG_MACHINE_CONF].value, &d), 0);
+	cfg.machine = &mc;
+	config_use(&cfg);
+	T_EQ_INT(job_switch("", &sw, &source, &d), 0);
+	T_EQ_INT(sw, JOB_SWITCH_REBOOT);
+	T_EQ_STR(source, path);
+	free(source);
+	source = NULL;
+	T_EQ_INT(d.n, 0);
+
+	/* the job's own over machine.conf's */
+	r = job_switch("switch = kexec\n", &sw, &source, &d);
+	if (kexec)
+		T_CHECK(r == 0 && sw == JOB_SWITCH_KEXEC && source == NULL);
+	else
+		T_CHECK(r < 0 && has_diag(&d, "switched with kexec", NULL));
+	free(source);
+	diags_free(&d);
+	resolve(none, &cfg, &d);
+	config_use(&cfg);
+	machine_conf_free(&mc);
+	unlink(path);
+}
+
 /* README.md's table of settings has a row for each, naming its variables */
 static void test_readme(void)
 {
@@ -261,6 +338,7 @@ int main(void)
 	test_first_set();
 	test_bad_values();
 	test_machine_and_print();
+	test_switch_precedence();
 	test_readme();
 	return t_done("test_config");
 }
