@@ -227,7 +227,7 @@ $(B)/fuzz/fuzz_compare_csv: tests/fuzz/fuzz_compare_csv.c $(FUZZ_OBJ)
 # kabd's Host, Origin, token and content-type checks on arbitrary headers
 $(B)/fuzz/fuzz_gate: tests/fuzz/fuzz_gate.c $(B)/fuzz/obj/harness/daemon/gate.o $(B)/fuzz/obj/harness/daemon/listen.o \
 		$(B)/fuzz/obj/harness/base/peer.o $(B)/fuzz/obj/harness/base/util.o $(B)/fuzz/obj/harness/base/output.o \
-		$(B)/fuzz/obj/harness/base/esc.o
+		$(B)/fuzz/obj/harness/base/esc.o $(B)/fuzz/obj/harness/base/config.o
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 # The job parser kabd's submit runs on a body (job_parse_text), linked with what it needs
@@ -235,7 +235,7 @@ $(B)/fuzz/fuzz_gate: tests/fuzz/fuzz_gate.c $(B)/fuzz/obj/harness/daemon/gate.o 
 # machine checks (job_check.c), kexec, git or machine.conf.
 FUZZ_JOB_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,harness/job/job harness/job/job_build harness/job/job_keys harness/job/job_track \
 		harness/job/job_knob harness/job/job_metric harness/job/job_print harness/job/expect harness/base/util \
-		harness/base/output harness/base/statedir harness/base/esc \
+		harness/base/output harness/base/statedir harness/base/esc harness/base/config \
 		kernels/series_fetch kernels/track_name workloads/wl workloads/wl_keys workloads/wl_command workloads/wl_kbuild workloads/wl_pageout \
 		workloads/wl_shmem_truncate workloads/wl_stress_ng workloads/wl_sysbench)
 $(B)/fuzz/fuzz_job: tests/fuzz/fuzz_job.c $(FUZZ_JOB_OBJ)
@@ -244,7 +244,7 @@ $(B)/fuzz/fuzz_job: tests/fuzz/fuzz_job.c $(FUZZ_JOB_OBJ)
 # The patch series parser (kseries_parse) on a thread's mbox, as anyone posting to it writes:
 # the parser, the series sources it reaches (series_fetch: curl, zlib) and sha256, util.
 FUZZ_SERIES_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,kernels/series kernels/series_fetch kernels/sha256 \
-		harness/base/util harness/base/output harness/base/esc)
+		harness/base/util harness/base/output harness/base/esc harness/base/config)
 $(B)/fuzz/fuzz_series: tests/fuzz/fuzz_series.c $(FUZZ_SERIES_OBJ)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 

@@ -4,6 +4,7 @@
 #include "workloads/wl.h"
 #include "workloads/wl_kbuild.h"
 #include "harness/job/job.h"
+#include "harness/base/config.h"
 #include "harness/base/statedir.h"
 #include "harness/base/util.h"
 
@@ -23,7 +24,7 @@
 
 #define DEBIAN_TARBALL "/usr/src/linux-source-6.1.tar.xz"
 #define DEBIAN_TOPDIR "linux-source-6.1"
-#define DEFAULT_CACHE "/var/cache/kab/src"
+#define DEFAULT_CACHE CONFIG_KBUILD_CACHE_DEFAULT
 
 /* The builds get this environment, not kab's: a MAKEFLAGS, CC or ARCH
  * inherited from whoever started kab must not change what is built. */
@@ -59,8 +60,7 @@ static int param_line(const struct job_workload *wl, const char *key)
 /* The directory the shared source cache lives in; KAB_KBUILD_CACHE moves it. */
 static const char *cache_root(void)
 {
-	const char *e = getenv("KAB_KBUILD_CACHE");
-	return e && e[0] == '/' ? e : DEFAULT_CACHE;
+	return config_str(CONFIG_KBUILD_CACHE);
 }
 
 static void source_dir(const struct job_workload *wl, char *buf, size_t len)

@@ -1,5 +1,6 @@
 /* Shared helpers: strict parsing, checked writes, strings, diagnostics. */
 #include "harness/base/util.h"
+#include "harness/base/config.h"
 #include "harness/base/esc.h"
 #include "harness/base/output.h"
 
@@ -415,9 +416,9 @@ bool util_find_program(const char *name, char *ret_path, size_t len)
 		snprintf(ret_path, len, "%s", name);
 		return true;
 	}
-	const char *path = getenv("PATH");
+	const char *path = config_str(CONFIG_PATH);
 	if (!path || !*path)
-		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+		path = CONFIG_PATH_DEFAULT;
 	while (*path) {
 		const char *colon = strchr(path, ':');
 		size_t dl = colon ? (size_t)(colon - path) : strlen(path);

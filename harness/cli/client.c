@@ -4,6 +4,7 @@
  * and no token is sent. */
 #include "harness/cli/client.h"
 #include "harness/daemon/gate.h"
+#include "harness/base/config.h"
 #include "harness/base/util.h"
 
 #include <arpa/inet.h>
@@ -96,8 +97,8 @@ int client_init(struct client *c, const struct client_conf *conf)
 	memset(c, 0, sizeof(*c));
 	const char *url = conf->url;
 	if (!url && !conf->socket)
-		url = getenv("KAB_URL") ? getenv("KAB_URL") : getenv("KAB_SERVER");
-	const char *sock = conf->socket ? conf->socket : getenv("KAB_SOCKET") ? getenv("KAB_SOCKET") : CLIENT_DEFAULT_SOCKET;
+		url = config_str(CONFIG_URL);
+	const char *sock = conf->socket ? conf->socket : config_str(CONFIG_SOCKET);
 	int r = url && *url ? init_url(c, url) : init_socket(c, sock);
 	if (r < 0)
 		return r;

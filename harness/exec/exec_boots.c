@@ -12,6 +12,7 @@
 #include "db/store.h"
 #include "db/store_boots.h"
 #include "db/store_builds.h"
+#include "harness/base/config.h"
 #include "harness/base/util.h"
 
 #include <errno.h>
@@ -244,7 +245,7 @@ int exec_boots_switch(struct store *st, const struct job *j, int64_t job_id, con
 	struct kreboot_target t = { .build_id = b.build_id, .image = image, .initrd = initrd,
 				    .kernelrelease = bc->b[v].kernelrelease, .cmdline = cmdline };
 	struct kreboot_plan plan = { 0 };
-	if (getenv("KAB_SWITCH_DRY_RUN")) {
+	if (config_bool(CONFIG_SWITCH_DRY_RUN)) {
 		/* tests and operators: everything up to the switch, which is shown, not made */
 		if (j->switch_mode == JOB_SWITCH_REBOOT && (r = reboot_plan(&t, &plan, &err)) < 0)
 			goto fail_early;

@@ -11,7 +11,9 @@ header only from its own level or a lower one. The order, lowest first:
 (folders on one line of the list share a level). Includes are written from
 the project root ("harness/job/job.h"), so every include line names its
 layer. A second rule: only harness/exec and kernels act on the machine, so
-the primitives that write to it (below) may be called only there.
+the primitives that write to it (below) may be called only there. A third:
+the library reads no environment variable; kab's and kabd's main resolve
+the configuration (harness/base/config.h) and the library asks it.
 
 Prints each offence as FILE:LINE: message and exits 1 if there is one.
 """
@@ -44,6 +46,9 @@ MACHINE_WRITES = [
 ]
 MACHINE_OK = {"harness/exec", "kernels"}
 CALL = re.compile(r"\b(" + "|".join(MACHINE_WRITES) + r")\s*\(")
+# The environment is read in main only: these files are the mains.
+ENV_OK = {"harness/cli/main.c", "harness/daemon/kabd_main.c"}
+ENV_CALL = re.compile(r"\b(getenv|secure_getenv)\s*\(")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
@@ -132,9 +137,17 @@ def main():
                 print(f"{path}:{n}: {folder} may not include \"{inc}\": {to} is above it in the layer order "
                       "(base -> db -> kernels -> workloads, job -> stats, sampler -> exec -> report -> daemon, cli)")
                 bad += 1
-        if folder in MACHINE_OK or folder == "workloads/progs":
+        if folder == "workloads/progs":
             continue
         code = strip_comments(text)
+        if path not in ENV_OK:
+            for n, line in enumerate(code.splitlines(), 1):
+                for m in ENV_CALL.finditer(line):
+                    print(f"{path}:{n}: {m.group(1)}() in the library: the environment is read once, in main; add a "
+                          "setting to harness/base/config.h and read it with config_str()")
+                    bad += 1
+        if folder in MACHINE_OK:
+            continue
         for n, line in enumerate(code.splitlines(), 1):
             for m in CALL.finditer(line):
                 name = m.group(1)
@@ -146,7 +159,7 @@ def main():
     if bad:
         print(f"lint: {bad} layer offence(s)")
         return 1
-    print("lint: layers in order, machine writes only in harness/exec and kernels")
+    print("lint: layers in order, machine writes only in harness/exec and kernels, no getenv in the library")
     return 0
 
 

@@ -4,6 +4,7 @@
  * single run, every run failed, a metric in one variant only). */
 #include "t_job.h"
 #include "t_report.h"
+#include "t_config.h"
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
 #include "harness/job/job_store.h"
@@ -115,16 +116,21 @@ static void test_locale(void)
 	setenv("LC_ALL", "", 1);
 	setenv("LC_CTYPE", "", 1);
 	setenv("LANG", "en_US.UTF-8", 1);
+	t_config_from_env();
 	T_CHECK(report_utf8_locale());
 	setenv("LANG", "de_DE.utf8", 1);
+	t_config_from_env();
 	T_CHECK(report_utf8_locale());
 	setenv("LC_CTYPE", "C", 1);
+	t_config_from_env();
 	T_CHECK(!report_utf8_locale());
 	setenv("LC_ALL", "C.UTF-8", 1);
+	t_config_from_env();
 	T_CHECK(report_utf8_locale());
 	unsetenv("LC_ALL");
 	unsetenv("LC_CTYPE");
 	unsetenv("LANG");
+	t_config_from_env();
 	T_CHECK(!report_utf8_locale());
 	T_EQ_STR(report_dir_arrow(STATS_DIR_HIGHER, false), "^");
 	T_EQ_STR(report_dir_arrow(STATS_DIR_LOWER, false), "v");

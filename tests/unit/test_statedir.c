@@ -3,6 +3,7 @@
  * or under a directory others can change; fresh names by directory fd.
  * Real directories under /tmp; needs root (the owner checks are root's). */
 #include "t.h"
+#include "t_config.h"
 #include "kernels/build.h"
 #include "kernels/kbuild_priv.h"
 #include "harness/base/statedir.h"
@@ -75,11 +76,13 @@ static void test_env(void)
 	path_in(dir, sizeof(dir), "from-env");
 	snprintf(env, sizeof(env), "%s:/elsewhere", dir);
 	setenv(STATE_DIR_ENV, env, 1);
+	t_config_from_env();
 	struct strbuf err = { 0 };
 	state_reset();
 	T_EQ_INT(state_init(NULL, &err), 0);
 	T_EQ_STR(state_path(), dir);
 	unsetenv(STATE_DIR_ENV);
+	t_config_from_env();
 	sb_free(&err);
 }
 
@@ -190,15 +193,18 @@ static void test_build_dirs(void)
 	state_reset();
 	T_EQ_INT(state_init(dir, &err), 0);
 	unsetenv("KAB_KERNELS_DIR");
+	t_config_from_env();
 	snprintf(want, sizeof(want), "%s/kernels", dir);
 	T_EQ_INT(kbuild_kernels_dir(NULL, buf, sizeof(buf), &err), 0);
 	T_EQ_STR(buf, want);
 	setenv("KAB_KERNELS_DIR", "/srv/kernels", 1);
+	t_config_from_env();
 	T_EQ_INT(kbuild_kernels_dir(NULL, buf, sizeof(buf), &err), 0);
 	T_EQ_STR(buf, "/srv/kernels");
 	T_EQ_INT(kbuild_kernels_dir("/given", buf, sizeof(buf), &err), 0);
 	T_EQ_STR(buf, "/given");
 	unsetenv("KAB_KERNELS_DIR");
+	t_config_from_env();
 	T_CHECK(strncmp(KBUILD_WORK_DEFAULT, STATE_DIR_DEFAULT "/", strlen(STATE_DIR_DEFAULT) + 1) != 0);
 	T_CHECK(err.buf == NULL);
 	sb_free(&err);
@@ -210,9 +216,11 @@ static void test_db_path(void)
 {
 	char db[256], *saved = getenv(STATE_DIR_ENV) ? strdup(getenv(STATE_DIR_ENV)) : NULL;
 	unsetenv(STATE_DIR_ENV);
+	t_config_from_env();
 	T_EQ_INT(state_db_path(NULL, db, sizeof(db)), 0);
 	T_EQ_STR(db, "/var/lib/kab/kab.db");
 	setenv(STATE_DIR_ENV, "/srv/kab:/other", 1);
+	t_config_from_env();
 	T_EQ_INT(state_db_path(NULL, db, sizeof(db)), 0);
 	T_EQ_STR(db, "/srv/kab/kab.db");
 	T_EQ_INT(state_db_path("/x/state/", db, sizeof(db)), 0);
@@ -228,6 +236,7 @@ static void test_db_path(void)
 		setenv(STATE_DIR_ENV, saved, 1);
 	else
 		unsetenv(STATE_DIR_ENV);
+	t_config_from_env();
 	free(saved);
 }
 
