@@ -16,7 +16,7 @@ endif
 CPPFLAGS += -D_GNU_SOURCE -I.
 # each object's header dependencies, written by the compiler (build/**/*.d)
 DEPFLAGS := -MMD -MP
-LDLIBS  := -lcgroup -linih -lsqlite3 -lgsl -lgslcblas -lcurl -lz -lpthread -lm
+LDLIBS  := -lcgroup -linih -lsqlite3 -lgsl -lgslcblas -lcurl -ljansson -lnettle -lz -lpthread -lm
 
 B := build
 LIB_SRC  := $(filter-out harness/cli/main.c harness/daemon/kabd_main.c,$(wildcard harness/*/*.c db/*.c workloads/*.c kernels/*.c))
@@ -39,6 +39,8 @@ DEB_PKGS += python3-scipy  # for the statistics oracle, tests/stats/check_oracle
 DEB_PKGS += libmicrohttpd-dev curl  # kabd's HTTP server; curl for its test
 DEB_PKGS += libcurl4-openssl-dev  # the CLI as a client of kabd; lore archives over https
 DEB_PKGS += zlib1g-dev  # a lore thread's t.mbox.gz, decompressed with a cap
+DEB_PKGS += libjansson-dev  # every JSON kab writes, and the JSON the client reads
+DEB_PKGS += nettle-dev  # SHA-256 of build inputs (GnuTLS's crypto layer, which kabd's TLS already loads)
 DEB_PKGS += chromium  # the headless browser of tests/integration/t_web.sh
 DEB_PKGS += wrk  # load generator for bench/run.sh kabd
 # the seed workloads: sysbench OLTP on a private MariaDB server; a kernel
