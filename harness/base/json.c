@@ -222,9 +222,11 @@ static void member(struct jw *w, const char *key)
 		return;
 	}
 	struct jw_level *l = &w->lv[w->depth - 1];
+	bool line = l->layout != JW_INLINE || l->brk;
 	if (l->n++)
-		puts_(w, l->layout != JW_INLINE || (w->flags & JW_COMPACT) ? "," : ", ");
-	if (l->layout != JW_INLINE) {
+		puts_(w, line || (w->flags & JW_COMPACT) ? "," : ", ");
+	l->brk = false;
+	if (line) {
 		puts_(w, "\n");
 		for (unsigned i = 0; i < l->pad; i++)
 			puts_(w, " ");
@@ -273,6 +275,35 @@ void jw_fixed(struct jw *w, const char *key, double v, int decimals)
 	char buf[64];
 	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
 	puts_(w, buf);
+}
+
+void jw_put_members(struct jw *w, json_t *obj)
+{
+	const char *k;
+	json_t *x;
+	if (!obj) {
+		fail(w, -ENOMEM);
+		return;
+	}
+	if (!json_is_object(obj))
+		fail(w, -EINVAL);
+	json_object_foreach(obj, k, x) {
+		member(w, k);
+		value(w, x);
+	}
+	json_decref(obj);
+}
+
+void jw_break(struct jw *w)
+{
+	if (w->depth == 0 || w->lv[w->depth - 1].layout != JW_INLINE) {
+		fail(w, -EINVAL);
+		return;
+	}
+	struct jw_level *l = &w->lv[w->depth - 1];
+	if (!l->broken)
+		l->pad += 2;
+	l->broken = l->brk = true;
 }
 
 void jw_u64(struct jw *w, const char *key, uint64_t v)

@@ -41,13 +41,17 @@ void jw_num_text(double v, char *buf, size_t len);
 /* ---- the writer ---- */
 
 /* How a container opened with jw_open lays out its members:
- * JW_INLINE   {"a": 1, "b": 2} on the line it starts on;
- * JW_LINES    each member on a line of its own, indented two spaces more
- *             than the enclosing lines, the closing bracket on a line of
- *             its own when there are members ({} or [] when empty);
- * JW_ROWS     the same, with the closing bracket on its own line even
- *             when empty: a page of rows. */
-enum jw_layout { JW_INLINE, JW_LINES, JW_ROWS };
+ * JW_INLINE      {"a": 1, "b": 2} on the line it starts on (but see
+ *                jw_break);
+ * JW_LINES       each member on a line of its own, indented two spaces
+ *                more than the enclosing lines, the closing bracket on a
+ *                line of its own when there are members ({} or [] when
+ *                empty);
+ * JW_LINES_TIGHT the same, with the closing bracket right after the last
+ *                member;
+ * JW_ROWS        as JW_LINES, with the closing bracket on its own line
+ *                even when empty: a page of rows. */
+enum jw_layout { JW_INLINE, JW_LINES, JW_LINES_TIGHT, JW_ROWS };
 
 /* "," and ":" with no space after them (the regressions' JSON). */
 #define JW_COMPACT 1u
@@ -65,6 +69,8 @@ struct jw {
 		enum jw_layout layout;
 		unsigned pad;          /* indentation of a member on a line of its own */
 		size_t n;              /* members written */
+		bool brk;              /* the next member starts a line (jw_break) */
+		bool broken;           /* an inline container some of whose members start lines */
 	} lv[JW_DEPTH];
 };
 
@@ -83,6 +89,13 @@ void jw_fixed(struct jw *w, const char *key, double v, int decimals);
 /* An unsigned 64-bit number, which jansson's integers (signed) cannot
  * all hold: a raw counter, a seed. */
 void jw_u64(struct jw *w, const char *key, uint64_t v);
+/* The members of the object obj, as members of the open object, obj's
+ * reference taken: fields two objects share. */
+void jw_put_members(struct jw *w, json_t *obj);
+/* In an inline container: the next member starts a line of its own,
+ * indented two spaces more than the enclosing lines, and lines opened
+ * inside the container from then on indent from there. */
+void jw_break(struct jw *w);
 void jw_close(struct jw *w);
 /* After the last close: 0, -ENOMEM, -EIO (a failed write to the stream),
  * or -EINVAL (an unbalanced open, a member without its key). */

@@ -165,60 +165,55 @@ static json_t *variant_obj(const struct report *r, const struct report_workload 
 			 "values", values);
 }
 
-/* The fields of one comparison (variant v against the baseline), added
- * to o. 0, or -ENOMEM. */
-static int comparison(json_t *o, const struct report_metric *m, size_t v)
+/* The fields of one comparison (variant v against the baseline). */
+static json_t *comparison(const struct report_metric *m, size_t v)
 {
 	const struct stats_result *c = &m->cmp[v];
-	json_t *x = json_pack(
-		"{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "delta_abs",
-		jw_num(c->delta_abs), "delta_pct", jw_num(c->delta_pct), "hl_pct", jw_num(c->hl_pct), "ci_low_pct",
-		jw_num(c->ci_low_pct), "ci_high_pct", jw_num(c->ci_high_pct), "ci_level",
-		jw_num(c->test == STATS_TEST_NONE ? NAN : c->ci_level), "ci90_low_pct", jw_num(c->ci90_low_pct),
-		"ci90_high_pct", jw_num(c->ci90_high_pct), "pairs_used", jw_num((double)c->pairs), "log_scale",
-		c->log_scale, "test", jw_str(stats_test_name(c->test)), "p_value", jw_num(c->p_value), "q_value",
-		jw_num(c->q_value), "welch_p_value", jw_num(c->welch_p), "min_p_value", jw_num(c->min_p), "min_change_pct",
-		jw_num(c->min_change_pct), "equivalence_pct", jw_num(c->equivalence_pct), "verdict",
-		jw_str(stats_verdict_name(c->verdict)));
-	return o && x && json_object_update_new(o, x) == 0 ? 0 : (json_decref(x), -ENOMEM);
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "delta_abs", jw_num(c->delta_abs), "delta_pct", jw_num(c->delta_pct), "hl_pct", jw_num(c->hl_pct),
+			 "ci_low_pct", jw_num(c->ci_low_pct), "ci_high_pct", jw_num(c->ci_high_pct), "ci_level",
+			 jw_num(c->test == STATS_TEST_NONE ? NAN : c->ci_level), "ci90_low_pct", jw_num(c->ci90_low_pct),
+			 "ci90_high_pct", jw_num(c->ci90_high_pct), "pairs_used", jw_num((double)c->pairs), "log_scale",
+			 c->log_scale, "test", jw_str(stats_test_name(c->test)), "p_value", jw_num(c->p_value), "q_value",
+			 jw_num(c->q_value), "welch_p_value", jw_num(c->welch_p), "min_p_value", jw_num(c->min_p),
+			 "min_change_pct", jw_num(c->min_change_pct), "equivalence_pct", jw_num(c->equivalence_pct),
+			 "verdict", jw_str(stats_verdict_name(c->verdict)));
 }
 
-static json_t *metric_obj(const struct report *r, const struct report_workload *w, const struct report_metric *m)
+/* A metric: its name on the first line, its variants a line each, the
+ * first comparison's fields on a line, then every comparison a line. */
+static void metric(struct jw *j, const struct report *r, const struct report_workload *w, const struct report_metric *m)
 {
-	json_t *variants = json_array(), *comparisons = json_array();
-	for (size_t v = 0; variants && v < r->n_variants; v++)
-		if (json_array_append_new(variants, variant_obj(r, w, m, v)) < 0) {
-			json_decref(variants);
-			variants = NULL;
-		}
-	json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:b, s:o}", "name", jw_str(m->name), "label", jw_str(m->info.label),
-			      "unit", jw_str(m->info.unit), "direction", jw_str(stats_direction_name(m->info.dir)), "primary",
-			      m->primary, "variants", variants);
-	int err = o ? 0 : -ENOMEM;
-	if (r->n_variants > 1)
-		err |= comparison(o, m, 1);
-	for (size_t v = 1; comparisons && v < r->n_variants; v++) {
+	jw_open(j, NULL, '{', JW_INLINE);
+	jw_put(j, "name", jw_str(m->name));
+	jw_put(j, "label", jw_str(m->info.label));
+	jw_put(j, "unit", jw_str(m->info.unit));
+	jw_put(j, "direction", jw_str(stats_direction_name(m->info.dir)));
+	jw_put(j, "primary", json_boolean(m->primary));
+	jw_break(j);
+	jw_open(j, "variants", '[', JW_LINES);
+	for (size_t v = 0; v < r->n_variants; v++)
+		jw_put(j, NULL, variant_obj(r, w, m, v));
+	jw_close(j);
+	if (r->n_variants > 1) {
+		jw_break(j);
+		jw_put_members(j, comparison(m, 1));
+	}
+	jw_break(j);
+	jw_open(j, "comparisons", '[', JW_LINES_TIGHT);
+	for (size_t v = 1; v < r->n_variants; v++) {
 		json_t *c = json_pack("{s:o, s:o}", "baseline", jw_str(r->variants[0]), "variant", jw_str(r->variants[v]));
-		err |= comparison(c, m, v);
-		if (json_array_append_new(comparisons, c) < 0) {
-			json_decref(comparisons);
-			comparisons = NULL;
-		}
+		jw_put(j, NULL, c && json_object_update_new(c, comparison(m, v)) == 0 ? c : (json_decref(c), NULL));
 	}
-	if (o)
-		err |= jw_set(o, "comparisons", comparisons);
-	else
-		json_decref(comparisons);
-	if (err) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
+	jw_close(j);
+	jw_close(j);
 }
 
+/* A workload: its own fields on the first line, then its header, run
+ * counts and OOM policy a line each, and its metrics a line each. */
 static void workload(struct jw *j, const struct report *r, const struct report_workload *w)
 {
-	jw_open(j, NULL, '{', JW_LINES);
+	jw_open(j, NULL, '{', JW_INLINE);
 	jw_put(j, "name", jw_str(w->name));
 	jw_put(j, "pairs", jw_num((double)w->pairs));
 	jw_put(j, "looks", jw_num(w->looks));
@@ -229,19 +224,24 @@ static void workload(struct jw *j, const struct report *r, const struct report_w
 	 * themselves (0: none, each at alpha) */
 	jw_put(j, "bh_family", jw_num(r->n_variants > 1 ? (double)w->family[1] : NAN));
 	jw_put(j, "holm_primaries", jw_num(r->n_variants > 1 ? (double)w->holm[1] : NAN));
-	if (w->have_header)
+	if (w->have_header) {
+		jw_break(j);
 		jw_put(j, "header", header(w));
+	}
 	if (r->job_id) {
+		jw_break(j);
 		jw_put(j, "runs", run_counts(r, w));
 		/* oom = tolerate: the counted runs include runs with memcg OOM kills */
+		jw_break(j);
 		jw_put(j, "oom",
 		       json_pack("{s:s, s:o}", "policy", w->oom_tolerate ? "tolerate" : "refuse", "counted_runs_with_kills",
 				 jw_num((double)w->oom_counted)));
 	}
-	/* a metric a line, each made and written before the next */
+	/* each metric made and written before the next */
+	jw_break(j);
 	jw_open(j, "metrics", '[', JW_LINES);
 	for (size_t i = 0; i < w->n_metrics; i++)
-		jw_put(j, NULL, metric_obj(r, w, &w->m[i]));
+		metric(j, r, w, &w->m[i]);
 	jw_close(j);
 	jw_close(j);
 }
