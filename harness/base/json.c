@@ -157,38 +157,32 @@ static void value(struct jw *w, const json_t *v)
 	const char *sep = w->flags & JW_COMPACT ? "," : ", ";
 	size_t i = 0;
 	switch (json_typeof(v)) {
-	case JSON_OBJECT: {
-		const char *k;
-		json_t *x;
+	case JSON_OBJECT:
 		puts_(w, "{");
-		json_object_foreach((json_t *)v, k, x) {
+		for (void *it = json_object_iter((json_t *)v); it; it = json_object_iter_next((json_t *)v, it)) {
 			if (i++)
 				puts_(w, sep);
-			key_text(w, k);
-			value(w, x);
+			key_text(w, json_object_iter_key(it));
+			value(w, json_object_iter_value(it));
 		}
 		puts_(w, "}");
 		break;
-	}
-	case JSON_ARRAY: {
-		json_t *x;
+	case JSON_ARRAY:
 		puts_(w, "[");
-		json_array_foreach(v, i, x) {
+		for (; i < json_array_size(v); i++) {
 			if (i)
 				puts_(w, sep);
-			value(w, x);
+			value(w, json_array_get(v, i));
 		}
 		puts_(w, "]");
 		break;
-	}
 	case JSON_REAL: {
 		char buf[40];
 		jw_num_text(json_real_value(v), buf, sizeof(buf));
 		puts_(w, buf);
 		break;
 	}
-	default:
-		scalar(w, v);
+	default: scalar(w, v);
 	}
 }
 
@@ -279,17 +273,15 @@ void jw_fixed(struct jw *w, const char *key, double v, int decimals)
 
 void jw_put_members(struct jw *w, json_t *obj)
 {
-	const char *k;
-	json_t *x;
 	if (!obj) {
 		fail(w, -ENOMEM);
 		return;
 	}
 	if (!json_is_object(obj))
 		fail(w, -EINVAL);
-	json_object_foreach(obj, k, x) {
-		member(w, k);
-		value(w, x);
+	for (void *it = json_object_iter(obj); it; it = json_object_iter_next(obj, it)) {
+		member(w, json_object_iter_key(it));
+		value(w, json_object_iter_value(it));
 	}
 	json_decref(obj);
 }

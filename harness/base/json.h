@@ -65,12 +65,12 @@ struct jw {
 	int err; /* the first failure */
 	int depth;
 	struct jw_level {
-		char close;            /* '}' or ']' */
+		char close; /* '}' or ']' */
 		enum jw_layout layout;
-		unsigned pad;          /* indentation of a member on a line of its own */
-		size_t n;              /* members written */
-		bool brk;              /* the next member starts a line (jw_break) */
-		bool broken;           /* an inline container some of whose members start lines */
+		unsigned pad; /* indentation of a member on a line of its own */
+		size_t n;     /* members written */
+		bool brk;     /* the next member starts a line (jw_break) */
+		bool broken;  /* an inline container some of whose members start lines */
 	} lv[JW_DEPTH];
 };
 

@@ -94,8 +94,8 @@ static void bad_reply(const struct client_reply *r, const char *what)
 {
 	char shown[256];
 	log_error("%s: the server's reply is not %s JSON%s (HTTP %ld): %s", what,
-		  r->len > CLIENT_JSON_MAX ? "bounded" : "kabd's", r->len > CLIENT_JSON_MAX ? ", too long" : "", r->status,
-		  esc_text_buf(r->body ? r->body : "", shown, sizeof(shown), 0));
+		  r->len > CLIENT_JSON_MAX ? "bounded" : "kabd's", r->len > CLIENT_JSON_MAX ? ", too long" : "",
+		  r->status, esc_text_buf(r->body ? r->body : "", shown, sizeof(shown), 0));
 }
 
 /* Polls the job until it finishes; one progress line (run i of n, the

@@ -409,8 +409,8 @@ static json_t *plan_json(const struct plan_opts *o, const struct plan_row *row)
 	json_t *x = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "calibration_pairs", (json_int_t)row->s.pairs,
 			      "log_ratio_sd", jw_num(row->s.d_sd), "noise_pct", jw_num(row->s.noise_pct),
 			      "noise_simulated_pct", jw_num(100 * expm1(row->d_factor * row->s.d_sd)), "baseline_cov_pct",
-			      jw_num(row->s.base_cov_pct), "min_change_pct", jw_num(row->s.min_change_pct), "equivalence_pct",
-			      jw_num(row->s.equivalence_pct), "min_effect_pct", effects);
+			      jw_num(row->s.base_cov_pct), "min_change_pct", jw_num(row->s.min_change_pct),
+			      "equivalence_pct", jw_num(row->s.equivalence_pct), "min_effect_pct", effects);
 	if (x && o->effect > 0 &&
 	    jw_set(x, "effect",
 		   json_pack("{s:b, s:o, s:o}", "below_min_change", row->below_min_change, "pairs",
@@ -435,8 +435,7 @@ static double g6(double v)
 	return strtod(buf, NULL);
 }
 
-static int print_json(const struct plan_opts *o, const char *title, int64_t cal_id, const struct plan_row *rows,
-		      size_t n, FILE *out)
+static int print_json(const struct plan_opts *o, const char *title, int64_t cal_id, const struct plan_row *rows, size_t n, FILE *out)
 {
 	struct jw w;
 	jw_init_file(&w, out, 0);

@@ -85,9 +85,9 @@ void api_jobs_list(struct api *a, const struct httpd_req *rq, struct httpd_resp 
 		if (store_job_info(st, ids[i], &sj) < 0)
 			continue;
 		jw_put(&w, NULL,
-		       json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "id", (json_int_t)sj.id, "name", jw_str(sj.name), "status",
-				 jw_str(job_status_name(sj.status)), "submitter", jw_str_opt(sj.submitter), "created",
-				 jw_time(sj.created), "finished", jw_time(sj.finished)));
+		       json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "id", (json_int_t)sj.id, "name", jw_str(sj.name),
+				 "status", jw_str(job_status_name(sj.status)), "submitter", jw_str_opt(sj.submitter),
+				 "created", jw_time(sj.created), "finished", jw_time(sj.finished)));
 		last = sj.id;
 		shown++;
 		store_job_clear(&sj);
@@ -245,8 +245,8 @@ static void job_json_boots(struct jw *w, struct store *st, int64_t id, const str
 
 /* Its progress over the schedule, the stage, the elapsed time and the
  * time left. */
-static void job_json_progress(struct jw *w, struct store *st, const struct store_job *sj,
-			      const struct job_names *jn, const struct store_steps_count *c)
+static void job_json_progress(struct jw *w, struct store *st, const struct store_job *sj, const struct job_names *jn,
+			      const struct store_steps_count *c)
 {
 	size_t done = c->n[STEP_FINISHED] + c->n[STEP_ABORTED];
 	size_t skipped = c->n[STEP_SKIPPED] + c->n[STEP_BOOT_FAILED];
@@ -319,8 +319,7 @@ static json_t *run_provenance_json(const struct store_run_row *r)
 			      (json_int_t)r->swap_total, "swap_devices", jw_str(r->swap_devices), "cgroup_version",
 			      r->cgroup_version, "cgroup_path", jw_str(r->cgroup_path), "knobs", jw_str(r->knobs));
 	/* settings null: a run recorded before kab read them */
-	if (o && (jw_set(o, "settings", jw_str_opt(r->settings)) < 0 ||
-		  jw_set(o, "conditioning", jw_str_opt(r->conditioning)) < 0 ||
+	if (o && (jw_set(o, "settings", jw_str_opt(r->settings)) < 0 || jw_set(o, "conditioning", jw_str_opt(r->conditioning)) < 0 ||
 		  jw_set(o, "memory_max", json_integer((json_int_t)r->memory_max)) < 0)) {
 		json_decref(o);
 		return NULL;
@@ -336,14 +335,13 @@ static int run_row_json(void *ctx, const struct store_run_row *r)
 		return 1;
 	}
 	jw_put(p->w, NULL,
-	       json_pack("{s:I, s:I, s:i, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o}", "id", (json_int_t)r->id, "step",
-			 (json_int_t)r->step_id, "pair", r->pair + 1, "variant",
+	       json_pack("{s:I, s:I, s:i, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o}", "id", (json_int_t)r->id,
+			 "step", (json_int_t)r->step_id, "pair", r->pair + 1, "variant",
 			 jw_str(name_at(p->jn->variants, p->jn->n_variants, r->variant)), "workload",
 			 jw_str(name_at(p->jn->workloads, p->jn->n_workloads, r->workload)), "status",
 			 jw_str(run_status_name(r->status)), "reason", jw_str_opt(r->reason), "exit_code",
-			 r->exit_code >= 0 ? json_integer(r->exit_code) : json_null(), "term_signal", r->term_signal,
-			 "started", jw_time(r->started), "finished", jw_time(r->finished), "provenance",
-			 run_provenance_json(r)));
+			 r->exit_code >= 0 ? json_integer(r->exit_code) : json_null(), "term_signal", r->term_signal, "started",
+			 jw_time(r->started), "finished", jw_time(r->finished), "provenance", run_provenance_json(r)));
 	p->last = r->id;
 	p->shown++;
 	return 0;

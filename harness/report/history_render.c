@@ -212,15 +212,15 @@ static json_t *json_point(const struct history *h, const struct history_point *p
 				 (int)p->missed_days);
 	const struct store_history_night *n = &h->nights[p->night];
 	const struct store_history_row *r = p->row;
-	return json_pack("{s:s, s:o, s:I, s:o, s:o, s:o, s:i, s:i, s:o, s:b, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "state",
-			 history_state_name(p->state), "date", jw_str(date), "job", (json_int_t)n->job_id, "night",
-			 jw_time(n->night), "status", jw_str(job_status_name(n->status)), "reason", jw_str_opt(n->reason),
-			 "runs", (int)n->runs, "runs_failed", (int)n->runs_failed, "commit", json_commit(p->commit),
-			 "force_pushed", p->force_pushed, "pairs", r ? (int)r->pairs : 0, "estimate_pct",
-			 jw_num(r ? r->estimate_pct : NAN), "ci_low_pct", jw_num(r ? r->ci_lo_pct : NAN), "ci_high_pct",
-			 jw_num(r ? r->ci_hi_pct : NAN), "p_value", jw_num(r ? r->p : NAN), "median_base",
-			 jw_num(r ? r->median_base : NAN), "median_variant", jw_num(r ? r->median_variant : NAN), "verdict",
-			 jw_str_opt(r ? r->verdict : NULL));
+	return json_pack("{s:s, s:o, s:I, s:o, s:o, s:o, s:i, s:i, s:o, s:b, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "state", history_state_name(p->state), "date", jw_str(date), "job", (json_int_t)n->job_id,
+			 "night", jw_time(n->night), "status", jw_str(job_status_name(n->status)), "reason",
+			 jw_str_opt(n->reason), "runs", (int)n->runs, "runs_failed", (int)n->runs_failed, "commit",
+			 json_commit(p->commit), "force_pushed", p->force_pushed, "pairs", r ? (int)r->pairs : 0,
+			 "estimate_pct", jw_num(r ? r->estimate_pct : NAN), "ci_low_pct",
+			 jw_num(r ? r->ci_lo_pct : NAN), "ci_high_pct", jw_num(r ? r->ci_hi_pct : NAN), "p_value",
+			 jw_num(r ? r->p : NAN), "median_base", jw_num(r ? r->median_base : NAN), "median_variant",
+			 jw_num(r ? r->median_variant : NAN), "verdict", jw_str_opt(r ? r->verdict : NULL));
 }
 
 static json_t *json_side(const struct history *h, const struct history_series *s, size_t i)
@@ -237,9 +237,9 @@ static json_t *json_change(const struct history *h, const struct history_series 
 	return json_pack("{s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o}", "point", (json_int_t)c->first_bad,
 			 "last_good", json_side(h, s, c->last_good), "first_bad", json_side(h, s, c->first_bad),
 			 "nights_before", (json_int_t)c->nights_before, "nights_after", (json_int_t)c->nights_after,
-			 "from_point", (json_int_t)c->before_first, "to_point", (json_int_t)c->after_last, "mean_before_pct",
-			 jw_num(c->mean_before), "mean_after_pct", jw_num(c->mean_after), "delta_points", jw_num(c->delta_pts),
-			 "change_pct", jw_num(c->pct), "p_value", jw_num(c->p));
+			 "from_point", (json_int_t)c->before_first, "to_point", (json_int_t)c->after_last,
+			 "mean_before_pct", jw_num(c->mean_before), "mean_after_pct", jw_num(c->mean_after),
+			 "delta_points", jw_num(c->delta_pts), "change_pct", jw_num(c->pct), "p_value", jw_num(c->p));
 }
 
 /* One series, its points a line each, made and written one at a time. */

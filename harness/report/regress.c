@@ -67,8 +67,8 @@ static void iso_time(double t, char *buf, size_t len)
 /* A night of the change point: its job, time and commit. */
 static json_t *json_night(int64_t job, double night, const char *sha, const char *subject)
 {
-	return json_pack("{s:I, s:o, s:o, s:o}", "job", (json_int_t)job, "night", jw_time(night), "sha", jw_str_opt(sha),
-			 "subject", jw_str_opt(subject));
+	return json_pack("{s:I, s:o, s:o, s:o}", "job", (json_int_t)job, "night", jw_time(night), "sha",
+			 jw_str_opt(sha), "subject", jw_str_opt(subject));
 }
 
 static json_t *json_row(const struct store_regress *r)
@@ -77,25 +77,24 @@ static json_t *json_row(const struct store_regress *r)
 	regress_title(r, title, sizeof(title));
 	return json_pack("{s:I, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o,"
 			 " s:{s:o, s:o, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o}, s:o, s:o}",
-			 "id", (json_int_t)r->id, "title", jw_str_opt(title), "kind", jw_str_opt(regress_kind(r)), "state",
-			 jw_str_opt(regress_state_name(r->state)), "open", regress_open(r), "detected", jw_time(r->created),
-			 "job", jw_str_opt(r->name), "workload", jw_str_opt(r->workload), "metric", jw_str_opt(r->metric),
-			 "variant", r->variant, "direction", jw_str_opt(r->direction), "track", jw_str_opt(r->track),
-			 "machine", jw_str_opt(r->machine), "last_good",
+			 "id", (json_int_t)r->id, "title", jw_str_opt(title), "kind", jw_str_opt(regress_kind(r)),
+			 "state", jw_str_opt(regress_state_name(r->state)), "open", regress_open(r), "detected",
+			 jw_time(r->created), "job", jw_str_opt(r->name), "workload", jw_str_opt(r->workload), "metric",
+			 jw_str_opt(r->metric), "variant", r->variant, "direction", jw_str_opt(r->direction), "track",
+			 jw_str_opt(r->track), "machine", jw_str_opt(r->machine), "last_good",
 			 json_night(r->good_job, r->good_night, r->good_sha, r->good_subject), "first_bad",
-			 json_night(r->bad_job, r->bad_night, r->bad_sha, r->bad_subject), "detection", "mean_before_pct",
-			 jw_num(r->mean_before), "mean_after_pct", jw_num(r->mean_after), "change_pct",
-			 jw_num(r->detected_pct), "p", jw_num(r->detected_p), "confirmation", "job",
-			 r->confirm_job ? json_integer(r->confirm_job) : json_null(), "estimate_pct", jw_num(r->estimate_pct),
-			 "ci_low_pct", jw_num(r->ci_lo_pct), "ci_high_pct", jw_num(r->ci_hi_pct), "p", jw_num(r->p), "verdict",
-			 jw_str_opt(r->verdict), "reason", jw_str_opt(r->reason), "acknowledged", jw_time(r->acked),
-			 "acknowledged_by", jw_str_opt(r->acked_by));
+			 json_night(r->bad_job, r->bad_night, r->bad_sha, r->bad_subject), "detection",
+			 "mean_before_pct", jw_num(r->mean_before), "mean_after_pct", jw_num(r->mean_after),
+			 "change_pct", jw_num(r->detected_pct), "p", jw_num(r->detected_p), "confirmation", "job",
+			 r->confirm_job ? json_integer(r->confirm_job) : json_null(), "estimate_pct",
+			 jw_num(r->estimate_pct), "ci_low_pct", jw_num(r->ci_lo_pct), "ci_high_pct", jw_num(r->ci_hi_pct),
+			 "p", jw_num(r->p), "verdict", jw_str_opt(r->verdict), "reason", jw_str_opt(r->reason),
+			 "acknowledged", jw_time(r->acked), "acknowledged_by", jw_str_opt(r->acked_by));
 }
 
 /* {"regressions":[...] and what follows the rows: a row at a time, the
  * regressions' JSON is compact. */
-static int json_rows(const struct store_regress *rows, size_t n, bool paged, bool more, int64_t last,
-		     struct strbuf *out)
+static int json_rows(const struct store_regress *rows, size_t n, bool paged, bool more, int64_t last, struct strbuf *out)
 {
 	struct jw w;
 	jw_init_sb(&w, out, JW_COMPACT);

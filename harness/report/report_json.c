@@ -38,14 +38,14 @@ static json_t *strings(char *const *v, size_t n)
 static json_t *header(const struct report_workload *w)
 {
 	const struct report_header *h = &w->h;
-	json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "type", jw_str(h->type),
-			      "params", jw_str(h->params), "kernel", jw_str(h->kernel), "cpus", jw_num(h->cpus),
-			      "cgroup_version", jw_num(h->cgroup_version), "mem_total_bytes", jw_num((double)h->mem_total),
-			      "swap_total_bytes", jw_num((double)h->swap_total), "swap", jw_str(h->swap_kind), "swap_devices",
-			      jw_str(h->swap_devices), "memory_max_bytes", jw_num(mem_or_null(h->memory_max)),
-			      "memory_high_bytes", jw_num(mem_or_null(h->memory_high)), "memory_swap_max_bytes",
-			      jw_num(mem_or_null(h->memory_swap_max)), "duration_s", jw_num(h->duration_s), "workers",
-			      jw_num(h->workers ? (double)h->workers : NAN));
+	json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "type",
+			      jw_str(h->type), "params", jw_str(h->params), "kernel", jw_str(h->kernel), "cpus",
+			      jw_num(h->cpus), "cgroup_version", jw_num(h->cgroup_version), "mem_total_bytes",
+			      jw_num((double)h->mem_total), "swap_total_bytes", jw_num((double)h->swap_total), "swap",
+			      jw_str(h->swap_kind), "swap_devices", jw_str(h->swap_devices), "memory_max_bytes",
+			      jw_num(mem_or_null(h->memory_max)), "memory_high_bytes", jw_num(mem_or_null(h->memory_high)),
+			      "memory_swap_max_bytes", jw_num(mem_or_null(h->memory_swap_max)), "duration_s",
+			      jw_num(h->duration_s), "workers", jw_num(h->workers ? (double)h->workers : NAN));
 	int r = o ? 0 : -ENOMEM;
 	if (o && h->differs[0]) /* only then: reports of jobs without them read as before */
 		r |= jw_set(o, "settings_differ", jw_str(h->differs));
@@ -93,17 +93,17 @@ static json_t *build_obj(const struct report_kernel *k)
 		return json_null();
 	json_t *patches = json_array();
 	for (size_t i = 0; patches && i < k->n_patches; i++)
-		if (json_array_append_new(patches, json_pack("{s:o, s:o}", "subject", jw_str(k->patches[i].subject), "message_id",
-							     jw_str(k->patches[i].message_id))) < 0) {
+		if (json_array_append_new(patches, json_pack("{s:o, s:o}", "subject", jw_str(k->patches[i].subject),
+							     "message_id", jw_str(k->patches[i].message_id))) < 0) {
 			json_decref(patches);
 			patches = NULL;
 		}
-	return json_pack("{s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", jw_num((double)k->build_id),
-			 "found", k->found, "kind", jw_str_opt(k->kind), "status",
-			 jw_str_opt(k->found ? build_status_name(k->status) : NULL), "kernelrelease", jw_str_opt(k->kernelrelease),
-			 "tree", jw_str_opt(k->tree), "base_ref", jw_str_opt(k->base_ref), "base_sha", jw_str_opt(k->base_sha),
-			 "series", jw_str_opt(k->series), "image", jw_str_opt(k->image), "track", track_obj(k), "patches",
-			 patches);
+	return json_pack("{s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id",
+			 jw_num((double)k->build_id), "found", k->found, "kind", jw_str_opt(k->kind), "status",
+			 jw_str_opt(k->found ? build_status_name(k->status) : NULL), "kernelrelease",
+			 jw_str_opt(k->kernelrelease), "tree", jw_str_opt(k->tree), "base_ref", jw_str_opt(k->base_ref),
+			 "base_sha", jw_str_opt(k->base_sha), "series", jw_str_opt(k->series), "image",
+			 jw_str_opt(k->image), "track", track_obj(k), "patches", patches);
 }
 
 /* Jobs that boot kernels: each variant's build and boots. */
@@ -113,8 +113,8 @@ static void kernels(struct jw *w, const struct report *r)
 	for (size_t v = 0; v < r->n_variants; v++) {
 		const struct report_kernel *k = &r->kernels[v];
 		jw_put(w, NULL,
-		       json_pack("{s:o, s:o, s:o, s:o}", "variant", jw_str(r->variants[v]), "build", build_obj(k), "boots",
-				 jw_num((double)k->boots), "failed_boots", jw_num((double)k->failed_boots)));
+		       json_pack("{s:o, s:o, s:o, s:o}", "variant", jw_str(r->variants[v]), "build", build_obj(k),
+				 "boots", jw_num((double)k->boots), "failed_boots", jw_num((double)k->failed_boots)));
 	}
 	jw_close(w);
 }
@@ -122,9 +122,9 @@ static void kernels(struct jw *w, const struct report *r)
 static json_t *boot_run_obj(const struct report *r, const struct report_boot_run *x)
 {
 	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:b}", "id", jw_num((double)x->id), "workload",
-			 jw_str(x->workload < r->n_workloads ? r->w[x->workload].name : NULL), "pair", jw_num(x->pair + 1),
-			 "status", jw_str(run_status_name(x->status)), "kernel_release", jw_str(x->kernel_release),
-			 "wrong_kernel", x->wrong);
+			 jw_str(x->workload < r->n_workloads ? r->w[x->workload].name : NULL), "pair",
+			 jw_num(x->pair + 1), "status", jw_str(run_status_name(x->status)), "kernel_release",
+			 jw_str(x->kernel_release), "wrong_kernel", x->wrong);
 }
 
 /* Jobs that boot kernels: each boot, the build it booted and its runs;
@@ -142,8 +142,8 @@ static void run_boots(struct jw *w, const struct report *r)
 			}
 		jw_put(w, NULL,
 		       json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "variant", jw_str(r->variants[b->variant]), "slot",
-				 jw_num(b->slot >= 0 ? b->slot + 1 : NAN), "boot_id", jw_str_opt(b->boot_id), "build_id",
-				 jw_num(b->slot >= 0 ? (double)b->build_id : NAN), "kernel_release",
+				 jw_num(b->slot >= 0 ? b->slot + 1 : NAN), "boot_id", jw_str_opt(b->boot_id),
+				 "build_id", jw_num(b->slot >= 0 ? (double)b->build_id : NAN), "kernel_release",
 				 jw_str_opt(b->kernel_release), "runs", runs));
 	}
 	jw_close(w);
@@ -160,9 +160,8 @@ static json_t *variant_obj(const struct report *r, const struct report_workload 
 			values = NULL;
 		}
 	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "name", jw_str(r->variants[v]), "n",
-			 jw_num((double)d->n), "mean", jw_num(d->mean), "median", jw_num(d->median), "stddev",
-			 jw_num(d->stddev), "cov_pct", jw_num(d->cov_pct), "min", jw_num(d->min), "max", jw_num(d->max),
-			 "values", values);
+			 jw_num((double)d->n), "mean", jw_num(d->mean), "median", jw_num(d->median), "stddev", jw_num(d->stddev),
+			 "cov_pct", jw_num(d->cov_pct), "min", jw_num(d->min), "max", jw_num(d->max), "values", values);
 }
 
 /* The fields of one comparison (variant v against the baseline). */
@@ -170,14 +169,14 @@ static json_t *comparison(const struct report_metric *m, size_t v)
 {
 	const struct stats_result *c = &m->cmp[v];
 	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-			 "delta_abs", jw_num(c->delta_abs), "delta_pct", jw_num(c->delta_pct), "hl_pct", jw_num(c->hl_pct),
-			 "ci_low_pct", jw_num(c->ci_low_pct), "ci_high_pct", jw_num(c->ci_high_pct), "ci_level",
-			 jw_num(c->test == STATS_TEST_NONE ? NAN : c->ci_level), "ci90_low_pct", jw_num(c->ci90_low_pct),
-			 "ci90_high_pct", jw_num(c->ci90_high_pct), "pairs_used", jw_num((double)c->pairs), "log_scale",
-			 c->log_scale, "test", jw_str(stats_test_name(c->test)), "p_value", jw_num(c->p_value), "q_value",
-			 jw_num(c->q_value), "welch_p_value", jw_num(c->welch_p), "min_p_value", jw_num(c->min_p),
-			 "min_change_pct", jw_num(c->min_change_pct), "equivalence_pct", jw_num(c->equivalence_pct),
-			 "verdict", jw_str(stats_verdict_name(c->verdict)));
+			 "delta_abs", jw_num(c->delta_abs), "delta_pct", jw_num(c->delta_pct), "hl_pct",
+			 jw_num(c->hl_pct), "ci_low_pct", jw_num(c->ci_low_pct), "ci_high_pct", jw_num(c->ci_high_pct),
+			 "ci_level", jw_num(c->test == STATS_TEST_NONE ? NAN : c->ci_level), "ci90_low_pct",
+			 jw_num(c->ci90_low_pct), "ci90_high_pct", jw_num(c->ci90_high_pct), "pairs_used",
+			 jw_num((double)c->pairs), "log_scale", c->log_scale, "test", jw_str(stats_test_name(c->test)),
+			 "p_value", jw_num(c->p_value), "q_value", jw_num(c->q_value), "welch_p_value", jw_num(c->welch_p),
+			 "min_p_value", jw_num(c->min_p), "min_change_pct", jw_num(c->min_change_pct), "equivalence_pct",
+			 jw_num(c->equivalence_pct), "verdict", jw_str(stats_verdict_name(c->verdict)));
 }
 
 /* A metric: its name on the first line, its variants a line each, the
@@ -234,8 +233,8 @@ static void workload(struct jw *j, const struct report *r, const struct report_w
 		/* oom = tolerate: the counted runs include runs with memcg OOM kills */
 		jw_break(j);
 		jw_put(j, "oom",
-		       json_pack("{s:s, s:o}", "policy", w->oom_tolerate ? "tolerate" : "refuse", "counted_runs_with_kills",
-				 jw_num((double)w->oom_counted)));
+		       json_pack("{s:s, s:o}", "policy", w->oom_tolerate ? "tolerate" : "refuse",
+				 "counted_runs_with_kills", jw_num((double)w->oom_counted)));
 	}
 	/* each metric made and written before the next */
 	jw_break(j);

@@ -66,7 +66,12 @@ static void test_bad(void)
 {
 	json_t *doc = NULL;
 	static const char *const bad[] = {
-		"", "not json", "<html>502 Bad Gateway</html>", "[1, 2]", "\"status\"", "{\"status\": \"ok\"",
+		"",
+		"not json",
+		"<html>502 Bad Gateway</html>",
+		"[1, 2]",
+		"\"status\"",
+		"{\"status\": \"ok\"",
 		"{\"status\": \"ok\", \"status\": \"done\"}", /* which one? neither */
 		"{\"a\": \"\\u0000\"}",
 	};

@@ -98,7 +98,7 @@ static void test_escapes(void)
 	check(" ", "\" \"");
 	/* DEL too: a terminal acts on it, and esc_stream would show it as \x7f */
 	check("\x7f", "\"\\u007f\"");
-	check("a\x7f\x7f" "b", "\"a\\u007f\\u007fb\"");
+	check("a\x7f\x7f!", "\"a\\u007f\\u007f!\"");
 	/* every control character escaped, each reading back as itself */
 	for (unsigned c = 1; c < 0x20; c++) {
 		char s[2] = { (char)c, 0 };
@@ -125,17 +125,17 @@ static void test_utf8(void)
  * is read afresh. */
 static void test_not_utf8(void)
 {
-	check_as("caf\xe9", "\"caf" FFFD "\"", "caf" FFFD);     /* Latin-1 é */
-	check_as("\x80", "\"" FFFD "\"", FFFD);                 /* a lone continuation */
-	check_as("\xc0\xaf", "\"" FFFD FFFD "\"", FFFD FFFD);   /* overlong '/' */
-	check_as("\xe0\x80\xaf", "\"" FFFD FFFD FFFD "\"", FFFD FFFD FFFD);  /* overlong, 3 bytes */
-	check_as("\xed\xa0\x80", "\"" FFFD FFFD FFFD "\"", FFFD FFFD FFFD);  /* a surrogate, U+D800 */
-	check_as("\xf4\x90\x80\x80", "\"" FFFD FFFD FFFD FFFD "\"", FFFD FFFD FFFD FFFD);  /* past U+10FFFF */
+	check_as("caf\xe9", "\"caf" FFFD "\"", "caf" FFFD);                               /* Latin-1 é */
+	check_as("\x80", "\"" FFFD "\"", FFFD);                                           /* a lone continuation */
+	check_as("\xc0\xaf", "\"" FFFD FFFD "\"", FFFD FFFD);                             /* overlong '/' */
+	check_as("\xe0\x80\xaf", "\"" FFFD FFFD FFFD "\"", FFFD FFFD FFFD);               /* overlong, 3 bytes */
+	check_as("\xed\xa0\x80", "\"" FFFD FFFD FFFD "\"", FFFD FFFD FFFD);               /* a surrogate, U+D800 */
+	check_as("\xf4\x90\x80\x80", "\"" FFFD FFFD FFFD FFFD "\"", FFFD FFFD FFFD FFFD); /* past U+10FFFF */
 	check_as("\xf5", "\"" FFFD "\"", FFFD);
 	check_as("\xff\xfe", "\"" FFFD FFFD "\"", FFFD FFFD);
-	check_as("\xe2\x86", "\"" FFFD FFFD "\"", FFFD FFFD);   /* cut: a %.Ns in the middle of ↑ */
+	check_as("\xe2\x86", "\"" FFFD FFFD "\"", FFFD FFFD); /* cut: a %.Ns in the middle of ↑ */
 	check_as("\xe2\x86x", "\"" FFFD FFFD "x\"", FFFD FFFD "x");
-	check_as("\xc2\"", "\"" FFFD "\\\"\"", FFFD "\"");      /* the quote after a bad byte is still escaped */
+	check_as("\xc2\"", "\"" FFFD "\\\"\"", FFFD "\""); /* the quote after a bad byte is still escaped */
 }
 
 static void test_lengths(void)
@@ -277,6 +277,29 @@ static void test_layouts(void)
 	jw_close(&w);
 	T_EQ_INT(jw_end(&w), 0);
 	T_EQ_STR(sb.buf, "{\"r\":{\"a\":[1,false],\"o\":{}},\"t_s\":[0.000000,0.300000,null],\"seed\":18446744073709551615}");
+	sb_free(&sb);
+
+	/* the report's metric: a line break inside an inline object, the
+	 * lines inside it indented from there, a list closed after its last */
+	jw_init_sb(&w, &sb, 0);
+	jw_open(&w, NULL, '[', JW_LINES);
+	jw_open(&w, NULL, '{', JW_INLINE);
+	jw_put(&w, "name", jw_str("m"));
+	jw_break(&w);
+	jw_open(&w, "variants", '[', JW_LINES);
+	jw_put(&w, NULL, json_integer(1));
+	jw_close(&w);
+	jw_break(&w);
+	jw_put_members(&w, json_pack("{s:i, s:i}", "d", 2, "e", 3));
+	jw_break(&w);
+	jw_open(&w, "comparisons", '[', JW_LINES_TIGHT);
+	jw_put(&w, NULL, json_integer(4));
+	jw_close(&w);
+	jw_close(&w);
+	jw_close(&w);
+	T_EQ_INT(jw_end(&w), 0);
+	T_EQ_STR(sb.buf, "[\n  {\"name\": \"m\",\n    \"variants\": [\n      1\n    ],\n    \"d\": 2, \"e\": 3,\n"
+			 "    \"comparisons\": [\n      4]}\n]");
 	sb_free(&sb);
 
 	/* a key that is not UTF-8 is made so, as a string is */
