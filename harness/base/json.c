@@ -108,7 +108,7 @@ static void put(struct jw *w, const char *s, size_t n)
 	}
 }
 
-static void puts_(struct jw *w, const char *s)
+static void put_str(struct jw *w, const char *s)
 {
 	put(w, s, strlen(s));
 }
@@ -125,7 +125,7 @@ static int dump_cb(const char *buf, size_t size, void *ctx)
 		if (buf[i] != 0x7f)
 			continue;
 		put(w, buf + run, i - run);
-		puts_(w, "\\u007f");
+		put_str(w, "\\u007f");
 		run = i + 1;
 	}
 	put(w, buf + run, size - run);
@@ -144,12 +144,12 @@ static void key_text(struct jw *w, const char *key)
 	if (!k) {
 		if (!w->err)
 			w->err = -ENOMEM;
-		puts_(w, "\"\"");
+		put_str(w, "\"\"");
 	} else {
 		scalar(w, k);
 		json_decref(k);
 	}
-	puts_(w, w->flags & JW_COMPACT ? ":" : ": ");
+	put_str(w, w->flags & JW_COMPACT ? ":" : ": ");
 }
 
 static void value(struct jw *w, const json_t *v)
@@ -158,28 +158,28 @@ static void value(struct jw *w, const json_t *v)
 	size_t i = 0;
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
-		puts_(w, "{");
+		put_str(w, "{");
 		for (void *it = json_object_iter((json_t *)v); it; it = json_object_iter_next((json_t *)v, it)) {
 			if (i++)
-				puts_(w, sep);
+				put_str(w, sep);
 			key_text(w, json_object_iter_key(it));
 			value(w, json_object_iter_value(it));
 		}
-		puts_(w, "}");
+		put_str(w, "}");
 		break;
 	case JSON_ARRAY:
-		puts_(w, "[");
+		put_str(w, "[");
 		for (; i < json_array_size(v); i++) {
 			if (i)
-				puts_(w, sep);
+				put_str(w, sep);
 			value(w, json_array_get(v, i));
 		}
-		puts_(w, "]");
+		put_str(w, "]");
 		break;
 	case JSON_REAL: {
 		char buf[40];
 		jw_num_text(json_real_value(v), buf, sizeof(buf));
-		puts_(w, buf);
+		put_str(w, buf);
 		break;
 	}
 	default: scalar(w, v);
@@ -218,12 +218,12 @@ static void member(struct jw *w, const char *key)
 	struct jw_level *l = &w->lv[w->depth - 1];
 	bool line = l->layout != JW_INLINE || l->brk;
 	if (l->n++)
-		puts_(w, line || (w->flags & JW_COMPACT) ? "," : ", ");
+		put_str(w, line || (w->flags & JW_COMPACT) ? "," : ", ");
 	l->brk = false;
 	if (line) {
-		puts_(w, "\n");
+		put_str(w, "\n");
 		for (unsigned i = 0; i < l->pad; i++)
-			puts_(w, " ");
+			put_str(w, " ");
 	}
 	if ((l->close == '}') != (key != NULL))
 		fail(w, -EINVAL);
@@ -244,7 +244,7 @@ void jw_open(struct jw *w, const char *key, char kind, enum jw_layout layout)
 		.layout = layout,
 		.pad = layout == JW_INLINE ? pad : pad + 2,
 	};
-	puts_(w, kind == '{' ? "{" : "[");
+	put_str(w, kind == '{' ? "{" : "[");
 }
 
 void jw_put(struct jw *w, const char *key, json_t *v)
@@ -252,7 +252,7 @@ void jw_put(struct jw *w, const char *key, json_t *v)
 	member(w, key);
 	if (!v) {
 		fail(w, -ENOMEM);
-		puts_(w, "null");
+		put_str(w, "null");
 		return;
 	}
 	value(w, v);
@@ -263,12 +263,12 @@ void jw_fixed(struct jw *w, const char *key, double v, int decimals)
 {
 	member(w, key);
 	if (!isfinite(v)) {
-		puts_(w, "null");
+		put_str(w, "null");
 		return;
 	}
 	char buf[64];
 	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-	puts_(w, buf);
+	put_str(w, buf);
 }
 
 void jw_put_members(struct jw *w, json_t *obj)
@@ -303,7 +303,7 @@ void jw_u64(struct jw *w, const char *key, uint64_t v)
 	member(w, key);
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
-	puts_(w, buf);
+	put_str(w, buf);
 }
 
 void jw_close(struct jw *w)
@@ -314,9 +314,9 @@ void jw_close(struct jw *w)
 	}
 	struct jw_level *l = &w->lv[--w->depth];
 	if (l->layout == JW_ROWS || (l->layout == JW_LINES && l->n)) {
-		puts_(w, "\n");
+		put_str(w, "\n");
 		for (unsigned i = 2; i < l->pad; i++)
-			puts_(w, " ");
+			put_str(w, " ");
 	}
 	put(w, &l->close, 1);
 }

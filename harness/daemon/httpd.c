@@ -115,6 +115,8 @@ void httpd_error(struct httpd_resp *rs, int status, const char *fmt, ...)
 	/* out of memory: an empty body, the status still says it */
 	if (jw_dump_sb(&rs->body, json_pack("{s:o}", "error", jw_str(msg)), 0) == 0)
 		sb_puts(&rs->body, "\n");
+	else
+		sb_free(&rs->body);
 }
 
 const char *httpd_query(const struct httpd_req *rq, const char *key)
