@@ -267,35 +267,36 @@ json_t *client_json_at(json_t *doc, const char *path)
 	return v;
 }
 
-int client_json_str(json_t *doc, const char *path, char *buf, size_t len)
+/* The value at path that is not null, else NULL. */
+static json_t *present(json_t *doc, const char *path)
 {
 	json_t *v = client_json_at(doc, path);
-	if (!v || json_is_null(v))
-		return -ENOENT;
-	if (!json_is_string(v))
-		return -EINVAL;
+	return v && !json_is_null(v) ? v : NULL;
+}
+
+int client_json_str(json_t *doc, const char *path, char *buf, size_t len)
+{
+	json_t *v = present(doc, path);
+	if (!v || !json_is_string(v))
+		return v ? -EINVAL : -ENOENT;
 	snprintf(buf, len, "%s", json_string_value(v));
 	return 0;
 }
 
 int client_json_int(json_t *doc, const char *path, long long *ret)
 {
-	json_t *v = client_json_at(doc, path);
-	if (!v || json_is_null(v))
-		return -ENOENT;
-	if (!json_is_integer(v))
-		return -EINVAL;
+	json_t *v = present(doc, path);
+	if (!v || !json_is_integer(v))
+		return v ? -EINVAL : -ENOENT;
 	*ret = json_integer_value(v);
 	return 0;
 }
 
 int client_json_num(json_t *doc, const char *path, double *ret)
 {
-	json_t *v = client_json_at(doc, path);
-	if (!v || json_is_null(v))
-		return -ENOENT;
-	if (!json_is_number(v))
-		return -EINVAL;
+	json_t *v = present(doc, path);
+	if (!v || !json_is_number(v))
+		return v ? -EINVAL : -ENOENT;
 	*ret = json_number_value(v);
 	return 0;
 }

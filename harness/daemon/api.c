@@ -160,15 +160,11 @@ static bool job_timing(struct store *st, const struct store_job *sj, size_t left
 /* A job's own fields in GET /api/v1/jobs/ID, "id" to "finished". */
 static void job_json_fields(struct jw *w, const struct store_job *sj)
 {
-	jw_put(w, "id", json_integer(sj->id));
-	jw_put(w, "name", jw_str(sj->name));
-	jw_put(w, "status", jw_str(job_status_name(sj->status)));
-	jw_put(w, "reason", jw_str_opt(sj->reason));
-	jw_put(w, "file", jw_str(sj->file));
-	jw_put(w, "submitter", jw_str_opt(sj->submitter));
-	jw_put(w, "created", jw_time(sj->created));
-	jw_put(w, "started", jw_time(sj->started));
-	jw_put(w, "finished", jw_time(sj->finished));
+	jw_put_members(w, json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", (json_int_t)sj->id, "name",
+				    jw_str(sj->name), "status", jw_str(job_status_name(sj->status)), "reason",
+				    jw_str_opt(sj->reason), "file", jw_str(sj->file), "submitter", jw_str_opt(sj->submitter),
+				    "created", jw_time(sj->created), "started", jw_time(sj->started), "finished",
+				    jw_time(sj->finished)));
 }
 
 /* Names and kinds of the variants or workloads, as [{"name": , kind_key: }]. */
