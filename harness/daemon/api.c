@@ -162,9 +162,9 @@ static void job_json_fields(struct jw *w, const struct store_job *sj)
 {
 	jw_put_members(w, json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", (json_int_t)sj->id, "name",
 				    jw_str(sj->name), "status", jw_str(job_status_name(sj->status)), "reason",
-				    jw_str_opt(sj->reason), "file", jw_str(sj->file), "submitter", jw_str_opt(sj->submitter),
-				    "created", jw_time(sj->created), "started", jw_time(sj->started), "finished",
-				    jw_time(sj->finished)));
+				    jw_str_opt(sj->reason), "file", jw_str(sj->file), "submitter",
+				    jw_str_opt(sj->submitter), "created", jw_time(sj->created), "started",
+				    jw_time(sj->started), "finished", jw_time(sj->finished)));
 }
 
 /* Names and kinds of the variants or workloads, as [{"name": , kind_key: }]. */
