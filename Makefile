@@ -16,7 +16,7 @@ endif
 CPPFLAGS += -D_GNU_SOURCE -I.
 # each object's header dependencies, written by the compiler (build/**/*.d)
 DEPFLAGS := -MMD -MP
-LDLIBS  := -lcgroup -linih -lsqlite3 -lgsl -lgslcblas -lcurl -lz -lpthread -lm
+LDLIBS  := -lcgroup -linih -lsqlite3 -lgsl -lgslcblas -lcurl -ljansson -lnettle -lz -lpthread -lm
 
 B := build
 LIB_SRC  := $(filter-out harness/cli/main.c harness/daemon/kabd_main.c,$(wildcard harness/*/*.c db/*.c workloads/*.c kernels/*.c))
@@ -39,6 +39,8 @@ DEB_PKGS += python3-scipy  # for the statistics oracle, tests/stats/check_oracle
 DEB_PKGS += libmicrohttpd-dev curl  # kabd's HTTP server; curl for its test
 DEB_PKGS += libcurl4-openssl-dev  # the CLI as a client of kabd; lore archives over https
 DEB_PKGS += zlib1g-dev  # a lore thread's t.mbox.gz, decompressed with a cap
+DEB_PKGS += libjansson-dev  # every JSON kab writes, and the JSON the client reads
+DEB_PKGS += nettle-dev  # SHA-256 of build inputs (GnuTLS's crypto layer, which kabd's TLS already loads)
 DEB_PKGS += chromium  # the headless browser of tests/integration/t_web.sh
 DEB_PKGS += wrk  # load generator for bench/run.sh kabd
 # the seed workloads: sysbench OLTP on a private MariaDB server; a kernel
@@ -202,9 +204,9 @@ bench: deps
 	$(MAKE) all
 	bench/run.sh
 
-# libFuzzer targets for kab compare's CSV reader, kabd's door checks, the job parser and the
-# patch series parser (tests/fuzz): clang with -fsanitize=fuzzer,address, corpora seeded from
-# tests/compare, the job files and tests/data/kernels' mboxes. `make fuzz` runs each
+# libFuzzer targets for kab compare's CSV reader, kabd's door checks, the job parser, the
+# patch series parser and JSON both ways (tests/fuzz): clang with -fsanitize=fuzzer,address,
+# corpora seeded from tests/compare, the job files and tests/data/kernels' mboxes. `make fuzz` runs each
 # FUZZ_TIME seconds; `make fuzz-smoke` 10 s, for make check.
 FUZZ_PKGS   := clang libclang-rt-14-dev
 FUZZ_CC     ?= clang
@@ -248,6 +250,12 @@ FUZZ_SERIES_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,kernels/series kernels/series_
 $(B)/fuzz/fuzz_series: tests/fuzz/fuzz_series.c $(FUZZ_SERIES_OBJ)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
+# JSON both ways: a reply the client reads, a string kab writes (json.c, client.c; curl, jansson)
+FUZZ_JSON_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,harness/cli/client harness/base/json harness/base/util \
+		harness/base/output harness/base/esc)
+$(B)/fuzz/fuzz_json: tests/fuzz/fuzz_json.c $(FUZZ_JSON_OBJ)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
 fuzz fuzz-smoke: fuzz-deps
 	$(MAKE) $(B)/fuzz/fuzz_compare_csv
 	@mkdir -p $(B)/fuzz/corpus
@@ -268,6 +276,11 @@ fuzz fuzz-smoke: fuzz-deps
 	cp tests/data/kernels/*.mbox tests/data/kernels/*.patch $(B)/fuzz/corpus-series/
 	$(B)/fuzz/fuzz_series -max_total_time=$(if $(filter fuzz-smoke,$@),10,$(FUZZ_TIME)) -max_len=16384 \
 	  -dict=tests/fuzz/series.dict -artifact_prefix=$(B)/fuzz/series- -print_final_stats=1 $(B)/fuzz/corpus-series
+	$(MAKE) $(B)/fuzz/fuzz_json
+	@mkdir -p $(B)/fuzz/corpus-json
+	cp tests/compare/expected/*.json.out $(B)/fuzz/corpus-json/
+	$(B)/fuzz/fuzz_json -max_total_time=$(if $(filter fuzz-smoke,$@),10,$(FUZZ_TIME)) -max_len=4096 \
+	  -dict=tests/fuzz/json.dict -artifact_prefix=$(B)/fuzz/json- -print_final_stats=1 $(B)/fuzz/corpus-json
 
 # Installs the binaries, the web pages and the systemd units (lab machines),
 # a token for kabd --listen (/etc/kab/token, 0600) and the group kab:

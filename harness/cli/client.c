@@ -1,7 +1,7 @@
-/* libcurl transfers to kabd, and the few JSON fields the CLI needs. The
- * token goes only where nobody on the way can read it: over https, or
- * plain http on loopback; over the unix socket the kernel vouches for us
- * and no token is sent. */
+/* libcurl transfers to kabd, and the few JSON fields the CLI needs, read
+ * by jansson from a reply of bounded size. The token goes only where
+ * nobody on the way can read it: over https, or plain http on loopback;
+ * over the unix socket the kernel vouches for us and no token is sent. */
 #include "harness/cli/client.h"
 #include "harness/daemon/gate.h"
 #include "harness/base/config.h"
@@ -239,31 +239,65 @@ void client_reply_clear(struct client_reply *r)
 	r->len = 0;
 }
 
-int client_json_field(const char *json, const char *key, char *buf, size_t len)
+int client_json_parse(const struct client_reply *r, json_t **ret)
 {
-	char pat[128];
-	snprintf(pat, sizeof(pat), "\"%s\"", key);
-	const char *p = strstr(json, pat);
-	if (!p)
-		return -ENOENT;
-	p += strlen(pat);
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-		p++;
-	if (*p++ != ':')
-		return -EINVAL;
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-		p++;
-	size_t n = 0;
-	if (*p == '"') {
-		for (p++; *p && *p != '"' && n + 1 < len; p++) {
-			if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
-				p++;
-			buf[n++] = *p;
-		}
-	} else {
-		while (*p && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\n' && n + 1 < len)
-			buf[n++] = *p++;
+	if (r->len > CLIENT_JSON_MAX)
+		return -EFBIG;
+	json_error_t e;
+	json_t *doc = json_loadb(r->body ? r->body : "", r->len, JSON_REJECT_DUPLICATES, &e);
+	if (!doc || !json_is_object(doc)) {
+		json_decref(doc);
+		return -EBADMSG;
 	}
-	buf[n] = 0;
+	*ret = doc;
+	return 0;
+}
+
+json_t *client_json_at(json_t *doc, const char *path)
+{
+	json_t *v = doc;
+	while (v && *path) {
+		size_t n = strcspn(path, "/");
+		if (!json_is_object(v))
+			return NULL;
+		v = json_object_getn(v, path, n);
+		path += n;
+		if (*path == '/')
+			path++;
+	}
+	return v;
+}
+
+/* The value at path that is not null, else NULL. */
+static json_t *present(json_t *doc, const char *path)
+{
+	json_t *v = client_json_at(doc, path);
+	return v && !json_is_null(v) ? v : NULL;
+}
+
+int client_json_str(json_t *doc, const char *path, char *buf, size_t len)
+{
+	json_t *v = present(doc, path);
+	if (!v || !json_is_string(v))
+		return v ? -EINVAL : -ENOENT;
+	snprintf(buf, len, "%s", json_string_value(v));
+	return 0;
+}
+
+int client_json_int(json_t *doc, const char *path, long long *ret)
+{
+	json_t *v = present(doc, path);
+	if (!v || !json_is_integer(v))
+		return v ? -EINVAL : -ENOENT;
+	*ret = json_integer_value(v);
+	return 0;
+}
+
+int client_json_num(json_t *doc, const char *path, double *ret)
+{
+	json_t *v = present(doc, path);
+	if (!v || !json_is_number(v))
+		return v ? -EINVAL : -ENOENT;
+	*ret = json_number_value(v);
 	return 0;
 }

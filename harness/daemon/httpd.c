@@ -112,9 +112,11 @@ void httpd_error(struct httpd_resp *rs, int status, const char *fmt, ...)
 	sb_free(&rs->body);
 	rs->status = status;
 	rs->content_type = "application/json";
-	sb_puts(&rs->body, "{\"error\": ");
-	json_str_sb(&rs->body, msg);
-	sb_puts(&rs->body, "}\n");
+	/* out of memory: an empty body, the status still says it */
+	if (jw_dump_sb(&rs->body, json_pack("{s:o}", "error", jw_str(msg)), 0) == 0)
+		sb_puts(&rs->body, "\n");
+	else
+		sb_free(&rs->body);
 }
 
 const char *httpd_query(const struct httpd_req *rq, const char *key)

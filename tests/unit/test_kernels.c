@@ -285,6 +285,31 @@ static void test_sha256(void)
 	const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
 	sha256_buf(two, strlen(two), hex);
 	T_EQ_STR(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+	/* FIPS 180-2's million a's: from a file (read in pieces), and fed in
+	 * pieces that cut blocks */
+	static const char million[] = "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0";
+	char path[] = "/tmp/kab-test-sha256.XXXXXX";
+	int fd = mkstemp(path);
+	T_CHECK(fd >= 0);
+	if (fd >= 0) {
+		char a[1000];
+		memset(a, 'a', sizeof(a));
+		bool wrote = true;
+		for (int i = 0; i < 1000; i++)
+			wrote &= write(fd, a, sizeof(a)) == (ssize_t)sizeof(a);
+		T_CHECK(wrote);
+		close(fd);
+		T_EQ_INT(sha256_file(path, hex), 0);
+		T_EQ_STR(hex, million);
+		unlink(path);
+		struct sha256_ctx c;
+		sha256_init(&c);
+		for (int i = 0; i < 1000; i++)
+			sha256_update(&c, sizeof(a), (const uint8_t *)a);
+		sha256_hex(&c, hex);
+		T_EQ_STR(hex, million);
+	}
+	T_EQ_INT(sha256_file("/nonexistent/kab-sha256", hex), -ENOENT);
 }
 
 static void test_image(void)
