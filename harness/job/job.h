@@ -265,6 +265,10 @@ struct job_confirm {
  * -ENOENT: no workload named is in the bad night's job. */
 int job_confirmation(struct job *good, struct job *bad, size_t v, const struct job_confirm *c, char **ret_text);
 
+/* The job-file key reference, from the key tables: format "md" (tables
+ * between markers, as README.md carries them) or "man" (kab(1)'s); -EINVAL
+ * for another format. */
+int job_print_keys(FILE *out, const char *format);
 /* Prints the normalized job; it parses back to the same job. */
 void job_print(const struct job *j, FILE *out);
 void job_free(struct job *j);
