@@ -189,7 +189,8 @@ static void apply_entries(struct job_builder *b, const struct job_section *s, vo
 		seen[ki].ok = job_key_set(b, k, e, obj);
 	}
 	for (size_t i = 0; i < JOB_N_KEYS; i++)
-		if (job_keydefs[i].sec == s->kind && (job_keydefs[i].flags & KF_REQUIRED) && !seen[i].line && !was_hinted(b, job_keydefs[i].name)) {
+		if (job_keydefs[i].sec == s->kind && (job_keydefs[i].flags & KF_REQUIRED) && !seen[i].line &&
+		    !was_hinted(b, job_keydefs[i].name)) {
 			if (job_keydefs[i].type == KT_TYPE) {
 				char types[256];
 				job_list_types(types, sizeof(types));
@@ -324,8 +325,9 @@ static void swap_zswap_knobs(struct job_builder *b, struct job_swap *sw, const s
 		}
 		sw->knobs = nk;
 		struct job_knob *kn = &nk[sw->n_knobs];
-		*kn = (struct job_knob){ .kind = JOB_KNOB_SYSFS, .name = strdup(path), .path = strdup(path),
-					 .value = strdup(v), .line = seen[i].line };
+		*kn = (struct job_knob){
+			.kind = JOB_KNOB_SYSFS, .name = strdup(path), .path = strdup(path), .value = strdup(v), .line = seen[i].line
+		};
 		sb_free(&value);
 		if (!kn->name || !kn->path || !kn->value)
 			b->oom = true;

@@ -408,8 +408,8 @@ static void check_swap_section(struct checker *c)
 		if (!z)
 			continue;
 		if (access(k->path, F_OK) != 0)
-			ERR(c, k->line, "%s: %s does not exist: this kernel has no zswap (CONFIG_ZSWAP) or no such parameter", z->name,
-			    k->path);
+			ERR(c, k->line, "%s: %s does not exist: this kernel has no zswap (CONFIG_ZSWAP) or no such parameter",
+			    z->name, k->path);
 		else if (strcmp(z->param, "compressor") == 0)
 			job_check_zswap_compressor(c->file, k->line, k->value, c->d);
 	}

@@ -60,9 +60,7 @@ static void wl_doc_type(const struct wl_key *k, struct strbuf *sb)
 		else
 			sb_printf(sb, " or more");
 		break;
-	case WL_KEY_BOOL:
-		sb_printf(sb, "`yes`, `no`");
-		break;
+	case WL_KEY_BOOL: sb_printf(sb, "`yes`, `no`"); break;
 	case WL_KEY_ENUM:
 	case WL_KEY_TEXT:
 		if (k->type == WL_KEY_TEXT)
@@ -159,7 +157,7 @@ static void man_key(const char *name, const char *type, const char *def, const c
 
 static void man_all(FILE *out)
 {
-	static const enum job_sec_kind order[] = { JOB_SEC_JOB,	     JOB_SEC_SWAP,   JOB_SEC_VARIANT,
+	static const enum job_sec_kind order[] = { JOB_SEC_JOB,      JOB_SEC_SWAP,   JOB_SEC_VARIANT,
 						   JOB_SEC_WORKLOAD, JOB_SEC_METRIC, JOB_SEC_REPORT };
 	fprintf(out, ".\\\" " MARK_BEGIN " made by kab check --keys --format man\n");
 	for (size_t s = 0; s < ARRAY_SIZE(order); s++) {
@@ -189,7 +187,7 @@ static void man_all(FILE *out)
 int job_print_keys(FILE *out, const char *format)
 {
 	if (strcmp(format, "md") == 0) {
-		static const enum job_sec_kind order[] = { JOB_SEC_JOB,	     JOB_SEC_SWAP,   JOB_SEC_VARIANT,
+		static const enum job_sec_kind order[] = { JOB_SEC_JOB,      JOB_SEC_SWAP,   JOB_SEC_VARIANT,
 							   JOB_SEC_WORKLOAD, JOB_SEC_METRIC, JOB_SEC_REPORT };
 		for (size_t s = 0; s < ARRAY_SIZE(order); s++) {
 			md_section(order[s], out);

@@ -599,12 +599,8 @@ bool job_key_format(const struct job_keydef *k, const void *obj, struct strbuf *
 			sb_printf(ret, "%s", v);
 		return v != NULL;
 	}
-	case KT_UINT:
-		sb_printf(ret, "%u", *AT_CONST(unsigned, k, obj));
-		return true;
-	case KT_U64:
-		sb_printf(ret, "%llu", (unsigned long long)*AT_CONST(uint64_t, k, obj));
-		return true;
+	case KT_UINT: sb_printf(ret, "%u", *AT_CONST(unsigned, k, obj)); return true;
+	case KT_U64: sb_printf(ret, "%llu", (unsigned long long)*AT_CONST(uint64_t, k, obj)); return true;
 	case KT_ID: {
 		int64_t id = *AT_CONST(int64_t, k, obj);
 		if (id > 0)
@@ -669,8 +665,7 @@ bool job_key_format(const struct job_keydef *k, const void *obj, struct strbuf *
 		return true;
 	case KT_EXPECT:
 	case KT_TRACK:
-	case KT_DOC:
-		return false;
+	case KT_DOC: return false;
 	}
 	return false;
 }

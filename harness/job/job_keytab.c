@@ -163,7 +163,7 @@ const struct job_keydef job_keydefs[JOB_N_KEYS] = {
 	  .help = "The kernel to run on. `running`: whatever runs (runtime-knob variants). `build`: kab builds it from "
 		  "`tree`, `base`, `series`, `config`, `config.fragment` (see [kernels/README.md](kernels/README.md)); "
 		  "`kab build JOB` builds every such variant and `kab builds` lists the builds; a build whose config "
-		  "has modules (and `BLK_DEV_INITRD`) gets an initramfs, `initrd.img` beside its `bzImage`, made with "
+		  "has modules (and `BLK_DEV_INITRD`) is given an initramfs, `initrd.img` beside its `bzImage`, made with "
 		  "the distribution's `mkinitramfs` (Debian's initramfs-tools-core), which runs as root, as installing "
 		  "the artifacts does: git, make and the compiler run as the unprivileged build user `kab-build`, which "
 		  "`make install` creates (SECURITY.md, \"Kernel builds\"). `image`: a kernel image file (`image = "

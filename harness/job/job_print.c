@@ -119,8 +119,8 @@ void job_print_expect(const struct job_keydef *k, const struct job *j, const voi
 		for (size_t e = i; e < w->n_expect; e++) {
 			if (!same_variant(&w->expect[e], &w->expect[i]))
 				continue;
-			sb_printf(&sb, "%s%s %s %s", any ? ", " : "", w->expect[e].metric, expect_op_name(w->expect[e].op),
-				  w->expect[e].number);
+			sb_printf(&sb, "%s%s %s %s", any ? ", " : "", w->expect[e].metric,
+				  expect_op_name(w->expect[e].op), w->expect[e].number);
 			any = true;
 		}
 		char key[96];

@@ -106,8 +106,8 @@ struct job_keydef {
 	enum job_sec_kind sec;
 	const char *name;
 	enum job_ktype type;
-	size_t off;     /* where the value goes in the section's object */
-	size_t off_n;   /* lists: where the count goes */
+	size_t off;      /* where the value goes in the section's object */
+	size_t off_n;    /* lists: where the count goes */
 	size_t off_line; /* where the key's line goes; 0: nowhere */
 	double min, max;
 	const char *const *choices;
@@ -115,8 +115,8 @@ struct job_keydef {
 	/* the default as a job would write it, read into the object before
 	 * the section is; NULL: none */
 	const char *def;
-	double unset;   /* with KF_UNSET */
-	int rank;       /* the printer's order in a section: by rank, then the table's */
+	double unset; /* with KF_UNSET */
+	int rank;     /* the printer's order in a section: by rank, then the table's */
 	job_key_shown *shown;
 	job_key_printer *print; /* NULL: "key = value" from the type's formatter */
 	/* [swap]: the zswap module parameter (under JOB_ZSWAP_PARAMS) the key
