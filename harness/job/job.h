@@ -140,6 +140,7 @@ struct job_swap {
 	enum job_tristate zswap, zswap_shrinker;
 	char *zswap_compressor;    /* NULL: keep */
 	int zswap_max_pool;        /* percent, -1: keep */
+	int zswap_accept_threshold; /* percent of the pool limit to fall below before storing again, -1: keep */
 	struct job_knob *knobs;    /* the above as sysfs knobs, applied at job start */
 	size_t n_knobs;
 	int line;

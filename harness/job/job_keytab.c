@@ -150,6 +150,15 @@ const struct job_keydef job_keydefs[JOB_N_KEYS] = {
 	  .doc_default = "`keep`",
 	  .help = "zswap's pool limit in percent of RAM; a small pool makes zswap write back (`zswpwb`).",
 	},
+	[JK_SWAP_ZSWAP_ACCEPT_THRESHOLD] = { KEY(SWAP, "zswap.accept_threshold_percent", KT_INT,
+						 offsetof(struct job_swap, zswap_accept_threshold)),
+	  .min = 0, .max = 100, .flags = KF_UNSET, .unset = -1, .param = "accept_threshold_percent",
+	  .doc_type = "0 to 100",
+	  .doc_default = "`keep`",
+	  .help = "zswap's hysteresis (`accept_threshold_percent`): once its pool has hit its limit, zswap "
+		  "takes new pages again only when the pool has shrunk below this percent of the limit (the kernel's "
+		  "default is 90); `100` turns the hysteresis off.",
+	},
 	[JK_VARIANT_NAME] = { KEY(VARIANT, "name", KT_NAME, offsetof(struct job_variant, name)),
 	  .flags = KF_ALWAYS,
 	  .doc_type = "name",
