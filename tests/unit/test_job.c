@@ -94,8 +94,11 @@ static void test_zswap_keys(void)
 				      "zswap.accept_threshold_percent = 0\n" TWO_VARIANTS WORKLOAD);
 	if (!j)
 		return;
-	static const char *const want[][2] = { { "enabled", "Y" }, { "shrinker_enabled", "N" }, { "compressor", "lzo" },
-					       { "max_pool_percent", "10" }, { "accept_threshold_percent", "0" } };
+	static const char *const want[][2] = { { "enabled", "Y" },
+					       { "shrinker_enabled", "N" },
+					       { "compressor", "lzo" },
+					       { "max_pool_percent", "10" },
+					       { "accept_threshold_percent", "0" } };
 	T_EQ_INT(j->swap.zswap_accept_threshold, 0);
 	T_EQ_INT(j->swap.n_knobs, 5);
 	for (size_t i = 0; i < j->swap.n_knobs && i < 5; i++) {
