@@ -36,39 +36,31 @@ static bool documented(const struct job_keydef *k)
 /* A workload key's type and range, as the reference says them. */
 static void wl_doc_type(const struct wl_key *k, struct strbuf *sb)
 {
-	char lo[32], hi[32];
-	switch (k->type) {
-	case WL_KEY_SIZE:
-		util_format_size(k->min, lo, sizeof(lo));
-		util_format_size(k->max, hi, sizeof(hi));
-		sb_printf(sb, "%s", k->pow2 ? "power of two" : "size");
-		if (k->max)
-			sb_printf(sb, ", %s to %s", lo, hi);
-		else
-			sb_printf(sb, ", at least %s", lo);
-		break;
-	case WL_KEY_COUNT:
-		if (k->max)
-			sb_printf(sb, "%llu to %llu", (unsigned long long)k->min, (unsigned long long)k->max);
-		else
-			sb_printf(sb, "at least %llu", (unsigned long long)k->min);
-		break;
-	case WL_KEY_DURATION:
-		sb_printf(sb, "whole seconds, %llu", (unsigned long long)k->min);
-		if (k->max)
-			sb_printf(sb, " to %llu", (unsigned long long)k->max);
-		else
-			sb_printf(sb, " or more");
-		break;
-	case WL_KEY_BOOL: sb_printf(sb, "`yes`, `no`"); break;
-	case WL_KEY_ENUM:
-	case WL_KEY_TEXT:
-		if (k->type == WL_KEY_TEXT)
-			sb_printf(sb, "text%s", k->choices ? " or " : "");
+	if (k->type == WL_KEY_BOOL) {
+		sb_printf(sb, "`yes`, `no`");
+		return;
+	}
+	if (k->type == WL_KEY_ENUM || k->type == WL_KEY_TEXT) {
+		sb_printf(sb, "%s", k->type == WL_KEY_ENUM ? "" : k->choices ? "text or " : "text");
 		for (size_t i = 0; k->choices && k->choices[i]; i++)
 			sb_printf(sb, "%s`%s`", i ? ", " : "", k->choices[i]);
-		break;
+		return;
 	}
+	char lo[32], hi[32];
+	bool size = k->type == WL_KEY_SIZE;
+	const char *what = !size     ? (k->type == WL_KEY_DURATION ? "whole seconds, " : "")
+			   : k->pow2 ? "power of two, "
+				     : "size, ";
+	if (size) {
+		util_format_size(k->min, lo, sizeof(lo));
+		util_format_size(k->max, hi, sizeof(hi));
+	} else {
+		snprintf(lo, sizeof(lo), "%llu", (unsigned long long)k->min);
+		snprintf(hi, sizeof(hi), "%llu", (unsigned long long)k->max);
+	}
+	sb_printf(sb, "%s%s%s", what, k->max ? "" : "at least ", lo);
+	if (k->max)
+		sb_printf(sb, " to %s", hi);
 }
 
 static void wl_doc_default(const struct wl_key *k, struct strbuf *sb)
