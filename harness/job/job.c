@@ -769,6 +769,7 @@ void job_workload_clear(struct job_workload *w)
 	for (size_t k = 0; k < w->n_expect; k++)
 		expect_clear(&w->expect[k]);
 	free(w->expect);
+	free(w->opts);
 	*w = (struct job_workload){ 0 };
 }
 

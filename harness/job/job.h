@@ -104,6 +104,9 @@ struct job_workload {
 	enum job_oom oom;
 	struct job_expect *expect;  /* expect = ...: what a counted run's metrics must show */
 	size_t n_expect;
+	/* the type's own keys parsed once, its options struct (wl_ops.opts_size);
+	 * NULL: the type has none, or a value is bad (kab check says which) */
+	void *opts;
 	int line;
 };
 

@@ -599,6 +599,9 @@ static void build_workload(struct job_builder *b, const struct job_section *s)
 		if (k->required && !job_param(w, k->name) && !was_hinted(b, k->name))
 			ERR(b, s->line, "missing required key \"%s\" in %s: %s", k->name, title, k->help ? k->help : ops->summary);
 
+	if (wl_opts_make(ops, w, &w->opts) == -ENOMEM)
+		b->oom = true;
+
 	const struct seen *high = &seen[JK_WORKLOAD_MEMORY_HIGH];
 	if (high->ok && seen[JK_WORKLOAD_MEMORY_MAX].ok && w->memory_high != JOB_MEM_MAX &&
 	    w->memory_max != JOB_MEM_MAX && w->memory_high > w->memory_max) {

@@ -3,6 +3,7 @@
 #include "t.h"
 #include "harness/job/job.h"
 #include "harness/base/util.h"
+#include "workloads/wl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ static inline struct job_workload *t_workload(const char *type, const char *cons
 	for (size_t i = 0; i < n; i++)
 		w->params[i] = (struct job_param){ strdup(kv[2 * i]), strdup(kv[2 * i + 1]), 11 + (int)i };
 	w->n_params = n;
+	wl_opts_make(wl_find(type), w, &w->opts);
 	return w;
 }
 
@@ -45,6 +47,7 @@ static inline void t_workload_free(struct job_workload *w)
 		free(w->params[i].value);
 	}
 	free(w->params);
+	free(w->opts);
 	free(w->name);
 	free(w->type);
 	free(w);
