@@ -109,7 +109,7 @@ static void unknown_key(struct job_builder *b, const struct job_section *s, cons
 	 * keys read elsewhere: sysctl NAME, sysfs PATH) */
 	const char *cands[64], *listed[64];
 	size_t n = 0, n_listed = 0;
-	for (size_t i = 0; i < JOB_N_KEYS && n_listed < ARRAY_SIZE(listed); i++) {
+	for (size_t i = 0; i < job_n_keys && n_listed < ARRAY_SIZE(listed); i++) {
 		const struct job_keydef *k = &job_keydefs[i];
 		if (k->sec != s->kind)
 			continue;
@@ -188,7 +188,7 @@ static void apply_entries(struct job_builder *b, const struct job_section *s, vo
 		}
 		seen[ki].ok = job_key_set(b, k, e, obj);
 	}
-	for (size_t i = 0; i < JOB_N_KEYS; i++)
+	for (size_t i = 0; i < job_n_keys; i++)
 		if (job_keydefs[i].sec == s->kind && (job_keydefs[i].flags & KF_REQUIRED) && !seen[i].line &&
 		    !was_hinted(b, job_keydefs[i].name)) {
 			if (job_keydefs[i].type == KT_TYPE) {
@@ -254,7 +254,7 @@ static void check_condition(struct job_builder *b, const struct seen *seen)
 
 static void build_job_section(struct job_builder *b, const struct job_section *s)
 {
-	struct seen seen[JOB_N_KEYS] = { 0 };
+	struct seen seen[JOB_N_KEYS_MAX] = { 0 };
 	apply_entries(b, s, b->j, seen, NULL);
 	const struct seen *seed = &seen[JK_JOB_SEED];
 	const struct seen *order = &seen[JK_JOB_ORDER];
@@ -270,7 +270,7 @@ static void build_job_section(struct job_builder *b, const struct job_section *s
 	if (boots->line && pairs->line)
 		ERR(b, boots->line, "give boots or pairs, not both: with kernel variants a pair is one boot of each variant");
 	b->pairs_line = boots->line ? boots->line : pairs->line ? pairs->line : s->line;
-	for (size_t i = 0; i < JOB_N_KEYS; i++)
+	for (size_t i = 0; i < job_n_keys; i++)
 		b->job_key_line[i] = seen[i].line;
 	check_archive(b);
 	check_condition(b, seen);
@@ -294,7 +294,7 @@ static void build_metric_section(struct job_builder *b, const struct job_section
 	if (!job_valid_metric(s->label))
 		ERR(b, s->line, "bad metric \"%s\" in [metric %s]: expected SOURCE.NAME or SOURCE.PREFIX*, e.g. stress-ng.bogo_ops_per_s or vmstat.pgscan_*",
 		    s->label, s->label);
-	struct seen seen[JOB_N_KEYS] = { 0 };
+	struct seen seen[JOB_N_KEYS_MAX] = { 0 };
 	apply_entries(b, s, m, seen, NULL);
 	if (s->n == 0)
 		ERR(b, s->line, "[metric %s] sets nothing: give it direction, unit, min_change, equivalence or label, or remove it",
@@ -306,7 +306,7 @@ static void build_metric_section(struct job_builder *b, const struct job_section
  * variant's knobs, in the table's order. */
 static void swap_zswap_knobs(struct job_builder *b, struct job_swap *sw, const struct seen *seen)
 {
-	for (size_t i = 0; i < JOB_N_KEYS; i++) {
+	for (size_t i = 0; i < job_n_keys; i++) {
 		const struct job_keydef *k = &job_keydefs[i];
 		struct strbuf value = { 0 };
 		if (k->sec != JOB_SEC_SWAP || !k->param || !seen[i].ok || !job_key_format(k, sw, &value)) {
@@ -338,7 +338,7 @@ static void swap_zswap_knobs(struct job_builder *b, struct job_swap *sw, const s
 static void build_swap_section(struct job_builder *b, const struct job_section *s)
 {
 	struct job_swap *sw = &b->j->swap;
-	struct seen seen[JOB_N_KEYS] = { 0 };
+	struct seen seen[JOB_N_KEYS_MAX] = { 0 };
 	size_t d0 = diags_count(b->d);
 	sw->line = s->line;
 	apply_entries(b, s, sw, seen, NULL);
@@ -493,7 +493,7 @@ static void build_variant(struct job_builder *b, const struct job_section *s, st
 	if (!job_valid_name(s->label))
 		job_bad_name(b, s->line, "variant label", s->label);
 
-	struct seen seen[JOB_N_KEYS] = { 0 };
+	struct seen seen[JOB_N_KEYS_MAX] = { 0 };
 	b->knobs_over = 0;
 	apply_entries(b, s, v, seen, variant_knob);
 	if (b->knobs_over)
@@ -536,9 +536,9 @@ static bool workload_param(struct job_builder *b, const struct job_section *s, c
 		return false;
 	if (!b->n_extra) {
 		/* Unknown type: a key close to a common one is surely a typo. */
-		const char *common[JOB_N_KEYS];
+		const char *common[JOB_N_KEYS_MAX];
 		size_t n = 0;
-		for (size_t i = 0; i < JOB_N_KEYS; i++)
+		for (size_t i = 0; i < job_n_keys; i++)
 			if (job_keydefs[i].sec == JOB_SEC_WORKLOAD)
 				common[n++] = job_keydefs[i].name;
 		if (util_did_you_mean(e->key, common, n))
@@ -591,7 +591,7 @@ static void build_workload(struct job_builder *b, const struct job_section *s)
 	for (const struct wl_key *k = ops ? ops->keys : NULL; k && k->name && b->n_extra < ARRAY_SIZE(b->extra); k++)
 		b->extra[b->n_extra++] = k->name;
 
-	struct seen seen[JOB_N_KEYS] = { 0 };
+	struct seen seen[JOB_N_KEYS_MAX] = { 0 };
 	apply_entries(b, s, w, seen, workload_param);
 	char title[128];
 	sec_title(s, title, sizeof(title));
@@ -618,7 +618,7 @@ static void build_workload(struct job_builder *b, const struct job_section *s)
 /* [report]: how the report shows the job (rows = the cover letter's). */
 static void build_report_section(struct job_builder *b, const struct job_section *s)
 {
-	struct seen seen[JOB_N_KEYS] = { 0 };
+	struct seen seen[JOB_N_KEYS_MAX] = { 0 };
 	apply_entries(b, s, b->j, seen, NULL);
 }
 
@@ -724,7 +724,7 @@ static void check_job_wide(struct job_builder *b, const struct walk *w, bool bui
 				    "[variant %s] has kernel = running in a job whose other variants boot kernels: every variant names the kernel it boots (for the running one: kernel = image, image = /boot/vmlinuz-$(uname -r))",
 				    j->variants[i].label);
 	} else if (!job_boots_kernels(j)) {
-		for (size_t i = 0; i < JOB_N_KEYS; i++)
+		for (size_t i = 0; i < job_n_keys; i++)
 			if ((job_keydefs[i].flags & KF_BOOT) && b->job_key_line[i])
 				ERR(b, b->job_key_line[i], "%s applies only to a job whose variants boot kernels (kernel = build or image)",
 				    job_keydefs[i].name);

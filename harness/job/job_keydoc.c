@@ -77,7 +77,7 @@ static void md_section(enum job_sec_kind sec, FILE *out)
 {
 	fprintf(out, "<!-- " MARK_BEGIN " %s -->\n", sec_title(sec));
 	fprintf(out, "| key | type | default | meaning |\n|---|---|---|---|\n");
-	for (size_t i = 0; i < JOB_N_KEYS; i++) {
+	for (size_t i = 0; i < job_n_keys; i++) {
 		const struct job_keydef *k = &job_keydefs[i];
 		if (k->sec == sec && documented(k))
 			fprintf(out, "| `%s` | %s | %s | %s |\n", k->name, k->doc_type, k->doc_default, k->help);
@@ -154,7 +154,7 @@ static void man_all(FILE *out)
 	fprintf(out, ".\\\" " MARK_BEGIN " made by kab check --keys --format man\n");
 	for (size_t s = 0; s < ARRAY_SIZE(order); s++) {
 		fprintf(out, ".SS \"%s\"\n", sec_title(order[s]));
-		for (size_t i = 0; i < JOB_N_KEYS; i++) {
+		for (size_t i = 0; i < job_n_keys; i++) {
 			const struct job_keydef *k = &job_keydefs[i];
 			if (k->sec == order[s] && documented(k))
 				man_key(k->name, k->doc_type, k->doc_default, k->help, out);

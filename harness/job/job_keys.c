@@ -22,7 +22,7 @@
 
 int job_key_index(enum job_sec_kind sec, const char *name)
 {
-	for (size_t i = 0; i < JOB_N_KEYS; i++)
+	for (size_t i = 0; i < job_n_keys; i++)
 		if (job_keydefs[i].sec == sec && job_keydefs[i].type != KT_DOC && strcmp(job_keydefs[i].name, name) == 0)
 			return (int)i;
 	return -1;
@@ -30,7 +30,7 @@ int job_key_index(enum job_sec_kind sec, const char *name)
 
 const struct job_keydef *job_zswap_key(const char *param)
 {
-	for (size_t i = 0; i < JOB_N_KEYS; i++)
+	for (size_t i = 0; i < job_n_keys; i++)
 		if (job_keydefs[i].param && strcmp(job_keydefs[i].param, param) == 0)
 			return &job_keydefs[i];
 	return NULL;
@@ -38,7 +38,7 @@ const struct job_keydef *job_zswap_key(const char *param)
 
 bool job_is_known_key(const char *key)
 {
-	for (size_t i = 0; i < JOB_N_KEYS; i++)
+	for (size_t i = 0; i < job_n_keys; i++)
 		if (job_keydefs[i].type != KT_DOC && strcmp(job_keydefs[i].name, key) == 0)
 			return true;
 	for (const struct wl_ops *const *o = wl_all(); *o; o++)
@@ -561,7 +561,7 @@ bool job_key_set(struct job_builder *b, const struct job_keydef *k, const struct
 
 void job_keys_init(struct job_builder *b, enum job_sec_kind sec, void *obj)
 {
-	for (size_t i = 0; i < JOB_N_KEYS; i++) {
+	for (size_t i = 0; i < job_n_keys; i++) {
 		const struct job_keydef *k = &job_keydefs[i];
 		if (k->sec != sec)
 			continue;

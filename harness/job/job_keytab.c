@@ -5,8 +5,11 @@
  * and the reference (kab check --keys: README.md's key tables and kab(1)
  * are made from it, and tests/docs checks that they are) all walk it.
  *
- * Adding a key: a field for its value in job.h (if it has one), an id in
- * job_priv.h's enum job_key_id, a row here, and a test. */
+ * Adding a key: a field for its value in job.h (if it has one), a row at
+ * the end of the table, and a test; then KEYS_UPDATE=1 tests/docs/run.sh
+ * writes its rows into README.md and kab(1). A key the code must name
+ * (a rule between keys in job_build.c) gets an id in job_priv.h's enum
+ * job_key_id and its row among the named ones. */
 #include "harness/job/job.h"
 #include "harness/job/job_priv.h"
 #include "harness/base/util.h"
@@ -28,7 +31,7 @@ static const char *const oom_choices[] = { "refuse", "tolerate", NULL };
 
 #define KEY(s, n, t, o) .sec = JOB_SEC_##s, .name = (n), .type = (t), .off = (o)
 #define COND(f) (offsetof(struct job, cond) + offsetof(struct job_condition, f))
-const struct job_keydef job_keydefs[JOB_N_KEYS] = {
+const struct job_keydef job_keydefs[] = {
 	[JK_JOB_NAME] = { KEY(JOB, "name", KT_NAME, offsetof(struct job, name)),
 	  .flags = KF_REQUIRED | KF_ALWAYS,
 	  .doc_type = "name",
@@ -149,15 +152,6 @@ const struct job_keydef job_keydefs[JOB_N_KEYS] = {
 	  .doc_type = "1 to 100",
 	  .doc_default = "`keep`",
 	  .help = "zswap's pool limit in percent of RAM; a small pool makes zswap write back (`zswpwb`).",
-	},
-	[JK_SWAP_ZSWAP_ACCEPT_THRESHOLD] = { KEY(SWAP, "zswap.accept_threshold_percent", KT_INT,
-						 offsetof(struct job_swap, zswap_accept_threshold)),
-	  .min = 0, .max = 100, .flags = KF_UNSET, .unset = -1, .param = "accept_threshold_percent",
-	  .doc_type = "0 to 100",
-	  .doc_default = "`keep`",
-	  .help = "zswap's hysteresis (`accept_threshold_percent`): once its pool has hit its limit, zswap "
-		  "takes new pages again only when the pool has shrunk below this percent of the limit (the kernel's "
-		  "default is 90); `100` turns the hysteresis off.",
 	},
 	[JK_VARIANT_NAME] = { KEY(VARIANT, "name", KT_NAME, offsetof(struct job_variant, name)),
 	  .flags = KF_ALWAYS,
@@ -540,6 +534,18 @@ const struct job_keydef job_keydefs[JOB_N_KEYS] = {
 		  "`primary` and `metrics`; a metric named here is collected even when no other list names it. The "
 		  "text, Markdown, JSON and CSV formats are unchanged by it. May span continuation lines.",
 	},
+	/* keys no code names: no id, in any section's order of addition */
+	{ KEY(SWAP, "zswap.accept_threshold_percent", KT_INT, offsetof(struct job_swap, zswap_accept_threshold)),
+	  .min = 0, .max = 100, .flags = KF_UNSET, .unset = -1, .param = "accept_threshold_percent",
+	  .doc_type = "0 to 100",
+	  .doc_default = "`keep`",
+	  .help = "zswap's hysteresis (`accept_threshold_percent`): once its pool has hit its limit, zswap "
+		  "takes new pages again only when the pool has shrunk below this percent of the limit (the kernel's "
+		  "default is 90); `100` turns the hysteresis off.",
+	},
 };
 #undef COND
 #undef KEY
+const size_t job_n_keys = ARRAY_SIZE(job_keydefs);
+_Static_assert(ARRAY_SIZE(job_keydefs) >= JK_NAMED && ARRAY_SIZE(job_keydefs) <= JOB_N_KEYS_MAX,
+	       "the named keys head the table, and JOB_N_KEYS_MAX has room for all");

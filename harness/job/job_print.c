@@ -232,7 +232,7 @@ static void print_section(enum job_sec_kind sec, const struct job *j, const void
 	int rank = 0, next;
 	do {
 		next = -1;
-		for (size_t i = 0; i < JOB_N_KEYS; i++) {
+		for (size_t i = 0; i < job_n_keys; i++) {
 			const struct job_keydef *k = &job_keydefs[i];
 			if (k->sec != sec)
 				continue;

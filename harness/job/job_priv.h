@@ -128,7 +128,9 @@ struct job_keydef {
 	const char *doc_type, *doc_default, *help;
 };
 
-/* Every key, by its place in job_keydefs. */
+/* The keys the code names, by their place at the head of job_keydefs;
+ * the rows after these have no id (nothing but the table's walks reads
+ * them), so a key is added with a row at the table's end. */
 enum job_key_id {
 	JK_JOB_NAME,
 	JK_JOB_PAIRS,
@@ -147,7 +149,6 @@ enum job_key_id {
 	JK_SWAP_ZSWAP_SHRINKER,
 	JK_SWAP_ZSWAP_COMPRESSOR,
 	JK_SWAP_ZSWAP_MAX_POOL,
-	JK_SWAP_ZSWAP_ACCEPT_THRESHOLD,
 	JK_VARIANT_NAME,
 	JK_VARIANT_KERNEL,
 	JK_VARIANT_TREE,
@@ -193,9 +194,12 @@ enum job_key_id {
 	JK_METRIC_EPSILON,
 	JK_METRIC_LABEL,
 	JK_REPORT_ROWS,
-	JOB_N_KEYS
+	JK_NAMED /* the count of the above */
 };
-extern const struct job_keydef job_keydefs[JOB_N_KEYS];
+/* Room for every key (job_keytab.c asserts it), for arrays by key. */
+#define JOB_N_KEYS_MAX 128
+extern const struct job_keydef job_keydefs[];
+extern const size_t job_n_keys;
 /* Its index in job_keydefs (a key a job may write), or -1. */
 int job_key_index(enum job_sec_kind sec, const char *name);
 /* A zswap module parameter's key, or NULL. */
@@ -224,7 +228,7 @@ struct job_builder {
 	size_t n_extra;
 	const char *hinted[16];
 	size_t n_hinted;
-	int job_key_line[JOB_N_KEYS]; /* [job]'s keys, by index: where they were (0: absent) */
+	int job_key_line[JOB_N_KEYS_MAX]; /* [job]'s keys, by index: where they were (0: absent) */
 	int pairs_line;     /* [job]'s pairs (or boots), for the steps budget */
 	/* the variant being built: knobs over JOB_KNOBS_MAX, and the first's line */
 	size_t knobs_over;
