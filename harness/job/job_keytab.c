@@ -8,7 +8,7 @@
  * Adding a key: a field for its value in job.h (if it has one), a row at
  * the end of the table, and a test; then KEYS_UPDATE=1 tests/docs/run.sh
  * writes its rows into README.md and kab(1). A key the code must name
- * (a rule between keys in job_build.c) gets an id in job_priv.h's enum
+ * (a rule between keys in job_build.c) has an id in job_priv.h's enum
  * job_key_id and its row among the named ones. */
 #include "harness/job/job.h"
 #include "harness/job/job_priv.h"
