@@ -2,6 +2,7 @@
 #pragma once
 #include "t.h"
 #include "harness/job/job.h"
+#include "harness/job/job_priv.h"
 #include "harness/base/util.h"
 #include "workloads/wl.h"
 
@@ -42,13 +43,6 @@ static inline struct job_workload *t_workload(const char *type, const char *cons
 
 static inline void t_workload_free(struct job_workload *w)
 {
-	for (size_t i = 0; i < w->n_params; i++) {
-		free(w->params[i].key);
-		free(w->params[i].value);
-	}
-	free(w->params);
-	free(w->opts);
-	free(w->name);
-	free(w->type);
+	job_workload_clear(w);
 	free(w);
 }
