@@ -46,7 +46,7 @@ if [ -x tests/golden/run.sh ]; then
 fi
 
 # data-driven suites: each prints its own "N passed, N failed" line
-for t in tests/stats/check_*.sh tests/compare/run.sh tests/plan/run.sh tests/build/check_demo.sh; do
+for t in tests/stats/check_*.sh tests/compare/run.sh tests/plan/run.sh tests/docs/run.sh tests/build/check_demo.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$(dirname "$t")")
 	# tests/stats holds several suites: stats-oracle, stats-changepoint, stats-exact

@@ -9,6 +9,7 @@
 
 struct diags;
 struct job_workload;
+struct wl_ops;
 struct strbuf;
 
 /* What a key's value is: how it is parsed, checked and described. */
@@ -38,7 +39,14 @@ struct wl_key {
 	const char *def_doc; /* a default the workload works out, in the docs' words */
 	const char *example; /* for the message: "e.g. 256M" */
 	const char *why;    /* appended to the range in the message */
+	/* where the parsed value goes in the type's options (wl_ops.opts_size):
+	 * uint64_t for SIZE, COUNT and DURATION, bool for BOOL, const char *
+	 * for ENUM (the table's string) and TEXT (the section's); set with
+	 * WL_OPT. has_off false: the adapter reads the key itself. */
+	bool has_off;
+	size_t off;
 };
+#define WL_OPT(type, field) .has_off = true, .off = offsetof(type, field)
 
 /* The entry called name in a NULL-name terminated table; NULL if none. */
 const struct wl_key *wl_key_find(const struct wl_key *keys, const char *name);
@@ -58,6 +66,12 @@ int wl_key_bool(const struct job_workload *wl, const struct wl_key *k, bool *ret
  * type and range (reps "0" must be a whole number from 1 to 10000);
  * -EINVAL then, else 0. TEXT keys are the workload's to check. */
 int wl_key_check(const struct job_workload *wl, const struct wl_key *k, const char *file, struct diags *d);
+/* A type's options from a section, parsed once (the job parser does, into
+ * job_workload.opts): every key with WL_OPT, from its value or default.
+ * 0 with *ret set (NULL when the type has none), -EINVAL when a value is
+ * bad or a required one missing (wl_key_check and the parser report
+ * them; *ret NULL), -ENOMEM. */
+int wl_opts_make(const struct wl_ops *ops, const struct job_workload *wl, void **ret);
 /* wl_key_check for every key of a table: -EINVAL when any is bad. */
 int wl_keys_check(const struct job_workload *wl, const struct wl_key *keys, const char *file, struct diags *d);
 
@@ -85,6 +99,7 @@ struct wl_ops {
 	const char *type;
 	const char *summary;
 	const struct wl_key *keys; /* NULL-name terminated */
+	size_t opts_size;          /* the options its keys are parsed into (WL_OPT); 0: none */
 	/* Optional: metric sources besides TYPE.* that are this workload's own
 	 * and go in its part of the table (NULL-terminated, e.g. "mariadb"). */
 	const char *const *metric_sources;

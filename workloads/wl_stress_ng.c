@@ -10,8 +10,13 @@
 
 enum { K_ARGS, K_END };
 
+/* The key, read once (wl_opts_make). */
+struct stress_ng_opts {
+	const char *args;
+};
+
 static const struct wl_key keys[] = {
-	[K_ARGS] = { .name = "args", .type = WL_KEY_TEXT, .required = true,
+	[K_ARGS] = { WL_OPT(struct stress_ng_opts, args), .name = "args", .type = WL_KEY_TEXT, .required = true,
 		     .help = "stress-ng arguments, e.g. --vm 2 --vm-bytes 512M --vm-keep --timeout 10" },
 	[K_END] = { .name = NULL },
 };
@@ -24,9 +29,10 @@ static int check(const struct job_workload *wl, const char *file, struct diags *
 		diags_add(d, file, wl->line, "workload \"%s\": program \"stress-ng\" is not installed (apt-get install stress-ng)", wl->name);
 		r = -ENOENT;
 	}
-	const char *args = wl_key_value(wl, &keys[K_ARGS]);
-	if (!args)
-		return r;
+	const struct stress_ng_opts *o = wl->opts;
+	if (!o)
+		return r; /* the required key is missing: the job parser said so */
+	const char *args = o->args;
 	char **argv;
 	size_t n;
 	if (wl_split_args(args, &argv, &n) < 0) {
@@ -50,9 +56,10 @@ static int make_argv(const struct wl_ctx *c, char ***ret_argv)
 {
 	char **args;
 	size_t n;
-	const char *line = wl_key_value(c->wl, &keys[K_ARGS]);
-	if (!line)
+	const struct stress_ng_opts *o = c->wl->opts;
+	if (!o)
 		return -EINVAL;
+	const char *line = o->args;
 	int r = wl_split_args(line, &args, &n);
 	if (r < 0)
 		return r;
@@ -166,6 +173,7 @@ const struct wl_ops wl_stress_ng_ops = {
 	.type = "stress-ng",
 	.summary = "stress-ng stressors; bogo ops/s from its YAML metrics",
 	.keys = keys,
+	.opts_size = sizeof(struct stress_ng_opts),
 	.check = check,
 	.argv = make_argv,
 	.collect = collect,

@@ -1,20 +1,12 @@
 /* Job files: reading the INI text into sections.
  *
- * A job file is INI, read by libinih, one section per thing:
- *
- *   [job]                   name (required), pairs, order, seed, interval, warmup,
- *                           metrics, primary
- *   [swap]                  device (required), size, path, algorithm, priority
- *   [variant LABEL]         name, kernel, and knobs: "sysctl NAME = V", "sysfs PATH = V"
- *   [workload NAME]         type (required), memory.max, memory.high,
- *                           memory.swap.max, timeout, fcount, oom, expect, and
- *                           the type's own keys
- *   [metric NAME]           direction, unit, min_change, equivalence, label (for the report)
- *   [report]                rows (the cover letter's rows)
+ * A job file is INI, read by libinih, one section per thing: [job],
+ * [swap], [variant LABEL], [workload NAME], [metric NAME], [report]. Their
+ * keys are in one table (job_keytab.c), which README.md's and kab(1)'s key
+ * references are printed from (kab check --keys; tests/docs checks them).
  *
  * At least two [variant] sections (the first is the baseline) and one
  * [workload] are needed; [swap] may be left out (device = existing).
- * README.md ("Job files") is the full reference; keep the two in step.
  *
  * Syntax, as libinih reads it: "key = value" or "key: value"; whitespace
  * around keys and values is dropped; lines starting with ';' or '#' are
@@ -777,6 +769,7 @@ void job_workload_clear(struct job_workload *w)
 	for (size_t k = 0; k < w->n_expect; k++)
 		expect_clear(&w->expect[k]);
 	free(w->expect);
+	free(w->opts);
 	*w = (struct job_workload){ 0 };
 }
 

@@ -104,6 +104,9 @@ struct job_workload {
 	enum job_oom oom;
 	struct job_expect *expect;  /* expect = ...: what a counted run's metrics must show */
 	size_t n_expect;
+	/* the type's own keys parsed once, its options struct (wl_ops.opts_size);
+	 * NULL: the type has none, or a value is bad (kab check says which) */
+	void *opts;
 	int line;
 };
 
@@ -140,6 +143,7 @@ struct job_swap {
 	enum job_tristate zswap, zswap_shrinker;
 	char *zswap_compressor;    /* NULL: keep */
 	int zswap_max_pool;        /* percent, -1: keep */
+	int zswap_accept_threshold; /* percent of the pool limit to fall below before storing again, -1: keep */
 	struct job_knob *knobs;    /* the above as sysfs knobs, applied at job start */
 	size_t n_knobs;
 	int line;
@@ -265,6 +269,10 @@ struct job_confirm {
  * -ENOENT: no workload named is in the bad night's job. */
 int job_confirmation(struct job *good, struct job *bad, size_t v, const struct job_confirm *c, char **ret_text);
 
+/* The job-file key reference, from the key tables: format "md" (tables
+ * between markers, as README.md carries them) or "man" (kab(1)'s); -EINVAL
+ * for another format. */
+int job_print_keys(FILE *out, const char *format);
 /* Prints the normalized job; it parses back to the same job. */
 void job_print(const struct job *j, FILE *out);
 void job_free(struct job *j);

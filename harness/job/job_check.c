@@ -390,15 +390,12 @@ static void check_swap_section(struct checker *c)
 		job_check_zram_algorithm(c->file, n->swap_algorithm_line, sw->algorithm, c->d);
 	for (size_t i = 0; i < sw->n_knobs; i++) {
 		const struct job_knob *k = &sw->knobs[i];
-		const struct job_zswap_key *z = NULL;
-		for (size_t p = 0; p < ARRAY_SIZE(job_zswap_keys) && !z; p++)
-			if (strcmp(k->path + strlen(JOB_ZSWAP_PARAMS), job_zswap_keys[p].param) == 0)
-				z = &job_zswap_keys[p];
+		const struct job_keydef *z = job_zswap_key(k->path + strlen(JOB_ZSWAP_PARAMS));
 		if (!z)
 			continue;
 		if (access(k->path, F_OK) != 0)
-			ERR(c, k->line, "%s: %s does not exist: this kernel has no zswap (CONFIG_ZSWAP) or no such parameter", z->key,
-			    k->path);
+			ERR(c, k->line, "%s: %s does not exist: this kernel has no zswap (CONFIG_ZSWAP) or no such parameter",
+			    z->name, k->path);
 		else if (strcmp(z->param, "compressor") == 0)
 			job_check_zswap_compressor(c->file, k->line, k->value, c->d);
 	}

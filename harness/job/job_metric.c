@@ -275,29 +275,6 @@ const char *job_direction_name(enum job_direction dir)
 	return "unset";
 }
 
-void job_print_metric_sections(const struct job *j, FILE *out)
-{
-	for (size_t i = 0; i < j->n_metric_settings; i++) {
-		const struct job_metric *m = &j->metric_settings[i];
-		fprintf(out, "\n[metric %s]\n", m->name);
-		if (m->direction != JOB_DIR_UNSET)
-			fprintf(out, "direction = %s\n", job_direction_name(m->direction));
-		if (m->unit)
-			fprintf(out, "unit = %s\n", m->unit);
-		char buf[64];
-		if (m->min_change_pct >= 0) {
-			job_format_percent(m->min_change_pct, buf, sizeof(buf));
-			fprintf(out, "min_change = %s\n", buf);
-		}
-		if (m->equivalence_pct >= 0) {
-			job_format_percent(m->equivalence_pct, buf, sizeof(buf));
-			fprintf(out, "equivalence = %s\n", buf);
-		}
-		if (m->label)
-			job_print_key(out, "label", m->label, false);
-	}
-}
-
 bool job_metric_matches(const char *pattern, const char *metric)
 {
 	size_t pl = strlen(pattern);
