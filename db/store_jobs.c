@@ -156,10 +156,12 @@ int store_job_set_status(struct store *s, int64_t job_id, enum job_status status
 	enum job_status from[JOB_STATUS_N];
 	size_t n_from = job_transition_from(status, from, JOB_STATUS_N);
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_prepare(s, "UPDATE jobs SET status = ?1, reason = ?2,"
-			   " started = CASE WHEN ?1 = 'running' AND started IS NULL THEN ?3 ELSE started END,"
-			   " finished = CASE WHEN ?1 IN ('done','failed','cancelled','interrupted') THEN ?3 ELSE NULL END"
-			   " WHERE id = ?4 AND status IN (?5, ?6, ?7, ?8, ?9, ?10)", &st);
+	int r = store_prepare(s,
+			      "UPDATE jobs SET status = ?1, reason = ?2,"
+			      " started = CASE WHEN ?1 = 'running' AND started IS NULL THEN ?3 ELSE started END,"
+			      " finished = CASE WHEN ?1 IN ('done','failed','cancelled','interrupted') THEN ?3 ELSE NULL END"
+			      " WHERE id = ?4 AND status IN (?5, ?6, ?7, ?8, ?9, ?10)",
+			      &st);
 	if (r < 0)
 		return r;
 	store_bind_text(st, 1, job_status_name(status));

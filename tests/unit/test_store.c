@@ -758,15 +758,16 @@ static void test_status_unknown(void)
 static void test_job_life(void)
 {
 	static const char *const allowed[] = {
-		"queued>running", "queued>failed", "queued>cancelled",
-		"running>interrupted", "running>done", "running>failed", "running>cancelled",
-		"interrupted>running", "interrupted>failed", "interrupted>cancelled",
-		"failed>running", "cancelled>running", "cancelled>interrupted",
+		"queued>running",        "queued>failed",         "queued>cancelled",  "running>interrupted",
+		"running>done",          "running>failed",        "running>cancelled", "interrupted>running",
+		"interrupted>failed",    "interrupted>cancelled", "failed>running",    "cancelled>running",
+		"cancelled>interrupted",
 	};
 	for (int f = 0; f < JOB_STATUS_N; f++)
 		for (int t = 0; t < JOB_STATUS_N; t++) {
 			char pair[64];
-			snprintf(pair, sizeof(pair), "%s>%s", job_status_name((enum job_status)f), job_status_name((enum job_status)t));
+			snprintf(pair, sizeof(pair), "%s>%s", job_status_name((enum job_status)f),
+				 job_status_name((enum job_status)t));
 			bool want = f == t;
 			for (size_t i = 0; i < ARRAY_SIZE(allowed); i++)
 				want |= strcmp(pair, allowed[i]) == 0;
