@@ -60,8 +60,25 @@ const char *boot_status_name(enum boot_status v);
 int boot_status_parse(const char *s, enum boot_status *ret);
 const char *build_status_name(enum build_status v);
 int build_status_parse(const char *s, enum build_status *ret);
-/* done, failed or cancelled: a job that will not run again. */
+/* done, failed or cancelled: a job that will not run again by itself
+ * (kab run --resume may continue a failed or cancelled one by hand). */
 bool job_status_finished(enum job_status v);
+/* A job's life: the statuses that may follow each (a status may always be
+ * written again, with a new reason). store_job_set_status refuses any
+ * other change.
+ *
+ *   queued      -> running, failed, cancelled
+ *   running     -> interrupted, done, failed, cancelled
+ *   interrupted -> running, failed, cancelled
+ *   failed      -> running (kab run --resume)
+ *   cancelled   -> running (kab run --resume), interrupted (kabd stopped
+ *                  while the job ran: it resumes at kabd's next start)
+ *   done        -> nothing
+ */
+bool job_transition_allowed(enum job_status from, enum job_status to);
+/* The statuses from which `to` may be written, at most cap of them in
+ * from; their count. */
+size_t job_transition_from(enum job_status to, enum job_status *from, size_t cap);
 
 struct store;
 

@@ -151,20 +151,36 @@ int store_job_set_status(struct store *s, int64_t job_id, enum job_status status
 {
 	if (status < 0 || status >= JOB_STATUS_N)
 		return -EINVAL;
+	/* the statuses it may follow, checked in the same statement (?5..?10) */
+	_Static_assert(JOB_STATUS_N <= 6, "one placeholder a status");
+	enum job_status from[JOB_STATUS_N];
+	size_t n_from = job_transition_from(status, from, JOB_STATUS_N);
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_prepare(s, "UPDATE jobs SET status = ?1, reason = ?2,"
-			   " started = CASE WHEN ?1 = 'running' AND started IS NULL THEN ?3 ELSE started END,"
-			   " finished = CASE WHEN ?1 IN ('done','failed','cancelled','interrupted') THEN ?3 ELSE NULL END"
-			   " WHERE id = ?4", &st);
+	int r = store_prepare(s,
+			      "UPDATE jobs SET status = ?1, reason = ?2,"
+			      " started = CASE WHEN ?1 = 'running' AND started IS NULL THEN ?3 ELSE started END,"
+			      " finished = CASE WHEN ?1 IN ('done','failed','cancelled','interrupted') THEN ?3 ELSE NULL END"
+			      " WHERE id = ?4 AND status IN (?5, ?6, ?7, ?8, ?9, ?10)",
+			      &st);
 	if (r < 0)
 		return r;
 	store_bind_text(st, 1, job_status_name(status));
 	store_bind_text(st, 2, reason);
 	sqlite3_bind_double(st, 3, util_real_now());
 	sqlite3_bind_int64(st, 4, job_id);
+	for (size_t i = 0; i < n_from && i < 6; i++)
+		store_bind_text(st, 5 + (int)i, job_status_name(from[i]));
 	if ((r = store_step_done(s, st)) < 0)
 		return r;
-	return sqlite3_changes(s->db) == 1 ? 0 : -ENOENT;
+	if (sqlite3_changes(s->db) == 1)
+		return 0;
+	struct store_job sj;
+	if (store_job_info(s, job_id, &sj) < 0)
+		return -ENOENT;
+	log_error("job %lld is %s: it cannot become %s (a job's life, db/store.h); its status is kept", (long long)job_id,
+		  sj.status == JOB_STATUS_UNKNOWN ? "in a status this kab does not know" : job_status_name(sj.status),
+		  job_status_name(status));
+	return -EPERM;
 }
 
 int store_job_dir_get(struct store *s, int64_t job_id, char *buf, size_t len)

@@ -82,6 +82,36 @@ bool job_status_finished(enum job_status v)
 	return v == JOB_DONE || v == JOB_FAILED || v == JOB_CANCELLED;
 }
 
+/* A job's life (store.h): which status may follow which. A row's own
+ * status may always be written again with a new reason. */
+static const unsigned job_next[JOB_STATUS_N] = {
+	[JOB_QUEUED] = 1u << JOB_RUNNING | 1u << JOB_FAILED | 1u << JOB_CANCELLED,
+	[JOB_RUNNING] = 1u << JOB_INTERRUPTED | 1u << JOB_DONE | 1u << JOB_FAILED | 1u << JOB_CANCELLED,
+	[JOB_INTERRUPTED] = 1u << JOB_RUNNING | 1u << JOB_FAILED | 1u << JOB_CANCELLED,
+	/* kab run --resume continues a failed or cancelled job by hand; a
+	 * stopping kabd turns the executor's stop (cancelled) into interrupted,
+	 * to resume at its next start (queue.c, run_one) */
+	[JOB_FAILED] = 1u << JOB_RUNNING,
+	[JOB_CANCELLED] = 1u << JOB_RUNNING | 1u << JOB_INTERRUPTED,
+	[JOB_DONE] = 0,
+};
+
+bool job_transition_allowed(enum job_status from, enum job_status to)
+{
+	if (from < 0 || from >= JOB_STATUS_N || to < 0 || to >= JOB_STATUS_N)
+		return false;
+	return from == to || (job_next[from] & 1u << to);
+}
+
+size_t job_transition_from(enum job_status to, enum job_status *from, size_t cap)
+{
+	size_t n = 0;
+	for (int f = 0; f < JOB_STATUS_N; f++)
+		if (job_transition_allowed((enum job_status)f, to) && n < cap)
+			from[n++] = (enum job_status)f;
+	return n;
+}
+
 const char *step_status_name(enum step_status v)
 {
 	return name_of(step_names, STEP_STATUS_N, (int)v);

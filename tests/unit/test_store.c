@@ -751,6 +751,81 @@ static void test_status_unknown(void)
 	unlink(path);
 }
 
+/* A job's life (store.h): every pair of statuses against the table, and
+ * the store writing only the changes it allows, keeping the status (and
+ * saying so) when refused; a job with a status this kab does not know is
+ * never moved. */
+static void test_job_life(void)
+{
+	static const char *const allowed[] = {
+		"queued>running",        "queued>failed",         "queued>cancelled",  "running>interrupted",
+		"running>done",          "running>failed",        "running>cancelled", "interrupted>running",
+		"interrupted>failed",    "interrupted>cancelled", "failed>running",    "cancelled>running",
+		"cancelled>interrupted",
+	};
+	for (int f = 0; f < JOB_STATUS_N; f++)
+		for (int t = 0; t < JOB_STATUS_N; t++) {
+			char pair[64];
+			snprintf(pair, sizeof(pair), "%s>%s", job_status_name((enum job_status)f),
+				 job_status_name((enum job_status)t));
+			bool want = f == t;
+			for (size_t i = 0; i < ARRAY_SIZE(allowed); i++)
+				want |= strcmp(pair, allowed[i]) == 0;
+			if (job_transition_allowed((enum job_status)f, (enum job_status)t) != want)
+				fprintf(stderr, "  %s: table says %d\n", pair, !want);
+			T_CHECK(job_transition_allowed((enum job_status)f, (enum job_status)t) == want);
+		}
+	T_CHECK(!job_transition_allowed(JOB_STATUS_UNKNOWN, JOB_RUNNING));
+	T_CHECK(!job_transition_allowed(JOB_QUEUED, JOB_STATUS_UNKNOWN));
+
+	char path[64];
+	t_db_path(path, sizeof(path), "/tmp/kab-unit-XXXXXX", NULL);
+	struct store *st;
+	T_EQ_INT(store_open(path, &st), 0);
+	struct job *j = t_parse_job(job_text);
+	if (!j)
+		return;
+	struct store_step *steps;
+	size_t n;
+	T_EQ_INT(exec_plan(j, &steps, &n), 0);
+	int64_t id = 0;
+	T_EQ_INT(job_store_submit(st, j, NULL, steps, n, &id), 0);
+	free(steps);
+	job_free(j);
+	struct store_job sj;
+	/* queued cannot end done without running */
+	T_EQ_INT(store_job_set_status(st, id, JOB_DONE, NULL), -EPERM);
+	T_EQ_INT(store_job_info(st, id, &sj), 0);
+	T_EQ_INT(sj.status, JOB_QUEUED);
+	T_EQ_INT(store_job_set_status(st, id, JOB_INTERRUPTED, "x"), -EPERM);
+	T_EQ_INT(store_job_set_status(st, id, JOB_RUNNING, NULL), 0);
+	T_EQ_INT(store_job_set_status(st, id, JOB_RUNNING, "building kernels"), 0);
+	T_EQ_INT(store_job_set_status(st, id, JOB_QUEUED, NULL), -EPERM);
+	T_EQ_INT(store_job_set_status(st, id, JOB_DONE, NULL), 0);
+	/* done is final; its reason may still be amended */
+	T_EQ_INT(store_job_set_status(st, id, JOB_RUNNING, NULL), -EPERM);
+	T_EQ_INT(store_job_set_status(st, id, JOB_CANCELLED, "cancelled over the API"), -EPERM);
+	T_EQ_INT(store_job_set_status(st, id, JOB_DONE, "the governor could not be restored"), 0);
+	T_EQ_INT(store_job_info(st, id, &sj), 0);
+	T_EQ_INT(sj.status, JOB_DONE);
+	T_EQ_STR(sj.reason, "the governor could not be restored");
+	T_EQ_INT(store_job_set_status(st, id + 1, JOB_RUNNING, NULL), -ENOENT);
+	store_close(st);
+
+	sqlite3 *db;
+	T_EQ_INT(sqlite3_open(path, &db), SQLITE_OK);
+	T_EQ_INT(sqlite3_exec(db, "UPDATE jobs SET status = 'paused' WHERE id = 1", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	T_EQ_INT(store_open(path, &st), 0);
+	T_EQ_INT(store_job_set_status(st, id, JOB_RUNNING, NULL), -EPERM);
+	T_EQ_INT(store_job_set_status(st, id, JOB_CANCELLED, NULL), -EPERM);
+	store_close(st);
+	char word[32] = "";
+	db_word(path, "jobs", word, sizeof(word));
+	T_EQ_STR(word, "paused");
+	unlink(path);
+}
+
 int main(void)
 {
 	log_quiet = true;
@@ -761,5 +836,6 @@ int main(void)
 	test_submit();
 	test_status_names();
 	test_status_unknown();
+	test_job_life();
 	return t_done("store");
 }
