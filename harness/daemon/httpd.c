@@ -14,6 +14,7 @@
 #include "harness/daemon/api.h"
 #include "harness/daemon/reaper.h"
 #include "harness/base/json.h"
+#include "harness/base/kab_api.h"
 #include "harness/base/peer.h"
 
 #include <arpa/inet.h>
@@ -309,8 +310,8 @@ static bool resolve(const char *url, const char *method, struct req_ctx *ctx, st
 		return false;
 	}
 	const char *path = NULL;
-	if (strncmp(url, "/api/v1/", 8) == 0)
-		path = url + 7;
+	if (strncmp(url, KAB_API_ROOT "/", strlen(KAB_API_ROOT "/")) == 0)
+		path = url + strlen(KAB_API_ROOT);
 	else if (strcmp(url, "/health") == 0 || strcmp(url, "/metrics") == 0)
 		path = url;
 	const struct route *rt = NULL;
@@ -391,7 +392,7 @@ static bool admit(const struct httpd *h, struct MHD_Connection *c, const char *u
 	}
 	const char *ct = header(c, MHD_HTTP_HEADER_CONTENT_TYPE);
 	if (!gate_content_type_ok(ct)) {
-		httpd_error(rs, 415, "a POST needs Content-Type: " GATE_JOB_TYPE " (the job file's text, or an empty body "
+		httpd_error(rs, 415, "a POST needs Content-Type: " KAB_API_JOB_TYPE " (the job file's text, or an empty body "
 			    "for cancel), not \"%.100s\"", ct ? ct : "");
 		return false;
 	}
