@@ -8,7 +8,8 @@
 #define SERIES_INITIAL 64
 #define VARINT_MAX 10
 
-static int reserve(struct series_buf *b, size_t extra) {
+static int reserve(struct series_buf *b, size_t extra)
+{
 	size_t cap;
 	uint8_t *nb;
 
@@ -28,12 +29,14 @@ static int reserve(struct series_buf *b, size_t extra) {
 	return 0;
 }
 
-void series_buf_free(struct series_buf *b) {
+void series_buf_free(struct series_buf *b)
+{
 	free(b->buf);
 	*b = (struct series_buf){ 0 };
 }
 
-int series_append(struct series_buf *b, uint64_t prev, uint64_t cur) {
+int series_append(struct series_buf *b, uint64_t prev, uint64_t cur)
+{
 	int64_t d = (int64_t)(cur - prev);
 	uint64_t z = ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
 	int r = reserve(b, VARINT_MAX);
@@ -48,13 +51,15 @@ int series_append(struct series_buf *b, uint64_t prev, uint64_t cur) {
 	return 0;
 }
 
-void series_cursor_init(struct series_cursor *c, const uint8_t *blob, size_t len) {
+void series_cursor_init(struct series_cursor *c, const uint8_t *blob, size_t len)
+{
 	c->p = blob;
 	c->end = blob ? blob + len : blob;
 	c->value = 0;
 }
 
-int series_cursor_next(struct series_cursor *c, int64_t *ret) {
+int series_cursor_next(struct series_cursor *c, int64_t *ret)
+{
 	uint64_t z = 0;
 	unsigned shift = 0;
 
@@ -64,10 +69,10 @@ int series_cursor_next(struct series_cursor *c, int64_t *ret) {
 		uint8_t byte;
 
 		if (c->p == c->end)
-			return -EINVAL;  /* truncated varint */
+			return -EINVAL; /* truncated varint */
 		byte = *c->p++;
 		if (shift == 63 && byte > 1)
-			return -EINVAL;  /* more than 64 bits */
+			return -EINVAL; /* more than 64 bits */
 		z |= (uint64_t)(byte & 0x7f) << shift;
 		if (!(byte & 0x80))
 			break;
@@ -81,7 +86,8 @@ int series_cursor_next(struct series_cursor *c, int64_t *ret) {
 	return 1;
 }
 
-int series_decode(const uint8_t *blob, size_t len, int64_t *out, size_t n) {
+int series_decode(const uint8_t *blob, size_t len, int64_t *out, size_t n)
+{
 	struct series_cursor c;
 	size_t i;
 
@@ -124,7 +130,8 @@ int series_summarize(const uint8_t *blob, size_t len, size_t n, struct series_su
 	return 0;
 }
 
-int series_encode(const int64_t *values, size_t n, uint8_t **ret_blob, size_t *ret_len) {
+int series_encode(const int64_t *values, size_t n, uint8_t **ret_blob, size_t *ret_len)
+{
 	struct series_buf b = { 0 };
 	uint64_t prev = 0;
 

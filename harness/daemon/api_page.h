@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #define API_PAGE_DEFAULT 50 /* rows when no limit is given */
-#define API_PAGE_MAX KAB_API_PAGE_MAX  /* a larger limit is taken as this */
+#define API_PAGE_MAX KAB_API_PAGE_MAX /* a larger limit is taken as this */
 /* A page ends at the first row that takes its body to this many bytes or
  * more: a body is at most this plus one row, whatever the rows hold. */
 #define API_PAGE_BYTES (1024 * 1024)

@@ -15,8 +15,8 @@
 
 struct look_series {
 	char name[96];
-	double *v;     /* [variant][pair]: the value, or the median of the runs inside one boot */
-	double *runs;  /* [variant][pair][rep] when a boot has several runs */
+	double *v;    /* [variant][pair]: the value, or the median of the runs inside one boot */
+	double *runs; /* [variant][pair][rep] when a boot has several runs */
 	unsigned *n_runs;
 };
 
@@ -24,7 +24,7 @@ struct look_gather {
 	const struct job *j;
 	int workload;
 	unsigned pairs;
-	unsigned reps;  /* runs inside one boot; 1: none collapse */
+	unsigned reps; /* runs inside one boot; 1: none collapse */
 	struct look_series *s;
 	size_t n, cap;
 	int err;
@@ -61,9 +61,8 @@ static struct look_series *series_for(struct look_gather *g, const char *metric)
 static void collect(void *ctx, const struct store_run *r, const char *metric, const char *unit, double value)
 {
 	struct look_gather *g = ctx;
-	if (r->workload != g->workload || r->status != RUN_OK || r->pair < 0 ||
-	    (unsigned)r->pair >= g->pairs || r->variant < 0 || (size_t)r->variant >= g->j->n_variants ||
-	    !job_metric_is_primary(g->j, metric))
+	if (r->workload != g->workload || r->status != RUN_OK || r->pair < 0 || (unsigned)r->pair >= g->pairs ||
+	    r->variant < 0 || (size_t)r->variant >= g->j->n_variants || !job_metric_is_primary(g->j, metric))
 		return;
 	struct look_series *s = series_for(g, metric);
 	if (!s) {
@@ -88,8 +87,7 @@ static int decide(const struct look_gather *g, unsigned look, unsigned n_looks, 
 	for (size_t i = 0; i < g->n; i++) {
 		struct job_metric set;
 		job_metric_settings(g->j, g->s[i].name, &set);
-		m[i] = (struct adaptive_metric){ .v = g->s[i].v, .min_change_pct = set.min_change_pct,
-						 .equivalence_pct = set.equivalence_pct };
+		m[i] = (struct adaptive_metric){ .v = g->s[i].v, .min_change_pct = set.min_change_pct, .equivalence_pct = set.equivalence_pct };
 	}
 	int r = adaptive_decide(m, g->n, g->j->n_variants, g->pairs, look, n_looks, ret);
 	free(m);
@@ -102,7 +100,9 @@ int exec_adaptive_look(struct store *st, const struct job *j, int64_t job_id, in
 	*ret = STATS_CONTINUE;
 	if (j->n_primary == 0 || j->n_variants < 2 || pairs == 0)
 		return 0;
-	struct look_gather g = { .j = j, .workload = workload, .pairs = pairs,
+	struct look_gather g = { .j = j,
+				 .workload = workload,
+				 .pairs = pairs,
 				 .reps = job_boots_kernels(j) && j->runs_per_boot > 1 ? j->runs_per_boot : 1 };
 	int r = store_foreach_metric(st, job_id, collect, &g);
 	if (r >= 0)

@@ -18,8 +18,8 @@ int adaptive_boot_medians(const double *runs, const unsigned *n_runs, size_t cel
 	return 0;
 }
 
-int adaptive_decide(const struct adaptive_metric *m, size_t n_metrics, size_t n_variants, unsigned pairs,
-		    unsigned look, unsigned n_looks, enum stats_stop *ret)
+int adaptive_decide(const struct adaptive_metric *m, size_t n_metrics, size_t n_variants, unsigned pairs, unsigned look,
+		    unsigned n_looks, enum stats_stop *ret)
 {
 	*ret = STATS_CONTINUE;
 	if (n_metrics == 0 || n_variants < 2 || pairs == 0)

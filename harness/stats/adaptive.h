@@ -25,5 +25,5 @@ int adaptive_boot_medians(const double *runs, const unsigned *n_runs, size_t cel
 /* Compares variant 0 with every other variant on each metric over the
  * first `pairs` pairs, and decides at look `look` of `n_looks`. No
  * metric, or fewer than two variants: STATS_CONTINUE. */
-int adaptive_decide(const struct adaptive_metric *m, size_t n_metrics, size_t n_variants, unsigned pairs,
-		    unsigned look, unsigned n_looks, enum stats_stop *ret);
+int adaptive_decide(const struct adaptive_metric *m, size_t n_metrics, size_t n_variants, unsigned pairs, unsigned look,
+		    unsigned n_looks, enum stats_stop *ret);
