@@ -16,8 +16,8 @@ lines naming the file and what differs; the last line is
 - layers: LEVELS in tests/lint/layers.py against the level table of
   doc/HACKING.md between "<!-- layers -->" and "<!-- end of layers -->";
 - constants: every row of a "<!-- checked: constants -->" block names one
-  `CONSTANT` whose #define under harness/ has the value of the row's value
-  (or default) column;
+  `CONSTANT` whose #define under harness/ or db/ is a number of the row's
+  value (or default) column (256 KiB (262144 bytes) holds 256u * 1024);
 - links: every relative link of README.md and doc/*.md names a file or
   directory that exists, and its #anchor a heading of that file.
 """
@@ -199,9 +199,20 @@ NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 def defines():
     found = {}
     for path in glob.glob("harness/**/*.[ch]", recursive=True) + glob.glob("db/*.[ch]"):
-        for name, value in re.findall(r"^#define\s+(\w+)\s+(\S+)", read(path), re.M):
+        for name, value in re.findall(r"^#define\s+(\w+)[ \t]+([^\n]*?)\s*(?:/\*.*)?$", read(path), re.M):
             found.setdefault(name, (value, path))
     return found
+
+
+def define_value(text):
+    """A #define's number: a literal or a product of them (256u * 1024)."""
+    expr = re.sub(r"(?<=[\d.])(?:[uU][lL]{0,2}|[lL]{1,2}[uU]?)\b", "", text)
+    if not re.fullmatch(r"[\d.eE+\-*/() <]+", expr):
+        return None
+    try:
+        return float(eval(expr, {"__builtins__": {}}))
+    except Exception:
+        return None
 
 
 def check_constants():
@@ -225,9 +236,9 @@ def check_constants():
                     if not ok(len(names) == 1, f"{path}: row \"{r[0][:60]}\" must name one #define of harness/ in backquotes"):
                         continue
                     value, where = defs[names[0]]
-                    m = NUMBER.search(r[col])
-                    code = NUMBER.search(value)
-                    ok(m is not None and code is not None and abs(float(m.group()) - float(code.group())) <= 1e-12 * max(1.0, abs(float(code.group()))),
+                    code = define_value(value)
+                    said = [float(x) for x in NUMBER.findall(r[col])]
+                    ok(code is not None and any(abs(x - code) <= 1e-12 * max(1.0, abs(code)) for x in said),
                        f"{path}: {names[0]} is {value} in {where}, the table says {r[col]}")
             i = j + 1
 
