@@ -10,6 +10,7 @@
 # 2. tests/docs/check.py: kabd's routes, the configuration settings, the
 #    layers and the statistics' constants against the code, and every
 #    relative link of README.md and doc/*.md.
+# 3. README.md's minimal job passes kab check.
 set -u
 cd "$(dirname "$0")/../.."
 kab=${KAB:-build/kab}
@@ -83,9 +84,21 @@ keys=$?
 cat "$tmp/keys"
 python3 tests/docs/check.py | tee "$tmp/check"
 check=${PIPESTATUS[0]}
+# 3. README.md's minimal job (the ini block under "## A minimal job") is a
+#    job kab check accepts on this machine.
+sed -n '/^## A minimal job/,/^## /p' README.md | sed -n '/^```ini$/,/^```$/p' | sed '1d;$d' >"$tmp/minimal.job"
+if [ -s "$tmp/minimal.job" ] && "$kab" check "$tmp/minimal.job" >"$tmp/minimal.out" 2>&1; then
+	echo "docs-minimal: 1 passed, 0 failed"
+else
+	echo "FAIL README.md: the job under \"## A minimal job\" is not accepted by kab check:"
+	sed 's/^/    /' "$tmp/minimal.out" 2>/dev/null
+	echo "docs-minimal: 0 passed, 1 failed"
+	check=1
+fi >"$tmp/minimal"
+cat "$tmp/minimal"
 # one total for tests/run.sh, which reads the last "N passed, N failed"
 p=0 f=0
-for n in $(grep -hoE '^docs-(keys|check): [0-9]+ passed, [0-9]+ failed' "$tmp/keys" "$tmp/check" | grep -oE '[0-9]+'); do
+for n in $(grep -hoE '^docs-(keys|check|minimal): [0-9]+ passed, [0-9]+ failed' "$tmp/keys" "$tmp/check" "$tmp/minimal" | grep -oE '[0-9]+'); do
 	if [ -z "${half:-}" ]; then p=$((p + n)) half=1; else f=$((f + n)) half=; fi
 done
 [ "$keys" -ne 0 ] || [ "$check" -ne 0 ] && [ "$f" -eq 0 ] && f=1
