@@ -9,6 +9,9 @@ lines naming the file and what differs; the last line is
   row per path and method, against doc/daemon.md's table between
   "<!-- kabd routes -->" and "<!-- end of kabd routes -->" and against
   the ".B METHOD /api/v1/PATH" entries of doc/kabd.8's API section;
+- options: kabd's long options (its getopt_long table in
+  harness/daemon/kabd_main.c, but --help) against the entries of
+  doc/kabd.8's OPTIONS section;
 - config: the settings (settings[] in harness/base/config.c) against
   doc/config.md's table (a row "| `VAR` ... | NAME: ...") and the
   ENVIRONMENT sections of doc/kab.1 and doc/kabd.8 (every variable named
@@ -129,6 +132,23 @@ def check_routes():
         ok(k in mroutes, f"doc/kabd.8: API section has no \".B {k[0]} /api/v1{k[1]}\" entry")
     for k in sorted(mroutes):
         ok(k in want, f"doc/kabd.8: API section documents {k[0]} {k[1]}, which is not in kabd's routes[]")
+
+
+def check_options():
+    src = read("harness/daemon/kabd_main.c")
+    m = re.search(r"struct option opts\[\]\s*=\s*\{(.*?)\n\s*\};", src, re.S)
+    if not ok(m is not None, "harness/daemon/kabd_main.c: no getopt_long options table found"):
+        return
+    want = set(re.findall(r'\{\s*"([\w-]+)"\s*,', m.group(1))) - {"help"}
+    man = read("doc/kabd.8")
+    sec = re.search(r"^\.SH OPTIONS\n(.*?)(?=^\.SH )", man, re.S | re.M)
+    if not ok(sec is not None, "doc/kabd.8: no .SH OPTIONS section"):
+        return
+    doc = set(o.replace("\\-", "-") for o in re.findall(r"^\.BI? \\-\\-((?:[\w]|\\-)+)", sec.group(1), re.M))
+    for o in sorted(want):
+        ok(o in doc, f"doc/kabd.8: kabd takes --{o} (harness/daemon/kabd_main.c) but OPTIONS has no entry for it")
+    for o in sorted(doc):
+        ok(o in want, f"doc/kabd.8: OPTIONS documents --{o}, which kabd does not take")
 
 
 # ---- configuration ---------------------------------------------------
@@ -303,7 +323,7 @@ def check_links():
 
 def main():
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-    only = sys.argv[1:] or ["routes", "config", "layers", "constants", "links"]
+    only = sys.argv[1:] or ["routes", "options", "config", "layers", "constants", "links"]
     for name in only:
         globals()["check_" + name]()
     print(f"docs-check: {passed} passed, {failed} failed")
