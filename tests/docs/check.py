@@ -76,6 +76,22 @@ def table_rows(lines):
     return rows[0], [r for r in rows[2:]]
 
 
+def man_section(path, name):
+    """The text of a man page's .SH NAME section, or None (a FAIL)."""
+    m = re.search(r"^\.SH " + name + r"\n(.*?)(?=^\.SH |\Z)", read(path), re.S | re.M)
+    ok(m is not None, f"{path}: no .SH {name} section")
+    return m.group(1) if m else None
+
+
+def same_sets(code, doc, missing, extra):
+    """One check per element: in doc when in code, in code when in doc;
+    missing(k) and extra(k) say what is wrong."""
+    for k in sorted(code):
+        ok(k in doc, missing(k))
+    for k in sorted(doc):
+        ok(k in code, extra(k))
+
+
 # ---- routes ----------------------------------------------------------
 
 def code_routes():
@@ -115,23 +131,18 @@ def check_routes():
             key = (m.group(1), norm(m.group(2)))
             ok(key not in doc, f"doc/daemon.md: route {key[0]} {key[1]} has two rows")
             doc[key] = r
-    for k in sorted(want):
-        ok(k in doc, f"doc/daemon.md: kabd serves {k[0]} {k[1]} (harness/daemon/httpd.c routes[]) but the table has no row for it")
-    for k in sorted(doc):
-        ok(k in want, f"doc/daemon.md: the table documents {k[0]} {k[1]}, which is not in kabd's routes[]")
-    man = read("doc/kabd.8")
-    api = re.search(r"^\.SH API\n(.*?)(?=^\.SH )", man, re.S | re.M)
-    if not ok(api is not None, "doc/kabd.8: no .SH API section"):
+    same_sets(want, doc, lambda k: f"doc/daemon.md: kabd serves {k[0]} {k[1]} (harness/daemon/httpd.c routes[]) but the table has no row for it",
+              lambda k: f"doc/daemon.md: the table documents {k[0]} {k[1]}, which is not in kabd's routes[]")
+    api = man_section("doc/kabd.8", "API")
+    if api is None:
         return
     mroutes = set()
-    for line in api.group(1).split("\n"):
+    for line in api.split("\n"):
         m = re.match(r"^\.B (GET|POST) (/\S*)", line)
         if m:
             mroutes.add((m.group(1), norm(re.split(r"[?\[]", m.group(2))[0])))
-    for k in sorted(want):
-        ok(k in mroutes, f"doc/kabd.8: API section has no \".B {k[0]} /api/v1{k[1]}\" entry")
-    for k in sorted(mroutes):
-        ok(k in want, f"doc/kabd.8: API section documents {k[0]} {k[1]}, which is not in kabd's routes[]")
+    same_sets(want, mroutes, lambda k: f"doc/kabd.8: API section has no \".B {k[0]} /api/v1{k[1]}\" entry",
+              lambda k: f"doc/kabd.8: API section documents {k[0]} {k[1]}, which is not in kabd's routes[]")
 
 
 def check_options():
@@ -140,15 +151,12 @@ def check_options():
     if not ok(m is not None, "harness/daemon/kabd_main.c: no getopt_long options table found"):
         return
     want = set(re.findall(r'\{\s*"([\w-]+)"\s*,', m.group(1))) - {"help"}
-    man = read("doc/kabd.8")
-    sec = re.search(r"^\.SH OPTIONS\n(.*?)(?=^\.SH )", man, re.S | re.M)
-    if not ok(sec is not None, "doc/kabd.8: no .SH OPTIONS section"):
+    sec = man_section("doc/kabd.8", "OPTIONS")
+    if sec is None:
         return
-    doc = set(o.replace("\\-", "-") for o in re.findall(r"^\.BI? \\-\\-((?:[\w]|\\-)+)", sec.group(1), re.M))
-    for o in sorted(want):
-        ok(o in doc, f"doc/kabd.8: kabd takes --{o} (harness/daemon/kabd_main.c) but OPTIONS has no entry for it")
-    for o in sorted(doc):
-        ok(o in want, f"doc/kabd.8: OPTIONS documents --{o}, which kabd does not take")
+    doc = set(o.replace("\\-", "-") for o in re.findall(r"^\.BI? \\-\\-((?:[\w]|\\-)+)", sec, re.M))
+    same_sets(want, doc, lambda o: f"doc/kabd.8: kabd takes --{o} (harness/daemon/kabd_main.c) but OPTIONS has no entry for it",
+              lambda o: f"doc/kabd.8: OPTIONS documents --{o}, which kabd does not take")
 
 
 # ---- configuration ---------------------------------------------------
