@@ -39,7 +39,7 @@
  * Content-Length) is dropped as it comes, so that the client still sees its 413;
  * past this much the connection is closed instead. */
 #define DRAIN_MAX (8 * HTTPD_MAX_BODY)
-#define TOO_BIG_MSG "the body is over %d bytes: a job file is at most %d KiB (README.md, \"Budgets\")"
+#define TOO_BIG_MSG "the body is over %d bytes: a job file is at most %d KiB (doc/jobs.md, \"Budgets\")"
 #define TOO_BIG_ARGS HTTPD_MAX_BODY, HTTPD_MAX_BODY / 1024
 /* What a page of kabd's may load: the scripts, styles and API of kabd
  * itself, nothing inline, no plugin, no form sent anywhere, and no other
