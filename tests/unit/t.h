@@ -30,7 +30,8 @@ static int t_passed, t_failed, t_skipped;
 
 /* A case this machine or user cannot run (not root, no such device):
  * said with its reason, "  skip WHAT: WHY", and counted as skipped. */
-static inline void t_skip(const char *what, const char *why) {
+static inline void t_skip(const char *what, const char *why)
+{
 	t_skipped++;
 	printf("  skip %s: %s\n", what, why);
 }
