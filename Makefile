@@ -285,7 +285,7 @@ $(B)/fuzz/fuzz_series: tests/fuzz/fuzz_series.c $(FUZZ_SERIES_OBJ)
 
 # JSON both ways: a reply the client reads, a string kab writes (json.c, client.c; curl, jansson)
 FUZZ_JSON_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,harness/cli/client harness/base/json harness/base/util \
-		harness/base/output harness/base/esc)
+		harness/base/output harness/base/esc harness/base/config)
 $(B)/fuzz/fuzz_json: tests/fuzz/fuzz_json.c $(FUZZ_JSON_OBJ)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
