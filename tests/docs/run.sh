@@ -21,7 +21,7 @@ trap 'rm -rf "$tmp"' EXIT
 	echo "docs: 0 passed, 1 failed"
 	exit 1
 }
-python3 - "$tmp/md" "$tmp/man" "${KEYS_UPDATE:-0}" <<'PY'
+exec python3 - "$tmp/md" "$tmp/man" "${KEYS_UPDATE:-0}" <<'PY'
 import re, sys
 
 md_out, man_out, update = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3] == "1"
