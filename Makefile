@@ -1,5 +1,6 @@
 # kab: kernel A/B benchmark harness. Plain make; output in build/.
-# `make demo` and `make check` install what they need first (as root).
+# `make demo` and `make check` install what they need first (as root; as
+# another user they say what is missing and run what can run).
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -30,7 +31,11 @@ PROG_BIN := $(PROG_SRC:workloads/progs/%.c=$(B)/kab-%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 
-# Debian packages kab needs to build, run and test.
+# Debian packages kab needs to build, run and test; BUILD_PKGS, those
+# without which nothing builds (the libraries kab, kabd and the helper
+# programs link, and the compiler).
+BUILD_PKGS := build-essential libcgroup-dev libinih-dev libsqlite3-dev libgsl-dev \
+              libmicrohttpd-dev libcurl4-openssl-dev zlib1g-dev libjansson-dev nettle-dev libmariadb-dev
 DEB_PKGS := build-essential pkg-config libcgroup-dev libinih-dev libsqlite3-dev libgsl-dev \
             sqlite3 stress-ng util-linux procps
 # and for the tests: a QEMU guest with cgroup v2 (Debian's kernel, busybox)
@@ -52,14 +57,25 @@ DEB_PKGS += linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils
 DEB_PKGS += initramfs-tools-core
 
 .PHONY: all deps web-deps demo demo-build seeds executor-free check check-nightly-kernels lint lint-format bench clean install fuzz fuzz-smoke fuzz-deps
-# Installs the Debian packages in $(1) that are missing (needs root).
-define install_missing
-	@missing=""; for p in $(1); do \
+# Shell code: sets missing to the Debian packages of $(1) not installed
+# (" a b", or empty).
+find_missing = missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
+	done
+# Installs the Debian packages in $(1) that are missing, as root. Any other
+# user installs nothing: it is told what is missing and the target that
+# installs it as root ($(3)), and make stops when some of it is in $(2),
+# what the build cannot do without; else it goes on, and the suites that
+# need the rest say so and skip.
+define install_missing
+	@$(call find_missing,$(1)); \
+	if [ -n "$$missing" ] && [ "$$(id -u)" != 0 ]; then \
+	  echo "kab: not installed:$$missing (as root: make $(3))" >&2; \
+	  needed=""; for p in $$missing; do case " $(2) " in *" $$p "*) needed="$$needed $$p";; esac; done; \
+	  if [ -n "$$needed" ]; then echo "kab: cannot build without$$needed: install it as root (make $(3)), then run this again" >&2; exit 1; fi; \
+	  echo "kab: not root, so not installing them: going on; what needs them says so and skips" >&2; \
+	elif [ -n "$$missing" ]; then \
 	  echo "kab: installing:$$missing"; \
-	  if [ "$$(id -u)" != 0 ]; then echo "kab: need root to apt-get install$$missing" >&2; exit 1; fi; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 endef
@@ -67,14 +83,22 @@ endef
 all: $(B)/kab $(B)/kabd $(PROG_BIN) $(BENCH_BIN)
 
 deps:
-	$(call install_missing,$(DEB_PKGS))
+	$(call install_missing,$(DEB_PKGS),$(BUILD_PKGS),deps)
 
 # Playwright (npm playwright-core, the version in tests/web/package-lock.json)
-# drives Debian's chromium in tests/integration/t_web.sh
+# drives Debian's chromium in tests/integration/t_web.sh, which needs root:
+# another user installs nothing here (neither apt nor npm) and is told
+# what is missing.
+WEB_READY := command -v node >/dev/null && command -v npm >/dev/null && \
+	  [ -f tests/web/node_modules/.package-lock.json ] && cmp -s tests/web/package-lock.json tests/web/node_modules/.kab-lock
 web-deps: deps
-	@if ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
-	  $(MAKE) --no-print-directory DEB_PKGS="nodejs npm" deps; fi
-	@if [ ! -f tests/web/node_modules/.package-lock.json ] || \
+	@if [ "$$(id -u)" != 0 ]; then \
+	  $(WEB_READY) || echo "kab: not installed: node, npm or tests/web's playwright-core, for t_web, which needs root anyway (as root: make web-deps)" >&2; \
+	  exit 0; \
+	fi; \
+	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
+	  $(MAKE) --no-print-directory DEB_PKGS="nodejs npm" deps || exit 1; fi; \
+	if [ ! -f tests/web/node_modules/.package-lock.json ] || \
 	    ! cmp -s tests/web/package-lock.json tests/web/node_modules/.kab-lock; then \
 	  echo "kab: npm ci in tests/web"; \
 	  (cd tests/web && npm ci --no-audit --no-fund --loglevel=error) && \
@@ -159,10 +183,19 @@ seeds: deps all
 executor-free:
 	@tests/executor_free.sh
 
+# As root it installs what is missing and runs every suite. Any other user
+# gets what runs without root: lint, fuzz-smoke (skipped, and counted so,
+# when clang is not installed) and tests/run.sh, whose suites that need
+# root, QEMU or a browser say so and are counted as skipped.
 check: executor-free deps web-deps lint
 	$(MAKE) all $(UNIT_BIN) $(STATS_BIN)
-	$(MAKE) fuzz-smoke
-	tests/run.sh
+	@$(call find_missing,$(FUZZ_PKGS)); \
+	if [ -n "$$missing" ] && [ "$$(id -u)" != 0 ]; then \
+	  skipped="fuzz-smoke: needs$$missing (as root: make fuzz-deps)"; \
+	else \
+	  skipped=""; echo "$(MAKE) fuzz-smoke"; $(MAKE) fuzz-smoke || exit 1; \
+	fi; \
+	echo tests/run.sh; CHECK_SKIPPED="$$skipped" tests/run.sh
 
 # Nightly tracking with kernels, the whole loop (tests/qemu/t_nightly_kernels.sh):
 # the host builds NIGHTS nights of a tracked tree (one a real regression), a
@@ -218,7 +251,7 @@ FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address
 FUZZ_OBJ    := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(filter-out $(wildcard harness/daemon/*.c),$(LIB_SRC)))
 
 fuzz-deps:
-	$(call install_missing,$(FUZZ_PKGS))
+	$(call install_missing,$(FUZZ_PKGS),$(FUZZ_PKGS),fuzz-deps)
 
 $(B)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -253,7 +286,7 @@ $(B)/fuzz/fuzz_series: tests/fuzz/fuzz_series.c $(FUZZ_SERIES_OBJ)
 
 # JSON both ways: a reply the client reads, a string kab writes (json.c, client.c; curl, jansson)
 FUZZ_JSON_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,harness/cli/client harness/base/json harness/base/util \
-		harness/base/output harness/base/esc)
+		harness/base/output harness/base/esc harness/base/config)
 $(B)/fuzz/fuzz_json: tests/fuzz/fuzz_json.c $(FUZZ_JSON_OBJ)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 

@@ -175,12 +175,12 @@ static void test_stand_in(void)
 		T_EQ_INT(make(root, REL, cfg, out, &err), -EPERM);
 		T_CHECK(err.buf && strstr(err.buf, "build as root"));
 		T_CHECK(access(out, F_OK) < 0);
-		printf("skipped: the stand-in's runs need root\n");
+		t_skip("the stand-in's runs", "needs root");
 		sb_free(&err);
 		return;
 	}
 	if (!can_unshare()) {
-		printf("skipped: the stand-in's runs: unshare(CLONE_NEWNS) is refused here\n");
+		t_skip("the stand-in's runs", "unshare(CLONE_NEWNS) is refused here");
 		return;
 	}
 	listing("/lib/modules", mods_before, sizeof(mods_before));

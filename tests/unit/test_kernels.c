@@ -432,11 +432,11 @@ static void test_krun_signals(void)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-static bool nobody(struct krun_user *u)
+static bool nobody(struct krun_user *u, const char *what)
 {
 	struct passwd *pw = getpwnam("nobody");
 	if (!pw || geteuid() != 0) {
-		printf("  skip the drop to a user and the build directories: %s\n", pw ? "not root" : "no user nobody");
+		t_skip(what, pw ? "needs root (it drops to the user nobody)" : "no user nobody");
 		return false;
 	}
 	*u = (struct krun_user){ .uid = pw->pw_uid, .gid = pw->pw_gid, .name = "nobody", .home = "/nonexistent-kab" };
@@ -448,7 +448,7 @@ static bool nobody(struct krun_user *u)
 static void test_krun_user(void)
 {
 	struct krun_user u;
-	if (!nobody(&u))
+	if (!nobody(&u, "krun as a user"))
 		return;
 	setenv("KAB_TEST_SECRET", "root's", 1);
 	char *env[] = { "KAB_EXTRA=1", NULL };
@@ -510,7 +510,7 @@ static void test_krun_fds(void)
 	T_EQ_STR(out.buf, "0\n1\n2\n3");
 	sb_free(&out);
 	struct krun_user u;
-	if (nobody(&u)) {
+	if (nobody(&u, "krun's descriptors as a user")) {
 		struct krun o = { .user = &u };
 		T_CHECK(krun_ok_as(ls, &o, &out));
 		T_EQ_STR(out.buf, "0\n1\n2\n3");
@@ -542,7 +542,7 @@ static void touch_file(const char *path, const char *text)
 static void test_build_dirs(void)
 {
 	struct krun_user u;
-	if (!nobody(&u))
+	if (!nobody(&u, "the build user's directories"))
 		return;
 	char top[] = "/tmp/kab-test-bu.XXXXXX", p[4096], q[4096];
 	T_CHECK(mkdtemp(top) != NULL && chmod(top, 0755) == 0);

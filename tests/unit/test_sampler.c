@@ -516,7 +516,7 @@ static void test_memcg_removed(void) {
 	static struct result res;
 
 	if (geteuid() != 0 || access("/sys/fs/cgroup/memory/memory.oom_control", F_OK) != 0) {
-		fprintf(stderr, "skip: memcg removal test needs root and a cgroup v1 memory controller\n");
+		t_skip("the memcg removal test", "needs root and a cgroup v1 memory controller");
 		return;
 	}
 	snprintf(dir, sizeof(dir), "/sys/fs/cgroup/memory/kab-test-sampler-%d", (int)getpid());

@@ -347,7 +347,7 @@ static bool has(const char *msg, const char *part)
 static void test_store_refusals(void)
 {
 	if (geteuid() != 0) {
-		printf("skip test_store_refusals: needs root (files of another owner)\n");
+		t_skip("test_store_refusals", "needs root (files of another owner)");
 		return;
 	}
 	const uid_t other = 65534;

@@ -2,6 +2,7 @@
  * helper programs print (fixtures captured from real runs, and broken
  * lines), and the checks of their keys. */
 #include "t_job.h"
+#include "t_config.h"
 #include "workloads/wl.h"
 #include "harness/job/job.h"
 #include "harness/base/util.h"
@@ -181,9 +182,10 @@ static void test_options(void)
 	const char *old = getenv("PATH");
 	snprintf(path, sizeof(path), "build:%s", old ? old : "/usr/bin:/bin");
 	setenv("PATH", path, 1);
+	t_config_from_env();
 	char prog[4096];
 	if (!wl_helper_path("kab-pageout", prog, sizeof(prog)) || !wl_helper_path("kab-shmem-truncate", prog, sizeof(prog))) {
-		printf("skip test_options: build/kab-pageout or build/kab-shmem-truncate is not built (make all)\n");
+		t_skip("test_options", "build/kab-pageout or build/kab-shmem-truncate is not built (make all)");
 		return;
 	}
 	struct strbuf a = { 0 };
