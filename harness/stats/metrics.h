@@ -1,10 +1,13 @@
-/* The metric table: what kab knows about a metric by its name — unit,
- * direction of goodness and the label a cover letter shows. A job's
- * [metric NAME] sections override it (job_metric_settings). */
+/* What kab knows about a metric by its name — unit, direction of
+ * goodness and the label a cover letter shows: a workload's own metrics
+ * from the workload's declaration (wl_ops.metrics), the kernel's counters
+ * from the table in metrics.c. A job's [metric NAME] sections override
+ * both (job_metric_settings). */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "harness/job/job.h"
 #include "harness/stats/stats.h"
 
 #define METRIC_LABEL_MAX 96
@@ -23,5 +26,8 @@ struct metric_info {
  * unit and name (ops/s, tps, qps: higher; s, ms, latency: lower). */
 void metrics_describe(const char *name, const char *unit_hint, struct metric_info *ret);
 
-/* Glob: each '*' matches any run of characters. */
-bool metrics_glob(const char *pattern, const char *name);
+/* A job's or a declaration's direction as the statistics' one; dflt
+ * for JOB_DIR_UNSET. */
+enum stats_direction metrics_direction(enum job_direction d, enum stats_direction dflt);
+/* The kernel table's i-th pattern (util_glob), NULL past its end. */
+const char *metrics_kernel_pattern(size_t i);
