@@ -1,0 +1,314 @@
+/* The metrics each workload type declares beside its code (wl_ops.metrics):
+ * every row has a unit and a direction and lies under its own type's
+ * sources; a name is declared once (no pattern twice, none under two
+ * owners, none dead behind an earlier row, no kernel counter under a
+ * workload's source); what the helper programs print and the workload
+ * pages (docs/wl-TYPE.md) say agrees with the declarations; collect
+ * stores the declared unit and reports show it. */
+#include "t.h"
+#include "workloads/wl.h"
+#include "harness/stats/metrics.h"
+#include "harness/base/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static size_t n_rows(const struct wl_ops *o)
+{
+	size_t n = 0;
+	while (o->metrics && o->metrics[n].pattern)
+		n++;
+	return n;
+}
+
+/* Each row on its own: a pattern under the type's sources, a unit, a direction. */
+static void test_rows_complete(void)
+{
+	size_t declared = 0;
+	for (const struct wl_ops *const *o = wl_all(); *o; o++)
+		for (size_t i = 0; i < n_rows(*o); i++) {
+			const struct wl_metric *d = &(*o)->metrics[i];
+			declared++;
+			T_CHECK(d->pattern[0] != 0);
+			T_CHECK(wl_metric_owner(d->pattern, NULL) == *o);
+			T_CHECK(d->unit != NULL);
+			T_CHECK(d->unit && strlen(d->unit) < METRIC_UNIT_MAX && strlen(d->unit) < sizeof(((struct store_metric *)0)->unit));
+			T_CHECK(d->dir == JOB_DIR_HIGHER || d->dir == JOB_DIR_LOWER || d->dir == JOB_DIR_NEUTRAL);
+			T_CHECK(!d->label || (d->label[0] && strlen(d->label) < METRIC_LABEL_MAX));
+			if (!d->unit || wl_metric_owner(d->pattern, NULL) != *o)
+				fprintf(stderr, "  %s: row %s\n", (*o)->type, d->pattern);
+		}
+	/* every type that runs a fixed program declares what it reports */
+	static const char *const declaring[] = { "stress-ng", "pageout", "shmem-truncate", "kbuild", "sysbench-oltp" };
+	for (size_t i = 0; i < ARRAY_SIZE(declaring); i++) {
+		const struct wl_ops *o = wl_find(declaring[i]);
+		T_CHECK(o && n_rows(o) > 0);
+	}
+	T_CHECK(declared >= 50);
+}
+
+/* A name is declared once: no pattern twice (workloads and the kernel
+ * table together), no source owned by two types, no row that an earlier
+ * row of its table always wins over, no kernel pattern under a workload. */
+static void test_declared_once(void)
+{
+	const char *seen[256];
+	size_t n = 0;
+	for (const struct wl_ops *const *o = wl_all(); *o; o++)
+		for (size_t i = 0; i < n_rows(*o) && n < ARRAY_SIZE(seen); i++)
+			seen[n++] = (*o)->metrics[i].pattern;
+	size_t n_wl = n;
+	for (size_t i = 0; metrics_kernel_pattern(i) && n < ARRAY_SIZE(seen); i++)
+		seen[n++] = metrics_kernel_pattern(i);
+	T_CHECK(n < ARRAY_SIZE(seen));
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (strcmp(seen[i], seen[j]) == 0) {
+				fprintf(stderr, "  declared twice: %s\n", seen[i]);
+				T_CHECK(false);
+			}
+	for (size_t i = n_wl; i < n; i++)
+		if (wl_metric_owner(seen[i], NULL)) {
+			fprintf(stderr, "  kernel table row under a workload: %s\n", seen[i]);
+			T_CHECK(false);
+		}
+	/* each source names one owner: its own */
+	for (const struct wl_ops *const *o = wl_all(); *o; o++) {
+		char name[128];
+		snprintf(name, sizeof(name), "%s.x", (*o)->type);
+		T_CHECK(wl_metric_owner(name, NULL) == *o);
+		for (const char *const *p = (*o)->metric_sources; p && *p; p++) {
+			snprintf(name, sizeof(name), "%s.x", *p);
+			T_CHECK(wl_metric_owner(name, NULL) == *o);
+		}
+	}
+	/* a row after one that matches it as a name never wins */
+	for (const struct wl_ops *const *o = wl_all(); *o; o++)
+		for (size_t j = 0; j < n_rows(*o); j++)
+			for (size_t i = 0; i < j; i++)
+				if (util_glob((*o)->metrics[i].pattern, (*o)->metrics[j].pattern)) {
+					fprintf(stderr, "  %s: row %s is behind %s\n", (*o)->type, (*o)->metrics[j].pattern,
+						(*o)->metrics[i].pattern);
+					T_CHECK(false);
+				}
+	T_CHECK(wl_metric_owner("vmstat.pgscan_anon", NULL) == NULL);
+	T_CHECK(wl_metric_owner("pageout", NULL) == NULL);
+	T_CHECK(wl_metric_owner("pageout.", NULL) == NULL);
+	size_t len = 0;
+	T_CHECK(wl_metric_owner("mariadb.Questions", &len) == wl_find("sysbench-oltp"));
+	T_EQ_INT(len, 8);
+}
+
+/* The "kab-metric NAME VALUE UNIT" lines a helper program printed
+ * (captured in tests/data) name declared metrics, in the declared unit. */
+static void check_program_output(const char *fixture)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "tests/data/%s", fixture);
+	FILE *f = fopen(path, "re");
+	T_CHECK(f != NULL);
+	if (!f)
+		return;
+	char line[512], name[128], unit[64];
+	double v;
+	int lines = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "kab-metric %127s %lf %63s", name, &v, unit) != 3)
+			continue;
+		lines++;
+		const struct wl_metric *d = wl_metric_find(name);
+		if (!d || strcmp(d->unit, unit) != 0) {
+			fprintf(stderr, "  %s: %s in %s, declared %s\n", fixture, name, unit, d ? d->unit : "nowhere");
+			T_CHECK(false);
+		}
+	}
+	fclose(f);
+	T_CHECK(lines > 15);
+}
+
+/* "| `NAME` | UNIT |" rows of the type's page agree with its declaration
+ * (names; a page sums a pattern's rows up in its own words). */
+static void check_page(const struct wl_ops *o)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "docs/wl-%s.md", o->type);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	char line[1024];
+	int rows = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "| `", 3) != 0)
+			continue;
+		char *end = strstr(line + 3, "` | ");
+		if (!end)
+			continue;
+		*end = 0;
+		const char *name = line + 3, *unit = end + 4;
+		const struct wl_metric *d = NULL;
+		for (size_t i = 0; i < n_rows(o) && !d && !strchr(name, '*'); i++)
+			if (strcmp(o->metrics[i].pattern, name) == 0)
+				d = &o->metrics[i];
+		if (!d)
+			continue;
+		rows++;
+		size_t ul = strcspn(unit, "|");
+		while (ul && unit[ul - 1] == ' ')
+			ul--;
+		if (strlen(d->unit) != ul || strncmp(d->unit, unit, ul) != 0) {
+			fprintf(stderr, "  %s: %s is in %.*s there, declared %s\n", path, name, (int)ul, unit, d->unit);
+			T_CHECK(false);
+		}
+	}
+	fclose(f);
+	T_CHECK(rows > 0);
+}
+
+static void test_programs_and_pages(void)
+{
+	check_program_output("kab-pageout.stdout");
+	check_program_output("kab-shmem-truncate.stdout");
+	static const char *const paged[] = { "pageout", "shmem-truncate", "kbuild", "sysbench-oltp" };
+	for (size_t i = 0; i < ARRAY_SIZE(paged); i++) {
+		const struct wl_ops *o = wl_find(paged[i]);
+		T_CHECK(o != NULL);
+		if (o)
+			check_page(o);
+	}
+}
+
+static const struct store_metric *find(const struct wl_metrics *m, const char *name)
+{
+	return wl_metrics_find(m, 0, name);
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	T_CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* Collect stores the owner's unit; a unit printed for an undeclared name stays. */
+static void test_collect_units(void)
+{
+	char dir[] = "/tmp/kab-unit-wlmetrics-XXXXXX";
+	T_CHECK(mkdtemp(dir) != NULL);
+	_cleanup_free_ char *report = NULL;
+	T_EQ_INT(util_read_file("tests/data/sysbench-oltp_read_write.out", &report, NULL), 0);
+	write_file(dir, "stdout", report ? report : "");
+	write_file(dir, "mariadb-status", "Innodb_data_read 4096 bytes\ninnodb_io_uring 1 flag\nSome_new_counter 3 things\n");
+	struct wl_ctx c = { .workdir = dir };
+	struct wl_metrics m = { 0 };
+	const struct wl_ops *o = wl_find("sysbench-oltp");
+	T_EQ_INT(o ? o->collect(&c, 0, &m) : -1, 0);
+	const struct store_metric *x = find(&m, "sysbench.qps");
+	T_CHECK(x && strcmp(x->unit, "queries/s") == 0);
+	x = find(&m, "sysbench.tps");
+	T_CHECK(x && strcmp(x->unit, "tx/s") == 0);
+	x = find(&m, "mariadb.Innodb_data_read");
+	T_CHECK(x && x->value == 4096 && strcmp(x->unit, "bytes") == 0);
+	x = find(&m, "mariadb.innodb_io_uring");
+	T_CHECK(x && strcmp(x->unit, "flag") == 0);
+	x = find(&m, "mariadb.Some_new_counter");
+	T_CHECK(x && strcmp(x->unit, "things") == 0);
+	for (size_t i = 0; i < m.n; i++)
+		if (strcmp(m.v[i].name, "mariadb.Some_new_counter") != 0 && !wl_metric_find(m.v[i].name)) {
+			fprintf(stderr, "  sysbench-oltp collects undeclared %s\n", m.v[i].name);
+			T_CHECK(false);
+		}
+	wl_metrics_free(&m);
+
+	write_file(dir, "stress-ng.yaml",
+		   "metrics:\n    - stressor: vm\n      bogo-ops: 100\n      bogo-ops-per-second-real-time: 10.0\n"
+		   "      bogo-ops-per-second-usr-sys-time: 12.0\n    - stressor: tlb-shootdown\n      bogo-ops: 50\n"
+		   "      bogo-ops-per-second-real-time: 5.0\n      bogo-ops-per-second-usr-sys-time: 6.0\n");
+	o = wl_find("stress-ng");
+	T_EQ_INT(o ? o->collect(&c, 0, &m) : -1, 0);
+	T_EQ_INT(m.n, 9);
+	for (size_t i = 0; i < m.n; i++) {
+		const struct wl_metric *d = wl_metric_find(m.v[i].name);
+		T_CHECK(d && strcmp(m.v[i].unit, d->unit) == 0);
+	}
+	x = find(&m, "stress-ng.vm.bogo_ops");
+	T_CHECK(x && x->value == 100 && strcmp(x->unit, "ops") == 0);
+	x = find(&m, "stress-ng.bogo_ops_per_s");
+	T_CHECK(x && x->value == 15 && strcmp(x->unit, "ops/s") == 0);
+	wl_metrics_free(&m);
+
+	/* a helper program's unit gives way to the declaration */
+	write_file(dir, "stdout", "kab-metric shmem-truncate.op_ms_stddev_pct 3.5 ms\nkab-metric shmem-truncate.op_ms_median 2 ms\n"
+				  "kab-metric shmem-truncate.new_thing 1 widgets\n");
+	T_EQ_INT(wl_prog_collect(&c, "shmem-truncate.", "shmem-truncate.op_ms_median", &m), 0);
+	x = find(&m, "shmem-truncate.op_ms_stddev_pct");
+	T_CHECK(x && strcmp(x->unit, "%") == 0);
+	x = find(&m, "shmem-truncate.new_thing");
+	T_CHECK(x && strcmp(x->unit, "widgets") == 0);
+	wl_metrics_free(&m);
+
+	T_EQ_INT(wl_metrics_add_declared(&m, "kbuild.objects", "ignored", 12), 0);
+	T_EQ_INT(wl_metrics_add_declared(&m, "kbuild.nothing", NULL, 1), 0);
+	T_CHECK(m.n == 2 && strcmp(m.v[0].unit, "files") == 0 && strcmp(m.v[1].unit, "") == 0);
+	wl_metrics_free(&m);
+	util_remove_tree(dir);
+}
+
+/* What reports show comes from the owner's row; the three units that
+ * disagreed before are the owner's now. */
+static void test_describe(void)
+{
+	struct metric_info i;
+	metrics_describe("sysbench.qps", "q/s", &i);
+	T_EQ_STR(i.unit, "queries/s");
+	T_EQ_STR(i.label, "queries/s");
+	T_EQ_INT(i.dir, STATS_DIR_HIGHER);
+	metrics_describe("kbuild.objects", "objects", &i);
+	T_EQ_STR(i.unit, "files");
+	T_EQ_STR(i.label, "objects built");
+	T_EQ_INT(i.dir, STATS_DIR_NEUTRAL);
+	metrics_describe("shmem-truncate.fill_ms_stddev_pct", "ms", &i);
+	T_EQ_STR(i.unit, "%");
+	T_EQ_INT(i.dir, STATS_DIR_LOWER);
+	metrics_describe("shmem-truncate.fill_ms_max", "", &i);
+	T_EQ_STR(i.unit, "ms");
+	metrics_describe("pageout.fill_ns_stddev_pct", "", &i);
+	T_EQ_STR(i.unit, "%");
+	metrics_describe("pageout.reps", "", &i);
+	T_EQ_STR(i.unit, "reps");
+	T_EQ_STR(i.label, "pageout.reps");
+	T_EQ_INT(i.dir, STATS_DIR_NEUTRAL);
+	/* short labels are the owner's choice: stress-ng's and command's */
+	metrics_describe("stress-ng.vm.bogo_ops_per_s", "", &i);
+	T_EQ_STR(i.label, "vm.bogo_ops_per_s (ops/s)");
+	metrics_describe("command.score", "points", &i);
+	T_EQ_STR(i.label, "score (points)");
+	metrics_describe("mariadb.Innodb_buffer_pool_reads", "", &i);
+	T_EQ_STR(i.label, "buffer pool reads from disk");
+	T_EQ_STR(i.unit, "reads");
+	T_EQ_INT(i.dir, STATS_DIR_LOWER);
+	/* a workload's source is the workload's alone: an undeclared name of it is guessed, not the kernel's */
+	metrics_describe("pageout.new_time_ms", "ms", &i);
+	T_CHECK(!i.known);
+	T_EQ_INT(i.dir, STATS_DIR_LOWER);
+	metrics_describe("vmstat.pgscan_anon", "events", &i);
+	T_CHECK(i.known);
+	T_EQ_STR(i.unit, "pages");
+	T_EQ_INT(metrics_direction(JOB_DIR_UNSET, STATS_DIR_HIGHER), STATS_DIR_HIGHER);
+	T_EQ_INT(metrics_direction(JOB_DIR_LOWER, STATS_DIR_HIGHER), STATS_DIR_LOWER);
+}
+
+int main(void)
+{
+	test_rows_complete();
+	test_declared_once();
+	test_programs_and_pages();
+	test_collect_units();
+	test_describe();
+	return t_done("test_wl_metrics");
+}
