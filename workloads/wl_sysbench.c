@@ -361,7 +361,10 @@ static int collect(const struct wl_ctx *c, int exit_status, struct wl_metrics *m
 	struct wl_sysbench_report rep;
 	if ((r = wl_sysbench_parse_report(text, &rep)) < 0)
 		return r;
-	const struct { const char *name; double v; } figs[] = {
+	const struct {
+		const char *name;
+		double v;
+	} figs[] = {
 		{ "sysbench.tps", rep.tps },
 		{ "sysbench.qps", rep.qps },
 		{ "sysbench.transactions", rep.transactions },

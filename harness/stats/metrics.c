@@ -115,8 +115,8 @@ static enum stats_direction guess_direction(const char *name, const char *unit)
  * whose labels are short (stress-ng, command); other names stay whole. */
 static const char *short_name(const char *name, const struct wl_ops *owner, size_t owner_len)
 {
-	static const char *const sources[] = { "vmstat.", "interrupts.", "memcg.", "memcg_events.", "psi.",
-						"memcg_psi.", "rusage.", "time." };
+	static const char *const sources[] = { "vmstat.", "interrupts.", "memcg.",  "memcg_events.",
+					       "psi.",    "memcg_psi.",  "rusage.", "time." };
 	if (owner)
 		return owner->short_labels ? name + owner_len : name;
 	for (size_t i = 0; i < ARRAY_SIZE(sources); i++)

@@ -33,7 +33,8 @@ static void test_rows_complete(void)
 			T_CHECK(d->pattern[0] != 0);
 			T_CHECK(wl_metric_owner(d->pattern, NULL) == *o);
 			T_CHECK(d->unit != NULL);
-			T_CHECK(d->unit && strlen(d->unit) < METRIC_UNIT_MAX && strlen(d->unit) < sizeof(((struct store_metric *)0)->unit));
+			T_CHECK(d->unit && strlen(d->unit) < METRIC_UNIT_MAX &&
+				strlen(d->unit) < sizeof(((struct store_metric *)0)->unit));
 			T_CHECK(d->dir == JOB_DIR_HIGHER || d->dir == JOB_DIR_LOWER || d->dir == JOB_DIR_NEUTRAL);
 			T_CHECK(!d->label || (d->label[0] && strlen(d->label) < METRIC_LABEL_MAX));
 			if (!d->unit || wl_metric_owner(d->pattern, NULL) != *o)
@@ -88,8 +89,8 @@ static void test_declared_once(void)
 		for (size_t j = 0; j < n_rows(*o); j++)
 			for (size_t i = 0; i < j; i++)
 				if (util_glob((*o)->metrics[i].pattern, (*o)->metrics[j].pattern)) {
-					fprintf(stderr, "  %s: row %s is behind %s\n", (*o)->type, (*o)->metrics[j].pattern,
-						(*o)->metrics[i].pattern);
+					fprintf(stderr, "  %s: row %s is behind %s\n", (*o)->type,
+						(*o)->metrics[j].pattern, (*o)->metrics[i].pattern);
 					T_CHECK(false);
 				}
 	T_CHECK(wl_metric_owner("vmstat.pgscan_anon", NULL) == NULL);
@@ -243,8 +244,9 @@ static void test_collect_units(void)
 	wl_metrics_free(&m);
 
 	/* a helper program's unit gives way to the declaration */
-	write_file(dir, "stdout", "kab-metric shmem-truncate.op_ms_stddev_pct 3.5 ms\nkab-metric shmem-truncate.op_ms_median 2 ms\n"
-				  "kab-metric shmem-truncate.new_thing 1 widgets\n");
+	write_file(dir, "stdout",
+		   "kab-metric shmem-truncate.op_ms_stddev_pct 3.5 ms\nkab-metric shmem-truncate.op_ms_median 2 ms\n"
+		   "kab-metric shmem-truncate.new_thing 1 widgets\n");
 	T_EQ_INT(wl_prog_collect(&c, "shmem-truncate.", "shmem-truncate.op_ms_median", &m), 0);
 	x = find(&m, "shmem-truncate.op_ms_stddev_pct");
 	T_CHECK(x && strcmp(x->unit, "%") == 0);
