@@ -62,13 +62,33 @@ const struct wl_ops *wl_metric_owner(const char *name, size_t *ret_len)
 	return NULL;
 }
 
-const struct wl_metric *wl_metric_find(const char *name)
+const struct wl_metric wl_prog_metrics[] = {
+	WL_METRIC("reps", "reps", NEUTRAL, NULL),
+	WL_METRIC("resident_pct", "%", NEUTRAL, NULL),
+	WL_METRIC("large_folio_pct", "%", NEUTRAL, NULL),
+	WL_METRIC("folio_kB_mean", "kB", NEUTRAL, NULL),
+	WL_METRIC("folios_*", "folios", NEUTRAL, NULL),
+	WL_METRIC("mthp_alloc_pct", "%", NEUTRAL, NULL),
+	WL_METRIC("mthp_fallbacks", "folios", NEUTRAL, NULL),
+	{ NULL },
+};
+
+static const struct wl_metric *first_match(const struct wl_metric *rows, const char *name)
 {
-	const struct wl_ops *o = wl_metric_owner(name, NULL);
-	for (const struct wl_metric *d = o ? o->metrics : NULL; d && d->pattern; d++)
+	for (const struct wl_metric *d = rows; d && d->pattern; d++)
 		if (util_glob(d->pattern, name))
 			return d;
 	return NULL;
+}
+
+const struct wl_metric *wl_metric_find(const char *name)
+{
+	size_t len = 0;
+	const struct wl_ops *o = wl_metric_owner(name, &len);
+	const struct wl_metric *d = o ? first_match(o->metrics, name) : NULL;
+	if (!d && o && o->prog_metrics)
+		d = first_match(wl_prog_metrics, name + len);
+	return d;
 }
 
 int wl_metrics_add_declared(struct wl_metrics *m, const char *name, const char *data_unit, double value)

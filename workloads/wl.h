@@ -109,11 +109,18 @@ struct wl_metric {
 		pattern, unit, JOB_DIR_##dir, label \
 	}
 
+/* The evidence the helper programs print after their prefix, one
+ * convention for all (repetitions, the page walk of kabprog.h, the mTHP
+ * counters): a type whose wl_ops.prog_metrics is set has these too. */
+extern const struct wl_metric wl_prog_metrics[];
+
 /* The workload type that owns a metric: the one whose type or one of
  * whose metric_sources is the part of name before a dot. *ret_len (may
  * be NULL): the length of that part with its dot. NULL when none. */
 const struct wl_ops *wl_metric_owner(const char *name, size_t *ret_len);
-/* The first row of the owner's table that name matches; NULL when none. */
+/* The first row of the owner's table that name matches, else (with
+ * prog_metrics) of wl_prog_metrics that the rest of name after the owner's
+ * prefix matches; NULL when none. */
 const struct wl_metric *wl_metric_find(const char *name);
 /* wl_metrics_add with the unit the owner declares for name; data_unit
  * (what a program printed; NULL: none) when it declares none. */
@@ -140,6 +147,8 @@ struct wl_ops {
 	const struct wl_metric *metrics;
 	/* Labels built from its metrics' names drop the "TYPE." prefix: "vm.bogo_ops (ops)". */
 	bool short_labels;
+	/* Its helper program prints wl_prog_metrics too. */
+	bool prog_metrics;
 	/* Static checks, no side effects on the machine: programs installed,
 	 * argument sanity. Reports through diags with the section's file/line. */
 	int (*check)(const struct job_workload *wl, const char *file, struct diags *d);

@@ -37,7 +37,8 @@ static const struct wl_key keys[] = {
 	[K_END] = { .name = NULL },
 };
 
-/* What kab-pageout prints (its units are these); the timings are better lower. */
+/* What kab-pageout prints besides wl_prog_metrics (its units are these);
+ * the timings are better lower. */
 static const struct wl_metric metrics[] = {
 	WL_METRIC("pageout.ns_mean", "ns", LOWER, "MADV_PAGEOUT time (mean)"),
 	WL_METRIC("pageout.ns_median", "ns", LOWER, "MADV_PAGEOUT time (median)"),
@@ -45,15 +46,8 @@ static const struct wl_metric metrics[] = {
 	WL_METRIC("pageout.refault_ns_mean", "ns", LOWER, "refault time (mean)"),
 	WL_METRIC("pageout.*ns_stddev_pct", "%", LOWER, NULL),
 	WL_METRIC("pageout.*ns_*", "ns", LOWER, NULL),
-	WL_METRIC("pageout.reps", "reps", NEUTRAL, NULL),
-	WL_METRIC("pageout.resident_pct", "%", NEUTRAL, NULL),
-	WL_METRIC("pageout.large_folio_pct", "%", NEUTRAL, NULL),
-	WL_METRIC("pageout.folio_kB_mean", "kB", NEUTRAL, NULL),
 	WL_METRIC("pageout.swapped_pct", "%", NEUTRAL, NULL),
-	WL_METRIC("pageout.folios_*", "folios", NEUTRAL, NULL),
-	WL_METRIC("pageout.mthp_alloc_pct", "%", NEUTRAL, NULL),
 	WL_METRIC("pageout.mthp_swpout_pct", "%", NEUTRAL, NULL),
-	WL_METRIC("pageout.mthp_fallbacks", "folios", NEUTRAL, NULL),
 	{ NULL },
 };
 
@@ -111,6 +105,7 @@ const struct wl_ops wl_pageout_ops = {
 	.keys = keys,
 	.opts_size = sizeof(struct pageout_opts),
 	.metrics = metrics,
+	.prog_metrics = true,
 	.check = check,
 	.argv = make_argv,
 	.collect = collect,

@@ -39,22 +39,16 @@ static const struct wl_key keys[] = {
 	[K_END] = { .name = NULL },
 };
 
-/* What kab-shmem-truncate prints (its units are these); the timings are better lower. */
+/* What kab-shmem-truncate prints besides wl_prog_metrics (its units are
+ * these); the timings are better lower. */
 static const struct wl_metric metrics[] = {
 	WL_METRIC("shmem-truncate.op_ms_median", "ms", LOWER, "ms per operation (median)"),
 	WL_METRIC("shmem-truncate.*_ms_stddev_pct", "%", LOWER, NULL),
 	WL_METRIC("shmem-truncate.op_ms_*", "ms", LOWER, NULL),
 	WL_METRIC("shmem-truncate.fill_ms_*", "ms", LOWER, NULL),
-	WL_METRIC("shmem-truncate.reps", "reps", NEUTRAL, NULL),
-	WL_METRIC("shmem-truncate.resident_pct", "%", NEUTRAL, NULL),
-	WL_METRIC("shmem-truncate.large_folio_pct", "%", NEUTRAL, NULL),
-	WL_METRIC("shmem-truncate.folio_kB_mean", "kB", NEUTRAL, NULL),
 	WL_METRIC("shmem-truncate.meminfo_resident_pct", "%", NEUTRAL, NULL),
 	WL_METRIC("shmem-truncate.pmd_folio_pct", "%", NEUTRAL, NULL),
 	WL_METRIC("shmem-truncate.freed_pct", "%", NEUTRAL, NULL),
-	WL_METRIC("shmem-truncate.folios_*", "folios", NEUTRAL, NULL),
-	WL_METRIC("shmem-truncate.mthp_alloc_pct", "%", NEUTRAL, NULL),
-	WL_METRIC("shmem-truncate.mthp_fallbacks", "folios", NEUTRAL, NULL),
 	{ NULL },
 };
 
@@ -130,6 +124,7 @@ const struct wl_ops wl_shmem_truncate_ops = {
 	.keys = keys,
 	.opts_size = sizeof(struct shmem_opts),
 	.metrics = metrics,
+	.prog_metrics = true,
 	.check = check,
 	.argv = make_argv,
 	.collect = collect,
