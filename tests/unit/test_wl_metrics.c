@@ -176,8 +176,7 @@ static void check_page(const struct wl_ops *o)
 		while (ul && unit[ul - 1] == ' ')
 			ul--;
 		if (!d || strlen(d->unit) != ul || strncmp(d->unit, unit, ul) != 0) {
-			fprintf(stderr, "  %s: %s is in %.*s there, declared %s\n", path, name, (int)ul, unit,
-				d ? d->unit : "nowhere");
+			fprintf(stderr, "  %s: %s is in %.*s there, declared %s\n", path, name, (int)ul, unit, d ? d->unit : "nowhere");
 			T_CHECK(false);
 		}
 	}
