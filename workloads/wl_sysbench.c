@@ -10,6 +10,7 @@
  * on stdout and writes status counter deltas to WORKDIR/mariadb-status. */
 #include "workloads/wl.h"
 #include "workloads/wl_sysbench.h"
+#include "workloads/progs/mariadb_counters.h"
 #include "harness/job/job.h"
 #include "harness/base/util.h"
 
@@ -296,8 +297,10 @@ int wl_sysbench_parse_report(const char *text, struct wl_sysbench_report *ret)
 
 /* ---- collect ---- */
 
-/* sysbench's figures, then the server's status counter deltas (the
- * helper's list, with its units) and whether InnoDB got io_uring. */
+/* sysbench's figures, then the server's status counter deltas and
+ * whether InnoDB got io_uring (the helper program's list, which it
+ * writes them from). */
+#define MARIADB_ROW(name, unit, dir, label) WL_METRIC("mariadb." #name, unit, dir, label),
 static const struct wl_metric metrics[] = {
 	WL_METRIC("sysbench.tps", "tx/s", HIGHER, "transactions/s"),
 	WL_METRIC("sysbench.qps", "queries/s", HIGHER, "queries/s"),
@@ -308,24 +311,10 @@ static const struct wl_metric metrics[] = {
 	WL_METRIC("sysbench.lat_max_ms", "ms", LOWER, "max latency (ms)"),
 	WL_METRIC("sysbench.errors", "errors", LOWER, NULL),
 	WL_METRIC("sysbench.reconnects", "reconnects", LOWER, NULL),
-	WL_METRIC("mariadb.Innodb_buffer_pool_reads", "reads", LOWER, "buffer pool reads from disk"),
-	WL_METRIC("mariadb.Innodb_buffer_pool_read_requests", "reads", NEUTRAL, NULL),
-	WL_METRIC("mariadb.Innodb_buffer_pool_write_requests", "writes", NEUTRAL, NULL),
-	WL_METRIC("mariadb.Innodb_buffer_pool_pages_flushed", "pages", NEUTRAL, NULL),
-	WL_METRIC("mariadb.Innodb_buffer_pool_wait_free", "waits", NEUTRAL, NULL),
-	WL_METRIC("mariadb.Innodb_data_reads", "reads", NEUTRAL, NULL),
-	WL_METRIC("mariadb.Innodb_data_writes", "writes", NEUTRAL, NULL),
-	WL_METRIC("mariadb.Innodb_data_read", "bytes", NEUTRAL, NULL),
-	WL_METRIC("mariadb.Innodb_data_written", "bytes", NEUTRAL, NULL),
-	WL_METRIC("mariadb.Innodb_data_fsyncs", "fsyncs", NEUTRAL, NULL),
-	WL_METRIC("mariadb.Innodb_os_log_written", "bytes", NEUTRAL, NULL),
-	WL_METRIC("mariadb.Innodb_row_lock_waits", "waits", NEUTRAL, NULL),
-	WL_METRIC("mariadb.Innodb_rows_read", "rows", NEUTRAL, NULL),
-	WL_METRIC("mariadb.Questions", "queries", NEUTRAL, NULL),
-	WL_METRIC("mariadb.Com_commit", "commits", NEUTRAL, NULL),
-	WL_METRIC("mariadb.innodb_io_uring", "flag", NEUTRAL, NULL),
+	MARIADB_METRICS(MARIADB_ROW) /* mariadb.NAME, from the helper program's list */
 	{ NULL },
 };
+#undef MARIADB_ROW
 
 static void collect_status(const struct wl_ctx *c, struct wl_metrics *m)
 {
