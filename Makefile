@@ -180,6 +180,7 @@ lint:
 	  echo "lint: banned function (see Makefile BANNED)"; exit 1; fi
 	@echo "lint: no banned functions"
 	@python3 tests/lint/layers.py .
+	@python3 tests/lint/test_layers.py
 	@$(MAKE) --no-print-directory lint-format
 
 # The C lines a branch changes, laid out as .clang-format says: git clang-format

@@ -246,6 +246,9 @@ struct store_run {
 	/* "key=value\n": what [job]'s conditioning did before the run ("" none) */
 	char conditioning[512];
 };
+/* A settings key for display: "transparent_hugepage/enabled",
+ * "vm.swappiness", "zswap/enabled", "cpufreq.governor". */
+const char *store_setting_name(const char *key, char *buf, size_t len);
 /* Inserts a 'started' run and marks its step started, in one transaction. */
 int store_run_begin(struct store *s, struct store_run *r, int64_t *ret_id);
 

@@ -1,5 +1,6 @@
 /* SQLite storage: runs, their metrics and samples, the metrics a run could
- * not measure, and each workload's adaptive progress. */
+ * not measure, and each workload's adaptive progress; the display name of
+ * a recorded settings key. */
 #include "db/store.h"
 #include "db/store_priv.h"
 #include "harness/base/util.h"
@@ -474,4 +475,23 @@ int store_series_names(struct store *s, int64_t run_id, char ***ret, size_t *ret
 nomem:
 	names_free(names);
 	return -ENOMEM;
+}
+
+const char *store_setting_name(const char *key, char *buf, size_t len)
+{
+	static const char *const prefixes[] = { "/sys/kernel/mm/", "/sys/module/zswap/parameters/" };
+	if (strncmp(key, "/proc/sys/", 10) == 0) {
+		snprintf(buf, len, "%s", key + 10);
+		for (char *p = buf; *p; p++)
+			if (*p == '/')
+				*p = '.';
+		return buf;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (strncmp(key, prefixes[i], strlen(prefixes[i])) == 0) {
+			snprintf(buf, len, "%s%s", i == 1 ? "zswap/" : "", key + strlen(prefixes[i]));
+			return buf;
+		}
+	snprintf(buf, len, "%s", key);
+	return buf;
 }

@@ -3,7 +3,7 @@
  * nobody on the way can read it: over https, or plain http on loopback;
  * over the unix socket the kernel vouches for us and no token is sent. */
 #include "harness/cli/client.h"
-#include "harness/daemon/gate.h"
+#include "harness/base/kab_api.h"
 #include "harness/base/config.h"
 #include "harness/base/util.h"
 
@@ -188,7 +188,7 @@ int client_request(const struct client *c, const char *method, const char *path,
 		   size_t body_len, struct client_reply *ret)
 {
 	char url[1024], errbuf[CURL_ERROR_SIZE] = "";
-	snprintf(url, sizeof(url), "%s/api/v1%s", c->base, path);
+	snprintf(url, sizeof(url), "%s" KAB_API_ROOT "%s", c->base, path);
 	CURL *h = curl_easy_init();
 	if (!h)
 		return -ENOMEM;
@@ -200,7 +200,7 @@ int client_request(const struct client *c, const char *method, const char *path,
 		hdr = curl_slist_append(hdr, auth);
 	}
 	if (body)
-		hdr = curl_slist_append(hdr, "Content-Type: " GATE_JOB_TYPE);
+		hdr = curl_slist_append(hdr, "Content-Type: " KAB_API_JOB_TYPE);
 	set_transport(c, h, errbuf);
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);

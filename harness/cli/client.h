@@ -5,14 +5,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define CLIENT_DEFAULT_SOCKET "/run/kab/kabd.sock"
-/* The most rows a page of kabd's lists holds (its API_PAGE_MAX) */
-#define CLIENT_PAGE_MAX 500
+#include "harness/base/kab_api.h"
+
+/* The most rows a page of kabd's lists holds */
+#define CLIENT_PAGE_MAX KAB_API_PAGE_MAX
 
 /* Where to find kabd and how to prove who we are, from the options. */
 struct client_conf {
 	const char *url;         /* http(s)://HOST[:PORT]; NULL: $KAB_URL, $KAB_SERVER, else the socket */
-	const char *socket;      /* NULL: $KAB_SOCKET or CLIENT_DEFAULT_SOCKET */
+	const char *socket;      /* NULL: $KAB_SOCKET or CONFIG_SOCKET_DEFAULT */
 	const char *token_file;  /* TCP: the bearer token; NULL: none */
 	const char *cacert;      /* https: the CA that signed kabd's certificate; NULL: the system's */
 };

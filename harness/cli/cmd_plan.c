@@ -32,7 +32,7 @@
 #define MIN_CAL_PAIRS 3u
 /* Below this many calibration pairs the plan says its noise is rough: six
  * 6-pair windows of one 40-pair A/A on a shared machine measured noises
- * from 0.8% to 4.5% (README.md, "How many pairs?"). */
+ * from 0.8% to 4.5% (doc/plan.md). */
 #define ROUGH_CAL_PAIRS 12u
 #define PRIMARY_MAX 64
 #define CAL_SUFFIX ".calibration"

@@ -6,7 +6,8 @@
 #include "harness/job/job.h"
 #include "harness/daemon/queue.h"
 #include "harness/report/report.h"
-#include "harness/sampler/sampler.h"
+#include "db/counter.h"
+#include "db/series.h"
 #include "db/store.h"
 #include "db/store_boots.h"
 
@@ -623,7 +624,7 @@ static int series_load(struct store *st, int64_t run_id, const char *metric, int
 	int64_t *v = calloc(n ? n : 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	r = sampler_decode(blob, len, v, n);
+	r = series_decode(blob, len, v, n);
 	if (r < 0) {
 		free(v);
 		return r;
@@ -651,10 +652,10 @@ static size_t next_sample(size_t i, size_t n, size_t stride)
 static void series_entry(void *ctx, const char *metric, const uint8_t *blob, size_t len, size_t n)
 {
 	struct jw *w = ctx;
-	struct sampler_summary sum;
+	struct series_summary sum;
 	if (strcmp(metric, "t_ns") == 0)
 		return;
-	if (sampler_summarize(blob, len, n, &sum) < 0 || sum.n == 0) {
+	if (series_summarize(blob, len, n, &sum) < 0 || sum.n == 0) {
 		jw_put(w, NULL, json_pack("{s:o, s:i, s:n, s:n, s:n, s:n}", "name", jw_str(metric), "n", 0, "min", "max", "mean", "changes"));
 		return;
 	}
@@ -725,7 +726,7 @@ void api_run_samples(struct api *a, const struct httpd_req *rq, struct httpd_res
 	 * one always kept): the reply stays under SAMPLES_POINTS_MAX points */
 	size_t stride = n > SAMPLES_POINTS_MAX ? (n + SAMPLES_POINTS_MAX - 3) / (SAMPLES_POINTS_MAX - 1) : 1;
 	jw_put(&w, "metric", jw_str(metric));
-	jw_put(&w, "unit", jw_str(sampler_metric_unit(metric)));
+	jw_put(&w, "unit", jw_str(counter_unit(metric)));
 	jw_put(&w, "n", json_integer((json_int_t)n));
 	jw_put(&w, "stride", json_integer((json_int_t)stride));
 	/* a point at a time: a series is never a tree of 20000 values */

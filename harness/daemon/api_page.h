@@ -4,13 +4,14 @@
 #pragma once
 #include "harness/daemon/httpd.h"
 #include "harness/base/json.h"
+#include "harness/base/kab_api.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define API_PAGE_DEFAULT 50 /* rows when no limit is given */
-#define API_PAGE_MAX 500    /* a larger limit is taken as this */
+#define API_PAGE_MAX KAB_API_PAGE_MAX /* a larger limit is taken as this */
 /* A page ends at the first row that takes its body to this many bytes or
  * more: a body is at most this plus one row, whatever the rows hold. */
 #define API_PAGE_BYTES (1024 * 1024)

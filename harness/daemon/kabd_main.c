@@ -32,7 +32,6 @@
 #include <unistd.h>
 
 #define DB_NAME STATE_DB_NAME /* in the state directory unless --db names one */
-#define DEFAULT_SOCKET "/run/kab/kabd.sock"
 #define DEFAULT_GROUP "kab"
 #define HTTP_NICE 10
 #define INSTALLED_WEB_ROOT "/usr/local/share/kab/web"
@@ -45,7 +44,7 @@ static const char usage[] =
 	"  --db PATH            the database (default: " DB_NAME " in the state directory)\n"
 	"  --state-dir DIR      where jobs' work directories, swap files and built kernels go\n"
 	"                       (default $" STATE_DIR_ENV ", else " STATE_DIR_DEFAULT "); root's, mode 0700\n"
-	"  --socket PATH        the unix socket for local clients (default " DEFAULT_SOCKET "); root and the\n"
+	"  --socket PATH        the unix socket for local clients (default " CONFIG_SOCKET_DEFAULT "); root and the\n"
 	"                       socket's group may submit and cancel, whoever can connect may read\n"
 	"  --socket-group NAME  the socket's group (default " DEFAULT_GROUP "; without it the socket is root's only)\n"
 	"  --listen ADDR:PORT   also serve TCP: IPv4 address and port, or [IPv6]:PORT; every request needs\n"
@@ -153,7 +152,7 @@ static int parse_opts(int argc, char **argv, struct kabd_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	*o = (struct kabd_opts){ .socket = DEFAULT_SOCKET, .group = DEFAULT_GROUP, .header_timeout_s = HTTPD_HEADER_TIMEOUT_S };
+	*o = (struct kabd_opts){ .socket = CONFIG_SOCKET_DEFAULT, .group = DEFAULT_GROUP, .header_timeout_s = HTTPD_HEADER_TIMEOUT_S };
 	uint64_t n;
 	int c;
 	while ((c = getopt_long(argc, argv, "d:s:l:t:w:h", opts, NULL)) != -1) {
@@ -400,7 +399,7 @@ static void print_config(const struct kabd_opts *o)
 	} else
 		snprintf(db, sizeof(db), "%s", o->db);
 	config_print_line(stdout, "db", db, db_from);
-	config_print_line(stdout, "socket", o->socket, strcmp(o->socket, DEFAULT_SOCKET) ? "flag --socket" : "default");
+	config_print_line(stdout, "socket", o->socket, strcmp(o->socket, CONFIG_SOCKET_DEFAULT) ? "flag --socket" : "default");
 	config_print_line(stdout, "socket-group", o->group, strcmp(o->group, DEFAULT_GROUP) ? "flag --socket-group" : "default");
 	config_print_line(stdout, "listen", o->listen_at ? o->listen_at : "(none: the unix socket only)",
 			  o->listen_at ? "flag --listen" : "default");

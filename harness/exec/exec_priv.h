@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "harness/job/job.h"
+#include "harness/stats/stats.h"
 
 struct diags;
 struct jobdir;
@@ -71,6 +72,13 @@ void exec_adaptive_after_step(struct store *st, const struct job *j, int64_t job
 			      size_t n, size_t i);
 /* Workloads that ran all their pairs stopped on the budget. */
 void exec_adaptive_finish(struct store *st, const struct job *j, int64_t job_id);
+/* Reads the ok runs of the workload's first `pairs` pairs from the store
+ * and asks harness/stats whether every primary metric of the job (names
+ * or PREFIX* patterns; thresholds from its [metric] sections) is decided
+ * at look `look` of `n_looks` (exec_look.c). No primary metric recorded:
+ * STATS_CONTINUE. */
+int exec_adaptive_look(struct store *st, const struct job *j, int64_t job_id, int workload, unsigned pairs,
+		       unsigned look, unsigned n_looks, enum stats_stop *ret);
 
 /* ---- jobs that boot kernels (exec_boots.c) ---- */
 

@@ -2,7 +2,7 @@
  *
  * A job file is INI, read by libinih, one section per thing: [job],
  * [swap], [variant LABEL], [workload NAME], [metric NAME], [report]. Their
- * keys are in one table (job_keytab.c), which README.md's and kab(1)'s key
+ * keys are in one table (job_keytab.c), which doc/jobs.md's and kab(1)'s key
  * references are printed from (kab check --keys; tests/docs checks them).
  *
  * At least two [variant] sections (the first is the baseline) and one
@@ -25,7 +25,7 @@
  * (job_load.c runs it after this parser), job_print.c prints the normal
  * form.
  *
- * Budgets (job.h, README.md "Budgets"): the text's size is checked before
+ * Budgets (job.h, doc/jobs.md "Budgets"): the text's size is checked before
  * anything reads it, lines and sections are counted as they come, and
  * every step is linear in the text (continuation lines are appended, not
  * re-joined; duplicates are found with a hash set; diagnostics stop being
@@ -248,7 +248,7 @@ static void report_section_budgets(const struct reader *r)
 	for (size_t k = 0; k < ARRAY_SIZE(section_budget); k++)
 		if (r->over_line[k])
 			diags_add(r->d, r->file, r->over_line[k],
-				  "too many [%s] sections (%u%s, at most %u): this is the first over the budget; %s (README.md, \"Budgets\")",
+				  "too many [%s] sections (%u%s, at most %u): this is the first over the budget; %s (doc/jobs.md, \"Budgets\")",
 				  section_names[k], r->n_kind[k], r->stopped ? " or more" : "", section_budget[k].max,
 				  section_budget[k].instead);
 }
@@ -373,7 +373,7 @@ static void stop_at_line_budget(struct reader *r)
 		p = nl ? nl + 1 : r->end;
 	}
 	diags_add(r->d, r->file, r->line + 1,
-		  "too many lines (%zu, at most %u): the rest of the job is not read; a job is a few hundred lines at most, split it over several jobs (README.md, \"Budgets\")",
+		  "too many lines (%zu, at most %u): the rest of the job is not read; a job is a few hundred lines at most, split it over several jobs (doc/jobs.md, \"Budgets\")",
 		  lines, JOB_LINES_MAX);
 	r->stopped = true;
 	r->p = r->end;
@@ -520,7 +520,7 @@ static void continue_entry(struct reader *r, const char *raw)
 	}
 	if (++e->n_cont > JOB_CONT_MAX) {
 		diags_add(r->d, r->file, r->line,
-			  "more than %u continuation lines for \"%s\" (line %d): the rest are not read; run a long command from a script, name a family of metrics with PREFIX* (README.md, \"Budgets\")",
+			  "more than %u continuation lines for \"%s\" (line %d): the rest are not read; run a long command from a script, name a family of metrics with PREFIX* (doc/jobs.md, \"Budgets\")",
 			  JOB_CONT_MAX, e->key, e->line);
 		e->broken = true;
 		return;
@@ -609,7 +609,7 @@ int job_check_size(const char *file, size_t len, struct diags *d)
 {
 	if (len <= JOB_TEXT_MAX)
 		return 0;
-	diags_add(d, file, 0, "too large (%zu bytes, at most %u = %u KiB): a job file is a few KiB; split it over several jobs (README.md, \"Budgets\")",
+	diags_add(d, file, 0, "too large (%zu bytes, at most %u = %u KiB): a job file is a few KiB; split it over several jobs (doc/jobs.md, \"Budgets\")",
 		  len, JOB_TEXT_MAX, JOB_TEXT_MAX / 1024);
 	return -EFBIG;
 }

@@ -19,7 +19,7 @@ enum job_boot_failure { JOB_BOOTFAIL_FINISH, JOB_BOOTFAIL_ABORT };
  * counted (oom-contaminated); tolerate: it is, and the report says so. */
 enum job_oom { JOB_OOM_REFUSE, JOB_OOM_TOLERATE };
 
-/* Budgets: the most one job may ask for, checked as it is read (README.md,
+/* Budgets: the most one job may ask for, checked as it is read (doc/jobs.md,
  * "Budgets", gives the reasons). Each is far above any real job (the
  * examples: at most 2 KiB, 73 lines, 2 variants, 4 workloads, 4 metrics)
  * and low enough that reading, checking, storing and scheduling a job
@@ -149,7 +149,7 @@ struct job_swap {
 	int line;
 };
 
-/* [job]'s conditioning keys (README.md, "Conditioning"): before each
+/* [job]'s conditioning keys (doc/jobs.md, "Conditioning"): before each
  * run, caches dropped, memory compacted, an idle machine waited for;
  * for the whole job, the cpufreq governor and turbo set (journaled and
  * restored like knobs), the workload pinned to cpus and the sampler to
@@ -270,7 +270,7 @@ struct job_confirm {
 int job_confirmation(struct job *good, struct job *bad, size_t v, const struct job_confirm *c, char **ret_text);
 
 /* The job-file key reference, from the key tables: format "md" (tables
- * between markers, as README.md carries them) or "man" (kab(1)'s); -EINVAL
+ * between markers, as doc/jobs.md carries them) or "man" (kab(1)'s); -EINVAL
  * for another format. */
 int job_print_keys(FILE *out, const char *format);
 /* Prints the normalized job; it parses back to the same job. */

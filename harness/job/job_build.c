@@ -498,7 +498,7 @@ static void build_variant(struct job_builder *b, const struct job_section *s, st
 	apply_entries(b, s, v, seen, variant_knob);
 	if (b->knobs_over)
 		ERR(b, b->knobs_over_line,
-		    "too many knobs in [variant %s] (%zu, at most %u): this is the first over the budget; set only the knobs the comparison is about (README.md, \"Budgets\")",
+		    "too many knobs in [variant %s] (%zu, at most %u): this is the first over the budget; set only the knobs the comparison is about (doc/jobs.md, \"Budgets\")",
 		    s->label, v->n_knobs + b->knobs_over, JOB_KNOBS_MAX);
 	if (!v->name && !(v->name = strdup(s->label)))
 		b->oom = true;
@@ -648,8 +648,7 @@ static void check_steps_budget(struct job_builder *b)
 	uint64_t steps = (uint64_t)j->pairs * j->n_variants * j->n_workloads * reps;
 	if (steps <= JOB_STEPS_MAX)
 		return;
-	ERR(b, b->pairs_line,
-	    "the job has %llu runs (%u pairs x %zu variants x %zu workloads x %llu per boot), at most %u: lower pairs, or split the job (README.md, \"Budgets\")",
+	ERR(b, b->pairs_line, "the job has %llu runs (%u pairs x %zu variants x %zu workloads x %llu per boot), at most %u: lower pairs, or split the job (doc/jobs.md, \"Budgets\")",
 	    (unsigned long long)steps, j->pairs, j->n_variants, j->n_workloads, (unsigned long long)reps, JOB_STEPS_MAX);
 }
 

@@ -1,5 +1,5 @@
 /* Job files: the key reference, from the key table (job_keytab.c) and the
- * workload types' own tables (workloads/wl.h): kab check --keys. README.md
+ * workload types' own tables (workloads/wl.h): kab check --keys. doc/jobs.md
  * and kab(1) carry its output between markers, and tests/docs/run.sh
  * fails when they differ from it. */
 #include "harness/job/job.h"

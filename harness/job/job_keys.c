@@ -253,7 +253,7 @@ static bool set_source(struct job_builder *b, const struct job_keydef *k, const 
 	if (!var->config_line)
 		var->config_line = e->line;
 	if (words > JOB_LIST_MAX) {
-		ERR(b, e->line, "too many config.fragment files (%zu, at most %u): merge them into fewer fragments (README.md, \"Budgets\")",
+		ERR(b, e->line, "too many config.fragment files (%zu, at most %u): merge them into fewer fragments (doc/jobs.md, \"Budgets\")",
 		    words, JOB_LIST_MAX);
 		sb_free(&all);
 		return false;

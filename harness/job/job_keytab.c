@@ -2,12 +2,12 @@
  * where its value goes, its range, default and choices, how it prints,
  * and its reference text. Parsing (job_keys.c), the normalized form
  * (job_print.c), the defaults, the boot-only keys, the zswap parameters
- * and the reference (kab check --keys: README.md's key tables and kab(1)
+ * and the reference (kab check --keys: doc/jobs.md's key tables and kab(1)
  * are made from it, and tests/docs checks that they are) all walk it.
  *
  * Adding a key: a field for its value in job.h (if it has one), a row at
  * the end of the table, and a test; then KEYS_UPDATE=1 tests/docs/run.sh
- * writes its rows into README.md and kab(1). A key the code must name
+ * writes its rows into doc/jobs.md and kab(1). A key the code must name
  * (a rule between keys in job_build.c) has an id in job_priv.h's enum
  * job_key_id and its row among the named ones. */
 #include "harness/job/job.h"
@@ -72,7 +72,7 @@ const struct job_keydef job_keydefs[] = {
 	  .min = 0, .max = 1, .flags = KF_ALWAYS, .def = "1",
 	  .doc_type = "`0`, `1`",
 	  .doc_default = "`1`",
-	  .help = "Uncounted warm-up runs of each workload just before its first pair (\"What a run does\", Warm-up): "
+	  .help = "Uncounted warm-up runs of each workload just before its first pair ([doc/running.md](running.md#what-a-run-does), Warm-up): "
 		  "`1` runs one, in the schedule's first variant for that workload (in a job that boots kernels, in the "
 		  "first boot), recorded with the status `warmup` and never counted; `0` runs none, and the first "
 		  "pair's runs are the workload's first.",
@@ -164,7 +164,7 @@ const struct job_keydef job_keydefs[] = {
 	  .doc_type = "`running`, `build`, `image`",
 	  .doc_default = "`running`",
 	  .help = "The kernel to run on. `running`: whatever runs (runtime-knob variants). `build`: kab builds it from "
-		  "`tree`, `base`, `series`, `config`, `config.fragment` (see [kernels/README.md](kernels/README.md)); "
+		  "`tree`, `base`, `series`, `config`, `config.fragment` (see [kernels/README.md](../kernels/README.md)); "
 		  "`kab build JOB` builds every such variant and `kab builds` lists the builds; a build whose config "
 		  "has modules (and `BLK_DEV_INITRD`) is given an initramfs, `initrd.img` beside its `bzImage`, made with "
 		  "the distribution's `mkinitramfs` (Debian's initramfs-tools-core), which runs as root, as installing "
@@ -266,7 +266,7 @@ const struct job_keydef job_keydefs[] = {
 		  "record absolute paths). Excludes `tree`, `base`, `series`, `config`, `config.fragment` (the build "
 		  "fixed them); `initrd` and `cmdline` as for any build. `kab check` checks only its form; kabd's "
 		  "submit and the executor's build stage check that the build is there, `ok`, of kind `build`, and its "
-		  "files are (see [kernels/README.md](kernels/README.md), \"A build made elsewhere or earlier\").",
+		  "files are (see [kernels/README.md](../kernels/README.md), \"A build made elsewhere or earlier\").",
 	},
 	[JK_VARIANT_IMAGE] = { KEY(VARIANT, "image", KT_SOURCE, offsetof(struct job_variant, image)),
 	  .rank = 2,

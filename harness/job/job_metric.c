@@ -80,7 +80,7 @@ static int parse_list(const char *file, int line, const char *value, bool functi
 		}
 	}
 	if (words > JOB_LIST_MAX) {
-		ERR(file, line, "too many %s in one list (%zu, at most %u): %s (README.md, \"Budgets\")",
+		ERR(file, line, "too many %s in one list (%zu, at most %u): %s (doc/jobs.md, \"Budgets\")",
 		    functions ? "functions" : "metrics", words, JOB_LIST_MAX,
 		    functions ? "count the few functions the series changes" : "a PREFIX* name stands for a family of metrics");
 		bad++;

@@ -1,6 +1,6 @@
 /* The nightly history as text (kab history) and as JSON (GET
  * /api/v1/history, kab history --format json). The JSON's field names
- * are a contract for the web page and scripts (README, "History"). */
+ * are a contract for the web page and scripts (doc/nightly.md, "Nightly history"). */
 #include "harness/report/history.h"
 #include "harness/report/report_priv.h"
 #include "harness/base/esc.h"

@@ -6,7 +6,6 @@
 #include "harness/report/report.h"
 #include "harness/report/report_priv.h"
 #include "harness/job/job.h"
-#include "harness/exec/provenance.h"
 #include "db/store.h"
 #include "kernels/kexec.h"
 #include "harness/base/util.h"
@@ -271,7 +270,7 @@ void report_settings_differ(const char *const *settings, const char *const *name
 				continue;
 			char k[256], name[256];
 			snprintf(k, sizeof(k), "%.*s", (int)klen, key);
-			sb_printf(&sb, "%s%s (", sb.len ? "; " : "", prov_setting_name(k, name, sizeof(name)));
+			sb_printf(&sb, "%s%s (", sb.len ? "; " : "", store_setting_name(k, name, sizeof(name)));
 			bool any = false;
 			for (size_t u = 0; u < n; u++) {
 				if (!settings[u] || !settings[u][0])

@@ -1,6 +1,6 @@
 /* Descriptive statistics, the A/B comparison behind a report row, the
  * verdict, Benjamini-Hochberg, Holm and the adaptive stopping rule (rules
- * 3-9 of docs/statistics.md). The rank tests are in stats_rank.c, the
+ * 3-9 of doc/statistics.md). The rank tests are in stats_rank.c, the
  * Hodges-Lehmann intervals in stats_hl.c. */
 #include <errno.h>
 #include <gsl/gsl_cdf.h>

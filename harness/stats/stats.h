@@ -1,4 +1,4 @@
-/* Statistics for kab reports (docs/statistics.md states the rules, why,
+/* Statistics for kab reports (doc/statistics.md states the rules, why,
  * and what they were measured to do): descriptive statistics,
  * Hodges-Lehmann estimates with confidence intervals, exact Wilcoxon
  * signed-rank and Mann-Whitney U with ties, Welch t on logs,

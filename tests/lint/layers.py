@@ -10,8 +10,21 @@ header only from its own level or a lower one. The order, lowest first:
 
 (folders on one line of the list share a level). Includes are written from
 the project root ("harness/job/job.h"), so every include line names its
-layer. A second rule: only harness/exec and kernels act on the machine, so
-the primitives that write to it (below) may be called only there. A third:
+layer. Four design rules narrow the order further (RULES below):
+
+  stats-over-arrays  harness/stats includes only harness/base and itself:
+                     statistics are functions over arrays; the executor
+                     reads the store and hands them the arrays.
+  executor-header    harness/report and harness/daemon include from
+                     harness/exec only its public header, executor.h.
+  daemon-no-sampler  harness/daemon does not include harness/sampler: it
+                     reads recorded series and counters through db/.
+  cli-no-daemon      harness/cli does not include harness/daemon: what kab
+                     and kabd share lives lower (harness/base/kab_api.h,
+                     harness/base/config.h).
+
+Another rule: only harness/exec and kernels act on the machine, so the
+primitives that write to it (below) may be called only there. Another:
 the library reads no environment variable; kab's and kabd's main resolve
 the configuration (harness/base/config.h) and the library asks it.
 
@@ -32,6 +45,28 @@ LEVELS = [
     ["harness/daemon", "harness/cli"],
 ]
 LEVEL = {folder: i for i, row in enumerate(LEVELS) for folder in row}
+
+# The design rules: (name, the folders it binds, allowed(to_folder, include),
+# why). An include the order allows but a rule does not is an offence.
+EXECUTOR_HEADER = "harness/exec/executor.h"
+RULES = [
+    ("stats-over-arrays", {"harness/stats"},
+     lambda to, inc: to in ("harness/stats", "harness/base"),
+     "statistics are functions over arrays and include only harness/base; "
+     "let the caller (harness/exec) read the store or the job and hand them arrays"),
+    ("executor-header", {"harness/report", "harness/daemon"},
+     lambda to, inc: to != "harness/exec" or inc == EXECUTOR_HEADER,
+     f"report and daemon include from harness/exec only the executor's public header, {EXECUTOR_HEADER}; "
+     "reach what you need through it, or move it down to the layer it belongs to"),
+    ("daemon-no-sampler", {"harness/daemon"},
+     lambda to, inc: to != "harness/sampler",
+     "kabd does not include the sampler: stored series and counters are read through "
+     "db/series.h and db/counter.h"),
+    ("cli-no-daemon", {"harness/cli"},
+     lambda to, inc: to != "harness/daemon",
+     "kab does not include kabd's headers: move what both need down "
+     "(harness/base/kab_api.h for the API, harness/base/config.h for the socket)"),
+]
 
 # Calls that change the machine: files and sysfs/procfs knobs, cgroups,
 # swap devices, kexec and reboot, mounts. Their definitions live in
@@ -133,10 +168,16 @@ def main():
             if to is None:
                 print(f"{path}:{n}: \"{inc}\" is in no layer folder")
                 bad += 1
-            elif LEVEL[to] > LEVEL[folder]:
+                continue
+            if LEVEL[to] > LEVEL[folder]:
                 print(f"{path}:{n}: {folder} may not include \"{inc}\": {to} is above it in the layer order "
                       "(base -> db -> kernels -> workloads, job -> stats, sampler -> exec -> report -> daemon, cli)")
                 bad += 1
+                continue
+            for name, folders, allowed, why in RULES:
+                if folder in folders and not allowed(to, inc):
+                    print(f"{path}:{n}: rule {name}: {folder} may not include \"{inc}\": {why}")
+                    bad += 1
         if folder == "workloads/progs":
             continue
         code = strip_comments(text)
@@ -159,7 +200,8 @@ def main():
     if bad:
         print(f"lint: {bad} layer offence(s)")
         return 1
-    print("lint: layers in order, machine writes only in harness/exec and kernels, no getenv in the library")
+    print("lint: layers in order, the design rules kept (" + ", ".join(r[0] for r in RULES) + "), "
+          "machine writes only in harness/exec and kernels, no getenv in the library")
     return 0
 
 

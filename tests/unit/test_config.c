@@ -304,12 +304,12 @@ static void test_switch_precedence(void)
 	unlink(path);
 }
 
-/* README.md's table of settings has a row for each, naming its variables */
+/* doc/config.md's table of settings has a row for each, naming its variables */
 static void test_readme(void)
 {
 	char *text = NULL;
-	if (util_read_file("README.md", &text, NULL) < 0) {
-		T_CHECK(!"README.md readable from the test's directory (the project root)");
+	if (util_read_file("doc/config.md", &text, NULL) < 0) {
+		T_CHECK(!"doc/config.md readable from the test's directory (the project root)");
 		return;
 	}
 	for (size_t k = 0; k < CONFIG_N; k++) {

@@ -716,7 +716,7 @@ static void test_recorded_build_keys(void)
 	job_free(j);
 }
 
-/* ---- budgets (README.md, "Budgets") ---- */
+/* ---- budgets (doc/jobs.md, "Budgets") ---- */
 
 /* Appends pattern with each '#' replaced by i. */
 static void add_numbered(struct strbuf *sb, const char *pattern, size_t i)
@@ -782,7 +782,7 @@ static void test_budget_text_and_lines(void)
 	T_EQ_INT(job_parse_string_nocheck("t.job", sb.buf, &j, &d), -EFBIG);
 	T_EQ_INT(diags_count(&d), 1);
 	if (d.n)
-		T_EQ_STR(d.v[0].msg, "too large (262145 bytes, at most 262144 = 256 KiB): a job file is a few KiB; split it over several jobs (README.md, \"Budgets\")");
+		T_EQ_STR(d.v[0].msg, "too large (262145 bytes, at most 262144 = 256 KiB): a job file is a few KiB; split it over several jobs (doc/jobs.md, \"Budgets\")");
 	diags_free(&d);
 	/* a file too: refused on its size */
 	char path[] = "/tmp/kab-test-job.XXXXXX";
