@@ -90,7 +90,7 @@ const struct store_metric *wl_metrics_find(const struct wl_metrics *m, size_t fr
 
 /* A metric a workload type reports, declared beside the code that
  * reports it: the unit its runs store, which way is better and the row
- * label reports show (harness/stats/metrics.c reads them after a job's
+ * label reports show (harness/report/metrics.c reads them under a job's
  * [metric] sections; the kernel's counters are its own table). pattern is
  * a name, or a glob whose '*' matches any run of characters
  * ("stress-ng.*.bogo_ops"); the first row that matches wins, so a name

@@ -9,7 +9,7 @@
 #include "harness/job/job.h"
 #include "harness/job/job_store.h"
 #include "harness/base/json.h"
-#include "harness/stats/metrics.h"
+#include "harness/report/metrics.h"
 #include "harness/report/report.h"
 #include "harness/report/report_priv.h"
 #include "db/store.h"

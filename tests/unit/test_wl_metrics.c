@@ -3,11 +3,11 @@
  * sources; a name is declared once (no pattern twice, none under two
  * owners, none dead behind an earlier row, no kernel counter under a
  * workload's source); what the helper programs print and the workload
- * pages (docs/wl-TYPE.md) say agrees with the declarations; collect
+ * pages (doc/wl-TYPE.md) say agrees with the declarations; collect
  * stores the declared unit and reports show it. */
 #include "t.h"
 #include "workloads/wl.h"
-#include "harness/stats/metrics.h"
+#include "harness/report/metrics.h"
 #include "harness/base/util.h"
 
 #include <stdlib.h>
@@ -158,7 +158,7 @@ static void check_program_output(const char *fixture)
 static void check_page(const struct wl_ops *o)
 {
 	char path[256];
-	snprintf(path, sizeof(path), "docs/wl-%s.md", o->type);
+	snprintf(path, sizeof(path), "doc/wl-%s.md", o->type);
 	_cleanup_free_ char *text = NULL;
 	T_EQ_INT(util_read_file(path, &text, NULL), 0);
 	int rows = 0;

@@ -4,7 +4,7 @@
  * counts with no sign of goodness are neutral. Labels are the ones the
  * seed postings print ("bogo ops/s", "TLB shootdowns", "Function call
  * IPIs", "pgscan_anon (pages)"). */
-#include "harness/stats/metrics.h"
+#include "harness/report/metrics.h"
 #include "harness/base/util.h"
 #include "workloads/wl.h"
 
@@ -90,8 +90,8 @@ static bool contains_word(const char *s, const char *word)
 /* For metrics the table does not know: the unit first, then the name. */
 static enum stats_direction guess_direction(const char *name, const char *unit)
 {
-	static const char *const time_units[] = { "s", "ms", "us", "ns", "\xc2\xb5s", "sec", "secs", "seconds",
-						   "msec", "usec", "nsec", "min" };
+	static const char *const time_units[] = { "s",    "ms",      "us",   "ns",   "\xc2\xb5s", "sec",
+						  "secs", "seconds", "msec", "usec", "nsec",      "min" };
 	static const char *const rate_units[] = { "tps", "qps", "iops", "ops/s", "tx/s" };
 	for (size_t i = 0; i < ARRAY_SIZE(rate_units); i++)
 		if (strcmp(unit, rate_units[i]) == 0)

@@ -14,10 +14,10 @@
 #define METRIC_UNIT_MAX 32
 
 struct metric_info {
-	char label[METRIC_LABEL_MAX];  /* "bogo ops/s", "TLB shootdowns", "pgscan_anon (pages)" */
-	char unit[METRIC_UNIT_MAX];    /* "ops/s", "pages", "" */
+	char label[METRIC_LABEL_MAX]; /* "bogo ops/s", "TLB shootdowns", "pgscan_anon (pages)" */
+	char unit[METRIC_UNIT_MAX];   /* "ops/s", "pages", "" */
 	enum stats_direction dir;
-	bool known;                    /* from the table, not guessed from the unit or name */
+	bool known; /* from the table, not guessed from the unit or name */
 };
 
 /* Describes name. unit_hint is the unit the data came with (the
