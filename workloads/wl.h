@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "db/store.h"
+#include "harness/job/job.h"
 
 struct diags;
 struct job_workload;
@@ -87,6 +88,44 @@ void wl_metrics_free(struct wl_metrics *m);
 /* The first metric called name at index from or later; NULL when none. */
 const struct store_metric *wl_metrics_find(const struct wl_metrics *m, size_t from, const char *name);
 
+/* A metric a workload type reports, declared beside the code that
+ * reports it: the unit its runs store, which way is better and the row
+ * label reports show (harness/report/metrics.c reads them under a job's
+ * [metric] sections; the kernel's counters are its own table). pattern is
+ * a name, or a glob whose '*' matches any run of characters
+ * ("stress-ng.*.bogo_ops"); the first row that matches wins, so a name
+ * goes before the pattern it is an exception to. */
+struct wl_metric {
+	const char *pattern;
+	const char *unit;       /* never NULL; "" for none (kbuild.ok, 0 or 1) */
+	enum job_direction dir; /* JOB_DIR_HIGHER, _LOWER or _NEUTRAL */
+	const char *label;      /* NULL: the name (see short_labels), with the unit */
+};
+/* A row with every fact given: WL_METRIC("sysbench.tps", "tx/s", HIGHER,
+ * "transactions/s"). Write rows with it: a row that leaves a fact out
+ * reads as JOB_DIR_HIGHER, and -Wmissing-field-initializers says so. */
+#define WL_METRIC(pattern, unit, dir, label) \
+	{ \
+		pattern, unit, JOB_DIR_##dir, label \
+	}
+
+/* The evidence the helper programs print after their prefix, one
+ * convention for all (repetitions, the page walk of kabprog.h, the mTHP
+ * counters): a type whose wl_ops.prog_metrics is set has these too. */
+extern const struct wl_metric wl_prog_metrics[];
+
+/* The workload type that owns a metric: the one whose type or one of
+ * whose metric_sources is the part of name before a dot. *ret_len (may
+ * be NULL): the length of that part with its dot. NULL when none. */
+const struct wl_ops *wl_metric_owner(const char *name, size_t *ret_len);
+/* The first row of the owner's table that name matches, else (with
+ * prog_metrics) of wl_prog_metrics that the rest of name after the owner's
+ * prefix matches; NULL when none. */
+const struct wl_metric *wl_metric_find(const char *name);
+/* wl_metrics_add with the unit the owner declares for name; data_unit
+ * (what a program printed; NULL: none) when it declares none. */
+int wl_metrics_add_declared(struct wl_metrics *m, const char *name, const char *data_unit, double value);
+
 /* What a run gives the adapter to work with. */
 struct wl_ctx {
 	const struct job_workload *wl;
@@ -103,6 +142,13 @@ struct wl_ops {
 	/* Optional: metric sources besides TYPE.* that are this workload's own
 	 * and go in its part of the table (NULL-terminated, e.g. "mariadb"). */
 	const char *const *metric_sources;
+	/* The metrics it reports, with their facts (WL_METRIC rows, NULL-pattern
+	 * terminated); NULL for none (command: its metrics are the command's). */
+	const struct wl_metric *metrics;
+	/* Labels built from its metrics' names drop the "TYPE." prefix: "vm.bogo_ops (ops)". */
+	bool short_labels;
+	/* Its helper program prints wl_prog_metrics too. */
+	bool prog_metrics;
 	/* Static checks, no side effects on the machine: programs installed,
 	 * argument sanity. Reports through diags with the section's file/line. */
 	int (*check)(const struct job_workload *wl, const char *file, struct diags *d);
@@ -141,7 +187,8 @@ void wl_argv_free(char **argv);
 /* Splits a command line shell-style (quotes, backslashes; no expansion). */
 int wl_split_args(const char *s, char ***ret_argv, size_t *ret_n);
 /* Reads "kab-metric NAME VALUE UNIT" lines of a helper program's output,
- * keeping those whose NAME starts with prefix; returns how many. */
+ * keeping those whose NAME starts with prefix; returns how many. A
+ * declared metric (wl_metric_find) keeps its declared unit. */
 int wl_prog_metrics_read(FILE *f, const char *prefix, struct wl_metrics *m);
 /* A copy of n argument strings as an argv for the argv op. */
 int wl_argv_dup(const char *const *args, size_t n, char ***ret_argv);

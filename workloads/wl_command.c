@@ -84,6 +84,9 @@ const struct wl_ops wl_command_ops = {
 	.summary = "any command; metrics from \"kab-metric NAME VALUE [UNIT]\" lines on stdout",
 	.keys = keys,
 	.opts_size = sizeof(struct command_opts),
+	/* no metrics of its own to declare: a job's [metric command.NAME]
+	 * sections say what the command's are */
+	.short_labels = true,
 	.check = check,
 	.argv = make_argv,
 	.collect = collect,

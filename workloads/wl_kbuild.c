@@ -703,11 +703,17 @@ static int collect(const struct wl_ctx *c, int exit_status, struct wl_metrics *m
 	int r = wl_kbuild_count_files(obj, ".o", &objects);
 	if (r < 0)
 		return r;
-	wl_metrics_add(m, "kbuild.objects", "files", (double)objects);
+	wl_metrics_add_declared(m, "kbuild.objects", NULL, (double)objects);
 	bool ok = WIFEXITED(exit_status) && WEXITSTATUS(exit_status) == 0;
-	wl_metrics_add(m, "kbuild.ok", "", ok ? 1 : 0);
+	wl_metrics_add_declared(m, "kbuild.ok", NULL, ok ? 1 : 0);
 	return 0;
 }
+
+static const struct wl_metric metrics[] = {
+	WL_METRIC("kbuild.objects", "files", NEUTRAL, "objects built"),
+	WL_METRIC("kbuild.ok", "", NEUTRAL, NULL),
+	{ NULL },
+};
 
 static void finish(const struct wl_ctx *c)
 {
@@ -719,6 +725,7 @@ const struct wl_ops wl_kbuild_ops = {
 	.type = "kbuild",
 	.summary = "a Linux kernel build (make -jN in a fresh O= directory); build time, user/sys time, objects built",
 	.keys = keys,
+	.metrics = metrics,
 	.check = check,
 	.argv = make_argv,
 	.collect = collect,

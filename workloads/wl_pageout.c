@@ -37,6 +37,20 @@ static const struct wl_key keys[] = {
 	[K_END] = { .name = NULL },
 };
 
+/* What kab-pageout prints besides wl_prog_metrics (its units are these);
+ * the timings are better lower. */
+static const struct wl_metric metrics[] = {
+	WL_METRIC("pageout.ns_mean", "ns", LOWER, "MADV_PAGEOUT time (mean)"),
+	WL_METRIC("pageout.ns_median", "ns", LOWER, "MADV_PAGEOUT time (median)"),
+	WL_METRIC("pageout.ns_stddev_pct", "%", LOWER, "MADV_PAGEOUT std dev %"),
+	WL_METRIC("pageout.refault_ns_mean", "ns", LOWER, "refault time (mean)"),
+	WL_METRIC("pageout.*ns_stddev_pct", "%", LOWER, NULL),
+	WL_METRIC("pageout.*ns_*", "ns", LOWER, NULL),
+	WL_METRIC("pageout.swapped_pct", "%", NEUTRAL, NULL),
+	WL_METRIC("pageout.mthp_swpout_pct", "%", NEUTRAL, NULL),
+	{ NULL },
+};
+
 static int check(const struct job_workload *wl, const char *file, struct diags *d)
 {
 	int r = 0;
@@ -90,6 +104,8 @@ const struct wl_ops wl_pageout_ops = {
 	.summary = "times madvise(MADV_PAGEOUT) over filled anonymous memory, with folio-size evidence",
 	.keys = keys,
 	.opts_size = sizeof(struct pageout_opts),
+	.metrics = metrics,
+	.prog_metrics = true,
 	.check = check,
 	.argv = make_argv,
 	.collect = collect,

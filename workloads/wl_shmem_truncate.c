@@ -39,6 +39,19 @@ static const struct wl_key keys[] = {
 	[K_END] = { .name = NULL },
 };
 
+/* What kab-shmem-truncate prints besides wl_prog_metrics (its units are
+ * these); the timings are better lower. */
+static const struct wl_metric metrics[] = {
+	WL_METRIC("shmem-truncate.op_ms_median", "ms", LOWER, "ms per operation (median)"),
+	WL_METRIC("shmem-truncate.*_ms_stddev_pct", "%", LOWER, NULL),
+	WL_METRIC("shmem-truncate.op_ms_*", "ms", LOWER, NULL),
+	WL_METRIC("shmem-truncate.fill_ms_*", "ms", LOWER, NULL),
+	WL_METRIC("shmem-truncate.meminfo_resident_pct", "%", NEUTRAL, NULL),
+	WL_METRIC("shmem-truncate.pmd_folio_pct", "%", NEUTRAL, NULL),
+	WL_METRIC("shmem-truncate.freed_pct", "%", NEUTRAL, NULL),
+	{ NULL },
+};
+
 /* The pairs of keys the table cannot say: which op and huge go with which backing. */
 static int check_backing(const struct job_workload *wl, const char *file, struct diags *d)
 {
@@ -110,6 +123,8 @@ const struct wl_ops wl_shmem_truncate_ops = {
 	.summary = "fills a tmpfs file or memfd and times ftruncate/punch/close/unlink, with folio-size evidence",
 	.keys = keys,
 	.opts_size = sizeof(struct shmem_opts),
+	.metrics = metrics,
+	.prog_metrics = true,
 	.check = check,
 	.argv = make_argv,
 	.collect = collect,

@@ -10,6 +10,7 @@
  * on stdout and writes status counter deltas to WORKDIR/mariadb-status. */
 #include "workloads/wl.h"
 #include "workloads/wl_sysbench.h"
+#include "workloads/progs/mariadb_counters.h"
 #include "harness/job/job.h"
 #include "harness/base/util.h"
 
@@ -296,6 +297,25 @@ int wl_sysbench_parse_report(const char *text, struct wl_sysbench_report *ret)
 
 /* ---- collect ---- */
 
+/* sysbench's figures, then the server's status counter deltas and
+ * whether InnoDB got io_uring (the helper program's list, which it
+ * writes them from). */
+#define MARIADB_ROW(name, unit, dir, label) WL_METRIC("mariadb." #name, unit, dir, label),
+static const struct wl_metric metrics[] = {
+	WL_METRIC("sysbench.tps", "tx/s", HIGHER, "transactions/s"),
+	WL_METRIC("sysbench.qps", "queries/s", HIGHER, "queries/s"),
+	WL_METRIC("sysbench.transactions", "tx", NEUTRAL, NULL),
+	WL_METRIC("sysbench.lat_avg_ms", "ms", LOWER, "avg latency (ms)"),
+	WL_METRIC("sysbench.lat_p95_ms", "ms", LOWER, "p95 latency (ms)"),
+	WL_METRIC("sysbench.lat_p99_ms", "ms", LOWER, "p99 latency (ms)"),
+	WL_METRIC("sysbench.lat_max_ms", "ms", LOWER, "max latency (ms)"),
+	WL_METRIC("sysbench.errors", "errors", LOWER, NULL),
+	WL_METRIC("sysbench.reconnects", "reconnects", LOWER, NULL),
+	MARIADB_METRICS(MARIADB_ROW) /* mariadb.NAME, from the helper program's list */
+	{ NULL },
+};
+#undef MARIADB_ROW
+
 static void collect_status(const struct wl_ctx *c, struct wl_metrics *m)
 {
 	char path[4096];
@@ -313,7 +333,7 @@ static void collect_status(const struct wl_ctx *c, struct wl_metrics *m)
 		if (n == 3 && util_parse_u64(w[1], &v) == 0) {
 			char name[128];
 			snprintf(name, sizeof(name), "mariadb.%s", w[0]);
-			wl_metrics_add(m, name, w[2], (double)v);
+			wl_metrics_add_declared(m, name, w[2], (double)v);
 		}
 		wl_argv_free(w);
 	}
@@ -330,14 +350,21 @@ static int collect(const struct wl_ctx *c, int exit_status, struct wl_metrics *m
 	struct wl_sysbench_report rep;
 	if ((r = wl_sysbench_parse_report(text, &rep)) < 0)
 		return r;
-	wl_metrics_add(m, "sysbench.tps", "tx/s", rep.tps);
-	wl_metrics_add(m, "sysbench.qps", "queries/s", rep.qps);
-	wl_metrics_add(m, "sysbench.transactions", "tx", rep.transactions);
-	wl_metrics_add(m, "sysbench.lat_avg_ms", "ms", rep.lat_avg_ms);
-	wl_metrics_add(m, "sysbench.lat_p95_ms", "ms", rep.lat_pct_ms);
-	wl_metrics_add(m, "sysbench.lat_max_ms", "ms", rep.lat_max_ms);
-	wl_metrics_add(m, "sysbench.errors", "errors", rep.errors);
-	wl_metrics_add(m, "sysbench.reconnects", "reconnects", rep.reconnects);
+	const struct {
+		const char *name;
+		double v;
+	} figs[] = {
+		{ "sysbench.tps", rep.tps },
+		{ "sysbench.qps", rep.qps },
+		{ "sysbench.transactions", rep.transactions },
+		{ "sysbench.lat_avg_ms", rep.lat_avg_ms },
+		{ "sysbench.lat_p95_ms", rep.lat_pct_ms },
+		{ "sysbench.lat_max_ms", rep.lat_max_ms },
+		{ "sysbench.errors", rep.errors },
+		{ "sysbench.reconnects", rep.reconnects },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(figs); i++)
+		wl_metrics_add_declared(m, figs[i].name, NULL, figs[i].v);
 	collect_status(c, m);
 	return 0;
 }
@@ -611,6 +638,7 @@ static const char *const metric_sources[] = { "sysbench", "mariadb", NULL };
 const struct wl_ops wl_sysbench_ops = {
 	.type = "sysbench-oltp",
 	.metric_sources = metric_sources,
+	.metrics = metrics,
 	.summary = "sysbench OLTP on a private MariaDB server; tps, latency and InnoDB counters",
 	.keys = keys,
 	.opts_size = sizeof(struct sb_cfg),

@@ -158,6 +158,23 @@ int util_parse_duration(const char *s, double *ret_seconds)
 	return 0;
 }
 
+bool util_glob(const char *pattern, const char *name)
+{
+	for (; *pattern; pattern++, name++) {
+		if (*pattern == '*') {
+			for (const char *t = name;; t++) {
+				if (util_glob(pattern + 1, t))
+					return true;
+				if (!*t)
+					return false;
+			}
+		}
+		if (*pattern != *name)
+			return false;
+	}
+	return *name == 0;
+}
+
 void util_format_size(uint64_t bytes, char *buf, size_t len)
 {
 	static const char units[] = "KMGT";

@@ -31,6 +31,9 @@ int util_parse_double(const char *s, double *ret);
 int util_parse_size(const char *s, uint64_t *ret);
 /* "10", "10s", "500ms", "2m", "1h" -> seconds. */
 int util_parse_duration(const char *s, double *ret_seconds);
+/* Whether name matches pattern, in which each '*' matches any run of
+ * characters (none too) and every other character only itself. */
+bool util_glob(const char *pattern, const char *name);
 /* Formats bytes the way util_parse_size reads them back: "256M". */
 void util_format_size(uint64_t bytes, char *buf, size_t len);
 /* value written in one write to fd, which is then closed; 0, -EIO for a

@@ -35,16 +35,10 @@ static long metric_rank(const struct job *j, const struct job_workload *wl, cons
 		if (job_metric_matches(j->primary[i], name))
 			return base + (long)i;
 	base += (long)j->n_primary;
-	size_t tl = strlen(wl->type);
-	if (strncmp(name, wl->type, tl) == 0 && name[tl] == '.')
-		return base;
-	/* the workload's other own sources (a server's counters), and the
-	 * function calls it asked to count */
+	/* the workload's own metrics (its type's and its other sources', a
+	 * server's counters), and the function calls it asked to count */
 	const struct wl_ops *ops = wl_find(wl->type);
-	for (const char *const *p = ops ? ops->metric_sources : NULL; p && *p; p++)
-		if (strncmp(name, *p, strlen(*p)) == 0 && name[strlen(*p)] == '.')
-			return base;
-	if (strncmp(name, "fcount.", 7) == 0)
+	if ((ops && wl_metric_owner(name, NULL) == ops) || strncmp(name, "fcount.", 7) == 0)
 		return base;
 	base++;
 	for (size_t i = 0; i < ARRAY_SIZE(curated); i++)

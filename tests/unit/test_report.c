@@ -9,7 +9,7 @@
 #include "harness/job/job.h"
 #include "harness/job/job_store.h"
 #include "harness/base/json.h"
-#include "harness/stats/metrics.h"
+#include "harness/report/metrics.h"
 #include "harness/report/report.h"
 #include "harness/report/report_priv.h"
 #include "db/store.h"
@@ -190,10 +190,10 @@ static void test_metric_table(void)
 	T_EQ_INT(m.dir, STATS_DIR_HIGHER);
 	metrics_describe("command.score", "points", &m);
 	T_EQ_INT(m.dir, STATS_DIR_NEUTRAL);
-	T_CHECK(metrics_glob("psi.*avg*", "psi.memory.some_avg10"));
-	T_CHECK(!metrics_glob("vmstat.pgscan_*", "vmstat.pgsteal_anon"));
-	T_CHECK(metrics_glob("a*", "a"));
-	T_CHECK(!metrics_glob("a", "ab"));
+	T_CHECK(util_glob("psi.*avg*", "psi.memory.some_avg10"));
+	T_CHECK(!util_glob("vmstat.pgscan_*", "vmstat.pgsteal_anon"));
+	T_CHECK(util_glob("a*", "a"));
+	T_CHECK(!util_glob("a", "ab"));
 }
 
 
