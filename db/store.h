@@ -71,8 +71,7 @@ bool job_status_finished(enum job_status v);
  *   running     -> interrupted, done, failed, cancelled
  *   interrupted -> running, failed, cancelled
  *   failed      -> running (kab run --resume)
- *   cancelled   -> running (kab run --resume), interrupted (kabd stopped
- *                  while the job ran: it resumes at kabd's next start)
+ *   cancelled   -> running (kab run --resume)
  *   done        -> nothing
  */
 bool job_transition_allowed(enum job_status from, enum job_status to);
@@ -141,7 +140,13 @@ int store_job_create(struct store *s, const struct store_job_spec *j, int64_t *r
 struct store_step;
 int store_job_submit(struct store *s, const struct store_job_spec *j, const char *submitter, const struct store_step *steps, size_t n,
 		     int64_t *ret_id);
+/* A job's status and reason, when the table allows the change from the
+ * row's status (-EPERM, logged, when not; -ENOENT: no such job). Only
+ * harness/exec/joblife.c calls these (make lint): a job's life has one
+ * owner. _from writes only when the row's status is also one of from_set
+ * (bits 1u << status), in the same statement. */
 int store_job_set_status(struct store *s, int64_t job_id, enum job_status status, const char *reason);
+int store_job_set_status_from(struct store *s, int64_t job_id, unsigned from_set, enum job_status status, const char *reason);
 
 /* The name of the job's directory under the state directory's jobs/
  * ("" when it has none); NULL clears it. */

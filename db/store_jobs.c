@@ -149,12 +149,22 @@ int store_job_submit(struct store *s, const struct store_job_spec *j, const char
 
 int store_job_set_status(struct store *s, int64_t job_id, enum job_status status, const char *reason)
 {
+	return store_job_set_status_from(s, job_id, ~0u, status, reason);
+}
+
+int store_job_set_status_from(struct store *s, int64_t job_id, unsigned from_set, enum job_status status, const char *reason)
+{
 	if (status < 0 || status >= JOB_STATUS_N)
 		return -EINVAL;
-	/* the statuses it may follow, checked in the same statement (?5..?10) */
+	/* the statuses it may follow, of those the caller names, checked in
+	 * the same statement (?5..?10); an unused placeholder is NULL, which
+	 * no status equals */
 	_Static_assert(JOB_STATUS_N <= 6, "one placeholder a status");
-	enum job_status from[JOB_STATUS_N];
-	size_t n_from = job_transition_from(status, from, JOB_STATUS_N);
+	enum job_status allowed[JOB_STATUS_N], from[JOB_STATUS_N];
+	size_t n_allowed = job_transition_from(status, allowed, JOB_STATUS_N), n_from = 0;
+	for (size_t i = 0; i < n_allowed; i++)
+		if (from_set & 1u << allowed[i])
+			from[n_from++] = allowed[i];
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int r = store_prepare(s,
 			      "UPDATE jobs SET status = ?1, reason = ?2,"
@@ -177,9 +187,13 @@ int store_job_set_status(struct store *s, int64_t job_id, enum job_status status
 	struct store_job sj;
 	if (store_job_info(s, job_id, &sj) < 0)
 		return -ENOENT;
-	log_error("job %lld is %s: it cannot become %s (a job's life, db/store.h); its status is kept", (long long)job_id,
-		  sj.status == JOB_STATUS_UNKNOWN ? "in a status this kab does not know" : job_status_name(sj.status),
-		  job_status_name(status));
+	if (job_transition_allowed(sj.status, status))
+		log_error("job %lld is %s, not in a status its writer expected: it is not made %s; its status is kept",
+			  (long long)job_id, job_status_name(sj.status), job_status_name(status));
+	else
+		log_error("job %lld is %s: it cannot become %s (a job's life, db/store.h); its status is kept", (long long)job_id,
+			  sj.status == JOB_STATUS_UNKNOWN ? "in a status this kab does not know" : job_status_name(sj.status),
+			  job_status_name(status));
 	return -EPERM;
 }
 

@@ -88,11 +88,9 @@ static const unsigned job_next[JOB_STATUS_N] = {
 	[JOB_QUEUED] = 1u << JOB_RUNNING | 1u << JOB_FAILED | 1u << JOB_CANCELLED,
 	[JOB_RUNNING] = 1u << JOB_INTERRUPTED | 1u << JOB_DONE | 1u << JOB_FAILED | 1u << JOB_CANCELLED,
 	[JOB_INTERRUPTED] = 1u << JOB_RUNNING | 1u << JOB_FAILED | 1u << JOB_CANCELLED,
-	/* kab run --resume continues a failed or cancelled job by hand; a
-	 * stopping kabd turns the executor's stop (cancelled) into interrupted,
-	 * to resume at its next start (queue.c, run_one) */
+	/* kab run --resume continues a failed or cancelled job by hand */
 	[JOB_FAILED] = 1u << JOB_RUNNING,
-	[JOB_CANCELLED] = 1u << JOB_RUNNING | 1u << JOB_INTERRUPTED,
+	[JOB_CANCELLED] = 1u << JOB_RUNNING,
 	[JOB_DONE] = 0,
 };
 

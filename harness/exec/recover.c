@@ -3,6 +3,7 @@
 #include "harness/exec/cgroup.h"
 #include "harness/exec/executor.h"
 #include "harness/exec/fcount.h"
+#include "harness/exec/joblife.h"
 #include "harness/exec/knobs.h"
 #include "harness/exec/provenance.h"
 #include "db/store.h"
@@ -207,7 +208,8 @@ int exec_recover_in(struct store *st, const struct rscope *sc)
 	size_t nj;
 	if (store_jobs_with_status(st, JOB_RUNNING, &ids, &nj) == 0) {
 		for (size_t i = 0; i < nj; i++)
-			store_job_set_status(st, ids[i], JOB_INTERRUPTED, "kab stopped before the job finished; resume with kab run --resume ID");
+			jl_transition(st, ids[i], JL_FROM(JOB_RUNNING), JOB_INTERRUPTED,
+				      "kab stopped before the job finished; resume with kab run --resume ID");
 		free(ids);
 	}
 	return ret;
