@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -194,6 +196,19 @@ int store_prepare(struct store *s, const char *sql, sqlite3_stmt **ret)
 }
 
 void store_finalizep(sqlite3_stmt **st) { sqlite3_finalize(*st); }
+
+const char *store_sql(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= len) {
+		log_error("an SQL statement of kab's does not fit its buffer (%zu bytes): %.60s...", len, fmt);
+		buf[0] = 0;
+	}
+	return buf;
+}
 
 int store_step_done(struct store *s, sqlite3_stmt *st)
 {

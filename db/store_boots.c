@@ -24,9 +24,13 @@ static int run(struct store *s, sqlite3_stmt *st, const char *what)
 int store_boot_begin(struct store *s, const struct store_boot *b, int64_t *ret_id)
 {
 	sqlite3_stmt *st;
+	char sql[256];
 	if (sqlite3_prepare_v2(store_sqlite(s),
-			       "INSERT INTO boots (job_id, slot, variant_idx, build_id, method, status, from_boot_id,"
-			       " switch_at, cmdline) VALUES (?, ?, ?, ?, ?, 'switching', ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+			       store_sql(sql, sizeof(sql),
+					 "INSERT INTO boots (job_id, slot, variant_idx, build_id, method, status, from_boot_id,"
+					 " switch_at, cmdline) VALUES (?, ?, ?, ?, ?, '%s', ?, ?, ?)",
+					 boot_status_name(BOOT_SWITCHING)),
+			       -1, &st, NULL) != SQLITE_OK)
 		return store_db_err(s, "prepare");
 	sqlite3_bind_int64(st, 1, b->job_id);
 	sqlite3_bind_int(st, 2, b->slot);
@@ -152,8 +156,10 @@ int store_boots_foreach(struct store *s, int64_t job_id, store_boot_fn fn, void 
 int store_steps_boot_failed(struct store *s, int64_t job_id, int variant, int *ret_n)
 {
 	sqlite3_stmt *st;
+	char sql[160];
 	if (sqlite3_prepare_v2(store_sqlite(s),
-			       "UPDATE steps SET status = 'boot-failed' WHERE job_id = ? AND variant_idx = ? AND status = 'pending'",
+			       store_sql(sql, sizeof(sql), "UPDATE steps SET status = '%s' WHERE job_id = ? AND variant_idx = ? AND status = '%s'",
+					 step_status_name(STEP_BOOT_FAILED), step_status_name(STEP_PENDING)),
 			       -1, &st, NULL) != SQLITE_OK)
 		return store_db_err(s, "prepare");
 	sqlite3_bind_int64(st, 1, job_id);

@@ -58,8 +58,13 @@ static int insert_job(struct store *s, const struct store_job_spec *j, const cha
 	int r;
 	{
 		_cleanup_stmt_ sqlite3_stmt *st = NULL;
-		r = store_prepare(s, "INSERT INTO jobs (name, file, text, status, created, pairs, job_order, swap, kab_version, schema_version, kernel_release, submitter)"
-			       " VALUES (?,?,?,'queued',?,?,?,?,?,?,?,?)", &st);
+		char sql[320];
+		r = store_prepare(s,
+				  store_sql(sql, sizeof(sql),
+					    "INSERT INTO jobs (name, file, text, status, created, pairs, job_order, swap, kab_version,"
+					    " schema_version, kernel_release, submitter) VALUES (?,?,?,'%s',?,?,?,?,?,?,?,?)",
+					    job_status_name(JOB_QUEUED)),
+				  &st);
 		if (r < 0)
 			return r;
 		char release[128] = "";
@@ -91,8 +96,13 @@ static int insert_job(struct store *s, const struct store_job_spec *j, const cha
 static int insert_steps(struct store *s, int64_t job_id, const struct store_step *steps, size_t n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_prepare(s, "INSERT INTO steps (job_id, seq, pair, variant_idx, workload_idx, status, boot, rep)"
-			   " VALUES (?,?,?,?,?,'pending',?,?)", &st);
+	char sql[160];
+	int r = store_prepare(s,
+			      store_sql(sql, sizeof(sql),
+					"INSERT INTO steps (job_id, seq, pair, variant_idx, workload_idx, status, boot, rep)"
+					" VALUES (?,?,?,?,?,'%s',?,?)",
+					step_status_name(STEP_PENDING)),
+			      &st);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, job_id);
@@ -168,8 +178,8 @@ int store_job_set_status_from(struct store *s, int64_t job_id, unsigned from_set
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int r = store_prepare(s,
 			      "UPDATE jobs SET status = ?1, reason = ?2,"
-			      " started = CASE WHEN ?1 = 'running' AND started IS NULL THEN ?3 ELSE started END,"
-			      " finished = CASE WHEN ?1 IN ('done','failed','cancelled','interrupted') THEN ?3 ELSE NULL END"
+			      " started = CASE WHEN ?11 AND started IS NULL THEN ?3 ELSE started END,"
+			      " finished = CASE WHEN ?12 THEN ?3 ELSE NULL END"
 			      " WHERE id = ?4 AND status IN (?5, ?6, ?7, ?8, ?9, ?10)",
 			      &st);
 	if (r < 0)
@@ -180,6 +190,10 @@ int store_job_set_status_from(struct store *s, int64_t job_id, unsigned from_set
 	sqlite3_bind_int64(st, 4, job_id);
 	for (size_t i = 0; i < n_from && i < 6; i++)
 		store_bind_text(st, 5 + (int)i, job_status_name(from[i]));
+	/* it started when it first runs; it stopped (finished, or interrupted
+	 * to go on later) when it is no longer waiting or running */
+	sqlite3_bind_int(st, 11, status == JOB_RUNNING);
+	sqlite3_bind_int(st, 12, status != JOB_QUEUED && status != JOB_RUNNING);
 	if ((r = store_step_done(s, st)) < 0)
 		return r;
 	if (sqlite3_changes(s->db) == 1)
@@ -411,9 +425,12 @@ int store_steps_count(struct store *s, int64_t job_id, struct store_steps_count 
 	if (rc != SQLITE_DONE)
 		return store_sql_err(s, rc, "steps");
 	_cleanup_stmt_ sqlite3_stmt *cur = NULL;
+	char sql[160];
 	r = store_prepare(s,
-			  "SELECT id, seq, pair, variant_idx, workload_idx, boot, rep FROM steps"
-			  " WHERE job_id = ? AND status = 'started' ORDER BY seq DESC LIMIT 1",
+			  store_sql(sql, sizeof(sql),
+				    "SELECT id, seq, pair, variant_idx, workload_idx, boot, rep FROM steps"
+				    " WHERE job_id = ? AND status = '%s' ORDER BY seq DESC LIMIT 1",
+				    step_status_name(STEP_STARTED)),
 			  &cur);
 	if (r < 0)
 		return r;
@@ -450,7 +467,11 @@ int store_step_set_status(struct store *s, int64_t step_id, enum step_status sta
 int store_steps_skip(struct store *s, int64_t job_id, int workload, int from_pair)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_prepare(s, "UPDATE steps SET status = 'skipped' WHERE job_id = ? AND workload_idx = ? AND pair >= ? AND status = 'pending'", &st);
+	char sql[160];
+	int r = store_prepare(s,
+			      store_sql(sql, sizeof(sql), "UPDATE steps SET status = '%s' WHERE job_id = ? AND workload_idx = ? AND pair >= ? AND status = '%s'",
+					step_status_name(STEP_SKIPPED), step_status_name(STEP_PENDING)),
+			      &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);

@@ -20,6 +20,10 @@ int store_db_err(struct store *s, const char *what);          /* logs the connec
 void store_bind_text(sqlite3_stmt *st, int i, const char *v);   /* NULL binds NULL */
 void store_col_text(sqlite3_stmt *st, int i, char *buf, size_t len);  /* NULL reads "" */
 char *store_col_dup(sqlite3_stmt *st, int i);                   /* malloc'd; NULL for NULL */
+/* An SQL statement with the status words of the lists (db/store.h) put
+ * in, printf-style, into buf: buf, or "" (which does not prepare) when it
+ * does not fit. Only for the lists' words, never for a caller's text. */
+const char *store_sql(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A status word this kab does not know, in row id of table: a warning,
  * and the row loads with the status's UNKNOWN. */
 void store_status_unknown(const char *table, int64_t id, const char *word);

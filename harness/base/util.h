@@ -83,6 +83,12 @@ int util_spawn_close_fds(posix_spawn_file_actions_t *fa);
 /* A child's wait status in words: "exited with status 2", "was killed by signal 9". */
 void util_wait_status_text(int status, char *buf, size_t len);
 
+/* The word lists of kab's enums (X-macro lists: one name table each):
+ * the word of value v in a table of n ("unknown" outside it), and the
+ * value of word s, -EINVAL when it is none of them (s NULL included). */
+const char *util_word_name(const char *const *names, int n, int v);
+int util_word_index(const char *const *names, int n, const char *s);
+
 /* Edit distance, for "did you mean" hints. */
 size_t util_levenshtein(const char *a, const char *b);
 /* Closest candidate within distance max(2, len/3), or NULL. */
