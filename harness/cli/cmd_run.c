@@ -156,10 +156,10 @@ static int resumed_job(struct store *st, int64_t job_id, const char *db, struct 
 	}
 	if (r == -EINVAL)
 		diags_print(d, stderr);
-	else if (r < 0 && strncmp(was, "done", 4) == 0)
+	else if (r == -EALREADY)
 		log_error("job %lld is already done", (long long)job_id);
 	else if (r < 0)
-		log_error("job %lld is %s: this kab cannot resume it", (long long)job_id, was);
+		log_error("job %lld is in a status this kab does not know (%s): a newer kab may resume it", (long long)job_id, was);
 	if (r < 0)
 		return 2;
 	exec_refuse_boots(j, d);

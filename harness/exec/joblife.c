@@ -104,8 +104,10 @@ int jl_resume(struct store *st, int64_t job_id, struct job **ret, char *was, siz
 		return -ENOENT;
 	int r = 0;
 	struct job *j = NULL;
-	if (sj.status == JOB_DONE || sj.status == JOB_STATUS_UNKNOWN)
+	if (sj.status == JOB_DONE)
 		r = -EALREADY;
+	else if (sj.status == JOB_STATUS_UNKNOWN)
+		r = -EPROTO;
 	else if (job_parse_string(sj.file, sj.text, &j, d) < 0)
 		r = -EINVAL;
 	if (r < 0)

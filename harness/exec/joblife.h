@@ -58,9 +58,9 @@ struct jl_hooks {
 int jl_run(struct store *st, const struct job *j, int64_t job_id, const struct jl_hooks *h);
 
 /* A stored job to run again (kab run --resume, kabd's next job), parsed
- * from its text. -ENOENT: no such job; -EALREADY: it is done (or in a
- * status this kab does not know); -EINVAL: its text no longer parses
- * (the diagnostics in d). was (len bytes, may be NULL): its status and
+ * from its text. -ENOENT: no such job; -EALREADY: it is done; -EPROTO:
+ * its status is one this kab does not know; -EINVAL: its text no longer
+ * parses (the diagnostics in d). was (len bytes, may be NULL): its status and
  * reason. Writes nothing. */
 int jl_resume(struct store *st, int64_t job_id, struct job **ret, char *was, size_t len, struct diags *d);
 

@@ -7,6 +7,7 @@
 #include "db/store.h"
 
 #include <errno.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 static const char job_text[] = "[job]\nname = life\npairs = 2\norder = abba\n"
@@ -99,6 +100,18 @@ static void test_cancel_resume(struct store *st)
 	T_CHECK(j == NULL);
 	T_EQ_STR(was, "done");
 	T_EQ_INT(jl_resume(st, id + 100, &j, was, sizeof(was), &d), -ENOENT);
+	/* a status this kab does not know (a newer kab's): not run, not moved */
+	int64_t other = submit(st);
+	sqlite3 *db;
+	T_EQ_INT(sqlite3_open(store_path(st), &db), SQLITE_OK);
+	char sql[96];
+	snprintf(sql, sizeof(sql), "UPDATE jobs SET status = 'paused' WHERE id = %lld", (long long)other);
+	T_EQ_INT(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	T_EQ_INT(jl_resume(st, other, &j, was, sizeof(was), &d), -EPROTO);
+	T_CHECK(j == NULL);
+	T_EQ_INT(jl_cancel(st, other, "cancelled over the API", status, sizeof(status)), -EPERM);
+	T_EQ_INT(jl_transition(st, other, JL_STARTABLE, JOB_RUNNING, NULL), -EPERM);
 	diags_free(&d);
 }
 
