@@ -19,43 +19,24 @@
 /* The third column: the job finished (job_status_finished). */
 /* clang-format off */
 #define JOB_STATUS_LIST(X) \
-	X(JOB_QUEUED, "queued", false) \
-	X(JOB_RUNNING, "running", false) \
-	X(JOB_INTERRUPTED, "interrupted", false) \
-	X(JOB_DONE, "done", true) \
-	X(JOB_FAILED, "failed", true) \
-	X(JOB_CANCELLED, "cancelled", true)
+	X(JOB_QUEUED, "queued", false) X(JOB_RUNNING, "running", false) X(JOB_INTERRUPTED, "interrupted", false) \
+	X(JOB_DONE, "done", true) X(JOB_FAILED, "failed", true) X(JOB_CANCELLED, "cancelled", true)
 #define STEP_STATUS_LIST(X) \
-	X(STEP_PENDING, "pending") \
-	X(STEP_STARTED, "started") \
-	X(STEP_FINISHED, "finished") \
-	X(STEP_ABORTED, "aborted") \
-	X(STEP_SKIPPED, "skipped") \
-	X(STEP_BOOT_FAILED, "boot-failed")
+	X(STEP_PENDING, "pending") X(STEP_STARTED, "started") X(STEP_FINISHED, "finished") \
+	X(STEP_ABORTED, "aborted") X(STEP_SKIPPED, "skipped") X(STEP_BOOT_FAILED, "boot-failed")
 /* In the order the report counts them (kab report, its JSON, /metrics).
  * RUN_WARMUP: a workload's warm-up run (STORE_PAIR_WARMUP), whatever its
  * outcome (in its reason); like every status but ok, never counted. The
  * third column: the run finished (run_status_finished). */
 #define RUN_STATUS_LIST(X) \
-	X(RUN_OK, "ok", true) \
-	X(RUN_FAILED, "failed", true) \
-	X(RUN_OOM_KILLED, "oom-killed", true) \
-	X(RUN_OOM_CONTAMINATED, "oom-contaminated", true) \
-	X(RUN_EXPECT_FAILED, "expect-failed", true) \
+	X(RUN_OK, "ok", true) X(RUN_FAILED, "failed", true) X(RUN_OOM_KILLED, "oom-killed", true) \
+	X(RUN_OOM_CONTAMINATED, "oom-contaminated", true) X(RUN_EXPECT_FAILED, "expect-failed", true) \
 	X(RUN_TIMED_OUT, "timed-out", true) \
-	X(RUN_ABORTED, "aborted", false) \
-	X(RUN_SKIPPED, "skipped", false) \
-	X(RUN_STARTED, "started", false) \
+	X(RUN_ABORTED, "aborted", false) X(RUN_SKIPPED, "skipped", false) X(RUN_STARTED, "started", false) \
 	X(RUN_WARMUP, "warmup", false)
 #define BOOT_STATUS_LIST(X) \
-	X(BOOT_SWITCHING, "switching") \
-	X(BOOT_OK, "ok") \
-	X(BOOT_FAILED, "failed") \
-	X(BOOT_ABANDONED, "abandoned")
-#define BUILD_STATUS_LIST(X) \
-	X(BUILD_BUILDING, "building") \
-	X(BUILD_OK, "ok") \
-	X(BUILD_FAILED, "failed")
+	X(BOOT_SWITCHING, "switching") X(BOOT_OK, "ok") X(BOOT_FAILED, "failed") X(BOOT_ABANDONED, "abandoned")
+#define BUILD_STATUS_LIST(X) X(BUILD_BUILDING, "building") X(BUILD_OK, "ok") X(BUILD_FAILED, "failed")
 /* clang-format on */
 
 #define STORE_ENUM_ITEM(e, ...) e,
@@ -348,10 +329,7 @@ int store_steps_skip(struct store *s, int64_t job_id, int workload, int from_pai
  * it. A row of another word is never acted on (exec_recover). */
 /* clang-format off */
 #define JOURNAL_KIND_LIST(X) \
-	X(JOURNAL_KNOB, "knob") \
-	X(JOURNAL_ZRAM, "zram") \
-	X(JOURNAL_SWAPFILE, "swapfile") \
-	X(JOURNAL_CGROUP, "cgroup") \
+	X(JOURNAL_KNOB, "knob") X(JOURNAL_ZRAM, "zram") X(JOURNAL_SWAPFILE, "swapfile") X(JOURNAL_CGROUP, "cgroup") \
 	X(JOURNAL_FCOUNT, "fcount")
 /* clang-format on */
 enum journal_kind { JOURNAL_KIND_UNKNOWN = -1, JOURNAL_KIND_LIST(STORE_ENUM_ITEM) JOURNAL_KIND_N };

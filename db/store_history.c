@@ -129,15 +129,12 @@ int store_history_put(struct store *s, const char *name, const struct store_hist
 int store_history_missing(struct store *s, const char *name, int64_t **ret_ids, size_t *ret_n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	char finished[128], sql[256];
+	char finished[128];
 	job_status_sql_set(job_status_finished, finished, sizeof(finished));
-	int r = store_prepare(s,
-			      store_sql(sql, sizeof(sql),
-					"SELECT j.id FROM jobs j LEFT JOIN history_nights h ON h.job_id = j.id"
-					" WHERE j.name = ? AND j.status IN (%s)"
-					" AND (h.job_id IS NULL OR h.status != j.status) ORDER BY j.id",
-					finished),
-			      &st);
+	int r = store_preparef(s, &st,
+			       "SELECT j.id FROM jobs j LEFT JOIN history_nights h ON h.job_id = j.id WHERE j.name = ?"
+			       " AND j.status IN (%s) AND (h.job_id IS NULL OR h.status != j.status) ORDER BY j.id",
+			       finished);
 	if (r < 0)
 		return r;
 	store_bind_text(st, 1, name);

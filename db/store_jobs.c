@@ -58,13 +58,10 @@ static int insert_job(struct store *s, const struct store_job_spec *j, const cha
 	int r;
 	{
 		_cleanup_stmt_ sqlite3_stmt *st = NULL;
-		char sql[320];
-		r = store_prepare(s,
-				  store_sql(sql, sizeof(sql),
-					    "INSERT INTO jobs (name, file, text, status, created, pairs, job_order, swap, kab_version,"
-					    " schema_version, kernel_release, submitter) VALUES (?,?,?,'%s',?,?,?,?,?,?,?,?)",
-					    job_status_name(JOB_QUEUED)),
-				  &st);
+		r = store_preparef(s, &st,
+				   "INSERT INTO jobs (name, file, text, status, created, pairs, job_order, swap, kab_version,"
+				   " schema_version, kernel_release, submitter) VALUES (?,?,?,'%s',?,?,?,?,?,?,?,?)",
+				   job_status_name(JOB_QUEUED));
 		if (r < 0)
 			return r;
 		char release[128] = "";
@@ -96,13 +93,10 @@ static int insert_job(struct store *s, const struct store_job_spec *j, const cha
 static int insert_steps(struct store *s, int64_t job_id, const struct store_step *steps, size_t n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	char sql[160];
-	int r = store_prepare(s,
-			      store_sql(sql, sizeof(sql),
-					"INSERT INTO steps (job_id, seq, pair, variant_idx, workload_idx, status, boot, rep)"
-					" VALUES (?,?,?,?,?,'%s',?,?)",
-					step_status_name(STEP_PENDING)),
-			      &st);
+	int r = store_preparef(s, &st,
+			       "INSERT INTO steps (job_id, seq, pair, variant_idx, workload_idx, status, boot, rep)"
+			       " VALUES (?,?,?,?,?,'%s',?,?)",
+			       step_status_name(STEP_PENDING));
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, job_id);
@@ -425,13 +419,10 @@ int store_steps_count(struct store *s, int64_t job_id, struct store_steps_count 
 	if (rc != SQLITE_DONE)
 		return store_sql_err(s, rc, "steps");
 	_cleanup_stmt_ sqlite3_stmt *cur = NULL;
-	char sql[160];
-	r = store_prepare(s,
-			  store_sql(sql, sizeof(sql),
-				    "SELECT id, seq, pair, variant_idx, workload_idx, boot, rep FROM steps"
-				    " WHERE job_id = ? AND status = '%s' ORDER BY seq DESC LIMIT 1",
-				    step_status_name(STEP_STARTED)),
-			  &cur);
+	r = store_preparef(s, &cur,
+			   "SELECT id, seq, pair, variant_idx, workload_idx, boot, rep FROM steps"
+			   " WHERE job_id = ? AND status = '%s' ORDER BY seq DESC LIMIT 1",
+			   step_status_name(STEP_STARTED));
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(cur, 1, job_id);
@@ -467,11 +458,8 @@ int store_step_set_status(struct store *s, int64_t step_id, enum step_status sta
 int store_steps_skip(struct store *s, int64_t job_id, int workload, int from_pair)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	char sql[160];
-	int r = store_prepare(s,
-			      store_sql(sql, sizeof(sql), "UPDATE steps SET status = '%s' WHERE job_id = ? AND workload_idx = ? AND pair >= ? AND status = '%s'",
-					step_status_name(STEP_SKIPPED), step_status_name(STEP_PENDING)),
-			      &st);
+	int r = store_preparef(s, &st, "UPDATE steps SET status = '%s' WHERE job_id = ? AND workload_idx = ? AND pair >= ? AND status = '%s'",
+			       step_status_name(STEP_SKIPPED), step_status_name(STEP_PENDING));
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);

@@ -13,6 +13,10 @@ sqlite3 *store_sqlite(struct store *s);
 int store_sql_err(struct store *s, int rc, const char *what);   /* logs; -EBUSY, -ENOMEM or -EIO for rc */
 int store_exec(struct store *s, const char *sql);               /* statements without rows */
 int store_prepare(struct store *s, const char *sql, sqlite3_stmt **ret);
+/* store_prepare of a statement with the status words of the lists
+ * (db/store.h) put in, printf-style: only for the lists' words, never for
+ * a caller's text (bind that). */
+int store_preparef(struct store *s, sqlite3_stmt **ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int store_step_done(struct store *s, sqlite3_stmt *st);         /* one step; a row or done is success */
 void store_finalizep(sqlite3_stmt **st);                        /* for _cleanup_stmt_ */
 #define _cleanup_stmt_ _cleanup_(store_finalizep)

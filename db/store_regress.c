@@ -12,19 +12,7 @@
 #define STATE_WORD(e, word) [e] = word,
 static const char *const state_names[REGRESS_STATE_N] = { REGRESS_STATE_LIST(STATE_WORD) };
 
-const char *regress_state_name(enum regress_state s)
-{
-	return util_word_name(state_names, REGRESS_STATE_N, (int)s);
-}
-
-int regress_state_parse(const char *s, enum regress_state *ret)
-{
-	int i = util_word_index(state_names, REGRESS_STATE_N, s);
-	if (i < 0)
-		return i;
-	*ret = (enum regress_state)i;
-	return 0;
-}
+UTIL_WORD_FUNCS(regress_state, state_names, REGRESS_STATE_N)
 
 bool store_regress_is_regression(const struct store_regress *r)
 {

@@ -19,9 +19,7 @@ struct store;
  * confirmation could not be queued or did not finish. */
 /* clang-format off */
 #define REGRESS_STATE_LIST(X) \
-	X(REGRESS_PENDING, "pending") \
-	X(REGRESS_CONFIRMED, "confirmed") \
-	X(REGRESS_NOT_CONFIRMED, "not-confirmed") \
+	X(REGRESS_PENDING, "pending") X(REGRESS_CONFIRMED, "confirmed") X(REGRESS_NOT_CONFIRMED, "not-confirmed") \
 	X(REGRESS_FAILED, "failed")
 /* clang-format on */
 #define REGRESS_ENUM_ITEM(e, ...) e,

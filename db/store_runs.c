@@ -58,15 +58,12 @@ int store_run_begin(struct store *s, struct store_run *run, int64_t *ret_id)
 		return r;
 	{
 		_cleanup_stmt_ sqlite3_stmt *st = NULL;
-		char sql[512];
-		r = store_prepare(s,
-				  store_sql(sql, sizeof(sql),
-					    "INSERT INTO runs (job_id, step_id, pair, variant_idx, workload_idx, status, started, pid,"
-					    " kab_version, schema_version, kernel_release, boot_id, cmdline, cpus, mem_total, swap_total,"
-					    " swap_devices, cgroup_version, cgroup_path, knobs, memory_max, settings, conditioning)"
-					    " VALUES (?,?,?,?,?,'%s',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-					    run_status_name(RUN_STARTED)),
-				  &st);
+		r = store_preparef(s, &st,
+				   "INSERT INTO runs (job_id, step_id, pair, variant_idx, workload_idx, status, started, pid,"
+				   " kab_version, schema_version, kernel_release, boot_id, cmdline, cpus, mem_total, swap_total,"
+				   " swap_devices, cgroup_version, cgroup_path, knobs, memory_max, settings, conditioning)"
+				   " VALUES (?,?,?,?,?,'%s',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+				   run_status_name(RUN_STARTED));
 		if (r < 0)
 			goto fail;
 		sqlite3_bind_int64(st, 1, run->job_id);
@@ -419,16 +416,14 @@ static bool run_timed(enum run_status v)
 int store_job_run_times(struct store *s, int64_t job_id, size_t *ret_n, double *ret_sum, double *ret_current_started)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	char timed[256], sql[768];
+	char timed[256];
 	run_status_sql_set(run_timed, timed, sizeof(timed));
-	int r = store_prepare(s,
-			      store_sql(sql, sizeof(sql),
-					"SELECT count(CASE WHEN status IN (%s) THEN 1 END),"
-					" coalesce(sum(CASE WHEN status IN (%s) THEN finished - started END), 0),"
-					" coalesce(max(CASE WHEN status = '%s' THEN started END), 0) FROM runs"
-					" WHERE job_id = ?1 AND started > 0",
-					timed, timed, run_status_name(RUN_STARTED)),
-			      &st);
+	int r = store_preparef(s, &st,
+			       "SELECT count(CASE WHEN status IN (%s) THEN 1 END),"
+			       " coalesce(sum(CASE WHEN status IN (%s) THEN finished - started END), 0),"
+			       " coalesce(max(CASE WHEN status = '%s' THEN started END), 0) FROM runs"
+			       " WHERE job_id = ?1 AND started > 0",
+			       timed, timed, run_status_name(RUN_STARTED));
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);

@@ -19,26 +19,12 @@ static const char *const journal_names[JOURNAL_KIND_N] = { JOURNAL_KIND_LIST(STO
 static const bool job_finished[JOB_STATUS_N] = { JOB_STATUS_LIST(FINISHED_ITEM) };
 static const bool run_finished[RUN_STATUS_N] = { RUN_STATUS_LIST(FINISHED_ITEM) };
 
-/* X_name and X_parse of each status, over its name table */
-#define STATUS_FUNCS(type, names, n) \
-	const char *type##_name(enum type v) \
-	{ \
-		return util_word_name(names, n, (int)v); \
-	} \
-	int type##_parse(const char *s, enum type *ret) \
-	{ \
-		int i = util_word_index(names, n, s); \
-		if (i < 0) \
-			return i; \
-		*ret = (enum type)i; \
-		return 0; \
-	}
-STATUS_FUNCS(job_status, job_names, JOB_STATUS_N)
-STATUS_FUNCS(step_status, step_names, STEP_STATUS_N)
-STATUS_FUNCS(run_status, run_names, RUN_STATUS_N)
-STATUS_FUNCS(boot_status, boot_names, BOOT_STATUS_N)
-STATUS_FUNCS(build_status, build_names, BUILD_STATUS_N)
-STATUS_FUNCS(journal_kind, journal_names, JOURNAL_KIND_N)
+UTIL_WORD_FUNCS(job_status, job_names, JOB_STATUS_N)
+UTIL_WORD_FUNCS(step_status, step_names, STEP_STATUS_N)
+UTIL_WORD_FUNCS(run_status, run_names, RUN_STATUS_N)
+UTIL_WORD_FUNCS(boot_status, boot_names, BOOT_STATUS_N)
+UTIL_WORD_FUNCS(build_status, build_names, BUILD_STATUS_N)
+UTIL_WORD_FUNCS(journal_kind, journal_names, JOURNAL_KIND_N)
 
 bool run_status_finished(enum run_status v)
 {

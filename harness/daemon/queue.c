@@ -293,19 +293,7 @@ int queue_cancel(struct queue *q, struct store *st, int64_t job_id, char *ret_st
 #define QUEUE_STATE_WORD(e, word) [e] = word,
 static const char *const state_names[QUEUE_STATE_N] = { QUEUE_STATE_LIST(QUEUE_STATE_WORD) };
 
-const char *queue_state_name(enum queue_state s)
-{
-	return util_word_name(state_names, QUEUE_STATE_N, (int)s);
-}
-
-int queue_state_parse(const char *s, enum queue_state *ret)
-{
-	int i = util_word_index(state_names, QUEUE_STATE_N, s);
-	if (i < 0)
-		return i;
-	*ret = (enum queue_state)i;
-	return 0;
-}
+UTIL_WORD_FUNCS(queue_state, state_names, QUEUE_STATE_N)
 
 enum queue_state queue_state(struct queue *q)
 {

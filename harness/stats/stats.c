@@ -125,19 +125,7 @@ const char *stats_test_label(enum stats_test t)
 #define STATS_DIR_WORD(name, word) [STATS_DIR_##name] = word,
 static const char *const direction_words[STATS_DIR_N] = { DIRECTION_LIST(STATS_DIR_WORD) };
 
-const char *stats_direction_name(enum stats_direction d)
-{
-	return util_word_name(direction_words, STATS_DIR_N, (int)d);
-}
-
-int stats_direction_parse(const char *s, enum stats_direction *ret)
-{
-	int i = util_word_index(direction_words, STATS_DIR_N, s);
-	if (i < 0)
-		return i;
-	*ret = (enum stats_direction)i;
-	return 0;
-}
+UTIL_WORD_FUNCS(stats_direction, direction_words, STATS_DIR_N)
 
 /* Everything stats_compare works out before it fills the result. */
 struct cmp {
