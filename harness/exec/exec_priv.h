@@ -35,7 +35,7 @@ const char *exec_stop_why(void);
 void exec_job_failed_with(struct store *st, int64_t job_id, const char *prefix, const struct strbuf *err, int r);
 /* A set-up step failed: -EINTR if a stop came meanwhile (jl_run ends the
  * job), else failed with reason (r). */
-int exec_failed_or_cancelled(struct store *st, int64_t job_id, int r, const char *reason);
+int exec_failed_or_stopped(struct store *st, int64_t job_id, int r, const char *reason);
 
 /* ---- swap for the whole job (exec_swap.c) ---- */
 

@@ -80,7 +80,7 @@ void exec_job_failed_with(struct store *st, int64_t job_id, const char *prefix, 
 
 /* A set-up step failed: a stop that came meanwhile (a workload's prepare
  * or mkswap killed by the same Ctrl-C) stops the job, else it failed. */
-int exec_failed_or_cancelled(struct store *st, int64_t job_id, int r, const char *reason)
+int exec_failed_or_stopped(struct store *st, int64_t job_id, int r, const char *reason)
 {
 	if (exec_check_interrupted())
 		return -EINTR;

@@ -229,7 +229,7 @@ static int job_run_steps(struct job_loop *jl)
 		if (!swap_up) {
 			if ((r = exec_swap_setup(st, j, jl->job_id, jl->boot_id, jl->jd, jl->sw)) < 0) {
 				jl->ended = true;
-				return exec_failed_or_cancelled(st, jl->job_id, r, "swap could not be set up");
+				return exec_failed_or_stopped(st, jl->job_id, r, "swap could not be set up");
 			}
 			swap_up = true;
 		}
@@ -304,8 +304,8 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id, struct exec_
 	}
 	jl_transition(st, job_id, JL_STARTABLE, JOB_RUNNING, NULL);
 	if ((r = workloads_prepare(j, job_id, &jd)) < 0) {
-		r = exec_failed_or_cancelled(st, job_id, r, "a workload could not be prepared; see the log");
-		if (r != -EINTR) /* a cancelled job may resume: keep what was prepared */
+		r = exec_failed_or_stopped(st, job_id, r, "a workload could not be prepared; see the log");
+		if (r != -EINTR) /* a stopped job may resume: keep what was prepared */
 			workloads_finish(j, job_id, &jd);
 		goto out;
 	}
