@@ -391,10 +391,8 @@ static bool admit(const struct httpd *h, struct MHD_Connection *c, const char *u
 	}
 	const char *ct = header(c, MHD_HTTP_HEADER_CONTENT_TYPE);
 	if (!gate_content_type_ok(ct)) {
-		httpd_error(rs, 415,
-			    "a POST needs Content-Type: " GATE_JOB_TYPE " (the job file's text, or an empty body "
-			    "for cancel), not \"%.100s\"",
-			    ct ? ct : "");
+		httpd_error(rs, 415, "a POST needs Content-Type: " GATE_JOB_TYPE " (the job file's text, or an empty body "
+			    "for cancel), not \"%.100s\"", ct ? ct : "");
 		return false;
 	}
 	const char *cl = header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);

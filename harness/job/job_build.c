@@ -648,7 +648,8 @@ static void check_steps_budget(struct job_builder *b)
 	uint64_t steps = (uint64_t)j->pairs * j->n_variants * j->n_workloads * reps;
 	if (steps <= JOB_STEPS_MAX)
 		return;
-	ERR(b, b->pairs_line, "the job has %llu runs (%u pairs x %zu variants x %zu workloads x %llu per boot), at most %u: lower pairs, or split the job (README.md, \"Budgets\")",
+	ERR(b, b->pairs_line,
+	    "the job has %llu runs (%u pairs x %zu variants x %zu workloads x %llu per boot), at most %u: lower pairs, or split the job (README.md, \"Budgets\")",
 	    (unsigned long long)steps, j->pairs, j->n_variants, j->n_workloads, (unsigned long long)reps, JOB_STEPS_MAX);
 }
 

@@ -296,8 +296,7 @@ int procparse_pressure(const char *buf, size_t len, procparse_fn fn, void *ctx) 
 
 /* ---- gauge or event ---- */
 
-static bool starts_with(const char *s, const char *prefix, const char **ret_rest)
-{
+static bool starts_with(const char *s, const char *prefix, const char **ret_rest) {
 	size_t n = strlen(prefix);
 
 	if (strncmp(s, prefix, n) != 0)
@@ -306,8 +305,7 @@ static bool starts_with(const char *s, const char *prefix, const char **ret_rest
 	return true;
 }
 
-static bool in_list(const char *s, const char *const *list, size_t n)
-{
+static bool in_list(const char *s, const char *const *list, size_t n) {
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(s, list[i]) == 0)
 			return true;
@@ -316,8 +314,8 @@ static bool in_list(const char *s, const char *const *list, size_t n)
 
 /* nr_* in /proc/vmstat are levels, except these, which only ever grow. */
 static const char *const vmstat_nr_events[] = {
-	"nr_vmscan_write",      "nr_vmscan_immediate_reclaim", "nr_dirtied",           "nr_written",
-	"nr_throttled_written", "nr_foll_pin_acquired",        "nr_foll_pin_released",
+	"nr_vmscan_write", "nr_vmscan_immediate_reclaim", "nr_dirtied", "nr_written",
+	"nr_throttled_written", "nr_foll_pin_acquired", "nr_foll_pin_released",
 };
 
 /* vmstat levels whose names do not start with nr_. */
@@ -328,64 +326,27 @@ static const char *const vmstat_other_gauges[] = {
 /* memory.stat sizes, cgroup v2 and v1 (v1 repeats them as total_<key>). */
 static const char *const memcg_gauges[] = {
 	/* v2 */
-	"anon",
-	"file",
-	"kernel",
-	"kernel_stack",
-	"pagetables",
-	"sec_pagetables",
-	"percpu",
-	"sock",
-	"vmalloc",
-	"shmem",
-	"zswap",
-	"zswapped",
-	"zram",
-	"zrammed",
-	"shmem_zram",
-	"shmem_zrammed",
-	"file_mapped",
-	"file_dirty",
-	"file_writeback",
-	"swapcached",
-	"anon_thp",
-	"file_thp",
-	"shmem_thp",
-	"inactive_anon",
-	"active_anon",
-	"inactive_file",
-	"active_file",
-	"unevictable",
-	"slab_reclaimable",
-	"slab_unreclaimable",
-	"slab",
-	"hugetlb",
+	"anon", "file", "kernel", "kernel_stack", "pagetables", "sec_pagetables", "percpu", "sock",
+	"vmalloc", "shmem", "zswap", "zswapped", "zram", "zrammed", "shmem_zram", "shmem_zrammed",
+	"file_mapped", "file_dirty", "file_writeback", "swapcached", "anon_thp", "file_thp",
+	"shmem_thp", "inactive_anon", "active_anon", "inactive_file", "active_file", "unevictable",
+	"slab_reclaimable", "slab_unreclaimable", "slab", "hugetlb",
 	/* v1 */
-	"cache",
-	"rss",
-	"rss_huge",
-	"mapped_file",
-	"dirty",
-	"writeback",
-	"swap",
-	"hierarchical_memory_limit",
-	"hierarchical_memsw_limit",
+	"cache", "rss", "rss_huge", "mapped_file", "dirty", "writeback", "swap",
+	"hierarchical_memory_limit", "hierarchical_memsw_limit",
 };
 
 static const char *const memcg_event_gauges[] = {
-	"under_oom",
-	"oom_kill_disable",
+	"under_oom", "oom_kill_disable",
 };
 
-static bool ends_with(const char *s, const char *suffix)
-{
+static bool ends_with(const char *s, const char *suffix) {
 	size_t n = strlen(s), m = strlen(suffix);
 
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-bool sampler_is_gauge(const char *metric)
-{
+bool sampler_is_gauge(const char *metric) {
 	const char *key;
 
 	if (!metric)
@@ -414,8 +375,7 @@ bool sampler_is_gauge(const char *metric)
 	return false;
 }
 
-const char *sampler_metric_unit(const char *metric)
-{
+const char *sampler_metric_unit(const char *metric) {
 	const char *key;
 
 	if (!metric)

@@ -102,8 +102,7 @@ static struct timespec ns_to_timespec(uint64_t ns) {
 
 /* ---- series encoding: zigzag LEB128 varints of successive differences ---- */
 
-static int bytes_reserve(struct bytes *b, size_t extra)
-{
+static int bytes_reserve(struct bytes *b, size_t extra) {
 	size_t cap;
 	uint8_t *nb;
 
@@ -123,15 +122,13 @@ static int bytes_reserve(struct bytes *b, size_t extra)
 	return 0;
 }
 
-static void bytes_free(struct bytes *b)
-{
+static void bytes_free(struct bytes *b) {
 	free(b->buf);
 	*b = (struct bytes){ 0 };
 }
 
 /* Appends the difference cur - prev, modulo 2^64, as a signed varint. */
-static int series_append(struct bytes *b, uint64_t prev, uint64_t cur)
-{
+static int series_append(struct bytes *b, uint64_t prev, uint64_t cur) {
 	int64_t d = (int64_t)(cur - prev);
 	uint64_t z = ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
 	int r = bytes_reserve(b, VARINT_MAX);
@@ -146,15 +143,13 @@ static int series_append(struct bytes *b, uint64_t prev, uint64_t cur)
 	return 0;
 }
 
-void sampler_cursor_init(struct sampler_cursor *c, const uint8_t *blob, size_t len)
-{
+void sampler_cursor_init(struct sampler_cursor *c, const uint8_t *blob, size_t len) {
 	c->p = blob;
 	c->end = blob ? blob + len : blob;
 	c->value = 0;
 }
 
-int sampler_cursor_next(struct sampler_cursor *c, int64_t *ret)
-{
+int sampler_cursor_next(struct sampler_cursor *c, int64_t *ret) {
 	uint64_t z = 0;
 	unsigned shift = 0;
 
@@ -164,10 +159,10 @@ int sampler_cursor_next(struct sampler_cursor *c, int64_t *ret)
 		uint8_t byte;
 
 		if (c->p == c->end)
-			return -EINVAL; /* truncated varint */
+			return -EINVAL;  /* truncated varint */
 		byte = *c->p++;
 		if (shift == 63 && byte > 1)
-			return -EINVAL; /* more than 64 bits */
+			return -EINVAL;  /* more than 64 bits */
 		z |= (uint64_t)(byte & 0x7f) << shift;
 		if (!(byte & 0x80))
 			break;
@@ -181,8 +176,7 @@ int sampler_cursor_next(struct sampler_cursor *c, int64_t *ret)
 	return 1;
 }
 
-int sampler_decode(const uint8_t *blob, size_t len, int64_t *out, size_t n)
-{
+int sampler_decode(const uint8_t *blob, size_t len, int64_t *out, size_t n) {
 	struct sampler_cursor c;
 	size_t i;
 
@@ -225,8 +219,7 @@ int sampler_summarize(const uint8_t *blob, size_t len, size_t n, struct sampler_
 	return 0;
 }
 
-int sampler_encode(const int64_t *values, size_t n, uint8_t **ret_blob, size_t *ret_len)
-{
+int sampler_encode(const int64_t *values, size_t n, uint8_t **ret_blob, size_t *ret_len) {
 	struct bytes b = { 0 };
 	uint64_t prev = 0;
 

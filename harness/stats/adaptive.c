@@ -11,8 +11,8 @@
 
 struct series {
 	char name[96];
-	double *v;    /* [variant][pair]: the value, or the median of the runs inside one boot */
-	double *runs; /* [variant][pair][rep] when a boot has several runs */
+	double *v;     /* [variant][pair]: the value, or the median of the runs inside one boot */
+	double *runs;  /* [variant][pair][rep] when a boot has several runs */
 	unsigned *n_runs;
 };
 
@@ -20,7 +20,7 @@ struct gather {
 	const struct job *j;
 	int workload;
 	unsigned pairs;
-	unsigned reps; /* runs inside one boot; 1: none collapse */
+	unsigned reps;  /* runs inside one boot; 1: none collapse */
 	struct series *s;
 	size_t n, cap;
 	int err;
@@ -57,8 +57,9 @@ static struct series *series_for(struct gather *g, const char *metric)
 static void collect(void *ctx, const struct store_run *r, const char *metric, const char *unit, double value)
 {
 	struct gather *g = ctx;
-	if (r->workload != g->workload || r->status != RUN_OK || r->pair < 0 || (unsigned)r->pair >= g->pairs ||
-	    r->variant < 0 || (size_t)r->variant >= g->j->n_variants || !job_metric_is_primary(g->j, metric))
+	if (r->workload != g->workload || r->status != RUN_OK || r->pair < 0 ||
+	    (unsigned)r->pair >= g->pairs || r->variant < 0 || (size_t)r->variant >= g->j->n_variants ||
+	    !job_metric_is_primary(g->j, metric))
 		return;
 	struct series *s = series_for(g, metric);
 	if (!s) {
@@ -89,15 +90,13 @@ static int collapse_runs(struct gather *g, struct series *s)
 	return 0;
 }
 
-int adaptive_look(struct store *st, const struct job *j, int64_t job_id, int workload, unsigned pairs, unsigned look,
-		  unsigned n_looks, enum stats_stop *ret)
+int adaptive_look(struct store *st, const struct job *j, int64_t job_id, int workload, unsigned pairs,
+		  unsigned look, unsigned n_looks, enum stats_stop *ret)
 {
 	*ret = STATS_CONTINUE;
 	if (j->n_primary == 0 || j->n_variants < 2 || pairs == 0)
 		return 0;
-	struct gather g = { .j = j,
-			    .workload = workload,
-			    .pairs = pairs,
+	struct gather g = { .j = j, .workload = workload, .pairs = pairs,
 			    .reps = job_boots_kernels(j) && j->runs_per_boot > 1 ? j->runs_per_boot : 1 };
 	int r = store_foreach_metric(st, job_id, collect, &g);
 	if (r >= 0)

@@ -15,5 +15,5 @@ struct job;
  * recorded; min_change and equivalence from the job's [metric] sections), over the ok runs of
  * the workload's first `pairs` pairs, and decides at look `look` of
  * `n_looks`. No primary metric recorded: STATS_CONTINUE. */
-int adaptive_look(struct store *st, const struct job *j, int64_t job_id, int workload, unsigned pairs, unsigned look,
-		  unsigned n_looks, enum stats_stop *ret);
+int adaptive_look(struct store *st, const struct job *j, int64_t job_id, int workload, unsigned pairs,
+		  unsigned look, unsigned n_looks, enum stats_stop *ret);
