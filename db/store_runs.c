@@ -59,10 +59,12 @@ int store_run_begin(struct store *s, struct store_run *run, int64_t *ret_id)
 		return r;
 	{
 		_cleanup_stmt_ sqlite3_stmt *st = NULL;
-		r = store_prepare(s, "INSERT INTO runs (job_id, step_id, pair, variant_idx, workload_idx, status, started, pid,"
-			       " kab_version, schema_version, kernel_release, boot_id, cmdline, cpus, mem_total, swap_total,"
-			       " swap_devices, cgroup_version, cgroup_path, knobs, memory_max, settings, conditioning)"
-			       " VALUES (?,?,?,?,?,'started',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st);
+		r = store_preparef(s, &st,
+				   "INSERT INTO runs (job_id, step_id, pair, variant_idx, workload_idx, status, started, pid,"
+				   " kab_version, schema_version, kernel_release, boot_id, cmdline, cpus, mem_total, swap_total,"
+				   " swap_devices, cgroup_version, cgroup_path, knobs, memory_max, settings, conditioning)"
+				   " VALUES (?,?,?,?,?,'%s',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+				   run_status_name(RUN_STARTED));
 		if (r < 0)
 			goto fail;
 		sqlite3_bind_int64(st, 1, run->job_id);
@@ -270,7 +272,11 @@ int store_runs_page(struct store *s, int64_t job_id, int64_t after, size_t limit
 
 int store_runs_started(struct store *s, struct store_run **ret, size_t *ret_n)
 {
-	return load_runs(s, "SELECT " RUN_COLS " FROM runs WHERE status = 'started' ORDER BY id", -1, ret, ret_n);
+	char sql[1024];
+	return load_runs(s,
+			 store_sql(sql, sizeof(sql), "SELECT " RUN_COLS " FROM runs WHERE status = '%s' ORDER BY id",
+				   run_status_name(RUN_STARTED)),
+			 -1, ret, ret_n);
 }
 
 int store_foreach_metric(struct store *s, int64_t job_id, store_metric_fn fn, void *ctx)
@@ -402,12 +408,23 @@ int store_job_unavailable(struct store *s, int64_t job_id, store_unavailable_fn 
 	return rc == SQLITE_DONE ? 0 : store_sql_err(s, rc, "read unavailable metrics");
 }
 
+/* A run whose time is the job's: a finished one, or a warm-up. */
+static bool run_timed(enum run_status v)
+{
+	return run_status_finished(v) || v == RUN_WARMUP;
+}
+
 int store_job_run_times(struct store *s, int64_t job_id, size_t *ret_n, double *ret_sum, double *ret_current_started)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_prepare(s, "SELECT count(finished), coalesce(sum(finished - started), 0), "
-			   "coalesce(max(CASE WHEN finished IS NULL THEN started END), 0) FROM runs "
-			   "WHERE job_id = ?1 AND started > 0 AND status <> 'aborted'", &st);
+	char timed[256];
+	run_status_sql_set(run_timed, timed, sizeof(timed));
+	int r = store_preparef(s, &st,
+			       "SELECT count(CASE WHEN status IN (%s) THEN 1 END),"
+			       " coalesce(sum(CASE WHEN status IN (%s) THEN finished - started END), 0),"
+			       " coalesce(max(CASE WHEN status = '%s' THEN started END), 0) FROM runs"
+			       " WHERE job_id = ?1 AND started > 0",
+			       timed, timed, run_status_name(RUN_STARTED));
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);

@@ -404,6 +404,19 @@ size_t util_levenshtein(const char *a, const char *b)
 	return prev[lb];
 }
 
+const char *util_word_name(const char *const *names, int n, int v)
+{
+	return v >= 0 && v < n && names[v] ? names[v] : "unknown";
+}
+
+int util_word_index(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; s && i < n; i++)
+		if (names[i] && strcmp(s, names[i]) == 0)
+			return i;
+	return -EINVAL;
+}
+
 const char *util_did_you_mean(const char *word, const char *const *cands, size_t n)
 {
 	size_t limit = strlen(word) / 3;

@@ -174,7 +174,7 @@ static int run_calibration(const char *path, const char *db, const char *state_d
 	log_info("calibration job %lld \"%s\": %zu runs (%u pairs of \"%s\" against itself x %zu workloads%s), database %s",
 		 (long long)id, cal->name, n, pairs, cal->variants[0].name, cal->n_workloads,
 		 cal->warmup ? "; and each workload's warm-up, not counted" : "", db);
-	r = fg_exec(&fg, cal, id);
+	r = fg_exec(&fg, cal, id, false);
 	if (r == -EINTR) {
 		log_error("interrupted: calibration job %lld cancelled; its finished runs are kept (kab plan --from %lld --db %s plans from them)",
 			  (long long)id, (long long)id, db);

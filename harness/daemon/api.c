@@ -528,7 +528,7 @@ void api_job_cancel(struct api *a, const struct httpd_req *rq, struct httpd_resp
 		httpd_error(rs, 500, "cannot cancel job %lld: %s", (long long)rq->id, store_errmsg(st));
 	} else {
 		/* 1: the executor stops the run now; its status follows */
-		ok_value(rs, json_pack("{s:I, s:s}", "id", (json_int_t)rq->id, "status", r == 1 ? "cancelling" : "cancelled"),
+		ok_value(rs, json_pack("{s:I, s:s}", "id", (json_int_t)rq->id, "status", r == 1 ? "cancelling" : job_status_name(JOB_CANCELLED)),
 			 r == 1 ? 202 : 200);
 	}
 }
@@ -539,8 +539,9 @@ void api_health(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs
 	bool db_ok = store_open_readonly(a->db_path, &st) == 0;
 	int64_t cur = queue_current(a->queue);
 	ok_value(rs,
-		 json_pack("{s:s, s:s, s:b, s:s, s:o}", "status", db_ok ? "ok" : "degraded", "version", KAB_VERSION, "database",
-			   db_ok, "executor", queue_state(a->queue), "current_job", cur ? json_integer(cur) : json_null()),
+		 json_pack("{s:s, s:s, s:b, s:s, s:o}", "status", db_ok ? "ok" : "degraded", "version", KAB_VERSION,
+			   "database", db_ok, "executor", queue_state_name(queue_state(a->queue)), "current_job",
+			   cur ? json_integer(cur) : json_null()),
 		 db_ok ? 200 : 503);
 }
 
@@ -550,12 +551,11 @@ void api_metrics(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	struct strbuf *b = &rs->body;
-	static const char *const states[] = { "idle", "running", "stopping" };
-	const char *state = queue_state(a->queue);
+	enum queue_state state = queue_state(a->queue);
 	sb_puts(b, "# HELP kabd_up Whether kabd is serving.\n# TYPE kabd_up gauge\nkabd_up 1\n");
 	sb_puts(b, "# HELP kabd_executor_state The executor's state (1 for the current one).\n# TYPE kabd_executor_state gauge\n");
-	for (size_t i = 0; i < ARRAY_SIZE(states); i++)
-		sb_printf(b, "kabd_executor_state{state=\"%s\"} %d\n", states[i], strcmp(state, states[i]) == 0);
+	for (int i = 0; i < QUEUE_STATE_N; i++)
+		sb_printf(b, "kabd_executor_state{state=\"%s\"} %d\n", queue_state_name((enum queue_state)i), (int)state == i);
 	sb_puts(b, "# HELP kabd_jobs Jobs by status.\n# TYPE kabd_jobs gauge\n");
 	int64_t queued = 0;
 	for (int i = 0; i < JOB_STATUS_N; i++) {

@@ -31,14 +31,12 @@ bool exec_check_interrupted(void);
 bool exec_interrupted(void);
 /* Why the job stops when it is not a signal; "" for a signal. */
 const char *exec_stop_why(void);
-/* The job's reason when it stops before its end. */
-void exec_set_cancelled(struct store *st, int64_t job_id);
 /* A run-time failure ends the job: err (or r's text) logged once and, after
  * prefix, the job's reason. */
 void exec_job_failed_with(struct store *st, int64_t job_id, const char *prefix, const struct strbuf *err, int r);
-/* A set-up step failed: cancelled if a stop came meanwhile (-EINTR),
- * else failed with reason (r). */
-int exec_failed_or_cancelled(struct store *st, int64_t job_id, int r, const char *reason);
+/* A set-up step failed: -EINTR if a stop came meanwhile (jl_run ends the
+ * job), else failed with reason (r). */
+int exec_failed_or_stopped(struct store *st, int64_t job_id, int r, const char *reason);
 
 /* ---- swap for the whole job (exec_swap.c) ---- */
 

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "harness/base/direction.h"
 #include "harness/job/expect.h"
 
 struct diags;
@@ -110,8 +111,10 @@ struct job_workload {
 	int line;
 };
 
-/* Direction of goodness a [metric NAME] section declares. */
-enum job_direction { JOB_DIR_HIGHER, JOB_DIR_LOWER, JOB_DIR_NEUTRAL, JOB_DIR_UNSET };
+/* Direction of goodness a [metric NAME] section declares: one value per
+ * word of DIRECTION_LIST (harness/base/direction.h), in its order. */
+#define JOB_DIR_ITEM(name, word) JOB_DIR_##name,
+enum job_direction { DIRECTION_LIST(JOB_DIR_ITEM) JOB_DIR_UNSET };
 
 /* [metric NAME]: report settings for one metric, or for every metric with
  * a prefix (NAME ends in '*'). Unset fields keep the metric table's. */

@@ -19,7 +19,8 @@
 /* Indexed by the enums' values. */
 static const char *const order_choices[] = { "abba", "alternate", "random", NULL };
 static const char *const swap_choices[] = { "none", "zram", "file", "existing", NULL };
-static const char *const direction_choices[] = { "higher", "lower", "neutral", NULL };
+/* in job_direction's order, as KT_ENUM stores the index */
+static const char *const direction_choices[] = { DIRECTION_LIST(DIRECTION_WORD) NULL };
 static const char *const tristate_choices[] = { "keep", "off", "on", NULL };
 static const char *const tristate_param[] = { NULL, "N", "Y", NULL };
 static const char *const switch_choices[] = { "kexec", "reboot", NULL };

@@ -266,13 +266,8 @@ void job_format_percent(double pct, char *buf, size_t len)
 
 const char *job_direction_name(enum job_direction dir)
 {
-	switch (dir) {
-	case JOB_DIR_HIGHER: return "higher";
-	case JOB_DIR_LOWER: return "lower";
-	case JOB_DIR_NEUTRAL: return "neutral";
-	case JOB_DIR_UNSET: break;
-	}
-	return "unset";
+	static const char *const words[] = { DIRECTION_LIST(DIRECTION_WORD) };
+	return dir == JOB_DIR_UNSET ? "unset" : util_word_name(words, JOB_DIR_UNSET, (int)dir);
 }
 
 bool job_metric_matches(const char *pattern, const char *metric)

@@ -34,11 +34,9 @@ static void point_date(const struct history *h, const struct history_point *p, c
 
 static const char *dir_words(const char *dir)
 {
-	if (strcmp(dir, "higher") == 0)
-		return "higher is better";
-	if (strcmp(dir, "lower") == 0)
-		return "lower is better";
-	return "no direction";
+	enum stats_direction d = STATS_DIR_NEUTRAL;
+	stats_direction_parse(dir, &d);
+	return d == STATS_DIR_HIGHER ? "higher is better" : d == STATS_DIR_LOWER ? "lower is better" : "no direction";
 }
 
 /* "1a2b3c4d5e6f mm: subject" cut to width, or "-". */

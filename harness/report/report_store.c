@@ -428,8 +428,8 @@ static int oom_warnings(struct report *rep)
 		const struct report_workload *w = &rep->w[wi];
 		for (size_t v = 0; w->runs && v < rep->n_variants; v++) {
 			size_t total = 0, hit = w->runs[v * RUN_STATUS_N + RUN_OOM_CONTAMINATED];
-			for (size_t s = 0; s < RUN_STATUS_N; s++)
-				total += s == RUN_WARMUP ? 0 : w->runs[v * RUN_STATUS_N + s];
+			for (size_t s = 0; s < RUN_STATUS_N; s++) /* of its finished runs */
+				total += run_status_finished((enum run_status)s) ? w->runs[v * RUN_STATUS_N + s] : 0;
 			if (hit == 0 || 3 * hit <= total)
 				continue;
 			int e = report_add_warning(rep, "WARNING: workload %s: %zu of %zu runs of %s had memcg OOM kills and are not "

@@ -26,7 +26,9 @@ layer. Four design rules narrow the order further (RULES below):
 Another rule: only harness/exec and kernels act on the machine, so the
 primitives that write to it (below) may be called only there. Another:
 the library reads no environment variable; kab's and kabd's main resolve
-the configuration (harness/base/config.h) and the library asks it.
+the configuration (harness/base/config.h) and the library asks it. And
+another: a job's life has one owner, harness/exec/joblife.c; a job's status
+is written (store_job_set_status*) there and in db/, nowhere else.
 
 Prints each offence as FILE:LINE: message and exits 1 if there is one.
 """
@@ -84,6 +86,9 @@ CALL = re.compile(r"\b(" + "|".join(MACHINE_WRITES) + r")\s*\(")
 # The environment is read in main only: these files are the mains.
 ENV_OK = {"harness/cli/main.c", "harness/daemon/kabd_main.c"}
 ENV_CALL = re.compile(r"\b(getenv|secure_getenv)\s*\(")
+# A job's status is written by its owner only (and defined in db/).
+STATUS_OK = {"harness/exec/joblife.c"}
+STATUS_CALL = re.compile(r"\b(store_job_set_status(?:_from)?)\s*\(")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
@@ -187,6 +192,12 @@ def main():
                     print(f"{path}:{n}: {m.group(1)}() in the library: the environment is read once, in main; add a "
                           "setting to harness/base/config.h and read it with config_str()")
                     bad += 1
+        if folder != "db" and path not in STATUS_OK:
+            for n, line in enumerate(code.splitlines(), 1):
+                for m in STATUS_CALL.finditer(line):
+                    print(f"{path}:{n}: {m.group(1)}() writes a job's status: a job's life has one owner, "
+                          "harness/exec/joblife.c; call jl_transition() or one of its verbs (joblife.h)")
+                    bad += 1
         if folder in MACHINE_OK:
             continue
         for n, line in enumerate(code.splitlines(), 1):
@@ -201,7 +212,8 @@ def main():
         print(f"lint: {bad} layer offence(s)")
         return 1
     print("lint: layers in order, the design rules kept (" + ", ".join(r[0] for r in RULES) + "), "
-          "machine writes only in harness/exec and kernels, no getenv in the library")
+          "machine writes only in harness/exec and kernels, no getenv in the library, "
+          "job statuses written only by harness/exec/joblife.c")
     return 0
 
 
