@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -194,6 +196,35 @@ int store_prepare(struct store *s, const char *sql, sqlite3_stmt **ret)
 }
 
 void store_finalizep(sqlite3_stmt **st) { sqlite3_finalize(*st); }
+
+static const char *sql_format(char *buf, size_t len, const char *fmt, va_list ap)
+{
+	int n = vsnprintf(buf, len, fmt, ap);
+	if (n < 0 || (size_t)n >= len) {
+		log_error("an SQL statement of kab's does not fit its buffer (%zu bytes): %.60s...", len, fmt);
+		buf[0] = 0;
+	}
+	return buf;
+}
+
+const char *store_sql(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	sql_format(buf, len, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+int store_preparef(struct store *s, sqlite3_stmt **ret, const char *fmt, ...)
+{
+	char sql[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	sql_format(sql, sizeof(sql), fmt, ap);
+	va_end(ap);
+	return store_prepare(s, sql, ret);
+}
 
 int store_step_done(struct store *s, sqlite3_stmt *st)
 {

@@ -24,10 +24,12 @@ static int run(struct store *s, sqlite3_stmt *st, const char *what)
 int store_boot_begin(struct store *s, const struct store_boot *b, int64_t *ret_id)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(store_sqlite(s),
+	int r = store_preparef(s, &st,
 			       "INSERT INTO boots (job_id, slot, variant_idx, build_id, method, status, from_boot_id,"
-			       " switch_at, cmdline) VALUES (?, ?, ?, ?, ?, 'switching', ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
-		return store_db_err(s, "prepare");
+			       " switch_at, cmdline) VALUES (?, ?, ?, ?, ?, '%s', ?, ?, ?)",
+			       boot_status_name(BOOT_SWITCHING));
+	if (r < 0)
+		return r;
 	sqlite3_bind_int64(st, 1, b->job_id);
 	sqlite3_bind_int(st, 2, b->slot);
 	sqlite3_bind_int(st, 3, b->variant);
@@ -36,7 +38,7 @@ int store_boot_begin(struct store *s, const struct store_boot *b, int64_t *ret_i
 	sqlite3_bind_text(st, 6, b->from_boot_id, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_double(st, 7, b->switch_at);
 	sqlite3_bind_text(st, 8, b->cmdline, -1, SQLITE_TRANSIENT);
-	int r = run(s, st, "insert boot");
+	r = run(s, st, "insert boot");
 	if (r == 0)
 		*ret_id = sqlite3_last_insert_rowid(store_sqlite(s));
 	return r;
@@ -152,13 +154,13 @@ int store_boots_foreach(struct store *s, int64_t job_id, store_boot_fn fn, void 
 int store_steps_boot_failed(struct store *s, int64_t job_id, int variant, int *ret_n)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(store_sqlite(s),
-			       "UPDATE steps SET status = 'boot-failed' WHERE job_id = ? AND variant_idx = ? AND status = 'pending'",
-			       -1, &st, NULL) != SQLITE_OK)
-		return store_db_err(s, "prepare");
+	int r = store_preparef(s, &st, "UPDATE steps SET status = '%s' WHERE job_id = ? AND variant_idx = ? AND status = '%s'",
+			       step_status_name(STEP_BOOT_FAILED), step_status_name(STEP_PENDING));
+	if (r < 0)
+		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	sqlite3_bind_int(st, 2, variant);
-	int r = run(s, st, "update steps");
+	r = run(s, st, "update steps");
 	if (r == 0 && ret_n)
 		*ret_n = sqlite3_changes(store_sqlite(s));
 	return r;

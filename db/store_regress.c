@@ -9,27 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const state_names[REGRESS_STATE_N] = {
-	[REGRESS_PENDING] = "pending",
-	[REGRESS_CONFIRMED] = "confirmed",
-	[REGRESS_NOT_CONFIRMED] = "not-confirmed",
-	[REGRESS_FAILED] = "failed",
-};
+#define STATE_WORD(e, word) [e] = word,
+static const char *const state_names[REGRESS_STATE_N] = { REGRESS_STATE_LIST(STATE_WORD) };
 
-const char *regress_state_name(enum regress_state s)
-{
-	return s >= 0 && s < REGRESS_STATE_N ? state_names[s] : "unknown";
-}
-
-int regress_state_parse(const char *s, enum regress_state *ret)
-{
-	for (int i = 0; s && i < REGRESS_STATE_N; i++)
-		if (strcmp(s, state_names[i]) == 0) {
-			*ret = (enum regress_state)i;
-			return 0;
-		}
-	return -EINVAL;
-}
+UTIL_WORD_FUNCS(regress_state, state_names, REGRESS_STATE_N)
 
 bool store_regress_is_regression(const struct store_regress *r)
 {

@@ -13,12 +13,18 @@
 
 struct store;
 
+/* X(ENUM, word): pending: the confirmation job is queued or running;
+ * confirmed: the paired test said worse or better; not-confirmed: it
+ * said same or undecided (shown with its interval); failed: the
+ * confirmation could not be queued or did not finish. */
+/* clang-format off */
+#define REGRESS_STATE_LIST(X) \
+	X(REGRESS_PENDING, "pending") X(REGRESS_CONFIRMED, "confirmed") X(REGRESS_NOT_CONFIRMED, "not-confirmed") \
+	X(REGRESS_FAILED, "failed")
+/* clang-format on */
+#define REGRESS_ENUM_ITEM(e, ...) e,
 enum regress_state {
-	REGRESS_PENDING,       /* the confirmation job is queued or running */
-	REGRESS_CONFIRMED,     /* the paired test said worse or better */
-	REGRESS_NOT_CONFIRMED, /* it said same or undecided: shown with its interval */
-	REGRESS_FAILED,        /* the confirmation could not be queued or did not finish */
-	REGRESS_STATE_N,
+	REGRESS_STATE_LIST(REGRESS_ENUM_ITEM) REGRESS_STATE_N,
 	REGRESS_STATE_UNKNOWN = REGRESS_STATE_N,
 };
 const char *regress_state_name(enum regress_state s);

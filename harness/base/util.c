@@ -1,5 +1,6 @@
 /* Shared helpers: strict parsing, checked writes, strings, diagnostics. */
 #include "harness/base/util.h"
+#include "harness/base/config.h"
 #include "harness/base/esc.h"
 #include "harness/base/output.h"
 
@@ -155,6 +156,23 @@ int util_parse_duration(const char *s, double *ret_seconds)
 		return -EINVAL;
 	*ret_seconds = num * mult;
 	return 0;
+}
+
+bool util_glob(const char *pattern, const char *name)
+{
+	for (; *pattern; pattern++, name++) {
+		if (*pattern == '*') {
+			for (const char *t = name;; t++) {
+				if (util_glob(pattern + 1, t))
+					return true;
+				if (!*t)
+					return false;
+			}
+		}
+		if (*pattern != *name)
+			return false;
+	}
+	return *name == 0;
 }
 
 void util_format_size(uint64_t bytes, char *buf, size_t len)
@@ -386,6 +404,19 @@ size_t util_levenshtein(const char *a, const char *b)
 	return prev[lb];
 }
 
+const char *util_word_name(const char *const *names, int n, int v)
+{
+	return v >= 0 && v < n && names[v] ? names[v] : "unknown";
+}
+
+int util_word_index(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; s && i < n; i++)
+		if (names[i] && strcmp(s, names[i]) == 0)
+			return i;
+	return -EINVAL;
+}
+
 const char *util_did_you_mean(const char *word, const char *const *cands, size_t n)
 {
 	size_t limit = strlen(word) / 3;
@@ -415,9 +446,9 @@ bool util_find_program(const char *name, char *ret_path, size_t len)
 		snprintf(ret_path, len, "%s", name);
 		return true;
 	}
-	const char *path = getenv("PATH");
+	const char *path = config_str(CONFIG_PATH);
 	if (!path || !*path)
-		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+		path = CONFIG_PATH_DEFAULT;
 	while (*path) {
 		const char *colon = strchr(path, ':');
 		size_t dl = colon ? (size_t)(colon - path) : strlen(path);

@@ -31,6 +31,9 @@ int util_parse_double(const char *s, double *ret);
 int util_parse_size(const char *s, uint64_t *ret);
 /* "10", "10s", "500ms", "2m", "1h" -> seconds. */
 int util_parse_duration(const char *s, double *ret_seconds);
+/* Whether name matches pattern, in which each '*' matches any run of
+ * characters (none too) and every other character only itself. */
+bool util_glob(const char *pattern, const char *name);
 /* Formats bytes the way util_parse_size reads them back: "256M". */
 void util_format_size(uint64_t bytes, char *buf, size_t len);
 /* value written in one write to fd, which is then closed; 0, -EIO for a
@@ -82,6 +85,28 @@ int util_spawnattr_init(posix_spawnattr_t *attr);
 int util_spawn_close_fds(posix_spawn_file_actions_t *fa);
 /* A child's wait status in words: "exited with status 2", "was killed by signal 9". */
 void util_wait_status_text(int status, char *buf, size_t len);
+
+/* The word lists of kab's enums (X-macro lists: one name table each):
+ * the word of value v in a table of n ("unknown" outside it), and the
+ * value of word s, -EINVAL when it is none of them (s NULL included). */
+const char *util_word_name(const char *const *names, int n, int v);
+int util_word_index(const char *const *names, int n, const char *s);
+/* TYPE_name and TYPE_parse of enum TYPE over its word table words of n:
+ * name of a value outside it "unknown"; parse 0, or -EINVAL with *ret
+ * untouched. What each enum's list makes with its table. */
+#define UTIL_WORD_FUNCS(type, words, n) \
+	const char *type##_name(enum type v) \
+	{ \
+		return util_word_name(words, n, (int)v); \
+	} \
+	int type##_parse(const char *s, enum type *ret) \
+	{ \
+		int i = util_word_index(words, n, s); \
+		if (i < 0) \
+			return i; \
+		*ret = (enum type)i; \
+		return 0; \
+	}
 
 /* Edit distance, for "did you mean" hints. */
 size_t util_levenshtein(const char *a, const char *b);

@@ -21,6 +21,8 @@ int cmd_report(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_regressions(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
+/* kab config: the configuration in force (harness/cli/cmd_config.c) */
+int cmd_config(int argc, char **argv);
 /* kernel builds (harness/cli/cmd_build.c) */
 int cmd_build(int argc, char **argv);
 int cmd_builds(int argc, char **argv);

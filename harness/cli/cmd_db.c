@@ -16,7 +16,7 @@ const char *cmd_db(const char *given, const char *state_dir, char *buf, size_t l
 	int r = state_db_path(state_dir, buf, len);
 	if (r < 0) {
 		log_error("state directory \"%s\": not an absolute path without \".\", \"..\" or empty components; or give --db PATH",
-			  state_dir ? state_dir : "$" STATE_DIR_ENV);
+			  state_dir ? state_dir : config_str(CONFIG_STATE_DIR));
 		return NULL;
 	}
 	return buf;

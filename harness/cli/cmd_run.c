@@ -5,7 +5,6 @@
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
 #include "harness/base/output.h"
-#include "harness/report/history.h"
 #include "harness/report/report.h"
 #include "db/store.h"
 #include "harness/base/util.h"
@@ -148,25 +147,21 @@ static int new_job(const char *path, struct job **ret, struct diags *d)
  * 0, or kab run's exit status (the error printed). */
 static int resumed_job(struct store *st, int64_t job_id, const char *db, struct job **ret, struct diags *d)
 {
-	struct store_job sj;
-	if (store_job_get(st, job_id, &sj) < 0) {
+	struct job *j = NULL;
+	char was[300];
+	int r = jl_resume(st, job_id, &j, was, sizeof(was), d);
+	if (r == -ENOENT) {
 		log_error("no job %lld in %s", (long long)job_id, db);
 		return 1;
 	}
-	struct job *j = NULL;
-	int r = job_parse_string(sj.file, sj.text, &j, d);
-	if (r < 0 || sj.status == JOB_DONE) {
-		if (r < 0)
-			diags_print(d, stderr);
-		else
-			log_error("job %lld is already done", (long long)job_id);
-		store_job_clear(&sj);
-		job_free(j);
+	if (r == -EINVAL)
+		diags_print(d, stderr);
+	else if (r == -EALREADY)
+		log_error("job %lld is already done", (long long)job_id);
+	else if (r < 0)
+		log_error("job %lld is in a status this kab does not know (%s): a newer kab may resume it", (long long)job_id, was);
+	if (r < 0)
 		return 2;
-	}
-	char was[300];
-	snprintf(was, sizeof(was), "%s%s%s", job_status_name(sj.status), sj.reason[0] ? ": " : "", sj.reason);
-	store_job_clear(&sj);
 	exec_refuse_boots(j, d);
 	if (d->n) {
 		diags_print(d, stderr);
@@ -213,12 +208,8 @@ int cmd_run(int argc, char **argv)
 			 (long long)job_id, j->name, n, j->pairs, j->n_workloads, j->n_variants, job_order_name(j->order),
 			 j->warmup ? "; and each workload's warm-up, not counted" : "; no warm-up", ra.db);
 	}
-	int r = fg_exec(&fg, j, job_id);
+	int r = fg_exec(&fg, j, job_id, true);
 	ret = run_result(fg.st, job_id, ra.db, r, ra.report);
-	/* the night joins its name's history (kab history NAME); a job that
-	 * did not end (interrupted) joins it when it does */
-	if (history_refresh_job(fg.st, job_id) < 0)
-		log_warn("job %lld: its history rows were not made; kab history %s makes them", (long long)job_id, j->name);
 out:
 	job_free(j);
 	diags_free(&d);

@@ -54,10 +54,8 @@ bool api_page_room(const struct api_page *p, size_t shown, size_t body_len)
 	return shown < p->limit && body_len < API_PAGE_BYTES;
 }
 
-void api_page_end(struct strbuf *b, bool more, int64_t last)
+void api_page_end(struct jw *w, bool more, int64_t last)
 {
-	if (more)
-		sb_printf(b, ", \"next_after\": %lld}", (long long)last);
-	else
-		sb_puts(b, ", \"next_after\": null}");
+	jw_put(w, "next_after", more ? json_integer(last) : json_null());
+	jw_close(w);
 }

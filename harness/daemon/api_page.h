@@ -3,13 +3,15 @@
  * no GET holds more than a page in memory however long the list is. */
 #pragma once
 #include "harness/daemon/httpd.h"
+#include "harness/base/json.h"
+#include "harness/base/kab_api.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define API_PAGE_DEFAULT 50 /* rows when no limit is given */
-#define API_PAGE_MAX 500    /* a larger limit is taken as this */
+#define API_PAGE_MAX KAB_API_PAGE_MAX /* a larger limit is taken as this */
 /* A page ends at the first row that takes its body to this many bytes or
  * more: a body is at most this plus one row, whatever the rows hold. */
 #define API_PAGE_BYTES (1024 * 1024)
@@ -26,6 +28,6 @@ int api_page_parse(const struct httpd_req *rq, const char *const *keys, size_t n
 /* Whether a page that shows `shown` rows in a body of body_len bytes has
  * room for another. */
 bool api_page_room(const struct api_page *p, size_t shown, size_t body_len);
-/* The end of a page's JSON object: , "next_after": LAST (null when the
- * list ended on this page) and the closing brace. */
-void api_page_end(struct strbuf *b, bool more, int64_t last);
+/* The end of a page's JSON object, after its rows: "next_after": LAST
+ * (null when the list ended on this page) and the closing brace. */
+void api_page_end(struct jw *w, bool more, int64_t last);

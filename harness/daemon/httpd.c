@@ -14,6 +14,7 @@
 #include "harness/daemon/api.h"
 #include "harness/daemon/reaper.h"
 #include "harness/base/json.h"
+#include "harness/base/kab_api.h"
 #include "harness/base/peer.h"
 
 #include <arpa/inet.h>
@@ -38,7 +39,7 @@
  * Content-Length) is dropped as it comes, so that the client still sees its 413;
  * past this much the connection is closed instead. */
 #define DRAIN_MAX (8 * HTTPD_MAX_BODY)
-#define TOO_BIG_MSG "the body is over %d bytes: a job file is at most %d KiB (README.md, \"Budgets\")"
+#define TOO_BIG_MSG "the body is over %d bytes: a job file is at most %d KiB (doc/jobs.md, \"Budgets\")"
 #define TOO_BIG_ARGS HTTPD_MAX_BODY, HTTPD_MAX_BODY / 1024
 /* What a page of kabd's may load: the scripts, styles and API of kabd
  * itself, nothing inline, no plugin, no form sent anywhere, and no other
@@ -112,9 +113,11 @@ void httpd_error(struct httpd_resp *rs, int status, const char *fmt, ...)
 	sb_free(&rs->body);
 	rs->status = status;
 	rs->content_type = "application/json";
-	sb_puts(&rs->body, "{\"error\": ");
-	json_str_sb(&rs->body, msg);
-	sb_puts(&rs->body, "}\n");
+	/* out of memory: an empty body, the status still says it */
+	if (jw_dump_sb(&rs->body, json_pack("{s:o}", "error", jw_str(msg)), 0) == 0)
+		sb_puts(&rs->body, "\n");
+	else
+		sb_free(&rs->body);
 }
 
 const char *httpd_query(const struct httpd_req *rq, const char *key)
@@ -307,8 +310,8 @@ static bool resolve(const char *url, const char *method, struct req_ctx *ctx, st
 		return false;
 	}
 	const char *path = NULL;
-	if (strncmp(url, "/api/v1/", 8) == 0)
-		path = url + 7;
+	if (strncmp(url, KAB_API_ROOT "/", strlen(KAB_API_ROOT "/")) == 0)
+		path = url + strlen(KAB_API_ROOT);
 	else if (strcmp(url, "/health") == 0 || strcmp(url, "/metrics") == 0)
 		path = url;
 	const struct route *rt = NULL;
@@ -389,8 +392,10 @@ static bool admit(const struct httpd *h, struct MHD_Connection *c, const char *u
 	}
 	const char *ct = header(c, MHD_HTTP_HEADER_CONTENT_TYPE);
 	if (!gate_content_type_ok(ct)) {
-		httpd_error(rs, 415, "a POST needs Content-Type: " GATE_JOB_TYPE " (the job file's text, or an empty body "
-			    "for cancel), not \"%.100s\"", ct ? ct : "");
+		httpd_error(rs, 415,
+			    "a POST needs Content-Type: " KAB_API_JOB_TYPE " (the job file's text, or an empty body "
+			    "for cancel), not \"%.100s\"",
+			    ct ? ct : "");
 		return false;
 	}
 	const char *cl = header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);

@@ -281,22 +281,15 @@ int cond_job_begin(struct store *st, const struct job *j, int64_t job_id, const 
 	return 0;
 }
 
-void cond_job_end(struct store *st, int64_t job_id, struct cond_job *cj)
+int cond_job_end(struct store *st, struct cond_job *cj)
 {
-	if (cj->n_applied && knob_restore(st, cj->applied, cj->n_applied) < 0) {
-		/* knob_restore logged each; the journal keeps them for the next start */
-		struct store_job sj;
-		if (store_job_info(st, job_id, &sj) == 0) {
-			char reason[512];
-			snprintf(reason, sizeof(reason), "%s%sthe cpufreq governor or turbo could not be restored (see the log); kab retries at its next start",
-				 sj.reason, sj.reason[0] ? "; " : "");
-			store_job_set_status(st, job_id, sj.status, reason);
-		}
-	}
+	/* knob_restore logs each it could not; the journal keeps them for the next start */
+	int r = cj->n_applied ? knob_restore(st, cj->applied, cj->n_applied) : 0;
 	free(cj->applied);
 	cj->applied = NULL;
 	cj->n_applied = 0;
 	cond_knobs_free(&cj->v);
+	return r < 0 ? r : 0;
 }
 
 static int set_mask(const cpu_set_t *m, const char *what, struct strbuf *err)

@@ -3,6 +3,7 @@
 #include "harness/exec/cgroup.h"
 #include "harness/exec/executor.h"
 #include "harness/exec/fcount.h"
+#include "harness/exec/joblife.h"
 #include "harness/exec/knobs.h"
 #include "harness/exec/provenance.h"
 #include "db/store.h"
@@ -79,18 +80,17 @@ static int undo_swapfile(const struct rscope *sc, const struct store_journal *e,
  * when refused, another -errno when it failed; why says why. */
 static int undo(const struct rscope *sc, const struct store_journal *e, bool same_boot, struct strbuf *why)
 {
-	bool knob = strcmp(e->kind, "knob") == 0, cgroup = strcmp(e->kind, "cgroup") == 0;
-	bool fcount = strcmp(e->kind, "fcount") == 0, zram = strcmp(e->kind, "zram") == 0;
-	if (strcmp(e->kind, "swapfile") == 0)
-		return undo_swapfile(sc, e, same_boot, why);
-	if (!knob && !cgroup && !fcount && !zram) {
+	enum journal_kind kind = JOURNAL_KIND_UNKNOWN;
+	if (journal_kind_parse(e->kind, &kind) < 0) {
 		sb_printf(why, "\"%s\" is not a kind of row this kab journals", e->kind);
 		return -EPERM;
 	}
+	if (kind == JOURNAL_SWAPFILE)
+		return undo_swapfile(sc, e, same_boot, why);
 	if (!same_boot)
 		return 0; /* knobs, zram and cgroups did not survive the reboot */
 	int r, fd, id;
-	if (knob) {
+	if (kind == JOURNAL_KNOB) {
 		if ((r = rscope_knob(sc, e->target, &fd, why)) != 0)
 			return r;
 		if ((r = knob_put_back(fd, e->original)) < 0)
@@ -99,7 +99,7 @@ static int undo(const struct rscope *sc, const struct store_journal *e, bool sam
 			log_info("restored %s = %s", e->target, e->original);
 		return r;
 	}
-	if (cgroup) {
+	if (kind == JOURNAL_CGROUP) {
 		if ((r = rscope_cgroup(sc, e->target, why)) != 0)
 			return r == 1 ? 0 : r;
 		if ((r = cg_remove_path(e->target)) < 0)
@@ -108,7 +108,7 @@ static int undo(const struct rscope *sc, const struct store_journal *e, bool sam
 			log_info("removed cgroup %s", e->target);
 		return r;
 	}
-	if (fcount) { /* tracing instances and kprobes of a run */
+	if (kind == JOURNAL_FCOUNT) { /* tracing instances and kprobes of a run */
 		if ((r = rscope_fcount(e->target, why)) < 0)
 			return r;
 		fcount_cleanup("/sys/kernel/tracing", e->target);
@@ -207,7 +207,8 @@ int exec_recover_in(struct store *st, const struct rscope *sc)
 	size_t nj;
 	if (store_jobs_with_status(st, JOB_RUNNING, &ids, &nj) == 0) {
 		for (size_t i = 0; i < nj; i++)
-			store_job_set_status(st, ids[i], JOB_INTERRUPTED, "kab stopped before the job finished; resume with kab run --resume ID");
+			jl_transition(st, ids[i], JL_FROM(JOB_RUNNING), JOB_INTERRUPTED,
+				      "kab stopped before the job finished; resume with kab run --resume ID");
 		free(ids);
 	}
 	return ret;

@@ -26,19 +26,12 @@ void rscope_machine(struct rscope *sc)
 	int version;
 	if (cg_memory_version(&version, sc->cg_root, sizeof(sc->cg_root)) < 0)
 		sc->cg_root[0] = 0;
-	struct diags d = { 0 };
-	if (machine_conf_load(&sc->mc, &d) < 0) {
-		diags_print(&d, stderr);
-		log_warn("%s does not load: its knobs.allow counts for none of the journal's knobs", machine_conf_path());
-		machine_conf_free(&sc->mc);
-		sc->mc = (struct machine_conf){ 0 };
-	}
-	diags_free(&d);
+	sc->mc = machine_conf_current();
 }
 
 void rscope_free(struct rscope *sc)
 {
-	machine_conf_free(&sc->mc);
+	sc->mc = NULL;
 }
 
 /* path is dir or below it (dir without a trailing "/"). */
@@ -104,7 +97,8 @@ int rscope_knob(const struct rscope *sc, const char *target, int *ret_fd, struct
 		sb_printf(why, "it resolves to %s, outside /proc/sys and /sys", real);
 		return -EPERM;
 	}
-	if (!cond_knob_file(target) && !knob_allowed(real, sc->mc.knob_allow, sc->mc.n_knob_allow)) {
+	const struct machine_conf *mc = sc->mc ? sc->mc : machine_conf_current();
+	if (!cond_knob_file(target) && !knob_allowed(real, mc->knob_allow, mc->n_knob_allow)) {
 		sb_printf(why, "%s is not a knob kab sets: neither on the allow list (SECURITY.md, \"Knobs\"; knobs.allow in %s) nor one of the conditioning keys' files",
 			  real, machine_conf_path());
 		return -EPERM;

@@ -14,12 +14,12 @@ struct rscope {
 	const char *state_dir;  /* kab's open state directory, or NULL: then no swap file is removed */
 	int state_fd;           /* its descriptor */
 	char cg_root[256];      /* the memory controller's mount; "" when none is */
-	struct machine_conf mc; /* machine.conf, for its knobs.allow */
+	const struct machine_conf *mc; /* machine.conf, for its knobs.allow; NULL: machine_conf_current() */
 };
 
 /* This machine's scope: the open state directory (state_path), the memory
- * controller's mount, machine.conf's knobs.allow (a machine.conf that
- * does not load adds nothing, with a warning). Free with rscope_free. */
+ * controller's mount, machine.conf's knobs.allow (main's, loaded with the
+ * configuration: machine_conf_current). Free with rscope_free. */
 void rscope_machine(struct rscope *sc);
 void rscope_free(struct rscope *sc);
 

@@ -1,20 +1,12 @@
 /* Job files: reading the INI text into sections.
  *
- * A job file is INI, read by libinih, one section per thing:
- *
- *   [job]                   name (required), pairs, order, seed, interval, warmup,
- *                           metrics, primary
- *   [swap]                  device (required), size, path, algorithm, priority
- *   [variant LABEL]         name, kernel, and knobs: "sysctl NAME = V", "sysfs PATH = V"
- *   [workload NAME]         type (required), memory.max, memory.high,
- *                           memory.swap.max, timeout, fcount, oom, expect, and
- *                           the type's own keys
- *   [metric NAME]           direction, unit, min_change, equivalence, label (for the report)
- *   [report]                rows (the cover letter's rows)
+ * A job file is INI, read by libinih, one section per thing: [job],
+ * [swap], [variant LABEL], [workload NAME], [metric NAME], [report]. Their
+ * keys are in one table (job_keytab.c), which doc/jobs.md's and kab(1)'s key
+ * references are printed from (kab check --keys; tests/docs checks them).
  *
  * At least two [variant] sections (the first is the baseline) and one
  * [workload] are needed; [swap] may be left out (device = existing).
- * README.md ("Job files") is the full reference; keep the two in step.
  *
  * Syntax, as libinih reads it: "key = value" or "key: value"; whitespace
  * around keys and values is dropped; lines starting with ';' or '#' are
@@ -33,7 +25,7 @@
  * (job_load.c runs it after this parser), job_print.c prints the normal
  * form.
  *
- * Budgets (job.h, README.md "Budgets"): the text's size is checked before
+ * Budgets (job.h, doc/jobs.md "Budgets"): the text's size is checked before
  * anything reads it, lines and sections are counted as they come, and
  * every step is linear in the text (continuation lines are appended, not
  * re-joined; duplicates are found with a hash set; diagnostics stop being
@@ -256,7 +248,7 @@ static void report_section_budgets(const struct reader *r)
 	for (size_t k = 0; k < ARRAY_SIZE(section_budget); k++)
 		if (r->over_line[k])
 			diags_add(r->d, r->file, r->over_line[k],
-				  "too many [%s] sections (%u%s, at most %u): this is the first over the budget; %s (README.md, \"Budgets\")",
+				  "too many [%s] sections (%u%s, at most %u): this is the first over the budget; %s (doc/jobs.md, \"Budgets\")",
 				  section_names[k], r->n_kind[k], r->stopped ? " or more" : "", section_budget[k].max,
 				  section_budget[k].instead);
 }
@@ -381,7 +373,7 @@ static void stop_at_line_budget(struct reader *r)
 		p = nl ? nl + 1 : r->end;
 	}
 	diags_add(r->d, r->file, r->line + 1,
-		  "too many lines (%zu, at most %u): the rest of the job is not read; a job is a few hundred lines at most, split it over several jobs (README.md, \"Budgets\")",
+		  "too many lines (%zu, at most %u): the rest of the job is not read; a job is a few hundred lines at most, split it over several jobs (doc/jobs.md, \"Budgets\")",
 		  lines, JOB_LINES_MAX);
 	r->stopped = true;
 	r->p = r->end;
@@ -528,7 +520,7 @@ static void continue_entry(struct reader *r, const char *raw)
 	}
 	if (++e->n_cont > JOB_CONT_MAX) {
 		diags_add(r->d, r->file, r->line,
-			  "more than %u continuation lines for \"%s\" (line %d): the rest are not read; run a long command from a script, name a family of metrics with PREFIX* (README.md, \"Budgets\")",
+			  "more than %u continuation lines for \"%s\" (line %d): the rest are not read; run a long command from a script, name a family of metrics with PREFIX* (doc/jobs.md, \"Budgets\")",
 			  JOB_CONT_MAX, e->key, e->line);
 		e->broken = true;
 		return;
@@ -617,7 +609,7 @@ int job_check_size(const char *file, size_t len, struct diags *d)
 {
 	if (len <= JOB_TEXT_MAX)
 		return 0;
-	diags_add(d, file, 0, "too large (%zu bytes, at most %u = %u KiB): a job file is a few KiB; split it over several jobs (README.md, \"Budgets\")",
+	diags_add(d, file, 0, "too large (%zu bytes, at most %u = %u KiB): a job file is a few KiB; split it over several jobs (doc/jobs.md, \"Budgets\")",
 		  len, JOB_TEXT_MAX, JOB_TEXT_MAX / 1024);
 	return -EFBIG;
 }
@@ -777,6 +769,7 @@ void job_workload_clear(struct job_workload *w)
 	for (size_t k = 0; k < w->n_expect; k++)
 		expect_clear(&w->expect[k]);
 	free(w->expect);
+	free(w->opts);
 	*w = (struct job_workload){ 0 };
 }
 

@@ -49,9 +49,8 @@ bool history_metric_ok(const char *s)
 
 /* ---- refresh: a job's rows from its report ---- */
 
-/* Runs that did not produce a value: failed, killed, timed out or
- * contaminated; skipped (an adaptive stop) and aborted (run again) runs
- * are not failures, and a warm-up is no run of the night's data. */
+/* The night's finished runs (run_status_finished), and those of them that
+ * did not produce a value: failed, killed, timed out or contaminated. */
 static void count_runs(const struct report *rep, struct store_history_night *n)
 {
 	for (size_t wi = 0; wi < rep->n_workloads; wi++) {
@@ -59,7 +58,7 @@ static void count_runs(const struct report *rep, struct store_history_night *n)
 		for (size_t v = 0; c && v < rep->n_variants; v++)
 			for (size_t s = 0; s < RUN_STATUS_N; s++) {
 				size_t k = c[v * RUN_STATUS_N + s];
-				if (s == RUN_SKIPPED || s == RUN_ABORTED || s == RUN_STARTED || s == RUN_WARMUP)
+				if (!run_status_finished((enum run_status)s))
 					continue;
 				n->runs += (unsigned)k;
 				if (s != RUN_OK)

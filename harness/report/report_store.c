@@ -6,7 +6,6 @@
 #include "harness/report/report.h"
 #include "harness/report/report_priv.h"
 #include "harness/job/job.h"
-#include "harness/exec/provenance.h"
 #include "db/store.h"
 #include "kernels/kexec.h"
 #include "harness/base/util.h"
@@ -36,16 +35,10 @@ static long metric_rank(const struct job *j, const struct job_workload *wl, cons
 		if (job_metric_matches(j->primary[i], name))
 			return base + (long)i;
 	base += (long)j->n_primary;
-	size_t tl = strlen(wl->type);
-	if (strncmp(name, wl->type, tl) == 0 && name[tl] == '.')
-		return base;
-	/* the workload's other own sources (a server's counters), and the
-	 * function calls it asked to count */
+	/* the workload's own metrics (its type's and its other sources', a
+	 * server's counters), and the function calls it asked to count */
 	const struct wl_ops *ops = wl_find(wl->type);
-	for (const char *const *p = ops ? ops->metric_sources : NULL; p && *p; p++)
-		if (strncmp(name, *p, strlen(*p)) == 0 && name[strlen(*p)] == '.')
-			return base;
-	if (strncmp(name, "fcount.", 7) == 0)
+	if ((ops && wl_metric_owner(name, NULL) == ops) || strncmp(name, "fcount.", 7) == 0)
 		return base;
 	base++;
 	for (size_t i = 0; i < ARRAY_SIZE(curated); i++)
@@ -277,7 +270,7 @@ void report_settings_differ(const char *const *settings, const char *const *name
 				continue;
 			char k[256], name[256];
 			snprintf(k, sizeof(k), "%.*s", (int)klen, key);
-			sb_printf(&sb, "%s%s (", sb.len ? "; " : "", prov_setting_name(k, name, sizeof(name)));
+			sb_printf(&sb, "%s%s (", sb.len ? "; " : "", store_setting_name(k, name, sizeof(name)));
 			bool any = false;
 			for (size_t u = 0; u < n; u++) {
 				if (!settings[u] || !settings[u][0])
@@ -435,8 +428,8 @@ static int oom_warnings(struct report *rep)
 		const struct report_workload *w = &rep->w[wi];
 		for (size_t v = 0; w->runs && v < rep->n_variants; v++) {
 			size_t total = 0, hit = w->runs[v * RUN_STATUS_N + RUN_OOM_CONTAMINATED];
-			for (size_t s = 0; s < RUN_STATUS_N; s++)
-				total += s == RUN_WARMUP ? 0 : w->runs[v * RUN_STATUS_N + s];
+			for (size_t s = 0; s < RUN_STATUS_N; s++) /* of its finished runs */
+				total += run_status_finished((enum run_status)s) ? w->runs[v * RUN_STATUS_N + s] : 0;
 			if (hit == 0 || 3 * hit <= total)
 				continue;
 			int e = report_add_warning(rep, "WARNING: workload %s: %zu of %zu runs of %s had memcg OOM kills and are not "

@@ -1,11 +1,12 @@
 /* A minimal unit-test harness: each test binary prints one line per check
- * that failed and a closing "N passed, N failed" line. */
+ * that failed, one per case it skipped, and a closing "N passed, N failed,
+ * N skipped" line. */
 #pragma once
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-static int t_passed, t_failed;
+static int t_passed, t_failed, t_skipped;
 
 #define T_CHECK(cond) do { \
 	if (cond) t_passed++; \
@@ -27,8 +28,16 @@ static int t_passed, t_failed;
 	else { t_failed++; fprintf(stderr, "%s:%d: %s == %.9g, expected %.9g\n", __FILE__, __LINE__, #a, _a, _b); } \
 } while (0)
 
+/* A case this machine or user cannot run (not root, no such device):
+ * said with its reason, "  skip WHAT: WHY", and counted as skipped. */
+static inline void t_skip(const char *what, const char *why)
+{
+	t_skipped++;
+	printf("  skip %s: %s\n", what, why);
+}
+
 static inline int t_done(const char *name) {
-	printf("%s: %d passed, %d failed\n", name, t_passed, t_failed);
+	printf("%s: %d passed, %d failed, %d skipped\n", name, t_passed, t_failed, t_skipped);
 	return t_failed ? 1 : 0;
 }
 

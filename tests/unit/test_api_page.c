@@ -8,7 +8,7 @@
 #include "harness/daemon/api.h"
 #include "harness/daemon/api_page.h"
 #include "harness/job/job_store.h"
-#include "harness/sampler/sampler.h"
+#include "db/series.h"
 #include "db/store.h"
 #include "harness/base/util.h"
 
@@ -334,7 +334,7 @@ static void put_series(const char *db, int64_t run, const char *metric, const in
 {
 	uint8_t *blob = NULL;
 	size_t len = 0;
-	T_EQ_INT(sampler_encode(v, n, &blob, &len), 0);
+	T_EQ_INT(series_encode(v, n, &blob, &len), 0);
 	sqlite3 *h = NULL;
 	sqlite3_stmt *st = NULL;
 	T_EQ_INT(sqlite3_open(db, &h), SQLITE_OK);

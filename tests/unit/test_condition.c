@@ -302,10 +302,10 @@ static void test_settings(void)
 	prov_settings(DATA "settings-bare", buf, 60);
 	T_EQ_STR(buf, "/sys/kernel/mm/transparent_hugepage/enabled=madvise\n");
 	char name[128];
-	T_EQ_STR(prov_setting_name("/sys/kernel/mm/transparent_hugepage/enabled", name, sizeof(name)), "transparent_hugepage/enabled");
-	T_EQ_STR(prov_setting_name("/proc/sys/vm/swappiness", name, sizeof(name)), "vm.swappiness");
-	T_EQ_STR(prov_setting_name("/sys/module/zswap/parameters/enabled", name, sizeof(name)), "zswap/enabled");
-	T_EQ_STR(prov_setting_name("cpufreq.governor", name, sizeof(name)), "cpufreq.governor");
+	T_EQ_STR(store_setting_name("/sys/kernel/mm/transparent_hugepage/enabled", name, sizeof(name)), "transparent_hugepage/enabled");
+	T_EQ_STR(store_setting_name("/proc/sys/vm/swappiness", name, sizeof(name)), "vm.swappiness");
+	T_EQ_STR(store_setting_name("/sys/module/zswap/parameters/enabled", name, sizeof(name)), "zswap/enabled");
+	T_EQ_STR(store_setting_name("cpufreq.governor", name, sizeof(name)), "cpufreq.governor");
 }
 
 static void test_differ(void)

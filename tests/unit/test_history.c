@@ -792,7 +792,6 @@ int main(void)
 {
 	setenv("TZ", "UTC", 1);
 	tzset();
-	setenv("KAB_MACHINE_CONF", "/nonexistent/machine.conf", 1);
 	log_quiet = true;
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");

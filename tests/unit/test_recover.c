@@ -282,7 +282,7 @@ static void test_confined(void)
 		T_EQ_INT(knob_read("/proc/sys/vm/stat_interval", now, sizeof(now)), 0);
 		T_EQ_STR(now, stat_interval);
 	} else {
-		printf("skip: kab's own knob row (needs root)\n");
+		t_skip("kab's own knob row", "needs root");
 	}
 	free(log);
 
@@ -311,6 +311,8 @@ static void test_checks(void)
 		T_EQ_INT(rscope_knob(&sc, "/sys/kernel/mm/transparent_hugepage/enabled", &fd, &why), 0);
 		if (fd >= 0)
 			close(fd);
+	} else {
+		t_skip("rscope_knob of an allowed knob", "needs root and a writable transparent_hugepage/enabled");
 	}
 	T_EQ_INT(rscope_knob(&sc, "/sys/kernel/mm/../../../etc/shadow", &fd, &why), -EPERM);
 	T_EQ_INT(rscope_knob(&sc, "/proc/sys/fs/suid_dumpable", &fd, &why), -EPERM);
@@ -356,7 +358,7 @@ int main(void)
 {
 	log_quiet = true;
 	if (geteuid() != 0) {
-		printf("skip test_recover: needs root (the state directory must be root's)\n");
+		t_skip("test_confined", "needs root (the state directory must be root's)");
 		test_checks();
 		return t_done("test_recover");
 	}

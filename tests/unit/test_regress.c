@@ -393,6 +393,7 @@ static int64_t stored_confirmation(struct store *st, double factor, const char *
 	free(steps);
 	enum job_status s;
 	T_EQ_INT(job_status_parse(status, &s), 0);
+	T_EQ_INT(store_job_set_status(st, id, JOB_RUNNING, NULL), 0); /* as the executor does */
 	T_EQ_INT(store_job_set_status(st, id, s, strcmp(status, "done") ? "the executor stopped" : NULL), 0);
 	job_free(j);
 	return id;
@@ -742,6 +743,7 @@ static int64_t seed_cap_nights(struct store *st, const char *db)
 		struct job *j = t_parse_job(text);
 		T_CHECK(j && job_store_create(st, j, &id) == 0);
 		job_free(j);
+		T_EQ_INT(store_job_set_status(st, id, JOB_RUNNING, NULL), 0);
 		T_EQ_INT(store_job_set_status(st, id, JOB_DONE, NULL), 0);
 		double night = 1764547200.0 + d * 86400.0;
 		sb_printf(&q, "UPDATE jobs SET started = %.0f WHERE id = %lld;", night, (long long)id);

@@ -347,7 +347,7 @@ static bool has(const char *msg, const char *part)
 static void test_store_refusals(void)
 {
 	if (geteuid() != 0) {
-		printf("skip test_store_refusals: needs root (files of another owner)\n");
+		t_skip("test_store_refusals", "needs root (files of another owner)");
 		return;
 	}
 	const uid_t other = 65534;
@@ -604,24 +604,37 @@ static void db_word(const char *path, const char *table, char *buf, size_t len)
 	sqlite3_close(db);
 }
 
+/* A new store in a temporary file (its path in PATH) with job_text
+ * submitted: the job's id, or 0 when the job could not be made. */
+static int64_t store_with_job(char path[64], struct store **st)
+{
+	t_db_path(path, 64, "/tmp/kab-unit-XXXXXX", NULL);
+	T_EQ_INT(store_open(path, st), 0);
+	struct job *j = t_parse_job(job_text);
+	if (!j)
+		return 0;
+	struct store_step *steps;
+	size_t n;
+	T_EQ_INT(exec_plan(j, &steps, &n), 0);
+	int64_t id = 0;
+	T_EQ_INT(job_store_submit(*st, j, NULL, steps, n, &id), 0);
+	free(steps);
+	job_free(j);
+	return id;
+}
+
 /* A status word this kab does not know (a newer kab's database, a hand
  * edit) loads as unknown, counts as nothing, and is never overwritten
  * by "unknown". */
 static void test_status_unknown(void)
 {
 	char path[64];
-	t_db_path(path, sizeof(path), "/tmp/kab-unit-XXXXXX", NULL);
 	struct store *st;
-	T_EQ_INT(store_open(path, &st), 0);
-	struct job *j = t_parse_job(job_text);
-	if (!j)
+	int64_t id = store_with_job(path, &st);
+	if (!id)
 		return;
 	struct store_step *steps;
 	size_t n;
-	T_EQ_INT(exec_plan(j, &steps, &n), 0);
-	int64_t id = 0;
-	T_EQ_INT(job_store_submit(st, j, NULL, steps, n, &id), 0);
-	free(steps);
 	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
 	struct store_run r = { .job_id = id, .step_id = steps[0].id, .exit_code = -1, .started = 1000 };
 	free(steps);
@@ -742,12 +755,76 @@ static void test_status_unknown(void)
 		db_word(path, tables[i], word, sizeof(word));
 		T_EQ_STR(word, "from-the-future");
 	}
-	job_free(j);
 	char side[sizeof(path) + 8];
 	snprintf(side, sizeof(side), "%s-wal", path);
 	unlink(side);
 	snprintf(side, sizeof(side), "%s-shm", path);
 	unlink(side);
+	unlink(path);
+}
+
+/* A job's life (store.h): every pair of statuses against the table, and
+ * the store writing only the changes it allows, keeping the status (and
+ * saying so) when refused; a job with a status this kab does not know is
+ * never moved. */
+static void test_job_life(void)
+{
+	static const char *const allowed[] = {
+		"queued>running",     "queued>failed",         "queued>cancelled",  "running>interrupted",
+		"running>done",       "running>failed",        "running>cancelled", "interrupted>running",
+		"interrupted>failed", "interrupted>cancelled", "failed>running",    "cancelled>running",
+	};
+	for (int f = 0; f < JOB_STATUS_N; f++)
+		for (int t = 0; t < JOB_STATUS_N; t++) {
+			char pair[64];
+			snprintf(pair, sizeof(pair), "%s>%s", job_status_name((enum job_status)f),
+				 job_status_name((enum job_status)t));
+			bool want = f == t;
+			for (size_t i = 0; i < ARRAY_SIZE(allowed); i++)
+				want |= strcmp(pair, allowed[i]) == 0;
+			if (job_transition_allowed((enum job_status)f, (enum job_status)t) != want)
+				fprintf(stderr, "  %s: table says %d\n", pair, !want);
+			T_CHECK(job_transition_allowed((enum job_status)f, (enum job_status)t) == want);
+		}
+	T_CHECK(!job_transition_allowed(JOB_STATUS_UNKNOWN, JOB_RUNNING));
+	T_CHECK(!job_transition_allowed(JOB_QUEUED, JOB_STATUS_UNKNOWN));
+
+	char path[64];
+	struct store *st;
+	int64_t id = store_with_job(path, &st);
+	if (!id)
+		return;
+	struct store_job sj;
+	/* queued cannot end done without running */
+	T_EQ_INT(store_job_set_status(st, id, JOB_DONE, NULL), -EPERM);
+	T_EQ_INT(store_job_info(st, id, &sj), 0);
+	T_EQ_INT(sj.status, JOB_QUEUED);
+	T_EQ_INT(store_job_set_status(st, id, JOB_INTERRUPTED, "x"), -EPERM);
+	T_EQ_INT(store_job_set_status(st, id, JOB_RUNNING, NULL), 0);
+	T_EQ_INT(store_job_set_status(st, id, JOB_RUNNING, "building kernels"), 0);
+	T_EQ_INT(store_job_set_status(st, id, JOB_QUEUED, NULL), -EPERM);
+	T_EQ_INT(store_job_set_status(st, id, JOB_DONE, NULL), 0);
+	/* done is final; its reason may still be amended */
+	T_EQ_INT(store_job_set_status(st, id, JOB_RUNNING, NULL), -EPERM);
+	T_EQ_INT(store_job_set_status(st, id, JOB_CANCELLED, "cancelled over the API"), -EPERM);
+	T_EQ_INT(store_job_set_status(st, id, JOB_DONE, "the governor could not be restored"), 0);
+	T_EQ_INT(store_job_info(st, id, &sj), 0);
+	T_EQ_INT(sj.status, JOB_DONE);
+	T_EQ_STR(sj.reason, "the governor could not be restored");
+	T_EQ_INT(store_job_set_status(st, id + 1, JOB_RUNNING, NULL), -ENOENT);
+	store_close(st);
+
+	sqlite3 *db;
+	T_EQ_INT(sqlite3_open(path, &db), SQLITE_OK);
+	T_EQ_INT(sqlite3_exec(db, "UPDATE jobs SET status = 'paused' WHERE id = 1", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	T_EQ_INT(store_open(path, &st), 0);
+	T_EQ_INT(store_job_set_status(st, id, JOB_RUNNING, NULL), -EPERM);
+	T_EQ_INT(store_job_set_status(st, id, JOB_CANCELLED, NULL), -EPERM);
+	store_close(st);
+	char word[32] = "";
+	db_word(path, "jobs", word, sizeof(word));
+	T_EQ_STR(word, "paused");
 	unlink(path);
 }
 
@@ -761,5 +838,6 @@ int main(void)
 	test_submit();
 	test_status_names();
 	test_status_unknown();
+	test_job_life();
 	return t_done("store");
 }

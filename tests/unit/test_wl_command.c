@@ -2,7 +2,7 @@
  * lines of its standard output become command.NAME, and what the command
  * printed is stored safe to show: escape sequences, C1 controls and bytes
  * of no UTF-8 visible (esc.h), UTF-8 kept, long names cut at a character. */
-#include "t.h"
+#include "t_job.h"
 #include "workloads/wl.h"
 #include "harness/base/esc.h"
 #include "harness/base/util.h"
@@ -71,8 +71,40 @@ static void test_collect(void)
 	rmdir(dir);
 }
 
+/* The argv a type makes from a job's workload, its words joined by "|". */
+static void argv_of(const char *workload, struct strbuf *ret)
+{
+	char text[1024];
+	snprintf(text, sizeof(text), "[job]\nname = t\n[variant A]\n[variant B]\n[workload w]\n%s", workload);
+	struct job *j = t_parse_job(text);
+	T_CHECK(j && j->n_workloads == 1 && j->workloads[0].opts);
+	if (!j || j->n_workloads != 1)
+		return;
+	char **argv = NULL;
+	struct wl_ctx c = { .wl = &j->workloads[0], .workdir = "/run/w" };
+	T_EQ_INT(wl_find(j->workloads[0].type)->argv(&c, &argv), 0);
+	for (size_t i = 0; argv && argv[i]; i++)
+		sb_printf(ret, "%s%s", i ? "|" : "", argv[i]);
+	wl_argv_free(argv);
+	job_free(j);
+}
+
+/* command and args are read once, as the job is, into the type's options. */
+static void test_argv(void)
+{
+	struct strbuf a = { 0 };
+	argv_of("type = command\ncommand = /bin/echo 'a b' c\n", &a);
+	T_EQ_STR(a.buf, "/bin/echo|a b|c");
+	sb_free(&a);
+	a = (struct strbuf){ 0 };
+	argv_of("type = stress-ng\nargs = --vm 1 --timeout 5s\n", &a);
+	T_EQ_STR(a.buf, "stress-ng|--vm|1|--timeout|5s|--metrics|--yaml|/run/w/stress-ng.yaml");
+	sb_free(&a);
+}
+
 int main(void)
 {
 	test_collect();
+	test_argv();
 	return t_done("test_wl_command");
 }
