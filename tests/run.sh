@@ -9,6 +9,7 @@ set -u
 cd "$(dirname "$0")/.."
 passed=0 failed=0 skipped=0
 failures=()
+times=()
 
 tally() { # suite-name, output file, exit code
 	local line p f s
@@ -77,10 +78,19 @@ for t in tests/integration/t_*.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
 	echo "--- integration/$name"
+	t0=$SECONDS
 	bash "$t" 2>&1 | tee "$tmp/$name.out"
 	rc=${PIPESTATUS[0]}
 	tally "integration/$name" "$tmp/$name.out" $rc
+	times+=("$((SECONDS - t0)) s  $name")
 done
+
+# what the time went to (make check's budget: warm under 30 min, cold under 60)
+if [ ${#times[@]} -gt 0 ]; then
+	echo
+	echo "integration suites by time, longest first (all: $SECONDS s since tests/run.sh started):"
+	printf '%s\n' "${times[@]}" | sort -rn | head -n 10 | sed 's/^/  /'
+fi
 
 echo
 [ ${#failures[@]} -gt 0 ] && echo "failed suites: ${failures[*]}"
