@@ -81,8 +81,7 @@ int jl_run(struct store *st, const struct job *j, int64_t job_id, const struct j
 		unsigned from;
 		enum job_status to = stop_end(h, job_id, &end, reason, sizeof(reason), &from);
 		jl_transition(st, job_id, from, to, reason);
-	} else if (r < 0 && store_job_info(st, job_id, &sj) == 0 && !job_status_finished(sj.status) &&
-		   sj.status != JOB_STATUS_UNKNOWN) {
+	} else if (r < 0 && store_job_info(st, job_id, &sj) == 0 && !job_status_finished(sj.status) && sj.status != JOB_STATUS_UNKNOWN) {
 		/* the executor returned before recording an end: never pick it again */
 		jl_transition(st, job_id, JL_FAILABLE, JOB_FAILED, "the executor could not run the job; see the log");
 	}
