@@ -86,15 +86,16 @@ static int git_resolve(void *ctx, const char *rev, char sha[KBISECT_SHA_LEN + 1]
 {
 	const struct kbisect_git *g = ctx;
 	if (!rev || !rev_ok(rev)) {
-		sb_printf(err, "revision \"%.64s\" is not one kab passes to git: at most %d characters, no leading '-', no blank", rev ? rev : "",
-			  REV_MAX);
+		sb_printf(err, "revision \"%.64s\" is not one kab passes to git: at most %d characters, no leading '-', no blank",
+			  rev ? rev : "", REV_MAX);
 		return -EINVAL;
 	}
 	char spec[REV_MAX + 16];
 	snprintf(spec, sizeof(spec), "%s^{commit}", rev);
 	int r = verify(g, spec, sha);
 	if (r == -ENOENT)
-		sb_printf(err, "unknown revision \"%s\" in %s: no commit of that name (git rev-parse --verify %s)", rev, g->tree, spec);
+		sb_printf(err, "unknown revision \"%s\" in %s: no commit of that name (git rev-parse --verify %s)", rev,
+			  g->tree, spec);
 	else if (r < 0)
 		sb_printf(err, "git rev-parse in %s: %s", g->tree, strerror(-r));
 	return r;

@@ -130,8 +130,7 @@ static int judge_anchor(const struct brule_span *span, const double *a, const do
 /* Pairs of sha against base, look after look, until fn decides: 0 with
  * out, 1 when sha could not be measured (out says why), -errno. What was
  * measured before for the same two commits is used first. */
-static int judge(struct bctx *c, const char *sha, const char *base, judge_fn fn, const struct brule_span *span,
-		 struct brule_out *out)
+static int judge(struct bctx *c, const char *sha, const char *base, judge_fn fn, const struct brule_span *span, struct brule_out *out)
 {
 	struct meas *m = meas_get(c, sha, base);
 	if (!m)
@@ -181,8 +180,8 @@ static int check_range(struct bctx *c)
 	if ((r = c->ops->is_ancestor(c->vcs, rep->good, rep->bad, c->err)) < 0)
 		return r;
 	if (r == 0) {
-		sb_printf(c->err, "GOOD %s (%.12s) is not an ancestor of BAD %s (%.12s): give a GOOD that BAD's history contains", o->good,
-			  rep->good, o->bad, rep->bad);
+		sb_printf(c->err, "GOOD %s (%.12s) is not an ancestor of BAD %s (%.12s): give a GOOD that BAD's history contains",
+			  o->good, rep->good, o->bad, rep->bad);
 		return -EINVAL;
 	}
 	return 0;
@@ -270,8 +269,8 @@ static int step(struct bctx *c, unsigned id, const char *sha, bool *ret_split, s
 			break;
 		}
 		row->out.decision = BRULE_UNDECIDED;
-		snprintf(row->out.reason, sizeof(row->out.reason), "a split, but the range has %d parts already: skipped",
-			 BISECT_MAX_PARTS);
+		snprintf(row->out.reason, sizeof(row->out.reason),
+			 "a split, but the range has %d parts already: skipped", BISECT_MAX_PARTS);
 		break;
 	default: break;
 	}
@@ -314,14 +313,14 @@ static int bisect_part(struct bctx *c, unsigned id)
 	else if (r >= 0) {
 		struct bisect_culprit *k = &c->rep->culprits[c->rep->n_culprits++];
 		*k = (struct bisect_culprit){ .answer = BISECT_RANGE, .part = id, .span = p.span, .range = s };
-		snprintf(k->confirm.reason, sizeof(k->confirm.reason), "only skipped commits left: the first bad commit is one of %zu",
-			 s.n_cand_total);
+		snprintf(k->confirm.reason, sizeof(k->confirm.reason),
+			 "only skipped commits left: the first bad commit is one of %zu", s.n_cand_total);
 	}
 	return end_session(c, id, r);
 }
 
-int bisect_run(const struct kbisect_ops *ops, void *vcs, const struct bisect_runner *runner, const struct bisect_opts *o,
-	       struct bisect_report *ret, struct strbuf *err)
+int bisect_run(const struct kbisect_ops *ops, void *vcs, const struct bisect_runner *runner,
+	       const struct bisect_opts *o, struct bisect_report *ret, struct strbuf *err)
 {
 	if (!ops || !runner || !o || !o->good || !o->bad || !ret || !err)
 		return -EINVAL;

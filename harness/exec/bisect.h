@@ -39,8 +39,8 @@ struct bisect_opts {
 /* One step: git's commit, what kab decided and the mark git got. */
 struct bisect_row {
 	char sha[KBISECT_SHA_LEN + 1];
-	unsigned part;         /* 0: the whole range; splits number the parts */
-	struct brule_out out;  /* decision UNDECIDED with the reason for a commit that did not build or run */
+	unsigned part;          /* 0: the whole range; splits number the parts */
+	struct brule_out out;   /* decision UNDECIDED with the reason for a commit that did not build or run */
 	enum kbisect_mark mark; /* what git was told (none for a split: the part ends there) */
 	bool marked;
 };
@@ -76,7 +76,7 @@ struct bisect_report {
  * and where for a revision git does not know, a GOOD that is not an
  * ancestor of BAD, GOOD and BAD the same commit, a build of GOOD or BAD
  * that fails, or an error of the runner or of git. */
-int bisect_run(const struct kbisect_ops *ops, void *vcs, const struct bisect_runner *runner, const struct bisect_opts *o,
-	       struct bisect_report *ret, struct strbuf *err);
+int bisect_run(const struct kbisect_ops *ops, void *vcs, const struct bisect_runner *runner,
+	       const struct bisect_opts *o, struct bisect_report *ret, struct strbuf *err);
 void bisect_report_free(struct bisect_report *r);
 const char *bisect_answer_name(enum bisect_answer a); /* "culprit", "unconfirmed", "range" */

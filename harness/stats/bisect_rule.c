@@ -65,9 +65,8 @@ static int compare(const double *a, const double *b, size_t n, const struct brul
 	return stats_compare(&in, ret);
 }
 
-/* Checks the options and compares; ret gets the shift and the verdict. */
-static int begin(const double *a, const double *b, size_t n, const struct brule_opts *o, struct stats_result *r,
-		 struct brule_out *ret)
+/* Checks the options and compares; the shift and the verdict go to ret. */
+static int begin(const double *a, const double *b, size_t n, const struct brule_opts *o, struct stats_result *r, struct brule_out *ret)
 {
 	if (!ret || (n && (!a || !b)) || cap_of(o) < STATS_MIN_PAIRS)
 		return -EINVAL;
@@ -138,8 +137,8 @@ int brule_anchor(const double *a, const double *b, size_t n, const struct brule_
 	case STATS_STOP_DECIDED:
 		if (!resolvable(&ret->effect))
 			break;
-		say(ret, BRULE_ANCHORED, "BAD is %s than GOOD: " EFF_FMT " after %zu pairs, p %.3g", stats_verdict_name(r.verdict),
-		    EFF_ARGS(ret->effect), r.pairs, r.p_value);
+		say(ret, BRULE_ANCHORED, "BAD is %s than GOOD: " EFF_FMT " after %zu pairs, p %.3g",
+		    stats_verdict_name(r.verdict), EFF_ARGS(ret->effect), r.pairs, r.p_value);
 		return 0;
 	case STATS_STOP_SAME:
 		say(ret, BRULE_REFUSED, "GOOD and BAD are the same within +-%.3g%% (90%% CI [%+.2f, %+.2f] after %zu pairs): nothing to bisect",
@@ -150,11 +149,13 @@ int brule_anchor(const double *a, const double *b, size_t n, const struct brule_
 	if (!at_cap(&r, o))
 		return 0;
 	if (r.verdict == STATS_VERDICT_BETTER || r.verdict == STATS_VERDICT_WORSE || r.verdict == STATS_VERDICT_CHANGED)
-		say(ret, BRULE_REFUSED, "BAD is %s than GOOD, " EFF_FMT " after %zu pairs, but its CI reaches past half the effect: a step could not be told from either end",
+		say(ret, BRULE_REFUSED,
+		    "BAD is %s than GOOD, " EFF_FMT
+		    " after %zu pairs, but its CI reaches past half the effect: a step could not be told from either end",
 		    stats_verdict_name(r.verdict), EFF_ARGS(ret->effect), r.pairs);
 	else
 		say(ret, BRULE_REFUSED, "GOOD against BAD not decided after %zu pairs (" EFF_FMT ", p %.3g): a bisection of noise names a random commit",
-	    r.pairs, EFF_ARGS(ret->effect), r.p_value);
+		    r.pairs, EFF_ARGS(ret->effect), r.p_value);
 	return 0;
 }
 
@@ -230,10 +231,9 @@ static bool split_at_cap(const struct brule_span *span, const double *a, const d
 	place_ci(span, lo, hi, &t_lo, &t_hi);
 	if (!in_band(t_lo, t_hi))
 		return false;
-	say(ret, BRULE_SPLIT,
-	    "shift " EFF_FMT " (%.1f%% CI [%+.2f, %+.2f]) lies inside %.0f%%-%.0f%% of the span (%+.2f%% to %+.2f%%): the change is spread over commits",
-	    EFF_ARGS(ret->effect), 100 * BRULE_SPLIT_CONF, lo, hi, 100 * BRULE_SPLIT_LO, 100 * BRULE_SPLIT_HI, span->good.est,
-	    span->bad.est);
+	say(ret, BRULE_SPLIT, "shift " EFF_FMT " (%.1f%% CI [%+.2f, %+.2f]) lies inside %.0f%%-%.0f%% of the span (%+.2f%% to %+.2f%%): the change is spread over commits",
+	    EFF_ARGS(ret->effect), 100 * BRULE_SPLIT_CONF, lo, hi, 100 * BRULE_SPLIT_LO, 100 * BRULE_SPLIT_HI,
+	    span->good.est, span->bad.est);
 	return true;
 }
 
@@ -246,7 +246,8 @@ int brule_step(const struct brule_span *span, const double *a, const double *b, 
 		return e < 0 ? e : -EINVAL;
 	double width = span->bad.est - span->good.est, mid = (span->good.est + span->bad.est) / 2;
 	if (!isfinite(width) || width == 0) {
-		say(ret, BRULE_UNDECIDED, "the span's two levels are the same (%+.2f%%): nothing to place a step against", span->good.est);
+		say(ret, BRULE_UNDECIDED,
+		    "the span's two levels are the same (%+.2f%%): nothing to place a step against", span->good.est);
 		return 0;
 	}
 	if (r.pairs < STATS_MIN_PAIRS || isnan(ret->effect.lo) || isnan(ret->effect.hi)) {
@@ -284,7 +285,8 @@ static void confirm_decided(const struct brule_span *span, struct brule_out *ret
 	double sign = d.est > 0 ? 1 : -1, near = fmin(sign * d.lo, sign * d.hi);
 	double far = fmax(sign * ret->effect.lo, sign * ret->effect.hi);
 	if (sign * ret->effect.est <= 0)
-		say(ret, BRULE_UNCONFIRMED, "against its parent the culprit goes the other way: " EFF_FMT " where the effect is " EFF_FMT,
+		say(ret, BRULE_UNCONFIRMED,
+		    "against its parent the culprit goes the other way: " EFF_FMT " where the effect is " EFF_FMT,
 		    EFF_ARGS(ret->effect), EFF_ARGS(d));
 	else if (!(far >= BRULE_SPLIT_HI * near))
 		say(ret, BRULE_UNCONFIRMED, "against its parent " EFF_FMT ", short of the effect " EFF_FMT ": it explains a part of it only",
@@ -294,8 +296,8 @@ static void confirm_decided(const struct brule_span *span, struct brule_out *ret
 		    EFF_ARGS(ret->effect), stats_verdict_name(ret->verdict), EFF_ARGS(d));
 }
 
-int brule_confirm(const struct brule_span *span, const double *a, const double *b, size_t n,
-		  const struct brule_opts *o, struct brule_out *ret)
+int brule_confirm(const struct brule_span *span, const double *a, const double *b, size_t n, const struct brule_opts *o,
+		  struct brule_out *ret)
 {
 	struct stats_result r;
 	int e = begin(a, b, n, o, &r, ret);
@@ -304,14 +306,14 @@ int brule_confirm(const struct brule_span *span, const double *a, const double *
 	switch (adaptive(&r, o)) {
 	case STATS_STOP_DECIDED: confirm_decided(span, ret); return 0;
 	case STATS_STOP_SAME:
-		say(ret, BRULE_UNCONFIRMED, "the culprit is the same as its parent within +-%.3g%% (" EFF_FMT ")", r.equivalence_pct,
-		    EFF_ARGS(ret->effect));
+		say(ret, BRULE_UNCONFIRMED, "the culprit is the same as its parent within +-%.3g%% (" EFF_FMT ")",
+		    r.equivalence_pct, EFF_ARGS(ret->effect));
 		return 0;
 	case STATS_CONTINUE: break;
 	}
 	if (at_cap(&r, o))
-		say(ret, BRULE_UNCONFIRMED, "against its parent not decided after %zu pairs (" EFF_FMT ", p %.3g)", r.pairs,
-		    EFF_ARGS(ret->effect), r.p_value);
+		say(ret, BRULE_UNCONFIRMED, "against its parent not decided after %zu pairs (" EFF_FMT ", p %.3g)",
+		    r.pairs, EFF_ARGS(ret->effect), r.p_value);
 	else
 		say(ret, BRULE_MORE, "against its parent not decided yet (" EFF_FMT ")", EFF_ARGS(ret->effect));
 	return 0;

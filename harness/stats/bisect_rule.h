@@ -50,9 +50,9 @@ struct brule_effect {
 };
 
 struct brule_opts {
-	unsigned cap;           /* 0: BRULE_CAP; below STATS_MIN_PAIRS: -EINVAL */
+	unsigned cap;             /* 0: BRULE_CAP; below STATS_MIN_PAIRS: -EINVAL */
 	enum stats_direction dir; /* of the metric: names "worse" or "better" in reasons */
-	double min_change_pct;  /* < 0: the stats defaults (rule 7) */
+	double min_change_pct;    /* < 0: the stats defaults (rule 7) */
 	double equivalence_pct;
 };
 
@@ -99,8 +99,8 @@ int brule_step(const struct brule_span *span, const double *a, const double *b, 
  * CI or beyond (it can carry the effect); UNCONFIRMED when it cannot be
  * (the other way, "same", a part of the effect only, or undecided at the
  * cap); else MORE. */
-int brule_confirm(const struct brule_span *span, const double *a, const double *b, size_t n,
-		  const struct brule_opts *o, struct brule_out *ret);
+int brule_confirm(const struct brule_span *span, const double *a, const double *b, size_t n, const struct brule_opts *o,
+		  struct brule_out *ret);
 
 /* The effect between a span's two levels with a CI that holds both
  * levels' (conservative: the widths add). */

@@ -63,15 +63,15 @@ static void check(bool ok, const char *fmt, ...)
 /* ---- the world: N commits after GOOD, their true levels ---- */
 
 struct world {
-	unsigned n;           /* commits 1..n after GOOD (0); BAD is n */
-	char (*sha)[SHA_SZ];  /* [0..n] */
-	bool synthetic;       /* sha = 8 random hex digits, then the index: found without a search */
-	double *level;        /* ln of the true value: culprits' effects and the layout */
+	unsigned n;          /* commits 1..n after GOOD (0); BAD is n */
+	char (*sha)[SHA_SZ]; /* [0..n] */
+	bool synthetic;      /* sha = 8 random hex digits, then the index: found without a search */
+	double *level;       /* ln of the true value: culprits' effects and the layout */
 	bool *nobuild;
 	unsigned culprit[MAX_CULPRITS], n_culprits;
 	double cov;
 	gsl_rng *rng;
-	double drift;         /* the machine's slow state, walks a step a pair */
+	double drift; /* the machine's slow state, walks a step a pair */
 	unsigned long pairs;
 };
 
@@ -97,8 +97,8 @@ struct scenario {
 	unsigned n;
 	double cov, effect[MAX_CULPRITS]; /* effects as fractions (0.05: 5% slower) */
 	unsigned n_culprits;
-	unsigned culprit[MAX_CULPRITS];   /* 0: drawn */
-	bool nobuild_beside;              /* the culprit's parent and child do not build */
+	unsigned culprit[MAX_CULPRITS]; /* 0: drawn */
+	bool nobuild_beside;            /* the culprit's parent and child do not build */
 };
 
 /* Draws the world of one bisection: levels, culprits, commits that do not build. */
@@ -155,8 +155,7 @@ static int sim_build(void *ctx, const char *sha, struct strbuf *why)
 	return 1;
 }
 
-static int sim_measure(void *ctx, const char *sha, const char *base, unsigned k, double *ret_base, double *ret_sha,
-		       struct strbuf *why)
+static int sim_measure(void *ctx, const char *sha, const char *base, unsigned k, double *ret_base, double *ret_sha, struct strbuf *why)
 {
 	struct world *w = ctx;
 	long i = world_index(w, sha), g = world_index(w, base);
@@ -175,7 +174,7 @@ static int sim_measure(void *ctx, const char *sha, const char *base, unsigned k,
 
 struct chooser {
 	struct world *w;
-	long lo, hi;   /* the last good and the first bad commit */
+	long lo, hi; /* the last good and the first bad commit */
 	bool *skipped;
 	bool any_skip; /* git sorts by distance as soon as a skip ref exists */
 	long *order;
@@ -405,8 +404,9 @@ static void compare_step(struct pairing *p, int r, struct kbisect_step *git, str
 	if (r >= 0 && !same_step(git, mine)) {
 		p->disagree++;
 		struct chooser *c = p->ch;
-		fprintf(stderr, "bisect_sim: git chose %d %.12s (%ld), the chooser %d %.12s (%ld); good %ld bad %ld, skipped:", git->state,
-			git->sha, world_index(c->w, git->sha), mine->state, mine->sha, world_index(c->w, mine->sha), c->lo, c->hi);
+		fprintf(stderr, "bisect_sim: git chose %d %.12s (%ld), the chooser %d %.12s (%ld); good %ld bad %ld, skipped:",
+			git->state, git->sha, world_index(c->w, git->sha), mine->state, mine->sha,
+			world_index(c->w, mine->sha), c->lo, c->hi);
 		for (long i = c->lo + 1; i < c->hi; i++)
 			if (c->skipped[i])
 				fprintf(stderr, " %ld", i);
@@ -525,21 +525,24 @@ static bool verbose;
 /* A bisection that did not name the culprit, step by step. */
 static void show(const struct world *w, const struct bisect_report *rep)
 {
-	printf("-- N %u culprit %u: anchor %s: %s\n", w->n, w->culprit[0], brule_decision_name(rep->anchor.decision), rep->anchor.reason);
+	printf("-- N %u culprit %u: anchor %s: %s\n", w->n, w->culprit[0], brule_decision_name(rep->anchor.decision),
+	       rep->anchor.reason);
 	for (size_t i = 0; i < rep->n_rows; i++)
 		printf("   part %u commit %ld (true %+.2f%%) %s: %s\n", rep->rows[i].part, world_index(w, rep->rows[i].sha),
-		       100 * expm1(w->level[world_index(w, rep->rows[i].sha)] - w->level[0]), brule_decision_name(rep->rows[i].out.decision),
-		       rep->rows[i].out.reason);
+		       100 * expm1(w->level[world_index(w, rep->rows[i].sha)] - w->level[0]),
+		       brule_decision_name(rep->rows[i].out.decision), rep->rows[i].out.reason);
 	for (size_t i = 0; i < rep->n_culprits; i++)
-		printf("   => %s %ld: %s\n", bisect_answer_name(rep->culprits[i].answer), world_index(w, rep->culprits[i].sha),
-		       rep->culprits[i].confirm.reason);
+		printf("   => %s %ld: %s\n", bisect_answer_name(rep->culprits[i].answer),
+		       world_index(w, rep->culprits[i].sha), rep->culprits[i].confirm.reason);
 }
 
 /* One bisection of the world with ops; -errno when it could not run. */
 static int bisect_once(struct world *w, const struct kbisect_ops *ops, void *vcs, struct tally *t)
 {
 	struct bisect_runner run = sim_runner_of(w);
-	struct bisect_opts o = { .good = w->sha[0], .bad = w->sha[w->n], .rule = { .dir = STATS_DIR_HIGHER, .min_change_pct = -1, .equivalence_pct = -1 } };
+	struct bisect_opts o = { .good = w->sha[0],
+				 .bad = w->sha[w->n],
+				 .rule = { .dir = STATS_DIR_HIGHER, .min_change_pct = -1, .equivalence_pct = -1 } };
 	struct bisect_report rep;
 	struct strbuf err = { 0 };
 	int r = bisect_run(ops, vcs, &run, &o, &rep, &err);
@@ -581,7 +584,8 @@ static void naive_once(struct world *w, struct chooser *ch, struct tally *t)
 		ch_mark(ch, sha, m, &s, &err);
 	}
 	struct bisect_report rep = { .n_culprits = 1, .boots = (unsigned)boots, .builds = (unsigned)builds };
-	rep.culprits[0] = (struct bisect_culprit){ .answer = s.state == KBISECT_FOUND ? BISECT_CULPRIT : BISECT_RANGE, .range = s };
+	rep.culprits[0] =
+		(struct bisect_culprit){ .answer = s.state == KBISECT_FOUND ? BISECT_CULPRIT : BISECT_RANGE, .range = s };
 	snprintf(rep.culprits[0].sha, SHA_SZ, "%s", s.sha);
 	count(t, w, &rep);
 }
@@ -653,17 +657,18 @@ static const unsigned sizes[] = { 8, 64, 1024 };
 
 static void print_header(void)
 {
-	printf("%-5s %-6s %-5s | %7s %7s %7s %8s %7s %7s | %7s %7s %7s %7s\n", "cov%", "eff%", "N", "right%", "wrong%", "none%",
-	       "range+%", "boots", "builds", "n:right", "n:wrong", "n:boots", "n:built");
+	printf("%-5s %-6s %-5s | %7s %7s %7s %8s %7s %7s | %7s %7s %7s %7s\n", "cov%", "eff%", "N", "right%", "wrong%",
+	       "none%", "range+%", "boots", "builds", "n:right", "n:wrong", "n:boots", "n:built");
 }
 
 static void print_row(const char *cov, const char *eff, unsigned n, const struct tally *k, const struct tally *v)
 {
-	printf("%-5s %-6s %-5u | %7.1f %7.1f %7.1f %8.1f %7.1f %7.1f |", cov, eff, n, pct(k->right, k->runs), pct(k->wrong, k->runs),
-	       pct(k->none, k->runs), pct(k->range_holds, k->runs), (double)k->boots / k->runs, (double)k->builds / k->runs);
+	printf("%-5s %-6s %-5u | %7.1f %7.1f %7.1f %8.1f %7.1f %7.1f |", cov, eff, n, pct(k->right, k->runs),
+	       pct(k->wrong, k->runs), pct(k->none, k->runs), pct(k->range_holds, k->runs), (double)k->boots / k->runs,
+	       (double)k->builds / k->runs);
 	if (v)
-		printf(" %7.1f %7.1f %7.1f %7.1f", pct(v->right, v->runs), pct(v->wrong, v->runs), (double)v->boots / v->runs,
-		       (double)v->builds / v->runs);
+		printf(" %7.1f %7.1f %7.1f %7.1f", pct(v->right, v->runs), pct(v->wrong, v->runs),
+		       (double)v->boots / v->runs, (double)v->builds / v->runs);
 	printf("\n");
 }
 
@@ -689,7 +694,8 @@ static int grid(unsigned reps, unsigned long seed)
 				all.wrong += k.wrong;
 				if (effects[ei] >= 4 * covs[ci] && pct(k.right, k.runs) < 95) {
 					floor_right = false;
-					printf("  ^ below the floor: right %.1f%% < 95%% where the effect is >= 4x the noise\n", pct(k.right, k.runs));
+					printf("  ^ below the floor: right %.1f%% < 95%% where the effect is >= 4x the noise\n",
+					       pct(k.right, k.runs));
 				}
 			}
 	for (size_t ci = 0; ci < ARRAY_SIZE(covs); ci++)
@@ -704,9 +710,10 @@ static int grid(unsigned reps, unsigned long seed)
 			aa_all.runs += k.runs;
 			aa_all.wrong += k.wrong;
 		}
-	check(floor_right, "right culprit in >= 95%% of bisections in every cell where the effect is >= 4x the noise (%u a cell)", reps);
-	check(pct(all.wrong, all.runs) <= 1, "a wrong culprit named in %.2f%% of %u bisections (floor: <= 1%%)", pct(all.wrong, all.runs),
-	      all.runs);
+	check(floor_right,
+	      "right culprit in >= 95%% of bisections in every cell where the effect is >= 4x the noise (%u a cell)", reps);
+	check(pct(all.wrong, all.runs) <= 1, "a wrong culprit named in %.2f%% of %u bisections (floor: <= 1%%)",
+	      pct(all.wrong, all.runs), all.runs);
 	check(pct(aa_all.wrong, aa_all.runs) <= 1, "A/A: a culprit named in %.2f%% of %u bisections (floor: none in >= 99%%)",
 	      pct(aa_all.wrong, aa_all.runs), aa_all.runs);
 	return 0;
@@ -719,8 +726,8 @@ static int grid(unsigned reps, unsigned long seed)
 static int make_repo(const char *dir, struct world *w)
 {
 	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "git init -q --bare %s && git -C %s symbolic-ref HEAD refs/heads/main && git -C %s fast-import --quiet", dir,
-		 dir, dir);
+	snprintf(cmd, sizeof(cmd), "git init -q --bare %s && git -C %s symbolic-ref HEAD refs/heads/main && git -C %s fast-import --quiet",
+		 dir, dir, dir);
 	FILE *f = popen(cmd, "w");
 	if (!f)
 		return -errno;
@@ -752,7 +759,9 @@ static int random_marks(struct world *w, struct pairing *p, unsigned culprit)
 		char sha[SHA_SZ]; /* s is the answer's too */
 		snprintf(sha, sizeof(sha), "%s", s.sha);
 		long i = world_index(w, sha);
-		enum kbisect_mark m = gsl_rng_uniform(w->rng) < 1.0 / 3 ? KBISECT_SKIP : i >= (long)culprit ? KBISECT_BAD : KBISECT_GOOD;
+		enum kbisect_mark m = gsl_rng_uniform(w->rng) < 1.0 / 3 ? KBISECT_SKIP
+				      : i >= (long)culprit              ? KBISECT_BAD
+									: KBISECT_GOOD;
 		r = pr_mark(p, sha, m, &s, &err);
 	}
 	if (r < 0)
@@ -785,8 +794,8 @@ static int real_git(const char *dir, unsigned long seed)
 		struct tally t = { 0 };
 		world_draw(&w, &cases[i]);
 		r = bisect_once(&w, &pairing_ops, &p, &t);
-		printf("real git: %-36s right %u wrong %u none %u range holding it %u both %u; %lu boots, %lu builds\n", names[i], t.right,
-		       t.wrong, t.none, t.range_holds, t.both, t.boots, t.builds);
+		printf("real git: %-36s right %u wrong %u none %u range holding it %u both %u; %lu boots, %lu builds\n",
+		       names[i], t.right, t.wrong, t.none, t.range_holds, t.both, t.boots, t.builds);
 	}
 	/* sessions marked at random, a third of the commits skipped: git's
 	 * distance order, skip_away and "only skipped commits left" */
@@ -832,11 +841,11 @@ static int scenarios(unsigned reps, unsigned long seed)
 		return r;
 	printf("skipped commits beside the culprit (N 64, 1%% noise, 5%% effect): culprit named %u, range holding it %u, other %u, wrong %u of %u\n",
 	       beside.right, beside.range_holds, beside.runs - beside.right - beside.range_holds, beside.wrong, beside.runs);
-	printf("two culprits (N 64, 1%% noise, 5%% + 5%%): both named %u, one %u, wrong %u of %u; %.1f boots, %.1f builds\n", two.both,
-	       two.right - two.both, two.wrong, two.runs, (double)two.boots / two.runs, (double)two.builds / two.runs);
+	printf("two culprits (N 64, 1%% noise, 5%% + 5%%): both named %u, one %u, wrong %u of %u; %.1f boots, %.1f builds\n",
+	       two.both, two.right - two.both, two.wrong, two.runs, (double)two.boots / two.runs, (double)two.builds / two.runs);
 	check(beside.wrong == 0 && beside.right + beside.range_holds >= beside.runs * 95 / 100,
-	      "a culprit beside skipped commits: named or in the range given in %.1f%% (floor 95%%), wrong in %u", pct(beside.right + beside.range_holds, beside.runs),
-	      beside.wrong);
+	      "a culprit beside skipped commits: named or in the range given in %.1f%% (floor 95%%), wrong in %u",
+	      pct(beside.right + beside.range_holds, beside.runs), beside.wrong);
 	check(two.wrong == 0 && pct(two.both, two.runs) >= 90, "two culprits both named in %.1f%% of %u (floor 90%%), a wrong one in %u",
 	      pct(two.both, two.runs), two.runs, two.wrong);
 	return 0;

@@ -41,7 +41,7 @@ static enum brule_decision step(double delta, double pct, size_t n, double sprea
 	struct brule_span s = span_of(delta);
 	struct brule_out o;
 	int r = brule_step(&s, a, b, n, &opts, &o);
-	return r < 0 ? (enum brule_decision)-1 : o.decision;
+	return r < 0 ? (enum brule_decision) - 1 : o.decision;
 }
 
 static void test_looks(void)
@@ -112,7 +112,7 @@ static enum brule_decision anchor(double pct, size_t n, double spread)
 	double a[NP], b[NP];
 	pairs(pct, n, spread, a, b);
 	struct brule_out o;
-	return brule_anchor(a, b, n, &opts, &o) < 0 ? (enum brule_decision)-1 : o.decision;
+	return brule_anchor(a, b, n, &opts, &o) < 0 ? (enum brule_decision) - 1 : o.decision;
 }
 
 static void test_anchor(void)
@@ -139,13 +139,13 @@ static enum brule_decision confirm(double delta, double pct, size_t n, double sp
 	pairs(pct, n, spread, a, b);
 	struct brule_span s = span_of(delta);
 	struct brule_out o;
-	return brule_confirm(&s, a, b, n, &opts, &o) < 0 ? (enum brule_decision)-1 : o.decision;
+	return brule_confirm(&s, a, b, n, &opts, &o) < 0 ? (enum brule_decision) - 1 : o.decision;
 }
 
 static void test_confirm(void)
 {
 	T_EQ_INT(confirm(-10, -10, 6, 0.5), BRULE_CONFIRMED);
-	T_EQ_INT(confirm(-10, -14, 6, 0.5), BRULE_CONFIRMED); /* larger than the effect: still the culprit */
+	T_EQ_INT(confirm(-10, -14, 6, 0.5), BRULE_CONFIRMED);   /* larger than the effect: still the culprit */
 	T_EQ_INT(confirm(-10, +10, 6, 0.5), BRULE_UNCONFIRMED); /* the other way */
 	T_EQ_INT(confirm(-10, -4, 6, 0.5), BRULE_UNCONFIRMED);  /* a part only */
 	T_EQ_INT(confirm(-10, 0, 20, 0.5), BRULE_UNCONFIRMED);  /* the same as its parent */
@@ -167,9 +167,8 @@ static void test_parse(void)
 	T_EQ_INT(kbisect_parse(text, &s), 0);
 	T_EQ_INT(s.state, KBISECT_FOUND);
 	T_EQ_STR(s.sha, sha);
-	snprintf(text, sizeof(text),
-		 "There are only 'skip'ped commits left to test.\nThe first bad commit could be any of:\n%s\n%s\nWe cannot bisect more!\n", sha,
-		 other);
+	snprintf(text, sizeof(text), "There are only 'skip'ped commits left to test.\nThe first bad commit could be any of:\n%s\n%s\nWe cannot bisect more!\n",
+		 sha, other);
 	T_EQ_INT(kbisect_parse(text, &s), 0);
 	T_EQ_INT(s.state, KBISECT_ONLY_SKIPPED);
 	T_EQ_INT(s.n_cand, 2);
@@ -186,8 +185,8 @@ static void test_parse(void)
 static char shas[NC][KBISECT_SHA_LEN + 1];
 
 struct fake {
-	int culprit;           /* commits from it on are 10% slower */
-	int nobuild;           /* a commit that does not build, or -1 */
+	int culprit; /* commits from it on are 10% slower */
+	int nobuild; /* a commit that does not build, or -1 */
 	unsigned builds[NC];
 	unsigned calls[NC][NC]; /* measure calls by commit and base */
 	unsigned pairs[NC][NC];
@@ -215,8 +214,7 @@ static int fake_build(void *ctx, const char *sha, struct strbuf *why)
 	return 0;
 }
 
-static int fake_measure(void *ctx, const char *sha, const char *base, unsigned k, double *ret_base, double *ret_sha,
-			struct strbuf *why)
+static int fake_measure(void *ctx, const char *sha, const char *base, unsigned k, double *ret_base, double *ret_sha, struct strbuf *why)
 {
 	struct fake *f = ctx;
 	int i = index_of(sha), g = index_of(base);
@@ -236,8 +234,8 @@ static int fake_measure(void *ctx, const char *sha, const char *base, unsigned k
 static bool make_repo(const char *dir)
 {
 	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "git init -q --bare %s && git -C %s symbolic-ref HEAD refs/heads/main && git -C %s fast-import --quiet", dir,
-		 dir, dir);
+	snprintf(cmd, sizeof(cmd), "git init -q --bare %s && git -C %s symbolic-ref HEAD refs/heads/main && git -C %s fast-import --quiet",
+		 dir, dir, dir);
 	FILE *f = popen(cmd, "w");
 	if (!f)
 		return false;
@@ -258,8 +256,7 @@ static bool make_repo(const char *dir)
 	return pclose(f) == 0 && i == NC;
 }
 
-static int run(struct kbisect_git *g, struct fake *f, const char *good, const char *bad, struct bisect_report *rep,
-	       struct strbuf *err)
+static int run(struct kbisect_git *g, struct fake *f, const char *good, const char *bad, struct bisect_report *rep, struct strbuf *err)
 {
 	struct bisect_runner runner = { .ctx = f, .build = fake_build, .measure = fake_measure };
 	struct bisect_opts o = { .good = good, .bad = bad, .rule = opts };
