@@ -127,20 +127,26 @@ static int git_parent(void *ctx, const char *sha, char parent[KBISECT_SHA_LEN + 
 	return r;
 }
 
-static int git_describe(void *ctx, const char *sha, struct strbuf *out, struct strbuf *err)
+/* git ARGS that must exit 0: its output appended to out (NULL: dropped),
+ * else -EIO with git's message in err. */
+static int git_ok(const struct kbisect_git *g, char *const *args, size_t n, const char *what, struct strbuf *out, struct strbuf *err)
 {
-	const struct kbisect_git *g = ctx;
-	char *args[] = { "show", "-s", "--format=%H%x09%s%x09%an <%ae>%x09%aI", (char *)sha, "--" };
 	struct strbuf o = { 0 };
-	int status, r = git_run(g, args, ARRAY_SIZE(args), &o, &status);
+	int status, r = git_run(g, args, n, &o, &status);
 	if (r >= 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-		git_said(err, "git show", g, &o);
+		git_said(err, what, g, &o);
 		r = -EIO;
 	}
-	if (r >= 0 && o.len)
-		sb_append(out, o.buf, strcspn(o.buf, "\n"));
+	if (r >= 0 && out && o.len)
+		sb_append(out, o.buf, o.len);
 	sb_free(&o);
 	return r < 0 ? r : 0;
+}
+
+static int git_describe(void *ctx, const char *sha, struct strbuf *out, struct strbuf *err)
+{
+	char *args[] = { "show", "-s", "--format=%H%x09%s%x09%an <%ae>%x09%aI", (char *)sha, "--" };
+	return git_ok(ctx, args, ARRAY_SIZE(args), "git show", out, err);
 }
 
 /* The candidates after "could be any of:", up to "We cannot bisect more!". */
@@ -215,34 +221,18 @@ static int git_mark(void *ctx, const char *sha, enum kbisect_mark m, struct kbis
 
 static int git_log(void *ctx, struct strbuf *out, struct strbuf *err)
 {
-	const struct kbisect_git *g = ctx;
 	char *args[] = { "bisect", "log" };
-	struct strbuf o = { 0 };
-	int status, r = git_run(g, args, ARRAY_SIZE(args), &o, &status);
-	if (r >= 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-		git_said(err, "git bisect log", g, &o);
-		r = -EIO;
-	}
-	if (r >= 0 && o.len) {
-		sb_append(out, o.buf, o.len);
+	size_t len = out->len;
+	int r = git_ok(ctx, args, ARRAY_SIZE(args), "git bisect log", out, err);
+	if (r >= 0 && out->len > len)
 		sb_puts(out, "\n");
-	}
-	sb_free(&o);
-	return r < 0 ? r : 0;
+	return r;
 }
 
 static int git_reset(void *ctx, struct strbuf *err)
 {
-	const struct kbisect_git *g = ctx;
 	char *args[] = { "bisect", "reset" };
-	struct strbuf o = { 0 };
-	int status, r = git_run(g, args, ARRAY_SIZE(args), &o, &status);
-	if (r >= 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-		git_said(err, "git bisect reset", g, &o);
-		r = -EIO;
-	}
-	sb_free(&o);
-	return r < 0 ? r : 0;
+	return git_ok(ctx, args, ARRAY_SIZE(args), "git bisect reset", NULL, err);
 }
 
 const struct kbisect_ops kbisect_git_ops = {

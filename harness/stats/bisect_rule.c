@@ -237,31 +237,42 @@ static bool split_at_cap(const struct brule_span *span, const double *a, const d
 	return true;
 }
 
-int brule_step(const struct brule_span *span, const double *a, const double *b, size_t n, const struct brule_opts *o,
-	       struct brule_out *ret)
+/* A rule that places a comparison in a span. */
+typedef void (*span_rule)(const struct brule_span *span, const double *a, const double *b, size_t n,
+			  const struct stats_result *r, const struct brule_opts *o, struct brule_out *ret);
+
+/* Compares, then the rule decides. */
+static int apply(span_rule rule, const struct brule_span *span, const double *a, const double *b, size_t n,
+		 const struct brule_opts *o, struct brule_out *ret)
 {
 	struct stats_result r;
-	int e = begin(a, b, n, o, &r, ret);
-	if (e < 0 || !span)
-		return e < 0 ? e : -EINVAL;
+	int e = span ? begin(a, b, n, o, &r, ret) : -EINVAL;
+	if (e >= 0)
+		rule(span, a, b, n, &r, o, ret);
+	return e;
+}
+
+static void step_rule(const struct brule_span *span, const double *a, const double *b, size_t n,
+		      const struct stats_result *r, const struct brule_opts *o, struct brule_out *ret)
+{
 	double width = span->bad.est - span->good.est, mid = (span->good.est + span->bad.est) / 2;
 	if (!isfinite(width) || width == 0) {
 		say(ret, BRULE_UNDECIDED,
 		    "the span's two levels are the same (%+.2f%%): nothing to place a step against", span->good.est);
-		return 0;
+		return;
 	}
-	if (r.pairs < STATS_MIN_PAIRS || isnan(ret->effect.lo) || isnan(ret->effect.hi)) {
+	if (r->pairs < STATS_MIN_PAIRS || isnan(ret->effect.lo) || isnan(ret->effect.hi)) {
 		char why[96];
-		snprintf(why, sizeof(why), "%zu pairs, below the exact test's %d", r.pairs, STATS_MIN_PAIRS);
-		not_yet(&r, o, why, ret);
-		return 0;
+		snprintf(why, sizeof(why), "%zu pairs, below the exact test's %d", r->pairs, STATS_MIN_PAIRS);
+		not_yet(r, o, why, ret);
+		return;
 	}
 	double t_lo, t_hi;
 	place_ci(span, ret->effect.lo, ret->effect.hi, &t_lo, &t_hi);
 	bool band = in_band(t_lo, t_hi);
 	char why[160];
-	if (at_cap(&r, o) && split_at_cap(span, a, b, n, ret))
-		return 0;
+	if (at_cap(r, o) && split_at_cap(span, a, b, n, ret))
+		return;
 	if (!band && t_lo > 0.5)
 		say(ret, BRULE_BAD, "shift " EFF_FMT " lies on BAD's side of the midpoint %+.2f%%", EFF_ARGS(ret->effect), mid);
 	else if (!band && t_hi < 0.5)
@@ -269,9 +280,14 @@ int brule_step(const struct brule_span *span, const double *a, const double *b, 
 	else {
 		snprintf(why, sizeof(why), "shift " EFF_FMT " %s the midpoint %+.2f%%", EFF_ARGS(ret->effect),
 			 band ? "lies between the levels, near" : "straddles", mid);
-		not_yet(&r, o, why, ret);
+		not_yet(r, o, why, ret);
 	}
-	return 0;
+}
+
+int brule_step(const struct brule_span *span, const double *a, const double *b, size_t n, const struct brule_opts *o,
+	       struct brule_out *ret)
+{
+	return apply(step_rule, span, a, b, n, o, ret);
 }
 
 /* A decided culprit: the way of the effect, and whether it can carry it:
@@ -296,25 +312,26 @@ static void confirm_decided(const struct brule_span *span, struct brule_out *ret
 		    EFF_ARGS(ret->effect), stats_verdict_name(ret->verdict), EFF_ARGS(d));
 }
 
+static void confirm_rule(const struct brule_span *span, const double *a, const double *b, size_t n,
+			 const struct stats_result *r, const struct brule_opts *o, struct brule_out *ret)
+{
+	switch (adaptive(r, o)) {
+	case STATS_STOP_DECIDED: confirm_decided(span, ret); return;
+	case STATS_STOP_SAME:
+		say(ret, BRULE_UNCONFIRMED, "the culprit is the same as its parent within +-%.3g%% (" EFF_FMT ")",
+		    r->equivalence_pct, EFF_ARGS(ret->effect));
+		return;
+	case STATS_CONTINUE: break;
+	}
+	if (at_cap(r, o))
+		say(ret, BRULE_UNCONFIRMED, "against its parent not decided after %zu pairs (" EFF_FMT ", p %.3g)",
+		    r->pairs, EFF_ARGS(ret->effect), r->p_value);
+	else
+		say(ret, BRULE_MORE, "against its parent not decided yet (" EFF_FMT ")", EFF_ARGS(ret->effect));
+}
+
 int brule_confirm(const struct brule_span *span, const double *a, const double *b, size_t n, const struct brule_opts *o,
 		  struct brule_out *ret)
 {
-	struct stats_result r;
-	int e = begin(a, b, n, o, &r, ret);
-	if (e < 0 || !span)
-		return e < 0 ? e : -EINVAL;
-	switch (adaptive(&r, o)) {
-	case STATS_STOP_DECIDED: confirm_decided(span, ret); return 0;
-	case STATS_STOP_SAME:
-		say(ret, BRULE_UNCONFIRMED, "the culprit is the same as its parent within +-%.3g%% (" EFF_FMT ")",
-		    r.equivalence_pct, EFF_ARGS(ret->effect));
-		return 0;
-	case STATS_CONTINUE: break;
-	}
-	if (at_cap(&r, o))
-		say(ret, BRULE_UNCONFIRMED, "against its parent not decided after %zu pairs (" EFF_FMT ", p %.3g)",
-		    r.pairs, EFF_ARGS(ret->effect), r.p_value);
-	else
-		say(ret, BRULE_MORE, "against its parent not decided yet (" EFF_FMT ")", EFF_ARGS(ret->effect));
-	return 0;
+	return apply(confirm_rule, span, a, b, n, o, ret);
 }

@@ -376,6 +376,8 @@ static const struct kbisect_ops chooser_ops = {
 
 /* ---- both side by side: git's answer is used, the chooser's compared ---- */
 
+/* git's operations but start and mark, which run both (git first in the
+ * struct, so that git's own take it as their kbisect_git) */
 struct pairing {
 	struct kbisect_git git;
 	struct chooser *ch;
@@ -414,66 +416,28 @@ static void compare_step(struct pairing *p, int r, struct kbisect_step *git, str
 	}
 }
 
-static int pr_resolve(void *ctx, const char *rev, char sha[SHA_SZ], struct strbuf *err)
+/* git's start (bad set) or mark of sha, the chooser's beside it, compared. */
+static int both(struct pairing *p, const char *sha, const char *bad, enum kbisect_mark m, struct kbisect_step *ret, struct strbuf *err)
 {
-	return kbisect_git_ops.resolve(&((struct pairing *)ctx)->git, rev, sha, err);
-}
-
-static int pr_is_ancestor(void *ctx, const char *a, const char *b, struct strbuf *err)
-{
-	return kbisect_git_ops.is_ancestor(&((struct pairing *)ctx)->git, a, b, err);
-}
-
-static int pr_parent(void *ctx, const char *sha, char parent[SHA_SZ], struct strbuf *err)
-{
-	return kbisect_git_ops.parent(&((struct pairing *)ctx)->git, sha, parent, err);
-}
-
-static int pr_describe(void *ctx, const char *sha, struct strbuf *out, struct strbuf *err)
-{
-	return kbisect_git_ops.describe(&((struct pairing *)ctx)->git, sha, out, err);
+	struct kbisect_step mine;
+	int r = bad ? kbisect_git_ops.start(&p->git, sha, bad, ret, err) : kbisect_git_ops.mark(&p->git, sha, m, ret, err);
+	if (bad)
+		ch_start(p->ch, sha, bad, &mine, err);
+	else
+		ch_mark(p->ch, sha, m, &mine, err);
+	compare_step(p, r, ret, &mine);
+	return r;
 }
 
 static int pr_start(void *ctx, const char *good, const char *bad, struct kbisect_step *ret, struct strbuf *err)
 {
-	struct pairing *p = ctx;
-	struct kbisect_step mine;
-	int r = kbisect_git_ops.start(&p->git, good, bad, ret, err);
-	ch_start(p->ch, good, bad, &mine, err);
-	compare_step(p, r, ret, &mine);
-	return r;
+	return both(ctx, good, bad, KBISECT_GOOD, ret, err);
 }
 
 static int pr_mark(void *ctx, const char *sha, enum kbisect_mark m, struct kbisect_step *ret, struct strbuf *err)
 {
-	struct pairing *p = ctx;
-	struct kbisect_step mine;
-	int r = kbisect_git_ops.mark(&p->git, sha, m, ret, err);
-	ch_mark(p->ch, sha, m, &mine, err);
-	compare_step(p, r, ret, &mine);
-	return r;
+	return both(ctx, sha, NULL, m, ret, err);
 }
-
-static int pr_log(void *ctx, struct strbuf *out, struct strbuf *err)
-{
-	return kbisect_git_ops.log(&((struct pairing *)ctx)->git, out, err);
-}
-
-static int pr_reset(void *ctx, struct strbuf *err)
-{
-	return kbisect_git_ops.reset(&((struct pairing *)ctx)->git, err);
-}
-
-static const struct kbisect_ops pairing_ops = {
-	.resolve = pr_resolve,
-	.is_ancestor = pr_is_ancestor,
-	.parent = pr_parent,
-	.describe = pr_describe,
-	.start = pr_start,
-	.mark = pr_mark,
-	.log = pr_log,
-	.reset = pr_reset,
-};
 
 /* ---- outcomes ---- */
 
@@ -766,7 +730,7 @@ static int random_marks(struct world *w, struct pairing *p, unsigned culprit)
 	}
 	if (r < 0)
 		fprintf(stderr, "bisect_sim: %s\n", err.buf ? err.buf : strerror(-r));
-	pr_reset(p, &err);
+	kbisect_git_ops.reset(&p->git, &err);
 	sb_free(&err);
 	return r;
 }
@@ -782,6 +746,9 @@ static int real_git(const char *dir, unsigned long seed)
 	if (r >= 0 && (r = make_repo(dir, &w)) < 0)
 		fprintf(stderr, "bisect_sim: could not make the repository in %s\n", dir);
 	struct pairing p = { .git = { .tree = dir }, .ch = &ch };
+	struct kbisect_ops pairing_ops = kbisect_git_ops;
+	pairing_ops.start = pr_start;
+	pairing_ops.mark = pr_mark;
 	const struct scenario cases[] = {
 		{ .n = 64, .cov = 2, .effect = { 0.10 }, .n_culprits = 1 },
 		{ .n = 64, .cov = 1, .effect = { 0.05 }, .n_culprits = 1, .culprit = { 41 }, .nobuild_beside = true },
