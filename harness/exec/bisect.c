@@ -270,20 +270,25 @@ static int step(struct bctx *c, unsigned id, const char *sha, bool *ret_split, s
 		}
 		row->out.decision = BRULE_UNDECIDED;
 		snprintf(row->out.reason, sizeof(row->out.reason),
-			 "a split, but the range has %d parts already: skipped", BISECT_MAX_PARTS);
+			 "a split, but the range was split %d times already: skipped", BISECT_MAX_SPLITS);
 		break;
 	default: break;
 	}
 	return 0;
 }
 
-/* The part's session: git's log kept, the session ended. */
+/* The part's session: git's log kept (when it ran), the session ended. */
 static int end_session(struct bctx *c, unsigned id, int r)
 {
 	struct bisect_report *rep = c->rep;
-	sb_printf(&rep->log, "# part %u: %s..%s\n", id, c->parts[id].good, c->parts[id].bad);
-	int e = c->ops->log(c->vcs, &rep->log, c->err);
-	int f = c->ops->reset(c->vcs, c->err);
+	int e = 0;
+	if (r >= 0) {
+		sb_printf(&rep->log, "# part %u: %s..%s\n", id, c->parts[id].good, c->parts[id].bad);
+		e = c->ops->log(c->vcs, &rep->log, c->err);
+	}
+	struct strbuf quiet = { 0 }; /* after an error, the first one is the message */
+	int f = c->ops->reset(c->vcs, r < 0 ? &quiet : c->err);
+	sb_free(&quiet);
 	return r < 0 ? r : e < 0 ? e : f;
 }
 

@@ -15,8 +15,11 @@
 #include "harness/stats/bisect_rule.h"
 #include "kernels/bisect_git.h"
 
-/* Parts a range may be split into (and culprits reported) at most. */
-#define BISECT_MAX_PARTS 4
+/* Splits a bisection makes at most: the whole range and two parts a
+ * split, and a culprit (or range) for each part not split again. */
+#define BISECT_MAX_SPLITS 3
+#define BISECT_MAX_PARTS (1 + 2 * BISECT_MAX_SPLITS)
+#define BISECT_MAX_CULPRITS (1 + BISECT_MAX_SPLITS)
 
 struct bisect_runner {
 	void *ctx;
@@ -65,7 +68,7 @@ struct bisect_report {
 	struct brule_out anchor; /* REFUSED: nothing else was done */
 	struct bisect_row *rows;
 	size_t n_rows, cap_rows;
-	struct bisect_culprit culprits[BISECT_MAX_PARTS];
+	struct bisect_culprit culprits[BISECT_MAX_CULPRITS];
 	size_t n_culprits;
 	unsigned builds, boots, parts;
 	struct strbuf log; /* git bisect log of each part, one after the other */

@@ -46,7 +46,7 @@
 #define OUTLIER_P 0.01
 #define NOBUILD_P 0.01
 
-static int passed, failed;
+static int passed, failed, skipped;
 
 static void check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void check(bool ok, const char *fmt, ...)
@@ -853,8 +853,12 @@ int main(int argc, char **argv)
 		r = real_git(repo, seed + 9500);
 		util_remove_tree(dir);
 	}
+	if (!git) {
+		printf("  skip real git against the chooser: --no-git\n");
+		skipped++;
+	}
 	if (r < 0)
 		failed++;
-	printf("bisect_sim: %d passed, %d failed, 0 skipped\n", passed, failed);
+	printf("bisect_sim: %d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	return failed ? 1 : 0;
 }

@@ -26,9 +26,13 @@ if ! command -v git >/dev/null; then
 	echo "check_bisect: no git: the grid runs with the in-process chooser only, unchecked against git"
 	git=--no-git
 fi
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
 t0=$(date +%s.%N)
-"$sim" --reps "$reps" $git
+"$sim" --reps "$reps" $git >"$tmp" 2>&1
 rc=$?
-echo "check_bisect: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s ($sim --reps $reps $git)"
-[ -z "$git" ] || echo "0 passed, 0 failed, 1 skipped"
+# the table and the checks, the time, then the summary line last
+sed '$d' "$tmp"
+echo "check_bisect: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s ($sim --reps $reps${git:+ $git})"
+tail -n 1 "$tmp"
 exit $rc

@@ -185,8 +185,9 @@ static void test_parse(void)
 static char shas[NC][KBISECT_SHA_LEN + 1];
 
 struct fake {
-	int culprit; /* commits from it on are 10% slower */
-	int nobuild; /* a commit that does not build, or -1 */
+	int culprit;  /* commits from it on are 10% slower */
+	int culprit2; /* 0: none; else each culprit makes 5% of it */
+	int nobuild;  /* a commit that does not build, or -1 */
 	unsigned builds[NC];
 	unsigned calls[NC][NC]; /* measure calls by commit and base */
 	unsigned pairs[NC][NC];
@@ -214,6 +215,13 @@ static int fake_build(void *ctx, const char *sha, struct strbuf *why)
 	return 0;
 }
 
+static double level(const struct fake *f, int i)
+{
+	if (!f->culprit2)
+		return i >= f->culprit ? 0.9 : 1;
+	return 1 - 0.05 * (i >= f->culprit) - 0.05 * (i >= f->culprit2);
+}
+
 static int fake_measure(void *ctx, const char *sha, const char *base, unsigned k, double *ret_base, double *ret_sha, struct strbuf *why)
 {
 	struct fake *f = ctx;
@@ -223,8 +231,8 @@ static int fake_measure(void *ctx, const char *sha, const char *base, unsigned k
 	for (unsigned p = 0; p < k; p++) {
 		unsigned n = f->pairs[i][g] + p;
 		double wobble = 1 + 0.002 * ((double)((n * 7 + (unsigned)i) % 5) - 2);
-		ret_base[p] = 1000 * (g >= f->culprit ? 0.9 : 1);
-		ret_sha[p] = 1000 * (i >= f->culprit ? 0.9 : 1) * wobble;
+		ret_base[p] = 1000 * level(f, g);
+		ret_sha[p] = 1000 * level(f, i) * wobble;
 	}
 	f->calls[i][g]++;
 	f->pairs[i][g] += k;
@@ -348,6 +356,28 @@ static void test_loop_full(struct kbisect_git *g)
 	sb_free(&err);
 }
 
+static void test_loop_split(struct kbisect_git *g)
+{
+	/* two culprits of 5% each: git's first commit (4) sits between
+	 * them, is a split at the cap, and each part names its own */
+	struct fake f = { .culprit = 3, .culprit2 = 6, .nobuild = -1 };
+	struct bisect_report rep;
+	struct strbuf err = { 0 };
+	T_EQ_INT(run(g, &f, shas[0], shas[8], &rep, &err), 0);
+	T_EQ_INT(rep.parts, 3);
+	T_EQ_INT(rep.n_culprits, 2);
+	T_CHECK(rep.n_rows > 0 && rep.rows[0].out.decision == BRULE_SPLIT && !rep.rows[0].marked);
+	T_EQ_STR(rep.rows[0].sha, shas[4]);
+	T_EQ_INT(f.pairs[4][0], BRULE_CAP);
+	for (size_t i = 0; i < rep.n_culprits; i++)
+		T_EQ_INT(rep.culprits[i].answer, BISECT_CULPRIT);
+	T_EQ_STR(rep.culprits[0].sha, shas[3]);
+	T_EQ_STR(rep.culprits[1].sha, shas[6]);
+	T_CHECK(rep.log.buf && strstr(rep.log.buf, "# part 1:") && strstr(rep.log.buf, "# part 2:"));
+	bisect_report_free(&rep);
+	sb_free(&err);
+}
+
 int main(void)
 {
 	log_quiet = true;
@@ -370,6 +400,7 @@ int main(void)
 			test_loop_inputs(&g);
 			test_loop_one(&g);
 			test_loop_full(&g);
+			test_loop_split(&g);
 		}
 		util_remove_tree(dir);
 	}
