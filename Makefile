@@ -141,12 +141,13 @@ $(B)/tests/%: tests/unit/%.c tests/unit/t.h $(B)/libkab.a
 	@mkdir -p $(B)/dep/tests
 	$(CC) $(CPPFLAGS) $(DEPFLAGS) -MF $(B)/dep/tests/$*.d -Itests/unit $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(B)/libkab.a $(LDLIBS)
 
-# the change-point detector on history files, for tests/stats/check_changepoint.sh
-STATS_BIN := $(B)/tests/cp_driver
-$(B)/tests/cp_driver: tests/stats/cp_driver.c $(B)/libkab.a
+# the change-point detector on history files, for tests/stats/check_changepoint.sh;
+# the bisection's accuracy simulation, for tests/stats/check_bisect.sh
+STATS_BIN := $(B)/tests/cp_driver $(B)/tests/bisect_sim
+$(STATS_BIN): $(B)/tests/%: tests/stats/%.c $(B)/libkab.a
 	@mkdir -p $(dir $@)
 	@mkdir -p $(B)/dep/tests
-	$(CC) $(CPPFLAGS) $(DEPFLAGS) -MF $(B)/dep/tests/cp_driver.d $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(B)/libkab.a $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) -MF $(B)/dep/tests/$*.d $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(B)/libkab.a $(LDLIBS)
 
 # bench_history times kabd's GET /api/v1/history handler (api_history.c, httpd.c)
 $(B)/bench/bench_history: LDLIBS := -lmicrohttpd $(LDLIBS)
