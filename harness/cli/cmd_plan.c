@@ -63,7 +63,7 @@ struct plan_opts {
 /* One metric's plan. */
 struct plan_row {
 	const char *workload, *metric;
-	enum stats_direction dir;
+	enum direction dir;
 	bool ok;
 	char why[160];            /* !ok: why it cannot be planned */
 	struct plan_summary s;
@@ -202,7 +202,7 @@ static bool wanted(const struct report_workload *w, const struct report_metric *
 	for (size_t i = 0; i < w->n_metrics; i++)
 		if (w->m[i].primary)
 			return m->primary;
-	return m->info.dir != STATS_DIR_NEUTRAL;
+	return m->info.dir != DIRECTION_NEUTRAL;
 }
 
 /* The calibration's complete pairs of one metric as a noise model. */
@@ -396,7 +396,7 @@ static void print_text(const struct plan_opts *o, const char *title, const char 
 static json_t *plan_json(const struct plan_opts *o, const struct plan_row *row)
 {
 	json_t *m = json_pack("{s:o, s:o, s:s, s:b}", "workload", jw_str(row->workload), "name", jw_str(row->metric),
-			      "direction", stats_direction_name(row->dir), "planned", row->ok);
+			      "direction", direction_name(row->dir), "planned", row->ok);
 	if (!m || !row->ok)
 		return m && jw_set(m, "reason", jw_str(row->why)) < 0 ? (json_decref(m), NULL) : m;
 	json_t *effects = json_array();

@@ -90,7 +90,7 @@ static void fill_row(const struct report *rep, const struct report_workload *w, 
 	snprintf(x->base_name, sizeof(x->base_name), "%s", rep->variants[0]);
 	snprintf(x->verdict, sizeof(x->verdict), "%s", stats_verdict_name(res->verdict));
 	snprintf(x->unit, sizeof(x->unit), "%s", m->info.unit);
-	snprintf(x->direction, sizeof(x->direction), "%s", stats_direction_name(m->info.dir));
+	snprintf(x->direction, sizeof(x->direction), "%s", direction_name(m->info.dir));
 }
 
 /* One row per workload, metric and compared variant that has values; a

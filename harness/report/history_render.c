@@ -34,9 +34,9 @@ static void point_date(const struct history *h, const struct history_point *p, c
 
 static const char *dir_words(const char *dir)
 {
-	enum stats_direction d = STATS_DIR_NEUTRAL;
-	stats_direction_parse(dir, &d);
-	return d == STATS_DIR_HIGHER ? "higher is better" : d == STATS_DIR_LOWER ? "lower is better" : "no direction";
+	enum direction d = DIRECTION_NEUTRAL;
+	direction_parse(dir, &d);
+	return d == DIRECTION_HIGHER ? "higher is better" : d == DIRECTION_LOWER ? "lower is better" : "no direction";
 }
 
 /* "1a2b3c4d5e6f mm: subject" cut to width, or "-". */

@@ -498,8 +498,8 @@ static void footnotes(FILE *out, const struct report *r, const struct report_wor
 			stats_verdict_marker(STATS_VERDICT_BETTER, utf8), stats_verdict_marker(STATS_VERDICT_WORSE, utf8),
 			stats_verdict_marker(STATS_VERDICT_CHANGED, utf8), r->alpha,
 			stats_verdict_marker(STATS_VERDICT_SAME, utf8), pm, stats_verdict_marker(STATS_VERDICT_UNDECIDED, utf8));
-	fprintf(out, "%s higher is better  %s lower is better  %s neutral\n", report_dir_arrow(STATS_DIR_HIGHER, utf8),
-		report_dir_arrow(STATS_DIR_LOWER, utf8), report_dir_arrow(STATS_DIR_NEUTRAL, utf8));
+	fprintf(out, "%s higher is better  %s lower is better  %s neutral\n", report_dir_arrow(DIRECTION_HIGHER, utf8),
+		report_dir_arrow(DIRECTION_LOWER, utf8), report_dir_arrow(DIRECTION_NEUTRAL, utf8));
 }
 
 int report_render_text(const struct report *r, bool utf8, FILE *out)
