@@ -18,14 +18,10 @@
 
 #define DAY_S 86400.0
 
-const char *history_state_name(enum history_point_state s)
-{
-	static const char *const names[] = {
-		[HISTORY_MEASURED] = "measured",   [HISTORY_NO_ESTIMATE] = "no-estimate", [HISTORY_FAILED] = "failed",
-		[HISTORY_CANCELLED] = "cancelled", [HISTORY_MISSED] = "missed",
-	};
-	return (size_t)s < ARRAY_SIZE(names) ? names[s] : "unknown";
-}
+#define STATE_WORD(e, word) [e] = word,
+static const char *const state_words[HISTORY_POINT_STATE_N] = { HISTORY_POINT_STATE_LIST(STATE_WORD) };
+
+UTIL_WORD_FUNCS(history_point_state, state_words, HISTORY_POINT_STATE_N)
 
 static bool chars_ok(const char *s, size_t max, const char *extra)
 {

@@ -21,6 +21,9 @@ lines naming the file and what differs; the last line is
 - constants: every row of a "<!-- checked: constants -->" block names one
   `CONSTANT` whose #define under harness/ or db/ is a number of the row's
   value (or default) column (256 KiB (262144 bytes) holds 256u * 1024);
+- states: a nightly history point's states (HISTORY_POINT_STATE_LIST in
+  harness/report/history.h) against doc/nightly.md's sentence that lists
+  them and the gaps web/nightly.js names;
 - links: every relative link of README.md and doc/*.md names a file or
   directory that exists, and its #anchor a heading of that file.
 """
@@ -329,9 +332,28 @@ def check_links():
     ok(n > 0, "no relative links found at all in README.md and doc/*.md")
 
 
+def check_states():
+    """A history point's states (HISTORY_POINT_STATE_LIST) against doc/nightly.md's
+    sentence that lists them and the gaps web/nightly.js names."""
+    m = re.search(r"#define HISTORY_POINT_STATE_LIST\(X\)((?:.*\\\n)*.*)", read("harness/report/history.h"))
+    code = re.findall(r'X\(HISTORY_\w+, "([^"]+)"\)', m.group(1)) if m else []
+    if not ok(len(code) > 1, "harness/report/history.h: no HISTORY_POINT_STATE_LIST found"):
+        return
+    s = re.search(r"`state` of a point:(.*?)\.\s", read("doc/nightly.md"), re.S)
+    doc = re.findall(r"`([^`]+)`", re.sub(r"\([^)]*\)", "", s.group(1))) if s else []
+    where = "doc/nightly.md: the sentence \"`state` of a point:\""
+    same_sets(code, doc, lambda k: f"{where} does not name state {k} (HISTORY_POINT_STATE_LIST)",
+              lambda k: f"{where} names {k}, which is no state of HISTORY_POINT_STATE_LIST")
+    g = re.search(r"const NIGHT_GAP = \{(.*?)\};", read("web/nightly.js"))
+    gaps = [k.strip('"') for k in re.findall(r'("[^"]+"|\w+):', g.group(1))] if g else []
+    same_sets([w for w in code if w != "measured"], gaps,
+              lambda k: f"web/nightly.js: NIGHT_GAP has no entry for state {k} (HISTORY_POINT_STATE_LIST)",
+              lambda k: f"web/nightly.js: NIGHT_GAP names {k}, which is no state of HISTORY_POINT_STATE_LIST")
+
+
 def main():
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-    only = sys.argv[1:] or ["routes", "options", "config", "layers", "constants", "links"]
+    only = sys.argv[1:] or ["routes", "options", "config", "layers", "constants", "links", "states"]
     for name in only:
         globals()["check_" + name]()
     print(f"docs-check: {passed} passed, {failed} failed")

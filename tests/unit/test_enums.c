@@ -7,6 +7,7 @@
 #include "db/store_regress.h"
 #include "harness/base/util.h"
 #include "harness/daemon/queue.h"
+#include "harness/report/history.h"
 #include "harness/job/job.h"
 #include "harness/stats/stats.h"
 
@@ -177,6 +178,15 @@ static void test_directions(void)
 	}
 }
 
+/* A nightly history point's states, as its JSON and text name them
+ * (doc/nightly.md, web/nightly.js). */
+static void test_history_states(void)
+{
+	static const char *const words[] = { "measured", "no-estimate", "failed", "cancelled", "missed" };
+	T_ROUND_TRIP(history_point_state, history_point_state_name, history_point_state_parse, HISTORY_POINT_STATE_N, words);
+	T_EQ_STR(history_point_state_name(HISTORY_POINT_STATE_N), "unknown");
+}
+
 /* The executor's states, as /health and /metrics name them. */
 static void test_queue_states(void)
 {
@@ -190,6 +200,7 @@ int main(void)
 	test_finished();
 	test_schema_words();
 	test_directions();
+	test_history_states();
 	test_queue_states();
 	return t_done("enums");
 }
