@@ -202,8 +202,8 @@ int store_run_unavailable(struct store *s, int64_t run_id, const char *metric, c
 typedef void (*store_unavailable_fn)(void *ctx, const char *metric, const char *reason, size_t runs);
 /* Each distinct (metric, reason) of a job's runs, with how many runs. */
 int store_job_unavailable(struct store *s, int64_t job_id, store_unavailable_fn fn, void *ctx);
-/* The value of a metric in the newest finished run that has it, and that
- * run's id; -ENOENT when no run has it. */
+/* The value of a metric in the newest finished run (run_status_finished)
+ * that has it, and that run's id; -ENOENT when no run has it. */
 int store_last_run_metric(struct store *s, const char *name, int64_t *ret_run, double *ret_value);
 
 /* ---- schedule ---- */
