@@ -649,29 +649,30 @@ static int plan_option(int c, const char *arg, struct plan_args *pa)
 	return -1;
 }
 
+const struct option cmd_plan_options[] = {
+	{ "pairs", required_argument, NULL, 'n' },
+	{ "effect", required_argument, NULL, 'e' },
+	{ "db", required_argument, NULL, 'd' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "from", required_argument, NULL, 'F' },
+	{ "csv", required_argument, NULL, 'c' },
+	{ "primary", required_argument, NULL, 'p' },
+	{ "baseline", required_argument, NULL, 'b' },
+	{ "sims", required_argument, NULL, 'S' },
+	{ "seed", required_argument, NULL, 's' },
+	{ "state-dir", required_argument, NULL, 'D' },
+	{ "noise", required_argument, NULL, 'N' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 int cmd_plan(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "pairs", required_argument, NULL, 'n' },
-		{ "effect", required_argument, NULL, 'e' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "from", required_argument, NULL, 'F' },
-		{ "csv", required_argument, NULL, 'c' },
-		{ "primary", required_argument, NULL, 'p' },
-		{ "baseline", required_argument, NULL, 'b' },
-		{ "sims", required_argument, NULL, 'S' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "state-dir", required_argument, NULL, 'D' },
-		{ "noise", required_argument, NULL, 'N' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct plan_args pa = { .o = { .cal_pairs = DEFAULT_CAL_PAIRS } };
 	pa.co.primary = pa.primary;
 	int c, r;
-	while ((c = getopt_long(argc, argv, "n:e:d:f:qh", opts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "n:e:d:f:qh", cmd_plan_options, NULL)) != -1)
 		if ((r = plan_option(c, optarg, &pa)) >= 0)
 			return r;
 	int sources = (pa.from != NULL) + (pa.csv != NULL);
