@@ -208,7 +208,7 @@ int store_last_run_metric(struct store *s, const char *name, int64_t *ret_run, d
 
 /* ---- schedule ---- */
 /* The pair of a workload's warm-up step and of its run: one uncounted run
- * before the workload's first pair (STATS.md, rule 9), in no pair. */
+ * before the workload's first pair (doc/statistics.md, rule 1), in no pair. */
 #define STORE_PAIR_WARMUP (-1)
 struct store_step {
 	int64_t id;

@@ -175,7 +175,7 @@ struct job {
 	uint64_t seed;  /* for order = random */
 	double interval_s;  /* sampler interval, default 1 */
 	/* uncounted warm-up runs of each workload before its first pair
-	 * (STATS.md, rule 9): 1, the default, or 0 */
+	 * (doc/statistics.md, rule 1): 1, the default, or 0 */
 	unsigned warmup;
 	char **metrics;     /* extra report rows; NULL-terminated; may be NULL */
 	size_t n_metrics;

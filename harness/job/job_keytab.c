@@ -326,7 +326,7 @@ const struct job_keydef job_keydefs[] = {
 	  .doc_type = "1 to 100",
 	  .doc_default = "`1`",
 	  .help = "Runs of each workload inside one boot; they collapse to their median, so the boot stays the unit of "
-		  "replication (STATS.md).",
+		  "replication (doc/statistics.md, rule 1).",
 	},
 	[JK_JOB_SWITCH] = { KEY(JOB, "switch", KT_ENUM, offsetof(struct job, switch_mode)),
 	  .choices = switch_choices, .flags = KF_BOOT | KF_ALWAYS, .def = "kexec", .rank = 2, .print = job_print_switch,

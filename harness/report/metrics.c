@@ -1,7 +1,7 @@
-/* The kernel counters' metric table. Directions follow STATS.md: throughput is better
- * higher; time, latency, scans, steals, swap traffic, writeback from
- * zswap, rotations, IPIs, TLB flushes and OOM kills are better lower;
- * counts with no sign of goodness are neutral. Labels are the ones the
+/* The kernel counters' metric table. Directions follow doc/statistics.md
+ * rule 10: throughput is better higher; time, latency, scans, steals,
+ * swap traffic, writeback from zswap, rotations, IPIs, TLB flushes and OOM
+ * kills are better lower; counts with no sign of goodness are neutral. Labels are the ones the
  * seed postings print ("bogo ops/s", "TLB shootdowns", "Function call
  * IPIs", "pgscan_anon (pages)"). */
 #include "harness/report/metrics.h"

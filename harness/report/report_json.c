@@ -1,5 +1,5 @@
-/* The machine formats. JSON is the contract of STATS.md ("The JSON
- * report", schema 1): field names are fixed, more may be added; numbers
+/* The machine formats. JSON is a contract (doc/report.md, schema 1):
+ * field names are fixed, more may be added; numbers
  * that cannot be computed are null, never NaN; per-run values are in
  * execution order, paired by index across variants, null for a missing
  * run. A job that boots kernels adds "kernels" (each variant's build),

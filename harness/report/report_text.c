@@ -1,6 +1,6 @@
 /* The text report (the default) and its Markdown twin: for a job that
  * boots kernels each variant's kernel first, then per workload the header
- * block, then per compared variant the table of STATS.md — Metric, dir,
+ * block, then per compared variant the table of doc/report.md — Metric, dir,
  * n, Before, After, Delta (abs / %), 95% CI of Delta%, p, q, verdict — and
  * footnotes on the tests used, noisy variants and metrics compared on
  * differences; at the end the boots and the runs each one held. */

@@ -100,7 +100,7 @@ int stats_bh(const double *p, size_t n, double *q_out);
 /* Holm's step-down adjusted p-values (NAN p-values stay NAN). */
 int stats_holm(const double *p, size_t n, double *adj_out);
 /* Sets q_value from p_value across n results (one workload's non-primary
- * metrics; primary metrics are left out of the correction, STATS.md rule 6). */
+ * metrics; primary metrics are left out of the correction, doc/statistics.md rule 6). */
 int stats_bh_fill(struct stats_result *res, size_t n);
 
 /* ---- building blocks, exposed for tests ---- */

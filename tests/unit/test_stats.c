@@ -1,5 +1,5 @@
 /* Statistics core: descriptive statistics, published signed-rank tables,
- * small-sample facts from STATS.md, the degenerate rows a kernel counter
+ * small-sample facts of doc/statistics.md, the degenerate rows a kernel counter
  * produces, Benjamini-Hochberg, O'Brien-Fleming bounds, and seeded
  * simulations of the adaptive rule and of A/A runs. Expected values are
  * hand-computed or from scipy 1.10 (noted where so). */
@@ -239,7 +239,7 @@ static void test_small_sample_facts(void)
 }
 
 /* The smallest p each test could give, whatever the signs or labels:
- * STATS.md's small-sample facts, and ties that keep the floor up. */
+ * doc/statistics.md's small-sample facts, and ties that keep the floor up. */
 static void test_min_p(void)
 {
 	const double d[] = { 3, -1, 4, 1, -5, 9, 2, 6 };

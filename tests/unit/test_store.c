@@ -48,7 +48,7 @@ static void test_plan(void)
 	if (!j)
 		return;
 	char buf[64];
-	/* the warm-up (STATS.md rule 9) first, in the first step's variant */
+	/* the warm-up (doc/statistics.md rule 1) first, in the first step's variant */
 	T_EQ_INT(j->warmup, 1);
 	plan_string(j, buf);
 	T_EQ_STR(buf, "aABBAABBA");
