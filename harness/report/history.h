@@ -38,10 +38,14 @@ int history_refresh_all(struct store *st, size_t *ret_names, size_t *ret_added);
  * this series has no estimate that night. FAILED: the job failed (or has
  * a status this kab does not know). MISSED: calendar days with no job
  * between two nights. */
+/* clang-format off */
 #define HISTORY_POINT_STATE_LIST(X) \
 	X(HISTORY_MEASURED, "measured") \
-	X(HISTORY_NO_ESTIMATE, "no-estimate") X(HISTORY_FAILED, "failed") X(HISTORY_CANCELLED, "cancelled") \
-		X(HISTORY_MISSED, "missed")
+	X(HISTORY_NO_ESTIMATE, "no-estimate") \
+	X(HISTORY_FAILED, "failed") \
+	X(HISTORY_CANCELLED, "cancelled") \
+	X(HISTORY_MISSED, "missed")
+/* clang-format on */
 #define HISTORY_POINT_STATE_ITEM(e, word) e,
 enum history_point_state { HISTORY_POINT_STATE_LIST(HISTORY_POINT_STATE_ITEM) HISTORY_POINT_STATE_N };
 const char *history_point_state_name(enum history_point_state s); /* "measured", ...; "unknown" */
