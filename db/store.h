@@ -64,9 +64,9 @@ int build_status_parse(const char *s, enum build_status *ret);
 bool run_status_finished(enum run_status v);
 /* The words of the statuses for which pred is true, as an SQL list for IN
  * (...): "'done','failed'"; "NULL" when none (matches nothing). Words are
- * the list's own, never a caller's: no quoting is needed. */
-void job_status_sql_set(bool (*pred)(enum job_status), char *buf, size_t len);
-void run_status_sql_set(bool (*pred)(enum run_status), char *buf, size_t len);
+ * the list's own, never a caller's: no quoting is needed. Returns buf. */
+const char *job_status_sql_set(bool (*pred)(enum job_status), char *buf, size_t len);
+const char *run_status_sql_set(bool (*pred)(enum run_status), char *buf, size_t len);
 /* done, failed or cancelled: a job that will not run again by itself
  * (kab run --resume may continue a failed or cancelled one by hand). */
 bool job_status_finished(enum job_status v);

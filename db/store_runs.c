@@ -444,11 +444,10 @@ int store_last_run_metric(struct store *s, const char *name, int64_t *ret_run, d
 	 * run that has it */
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	char finished[256];
-	run_status_sql_set(run_status_finished, finished, sizeof(finished));
 	int r = store_preparef(s, &st,
 			       "SELECT r.id, m.value FROM runs r JOIN metrics m ON m.run_id = r.id AND m.name = ?1 "
 			       "WHERE r.status IN (%s) ORDER BY r.id DESC LIMIT 1",
-			       finished);
+			       run_status_sql_set(run_status_finished, finished, sizeof(finished)));
 	if (r < 0)
 		return r;
 	store_bind_text(st, 1, name);

@@ -12,6 +12,18 @@ const char *cmd_db(const char *given, const char *state_dir, char *buf, size_t l
  * hint (what to give instead) and 2, the exit status. */
 int cmd_db_present(const char *db, const char *hint);
 
+/* The options of every verb that may ask a kabd, in its getopt_long
+ * table: --url (-s; --server is its older name), --socket, --token-file
+ * and --cacert, as 's', 'S', 't' and 'C'. */
+/* clang-format off */
+#define CMD_CLIENT_OPTIONS \
+	{ "url", required_argument, NULL, 's' }, \
+	{ "server", required_argument, NULL, 's' }, \
+	{ "socket", required_argument, NULL, 'S' }, \
+	{ "token-file", required_argument, NULL, 't' }, \
+	{ "cacert", required_argument, NULL, 'C' }
+/* clang-format on */
+
 /* Each verb's long options, the getopt_long table it parses with; main's
  * verbs[] names them, and tests/docs/check.py holds doc/kab.1 to them. */
 extern const struct option cmd_check_options[], cmd_run_options[], cmd_report_options[], cmd_history_options[],

@@ -28,11 +28,7 @@ const struct option cmd_history_options[] = {
 	{ "metric", required_argument, NULL, 'm' },
 	{ "workload", required_argument, NULL, 'w' },
 	{ "format", required_argument, NULL, 'f' },
-	{ "url", required_argument, NULL, 's' },
-	{ "server", required_argument, NULL, 's' },
-	{ "socket", required_argument, NULL, 'S' },
-	{ "token-file", required_argument, NULL, 't' },
-	{ "cacert", required_argument, NULL, 'C' },
+	CMD_CLIENT_OPTIONS,
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };

@@ -60,10 +60,7 @@ const struct option cmd_regressions_options[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "ack", required_argument, NULL, 'a' },
 	{ "after", required_argument, NULL, 'A' },
-	{ "url", required_argument, NULL, 's' },
-	{ "socket", required_argument, NULL, 'S' },
-	{ "token-file", required_argument, NULL, 't' },
-	{ "cacert", required_argument, NULL, 'C' },
+	CMD_CLIENT_OPTIONS,
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };

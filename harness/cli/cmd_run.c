@@ -219,16 +219,9 @@ out:
 }
 
 const struct option cmd_report_options[] = {
-	{ "db", required_argument, NULL, 'd' },
-	{ "format", required_argument, NULL, 'f' },
-	{ "ascii", no_argument, NULL, 'a' },
-	{ "url", required_argument, NULL, 's' },
-	{ "server", required_argument, NULL, 's' },
-	{ "socket", required_argument, NULL, 'S' },
-	{ "token-file", required_argument, NULL, 't' },
-	{ "cacert", required_argument, NULL, 'C' },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
+	{ "db", required_argument, NULL, 'd' }, { "format", required_argument, NULL, 'f' },
+	{ "ascii", no_argument, NULL, 'a' },    CMD_CLIENT_OPTIONS,
+	{ "help", no_argument, NULL, 'h' },     { 0 },
 };
 
 int cmd_report(int argc, char **argv)

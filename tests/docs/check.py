@@ -346,7 +346,7 @@ def cli_verbs():
 
 def cli_options(table):
     """{long option: alias?} of a getopt_long table of harness/cli/, its
-    macros expanded; an alias has the value of an option before it (0,
+    macros (its file's and harness/cli/cmd.h's) expanded; an alias has the value of an option before it (0,
     an index the verb looks at, is no alias). None: not found."""
     for path in sorted(glob.glob("harness/cli/*.c")):
         src = read(path)
@@ -354,7 +354,7 @@ def cli_options(table):
         if not m:
             continue
         body = m.group(1)
-        for name, text in re.findall(r"#define (\w+)((?:.*\\\n)*.*)", src):
+        for name, text in re.findall(r"#define (\w+)((?:.*\\\n)*.*)", src + read("harness/cli/cmd.h")):
             body = re.sub(r"\b" + name + r"\b", text.replace("\\\n", " "), body)
         ok(len(re.findall(r"\b" + table + r"\b", src)) > 1, f"{path}: {table} is defined but nothing parses with it")
         opts, seen = {}, set()

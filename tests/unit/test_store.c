@@ -605,8 +605,9 @@ static void db_word(const char *path, const char *table, char *buf, size_t len)
 }
 
 /* A new store in a temporary file (its path in PATH) with job_text
- * submitted: the job's id, or 0 when the job could not be made. */
-static int64_t store_with_job(char path[64], struct store **st)
+ * submitted: the job's id, or 0 when the job could not be made; its
+ * steps in ret_steps and ret_n unless ret_steps is NULL (free them). */
+static int64_t store_with_job(char path[64], struct store **st, struct store_step **ret_steps, size_t *ret_n)
 {
 	t_db_path(path, 64, "/tmp/kab-unit-XXXXXX", NULL);
 	T_EQ_INT(store_open(path, st), 0);
@@ -620,6 +621,8 @@ static int64_t store_with_job(char path[64], struct store **st)
 	T_EQ_INT(job_store_submit(*st, j, NULL, steps, n, &id), 0);
 	free(steps);
 	job_free(j);
+	if (id && ret_steps)
+		T_EQ_INT(store_steps_load(*st, id, ret_steps, ret_n), 0);
 	return id;
 }
 
@@ -630,12 +633,11 @@ static void test_status_unknown(void)
 {
 	char path[64];
 	struct store *st;
-	int64_t id = store_with_job(path, &st);
-	if (!id)
-		return;
 	struct store_step *steps;
 	size_t n;
-	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
+	int64_t id = store_with_job(path, &st, &steps, &n);
+	if (!id)
+		return;
 	struct store_run r = { .job_id = id, .step_id = steps[0].id, .exit_code = -1, .started = 1000 };
 	free(steps);
 	int64_t run_id, build_id, boot_id;
@@ -791,7 +793,7 @@ static void test_job_life(void)
 
 	char path[64];
 	struct store *st;
-	int64_t id = store_with_job(path, &st);
+	int64_t id = store_with_job(path, &st, NULL, NULL);
 	if (!id)
 		return;
 	struct store_job sj;
@@ -850,12 +852,11 @@ static void test_last_run_metric(void)
 {
 	char path[64];
 	struct store *st;
-	int64_t id = store_with_job(path, &st);
+	struct store_step *steps = NULL;
+	size_t n = 0;
+	int64_t id = store_with_job(path, &st, &steps, &n);
 	if (!id)
 		return;
-	struct store_step *steps;
-	size_t n;
-	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
 	int64_t want = 0, got;
 	double v, t = 1000;
 	size_t finished = 0;
