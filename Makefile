@@ -15,9 +15,12 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 # includes are written from the project root: "harness/job/job.h"
 CPPFLAGS += -D_GNU_SOURCE -I.
+# libpq's headers (db/lab*.c): Debian's libpq-dev puts them here
+PQ_INCLUDE := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
+CPPFLAGS += -I$(PQ_INCLUDE)
 # each object's header dependencies, written by the compiler (build/**/*.d)
 DEPFLAGS := -MMD -MP
-LDLIBS  := -lcgroup -linih -lsqlite3 -lgsl -lgslcblas -lcurl -ljansson -lnettle -lz -lpthread -lm
+LDLIBS  := -lcgroup -linih -lsqlite3 -lgsl -lgslcblas -lcurl -ljansson -lnettle -lz -lpq -lpthread -lm
 
 B := build
 LIB_SRC  := $(filter-out harness/cli/main.c harness/daemon/kabd_main.c,$(wildcard harness/*/*.c db/*.c workloads/*.c kernels/*.c))
@@ -35,7 +38,8 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 # without which nothing builds (the libraries kab, kabd and the helper
 # programs link, and the compiler).
 BUILD_PKGS := build-essential libcgroup-dev libinih-dev libsqlite3-dev libgsl-dev \
-              libmicrohttpd-dev libcurl4-openssl-dev zlib1g-dev libjansson-dev nettle-dev libmariadb-dev
+              libmicrohttpd-dev libcurl4-openssl-dev zlib1g-dev libjansson-dev nettle-dev libmariadb-dev \
+              libpq-dev
 DEB_PKGS := build-essential pkg-config libcgroup-dev libinih-dev libsqlite3-dev libgsl-dev \
             sqlite3 stress-ng util-linux procps
 # and for the tests: a QEMU guest with cgroup v2 (Debian's kernel, busybox)
@@ -45,6 +49,10 @@ DEB_PKGS += libmicrohttpd-dev curl  # kabd's HTTP server; curl for its test
 DEB_PKGS += libcurl4-openssl-dev  # the CLI as a client of kabd; lore archives over https
 DEB_PKGS += zlib1g-dev  # a lore thread's t.mbox.gz, decompressed with a cap
 DEB_PKGS += libjansson-dev  # every JSON kab writes, and the JSON the client reads
+DEB_PKGS += libpq-dev  # the lab's PostgreSQL database (db/lab*.c, doc/lab.md)
+# the server, for tests/lab's own temporary clusters (initdb, pg_ctl); kab
+# needs no running cluster of Debian's, and tests/lab never touches one
+DEB_PKGS += postgresql-15
 DEB_PKGS += nettle-dev  # SHA-256 of build inputs (GnuTLS's crypto layer, which kabd's TLS already loads)
 DEB_PKGS += chromium  # the headless browser of tests/integration/t_web.sh
 DEB_PKGS += wrk  # load generator for bench/run.sh kabd
