@@ -135,7 +135,7 @@ static int check_options(const PQconninfoOption *opts, const char *shown, struct
 {
 	if (option(opts, "password")) {
 		sb_printf(err,
-			  "%s: the lab URL holds a password: put it in the credentials file (a libpq password "
+			  "%s holds a password: put it in the credentials file (a libpq password "
 			  "file, 0600: [lab] credentials = FILE), not in machine.conf",
 			  shown);
 		return -EINVAL;

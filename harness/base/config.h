@@ -34,6 +34,9 @@ enum config_key {
 	CONFIG_SOCKET,         /* $KAB_SOCKET */
 	CONFIG_PATH,           /* $PATH: where programs are looked for */
 	CONFIG_UTF8,           /* $LC_ALL, $LC_CTYPE or $LANG names UTF-8: "yes" or "no" */
+	CONFIG_LAB_URL,        /* machine.conf's [lab] url; NULL: no lab (doc/lab.md) */
+	CONFIG_LAB_CREDENTIALS, /* [lab] credentials: a libpq password file; NULL: none */
+	CONFIG_LAB_TAGS,       /* [lab] tags: the machine's tags, for job selectors */
 	CONFIG_N,
 };
 
@@ -69,6 +72,11 @@ int config_resolve(struct kab_config *cfg, config_env_fn *env, struct diags *d);
  * environment's are (-EINVAL with a diagnostic naming the flag). */
 int config_set_flag(struct kab_config *cfg, enum config_key key, const char *flag, const char *value, struct diags *d);
 void config_free(struct kab_config *cfg);
+/* machine.conf's value for key, at file:line, unless the environment or a
+ * flag gave one; checked as the others are (-EINVAL with a diagnostic at
+ * the file and line). */
+int config_set_machine(struct kab_config *cfg, enum config_key key, const char *file, int line, const char *value,
+		       struct diags *d);
 
 /* Installs cfg for this process (moved: cfg is left empty), before any
  * thread starts; the previous one is freed. */
