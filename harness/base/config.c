@@ -40,10 +40,8 @@ static const struct setting {
 	[CONFIG_PATH] = { "path", { "PATH" }, TYPE_TEXT, CONFIG_PATH_DEFAULT, NULL, CONFIG_PATH_DEFAULT },
 	[CONFIG_UTF8] = { "utf8", { "LC_ALL", "LC_CTYPE", "LANG" }, TYPE_LOCALE, "no", NULL, "C.UTF-8" },
 	/* machine.conf's [lab] section only (machine.c) */
-	[CONFIG_LAB_URL] = { "lab-url", { NULL }, TYPE_TEXT, NULL, "none: this machine is in no lab",
-			     "postgresql://kab@db1.lab/kablab?sslmode=verify-full" },
-	[CONFIG_LAB_CREDENTIALS] = { "lab-credentials", { NULL }, TYPE_ABS, NULL, "none: no password file",
-				     "/etc/kab/lab.pgpass" },
+	[CONFIG_LAB_URL] = { "lab-url", { NULL }, TYPE_TEXT, NULL, "none: this machine is in no lab", "postgresql://kab@db1.lab/kablab?sslmode=verify-full" },
+	[CONFIG_LAB_CREDENTIALS] = { "lab-credentials", { NULL }, TYPE_ABS, NULL, "none: no password file", "/etc/kab/lab.pgpass" },
 	[CONFIG_LAB_TAGS] = { "lab-tags", { NULL }, TYPE_TEXT, NULL, "none", "numa fast-disk" },
 };
 
@@ -171,8 +169,7 @@ int config_set_flag(struct kab_config *cfg, enum config_key key, const char *fla
 	return 0;
 }
 
-int config_set_machine(struct kab_config *cfg, enum config_key key, const char *file, int line, const char *value,
-		       struct diags *d)
+int config_set_machine(struct kab_config *cfg, enum config_key key, const char *file, int line, const char *value, struct diags *d)
 {
 	if (cfg->v[key].source == CONFIG_FROM_ENV || cfg->v[key].source == CONFIG_FROM_FLAG)
 		return 0;
