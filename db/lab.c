@@ -240,18 +240,13 @@ static int connect_start(const struct lab_opts *o, PGconn **ret, struct strbuf *
 	PGconn *c = PQconnectStartParams(keys, vals, 1);
 	if (!c)
 		return -ENOMEM;
-	if (PQstatus(c) == CONNECTION_BAD) {
-		sb_puts(err, "cannot connect: ");
-		put_message(err, PQerrorMessage(c));
-		PQfinish(c);
-		return -EINVAL;
-	}
 	*ret = c;
 	return 0;
 }
 
 /* What a service file gave is checked as the URL is, before any password
- * or statement crosses the network. */
+ * or statement crosses the network (PQconnectStart has at most begun a
+ * TCP connect, or failed, on a name it could not resolve say). */
 static int check_effective(PGconn *c, struct strbuf *err)
 {
 	PQconninfoOption *opts = PQconninfo(c);
@@ -277,7 +272,11 @@ int lab_connect(const struct lab_opts *o, struct lab **ret, struct strbuf *err)
 		 PQport(c) ? PQport(c) : "");
 	struct strbuf why = { 0 };
 	r = check_effective(c, &why);
-	if (r == 0)
+	if (r == 0 && PQstatus(c) == CONNECTION_BAD) {
+		sb_puts(&why, "cannot connect: ");
+		put_message(&why, PQerrorMessage(c));
+		r = -ECONNREFUSED;
+	} else if (r == 0)
 		r = connect_poll(c, o->timeout_s > 0 ? o->timeout_s : LAB_CONNECT_TIMEOUT_S, &why);
 	if (r < 0) {
 		sb_printf(err, "%s%s", where, why.buf ? why.buf : "");

@@ -415,6 +415,71 @@ static void test_register_claim(void)
 	sb_free(&err);
 }
 
+/* The claim's SQL against lab_selector_match: random submits and claims
+ * on machines of every kind, each claim the oldest queued job the model
+ * (the selectors matched in C) says the machine matches. */
+static void test_claim_model(void)
+{
+	static const char *const selectors[] = {
+		"",		  "cpus>=4",	     "cpus<=2",	     "cpus=8 arch=x86_64", "arch=aarch64",
+		"kexec",	  "cgroup=1",	     "cgroup=2 kexec", "tag=numa",	   "tag=numa tag=gpu",
+		"memory>=16G", "memory<16G cpus>2", "host=lab3",	     "host=lab4 kexec",   "memory=8G",
+	};
+	enum { MACHINES = 4, OPS = 400 };
+	fresh_db("t_model");
+	struct lab *l = open_db("t_model");
+	struct strbuf err = { 0 };
+	struct lab_machine m[MACHINES] = {
+		machine("a0000000-0000-4000-8000-000000000001", "lab1", 2, ""),
+		machine("a0000000-0000-4000-8000-000000000002", "lab2", 4, "numa"),
+		machine("a0000000-0000-4000-8000-000000000003", "lab3", 8, "numa gpu"),
+		machine("a0000000-0000-4000-8000-000000000004", "lab4", 64, "gpu"),
+	};
+	m[1].can_kexec = m[3].can_kexec = true;
+	m[0].cgroup_version = 1;
+	m[2].memory = 32ULL << 30;
+	snprintf(m[3].arch, sizeof(m[3].arch), "aarch64");
+	for (int i = 0; i < MACHINES; i++)
+		T_EQ_INT(lab_register(l, &m[i], &err), 0);
+	struct {
+		int64_t id;
+		struct lab_selector sel;
+	} queued[OPS];
+	size_t n = 0;
+	int claims = 0, mismatches = 0;
+	srand(28);
+	for (int op = 0; op < OPS; op++) {
+		if (n == 0 || rand() % 2) {
+			const char *text = selectors[(size_t)rand() % ARRAY_SIZE(selectors)];
+			T_EQ_INT(lab_selector_parse(text, &queued[n].sel, &err), 0);
+			queued[n++].id = submit(l, text, 1);
+			continue;
+		}
+		int k = rand() % MACHINES;
+		size_t want = n;
+		for (size_t i = 0; i < n && want == n; i++)
+			if (lab_selector_match(&queued[i].sel, &m[k], NULL))
+				want = i;
+		int64_t job = 0;
+		int att = 0, r = claim(l, m[k].id, 60, &job, &att);
+		bool same = want == n ? r == 0 : r == 1 && job == queued[want].id;
+		mismatches += !same;
+		if (!same)
+			fprintf(stderr, "  %s: claimed %lld (%d), the model says %lld\n", m[k].hostname, (long long)job, r,
+				want == n ? 0LL : (long long)queued[want].id);
+		if (want < n) {
+			claims++;
+			memmove(&queued[want], &queued[want + 1], (n - want - 1) * sizeof(queued[0]));
+			n--;
+		}
+	}
+	T_EQ_INT(mismatches, 0);
+	T_CHECK(claims > 50);
+	printf("  model: %d operations, %d claims as lab_selector_match says, %zu jobs left queued\n", OPS, claims, n);
+	lab_close(l);
+	sb_free(&err);
+}
+
 /* ---- two machines claiming at once ---- */
 
 struct racer {
@@ -692,6 +757,28 @@ static void test_bad_connections(void)
 	T_CHECK(has(&err, pass) && has(&err, "mode 0644"));
 	sb_free(&err);
 	unlink(pass);
+	/* an address that does not answer: given up at the timeout (or at once
+	 * when there is no route), not hung on */
+	o = (struct lab_opts){ .url = "postgresql://kab@10.255.255.1/kablab?sslmode=verify-full", .timeout_s = 1 };
+	t0 = util_mono_now();
+	r = lab_open(&o, &l, &err);
+	T_CHECK(r == -ETIMEDOUT || r == -ECONNREFUSED);
+	T_CHECK(util_mono_now() - t0 < 2.5);
+	T_CHECK(has(&err, "lab 10.255.255.1:") && (has(&err, "no answer within 1 s") || has(&err, "cannot connect")));
+	sb_free(&err);
+	/* what a service file gives is checked as a URL is */
+	char services[256];
+	snprintf(services, sizeof(services), "%s/pg_service.conf", pg.scratch);
+	T_EQ_INT(put_file(services, "[kabtest]\nhost=10.255.255.1\ndbname=kablab\n"), 0);
+	setenv("PGSERVICEFILE", services, 1);
+	o = (struct lab_opts){ .url = "service=kabtest" };
+	t0 = util_mono_now();
+	T_EQ_INT(lab_open(&o, &l, &err), -EINVAL);
+	T_CHECK(util_mono_now() - t0 < 1);
+	T_CHECK(has(&err, "with its service file") && has(&err, "10.255.255.1 is not local"));
+	sb_free(&err);
+	unsetenv("PGSERVICEFILE");
+	unlink(services);
 	/* a host that is not local without verify-full: refused, no network */
 	o = (struct lab_opts){ .url = "postgresql://kab@db.invalid/kablab" };
 	T_EQ_INT(lab_open(&o, &l, &err), -EINVAL);
@@ -716,6 +803,7 @@ int main(void)
 	if (pg.dir && pg.port && pg.user && pg.password) {
 		test_schema();
 		test_register_claim();
+		test_claim_model();
 		test_race();
 		test_leases();
 		test_uploads();
