@@ -421,9 +421,9 @@ static void test_register_claim(void)
 static void test_claim_model(void)
 {
 	static const char *const selectors[] = {
-		"",		  "cpus>=4",	     "cpus<=2",	     "cpus=8 arch=x86_64", "arch=aarch64",
-		"kexec",	  "cgroup=1",	     "cgroup=2 kexec", "tag=numa",	   "tag=numa tag=gpu",
-		"memory>=16G", "memory<16G cpus>2", "host=lab3",	     "host=lab4 kexec",   "memory=8G",
+		"",          "cpus>=4",         "cpus<=2",   "cpus=8 arch=x86_64", "arch=aarch64", "kexec",
+		"cgroup=1",  "cgroup=2 kexec",  "tag=numa",  "tag=numa tag=gpu",   "memory>=16G",  "memory<16G cpus>2",
+		"host=lab3", "host=lab4 kexec", "memory=8G",
 	};
 	enum { MACHINES = 4, OPS = 400 };
 	fresh_db("t_model");
@@ -465,8 +465,8 @@ static void test_claim_model(void)
 		bool same = want == n ? r == 0 : r == 1 && job == queued[want].id;
 		mismatches += !same;
 		if (!same)
-			fprintf(stderr, "  %s: claimed %lld (%d), the model says %lld\n", m[k].hostname, (long long)job, r,
-				want == n ? 0LL : (long long)queued[want].id);
+			fprintf(stderr, "  %s: claimed %lld (%d), the model says %lld\n", m[k].hostname, (long long)job,
+				r, want == n ? 0LL : (long long)queued[want].id);
 		if (want < n) {
 			claims++;
 			memmove(&queued[want], &queued[want + 1], (n - want - 1) * sizeof(queued[0]));
