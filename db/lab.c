@@ -73,6 +73,31 @@ int lab_run(struct lab *l, const char *what, const char *sql, int n, const char 
 	return 0;
 }
 
+int lab_exec_row(struct lab *l, const char *what, const char *sql, int n_params, const char *const *params,
+		 int64_t *ret, int n, struct strbuf *err)
+{
+	_cleanup_pgres_ PGresult *r = lab_exec(l, what, sql, n_params, params, err);
+	if (!r)
+		return lab_errno(l);
+	if (PQntuples(r) != 1 || PQnfields(r) < n) {
+		sb_printf(err, "lab: %s: %d rows of %d columns, not one of %d", what, PQntuples(r), PQnfields(r), n);
+		return -EPROTO;
+	}
+	for (int i = 0; i < n; i++)
+		ret[i] = lab_col_i64(r, 0, i);
+	return 0;
+}
+
+int lab_run_count(struct lab *l, const char *what, const char *sql, int n_params, const char *const *params, struct strbuf *err)
+{
+	_cleanup_pgres_ PGresult *r = lab_exec(l, what, sql, n_params, params, err);
+	if (!r)
+		return lab_errno(l);
+	int64_t n = 0;
+	util_parse_i64(PQcmdTuples(r), &n);
+	return n > INT32_MAX ? INT32_MAX : (int)n;
+}
+
 const char *lab_col(const PGresult *r, int row, int col)
 {
 	return PQgetisnull(r, row, col) ? "" : PQgetvalue(r, row, col);

@@ -36,13 +36,14 @@ struct lab; /* one connection to the lab's database */
 /* clang-format on */
 #define LAB_ENUM_ITEM(e, w) e,
 #define LAB_WORD_ITEM(e, w) w,
+/* each list's enum, its word and its parser (0, or -EINVAL) */
 enum lab_machine_state { LAB_MACHINE_STATE_LIST(LAB_ENUM_ITEM) LAB_MACHINE_STATE_N };
-enum lab_job_state { LAB_JOB_STATE_LIST(LAB_ENUM_ITEM) LAB_JOB_STATE_N };
-enum lab_attempt_outcome { LAB_ATTEMPT_OUTCOME_LIST(LAB_ENUM_ITEM) LAB_ATTEMPT_OUTCOME_N };
 const char *lab_machine_state_name(enum lab_machine_state v);
 int lab_machine_state_parse(const char *s, enum lab_machine_state *ret);
+enum lab_job_state { LAB_JOB_STATE_LIST(LAB_ENUM_ITEM) LAB_JOB_STATE_N };
 const char *lab_job_state_name(enum lab_job_state v);
 int lab_job_state_parse(const char *s, enum lab_job_state *ret);
+enum lab_attempt_outcome { LAB_ATTEMPT_OUTCOME_LIST(LAB_ENUM_ITEM) LAB_ATTEMPT_OUTCOME_N };
 const char *lab_attempt_outcome_name(enum lab_attempt_outcome v);
 int lab_attempt_outcome_parse(const char *s, enum lab_attempt_outcome *ret);
 

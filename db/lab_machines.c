@@ -35,20 +35,21 @@ int lab_heartbeat(struct lab *l, const char *machine, enum lab_machine_state sta
 	char lease[32];
 	snprintf(lease, sizeof(lease), "%.3f", lease_s);
 	const char *p[] = { machine, lab_machine_state_name(state), lease, lab_job_state_name(LAB_JOB_RUNNING) };
-	_cleanup_pgres_ PGresult *r = lab_exec(l, "the machine's heartbeat",
-					       "WITH m AS (UPDATE machines SET last_heartbeat = now(), state = $2 WHERE id = $1 RETURNING id),"
-					       " j AS (UPDATE lab_jobs SET lease_until = now() + make_interval(secs => $3::float8)"
-					       "  WHERE machine = $1 AND state = $4 RETURNING id)"
-					       " SELECT (SELECT count(*) FROM m), (SELECT count(*) FROM j)",
-					       (int)ARRAY_SIZE(p), p, err);
-	if (!r)
-		return lab_errno(l);
-	if (lab_col_i64(r, 0, 0) != 1) {
+	int64_t counts[2];
+	int r = lab_exec_row(l, "the machine's heartbeat",
+			     "WITH m AS (UPDATE machines SET last_heartbeat = now(), state = $2 WHERE id = $1 RETURNING id),"
+			     " j AS (UPDATE lab_jobs SET lease_until = now() + make_interval(secs => $3::float8)"
+			     "  WHERE machine = $1 AND state = $4 RETURNING id)"
+			     " SELECT (SELECT count(*) FROM m), (SELECT count(*) FROM j)",
+			     (int)ARRAY_SIZE(p), p, counts, 2, err);
+	if (r < 0)
+		return r;
+	if (counts[0] != 1) {
 		sb_printf(err, "lab: machine %s is not registered", machine);
 		return -ENOENT;
 	}
 	if (ret_renewed)
-		*ret_renewed = (int)lab_col_i64(r, 0, 1);
+		*ret_renewed = (int)counts[1];
 	return 0;
 }
 

@@ -21,6 +21,12 @@ void lab_clearp(PGresult **r);
 #define _cleanup_pgres_ _cleanup_(lab_clearp)
 /* lab_exec for a statement without rows: 0 or -errno. */
 int lab_run(struct lab *l, const char *what, const char *sql, int n, const char *const *params, struct strbuf *err);
+/* lab_exec of a statement that returns one row: its first n columns as
+ * whole numbers into ret (0 for NULL). */
+int lab_exec_row(struct lab *l, const char *what, const char *sql, int n_params, const char *const *params,
+		 int64_t *ret, int n, struct strbuf *err);
+/* lab_exec of a statement without rows: how many it changed, or -errno. */
+int lab_run_count(struct lab *l, const char *what, const char *sql, int n_params, const char *const *params, struct strbuf *err);
 /* a column as text, "" for NULL; as a whole number, 0 for NULL */
 const char *lab_col(const PGresult *r, int row, int col);
 int64_t lab_col_i64(const PGresult *r, int row, int col);

@@ -65,17 +65,12 @@ int lab_submit(struct lab *l, const struct lab_submit *s, int64_t *ret_id, struc
 			    tags,       job_word(LAB_JOB_QUEUED),
 			    attempts,   s->submitted_by,
 			    KAB_VERSION };
-	_cleanup_pgres_ PGresult *r =
-		lab_exec(l, "submitting a job",
-			 "INSERT INTO lab_jobs (text, selector, sel_host, sel_arch, sel_cpus_min, sel_cpus_max, sel_memory_min,"
-			 "  sel_memory_max, sel_cgroup, sel_kexec, sel_tags, state, max_attempts, submitted_by, kab_version)"
-			 " VALUES ($1, $2, NULLIF($3, ''), NULLIF($4, ''), $5, $6, $7, $8, NULLIF($9::int, 0), $10, $11::text[],"
-			 "  $12, $13, $14, $15) RETURNING id",
-			 (int)ARRAY_SIZE(p), p, err);
-	if (!r)
-		return lab_errno(l);
-	*ret_id = lab_col_i64(r, 0, 0);
-	return 0;
+	return lab_exec_row(l, "submitting a job",
+			    "INSERT INTO lab_jobs (text, selector, sel_host, sel_arch, sel_cpus_min, sel_cpus_max, sel_memory_min,"
+			    "  sel_memory_max, sel_cgroup, sel_kexec, sel_tags, state, max_attempts, submitted_by, kab_version)"
+			    " VALUES ($1, $2, NULLIF($3, ''), NULLIF($4, ''), $5, $6, $7, $8, NULLIF($9::int, 0), $10, $11::text[],"
+			    "  $12, $13, $14, $15) RETURNING id",
+			    (int)ARRAY_SIZE(p), p, ret_id, 1, err);
 }
 
 void lab_claim_free(struct lab_claim *c)
@@ -125,13 +120,13 @@ int lab_renew(struct lab *l, const char *machine, int64_t job, int attempt, doub
 	snprintf(att, sizeof(att), "%d", attempt);
 	snprintf(lease, sizeof(lease), "%.3f", lease_s);
 	const char *p[] = { machine, id, att, lease, job_word(LAB_JOB_RUNNING) };
-	_cleanup_pgres_ PGresult *r = lab_exec(l, "renewing a lease",
-					       "UPDATE lab_jobs SET lease_until = now() + make_interval(secs => $4::float8)"
-					       " WHERE id = $2 AND machine = $1 AND attempts = $3 AND state = $5",
-					       (int)ARRAY_SIZE(p), p, err);
-	if (!r)
-		return lab_errno(l);
-	if (strcmp(PQcmdTuples(r), "1") != 0) {
+	int n = lab_run_count(l, "renewing a lease",
+			      "UPDATE lab_jobs SET lease_until = now() + make_interval(secs => $4::float8)"
+			      " WHERE id = $2 AND machine = $1 AND attempts = $3 AND state = $5",
+			      (int)ARRAY_SIZE(p), p, err);
+	if (n < 0)
+		return n;
+	if (n == 0) {
 		sb_printf(err,
 			  "lab: job %lld attempt %d is no longer this machine's: its lease expired and the job "
 			  "went back to the queue",
@@ -164,20 +159,20 @@ static enum lab_job_state job_state_of(enum lab_attempt_outcome o)
 
 /* The attempt's outcome before this finish: -ENOENT when it is not the
  * machine's, -ESTALE when it was lost, else 0 (it had ended already). */
-static int finished_before(struct lab *l, const char *const *key, struct strbuf *err)
+static int finished_before(struct lab *l, const char *machine, int64_t job, int attempt, struct strbuf *err)
 {
-	_cleanup_pgres_ PGresult *was =
-		lab_exec(l, "finishing an attempt",
-			 "SELECT outcome FROM lab_attempts WHERE machine = $1 AND job = $2 AND attempt = $3", 3, key, err);
-	if (!was)
-		return lab_errno(l);
 	enum lab_attempt_outcome o;
-	if (PQntuples(was) == 0 || lab_attempt_outcome_parse(lab_col(was, 0, 0), &o) < 0) {
-		sb_printf(err, "lab: job %s has no attempt %s by this machine", key[1], key[2]);
+	char who[LAB_UUID_LEN + 1];
+	int r = lab_attempt_get(l, job, attempt, &o, who, err);
+	if (r < 0)
+		return r;
+	if (strcmp(who, machine) != 0) {
+		sb_printf(err, "lab: job %lld attempt %d is not this machine's", (long long)job, attempt);
 		return -ENOENT;
 	}
 	if (o == LAB_ATTEMPT_LOST) {
-		sb_printf(err, "lab: job %s attempt %s was lost (its lease expired): its end is not recorded", key[1], key[2]);
+		sb_printf(err, "lab: job %lld attempt %d was lost (its lease expired): its end is not recorded",
+			  (long long)job, attempt);
 		return -ESTALE;
 	}
 	return 0;
@@ -185,27 +180,27 @@ static int finished_before(struct lab *l, const char *const *key, struct strbuf 
 
 /* inside finish's transaction, the job's row locked first; key: machine,
  * job, attempt */
-static int finish_locked(struct lab *l, const char *const *key, enum lab_attempt_outcome outcome, const char *reason,
-			 struct strbuf *err)
+static int finish_locked(struct lab *l, const char *const *key, int64_t job, int attempt,
+			 enum lab_attempt_outcome outcome, const char *reason, struct strbuf *err)
 {
 	_cleanup_pgres_ PGresult *lock =
 		lab_exec(l, "finishing an attempt", "SELECT 1 FROM lab_jobs WHERE id = $1 FOR UPDATE", 1, key + 1, err);
 	if (!lock)
 		return lab_errno(l);
 	const char *pa[] = { key[0], key[1], key[2], attempt_word(outcome), reason, attempt_word(LAB_ATTEMPT_RUNNING) };
-	_cleanup_pgres_ PGresult *a = lab_exec(l, "finishing an attempt",
-					       "UPDATE lab_attempts SET outcome = $4, ended = now(), reason = $5"
-					       " WHERE machine = $1 AND job = $2 AND attempt = $3 AND outcome = $6",
-					       (int)ARRAY_SIZE(pa), pa, err);
-	if (!a)
-		return lab_errno(l);
-	if (strcmp(PQcmdTuples(a), "1") != 0)
-		return finished_before(l, key, err);
+	int r = lab_run_count(l, "finishing an attempt",
+			      "UPDATE lab_attempts SET outcome = $4, ended = now(), reason = $5"
+			      " WHERE machine = $1 AND job = $2 AND attempt = $3 AND outcome = $6",
+			      (int)ARRAY_SIZE(pa), pa, err);
+	if (r == 0)
+		return finished_before(l, key[0], job, attempt, err);
+	if (r < 0)
+		return r;
 	const char *pj[] = { key[0], key[1], key[2], job_word(job_state_of(outcome)), reason, job_word(LAB_JOB_RUNNING) };
-	int r = lab_run(l, "finishing a job",
-			"UPDATE lab_jobs SET state = $4, finished = now(), lease_until = NULL, reason = $5"
-			" WHERE machine = $1 AND id = $2 AND attempts = $3 AND state = $6",
-			(int)ARRAY_SIZE(pj), pj, err);
+	r = lab_run(l, "finishing a job",
+		    "UPDATE lab_jobs SET state = $4, finished = now(), lease_until = NULL, reason = $5"
+		    " WHERE machine = $1 AND id = $2 AND attempts = $3 AND state = $6",
+		    (int)ARRAY_SIZE(pj), pj, err);
 	return r < 0 ? r : 1;
 }
 
@@ -221,7 +216,7 @@ int lab_finish(struct lab *l, const char *machine, int64_t job, int attempt, enu
 	int r = begin(l, err);
 	if (r < 0)
 		return r;
-	return end(l, finish_locked(l, key, outcome, reason, err), err);
+	return end(l, finish_locked(l, key, job, attempt, outcome, reason, err), err);
 }
 
 int lab_rescue(struct lab *l, int *ret_n, struct strbuf *err)
@@ -230,29 +225,26 @@ int lab_rescue(struct lab *l, int *ret_n, struct strbuf *err)
 			    attempt_word(LAB_ATTEMPT_LOST), job_word(LAB_JOB_FAILED), job_word(LAB_JOB_QUEUED) };
 	/* lost locks the jobs' rows (first, as everywhere), att marks their
 	 * attempts, the UPDATE puts each back or fails it */
-	_cleanup_pgres_ PGresult *r =
-		lab_exec(l, "rescuing expired leases",
-			 "WITH lost AS (SELECT j.id, j.attempts, j.max_attempts, j.machine, j.lease_until,"
-			 "    coalesce(m.hostname, j.machine::text) AS host"
-			 "  FROM lab_jobs j LEFT JOIN machines m ON m.id = j.machine"
-			 "  WHERE j.state = $1 AND j.lease_until < now() ORDER BY j.id LIMIT 1000 FOR UPDATE OF j SKIP LOCKED),"
-			 " att AS (UPDATE lab_attempts a SET outcome = $3, ended = now(),"
-			 "    reason = format('the lease of %s expired at %s', lost.host, lost.lease_until)"
-			 "  FROM lost WHERE a.job = lost.id AND a.attempt = lost.attempts AND a.outcome = $2)"
-			 " UPDATE lab_jobs j SET machine = NULL, lease_until = NULL,"
-			 "  state = CASE WHEN lost.attempts >= lost.max_attempts THEN $4 ELSE $5 END,"
-			 "  finished = CASE WHEN lost.attempts >= lost.max_attempts THEN now() END,"
-			 "  reason = format('attempt %s of %s lost: the lease of %s expired at %s%s', lost.attempts,"
-			 "    lost.max_attempts, lost.host, lost.lease_until,"
-			 "    CASE WHEN lost.attempts >= lost.max_attempts THEN '; no attempts left' ELSE '' END)"
-			 " FROM lost WHERE j.id = lost.id",
-			 (int)ARRAY_SIZE(p), p, err);
-	if (!r)
-		return lab_errno(l);
-	int64_t n = 0;
-	util_parse_i64(PQcmdTuples(r), &n);
+	int n = lab_run_count(l, "rescuing expired leases",
+			      "WITH lost AS (SELECT j.id, j.attempts, j.max_attempts, j.machine, j.lease_until,"
+			      "    coalesce(m.hostname, j.machine::text) AS host"
+			      "  FROM lab_jobs j LEFT JOIN machines m ON m.id = j.machine"
+			      "  WHERE j.state = $1 AND j.lease_until < now() ORDER BY j.id LIMIT 1000 FOR UPDATE OF j SKIP LOCKED),"
+			      " att AS (UPDATE lab_attempts a SET outcome = $3, ended = now(),"
+			      "    reason = format('the lease of %s expired at %s', lost.host, lost.lease_until)"
+			      "  FROM lost WHERE a.job = lost.id AND a.attempt = lost.attempts AND a.outcome = $2)"
+			      " UPDATE lab_jobs j SET machine = NULL, lease_until = NULL,"
+			      "  state = CASE WHEN lost.attempts >= lost.max_attempts THEN $4 ELSE $5 END,"
+			      "  finished = CASE WHEN lost.attempts >= lost.max_attempts THEN now() END,"
+			      "  reason = format('attempt %s of %s lost: the lease of %s expired at %s%s', lost.attempts,"
+			      "    lost.max_attempts, lost.host, lost.lease_until,"
+			      "    CASE WHEN lost.attempts >= lost.max_attempts THEN '; no attempts left' ELSE '' END)"
+			      " FROM lost WHERE j.id = lost.id",
+			      (int)ARRAY_SIZE(p), p, err);
+	if (n < 0)
+		return n;
 	if (ret_n)
-		*ret_n = (int)n;
+		*ret_n = n;
 	return 0;
 }
 

@@ -74,22 +74,17 @@ int lab_schema_latest(void)
 	return (int)ARRAY_SIZE(migrations);
 }
 
-static int read_version(struct lab *l, int *ret, struct strbuf *err)
-{
-	_cleanup_pgres_ PGresult *r = lab_exec(l, "reading the schema version",
-					       "SELECT CASE WHEN to_regclass('lab_schema') IS NULL THEN 0 ELSE"
-					       "  (SELECT coalesce(max(version), 0) FROM lab_schema) END",
-					       0, NULL, err);
-	if (!r)
-		return lab_errno(l);
-	*ret = (int)lab_col_i64(r, 0, 0);
-	return 0;
-}
-
+/* lab_schema may not exist yet: to_regclass says so without an error */
 int lab_schema_version(struct lab *l, int *ret, struct strbuf *err)
 {
-	/* lab_schema may not exist: to_regclass says so without an error */
-	return read_version(l, ret, err);
+	int64_t v = 0;
+	int r = lab_exec_row(l, "reading the schema version",
+			     "SELECT CASE WHEN to_regclass('lab_schema') IS NULL THEN 0 ELSE"
+			     "  (SELECT coalesce(max(version), 0) FROM lab_schema) END",
+			     0, NULL, &v, 1, err);
+	if (r == 0)
+		*ret = (int)v;
+	return r;
 }
 
 static int migrate(struct lab *l, int from, int upto, struct strbuf *err)
@@ -124,7 +119,7 @@ static int upgrade_locked(struct lab *l, int upto, struct strbuf *err)
 		    "  version integer NOT NULL, kab_version text NOT NULL, updated timestamptz NOT NULL DEFAULT now())",
 		    0, NULL, err);
 	int have = 0;
-	if (r < 0 || (r = read_version(l, &have, err)) < 0)
+	if (r < 0 || (r = lab_schema_version(l, &have, err)) < 0)
 		return r;
 	if (have > upto) {
 		sb_printf(err,

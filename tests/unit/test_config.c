@@ -373,9 +373,8 @@ static void test_lab_section(void)
 	free(out);
 	config_free(&cfg);
 
-	static const struct {
-		const char *text, *want;
-	} bad[] = {
+	/* a file, and the mistake named at its line */
+	static const char *const bad[][2] = {
 		{ "[lab]\nurl = postgresql://kab@db1.lab/kablab\n", ":2: [lab] url: the lab URL: the lab's host db1.lab is not local" },
 		{ "[lab]\nurl = postgresql://kab:pw@localhost/kablab\n", ":2: [lab] url: the lab URL holds a password" },
 		{ "[lab]\ntags = a b/c\n", ":2: [lab] tags: bad tag \"b/c\"" },
@@ -387,14 +386,14 @@ static void test_lab_section(void)
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		T_CHECK((fd = open(path, O_WRONLY | O_TRUNC)) >= 0);
-		T_CHECK(write(fd, bad[i].text, strlen(bad[i].text)) == (ssize_t)strlen(bad[i].text));
+		T_CHECK(write(fd, bad[i][0], strlen(bad[i][0])) == (ssize_t)strlen(bad[i][0]));
 		close(fd);
 		resolve(none, &cfg, &d);
 		int r = machine_conf_load(&mc, path, &d);
 		if (r == 0)
 			r = machine_conf_apply(&mc, &cfg, &d);
 		T_EQ_INT(r, -EINVAL);
-		snprintf(want, sizeof(want), "%s%s", path, bad[i].want);
+		snprintf(want, sizeof(want), "%s%s", path, bad[i][1]);
 		bool found = false;
 		for (size_t k = 0; k < d.n; k++) {
 			char line[1024];

@@ -363,12 +363,20 @@ static void register_two(struct lab *l)
 	sb_free(&err);
 }
 
+/* a fresh database, open, with lab1 and lab2 registered */
+static struct lab *fresh_lab(const char *db)
+{
+	fresh_db(db);
+	struct lab *l = open_db(db);
+	if (l)
+		register_two(l);
+	return l;
+}
+
 static void test_register_claim(void)
 {
-	fresh_db("t_queue");
-	struct lab *l = open_db("t_queue");
+	struct lab *l = fresh_lab("t_queue");
 	struct strbuf err = { 0 };
-	register_two(l);
 	int renewed = -1;
 	T_EQ_INT(lab_heartbeat(l, M1, LAB_MACHINE_IDLE, 60, &renewed, &err), 0);
 	T_EQ_INT(renewed, 0);
@@ -507,11 +515,9 @@ static void *race(void *arg)
 static void test_race(void)
 {
 	enum { TRIALS = 1000 };
-	fresh_db("t_race");
-	struct lab *l = open_db("t_race"), *a = open_db("t_race"), *b = open_db("t_race");
+	struct lab *l = fresh_lab("t_race"), *a = open_db("t_race"), *b = open_db("t_race");
 	if (!l || !a || !b)
 		return;
-	register_two(l);
 	pthread_barrier_t start, done;
 	pthread_barrier_init(&start, NULL, 3);
 	pthread_barrier_init(&done, NULL, 3);
@@ -568,10 +574,8 @@ static int rescue_one(struct lab *l)
 
 static void test_leases(void)
 {
-	fresh_db("t_lease");
-	struct lab *l = open_db("t_lease");
+	struct lab *l = fresh_lab("t_lease");
 	struct strbuf err = { 0 };
-	register_two(l);
 	int64_t id = submit(l, "tag=race", 2), job = 0;
 	int att = 0, n = -1;
 	T_EQ_INT(claim(l, M1, 0.2, &job, &att), 1);
@@ -628,10 +632,8 @@ static void test_leases(void)
 
 static void test_uploads(void)
 {
-	fresh_db("t_upload");
-	struct lab *l = open_db("t_upload");
+	struct lab *l = fresh_lab("t_upload");
 	struct strbuf err = { 0 };
-	register_two(l);
 	int64_t id = submit(l, "", 1);
 	struct lab_upload u = { .kind = LAB_UPLOAD_RUN,
 				.id = "aaaaaaaa-0000-4000-8000-000000000001",
