@@ -111,6 +111,26 @@ int64_t lab_col_i64(const PGresult *r, int row, int col)
 	return v;
 }
 
+int lab_begin(struct lab *l, struct strbuf *err)
+{
+	return lab_run(l, "starting a transaction", "BEGIN", 0, NULL, err);
+}
+
+int lab_end(struct lab *l, int r, struct strbuf *err)
+{
+	if (r < 0) {
+		lab_run(l, "rolling back", "ROLLBACK", 0, NULL, NULL);
+		return r;
+	}
+	int e = lab_run(l, "committing", "COMMIT", 0, NULL, err);
+	return e < 0 ? e : r;
+}
+
+int lab_poll_ms(double left_s)
+{
+	return left_s <= 0 ? 0 : left_s > 3600 ? 3600 * 1000 : (int)(left_s * 1000) + 1;
+}
+
 /* ---- the door ---- */
 
 static const char *option(const PQconninfoOption *opts, const char *key)
@@ -203,8 +223,9 @@ int lab_check_credentials(const char *path, struct strbuf *err)
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	struct stat sb;
 	if (fd < 0 || fstat(fd, &sb) < 0) {
-		sb_printf(err, "%s: the lab's credentials file: %s", path, strerror(errno));
-		return -errno;
+		int e = errno;
+		sb_printf(err, "%s: the lab's credentials file: %s", path, strerror(e));
+		return -e;
 	}
 	uid_t owner = geteuid();
 	if (!S_ISREG(sb.st_mode)) {
@@ -241,7 +262,7 @@ static int connect_poll(PGconn *c, double timeout_s, struct strbuf *err)
 		}
 		double left = deadline - util_mono_now();
 		struct pollfd p = { .fd = PQsocket(c), .events = st == PGRES_POLLING_READING ? POLLIN : POLLOUT };
-		int n = left > 0 ? poll(&p, 1, (int)(left * 1000) + 1) : 0;
+		int n = left > 0 ? poll(&p, 1, lab_poll_ms(left)) : 0;
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {

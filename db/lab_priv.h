@@ -32,3 +32,10 @@ const char *lab_col(const PGresult *r, int row, int col);
 int64_t lab_col_i64(const PGresult *r, int row, int col);
 /* the machine's tags as a text[] literal, "{a,b}" */
 void lab_tags_sql(const struct lab_machine *m, char *buf, size_t len);
+/* A short transaction: lab_begin, then lab_end with the work's result:
+ * COMMIT when it is >= 0 (the result, or COMMIT's error), else ROLLBACK
+ * (the result). */
+int lab_begin(struct lab *l, struct strbuf *err);
+int lab_end(struct lab *l, int r, struct strbuf *err);
+/* poll(2)'s timeout for seconds left, bounded */
+int lab_poll_ms(double left_s);

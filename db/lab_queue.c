@@ -136,22 +136,6 @@ int lab_renew(struct lab *l, const char *machine, int64_t job, int attempt, doub
 	return 0;
 }
 
-static int begin(struct lab *l, struct strbuf *err)
-{
-	return lab_run(l, "starting a transaction", "BEGIN", 0, NULL, err);
-}
-
-/* COMMIT when r >= 0, else ROLLBACK; r, or COMMIT's error */
-static int end(struct lab *l, int r, struct strbuf *err)
-{
-	if (r < 0) {
-		PQclear(PQexec(l->conn, "ROLLBACK"));
-		return r;
-	}
-	int e = lab_run(l, "committing", "COMMIT", 0, NULL, err);
-	return e < 0 ? e : r;
-}
-
 static enum lab_job_state job_state_of(enum lab_attempt_outcome o)
 {
 	return o == LAB_ATTEMPT_DONE ? LAB_JOB_DONE : o == LAB_ATTEMPT_CANCELLED ? LAB_JOB_CANCELLED : LAB_JOB_FAILED;
@@ -213,10 +197,10 @@ int lab_finish(struct lab *l, const char *machine, int64_t job, int attempt, enu
 	snprintf(id, sizeof(id), "%lld", (long long)job);
 	snprintf(att, sizeof(att), "%d", attempt);
 	const char *key[] = { machine, id, att };
-	int r = begin(l, err);
+	int r = lab_begin(l, err);
 	if (r < 0)
 		return r;
-	return end(l, finish_locked(l, key, job, attempt, outcome, reason, err), err);
+	return lab_end(l, finish_locked(l, key, job, attempt, outcome, reason, err), err);
 }
 
 int lab_rescue(struct lab *l, int *ret_n, struct strbuf *err)
@@ -333,9 +317,10 @@ int lab_wait(struct lab *l, double timeout_s, struct strbuf *err)
 		if (left <= 0)
 			return 0;
 		struct pollfd pfd = { .fd = PQsocket(l->conn), .events = POLLIN };
-		if (poll(&pfd, 1, (int)(left * 1000) + 1) < 0 && errno != EINTR) {
-			sb_printf(err, "lab: waiting for queued jobs: %s", strerror(errno));
-			return -errno;
+		if (poll(&pfd, 1, lab_poll_ms(left)) < 0 && errno != EINTR) {
+			int e = errno;
+			sb_printf(err, "lab: waiting for queued jobs: %s", strerror(e));
+			return -e;
 		}
 	}
 }

@@ -135,11 +135,8 @@ int lab_schema_upgrade(struct lab *l, int upto, struct strbuf *err)
 {
 	if (upto < 1 || upto > lab_schema_latest())
 		return -EINVAL;
-	int r = lab_run(l, "starting the schema's transaction", "BEGIN", 0, NULL, err);
+	int r = lab_begin(l, err);
 	if (r < 0)
 		return r;
-	r = upgrade_locked(l, upto, err);
-	int e = lab_run(l, r < 0 ? "rolling back" : "committing the schema", r < 0 ? "ROLLBACK" : "COMMIT", 0, NULL,
-			r < 0 ? NULL : err);
-	return r < 0 ? r : e;
+	return lab_end(l, upgrade_locked(l, upto, err), err);
 }

@@ -261,6 +261,12 @@ int lab_selector_parse(const char *text, struct lab_selector *ret, struct strbuf
 			return r;
 	if (r < 0)
 		return -EINVAL;
+	char normal[LAB_SELECTOR_MAX + 1];
+	lab_selector_format(&s, normal, sizeof(normal));
+	if (strlen(normal) >= LAB_SELECTOR_MAX) {
+		sb_printf(err, "selector too long once normalized (at most %d characters)", LAB_SELECTOR_MAX - 1);
+		return -E2BIG;
+	}
 	*ret = s;
 	return 0;
 }

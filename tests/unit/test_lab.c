@@ -82,6 +82,16 @@ static void test_selectors(void)
 	selector_bad("arch", "\"arch\"", "value is missing");
 	selector_bad("tag=a;drop", "\"tag=a;drop\"", NULL);
 	selector_bad("cgroup=3", "cgroup=1 or cgroup=2", NULL);
+	/* under the limit as written, over it once normalized: refused, never cut */
+	char text[1100] = "host=h234567890123456789012345678901234567 memory<1G";
+	for (int i = 0; i < 14; i++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), " tag=t%02d%061d", i, 0);
+	T_CHECK(strlen(text) < LAB_SELECTOR_MAX);
+	struct lab_selector s;
+	struct strbuf err = { 0 };
+	T_EQ_INT(lab_selector_parse(text, &s, &err), -E2BIG);
+	T_CHECK(has(&err, "too long once normalized"));
+	sb_free(&err);
 }
 
 static struct lab_machine machine(const char *id, const char *host, int cpus, const char *tags)
