@@ -90,8 +90,20 @@ endef
 
 all: $(B)/kab $(B)/kabd $(PROG_BIN) $(BENCH_BIN)
 
+# Debian's postgresql-15 makes and starts a cluster, 15/main, when it is
+# installed. kab does not use it (tests/lab starts clusters of its own; a
+# lab's database host sets up its own, doc/lab.md): when this make deps is
+# what installed the package, the cluster it started is stopped and left to
+# start by hand (start.conf manual), and make deps says so.
+PG_MAIN := /etc/postgresql/15/main
 deps:
+	@mkdir -p $(B); dpkg-query -W -f='$${Status}' postgresql-15 >$(B)/.deps-postgresql 2>/dev/null || true
 	$(call install_missing,$(DEB_PKGS),$(BUILD_PKGS),deps)
+	@if [ "$$(id -u)" = 0 ] && ! grep -q 'install ok installed' $(B)/.deps-postgresql 2>/dev/null && \
+	    [ -f $(PG_MAIN)/start.conf ] && command -v pg_ctlcluster >/dev/null; then \
+	  echo "kab: postgresql-15 started its cluster 15/main, which kab does not use: stopping it, and $(PG_MAIN)/start.conf says manual (a lab's database host: doc/lab.md)"; \
+	  pg_ctlcluster 15 main stop 2>/dev/null; echo manual >$(PG_MAIN)/start.conf; \
+	fi; rm -f $(B)/.deps-postgresql
 
 # Playwright (npm playwright-core, the version in tests/web/package-lock.json)
 # drives Debian's chromium in tests/integration/t_web.sh, which needs root:
