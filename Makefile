@@ -268,7 +268,7 @@ bench: deps
 	bench/run.sh
 
 # libFuzzer targets for kab compare's CSV reader, kabd's door checks, the job parser, the
-# patch series parser and JSON both ways (tests/fuzz): clang with -fsanitize=fuzzer,address,
+# patch series parser, JSON both ways and the lab's selectors and tags (tests/fuzz): clang with -fsanitize=fuzzer,address,
 # corpora seeded from tests/compare, the job files and tests/data/kernels' mboxes. `make fuzz` runs each
 # FUZZ_TIME seconds; `make fuzz-smoke` 10 s, for make check.
 FUZZ_PKGS   := clang libclang-rt-14-dev
@@ -319,6 +319,12 @@ FUZZ_JSON_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,harness/cli/client harness/base/
 $(B)/fuzz/fuzz_json: tests/fuzz/fuzz_json.c $(FUZZ_JSON_OBJ)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
+# The lab's selector and tag parsers (db/lab_select.c) on any text: util for the number and size parsers
+FUZZ_SELECTOR_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,db/lab_select harness/base/util harness/base/output harness/base/esc \
+		harness/base/config)
+$(B)/fuzz/fuzz_selector: tests/fuzz/fuzz_selector.c $(FUZZ_SELECTOR_OBJ)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
 fuzz fuzz-smoke: fuzz-deps
 	$(MAKE) $(B)/fuzz/fuzz_compare_csv
 	@mkdir -p $(B)/fuzz/corpus
@@ -344,6 +350,11 @@ fuzz fuzz-smoke: fuzz-deps
 	cp tests/compare/expected/*.json.out $(B)/fuzz/corpus-json/
 	$(B)/fuzz/fuzz_json -max_total_time=$(if $(filter fuzz-smoke,$@),10,$(FUZZ_TIME)) -max_len=4096 \
 	  -dict=tests/fuzz/json.dict -artifact_prefix=$(B)/fuzz/json- -print_final_stats=1 $(B)/fuzz/corpus-json
+	$(MAKE) $(B)/fuzz/fuzz_selector
+	@mkdir -p $(B)/fuzz/corpus-selector
+	printf 'cpus>=64 arch=x86_64 kexec' >$(B)/fuzz/corpus-selector/a; printf 'host=lab3, memory<1G tag=numa cgroup=v2' >$(B)/fuzz/corpus-selector/b
+	$(B)/fuzz/fuzz_selector -max_total_time=$(if $(filter fuzz-smoke,$@),10,$(FUZZ_TIME)) -max_len=2048 \
+	  -dict=tests/fuzz/selector.dict -artifact_prefix=$(B)/fuzz/selector- -print_final_stats=1 $(B)/fuzz/corpus-selector
 
 # Installs the binaries, the web pages and the systemd units (lab machines),
 # a token for kabd --listen (/etc/kab/token, 0600) and the group kab:
