@@ -32,13 +32,10 @@ static void check_selector(const char *text, const struct lab_machine *m)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size > 4096)
-		return 0;
-	char *text = malloc(size + 1);
+	/* text ends at a NUL byte, as a C string the selector came in would */
+	char *text = size <= 4096 ? strndup((const char *)data, size) : NULL;
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
 	struct lab_machine m = { .cpus = 8, .memory = 16ULL << 30, .can_kexec = true, .cgroup_version = 2 };
 	snprintf(m.hostname, sizeof(m.hostname), "lab1");
 	snprintf(m.arch, sizeof(m.arch), "x86_64");
