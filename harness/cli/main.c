@@ -69,6 +69,7 @@ static int setup(struct machine_conf *mc)
 	config_resolve(&cfg, env, &d);
 	if (mc) {
 		machine_conf_load(mc, cfg.v[CONFIG_MACHINE_CONF].value, &d);
+		machine_conf_apply(mc, &cfg, &d);
 		cfg.machine = mc;
 	}
 	int r = 0;

@@ -3,6 +3,7 @@
  * are exactly the ones databases, job files and the API already hold. */
 #include "t.h"
 #include "t_job.h"
+#include "db/lab.h"
 #include "db/store.h"
 #include "db/store_regress.h"
 #include "harness/base/util.h"
@@ -194,6 +195,19 @@ static void test_queue_states(void)
 	T_ROUND_TRIP(queue_state, queue_state_name, queue_state_parse, QUEUE_STATE_N, words);
 }
 
+/* The lab's words, as its PostgreSQL database holds them (its migrations'
+ * index predicates and trigger name "queued" and "running" too): never to
+ * change. */
+static void test_lab_words(void)
+{
+	static const char *const machine[] = { "idle", "busy", "offline" };
+	static const char *const job[] = { "queued", "running", "done", "failed", "cancelled" };
+	static const char *const attempt[] = { "running", "done", "failed", "lost", "cancelled" };
+	T_ROUND_TRIP(lab_machine_state, lab_machine_state_name, lab_machine_state_parse, LAB_MACHINE_STATE_N, machine);
+	T_ROUND_TRIP(lab_job_state, lab_job_state_name, lab_job_state_parse, LAB_JOB_STATE_N, job);
+	T_ROUND_TRIP(lab_attempt_outcome, lab_attempt_outcome_name, lab_attempt_outcome_parse, LAB_ATTEMPT_OUTCOME_N, attempt);
+}
+
 int main(void)
 {
 	test_store_words();
@@ -202,5 +216,6 @@ int main(void)
 	test_directions();
 	test_history_states();
 	test_queue_states();
+	test_lab_words();
 	return t_done("enums");
 }
