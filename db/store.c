@@ -165,6 +165,27 @@ static const char *const migrations[] = {
 	"  computed REAL NOT NULL, kab_version TEXT NOT NULL, schema_version INTEGER NOT NULL);"
 	"CREATE INDEX history_nights_name ON history_nights(name, night);"
 	"CREATE INDEX jobs_name ON jobs(name, status);",
+	/* 13: bisections (doc/bisect.md): a range GOOD..BAD of a tree searched
+	 * for the commit that moved a source job's metric, its state through
+	 * a checked table (store_bisect.h) and its report once it ends; each
+	 * comparison it needs is a step job, recorded under a unique name
+	 * before it is queued, so that a restart finds it and replays the
+	 * bisection from the store */
+	"CREATE TABLE bisections ("
+	"  id INTEGER PRIMARY KEY, created REAL NOT NULL, ended REAL,"
+	"  regression_id INTEGER REFERENCES regressions(id), source_job INTEGER NOT NULL REFERENCES jobs(id),"
+	"  variant_idx INTEGER NOT NULL, tree TEXT NOT NULL, series TEXT, good TEXT NOT NULL, bad TEXT NOT NULL,"
+	"  workload TEXT NOT NULL, metric TEXT NOT NULL, direction TEXT, state TEXT NOT NULL, reason TEXT,"
+	"  report TEXT, submitter TEXT, kab_version TEXT NOT NULL, schema_version INTEGER NOT NULL);"
+	"CREATE INDEX bisections_regression ON bisections(regression_id);"
+	"CREATE INDEX bisections_state ON bisections(state);"
+	"CREATE TABLE bisection_jobs ("
+	"  id INTEGER PRIMARY KEY, bisection_id INTEGER NOT NULL REFERENCES bisections(id),"
+	"  job_id INTEGER REFERENCES jobs(id), name TEXT NOT NULL UNIQUE, sha TEXT NOT NULL, base TEXT NOT NULL,"
+	"  k INTEGER NOT NULL, created REAL NOT NULL);"
+	"CREATE INDEX bisection_jobs_bisection ON bisection_jobs(bisection_id, id);"
+	"CREATE INDEX bisection_jobs_job ON bisection_jobs(job_id);"
+	"CREATE INDEX builds_commit ON builds(tree, base_sha);",
 };
 
 sqlite3 *store_sqlite(struct store *s) { return s->db; }

@@ -89,6 +89,9 @@ ENV_CALL = re.compile(r"\b(getenv|secure_getenv)\s*\(")
 # A job's status is written by its owner only (and defined in db/).
 STATUS_OK = {"harness/exec/joblife.c"}
 STATUS_CALL = re.compile(r"\b(store_job_set_status(?:_from)?)\s*\(")
+# A bisection's state likewise (db/store_bisect.h).
+BISECT_STATE_OK = {"harness/daemon/bisect_life.c"}
+BISECT_STATE_CALL = re.compile(r"\b(store_bisect_set_state)\s*\(")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
@@ -198,6 +201,12 @@ def main():
                     print(f"{path}:{n}: {m.group(1)}() writes a job's status: a job's life has one owner, "
                           "harness/exec/joblife.c; call jl_transition() or one of its verbs (joblife.h)")
                     bad += 1
+        if folder != "db" and path not in BISECT_STATE_OK:
+            for n, line in enumerate(code.splitlines(), 1):
+                for m in BISECT_STATE_CALL.finditer(line):
+                    print(f"{path}:{n}: {m.group(1)}() writes a bisection's state: its life has one owner, "
+                          "harness/daemon/bisect_life.c; call one of its verbs (bisect_life.h)")
+                    bad += 1
         if folder in MACHINE_OK:
             continue
         for n, line in enumerate(code.splitlines(), 1):
@@ -213,7 +222,8 @@ def main():
         return 1
     print("lint: layers in order, the design rules kept (" + ", ".join(r[0] for r in RULES) + "), "
           "machine writes only in harness/exec and kernels, no getenv in the library, "
-          "job statuses written only by harness/exec/joblife.c")
+          "job statuses written only by harness/exec/joblife.c, bisection states only by "
+          "harness/daemon/bisect_life.c")
     return 0
 
 
