@@ -20,6 +20,7 @@ int cmd_report(int argc, char **argv);
 /* kab history NAME: the nightly history of a job name (harness/cli/cmd_history.c) */
 int cmd_history(int argc, char **argv);
 int cmd_regressions(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 /* kab config: the configuration in force (harness/cli/cmd_config.c) */
 int cmd_config(int argc, char **argv);

@@ -297,7 +297,7 @@ int client_print(const struct client_conf *conf, const char *method, const char 
 	if (rr == -ENOTCONN)
 		ret = CLIENT_EXIT_UNREACHABLE;
 	if (rr == 0) {
-		if (rep.status == 200) {
+		if (rep.status == 200 || rep.status == 201) {
 			esc_text_file(stdout, rep.body, rep.len, ESC_LINES);
 			ret = 0;
 		} else {

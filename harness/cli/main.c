@@ -26,6 +26,8 @@ static const struct {
 	  "history NAME [--metric M] [--db PATH | --socket PATH | --url URL] [--format text|json]  the nightly history of a job name: a row a night, change points" },
 	{ "regressions", cmd_regressions, false,
 	  "regressions [--db PATH | --socket PATH | --url URL] [--format text|json|atom] [--ack ID]  nightly change points and their confirmation" },
+	{ "bisect", cmd_bisect, false,
+	  "bisect --regression ID | JOB --good REV --bad REV --metric M | show ID | cancel ID  find the commit that moved a metric, on a kabd" },
 	{ "plan", cmd_plan, true, "plan JOB [--pairs N] [--effect PCT] [--db PATH] [--format text|json]  an A/A calibration, then the pairs a change needs" },
 	{ "compare", cmd_compare, false, "compare FILE.csv [--format F]  the same statistics and formats for numbers from a CSV file" },
 	{ "submit", cmd_submit, false, "submit JOB [--socket PATH | --url URL --token-file F] [--wait]  queue a job on a kabd" },
