@@ -333,6 +333,16 @@ static int queue_row(struct store *st, const struct bisect_env *env, const struc
 	return r;
 }
 
+static void cancel_step(struct store *st, const struct bisect_env *env, int64_t id, int64_t job)
+{
+	char status[32];
+	int e = env->cancel ? env->cancel(env->ctx, st, job)
+			    : jl_cancel(st, job, "its bisection was cancelled", status, sizeof(status));
+	if (e < 0 && e != -EALREADY)
+		log_warn("kabd: bisection %lld: step job %lld could not be cancelled: %s", (long long)id,
+			 (long long)job, strerror(-e));
+}
+
 static int add_step(struct store *st, const struct bisect_env *env, const struct store_bisect *b, size_t seq,
 		    const struct bisect_request *w, unsigned k, struct strbuf *err)
 {
@@ -345,9 +355,16 @@ static int add_step(struct store *st, const struct bisect_env *env, const struct
 	store_job_clear(&sj);
 	snprintf(row.sha, sizeof(row.sha), "%s", w->sha);
 	snprintf(row.base, sizeof(row.base), "%s", w->base);
-	if ((r = store_bisect_job_add(st, &row, &row.id)) < 0)
+	if ((r = store_bisect_job_add(st, &row, &row.id)) < 0 || (r = queue_row(st, env, b, &row, err)) < 0)
 		return r;
-	return queue_row(st, env, b, &row, err);
+	/* cancelled over the API while this replay ran: the job goes too */
+	struct store_bisect now;
+	if (store_bisect_get(st, b->id, &now) == 0) {
+		if (now.state != BISECT_RUNNING)
+			cancel_step(st, env, b->id, row.job);
+		store_bisect_clear(&now);
+	}
+	return 0;
 }
 
 /* ---- the report ---- */
@@ -629,12 +646,7 @@ int bisect_cancel(struct store *st, const struct bisect_env *env, int64_t id, co
 	for (size_t i = 0; i < n; i++) {
 		if (jobs[i].job <= 0 || job_status_finished(jobs[i].status))
 			continue;
-		char status[32];
-		int e = env->cancel ? env->cancel(env->ctx, st, jobs[i].job)
-				    : jl_cancel(st, jobs[i].job, "its bisection was cancelled", status, sizeof(status));
-		if (e < 0 && e != -EALREADY)
-			log_warn("kabd: bisection %lld: step job %lld could not be cancelled: %s", (long long)id,
-				 (long long)jobs[i].job, strerror(-e));
+		cancel_step(st, env, id, jobs[i].job);
 	}
 	free(jobs);
 	return 0;

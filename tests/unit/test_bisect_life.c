@@ -444,6 +444,37 @@ static void test_crash_between(struct store *st, const struct bisect_env *env, i
 	sb_free(&err);
 }
 
+/* A step job cancelled by hand (not by its bisection) ends the
+ * bisection failed with the reason; one that fails (no boot) skips its
+ * commit. */
+static void test_step_job_ends(const struct bisect_env *env)
+{
+	struct store *st = open_store();
+	int64_t src = source_job(st), id = 0;
+	struct bisect_ask a = { .job = src, .good = shas[0], .bad = shas[8], .metric = "time.wall_s" };
+	struct strbuf err = { 0 };
+	T_EQ_INT(bisect_create(st, env, &a, &id, &err), 0);
+	T_EQ_INT(bisect_advance(st, env, id), 0);
+	struct store_bisect_job *rows = NULL;
+	size_t n = 0;
+	T_EQ_INT(store_bisect_jobs(st, id, &rows, &n), 0);
+	char status[32];
+	int64_t job = n ? rows[0].job : 0;
+	free(rows);
+	T_CHECK(n == 1 && jl_cancel(st, job, "cancelled over the API", status, sizeof(status)) == 0);
+	T_EQ_INT(bisect_after_job(st, env, job), 1);
+	T_EQ_INT(state_of(st, id), BISECT_FAILED);
+	struct store_bisect b;
+	T_EQ_INT(store_bisect_get(st, id, &b), 0);
+	T_CHECK(strstr(b.reason, "was cancelled") != NULL);
+	if (!strstr(b.reason, "was cancelled"))
+		fprintf(stderr, "  reason: %s\n", b.reason);
+	store_bisect_clear(&b);
+	T_EQ_INT(bisect_after_job(st, env, 99999), 0); /* no step job: the nightly's */
+	sb_free(&err);
+	store_close(st);
+}
+
 static int64_t confirmed_regression(struct store *st, int64_t src, int variant, enum regress_state state)
 {
 	struct store_regress g = { .created = 1,
@@ -637,6 +668,7 @@ int main(void)
 		struct bisect_env env = { .clone = repo, .no_machine_checks = true };
 		test_replay(&env, -1);
 		test_replay(&env, 4);
+		test_step_job_ends(&env);
 		struct store *st = open_store();
 		int64_t src = source_job(st);
 		test_crash_between(st, &env, src);
