@@ -198,10 +198,10 @@ static void refresh_histories(struct queue *q)
 static void *executor_main(void *arg)
 {
 	struct queue *q = arg;
-	/* before the first job, so that readers see every night there is */
+	/* before the first job, so that readers see every night there is;
+	 * then (bisect_due is set at start) a bisection whose step job ended
+	 * while kabd was down goes on */
 	refresh_histories(q);
-	/* a bisection whose step job ended while kabd was down goes on */
-	advance_bisections(q);
 	for (;;) {
 		pthread_mutex_lock(&q->mu);
 		bool stop = q->stopping;
@@ -209,13 +209,14 @@ static void *executor_main(void *arg)
 		pthread_mutex_unlock(&q->mu);
 		if (stop)
 			break;
+		/* between jobs: a step job asked for meanwhile is queued now */
+		advance_bisections(q);
 		int64_t id = next_job(q->st);
 		if (id) {
 			run_one(q, id);
 			continue;
 		}
 		refresh_histories(q);
-		advance_bisections(q);
 		struct timespec until;
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += POLL_S;
