@@ -281,6 +281,48 @@ char *store_col_dup(sqlite3_stmt *st, int i)
 	return t ? strdup((const char *)t) : NULL;
 }
 
+int store_rows(struct store *s, sqlite3_stmt *st, size_t size, store_row_fn fn, void (*clear)(void *), void **ret,
+	       size_t *ret_n, const char *what)
+{
+	char *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 8;
+			char *nv = realloc(v, ncap * size);
+			if (!nv) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			v = nv;
+			cap = ncap;
+		}
+		memset(v + n * size, 0, size);
+		fn(st, v + n++ * size);
+	}
+	if (rc != SQLITE_DONE) {
+		for (size_t i = 0; clear && i < n; i++)
+			clear(v + i * size);
+		free(v);
+		return rc == SQLITE_NOMEM ? -ENOMEM : store_db_err(s, what);
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+int store_row(struct store *s, sqlite3_stmt *st, store_row_fn fn, void *elem, const char *what)
+{
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return -ENOENT;
+	if (rc != SQLITE_ROW)
+		return store_db_err(s, what);
+	fn(st, elem);
+	return 0;
+}
+
 static int migrate(struct store *s)
 {
 	sqlite3_stmt *st;

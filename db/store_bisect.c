@@ -37,9 +37,9 @@ bool bisect_state_ended(enum bisect_state s)
 	"id, created, ended, regression_id, source_job, variant_idx, tree, series, good, bad, workload, metric," \
 	" direction, state, reason, report, submitter"
 
-static void read_row(sqlite3_stmt *st, struct store_bisect *b)
+static void read_row(sqlite3_stmt *st, void *elem)
 {
-	*b = (struct store_bisect){ 0 };
+	struct store_bisect *b = elem;
 	int c = 0;
 	b->id = sqlite3_column_int64(st, c++);
 	b->created = sqlite3_column_double(st, c++);
@@ -70,6 +70,11 @@ void store_bisect_clear(struct store_bisect *b)
 		return;
 	free(b->report);
 	b->report = NULL;
+}
+
+static void clear_row(void *elem)
+{
+	store_bisect_clear(elem);
 }
 
 static const char *or_null(const char *v)
@@ -158,13 +163,13 @@ int store_bisect_get(struct store *s, int64_t id, struct store_bisect *ret)
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, id);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE)
-		return -ENOENT;
-	if (rc != SQLITE_ROW)
-		return store_db_err(s, "read a bisection");
-	read_row(st, ret);
-	return 0;
+	*ret = (struct store_bisect){ 0 };
+	return store_row(s, st, read_row, ret, "read a bisection");
+}
+
+static void read_id(sqlite3_stmt *st, void *elem)
+{
+	*(int64_t *)elem = sqlite3_column_int64(st, 0);
 }
 
 int store_bisect_running(struct store *s, int64_t **ret_ids, size_t *ret_n)
@@ -173,23 +178,7 @@ int store_bisect_running(struct store *s, int64_t **ret_ids, size_t *ret_n)
 	int r = store_preparef(s, &st, "SELECT id FROM bisections WHERE state = '%s' ORDER BY id", bisect_state_name(BISECT_RUNNING));
 	if (r < 0)
 		return r;
-	int64_t *v = NULL;
-	size_t n = 0, cap = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (util_grow(v, cap, n + 1, 8) < 0) {
-			free(v);
-			return -ENOMEM;
-		}
-		v[n++] = sqlite3_column_int64(st, 0);
-	}
-	if (rc != SQLITE_DONE) {
-		free(v);
-		return store_db_err(s, "list the running bisections");
-	}
-	*ret_ids = v;
-	*ret_n = n;
-	return 0;
+	return store_rows(s, st, sizeof(int64_t), read_id, NULL, (void **)ret_ids, ret_n, "list the running bisections");
 }
 
 int store_bisect_page(struct store *s, int64_t before, size_t limit, struct store_bisect **ret, size_t *ret_n)
@@ -200,25 +189,7 @@ int store_bisect_page(struct store *s, int64_t before, size_t limit, struct stor
 		return r;
 	sqlite3_bind_int64(st, 1, before);
 	sqlite3_bind_int64(st, 2, limit > INT32_MAX ? INT32_MAX : (int64_t)limit);
-	struct store_bisect *v = NULL;
-	size_t n = 0, cap = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (util_grow(v, cap, n + 1, 8) < 0) {
-			rc = SQLITE_NOMEM;
-			break;
-		}
-		read_row(st, &v[n++]);
-	}
-	if (rc != SQLITE_DONE) {
-		for (size_t i = 0; i < n; i++)
-			store_bisect_clear(&v[i]);
-		free(v);
-		return rc == SQLITE_NOMEM ? -ENOMEM : store_db_err(s, "list the bisections");
-	}
-	*ret = v;
-	*ret_n = n;
-	return 0;
+	return store_rows(s, st, sizeof(**ret), read_row, clear_row, (void **)ret, ret_n, "list the bisections");
 }
 
 int store_bisect_set_state(struct store *s, int64_t id, unsigned from_set, enum bisect_state to, const char *reason, const char *report)
@@ -295,6 +266,22 @@ int store_bisect_job_link(struct store *s, int64_t row_id, int64_t job_id)
 	return sqlite3_changes(s->db) == 1 ? 0 : -ENOENT;
 }
 
+static void read_job(sqlite3_stmt *st, void *elem)
+{
+	struct store_bisect_job *j = elem;
+	j->id = sqlite3_column_int64(st, 0);
+	j->bisection = sqlite3_column_int64(st, 1);
+	j->job = sqlite3_column_int64(st, 2);
+	store_col_text(st, 3, j->name, sizeof(j->name));
+	store_col_text(st, 4, j->sha, sizeof(j->sha));
+	store_col_text(st, 5, j->base, sizeof(j->base));
+	j->k = (unsigned)sqlite3_column_int(st, 6);
+	const char *w = (const char *)sqlite3_column_text(st, 7);
+	if (!w || job_status_parse(w, &j->status) < 0)
+		j->status = JOB_STATUS_UNKNOWN;
+	store_col_text(st, 8, j->reason, sizeof(j->reason));
+}
+
 int store_bisect_jobs(struct store *s, int64_t bisection, struct store_bisect_job **ret, size_t *ret_n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
@@ -305,35 +292,15 @@ int store_bisect_jobs(struct store *s, int64_t bisection, struct store_bisect_jo
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, bisection);
-	struct store_bisect_job *v = NULL;
-	size_t n = 0, cap = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (util_grow(v, cap, n + 1, 8) < 0) {
-			free(v);
-			return -ENOMEM;
-		}
-		struct store_bisect_job *j = &v[n++];
-		*j = (struct store_bisect_job){ .status = JOB_STATUS_UNKNOWN };
-		j->id = sqlite3_column_int64(st, 0);
-		j->bisection = sqlite3_column_int64(st, 1);
-		j->job = sqlite3_column_int64(st, 2);
-		store_col_text(st, 3, j->name, sizeof(j->name));
-		store_col_text(st, 4, j->sha, sizeof(j->sha));
-		store_col_text(st, 5, j->base, sizeof(j->base));
-		j->k = (unsigned)sqlite3_column_int(st, 6);
-		const char *w = (const char *)sqlite3_column_text(st, 7);
-		if (w && job_status_parse(w, &j->status) < 0)
-			j->status = JOB_STATUS_UNKNOWN;
-		store_col_text(st, 8, j->reason, sizeof(j->reason));
-	}
-	if (rc != SQLITE_DONE) {
-		free(v);
-		return store_db_err(s, "list a bisection's step jobs");
-	}
-	*ret = v;
-	*ret_n = n;
-	return 0;
+	return store_rows(s, st, sizeof(**ret), read_job, NULL, (void **)ret, ret_n, "list a bisection's step jobs");
+}
+
+int store_bisect_load(struct store *s, int64_t id, struct store_bisect *ret, struct store_bisect_job **ret_jobs, size_t *ret_n)
+{
+	int r = store_bisect_get(s, id, ret);
+	if (r >= 0 && (r = store_bisect_jobs(s, id, ret_jobs, ret_n)) < 0)
+		store_bisect_clear(ret);
+	return r;
 }
 
 static int one_id(struct store *s, const char *sql, int64_t key, const char *text, int64_t *ret)
@@ -346,13 +313,7 @@ static int one_id(struct store *s, const char *sql, int64_t key, const char *tex
 		store_bind_text(st, 1, text);
 	else
 		sqlite3_bind_int64(st, 1, key);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE)
-		return -ENOENT;
-	if (rc != SQLITE_ROW)
-		return store_db_err(s, "find an id");
-	*ret = sqlite3_column_int64(st, 0);
-	return 0;
+	return store_row(s, st, read_id, ret, "find an id");
 }
 
 int store_bisect_of_job(struct store *s, int64_t job_id, int64_t *ret_bisection)

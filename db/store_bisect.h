@@ -83,6 +83,9 @@ int store_bisect_job_add(struct store *s, const struct store_bisect_job *j, int6
 int store_bisect_job_link(struct store *s, int64_t row_id, int64_t job_id);
 /* The bisection's step jobs, in the order they were asked for. */
 int store_bisect_jobs(struct store *s, int64_t bisection, struct store_bisect_job **ret, size_t *ret_n);
+/* The bisection and its step jobs (the caller clears ret and frees
+ * *ret_jobs); nothing is returned on failure. */
+int store_bisect_load(struct store *s, int64_t id, struct store_bisect *ret, struct store_bisect_job **ret_jobs, size_t *ret_n);
 /* The bisection a job is a step of; -ENOENT when it is none's. */
 int store_bisect_of_job(struct store *s, int64_t job_id, int64_t *ret_bisection);
 /* The newest job of that name; -ENOENT when none. */

@@ -1,6 +1,7 @@
 /* The kab subcommands; each takes argv with argv[0] the verb. Exit codes:
  * 0 success, 1 the work failed, 2 bad usage or bad input. */
 #pragma once
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The database of a verb that takes --db: given, else kab.db in the state
@@ -39,3 +40,14 @@ int client_report(const struct client_conf *conf, long long id, const char *form
  * (an unknown id or name, bad input), 1 for others, CLIENT_EXIT_UNREACHABLE
  * when kabd cannot be reached. */
 int client_print(const struct client_conf *conf, const char *method, const char *path);
+/* The options every client verb takes, for its getopt_long table: --url,
+ * --socket, --token-file and --cacert, as the letters s, S, t and C. */
+#define CMD_CLIENT_OPTIONS \
+	{ "url", required_argument, NULL, 's' }, { "socket", required_argument, NULL, 'S' }, \
+		{ "token-file", required_argument, NULL, 't' }, \
+	{ \
+		"cacert", required_argument, NULL, 'C' \
+	}
+/* One of them, as getopt_long returned it (c, optarg), into cc: false when
+ * c is none of them. */
+bool cmd_client_option(int c, const char *arg, struct client_conf *cc);

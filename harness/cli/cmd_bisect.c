@@ -146,10 +146,7 @@ int cmd_bisect(int argc, char **argv)
 		{ "metric", required_argument, NULL, 'm' },
 		{ "workload", required_argument, NULL, 'w' },
 		{ "format", required_argument, NULL, 'f' },
-		{ "url", required_argument, NULL, 's' },
-		{ "socket", required_argument, NULL, 'S' },
-		{ "token-file", required_argument, NULL, 't' },
-		{ "cacert", required_argument, NULL, 'C' },
+		CMD_CLIENT_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -158,6 +155,8 @@ int cmd_bisect(int argc, char **argv)
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "r:g:b:m:w:f:s:t:h", opts, NULL)) != -1) {
+		if (cmd_client_option(c, optarg, &cc))
+			continue;
 		switch (c) {
 		case 'r': regression = optarg; break;
 		case 'g': good = optarg; break;
@@ -165,10 +164,6 @@ int cmd_bisect(int argc, char **argv)
 		case 'm': metric = optarg; break;
 		case 'w': workload = optarg; break;
 		case 'f': format = optarg; break;
-		case 's': cc.url = optarg; break;
-		case 'S': cc.socket = optarg; break;
-		case 't': cc.token_file = optarg; break;
-		case 'C': cc.cacert = optarg; break;
 		case 'h': printf("%s", usage); return 0;
 		default: fprintf(stderr, "%s", usage); return 2;
 		}

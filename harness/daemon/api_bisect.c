@@ -48,18 +48,23 @@ static void created(struct api *a, struct httpd_resp *rs, int r, int64_t id, con
 	}
 }
 
-void api_regression_bisect(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+static void create(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs, const struct bisect_ask *ask)
 {
 	struct store *st;
 	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
-	struct bisect_ask ask = { .regression = rq->id, .submitter = rq->submitter };
 	struct strbuf err = { 0 };
 	int64_t id = 0;
-	int r = bisect_create(st, queue_bisect_env(a->queue), &ask, &id, &err);
+	int r = bisect_create(st, queue_bisect_env(a->queue), ask, &id, &err);
 	store_close(st);
 	created(a, rs, r, id, &err);
 	sb_free(&err);
+}
+
+void api_regression_bisect(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+{
+	const struct bisect_ask ask = { .regression = rq->id, .submitter = rq->submitter };
+	create(a, rq, rs, &ask);
 }
 
 void api_bisections_create(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
@@ -77,10 +82,7 @@ void api_bisections_create(struct api *a, const struct httpd_req *rq, struct htt
 			    job ? "not a job id" : "missing");
 		return;
 	}
-	struct store *st;
-	if (api_open_store(a, rq, rs, &st) < 0)
-		return;
-	struct bisect_ask ask = {
+	const struct bisect_ask ask = {
 		.job = job_id,
 		.good = httpd_query(rq, "good"),
 		.bad = httpd_query(rq, "bad"),
@@ -88,12 +90,7 @@ void api_bisections_create(struct api *a, const struct httpd_req *rq, struct htt
 		.workload = httpd_query(rq, "workload"),
 		.submitter = rq->submitter,
 	};
-	struct strbuf err = { 0 };
-	int64_t id = 0;
-	int r = bisect_create(st, queue_bisect_env(a->queue), &ask, &id, &err);
-	store_close(st);
-	created(a, rs, r, id, &err);
-	sb_free(&err);
+	create(a, rq, rs, &ask);
 }
 
 void api_bisections_list(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)

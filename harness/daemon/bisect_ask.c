@@ -3,6 +3,7 @@
  * before anything is recorded; and a bisection as JSON. */
 #include "harness/daemon/bisect_life.h"
 #include "harness/job/job.h"
+#include "harness/job/job_store.h"
 #include "harness/report/report.h"
 #include "kernels/bisect_git.h"
 #include "kernels/build.h"
@@ -164,6 +165,17 @@ static int check_range(const struct bisect_env *env, struct store_bisect *b, con
 	return r > 0 ? 0 : -EINVAL;
 }
 
+/* The source job, parsed; what is wrong with it said of field. */
+static int load(struct store *st, const char *field, int64_t id, struct job **ret, struct strbuf *err)
+{
+	struct strbuf why = { 0 };
+	int r = job_store_load(st, id, ret, &why);
+	if (r < 0)
+		sb_printf(err, "%s: %s", field, why.buf ? why.buf : strerror(-r));
+	sb_free(&why);
+	return r == -ENOENT || r >= 0 ? r : -EINVAL;
+}
+
 /* A regression's bisection: confirmed, with commits on both sides. */
 static int from_regression(struct store *st, int64_t id, struct store_bisect *b, struct job **j, const char **good,
 			   const char **bad, struct strbuf *err, struct store_regress *g)
@@ -188,19 +200,8 @@ static int from_regression(struct store *st, int64_t id, struct store_bisect *b,
 	snprintf(b->workload, sizeof(b->workload), "%s", g->workload);
 	snprintf(b->metric, sizeof(b->metric), "%s", g->metric);
 	snprintf(b->direction, sizeof(b->direction), "%s", g->direction);
-	struct store_job sj;
-	struct diags d = { 0 };
-	if ((r = store_job_get(st, g->bad_job, &sj)) < 0) {
-		sb_printf(err, "regression: its job %lld is not in the database", (long long)g->bad_job);
-		return -ENOENT;
-	}
-	r = job_parse_string_nocheck(sj.file, sj.text, j, &d);
-	store_job_clear(&sj);
-	diags_free(&d);
-	if (r < 0) {
-		sb_printf(err, "regression: its job %lld's text no longer parses", (long long)g->bad_job);
-		return -EINVAL;
-	}
+	if ((r = load(st, "regression", g->bad_job, j, err)) < 0)
+		return r;
 	if ((r = pick_variant(*j, g->bad_job, g->variant, err)) < 0)
 		return r;
 	b->variant = r;
@@ -226,19 +227,9 @@ static int from_job(struct store *st, const struct bisect_ask *a, struct store_b
 			return -EINVAL;
 		}
 	}
-	struct store_job sj;
-	if (store_job_get(st, a->job, &sj) < 0) {
-		sb_printf(err, "job: no job %lld", (long long)a->job);
-		return -ENOENT;
-	}
-	struct diags d = { 0 };
-	int r = job_parse_string_nocheck(sj.file, sj.text, j, &d);
-	store_job_clear(&sj);
-	diags_free(&d);
-	if (r < 0) {
-		sb_printf(err, "job: job %lld's text no longer parses", (long long)a->job);
-		return -EINVAL;
-	}
+	int r = load(st, "job", a->job, j, err);
+	if (r < 0)
+		return r;
 	if ((r = pick_variant(*j, a->job, -1, err)) < 0)
 		return r;
 	b->variant = r;
@@ -286,15 +277,11 @@ int bisect_create(struct store *st, const struct bisect_env *env, const struct b
 int bisect_json(struct store *st, int64_t id, struct strbuf *out)
 {
 	struct store_bisect b;
-	int r = store_bisect_get(st, id, &b);
-	if (r < 0)
-		return r;
 	struct store_bisect_job *jobs = NULL;
 	size_t n = 0;
-	if ((r = store_bisect_jobs(st, id, &jobs, &n)) < 0) {
-		store_bisect_clear(&b);
+	int r = store_bisect_load(st, id, &b, &jobs, &n);
+	if (r < 0)
 		return r;
-	}
 	json_t *v = json_object(), *steps = json_array();
 	jw_set(v, "id", json_integer(b.id));
 	jw_set(v, "state", jw_str(bisect_state_name(b.state)));

@@ -3,6 +3,7 @@
 #include "harness/daemon/bisect_life.h"
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
+#include "harness/job/job_store.h"
 #include "harness/report/report.h"
 #include "kernels/bisect_git.h"
 #include "kernels/build.h"
@@ -244,30 +245,14 @@ static void runner_free(struct store_runner *c)
 
 /* ---- step jobs ---- */
 
-static int load_job(struct store *st, int64_t id, struct job **ret, struct strbuf *err)
-{
-	struct store_job sj;
-	int r = store_job_get(st, id, &sj);
-	if (r < 0) {
-		sb_printf(err, "job %lld is not in the database", (long long)id);
-		return r;
-	}
-	struct diags d = { 0 };
-	if ((r = job_parse_string_nocheck(sj.file, sj.text, ret, &d)) < 0)
-		sb_printf(err, "job %lld's text no longer parses%s%s", (long long)id, d.n ? ": " : "", d.n ? d.v[0].msg : "");
-	diags_free(&d);
-	store_job_clear(&sj);
-	return r;
-}
-
 /* A step job's text: the source job's variant at base (A) against the
  * same variant at sha (B), the bisection's workload only, ABBA, k pairs. */
 static int step_text(struct store *st, const struct store_bisect *b, const struct store_bisect_job *row, char **ret, struct strbuf *err)
 {
 	struct job *one = NULL, *two = NULL;
-	int r = load_job(st, b->source_job, &one, err);
+	int r = job_store_load(st, b->source_job, &one, err);
 	if (r >= 0)
-		r = load_job(st, b->source_job, &two, err);
+		r = job_store_load(st, b->source_job, &two, err);
 	if (r >= 0) {
 		char gname[64], bname[64];
 		snprintf(gname, sizeof(gname), "base-%.12s", row->base);
@@ -561,28 +546,33 @@ static int replay(struct store *st, const struct bisect_env *env, const struct s
 
 int bisect_advance(struct store *st, const struct bisect_env *env, int64_t id)
 {
-	struct store_bisect b;
-	int r = store_bisect_get(st, id, &b);
-	if (r < 0)
-		return r;
 	struct store_bisect_job *jobs = NULL;
 	size_t n = 0;
-	if (b.state != BISECT_RUNNING || (r = store_bisect_jobs(st, id, &jobs, &n)) < 0)
+	struct store_bisect b = { 0 };
+	int r = store_bisect_load(st, id, &b, &jobs, &n);
+	if (r < 0 || b.state != BISECT_RUNNING)
 		goto out;
 	/* a row whose job was not queued or linked before a crash */
-	for (size_t i = 0; i < n && r >= 0; i++)
-		if (jobs[i].job <= 0) {
-			struct strbuf err = { 0 };
-			if ((r = queue_row(st, env, &b, &jobs[i], &err)) < 0)
-				r = to_state(st, id, BISECT_FAILED, err.buf ? err.buf : strerror(-r), NULL);
-			sb_free(&err);
-			free(jobs);
-			jobs = NULL;
-			if (r < 0 || (r = store_bisect_jobs(st, id, &jobs, &n)) < 0)
-				goto out;
-			if (store_bisect_get(st, id, &b) < 0 || b.state != BISECT_RUNNING)
-				goto out;
-		}
+	bool fixed = false;
+	for (size_t i = 0; i < n; i++) {
+		if (jobs[i].job > 0)
+			continue;
+		struct strbuf err = { 0 };
+		if ((r = queue_row(st, env, &b, &jobs[i], &err)) < 0)
+			r = to_state(st, id, BISECT_FAILED, err.buf ? err.buf : strerror(-r), NULL);
+		sb_free(&err);
+		store_bisect_clear(&b);
+		if (r < 0 || store_bisect_get(st, id, &b) < 0 || b.state != BISECT_RUNNING)
+			goto out;
+		fixed = true;
+	}
+	/* the linked jobs' statuses as they are */
+	if (fixed) {
+		free(jobs);
+		jobs = NULL;
+		if ((r = store_bisect_jobs(st, id, &jobs, &n)) < 0)
+			goto out;
+	}
 	r = replay(st, env, &b, jobs, n);
 out:
 	free(jobs);

@@ -51,29 +51,14 @@ fi
 ok "kabd starts on 127.0.0.1:$PORT"
 
 # the source job (a night of two kernel builds) and three regressions of it
-cat >"$IT_TMP/src.job" <<EOF
-[job]
-name = bis-it
-pairs = 2
-switch = reboot
-[swap]
-device = none
-[variant A]
-name = base
-kernel = build
-tree = $TREE
-base = ${C[0]}
-config = defconfig
-[variant B]
-name = head
-kernel = build
-tree = $TREE
-base = ${C[8]}
-config = defconfig
-[workload w]
-type = command
-command = true
-EOF
+{
+	printf '[job]\nname = bis-it\npairs = 2\nswitch = reboot\n[swap]\ndevice = none\n'
+	for v in "A base ${C[0]}" "B head ${C[8]}"; do
+		set -- $v
+		printf '[variant %s]\nname = %s\nkernel = build\ntree = %s\nbase = %s\nconfig = defconfig\n' "$1" "$2" "$TREE" "$3"
+	done
+	printf '[workload w]\ntype = command\ncommand = true\n'
+} >"$IT_TMP/src.job"
 sql "$DB" "insert into jobs (id, name, file, text, status, created, kab_version, schema_version)
 	values (900, 'bis-it', '$IT_TMP/src.job', readfile('$IT_TMP/src.job'), 'done', strftime('%s','now'), 'it', 13);"
 reg() { # id metric state
@@ -145,21 +130,10 @@ check "kab bisect show $B1 says failed" has "$out" "bisection $B1: failed"
 
 # a step job waiting behind a running job survives kill -9 of kabd, once:
 # asked for while one sleeper runs, queued between it and the next
-cat >"$IT_TMP/sleeper.job" <<EOF
-[job]
-name = bis-sleeper
-pairs = 1
-warmup = 0
-[swap]
-device = none
-[variant A]
-[variant B]
-name = b
-[workload w]
-type = command
-command = sleep 20
-timeout = 60s
-EOF
+# two variants that change nothing, one run each of a 20 s sleep
+printf '%s\n' "[job]" "name = bis-sleeper" "pairs = 1" "warmup = 0" "[swap]" "device = none" \
+	"[variant A]" "[variant B]" "name = b" "[workload w]" "type = command" "command = sleep 20" \
+	"timeout = 60s" >"$IT_TMP/sleeper.job"
 submit() {
 	curl -s -o "$IT_TMP/sub.json" -w '%{http_code}' -H "$AUTH" -H "$JOB_CT" --data-binary @"$IT_TMP/sleeper.job" "$URL/api/v1/jobs" >/dev/null
 	$PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$IT_TMP/sub.json" 2>/dev/null

@@ -86,12 +86,15 @@ CALL = re.compile(r"\b(" + "|".join(MACHINE_WRITES) + r")\s*\(")
 # The environment is read in main only: these files are the mains.
 ENV_OK = {"harness/cli/main.c", "harness/daemon/kabd_main.c"}
 ENV_CALL = re.compile(r"\b(getenv|secure_getenv)\s*\(")
-# A job's status is written by its owner only (and defined in db/).
-STATUS_OK = {"harness/exec/joblife.c"}
-STATUS_CALL = re.compile(r"\b(store_job_set_status(?:_from)?)\s*\(")
-# A bisection's state likewise (db/store_bisect.h).
-BISECT_STATE_OK = {"harness/daemon/bisect_life.c"}
-BISECT_STATE_CALL = re.compile(r"\b(store_bisect_set_state)\s*\(")
+# A job's status is written by its owner only (and defined in db/); a
+# bisection's state likewise (db/store_bisect.h): (owner, the calls that
+# write, what they write, what to call instead).
+OWNERS = [
+    ("harness/exec/joblife.c", re.compile(r"\b(store_job_set_status(?:_from)?)\s*\("), "a job's status",
+     "call jl_transition() or one of its verbs (joblife.h)"),
+    ("harness/daemon/bisect_life.c", re.compile(r"\b(store_bisect_set_state)\s*\("), "a bisection's state",
+     "call one of its verbs (bisect_life.h)"),
+]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
@@ -195,17 +198,12 @@ def main():
                     print(f"{path}:{n}: {m.group(1)}() in the library: the environment is read once, in main; add a "
                           "setting to harness/base/config.h and read it with config_str()")
                     bad += 1
-        if folder != "db" and path not in STATUS_OK:
+        for owner, call, what, instead in OWNERS:
+            if folder == "db" or path == owner:
+                continue
             for n, line in enumerate(code.splitlines(), 1):
-                for m in STATUS_CALL.finditer(line):
-                    print(f"{path}:{n}: {m.group(1)}() writes a job's status: a job's life has one owner, "
-                          "harness/exec/joblife.c; call jl_transition() or one of its verbs (joblife.h)")
-                    bad += 1
-        if folder != "db" and path not in BISECT_STATE_OK:
-            for n, line in enumerate(code.splitlines(), 1):
-                for m in BISECT_STATE_CALL.finditer(line):
-                    print(f"{path}:{n}: {m.group(1)}() writes a bisection's state: its life has one owner, "
-                          "harness/daemon/bisect_life.c; call one of its verbs (bisect_life.h)")
+                for m in call.finditer(line):
+                    print(f"{path}:{n}: {m.group(1)}() writes {what}: its life has one owner, {owner}; {instead}")
                     bad += 1
         if folder in MACHINE_OK:
             continue

@@ -9,7 +9,9 @@
  * bad requests are refused with the field named; a cancel cancels the
  * queued step job; the state table. */
 #include "t.h"
+#include "t_git.h"
 #include "t_job.h"
+#include "t_runs.h"
 #include "harness/daemon/bisect_life.h"
 #include "harness/exec/bisect.h"
 #include "harness/exec/joblife.h"
@@ -119,53 +121,15 @@ static int64_t add_build(struct store *st, const char *sha, bool ok)
 	return id;
 }
 
-/* A job's runs, all finished: variant 0 and 1 of each pair from vals. */
-typedef void (*values_fn)(void *ctx, int pair, double *a, double *b);
-
-static void finish_runs(struct store *st, int64_t id, values_fn fn, void *ctx)
-{
-	struct store_step *steps = NULL;
-	size_t n = 0;
-	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
-	double a = 0, b = 0;
-	int last = -2;
-	for (size_t i = 0; i < n; i++) {
-		struct store_run run = { .job_id = id,
-					 .step_id = steps[i].id,
-					 .pair = steps[i].pair,
-					 .variant = steps[i].variant,
-					 .workload = steps[i].workload,
-					 .cpus = 2,
-					 .cgroup_version = 1 };
-		snprintf(run.kernel_release, sizeof(run.kernel_release), "6.1.0-unit");
-		int64_t rid;
-		T_EQ_INT(store_run_begin(st, &run, &rid), 0);
-		run.id = rid;
-		run.status = steps[i].pair == STORE_PAIR_WARMUP ? RUN_WARMUP : RUN_OK;
-		run.started = 1000.0 + (double)i;
-		run.finished = run.started + 0.5;
-		if (steps[i].pair >= 0 && steps[i].pair != last) {
-			fn(ctx, steps[i].pair, &a, &b);
-			last = steps[i].pair;
-		}
-		struct wl_metrics m = { 0 };
-		wl_metrics_add(&m, "time.wall_s", "s", steps[i].variant ? b : a);
-		T_EQ_INT(store_run_finish(st, &run, STEP_FINISHED, m.v, m.n, NULL, 0), 0);
-		wl_metrics_free(&m);
-	}
-	free(steps);
-}
-
 static void end_job(struct store *st, int64_t id, enum job_status to, const char *why)
 {
 	T_EQ_INT(jl_transition(st, id, JL_FROM(JOB_QUEUED), JOB_RUNNING, NULL), 0);
 	T_EQ_INT(jl_transition(st, id, JL_FROM(JOB_RUNNING), to, why), 0);
 }
 
-static void source_values(void *ctx, int pair, double *a, double *b)
+static double source_value(void *ctx, const struct store_step *step)
 {
-	*a = 0.3;
-	*b = 0.33 * (1 + 0.001 * pair);
+	return step->variant ? 0.33 * (1 + 0.001 * step->pair) : 0.3;
 }
 
 /* The job a bisection is asked on: two kernel builds, GOOD's and BAD's,
@@ -185,7 +149,7 @@ static int64_t source_job(struct store *st)
 	job_free(j);
 	int64_t builds[2] = { add_build(st, shas[0], true), add_build(st, shas[8], true) };
 	T_EQ_INT(store_variant_builds_set(st, id, builds, 2), 0);
-	finish_runs(st, id, source_values, NULL);
+	t_finish_runs(st, id, "time.wall_s", "s", source_value, NULL);
 	end_job(st, id, JOB_DONE, NULL);
 	return id;
 }
@@ -195,12 +159,15 @@ static int64_t source_job(struct store *st)
 struct step_ctx {
 	struct sim *s;
 	int i, g;
+	unsigned first; /* the pairs of commit i against g made before this job */
 };
 
-static void step_values(void *ctx, int pair, double *a, double *b)
+static double step_value(void *ctx, const struct store_step *step)
 {
 	struct step_ctx *c = ctx;
-	pair_values(c->s, c->i, c->g, c->s->pairs[c->i][c->g]++, a, b);
+	double a, b;
+	pair_values(c->s, c->i, c->g, c->first + (unsigned)(step->pair < 0 ? 0 : step->pair), &a, &b);
+	return step->variant ? b : a;
 }
 
 static bool built(struct store *st, const char *sha)
@@ -236,8 +203,9 @@ static size_t run_steps(struct store *st, struct sim *s, int64_t id)
 			end_job(st, rows[r].job, JOB_FAILED, "kernel build failed: make: *** [vmlinux] Error 2");
 			continue;
 		}
-		struct step_ctx c = { s, i, g };
-		finish_runs(st, rows[r].job, step_values, &c);
+		struct step_ctx c = { s, i, g, s->pairs[i][g] };
+		t_finish_runs(st, rows[r].job, "time.wall_s", "s", step_value, &c);
+		s->pairs[i][g] += rows[r].k;
 		end_job(st, rows[r].job, JOB_DONE, NULL);
 	}
 	free(rows);
@@ -579,7 +547,7 @@ static void test_bad_input(struct store *st, const struct bisect_env *env, int64
 	bad(st, env, &a, -EINVAL, "workload:");
 	a.workload = NULL;
 	a.job = 999;
-	bad(st, env, &a, -ENOENT, "job: no job 999");
+	bad(st, env, &a, -ENOENT, "job: job 999 is not in the database");
 	a.job = src;
 	struct bisect_env gone = *env;
 	gone.clone = "/nonexistent/kab-clone";
@@ -624,31 +592,6 @@ static void test_states(struct store *st)
 	T_EQ_INT(store_bisect_set_state(st, 12345, BISECT_FROM(BISECT_RUNNING), BISECT_FAILED, "x", NULL), -ENOENT);
 }
 
-static bool make_repo(const char *dir)
-{
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "git init -q --bare %s && git -C %s symbolic-ref HEAD refs/heads/main && git -C %s fast-import --quiet",
-		 dir, dir, dir);
-	FILE *f = popen(cmd, "w");
-	if (!f)
-		return false;
-	for (int i = 0; i < NC; i++)
-		fprintf(f, "commit refs/heads/main\ncommitter t <t@kab> %d +0000\ndata <<EOT\nchange %d\nEOT\nM 100644 inline f%d\ndata <<EOT\n%d\nEOT\n\n",
-			1000000 + i, i, i, i);
-	if (pclose(f) != 0)
-		return false;
-	snprintf(cmd, sizeof(cmd), "git -C %s rev-list --reverse main", dir);
-	if (!(f = popen(cmd, "r")))
-		return false;
-	int i = 0;
-	char line[64];
-	while (i < NC && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		snprintf(shas[i++], sizeof(shas[0]), "%s", line);
-	}
-	return pclose(f) == 0 && i == NC;
-}
-
 int main(void)
 {
 	log_quiet = true;
@@ -662,7 +605,7 @@ int main(void)
 		return t_done("test_bisect_life");
 	}
 	snprintf(repo, sizeof(repo), "%s/r.git", dir);
-	if (!make_repo(repo))
+	if (!t_make_repo(repo, NC, shas))
 		t_skip("a bisection's life", "git fast-import failed");
 	else {
 		struct bisect_env env = { .clone = repo, .no_machine_checks = true };
