@@ -12,7 +12,9 @@
 #include "t_git.h"
 #include "t_job.h"
 #include "t_runs.h"
+#include "harness/daemon/api.h"
 #include "harness/daemon/bisect_life.h"
+#include "harness/daemon/queue.h"
 #include "harness/exec/bisect.h"
 #include "harness/exec/joblife.h"
 #include "harness/job/job.h"
@@ -28,6 +30,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -443,7 +446,7 @@ static void test_step_job_ends(const struct bisect_env *env)
 	store_close(st);
 }
 
-static int64_t confirmed_regression(struct store *st, int64_t src, int variant, enum regress_state state)
+static int64_t confirmed_regression(struct store *st, int64_t src, int variant, const char *metric, enum regress_state state)
 {
 	struct store_regress g = { .created = 1,
 				   .variant = variant,
@@ -457,7 +460,7 @@ static int64_t confirmed_regression(struct store *st, int64_t src, int variant, 
 				   .detected_pct = 10 };
 	snprintf(g.name, sizeof(g.name), "bis-unit");
 	snprintf(g.workload, sizeof(g.workload), "w");
-	snprintf(g.metric, sizeof(g.metric), "time.wall_s");
+	snprintf(g.metric, sizeof(g.metric), "%s", metric);
 	snprintf(g.direction, sizeof(g.direction), "lower");
 	snprintf(g.good_sha, sizeof(g.good_sha), "%s", shas[4]);
 	snprintf(g.bad_sha, sizeof(g.bad_sha), "%s", shas[5]);
@@ -474,7 +477,7 @@ static int64_t confirmed_regression(struct store *st, int64_t src, int variant, 
  * the answer, confirmed with the anchor's own pairs. */
 static void test_regression(struct store *st, const struct bisect_env *env, int64_t src)
 {
-	int64_t rid = confirmed_regression(st, src, 1, REGRESS_CONFIRMED), id = 0, again = 0;
+	int64_t rid = confirmed_regression(st, src, 1, "time.wall_s", REGRESS_CONFIRMED), id = 0, again = 0;
 	struct bisect_ask a = { .regression = rid, .submitter = "unit" };
 	struct strbuf err = { 0 };
 	T_EQ_INT(bisect_create(st, env, &a, &id, &err), 0);
@@ -495,7 +498,7 @@ static void test_regression(struct store *st, const struct bisect_env *env, int6
 	T_EQ_INT(bisect_create(st, env, &a, &again, &err), 1);
 	T_EQ_INT(again, id);
 	/* not confirmed */
-	int64_t pending = confirmed_regression(st, src, 0, REGRESS_NOT_CONFIRMED);
+	int64_t pending = confirmed_regression(st, src, 0, "time.wall_s", REGRESS_NOT_CONFIRMED);
 	a.regression = pending;
 	sb_free(&err);
 	T_EQ_INT(bisect_create(st, env, &a, &id, &err), -EPERM);
@@ -562,6 +565,87 @@ static void test_bad_input(struct store *st, const struct bisect_env *env, int64
 	bad(st, env, &a, -EINVAL, "job: job");
 }
 
+typedef void (*handler_t)(struct api *, const struct httpd_req *, struct httpd_resp *);
+
+static int call(struct api *a, handler_t fn, const char *method, int64_t id, const char *const *args, struct httpd_resp *rs)
+{
+	struct httpd_req rq = { .method = method, .path = "/bisections", .id = id, .args = args, .submitter = "token" };
+	sb_free(&rs->body);
+	*rs = (struct httpd_resp){ 0 };
+	fn(a, &rq, rs);
+	return rs->status;
+}
+
+static bool body_has(const struct httpd_resp *rs, const char *what)
+{
+	bool yes = rs->body.buf && strstr(rs->body.buf, what);
+	if (!yes)
+		fprintf(stderr, "  the body: %s\n", rs->body.buf ? rs->body.buf : "(none)");
+	return yes;
+}
+
+/* kabd's door to bisections: each refusal with its code and field, and
+ * a bisection shown, listed and cancelled. The queue is kabd's own, on a
+ * database of its own with nothing to run; the requests go to path's. */
+static void test_api(const char *path, int64_t src)
+{
+	char qdb[64];
+	t_db_path(qdb, sizeof(qdb), "/tmp/kab-unit-bisectq-XXXXXX", NULL);
+	struct queue *q = NULL;
+	T_EQ_INT(queue_start(qdb, pthread_self(), &q), 0);
+	if (!q)
+		return;
+	struct store *st = NULL;
+	T_EQ_INT(store_open(path, &st), 0);
+	int64_t rid = confirmed_regression(st, src, 1, "rusage.sys_s", REGRESS_CONFIRMED);
+	int64_t pending = confirmed_regression(st, src, 0, "rusage.sys_s", REGRESS_PENDING);
+	struct api a = { .db_path = path, .queue = q };
+	struct httpd_resp rs = { 0 };
+	static const char *const none[] = { NULL };
+	/* kabd's clone of the tree is where builds put it: not on this machine */
+	T_EQ_INT(call(&a, api_regression_bisect, "POST", rid, none, &rs), 409);
+	T_CHECK(body_has(&rs, "tree: kab's clone"));
+	T_EQ_INT(call(&a, api_regression_bisect, "POST", pending, none, &rs), 409);
+	T_CHECK(body_has(&rs, "not confirmed"));
+	T_EQ_INT(call(&a, api_regression_bisect, "POST", 999, none, &rs), 404);
+	const char *const nojob[] = { "good", shas[0], "bad", shas[8], "metric", "time.wall_s", NULL };
+	T_EQ_INT(call(&a, api_bisections_create, "POST", 0, nojob, &rs), 400);
+	T_CHECK(body_has(&rs, "job: missing"));
+	const char *const color[] = { "job", "1", "color", "red", NULL };
+	T_EQ_INT(call(&a, api_bisections_create, "POST", 0, color, &rs), 400);
+	T_CHECK(body_has(&rs, "color: not a parameter"));
+	char job[24];
+	snprintf(job, sizeof(job), "%lld", (long long)src);
+	const char *const nometric[] = { "job", job, "good", shas[0], "bad", shas[8], NULL };
+	T_EQ_INT(call(&a, api_bisections_create, "POST", 0, nometric, &rs), 400);
+	T_CHECK(body_has(&rs, "metric: missing"));
+	const char *const unknown[] = { "job", "4242", "good", shas[0], "bad", shas[8], "metric", "m", NULL };
+	T_EQ_INT(call(&a, api_bisections_create, "POST", 0, unknown, &rs), 404);
+
+	/* one recorded as bisect_create records it: shown, listed, cancelled */
+	struct store_bisect b = { .source_job = src, .variant = 1 };
+	snprintf(b.tree, sizeof(b.tree), "%s", tree);
+	snprintf(b.good, sizeof(b.good), "%s", shas[0]);
+	snprintf(b.bad, sizeof(b.bad), "%s", shas[8]);
+	snprintf(b.workload, sizeof(b.workload), "w");
+	snprintf(b.metric, sizeof(b.metric), "time.wall_s");
+	int64_t id = 0;
+	T_EQ_INT(store_bisect_add(st, &b, &id), 0);
+	T_EQ_INT(call(&a, api_bisection_get, "GET", id, none, &rs), 200);
+	T_CHECK(body_has(&rs, "\"state\": \"running\"") && body_has(&rs, "\"step_jobs\": []"));
+	T_EQ_INT(call(&a, api_bisection_get, "GET", 999, none, &rs), 404);
+	T_EQ_INT(call(&a, api_bisections_list, "GET", 0, none, &rs), 200);
+	T_CHECK(body_has(&rs, "\"bisections\"") && body_has(&rs, shas[8]));
+	T_EQ_INT(call(&a, api_bisection_cancel, "POST", id, none, &rs), 200);
+	T_CHECK(body_has(&rs, "cancelled"));
+	T_EQ_INT(call(&a, api_bisection_cancel, "POST", id, none, &rs), 409);
+	T_CHECK(body_has(&rs, "has ended: cancelled"));
+	T_EQ_INT(call(&a, api_bisection_cancel, "POST", 999, none, &rs), 404);
+	sb_free(&rs.body);
+	store_close(st);
+	queue_stop(q);
+}
+
 static void test_states(struct store *st)
 {
 	T_CHECK(bisect_transition_allowed(BISECT_RUNNING, BISECT_DONE));
@@ -618,7 +702,10 @@ int main(void)
 		test_regression(st, &env, src);
 		test_bad_input(st, &env, src);
 		test_states(st);
+		char path[4096];
+		snprintf(path, sizeof(path), "%s", store_path(st));
 		store_close(st);
+		test_api(path, src);
 	}
 	util_remove_tree(dir);
 	return t_done("test_bisect_life");
