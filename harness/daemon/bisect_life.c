@@ -159,6 +159,16 @@ static int job_pairs(struct store_runner *c, const struct store_bisect_job *j, s
 		first_failure(c->st, j->job, wi, p->why, sizeof(p->why));
 	} else
 		snprintf(p->why, sizeof(p->why), "it has no workload %s", c->b->workload);
+	/* the regression's confirmation stopped adaptively: its pairs that
+	 * were made, only (a step job makes every pair it has) */
+	size_t k = 0;
+	for (size_t i = 0; j->id == 0 && i < p->n; i++)
+		if (isfinite(p->a[i]) && isfinite(p->b[i])) {
+			p->a[k] = p->a[i];
+			p->b[k++] = p->b[i];
+		}
+	if (j->id == 0)
+		p->n = k;
 	*ret = p;
 	return 0;
 }
@@ -523,7 +533,10 @@ static int replay(struct store *st, const struct bisect_env *env, const struct s
 		r = 0;
 		if (!in_flight) {
 			unsigned k = !rep.wait.build && c.short_by ? c.short_by : rep.wait.k;
-			if ((r = add_step(st, env, b, n_jobs + 1, &rep.wait, k, &err)) < 0) {
+			size_t rows = 0;
+			for (size_t i = 0; i < n_jobs; i++)
+				rows += jobs[i].id != 0;
+			if ((r = add_step(st, env, b, rows + 1, &rep.wait, k, &err)) < 0) {
 				char why[512];
 				snprintf(why, sizeof(why), "%s", err.buf ? err.buf : strerror(-r));
 				r = to_state(st, b->id, BISECT_FAILED, why, NULL);
@@ -542,6 +555,35 @@ static int replay(struct store *st, const struct bisect_env *env, const struct s
 	sb_free(&err);
 	runner_free(&c);
 	return r;
+}
+
+/* A regression's confirmation job compared BAD with GOOD, paired, as
+ * the anchor does: its pairs come first (a row of id 0, no step job's),
+ * so the anchor measures only what they did not decide. */
+static int with_confirmation(struct store *st, const struct store_bisect *b, struct store_bisect_job **jobs, size_t *n)
+{
+	struct store_regress g;
+	struct store_job sj;
+	if (b->regression <= 0 || store_regress_get(st, b->regression, &g) < 0 || g.confirm_job <= 0 ||
+	    strcmp(g.good_sha, b->good) != 0 || strcmp(g.bad_sha, b->bad) != 0)
+		return 0;
+	if (store_job_info(st, g.confirm_job, &sj) < 0)
+		return 0;
+	bool done = sj.status == JOB_DONE;
+	unsigned pairs = sj.pairs;
+	store_job_clear(&sj);
+	if (!done)
+		return 0;
+	struct store_bisect_job *v = realloc(*jobs, (*n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memmove(v + 1, v, *n * sizeof(*v));
+	v[0] = (struct store_bisect_job){ .bisection = b->id, .job = g.confirm_job, .k = pairs, .status = JOB_DONE };
+	snprintf(v[0].sha, sizeof(v[0].sha), "%s", b->bad);
+	snprintf(v[0].base, sizeof(v[0].base), "%s", b->good);
+	*jobs = v;
+	(*n)++;
+	return 1;
 }
 
 int bisect_advance(struct store *st, const struct bisect_env *env, int64_t id)
@@ -573,7 +615,8 @@ int bisect_advance(struct store *st, const struct bisect_env *env, int64_t id)
 		if ((r = store_bisect_jobs(st, id, &jobs, &n)) < 0)
 			goto out;
 	}
-	r = replay(st, env, &b, jobs, n);
+	if ((r = with_confirmation(st, &b, &jobs, &n)) >= 0)
+		r = replay(st, env, &b, jobs, n);
 out:
 	free(jobs);
 	store_bisect_clear(&b);

@@ -473,6 +473,52 @@ static int64_t confirmed_regression(struct store *st, int64_t src, int variant, 
 	return id;
 }
 
+static double confirmation_value(void *ctx, const struct store_step *step)
+{
+	/* what the source job's nights show: BAD 10% slower, with a wobble */
+	return step->variant ? 0.33 * (1 + 0.002 * (double)(step->pair % 3)) : 0.3;
+}
+
+/* The regression's confirmation job measured BAD against GOOD already:
+ * its pairs are the anchor's, and a range of one commit needs no step job
+ * at all. */
+static void test_reuse_confirmation(const struct bisect_env *env)
+{
+	struct store *st = open_store();
+	int64_t src = source_job(st), conf = 0;
+	char text[1024];
+	snprintf(text, sizeof(text),
+		 "[job]\nname = bis-unit.confirm-1\npairs = 8\n[swap]\ndevice = none\n"
+		 "[variant A]\nname = good\nkernel = build\ntree = %s\nbase = %s\nconfig = defconfig\n"
+		 "[variant B]\nname = bad\nkernel = build\ntree = %s\nbase = %s\nconfig = defconfig\n"
+		 "[workload w]\ntype = command\ncommand = true\n",
+		 tree, shas[4], tree, shas[5]);
+	struct job *j = t_parse_job(text);
+	T_CHECK(j && jl_submit(st, j, "unit", &conf, NULL) == 0);
+	job_free(j);
+	t_finish_runs(st, conf, "time.wall_s", "s", confirmation_value, NULL);
+	end_job(st, conf, JOB_DONE, NULL);
+	int64_t rid = confirmed_regression(st, src, 1, "time.wall_s", REGRESS_CONFIRMED), id = 0;
+	T_EQ_INT(store_regress_set_confirm(st, rid, conf), 0);
+	struct bisect_ask a = { .regression = rid };
+	struct strbuf err = { 0 };
+	T_EQ_INT(bisect_create(st, env, &a, &id, &err), 0);
+	T_EQ_INT(bisect_advance(st, env, id), 0);
+	T_EQ_INT(state_of(st, id), BISECT_DONE);
+	struct store_bisect b;
+	struct store_bisect_job *rows = NULL;
+	size_t n = 9;
+	T_EQ_INT(store_bisect_load(st, id, &b, &rows, &n), 0);
+	T_EQ_INT(n, 0);
+	T_CHECK(b.report && strstr(b.report, shas[5]) && strstr(b.report, "\"confirmed\""));
+	if (b.reason[0] && !strstr(b.reason, "first bad commit"))
+		fprintf(stderr, "  reason: %s\n", b.reason);
+	store_bisect_clear(&b);
+	free(rows);
+	sb_free(&err);
+	store_close(st);
+}
+
 /* A regression's bisection, asked twice; its range is one commit, which is
  * the answer, confirmed with the anchor's own pairs. */
 static void test_regression(struct store *st, const struct bisect_env *env, int64_t src)
@@ -696,6 +742,7 @@ int main(void)
 		test_replay(&env, -1);
 		test_replay(&env, 4);
 		test_step_job_ends(&env);
+		test_reuse_confirmation(&env);
 		struct store *st = open_store();
 		int64_t src = source_job(st);
 		test_crash_between(st, &env, src);
