@@ -135,21 +135,28 @@ static double source_value(void *ctx, const struct store_step *step)
 	return step->variant ? 0.33 * (1 + 0.001 * step->pair) : 0.3;
 }
 
-/* The job a bisection is asked on: two kernel builds, GOOD's and BAD's,
- * with its runs and builds recorded. */
-static int64_t source_job(struct store *st)
+/* A queued job of two kernel builds of the tree, at good (A) and bad (B). */
+static int64_t two_builds(struct store *st, const char *name, unsigned pairs, const char *good, const char *bad)
 {
 	char text[1024];
 	snprintf(text, sizeof(text),
-		 "[job]\nname = bis-unit\npairs = 2\n[swap]\ndevice = none\n"
+		 "[job]\nname = %s\npairs = %u\n[swap]\ndevice = none\n"
 		 "[variant A]\nname = base\nkernel = build\ntree = %s\nbase = %s\nconfig = defconfig\n"
 		 "[variant B]\nname = head\nkernel = build\ntree = %s\nbase = %s\nconfig = defconfig\n"
 		 "[workload w]\ntype = command\ncommand = true\n",
-		 tree, shas[0], tree, shas[8]);
+		 name, pairs, tree, good, tree, bad);
 	struct job *j = t_parse_job(text);
 	int64_t id = 0;
 	T_CHECK(j && jl_submit(st, j, "unit", &id, NULL) == 0);
 	job_free(j);
+	return id;
+}
+
+/* The job a bisection is asked on: GOOD's build and BAD's, with its runs
+ * and builds recorded. */
+static int64_t source_job(struct store *st)
+{
+	int64_t id = two_builds(st, "bis-unit", 2, shas[0], shas[8]);
 	int64_t builds[2] = { add_build(st, shas[0], true), add_build(st, shas[8], true) };
 	T_EQ_INT(store_variant_builds_set(st, id, builds, 2), 0);
 	t_finish_runs(st, id, "time.wall_s", "s", source_value, NULL);
@@ -485,17 +492,7 @@ static double confirmation_value(void *ctx, const struct store_step *step)
 static void test_reuse_confirmation(const struct bisect_env *env)
 {
 	struct store *st = open_store();
-	int64_t src = source_job(st), conf = 0;
-	char text[1024];
-	snprintf(text, sizeof(text),
-		 "[job]\nname = bis-unit.confirm-1\npairs = 8\n[swap]\ndevice = none\n"
-		 "[variant A]\nname = good\nkernel = build\ntree = %s\nbase = %s\nconfig = defconfig\n"
-		 "[variant B]\nname = bad\nkernel = build\ntree = %s\nbase = %s\nconfig = defconfig\n"
-		 "[workload w]\ntype = command\ncommand = true\n",
-		 tree, shas[4], tree, shas[5]);
-	struct job *j = t_parse_job(text);
-	T_CHECK(j && jl_submit(st, j, "unit", &conf, NULL) == 0);
-	job_free(j);
+	int64_t src = source_job(st), conf = two_builds(st, "bis-unit.confirm-1", 8, shas[4], shas[5]);
 	t_finish_runs(st, conf, "time.wall_s", "s", confirmation_value, NULL);
 	end_job(st, conf, JOB_DONE, NULL);
 	int64_t rid = confirmed_regression(st, src, 1, "time.wall_s", REGRESS_CONFIRMED), id = 0;
