@@ -137,24 +137,25 @@ static int show(const struct client_conf *cc, int64_t id, const char *format)
 	return ret;
 }
 
+const struct option cmd_bisect_options[] = {
+	{ "regression", required_argument, NULL, 'r' },
+	{ "good", required_argument, NULL, 'g' },
+	{ "bad", required_argument, NULL, 'b' },
+	{ "metric", required_argument, NULL, 'm' },
+	{ "workload", required_argument, NULL, 'w' },
+	{ "format", required_argument, NULL, 'f' },
+	CMD_CLIENT_OPTIONS,
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 int cmd_bisect(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "regression", required_argument, NULL, 'r' },
-		{ "good", required_argument, NULL, 'g' },
-		{ "bad", required_argument, NULL, 'b' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ "workload", required_argument, NULL, 'w' },
-		{ "format", required_argument, NULL, 'f' },
-		CMD_CLIENT_OPTIONS,
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	const char *regression = NULL, *good = NULL, *bad = NULL, *metric = NULL, *workload = NULL, *format = "text";
 	struct client_conf cc = { 0 };
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "r:g:b:m:w:f:s:t:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:g:b:m:w:f:s:t:h", cmd_bisect_options, NULL)) != -1) {
 		if (cmd_client_option(c, optarg, &cc))
 			continue;
 		switch (c) {

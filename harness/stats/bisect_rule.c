@@ -58,7 +58,7 @@ static int compare(const double *a, const double *b, size_t n, const struct brul
 		.a = a,
 		.b = b,
 		.n = n,
-		.dir = o ? o->dir : STATS_DIR_NEUTRAL,
+		.dir = o ? o->dir : DIRECTION_NEUTRAL,
 		.min_change_pct = o ? o->min_change_pct : -1,
 		.equivalence_pct = o ? o->equivalence_pct : -1,
 	};
@@ -87,7 +87,7 @@ static bool at_cap(const struct stats_result *r, const struct brule_opts *o)
 	return r->pairs >= cap_of(o);
 }
 
-/* kab's adaptive rule on one comparison (STATS.md rule 9): before the
+/* kab's adaptive rule on one comparison (doc/statistics.md, rule 9): before the
  * cap, decided past the look's O'Brien-Fleming bound, "same" by the
  * equivalence test, else go on; at the cap, kab compare's verdict, as a
  * job's report gives it at the end of its budget. */

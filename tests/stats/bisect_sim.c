@@ -506,7 +506,7 @@ static int bisect_once(struct world *w, const struct kbisect_ops *ops, void *vcs
 	struct bisect_runner run = sim_runner_of(w);
 	struct bisect_opts o = { .good = w->sha[0],
 				 .bad = w->sha[w->n],
-				 .rule = { .dir = STATS_DIR_HIGHER, .min_change_pct = -1, .equivalence_pct = -1 } };
+				 .rule = { .dir = DIRECTION_HIGHER, .min_change_pct = -1, .equivalence_pct = -1 } };
 	struct bisect_report rep;
 	struct strbuf err = { 0 };
 	int r = bisect_run(ops, vcs, &run, &o, &rep, &err);

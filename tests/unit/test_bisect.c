@@ -28,7 +28,7 @@ static void pairs(double pct, size_t n, double spread, double *a, double *b)
 	}
 }
 
-static const struct brule_opts opts = { .dir = STATS_DIR_HIGHER, .min_change_pct = -1, .equivalence_pct = -1 };
+static const struct brule_opts opts = { .dir = DIRECTION_HIGHER, .min_change_pct = -1, .equivalence_pct = -1 };
 
 static struct brule_span span_of(double delta)
 {
