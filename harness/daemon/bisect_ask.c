@@ -111,7 +111,7 @@ static int pick_metric(struct store *st, int64_t job_id, const char *workload, c
 	}
 	snprintf(b->workload, sizeof(b->workload), "%s", w->name);
 	snprintf(b->metric, sizeof(b->metric), "%s", metric);
-	snprintf(b->direction, sizeof(b->direction), "%s", stats_direction_name(m->info.dir));
+	snprintf(b->direction, sizeof(b->direction), "%s", direction_name(m->info.dir));
 	report_free(rep);
 	return 0;
 }

@@ -522,7 +522,7 @@ static int replay(struct store *st, const struct bisect_env *env, const struct s
 	struct store_runner c = { .st = st, .b = b, .jobs = jobs, .n_jobs = n_jobs };
 	struct bisect_runner run = { .ctx = &c, .build = build_answer, .measure = measure_answer };
 	struct bisect_opts o = { .good = b->good, .bad = b->bad, .rule = { .min_change_pct = -1, .equivalence_pct = -1 } };
-	stats_direction_parse(b->direction, &o.rule.dir);
+	direction_parse(b->direction, &o.rule.dir);
 	struct bisect_report rep;
 	r = bisect_run(&kbisect_git_ops, &g, &run, &o, &rep, &err);
 	if (r == BISECT_PENDING) {

@@ -92,7 +92,7 @@ static int sim_measure(void *ctx, const char *sha, const char *base, unsigned k,
 	return 0;
 }
 
-static const struct brule_opts rule = { .dir = STATS_DIR_LOWER, .min_change_pct = -1, .equivalence_pct = -1 };
+static const struct brule_opts rule = { .dir = DIRECTION_LOWER, .min_change_pct = -1, .equivalence_pct = -1 };
 
 /* ---- the store ---- */
 
