@@ -33,7 +33,7 @@ git init -q "$TREE"
 for i in 0 1 2 3 4 5 6 7 8; do
 	echo "$i" >"$TREE/f$i"
 	git -C "$TREE" add "f$i"
-	GIT_COMMITTER_DATE="$((1000000 + i)) +0000" git -C "$TREE" -c user.name=t -c user.email=t@kab commit -q -m "change $i"
+	GIT_COMMITTER_DATE="$((1700000000 + i)) +0000" git -C "$TREE" -c user.name=t -c user.email=t@kab commit -q -m "change $i"
 done
 mapfile -t C < <(git -C "$TREE" rev-list --reverse HEAD)
 chmod -R a+rX "$TREE"
