@@ -156,6 +156,8 @@ $(B)/tests/test_history: LDLIBS := -lmicrohttpd $(LDLIBS)
 $(B)/tests/test_regress: LDLIBS := -lmicrohttpd $(LDLIBS)
 # test_api_page drives the paged lists' handlers (api.c, api_page.c)
 $(B)/tests/test_api_page: LDLIBS := -lmicrohttpd $(LDLIBS)
+# test_bisect_life drives the bisections' handlers (api_bisect.c)
+$(B)/tests/test_bisect_life: LDLIBS := -lmicrohttpd $(LDLIBS)
 $(B)/tests/%: tests/unit/%.c tests/unit/t.h $(B)/libkab.a
 	@mkdir -p $(dir $@)
 	@mkdir -p $(B)/dep/tests

@@ -165,6 +165,27 @@ static const char *const migrations[] = {
 	"  computed REAL NOT NULL, kab_version TEXT NOT NULL, schema_version INTEGER NOT NULL);"
 	"CREATE INDEX history_nights_name ON history_nights(name, night);"
 	"CREATE INDEX jobs_name ON jobs(name, status);",
+	/* 13: bisections (doc/bisect.md): a range GOOD..BAD of a tree searched
+	 * for the commit that moved a source job's metric, its state through
+	 * a checked table (store_bisect.h) and its report once it ends; each
+	 * comparison it needs is a step job, recorded under a unique name
+	 * before it is queued, so that a restart finds it and replays the
+	 * bisection from the store */
+	"CREATE TABLE bisections ("
+	"  id INTEGER PRIMARY KEY, created REAL NOT NULL, ended REAL,"
+	"  regression_id INTEGER REFERENCES regressions(id), source_job INTEGER NOT NULL REFERENCES jobs(id),"
+	"  variant_idx INTEGER NOT NULL, tree TEXT NOT NULL, series TEXT, good TEXT NOT NULL, bad TEXT NOT NULL,"
+	"  workload TEXT NOT NULL, metric TEXT NOT NULL, direction TEXT, state TEXT NOT NULL, reason TEXT,"
+	"  report TEXT, submitter TEXT, kab_version TEXT NOT NULL, schema_version INTEGER NOT NULL);"
+	"CREATE INDEX bisections_regression ON bisections(regression_id);"
+	"CREATE INDEX bisections_state ON bisections(state);"
+	"CREATE TABLE bisection_jobs ("
+	"  id INTEGER PRIMARY KEY, bisection_id INTEGER NOT NULL REFERENCES bisections(id),"
+	"  job_id INTEGER REFERENCES jobs(id), name TEXT NOT NULL UNIQUE, sha TEXT NOT NULL, base TEXT NOT NULL,"
+	"  k INTEGER NOT NULL, created REAL NOT NULL);"
+	"CREATE INDEX bisection_jobs_bisection ON bisection_jobs(bisection_id, id);"
+	"CREATE INDEX bisection_jobs_job ON bisection_jobs(job_id);"
+	"CREATE INDEX builds_commit ON builds(tree, base_sha);",
 };
 
 sqlite3 *store_sqlite(struct store *s) { return s->db; }
@@ -258,6 +279,48 @@ char *store_col_dup(sqlite3_stmt *st, int i)
 {
 	const unsigned char *t = sqlite3_column_text(st, i);
 	return t ? strdup((const char *)t) : NULL;
+}
+
+int store_rows(struct store *s, sqlite3_stmt *st, size_t size, store_row_fn fn, void (*clear)(void *), void **ret,
+	       size_t *ret_n, const char *what)
+{
+	char *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 8;
+			char *nv = realloc(v, ncap * size);
+			if (!nv) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			v = nv;
+			cap = ncap;
+		}
+		memset(v + n * size, 0, size);
+		fn(st, v + n++ * size);
+	}
+	if (rc != SQLITE_DONE) {
+		for (size_t i = 0; clear && i < n; i++)
+			clear(v + i * size);
+		free(v);
+		return rc == SQLITE_NOMEM ? -ENOMEM : store_db_err(s, what);
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+int store_row(struct store *s, sqlite3_stmt *st, store_row_fn fn, void *elem, const char *what)
+{
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return -ENOENT;
+	if (rc != SQLITE_ROW)
+		return store_db_err(s, what);
+	fn(st, elem);
+	return 0;
 }
 
 static int migrate(struct store *s)

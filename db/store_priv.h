@@ -31,3 +31,13 @@ const char *store_sql(char *buf, size_t len, const char *fmt, ...) __attribute__
 /* A status word this kab does not know, in row id of table: a warning,
  * and the row loads with the status's UNKNOWN. */
 void store_status_unknown(const char *table, int64_t id, const char *word);
+/* Each row of st read by fn into a new zeroed element of size bytes:
+ * *ret (malloc'd; NULL when none) and *ret_n. clear (may be NULL) frees
+ * what an element holds, for the rows read before a failure. 0, -ENOMEM,
+ * or the database's error (logged with what). */
+typedef void (*store_row_fn)(sqlite3_stmt *st, void *elem);
+int store_rows(struct store *s, sqlite3_stmt *st, size_t size, store_row_fn fn, void (*clear)(void *), void **ret,
+	       size_t *ret_n, const char *what);
+/* The first row of st read by fn into elem: 0, -ENOENT when there is
+ * none, or the database's error (logged with what). */
+int store_row(struct store *s, sqlite3_stmt *st, store_row_fn fn, void *elem, const char *what);

@@ -535,6 +535,21 @@ static int locate_dirs(struct kbuild_ctx *c)
 	return kbuild_kernels_dir(rq->kernels_dir, c->kernels, sizeof(c->kernels), c->err);
 }
 
+void kbuild_tree_dir(const char *work_dir, const char *tree, char *buf, size_t len)
+{
+	char key[65];
+	sha256_buf(tree, strlen(tree), key);
+	snprintf(buf, len, "%s/%.16s", work_dir ? work_dir : config_str(CONFIG_KBUILD_WORK), key);
+}
+
+int kbuild_clone_dir(const char *work_dir, const char *tree, char *buf, size_t len)
+{
+	char root[PATH_MAX];
+	kbuild_tree_dir(work_dir, tree, root, sizeof(root));
+	int n = snprintf(buf, len, "%s/src", root);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
 /* The tree's directories, locked (the lock in *ret_lock_fd, the caller's to
  * close), and its worktree at the base with the series applied. */
 /* The tree's directories (c->tree set), made and locked: the lock in
@@ -542,9 +557,7 @@ static int locate_dirs(struct kbuild_ctx *c)
 static int enter_tree(struct kbuild_ctx *c, int *ret_lock_fd)
 {
 	int r;
-	char key[65];
-	sha256_buf(c->tree, strlen(c->tree), key);
-	snprintf(c->root, sizeof(c->root), "%s/%.16s", c->work, key);
+	kbuild_tree_dir(c->work, c->tree, c->root, sizeof(c->root));
 	snprintf(c->src, sizeof(c->src), "%s/src", c->root);
 	snprintf(c->kc, sizeof(c->kc), "%s/kconfig", c->root);
 	if (!exists(c->src) && (r = check_space(c, c->work, WORKTREE_BYTES + KCONFIG_BYTES, "a worktree")) < 0)

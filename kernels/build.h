@@ -77,6 +77,13 @@ struct kbuild_result {
  * missing or kab is not root (see initramfs.h); -EIO: the build failed. */
 int kbuild_build(struct store *st, const struct kbuild_request *rq, struct kbuild_result *ret, struct strbuf *err);
 
+/* The directory of tree (its real path, as builds record it) under
+ * work_dir (NULL: the configured work directory): WORK/<tree key>. */
+void kbuild_tree_dir(const char *work_dir, const char *tree, char *buf, size_t len);
+/* kab's clone of tree there (WORK/<tree key>/src), where tracked branches
+ * are fetched and builds check their commits out: 0, or -ENAMETOOLONG. */
+int kbuild_clone_dir(const char *work_dir, const char *tree, char *buf, size_t len);
+
 struct ktrack_head;
 /* track = REMOTE BRANCH, before its build: fetches the branch from the
  * tree's remote into kab's clone of the tree (WORK/<tree key>/src, made

@@ -2,6 +2,7 @@
  * 0 success, 1 the work failed, 2 bad usage or bad input. */
 #pragma once
 #include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The database of a verb that takes --db: given, else kab.db in the state
@@ -27,8 +28,8 @@ int cmd_db_present(const char *db, const char *hint);
 /* Each verb's long options, the getopt_long table it parses with; main's
  * verbs[] names them, and tests/docs/check.py holds doc/kab.1 to them. */
 extern const struct option cmd_check_options[], cmd_run_options[], cmd_report_options[], cmd_history_options[],
-	cmd_regressions_options[], cmd_plan_options[], cmd_compare_options[], cmd_submit_options[],
-	cmd_client_options[], cmd_build_options[], cmd_builds_options[], cmd_sample_options[], cmd_config_options[];
+	cmd_regressions_options[], cmd_plan_options[], cmd_compare_options[], cmd_submit_options[], cmd_client_options[],
+	cmd_build_options[], cmd_builds_options[], cmd_sample_options[], cmd_config_options[], cmd_bisect_options[];
 
 int cmd_check(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
@@ -39,6 +40,7 @@ int cmd_report(int argc, char **argv);
 /* kab history NAME: the nightly history of a job name (harness/cli/cmd_history.c) */
 int cmd_history(int argc, char **argv);
 int cmd_regressions(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 /* kab config: the configuration in force (harness/cli/cmd_config.c) */
 int cmd_config(int argc, char **argv);
@@ -57,3 +59,6 @@ int client_report(const struct client_conf *conf, long long id, const char *form
  * (an unknown id or name, bad input), 1 for others, CLIENT_EXIT_UNREACHABLE
  * when kabd cannot be reached. */
 int client_print(const struct client_conf *conf, const char *method, const char *path);
+/* One of CMD_CLIENT_OPTIONS, as getopt_long returned it (c, optarg), into cc: false when
+ * c is none of them. */
+bool cmd_client_option(int c, const char *arg, struct client_conf *cc);

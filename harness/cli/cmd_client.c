@@ -280,6 +280,17 @@ int cmd_cancel(int argc, char **argv)
 	return get_and_print(argc, argv, "kab cancel ID [--socket PATH | --url URL [--token-file F] [--cacert F]]", "POST", true);
 }
 
+bool cmd_client_option(int c, const char *arg, struct client_conf *cc)
+{
+	switch (c) {
+	case 's': cc->url = arg; return true;
+	case 'S': cc->socket = arg; return true;
+	case 't': cc->token_file = arg; return true;
+	case 'C': cc->cacert = arg; return true;
+	default: return false;
+	}
+}
+
 int client_print(const struct client_conf *conf, const char *method, const char *path)
 {
 	struct client c;
@@ -291,7 +302,7 @@ int client_print(const struct client_conf *conf, const char *method, const char 
 	if (rr == -ENOTCONN)
 		ret = CLIENT_EXIT_UNREACHABLE;
 	if (rr == 0) {
-		if (rep.status == 200) {
+		if (rep.status == 200 || rep.status == 201) {
 			esc_text_file(stdout, rep.body, rep.len, ESC_LINES);
 			ret = 0;
 		} else {

@@ -30,6 +30,13 @@ void api_regressions_list(struct api *a, const struct httpd_req *rq, struct http
 void api_regressions_atom(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 void api_regression_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 void api_regression_ack(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+/* api_bisect.c: bisections asked for (on a regression or a job), shown,
+ * listed and cancelled */
+void api_regression_bisect(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_bisections_list(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_bisections_create(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_bisection_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_bisection_cancel(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 struct store;
 /* The handler's own store connection, read-only for a GET or HEAD; false
  * with a 500 in rs when it cannot be opened. */

@@ -2,6 +2,7 @@
 #include "harness/daemon/nightly.h"
 #include "harness/daemon/queue.h"
 #include "harness/job/job.h"
+#include "harness/job/job_store.h"
 #include "harness/report/history.h"
 #include "harness/report/report.h"
 #include "db/store.h"
@@ -36,24 +37,6 @@ static void machine_name(char *buf, size_t len)
 		cpy(buf, len, "");
 }
 
-/* A stored night's job, parsed again as it was submitted. */
-static int load_night(struct store *st, int64_t id, struct job **ret, struct strbuf *err)
-{
-	struct store_job sj;
-	int r = store_job_get(st, id, &sj);
-	if (r < 0) {
-		sb_printf(err, "job %lld is not in the database", (long long)id);
-		return r;
-	}
-	struct diags d = { 0 };
-	r = job_parse_string_nocheck(sj.file, sj.text, ret, &d);
-	if (r < 0)
-		sb_printf(err, "job %lld's text no longer parses", (long long)id);
-	diags_free(&d);
-	store_job_clear(&sj);
-	return r;
-}
-
 /* The distinct workloads of c[0..n), in order, into names[]. */
 static size_t group_workloads(const struct nightly_change *c, size_t n, const char **names)
 {
@@ -76,9 +59,9 @@ static int confirmation_text(struct store *st, const struct nightly_change *c, s
 	const char **names = calloc(n, sizeof(*names));
 	if (!names)
 		return -ENOMEM;
-	int r = load_night(st, c->good_job, &good, err);
+	int r = job_store_load(st, c->good_job, &good, err);
 	if (r == 0)
-		r = load_night(st, c->bad_job, &bad, err);
+		r = job_store_load(st, c->bad_job, &bad, err);
 	if (r == 0) {
 		char name[128], gname[64], bname[64];
 		snprintf(name, sizeof(name), "%.100s.confirm-%lld", c->name, (long long)rid);

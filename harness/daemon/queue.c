@@ -4,10 +4,13 @@
  * sent to the process may land here instead of in main's sigwait; then the
  * run stops and main is told to shut down. */
 #include "harness/daemon/queue.h"
+#include "harness/daemon/bisect_life.h"
 #include "harness/daemon/nightly.h"
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
 #include "harness/report/history.h"
+#include "kernels/builduser.h"
+#include "kernels/run.h"
 #include "db/store.h"
 #include "harness/base/util.h"
 
@@ -27,6 +30,9 @@ struct queue {
 	struct store *st;   /* the executor's own connection */
 	bool stopping, woken;
 	bool history_due;    /* some ended job may have no night in its name's history yet */
+	bool bisect_due;     /* a bisection was asked for: advance the running ones */
+	struct bisect_env benv;
+	struct krun_user git_user; /* who runs git in kab's clones (kab-build, when root) */
 	int64_t current;     /* the job exec_job is running; 0: none */
 	int64_t cancel_req;  /* the running job a client cancelled */
 };
@@ -97,8 +103,22 @@ static void job_after(void *ctx, struct store *st, int64_t id, const char *name,
 		q->history_due = true;
 		pthread_mutex_unlock(&q->mu);
 	}
-	if (job_status_finished(now))
+	/* a bisection's step job is the bisection's business, not a night's */
+	if (job_status_finished(now) && bisect_after_job(st, &q->benv, id) == 0)
 		nightly_after_job(q, st, id);
+}
+
+/* The running bisections, once asked for (bisect_create over the API):
+ * git bisect runs in kab's clones here, in the executor's thread, never
+ * beside a build. */
+static void advance_bisections(struct queue *q)
+{
+	pthread_mutex_lock(&q->mu);
+	bool due = q->bisect_due;
+	q->bisect_due = false;
+	pthread_mutex_unlock(&q->mu);
+	if (due && bisect_advance_all(q->st, &q->benv) < 0)
+		log_warn("kabd: the running bisections could not be listed: %s", store_errmsg(q->st));
 }
 
 static void run_one(struct queue *q, int64_t id)
@@ -178,7 +198,9 @@ static void refresh_histories(struct queue *q)
 static void *executor_main(void *arg)
 {
 	struct queue *q = arg;
-	/* before the first job, so that readers see every night there is */
+	/* before the first job, so that readers see every night there is;
+	 * then (bisect_due is set at start) a bisection whose step job ended
+	 * while kabd was down goes on */
 	refresh_histories(q);
 	for (;;) {
 		pthread_mutex_lock(&q->mu);
@@ -187,6 +209,8 @@ static void *executor_main(void *arg)
 		pthread_mutex_unlock(&q->mu);
 		if (stop)
 			break;
+		/* between jobs: a step job asked for meanwhile is queued now */
+		advance_bisections(q);
 		int64_t id = next_job(q->st);
 		if (id) {
 			run_one(q, id);
@@ -205,6 +229,18 @@ static void *executor_main(void *arg)
 	return NULL;
 }
 
+static int bisect_submit(void *ctx, struct store *st, const struct job *j, const char *submitter, int64_t *ret_id)
+{
+	return queue_submit(ctx, st, j, submitter, ret_id);
+}
+
+static int bisect_cancel_job(void *ctx, struct store *st, int64_t job_id)
+{
+	char status[32];
+	int r = queue_cancel(ctx, st, job_id, status, sizeof(status));
+	return r < 0 ? r : 0;
+}
+
 int queue_start(const char *db_path, pthread_t main_thread, struct queue **ret)
 {
 	struct queue *q = calloc(1, sizeof(*q));
@@ -221,6 +257,13 @@ int queue_start(const char *db_path, pthread_t main_thread, struct queue **ret)
 	pthread_cond_init(&q->cv, NULL);
 	q->main_thread = main_thread;
 	q->history_due = true;
+	q->bisect_due = true;
+	struct strbuf why = { 0 };
+	bool as_builder = kbuser_lookup(&q->git_user, &why) > 0;
+	sb_free(&why);
+	q->benv = (struct bisect_env){
+		.submit = bisect_submit, .cancel = bisect_cancel_job, .ctx = q, .git_user = as_builder ? &q->git_user : NULL
+	};
 	if ((r = pthread_create(&q->thread, NULL, executor_main, q)) != 0) {
 		store_close(q->st);
 		free(q);
@@ -245,6 +288,20 @@ void queue_stop(struct queue *q)
 	pthread_cond_destroy(&q->cv);
 	pthread_mutex_destroy(&q->mu);
 	free(q);
+}
+
+const struct bisect_env *queue_bisect_env(struct queue *q)
+{
+	return &q->benv;
+}
+
+void queue_bisect_due(struct queue *q)
+{
+	pthread_mutex_lock(&q->mu);
+	q->bisect_due = true;
+	q->woken = true;
+	pthread_cond_broadcast(&q->cv);
+	pthread_mutex_unlock(&q->mu);
 }
 
 void queue_wake(struct queue *q)

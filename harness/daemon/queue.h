@@ -17,6 +17,13 @@ int queue_start(const char *db_path, pthread_t main_thread, struct queue **ret);
 void queue_stop(struct queue *q);
 /* A job was enqueued: look now rather than at the next poll. */
 void queue_wake(struct queue *q);
+/* What a bisection's life needs of this queue (bisect_life.h): its step
+ * jobs queued and cancelled here, git run as the build user. */
+struct bisect_env;
+const struct bisect_env *queue_bisect_env(struct queue *q);
+/* A bisection was asked for: the executor advances the running ones when
+ * it is next idle (git bisect runs in its thread, never beside a build). */
+void queue_bisect_due(struct queue *q);
 
 /* Stores a parsed job and its schedule as 'queued', in one transaction
  * (never under the queue's mutex), and wakes the executor. submitter: who

@@ -44,13 +44,27 @@ struct bctx {
 
 static const char *const answer_words[] = { "culprit", "unconfirmed", "range" };
 
+/* The runner had no answer: what the bisection waits for is kept in the
+ * report, and -EAGAIN unwinds the loop to bisect_run (never an error). */
+static int wait_for(struct bctx *c, const char *sha, const char *base, unsigned k, bool is_build)
+{
+	struct bisect_request *w = &c->rep->wait;
+	c->rep->pending = true;
+	*w = (struct bisect_request){ .k = k, .build = is_build };
+	snprintf(w->sha, sizeof(w->sha), "%s", sha);
+	snprintf(w->base, sizeof(w->base), "%s", base);
+	return -EAGAIN;
+}
+
 const char *bisect_answer_name(enum bisect_answer a)
 {
 	return util_word_name(answer_words, (int)ARRAY_SIZE(answer_words), (int)a);
 }
 
-/* sha built, once: 0 built, 1 it does not build (*ret_why), -errno. */
-static int build(struct bctx *c, const char *sha, const char **ret_why)
+/* sha built, once: 0 built, 1 it does not build (*ret_why), -errno.
+ * for_sha against for_base is the comparison the build is for: what a
+ * bisection waits for when the runner does not know yet. */
+static int build(struct bctx *c, const char *sha, const char *for_sha, const char *for_base, const char **ret_why)
 {
 	for (size_t i = 0; i < c->n_b; i++)
 		if (strcmp(c->b[i].sha, sha) == 0) {
@@ -64,6 +78,10 @@ static int build(struct bctx *c, const char *sha, const char **ret_why)
 	snprintf(b->sha, sizeof(b->sha), "%s", sha);
 	struct strbuf why = { 0 };
 	int r = c->run->build(c->run->ctx, sha, &why);
+	if (r == BISECT_PENDING) {
+		sb_free(&why);
+		return wait_for(c, for_sha, for_base, brule_next_look(0, &c->o->rule), true);
+	}
 	if (r >= 0) {
 		c->n_b++;
 		c->rep->builds++;
@@ -106,13 +124,15 @@ static int measure_more(struct bctx *c, struct meas *m, unsigned k)
 	}
 	struct strbuf why = { 0 };
 	int r = c->run->measure(c->run->ctx, m->sha, m->base, k, m->a + m->n, m->b + m->n, &why);
-	if (r == 0) {
+	if (r == BISECT_PENDING)
+		r = wait_for(c, m->sha, m->base, k, false);
+	else if (r == 0) {
 		m->n = need;
 		c->rep->boots += 2 * k;
 	} else if (r > 0) {
 		m->failed = true;
 		snprintf(m->why, sizeof(m->why), "%s", why.buf ? why.buf : "it could not be measured");
-	} else
+	} else if (r != -EAGAIN)
 		sb_printf(c->err, "measuring %.12s against %.12s: %s", m->sha, m->base, why.buf ? why.buf : strerror(-r));
 	sb_free(&why);
 	return r;
@@ -194,7 +214,7 @@ static int anchor(struct bctx *c)
 	const char *ends[] = { rep->good, rep->bad }, *names[] = { "GOOD", "BAD" };
 	for (size_t i = 0; i < 2; i++) {
 		const char *why;
-		int r = build(c, ends[i], &why);
+		int r = build(c, ends[i], rep->bad, rep->good, &why);
 		if (r < 0)
 			return r;
 		if (r > 0) {
@@ -225,7 +245,7 @@ static int confirm(struct bctx *c, const struct part *p, unsigned id, const char
 	snprintf(k->sha, sizeof(k->sha), "%s", sha);
 	int r = c->ops->parent(c->vcs, sha, k->parent, c->err);
 	const char *why;
-	if (r >= 0 && (r = build(c, k->parent, &why)) > 0) {
+	if (r >= 0 && (r = build(c, k->parent, sha, k->parent, &why)) > 0) {
 		k->confirm.decision = BRULE_UNCONFIRMED;
 		snprintf(k->confirm.reason, sizeof(k->confirm.reason), "its parent does not build: %s", why);
 		return 0;
@@ -248,7 +268,7 @@ static int step(struct bctx *c, unsigned id, const char *sha, bool *ret_split, s
 		return r;
 	*ret_row = row;
 	const char *why;
-	if ((r = build(c, sha, &why)) < 0)
+	if ((r = build(c, sha, sha, c->rep->good, &why)) < 0)
 		return r;
 	row->mark = KBISECT_SKIP;
 	row->marked = true;
@@ -345,6 +365,8 @@ int bisect_run(const struct kbisect_ops *ops, void *vcs, const struct bisect_run
 	}
 	free(c.m);
 	free(c.b);
+	if (r == -EAGAIN && ret->pending)
+		return BISECT_PENDING;
 	if (r < 0)
 		bisect_report_free(ret);
 	return r < 0 ? r : 0;

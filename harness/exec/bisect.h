@@ -21,15 +21,22 @@
 #define BISECT_MAX_PARTS (1 + 2 * BISECT_MAX_SPLITS)
 #define BISECT_MAX_CULPRITS (1 + BISECT_MAX_SPLITS)
 
+/* What a runner returns when it has no answer yet (a runner that answers
+ * from what was recorded, kabd's: the step job that would give it is
+ * queued or running): bisect_run stops there and says what it waits for. */
+#define BISECT_PENDING 2
+
 struct bisect_runner {
 	void *ctx;
-	/* Builds sha: 0 built, 1 it does not build (why says so), -errno an
-	 * error that ends the bisection. */
+	/* Builds sha: 0 built, 1 it does not build (why says so),
+	 * BISECT_PENDING not known yet, -errno an error that ends the
+	 * bisection. */
 	int (*build)(void *ctx, const char *sha, struct strbuf *why);
 	/* k more pairs of sha against base (paired, ABBA): base's values in
 	 * ret_base[0..k), sha's in ret_sha (NAN: a run that gave none). 0; 1
 	 * when sha cannot be measured (no boot, a missed expect: why says
-	 * so, the commit is skipped); -errno ends the bisection. */
+	 * so, the commit is skipped); BISECT_PENDING when they are not known
+	 * yet; -errno ends the bisection. */
 	int (*measure)(void *ctx, const char *sha, const char *base, unsigned k, double *ret_base, double *ret_sha,
 		       struct strbuf *why);
 };
@@ -63,8 +70,19 @@ struct bisect_culprit {
 	struct kbisect_step range;
 };
 
+/* What a stopped bisection waits for: k more pairs of sha against base
+ * (for a build the runner did not know: the first look's pairs of the
+ * comparison that build is for, which builds it). */
+struct bisect_request {
+	char sha[KBISECT_SHA_LEN + 1], base[KBISECT_SHA_LEN + 1];
+	unsigned k;
+	bool build; /* the runner did not know whether sha builds */
+};
+
 struct bisect_report {
 	char good[KBISECT_SHA_LEN + 1], bad[KBISECT_SHA_LEN + 1];
+	bool pending;               /* bisect_run returned BISECT_PENDING */
+	struct bisect_request wait; /* then: what it waits for */
 	struct brule_out anchor; /* REFUSED: nothing else was done */
 	struct bisect_row *rows;
 	size_t n_rows, cap_rows;
@@ -75,7 +93,10 @@ struct bisect_report {
 };
 
 /* Bisects o->good..o->bad. 0 with ret filled (a refused anchor
- * included: ret->anchor.decision says so); -errno with err saying what
+ * included: ret->anchor.decision says so); BISECT_PENDING when the runner
+ * had no answer yet: ret holds the steps so far and ret->wait the request
+ * (the caller frees ret; git's session is reset, and a later call with the
+ * same runner, which knows more, replays the same steps); -errno with err saying what
  * and where for a revision git does not know, a GOOD that is not an
  * ancestor of BAD, GOOD and BAD the same commit, a build of GOOD or BAD
  * that fails, or an error of the runner or of git. */

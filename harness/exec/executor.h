@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "harness/exec/bisect.h"
 #include "harness/exec/joblife.h"
 
 struct job;

@@ -92,3 +92,19 @@ int job_store_submit(struct store *st, const struct job *j, const char *submitte
 	spec_free(&s);
 	return r;
 }
+
+int job_store_load(struct store *st, int64_t id, struct job **ret, struct strbuf *err)
+{
+	struct store_job sj;
+	int r = store_job_get(st, id, &sj);
+	if (r < 0) {
+		sb_printf(err, "job %lld is not in the database", (long long)id);
+		return r;
+	}
+	struct diags d = { 0 };
+	if ((r = job_parse_string_nocheck(sj.file, sj.text, ret, &d)) < 0)
+		sb_printf(err, "job %lld's text no longer parses%s%s", (long long)id, d.n ? ": " : "", d.n ? d.v[0].msg : "");
+	diags_free(&d);
+	store_job_clear(&sj);
+	return r;
+}

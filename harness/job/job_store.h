@@ -8,8 +8,13 @@
 struct job;
 struct store;
 struct store_step;
+struct strbuf;
 
 /* store_job_create and store_job_submit of j. */
 int job_store_create(struct store *st, const struct job *j, int64_t *ret_id);
 int job_store_submit(struct store *st, const struct job *j, const char *submitter, const struct store_step *steps,
 		     size_t n, int64_t *ret_id);
+/* A stored job parsed again from its text as it was submitted, without
+ * the machine's checks: 0, or -errno with err saying which job and why
+ * (not in the database, its text no longer parses). */
+int job_store_load(struct store *st, int64_t id, struct job **ret, struct strbuf *err);

@@ -86,9 +86,15 @@ CALL = re.compile(r"\b(" + "|".join(MACHINE_WRITES) + r")\s*\(")
 # The environment is read in main only: these files are the mains.
 ENV_OK = {"harness/cli/main.c", "harness/daemon/kabd_main.c"}
 ENV_CALL = re.compile(r"\b(getenv|secure_getenv)\s*\(")
-# A job's status is written by its owner only (and defined in db/).
-STATUS_OK = {"harness/exec/joblife.c"}
-STATUS_CALL = re.compile(r"\b(store_job_set_status(?:_from)?)\s*\(")
+# A job's status is written by its owner only (and defined in db/); a
+# bisection's state likewise (db/store_bisect.h): (owner, the calls that
+# write, what they write, what to call instead).
+OWNERS = [
+    ("harness/exec/joblife.c", re.compile(r"\b(store_job_set_status(?:_from)?)\s*\("), "a job's status",
+     "call jl_transition() or one of its verbs (joblife.h)"),
+    ("harness/daemon/bisect_life.c", re.compile(r"\b(store_bisect_set_state)\s*\("), "a bisection's state",
+     "call one of its verbs (bisect_life.h)"),
+]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
@@ -192,11 +198,12 @@ def main():
                     print(f"{path}:{n}: {m.group(1)}() in the library: the environment is read once, in main; add a "
                           "setting to harness/base/config.h and read it with config_str()")
                     bad += 1
-        if folder != "db" and path not in STATUS_OK:
+        for owner, call, what, instead in OWNERS:
+            if folder == "db" or path == owner:
+                continue
             for n, line in enumerate(code.splitlines(), 1):
-                for m in STATUS_CALL.finditer(line):
-                    print(f"{path}:{n}: {m.group(1)}() writes a job's status: a job's life has one owner, "
-                          "harness/exec/joblife.c; call jl_transition() or one of its verbs (joblife.h)")
+                for m in call.finditer(line):
+                    print(f"{path}:{n}: {m.group(1)}() writes {what}: its life has one owner, {owner}; {instead}")
                     bad += 1
         if folder in MACHINE_OK:
             continue
@@ -213,7 +220,8 @@ def main():
         return 1
     print("lint: layers in order, the design rules kept (" + ", ".join(r[0] for r in RULES) + "), "
           "machine writes only in harness/exec and kernels, no getenv in the library, "
-          "job statuses written only by harness/exec/joblife.c")
+          "job statuses written only by harness/exec/joblife.c, bisection states only by "
+          "harness/daemon/bisect_life.c")
     return 0
 
 

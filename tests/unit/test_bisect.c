@@ -5,6 +5,7 @@
  * that is not an ancestor, measurements reused). Its accuracy is measured
  * by tests/stats/check_bisect.sh. */
 #include "t.h"
+#include "t_git.h"
 #include "harness/exec/bisect.h"
 #include "harness/stats/bisect_rule.h"
 #include "kernels/bisect_git.h"
@@ -239,31 +240,6 @@ static int fake_measure(void *ctx, const char *sha, const char *base, unsigned k
 	return 0;
 }
 
-static bool make_repo(const char *dir)
-{
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "git init -q --bare %s && git -C %s symbolic-ref HEAD refs/heads/main && git -C %s fast-import --quiet",
-		 dir, dir, dir);
-	FILE *f = popen(cmd, "w");
-	if (!f)
-		return false;
-	for (int i = 0; i < NC; i++)
-		fprintf(f, "commit refs/heads/main\ncommitter t <t@kab> %d +0000\ndata <<EOT\nchange %d\nEOT\nM 100644 inline f%d\ndata <<EOT\n%d\nEOT\n\n",
-			1000000 + i, i, i, i);
-	if (pclose(f) != 0)
-		return false;
-	snprintf(cmd, sizeof(cmd), "git -C %s rev-list --reverse main", dir);
-	if (!(f = popen(cmd, "r")))
-		return false;
-	int i = 0;
-	char line[64];
-	while (i < NC && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		snprintf(shas[i++], sizeof(shas[0]), "%s", line);
-	}
-	return pclose(f) == 0 && i == NC;
-}
-
 static int run(struct kbisect_git *g, struct fake *f, const char *good, const char *bad, struct bisect_report *rep, struct strbuf *err)
 {
 	struct bisect_runner runner = { .ctx = f, .build = fake_build, .measure = fake_measure };
@@ -393,7 +369,7 @@ int main(void)
 		t_skip("the bisection loop over a repository", "mkdtemp failed");
 	else {
 		snprintf(repo, sizeof(repo), "%s/r.git", dir);
-		if (!make_repo(repo))
+		if (!t_make_repo(repo, NC, shas))
 			t_skip("the bisection loop over a repository", "git fast-import failed");
 		else {
 			struct kbisect_git g = { .tree = repo };

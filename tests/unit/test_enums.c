@@ -5,6 +5,7 @@
 #include "t_job.h"
 #include "db/lab.h"
 #include "db/store.h"
+#include "db/store_bisect.h"
 #include "db/store_regress.h"
 #include "harness/base/util.h"
 #include "harness/daemon/queue.h"
@@ -62,6 +63,9 @@ static void test_store_words(void)
 	T_ROUND_TRIP(build_status, build_status_name, build_status_parse, BUILD_STATUS_N, build);
 	T_ROUND_TRIP(journal_kind, journal_kind_name, journal_kind_parse, JOURNAL_KIND_N, journal);
 	T_ROUND_TRIP(regress_state, regress_state_name, regress_state_parse, REGRESS_STATE_N, regress);
+	static const char *const bisect[] = { "running", "done", "refused", "failed", "cancelled" };
+	T_ROUND_TRIP(bisect_state, bisect_state_name, bisect_state_parse, BISECT_STATE_N, bisect);
+	T_EQ_STR(bisect_state_name(BISECT_STATE_UNKNOWN), "unknown");
 	T_EQ_STR(job_status_name(JOB_STATUS_UNKNOWN), "unknown");
 	T_EQ_STR(run_status_name(RUN_STATUS_UNKNOWN), "unknown");
 	T_EQ_STR(journal_kind_name(JOURNAL_KIND_UNKNOWN), "unknown");

@@ -2,6 +2,7 @@
  * confirmation job built from two nights, settling it from a stored
  * confirmation's runs, and the title, text, JSON and Atom forms. */
 #include "t_job.h"
+#include "t_runs.h"
 #include "harness/daemon/api.h"
 #include "harness/daemon/nightly.h"
 #include "harness/daemon/queue.h"
@@ -355,6 +356,13 @@ static void test_render(void)
 	free(text);
 }
 
+/* Variant A's time by pair, and B's factor (*ctx) times it. */
+static double confirmation_value(void *ctx, const struct store_step *step)
+{
+	double base = 0.3 * (1 + 0.01 * (double)(step->pair % 3));
+	return step->variant ? base * *(const double *)ctx : base;
+}
+
 /* A stored confirmation job: variant B's metric is factor x variant A's. */
 static int64_t stored_confirmation(struct store *st, double factor, const char *status)
 {
@@ -368,29 +376,7 @@ static int64_t stored_confirmation(struct store *st, double factor, const char *
 	T_CHECK(j && job_store_create(st, j, &id) == 0 && exec_plan(j, &steps, &n) == 0);
 	T_EQ_INT(store_steps_create(st, id, steps, n), 0);
 	free(steps);
-	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
-	for (size_t i = 0; i < n; i++) {
-		struct store_run run = { .job_id = id,
-					 .step_id = steps[i].id,
-					 .pair = steps[i].pair,
-					 .variant = steps[i].variant,
-					 .workload = steps[i].workload,
-					 .cpus = 2,
-					 .cgroup_version = 1 };
-		snprintf(run.kernel_release, sizeof(run.kernel_release), "6.1.0-unit");
-		int64_t rid;
-		T_EQ_INT(store_run_begin(st, &run, &rid), 0);
-		run.id = rid;
-		run.status = steps[i].pair == STORE_PAIR_WARMUP ? RUN_WARMUP : RUN_OK;
-		run.started = 1000.0 + (double)i;
-		run.finished = run.started + 0.5;
-		struct wl_metrics m = { 0 };
-		double base = 0.3 * (1 + 0.01 * (double)(steps[i].pair % 3));
-		wl_metrics_add(&m, "time.wall_s", "s", steps[i].variant ? base * factor : base);
-		T_EQ_INT(store_run_finish(st, &run, STEP_FINISHED, m.v, m.n, NULL, 0), 0);
-		wl_metrics_free(&m);
-	}
-	free(steps);
+	t_finish_runs(st, id, "time.wall_s", "s", confirmation_value, &factor);
 	enum job_status s;
 	T_EQ_INT(job_status_parse(status, &s), 0);
 	T_EQ_INT(store_job_set_status(st, id, JOB_RUNNING, NULL), 0); /* as the executor does */
