@@ -50,9 +50,9 @@ struct brule_effect {
 };
 
 struct brule_opts {
-	unsigned cap;             /* 0: BRULE_CAP; below STATS_MIN_PAIRS: -EINVAL */
-	enum direction dir; /* of the metric: names "worse" or "better" in reasons */
-	double min_change_pct;    /* < 0: the stats defaults (rule 7) */
+	unsigned cap;          /* 0: BRULE_CAP; below STATS_MIN_PAIRS: -EINVAL */
+	enum direction dir;    /* of the metric: names "worse" or "better" in reasons */
+	double min_change_pct; /* < 0: the stats defaults (rule 7) */
 	double equivalence_pct;
 };
 
