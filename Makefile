@@ -42,9 +42,10 @@ DEB_PKGS += zlib1g-dev  # a lore thread's t.mbox.gz, decompressed with a cap
 DEB_PKGS += chromium  # the headless browser of tests/integration/t_web.sh
 DEB_PKGS += wrk  # load generator for bench/run.sh kabd
 # the seed workloads: sysbench OLTP on a private MariaDB server; a kernel
-# build of Debian's linux-source-6.1 and what building it needs
+# build of Debian's linux-source-6.1 and what building it needs; and
+# linux-source-6.12, the tree the seeds' backports apply to
 DEB_PKGS += mariadb-server sysbench libmariadb-dev
-DEB_PKGS += linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils
+DEB_PKGS += linux-source-6.1 linux-source-6.12 bc bison flex libelf-dev libssl-dev xz-utils
 # mkinitramfs, for the initramfs of a built kernel with modules (the -core
 # package: initramfs-tools itself would replace a machine's dracut)
 DEB_PKGS += initramfs-tools-core
