@@ -182,9 +182,9 @@ static void test_errors(void)
 	T_CHECK(strstr(err, "no .patch files") != NULL);
 }
 
-/* The seed postings' backports to linux-source-6.12: each is one
- * author's series, numbered without gaps, with the posting's titles, and
- * every patch carries its backport note. */
+/* The seed postings' backports to linux-source-6.12 (000, 002, 003 and
+ * 004): each is one author's series, numbered without gaps, with the
+ * posting's titles, and every patch carries its backport note. */
 static void test_backports(void)
 {
 	static const struct {
@@ -192,17 +192,22 @@ static void test_backports(void)
 		size_t n;
 		const char *titles[5];
 	} b[] = {
-		{ "003-shmem-batch-6.12.mbox", "Qiliang Yuan <odys.yuan@gmail.com>", 1,
-		  { "mm/shmem: remove truncated folios from the page cache in batches" } },
-		{ "004-lru-drain-6.12.mbox", "\"Barry Song (Xiaomi)\" <baohua@kernel.org>", 3,
+		{ "003-shmem-batch-6.12.mbox", "Qiliang Yuan <odys.yuan@gmail.com>", 1, { "mm/shmem: remove truncated folios from the page cache in batches" } },
+		{ "004-lru-drain-6.12.mbox",
+		  "\"Barry Song (Xiaomi)\" <baohua@kernel.org>",
+		  3,
 		  { "mm: avoid unnecessary lru drain for wp_can_reuse_anon_folio()",
 		    "mm: entirely remove lru_add_drain in do_swap_page", "mm: try to free swapcache for non-LRU folios" } },
-		{ "000-batch-tlb-flush-6.12.mbox", "Zhang Peng <bruzzhang@tencent.com>", 5,
-		  { "mm/vmscan: introduce folio_activate_locked() helper",
-		    "mm/vmscan: extract folio reclaim freeing from shrink_folio_list()",
-		    "mm/vmscan: extract folio pageout from shrink_folio_list()",
-		    "mm/vmscan: extract folio unmap logic into folio_try_unmap()",
+		{ "000-batch-tlb-flush-6.12.mbox",
+		  "Zhang Peng <bruzzhang@tencent.com>",
+		  5,
+		  { "mm/vmscan: introduce folio_activate_locked() helper", "mm/vmscan: extract folio reclaim freeing from shrink_folio_list()",
+		    "mm/vmscan: extract folio pageout from shrink_folio_list()", "mm/vmscan: extract folio unmap logic into folio_try_unmap()",
 		    "mm/vmscan: batch dirty TLB flushes before pageout" } },
+		{ "002-zswap-dropbehind-6.12.mbox",
+		  "Alexandre Ghiti <alex@ghiti.fr>",
+		  2,
+		  { "mm: zswap: free synchronous-IO writeback folios directly", "mm: zswap: deferred dropbehind free of writeback folios" } },
 	};
 	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
 		struct kseries s;
