@@ -100,6 +100,7 @@ const struct job_keydef job_keydefs[] = {
 	/* the older name of equivalence: stored jobs keep parsing */
 	{ KEY(JOB_SEC_METRIC, "epsilon", KT_PERCENT, offsetof(struct job_metric, equivalence_pct)) },
 	{ KEY(JOB_SEC_METRIC, "label", KT_TEXT, offsetof(struct job_metric, label)), .max = JOB_LABEL_MAX },
+	{ KEY(JOB_SEC_METRIC, "ratio", KT_TEXT, offsetof(struct job_metric, ratio)), .max = 256 },
 	{ KEY(JOB_SEC_REPORT, "rows", KT_METRICS, offsetof(struct job, report_rows)),
 	  .off_n = offsetof(struct job, n_report_rows), .multiline = true },
 };

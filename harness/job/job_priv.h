@@ -96,7 +96,7 @@ struct job_keydef {
 	bool multiline; /* accepts indented continuation lines */
 };
 
-#define JOB_N_KEYS 59
+#define JOB_N_KEYS 60
 extern const struct job_keydef job_keydefs[JOB_N_KEYS];
 /* Its index in job_keydefs, or -1. */
 int job_key_index(enum job_sec_kind sec, const char *name);
