@@ -116,13 +116,21 @@ seed_build() {
 }
 bq() { sql "$BUILDS_DB" "$1"; }
 
-# seed_guest JOB SMP MEM_MB TIMEOUT_S PROGRAM...: boots the baseline in
-# QEMU with SMP vCPUs and MEM_MB of memory, its initramfs holding kab,
+# seed_guest JOB SMP MEM_MB TIMEOUT_S PROGRAM...: seed_guest_boot, then
+# the checks of the boots and runs every seed test makes (seed_guest_checks)
+seed_guest() {
+	seed_guest_boot "$@"
+	seed_guest_checks
+}
+
+# seed_guest_boot JOB SMP MEM_MB TIMEOUT_S PROGRAM...: boots the baseline
+# in QEMU with SMP vCPUs and MEM_MB of memory, its initramfs holding kab,
 # kabd, sqlite3 and the PROGRAMs (paths on the host), and its disk the
 # builds and JOB (a guest job: @BASE@, @PATCHED@, @BOOTS@ and @INITRD@
 # replaced). Waits for the guest to power off; leaves its database in
-# $db and checks the boots and runs every seed test checks.
-seed_guest() {
+# $db, its console in $OUT/$SEED.console, and checks that the guest
+# finished and left its disk clean.
+seed_guest_boot() {
 	local job=$1 smp=$2 mem=$3 tout=$4 p
 	shift 4
 	qemu_root_init "$tmp/root" tests/qemu/guest-kexec.sh
@@ -165,6 +173,13 @@ seed_guest() {
 	chmod 600 "$db"
 	check "the guest unmounted its disk cleanly" \
 		[ "$(dumpe2fs -h "$tmp/lab.img" 2>/dev/null | awk -F: '/^Filesystem state/ {gsub(/ /, "", $2); print $2}')" = clean ]
+	check "the guest left no cgroup, swap or journal entry" grep -q 'KABT cleanup: kab cgroups 0, swaps 0, journal 0' "$tmp/lab.console"
+	check "PRAGMA integrity_check is ok" [ "$(q "pragma integrity_check")" = ok ]
+}
+
+# seed_guest_checks: the job is done; BOOTS boots of each variant, all by
+# kexec, in ABBA order, each running every workload once, on its build
+seed_guest_checks() {
 	check "the job is done" [ "$(q "select status from jobs where id = 1")" = done ]
 	check "the variants are builds $A and $B" [ "$(q "select group_concat(build_id, ' ') from (select build_id from variants where job_id = 1 order by idx)")" = "$A $B" ]
 	check "$nboots boots, all ok, all by kexec" [ "$(q "select count(*) || '/' || sum(status = 'ok' and method = 'kexec') from boots")" = "$nboots/$nboots" ]
@@ -180,8 +195,6 @@ seed_guest() {
 			join variants v on v.job_id = 1 and v.idx = r.variant_idx
 			where r.pair >= 0 and b.variant_idx = r.variant_idx and k.id = v.build_id
 			and r.kernel_release = k.kernelrelease and r.cmdline like '%kab.build=' || k.id || '%'")" = $((nboots * NW)) ]
-	check "the guest left no cgroup, swap or journal entry" grep -q 'KABT cleanup: kab cgroups 0, swaps 0, journal 0' "$tmp/lab.console"
-	check "PRAGMA integrity_check is ok" [ "$(q "pragma integrity_check")" = ok ]
 }
 q() { sql "$db" "$1"; }
 
