@@ -1,5 +1,6 @@
 # kab: kernel A/B benchmark harness. Plain make; output in build/.
-# `make demo` and `make check` install what they need first (as root).
+# `make demo` and `make check` install what they need first (as root; as
+# another user they say what is missing and run what can run).
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -16,7 +17,7 @@ endif
 CPPFLAGS += -D_GNU_SOURCE -I.
 # each object's header dependencies, written by the compiler (build/**/*.d)
 DEPFLAGS := -MMD -MP
-LDLIBS  := -lcgroup -linih -lsqlite3 -lgsl -lgslcblas -lcurl -lz -lpthread -lm
+LDLIBS  := -lcgroup -linih -lsqlite3 -lgsl -lgslcblas -lcurl -ljansson -lnettle -lz -lpthread -lm
 
 B := build
 LIB_SRC  := $(filter-out harness/cli/main.c harness/daemon/kabd_main.c,$(wildcard harness/*/*.c db/*.c workloads/*.c kernels/*.c))
@@ -30,7 +31,11 @@ PROG_BIN := $(PROG_SRC:workloads/progs/%.c=$(B)/kab-%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 
-# Debian packages kab needs to build, run and test.
+# Debian packages kab needs to build, run and test; BUILD_PKGS, those
+# without which nothing builds (the libraries kab, kabd and the helper
+# programs link, and the compiler).
+BUILD_PKGS := build-essential libcgroup-dev libinih-dev libsqlite3-dev libgsl-dev \
+              libmicrohttpd-dev libcurl4-openssl-dev zlib1g-dev libjansson-dev nettle-dev libmariadb-dev
 DEB_PKGS := build-essential pkg-config libcgroup-dev libinih-dev libsqlite3-dev libgsl-dev \
             sqlite3 stress-ng util-linux procps
 # and for the tests: a QEMU guest with cgroup v2 (Debian's kernel, busybox)
@@ -39,6 +44,8 @@ DEB_PKGS += python3-scipy  # for the statistics oracle, tests/stats/check_oracle
 DEB_PKGS += libmicrohttpd-dev curl  # kabd's HTTP server; curl for its test
 DEB_PKGS += libcurl4-openssl-dev  # the CLI as a client of kabd; lore archives over https
 DEB_PKGS += zlib1g-dev  # a lore thread's t.mbox.gz, decompressed with a cap
+DEB_PKGS += libjansson-dev  # every JSON kab writes, and the JSON the client reads
+DEB_PKGS += nettle-dev  # SHA-256 of build inputs (GnuTLS's crypto layer, which kabd's TLS already loads)
 DEB_PKGS += chromium  # the headless browser of tests/integration/t_web.sh
 DEB_PKGS += wrk  # load generator for bench/run.sh kabd
 # the seed workloads: sysbench OLTP on a private MariaDB server; a kernel
@@ -51,14 +58,25 @@ DEB_PKGS += linux-source-6.1 linux-source-6.12 bc bison flex libelf-dev libssl-d
 DEB_PKGS += initramfs-tools-core
 
 .PHONY: all deps web-deps demo demo-build seeds executor-free check check-nightly-kernels check-seeds lint lint-format bench clean install fuzz fuzz-smoke fuzz-deps
-# Installs the Debian packages in $(1) that are missing (needs root).
-define install_missing
-	@missing=""; for p in $(1); do \
+# Shell code: sets missing to the Debian packages of $(1) not installed
+# (" a b", or empty).
+find_missing = missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
+	done
+# Installs the Debian packages in $(1) that are missing, as root. Any other
+# user installs nothing: it is told what is missing and the target that
+# installs it as root ($(3)), and make stops when some of it is in $(2),
+# what the build cannot do without; else it goes on, and the suites that
+# need the rest say so and skip.
+define install_missing
+	@$(call find_missing,$(1)); \
+	if [ -n "$$missing" ] && [ "$$(id -u)" != 0 ]; then \
+	  echo "kab: not installed:$$missing (as root: make $(3))" >&2; \
+	  needed=""; for p in $$missing; do case " $(2) " in *" $$p "*) needed="$$needed $$p";; esac; done; \
+	  if [ -n "$$needed" ]; then echo "kab: cannot build without$$needed: install it as root (make $(3)), then run this again" >&2; exit 1; fi; \
+	  echo "kab: not root, so not installing them: going on; what needs them says so and skips" >&2; \
+	elif [ -n "$$missing" ]; then \
 	  echo "kab: installing:$$missing"; \
-	  if [ "$$(id -u)" != 0 ]; then echo "kab: need root to apt-get install$$missing" >&2; exit 1; fi; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 endef
@@ -66,14 +84,22 @@ endef
 all: $(B)/kab $(B)/kabd $(PROG_BIN) $(BENCH_BIN)
 
 deps:
-	$(call install_missing,$(DEB_PKGS))
+	$(call install_missing,$(DEB_PKGS),$(BUILD_PKGS),deps)
 
 # Playwright (npm playwright-core, the version in tests/web/package-lock.json)
-# drives Debian's chromium in tests/integration/t_web.sh
+# drives Debian's chromium in tests/integration/t_web.sh, which needs root:
+# another user installs nothing here (neither apt nor npm) and is told
+# what is missing.
+WEB_READY := command -v node >/dev/null && command -v npm >/dev/null && \
+	  [ -f tests/web/node_modules/.package-lock.json ] && cmp -s tests/web/package-lock.json tests/web/node_modules/.kab-lock
 web-deps: deps
-	@if ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
-	  $(MAKE) --no-print-directory DEB_PKGS="nodejs npm" deps; fi
-	@if [ ! -f tests/web/node_modules/.package-lock.json ] || \
+	@if [ "$$(id -u)" != 0 ]; then \
+	  $(WEB_READY) || echo "kab: not installed: node, npm or tests/web's playwright-core, for t_web, which needs root anyway (as root: make web-deps)" >&2; \
+	  exit 0; \
+	fi; \
+	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
+	  $(MAKE) --no-print-directory DEB_PKGS="nodejs npm" deps || exit 1; fi; \
+	if [ ! -f tests/web/node_modules/.package-lock.json ] || \
 	    ! cmp -s tests/web/package-lock.json tests/web/node_modules/.kab-lock; then \
 	  echo "kab: npm ci in tests/web"; \
 	  (cd tests/web && npm ci --no-audit --no-fund --loglevel=error) && \
@@ -109,6 +135,8 @@ $(B)/tests/test_recorded: LDLIBS := -lmicrohttpd $(LDLIBS)
 $(B)/tests/test_history: LDLIBS := -lmicrohttpd $(LDLIBS)
 # test_regress drives the regressions handlers (api_regress.c)
 $(B)/tests/test_regress: LDLIBS := -lmicrohttpd $(LDLIBS)
+# test_api_page drives the paged lists' handlers (api.c, api_page.c)
+$(B)/tests/test_api_page: LDLIBS := -lmicrohttpd $(LDLIBS)
 $(B)/tests/%: tests/unit/%.c tests/unit/t.h $(B)/libkab.a
 	@mkdir -p $(dir $@)
 	@mkdir -p $(B)/dep/tests
@@ -133,9 +161,11 @@ $(B)/bench/%: bench/%.c $(B)/libkab.a
 # tests/build/check_demo.sh, which builds it from an empty B
 demo-build: $(B)/kab $(PROG_BIN)
 
+# the database is kab's default, kab.db in the state directory (/var/lib/kab):
+# one under build/ is refused when the checkout is another user's (SECURITY.md)
 demo: deps
 	$(MAKE) demo-build
-	$(B)/kab run --db $(B)/demo.db examples/demo.job
+	$(B)/kab run examples/demo.job
 
 # every seed posting's job end to end on the running kernel (~50 minutes):
 # one database and one text report per job under build/seeds/. The
@@ -154,10 +184,19 @@ seeds: deps all
 executor-free:
 	@tests/executor_free.sh
 
+# As root it installs what is missing and runs every suite. Any other user
+# gets what runs without root: lint, fuzz-smoke (skipped, and counted so,
+# when clang is not installed) and tests/run.sh, whose suites that need
+# root, QEMU or a browser say so and are counted as skipped.
 check: executor-free deps web-deps lint
 	$(MAKE) all $(UNIT_BIN) $(STATS_BIN)
-	$(MAKE) fuzz-smoke
-	tests/run.sh
+	@$(call find_missing,$(FUZZ_PKGS)); \
+	if [ -n "$$missing" ] && [ "$$(id -u)" != 0 ]; then \
+	  skipped="fuzz-smoke: needs$$missing (as root: make fuzz-deps)"; \
+	else \
+	  skipped=""; echo "$(MAKE) fuzz-smoke"; $(MAKE) fuzz-smoke || exit 1; \
+	fi; \
+	echo tests/run.sh; CHECK_SKIPPED="$$skipped" tests/run.sh
 
 # Nightly tracking with kernels, the whole loop (tests/qemu/t_nightly_kernels.sh):
 # the host builds NIGHTS nights of a tracked tree (one a real regression), a
@@ -169,7 +208,7 @@ check-nightly-kernels: deps
 
 # The seed postings measured base against patched (tests/seeds/): their
 # series backported to linux-source-6.12, both kernels built by kab, a
-# QEMU guest under TCG booting them ABBA by kexec; then docs/seeds.md made
+# QEMU guest under TCG booting them ABBA by kexec; then doc/seeds.md made
 # from the reports. Hours of emulated boots: its own target, not part of
 # check. SEEDS="003 004" runs some of them.
 check-seeds: deps
@@ -184,6 +223,7 @@ lint:
 	  echo "lint: banned function (see Makefile BANNED)"; exit 1; fi
 	@echo "lint: no banned functions"
 	@python3 tests/lint/layers.py .
+	@python3 tests/lint/test_layers.py
 	@$(MAKE) --no-print-directory lint-format
 
 # The C lines a branch changes, laid out as .clang-format says: git clang-format
@@ -208,9 +248,9 @@ bench: deps
 	$(MAKE) all
 	bench/run.sh
 
-# libFuzzer targets for kab compare's CSV reader, kabd's door checks, the job parser and the
-# patch series parser (tests/fuzz): clang with -fsanitize=fuzzer,address, corpora seeded from
-# tests/compare, the job files and tests/data/kernels' mboxes. `make fuzz` runs each
+# libFuzzer targets for kab compare's CSV reader, kabd's door checks, the job parser, the
+# patch series parser and JSON both ways (tests/fuzz): clang with -fsanitize=fuzzer,address,
+# corpora seeded from tests/compare, the job files and tests/data/kernels' mboxes. `make fuzz` runs each
 # FUZZ_TIME seconds; `make fuzz-smoke` 10 s, for make check.
 FUZZ_PKGS   := clang libclang-rt-14-dev
 FUZZ_CC     ?= clang
@@ -221,7 +261,7 @@ FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address
 FUZZ_OBJ    := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(filter-out $(wildcard harness/daemon/*.c),$(LIB_SRC)))
 
 fuzz-deps:
-	$(call install_missing,$(FUZZ_PKGS))
+	$(call install_missing,$(FUZZ_PKGS),$(FUZZ_PKGS),fuzz-deps)
 
 $(B)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -232,15 +272,16 @@ $(B)/fuzz/fuzz_compare_csv: tests/fuzz/fuzz_compare_csv.c $(FUZZ_OBJ)
 
 # kabd's Host, Origin, token and content-type checks on arbitrary headers
 $(B)/fuzz/fuzz_gate: tests/fuzz/fuzz_gate.c $(B)/fuzz/obj/harness/daemon/gate.o $(B)/fuzz/obj/harness/daemon/listen.o \
-		$(B)/fuzz/obj/harness/base/peer.o $(B)/fuzz/obj/harness/base/util.o $(B)/fuzz/obj/harness/base/output.o
+		$(B)/fuzz/obj/harness/base/peer.o $(B)/fuzz/obj/harness/base/util.o $(B)/fuzz/obj/harness/base/output.o \
+		$(B)/fuzz/obj/harness/base/esc.o $(B)/fuzz/obj/harness/base/config.o
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 # The job parser kabd's submit runs on a body (job_parse_text), linked with what it needs
 # only: the reader, key table and builder, the workload types' key tables, util; not the
 # machine checks (job_check.c), kexec, git or machine.conf.
-FUZZ_JOB_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,harness/job/job harness/job/job_build harness/job/job_keys harness/job/job_track \
+FUZZ_JOB_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,harness/job/job harness/job/job_build harness/job/job_keys harness/job/job_keytab harness/job/job_track \
 		harness/job/job_knob harness/job/job_metric harness/job/job_print harness/job/expect harness/base/util \
-		harness/base/output harness/base/statedir \
+		harness/base/output harness/base/statedir harness/base/esc harness/base/config \
 		kernels/series_fetch kernels/track_name workloads/wl workloads/wl_keys workloads/wl_command workloads/wl_kbuild workloads/wl_pageout \
 		workloads/wl_shmem_truncate workloads/wl_stress_ng workloads/wl_sysbench)
 $(B)/fuzz/fuzz_job: tests/fuzz/fuzz_job.c $(FUZZ_JOB_OBJ)
@@ -249,8 +290,14 @@ $(B)/fuzz/fuzz_job: tests/fuzz/fuzz_job.c $(FUZZ_JOB_OBJ)
 # The patch series parser (kseries_parse) on a thread's mbox, as anyone posting to it writes:
 # the parser, the series sources it reaches (series_fetch: curl, zlib) and sha256, util.
 FUZZ_SERIES_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,kernels/series kernels/series_fetch kernels/sha256 \
-		harness/base/util harness/base/output)
+		harness/base/util harness/base/output harness/base/esc harness/base/config)
 $(B)/fuzz/fuzz_series: tests/fuzz/fuzz_series.c $(FUZZ_SERIES_OBJ)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+# JSON both ways: a reply the client reads, a string kab writes (json.c, client.c; curl, jansson)
+FUZZ_JSON_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,harness/cli/client harness/base/json harness/base/util \
+		harness/base/output harness/base/esc harness/base/config)
+$(B)/fuzz/fuzz_json: tests/fuzz/fuzz_json.c $(FUZZ_JSON_OBJ)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 fuzz fuzz-smoke: fuzz-deps
@@ -273,6 +320,11 @@ fuzz fuzz-smoke: fuzz-deps
 	cp tests/data/kernels/*.mbox tests/data/kernels/*.patch $(B)/fuzz/corpus-series/
 	$(B)/fuzz/fuzz_series -max_total_time=$(if $(filter fuzz-smoke,$@),10,$(FUZZ_TIME)) -max_len=16384 \
 	  -dict=tests/fuzz/series.dict -artifact_prefix=$(B)/fuzz/series- -print_final_stats=1 $(B)/fuzz/corpus-series
+	$(MAKE) $(B)/fuzz/fuzz_json
+	@mkdir -p $(B)/fuzz/corpus-json
+	cp tests/compare/expected/*.json.out $(B)/fuzz/corpus-json/
+	$(B)/fuzz/fuzz_json -max_total_time=$(if $(filter fuzz-smoke,$@),10,$(FUZZ_TIME)) -max_len=4096 \
+	  -dict=tests/fuzz/json.dict -artifact_prefix=$(B)/fuzz/json- -print_final_stats=1 $(B)/fuzz/corpus-json
 
 # Installs the binaries, the web pages and the systemd units (lab machines),
 # a token for kabd --listen (/etc/kab/token, 0600) and the group kab:

@@ -110,11 +110,13 @@ static double time_submit(size_t repeat, bool *ret_ok)
 		sb_printf(&sb, "[workload w%d]\ntype = command\ncommand = true\n", w);
 	struct diags d = { 0 };
 	struct job *j = NULL;
-	char path[] = "/tmp/kab-bench-parse.XXXXXX";
-	int fd = mkstemp(path);
+	/* a directory of its own: kab refuses a database in /tmp itself */
+	char dir[] = "/tmp/kab-bench-parse.XXXXXX", path[64];
+	bool made = mkdtemp(dir) != NULL;
+	snprintf(path, sizeof(path), "%s/kab.db", dir);
 	struct store *st = NULL;
 	double ms[101] = { 0 };
-	*ret_ok = fd >= 0 && job_parse_string_nocheck("steps.job", sb.buf, &j, &d) == 0 && store_open(path, &st) == 0;
+	*ret_ok = made && job_parse_string_nocheck("steps.job", sb.buf, &j, &d) == 0 && store_open(path, &st) == 0;
 	for (size_t k = 0; *ret_ok && k < repeat; k++) {
 		struct store_step *steps;
 		size_t n;
@@ -129,14 +131,14 @@ static double time_submit(size_t repeat, bool *ret_ok)
 	job_free(j);
 	diags_free(&d);
 	sb_free(&sb);
-	if (fd >= 0) {
-		close(fd);
-		char aux[64];
+	if (made) {
+		char aux[80];
 		unlink(path);
 		snprintf(aux, sizeof(aux), "%s-wal", path);
 		unlink(aux);
 		snprintf(aux, sizeof(aux), "%s-shm", path);
 		unlink(aux);
+		rmdir(dir);
 	}
 	return median(ms, repeat);
 }

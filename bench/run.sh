@@ -28,7 +28,7 @@ bench_sampler() {
 	"$B/bench/bench_sampler"
 }
 
-# --- parse: a job at kabd's door, within its budgets (README.md, "Budgets") ---
+# --- parse: a job at kabd's door, within its budgets (doc/jobs.md, "Budgets") ---
 # The 1 MiB jobs and their shapes cut to 256 KiB, the largest job
 # the budgets let through with its machine checks, and storing the largest
 # schedule (50,000 runs) in one transaction. BENCH_REPEAT tries each.

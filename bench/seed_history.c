@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "harness/exec/executor.h"
+#include "harness/exec/joblife.h"
 #include "harness/job/job.h"
 #include "harness/job/job_store.h"
 #include "db/store.h"
@@ -182,7 +183,7 @@ static int seed_job(struct store *st, const struct job *j, const struct metric_d
 	if ((r = exec_plan(j, &plan, &n_plan)) < 0 || (r = store_steps_create(st, job_id, plan, n_plan)) < 0 ||
 	    (r = store_steps_load(st, job_id, &steps, &n)) < 0)
 		goto out;
-	if ((r = store_job_set_status(st, job_id, JOB_RUNNING, NULL)) < 0)
+	if ((r = jl_transition(st, job_id, JL_FROM(JOB_QUEUED), JOB_RUNNING, NULL)) < 0)
 		goto out;
 	double t = day0;
 	for (size_t i = 0; i < n; i++) {
@@ -224,7 +225,7 @@ static int seed_job(struct store *st, const struct job *j, const struct metric_d
 		if ((r = store_run_finish(st, &run, STEP_FINISHED, m->v, m->n, NULL, 0)) < 0)
 			goto out;
 	}
-	r = store_job_set_status(st, job_id, JOB_DONE, NULL);
+	r = jl_transition(st, job_id, JL_FROM(JOB_RUNNING), JOB_DONE, NULL);
 out:
 	free(plan);
 	free(steps);

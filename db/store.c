@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -195,6 +197,35 @@ int store_prepare(struct store *s, const char *sql, sqlite3_stmt **ret)
 
 void store_finalizep(sqlite3_stmt **st) { sqlite3_finalize(*st); }
 
+static const char *sql_format(char *buf, size_t len, const char *fmt, va_list ap)
+{
+	int n = vsnprintf(buf, len, fmt, ap);
+	if (n < 0 || (size_t)n >= len) {
+		log_error("an SQL statement of kab's does not fit its buffer (%zu bytes): %.60s...", len, fmt);
+		buf[0] = 0;
+	}
+	return buf;
+}
+
+const char *store_sql(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	sql_format(buf, len, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+int store_preparef(struct store *s, sqlite3_stmt **ret, const char *fmt, ...)
+{
+	char sql[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	sql_format(sql, sizeof(sql), fmt, ap);
+	va_end(ap);
+	return store_prepare(s, sql, ret);
+}
+
 int store_step_done(struct store *s, sqlite3_stmt *st)
 {
 	int rc = sqlite3_step(st);
@@ -258,59 +289,39 @@ static int migrate(struct store *s)
 	return 0;
 }
 
-/* kab's database is 0600: a new file is made so before SQLite opens it
- * (SQLite gives its -wal and -shm the database file's mode and owner, so
- * they follow whatever the umask), and one of ours that is open to its
- * group or others (made by an older kab) is closed to them, with a line
- * saying so. Results are read through kabd, which decides who may. */
-static int files_private(const char *path)
+/* The database at path, once store_file_prepare allows it, opened with
+ * flags (no link followed) and SQLite's busy wait set; logged on failure. */
+static int open_checked(const char *path, int flags, struct store **ret)
 {
-	if (!path[0] || strcmp(path, ":memory:") == 0 || strncmp(path, "file:", 5) == 0)
-		return 0;
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		int r = fchmod(fd, 0600) < 0 ? -errno : 0;
-		close(fd);
+	struct strbuf err = { 0 };
+	int r = store_file_prepare(path, &err);
+	if (r < 0)
+		log_error("%s", err.buf ? err.buf : strerror(-r));
+	sb_free(&err);
+	if (r < 0)
 		return r;
-	}
-	if (errno != EEXIST)
-		return -errno;
-	struct stat lst;
-	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
-		return -ELOOP; /* SQLITE_OPEN_NOFOLLOW would refuse it less clearly */
-	static const char *const suffixes[] = { "", "-wal", "-shm" };
-	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
-		char p[4096];
-		struct stat st;
-		snprintf(p, sizeof(p), "%s%s", path, suffixes[i]);
-		if (lstat(p, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || !(st.st_mode & 077))
-			continue;
-		if (chmod(p, st.st_mode & 0700) == 0)
-			log_warn("%s was mode %04o, open to its group or others; now %04o", p, (unsigned)(st.st_mode & 07777),
-				 (unsigned)(st.st_mode & 0700));
-	}
-	return 0;
-}
-
-int store_open(const char *path, struct store **ret)
-{
-	int r = files_private(path);
-	if (r < 0) {
-		log_error("cannot create database %s: %s%s", path, strerror(-r),
-			  r == -ELOOP ? " (a symbolic link: name the database file itself)" : "");
-		return r;
-	}
 	struct store *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW, NULL);
+	int rc = sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW, NULL);
 	if (rc != SQLITE_OK) {
-		log_error("cannot open database %s: %s", path, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+		log_error("cannot open database %s%s: %s", path, flags & SQLITE_OPEN_READONLY ? " to read" : "",
+			  s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
 		sqlite3_close(s->db);
 		free(s);
 		return -EIO;
 	}
 	sqlite3_busy_timeout(s->db, 5000);
+	*ret = s;
+	return 0;
+}
+
+int store_open(const char *path, struct store **ret)
+{
+	struct store *s;
+	int r = open_checked(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &s);
+	if (r < 0)
+		return r;
 	/* synchronous = FULL: a commit is on disk before the call returns, so
 	 * after a power cut the store knows every run it started and every
 	 * boot it judged (NORMAL could lose the last commits). kab commits a
@@ -326,6 +337,35 @@ int store_open(const char *path, struct store **ret)
 	}
 	*ret = s;
 	return 0;
+}
+
+int store_open_readonly(const char *path, struct store **ret)
+{
+	/* the same ownership checks as a writer's: SQLite may still create or
+	 * map the -shm of a WAL database for a reader */
+	struct store *s;
+	int r = open_checked(path, SQLITE_OPEN_READONLY, &s);
+	if (r < 0)
+		return r;
+	/* no migration here: a reader never writes, and the writer that opened
+	 * the database (kabd's executor) brought it to this schema */
+	sqlite3_stmt *st;
+	if ((r = store_prepare(s, "PRAGMA user_version", &st)) < 0)
+		goto fail;
+	int version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+	sqlite3_finalize(st);
+	if (version != STORE_SCHEMA_VERSION) {
+		log_error("database %s has schema version %d, this kab reads %d: open it with kab once to migrate it",
+			  path, version, STORE_SCHEMA_VERSION);
+		r = -EPROTO;
+		goto fail;
+	}
+	*ret = s;
+	return 0;
+fail:
+	sqlite3_close(s->db);
+	free(s);
+	return r;
 }
 
 void store_close(struct store *s)

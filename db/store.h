@@ -8,48 +8,43 @@
 #define STORE_SCHEMA_VERSION 12
 
 /* ---- statuses ----
- * Each status the store records is an enum with one name table
- * (store_status.c); the columns keep the words as TEXT. A word the table
- * does not know, read from a database (a newer kab's, a hand edit), loads
- * as X_STATUS_UNKNOWN: never ok, named "unknown", and the store refuses
- * to write it back. parse: 0, or -EINVAL for an unknown word. */
-enum job_status {
-	JOB_STATUS_UNKNOWN = -1,
-	JOB_QUEUED, JOB_RUNNING, JOB_INTERRUPTED, JOB_DONE, JOB_FAILED, JOB_CANCELLED,
-	JOB_STATUS_N
-};
-enum step_status {
-	STEP_STATUS_UNKNOWN = -1,
-	STEP_PENDING, STEP_STARTED, STEP_FINISHED, STEP_ABORTED, STEP_SKIPPED, STEP_BOOT_FAILED,
-	STEP_STATUS_N
-};
+ * Each status the store records comes from one list below: X(ENUM, word),
+ * in the enum's order. The list makes the enum, its name table, its
+ * parser (store_status.c) and the words the SQL writes and matches (the
+ * columns keep them as TEXT; a word, once stored, never changes: older
+ * databases must read). A word the list does not know, read from a
+ * database (a newer kab's, a hand edit), loads as X_STATUS_UNKNOWN: never
+ * ok, named "unknown", and the store refuses to write it back. parse: 0,
+ * or -EINVAL for an unknown word. */
+/* The third column: the job finished (job_status_finished). */
+/* clang-format off */
+#define JOB_STATUS_LIST(X) \
+	X(JOB_QUEUED, "queued", false) X(JOB_RUNNING, "running", false) X(JOB_INTERRUPTED, "interrupted", false) \
+	X(JOB_DONE, "done", true) X(JOB_FAILED, "failed", true) X(JOB_CANCELLED, "cancelled", true)
+#define STEP_STATUS_LIST(X) \
+	X(STEP_PENDING, "pending") X(STEP_STARTED, "started") X(STEP_FINISHED, "finished") \
+	X(STEP_ABORTED, "aborted") X(STEP_SKIPPED, "skipped") X(STEP_BOOT_FAILED, "boot-failed")
 /* In the order the report counts them (kab report, its JSON, /metrics).
  * RUN_WARMUP: a workload's warm-up run (STORE_PAIR_WARMUP), whatever its
- * outcome (in its reason); like every status but ok, never counted. */
-enum run_status {
-	RUN_STATUS_UNKNOWN = -1,
-	RUN_OK,
-	RUN_FAILED,
-	RUN_OOM_KILLED,
-	RUN_OOM_CONTAMINATED,
-	RUN_EXPECT_FAILED,
-	RUN_TIMED_OUT,
-	RUN_ABORTED,
-	RUN_SKIPPED,
-	RUN_STARTED,
-	RUN_WARMUP,
-	RUN_STATUS_N
-};
-enum boot_status {
-	BOOT_STATUS_UNKNOWN = -1,
-	BOOT_SWITCHING, BOOT_OK, BOOT_FAILED, BOOT_ABANDONED,
-	BOOT_STATUS_N
-};
-enum build_status {
-	BUILD_STATUS_UNKNOWN = -1,
-	BUILD_BUILDING, BUILD_OK, BUILD_FAILED,
-	BUILD_STATUS_N
-};
+ * outcome (in its reason); like every status but ok, never counted. The
+ * third column: the run finished (run_status_finished). */
+#define RUN_STATUS_LIST(X) \
+	X(RUN_OK, "ok", true) X(RUN_FAILED, "failed", true) X(RUN_OOM_KILLED, "oom-killed", true) \
+	X(RUN_OOM_CONTAMINATED, "oom-contaminated", true) X(RUN_EXPECT_FAILED, "expect-failed", true) \
+	X(RUN_TIMED_OUT, "timed-out", true) \
+	X(RUN_ABORTED, "aborted", false) X(RUN_SKIPPED, "skipped", false) X(RUN_STARTED, "started", false) \
+	X(RUN_WARMUP, "warmup", false)
+#define BOOT_STATUS_LIST(X) \
+	X(BOOT_SWITCHING, "switching") X(BOOT_OK, "ok") X(BOOT_FAILED, "failed") X(BOOT_ABANDONED, "abandoned")
+#define BUILD_STATUS_LIST(X) X(BUILD_BUILDING, "building") X(BUILD_OK, "ok") X(BUILD_FAILED, "failed")
+/* clang-format on */
+
+#define STORE_ENUM_ITEM(e, ...) e,
+enum job_status { JOB_STATUS_UNKNOWN = -1, JOB_STATUS_LIST(STORE_ENUM_ITEM) JOB_STATUS_N };
+enum step_status { STEP_STATUS_UNKNOWN = -1, STEP_STATUS_LIST(STORE_ENUM_ITEM) STEP_STATUS_N };
+enum run_status { RUN_STATUS_UNKNOWN = -1, RUN_STATUS_LIST(STORE_ENUM_ITEM) RUN_STATUS_N };
+enum boot_status { BOOT_STATUS_UNKNOWN = -1, BOOT_STATUS_LIST(STORE_ENUM_ITEM) BOOT_STATUS_N };
+enum build_status { BUILD_STATUS_UNKNOWN = -1, BUILD_STATUS_LIST(STORE_ENUM_ITEM) BUILD_STATUS_N };
 const char *job_status_name(enum job_status v);
 int job_status_parse(const char *s, enum job_status *ret);
 const char *step_status_name(enum step_status v);
@@ -60,13 +55,56 @@ const char *boot_status_name(enum boot_status v);
 int boot_status_parse(const char *s, enum boot_status *ret);
 const char *build_status_name(enum build_status v);
 int build_status_parse(const char *s, enum build_status *ret);
-/* done, failed or cancelled: a job that will not run again. */
+/* A finished run: one that ran to its end as one of the job's runs, ok or
+ * not (failed, killed, timed out, contaminated, its expectation unmet).
+ * Not finished: a warm-up, an aborted run (run again), a skipped one (an
+ * adaptive stop), one still started. The one definition the report's
+ * run counts and the history's nights use (the daemon's ETA adds the
+ * warm-ups, whose time is the job's too). */
+bool run_status_finished(enum run_status v);
+/* The words of the statuses for which pred is true, as an SQL list for IN
+ * (...): "'done','failed'"; "NULL" when none (matches nothing). Words are
+ * the list's own, never a caller's: no quoting is needed. */
+void job_status_sql_set(bool (*pred)(enum job_status), char *buf, size_t len);
+void run_status_sql_set(bool (*pred)(enum run_status), char *buf, size_t len);
+/* done, failed or cancelled: a job that will not run again by itself
+ * (kab run --resume may continue a failed or cancelled one by hand). */
 bool job_status_finished(enum job_status v);
+/* A job's life: the statuses that may follow each (a status may always be
+ * written again, with a new reason). store_job_set_status refuses any
+ * other change.
+ *
+ *   queued      -> running, failed, cancelled
+ *   running     -> interrupted, done, failed, cancelled
+ *   interrupted -> running, failed, cancelled
+ *   failed      -> running (kab run --resume)
+ *   cancelled   -> running (kab run --resume)
+ *   done        -> nothing
+ */
+bool job_transition_allowed(enum job_status from, enum job_status to);
+/* The statuses from which `to` may be written, at most cap of them in
+ * from; their count. */
+size_t job_transition_from(enum job_status to, enum job_status *from, size_t cap);
 
 struct store;
 
-/* Opens (or creates, mode 0600, its -wal and -shm alike) the database. */
+/* Opens (or creates, mode 0600, its -wal and -shm alike) the database,
+ * once store_file_prepare allows it; its refusal is logged. */
 int store_open(const char *path, struct store **ret);
+/* Before SQLite opens path: refuses (-EPERM, the file, its owner and
+ * mode and what to do in err) a database, -wal, -shm or -journal that is
+ * not this user's or root's (root's only, for root) or is writable by
+ * its group or others, a directory it is in that is so, or one above it
+ * that is so and not sticky; -ELOOP for a symbolic link anywhere on its
+ * path. Makes a missing database 0600; closes one of this user's that
+ * others may read (a warning). ":memory:" and "file:" URIs pass as they
+ * are. Walks the path by directory fd from /, never following a link. */
+struct strbuf;
+int store_file_prepare(const char *path, struct strbuf *err);
+/* Opens, once store_file_prepare allows it, an existing database that a
+ * writer has brought to this kab's schema, for reading only: every write
+ * through it fails (SQLITE_READONLY). -EPROTO for another schema version. */
+int store_open_readonly(const char *path, struct store **ret);
 /* The database file's absolute path ("" for an in-memory one). */
 const char *store_path(const struct store *st);
 void store_close(struct store *s);
@@ -109,7 +147,13 @@ int store_job_create(struct store *s, const struct store_job_spec *j, int64_t *r
 struct store_step;
 int store_job_submit(struct store *s, const struct store_job_spec *j, const char *submitter, const struct store_step *steps, size_t n,
 		     int64_t *ret_id);
+/* A job's status and reason, when the table allows the change from the
+ * row's status (-EPERM, logged, when not; -ENOENT: no such job). Only
+ * harness/exec/joblife.c calls these (make lint): a job's life has one
+ * owner. _from writes only when the row's status is also one of from_set
+ * (bits 1u << status), in the same statement. */
 int store_job_set_status(struct store *s, int64_t job_id, enum job_status status, const char *reason);
+int store_job_set_status_from(struct store *s, int64_t job_id, unsigned from_set, enum job_status status, const char *reason);
 
 /* The name of the job's directory under the state directory's jobs/
  * ("" when it has none); NULL clears it. */
@@ -149,8 +193,9 @@ int store_jobs_page(struct store *s, int64_t before, size_t limit, int64_t **ret
 /* How many jobs, or runs, have that status. */
 int store_count_jobs(struct store *s, enum job_status status, int64_t *ret);
 int store_count_runs(struct store *s, enum run_status status, int64_t *ret);
-/* Of a job's runs that were not aborted: how many finished and their
- * summed durations (s), and when the one still going started (0: none). */
+/* Of a job's finished runs and warm-ups (run_status_finished): how many
+ * and their summed durations (s); and when the one still going started
+ * (0: none). */
 int store_job_run_times(struct store *s, int64_t job_id, size_t *ret_n, double *ret_sum, double *ret_current_started);
 /* A metric the run could not measure here (tracing locked down, …), and why. */
 int store_run_unavailable(struct store *s, int64_t run_id, const char *metric, const char *reason);
@@ -175,6 +220,15 @@ struct store_step {
 int store_steps_create(struct store *s, int64_t job_id, const struct store_step *steps, size_t n);
 int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, size_t *ret_n);
 int store_step_set_status(struct store *s, int64_t step_id, enum step_status status);
+/* A job's schedule in numbers, without loading it: its steps by status
+ * (a status this kab does not know in `unknown`), and the started step
+ * latest in the plan (id 0: none). */
+struct store_steps_count {
+	size_t n[STEP_STATUS_N];
+	size_t unknown, total;
+	struct store_step current;
+};
+int store_steps_count(struct store *s, int64_t job_id, struct store_steps_count *ret);
 
 /* ---- runs ---- */
 struct store_run {
@@ -205,6 +259,9 @@ struct store_run {
 	/* "key=value\n": what [job]'s conditioning did before the run ("" none) */
 	char conditioning[512];
 };
+/* A settings key for display: "transparent_hugepage/enabled",
+ * "vm.swappiness", "zswap/enabled", "cpufreq.governor". */
+const char *store_setting_name(const char *key, char *buf, size_t len);
 /* Inserts a 'started' run and marks its step started, in one transaction. */
 int store_run_begin(struct store *s, struct store_run *r, int64_t *ret_id);
 
@@ -228,6 +285,26 @@ int store_run_finish(struct store *s, const struct store_run *r, enum step_statu
 		     const struct store_metric *metrics, size_t n_metrics, const struct store_series *series,
 		     size_t n_series);
 int store_runs_load(struct store *s, int64_t job_id, struct store_run **ret, size_t *ret_n);
+/* What a list of runs shows of one (GET /jobs/ID/runs): no output tails,
+ * nothing copied. The strings are the store's, valid during the call, ""
+ * for none, each cut to the length of struct store_run's field. */
+struct store_run_row {
+	int64_t id, step_id;
+	int pair, variant, workload;
+	enum run_status status;
+	int exit_code; /* -1: none */
+	int term_signal;
+	double started, finished;
+	int cpus, cgroup_version;
+	uint64_t mem_total, swap_total, memory_max;
+	const char *reason, *kab_version, *kernel_release, *boot_id, *cmdline, *swap_devices, *cgroup_path, *knobs,
+		*settings, *conditioning;
+};
+/* Non-zero stops the walk (and is not an error). */
+typedef int (*store_run_row_fn)(void *ctx, const struct store_run_row *r);
+/* The job's runs with ids above `after`, in id order, at most limit of
+ * them (SIZE_MAX: all), one call each: one row in memory at a time. */
+int store_runs_page(struct store *s, int64_t job_id, int64_t after, size_t limit, store_run_row_fn fn, void *ctx);
 /* Runs left 'started' (by a crash): the caller decides they are stale. */
 int store_runs_started(struct store *s, struct store_run **ret, size_t *ret_n);
 
@@ -251,10 +328,20 @@ int store_progress_get(struct store *s, int64_t job_id, int workload, int *ret_l
 int store_steps_skip(struct store *s, int64_t job_id, int workload, int from_pair);
 
 /* ---- journal of machine changes, for restoring after a crash ---- */
+/* The kinds of row kab journals: X(ENUM, word) as the kind column keeps
+ * it. A row of another word is never acted on (exec_recover). */
+/* clang-format off */
+#define JOURNAL_KIND_LIST(X) \
+	X(JOURNAL_KNOB, "knob") X(JOURNAL_ZRAM, "zram") X(JOURNAL_SWAPFILE, "swapfile") X(JOURNAL_CGROUP, "cgroup") \
+	X(JOURNAL_FCOUNT, "fcount")
+/* clang-format on */
+enum journal_kind { JOURNAL_KIND_UNKNOWN = -1, JOURNAL_KIND_LIST(STORE_ENUM_ITEM) JOURNAL_KIND_N };
+const char *journal_kind_name(enum journal_kind v);
+int journal_kind_parse(const char *s, enum journal_kind *ret);
 struct store_journal {
 	int64_t id;
 	int64_t job_id;
-	char kind[16];        /* knob | zram | swapfile | swapon | cgroup */
+	char kind[16];        /* journal_kind_name, or a word this kab does not know */
 	char target[512];     /* path or device */
 	char original[4097];  /* value to restore (a knob's: up to a page, KNOB_VALUE_MAX), or extra data */
 	char boot_id[64];

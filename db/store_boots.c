@@ -24,10 +24,12 @@ static int run(struct store *s, sqlite3_stmt *st, const char *what)
 int store_boot_begin(struct store *s, const struct store_boot *b, int64_t *ret_id)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(store_sqlite(s),
+	int r = store_preparef(s, &st,
 			       "INSERT INTO boots (job_id, slot, variant_idx, build_id, method, status, from_boot_id,"
-			       " switch_at, cmdline) VALUES (?, ?, ?, ?, ?, 'switching', ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
-		return store_db_err(s, "prepare");
+			       " switch_at, cmdline) VALUES (?, ?, ?, ?, ?, '%s', ?, ?, ?)",
+			       boot_status_name(BOOT_SWITCHING));
+	if (r < 0)
+		return r;
 	sqlite3_bind_int64(st, 1, b->job_id);
 	sqlite3_bind_int(st, 2, b->slot);
 	sqlite3_bind_int(st, 3, b->variant);
@@ -36,7 +38,7 @@ int store_boot_begin(struct store *s, const struct store_boot *b, int64_t *ret_i
 	sqlite3_bind_text(st, 6, b->from_boot_id, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_double(st, 7, b->switch_at);
 	sqlite3_bind_text(st, 8, b->cmdline, -1, SQLITE_TRANSIENT);
-	int r = run(s, st, "insert boot");
+	r = run(s, st, "insert boot");
 	if (r == 0)
 		*ret_id = sqlite3_last_insert_rowid(store_sqlite(s));
 	return r;
@@ -75,6 +77,32 @@ int store_boot_finish(struct store *s, const struct store_boot *b)
 	return run(s, st, "update boot");
 }
 
+static void read_boot(sqlite3_stmt *st, struct store_boot *b)
+{
+	*b = (struct store_boot){ .id = sqlite3_column_int64(st, 0), .job_id = sqlite3_column_int64(st, 1) };
+	b->slot = sqlite3_column_int(st, 2);
+	b->variant = sqlite3_column_int(st, 3);
+	b->build_id = sqlite3_column_int64(st, 4);
+	store_col_text(st, 5, b->method, sizeof(b->method));
+	char status[24];
+	store_col_text(st, 6, status, sizeof(status));
+	if (boot_status_parse(status, &b->status) < 0) {
+		store_status_unknown("boot", b->id, status);
+		b->status = BOOT_STATUS_UNKNOWN;
+	}
+	store_col_text(st, 7, b->reason, sizeof(b->reason));
+	store_col_text(st, 8, b->from_boot_id, sizeof(b->from_boot_id));
+	b->switch_at = sqlite3_column_double(st, 9);
+	b->prep_s = sqlite3_column_double(st, 10);
+	store_col_text(st, 11, b->cmdline, sizeof(b->cmdline));
+	store_col_text(st, 12, b->boot_id, sizeof(b->boot_id));
+	store_col_text(st, 13, b->kernel_release, sizeof(b->kernel_release));
+	store_col_text(st, 14, b->booted_cmdline, sizeof(b->booted_cmdline));
+	b->ready_at = sqlite3_column_double(st, 15);
+	b->uptime_s = sqlite3_column_double(st, 16);
+	b->kexec_s = sqlite3_column_double(st, 17);
+}
+
 int store_boots_load(struct store *s, int64_t job_id, struct store_boot **ret, size_t *ret_n)
 {
 	sqlite3_stmt *st;
@@ -91,29 +119,7 @@ int store_boots_load(struct store *s, int64_t job_id, struct store_boot **ret, s
 			break;
 		}
 		v = nv;
-		struct store_boot *b = &v[n++];
-		*b = (struct store_boot){ .id = sqlite3_column_int64(st, 0), .job_id = sqlite3_column_int64(st, 1) };
-		b->slot = sqlite3_column_int(st, 2);
-		b->variant = sqlite3_column_int(st, 3);
-		b->build_id = sqlite3_column_int64(st, 4);
-		store_col_text(st, 5, b->method, sizeof(b->method));
-		char status[24];
-		store_col_text(st, 6, status, sizeof(status));
-		if (boot_status_parse(status, &b->status) < 0) {
-			store_status_unknown("boot", b->id, status);
-			b->status = BOOT_STATUS_UNKNOWN;
-		}
-		store_col_text(st, 7, b->reason, sizeof(b->reason));
-		store_col_text(st, 8, b->from_boot_id, sizeof(b->from_boot_id));
-		b->switch_at = sqlite3_column_double(st, 9);
-		b->prep_s = sqlite3_column_double(st, 10);
-		store_col_text(st, 11, b->cmdline, sizeof(b->cmdline));
-		store_col_text(st, 12, b->boot_id, sizeof(b->boot_id));
-		store_col_text(st, 13, b->kernel_release, sizeof(b->kernel_release));
-		store_col_text(st, 14, b->booted_cmdline, sizeof(b->booted_cmdline));
-		b->ready_at = sqlite3_column_double(st, 15);
-		b->uptime_s = sqlite3_column_double(st, 16);
-		b->kexec_s = sqlite3_column_double(st, 17);
+		read_boot(st, &v[n++]);
 	}
 	if (r == 0 && rc != SQLITE_DONE)
 		r = store_db_err(s, "select boots");
@@ -127,16 +133,34 @@ int store_boots_load(struct store *s, int64_t job_id, struct store_boot **ret, s
 	return 0;
 }
 
+int store_boots_foreach(struct store *s, int64_t job_id, store_boot_fn fn, void *ctx)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(store_sqlite(s), "SELECT " COLS " FROM boots WHERE job_id = ? ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		return store_db_err(s, "prepare");
+	sqlite3_bind_int64(st, 1, job_id);
+	struct store_boot *b = malloc(sizeof(*b));
+	int rc = SQLITE_NOMEM;
+	while (b && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		read_boot(st, b);
+		fn(ctx, b);
+	}
+	free(b);
+	int r = rc == SQLITE_DONE ? 0 : rc == SQLITE_NOMEM ? -ENOMEM : store_db_err(s, "select boots");
+	sqlite3_finalize(st);
+	return r;
+}
+
 int store_steps_boot_failed(struct store *s, int64_t job_id, int variant, int *ret_n)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(store_sqlite(s),
-			       "UPDATE steps SET status = 'boot-failed' WHERE job_id = ? AND variant_idx = ? AND status = 'pending'",
-			       -1, &st, NULL) != SQLITE_OK)
-		return store_db_err(s, "prepare");
+	int r = store_preparef(s, &st, "UPDATE steps SET status = '%s' WHERE job_id = ? AND variant_idx = ? AND status = '%s'",
+			       step_status_name(STEP_BOOT_FAILED), step_status_name(STEP_PENDING));
+	if (r < 0)
+		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	sqlite3_bind_int(st, 2, variant);
-	int r = run(s, st, "update steps");
+	r = run(s, st, "update steps");
 	if (r == 0 && ret_n)
 		*ret_n = sqlite3_changes(store_sqlite(s));
 	return r;

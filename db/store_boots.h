@@ -35,6 +35,9 @@ int store_boot_prepared(struct store *s, int64_t id, double prep_s);
 int store_boot_finish(struct store *s, const struct store_boot *b);
 /* A job's boots in order; ret_n 0 when it has none. */
 int store_boots_load(struct store *s, int64_t job_id, struct store_boot **ret, size_t *ret_n);
+/* The same, one call each, one boot in memory at a time (b is valid during the call). */
+typedef void (*store_boot_fn)(void *ctx, const struct store_boot *b);
+int store_boots_foreach(struct store *s, int64_t job_id, store_boot_fn fn, void *ctx);
 /* Marks a variant's pending steps boot-failed; ret_n how many. */
 int store_steps_boot_failed(struct store *s, int64_t job_id, int variant, int *ret_n);
 /* Each variant's build, kept once the job's kernels are built or

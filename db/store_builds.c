@@ -71,11 +71,13 @@ void store_builds_free(struct store_build *v, size_t n)
 int store_build_begin(struct store *s, const struct store_build *b, int64_t *ret_id)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(store_sqlite(s),
+	int r = store_preparef(s, &st,
 			       "INSERT INTO builds (created, status, tree, base_ref, base_sha, series, patches, series_hash,"
 			       " config_source, config_hash, compiler, inputs_key, kab_version, schema_version, kind)"
-			       " VALUES (?, 'building', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
-		return store_db_err(s, "prepare");
+			       " VALUES (?, '%s', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       build_status_name(BUILD_BUILDING));
+	if (r < 0)
+		return r;
 	sqlite3_bind_double(st, 1, util_real_now());
 	store_bind_text(st, 2, b->tree);
 	store_bind_text(st, 3, b->base_ref);
@@ -150,7 +152,10 @@ static int get_one(struct store *s, const char *sql, const char *key, int64_t id
 
 int store_build_find(struct store *s, const char *inputs_key, struct store_build *ret)
 {
-	return get_one(s, "SELECT " COLS " FROM builds WHERE inputs_key = ? AND status = 'ok' ORDER BY id DESC LIMIT 1",
+	char sql[1024];
+	return get_one(s,
+		       store_sql(sql, sizeof(sql), "SELECT " COLS " FROM builds WHERE inputs_key = ? AND status = '%s' ORDER BY id DESC LIMIT 1",
+				 build_status_name(BUILD_OK)),
 		       inputs_key, 0, ret);
 }
 

@@ -129,11 +129,12 @@ int store_history_put(struct store *s, const char *name, const struct store_hist
 int store_history_missing(struct store *s, const char *name, int64_t **ret_ids, size_t *ret_n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_prepare(s,
-			      "SELECT j.id FROM jobs j LEFT JOIN history_nights h ON h.job_id = j.id"
-			      " WHERE j.name = ? AND j.status IN ('done', 'failed', 'cancelled')"
-			      " AND (h.job_id IS NULL OR h.status != j.status) ORDER BY j.id",
-			      &st);
+	char finished[128];
+	job_status_sql_set(job_status_finished, finished, sizeof(finished));
+	int r = store_preparef(s, &st,
+			       "SELECT j.id FROM jobs j LEFT JOIN history_nights h ON h.job_id = j.id WHERE j.name = ?"
+			       " AND j.status IN (%s) AND (h.job_id IS NULL OR h.status != j.status) ORDER BY j.id",
+			       finished);
 	if (r < 0)
 		return r;
 	store_bind_text(st, 1, name);
@@ -366,6 +367,18 @@ int store_history_metric_names(struct store *s, const char *name, char ***ret, s
 nomem:
 	store_history_names_free(v, n);
 	return -ENOMEM;
+}
+
+int store_history_missing_names(struct store *s, char ***ret, size_t *ret_n)
+{
+	char finished[128], sql[256];
+	job_status_sql_set(job_status_finished, finished, sizeof(finished));
+	return read_names(s,
+			  store_sql(sql, sizeof(sql),
+				    "SELECT DISTINCT j.name FROM jobs j LEFT JOIN history_nights h ON h.job_id = j.id"
+				    " WHERE j.status IN (%s) AND (h.job_id IS NULL OR h.status != j.status) ORDER BY j.name",
+				    finished),
+			  NULL, ret, ret_n);
 }
 
 int store_history_names(struct store *s, char ***ret, size_t *ret_n)

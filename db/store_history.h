@@ -57,6 +57,8 @@ int store_history_put(struct store *s, const char *name, const struct store_hist
 /* Jobs of that name that ended (done, failed, cancelled) and have no
  * marker, or one made when the job had another status; oldest first. */
 int store_history_missing(struct store *s, const char *name, int64_t **ret_ids, size_t *ret_n);
+/* The names that have such jobs, sorted; freed with store_history_names_free. */
+int store_history_missing_names(struct store *s, char ***ret, size_t *ret_n);
 /* The name's nights by night, then job id, with their tracked variants. */
 int store_history_nights(struct store *s, const char *name, struct store_history_night **ret, size_t *ret_n);
 

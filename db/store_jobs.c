@@ -58,8 +58,10 @@ static int insert_job(struct store *s, const struct store_job_spec *j, const cha
 	int r;
 	{
 		_cleanup_stmt_ sqlite3_stmt *st = NULL;
-		r = store_prepare(s, "INSERT INTO jobs (name, file, text, status, created, pairs, job_order, swap, kab_version, schema_version, kernel_release, submitter)"
-			       " VALUES (?,?,?,'queued',?,?,?,?,?,?,?,?)", &st);
+		r = store_preparef(s, &st,
+				   "INSERT INTO jobs (name, file, text, status, created, pairs, job_order, swap, kab_version,"
+				   " schema_version, kernel_release, submitter) VALUES (?,?,?,'%s',?,?,?,?,?,?,?,?)",
+				   job_status_name(JOB_QUEUED));
 		if (r < 0)
 			return r;
 		char release[128] = "";
@@ -91,8 +93,10 @@ static int insert_job(struct store *s, const struct store_job_spec *j, const cha
 static int insert_steps(struct store *s, int64_t job_id, const struct store_step *steps, size_t n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_prepare(s, "INSERT INTO steps (job_id, seq, pair, variant_idx, workload_idx, status, boot, rep)"
-			   " VALUES (?,?,?,?,?,'pending',?,?)", &st);
+	int r = store_preparef(s, &st,
+			       "INSERT INTO steps (job_id, seq, pair, variant_idx, workload_idx, status, boot, rep)"
+			       " VALUES (?,?,?,?,?,'%s',?,?)",
+			       step_status_name(STEP_PENDING));
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, job_id);
@@ -149,22 +153,56 @@ int store_job_submit(struct store *s, const struct store_job_spec *j, const char
 
 int store_job_set_status(struct store *s, int64_t job_id, enum job_status status, const char *reason)
 {
+	return store_job_set_status_from(s, job_id, ~0u, status, reason);
+}
+
+int store_job_set_status_from(struct store *s, int64_t job_id, unsigned from_set, enum job_status status, const char *reason)
+{
 	if (status < 0 || status >= JOB_STATUS_N)
 		return -EINVAL;
+	/* the statuses it may follow, of those the caller names, checked in
+	 * the same statement (?5..?10); an unused placeholder is NULL, which
+	 * no status equals */
+	_Static_assert(JOB_STATUS_N <= 6, "one placeholder a status");
+	enum job_status allowed[JOB_STATUS_N], from[JOB_STATUS_N];
+	size_t n_allowed = job_transition_from(status, allowed, JOB_STATUS_N), n_from = 0;
+	for (size_t i = 0; i < n_allowed; i++)
+		if (from_set & 1u << allowed[i])
+			from[n_from++] = allowed[i];
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_prepare(s, "UPDATE jobs SET status = ?1, reason = ?2,"
-			   " started = CASE WHEN ?1 = 'running' AND started IS NULL THEN ?3 ELSE started END,"
-			   " finished = CASE WHEN ?1 IN ('done','failed','cancelled','interrupted') THEN ?3 ELSE NULL END"
-			   " WHERE id = ?4", &st);
+	int r = store_prepare(s,
+			      "UPDATE jobs SET status = ?1, reason = ?2,"
+			      " started = CASE WHEN ?11 AND started IS NULL THEN ?3 ELSE started END,"
+			      " finished = CASE WHEN ?12 THEN ?3 ELSE NULL END"
+			      " WHERE id = ?4 AND status IN (?5, ?6, ?7, ?8, ?9, ?10)",
+			      &st);
 	if (r < 0)
 		return r;
 	store_bind_text(st, 1, job_status_name(status));
 	store_bind_text(st, 2, reason);
 	sqlite3_bind_double(st, 3, util_real_now());
 	sqlite3_bind_int64(st, 4, job_id);
+	for (size_t i = 0; i < n_from && i < 6; i++)
+		store_bind_text(st, 5 + (int)i, job_status_name(from[i]));
+	/* it started when it first runs; it stopped (finished, or interrupted
+	 * to go on later) when it is no longer waiting or running */
+	sqlite3_bind_int(st, 11, status == JOB_RUNNING);
+	sqlite3_bind_int(st, 12, status != JOB_QUEUED && status != JOB_RUNNING);
 	if ((r = store_step_done(s, st)) < 0)
 		return r;
-	return sqlite3_changes(s->db) == 1 ? 0 : -ENOENT;
+	if (sqlite3_changes(s->db) == 1)
+		return 0;
+	struct store_job sj;
+	if (store_job_info(s, job_id, &sj) < 0)
+		return -ENOENT;
+	if (job_transition_allowed(sj.status, status))
+		log_error("job %lld is %s, not in a status its writer expected: it is not made %s; its status is kept",
+			  (long long)job_id, job_status_name(sj.status), job_status_name(status));
+	else
+		log_error("job %lld is %s: it cannot become %s (a job's life, db/store.h); its status is kept", (long long)job_id,
+			  sj.status == JOB_STATUS_UNKNOWN ? "in a status this kab does not know" : job_status_name(sj.status),
+			  job_status_name(status));
+	return -EPERM;
 }
 
 int store_job_dir_get(struct store *s, int64_t job_id, char *buf, size_t len)
@@ -358,6 +396,52 @@ int store_steps_load(struct store *s, int64_t job_id, struct store_step **ret, s
 	return 0;
 }
 
+int store_steps_count(struct store *s, int64_t job_id, struct store_steps_count *ret)
+{
+	struct store_steps_count c = { 0 };
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_prepare(s, "SELECT status, count(*) FROM steps WHERE job_id = ? GROUP BY status", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char status[24];
+		store_col_text(st, 0, status, sizeof(status));
+		size_t k = (size_t)sqlite3_column_int64(st, 1);
+		enum step_status v;
+		if (step_status_parse(status, &v) < 0)
+			c.unknown += k;
+		else
+			c.n[v] += k;
+		c.total += k;
+	}
+	if (rc != SQLITE_DONE)
+		return store_sql_err(s, rc, "steps");
+	_cleanup_stmt_ sqlite3_stmt *cur = NULL;
+	r = store_preparef(s, &cur,
+			   "SELECT id, seq, pair, variant_idx, workload_idx, boot, rep FROM steps"
+			   " WHERE job_id = ? AND status = '%s' ORDER BY seq DESC LIMIT 1",
+			   step_status_name(STEP_STARTED));
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(cur, 1, job_id);
+	rc = sqlite3_step(cur);
+	if (rc == SQLITE_ROW)
+		c.current = (struct store_step){ .id = sqlite3_column_int64(cur, 0),
+						 .seq = sqlite3_column_int(cur, 1),
+						 .pair = sqlite3_column_int(cur, 2),
+						 .variant = sqlite3_column_int(cur, 3),
+						 .workload = sqlite3_column_int(cur, 4),
+						 .status = STEP_STARTED,
+						 .boot = sqlite3_column_int(cur, 5),
+						 .rep = sqlite3_column_int(cur, 6) };
+	else if (rc != SQLITE_DONE)
+		return store_sql_err(s, rc, "steps");
+	*ret = c;
+	return 0;
+}
+
 int store_step_set_status(struct store *s, int64_t step_id, enum step_status status)
 {
 	if (status < 0 || status >= STEP_STATUS_N)
@@ -374,7 +458,8 @@ int store_step_set_status(struct store *s, int64_t step_id, enum step_status sta
 int store_steps_skip(struct store *s, int64_t job_id, int workload, int from_pair)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_prepare(s, "UPDATE steps SET status = 'skipped' WHERE job_id = ? AND workload_idx = ? AND pair >= ? AND status = 'pending'", &st);
+	int r = store_preparef(s, &st, "UPDATE steps SET status = '%s' WHERE job_id = ? AND workload_idx = ? AND pair >= ? AND status = '%s'",
+			       step_status_name(STEP_SKIPPED), step_status_name(STEP_PENDING));
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);

@@ -13,6 +13,10 @@ sqlite3 *store_sqlite(struct store *s);
 int store_sql_err(struct store *s, int rc, const char *what);   /* logs; -EBUSY, -ENOMEM or -EIO for rc */
 int store_exec(struct store *s, const char *sql);               /* statements without rows */
 int store_prepare(struct store *s, const char *sql, sqlite3_stmt **ret);
+/* store_prepare of a statement with the status words of the lists
+ * (db/store.h) put in, printf-style: only for the lists' words, never for
+ * a caller's text (bind that). */
+int store_preparef(struct store *s, sqlite3_stmt **ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int store_step_done(struct store *s, sqlite3_stmt *st);         /* one step; a row or done is success */
 void store_finalizep(sqlite3_stmt **st);                        /* for _cleanup_stmt_ */
 #define _cleanup_stmt_ _cleanup_(store_finalizep)
@@ -20,6 +24,10 @@ int store_db_err(struct store *s, const char *what);          /* logs the connec
 void store_bind_text(sqlite3_stmt *st, int i, const char *v);   /* NULL binds NULL */
 void store_col_text(sqlite3_stmt *st, int i, char *buf, size_t len);  /* NULL reads "" */
 char *store_col_dup(sqlite3_stmt *st, int i);                   /* malloc'd; NULL for NULL */
+/* An SQL statement with the status words of the lists (db/store.h) put
+ * in, printf-style, into buf: buf, or "" (which does not prepare) when it
+ * does not fit. Only for the lists' words, never for a caller's text. */
+const char *store_sql(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A status word this kab does not know, in row id of table: a warning,
  * and the row loads with the status's UNKNOWN. */
 void store_status_unknown(const char *table, int64_t id, const char *word);

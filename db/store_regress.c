@@ -9,27 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const state_names[REGRESS_STATE_N] = {
-	[REGRESS_PENDING] = "pending",
-	[REGRESS_CONFIRMED] = "confirmed",
-	[REGRESS_NOT_CONFIRMED] = "not-confirmed",
-	[REGRESS_FAILED] = "failed",
-};
+#define STATE_WORD(e, word) [e] = word,
+static const char *const state_names[REGRESS_STATE_N] = { REGRESS_STATE_LIST(STATE_WORD) };
 
-const char *regress_state_name(enum regress_state s)
-{
-	return s >= 0 && s < REGRESS_STATE_N ? state_names[s] : "unknown";
-}
-
-int regress_state_parse(const char *s, enum regress_state *ret)
-{
-	for (int i = 0; s && i < REGRESS_STATE_N; i++)
-		if (strcmp(s, state_names[i]) == 0) {
-			*ret = (enum regress_state)i;
-			return 0;
-		}
-	return -EINVAL;
-}
+UTIL_WORD_FUNCS(regress_state, state_names, REGRESS_STATE_N)
 
 bool store_regress_is_regression(const struct store_regress *r)
 {
@@ -222,19 +205,17 @@ int store_regress_get(struct store *s, int64_t id, struct store_regress *ret)
 	return get_where(s, "id", id, ret);
 }
 
-int store_regress_by_confirm(struct store *s, int64_t confirm_job, struct store_regress *ret)
-{
-	return get_where(s, "confirm_job", confirm_job, ret);
-}
-
-int store_regress_list(struct store *s, struct store_regress **ret, size_t *ret_n)
+/* The rows of a query, its parameters ?1.. bound to keys in order. */
+static int read_rows(struct store *s, const char *sql, const int64_t *keys, int n_keys, struct store_regress **ret, size_t *ret_n)
 {
 	*ret = NULL;
 	*ret_n = 0;
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_prepare(s, "SELECT " COLS " FROM regressions ORDER BY id DESC", &st);
+	int r = store_prepare(s, sql, &st);
 	if (r < 0)
 		return r;
+	for (int i = 0; i < n_keys; i++)
+		sqlite3_bind_int64(st, i + 1, keys[i]);
 	struct store_regress *v = NULL;
 	size_t n = 0, cap = 0;
 	int rc;
@@ -252,6 +233,49 @@ int store_regress_list(struct store *s, struct store_regress **ret, size_t *ret_
 	*ret = v;
 	*ret_n = n;
 	return 0;
+}
+
+int store_regress_by_confirm(struct store *s, int64_t confirm_job, struct store_regress **ret, size_t *ret_n)
+{
+	int r = read_rows(s, "SELECT " COLS " FROM regressions WHERE confirm_job = ?1 ORDER BY id", &confirm_job, 1, ret, ret_n);
+	return r < 0 ? r : *ret_n ? 0 : -ENOENT;
+}
+
+int store_regress_list(struct store *s, struct store_regress **ret, size_t *ret_n)
+{
+	return read_rows(s, "SELECT " COLS " FROM regressions ORDER BY id DESC", NULL, 0, ret, ret_n);
+}
+
+int store_regress_page(struct store *s, int64_t before, size_t limit, bool confirmed, struct store_regress **ret, size_t *ret_n)
+{
+	/* below `before` (all when before <= 0), newest first, at most limit;
+	 * only the confirmed ones when confirmed */
+	const int64_t keys[] = { before, (int64_t)limit, confirmed };
+	return read_rows(s,
+			 "SELECT " COLS " FROM regressions WHERE (?1 <= 0 OR id < ?1) AND (?3 = 0 OR state = 'confirmed')"
+			 " ORDER BY id DESC LIMIT ?2",
+			 keys, 3, ret, ret_n);
+}
+
+int store_regress_open_counts(struct store *s, store_regress_count_fn fn, void *ctx)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	/* a series a (job, metric, verdict) of confirmed rows, in the order of
+	 * its newest row; open: not acknowledged */
+	int r = store_prepare(s,
+			      "SELECT name, metric, CASE verdict WHEN 'worse' THEN 'worse' WHEN 'better' THEN 'better' ELSE '' END AS v,"
+			      " sum(acked IS NULL OR acked <= 0) FROM regressions WHERE state = 'confirmed'"
+			      " GROUP BY name, metric, v ORDER BY max(id) DESC",
+			      &st);
+	if (r < 0)
+		return r;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0), *metric = (const char *)sqlite3_column_text(st, 1);
+		const char *verdict = (const char *)sqlite3_column_text(st, 2);
+		fn(ctx, name ? name : "", metric ? metric : "", verdict ? verdict : "", (size_t)sqlite3_column_int64(st, 3));
+	}
+	return rc == SQLITE_DONE ? 0 : store_db_err(s, "count open change points");
 }
 
 int store_regress_ack(struct store *s, int64_t id, const char *by, double when)

@@ -13,12 +13,18 @@
 
 struct store;
 
+/* X(ENUM, word): pending: the confirmation job is queued or running;
+ * confirmed: the paired test said worse or better; not-confirmed: it
+ * said same or undecided (shown with its interval); failed: the
+ * confirmation could not be queued or did not finish. */
+/* clang-format off */
+#define REGRESS_STATE_LIST(X) \
+	X(REGRESS_PENDING, "pending") X(REGRESS_CONFIRMED, "confirmed") X(REGRESS_NOT_CONFIRMED, "not-confirmed") \
+	X(REGRESS_FAILED, "failed")
+/* clang-format on */
+#define REGRESS_ENUM_ITEM(e, ...) e,
 enum regress_state {
-	REGRESS_PENDING,       /* the confirmation job is queued or running */
-	REGRESS_CONFIRMED,     /* the paired test said worse or better */
-	REGRESS_NOT_CONFIRMED, /* it said same or undecided: shown with its interval */
-	REGRESS_FAILED,        /* the confirmation could not be queued or did not finish */
-	REGRESS_STATE_N,
+	REGRESS_STATE_LIST(REGRESS_ENUM_ITEM) REGRESS_STATE_N,
 	REGRESS_STATE_UNKNOWN = REGRESS_STATE_N,
 };
 const char *regress_state_name(enum regress_state s);
@@ -62,10 +68,20 @@ int store_regress_set_confirm(struct store *s, int64_t id, int64_t confirm_job);
 /* The confirmation's outcome: state, reason, and its paired result. */
 int store_regress_settle(struct store *s, const struct store_regress *r);
 int store_regress_get(struct store *s, int64_t id, struct store_regress *ret);
-/* -ENOENT when no row waits on that job. */
-int store_regress_by_confirm(struct store *s, int64_t confirm_job, struct store_regress *ret);
+/* The rows that wait on that confirmation job (one job confirms every
+ * change of a night pair and compared variant), oldest first; -ENOENT
+ * when none does. */
+int store_regress_by_confirm(struct store *s, int64_t confirm_job, struct store_regress **ret, size_t *ret_n);
 /* Newest first; ret_n 0 when there are none. */
 int store_regress_list(struct store *s, struct store_regress **ret, size_t *ret_n);
+/* The same, of the rows with ids below `before` (all when before <= 0), at
+ * most limit of them; only the confirmed ones when confirmed. */
+int store_regress_page(struct store *s, int64_t before, size_t limit, bool confirmed, struct store_regress **ret, size_t *ret_n);
+/* One call per job name, metric and verdict ("worse", "better", "" for
+ * another) of the confirmed rows, newest first, with how many of them are
+ * not acknowledged: counted by the database, no row loaded. */
+typedef void (*store_regress_count_fn)(void *ctx, const char *name, const char *metric, const char *verdict, size_t open);
+int store_regress_open_counts(struct store *s, store_regress_count_fn fn, void *ctx);
 /* -ENOENT: no such row; -EALREADY: acknowledged before (ret keeps who and when). */
 int store_regress_ack(struct store *s, int64_t id, const char *by, double when);
 /* Whether a confirmed row is a regression: its verdict is worse. */

@@ -1,5 +1,6 @@
 /* SQLite storage: runs, their metrics and samples, the metrics a run could
- * not measure, and each workload's adaptive progress. */
+ * not measure, and each workload's adaptive progress; the display name of
+ * a recorded settings key. */
 #include "db/store.h"
 #include "db/store_priv.h"
 #include "harness/base/util.h"
@@ -58,10 +59,12 @@ int store_run_begin(struct store *s, struct store_run *run, int64_t *ret_id)
 		return r;
 	{
 		_cleanup_stmt_ sqlite3_stmt *st = NULL;
-		r = store_prepare(s, "INSERT INTO runs (job_id, step_id, pair, variant_idx, workload_idx, status, started, pid,"
-			       " kab_version, schema_version, kernel_release, boot_id, cmdline, cpus, mem_total, swap_total,"
-			       " swap_devices, cgroup_version, cgroup_path, knobs, memory_max, settings, conditioning)"
-			       " VALUES (?,?,?,?,?,'started',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st);
+		r = store_preparef(s, &st,
+				   "INSERT INTO runs (job_id, step_id, pair, variant_idx, workload_idx, status, started, pid,"
+				   " kab_version, schema_version, kernel_release, boot_id, cmdline, cpus, mem_total, swap_total,"
+				   " swap_devices, cgroup_version, cgroup_path, knobs, memory_max, settings, conditioning)"
+				   " VALUES (?,?,?,?,?,'%s',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+				   run_status_name(RUN_STARTED));
 		if (r < 0)
 			goto fail;
 		sqlite3_bind_int64(st, 1, run->job_id);
@@ -205,9 +208,75 @@ int store_runs_load(struct store *s, int64_t job_id, struct store_run **ret, siz
 	return load_runs(s, "SELECT " RUN_COLS " FROM runs WHERE job_id = ? ORDER BY id", job_id, ret, ret_n);
 }
 
+/* A page of a job's runs: the text columns cut (in characters, so never
+ * inside one) to what struct store_run keeps of them; runs_job's
+ * (job_id, rowid) gives the range and the order. */
+static const char run_page_sql[] =
+	"SELECT id, step_id, pair, variant_idx, workload_idx, status, exit_code, term_signal, started, finished,"
+	" cpus, cgroup_version, mem_total, swap_total, memory_max, substr(reason, 1, 511), substr(kab_version, 1, 31),"
+	" substr(kernel_release, 1, 127), substr(boot_id, 1, 63), substr(cmdline, 1, 1023),"
+	" substr(swap_devices, 1, 511), substr(cgroup_path, 1, 255), substr(knobs, 1, 2047),"
+	" substr(settings, 1, 6143), substr(conditioning, 1, 511)"
+	" FROM runs WHERE job_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3";
+
+static const char *col_str(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? (const char *)t : "";
+}
+
+static void read_run_row(sqlite3_stmt *st, struct store_run_row *r)
+{
+	*r = (struct store_run_row){ .id = sqlite3_column_int64(st, 0), .step_id = sqlite3_column_int64(st, 1) };
+	r->pair = sqlite3_column_int(st, 2);
+	r->variant = sqlite3_column_int(st, 3);
+	r->workload = sqlite3_column_int(st, 4);
+	const char *status = col_str(st, 5);
+	if (run_status_parse(status, &r->status) < 0) {
+		store_status_unknown("run", r->id, status);
+		r->status = RUN_STATUS_UNKNOWN;
+	}
+	r->exit_code = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 6);
+	r->term_signal = sqlite3_column_int(st, 7);
+	r->started = sqlite3_column_double(st, 8);
+	r->finished = sqlite3_column_double(st, 9);
+	r->cpus = sqlite3_column_int(st, 10);
+	r->cgroup_version = sqlite3_column_int(st, 11);
+	r->mem_total = (uint64_t)sqlite3_column_int64(st, 12);
+	r->swap_total = (uint64_t)sqlite3_column_int64(st, 13);
+	r->memory_max = (uint64_t)sqlite3_column_int64(st, 14);
+	const char **dst[] = { &r->reason,       &r->kab_version, &r->kernel_release, &r->boot_id,  &r->cmdline,
+			       &r->swap_devices, &r->cgroup_path, &r->knobs,          &r->settings, &r->conditioning };
+	for (size_t i = 0; i < ARRAY_SIZE(dst); i++)
+		*dst[i] = col_str(st, 15 + (int)i);
+}
+
+int store_runs_page(struct store *s, int64_t job_id, int64_t after, size_t limit, store_run_row_fn fn, void *ctx)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_prepare(s, run_page_sql, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_int64(st, 2, after);
+	sqlite3_bind_int64(st, 3, limit >= (size_t)INT64_MAX ? -1 : (sqlite3_int64)limit);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_run_row row;
+		read_run_row(st, &row);
+		if (fn(ctx, &row) != 0)
+			return 0;
+	}
+	return rc == SQLITE_DONE ? 0 : store_sql_err(s, rc, "runs");
+}
+
 int store_runs_started(struct store *s, struct store_run **ret, size_t *ret_n)
 {
-	return load_runs(s, "SELECT " RUN_COLS " FROM runs WHERE status = 'started' ORDER BY id", -1, ret, ret_n);
+	char sql[1024];
+	return load_runs(s,
+			 store_sql(sql, sizeof(sql), "SELECT " RUN_COLS " FROM runs WHERE status = '%s' ORDER BY id",
+				   run_status_name(RUN_STARTED)),
+			 -1, ret, ret_n);
 }
 
 int store_foreach_metric(struct store *s, int64_t job_id, store_metric_fn fn, void *ctx)
@@ -339,12 +408,23 @@ int store_job_unavailable(struct store *s, int64_t job_id, store_unavailable_fn 
 	return rc == SQLITE_DONE ? 0 : store_sql_err(s, rc, "read unavailable metrics");
 }
 
+/* A run whose time is the job's: a finished one, or a warm-up. */
+static bool run_timed(enum run_status v)
+{
+	return run_status_finished(v) || v == RUN_WARMUP;
+}
+
 int store_job_run_times(struct store *s, int64_t job_id, size_t *ret_n, double *ret_sum, double *ret_current_started)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_prepare(s, "SELECT count(finished), coalesce(sum(finished - started), 0), "
-			   "coalesce(max(CASE WHEN finished IS NULL THEN started END), 0) FROM runs "
-			   "WHERE job_id = ?1 AND started > 0 AND status <> 'aborted'", &st);
+	char timed[256];
+	run_status_sql_set(run_timed, timed, sizeof(timed));
+	int r = store_preparef(s, &st,
+			       "SELECT count(CASE WHEN status IN (%s) THEN 1 END),"
+			       " coalesce(sum(CASE WHEN status IN (%s) THEN finished - started END), 0),"
+			       " coalesce(max(CASE WHEN status = '%s' THEN started END), 0) FROM runs"
+			       " WHERE job_id = ?1 AND started > 0",
+			       timed, timed, run_status_name(RUN_STARTED));
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
@@ -412,4 +492,23 @@ int store_series_names(struct store *s, int64_t run_id, char ***ret, size_t *ret
 nomem:
 	names_free(names);
 	return -ENOMEM;
+}
+
+const char *store_setting_name(const char *key, char *buf, size_t len)
+{
+	static const char *const prefixes[] = { "/sys/kernel/mm/", "/sys/module/zswap/parameters/" };
+	if (strncmp(key, "/proc/sys/", 10) == 0) {
+		snprintf(buf, len, "%s", key + 10);
+		for (char *p = buf; *p; p++)
+			if (*p == '/')
+				*p = '.';
+		return buf;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (strncmp(key, prefixes[i], strlen(prefixes[i])) == 0) {
+			snprintf(buf, len, "%s%s", i == 1 ? "zswap/" : "", key + strlen(prefixes[i]));
+			return buf;
+		}
+	snprintf(buf, len, "%s", key);
+	return buf;
 }

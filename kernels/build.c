@@ -25,6 +25,7 @@
 #include "kernels/track.h"
 #include "db/store.h"
 #include "db/store_builds.h"
+#include "harness/base/config.h"
 #include "harness/base/util.h"
 
 #include <errno.h>
@@ -523,15 +524,14 @@ static int lock_tree(struct kbuild_ctx *c, int *ret_fd)
 	return 0;
 }
 
-/* The work and kernels directories: the request's, else $KAB_KBUILD_WORK /
- * $KAB_KERNELS_DIR (how kabd is pointed elsewhere), else the defaults: the
- * work directory outside the state directory, which the build user could
- * not reach, the artifacts in it. */
+/* The work and kernels directories: the request's, else the configuration's
+ * ($KAB_KBUILD_WORK / $KAB_KERNELS_DIR: how kabd is pointed elsewhere, else
+ * the defaults: the work directory outside the state directory, which the
+ * build user could not reach, the artifacts in it). */
 static int locate_dirs(struct kbuild_ctx *c)
 {
 	const struct kbuild_request *rq = c->rq;
-	const char *ew = getenv("KAB_KBUILD_WORK");
-	snprintf(c->work, sizeof(c->work), "%s", rq->work_dir ? rq->work_dir : ew && *ew ? ew : KBUILD_WORK_DEFAULT);
+	snprintf(c->work, sizeof(c->work), "%s", rq->work_dir ? rq->work_dir : config_str(CONFIG_KBUILD_WORK));
 	return kbuild_kernels_dir(rq->kernels_dir, c->kernels, sizeof(c->kernels), c->err);
 }
 

@@ -3,6 +3,8 @@
  * recompiles only what its series touches, recorded in the database and
  * reused when the same inputs come again. */
 #pragma once
+#include "harness/base/config.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,7 +17,7 @@ struct strbuf;
  * directories) where the build user can reach it, root's and searchable;
  * the artifacts, which only root writes, in the state directory
  * (statedir.h), whose mode 0700 the build user cannot pass. */
-#define KBUILD_WORK_DEFAULT "/var/cache/kab/kbuild"
+#define KBUILD_WORK_DEFAULT CONFIG_KBUILD_WORK_DEFAULT
 #define KBUILD_KERNELS_SUBDIR "kernels"
 /* Bumped whenever how kab builds changes, so old builds are not reused
  * (2: builds with modules have an initramfs). */

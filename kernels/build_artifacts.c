@@ -6,6 +6,7 @@
 #include "kernels/builduser.h"
 #include "kernels/initramfs.h"
 #include "kernels/run.h"
+#include "harness/base/config.h"
 #include "harness/base/statedir.h"
 #include "db/store_builds.h"
 #include "harness/base/util.h"
@@ -145,9 +146,8 @@ int kbuild_artifacts_copy(struct kbuild_ctx *c, struct store_build *b, bool modu
 
 int kbuild_kernels_dir(const char *given, char *buf, size_t len, struct strbuf *err)
 {
-	const char *e = getenv("KAB_KERNELS_DIR");
-	if (!given && e && *e)
-		given = e;
+	if (!given)
+		given = config_str(CONFIG_KERNELS_DIR);
 	int r = given ? 0 : state_init(NULL, err);
 	if (r < 0)
 		return r;

@@ -19,6 +19,7 @@
  * output, which is renamed into place only when mkinitramfs succeeded. */
 #include "kernels/initramfs.h"
 #include "kernels/run.h"
+#include "harness/base/config.h"
 #include "harness/base/util.h"
 
 #include <dirent.h>
@@ -258,7 +259,7 @@ static int check_out_dir(const char *out, char ret_dir[PATH_MAX], struct strbuf 
 static int usable(char tool[PATH_MAX], struct strbuf *err)
 {
 	if (!util_find_program(KINITRAMFS_TOOL, tool, PATH_MAX)) {
-		const char *path = getenv("PATH");
+		const char *path = config_str(CONFIG_PATH);
 		sb_printf(err, "initramfs: %s is not in PATH (%s): install Debian's initramfs-tools (apt-get install %s)",
 			  KINITRAMFS_TOOL, path ? path : "unset", KINITRAMFS_PACKAGE);
 		if (access("/usr/sbin/" KINITRAMFS_TOOL, X_OK) == 0)

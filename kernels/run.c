@@ -148,6 +148,9 @@ static void child(char *const argv[], const struct krun *o, char **env, bool gro
 		_exit(127);
 	}
 	environ = env;
+	/* make, git and the compilers get none of root's descriptors but 0,
+	 * 1 and 2: not kabd's, not a library's, not the /dev/null above */
+	util_child_fds();
 	execvp(argv[0], argv);
 	dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
 	_exit(127);

@@ -586,15 +586,15 @@ static int take_version(struct thread *t, unsigned v, struct kseries *s, struct 
 
 static void hash_series(struct kseries *s)
 {
-	struct sha256 c;
+	struct sha256_ctx c;
 	sha256_init(&c);
 	for (size_t i = 0; i < s->n; i++) {
 		/* the blank lines between messages are not part of the series */
 		size_t n = s->v[i].len;
 		while (n > 0 && isspace((unsigned char)s->v[i].text[n - 1]))
 			n--;
-		sha256_update(&c, s->v[i].text, n);
-		sha256_update(&c, "\n", 1);
+		sha256_update(&c, n, (const uint8_t *)s->v[i].text);
+		sha256_update(&c, 1, (const uint8_t *)"\n");
 	}
 	sha256_hex(&c, s->hash);
 }

@@ -22,10 +22,6 @@ struct strbuf;
  * all versions together (a directory this many .patch files): the
  * largest series posted to LKML had about 2,300. */
 #define KSERIES_PATCHES_MAX 10000u
-/* The environment variable naming a CA bundle (PEM) for https archives,
- * instead of the system's: a lab's own CA, a test's. */
-#define KSERIES_CA_ENV "KAB_CA_BUNDLE"
-
 struct kseries_patch {
 	char *subject;     /* the Subject header, unfolded, tags included */
 	char *title;       /* the subject without "[PATCH v2 1/3]" */

@@ -4,6 +4,7 @@
  * laid out the same way. What is downloaded and what it decompresses to
  * (zlib, in kab: no gzip process) are both bounded. */
 #include "kernels/series.h"
+#include "harness/base/config.h"
 #include "harness/base/util.h"
 
 #include <ctype.h>
@@ -76,9 +77,10 @@ static size_t sink_write(char *data, size_t size, size_t n, void *arg)
 
 static int set_options(CURL *c, const char *url, struct sink *sink, char *cerr, struct strbuf *err)
 {
-	const char *ca = getenv(KSERIES_CA_ENV);
+	const char *ca = config_str(CONFIG_CA_BUNDLE);
 	if (ca && *ca && access(ca, R_OK) < 0) {
-		sb_printf(err, "%s=%s: cannot read it: %s", KSERIES_CA_ENV, ca, strerror(errno));
+		char buf[512];
+		sb_printf(err, "%s=%s: cannot read it: %s", config_origin(CONFIG_CA_BUNDLE, buf, sizeof(buf)), ca, strerror(errno));
 		return -EINVAL;
 	}
 	if (ca && *ca) {

@@ -1,20 +1,14 @@
-/* SHA-256 (FIPS 180-4), for content hashes of configs, series and build
- * inputs: small enough that kab needs no crypto library for it. */
+/* SHA-256 as hex, for content hashes of configs, series and build
+ * inputs. The hash is nettle's (GnuTLS's crypto layer, Debian's
+ * nettle-dev); kab adds only the hex form and the file loop. For a hash
+ * fed in pieces: struct sha256_ctx, sha256_init and sha256_update from
+ * <nettle/sha2.h>, then sha256_hex. */
 #pragma once
+#include <nettle/sha2.h>
 #include <stddef.h>
-#include <stdint.h>
 
-struct sha256 {
-	uint32_t h[8];
-	uint64_t len;      /* bytes hashed so far */
-	uint8_t buf[64];
-	size_t fill;
-};
-
-void sha256_init(struct sha256 *c);
-void sha256_update(struct sha256 *c, const void *data, size_t n);
-/* Finishes and writes 64 lowercase hex digits and a NUL to hex. */
-void sha256_hex(struct sha256 *c, char hex[65]);
+/* Finishes c and writes 64 lowercase hex digits and a NUL to hex. */
+void sha256_hex(struct sha256_ctx *c, char hex[65]);
 /* One-shot hash of a buffer; and of a file (-errno). */
 void sha256_buf(const void *data, size_t n, char hex[65]);
 int sha256_file(const char *path, char hex[65]);

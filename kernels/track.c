@@ -5,6 +5,7 @@
  * timeout(1) where it talks to the network, never prompting. */
 #include "kernels/track.h"
 #include "kernels/run.h"
+#include "harness/base/esc.h"
 #include "harness/base/util.h"
 
 #include <errno.h>
@@ -236,7 +237,9 @@ static int describe(const char *src, const char *rev, const struct krun_user *u,
 		if (is_sha(out.buf) && util_parse_u64(date, &t) == 0) {
 			*ret = (struct ktrack_head){ .date = (double)t };
 			snprintf(ret->sha, sizeof(ret->sha), "%s", out.buf);
-			snprintf(ret->subject, sizeof(ret->subject), "%s", nl ? nl + 1 : "");
+			/* the subject is whoever committed's: kab stores and prints
+			 * it with what a terminal would act on shown (esc.h) */
+			esc_text_buf(nl ? nl + 1 : "", ret->subject, sizeof(ret->subject), 0);
 			r = 0;
 		}
 	}

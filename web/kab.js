@@ -39,6 +39,20 @@ async function getJSON(path) {
 	return body;
 }
 
+// Every row of a paged list (GET /jobs/ID/runs, /regressions) after the
+// row `after` (null: from the first): its pages of up to 500 rows, each
+// after the page before's next_after, in order.
+async function getAll(path, key, after = null) {
+	const sep = path.includes("?") ? "&" : "?";
+	const rows = [];
+	do {
+		const d = await getJSON(`${path}${sep}limit=500` + (after ? `&after=${after}` : ""));
+		rows.push(...d[key]);
+		after = d.next_after;
+	} while (after);
+	return rows;
+}
+
 function showError(msg) {
 	const p = document.getElementById("error");
 	p.textContent = msg;
@@ -474,6 +488,15 @@ async function loadSamples() {
 	}
 }
 
+// The job's runs: a run that has ended never changes, so only the runs
+// from the first one still going (all of them the first time) are asked for.
+async function loadRuns(id, have) {
+	let keep = have.findIndex(r => r.status === "started");
+	if (keep < 0) keep = have.length;
+	const more = await getAll(`/jobs/${id}/runs`, "runs", keep ? have[keep - 1].id : null);
+	return have.slice(0, keep).concat(more);
+}
+
 function renderRunChoices() {
 	const runSel = document.getElementById("sample-run");
 	const keep = runSel.value;
@@ -492,9 +515,9 @@ async function poll() {
 		renderStatus(j);
 		const key = `${j.status}:${j.progress.runs_done}:${j.progress.runs_skipped}`;
 		if (key !== job.reportKey) {
-			const [runs, rep] = await Promise.all([getJSON(`/jobs/${job.id}/runs`),
+			const [runs, rep] = await Promise.all([loadRuns(job.id, job.runs || []),
 				getJSON(`/jobs/${job.id}/report?format=json`)]);
-			job.runs = runs.runs;
+			job.runs = runs;
 			renderReport(rep);
 			renderRunChoices();
 			job.reportKey = key;

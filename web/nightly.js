@@ -2,7 +2,7 @@
 // (history.html?job=NAME, from GET /api/v1/history) and the list of
 // change points and their confirmations (regressions.html, from GET
 // /api/v1/regressions). Loaded after kab.js, whose helpers it uses (el,
-// svg, getJSON, showError, fmt, ticks). Every string from the API goes
+// svg, getJSON, getAll, showError, fmt, ticks). Every string from the API goes
 // into the page as text.
 "use strict";
 
@@ -212,8 +212,7 @@ function renderHistory(h, marksOf) {
 // "confirmed regression #2"; none when they cannot be read.
 async function regressionMarks(job) {
 	try {
-		const d = await getJSON("/regressions");
-		return d.regressions.filter(r => r.job === job);
+		return (await getAll("/regressions", "regressions")).filter(r => r.job === job);
 	} catch (e) {
 		return [];
 	}
@@ -333,9 +332,8 @@ async function trendRows(rows) {
 async function regressionsPage() {
 	const tbody = document.querySelector("#regressions tbody");
 	try {
-		const d = await getJSON("/regressions");
 		// newest first, whatever order the list comes in
-		const rows = d.regressions.slice().sort((a, b) =>
+		const rows = (await getAll("/regressions", "regressions")).sort((a, b) =>
 			(b.detected || "").localeCompare(a.detected || "") || b.id - a.id);
 		tbody.replaceChildren(...rows.map(regressionRow));
 		if (!rows.length)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness/base/esc.h"
 #include "harness/base/util.h"
 
 extern const struct wl_ops wl_stress_ng_ops;
@@ -37,13 +38,75 @@ const struct wl_ops *wl_find(const char *type)
 
 const struct wl_ops *const *wl_all(void) { return all_ops; }
 
+/* Whether name is prefix + "." + something. */
+static bool has_source(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return strncmp(name, prefix, n) == 0 && name[n] == '.' && name[n + 1];
+}
+
+const struct wl_ops *wl_metric_owner(const char *name, size_t *ret_len)
+{
+	for (size_t i = 0; name && all_ops[i]; i++) {
+		const struct wl_ops *o = all_ops[i];
+		const char *src = has_source(name, o->type) ? o->type : NULL;
+		for (const char *const *p = o->metric_sources; !src && p && *p; p++)
+			if (has_source(name, *p))
+				src = *p;
+		if (src) {
+			if (ret_len)
+				*ret_len = strlen(src) + 1;
+			return o;
+		}
+	}
+	return NULL;
+}
+
+const struct wl_metric wl_prog_metrics[] = {
+	WL_METRIC("reps", "reps", NEUTRAL, NULL),
+	WL_METRIC("resident_pct", "%", NEUTRAL, NULL),
+	WL_METRIC("large_folio_pct", "%", NEUTRAL, NULL),
+	WL_METRIC("folio_kB_mean", "kB", NEUTRAL, NULL),
+	WL_METRIC("folios_*", "folios", NEUTRAL, NULL),
+	WL_METRIC("mthp_alloc_pct", "%", NEUTRAL, NULL),
+	WL_METRIC("mthp_fallbacks", "folios", NEUTRAL, NULL),
+	{ NULL },
+};
+
+static const struct wl_metric *first_match(const struct wl_metric *rows, const char *name)
+{
+	for (const struct wl_metric *d = rows; d && d->pattern; d++)
+		if (util_glob(d->pattern, name))
+			return d;
+	return NULL;
+}
+
+const struct wl_metric *wl_metric_find(const char *name)
+{
+	size_t len = 0;
+	const struct wl_ops *o = wl_metric_owner(name, &len);
+	const struct wl_metric *d = o ? first_match(o->metrics, name) : NULL;
+	if (!d && o && o->prog_metrics)
+		d = first_match(wl_prog_metrics, name + len);
+	return d;
+}
+
+int wl_metrics_add_declared(struct wl_metrics *m, const char *name, const char *data_unit, double value)
+{
+	const struct wl_metric *d = wl_metric_find(name);
+	return wl_metrics_add(m, name, d ? d->unit : data_unit, value);
+}
+
 int wl_metrics_add(struct wl_metrics *m, const char *name, const char *unit, double value)
 {
 	if (util_grow(m->v, m->cap, m->n + 1, 16) < 0)
 		return -ENOMEM;
 	struct store_metric *x = &m->v[m->n++];
-	snprintf(x->name, sizeof(x->name), "%s", name);
-	snprintf(x->unit, sizeof(x->unit), "%s", unit ? unit : "");
+	/* a command's own names and units are what it printed: stored with
+	 * control characters and bytes of no UTF-8 made visible (esc.h), cut
+	 * at a whole character */
+	esc_text_buf(name, x->name, sizeof(x->name), 0);
+	esc_text_buf(unit ? unit : "", x->unit, sizeof(x->unit), 0);
 	x->value = value;
 	return 0;
 }
@@ -178,7 +241,7 @@ int wl_prog_metrics_read(FILE *f, const char *prefix, struct wl_metrics *m)
 		double v;
 		if (nw == 3 && strncmp(w[0], prefix, plen) == 0 && w[0][plen] && strlen(w[0]) < sizeof(m->v->name) &&
 		    util_parse_double(w[1], &v) == 0 && strlen(w[2]) < sizeof(m->v->unit)) {
-			if (wl_metrics_add(m, w[0], w[2], v) < 0) {
+			if (wl_metrics_add_declared(m, w[0], w[2], v) < 0) {
 				wl_argv_free(w);
 				return -ENOMEM;
 			}

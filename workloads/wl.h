@@ -6,9 +6,11 @@
 #include <stdio.h>
 
 #include "db/store.h"
+#include "harness/job/job.h"
 
 struct diags;
 struct job_workload;
+struct wl_ops;
 struct strbuf;
 
 /* What a key's value is: how it is parsed, checked and described. */
@@ -38,7 +40,14 @@ struct wl_key {
 	const char *def_doc; /* a default the workload works out, in the docs' words */
 	const char *example; /* for the message: "e.g. 256M" */
 	const char *why;    /* appended to the range in the message */
+	/* where the parsed value goes in the type's options (wl_ops.opts_size):
+	 * uint64_t for SIZE, COUNT and DURATION, bool for BOOL, const char *
+	 * for ENUM (the table's string) and TEXT (the section's); set with
+	 * WL_OPT. has_off false: the adapter reads the key itself. */
+	bool has_off;
+	size_t off;
 };
+#define WL_OPT(type, field) .has_off = true, .off = offsetof(type, field)
 
 /* The entry called name in a NULL-name terminated table; NULL if none. */
 const struct wl_key *wl_key_find(const struct wl_key *keys, const char *name);
@@ -58,6 +67,12 @@ int wl_key_bool(const struct job_workload *wl, const struct wl_key *k, bool *ret
  * type and range (reps "0" must be a whole number from 1 to 10000);
  * -EINVAL then, else 0. TEXT keys are the workload's to check. */
 int wl_key_check(const struct job_workload *wl, const struct wl_key *k, const char *file, struct diags *d);
+/* A type's options from a section, parsed once (the job parser does, into
+ * job_workload.opts): every key with WL_OPT, from its value or default.
+ * 0 with *ret set (NULL when the type has none), -EINVAL when a value is
+ * bad or a required one missing (wl_key_check and the parser report
+ * them; *ret NULL), -ENOMEM. */
+int wl_opts_make(const struct wl_ops *ops, const struct job_workload *wl, void **ret);
 /* wl_key_check for every key of a table: -EINVAL when any is bad. */
 int wl_keys_check(const struct job_workload *wl, const struct wl_key *keys, const char *file, struct diags *d);
 
@@ -67,10 +82,49 @@ struct wl_metrics {
 	struct store_metric *v;
 	size_t n, cap;
 };
+/* name and unit are stored escaped (esc.h): a command prints what it likes. */
 int wl_metrics_add(struct wl_metrics *m, const char *name, const char *unit, double value);
 void wl_metrics_free(struct wl_metrics *m);
 /* The first metric called name at index from or later; NULL when none. */
 const struct store_metric *wl_metrics_find(const struct wl_metrics *m, size_t from, const char *name);
+
+/* A metric a workload type reports, declared beside the code that
+ * reports it: the unit its runs store, which way is better and the row
+ * label reports show (harness/report/metrics.c reads them under a job's
+ * [metric] sections; the kernel's counters are its own table). pattern is
+ * a name, or a glob whose '*' matches any run of characters
+ * ("stress-ng.*.bogo_ops"); the first row that matches wins, so a name
+ * goes before the pattern it is an exception to. */
+struct wl_metric {
+	const char *pattern;
+	const char *unit;       /* never NULL; "" for none (kbuild.ok, 0 or 1) */
+	enum job_direction dir; /* JOB_DIR_HIGHER, _LOWER or _NEUTRAL */
+	const char *label;      /* NULL: the name (see short_labels), with the unit */
+};
+/* A row with every fact given: WL_METRIC("sysbench.tps", "tx/s", HIGHER,
+ * "transactions/s"). Write rows with it: a row that leaves a fact out
+ * reads as JOB_DIR_HIGHER, and -Wmissing-field-initializers says so. */
+#define WL_METRIC(pattern, unit, dir, label) \
+	{ \
+		pattern, unit, JOB_DIR_##dir, label \
+	}
+
+/* The evidence the helper programs print after their prefix, one
+ * convention for all (repetitions, the page walk of kabprog.h, the mTHP
+ * counters): a type whose wl_ops.prog_metrics is set has these too. */
+extern const struct wl_metric wl_prog_metrics[];
+
+/* The workload type that owns a metric: the one whose type or one of
+ * whose metric_sources is the part of name before a dot. *ret_len (may
+ * be NULL): the length of that part with its dot. NULL when none. */
+const struct wl_ops *wl_metric_owner(const char *name, size_t *ret_len);
+/* The first row of the owner's table that name matches, else (with
+ * prog_metrics) of wl_prog_metrics that the rest of name after the owner's
+ * prefix matches; NULL when none. */
+const struct wl_metric *wl_metric_find(const char *name);
+/* wl_metrics_add with the unit the owner declares for name; data_unit
+ * (what a program printed; NULL: none) when it declares none. */
+int wl_metrics_add_declared(struct wl_metrics *m, const char *name, const char *data_unit, double value);
 
 /* What a run gives the adapter to work with. */
 struct wl_ctx {
@@ -84,9 +138,17 @@ struct wl_ops {
 	const char *type;
 	const char *summary;
 	const struct wl_key *keys; /* NULL-name terminated */
+	size_t opts_size;          /* the options its keys are parsed into (WL_OPT); 0: none */
 	/* Optional: metric sources besides TYPE.* that are this workload's own
 	 * and go in its part of the table (NULL-terminated, e.g. "mariadb"). */
 	const char *const *metric_sources;
+	/* The metrics it reports, with their facts (WL_METRIC rows, NULL-pattern
+	 * terminated); NULL for none (command: its metrics are the command's). */
+	const struct wl_metric *metrics;
+	/* Labels built from its metrics' names drop the "TYPE." prefix: "vm.bogo_ops (ops)". */
+	bool short_labels;
+	/* Its helper program prints wl_prog_metrics too. */
+	bool prog_metrics;
 	/* Static checks, no side effects on the machine: programs installed,
 	 * argument sanity. Reports through diags with the section's file/line. */
 	int (*check)(const struct job_workload *wl, const char *file, struct diags *d);
@@ -125,7 +187,8 @@ void wl_argv_free(char **argv);
 /* Splits a command line shell-style (quotes, backslashes; no expansion). */
 int wl_split_args(const char *s, char ***ret_argv, size_t *ret_n);
 /* Reads "kab-metric NAME VALUE UNIT" lines of a helper program's output,
- * keeping those whose NAME starts with prefix; returns how many. */
+ * keeping those whose NAME starts with prefix; returns how many. A
+ * declared metric (wl_metric_find) keeps its declared unit. */
 int wl_prog_metrics_read(FILE *f, const char *prefix, struct wl_metrics *m);
 /* A copy of n argument strings as an argv for the argv op. */
 int wl_argv_dup(const char *const *args, size_t n, char ***ret_argv);

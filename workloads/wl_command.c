@@ -11,17 +11,23 @@
 
 enum { K_COMMAND, K_END };
 
+/* The key, read once (wl_opts_make). */
+struct command_opts {
+	const char *command;
+};
+
 static const struct wl_key keys[] = {
-	[K_COMMAND] = { .name = "command", .type = WL_KEY_TEXT, .required = true,
+	[K_COMMAND] = { WL_OPT(struct command_opts, command), .name = "command", .type = WL_KEY_TEXT, .required = true,
 			.help = "the command line, split shell-style and exec'd directly (no shell)" },
 	[K_END] = { .name = NULL },
 };
 
 static int check(const struct job_workload *wl, const char *file, struct diags *d)
 {
-	const char *cmd = wl_key_value(wl, &keys[K_COMMAND]);
-	if (!cmd)
-		return 0;
+	const struct command_opts *o = wl->opts;
+	if (!o)
+		return 0; /* the required key is missing: the job parser said so */
+	const char *cmd = o->command;
 	char **argv;
 	size_t n;
 	if (wl_split_args(cmd, &argv, &n) < 0) {
@@ -43,8 +49,8 @@ static int check(const struct job_workload *wl, const char *file, struct diags *
 
 static int make_argv(const struct wl_ctx *c, char ***ret_argv)
 {
-	const char *cmd = wl_key_value(c->wl, &keys[K_COMMAND]);
-	return cmd ? wl_split_args(cmd, ret_argv, NULL) : -EINVAL;
+	const struct command_opts *o = c->wl->opts;
+	return o ? wl_split_args(o->command, ret_argv, NULL) : -EINVAL;
 }
 
 static int collect(const struct wl_ctx *c, int exit_status, struct wl_metrics *m)
@@ -77,6 +83,10 @@ const struct wl_ops wl_command_ops = {
 	.type = "command",
 	.summary = "any command; metrics from \"kab-metric NAME VALUE [UNIT]\" lines on stdout",
 	.keys = keys,
+	.opts_size = sizeof(struct command_opts),
+	/* no metrics of its own to declare: a job's [metric command.NAME]
+	 * sections say what the command's are */
+	.short_labels = true,
 	.check = check,
 	.argv = make_argv,
 	.collect = collect,

@@ -4,6 +4,7 @@
 #include "workloads/wl.h"
 #include "workloads/wl_kbuild.h"
 #include "harness/job/job.h"
+#include "harness/base/config.h"
 #include "harness/base/statedir.h"
 #include "harness/base/util.h"
 
@@ -23,7 +24,7 @@
 
 #define DEBIAN_TARBALL "/usr/src/linux-source-6.1.tar.xz"
 #define DEBIAN_TOPDIR "linux-source-6.1"
-#define DEFAULT_CACHE "/var/cache/kab/src"
+#define DEFAULT_CACHE CONFIG_KBUILD_CACHE_DEFAULT
 
 /* The builds get this environment, not kab's: a MAKEFLAGS, CC or ARCH
  * inherited from whoever started kab must not change what is built. */
@@ -59,8 +60,7 @@ static int param_line(const struct job_workload *wl, const char *key)
 /* The directory the shared source cache lives in; KAB_KBUILD_CACHE moves it. */
 static const char *cache_root(void)
 {
-	const char *e = getenv("KAB_KBUILD_CACHE");
-	return e && e[0] == '/' ? e : DEFAULT_CACHE;
+	return config_str(CONFIG_KBUILD_CACHE);
 }
 
 static void source_dir(const struct job_workload *wl, char *buf, size_t len)
@@ -319,8 +319,11 @@ static int run_wait(char *const argv[], int in_fd, const char *log, void (*progr
 		posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
 		posix_spawn_file_actions_adddup2(&fa, 1, 2);
 	}
+	/* tar and make get none of kab's descriptors but these three */
 	posix_spawnattr_t attr;
-	int r = util_spawnattr_init(&attr);
+	int r = util_spawn_close_fds(&fa);
+	if (r == 0)
+		r = util_spawnattr_init(&attr);
 	if (r < 0) {
 		posix_spawn_file_actions_destroy(&fa);
 		return r;
@@ -700,11 +703,17 @@ static int collect(const struct wl_ctx *c, int exit_status, struct wl_metrics *m
 	int r = wl_kbuild_count_files(obj, ".o", &objects);
 	if (r < 0)
 		return r;
-	wl_metrics_add(m, "kbuild.objects", "files", (double)objects);
+	wl_metrics_add_declared(m, "kbuild.objects", NULL, (double)objects);
 	bool ok = WIFEXITED(exit_status) && WEXITSTATUS(exit_status) == 0;
-	wl_metrics_add(m, "kbuild.ok", "", ok ? 1 : 0);
+	wl_metrics_add_declared(m, "kbuild.ok", NULL, ok ? 1 : 0);
 	return 0;
 }
+
+static const struct wl_metric metrics[] = {
+	WL_METRIC("kbuild.objects", "files", NEUTRAL, "objects built"),
+	WL_METRIC("kbuild.ok", "", NEUTRAL, NULL),
+	{ NULL },
+};
 
 static void finish(const struct wl_ctx *c)
 {
@@ -716,6 +725,7 @@ const struct wl_ops wl_kbuild_ops = {
 	.type = "kbuild",
 	.summary = "a Linux kernel build (make -jN in a fresh O= directory); build time, user/sys time, objects built",
 	.keys = keys,
+	.metrics = metrics,
 	.check = check,
 	.argv = make_argv,
 	.collect = collect,

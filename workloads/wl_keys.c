@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const struct wl_key *wl_key_find(const struct wl_key *keys, const char *name)
@@ -198,6 +199,38 @@ int wl_key_check(const struct job_workload *wl, const struct wl_key *k, const ch
 	diags_add(d, file, p->line, "workload \"%s\": %s \"%s\" %s", wl->name, k->name, p->value, sb.buf ? sb.buf : "");
 	sb_free(&sb);
 	return -EINVAL;
+}
+
+/* One key's value or default into opts at k->off, by its type. */
+static int opt_parse(const struct job_workload *wl, const struct wl_key *k, void *opts)
+{
+	char *at = (char *)opts + k->off;
+	const char *v = wl_key_value(wl, k);
+	if (!v)
+		return k->required ? -EINVAL : 0;
+	switch (k->type) {
+	case WL_KEY_TEXT: *(const char **)at = v; return 0;
+	case WL_KEY_ENUM: return (*(const char **)at = wl_key_choice(k, v)) ? 0 : -EINVAL;
+	case WL_KEY_BOOL: return wl_key_parse_bool(k, v, (bool *)at) < 0 ? -EINVAL : 0;
+	default: return wl_key_parse_u64(k, v, (uint64_t *)at) < 0 ? -EINVAL : 0;
+	}
+}
+
+int wl_opts_make(const struct wl_ops *ops, const struct job_workload *wl, void **ret)
+{
+	*ret = NULL;
+	if (!ops || !ops->opts_size)
+		return 0;
+	void *opts = calloc(1, ops->opts_size);
+	if (!opts)
+		return -ENOMEM;
+	for (const struct wl_key *k = ops->keys; k && k->name; k++)
+		if (k->has_off && opt_parse(wl, k, opts) < 0) {
+			free(opts);
+			return -EINVAL;
+		}
+	*ret = opts;
+	return 0;
 }
 
 int wl_keys_check(const struct job_workload *wl, const struct wl_key *keys, const char *file, struct diags *d)

@@ -16,20 +16,40 @@ static const char *const ops[] = { "ftruncate", "punch", "close", "unlink", NULL
 static const char *const huges[] = { "never", "always", "within_size", "advise", NULL };
 static const char *const fills[] = { "write", "fallocate", NULL };
 
+/* The keys, parsed once (wl_opts_make). */
+struct shmem_opts {
+	const char *backing, *op, *huge, *fill;
+	uint64_t size, reps;
+};
+#define OPT(f) WL_OPT(struct shmem_opts, f)
+
 static const struct wl_key keys[] = {
-	[K_BACKING] = { .name = "backing", .type = WL_KEY_ENUM, .required = true, .choices = backings,
+	[K_BACKING] = { OPT(backing), .name = "backing", .type = WL_KEY_ENUM, .required = true, .choices = backings,
 			.help = "tmpfs (a file on a private tmpfs mount) or memfd" },
-	[K_OP] = { .name = "op", .type = WL_KEY_ENUM, .required = true, .choices = ops,
+	[K_OP] = { OPT(op), .name = "op", .type = WL_KEY_ENUM, .required = true, .choices = ops,
 		   .help = "the teardown timed: ftruncate (to 0), punch (a hole over the whole file), close (memfd only), unlink (tmpfs only)" },
-	[K_SIZE] = { .name = "size", .type = WL_KEY_SIZE, .required = true, .min = 4096, .max = 1ull << 40, .page = 4096,
-		     .example = "1G", .help = "file size, e.g. 1G (memory.max must be above it or the fill swaps)" },
-	[K_REPS] = { .name = "reps", .type = WL_KEY_COUNT, .min = 1, .max = 10000, .def = "5",
+	[K_SIZE] = { OPT(size), .name = "size", .type = WL_KEY_SIZE, .required = true, .min = 4096, .max = 1ull << 40,
+		     .page = 4096, .example = "1G", .help = "file size, e.g. 1G (memory.max must be above it or the fill swaps)" },
+	[K_REPS] = { OPT(reps), .name = "reps", .type = WL_KEY_COUNT, .min = 1, .max = 10000, .def = "5",
 		     .help = "repetitions inside one run; each fills a new file" },
-	[K_HUGE] = { .name = "huge", .type = WL_KEY_ENUM, .choices = huges, .def = "never",
+	[K_HUGE] = { OPT(huge), .name = "huge", .type = WL_KEY_ENUM, .choices = huges, .def = "never",
 		     .help = "tmpfs only: its huge= mount option" },
-	[K_FILL] = { .name = "fill", .type = WL_KEY_ENUM, .choices = fills, .def = "write",
+	[K_FILL] = { OPT(fill), .name = "fill", .type = WL_KEY_ENUM, .choices = fills, .def = "write",
 		     .help = "write (pwrite of non-zero data) or fallocate" },
 	[K_END] = { .name = NULL },
+};
+
+/* What kab-shmem-truncate prints besides wl_prog_metrics (its units are
+ * these); the timings are better lower. */
+static const struct wl_metric metrics[] = {
+	WL_METRIC("shmem-truncate.op_ms_median", "ms", LOWER, "ms per operation (median)"),
+	WL_METRIC("shmem-truncate.*_ms_stddev_pct", "%", LOWER, NULL),
+	WL_METRIC("shmem-truncate.op_ms_*", "ms", LOWER, NULL),
+	WL_METRIC("shmem-truncate.fill_ms_*", "ms", LOWER, NULL),
+	WL_METRIC("shmem-truncate.meminfo_resident_pct", "%", NEUTRAL, NULL),
+	WL_METRIC("shmem-truncate.pmd_folio_pct", "%", NEUTRAL, NULL),
+	WL_METRIC("shmem-truncate.freed_pct", "%", NEUTRAL, NULL),
+	{ NULL },
 };
 
 /* The pairs of keys the table cannot say: which op and huge go with which backing. */
@@ -80,19 +100,15 @@ static int make_argv(const struct wl_ctx *c, char ***ret_argv)
 	char prog[4096];
 	if (!wl_helper_path("kab-shmem-truncate", prog, sizeof(prog)))
 		return -ENOENT;
-	uint64_t size, reps;
-	const char *backing = wl_key_choice(&keys[K_BACKING], wl_key_value(c->wl, &keys[K_BACKING]));
-	const char *op = wl_key_choice(&keys[K_OP], wl_key_value(c->wl, &keys[K_OP]));
-	const char *huge = wl_key_choice(&keys[K_HUGE], wl_key_value(c->wl, &keys[K_HUGE]));
-	const char *fill = wl_key_choice(&keys[K_FILL], wl_key_value(c->wl, &keys[K_FILL]));
-	if (wl_key_u64(c->wl, &keys[K_SIZE], &size) < 0 || wl_key_u64(c->wl, &keys[K_REPS], &reps) < 0 || !backing ||
-	    !op || !huge || !fill)
+	const struct shmem_opts *o = c->wl->opts;
+	if (!o)
 		return -EINVAL;
 	char sz[32], rp[32];
-	snprintf(sz, sizeof(sz), "%llu", (unsigned long long)size);
-	snprintf(rp, sizeof(rp), "%llu", (unsigned long long)reps);
+	snprintf(sz, sizeof(sz), "%llu", (unsigned long long)o->size);
+	snprintf(rp, sizeof(rp), "%llu", (unsigned long long)o->reps);
 	const char *args[] = {
-		prog, "--backing", backing, "--op", op, "--size", sz, "--reps", rp, "--fill", fill, "--huge", huge,
+		prog,     "--backing", o->backing, "--op",  o->op,    "--size", sz,
+		"--reps", rp,          "--fill",   o->fill, "--huge", o->huge,
 	};
 	return wl_argv_dup(args, ARRAY_SIZE(args), ret_argv);
 }
@@ -106,6 +122,9 @@ const struct wl_ops wl_shmem_truncate_ops = {
 	.type = "shmem-truncate",
 	.summary = "fills a tmpfs file or memfd and times ftruncate/punch/close/unlink, with folio-size evidence",
 	.keys = keys,
+	.opts_size = sizeof(struct shmem_opts),
+	.metrics = metrics,
+	.prog_metrics = true,
 	.check = check,
 	.argv = make_argv,
 	.collect = collect,

@@ -10,10 +10,26 @@
 
 enum { K_ARGS, K_END };
 
+/* The key, read once (wl_opts_make). */
+struct stress_ng_opts {
+	const char *args;
+};
+
 static const struct wl_key keys[] = {
-	[K_ARGS] = { .name = "args", .type = WL_KEY_TEXT, .required = true,
+	[K_ARGS] = { WL_OPT(struct stress_ng_opts, args), .name = "args", .type = WL_KEY_TEXT, .required = true,
 		     .help = "stress-ng arguments, e.g. --vm 2 --vm-bytes 512M --vm-keep --timeout 10" },
 	[K_END] = { .name = NULL },
+};
+
+/* The totals over all stressors, then each stressor's when there are several. */
+static const struct wl_metric metrics[] = {
+	WL_METRIC("stress-ng.bogo_ops_per_s", "ops/s", HIGHER, "bogo ops/s"),
+	WL_METRIC("stress-ng.bogo_ops_per_s_cpu", "ops/s", HIGHER, "bogo ops/s (usr+sys time)"),
+	WL_METRIC("stress-ng.bogo_ops", "ops", HIGHER, "bogo ops"),
+	WL_METRIC("stress-ng.*.bogo_ops_per_s", "ops/s", HIGHER, NULL),
+	WL_METRIC("stress-ng.*.bogo_ops_per_s_cpu", "ops/s", HIGHER, NULL),
+	WL_METRIC("stress-ng.*.bogo_ops", "ops", HIGHER, NULL),
+	{ NULL },
 };
 
 static int check(const struct job_workload *wl, const char *file, struct diags *d)
@@ -24,9 +40,10 @@ static int check(const struct job_workload *wl, const char *file, struct diags *
 		diags_add(d, file, wl->line, "workload \"%s\": program \"stress-ng\" is not installed (apt-get install stress-ng)", wl->name);
 		r = -ENOENT;
 	}
-	const char *args = wl_key_value(wl, &keys[K_ARGS]);
-	if (!args)
-		return r;
+	const struct stress_ng_opts *o = wl->opts;
+	if (!o)
+		return r; /* the required key is missing: the job parser said so */
+	const char *args = o->args;
 	char **argv;
 	size_t n;
 	if (wl_split_args(args, &argv, &n) < 0) {
@@ -50,9 +67,10 @@ static int make_argv(const struct wl_ctx *c, char ***ret_argv)
 {
 	char **args;
 	size_t n;
-	const char *line = wl_key_value(c->wl, &keys[K_ARGS]);
-	if (!line)
+	const struct stress_ng_opts *o = c->wl->opts;
+	if (!o)
 		return -EINVAL;
+	const char *line = o->args;
 	int r = wl_split_args(line, &args, &n);
 	if (r < 0)
 		return r;
@@ -111,7 +129,6 @@ static int collect(const struct wl_ctx *c, int exit_status, struct wl_metrics *m
 	struct { char name[64]; double v[3]; } st[32];
 	static const char *const yaml_keys[3] = { "bogo-ops", "bogo-ops-per-second-real-time", "bogo-ops-per-second-usr-sys-time" };
 	static const char *const suffix[3] = { "bogo_ops", "bogo_ops_per_s", "bogo_ops_per_s_cpu" };
-	static const char *const unit[3] = { "ops", "ops/s", "ops/s" };
 	size_t n = 0;
 	char line[512];
 	bool in_metrics = false;
@@ -151,13 +168,13 @@ static int collect(const struct wl_ctx *c, int exit_status, struct wl_metrics *m
 		for (size_t i = 0; i < n; i++)
 			total += st[i].v[k];
 		snprintf(name, sizeof(name), "stress-ng.%s", suffix[k]);
-		wl_metrics_add(m, name, unit[k], total);
+		wl_metrics_add_declared(m, name, NULL, total);
 	}
 	if (n > 1) /* several stressors: each one's numbers as well */
 		for (size_t i = 0; i < n; i++)
 			for (size_t k = 0; k < 3; k++) {
 				snprintf(name, sizeof(name), "stress-ng.%s.%s", st[i].name, suffix[k]);
-				wl_metrics_add(m, name, unit[k], st[i].v[k]);
+				wl_metrics_add_declared(m, name, NULL, st[i].v[k]);
 			}
 	return 0;
 }
@@ -166,6 +183,9 @@ const struct wl_ops wl_stress_ng_ops = {
 	.type = "stress-ng",
 	.summary = "stress-ng stressors; bogo ops/s from its YAML metrics",
 	.keys = keys,
+	.opts_size = sizeof(struct stress_ng_opts),
+	.metrics = metrics,
+	.short_labels = true,
 	.check = check,
 	.argv = make_argv,
 	.collect = collect,

@@ -10,6 +10,7 @@
  * on stdout and writes status counter deltas to WORKDIR/mariadb-status. */
 #include "workloads/wl.h"
 #include "workloads/wl_sysbench.h"
+#include "workloads/progs/mariadb_counters.h"
 #include "harness/job/job.h"
 #include "harness/base/util.h"
 
@@ -31,30 +32,32 @@
 enum { K_TABLES, K_TABLE_SIZE, K_DURATION, K_THREADS, K_BUFFER_POOL, K_TEST, K_REPORT_INTERVAL, K_END };
 static const char *const tests[] = { "oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select", NULL };
 
-static const struct wl_key keys[] = {
-	[K_TABLES] = { .name = "tables", .type = WL_KEY_COUNT, .required = true, .min = 1, .max = 100000,
-		       .help = "number of sysbench tables, e.g. 10" },
-	[K_TABLE_SIZE] = { .name = "table_size", .type = WL_KEY_COUNT, .required = true, .min = 1, .max = INT32_MAX,
-			   .why = " (sysbench 1.0 reads it as a 32-bit int)", .help = "rows per table, e.g. 1000000" },
-	[K_DURATION] = { .name = "duration", .type = WL_KEY_DURATION, .required = true, .min = 1, .max = 7 * 86400,
-			 .why = " (sysbench counts in seconds)", .example = "300s or 5m",
-			 .help = "length of the sysbench run in whole seconds, e.g. 300s or 5m" },
-	[K_THREADS] = { .name = "threads", .type = WL_KEY_COUNT, .min = 1, .max = 10000, .def = "1",
-			.help = "sysbench client threads" },
-	[K_BUFFER_POOL] = { .name = "buffer_pool", .type = WL_KEY_SIZE, .min = 8ull << 20, .def = "128M", .example = "512M",
-			    .help = "InnoDB buffer pool size, e.g. 512M" },
-	[K_TEST] = { .name = "test", .type = WL_KEY_ENUM, .choices = tests, .def = "oltp_read_write",
-		     .help = "the sysbench OLTP test" },
-	[K_REPORT_INTERVAL] = { .name = "report_interval", .type = WL_KEY_DURATION, .min = 0, .max = 7 * 86400,
-				.why = " (sysbench counts in seconds)", .example = "300s or 5m", .def = "10s",
-				.help = "sysbench's interim reports every N seconds on stdout, 0 for none" },
-	[K_END] = { .name = NULL },
-};
-
+/* The keys, parsed once (wl_opts_make). */
 struct sb_cfg {
 	uint64_t tables, table_size, threads, buffer_pool;
-	unsigned duration_s, report_interval_s;
+	uint64_t duration_s, report_interval_s;
 	const char *test;
+};
+#define OPT(f) WL_OPT(struct sb_cfg, f)
+
+static const struct wl_key keys[] = {
+	[K_TABLES] = { OPT(tables), .name = "tables", .type = WL_KEY_COUNT, .required = true, .min = 1, .max = 100000,
+		       .help = "number of sysbench tables, e.g. 10" },
+	[K_TABLE_SIZE] = { OPT(table_size), .name = "table_size", .type = WL_KEY_COUNT, .required = true, .min = 1, .max = INT32_MAX,
+			   .why = " (sysbench 1.0 reads it as a 32-bit int)", .help = "rows per table, e.g. 1000000" },
+	[K_DURATION] = { OPT(duration_s), .name = "duration", .type = WL_KEY_DURATION, .required = true, .min = 1,
+			 .max = 7 * 86400, .why = " (sysbench counts in seconds)", .example = "300s or 5m",
+			 .help = "length of the sysbench run in whole seconds, e.g. 300s or 5m" },
+	[K_THREADS] = { OPT(threads), .name = "threads", .type = WL_KEY_COUNT, .min = 1, .max = 10000, .def = "1",
+			.help = "sysbench client threads" },
+	[K_BUFFER_POOL] = { OPT(buffer_pool), .name = "buffer_pool", .type = WL_KEY_SIZE, .min = 8ull << 20,
+			    .def = "128M", .example = "512M", .help = "InnoDB buffer pool size, e.g. 512M" },
+	[K_TEST] = { OPT(test), .name = "test", .type = WL_KEY_ENUM, .choices = tests, .def = "oltp_read_write",
+		     .help = "the sysbench OLTP test" },
+	[K_REPORT_INTERVAL] = { OPT(report_interval_s), .name = "report_interval", .type = WL_KEY_DURATION, .min = 0,
+				.max = 7 * 86400, .why = " (sysbench counts in seconds)", .example = "300s or 5m",
+				.def = "10s", .help = "sysbench's interim reports every N seconds on stdout, 0 for none" },
+	[K_END] = { .name = NULL },
 };
 
 static int line_of(const struct job_workload *wl, const char *key)
@@ -67,16 +70,9 @@ static int line_of(const struct job_workload *wl, const char *key)
  * bad (check reports which). */
 static int cfg_parse(const struct job_workload *wl, struct sb_cfg *ret)
 {
-	struct sb_cfg c;
-	uint64_t duration, interval;
-	if (wl_key_u64(wl, &keys[K_TABLES], &c.tables) < 0 || wl_key_u64(wl, &keys[K_TABLE_SIZE], &c.table_size) < 0 ||
-	    wl_key_u64(wl, &keys[K_THREADS], &c.threads) < 0 || wl_key_u64(wl, &keys[K_BUFFER_POOL], &c.buffer_pool) < 0 ||
-	    wl_key_u64(wl, &keys[K_DURATION], &duration) < 0 || wl_key_u64(wl, &keys[K_REPORT_INTERVAL], &interval) < 0 ||
-	    !(c.test = wl_key_choice(&keys[K_TEST], wl_key_value(wl, &keys[K_TEST]))))
+	if (!wl->opts)
 		return -EINVAL;
-	c.duration_s = (unsigned)duration;
-	c.report_interval_s = (unsigned)interval;
-	*ret = c;
+	*ret = *(const struct sb_cfg *)wl->opts;
 	return 0;
 }
 
@@ -113,8 +109,9 @@ static int check(const struct job_workload *wl, const char *file, struct diags *
 	if (wl_keys_check(wl, keys, file, d) < 0 || cfg_parse(wl, &c) < 0)
 		return -EINVAL; /* a missing required key the job parser reports */
 	if (wl->timeout_s > 0 && wl->timeout_s < (double)c.duration_s) {
-		diags_add(d, file, line_of(wl, "duration"), "workload \"%s\": duration %u s is longer than the workload's timeout %.0f s: every run would be killed; raise timeout or shorten duration",
-			  wl->name, c.duration_s, wl->timeout_s);
+		diags_add(d, file, line_of(wl, "duration"),
+			  "workload \"%s\": duration %u s is longer than the workload's timeout %.0f s: every run would be killed; raise timeout or shorten duration",
+			  wl->name, (unsigned)c.duration_s, wl->timeout_s);
 		r = -EINVAL;
 	}
 	return r;
@@ -142,8 +139,8 @@ static int make_argv(const struct wl_ctx *c, char ***ret_argv)
 	ARG("--tables=%llu", (unsigned long long)cfg.tables);
 	ARG("--table-size=%llu", (unsigned long long)cfg.table_size);
 	ARG("--threads=%llu", (unsigned long long)cfg.threads);
-	ARG("--time=%u", cfg.duration_s);
-	ARG("--report-interval=%u", cfg.report_interval_s);
+	ARG("--time=%u", (unsigned)cfg.duration_s);
+	ARG("--report-interval=%u", (unsigned)cfg.report_interval_s);
 	ARG("--buffer-pool=%llu", (unsigned long long)cfg.buffer_pool);
 #undef ARG
 	if (oom) {
@@ -300,6 +297,25 @@ int wl_sysbench_parse_report(const char *text, struct wl_sysbench_report *ret)
 
 /* ---- collect ---- */
 
+/* sysbench's figures, then the server's status counter deltas and
+ * whether InnoDB got io_uring (the helper program's list, which it
+ * writes them from). */
+#define MARIADB_ROW(name, unit, dir, label) WL_METRIC("mariadb." #name, unit, dir, label),
+static const struct wl_metric metrics[] = {
+	WL_METRIC("sysbench.tps", "tx/s", HIGHER, "transactions/s"),
+	WL_METRIC("sysbench.qps", "queries/s", HIGHER, "queries/s"),
+	WL_METRIC("sysbench.transactions", "tx", NEUTRAL, NULL),
+	WL_METRIC("sysbench.lat_avg_ms", "ms", LOWER, "avg latency (ms)"),
+	WL_METRIC("sysbench.lat_p95_ms", "ms", LOWER, "p95 latency (ms)"),
+	WL_METRIC("sysbench.lat_p99_ms", "ms", LOWER, "p99 latency (ms)"),
+	WL_METRIC("sysbench.lat_max_ms", "ms", LOWER, "max latency (ms)"),
+	WL_METRIC("sysbench.errors", "errors", LOWER, NULL),
+	WL_METRIC("sysbench.reconnects", "reconnects", LOWER, NULL),
+	MARIADB_METRICS(MARIADB_ROW) /* mariadb.NAME, from the helper program's list */
+	{ NULL },
+};
+#undef MARIADB_ROW
+
 static void collect_status(const struct wl_ctx *c, struct wl_metrics *m)
 {
 	char path[4096];
@@ -317,7 +333,7 @@ static void collect_status(const struct wl_ctx *c, struct wl_metrics *m)
 		if (n == 3 && util_parse_u64(w[1], &v) == 0) {
 			char name[128];
 			snprintf(name, sizeof(name), "mariadb.%s", w[0]);
-			wl_metrics_add(m, name, w[2], (double)v);
+			wl_metrics_add_declared(m, name, w[2], (double)v);
 		}
 		wl_argv_free(w);
 	}
@@ -334,14 +350,21 @@ static int collect(const struct wl_ctx *c, int exit_status, struct wl_metrics *m
 	struct wl_sysbench_report rep;
 	if ((r = wl_sysbench_parse_report(text, &rep)) < 0)
 		return r;
-	wl_metrics_add(m, "sysbench.tps", "tx/s", rep.tps);
-	wl_metrics_add(m, "sysbench.qps", "queries/s", rep.qps);
-	wl_metrics_add(m, "sysbench.transactions", "tx", rep.transactions);
-	wl_metrics_add(m, "sysbench.lat_avg_ms", "ms", rep.lat_avg_ms);
-	wl_metrics_add(m, "sysbench.lat_p95_ms", "ms", rep.lat_pct_ms);
-	wl_metrics_add(m, "sysbench.lat_max_ms", "ms", rep.lat_max_ms);
-	wl_metrics_add(m, "sysbench.errors", "errors", rep.errors);
-	wl_metrics_add(m, "sysbench.reconnects", "reconnects", rep.reconnects);
+	const struct {
+		const char *name;
+		double v;
+	} figs[] = {
+		{ "sysbench.tps", rep.tps },
+		{ "sysbench.qps", rep.qps },
+		{ "sysbench.transactions", rep.transactions },
+		{ "sysbench.lat_avg_ms", rep.lat_avg_ms },
+		{ "sysbench.lat_p95_ms", rep.lat_pct_ms },
+		{ "sysbench.lat_max_ms", rep.lat_max_ms },
+		{ "sysbench.errors", rep.errors },
+		{ "sysbench.reconnects", rep.reconnects },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(figs); i++)
+		wl_metrics_add_declared(m, figs[i].name, NULL, figs[i].v);
 	collect_status(c, m);
 	return 0;
 }
@@ -557,6 +580,7 @@ static int prepare(const struct wl_ctx *c, struct strbuf *err)
 		int out = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
 			_exit(127);
+		util_child_fds();
 		execv(helper, argv);
 		_exit(127);
 	}
@@ -614,8 +638,10 @@ static const char *const metric_sources[] = { "sysbench", "mariadb", NULL };
 const struct wl_ops wl_sysbench_ops = {
 	.type = "sysbench-oltp",
 	.metric_sources = metric_sources,
+	.metrics = metrics,
 	.summary = "sysbench OLTP on a private MariaDB server; tps, latency and InnoDB counters",
 	.keys = keys,
+	.opts_size = sizeof(struct sb_cfg),
 	.check = check,
 	.argv = make_argv,
 	.collect = collect,

@@ -1,124 +1,79 @@
-/* JSON strings and numbers, for every JSON kab writes (json.h). Each
- * string goes out as runs of bytes that need no escape, one write a run,
- * with the escapes between them; the same walk serves a strbuf and a FILE. */
+/* JSON out through jansson (json.h). Jansson makes the values and writes
+ * every string, key and integer; this file writes the brackets and
+ * separators around them, and reals in their shortest form, which
+ * jansson 2.14 does not have (it writes 0.1 as 0.10000000000000001). */
 #include "harness/base/json.h"
+#include "harness/base/esc.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct sink {
-	void (*put)(struct sink *to, const char *s, size_t n);
-	struct strbuf *sb;
-	FILE *out;
-	int err;  /* the first failure of sb_append */
-};
+static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
 
-static void put_sb(struct sink *to, const char *s, size_t n)
+json_t *jw_str_n(const char *s, size_t len)
 {
-	int r = sb_append(to->sb, s, n);
-	if (r < 0 && !to->err)
-		to->err = r;
-}
-
-static void put_file(struct sink *to, const char *s, size_t n)
-{
-	fwrite(s, 1, n, to->out);
-}
-
-/* Length of the valid UTF-8 sequence at p, of the left bytes there (no
- * overlongs, surrogates or code points past U+10FFFF); 0 if invalid. */
-static size_t utf8_len(const unsigned char *p, size_t left)
-{
-	size_t n;
-	unsigned cp;
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2, cp = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	if (n > left)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
-}
-
-static void escape(struct sink *to, const char *s, size_t len)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p = (const unsigned char *)s;
-	size_t run = 0;  /* where the bytes not yet written start */
-	to->put(to, "\"", 1);
+	if (esc_utf8_valid(s, len, NULL))
+		return json_stringn_nocheck(s, len);
+	struct strbuf sb = { 0 };
 	for (size_t i = 0; i < len;) {
-		char ctl[7] = "\\u00";
-		const char *esc;
-		size_t n = 1;
-		switch (p[i]) {
-		case '"': esc = "\\\""; break;
-		case '\\': esc = "\\\\"; break;
-		case '\n': esc = "\\n"; break;
-		case '\r': esc = "\\r"; break;
-		case '\t': esc = "\\t"; break;
-		default:
-			if (p[i] < 0x20 || p[i] == 0x7f) {
-				ctl[4] = hex[p[i] >> 4];
-				ctl[5] = hex[p[i] & 0xf];
-				ctl[6] = 0;
-				esc = ctl;
-			} else if ((n = utf8_len(p + i, len - i)) == 0) {
-				esc = "\\ufffd";
-				n = 1;
-			} else {
-				i += n;
-				continue;
-			}
+		size_t n = esc_utf8_len(s + i, len - i);
+		if (n == 0) {
+			sb_append(&sb, replacement, 3);
+			i++;
+		} else {
+			sb_append(&sb, s + i, n);
+			i += n;
 		}
-		to->put(to, s + run, i - run);
-		to->put(to, esc, strlen(esc));
-		i += n;
-		run = i;
 	}
-	to->put(to, s + run, len - run);
-	to->put(to, "\"", 1);
+	json_t *v = sb.buf ? json_stringn_nocheck(sb.buf, sb.len) : NULL;
+	sb_free(&sb);
+	return v;
 }
 
-int json_str_sb_n(struct strbuf *sb, const char *s, size_t len)
+json_t *jw_str(const char *s)
 {
-	struct sink to = { .put = put_sb, .sb = sb };
-	escape(&to, s, len);
-	return to.err;
+	return s ? jw_str_n(s, strlen(s)) : json_null();
 }
 
-int json_str_sb(struct strbuf *sb, const char *s)
+json_t *jw_str_opt(const char *s)
 {
-	if (!s)
-		return sb_puts(sb, "null");
-	return json_str_sb_n(sb, s, strlen(s));
+	return s && s[0] ? jw_str(s) : json_null();
 }
 
-void json_str_file(FILE *out, const char *s)
+json_t *jw_num(double v)
 {
-	if (!s) {
-		fputs("null", out);
-		return;
-	}
-	struct sink to = { .put = put_file, .out = out };
-	escape(&to, s, strlen(s));
+	if (!isfinite(v))
+		return json_null();
+	if (v == floor(v) && fabs(v) < 1e15)
+		return json_integer((json_int_t)v);
+	return json_real(v);
 }
 
-void json_num(double v, char *buf, size_t len)
+json_t *jw_time(double t)
+{
+	if (t <= 0)
+		return json_null();
+	char buf[64];
+	util_iso_time(t, buf, sizeof(buf));
+	return jw_str(buf);
+}
+
+int jw_set(json_t *obj, const char *key, json_t *v)
+{
+	size_t len = strlen(key);
+	if (esc_utf8_valid(key, len, NULL))
+		return json_object_set_new_nocheck(obj, key, v) == 0 ? 0 : -ENOMEM;
+	json_t *k = jw_str_n(key, len);
+	int r = k && json_object_set_new_nocheck(obj, json_string_value(k), v) == 0 ? 0 : -ENOMEM;
+	if (!k)
+		json_decref(v);
+	json_decref(k);
+	return r;
+}
+
+void jw_num_text(double v, char *buf, size_t len)
 {
 	if (!isfinite(v)) {
 		snprintf(buf, len, "null");
@@ -138,4 +93,255 @@ void json_num(double v, char *buf, size_t len)
 		if (strtod(buf, NULL) == v)
 			return;
 	}
+}
+
+/* ---- the writer ---- */
+
+static void put(struct jw *w, const char *s, size_t n)
+{
+	if (w->sb) {
+		int r = sb_append(w->sb, s, n);
+		if (r < 0 && !w->err)
+			w->err = r;
+	} else if (n) {
+		fwrite(s, 1, n, w->out);
+	}
+}
+
+static void put_str(struct jw *w, const char *s)
+{
+	put(w, s, strlen(s));
+}
+
+/* What jansson writes of a scalar. DEL is the one character it leaves as
+ * it is that a terminal acts on: it goes out as \u007f, so the text stays
+ * JSON after esc_stream (which would show it as \x7f), and it can only
+ * be inside a string. */
+static int dump_cb(const char *buf, size_t size, void *ctx)
+{
+	struct jw *w = ctx;
+	size_t run = 0;
+	for (size_t i = 0; i < size; i++) {
+		if (buf[i] != 0x7f)
+			continue;
+		put(w, buf + run, i - run);
+		put_str(w, "\\u007f");
+		run = i + 1;
+	}
+	put(w, buf + run, size - run);
+	return 0;
+}
+
+static void scalar(struct jw *w, const json_t *v)
+{
+	if (json_dump_callback(v, dump_cb, w, JSON_ENCODE_ANY) < 0 && !w->err)
+		w->err = -EINVAL;
+}
+
+static void key_text(struct jw *w, const char *key)
+{
+	json_t *k = json_string_nocheck(key);
+	if (!k) {
+		if (!w->err)
+			w->err = -ENOMEM;
+		put_str(w, "\"\"");
+	} else {
+		scalar(w, k);
+		json_decref(k);
+	}
+	put_str(w, w->flags & JW_COMPACT ? ":" : ": ");
+}
+
+static void value(struct jw *w, const json_t *v)
+{
+	const char *sep = w->flags & JW_COMPACT ? "," : ", ";
+	size_t i = 0;
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		put_str(w, "{");
+		for (void *it = json_object_iter((json_t *)v); it; it = json_object_iter_next((json_t *)v, it)) {
+			if (i++)
+				put_str(w, sep);
+			key_text(w, json_object_iter_key(it));
+			value(w, json_object_iter_value(it));
+		}
+		put_str(w, "}");
+		break;
+	case JSON_ARRAY:
+		put_str(w, "[");
+		for (; i < json_array_size(v); i++) {
+			if (i)
+				put_str(w, sep);
+			value(w, json_array_get(v, i));
+		}
+		put_str(w, "]");
+		break;
+	case JSON_REAL: {
+		char buf[40];
+		jw_num_text(json_real_value(v), buf, sizeof(buf));
+		put_str(w, buf);
+		break;
+	}
+	default: scalar(w, v);
+	}
+}
+
+static void init(struct jw *w, struct strbuf *sb, FILE *out, unsigned flags)
+{
+	*w = (struct jw){ .sb = sb, .out = out, .flags = flags };
+}
+
+void jw_init_sb(struct jw *w, struct strbuf *sb, unsigned flags)
+{
+	init(w, sb, NULL, flags);
+}
+
+void jw_init_file(struct jw *w, FILE *out, unsigned flags)
+{
+	init(w, NULL, out, flags);
+}
+
+static void fail(struct jw *w, int err)
+{
+	if (!w->err)
+		w->err = err;
+}
+
+/* The separator, line break and key before the next member. */
+static void member(struct jw *w, const char *key)
+{
+	if (w->depth == 0) {
+		if (key)
+			fail(w, -EINVAL);
+		return;
+	}
+	struct jw_level *l = &w->lv[w->depth - 1];
+	bool line = l->layout != JW_INLINE || l->brk;
+	if (l->n++)
+		put_str(w, line || (w->flags & JW_COMPACT) ? "," : ", ");
+	l->brk = false;
+	if (line) {
+		put_str(w, "\n");
+		for (unsigned i = 0; i < l->pad; i++)
+			put_str(w, " ");
+	}
+	if ((l->close == '}') != (key != NULL))
+		fail(w, -EINVAL);
+	if (key)
+		key_text(w, key);
+}
+
+void jw_open(struct jw *w, const char *key, char kind, enum jw_layout layout)
+{
+	member(w, key);
+	if (w->depth == JW_DEPTH) {
+		fail(w, -EINVAL);
+		return;
+	}
+	unsigned pad = w->depth ? w->lv[w->depth - 1].pad : 0;
+	w->lv[w->depth++] = (struct jw_level){
+		.close = kind == '{' ? '}' : ']',
+		.layout = layout,
+		.pad = layout == JW_INLINE ? pad : pad + 2,
+	};
+	put_str(w, kind == '{' ? "{" : "[");
+}
+
+void jw_put(struct jw *w, const char *key, json_t *v)
+{
+	member(w, key);
+	if (!v) {
+		fail(w, -ENOMEM);
+		put_str(w, "null");
+		return;
+	}
+	value(w, v);
+	json_decref(v);
+}
+
+void jw_fixed(struct jw *w, const char *key, double v, int decimals)
+{
+	member(w, key);
+	if (!isfinite(v)) {
+		put_str(w, "null");
+		return;
+	}
+	char buf[64];
+	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	put_str(w, buf);
+}
+
+void jw_put_members(struct jw *w, json_t *obj)
+{
+	if (!obj) {
+		fail(w, -ENOMEM);
+		return;
+	}
+	if (!json_is_object(obj))
+		fail(w, -EINVAL);
+	for (void *it = json_object_iter(obj); it; it = json_object_iter_next(obj, it)) {
+		member(w, json_object_iter_key(it));
+		value(w, json_object_iter_value(it));
+	}
+	json_decref(obj);
+}
+
+void jw_break(struct jw *w)
+{
+	if (w->depth == 0 || w->lv[w->depth - 1].layout != JW_INLINE) {
+		fail(w, -EINVAL);
+		return;
+	}
+	struct jw_level *l = &w->lv[w->depth - 1];
+	if (!l->broken)
+		l->pad += 2;
+	l->broken = l->brk = true;
+}
+
+void jw_u64(struct jw *w, const char *key, uint64_t v)
+{
+	member(w, key);
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	put_str(w, buf);
+}
+
+void jw_close(struct jw *w)
+{
+	if (w->depth == 0) {
+		fail(w, -EINVAL);
+		return;
+	}
+	struct jw_level *l = &w->lv[--w->depth];
+	if (l->layout == JW_ROWS || (l->layout == JW_LINES && l->n)) {
+		put_str(w, "\n");
+		for (unsigned i = 2; i < l->pad; i++)
+			put_str(w, " ");
+	}
+	put(w, &l->close, 1);
+}
+
+int jw_end(struct jw *w)
+{
+	if (w->depth)
+		fail(w, -EINVAL);
+	if (w->out && ferror(w->out))
+		fail(w, -EIO);
+	return w->err;
+}
+
+int jw_dump_sb(struct strbuf *sb, json_t *v, unsigned flags)
+{
+	struct jw w;
+	jw_init_sb(&w, sb, flags);
+	jw_put(&w, NULL, v);
+	return jw_end(&w);
+}
+
+int jw_dump_file(FILE *out, json_t *v, unsigned flags)
+{
+	struct jw w;
+	jw_init_file(&w, out, flags);
+	jw_put(&w, NULL, v);
+	return jw_end(&w);
 }

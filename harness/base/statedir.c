@@ -1,6 +1,7 @@
 /* kab's state directory: found, created 0700, checked that only root can
  * change it or anything above it; fresh names under it by directory fd. */
 #include "harness/base/statedir.h"
+#include "harness/base/config.h"
 #include "harness/base/util.h"
 
 #include <errno.h>
@@ -55,16 +56,6 @@ static int normalize(const char *in, char *out, size_t len)
 	memcpy(out, in, n);
 	out[n] = 0;
 	return 0;
-}
-
-/* The first of systemd's colon-separated $STATE_DIRECTORY, or NULL. */
-static const char *env_dir(char *buf, size_t len)
-{
-	const char *e = getenv(STATE_DIR_ENV);
-	if (!e || !*e)
-		return NULL;
-	snprintf(buf, len, "%.*s", (int)strcspn(e, ":"), e);
-	return buf;
 }
 
 static void join(const char *dir, const char *name, char *buf, size_t len)
@@ -172,12 +163,22 @@ int state_path_trusted(const char *path, struct strbuf *err)
 	return r;
 }
 
+int state_db_path(const char *dir, char *buf, size_t len)
+{
+	char norm[PATH_MAX];
+	const char *want = dir ? dir : config_str(CONFIG_STATE_DIR);
+	if (normalize(want ? want : STATE_DIR_DEFAULT, norm, sizeof(norm)) < 0)
+		return -EINVAL;
+	join(norm, STATE_DB_NAME, buf, len);
+	return strlen(buf) + 1 < len ? 0 : -ENAMETOOLONG;
+}
+
 int state_init(const char *dir, struct strbuf *err)
 {
 	if (!dir && state.fd >= 0)
 		return 0;
-	char envbuf[PATH_MAX], norm[PATH_MAX];
-	const char *want = dir ? dir : env_dir(envbuf, sizeof(envbuf));
+	char norm[PATH_MAX];
+	const char *want = dir ? dir : config_str(CONFIG_STATE_DIR);
 	if (!want)
 		want = STATE_DIR_DEFAULT;
 	if (normalize(want, norm, sizeof(norm)) < 0) {

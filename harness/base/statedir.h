@@ -3,22 +3,31 @@
  * one directory that only root can change, so no other user can prepare a
  * path kab will write through. */
 #pragma once
+#include "harness/base/config.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
 struct strbuf;
 
-#define STATE_DIR_DEFAULT "/var/lib/kab"
+#define STATE_DIR_DEFAULT CONFIG_STATE_DIR_DEFAULT
 /* set by systemd's StateDirectory= (kabd.service) */
 #define STATE_DIR_ENV "STATE_DIRECTORY"
+/* kabd's database, and every kab verb's without --db, in the state directory */
+#define STATE_DB_NAME "kab.db"
 
 /* Opens the state directory for this process: dir when not NULL, else
- * $STATE_DIRECTORY (its first entry), else STATE_DIR_DEFAULT; creates it
+ * the configuration's (config.h: $STATE_DIRECTORY's first entry, else
+ * STATE_DIR_DEFAULT); creates it
  * (mode 0700) when missing. Refuses, with the reason in err, a symbolic
  * link, a directory not owned by root, one writable
  * by its group or others, or one under a directory another user could
  * change. Idempotent: once open, a NULL dir returns 0 at once. */
 int state_init(const char *dir, struct strbuf *err);
+/* STATE_DB_NAME in the state directory state_init(dir) opens (dir, else
+ * the configuration's), named without opening or making
+ * anything; -EINVAL when that is not a path state_init takes. */
+int state_db_path(const char *dir, char *buf, size_t len);
 /* The open state directory's path and fd; NULL and -1 before state_init. */
 const char *state_path(void);
 int state_fd(void);

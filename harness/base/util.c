@@ -1,5 +1,7 @@
 /* Shared helpers: strict parsing, checked writes, strings, diagnostics. */
 #include "harness/base/util.h"
+#include "harness/base/config.h"
+#include "harness/base/esc.h"
 #include "harness/base/output.h"
 
 #include <ctype.h>
@@ -12,6 +14,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <sys/wait.h>
@@ -153,6 +156,23 @@ int util_parse_duration(const char *s, double *ret_seconds)
 		return -EINVAL;
 	*ret_seconds = num * mult;
 	return 0;
+}
+
+bool util_glob(const char *pattern, const char *name)
+{
+	for (; *pattern; pattern++, name++) {
+		if (*pattern == '*') {
+			for (const char *t = name;; t++) {
+				if (util_glob(pattern + 1, t))
+					return true;
+				if (!*t)
+					return false;
+			}
+		}
+		if (*pattern != *name)
+			return false;
+	}
+	return *name == 0;
 }
 
 void util_format_size(uint64_t bytes, char *buf, size_t len)
@@ -345,17 +365,22 @@ int util_meminfo_bytes(const char *key, uint64_t *ret)
 	return r;
 }
 
-int util_write_file(const char *path, const char *value)
+int util_write_fd(int fd, const char *value)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC | O_TRUNC);
-	if (fd < 0)
-		return -errno;
 	size_t len = strlen(value);
 	ssize_t n = write(fd, value, len);
 	int e = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
 	if (close(fd) < 0 && e == 0)
 		e = -errno;
 	return e;
+}
+
+int util_write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_TRUNC);
+	if (fd < 0)
+		return -errno;
+	return util_write_fd(fd, value);
 }
 
 size_t util_levenshtein(const char *a, const char *b)
@@ -377,6 +402,19 @@ size_t util_levenshtein(const char *a, const char *b)
 		memcpy(prev, cur, (lb + 1) * sizeof(size_t));
 	}
 	return prev[lb];
+}
+
+const char *util_word_name(const char *const *names, int n, int v)
+{
+	return v >= 0 && v < n && names[v] ? names[v] : "unknown";
+}
+
+int util_word_index(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; s && i < n; i++)
+		if (names[i] && strcmp(s, names[i]) == 0)
+			return i;
+	return -EINVAL;
 }
 
 const char *util_did_you_mean(const char *word, const char *const *cands, size_t n)
@@ -408,9 +446,9 @@ bool util_find_program(const char *name, char *ret_path, size_t len)
 		snprintf(ret_path, len, "%s", name);
 		return true;
 	}
-	const char *path = getenv("PATH");
+	const char *path = config_str(CONFIG_PATH);
 	if (!path || !*path)
-		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+		path = CONFIG_PATH_DEFAULT;
 	while (*path) {
 		const char *colon = strchr(path, ':');
 		size_t dl = colon ? (size_t)(colon - path) : strlen(path);
@@ -557,25 +595,35 @@ size_t diags_count(const struct diags *d) { return d->n + d->dropped; }
 
 bool diags_full(const struct diags *d) { return d->n >= DIAGS_MAX; }
 
+/* s as kab shows text it did not write (esc.h): a message quotes the
+ * job's values, which may hold anything a terminal would act on. */
+static void put_shown(FILE *out, const char *s)
+{
+	esc_text_file(out, s, strlen(s), ESC_LINES);
+}
+
 void diags_print(const struct diags *d, FILE *out)
 {
 	int err = 0;
 	for (size_t i = 0; i < d->n; i++) {
 		const struct diag *g = &d->v[i];
-		int n;
-		if (g->file && g->line > 0)
-			n = fprintf(out, "%s:%d: %s\n", g->file, g->line, g->msg ? g->msg : "out of memory");
-		else if (g->file)
-			n = fprintf(out, "%s: %s\n", g->file, g->msg ? g->msg : "out of memory");
-		else
-			n = fprintf(out, "%s\n", g->msg ? g->msg : "out of memory");
-		if (n < 0 && !err)
+		if (g->file) {
+			put_shown(out, g->file);
+			if (g->line > 0)
+				fprintf(out, ":%d", g->line);
+			fputs(": ", out);
+		}
+		put_shown(out, g->msg ? g->msg : "out of memory");
+		if (fputc('\n', out) == EOF && !err)
 			err = errno;
 	}
 	if (d->dropped) {
 		const char *file = d->n && d->v[d->n - 1].file ? d->v[d->n - 1].file : NULL;
-		if (fprintf(out, "%s%sand %zu more problem%s not shown: fix these first\n", file ? file : "", file ? ": " : "",
-			    d->dropped, d->dropped == 1 ? "" : "s") < 0 && !err)
+		if (file) {
+			put_shown(out, file);
+			fputs(": ", out);
+		}
+		if (fprintf(out, "and %zu more problem%s not shown: fix these first\n", d->dropped, d->dropped == 1 ? "" : "s") < 0 && !err)
 			err = errno;
 	}
 	if (err)
@@ -673,8 +721,19 @@ static void vlog(const char *level, const char *fmt, va_list ap)
 	}
 	va_end(again);
 	size_t len = body < 0 ? (size_t)head : strlen(p);
-	p[len] = '\n';
-	out_write(STDERR_FILENO, p, len + 1);
+	/* what a message quotes (a job's value, a run's reason, a commit's
+	 * subject) is shown, never acted on by a terminal (esc.h) */
+	struct strbuf shown = { 0 };
+	if (esc_text_sb(&shown, p, len, ESC_LINES) == 0 && sb_append(&shown, "\n", 1) == 0) {
+		out_write(STDERR_FILENO, shown.buf, shown.len);
+	} else {
+		char cut[sizeof(line)];
+		esc_text_buf(p, cut, sizeof(cut) - 1, ESC_LINES);
+		len = strlen(cut);
+		cut[len] = '\n';
+		out_write(STDERR_FILENO, cut, len + 1);
+	}
+	sb_free(&shown);
 	free(big);
 }
 
@@ -783,6 +842,26 @@ void util_child_signals(void)
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+void util_child_fds(void)
+{
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return;
+	/* before Linux 5.11: each descriptor up to the limit */
+	struct rlimit rl;
+	int max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (1u << 20) ? (int)rl.rlim_cur : 1 << 20;
+	for (int fd = 3; fd < max; fd++) {
+		int fl = fcntl(fd, F_GETFD);
+		if (fl >= 0 && !(fl & FD_CLOEXEC))
+			fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
+	}
+}
+
+int util_spawn_close_fds(posix_spawn_file_actions_t *fa)
+{
+	int r = posix_spawn_file_actions_addclosefrom_np(fa, 3);
+	return r ? -r : 0;
 }
 
 int util_spawnattr_init(posix_spawnattr_t *attr)

@@ -31,8 +31,14 @@ int util_parse_double(const char *s, double *ret);
 int util_parse_size(const char *s, uint64_t *ret);
 /* "10", "10s", "500ms", "2m", "1h" -> seconds. */
 int util_parse_duration(const char *s, double *ret_seconds);
+/* Whether name matches pattern, in which each '*' matches any run of
+ * characters (none too) and every other character only itself. */
+bool util_glob(const char *pattern, const char *name);
 /* Formats bytes the way util_parse_size reads them back: "256M". */
 void util_format_size(uint64_t bytes, char *buf, size_t len);
+/* value written in one write to fd, which is then closed; 0, -EIO for a
+ * short write, or -errno. */
+int util_write_fd(int fd, const char *value);
 
 /* Whole-file read (NUL-terminated). */
 int util_read_file(const char *path, char **ret, size_t *ret_len);
@@ -66,10 +72,41 @@ int util_copy_fd(int in, int out, size_t max);
  * SIGPIPE at its default, whatever kab blocks or ignores (an ignored
  * signal stays ignored across exec). */
 void util_child_signals(void);
-/* posix_spawn attributes that give the child the same; -errno. */
+/* In a forked child before exec (async-signal-safe): every descriptor but
+ * 0, 1 and 2 is closed at exec, whoever opened it and however (kab's
+ * database and locks, kabd's sockets, a library's files), so no program
+ * kab starts holds one of root's; the child may still use its own (an
+ * error pipe, a log to dup2) until it execs. */
+void util_child_fds(void);
+/* posix_spawn attributes that give the child the same signals; -errno. */
 int util_spawnattr_init(posix_spawnattr_t *attr);
+/* The file action that gives a posix_spawn child the same descriptors:
+ * every one from 3 up closed. Add it after the child's dup2s; -errno. */
+int util_spawn_close_fds(posix_spawn_file_actions_t *fa);
 /* A child's wait status in words: "exited with status 2", "was killed by signal 9". */
 void util_wait_status_text(int status, char *buf, size_t len);
+
+/* The word lists of kab's enums (X-macro lists: one name table each):
+ * the word of value v in a table of n ("unknown" outside it), and the
+ * value of word s, -EINVAL when it is none of them (s NULL included). */
+const char *util_word_name(const char *const *names, int n, int v);
+int util_word_index(const char *const *names, int n, const char *s);
+/* TYPE_name and TYPE_parse of enum TYPE over its word table words of n:
+ * name of a value outside it "unknown"; parse 0, or -EINVAL with *ret
+ * untouched. What each enum's list makes with its table. */
+#define UTIL_WORD_FUNCS(type, words, n) \
+	const char *type##_name(enum type v) \
+	{ \
+		return util_word_name(words, n, (int)v); \
+	} \
+	int type##_parse(const char *s, enum type *ret) \
+	{ \
+		int i = util_word_index(words, n, s); \
+		if (i < 0) \
+			return i; \
+		*ret = (enum type)i; \
+		return 0; \
+	}
 
 /* Edit distance, for "did you mean" hints. */
 size_t util_levenshtein(const char *a, const char *b);

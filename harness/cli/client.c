@@ -1,9 +1,10 @@
-/* libcurl transfers to kabd, and the few JSON fields the CLI needs. The
- * token goes only where nobody on the way can read it: over https, or
- * plain http on loopback; over the unix socket the kernel vouches for us
- * and no token is sent. */
+/* libcurl transfers to kabd, and the few JSON fields the CLI needs, read
+ * by jansson from a reply of bounded size. The token goes only where
+ * nobody on the way can read it: over https, or plain http on loopback;
+ * over the unix socket the kernel vouches for us and no token is sent. */
 #include "harness/cli/client.h"
-#include "harness/daemon/gate.h"
+#include "harness/base/kab_api.h"
+#include "harness/base/config.h"
 #include "harness/base/util.h"
 
 #include <arpa/inet.h>
@@ -96,8 +97,8 @@ int client_init(struct client *c, const struct client_conf *conf)
 	memset(c, 0, sizeof(*c));
 	const char *url = conf->url;
 	if (!url && !conf->socket)
-		url = getenv("KAB_URL") ? getenv("KAB_URL") : getenv("KAB_SERVER");
-	const char *sock = conf->socket ? conf->socket : getenv("KAB_SOCKET") ? getenv("KAB_SOCKET") : CLIENT_DEFAULT_SOCKET;
+		url = config_str(CONFIG_URL);
+	const char *sock = conf->socket ? conf->socket : config_str(CONFIG_SOCKET);
 	int r = url && *url ? init_url(c, url) : init_socket(c, sock);
 	if (r < 0)
 		return r;
@@ -187,7 +188,7 @@ int client_request(const struct client *c, const char *method, const char *path,
 		   size_t body_len, struct client_reply *ret)
 {
 	char url[1024], errbuf[CURL_ERROR_SIZE] = "";
-	snprintf(url, sizeof(url), "%s/api/v1%s", c->base, path);
+	snprintf(url, sizeof(url), "%s" KAB_API_ROOT "%s", c->base, path);
 	CURL *h = curl_easy_init();
 	if (!h)
 		return -ENOMEM;
@@ -199,7 +200,7 @@ int client_request(const struct client *c, const char *method, const char *path,
 		hdr = curl_slist_append(hdr, auth);
 	}
 	if (body)
-		hdr = curl_slist_append(hdr, "Content-Type: " GATE_JOB_TYPE);
+		hdr = curl_slist_append(hdr, "Content-Type: " KAB_API_JOB_TYPE);
 	set_transport(c, h, errbuf);
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
@@ -238,31 +239,65 @@ void client_reply_clear(struct client_reply *r)
 	r->len = 0;
 }
 
-int client_json_field(const char *json, const char *key, char *buf, size_t len)
+int client_json_parse(const struct client_reply *r, json_t **ret)
 {
-	char pat[128];
-	snprintf(pat, sizeof(pat), "\"%s\"", key);
-	const char *p = strstr(json, pat);
-	if (!p)
-		return -ENOENT;
-	p += strlen(pat);
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-		p++;
-	if (*p++ != ':')
-		return -EINVAL;
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-		p++;
-	size_t n = 0;
-	if (*p == '"') {
-		for (p++; *p && *p != '"' && n + 1 < len; p++) {
-			if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
-				p++;
-			buf[n++] = *p;
-		}
-	} else {
-		while (*p && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\n' && n + 1 < len)
-			buf[n++] = *p++;
+	if (r->len > CLIENT_JSON_MAX)
+		return -EFBIG;
+	json_error_t e;
+	json_t *doc = json_loadb(r->body ? r->body : "", r->len, JSON_REJECT_DUPLICATES, &e);
+	if (!doc || !json_is_object(doc)) {
+		json_decref(doc);
+		return -EBADMSG;
 	}
-	buf[n] = 0;
+	*ret = doc;
+	return 0;
+}
+
+json_t *client_json_at(json_t *doc, const char *path)
+{
+	json_t *v = doc;
+	while (v && *path) {
+		size_t n = strcspn(path, "/");
+		if (!json_is_object(v))
+			return NULL;
+		v = json_object_getn(v, path, n);
+		path += n;
+		if (*path == '/')
+			path++;
+	}
+	return v;
+}
+
+/* The value at path that is not null, else NULL. */
+static json_t *present(json_t *doc, const char *path)
+{
+	json_t *v = client_json_at(doc, path);
+	return v && !json_is_null(v) ? v : NULL;
+}
+
+int client_json_str(json_t *doc, const char *path, char *buf, size_t len)
+{
+	json_t *v = present(doc, path);
+	if (!v || !json_is_string(v))
+		return v ? -EINVAL : -ENOENT;
+	snprintf(buf, len, "%s", json_string_value(v));
+	return 0;
+}
+
+int client_json_int(json_t *doc, const char *path, long long *ret)
+{
+	json_t *v = present(doc, path);
+	if (!v || !json_is_integer(v))
+		return v ? -EINVAL : -ENOENT;
+	*ret = json_integer_value(v);
+	return 0;
+}
+
+int client_json_num(json_t *doc, const char *path, double *ret)
+{
+	json_t *v = present(doc, path);
+	if (!v || !json_is_number(v))
+		return v ? -EINVAL : -ENOENT;
+	*ret = json_number_value(v);
 	return 0;
 }

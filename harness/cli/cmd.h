@@ -1,8 +1,15 @@
 /* The kab subcommands; each takes argv with argv[0] the verb. Exit codes:
  * 0 success, 1 the work failed, 2 bad usage or bad input. */
 #pragma once
-/* the database of the verbs that take --db, when none is given */
-#define DEFAULT_DB "kab.db"
+#include <stddef.h>
+
+/* The database of a verb that takes --db: given, else kab.db in the state
+ * directory (state_dir, else $STATE_DIRECTORY, else /var/lib/kab), kabd's
+ * own: put in buf. NULL, said, when the state directory is not a path. */
+const char *cmd_db(const char *given, const char *state_dir, char *buf, size_t len);
+/* A database a verb reads must be there: 0, else the reason said with
+ * hint (what to give instead) and 2, the exit status. */
+int cmd_db_present(const char *db, const char *hint);
 
 int cmd_check(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
@@ -14,6 +21,8 @@ int cmd_report(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_regressions(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
+/* kab config: the configuration in force (harness/cli/cmd_config.c) */
+int cmd_config(int argc, char **argv);
 /* kernel builds (harness/cli/cmd_build.c) */
 int cmd_build(int argc, char **argv);
 int cmd_builds(int argc, char **argv);

@@ -9,6 +9,7 @@
 #include "db/store.h"
 #include "db/store_builds.h"
 #include "db/store_track.h"
+#include "harness/base/esc.h"
 #include "harness/base/util.h"
 
 #include <errno.h>
@@ -21,13 +22,13 @@ static void print_build(void *ctx, const char *variant, const struct kbuild_resu
 	char line[512];
 	if (res->recorded) {
 		kbuild_recorded_describe(res, line, sizeof(line));
-		printf("variant %s: %s\n", variant, line);
+		esc_printf(stdout, "variant %s: %s\n", variant, line);
 	} else if (res->reused)
-		printf("variant %s: build %lld reused (same inputs), kernelrelease %s, %s\n", variant, (long long)res->id,
-		       res->kernelrelease, res->image);
+		esc_printf(stdout, "variant %s: build %lld reused (same inputs), kernelrelease %s, %s\n", variant,
+			   (long long)res->id, res->kernelrelease, res->image);
 	else
-		printf("variant %s: build %lld ok, kernelrelease %s, %lld objects compiled in %.0f s, %s\n", variant,
-		       (long long)res->id, res->kernelrelease, (long long)res->objects, res->duration_s, res->image);
+		esc_printf(stdout, "variant %s: build %lld ok, kernelrelease %s, %lld objects compiled in %.0f s, %s\n", variant,
+			   (long long)res->id, res->kernelrelease, (long long)res->objects, res->duration_s, res->image);
 	fflush(stdout);
 }
 
@@ -35,7 +36,8 @@ static void print_build(void *ctx, const char *variant, const struct kbuild_resu
  * it moved since the job's newest recorded night. */
 static void print_tracked(void *ctx, const char *variant, const struct store_track *t)
 {
-	printf("variant %s: track %s at %s \"%s\"%s%s\n", variant, t->track, t->sha, t->subject, t->event[0] ? "; " : "", t->event);
+	esc_printf(stdout, "variant %s: track %s at %s \"%s\"%s%s\n", variant, t->track, t->sha, t->subject,
+		   t->event[0] ? "; " : "", t->event);
 	fflush(stdout);
 }
 
@@ -50,7 +52,7 @@ int cmd_build(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *db = DEFAULT_DB, *kernels = NULL, *work = NULL, *state_dir = NULL;
+	const char *db = NULL, *kernels = NULL, *work = NULL, *state_dir = NULL;
 	uint64_t jobs = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "d:k:w:s:j:h", opts, NULL)) != -1) {
@@ -76,6 +78,9 @@ int cmd_build(int argc, char **argv)
 		fprintf(stderr, "usage: kab build JOB [--db PATH] [--kernels-dir DIR] [--work-dir DIR] [--state-dir DIR] [--jobs N]\n");
 		return 2;
 	}
+	char db_buf[4096];
+	if (!(db = cmd_db(db, state_dir, db_buf, sizeof(db_buf))))
+		return 2;
 	struct diags d = { 0 };
 	struct job *j = NULL;
 	if (job_parse_file_build(argv[optind], &j, &d) < 0) {
@@ -91,7 +96,7 @@ int cmd_build(int argc, char **argv)
 	struct strbuf err = { 0 };
 	/* without --state-dir the build opens the default when it needs it */
 	if (state_dir && state_init(state_dir, &err) < 0) {
-		fprintf(stderr, "kab: %s\n", err.buf ? err.buf : "the state directory cannot be used");
+		esc_printf(stderr, "kab: %s\n", err.buf ? err.buf : "the state directory cannot be used");
 		sb_free(&err);
 		job_free(j);
 		return 1;
@@ -104,7 +109,7 @@ int cmd_build(int argc, char **argv)
 	struct kbuild_opts o = { .work_dir = work, .kernels_dir = kernels, .jobs = (unsigned)jobs, .done = print_build, .tracked = print_tracked };
 	int ret = 0, r = kbuild_job(st, j, &o, &err);
 	if (r < 0) {
-		fprintf(stderr, "kab: %s\n", err.buf ? err.buf : strerror(-r));
+		esc_printf(stderr, "kab: %s\n", err.buf ? err.buf : strerror(-r));
 		ret = r == -EINVAL || r == -ENOSPC ? 2 : 1;
 	}
 	sb_free(&err);
@@ -120,7 +125,7 @@ int cmd_builds(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *db = DEFAULT_DB;
+	const char *db = NULL;
 	int c;
 	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -133,6 +138,9 @@ int cmd_builds(int argc, char **argv)
 		fprintf(stderr, "usage: kab builds [--db PATH]\n");
 		return 2;
 	}
+	char db_buf[4096];
+	if (!(db = cmd_db(db, NULL, db_buf, sizeof(db_buf))))
+		return 2;
 	struct store *st = NULL;
 	if (store_open(db, &st) < 0)
 		return 1;
@@ -144,9 +152,9 @@ int cmd_builds(int argc, char **argv)
 	}
 	printf("%-5s %-8s %-28s %8s %8s %-12s %s\n", "id", "status", "kernelrelease", "objects", "seconds", "base", "series");
 	for (size_t i = 0; i < n; i++)
-		printf("%-5lld %-8s %-28s %8lld %8.0f %-12.12s %s\n", (long long)v[i].id, build_status_name(v[i].status),
-		       v[i].kernelrelease[0] ? v[i].kernelrelease : "-", (long long)v[i].objects, v[i].duration_s, v[i].base_sha,
-		       v[i].series ? v[i].series : "-");
+		esc_printf(stdout, "%-5lld %-8s %-28s %8lld %8.0f %-12.12s %s\n", (long long)v[i].id,
+			   build_status_name(v[i].status), v[i].kernelrelease[0] ? v[i].kernelrelease : "-",
+			   (long long)v[i].objects, v[i].duration_s, v[i].base_sha, v[i].series ? v[i].series : "-");
 	store_builds_free(v, n);
 	store_close(st);
 	return 0;

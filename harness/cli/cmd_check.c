@@ -1,18 +1,45 @@
 /* kab check JOB: validates a job file without changing the machine and
- * prints it normalized, or prints every problem as FILE:LINE: message. */
+ * prints it normalized, or prints every problem as FILE:LINE: message.
+ * kab check --keys [--format md|man]: the job-file key reference. */
 #include "harness/cli/cmd.h"
 #include "harness/job/job.h"
+#include "harness/base/esc.h"
 #include "harness/base/util.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#define USAGE "usage: kab check JOB\n       kab check --keys [--format md|man]\n"
+
+/* kab check --keys [--format md|man] */
+static int print_keys(int argc, char **argv)
+{
+	const char *format = "md";
+	if (argc == 4 && strcmp(argv[2], "--format") == 0)
+		format = argv[3];
+	else if (argc != 2) {
+		fprintf(stderr, USAGE);
+		return 2;
+	}
+	if (job_print_keys(stdout, format) < 0) {
+		fprintf(stderr, "kab check --keys: unknown format \"%s\" (formats: md, man)\n", format);
+		return 2;
+	}
+	if (fflush(stdout) != 0) {
+		perror("kab: writing the keys");
+		return 1;
+	}
+	return 0;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		printf("usage: kab check JOB\n\nValidates JOB (reading the machine, never changing it) and prints it\nnormalized; on problems prints each as JOB:LINE: message and exits 2.\n");
+		printf(USAGE "\nValidates JOB (reading the machine, never changing it) and prints it\nnormalized; on problems prints each as JOB:LINE: message and exits 2.\n--keys prints the job-file key reference instead (Markdown or man).\n");
 		return 0;
 	}
+	if (argc >= 2 && strcmp(argv[1], "--keys") == 0)
+		return print_keys(argc, argv);
 	if (argc != 2 || argv[1][0] == '\0') {
 		fprintf(stderr, "usage: kab check JOB\n");
 		return 2;
@@ -25,10 +52,15 @@ int cmd_check(int argc, char **argv)
 		diags_free(&d);
 		return 2;
 	}
-	job_print(j, stdout);
+	/* the values passed the door's checks (valid UTF-8, no control
+	 * character); what the machine checks noted (a tracked branch's
+	 * commit subject) came from git: shown, never acted on (esc.h) */
+	FILE *out = esc_stream(stdout);
+	if (out)
+		job_print(j, out);
 	job_free(j);
 	diags_free(&d);
-	if (fflush(stdout) != 0) {
+	if (!out || fclose(out) != 0 || fflush(stdout) != 0) {
 		perror("kab: writing the job");
 		return 1;
 	}

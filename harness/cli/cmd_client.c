@@ -2,6 +2,7 @@
 #include "harness/cli/client.h"
 #include "harness/cli/cmd.h"
 #include "db/store.h"
+#include "harness/base/esc.h"
 #include "harness/base/util.h"
 
 #include <errno.h>
@@ -63,16 +64,38 @@ bad:
 	return -1;
 }
 
-/* Prints an error reply: its "error" field, and its body when it lists more. */
+/* A reply's body on out, as kab shows any text it did not write: a
+ * server's (an older kabd's, or anyone's at --url) escape sequences are
+ * shown, not run (esc.h); JSON stays JSON. */
+static void print_body(const struct client_reply *r, FILE *out)
+{
+	esc_text_file(out, r->body, r->len, ESC_LINES);
+	if (r->len && r->body[r->len - 1] != '\n')
+		fputc('\n', out);
+}
+
+/* Prints an error reply: its "error" field, and its body when it lists
+ * more ("errors"). */
 static void print_error(const struct client_reply *r)
 {
-	char msg[512];
-	if (client_json_field(r->body, "error", msg, sizeof(msg)) == 0)
-		fprintf(stderr, "kab: server: %s (HTTP %ld)\n", msg, r->status);
+	char msg[512], shown[1024];
+	json_t *doc = NULL;
+	if (client_json_parse(r, &doc) == 0 && client_json_str(doc, "error", msg, sizeof(msg)) == 0)
+		fprintf(stderr, "kab: server: %s (HTTP %ld)\n", esc_text_buf(msg, shown, sizeof(shown), 0), r->status);
 	else
 		fprintf(stderr, "kab: server answered HTTP %ld\n", r->status);
-	if (strstr(r->body, "\"errors\""))
-		fprintf(stderr, "%s\n", r->body);
+	if (doc && client_json_at(doc, "errors"))
+		print_body(r, stderr);
+	json_decref(doc);
+}
+
+/* A 2xx reply that should be kabd's JSON and is not. */
+static void bad_reply(const struct client_reply *r, const char *what)
+{
+	char shown[256];
+	log_error("%s: the server's reply is not %s JSON%s (HTTP %ld): %s", what,
+		  r->len > CLIENT_JSON_MAX ? "bounded" : "kabd's", r->len > CLIENT_JSON_MAX ? ", too long" : "",
+		  r->status, esc_text_buf(r->body ? r->body : "", shown, sizeof(shown), 0));
 }
 
 /* Polls the job until it finishes; one progress line (run i of n, the
@@ -80,7 +103,7 @@ static void print_error(const struct client_reply *r)
  * rewritten in place on a terminal. Exit code: 0 done, 1 otherwise. */
 static int wait_job(const struct client *c, long long id)
 {
-	char path[64], status[32] = "", buf[64];
+	char path[64], status[32] = "";
 	snprintf(path, sizeof(path), "/jobs/%lld", id);
 	bool tty = isatty(STDERR_FILENO);
 	double t0 = util_mono_now();
@@ -95,33 +118,38 @@ static int wait_job(const struct client *c, long long id)
 			client_reply_clear(&r);
 			return 1;
 		}
-		long long done = 0, total = 0, skipped = 0;
-		client_json_field(r.body, "status", status, sizeof(status));
+		json_t *doc;
+		if (client_json_parse(&r, &doc) < 0) {
+			bad_reply(&r, path);
+			client_reply_clear(&r);
+			return 1;
+		}
+		client_reply_clear(&r);
+		long long done = 0, total = 0, skipped = 0, pair = -1;
+		status[0] = 0;
+		client_json_str(doc, "status", status, sizeof(status));
 		/* a word this kab does not know (a newer server's) is no end: poll on */
 		enum job_status js;
 		if (job_status_parse(status, &js) < 0)
 			js = JOB_STATUS_UNKNOWN;
-		if (client_json_field(r.body, "runs_done", buf, sizeof(buf)) == 0)
-			done = strtoll(buf, NULL, 10);
-		if (client_json_field(r.body, "runs_total", buf, sizeof(buf)) == 0)
-			total = strtoll(buf, NULL, 10);
-		if (client_json_field(r.body, "runs_skipped", buf, sizeof(buf)) == 0)
-			skipped = strtoll(buf, NULL, 10);
-		char cur[160] = "";
-		const char *cp = strstr(r.body, "\"current\"");
-		char variant[64], workload[64], pair[16] = "";
-		if (cp && client_json_field(cp, "variant", variant, sizeof(variant)) == 0 &&
-		    client_json_field(cp, "workload", workload, sizeof(workload)) == 0) {
+		client_json_int(doc, "progress/runs_done", &done);
+		client_json_int(doc, "progress/runs_total", &total);
+		client_json_int(doc, "progress/runs_skipped", &skipped);
+		char cur[320] = "";
+		char variant[64], workload[64], v_shown[128], w_shown[128];
+		if (client_json_str(doc, "progress/current/variant", variant, sizeof(variant)) == 0 &&
+		    client_json_str(doc, "progress/current/workload", workload, sizeof(workload)) == 0) {
 			/* pair 0: the workload's uncounted warm-up */
-			bool warm = client_json_field(cp, "pair", pair, sizeof(pair)) == 0 && strcmp(pair, "0") == 0;
-			snprintf(cur, sizeof(cur), ", now %s / %s%s", variant, workload, warm ? " (warm-up)" : "");
+			bool warm = client_json_int(doc, "progress/current/pair", &pair) == 0 && pair == 0;
+			snprintf(cur, sizeof(cur), ", now %s / %s%s", esc_text_buf(variant, v_shown, sizeof(v_shown), 0),
+				 esc_text_buf(workload, w_shown, sizeof(w_shown), 0), warm ? " (warm-up)" : "");
 		}
 		/* the server's ETA (from the durations of the job's runs), else
 		 * one from what this client has seen */
 		double server_eta = -1;
-		if (client_json_field(r.body, "eta_s", buf, sizeof(buf)) == 0 && util_parse_double(buf, &server_eta) < 0)
+		if (client_json_num(doc, "progress/eta_s", &server_eta) < 0)
 			server_eta = -1;
-		client_reply_clear(&r);
+		json_decref(doc);
 		if (done0 < 0)
 			done0 = done;
 		char eta[48] = "";
@@ -130,8 +158,10 @@ static int wait_job(const struct client *c, long long id)
 			snprintf(eta, sizeof(eta), ", ETA %.0f s", server_eta);
 		else if (done > done0 && left > 0)
 			snprintf(eta, sizeof(eta), ", ETA %.0f s", (util_mono_now() - t0) / (double)(done - done0) * (double)left);
-		fprintf(stderr, "%sjob %lld: %s, run %lld of %lld%s%s%s", tty ? "\r\033[K" : "", id, status,
-			done + (left > 0 && js == JOB_RUNNING), total - skipped, cur, eta, tty ? "" : "\n");
+		char st_shown[128];
+		fprintf(stderr, "%sjob %lld: %s, run %lld of %lld%s%s%s", tty ? "\r\033[K" : "", id,
+			esc_text_buf(status, st_shown, sizeof(st_shown), 0), done + (left > 0 && js == JOB_RUNNING),
+			total - skipped, cur, eta, tty ? "" : "\n");
 		if (job_status_finished(js)) {
 			if (tty)
 				fputc('\n', stderr);
@@ -178,14 +208,22 @@ int cmd_submit(int argc, char **argv)
 		ret = rep.status == 400 || rep.status == 413 ? 2 : 1;
 		goto out;
 	}
-	char id[32];
-	if (client_json_field(rep.body, "id", id, sizeof(id)) < 0) {
-		log_error("server accepted the job but sent no id: %s", rep.body);
+	json_t *doc;
+	long long id;
+	if (client_json_parse(&rep, &doc) < 0) {
+		bad_reply(&rep, "kab submit");
 		goto out;
 	}
-	printf("%s\n", id);
+	r = client_json_int(doc, "id", &id);
+	json_decref(doc);
+	if (r < 0 || id <= 0) {
+		char shown[256];
+		log_error("server accepted the job but sent no id: %s", esc_text_buf(rep.body, shown, sizeof(shown), 0));
+		goto out;
+	}
+	printf("%lld\n", id);
 	fflush(stdout);
-	ret = o.wait ? wait_job(&c, strtoll(id, NULL, 10)) : 0;
+	ret = o.wait ? wait_job(&c, id) : 0;
 out:
 	client_reply_clear(&rep);
 	client_clear(&c);
@@ -226,9 +264,7 @@ static int get_and_print(int argc, char **argv, const char *usage, const char *m
 		ret = CLIENT_EXIT_UNREACHABLE;
 	if (rr == 0) {
 		if (rep.status >= 200 && rep.status < 300) {
-			fputs(rep.body, stdout);
-			if (rep.len && rep.body[rep.len - 1] != '\n')
-				fputc('\n', stdout);
+			print_body(&rep, stdout);
 			ret = 0;
 		} else {
 			print_error(&rep);
@@ -262,7 +298,7 @@ int client_print(const struct client_conf *conf, const char *method, const char 
 		ret = CLIENT_EXIT_UNREACHABLE;
 	if (rr == 0) {
 		if (rep.status == 200) {
-			fwrite(rep.body, 1, rep.len, stdout);
+			esc_text_file(stdout, rep.body, rep.len, ESC_LINES);
 			ret = 0;
 		} else {
 			print_error(&rep);

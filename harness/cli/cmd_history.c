@@ -5,6 +5,7 @@
 #include "harness/report/history.h"
 #include "harness/report/report_priv.h"
 #include "db/store.h"
+#include "harness/base/esc.h"
 #include "harness/base/util.h"
 
 #include <errno.h>
@@ -12,8 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-#define DEFAULT_DB "kab.db"
 
 static const char usage[] = "usage: kab history NAME [--metric M] [--workload W] [--db PATH | --socket PATH | --url URL "
 			    "[--token-file F] [--cacert F]] [--format text|json]\n";
@@ -40,7 +39,7 @@ static int history_args(int argc, char **argv, struct history_args *ha)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	*ha = (struct history_args){ .db = DEFAULT_DB, .format = "text" };
+	*ha = (struct history_args){ .format = "text" };
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:m:w:f:s:t:h", opts, NULL)) != -1) {
@@ -100,12 +99,13 @@ static int history_remote(const struct history_args *ha)
 	return ret;
 }
 
-static int history_local(const struct history_args *ha)
+static int history_local(struct history_args *ha)
 {
-	if (access(ha->db, F_OK) != 0) {
-		log_error("database %s does not exist (give the one kab run or kabd used with --db PATH)", ha->db);
+	char db_buf[4096];
+	if (!(ha->db = cmd_db(ha->db, NULL, db_buf, sizeof(db_buf))))
 		return 2;
-	}
+	if (cmd_db_present(ha->db, "give the one kab run or kabd used with --db PATH") != 0)
+		return 2;
 	struct store *st;
 	if (store_open(ha->db, &st) < 0)
 		return 1;
@@ -122,6 +122,9 @@ static int history_local(const struct history_args *ha)
 		fprintf(stderr, "kab history: the history of %s cannot be read: %s\n", ha->name, strerror(-r));
 	} else if (ha->q.metric && h->n_series == 0) {
 		const char *hint = util_did_you_mean(ha->q.metric, (const char *const *)h->metrics, h->n_metrics);
+		char shown[256]; /* a stored metric name: what a workload printed */
+		if (hint)
+			hint = esc_text_buf(hint, shown, sizeof(shown), 0);
 		fprintf(stderr,
 			"kab history: job %s has no history of metric %s in %s (%s%s%s%zu metrics have history; "
 			"kab history %s --format json lists them)\n",
@@ -129,8 +132,17 @@ static int history_local(const struct history_args *ha)
 			h->n_metrics, ha->name);
 		ret = 2;
 	} else {
-		r = strcmp(ha->format, "json") == 0 ? history_render_json(h, stdout)
-						    : history_render_text(h, report_utf8_locale(), stdout);
+		/* the JSON too: a C1 control in a subject becomes \u0085, the same
+		 * character to a JSON reader, and no CSI to a terminal */
+		FILE *out = esc_stream(stdout);
+		if (!out)
+			r = -ENOMEM;
+		else if (strcmp(ha->format, "json") == 0)
+			r = history_render_json(h, out);
+		else
+			r = history_render_text(h, report_utf8_locale(), out);
+		if (out && fclose(out) != 0 && r >= 0)
+			r = -EIO;
 		ret = r < 0 || fflush(stdout) != 0 ? 1 : 0;
 	}
 	history_free(h);

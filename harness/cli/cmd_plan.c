@@ -8,6 +8,7 @@
 #include "harness/report/compare.h"
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
+#include "harness/base/esc.h"
 #include "harness/base/json.h"
 #include "harness/base/output.h"
 #include "harness/stats/plan.h"
@@ -31,7 +32,7 @@
 #define MIN_CAL_PAIRS 3u
 /* Below this many calibration pairs the plan says its noise is rough: six
  * 6-pair windows of one 40-pair A/A on a shared machine measured noises
- * from 0.8% to 4.5% (README.md, "How many pairs?"). */
+ * from 0.8% to 4.5% (doc/plan.md). */
 #define ROUGH_CAL_PAIRS 12u
 #define PRIMARY_MAX 64
 #define CAL_SUFFIX ".calibration"
@@ -173,7 +174,7 @@ static int run_calibration(const char *path, const char *db, const char *state_d
 	log_info("calibration job %lld \"%s\": %zu runs (%u pairs of \"%s\" against itself x %zu workloads%s), database %s",
 		 (long long)id, cal->name, n, pairs, cal->variants[0].name, cal->n_workloads,
 		 cal->warmup ? "; and each workload's warm-up, not counted" : "", db);
-	r = fg_exec(&fg, cal, id);
+	r = fg_exec(&fg, cal, id, false);
 	if (r == -EINTR) {
 		log_error("interrupted: calibration job %lld cancelled; its finished runs are kept (kab plan --from %lld --db %s plans from them)",
 			  (long long)id, (long long)id, db);
@@ -390,73 +391,71 @@ static void print_text(const struct plan_opts *o, const char *title, const char 
 		}
 }
 
-static void jnum(FILE *out, const char *k, double v, bool comma)
+/* One metric's plan: what the calibration measured, the smallest effect
+ * each number of pairs detects, and the pairs the wanted effect needs. */
+static json_t *plan_json(const struct plan_opts *o, const struct plan_row *row)
 {
-	char buf[64];
-	json_num(v, buf, sizeof(buf));
-	json_str_file(out, k);
-	fprintf(out, ": %s%s", buf, comma ? ", " : "");
+	json_t *m = json_pack("{s:o, s:o, s:s, s:b}", "workload", jw_str(row->workload), "name", jw_str(row->metric),
+			      "direction", stats_direction_name(row->dir), "planned", row->ok);
+	if (!m || !row->ok)
+		return m && jw_set(m, "reason", jw_str(row->why)) < 0 ? (json_decref(m), NULL) : m;
+	json_t *effects = json_array();
+	for (size_t c = 0; effects && c < row->n_cols; c++)
+		if (json_array_append_new(effects, json_pack("{s:i, s:o}", "pairs", (int)row->cols[c], "effect_pct",
+							     jw_num(100 * row->min_effect[c]))) < 0) {
+			json_decref(effects);
+			effects = NULL;
+		}
+	json_t *x = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "calibration_pairs", (json_int_t)row->s.pairs,
+			      "log_ratio_sd", jw_num(row->s.d_sd), "noise_pct", jw_num(row->s.noise_pct),
+			      "noise_simulated_pct", jw_num(100 * expm1(row->d_factor * row->s.d_sd)), "baseline_cov_pct",
+			      jw_num(row->s.base_cov_pct), "min_change_pct", jw_num(row->s.min_change_pct),
+			      "equivalence_pct", jw_num(row->s.equivalence_pct), "min_effect_pct", effects);
+	if (x && o->effect > 0 &&
+	    jw_set(x, "effect",
+		   json_pack("{s:b, s:o, s:o}", "below_min_change", row->below_min_change, "pairs",
+			     row->effect_pairs ? json_integer(row->effect_pairs) : json_null(), "power",
+			     jw_num(row->effect_power))) < 0) {
+		json_decref(x);
+		x = NULL;
+	}
+	if (!x || json_object_update_new(m, x) < 0) {
+		json_decref(m);
+		return NULL;
+	}
+	return m;
 }
 
-static void print_json(const struct plan_opts *o, const char *title, int64_t cal_id,
-		       const struct plan_row *rows, size_t n, FILE *out)
+/* v to the 6 significant digits the user gave it in (--effect 5%, not
+ * 5.000000000000001). */
+static double g6(double v)
 {
-	fprintf(out, "{\"schema\": 1, \"title\": ");
-	json_str_file(out, title);
-	fprintf(out, ", \"calibration_job\": ");
-	if (cal_id > 0)
-		fprintf(out, "%lld", (long long)cal_id);
-	else
-		fputs("null", out);
-	fprintf(out, ", \"noise\": \"%s\"", o->estimate ? "estimate" : "upper");
-	fprintf(out, ", \"sims\": %u, \"seed\": %llu, \"target_power\": %g, \"min_deciding_pairs\": %u, \"effect_pct\": ",
-		o->sims ? o->sims : PLAN_DEFAULT_SIMS, (unsigned long long)(o->seed ? o->seed : PLAN_DEFAULT_SEED),
-		PLAN_TARGET_POWER, PLAN_MIN_DECIDING_PAIRS);
-	if (o->effect > 0)
-		fprintf(out, "%g", 100 * o->effect);
-	else
-		fputs("null", out);
-	fprintf(out, ",\n \"metrics\": [");
-	for (size_t i = 0; i < n; i++) {
-		const struct plan_row *row = &rows[i];
-		fprintf(out, "%s\n  {\"workload\": ", i ? "," : "");
-		json_str_file(out, row->workload);
-		fprintf(out, ", \"name\": ");
-		json_str_file(out, row->metric);
-		fprintf(out, ", \"direction\": \"%s\", \"planned\": %s", stats_direction_name(row->dir), row->ok ? "true" : "false");
-		if (!row->ok) {
-			fprintf(out, ", \"reason\": ");
-			json_str_file(out, row->why);
-			fputc('}', out);
-			continue;
-		}
-		fprintf(out, ", \"calibration_pairs\": %zu, ", row->s.pairs);
-		jnum(out, "log_ratio_sd", row->s.d_sd, true);
-		jnum(out, "noise_pct", row->s.noise_pct, true);
-		jnum(out, "noise_simulated_pct", 100 * expm1(row->d_factor * row->s.d_sd), true);
-		jnum(out, "baseline_cov_pct", row->s.base_cov_pct, true);
-		jnum(out, "min_change_pct", row->s.min_change_pct, true);
-		jnum(out, "equivalence_pct", row->s.equivalence_pct, false);
-		fprintf(out, ",\n   \"min_effect_pct\": [");
-		for (size_t c = 0; c < row->n_cols; c++) {
-			fprintf(out, "%s{\"pairs\": %u, ", c ? ", " : "", row->cols[c]);
-			jnum(out, "effect_pct", 100 * row->min_effect[c], false);
-			fputc('}', out);
-		}
-		fputc(']', out);
-		if (o->effect > 0) {
-			fprintf(out, ",\n   \"effect\": {\"below_min_change\": %s, \"pairs\": ", row->below_min_change ? "true" : "false");
-			if (row->effect_pairs)
-				fprintf(out, "%u", row->effect_pairs);
-			else
-				fputs("null", out);
-			fputs(", ", out);
-			jnum(out, "power", row->effect_power, false);
-			fputc('}', out);
-		}
-		fputc('}', out);
-	}
-	fprintf(out, "\n]}\n");
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%g", v);
+	return strtod(buf, NULL);
+}
+
+static int print_json(const struct plan_opts *o, const char *title, int64_t cal_id, const struct plan_row *rows, size_t n, FILE *out)
+{
+	struct jw w;
+	jw_init_file(&w, out, 0);
+	jw_open(&w, NULL, '{', JW_INLINE);
+	jw_put(&w, "schema", json_integer(1));
+	jw_put(&w, "title", jw_str(title));
+	jw_put(&w, "calibration_job", cal_id > 0 ? json_integer(cal_id) : json_null());
+	jw_put(&w, "noise", jw_str(o->estimate ? "estimate" : "upper"));
+	jw_put(&w, "sims", json_integer(o->sims ? o->sims : PLAN_DEFAULT_SIMS));
+	jw_u64(&w, "seed", o->seed ? o->seed : PLAN_DEFAULT_SEED);
+	jw_put(&w, "target_power", jw_num(g6(PLAN_TARGET_POWER)));
+	jw_put(&w, "min_deciding_pairs", json_integer(PLAN_MIN_DECIDING_PAIRS));
+	jw_put(&w, "effect_pct", o->effect > 0 ? jw_num(g6(100 * o->effect)) : json_null());
+	jw_open(&w, "metrics", '[', JW_ROWS);
+	for (size_t i = 0; i < n; i++)
+		jw_put(&w, NULL, plan_json(o, &rows[i]));
+	jw_close(&w);
+	jw_close(&w);
+	fputc('\n', out);
+	return jw_end(&w);
 }
 
 /* Plans every wanted metric of every workload: variant 0 against 1. */
@@ -494,11 +493,13 @@ static int plan_report(const struct plan_opts *o, const struct report *r, const 
 	}
 	char title[300];
 	snprintf(title, sizeof(title), "%s", r->title);
-	if (o->json)
-		print_json(o, title, cal_id, rows, n, stdout);
-	else
-		print_text(o, title, source, rows, n, stdout);
-	ret = out_flush(stdout) < 0 ? 1 : 0;
+	/* metric names are what the calibration's workloads printed (esc.h) */
+	FILE *f = esc_stream(stdout);
+	if (f && o->json)
+		print_json(o, title, cal_id, rows, n, f);
+	else if (f)
+		print_text(o, title, source, rows, n, f);
+	ret = !f || fclose(f) != 0 || out_flush(stdout) < 0 ? 1 : 0;
 out:
 	free(rows);
 	return ret;
@@ -506,10 +507,8 @@ out:
 
 static int plan_from_store(const struct plan_opts *o, const char *db, int64_t id)
 {
-	if (access(db, F_OK) != 0) {
-		log_error("database %s does not exist (give the one the calibration used with --db PATH)", db);
+	if (cmd_db_present(db, "give the one the calibration used with --db PATH") != 0)
 		return 2;
-	}
 	struct store *st;
 	if (store_open(db, &st) < 0)
 		return 1;
@@ -669,7 +668,7 @@ int cmd_plan(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct plan_args pa = { .o = { .cal_pairs = DEFAULT_CAL_PAIRS }, .db = DEFAULT_DB };
+	struct plan_args pa = { .o = { .cal_pairs = DEFAULT_CAL_PAIRS } };
 	pa.co.primary = pa.primary;
 	int c, r;
 	while ((c = getopt_long(argc, argv, "n:e:d:f:qh", opts, NULL)) != -1)
@@ -682,6 +681,9 @@ int cmd_plan(int argc, char **argv)
 	}
 	if (pa.csv)
 		return plan_from_csv(&pa.o, pa.csv, &pa.co);
+	char db_buf[4096];
+	if (!(pa.db = cmd_db(pa.db, pa.state_dir, db_buf, sizeof(db_buf))))
+		return 2;
 	int64_t id;
 	if (pa.from) {
 		if (util_parse_i64(pa.from, &id) < 0 || id <= 0) {

@@ -6,6 +6,7 @@
 #include "harness/report/regress.h"
 #include "db/store.h"
 #include "db/store_regress.h"
+#include "harness/base/esc.h"
 #include "harness/base/util.h"
 
 #include <errno.h>
@@ -15,14 +16,18 @@
 #include <unistd.h>
 
 static const char usage[] = "usage: kab regressions [--db PATH | --socket PATH | --url URL [--token-file F] [--cacert F]] [--format text|json|atom]\n"
-			    "       kab regressions --ack ID [--socket PATH | --url URL --token-file F]\n";
+			    "                       [--after ID]\n"
+			    "       kab regressions --ack ID [--socket PATH | --url URL --token-file F]\n"
+			    "  a kabd answers with a page: the newest 500 change points (below --after ID);\n"
+			    "  the text ends with after=ID and the JSON has next_after when there are older ones\n";
 
 static int local(const char *db, const char *format)
 {
-	if (access(db, F_OK) != 0) {
-		log_error("database %s does not exist (give kabd's with --db PATH, or ask kabd with --socket)", db);
+	char db_buf[4096];
+	if (!(db = cmd_db(db, NULL, db_buf, sizeof(db_buf))))
 		return 2;
-	}
+	if (cmd_db_present(db, "give kabd's with --db PATH, or ask kabd with --socket") != 0)
+		return 2;
 	struct store *st;
 	if (store_open(db, &st) < 0)
 		return 1;
@@ -33,19 +38,21 @@ static int local(const char *db, const char *format)
 	if (r < 0)
 		return 1;
 	if (strcmp(format, "text") == 0) {
-		regress_render_text(rows, n, stdout);
+		r = regress_render_text(rows, n, stdout);
 	} else {
 		struct strbuf b = { 0 };
 		if (strcmp(format, "json") == 0)
 			regress_render_json(rows, n, &b);
 		else
 			regress_render_atom(rows, n, "", &b);
+		/* valid JSON and XML stay so: a C1 control becomes \u0085, which
+		 * JSON reads as the same character and XML as text */
 		if (b.buf)
-			fputs(b.buf, stdout);
+			esc_text_file(stdout, b.buf, b.len, ESC_LINES);
 		sb_free(&b);
 	}
 	free(rows);
-	return 0;
+	return r < 0 || fflush(stdout) != 0 ? 1 : 0;
 }
 
 int cmd_regressions(int argc, char **argv)
@@ -54,6 +61,7 @@ int cmd_regressions(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "ack", required_argument, NULL, 'a' },
+		{ "after", required_argument, NULL, 'A' },
 		{ "url", required_argument, NULL, 's' },
 		{ "socket", required_argument, NULL, 'S' },
 		{ "token-file", required_argument, NULL, 't' },
@@ -61,7 +69,7 @@ int cmd_regressions(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *db = DEFAULT_DB, *format = "text", *ack = NULL;
+	const char *db = NULL, *format = "text", *ack = NULL, *after = NULL;
 	struct client_conf cc = { 0 };
 	int c;
 	optind = 1;
@@ -70,6 +78,7 @@ int cmd_regressions(int argc, char **argv)
 		case 'd': db = optarg; break;
 		case 'f': format = optarg; break;
 		case 'a': ack = optarg; break;
+		case 'A': after = optarg; break;
 		case 's': cc.url = optarg; break;
 		case 'S': cc.socket = optarg; break;
 		case 't': cc.token_file = optarg; break;
@@ -90,7 +99,17 @@ int cmd_regressions(int argc, char **argv)
 		fprintf(stderr, "kab: give --url (TCP) or --socket (the unix socket), not both\n");
 		return 2;
 	}
-	char path[96];
+	int64_t after_id = 0;
+	if (after && (util_parse_i64(after, &after_id) < 0 || after_id <= 0)) {
+		fprintf(stderr, "kab regressions: --after \"%s\" is not an id (a positive number: the after=ID a page ends with)\n",
+			after);
+		return 2;
+	}
+	if (after && !cc.url && !cc.socket) {
+		fprintf(stderr, "kab regressions: --after pages a kabd's list: give --socket PATH or --url URL (--db lists every one)\n");
+		return 2;
+	}
+	char path[128];
 	if (ack) {
 		int64_t id;
 		if (util_parse_i64(ack, &id) < 0 || id <= 0) {
@@ -106,7 +125,11 @@ int cmd_regressions(int argc, char **argv)
 		return client_print(&cc, "POST", path);
 	}
 	if (cc.url || cc.socket) {
-		snprintf(path, sizeof(path), "/regressions?format=%s", format);
+		if (after_id)
+			snprintf(path, sizeof(path), "/regressions?format=%s&limit=%d&after=%lld", format,
+				 CLIENT_PAGE_MAX, (long long)after_id);
+		else
+			snprintf(path, sizeof(path), "/regressions?format=%s&limit=%d", format, CLIENT_PAGE_MAX);
 		return client_print(&cc, "GET", path);
 	}
 	return local(db, format);

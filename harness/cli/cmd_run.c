@@ -5,7 +5,6 @@
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
 #include "harness/base/output.h"
-#include "harness/report/history.h"
 #include "harness/report/report.h"
 #include "db/store.h"
 #include "harness/base/util.h"
@@ -83,8 +82,9 @@ static int run_result(struct store *st, int64_t job_id, const char *db, int r, b
 static const char run_needs_root[] = "kab run needs root: it creates memory cgroups, swap and writes sysctl/sysfs knobs";
 
 struct run_args {
-	const char *db, *resume, *state_dir;
+	const char *db, *resume, *state_dir; /* db NULL: kab.db in the state directory */
 	bool report;
+	char db_buf[4096];
 };
 
 /* kab run's options; -1 when kab run goes on, else its exit status. */
@@ -99,7 +99,7 @@ static int run_args(int argc, char **argv, struct run_args *ra)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	*ra = (struct run_args){ .db = DEFAULT_DB, .report = true };
+	*ra = (struct run_args){ .report = true };
 	int c;
 	while ((c = getopt_long(argc, argv, "d:r:s:qnh", opts, NULL)) != -1) {
 		switch (c) {
@@ -119,6 +119,8 @@ static int run_args(int argc, char **argv, struct run_args *ra)
 		fprintf(stderr, "usage: kab run JOB [--db PATH]   or   kab run --resume ID [--db PATH]\n");
 		return 2;
 	}
+	if (!(ra->db = cmd_db(ra->db, ra->state_dir, ra->db_buf, sizeof(ra->db_buf))))
+		return 2;
 	return -1;
 }
 
@@ -145,25 +147,21 @@ static int new_job(const char *path, struct job **ret, struct diags *d)
  * 0, or kab run's exit status (the error printed). */
 static int resumed_job(struct store *st, int64_t job_id, const char *db, struct job **ret, struct diags *d)
 {
-	struct store_job sj;
-	if (store_job_get(st, job_id, &sj) < 0) {
+	struct job *j = NULL;
+	char was[300];
+	int r = jl_resume(st, job_id, &j, was, sizeof(was), d);
+	if (r == -ENOENT) {
 		log_error("no job %lld in %s", (long long)job_id, db);
 		return 1;
 	}
-	struct job *j = NULL;
-	int r = job_parse_string(sj.file, sj.text, &j, d);
-	if (r < 0 || sj.status == JOB_DONE) {
-		if (r < 0)
-			diags_print(d, stderr);
-		else
-			log_error("job %lld is already done", (long long)job_id);
-		store_job_clear(&sj);
-		job_free(j);
+	if (r == -EINVAL)
+		diags_print(d, stderr);
+	else if (r == -EALREADY)
+		log_error("job %lld is already done", (long long)job_id);
+	else if (r < 0)
+		log_error("job %lld is in a status this kab does not know (%s): a newer kab may resume it", (long long)job_id, was);
+	if (r < 0)
 		return 2;
-	}
-	char was[300];
-	snprintf(was, sizeof(was), "%s%s%s", job_status_name(sj.status), sj.reason[0] ? ": " : "", sj.reason);
-	store_job_clear(&sj);
 	exec_refuse_boots(j, d);
 	if (d->n) {
 		diags_print(d, stderr);
@@ -210,12 +208,8 @@ int cmd_run(int argc, char **argv)
 			 (long long)job_id, j->name, n, j->pairs, j->n_workloads, j->n_variants, job_order_name(j->order),
 			 j->warmup ? "; and each workload's warm-up, not counted" : "; no warm-up", ra.db);
 	}
-	int r = fg_exec(&fg, j, job_id);
+	int r = fg_exec(&fg, j, job_id, true);
 	ret = run_result(fg.st, job_id, ra.db, r, ra.report);
-	/* the night joins its name's history (kab history NAME); a job that
-	 * did not end (interrupted) joins it when it does */
-	if (history_refresh_job(fg.st, job_id) < 0)
-		log_warn("job %lld: its history rows were not made; kab history %s makes them", (long long)job_id, j->name);
 out:
 	job_free(j);
 	diags_free(&d);
@@ -238,7 +232,7 @@ int cmd_report(int argc, char **argv)
 		{ 0 },
 	};
 	static const char usage[] = "usage: kab report ID [--db PATH | --socket PATH | --url URL [--token-file F] [--cacert F]] [--format text|cover-letter|markdown|json|csv] [--ascii]\n";
-	const char *db = DEFAULT_DB, *format = "text";
+	const char *db = NULL, *format = "text";
 	struct client_conf cc = { 0 };
 	struct report_opts ro = { .format = REPORT_TEXT };
 	int c;
@@ -273,10 +267,11 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	if (cc.url || cc.socket)
 		return client_report(&cc, (long long)id, format);
-	if (access(db, F_OK) != 0) {
-		log_error("database %s does not exist (give the one kab run used with --db PATH)", db);
+	char db_buf[4096];
+	if (!(db = cmd_db(db, NULL, db_buf, sizeof(db_buf))))
 		return 2;
-	}
+	if (cmd_db_present(db, "give the one kab run used with --db PATH") != 0)
+		return 2;
 	struct store *st;
 	if (store_open(db, &st) < 0)
 		return 1;

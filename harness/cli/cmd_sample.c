@@ -16,6 +16,7 @@
 
 #include "harness/cli/cmd.h"
 #include "harness/sampler/sampler.h"
+#include "db/series.h"
 #include "harness/base/util.h"
 
 #define TOP_N 10
@@ -48,7 +49,7 @@ static void usage(FILE *f) {
 
 struct column {
 	const char *metric;
-	struct sampler_cursor cur;
+	struct series_cursor cur;
 };
 
 struct columns {
@@ -68,7 +69,7 @@ static void add_column(void *ctx, const char *metric, const uint8_t *blob, size_
 		return;
 	}
 	c->v[c->n].metric = metric;
-	sampler_cursor_init(&c->v[c->n].cur, blob, len);
+	series_cursor_init(&c->v[c->n].cur, blob, len);
 	c->n++;
 }
 
@@ -99,7 +100,7 @@ static int cmp_abs_delta(const void *a, const void *b) {
 /* The TSV: a header, then one row per sample. */
 static int write_tsv(const struct sampler *s, FILE *f) {
 	struct columns cols = { 0 };
-	struct sampler_cursor times;
+	struct series_cursor times;
 	const uint8_t *tb;
 	size_t tl;
 	int r;
@@ -117,17 +118,17 @@ static int write_tsv(const struct sampler *s, FILE *f) {
 		fprintf(f, "\t%s", cols.v[i].metric);
 	fputc('\n', f);
 
-	sampler_cursor_init(&times, tb, tl);
+	series_cursor_init(&times, tb, tl);
 	for (;;) {
 		int64_t t;
 
-		r = sampler_cursor_next(&times, &t);
+		r = series_cursor_next(&times, &t);
 		if (r <= 0)
 			break;
 		fprintf(f, "%.6f", (double)t / 1e9);
 		for (size_t i = 0; i < cols.n; i++) {
 			int64_t v;
-			r = sampler_cursor_next(&cols.v[i].cur, &v);
+			r = series_cursor_next(&cols.v[i].cur, &v);
 			if (r <= 0) {
 				r = -EINVAL;  /* a series shorter than the times */
 				goto out;

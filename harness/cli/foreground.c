@@ -2,7 +2,7 @@
 #include "harness/cli/foreground.h"
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
-#include "harness/job/job_store.h"
+#include "harness/report/history.h"
 #include "harness/base/output.h"
 #include "harness/base/statedir.h"
 #include "db/store.h"
@@ -45,25 +45,28 @@ int fg_open(struct fg *fg, const char *db, const char *state_dir, const char *no
 
 int fg_submit(struct fg *fg, struct job *j, const char *db, const char *what, int64_t *ret_id, size_t *ret_n)
 {
-	struct store_step *steps;
-	size_t n;
-	int r = exec_plan(j, &steps, &n);
+	int r = jl_submit(fg->st, j, NULL, ret_id, ret_n);
 	if (r < 0)
-		return r;
-	r = job_store_submit(fg->st, j, NULL, steps, n, ret_id);
-	free(steps);
-	if (r < 0) {
 		log_error("cannot store %s in %s", what, db);
-		return r;
-	}
-	*ret_n = n;
-	return 0;
+	return r;
 }
 
-int fg_exec(struct fg *fg, struct job *j, int64_t id)
+/* After kab run's job, whatever its end: the night joins its name's
+ * history (kab history NAME); a job that did not end (interrupted) joins
+ * it when it does. */
+static void fg_after(void *ctx, struct store *st, int64_t id, const char *name, enum job_status now)
 {
+	(void)ctx;
+	(void)now;
+	if (history_refresh_job(st, id) < 0)
+		log_warn("job %lld: its history rows were not made; kab history %s makes them", (long long)id, name);
+}
+
+int fg_exec(struct fg *fg, struct job *j, int64_t id, bool history)
+{
+	const struct jl_hooks hooks = { .after = history ? fg_after : NULL };
 	exec_set_stop_check(out_stop_check);
-	int r = exec_job(fg->st, j, id);
+	int r = jl_run(fg->st, j, id, &hooks);
 	exec_set_stop_check(NULL);
 	return r;
 }

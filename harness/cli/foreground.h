@@ -3,6 +3,7 @@
  * lock, the store, what an earlier kab left restored, and the run itself
  * with a check that kab's output is still there. */
 #pragma once
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,8 +30,9 @@ int fg_open(struct fg *fg, const char *db, const char *state_dir, const char *no
  * ("the calibration job"). Its id and runs in ret_id and ret_n. */
 int fg_submit(struct fg *fg, struct job *j, const char *db, const char *what, int64_t *ret_id, size_t *ret_n);
 
-/* Runs the stored job's pending steps, stopping when kab's output closes:
- * exec_job's return. */
-int fg_exec(struct fg *fg, struct job *j, int64_t id);
+/* Runs the stored job's pending steps, stopping when kab's output closes
+ * (the job is then cancelled), through its owner, jl_run: exec_job's
+ * return. history: the job joins its name's history at its end. */
+int fg_exec(struct fg *fg, struct job *j, int64_t id, bool history);
 
 void fg_close(struct fg *fg);

@@ -1,29 +1,42 @@
-/* kab: the command line. */
+/* kab: the command line. Its configuration (harness/base/config.h) is
+ * resolved here, once, from the environment and machine.conf; a verb's
+ * flags come on top. */
 #include "harness/cli/cmd.h"
+#include "harness/base/config.h"
+#include "harness/job/machine.h"
 #include "harness/base/util.h"
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+/* machine: the verb checks or runs jobs, so it reads machine.conf */
 static const struct {
 	const char *verb;
 	int (*fn)(int, char **);
+	bool machine;
 	const char *help;
 } verbs[] = {
-	{ "check", cmd_check, "check JOB            validate a job file, print it normalized" },
-	{ "run", cmd_run, "run JOB [--db PATH]  run a job in the foreground (--resume ID continues one)" },
-	{ "report", cmd_report, "report ID [--db PATH | --socket PATH | --url URL] [--format F]  print the before/after table of a stored job" },
-	{ "history", cmd_history, "history NAME [--metric M] [--db PATH | --socket PATH | --url URL] [--format text|json]  the nightly history of a job name: a row a night, change points" },
-	{ "regressions", cmd_regressions,
+	{ "check", cmd_check, true, "check JOB            validate a job file, print it normalized" },
+	{ "run", cmd_run, true, "run JOB [--db PATH]  run a job in the foreground (--resume ID continues one)" },
+	{ "report", cmd_report, false,
+	  "report ID [--db PATH | --socket PATH | --url URL] [--format F]  print the before/after table of a stored job" },
+	{ "history", cmd_history, false,
+	  "history NAME [--metric M] [--db PATH | --socket PATH | --url URL] [--format text|json]  the nightly history of a job name: a row a night, change points" },
+	{ "regressions", cmd_regressions, false,
 	  "regressions [--db PATH | --socket PATH | --url URL] [--format text|json|atom] [--ack ID]  nightly change points and their confirmation" },
-	{ "plan", cmd_plan, "plan JOB [--pairs N] [--effect PCT] [--db PATH] [--format text|json]  an A/A calibration, then the pairs a change needs" },
-	{ "compare", cmd_compare, "compare FILE.csv [--format F]  the same statistics and formats for numbers from a CSV file" },
-	{ "submit", cmd_submit, "submit JOB [--socket PATH | --url URL --token-file F] [--wait]  queue a job on a kabd" },
-	{ "status", cmd_status, "status [ID] [--socket PATH | --url URL]  jobs on a kabd, or one job with its progress" },
-	{ "cancel", cmd_cancel, "cancel ID [--socket PATH | --url URL --token-file F]  cancel a job on a kabd" },
-	{ "build", cmd_build, "build JOB [--db PATH] [--kernels-dir DIR] [--work-dir DIR]  build the kernels of a job's kernel = build variants" },
-	{ "builds", cmd_builds, "builds [--db PATH]   list the recorded kernel builds" },
-	{ "sample", cmd_sample, "sample [--interval S] [--duration S] [--out FILE]  run the counter sampler alone" },
+	{ "plan", cmd_plan, true, "plan JOB [--pairs N] [--effect PCT] [--db PATH] [--format text|json]  an A/A calibration, then the pairs a change needs" },
+	{ "compare", cmd_compare, false, "compare FILE.csv [--format F]  the same statistics and formats for numbers from a CSV file" },
+	{ "submit", cmd_submit, false, "submit JOB [--socket PATH | --url URL --token-file F] [--wait]  queue a job on a kabd" },
+	{ "status", cmd_status, false, "status [ID] [--socket PATH | --url URL]  jobs on a kabd, or one job with its progress" },
+	{ "cancel", cmd_cancel, false, "cancel ID [--socket PATH | --url URL --token-file F]  cancel a job on a kabd" },
+	{ "build", cmd_build, true,
+	  "build JOB [--db PATH] [--kernels-dir DIR] [--work-dir DIR]  build the kernels of a job's kernel = build variants" },
+	{ "builds", cmd_builds, false, "builds [--db PATH]   list the recorded kernel builds" },
+	{ "sample", cmd_sample, false, "sample [--interval S] [--duration S] [--out FILE]  run the counter sampler alone" },
+	{ "config", cmd_config, true,
+	  "config [--state-dir DIR] [--kernels-dir DIR] ...  the configuration in force and where each value came from" },
 };
 
 static void usage(FILE *out)
@@ -32,6 +45,33 @@ static void usage(FILE *out)
 	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++)
 		fprintf(out, "  kab %s\n", verbs[i].help);
 	fprintf(out, "\nkab %s: kernel A/B benchmark harness\n", KAB_VERSION);
+}
+
+static const char *env(const char *name)
+{
+	return getenv(name);
+}
+
+/* The environment's settings, and machine.conf's when mc is not NULL
+ * (the verb checks or runs jobs), installed for the library: 0, else
+ * every problem said and 2. */
+static int setup(struct machine_conf *mc)
+{
+	struct kab_config cfg;
+	struct diags d = { 0 };
+	config_resolve(&cfg, env, &d);
+	if (mc) {
+		machine_conf_load(mc, cfg.v[CONFIG_MACHINE_CONF].value, &d);
+		cfg.machine = mc;
+	}
+	int r = 0;
+	if (d.n || d.dropped) {
+		diags_print(&d, stderr);
+		r = 2;
+	}
+	diags_free(&d);
+	config_use(&cfg);
+	return r;
 }
 
 int main(int argc, char **argv)
@@ -50,8 +90,15 @@ int main(int argc, char **argv)
 	}
 	const char *names[ARRAY_SIZE(verbs)];
 	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
-		if (strcmp(argv[1], verbs[i].verb) == 0)
-			return verbs[i].fn(argc - 1, argv + 1);
+		if (strcmp(argv[1], verbs[i].verb) == 0) {
+			struct machine_conf mc;
+			int r = setup(verbs[i].machine ? &mc : NULL);
+			if (r == 0)
+				r = verbs[i].fn(argc - 1, argv + 1);
+			if (verbs[i].machine)
+				machine_conf_free(&mc);
+			return r;
+		}
 		names[i] = verbs[i].verb;
 	}
 	const char *hint = util_did_you_mean(argv[1], names, ARRAY_SIZE(names));

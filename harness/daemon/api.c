@@ -1,108 +1,101 @@
 /* kabd's /api/v1 handlers: JSON out, job file text in. */
 #include "harness/daemon/api.h"
+#include "harness/daemon/api_page.h"
 #include "harness/daemon/body_cache.h"
-#include "harness/job/job.h"
 #include "harness/base/json.h"
+#include "harness/job/job.h"
 #include "harness/daemon/queue.h"
 #include "harness/report/report.h"
-#include "harness/sampler/sampler.h"
+#include "db/counter.h"
+#include "db/series.h"
 #include "db/store.h"
 #include "db/store_boots.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 _Static_assert(HTTPD_MAX_BODY == JOB_TEXT_MAX, "kabd takes a body as large as a job may be, no larger");
 
-#define LIST_DEFAULT 50
-#define LIST_MAX 500
-
 static void store_closep(struct store **s) { store_close(*s); }
 #define _cleanup_store_ _cleanup_(store_closep)
 
-static int open_store(struct api *a, struct httpd_resp *rs, struct store **ret)
+static bool is_read(const struct httpd_req *rq)
 {
-	if (store_open(a->db_path, ret) < 0) {
+	return rq->method && (strcmp(rq->method, "GET") == 0 || strcmp(rq->method, "HEAD") == 0);
+}
+
+int api_open_store(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs, struct store **ret)
+{
+	int r = is_read(rq) ? store_open_readonly(a->db_path, ret) : store_open(a->db_path, ret);
+	if (r < 0) {
 		httpd_error(rs, 500, "the database cannot be opened; see kabd's log");
 		return -EIO;
 	}
 	return 0;
 }
 
-static void json_time(struct strbuf *sb, double t)
+/* A reply the writer finished: 200-ish with a newline after the JSON,
+ * or 500 if a value could not be made. */
+static void ok_json(struct httpd_resp *rs, struct jw *w, int status)
 {
-	if (t <= 0) {
-		sb_puts(sb, "null");
+	if (jw_end(w) < 0) {
+		httpd_error(rs, 500, "out of memory");
 		return;
 	}
-	char buf[64];
-	util_iso_time(t, buf, sizeof(buf));
-	json_str_sb(sb, buf);
-}
-
-static void ok_json(struct httpd_resp *rs, int status)
-{
 	rs->status = status;
 	rs->content_type = "application/json";
 	sb_puts(&rs->body, "\n");
 }
 
-/* The job's ids, newest first; the caller frees. */
+static void ok_value(struct httpd_resp *rs, json_t *v, int status)
+{
+	struct jw w;
+	jw_init_sb(&w, &rs->body, 0);
+	jw_put(&w, NULL, v);
+	ok_json(rs, &w, status);
+}
 
+/* A page of jobs, newest first: ?limit=N jobs below ?after=ID, and
+ * next_after for the page after (api_page.h). */
 void api_jobs_list(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
-	const char *ls = httpd_query(rq, "limit"), *as = httpd_query(rq, "after");
-	uint64_t limit = LIST_DEFAULT;
-	int64_t after = 0;
-	if (ls && (util_parse_u64(ls, &limit) < 0 || limit == 0)) {
-		httpd_error(rs, 400, "limit must be a number from 1 to %d", LIST_MAX);
+	static const char *const keys[] = { "limit", "after" };
+	struct api_page page;
+	if (api_page_parse(rq, keys, ARRAY_SIZE(keys), &page, rs) < 0)
 		return;
-	}
-	if (limit > LIST_MAX)
-		limit = LIST_MAX;
-	if (as && (util_parse_i64(as, &after) < 0 || after <= 0)) {
-		httpd_error(rs, 400, "after must be a job id (a positive number)");
-		return;
-	}
 	_cleanup_store_ struct store *st = NULL;
-	if (open_store(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	/* one more than asked for tells whether there is a next page */
 	_cleanup_free_ int64_t *ids = NULL;
 	size_t n;
-	if (store_jobs_page(st, after, (size_t)limit + 1, &ids, &n) < 0) {
+	if (store_jobs_page(st, page.after, page.limit + 1, &ids, &n) < 0) {
 		httpd_error(rs, 500, "cannot list jobs: %s", store_errmsg(st));
 		return;
 	}
 	size_t i = 0, shown = 0;
-	sb_puts(&rs->body, "{\"jobs\": [");
+	struct jw w;
+	jw_init_sb(&w, &rs->body, 0);
+	jw_open(&w, NULL, '{', JW_INLINE);
+	jw_open(&w, "jobs", '[', JW_ROWS);
 	int64_t last = 0;
-	for (; i < n && shown < limit; i++) {
+	for (; i < n && api_page_room(&page, shown, rs->body.len); i++) {
 		struct store_job sj;
 		if (store_job_info(st, ids[i], &sj) < 0)
 			continue;
-		sb_printf(&rs->body, "%s\n  {\"id\": %lld, \"name\": ", shown ? "," : "", (long long)sj.id);
-		json_str_sb(&rs->body, sj.name);
-		sb_puts(&rs->body, ", \"status\": ");
-		json_str_sb(&rs->body, job_status_name(sj.status));
-		sb_puts(&rs->body, ", \"submitter\": ");
-		json_str_sb(&rs->body, sj.submitter[0] ? sj.submitter : NULL);
-		sb_puts(&rs->body, ", \"created\": ");
-		json_time(&rs->body, sj.created);
-		sb_puts(&rs->body, ", \"finished\": ");
-		json_time(&rs->body, sj.finished);
-		sb_puts(&rs->body, "}");
+		jw_put(&w, NULL,
+		       json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "id", (json_int_t)sj.id, "name", jw_str(sj.name),
+				 "status", jw_str(job_status_name(sj.status)), "submitter", jw_str_opt(sj.submitter),
+				 "created", jw_time(sj.created), "finished", jw_time(sj.finished)));
 		last = sj.id;
 		shown++;
 		store_job_clear(&sj);
 	}
-	sb_puts(&rs->body, "\n], \"next_after\": ");
-	if (i < n)
-		sb_printf(&rs->body, "%lld}", (long long)last);
-	else
-		sb_puts(&rs->body, "null}");
-	ok_json(rs, 200);
+	jw_close(&w);
+	api_page_end(&w, i < n, last);
+	ok_json(rs, &w, 200);
 }
 
 /* Variant and workload names of a stored job, as stored at submit: a
@@ -165,234 +158,226 @@ static bool job_timing(struct store *st, const struct store_job *sj, size_t left
 	return true;
 }
 
-/* A job's own fields in GET /api/v1/jobs/ID, from "{" to "finished". */
-static void job_json_fields(struct strbuf *b, const struct store_job *sj)
+/* A job's own fields in GET /api/v1/jobs/ID, "id" to "finished". */
+static void job_json_fields(struct jw *w, const struct store_job *sj)
 {
-	sb_printf(b, "{\"id\": %lld, \"name\": ", (long long)sj->id);
-	json_str_sb(b, sj->name);
-	sb_puts(b, ", \"status\": ");
-	json_str_sb(b, job_status_name(sj->status));
-	sb_puts(b, ", \"reason\": ");
-	json_str_sb(b, sj->reason[0] ? sj->reason : NULL);
-	sb_puts(b, ", \"file\": ");
-	json_str_sb(b, sj->file);
-	sb_puts(b, ", \"submitter\": ");
-	json_str_sb(b, sj->submitter[0] ? sj->submitter : NULL);
-	sb_puts(b, ", \"created\": ");
-	json_time(b, sj->created);
-	sb_puts(b, ", \"started\": ");
-	json_time(b, sj->started);
-	sb_puts(b, ", \"finished\": ");
-	json_time(b, sj->finished);
+	jw_put_members(w, json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", (json_int_t)sj->id, "name",
+				    jw_str(sj->name), "status", jw_str(job_status_name(sj->status)), "reason",
+				    jw_str_opt(sj->reason), "file", jw_str(sj->file), "submitter",
+				    jw_str_opt(sj->submitter), "created", jw_time(sj->created), "started",
+				    jw_time(sj->started), "finished", jw_time(sj->finished)));
+}
+
+/* Names and kinds of the variants or workloads, as [{"name": , kind_key: }]. */
+static json_t *parts_json(const struct store_job_part *v, size_t n, const char *kind_key)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < n; i++)
+		if (json_array_append_new(a, json_pack("{s:o, s:o}", "name", jw_str(v[i].name), kind_key, jw_str(v[i].kind))) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
 }
 
 /* Its pairs, order, variants and workloads, when the job has them stored. */
-static void job_json_parts(struct strbuf *b, const struct store_job *sj, const struct job_names *jn)
+static void job_json_parts(struct jw *w, const struct store_job *sj, const struct job_names *jn)
 {
 	if (!jn->n_variants)
 		return;
-	sb_printf(b, ", \"pairs\": %u, \"order\": ", sj->pairs);
-	json_str_sb(b, sj->order);
-	sb_puts(b, ", \"variants\": [");
-	for (size_t i = 0; i < jn->n_variants; i++) {
-		sb_puts(b, i ? ", {\"name\": " : "{\"name\": ");
-		json_str_sb(b, jn->variants[i].name);
-		sb_puts(b, ", \"kernel\": ");
-		json_str_sb(b, jn->variants[i].kind);
-		sb_puts(b, "}");
-	}
-	sb_puts(b, "], \"workloads\": [");
-	for (size_t i = 0; i < jn->n_workloads; i++) {
-		sb_puts(b, i ? ", {\"name\": " : "{\"name\": ");
-		json_str_sb(b, jn->workloads[i].name);
-		sb_puts(b, ", \"type\": ");
-		json_str_sb(b, jn->workloads[i].kind);
-		sb_puts(b, "}");
-	}
-	sb_puts(b, "]");
+	jw_put(w, "pairs", json_integer(sj->pairs));
+	jw_put(w, "order", jw_str(sj->order));
+	jw_put(w, "variants", parts_json(jn->variants, jn->n_variants, "kernel"));
+	jw_put(w, "workloads", parts_json(jn->workloads, jn->n_workloads, "type"));
+}
+
+struct boots_json {
+	struct jw *w;
+	const struct job_names *jn;
+	size_t shown;
+};
+
+static void boot_json(void *ctx, const struct store_boot *x)
+{
+	struct boots_json *bj = ctx;
+	struct jw *w = bj->w;
+	if (!bj->shown++)
+		jw_open(w, "boots", '[', JW_INLINE);
+	jw_open(w, NULL, '{', JW_INLINE);
+	jw_put(w, "slot", json_integer(x->slot + 1));
+	jw_put(w, "variant", jw_str(name_at(bj->jn->variants, bj->jn->n_variants, x->variant)));
+	jw_put(w, "build", json_integer(x->build_id));
+	jw_put(w, "method", jw_str(x->method));
+	jw_put(w, "status", jw_str(boot_status_name(x->status)));
+	jw_put(w, "reason", jw_str_opt(x->reason));
+	jw_put(w, "boot_id", jw_str_opt(x->boot_id));
+	jw_put(w, "kernel_release", jw_str_opt(x->kernel_release));
+	jw_put(w, "switch_at", jw_time(x->switch_at));
+	/* the durations to the millisecond, as they were measured */
+	bool ready = x->ready_at > 0;
+	jw_fixed(w, "prep_s", ready ? x->prep_s : NAN, 3);
+	jw_fixed(w, "uptime_s", ready ? x->uptime_s : NAN, 3);
+	jw_fixed(w, "kexec_s", ready ? x->kexec_s : NAN, 3);
+	jw_close(w);
 }
 
 /* A job that boots kernels: every switch and the boot that followed
- * (nothing for a job that boots none). */
-static void job_json_boots(struct strbuf *b, struct store *st, int64_t id, const struct job_names *jn)
+ * (nothing for a job that boots none), read one at a time. */
+static void job_json_boots(struct jw *w, struct store *st, int64_t id, const struct job_names *jn)
 {
-	struct store_boot *boots = NULL;
-	size_t nb = 0;
-	if (store_boots_load(st, id, &boots, &nb) == 0 && nb) {
-		sb_puts(b, ", \"boots\": [");
-		for (size_t i = 0; i < nb; i++) {
-			const struct store_boot *x = &boots[i];
-			sb_printf(b, "%s{\"slot\": %d, \"variant\": ", i ? ", " : "", x->slot + 1);
-			json_str_sb(b, name_at(jn->variants, jn->n_variants, x->variant));
-			sb_printf(b, ", \"build\": %lld, \"method\": ", (long long)x->build_id);
-			json_str_sb(b, x->method);
-			sb_puts(b, ", \"status\": ");
-			json_str_sb(b, boot_status_name(x->status));
-			sb_puts(b, ", \"reason\": ");
-			json_str_sb(b, x->reason[0] ? x->reason : NULL);
-			sb_puts(b, ", \"boot_id\": ");
-			json_str_sb(b, x->boot_id[0] ? x->boot_id : NULL);
-			sb_puts(b, ", \"kernel_release\": ");
-			json_str_sb(b, x->kernel_release[0] ? x->kernel_release : NULL);
-			sb_puts(b, ", \"switch_at\": ");
-			json_time(b, x->switch_at);
-			if (x->ready_at > 0)
-				sb_printf(b, ", \"prep_s\": %.3f, \"uptime_s\": %.3f, \"kexec_s\": %.3f}", x->prep_s, x->uptime_s,
-					  x->kexec_s);
-			else
-				sb_puts(b, ", \"prep_s\": null, \"uptime_s\": null, \"kexec_s\": null}");
-		}
-		sb_puts(b, "]");
+	struct boots_json bj = { .w = w, .jn = jn };
+	struct jw before = *w;
+	size_t len = w->sb->len;
+	if (store_boots_foreach(st, id, boot_json, &bj) < 0) {
+		/* as before: a job whose boots cannot be read shows none */
+		*w = before;
+		w->sb->len = len;
+		if (w->sb->buf)
+			w->sb->buf[len] = 0;
+		return;
 	}
-	free(boots);
+	if (bj.shown)
+		jw_close(w);
 }
 
-/* Its progress over the schedule steps[n], the stage, the elapsed time
- * and the time left, to the closing braces. */
-static void job_json_progress(struct strbuf *b, struct store *st, const struct store_job *sj,
-			      const struct job_names *jn, const struct store_step *steps, size_t n)
+/* Its progress over the schedule, the stage, the elapsed time and the
+ * time left. */
+static void job_json_progress(struct jw *w, struct store *st, const struct store_job *sj, const struct job_names *jn,
+			      const struct store_steps_count *c)
 {
-	size_t done = 0, skipped = 0;
-	const struct store_step *cur = NULL;
-	for (size_t i = 0; i < n; i++) {
-		switch (steps[i].status) {
-		case STEP_FINISHED:
-		case STEP_ABORTED:
-			done++;
-			break;
-		case STEP_SKIPPED:
-		case STEP_BOOT_FAILED:
-			skipped++;
-			break;
-		case STEP_STARTED:
-			cur = &steps[i];
-			break;
-		default:  /* pending, or a status this kab does not know */
-			break;
-		}
-	}
-	sb_printf(b, ", \"progress\": {\"runs_done\": %zu, \"runs_skipped\": %zu, \"runs_total\": %zu, \"current\": ",
-		  done, skipped, n);
-	if (cur) {
-		sb_printf(b, "{\"seq\": %d, \"pair\": %d, \"variant\": ", cur->seq, cur->pair + 1);
-		json_str_sb(b, name_at(jn->variants, jn->n_variants, cur->variant));
-		sb_puts(b, ", \"workload\": ");
-		json_str_sb(b, name_at(jn->workloads, jn->n_workloads, cur->workload));
-		sb_puts(b, "}");
-	} else {
-		sb_puts(b, "null");
-	}
+	size_t done = c->n[STEP_FINISHED] + c->n[STEP_ABORTED];
+	size_t skipped = c->n[STEP_SKIPPED] + c->n[STEP_BOOT_FAILED];
+	const struct store_step *cur = c->current.id ? &c->current : NULL;
+	jw_open(w, "progress", '{', JW_INLINE);
+	jw_put(w, "runs_done", json_integer((json_int_t)done));
+	jw_put(w, "runs_skipped", json_integer((json_int_t)skipped));
+	jw_put(w, "runs_total", json_integer((json_int_t)c->total));
+	if (cur)
+		jw_put(w, "current",
+		       json_pack("{s:i, s:i, s:o, s:o}", "seq", cur->seq, "pair", cur->pair + 1, "variant",
+				 jw_str(name_at(jn->variants, jn->n_variants, cur->variant)), "workload",
+				 jw_str(name_at(jn->workloads, jn->n_workloads, cur->workload))));
+	else
+		jw_put(w, "current", json_null());
 	/* what the executor does between runs (building kernels) */
-	sb_puts(b, ", \"stage\": ");
-	json_str_sb(b, !cur && sj->status == JOB_RUNNING && sj->reason[0] ? sj->reason : NULL);
+	jw_put(w, "stage", jw_str_opt(!cur && sj->status == JOB_RUNNING ? sj->reason : NULL));
 	double elapsed, eta;
-	bool have_eta = job_timing(st, sj, n - done - skipped, &elapsed, &eta);
-	sb_puts(b, ", \"elapsed_s\": ");
-	if (sj->started > 0)
-		sb_printf(b, "%.1f", elapsed);
-	else
-		sb_puts(b, "null");
-	sb_puts(b, ", \"eta_s\": ");
-	if (have_eta)
-		sb_printf(b, "%.0f", eta);
-	else
-		sb_puts(b, "null");
-	sb_puts(b, "}}");
+	bool have_eta = job_timing(st, sj, c->total - done - skipped, &elapsed, &eta);
+	jw_fixed(w, "elapsed_s", sj->started > 0 ? elapsed : NAN, 1);
+	jw_fixed(w, "eta_s", have_eta ? eta : NAN, 0);
+	jw_close(w);
 }
 
 void api_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
 	_cleanup_store_ struct store *st = NULL;
-	if (open_store(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	struct store_job sj;
 	if (get_job(st, rq->id, rs, &sj) < 0)
 		return;
 	struct job_names jn;
 	job_names_load(st, rq->id, &jn);
-	struct store_step *steps = NULL;
-	size_t n = 0;
-	if (store_steps_load(st, rq->id, &steps, &n) < 0) {
+	/* counted by the database: a schedule of JOB_STEPS_MAX steps is never loaded */
+	struct store_steps_count c;
+	if (store_steps_count(st, rq->id, &c) < 0) {
 		httpd_error(rs, 500, "cannot read the schedule of job %lld", (long long)rq->id);
 		goto out;
 	}
-	job_json_fields(&rs->body, &sj);
-	job_json_parts(&rs->body, &sj, &jn);
-	job_json_boots(&rs->body, st, rq->id, &jn);
-	job_json_progress(&rs->body, st, &sj, &jn, steps, n);
-	ok_json(rs, 200);
+	struct jw w;
+	jw_init_sb(&w, &rs->body, 0);
+	jw_open(&w, NULL, '{', JW_INLINE);
+	job_json_fields(&w, &sj);
+	job_json_parts(&w, &sj, &jn);
+	job_json_boots(&w, st, rq->id, &jn);
+	job_json_progress(&w, st, &sj, &jn, &c);
+	jw_close(&w);
+	ok_json(rs, &w, 200);
 out:
-	free(steps);
 	job_names_free(&jn);
 	store_job_clear(&sj);
 }
 
+/* A page of GET /jobs/ID/runs as it is written, one run at a time. */
+struct runs_page {
+	struct jw *w;
+	struct api_page page;
+	const struct job_names *jn;
+	size_t shown;
+	int64_t last;
+	bool more;
+};
+
+static json_t *run_provenance_json(const struct store_run_row *r)
+{
+	json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:i, s:I, s:I, s:o, s:i, s:o, s:o}", "kab_version", jw_str(r->kab_version),
+			      "kernel_release", jw_str(r->kernel_release), "boot_id", jw_str(r->boot_id), "cmdline",
+			      jw_str(r->cmdline), "cpus", r->cpus, "mem_total", (json_int_t)r->mem_total, "swap_total",
+			      (json_int_t)r->swap_total, "swap_devices", jw_str(r->swap_devices), "cgroup_version",
+			      r->cgroup_version, "cgroup_path", jw_str(r->cgroup_path), "knobs", jw_str(r->knobs));
+	/* settings null: a run recorded before kab read them */
+	if (o && (jw_set(o, "settings", jw_str_opt(r->settings)) < 0 || jw_set(o, "conditioning", jw_str_opt(r->conditioning)) < 0 ||
+		  jw_set(o, "memory_max", json_integer((json_int_t)r->memory_max)) < 0)) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static int run_row_json(void *ctx, const struct store_run_row *r)
+{
+	struct runs_page *p = ctx;
+	if (!api_page_room(&p->page, p->shown, p->w->sb->len)) {
+		p->more = true;
+		return 1;
+	}
+	jw_put(p->w, NULL,
+	       json_pack("{s:I, s:I, s:i, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o}", "id", (json_int_t)r->id,
+			 "step", (json_int_t)r->step_id, "pair", r->pair + 1, "variant",
+			 jw_str(name_at(p->jn->variants, p->jn->n_variants, r->variant)), "workload",
+			 jw_str(name_at(p->jn->workloads, p->jn->n_workloads, r->workload)), "status",
+			 jw_str(run_status_name(r->status)), "reason", jw_str_opt(r->reason), "exit_code",
+			 r->exit_code >= 0 ? json_integer(r->exit_code) : json_null(), "term_signal", r->term_signal, "started",
+			 jw_time(r->started), "finished", jw_time(r->finished), "provenance", run_provenance_json(r)));
+	p->last = r->id;
+	p->shown++;
+	return 0;
+}
+
+/* A page of the job's runs in execution order: ?limit=N (API_PAGE_DEFAULT,
+ * at most API_PAGE_MAX) runs after run ?after=ID, and next_after for the
+ * page after; read a row at a time, and cut at API_PAGE_BYTES. */
 void api_job_runs(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
+	static const char *const keys[] = { "limit", "after" };
+	struct jw w;
+	jw_init_sb(&w, &rs->body, 0);
+	struct runs_page p = { .w = &w };
+	if (api_page_parse(rq, keys, ARRAY_SIZE(keys), &p.page, rs) < 0)
+		return;
 	_cleanup_store_ struct store *st = NULL;
-	if (open_store(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	struct store_job sj;
 	if (get_job(st, rq->id, rs, &sj) < 0)
 		return;
+	store_job_clear(&sj);
 	struct job_names jn;
 	job_names_load(st, rq->id, &jn);
-	struct store_run *runs = NULL;
-	size_t n = 0;
-	if (store_runs_load(st, rq->id, &runs, &n) < 0) {
+	p.jn = &jn;
+	jw_open(&w, NULL, '{', JW_INLINE);
+	jw_put(&w, "job", json_integer(rq->id));
+	jw_open(&w, "runs", '[', JW_ROWS);
+	/* one more than a page: whether there is a next one */
+	if (store_runs_page(st, rq->id, p.page.after, p.page.limit + 1, run_row_json, &p) < 0) {
 		httpd_error(rs, 500, "cannot read the runs of job %lld", (long long)rq->id);
 		goto out;
 	}
-	struct strbuf *b = &rs->body;
-	sb_printf(b, "{\"job\": %lld, \"runs\": [", (long long)rq->id);
-	size_t nv = jn.n_variants, nw = jn.n_workloads;
-	for (size_t i = 0; i < n; i++) {
-		const struct store_run *r = &runs[i];
-		sb_printf(b, "%s\n  {\"id\": %lld, \"step\": %lld, \"pair\": %d, \"variant\": ", i ? "," : "",
-			  (long long)r->id, (long long)r->step_id, r->pair + 1);
-		json_str_sb(b, name_at(jn.variants, nv, r->variant));
-		sb_puts(b, ", \"workload\": ");
-		json_str_sb(b, name_at(jn.workloads, nw, r->workload));
-		sb_puts(b, ", \"status\": ");
-		json_str_sb(b, run_status_name(r->status));
-		sb_puts(b, ", \"reason\": ");
-		json_str_sb(b, r->reason[0] ? r->reason : NULL);
-		sb_puts(b, ", \"exit_code\": ");
-		if (r->exit_code >= 0)
-			sb_printf(b, "%d", r->exit_code);
-		else
-			sb_puts(b, "null");
-		sb_printf(b, ", \"term_signal\": %d, \"started\": ", r->term_signal);
-		json_time(b, r->started);
-		sb_puts(b, ", \"finished\": ");
-		json_time(b, r->finished);
-		sb_puts(b, ", \"provenance\": {\"kab_version\": ");
-		json_str_sb(b, r->kab_version);
-		sb_puts(b, ", \"kernel_release\": ");
-		json_str_sb(b, r->kernel_release);
-		sb_puts(b, ", \"boot_id\": ");
-		json_str_sb(b, r->boot_id);
-		sb_puts(b, ", \"cmdline\": ");
-		json_str_sb(b, r->cmdline);
-		sb_printf(b, ", \"cpus\": %d, \"mem_total\": %llu, \"swap_total\": %llu, \"swap_devices\": ", r->cpus,
-			  (unsigned long long)r->mem_total, (unsigned long long)r->swap_total);
-		json_str_sb(b, r->swap_devices);
-		sb_printf(b, ", \"cgroup_version\": %d, \"cgroup_path\": ", r->cgroup_version);
-		json_str_sb(b, r->cgroup_path);
-		sb_puts(b, ", \"knobs\": ");
-		json_str_sb(b, r->knobs);
-		sb_puts(b, ", \"settings\": "); /* null: a run recorded before kab read them */
-		json_str_sb(b, r->settings[0] ? r->settings : NULL);
-		sb_puts(b, ", \"conditioning\": ");
-		json_str_sb(b, r->conditioning[0] ? r->conditioning : NULL);
-		sb_printf(b, ", \"memory_max\": %llu}}", (unsigned long long)r->memory_max);
-	}
-	sb_puts(b, "\n]}");
-	ok_json(rs, 200);
+	jw_close(&w);
+	api_page_end(&w, p.more, p.last);
+	ok_json(rs, &w, 200);
 out:
-	free(runs);
 	job_names_free(&jn);
-	store_job_clear(&sj);
 }
 
 /* Finished jobs never change, so their rendered reports are kept: a report
@@ -416,7 +401,7 @@ void api_job_report(struct api *a, const struct httpd_req *rq, struct httpd_resp
 		return;
 	}
 	_cleanup_store_ struct store *st = NULL;
-	if (open_store(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	char *buf = NULL;
 	size_t len = 0;
@@ -457,11 +442,10 @@ void api_job_report(struct api *a, const struct httpd_req *rq, struct httpd_resp
  * "LINE: message", and how many more were found. */
 static void reply_diags(struct httpd_resp *rs, int r, const struct diags *d)
 {
-	struct strbuf *b = &rs->body;
-	rs->status = r == -EFBIG ? 413 : 400;
-	rs->content_type = "application/json";
-	sb_printf(b, "{\"error\": \"the job has %zu error(s)\", \"errors\": [", diags_count(d));
-	for (size_t i = 0; i < d->n; i++) {
+	char head[64];
+	snprintf(head, sizeof(head), "the job has %zu error(s)", diags_count(d));
+	json_t *errors = json_array();
+	for (size_t i = 0; errors && i < d->n; i++) {
 		struct strbuf line = { 0 };
 		/* the machine's /etc/kab/machine.conf is named; the job's own file is not */
 		bool other = d->v[i].file && strcmp(d->v[i].file, "submitted.job") != 0;
@@ -471,14 +455,22 @@ static void reply_diags(struct httpd_resp *rs, int r, const struct diags *d)
 			sb_printf(&line, "%d: %s", d->v[i].line, d->v[i].msg);
 		else
 			sb_printf(&line, "%s%s", other ? " " : "", d->v[i].msg);
-		if (i)
-			sb_puts(b, ", ");
-		json_str_sb(b, line.buf);
+		json_array_append_new(errors, jw_str(line.buf ? line.buf : ""));
 		sb_free(&line);
 	}
-	if (d->dropped)
-		sb_printf(b, "%s\"and %zu more not shown: fix these first\"", d->n ? ", " : "", d->dropped);
-	sb_puts(b, "]}\n");
+	if (errors && d->dropped) {
+		char more[96];
+		snprintf(more, sizeof(more), "and %zu more not shown: fix these first", d->dropped);
+		json_array_append_new(errors, jw_str(more));
+	}
+	sb_free(&rs->body);
+	if (jw_dump_sb(&rs->body, json_pack("{s:s, s:o}", "error", head, "errors", errors), 0) < 0) {
+		httpd_error(rs, 500, "out of memory");
+		return;
+	}
+	sb_puts(&rs->body, "\n");
+	rs->status = r == -EFBIG ? 413 : 400;
+	rs->content_type = "application/json";
 }
 
 void api_job_create(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
@@ -504,7 +496,7 @@ void api_job_create(struct api *a, const struct httpd_req *rq, struct httpd_resp
 	diags_free(&d);
 	_cleanup_store_ struct store *st = NULL;
 	int64_t id;
-	if (open_store(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		goto out;
 	/* build = ID: the parser has no database; kabd's is the one the job runs with */
 	if (job_check_builds(j, st, &d) > 0) {
@@ -516,8 +508,7 @@ void api_job_create(struct api *a, const struct httpd_req *rq, struct httpd_resp
 		httpd_error(rs, 500, "the job could not be stored: %s", store_errmsg(st));
 		goto out;
 	}
-	sb_printf(&rs->body, "{\"id\": %lld}", (long long)id);
-	ok_json(rs, 201);
+	ok_value(rs, json_pack("{s:I}", "id", (json_int_t)id), 201);
 out:
 	job_free(j);
 }
@@ -525,7 +516,7 @@ out:
 void api_job_cancel(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
 	_cleanup_store_ struct store *st = NULL;
-	if (open_store(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	char status[16] = "";
 	int r = queue_cancel(a->queue, st, rq->id, status, sizeof(status));
@@ -537,37 +528,34 @@ void api_job_cancel(struct api *a, const struct httpd_req *rq, struct httpd_resp
 		httpd_error(rs, 500, "cannot cancel job %lld: %s", (long long)rq->id, store_errmsg(st));
 	} else {
 		/* 1: the executor stops the run now; its status follows */
-		sb_printf(&rs->body, "{\"id\": %lld, \"status\": \"%s\"}", (long long)rq->id, r == 1 ? "cancelling" : "cancelled");
-		ok_json(rs, r == 1 ? 202 : 200);
+		ok_value(rs, json_pack("{s:I, s:s}", "id", (json_int_t)rq->id, "status", r == 1 ? "cancelling" : job_status_name(JOB_CANCELLED)),
+			 r == 1 ? 202 : 200);
 	}
 }
 
 void api_health(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
 	_cleanup_store_ struct store *st = NULL;
-	bool db_ok = store_open(a->db_path, &st) == 0;
+	bool db_ok = store_open_readonly(a->db_path, &st) == 0;
 	int64_t cur = queue_current(a->queue);
-	sb_printf(&rs->body, "{\"status\": \"%s\", \"version\": \"%s\", \"database\": %s, \"executor\": \"%s\", \"current_job\": ",
-		  db_ok ? "ok" : "degraded", KAB_VERSION, db_ok ? "true" : "false", queue_state(a->queue));
-	if (cur)
-		sb_printf(&rs->body, "%lld}", (long long)cur);
-	else
-		sb_puts(&rs->body, "null}");
-	ok_json(rs, db_ok ? 200 : 503);
+	ok_value(rs,
+		 json_pack("{s:s, s:s, s:b, s:s, s:o}", "status", db_ok ? "ok" : "degraded", "version", KAB_VERSION,
+			   "database", db_ok, "executor", queue_state_name(queue_state(a->queue)), "current_job",
+			   cur ? json_integer(cur) : json_null()),
+		 db_ok ? 200 : 503);
 }
 
 void api_metrics(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
 	_cleanup_store_ struct store *st = NULL;
-	if (open_store(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	struct strbuf *b = &rs->body;
-	static const char *const states[] = { "idle", "running", "stopping" };
-	const char *state = queue_state(a->queue);
+	enum queue_state state = queue_state(a->queue);
 	sb_puts(b, "# HELP kabd_up Whether kabd is serving.\n# TYPE kabd_up gauge\nkabd_up 1\n");
 	sb_puts(b, "# HELP kabd_executor_state The executor's state (1 for the current one).\n# TYPE kabd_executor_state gauge\n");
-	for (size_t i = 0; i < ARRAY_SIZE(states); i++)
-		sb_printf(b, "kabd_executor_state{state=\"%s\"} %d\n", states[i], strcmp(state, states[i]) == 0);
+	for (int i = 0; i < QUEUE_STATE_N; i++)
+		sb_printf(b, "kabd_executor_state{state=\"%s\"} %d\n", queue_state_name((enum queue_state)i), (int)state == i);
 	sb_puts(b, "# HELP kabd_jobs Jobs by status.\n# TYPE kabd_jobs gauge\n");
 	int64_t queued = 0;
 	for (int i = 0; i < JOB_STATUS_N; i++) {
@@ -636,7 +624,7 @@ static int series_load(struct store *st, int64_t run_id, const char *metric, int
 	int64_t *v = calloc(n ? n : 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	r = sampler_decode(blob, len, v, n);
+	r = series_decode(blob, len, v, n);
 	if (r < 0) {
 		free(v);
 		return r;
@@ -646,29 +634,35 @@ static int series_load(struct store *st, int64_t run_id, const char *metric, int
 	return 0;
 }
 
-struct series_list {
-	struct strbuf *b;
-	size_t shown;
-};
+/* The points one reply of a series holds at most: about 20 bytes each in
+ * t_s and values, so under API_PAGE_BYTES whatever the run's length. */
+#define SAMPLES_POINTS_MAX 20000
+_Static_assert(SAMPLES_POINTS_MAX * 2 * 24 < API_PAGE_BYTES, "a thinned series fits in a page's bytes");
+
+/* The sample after i when every stride-th is shown, and the last one. */
+static size_t next_sample(size_t i, size_t n, size_t stride)
+{
+	if (i + 1 >= n)
+		return n;
+	return i + stride < n ? i + stride : n - 1;
+}
 
 /* One entry of the run's list of series: its name and what it did (the
  * page opens on one that moves); a corrupt series has nulls. */
 static void series_entry(void *ctx, const char *metric, const uint8_t *blob, size_t len, size_t n)
 {
-	struct series_list *l = ctx;
-	struct sampler_summary sum;
+	struct jw *w = ctx;
+	struct series_summary sum;
 	if (strcmp(metric, "t_ns") == 0)
 		return;
-	sb_puts(l->b, l->shown++ ? ",\n  {\"name\": " : "\n  {\"name\": ");
-	json_str_sb(l->b, metric);
-	if (sampler_summarize(blob, len, n, &sum) < 0 || sum.n == 0) {
-		sb_puts(l->b, ", \"n\": 0, \"min\": null, \"max\": null, \"mean\": null, \"changes\": null}");
+	if (series_summarize(blob, len, n, &sum) < 0 || sum.n == 0) {
+		jw_put(w, NULL, json_pack("{s:o, s:i, s:n, s:n, s:n, s:n}", "name", jw_str(metric), "n", 0, "min", "max", "mean", "changes"));
 		return;
 	}
-	char mean[32];
-	json_num(sum.mean, mean, sizeof(mean));
-	sb_printf(l->b, ", \"n\": %zu, \"min\": %llu, \"max\": %llu, \"mean\": %s, \"changes\": %zu}", sum.n,
-		  (unsigned long long)sum.min, (unsigned long long)sum.max, mean, sum.changes);
+	jw_put(w, NULL,
+	       json_pack("{s:o, s:I, s:I, s:I, s:o, s:I}", "name", jw_str(metric), "n", (json_int_t)sum.n, "min",
+			 (json_int_t)sum.min, "max", (json_int_t)sum.max, "mean", jw_num(sum.mean), "changes",
+			 (json_int_t)sum.changes));
 }
 
 /* Without ?metric, the names of the run's series, and each with its
@@ -683,7 +677,7 @@ void api_run_samples(struct api *a, const struct httpd_req *rq, struct httpd_res
 		return;
 	}
 	_cleanup_store_ struct store *st = NULL;
-	if (open_store(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	__attribute__((cleanup(names_freep))) char **names = NULL;
 	size_t nn = 0;
@@ -695,24 +689,24 @@ void api_run_samples(struct api *a, const struct httpd_req *rq, struct httpd_res
 		httpd_error(rs, 404, "no samples for run %lld", (long long)rq->id);
 		return;
 	}
-	struct strbuf *b = &rs->body;
+	struct jw w;
+	jw_init_sb(&w, &rs->body, 0);
+	jw_open(&w, NULL, '{', JW_INLINE);
+	jw_put(&w, "run", json_integer(rq->id));
 	if (!metric) {
-		sb_printf(b, "{\"run\": %lld, \"metrics\": [", (long long)rq->id);
-		size_t shown = 0;
-		for (size_t i = 0; i < nn; i++) {
-			if (strcmp(names[i], "t_ns") == 0)
-				continue;
-			sb_puts(b, shown++ ? ", " : "");
-			json_str_sb(b, names[i]);
-		}
-		sb_puts(b, "],\n \"series\": [");
-		struct series_list l = { b, 0 };
-		if (store_series_foreach(st, rq->id, series_entry, &l) < 0) {
+		jw_open(&w, "metrics", '[', JW_INLINE);
+		for (size_t i = 0; i < nn; i++)
+			if (strcmp(names[i], "t_ns") != 0)
+				jw_put(&w, NULL, jw_str(names[i]));
+		jw_close(&w);
+		jw_open(&w, "series", '[', JW_LINES);
+		if (store_series_foreach(st, rq->id, series_entry, &w) < 0) {
 			httpd_error(rs, 500, "cannot read the samples of run %lld: %s", (long long)rq->id, store_errmsg(st));
 			return;
 		}
-		sb_puts(b, "]}");
-		ok_json(rs, 200);
+		jw_close(&w);
+		jw_close(&w);
+		ok_json(rs, &w, 200);
 		return;
 	}
 	_cleanup_free_ int64_t *t = NULL, *v = NULL;
@@ -728,17 +722,23 @@ void api_run_samples(struct api *a, const struct httpd_req *rq, struct httpd_res
 		return;
 	}
 	size_t n = tn < vn ? tn : vn;
-	sb_printf(b, "{\"run\": %lld, \"metric\": ", (long long)rq->id);
-	json_str_sb(b, metric);
-	sb_puts(b, ", \"unit\": ");
-	json_str_sb(b, sampler_metric_unit(metric));
-	sb_puts(b, ", \"t_s\": [");
-	for (size_t i = 0; i < n; i++)
-		sb_printf(b, "%s%.6f", i ? ", " : "", (double)t[i] / 1e9);
-	sb_puts(b, "], \"values\": [");
+	/* a long run's series is thinned to every stride-th sample (the last
+	 * one always kept): the reply stays under SAMPLES_POINTS_MAX points */
+	size_t stride = n > SAMPLES_POINTS_MAX ? (n + SAMPLES_POINTS_MAX - 3) / (SAMPLES_POINTS_MAX - 1) : 1;
+	jw_put(&w, "metric", jw_str(metric));
+	jw_put(&w, "unit", jw_str(counter_unit(metric)));
+	jw_put(&w, "n", json_integer((json_int_t)n));
+	jw_put(&w, "stride", json_integer((json_int_t)stride));
+	/* a point at a time: a series is never a tree of 20000 values */
+	jw_open(&w, "t_s", '[', JW_INLINE);
+	for (size_t i = 0; i < n; i = next_sample(i, n, stride))
+		jw_fixed(&w, NULL, (double)t[i] / 1e9, 6);
+	jw_close(&w);
+	jw_open(&w, "values", '[', JW_INLINE);
 	/* raw counters are unsigned; gauges fit either way */
-	for (size_t i = 0; i < n; i++)
-		sb_printf(b, "%s%llu", i ? ", " : "", (unsigned long long)(uint64_t)v[i]);
-	sb_puts(b, "]}");
-	ok_json(rs, 200);
+	for (size_t i = 0; i < n; i = next_sample(i, n, stride))
+		jw_u64(&w, NULL, (uint64_t)v[i]);
+	jw_close(&w);
+	jw_close(&w);
+	ok_json(rs, &w, 200);
 }

@@ -1,6 +1,8 @@
 /* kabd's /api/v1 handlers. Each opens its own store connection (SQLite
  * WAL: readers do not block the executor), reads, or enqueues through the
- * queue; none acts on the machine. */
+ * queue; none acts on the machine. A GET or HEAD reads through a
+ * read-only connection: whoever may read (with --public-read, anyone who
+ * can reach the port) never makes kabd write. */
 #pragma once
 #include "harness/daemon/httpd.h"
 
@@ -29,5 +31,8 @@ void api_regressions_atom(struct api *a, const struct httpd_req *rq, struct http
 void api_regression_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 void api_regression_ack(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 struct store;
+/* The handler's own store connection, read-only for a GET or HEAD; false
+ * with a 500 in rs when it cannot be opened. */
+int api_open_store(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs, struct store **ret);
 /* /metrics' kab_regressions_open lines */
 int api_metrics_regressions(struct store *st, struct strbuf *b);

@@ -1,8 +1,9 @@
 /* GET /api/v1/history?job=NAME[&metric=M][&workload=W][&format=json|text]:
  * the nightly history of a job name (harness/report/history.h). Every
  * parameter is checked at the door: known keys only, each once, names
- * of the characters a job file allows. The history is refreshed first
- * (one indexed query when no job has ended since). */
+ * of the characters a job file allows. It only reads: kabd's executor
+ * adds a job's night when the job ends (and, when it is idle, any night
+ * that is missing), never a reader. */
 #include "harness/daemon/api.h"
 #include "harness/daemon/body_cache.h"
 #include "harness/report/history.h"
@@ -94,13 +95,8 @@ void api_history(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 	if (!history_params(rq, rs, &q, &job, &text))
 		return;
 	__attribute__((cleanup(store_closep))) struct store *st = NULL;
-	if (store_open(a->db_path, &st) < 0) {
-		httpd_error(rs, 500, "the database cannot be opened; see kabd's log");
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
-	}
-	/* the executor may hold the write lock: then the rows made so far serve */
-	if (history_refresh(st, job, NULL) < 0)
-		log_warn("history of \"%s\": not refreshed; serving the nights made so far", job);
 	char key[BODY_CACHE_KEY], *buf = NULL;
 	size_t len = 0;
 	int64_t nights = -1;

@@ -1,54 +1,65 @@
 /* kabd's /api/v1/regressions: the change points nightly tracking found,
  * their confirmation, and acknowledging them (api.h). */
 #include "harness/daemon/api.h"
+#include "harness/daemon/api_page.h"
 #include "harness/report/regress.h"
 #include "db/store.h"
 #include "db/store_regress.h"
+#include "harness/base/esc.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static int open_db(struct api *a, struct httpd_resp *rs, struct store **ret)
-{
-	if (store_open(a->db_path, ret) < 0) {
-		httpd_error(rs, 500, "the database cannot be opened; see kabd's log");
-		return -EIO;
-	}
-	return 0;
-}
-
-/* The list in format (json, text or atom). */
-static void api_regressions_render(struct api *a, const char *fmt, struct httpd_resp *rs)
+/* A page of the list in format json or text (api_page.h), newest first;
+ * atom: the newest API_PAGE_MAX confirmed ones, a feed's latest entries. */
+static void api_regressions_render(struct api *a, const struct httpd_req *rq, const char *fmt,
+				   const struct api_page *page, struct httpd_resp *rs)
 {
 	struct store *st;
-	if (open_db(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
+	bool atom = strcmp(fmt, "atom") == 0;
 	struct store_regress *rows = NULL;
 	size_t n = 0;
-	int r = store_regress_list(st, &rows, &n);
+	/* one more than a page: whether there is a next one */
+	int r = store_regress_page(st, page->after, page->limit + !atom, atom, &rows, &n);
 	store_close(st);
 	if (r < 0) {
 		httpd_error(rs, 500, "cannot read the regressions; see kabd's log");
 		return;
 	}
+	bool more = !atom && n > page->limit;
+	if (more)
+		n = page->limit;
+	int64_t last = n ? rows[n - 1].id : 0;
 	if (strcmp(fmt, "text") == 0) {
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *out = open_memstream(&buf, &len);
 		if (out) {
-			regress_render_text(rows, n, out);
-			fclose(out);
-			sb_append(&rs->body, buf, len);
+			r = regress_render_text(rows, n, out);
+			if (r >= 0 && more && fprintf(out, "\n(older change points: after=%lld)\n", (long long)last) < 0)
+				r = -ENOMEM;
+			if (fclose(out) != 0 && r >= 0)
+				r = -ENOMEM;
 		}
+		if (!out || r < 0) {
+			free(buf);
+			free(rows);
+			httpd_error(rs, 500, "cannot render the regressions: out of memory");
+			return;
+		}
+		sb_append(&rs->body, buf, len);
 		free(buf);
 		rs->content_type = "text/plain; charset=utf-8";
-	} else if (strcmp(fmt, "atom") == 0) {
+	} else if (atom) {
 		regress_render_atom(rows, n, "", &rs->body);
 		rs->content_type = "application/atom+xml; charset=utf-8";
 	} else {
-		regress_render_json(rows, n, &rs->body);
+		regress_render_json_page(rows, n, more, last, &rs->body);
 		rs->content_type = "application/json";
 	}
 	free(rows);
@@ -57,32 +68,30 @@ static void api_regressions_render(struct api *a, const char *fmt, struct httpd_
 
 void api_regressions_list(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
-	static const char *const keys[] = { "format" };
-	char bad[80];
-	int r = httpd_query_check(rq, keys, ARRAY_SIZE(keys), bad, sizeof(bad));
-	if (r < 0) {
-		httpd_error(rs, 400, r == -EEXIST ? "parameter \"%s\" is given twice: give it once" : "unknown parameter \"%s\" (regressions takes format)",
-			    bad);
+	static const char *const keys[] = { "format", "limit", "after" };
+	struct api_page page;
+	if (api_page_parse(rq, keys, ARRAY_SIZE(keys), &page, rs) < 0)
 		return;
-	}
 	const char *fmt = httpd_query(rq, "format");
 	if (fmt && strcmp(fmt, "json") && strcmp(fmt, "text") && strcmp(fmt, "atom")) {
 		httpd_error(rs, 400, "format must be json, text or atom");
 		return;
 	}
-	api_regressions_render(a, fmt ? fmt : "json", rs);
+	if (fmt && strcmp(fmt, "atom") == 0)
+		page = (struct api_page){ .limit = API_PAGE_MAX };
+	api_regressions_render(a, rq, fmt ? fmt : "json", &page, rs);
 }
 
 void api_regressions_atom(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
-	api_regressions_render(a, "atom", rs);
-	(void)rq;
+	const struct api_page page = { .limit = API_PAGE_MAX };
+	api_regressions_render(a, rq, "atom", &page, rs);
 }
 
 void api_regression_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
 	struct store *st;
-	if (open_db(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	struct store_regress g;
 	int r = store_regress_get(st, rq->id, &g);
@@ -103,7 +112,7 @@ void api_regression_get(struct api *a, const struct httpd_req *rq, struct httpd_
 void api_regression_ack(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
 	struct store *st;
-	if (open_db(a, rs, &st) < 0)
+	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	struct store_regress g;
 	int r = store_regress_get(st, rq->id, &g);
@@ -131,50 +140,40 @@ void api_regression_ack(struct api *a, const struct httpd_req *rq, struct httpd_
 	}
 }
 
-/* A Prometheus label value: backslash, quote and newline escaped. */
+/* A Prometheus label value: control characters and bytes of no UTF-8
+ * shown first (a scrape wants UTF-8; esc.h), then backslash and quote
+ * escaped as the exposition format says (no newline is left to escape). */
 static void label(struct strbuf *b, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			sb_printf(b, "\\%c", *s);
-		else if (*s == '\n')
-			sb_puts(b, "\\n");
+	struct strbuf safe = { 0 };
+	esc_text_sb(&safe, s, strlen(s), 0);
+	for (size_t i = 0; i < safe.len; i++) {
+		if (safe.buf[i] == '\\' || safe.buf[i] == '"')
+			sb_printf(b, "\\%c", safe.buf[i]);
 		else
-			sb_append(b, s, 1);
+			sb_append(b, safe.buf + i, 1);
 	}
+	sb_free(&safe);
+}
+
+static void open_series(void *ctx, const char *name, const char *metric, const char *verdict, size_t open)
+{
+	struct strbuf *b = ctx;
+	/* the kind a confirmed row of that verdict has */
+	struct store_regress g = { .state = REGRESS_CONFIRMED };
+	snprintf(g.verdict, sizeof(g.verdict), "%s", verdict);
+	sb_puts(b, "kab_regressions_open{job=\"");
+	label(b, name);
+	sb_puts(b, "\",metric=\"");
+	label(b, metric);
+	sb_printf(b, "\",kind=\"%s\"} %zu\n", regress_kind(&g), open);
 }
 
 int api_metrics_regressions(struct store *st, struct strbuf *b)
 {
-	struct store_regress *rows = NULL;
-	size_t n = 0;
-	int r = store_regress_list(st, &rows, &n);
-	if (r < 0)
-		return r;
 	sb_puts(b, "# HELP kab_regressions_open Confirmed changes not yet acknowledged, by job, metric and kind.\n"
 		   "# TYPE kab_regressions_open gauge\n");
-	/* one series per (job, metric, kind); rows come newest first */
-	for (size_t i = 0; i < n; i++) {
-		const char *kind = regress_kind(&rows[i]);
-		bool first = true;
-		for (size_t k = 0; k < i && first; k++)
-			if (strcmp(rows[k].name, rows[i].name) == 0 && strcmp(rows[k].metric, rows[i].metric) == 0 &&
-			    rows[k].state == REGRESS_CONFIRMED && strcmp(regress_kind(&rows[k]), kind) == 0)
-				first = false;
-		if (rows[i].state != REGRESS_CONFIRMED || !first)
-			continue;
-		size_t open = 0;
-		for (size_t k = i; k < n; k++)
-			if (strcmp(rows[k].name, rows[i].name) == 0 && strcmp(rows[k].metric, rows[i].metric) == 0 &&
-			    rows[k].state == REGRESS_CONFIRMED && strcmp(regress_kind(&rows[k]), kind) == 0 &&
-			    regress_open(&rows[k]))
-				open++;
-		sb_puts(b, "kab_regressions_open{job=\"");
-		label(b, rows[i].name);
-		sb_puts(b, "\",metric=\"");
-		label(b, rows[i].metric);
-		sb_printf(b, "\",kind=\"%s\"} %zu\n", kind, open);
-	}
-	free(rows);
-	return 0;
+	/* one series per (job, metric, kind), counted by the database: a
+	 * scrape costs the same however many change points there are */
+	return store_regress_open_counts(st, open_series, b);
 }

@@ -9,6 +9,9 @@
 
 #define BODY_CACHE_SLOTS 16
 #define BODY_CACHE_KEY 1024
+/* The bytes all kept bodies may hold together; a body over a quarter of
+ * it is not kept (made again for each reader instead). */
+#define BODY_CACHE_BYTES (64 * 1024 * 1024)
 
 struct body_cache_slot {
 	char key[BODY_CACHE_KEY];
@@ -22,6 +25,7 @@ struct body_cache_slot {
 struct body_cache {
 	pthread_mutex_t lock;
 	uint64_t clock;
+	size_t bytes; /* of the kept bodies */
 	struct body_cache_slot slot[BODY_CACHE_SLOTS];
 };
 
@@ -34,5 +38,7 @@ struct body_cache {
  * (and for a key of BODY_CACHE_KEY bytes or more, which is never kept). */
 bool body_cache_get(struct body_cache *c, const char *key, int64_t version, double stamp, char **ret, size_t *ret_len);
 /* Keeps a copy of buf as key's body at (version, stamp), in place of an
- * older version of key or else of the least recently used body. */
+ * older version of key or else of the least recently used body, and drops
+ * the least recently used others while the kept bytes are over
+ * BODY_CACHE_BYTES. */
 void body_cache_put(struct body_cache *c, const char *key, int64_t version, double stamp, const char *buf, size_t len);

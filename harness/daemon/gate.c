@@ -132,7 +132,7 @@ bool gate_content_type_ok(const char *ct)
 	size_t n = strcspn(ct, ";");
 	while (n > 0 && (ct[n - 1] == ' ' || ct[n - 1] == '\t'))
 		n--;
-	return n == strlen(GATE_JOB_TYPE) && strncasecmp(ct, GATE_JOB_TYPE, n) == 0;
+	return n == strlen(KAB_API_JOB_TYPE) && strncasecmp(ct, KAB_API_JOB_TYPE, n) == 0;
 }
 
 bool gate_token_ok(const char *token, const char *authorization)

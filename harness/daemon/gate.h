@@ -8,10 +8,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-/* The one content type of a POST (the job file's text for POST /jobs, an
- * empty body for cancel): a browser cannot send it across sites without a
- * CORS preflight, which kabd never answers. */
-#define GATE_JOB_TYPE "application/x-kab-job"
+#include "harness/base/kab_api.h"
+
 #define GATE_MAX_NAMES 8
 
 struct gate {
@@ -33,7 +31,7 @@ bool gate_host_ok(const struct gate *g, const char *host);
 /* origin: the Origin header, NULL when absent (not a browser, or a
  * same-origin GET). True when absent, or kabd's own scheme://host[:port]. */
 bool gate_origin_ok(const struct gate *g, const char *origin);
-/* A Content-Type naming GATE_JOB_TYPE (any case, parameters allowed). */
+/* A Content-Type naming KAB_API_JOB_TYPE (any case, parameters allowed). */
 bool gate_content_type_ok(const char *content_type);
 /* authorization: the Authorization header, NULL when absent. Compares
  * every byte of "Bearer TOKEN" whatever the input, so its time says

@@ -5,17 +5,23 @@
  * from the kernel's SO_PEERCRED), a POST of another content type (415),
  * paths with "..", ids that are not positive numbers and bodies over
  * HTTPD_MAX_BODY (dropped as they arrive, never buffered) never reach a
- * handler. Two pool threads per listener, a connection limit and a
- * timeout keep slow or half-open clients from piling up. */
+ * handler. Two pool threads per listener, a connection limit, over TCP a
+ * limit per client address, a deadline for a request's headers
+ * (reaper.h) and an idle timeout keep slow or half-open clients from
+ * piling up. Every response says nosniff and carries a Content Security
+ * Policy. */
 #include "harness/daemon/httpd.h"
 #include "harness/daemon/api.h"
+#include "harness/daemon/reaper.h"
 #include "harness/base/json.h"
+#include "harness/base/kab_api.h"
 #include "harness/base/peer.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,19 +30,34 @@
 
 #define POOL_THREADS 2u
 #define MAX_CONNECTIONS 64u
+/* idle: after the headers (a body, a response), and between requests */
 #define CONNECTION_TIMEOUT_S 15u
+/* a message of libmicrohttpd's said again within this long is counted */
+#define MHD_LOG_REPEAT_S 60.0
 #define STATIC_MAX_SIZE (4 * 1024 * 1024)
 /* A body that turns out too large as it arrives (chunked, no
  * Content-Length) is dropped as it comes, so that the client still sees its 413;
  * past this much the connection is closed instead. */
 #define DRAIN_MAX (8 * HTTPD_MAX_BODY)
-#define TOO_BIG_MSG "the body is over %d bytes: a job file is at most %d KiB (README.md, \"Budgets\")"
+#define TOO_BIG_MSG "the body is over %d bytes: a job file is at most %d KiB (doc/jobs.md, \"Budgets\")"
 #define TOO_BIG_ARGS HTTPD_MAX_BODY, HTTPD_MAX_BODY / 1024
+/* What a page of kabd's may load: the scripts, styles and API of kabd
+ * itself, nothing inline, no plugin, no form sent anywhere, and no other
+ * site may frame it (clickjacking). The pages (web/) are files of the web
+ * root that fetch() /api/v1; their only image is the empty data: icon. */
+#define CONTENT_SECURITY_POLICY \
+	"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " \
+	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 struct httpd {
 	struct MHD_Daemon *d;
 	struct httpd_conf conf;
 	struct api *api;
+	struct reaper *reaper;
+	pthread_mutex_t log_mu;
+	char log_last[256]; /* libmicrohttpd's last message */
+	double log_until;   /* CLOCK_MONOTONIC s: its repeats are counted until then */
+	unsigned log_repeats;
 };
 
 typedef void (*handler_fn)(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
@@ -92,9 +113,11 @@ void httpd_error(struct httpd_resp *rs, int status, const char *fmt, ...)
 	sb_free(&rs->body);
 	rs->status = status;
 	rs->content_type = "application/json";
-	sb_puts(&rs->body, "{\"error\": ");
-	json_str_sb(&rs->body, msg);
-	sb_puts(&rs->body, "}\n");
+	/* out of memory: an empty body, the status still says it */
+	if (jw_dump_sb(&rs->body, json_pack("{s:o}", "error", jw_str(msg)), 0) == 0)
+		sb_puts(&rs->body, "\n");
+	else
+		sb_free(&rs->body);
 }
 
 const char *httpd_query(const struct httpd_req *rq, const char *key)
@@ -287,8 +310,8 @@ static bool resolve(const char *url, const char *method, struct req_ctx *ctx, st
 		return false;
 	}
 	const char *path = NULL;
-	if (strncmp(url, "/api/v1/", 8) == 0)
-		path = url + 7;
+	if (strncmp(url, KAB_API_ROOT "/", strlen(KAB_API_ROOT "/")) == 0)
+		path = url + strlen(KAB_API_ROOT);
 	else if (strcmp(url, "/health") == 0 || strcmp(url, "/metrics") == 0)
 		path = url;
 	const struct route *rt = NULL;
@@ -369,14 +392,21 @@ static bool admit(const struct httpd *h, struct MHD_Connection *c, const char *u
 	}
 	const char *ct = header(c, MHD_HTTP_HEADER_CONTENT_TYPE);
 	if (!gate_content_type_ok(ct)) {
-		httpd_error(rs, 415, "a POST needs Content-Type: " GATE_JOB_TYPE " (the job file's text, or an empty body "
-			    "for cancel), not \"%.100s\"", ct ? ct : "");
+		httpd_error(rs, 415,
+			    "a POST needs Content-Type: " KAB_API_JOB_TYPE " (the job file's text, or an empty body "
+			    "for cancel), not \"%.100s\"",
+			    ct ? ct : "");
 		return false;
 	}
 	const char *cl = header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	uint64_t n;
 	if (cl && util_parse_u64(cl, &n) == 0 && n > HTTPD_MAX_BODY) {
 		ctx->too_big = true;
+		/* A body within DRAIN_MAX is read and dropped before the 413 goes
+		 * out: a client still sending when the server closes may lose
+		 * the reply's text (curl over the unix socket once got a 413 with no body). */
+		if (n <= DRAIN_MAX)
+			return true;
 		httpd_error(rs, 413, TOO_BIG_MSG, TOO_BIG_ARGS);
 		return false;
 	}
@@ -419,6 +449,9 @@ static enum MHD_Result reply(struct MHD_Connection *c, struct httpd_resp *rs)
 		rs->body = (struct strbuf){ 0 };  /* the response owns it now */
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, rs->content_type ? rs->content_type : "application/json");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	/* every response: a JSON error must never be sniffed into a page */
+	MHD_add_response_header(r, MHD_HTTP_HEADER_X_CONTENT_TYPE_OPTIONS, "nosniff");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY);
 	if (rs->allow)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, rs->allow);
 	if (rs->status == 401)
@@ -428,12 +461,62 @@ static enum MHD_Result reply(struct MHD_Connection *c, struct httpd_resp *rs)
 	return ret;
 }
 
+/* The connection's place in the reaper, made when it was accepted. */
+static struct reaper_conn *conn_deadline(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
+/* A connection opened or closed: its header deadline starts or goes. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context, enum MHD_ConnectionNotificationCode toe)
+{
+	struct httpd *h = cls;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		*socket_context = ci ? reaper_add(h->reaper, ci->connect_fd) : NULL;
+		return;
+	}
+	reaper_remove(h->reaper, *socket_context);
+	*socket_context = NULL;
+}
+
+/* libmicrohttpd's messages to kabd's log; one said again and again (the
+ * connection limit, to a client that keeps connecting) is counted instead
+ * of filling the journal. */
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	struct httpd *h = cls;
+	char msg[sizeof(h->log_last)];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg[strcspn(msg, "\n")] = 0;
+	double now = util_mono_now();
+	pthread_mutex_lock(&h->log_mu);
+	bool repeat = strcmp(msg, h->log_last) == 0 && now < h->log_until;
+	unsigned before = h->log_repeats;
+	if (repeat) {
+		h->log_repeats++;
+	} else {
+		memcpy(h->log_last, msg, sizeof(msg));
+		h->log_until = now + MHD_LOG_REPEAT_S;
+		h->log_repeats = 0;
+	}
+	pthread_mutex_unlock(&h->log_mu);
+	if (repeat)
+		return;
+	if (before)
+		log_warn("libmicrohttpd on %s: its message before came %u more times", h->conf.name, before);
+	log_warn("libmicrohttpd on %s: %s", h->conf.name, msg);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 				  const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
 {
 	struct httpd *h = cls;
 	struct req_ctx *ctx = *con_cls;
 	if (!ctx) {
+		/* the request's headers are all in */
+		reaper_headers_done(h->reaper, conn_deadline(c));
 		if (!(ctx = calloc(1, sizeof(*ctx))))
 			return MHD_NO;
 		*con_cls = ctx;
@@ -471,6 +554,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
+	struct httpd *h = cls;
+	/* kept alive: the next request's headers are due from now */
+	if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+		reaper_rearm(h->reaper, conn_deadline(c));
 	struct req_ctx *ctx = *con_cls;
 	if (!ctx)
 		return;
@@ -491,19 +578,35 @@ int httpd_start(const struct httpd_conf *conf, struct api *api, struct httpd **r
 		return -ENOMEM;
 	h->conf = *conf;
 	h->api = api;
+	if (!h->conf.name)
+		h->conf.name = conf->gate.unix_socket ? "the unix socket" : "TCP";
+	unsigned header_s = conf->header_timeout_s ? conf->header_timeout_s : HTTPD_HEADER_TIMEOUT_S;
+	int r = reaper_start(h->conf.name, header_s * 1000u, &h->reaper);
+	if (r < 0) {
+		free(h);
+		return r;
+	}
+	pthread_mutex_init(&h->log_mu, NULL);
 	struct MHD_OptionItem opts[] = {
 		{ MHD_OPTION_LISTEN_SOCKET, conf->fd, NULL },
 		{ MHD_OPTION_THREAD_POOL_SIZE, POOL_THREADS, NULL },
 		{ MHD_OPTION_CONNECTION_LIMIT, MAX_CONNECTIONS, NULL },
+		/* 0: none (the unix socket, whose clients have no address) */
+		{ MHD_OPTION_PER_IP_CONNECTION_LIMIT, conf->max_per_address, NULL },
 		{ MHD_OPTION_CONNECTION_TIMEOUT, CONNECTION_TIMEOUT_S, NULL },
-		{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, NULL },
+		{ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, h },
+		{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, h },
 		{ tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, (void *)conf->tls_key },
 		{ tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, (void *)conf->tls_cert },
 		{ MHD_OPTION_END, 0, NULL },
 	};
+	/* the logger first, or libmicrohttpd says that some of its messages went elsewhere */
 	h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0),
-				0, NULL, NULL, on_request, h, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+				0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
+				MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 	if (!h->d) {
+		reaper_stop(h->reaper);
+		pthread_mutex_destroy(&h->log_mu);
 		free(h);
 		return -EIO;
 	}
@@ -515,6 +618,9 @@ void httpd_stop(struct httpd *h)
 {
 	if (!h)
 		return;
+	/* closes every connection, each leaving the reaper's list */
 	MHD_stop_daemon(h->d);
+	reaper_stop(h->reaper);
+	pthread_mutex_destroy(&h->log_mu);
 	free(h);
 }

@@ -14,6 +14,13 @@
 
 /* The largest request body: a job's text, JOB_TEXT_MAX (api.c checks). */
 #define HTTPD_MAX_BODY (256 * 1024)
+/* How long a connection has to send a whole request's headers, from its
+ * accept or its last request's end (kabd --header-timeout). */
+#define HTTPD_HEADER_TIMEOUT_S 10u
+#define HTTPD_HEADER_TIMEOUT_MAX_S 300u
+/* Over TCP, connections one client address may hold at once, of the 64:
+ * a browser opens 6 to a server, wrk in bench/run.sh 4. */
+#define HTTPD_MAX_PER_ADDRESS 16u
 
 struct api;
 struct httpd;
@@ -58,6 +65,9 @@ struct httpd_conf {
 	const char *token;     /* TCP: every request needs it; NULL: no POST over TCP */
 	bool public_read;      /* TCP: GET and HEAD without the token */
 	const char *tls_cert, *tls_key;  /* PEM text for https; NULL: plain http */
+	const char *name;                /* for the log: the socket's path, ADDR:PORT */
+	unsigned header_timeout_s;       /* 0: HTTPD_HEADER_TIMEOUT_S */
+	unsigned max_per_address;        /* connections one address may hold; 0: no limit */
 };
 
 /* Starts serving conf->fd; conf's strings must outlive the server. */

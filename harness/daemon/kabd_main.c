@@ -12,6 +12,8 @@
 #include "harness/base/peer.h"
 #include "harness/daemon/queue.h"
 #include "harness/base/secret.h"
+#include "harness/base/config.h"
+#include "harness/job/machine.h"
 #include "harness/base/statedir.h"
 #include "db/store.h"
 #include "harness/base/util.h"
@@ -29,20 +31,20 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define DB_NAME "kab.db" /* in the state directory unless --db names one */
-#define DEFAULT_SOCKET "/run/kab/kabd.sock"
+#define DB_NAME STATE_DB_NAME /* in the state directory unless --db names one */
 #define DEFAULT_GROUP "kab"
 #define HTTP_NICE 10
 #define INSTALLED_WEB_ROOT "/usr/local/share/kab/web"
 
 static const char usage[] =
 	"usage: kabd [--db PATH] [--state-dir DIR] [--socket PATH] [--socket-group NAME] [--web-root DIR]\n"
+	"            [--header-timeout SECONDS]\n"
 	"            [--listen ADDR:PORT --token-file PATH [--public-read] [--tls-cert FILE --tls-key FILE]\n"
 	"             [--server-name NAME]...]\n"
 	"  --db PATH            the database (default: " DB_NAME " in the state directory)\n"
 	"  --state-dir DIR      where jobs' work directories, swap files and built kernels go\n"
 	"                       (default $" STATE_DIR_ENV ", else " STATE_DIR_DEFAULT "); root's, mode 0700\n"
-	"  --socket PATH        the unix socket for local clients (default " DEFAULT_SOCKET "); root and the\n"
+	"  --socket PATH        the unix socket for local clients (default " CONFIG_SOCKET_DEFAULT "); root and the\n"
 	"                       socket's group may submit and cancel, whoever can connect may read\n"
 	"  --socket-group NAME  the socket's group (default " DEFAULT_GROUP "; without it the socket is root's only)\n"
 	"  --listen ADDR:PORT   also serve TCP: IPv4 address and port, or [IPv6]:PORT; every request needs\n"
@@ -54,11 +56,23 @@ static const char usage[] =
 	"  --tls-key FILE       and its private key (PEM; root's, chmod 600)\n"
 	"  --server-name NAME   TCP: one more name clients may use in Host (e.g. the certificate's)\n"
 	"  --web-root DIR       the pages served at / (default: ../web or ../share/kab/web next to the binary\n"
-	"                       if it exists, else " INSTALLED_WEB_ROOT ")\n";
+	"                       if it exists, else " INSTALLED_WEB_ROOT ")\n"
+	"  --print-config       print the configuration in force, each value with where it came from\n"
+	"                       (flag, environment, machine.conf or default), and exit\n";
+
+static void print_usage(FILE *f)
+{
+	fprintf(f, "%s", usage);
+	fprintf(f,
+		"  --header-timeout SECONDS  close a connection that has not sent a whole request's headers this long\n"
+		"                       after it was accepted or its last request ended (default %u, at most %u)\n",
+		HTTPD_HEADER_TIMEOUT_S, HTTPD_HEADER_TIMEOUT_MAX_S);
+}
 
 struct kabd_opts {
 	const char *db, *state_dir, *socket, *group, *listen_at, *token_file, *tls_cert, *tls_key, *web_root;
-	bool public_read;
+	bool public_read, print_config;
+	unsigned header_timeout_s;
 	const char *names[GATE_MAX_NAMES];
 	size_t n_names;
 };
@@ -133,10 +147,13 @@ static int parse_opts(int argc, char **argv, struct kabd_opts *o)
 		{ "tls-key", required_argument, NULL, 'K' },
 		{ "server-name", required_argument, NULL, 'N' },
 		{ "web-root", required_argument, NULL, 'w' },
+		{ "header-timeout", required_argument, NULL, 'T' }, /* whole seconds */
+		{ "print-config", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	*o = (struct kabd_opts){ .socket = DEFAULT_SOCKET, .group = DEFAULT_GROUP };
+	*o = (struct kabd_opts){ .socket = CONFIG_SOCKET_DEFAULT, .group = DEFAULT_GROUP, .header_timeout_s = HTTPD_HEADER_TIMEOUT_S };
+	uint64_t n;
 	int c;
 	while ((c = getopt_long(argc, argv, "d:s:l:t:w:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -157,12 +174,20 @@ static int parse_opts(int argc, char **argv, struct kabd_opts *o)
 			o->names[o->n_names++] = optarg;
 			break;
 		case 'w': o->web_root = optarg; break;
-		case 'h': printf("%s", usage); return 1;
-		default: fprintf(stderr, "%s", usage); return 2;
+		case 'T':
+			if (util_parse_u64(optarg, &n) < 0 || n == 0 || n > HTTPD_HEADER_TIMEOUT_MAX_S) {
+				log_error("--header-timeout %s: give whole seconds from 1 to %u", optarg, HTTPD_HEADER_TIMEOUT_MAX_S);
+				return 2;
+			}
+			o->header_timeout_s = (unsigned)n;
+			break;
+		case 'p': o->print_config = true; break;
+		case 'h': print_usage(stdout); return 1;
+		default: print_usage(stderr); return 2;
 		}
 	}
 	if (optind != argc) {
-		fprintf(stderr, "%s", usage);
+		print_usage(stderr);
 		return 2;
 	}
 	return 0;
@@ -244,8 +269,9 @@ struct listeners {
 static int open_listeners(const struct kabd_opts *o, const struct kabd_tcp *t, struct listeners *l)
 {
 	struct httpd_conf *u = &l->unix_conf, *n = &l->tcp_conf;
-	*u = (struct httpd_conf){ .fd = -1, .gate = { .unix_socket = true }, .group_name = o->group };
-	*n = (struct httpd_conf){ .fd = -1 };
+	*u = (struct httpd_conf){ .fd = -1, .gate = { .unix_socket = true }, .group_name = o->group, .name = o->socket };
+	*n = (struct httpd_conf){ .fd = -1, .name = o->listen_at, .max_per_address = HTTPD_MAX_PER_ADDRESS };
+	u->header_timeout_s = n->header_timeout_s = o->header_timeout_s;
 	if (listen_unix(o->socket, o->group, &u->fd, &u->group) < 0)
 		return -EADDRNOTAVAIL;
 	l->socket_bound = true;
@@ -330,12 +356,76 @@ static void log_listening(const struct kabd_opts *o, const struct listeners *l)
 		 l->unix_conf.group == PEER_NO_GROUP ? "" : o->group, tcp, o->db, state_path(), o->web_root);
 }
 
-int main(int argc, char **argv)
+static const char *env(const char *name)
 {
-	struct kabd_opts o;
-	int r = parse_opts(argc, argv, &o);
-	if (r)
-		return r == 1 ? 0 : r;
+	return getenv(name);
+}
+
+/* kabd's configuration: the environment's settings, the flags that are
+ * settings, machine.conf (read once, here: a change needs a restart),
+ * installed for the library. 0, else every problem said and 2. */
+static int setup_config(const struct kabd_opts *o, struct machine_conf *mc)
+{
+	struct kab_config cfg;
+	struct diags d = { 0 };
+	config_resolve(&cfg, env, &d);
+	if (o->state_dir)
+		config_set_flag(&cfg, CONFIG_STATE_DIR, "--state-dir", o->state_dir, &d);
+	machine_conf_load(mc, cfg.v[CONFIG_MACHINE_CONF].value, &d);
+	cfg.machine = mc;
+	int r = 0;
+	if (d.n || d.dropped) {
+		diags_print(&d, stderr);
+		log_error("kabd does not start: fix the configuration above (kabd --print-config shows it)");
+		r = 2;
+	}
+	diags_free(&d);
+	config_use(&cfg);
+	return r;
+}
+
+/* kabd --print-config: the shared settings, machine.conf's, then kabd's
+ * own options. */
+static void print_config(const struct kabd_opts *o)
+{
+	config_print(config_get(), false, stdout);
+	machine_conf_print(machine_conf_current(), stdout);
+	char db[4096], web[4096], timeout[32];
+	const char *db_from = "flag --db";
+	if (!o->db) {
+		db_from = "default: in the state directory";
+		if (state_db_path(o->state_dir, db, sizeof(db)) < 0)
+			snprintf(db, sizeof(db), "(the state directory is not a path)");
+	} else
+		snprintf(db, sizeof(db), "%s", o->db);
+	config_print_line(stdout, "db", db, db_from);
+	config_print_line(stdout, "socket", o->socket, strcmp(o->socket, CONFIG_SOCKET_DEFAULT) ? "flag --socket" : "default");
+	config_print_line(stdout, "socket-group", o->group, strcmp(o->group, DEFAULT_GROUP) ? "flag --socket-group" : "default");
+	config_print_line(stdout, "listen", o->listen_at ? o->listen_at : "(none: the unix socket only)",
+			  o->listen_at ? "flag --listen" : "default");
+	if (o->token_file)
+		config_print_line(stdout, "token-file", o->token_file, "flag --token-file");
+	config_print_line(stdout, "public-read", o->public_read ? "yes" : "no", o->public_read ? "flag --public-read" : "default");
+	if (o->tls_cert)
+		config_print_line(stdout, "tls-cert", o->tls_cert, "flag --tls-cert");
+	if (o->tls_key)
+		config_print_line(stdout, "tls-key", o->tls_key, "flag --tls-key");
+	for (size_t i = 0; i < o->n_names; i++)
+		config_print_line(stdout, "server-name", o->names[i], "flag --server-name");
+	if (o->web_root)
+		snprintf(web, sizeof(web), "%s", o->web_root);
+	else
+		default_web_root(web, sizeof(web));
+	config_print_line(stdout, "web-root", web, o->web_root ? "flag --web-root" : "default");
+	snprintf(timeout, sizeof(timeout), "%u", o->header_timeout_s);
+	config_print_line(stdout, "header-timeout", timeout,
+			  o->header_timeout_s != HTTPD_HEADER_TIMEOUT_S ? "flag --header-timeout" : "default");
+}
+
+static int kabd(const struct kabd_opts *opts)
+{
+	struct kabd_opts o = *opts;
+	int r;
 	struct kabd_tcp tcp = { 0 };
 	if ((r = check_tcp_opts(&o, &tcp)) != 0 || (r = load_tcp_files(&o, &tcp)) != 0) {
 		kabd_tcp_clear(&tcp);
@@ -423,4 +513,20 @@ out:
 		close(lock_fd);
 	kabd_tcp_clear(&tcp);
 	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct kabd_opts o;
+	int r = parse_opts(argc, argv, &o);
+	if (r)
+		return r == 1 ? 0 : r;
+	struct machine_conf mc;
+	r = setup_config(&o, &mc);
+	if (o.print_config)
+		print_config(&o);
+	else if (r == 0)
+		r = kabd(&o);
+	machine_conf_free(&mc);
+	return r;
 }

@@ -7,7 +7,6 @@
 #include "harness/daemon/nightly.h"
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
-#include "harness/job/job_store.h"
 #include "harness/report/history.h"
 #include "db/store.h"
 #include "harness/base/util.h"
@@ -27,6 +26,7 @@ struct queue {
 	pthread_t thread, main_thread;
 	struct store *st;   /* the executor's own connection */
 	bool stopping, woken;
+	bool history_due;    /* some ended job may have no night in its name's history yet */
 	int64_t current;     /* the job exec_job is running; 0: none */
 	int64_t cancel_req;  /* the running job a client cancelled */
 };
@@ -70,20 +70,52 @@ static void drain_signals(struct queue *q)
 	}
 }
 
+/* A stopped job (jl_hooks.stopped): cancelled when a client asked,
+ * else kabd is stopping and the job resumes at its next start. */
+static enum job_status job_stopped(void *ctx, int64_t id, char *reason, size_t len)
+{
+	struct queue *q = ctx;
+	pthread_mutex_lock(&q->mu);
+	bool cancelled = q->cancel_req == id;
+	pthread_mutex_unlock(&q->mu);
+	snprintf(reason, len, "%s", cancelled ? "cancelled over the API" : "kabd stopped; the job resumes when it starts again");
+	return cancelled ? JOB_CANCELLED : JOB_INTERRUPTED;
+}
+
+/* After a job's run, whatever its end (jl_hooks.after). An ended job is a
+ * night of its name's history (a job that resumes later is not ended:
+ * history_refresh leaves it), before the nightly work looks at the
+ * history; a finished one may settle or start a confirmation. Only the
+ * executor makes nights: readers only read. */
+static void job_after(void *ctx, struct store *st, int64_t id, const char *name, enum job_status now)
+{
+	struct queue *q = ctx;
+	if (history_refresh(st, name, NULL) < 0) {
+		log_warn("kabd: job %lld: the history of \"%s\" was not refreshed; kabd tries again when it is idle",
+			 (long long)id, name);
+		pthread_mutex_lock(&q->mu);
+		q->history_due = true;
+		pthread_mutex_unlock(&q->mu);
+	}
+	if (job_status_finished(now))
+		nightly_after_job(q, st, id);
+}
+
 static void run_one(struct queue *q, int64_t id)
 {
-	struct store_job sj;
 	struct job *j = NULL;
 	struct diags d = { 0 };
-	if (store_job_get(q->st, id, &sj) < 0) {
+	int r = jl_resume(q->st, id, &j, NULL, 0, &d);
+	if (r == -ENOENT) {
 		log_error("kabd: job %lld vanished from the store", (long long)id);
 		return;
 	}
-	if (job_parse_string(sj.file, sj.text, &j, &d) < 0) {
+	if (r == -EINVAL) {
 		diags_print(&d, stderr);
-		store_job_set_status(q->st, id, JOB_FAILED, "the job file no longer passes its checks on this machine");
-		goto out;
+		jl_transition(q->st, id, JL_FAILABLE, JOB_FAILED, "the job file no longer passes its checks on this machine");
 	}
+	if (r < 0)
+		goto out;
 	pthread_mutex_lock(&q->mu);
 	/* cancelled between next_job and here? queue_cancel holds mu */
 	struct store_job now;
@@ -99,52 +131,55 @@ static void run_one(struct queue *q, int64_t id)
 		goto out;
 
 	log_info("kabd: job %lld \"%s\" starts", (long long)id, j->name);
-	int r = exec_job(q->st, j, id);
+	const struct jl_hooks hooks = { .stopped = job_stopped, .after = job_after, .ctx = q };
+	r = jl_run(q->st, j, id, &hooks);
 
 	pthread_mutex_lock(&q->mu);
 	q->current = 0;
-	bool cancelled = q->cancel_req == id, stopping = q->stopping;
-	pthread_mutex_unlock(&q->mu);
-	if (r == -EINTR && cancelled) {
-		store_job_set_status(q->st, id, JOB_CANCELLED, "cancelled over the API");
-	} else if (r == -EINTR) {
-		/* not a cancel: kabd is stopping; the job resumes at the next start */
-		store_job_set_status(q->st, id, JOB_INTERRUPTED, "kabd stopped; the job resumes when it starts again");
-		if (!stopping) {
-			pthread_mutex_lock(&q->mu);
-			q->stopping = true;
-			pthread_mutex_unlock(&q->mu);
-			pthread_kill(q->main_thread, SIGTERM);
-		}
-	} else if (r < 0 && store_job_get(q->st, id, &now) == 0) {
-		/* never pick it again; keep the reason exec_job gave */
-		if (!job_status_finished(now.status))
-			store_job_set_status(q->st, id, JOB_FAILED, "the executor could not run it; see kabd's log");
-		store_job_clear(&now);
+	bool cancelled = q->cancel_req == id;
+	if (r == -EINTR && !cancelled && !q->stopping) {
+		/* a stop signal meant for the whole daemon landed here */
+		q->stopping = true;
+		pthread_kill(q->main_thread, SIGTERM);
 	}
+	pthread_mutex_unlock(&q->mu);
 	drain_signals(q);
 	pthread_mutex_lock(&q->mu);
 	q->cancel_req = 0;
 	pthread_mutex_unlock(&q->mu);
-	log_info("kabd: job %lld ends (%s)", (long long)id, r == 0 ? "finished" : r == -EINTR ? "stopped" : strerror(-r));
-	/* an ended job is a night of its name's history (a job that resumes
-	 * later is not ended: history_refresh leaves it), before the nightly
-	 * work looks at the history; readers refresh lazily too, so a failure
-	 * here only costs them the work */
-	if (history_refresh(q->st, j->name, NULL) < 0)
-		log_warn("kabd: job %lld: the history of \"%s\" was not refreshed; GET /api/v1/history refreshes it",
-			 (long long)id, j->name);
-	if (r != -EINTR || cancelled)
-		nightly_after_job(q, q->st, id);
+	const char *how = r == 0 ? "finished" : r == -EINTR ? "stopped" : strerror(-r);
+	log_info("kabd: job %lld ends (%s)", (long long)id, how);
 out:
 	job_free(j);
 	diags_free(&d);
-	store_job_clear(&sj);
+}
+
+/* The nights no job's end made: jobs that ended before this kabd started
+ * (kab run, an older kab), were cancelled while queued, or whose refresh
+ * at their end failed. Once, when due: a night that cannot be made is not
+ * tried again every tick. */
+static void refresh_histories(struct queue *q)
+{
+	pthread_mutex_lock(&q->mu);
+	bool due = q->history_due;
+	q->history_due = false;
+	pthread_mutex_unlock(&q->mu);
+	if (!due)
+		return;
+	size_t names = 0, nights = 0;
+	double t0 = util_mono_now();
+	if (history_refresh_all(q->st, &names, &nights) < 0)
+		log_warn("kabd: the histories could not be brought up to date: %s", store_errmsg(q->st));
+	else if (nights)
+		log_info("kabd: %zu night%s added to the history of %zu job name%s in %.1f s", nights,
+			 nights == 1 ? "" : "s", names, names == 1 ? "" : "s", util_mono_now() - t0);
 }
 
 static void *executor_main(void *arg)
 {
 	struct queue *q = arg;
+	/* before the first job, so that readers see every night there is */
+	refresh_histories(q);
 	for (;;) {
 		pthread_mutex_lock(&q->mu);
 		bool stop = q->stopping;
@@ -157,6 +192,7 @@ static void *executor_main(void *arg)
 			run_one(q, id);
 			continue;
 		}
+		refresh_histories(q);
 		struct timespec until;
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += POLL_S;
@@ -184,6 +220,7 @@ int queue_start(const char *db_path, pthread_t main_thread, struct queue **ret)
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_cond_init(&q->cv, NULL);
 	q->main_thread = main_thread;
+	q->history_due = true;
 	if ((r = pthread_create(&q->thread, NULL, executor_main, q)) != 0) {
 		store_close(q->st);
 		free(q);
@@ -220,18 +257,12 @@ void queue_wake(struct queue *q)
 
 int queue_submit(struct queue *q, struct store *st, const struct job *j, const char *submitter, int64_t *ret_id)
 {
-	struct store_step *steps = NULL;
-	size_t n = 0;
 	int64_t id;
 	/* The plan is made before, and the job goes in with its schedule in
 	 * one short transaction: the executor never sees a job without its
 	 * steps, and neither mu nor the database's write lock is held while
 	 * anything slower than the inserts runs. */
-	int r = exec_plan(j, &steps, &n);
-	if (r < 0)
-		return r;
-	r = job_store_submit(st, j, submitter, steps, n, &id);
-	free(steps);
+	int r = jl_submit(st, j, submitter, &id, NULL);
 	if (r < 0)
 		return r;
 	log_info("job %lld (%s) queued, submitted by %s", (long long)id, j->name, submitter ? submitter : "?");
@@ -242,34 +273,32 @@ int queue_submit(struct queue *q, struct store *st, const struct job *j, const c
 
 int queue_cancel(struct queue *q, struct store *st, int64_t job_id, char *ret_status, size_t len)
 {
-	struct store_job sj;
 	int r;
 	pthread_mutex_lock(&q->mu);
-	if ((r = store_job_get(st, job_id, &sj)) < 0) {
-		r = -ENOENT;
-		goto out;
-	}
 	if (q->current == job_id) {
 		q->cancel_req = job_id;
 		pthread_kill(q->thread, SIGTERM);
 		r = 1;
-	} else if (job_status_finished(sj.status)) {
-		snprintf(ret_status, len, "%s", job_status_name(sj.status));
-		r = -EALREADY;
-	} else {
-		/* queued, or interrupted and waiting to resume */
-		r = store_job_set_status(st, job_id, JOB_CANCELLED, "cancelled over the API");
+	} else if ((r = jl_cancel(st, job_id, "cancelled over the API", ret_status, len)) == 0) {
+		/* queued, or interrupted and waiting to resume: a night of its
+		 * name that the executor adds when it is next idle */
+		q->history_due = true;
+		q->woken = true;
+		pthread_cond_broadcast(&q->cv);
 	}
-	store_job_clear(&sj);
-out:
 	pthread_mutex_unlock(&q->mu);
 	return r;
 }
 
-const char *queue_state(struct queue *q)
+#define QUEUE_STATE_WORD(e, word) [e] = word,
+static const char *const state_names[QUEUE_STATE_N] = { QUEUE_STATE_LIST(QUEUE_STATE_WORD) };
+
+UTIL_WORD_FUNCS(queue_state, state_names, QUEUE_STATE_N)
+
+enum queue_state queue_state(struct queue *q)
 {
 	pthread_mutex_lock(&q->mu);
-	const char *s = q->stopping ? "stopping" : q->current ? "running" : "idle";
+	enum queue_state s = q->stopping ? QUEUE_STOPPING : q->current ? QUEUE_RUNNING : QUEUE_IDLE;
 	pthread_mutex_unlock(&q->mu);
 	return s;
 }

@@ -31,6 +31,13 @@ int queue_submit(struct queue *q, struct store *st, const struct job *j, const c
  * status in ret_status). */
 int queue_cancel(struct queue *q, struct store *st, int64_t job_id, char *ret_status, size_t len);
 
+/* The executor's states, X(ENUM, word), as /health and /metrics name them. */
+#define QUEUE_STATE_LIST(X) X(QUEUE_IDLE, "idle") X(QUEUE_RUNNING, "running") X(QUEUE_STOPPING, "stopping")
+#define QUEUE_STATE_ITEM(e, word) e,
+enum queue_state { QUEUE_STATE_LIST(QUEUE_STATE_ITEM) QUEUE_STATE_N };
+const char *queue_state_name(enum queue_state s);
+/* -EINVAL for a word that is none of them. */
+int queue_state_parse(const char *s, enum queue_state *ret);
 /* For /health and /metrics. */
-const char *queue_state(struct queue *q);  /* "idle", "running", "stopping" */
+enum queue_state queue_state(struct queue *q);
 int64_t queue_current(struct queue *q);    /* 0: none */

@@ -350,14 +350,14 @@ int cg_peak(const struct cg *c, uint64_t *ret)
 	return r;
 }
 
-void cg_remove_parent(void)
+void cg_remove_parent(const char *root)
 {
-	char root[256];
+	char mnt[256];
 	int version;
-	if (cg_memory_version(&version, root, sizeof(root)) < 0)
+	if (!root && cg_memory_version(&version, mnt, sizeof(mnt)) < 0)
 		return;
 	char path[512];
-	snprintf(path, sizeof(path), "%s/kab", root);
-	if (rmdir(path) < 0 && errno != ENOENT && errno != EBUSY)
+	snprintf(path, sizeof(path), "%s/kab", root ? root : mnt);
+	if (rmdir(path) < 0 && errno != ENOENT && errno != EBUSY && errno != ENOTEMPTY)
 		log_warn("cannot remove %s: %s", path, strerror(errno));
 }

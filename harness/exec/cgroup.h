@@ -32,5 +32,6 @@ int cg_destroy(struct cg *c);
 int cg_remove_path(const char *path);
 int cg_oom_kills(const struct cg *c, uint64_t *ret);
 int cg_peak(const struct cg *c, uint64_t *ret);
-/* Removes the "kab" parent when it is empty. */
-void cg_remove_parent(void);
+/* Removes the "kab" parent under root (NULL: cg_memory_version's mount)
+ * when it is empty. */
+void cg_remove_parent(const char *root);

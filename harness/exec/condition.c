@@ -16,6 +16,9 @@
 
 #define INTEL_NO_TURBO "/sys/devices/system/cpu/intel_pstate/no_turbo"
 #define CPUFREQ_BOOST "/sys/devices/system/cpu/cpufreq/boost"
+/* every CPU's governor: GOVERNOR_DIR "<N>" GOVERNOR_FILE */
+#define GOVERNOR_DIR "/sys/devices/system/cpu/cpu"
+#define GOVERNOR_FILE "/cpufreq/scaling_governor"
 
 int cond_parse_stat(const char *text, struct cond_cpu_ticks *ret)
 {
@@ -209,7 +212,7 @@ int cond_knobs(const struct job_condition *c, struct job_variant *ret, struct st
 	int r = 0;
 	if (c->cpufreq == JOB_CPUFREQ_PERFORMANCE) {
 		glob_t g;
-		if (glob("/sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor", 0, NULL, &g) != 0) {
+		if (glob(GOVERNOR_DIR "[0-9]*" GOVERNOR_FILE, 0, NULL, &g) != 0) {
 			sb_puts(err, "cpufreq = performance: this machine has no cpufreq (no /sys/devices/system/cpu/cpu0/cpufreq): remove the key, or run on bare metal");
 			return -ENOENT;
 		}
@@ -236,6 +239,17 @@ int cond_knobs(const struct job_condition *c, struct job_variant *ret, struct st
 	}
 	*ret = v;
 	return 0;
+}
+
+bool cond_knob_file(const char *path)
+{
+	if (strcmp(path, INTEL_NO_TURBO) == 0 || strcmp(path, CPUFREQ_BOOST) == 0)
+		return true;
+	if (strncmp(path, GOVERNOR_DIR, strlen(GOVERNOR_DIR)) != 0)
+		return false;
+	const char *n = path + strlen(GOVERNOR_DIR);
+	size_t digits = strspn(n, "0123456789");
+	return digits > 0 && digits <= 10 && strcmp(n + digits, GOVERNOR_FILE) == 0;
 }
 
 int cond_job_begin(struct store *st, const struct job *j, int64_t job_id, const char *boot_id, struct cond_job *cj,
@@ -267,22 +281,15 @@ int cond_job_begin(struct store *st, const struct job *j, int64_t job_id, const 
 	return 0;
 }
 
-void cond_job_end(struct store *st, int64_t job_id, struct cond_job *cj)
+int cond_job_end(struct store *st, struct cond_job *cj)
 {
-	if (cj->n_applied && knob_restore(st, cj->applied, cj->n_applied) < 0) {
-		/* knob_restore logged each; the journal keeps them for the next start */
-		struct store_job sj;
-		if (store_job_info(st, job_id, &sj) == 0) {
-			char reason[512];
-			snprintf(reason, sizeof(reason), "%s%sthe cpufreq governor or turbo could not be restored (see the log); kab retries at its next start",
-				 sj.reason, sj.reason[0] ? "; " : "");
-			store_job_set_status(st, job_id, sj.status, reason);
-		}
-	}
+	/* knob_restore logs each it could not; the journal keeps them for the next start */
+	int r = cj->n_applied ? knob_restore(st, cj->applied, cj->n_applied) : 0;
 	free(cj->applied);
 	cj->applied = NULL;
 	cj->n_applied = 0;
 	cond_knobs_free(&cj->v);
+	return r < 0 ? r : 0;
 }
 
 static int set_mask(const cpu_set_t *m, const char *what, struct strbuf *err)

@@ -52,6 +52,10 @@ int cond_before_run(const struct job_condition *c, bool (*stopped)(void), char *
  * machine has no cpufreq or no turbo switch. Free with cond_knobs_free. */
 int cond_knobs(const struct job_condition *c, struct job_variant *ret, struct strbuf *err);
 void cond_knobs_free(struct job_variant *v);
+/* Whether path is one of the files cond_knobs names, as it names them
+ * (/sys/devices/system/cpu/cpuN/cpufreq/scaling_governor, no_turbo,
+ * boost): what a journal row of the conditioning may restore. */
+bool cond_knob_file(const char *path);
 
 /* The job-wide part, applied before the first run and restored after
  * the last: the governor and turbo knobs. */
@@ -63,9 +67,10 @@ struct cond_job {
 /* Checks (preflight) and applies; problems go to d at the key's line. */
 int cond_job_begin(struct store *st, const struct job *j, int64_t job_id, const char *boot_id, struct cond_job *cj,
 		   struct diags *d);
-/* Restores; a governor that cannot be put back is logged and named in the
- * job's reason, and its journal entry stays for recovery at the next start. */
-void cond_job_end(struct store *st, int64_t job_id, struct cond_job *cj);
+/* Restores; a governor that cannot be put back is logged, its journal
+ * entry stays for recovery at the next start, and the return is -errno
+ * (exec_job names it in the job's reason, through its owner, joblife.c). */
+int cond_job_end(struct store *st, struct cond_job *cj);
 
 /* Pinning around the workload's fork: cond_pin_workload gives the calling
  * thread the job's cpus (the child inherits them); cond_pin_sampler then

@@ -1,6 +1,6 @@
 /* Adaptive budgets: a look after each completed pair at a look point, and
  * the workloads whose remaining pairs it skips. */
-#include "harness/stats/adaptive.h"
+#include "harness/stats/stats.h"
 #include "harness/exec/exec_priv.h"
 #include "harness/job/job.h"
 #include "db/store.h"
@@ -23,7 +23,7 @@ void exec_adaptive_after_step(struct store *st, const struct job *j, int64_t job
 		return;
 	unsigned look = (done - a->min) / a->step + 1;
 	enum stats_stop stop = STATS_CONTINUE;
-	if (adaptive_look(st, j, job_id, w, done, look, job_looks(j), &stop) < 0) {
+	if (exec_adaptive_look(st, j, job_id, w, done, look, job_looks(j), &stop) < 0) {
 		log_warn("adaptive look %u for workload %s failed; continuing to the budget", look, j->workloads[w].name);
 		return;
 	}

@@ -5,6 +5,7 @@
 #include "harness/exec/cgroup.h"
 #include "harness/exec/exec_priv.h"
 #include "harness/exec/executor.h"
+#include "harness/exec/joblife.h"
 #include "harness/job/job.h"
 #include "kernels/kexec.h"
 #include "kernels/reboot.h"
@@ -12,6 +13,7 @@
 #include "db/store.h"
 #include "db/store_boots.h"
 #include "db/store_builds.h"
+#include "harness/base/config.h"
 #include "harness/base/util.h"
 
 #include <errno.h>
@@ -40,7 +42,7 @@ static void on_build_stage(void *ctx, const char *name, const char *stage)
 	p->last = now;
 	char msg[512];
 	snprintf(msg, sizeof(msg), "building the kernel of variant %s: %s", name, stage);
-	store_job_set_status(p->st, p->job_id, JOB_RUNNING, msg);
+	jl_note(p->st, p->job_id, msg);
 }
 
 void exec_boots_free(struct exec_boots *bc, size_t n)
@@ -244,7 +246,7 @@ int exec_boots_switch(struct store *st, const struct job *j, int64_t job_id, con
 	struct kreboot_target t = { .build_id = b.build_id, .image = image, .initrd = initrd,
 				    .kernelrelease = bc->b[v].kernelrelease, .cmdline = cmdline };
 	struct kreboot_plan plan = { 0 };
-	if (getenv("KAB_SWITCH_DRY_RUN")) {
+	if (config_bool(CONFIG_SWITCH_DRY_RUN)) {
 		/* tests and operators: everything up to the switch, which is shown, not made */
 		if (j->switch_mode == JOB_SWITCH_REBOOT && (r = reboot_plan(&t, &plan, &err)) < 0)
 			goto fail_early;
@@ -258,11 +260,11 @@ int exec_boots_switch(struct store *st, const struct job *j, int64_t job_id, con
 	}
 	if ((r = store_boot_begin(st, &b, &b.id)) < 0)
 		goto fail_early;
-	store_job_set_status(st, job_id, JOB_RUNNING, msg);
+	jl_note(st, job_id, msg);
 	log_info("%s%s", msg, failed ? " (after a failed boot)" : "");
 	/* the machine as it was before the job, in every boot */
 	exec_swap_teardown(st, sw);
-	cg_remove_parent();
+	cg_remove_parent(NULL);
 	if (j->switch_mode == JOB_SWITCH_REBOOT) {
 		if ((r = reboot_plan(&t, &plan, &err)) == 0) {
 			boots_commit(st, b.id, t0);
@@ -290,7 +292,7 @@ int exec_boots_switch(struct store *st, const struct job *j, int64_t job_id, con
 fail_early:
 	log_error("cannot switch to variant %s: %s", var->name, err.buf ? err.buf : strerror(-r));
 	snprintf(msg, sizeof(msg), "cannot switch to variant %s: %.400s", var->name, err.buf ? err.buf : strerror(-r));
-	store_job_set_status(st, job_id, JOB_FAILED, msg);
+	jl_transition(st, job_id, JL_FROM(JOB_RUNNING), JOB_FAILED, msg);
 	sb_free(&err);
 	return r < 0 ? r : -EIO;
 }
@@ -327,7 +329,7 @@ int exec_builds(struct store *st, const struct job *j, int64_t job_id, int64_t *
 	struct kbuild_opts o = { .progress = on_build_stage, .progress_ctx = &bp, .variant_builds = builds, .job_id = job_id };
 	struct strbuf err = { 0 };
 	if (job_has_builds(j))
-		store_job_set_status(st, job_id, JOB_RUNNING, "building kernels");
+		jl_transition(st, job_id, JL_STARTABLE, JOB_RUNNING, "building kernels");
 	/* a build takes many minutes: a stop or a cancel ends it (the
 	 * compilers get SIGTERM) instead of waiting for it */
 	krun_set_cancel(exec_check_interrupted);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "harness/job/job.h"
+#include "harness/stats/stats.h"
 
 struct diags;
 struct jobdir;
@@ -30,14 +31,12 @@ bool exec_check_interrupted(void);
 bool exec_interrupted(void);
 /* Why the job stops when it is not a signal; "" for a signal. */
 const char *exec_stop_why(void);
-/* The job's reason when it stops before its end. */
-void exec_set_cancelled(struct store *st, int64_t job_id);
 /* A run-time failure ends the job: err (or r's text) logged once and, after
  * prefix, the job's reason. */
 void exec_job_failed_with(struct store *st, int64_t job_id, const char *prefix, const struct strbuf *err, int r);
-/* A set-up step failed: cancelled if a stop came meanwhile (-EINTR),
- * else failed with reason (r). */
-int exec_failed_or_cancelled(struct store *st, int64_t job_id, int r, const char *reason);
+/* A set-up step failed: -EINTR if a stop came meanwhile (jl_run ends the
+ * job), else failed with reason (r). */
+int exec_failed_or_stopped(struct store *st, int64_t job_id, int r, const char *reason);
 
 /* ---- swap for the whole job (exec_swap.c) ---- */
 
@@ -71,6 +70,13 @@ void exec_adaptive_after_step(struct store *st, const struct job *j, int64_t job
 			      size_t n, size_t i);
 /* Workloads that ran all their pairs stopped on the budget. */
 void exec_adaptive_finish(struct store *st, const struct job *j, int64_t job_id);
+/* Reads the ok runs of the workload's first `pairs` pairs from the store
+ * and asks harness/stats whether every primary metric of the job (names
+ * or PREFIX* patterns; thresholds from its [metric] sections) is decided
+ * at look `look` of `n_looks` (exec_look.c). No primary metric recorded:
+ * STATS_CONTINUE. */
+int exec_adaptive_look(struct store *st, const struct job *j, int64_t job_id, int workload, unsigned pairs,
+		       unsigned look, unsigned n_looks, enum stats_stop *ret);
 
 /* ---- jobs that boot kernels (exec_boots.c) ---- */
 

@@ -2,6 +2,7 @@
  * sigtimedwait; the stop they ask for, and the job's reason when it stops. */
 #include "harness/exec/exec_priv.h"
 #include "harness/exec/executor.h"
+#include "harness/exec/joblife.h"
 #include "db/store.h"
 #include "harness/base/util.h"
 
@@ -66,16 +67,6 @@ bool exec_check_interrupted(void)
 	return interrupted;
 }
 
-/* The job's reason when it stops before its end. */
-void exec_set_cancelled(struct store *st, int64_t job_id)
-{
-	char reason[256] = "interrupted by a signal";
-	if (stop_why[0])
-		snprintf(reason, sizeof(reason), "%s; its finished runs are kept and kab run --resume %lld continues the job",
-			 stop_why, (long long)job_id);
-	store_job_set_status(st, job_id, JOB_CANCELLED, reason);
-}
-
 /* A run-time failure ends the job: err (or r's text) logged once and, after
  * prefix, the job's reason. */
 void exec_job_failed_with(struct store *st, int64_t job_id, const char *prefix, const struct strbuf *err, int r)
@@ -84,17 +75,15 @@ void exec_job_failed_with(struct store *st, int64_t job_id, const char *prefix, 
 	log_error("%s", why);
 	char reason[768];
 	snprintf(reason, sizeof(reason), "%s%.700s", prefix, why);
-	store_job_set_status(st, job_id, JOB_FAILED, reason);
+	jl_transition(st, job_id, JL_FAILABLE, JOB_FAILED, reason);
 }
 
 /* A set-up step failed: a stop that came meanwhile (a workload's prepare
- * or mkswap killed by the same Ctrl-C) cancels the job, else it failed. */
-int exec_failed_or_cancelled(struct store *st, int64_t job_id, int r, const char *reason)
+ * or mkswap killed by the same Ctrl-C) stops the job, else it failed. */
+int exec_failed_or_stopped(struct store *st, int64_t job_id, int r, const char *reason)
 {
-	if (exec_check_interrupted()) {
-		exec_set_cancelled(st, job_id);
+	if (exec_check_interrupted())
 		return -EINTR;
-	}
-	store_job_set_status(st, job_id, JOB_FAILED, reason);
+	jl_transition(st, job_id, JL_FAILABLE, JOB_FAILED, reason);
 	return r;
 }

@@ -131,6 +131,7 @@ static int spawn_stopped(const char *prog, char **argv, const char *workdir, pid
 		char c;
 		if (read(go[0], &c, 1) != 1)
 			_exit(127); /* parent gave up before releasing us */
+		util_child_fds();   /* of kab's descriptors, the workload has 0, 1 and 2 */
 		execv(prog, argv);
 fail:;
 		int err = errno;
@@ -347,7 +348,7 @@ static int step_cgroup(struct step_ctx *c)
 	snprintf(cgname, sizeof(cgname), "kab/job%lld-step%d", (long long)c->job_id, c->step->seq);
 	struct store_journal *je = &c->cg_entry;
 	*je = (struct store_journal){ .job_id = c->job_id };
-	snprintf(je->kind, sizeof(je->kind), "cgroup");
+	snprintf(je->kind, sizeof(je->kind), "%s", journal_kind_name(JOURNAL_CGROUP));
 	snprintf(je->target, sizeof(je->target), "%s/%s", root, cgname);
 	snprintf(je->boot_id, sizeof(je->boot_id), "%s", c->boot_id);
 	if ((r = store_journal_add(c->st, je, &c->cg_journal)) < 0)
@@ -441,7 +442,7 @@ static void step_collectors_start(struct step_ctx *c)
 	char tag[64];
 	snprintf(tag, sizeof(tag), "kab-j%lld-s%d", (long long)c->job_id, c->step->seq);
 	struct store_journal fj = { .job_id = c->job_id };
-	snprintf(fj.kind, sizeof(fj.kind), "fcount");
+	snprintf(fj.kind, sizeof(fj.kind), "%s", journal_kind_name(JOURNAL_FCOUNT));
 	snprintf(fj.target, sizeof(fj.target), "%s", tag);
 	snprintf(fj.boot_id, sizeof(fj.boot_id), "%s", c->boot_id);
 	if (store_journal_add(c->st, &fj, &c->fc_journal) < 0)

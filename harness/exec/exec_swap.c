@@ -61,7 +61,7 @@ int exec_swap_setup(struct store *st, const struct job *j, int64_t job_id, const
 		r = swap_zram_add(j->swap.size, j->swap.algorithm, &s->zram_id, &err);
 		if (s->zram_id >= 0) {
 			snprintf(s->path, sizeof(s->path), "/dev/zram%d", s->zram_id);
-			snprintf(e.kind, sizeof(e.kind), "zram");
+			snprintf(e.kind, sizeof(e.kind), "%s", journal_kind_name(JOURNAL_ZRAM));
 			snprintf(e.target, sizeof(e.target), "%s", s->path);
 			snprintf(e.original, sizeof(e.original), "%d", s->zram_id);
 			store_journal_add(st, &e, &s->journal_id);
@@ -77,7 +77,7 @@ int exec_swap_setup(struct store *st, const struct job *j, int64_t job_id, const
 			sb_printf(&err, "cannot name a swap file in %s: %s", jd->path, strerror(-r));
 			break;
 		}
-		snprintf(e.kind, sizeof(e.kind), "swapfile");
+		snprintf(e.kind, sizeof(e.kind), "%s", journal_kind_name(JOURNAL_SWAPFILE));
 		snprintf(e.target, sizeof(e.target), "%s", s->path);
 		if ((r = store_journal_add(st, &e, &s->journal_id)) < 0)
 			break;

@@ -6,6 +6,7 @@
 #include "harness/exec/exec_priv.h"
 #include "harness/exec/executor.h"
 #include "harness/exec/jobdir.h"
+#include "harness/exec/joblife.h"
 #include "harness/job/job.h"
 #include "harness/exec/knobs.h"
 #include "harness/exec/provenance.h"
@@ -95,7 +96,7 @@ static int job_boots_begin(struct store *st, const struct job *j, int64_t job_id
 		char reason[768];
 		snprintf(reason, sizeof(reason), "%.700s", d.v[0].msg);
 		diags_free(&d);
-		store_job_set_status(st, job_id, JOB_FAILED, reason);
+		jl_transition(st, job_id, JL_FAILABLE, JOB_FAILED, reason);
 		return -EINVAL;
 	}
 	if (!(*builds = calloc(j->n_variants, sizeof(**builds))))
@@ -108,7 +109,7 @@ static int job_boots_begin(struct store *st, const struct job *j, int64_t job_id
 		store_variant_builds_set(st, job_id, *builds, j->n_variants);
 	}
 	if ((r = exec_boots_start(st, j, job_id, boot_id, *builds, bc)) < 0) {
-		store_job_set_status(st, job_id, JOB_FAILED, "the job's builds or boots could not be read from the database");
+		jl_transition(st, job_id, JL_FAILABLE, JOB_FAILED, "the job's builds or boots could not be read from the database");
 		return r;
 	}
 	return 0;
@@ -130,7 +131,7 @@ static int job_preflight(struct store *st, const struct job *j, int64_t job_id, 
 	if (d.n) {
 		diags_print(&d, stderr);
 		diags_free(&d);
-		store_job_set_status(st, job_id, JOB_FAILED, "preflight: a knob or limit cannot be applied on this machine");
+		jl_transition(st, job_id, JL_FAILABLE, JOB_FAILED, "preflight: a knob or limit cannot be applied on this machine");
 		return -EINVAL;
 	}
 	return 0;
@@ -185,7 +186,7 @@ static int job_switch(struct job_loop *jl, size_t i)
 			char msg[256];
 			snprintf(msg, sizeof(msg), "variant %s is boot-failed (its kernel did not come up in %u attempts); on_boot_failure = abort",
 				 j->variants[steps[i].variant].name, j->boot_attempts);
-			store_job_set_status(jl->st, jl->job_id, JOB_FAILED, msg);
+			jl_transition(jl->st, jl->job_id, JL_FROM(JOB_RUNNING), JOB_FAILED, msg);
 			workloads_finish(j, jl->job_id, jl->jd);
 			jl->ended = true;
 			return -ECANCELED;
@@ -228,7 +229,7 @@ static int job_run_steps(struct job_loop *jl)
 		if (!swap_up) {
 			if ((r = exec_swap_setup(st, j, jl->job_id, jl->boot_id, jl->jd, jl->sw)) < 0) {
 				jl->ended = true;
-				return exec_failed_or_cancelled(st, jl->job_id, r, "swap could not be set up");
+				return exec_failed_or_stopped(st, jl->job_id, r, "swap could not be set up");
 			}
 			swap_up = true;
 		}
@@ -250,7 +251,7 @@ static int job_run_steps(struct job_loop *jl)
 		if (r == -EINTR || exec_interrupted())
 			return -EINTR;
 		if (r < 0) {
-			store_job_set_status(st, jl->job_id, JOB_FAILED, "a run could not be set up; see the log");
+			jl_transition(st, jl->job_id, JL_FROM(JOB_RUNNING), JOB_FAILED, "a run could not be set up; see the log");
 			workloads_finish(j, jl->job_id, jl->jd);
 			jl->ended = true;
 			return r;
@@ -261,23 +262,20 @@ static int job_run_steps(struct job_loop *jl)
 	return 0;
 }
 
-/* The job's state once its loop stopped without ending it: interrupted
- * for a reboot, cancelled, or done. */
+/* The job's state once its loop stopped without ending it: done when all
+ * its steps ran; a stop (-EINTR, for a reboot or not) is left to jl_run. */
 static void job_end(struct job_loop *jl, int r)
 {
 	struct store *st = jl->st;
-	if (r == -EINTR && jl->rebooting) {
-		store_job_set_status(st, jl->job_id, JOB_INTERRUPTED, "rebooting into the next boot's kernel; kabd resumes the job after the boot");
-	} else if (r == -EINTR) {
-		exec_set_cancelled(st, jl->job_id);
-	} else {
-		exec_adaptive_finish(st, jl->j, jl->job_id);
-		store_job_set_status(st, jl->job_id, JOB_DONE, jl->boot_failed ? "finished without a variant whose kernel did not come up (boot-failed)" : NULL);
-		workloads_finish(jl->j, jl->job_id, jl->jd);
-	}
+	if (r == -EINTR)
+		return;
+	exec_adaptive_finish(st, jl->j, jl->job_id);
+	jl_transition(st, jl->job_id, JL_FROM(JOB_RUNNING), JOB_DONE,
+		      jl->boot_failed ? "finished without a variant whose kernel did not come up (boot-failed)" : NULL);
+	workloads_finish(jl->j, jl->job_id, jl->jd);
 }
 
-int exec_job(struct store *st, const struct job *j, int64_t job_id)
+int exec_job(struct store *st, const struct job *j, int64_t job_id, struct exec_end *end)
 {
 	char boot_id[64];
 	prov_boot_id(boot_id, sizeof(boot_id));
@@ -304,10 +302,10 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 		sb_free(&derr);
 		goto out;
 	}
-	store_job_set_status(st, job_id, JOB_RUNNING, NULL);
+	jl_transition(st, job_id, JL_STARTABLE, JOB_RUNNING, NULL);
 	if ((r = workloads_prepare(j, job_id, &jd)) < 0) {
-		r = exec_failed_or_cancelled(st, job_id, r, "a workload could not be prepared; see the log");
-		if (r != -EINTR) /* a cancelled job may resume: keep what was prepared */
+		r = exec_failed_or_stopped(st, job_id, r, "a workload could not be prepared; see the log");
+		if (r != -EINTR) /* a stopped job may resume: keep what was prepared */
 			workloads_finish(j, job_id, &jd);
 		goto out;
 	}
@@ -316,10 +314,13 @@ int exec_job(struct store *st, const struct job *j, int64_t job_id)
 	r = job_run_steps(&jl);
 	if (!jl.ended)
 		job_end(&jl, r);
+	end->rebooting = r == -EINTR && jl.rebooting;
 out:
-	cond_job_end(st, job_id, &cj);
+	if (cond_job_end(st, &cj) < 0)
+		snprintf(end->note, sizeof(end->note),
+			 "the cpufreq governor or turbo could not be restored (see the log); kab retries at its next start");
 	exec_swap_teardown(st, &sw);
-	cg_remove_parent();
+	cg_remove_parent(NULL);
 	jobdir_close(st, job_id, &jd);
 	free(steps);
 	free(builds);

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "harness/exec/joblife.h"
+
 struct job;
 struct store;
 struct store_step;
@@ -18,13 +20,27 @@ int exec_plan(const struct job *j, struct store_step **ret, size_t *ret_n);
 /* Takes the machine-wide executor lock (one executor at a time). */
 int exec_lock(int *ret_fd);
 /* Restores what a killed kab left: knobs, swap, cgroups from the journal;
- * marks runs left 'started' aborted and their steps pending again. */
+ * marks runs left 'started' aborted and their steps pending again. A row
+ * naming what kab does not journal (recover_scope.h) is refused: logged
+ * with the database, its id, kind, target and why, kept in the journal,
+ * not acted on; then -EPERM, after everything else was done. */
 int exec_recover(struct store *st);
+/* The same within sc instead of this machine's scope (tests). */
+struct rscope;
+int exec_recover_in(struct store *st, const struct rscope *sc);
 
-/* Runs the pending steps of a stored job. Returns 0 when the job finished
- * (failed runs included), -EINTR when interrupted (SIGINT/SIGTERM/SIGHUP,
- * or the stop check), or another -errno when it could not run at all. */
-int exec_job(struct store *st, const struct job *j, int64_t job_id);
+/* What exec_job leaves to the job's owner (joblife.c) beyond its return. */
+struct exec_end {
+	bool rebooting; /* -EINTR: it stopped to leave for the next boot's kernel */
+	char note[200]; /* to add to the job's reason, whatever it ends in ("": none) */
+};
+/* Runs the pending steps of a stored job: the executor itself, called by
+ * jl_run (joblife.h), which writes how the job ended. Returns 0 when the
+ * job finished (failed runs included; it is done or failed), -EINTR when
+ * stopped (SIGINT/SIGTERM/SIGHUP, the stop check, a reboot) with its
+ * status left for jl_run, or another -errno when it could not run at all
+ * (its status failed when the executor knew why). */
+int exec_job(struct store *st, const struct job *j, int64_t job_id, struct exec_end *end);
 /* A check asked whenever the executor waits (at least once a second):
  * true stops the job as SIGTERM does, with why (at most len bytes) in the
  * aborted run's and the cancelled job's reasons. kab run checks that its

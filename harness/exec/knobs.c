@@ -102,7 +102,7 @@ static int apply_one(struct store *st, int64_t job_id, const char *boot_id, cons
 		return r;
 	}
 	struct store_journal e = { .job_id = job_id };
-	snprintf(e.kind, sizeof(e.kind), "knob");
+	snprintf(e.kind, sizeof(e.kind), "%s", journal_kind_name(JOURNAL_KNOB));
 	snprintf(e.target, sizeof(e.target), "%s", k->path);
 	snprintf(e.original, sizeof(e.original), "%s", a->original);
 	snprintf(e.boot_id, sizeof(e.boot_id), "%s", boot_id);

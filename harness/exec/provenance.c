@@ -141,22 +141,3 @@ void prov_settings(const char *root, char *buf, size_t len)
 	snprintf(buf, len, "%s", sb.buf ? sb.buf : "");
 	sb_free(&sb);
 }
-
-const char *prov_setting_name(const char *key, char *buf, size_t len)
-{
-	static const char *const prefixes[] = { "/sys/kernel/mm/", "/sys/module/zswap/parameters/" };
-	if (strncmp(key, "/proc/sys/", 10) == 0) {
-		snprintf(buf, len, "%s", key + 10);
-		for (char *p = buf; *p; p++)
-			if (*p == '/')
-				*p = '.';
-		return buf;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
-		if (strncmp(key, prefixes[i], strlen(prefixes[i])) == 0) {
-			snprintf(buf, len, "%s%s", i == 1 ? "zswap/" : "", key + strlen(prefixes[i]));
-			return buf;
-		}
-	snprintf(buf, len, "%s", key);
-	return buf;
-}

@@ -13,8 +13,6 @@ int prov_boot_id(char *buf, size_t len);
  * size's enabled and shmem_enabled, MGLRU, vm.swappiness, every zswap
  * parameter, then "cpufreq.governor" (cpu0's, "none" without cpufreq,
  * "mixed: ..." when CPUs differ) and "cpufreq.turbo" (on, off, none). A
- * file the kernel lacks is left out. Truncated lines are never written. */
+ * file the kernel lacks is left out. Truncated lines are never written.
+ * store_setting_name names a key for display. */
 void prov_settings(const char *root, char *buf, size_t len);
-/* The settings key for display: "transparent_hugepage/enabled",
- * "vm.swappiness", "zswap/enabled", "cpufreq.governor". */
-const char *prov_setting_name(const char *key, char *buf, size_t len);

@@ -131,7 +131,9 @@ static int run_mkswap(const char *path, struct strbuf *err)
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	char *argv[] = { prog, (char *)path, NULL }; /* stdout goes to /dev/null */
 	posix_spawnattr_t attr;
-	int r = util_spawnattr_init(&attr);
+	int r = util_spawn_close_fds(&fa);
+	if (r == 0)
+		r = util_spawnattr_init(&attr);
 	if (r < 0) {
 		posix_spawn_file_actions_destroy(&fa);
 		sb_printf(err, "cannot run mkswap: %s", strerror(-r));

@@ -1,26 +1,20 @@
 /* Job files: reading the INI text into sections.
  *
- * A job file is INI, read by libinih, one section per thing:
- *
- *   [job]                   name (required), pairs, order, seed, interval, warmup,
- *                           metrics, primary
- *   [swap]                  device (required), size, path, algorithm, priority
- *   [variant LABEL]         name, kernel, and knobs: "sysctl NAME = V", "sysfs PATH = V"
- *   [workload NAME]         type (required), memory.max, memory.high,
- *                           memory.swap.max, timeout, fcount, oom, expect, and
- *                           the type's own keys
- *   [metric NAME]           direction, unit, min_change, equivalence, label (for the report)
- *   [report]                rows (the cover letter's rows)
+ * A job file is INI, read by libinih, one section per thing: [job],
+ * [swap], [variant LABEL], [workload NAME], [metric NAME], [report]. Their
+ * keys are in one table (job_keytab.c), which doc/jobs.md's and kab(1)'s key
+ * references are printed from (kab check --keys; tests/docs checks them).
  *
  * At least two [variant] sections (the first is the baseline) and one
  * [workload] are needed; [swap] may be left out (device = existing).
- * README.md ("Job files") is the full reference; keep the two in step.
  *
  * Syntax, as libinih reads it: "key = value" or "key: value"; whitespace
  * around keys and values is dropped; lines starting with ';' or '#' are
  * comments, and " ;" (whitespace, then ';') starts a comment inside a line;
  * an indented line continues the value above it (joined with one space),
- * which only free-text keys (a workload's own keys, metrics) accept.
+ * which only free-text keys (a workload's own keys, metrics) accept. Keys
+ * and values are UTF-8 with no control character but a tab (text_ok):
+ * kab shows them on terminals and in its feeds.
  *
  * How the work is split: inih calls back only for key lines and does not
  * give their line numbers, so our reader hands inih one line at a time,
@@ -31,7 +25,7 @@
  * (job_load.c runs it after this parser), job_print.c prints the normal
  * form.
  *
- * Budgets (job.h, README.md "Budgets"): the text's size is checked before
+ * Budgets (job.h, doc/jobs.md "Budgets"): the text's size is checked before
  * anything reads it, lines and sections are counted as they come, and
  * every step is linear in the text (continuation lines are appended, not
  * re-joined; duplicates are found with a hash set; diagnostics stop being
@@ -42,6 +36,7 @@
  */
 #include "harness/job/job.h"
 #include "harness/job/job_priv.h"
+#include "harness/base/esc.h"
 #include "harness/base/util.h"
 
 #include <ctype.h>
@@ -253,7 +248,7 @@ static void report_section_budgets(const struct reader *r)
 	for (size_t k = 0; k < ARRAY_SIZE(section_budget); k++)
 		if (r->over_line[k])
 			diags_add(r->d, r->file, r->over_line[k],
-				  "too many [%s] sections (%u%s, at most %u): this is the first over the budget; %s (README.md, \"Budgets\")",
+				  "too many [%s] sections (%u%s, at most %u): this is the first over the budget; %s (doc/jobs.md, \"Budgets\")",
 				  section_names[k], r->n_kind[k], r->stopped ? " or more" : "", section_budget[k].max,
 				  section_budget[k].instead);
 }
@@ -378,7 +373,7 @@ static void stop_at_line_budget(struct reader *r)
 		p = nl ? nl + 1 : r->end;
 	}
 	diags_add(r->d, r->file, r->line + 1,
-		  "too many lines (%zu, at most %u): the rest of the job is not read; a job is a few hundred lines at most, split it over several jobs (README.md, \"Budgets\")",
+		  "too many lines (%zu, at most %u): the rest of the job is not read; a job is a few hundred lines at most, split it over several jobs (doc/jobs.md, \"Budgets\")",
 		  lines, JOB_LINES_MAX);
 	r->stopped = true;
 	r->p = r->end;
@@ -453,6 +448,56 @@ static int append_value(struct job_entry *e, const char *text, size_t n)
 	return 0;
 }
 
+/* Where in s the text before its byte at bad is quoted from: at most 24
+ * bytes back, on a character's first byte. */
+static size_t quote_from(const char *s, size_t bad)
+{
+	size_t from = bad > 24 ? bad - 24 : 0;
+	while (from < bad && ((unsigned char)s[from] & 0xc0) == 0x80)
+		from++;
+	return from;
+}
+
+#define CONTROL_HINT \
+	"kab shows a job's text on terminals and in its feeds; remove it, or write it as the program's own escape (printf's \\033)"
+
+/* A key's or value's text is UTF-8 with no control character (a tab is
+ * whitespace): kab shows it on terminals, in kabd's text and JSON and in
+ * its Atom feed, and stores it. what names it ("the value of \"track\"").
+ * False, reported at the reader's line, when it is not. */
+static bool text_ok(struct reader *r, const char *what, const char *s)
+{
+	size_t len = strlen(s), bad = 0;
+	bool utf8 = esc_utf8_valid(s, len, &bad);
+	if (utf8) {
+		bad = len;
+		for (size_t i = 0; i < len && bad == len; i += esc_utf8_len(s + i, len - i)) {
+			const unsigned char *p = (const unsigned char *)s + i;
+			if ((p[0] < 0x20 && p[0] != '\t') || p[0] == 0x7f || (p[0] == 0xc2 && p[1] <= 0x9f))
+				bad = i; /* C0, DEL, C1 (U+0080-U+009F) */
+		}
+		if (bad == len)
+			return true;
+	}
+	/* where: after the text before it, or at its start */
+	size_t from = quote_from(s, bad);
+	char where[64];
+	if (bad)
+		snprintf(where, sizeof(where), "after \"%.*s\"", (int)(bad - from), s + from);
+	else
+		snprintf(where, sizeof(where), "at its start");
+	const unsigned char *p = (const unsigned char *)s + bad;
+	if (!utf8)
+		diags_add(r->d, r->file, r->line,
+			  "%s is not valid UTF-8 (byte 0x%02x %s): save the job file as UTF-8 (iconv -f latin1 -t utf-8 converts a Latin-1 one)",
+			  what, p[0], where);
+	else if (p[0] == 0xc2)
+		diags_add(r->d, r->file, r->line, "%s holds a control character (U+%04X %s): %s", what, p[1], where, CONTROL_HINT);
+	else
+		diags_add(r->d, r->file, r->line, "%s holds a control character (0x%02x %s): %s", what, p[0], where, CONTROL_HINT);
+	return false;
+}
+
 static void continue_entry(struct reader *r, const char *raw)
 {
 	struct job_section *s = current(r);
@@ -467,9 +512,15 @@ static void continue_entry(struct reader *r, const char *raw)
 	}
 	if (!*text || e->n_cont > JOB_CONT_MAX)
 		return; /* nothing, or over the budget and reported */
+	char what[JOB_LINE_MAX + 32];
+	snprintf(what, sizeof(what), "the value of \"%s\" (line %d) on this continuation line", e->key, e->line);
+	if (!text_ok(r, what, text)) {
+		e->broken = true;
+		return;
+	}
 	if (++e->n_cont > JOB_CONT_MAX) {
 		diags_add(r->d, r->file, r->line,
-			  "more than %u continuation lines for \"%s\" (line %d): the rest are not read; run a long command from a script, name a family of metrics with PREFIX* (README.md, \"Budgets\")",
+			  "more than %u continuation lines for \"%s\" (line %d): the rest are not read; run a long command from a script, name a family of metrics with PREFIX* (doc/jobs.md, \"Budgets\")",
 			  JOB_CONT_MAX, e->key, e->line);
 		e->broken = true;
 		return;
@@ -499,6 +550,12 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	r->last_ok = false;
 	if (!*name)
 		return 1; /* reported by classify() */
+	char what[JOB_LINE_MAX + 32];
+	snprintf(what, sizeof(what), "the key \"%s\"", name);
+	if (!text_ok(r, what, name))
+		return 1;
+	snprintf(what, sizeof(what), "the value of \"%s\"", name);
+	bool value_ok = text_ok(r, what, value);
 	struct job_section *s = current(r);
 	if (!s) {
 		diags_add(r->d, r->file, r->line, "key \"%s\" outside any section: put it under [job], [swap], [variant LABEL], [workload NAME], [metric NAME] or [report]", name);
@@ -510,7 +567,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		r->oom = true;
 	} else {
 		r->last_ok = true;
-		s->v[s->n - 1].broken = r->long_line;
+		s->v[s->n - 1].broken = r->long_line || !value_ok;
 	}
 	return 1;
 }
@@ -552,7 +609,7 @@ int job_check_size(const char *file, size_t len, struct diags *d)
 {
 	if (len <= JOB_TEXT_MAX)
 		return 0;
-	diags_add(d, file, 0, "too large (%zu bytes, at most %u = %u KiB): a job file is a few KiB; split it over several jobs (README.md, \"Budgets\")",
+	diags_add(d, file, 0, "too large (%zu bytes, at most %u = %u KiB): a job file is a few KiB; split it over several jobs (doc/jobs.md, \"Budgets\")",
 		  len, JOB_TEXT_MAX, JOB_TEXT_MAX / 1024);
 	return -EFBIG;
 }
@@ -694,24 +751,29 @@ void job_free(struct job *j)
 	free(j->archive);
 	free(j->cond.cpus);
 	free(j->switch_source);
-	for (size_t i = 0; i < j->n_workloads; i++) {
-		struct job_workload *w = &j->workloads[i];
-		free(w->name);
-		free(w->type);
-		for (size_t k = 0; k < w->n_params; k++) {
-			free(w->params[k].key);
-			free(w->params[k].value);
-		}
-		free(w->params);
-		for (size_t k = 0; k < w->n_fcount; k++)
-			free(w->fcount[k]);
-		free(w->fcount);
-		for (size_t k = 0; k < w->n_expect; k++)
-			expect_clear(&w->expect[k]);
-		free(w->expect);
-	}
+	for (size_t i = 0; i < j->n_workloads; i++)
+		job_workload_clear(&j->workloads[i]);
 	free(j->workloads);
 	free(j);
+}
+
+void job_workload_clear(struct job_workload *w)
+{
+	free(w->name);
+	free(w->type);
+	for (size_t k = 0; k < w->n_params; k++) {
+		free(w->params[k].key);
+		free(w->params[k].value);
+	}
+	free(w->params);
+	for (size_t k = 0; k < w->n_fcount; k++)
+		free(w->fcount[k]);
+	free(w->fcount);
+	for (size_t k = 0; k < w->n_expect; k++)
+		expect_clear(&w->expect[k]);
+	free(w->expect);
+	free(w->opts);
+	*w = (struct job_workload){ 0 };
 }
 
 bool job_boots_kernels(const struct job *j)

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "harness/base/direction.h"
 #include "harness/job/expect.h"
 
 struct diags;
@@ -19,7 +20,7 @@ enum job_boot_failure { JOB_BOOTFAIL_FINISH, JOB_BOOTFAIL_ABORT };
  * counted (oom-contaminated); tolerate: it is, and the report says so. */
 enum job_oom { JOB_OOM_REFUSE, JOB_OOM_TOLERATE };
 
-/* Budgets: the most one job may ask for, checked as it is read (README.md,
+/* Budgets: the most one job may ask for, checked as it is read (doc/jobs.md,
  * "Budgets", gives the reasons). Each is far above any real job (the
  * examples: at most 2 KiB, 73 lines, 2 variants, 4 workloads, 4 metrics)
  * and low enough that reading, checking, storing and scheduling a job
@@ -104,11 +105,16 @@ struct job_workload {
 	enum job_oom oom;
 	struct job_expect *expect;  /* expect = ...: what a counted run's metrics must show */
 	size_t n_expect;
+	/* the type's own keys parsed once, its options struct (wl_ops.opts_size);
+	 * NULL: the type has none, or a value is bad (kab check says which) */
+	void *opts;
 	int line;
 };
 
-/* Direction of goodness a [metric NAME] section declares. */
-enum job_direction { JOB_DIR_HIGHER, JOB_DIR_LOWER, JOB_DIR_NEUTRAL, JOB_DIR_UNSET };
+/* Direction of goodness a [metric NAME] section declares: one value per
+ * word of DIRECTION_LIST (harness/base/direction.h), in its order. */
+#define JOB_DIR_ITEM(name, word) JOB_DIR_##name,
+enum job_direction { DIRECTION_LIST(JOB_DIR_ITEM) JOB_DIR_UNSET };
 
 /* [metric NAME]: report settings for one metric, or for every metric with
  * a prefix (NAME ends in '*'). Unset fields keep the metric table's. */
@@ -144,12 +150,13 @@ struct job_swap {
 	enum job_tristate zswap, zswap_shrinker;
 	char *zswap_compressor;    /* NULL: keep */
 	int zswap_max_pool;        /* percent, -1: keep */
+	int zswap_accept_threshold; /* percent of the pool limit to fall below before storing again, -1: keep */
 	struct job_knob *knobs;    /* the above as sysfs knobs, applied at job start */
 	size_t n_knobs;
 	int line;
 };
 
-/* [job]'s conditioning keys (README.md, "Conditioning"): before each
+/* [job]'s conditioning keys (doc/jobs.md, "Conditioning"): before each
  * run, caches dropped, memory compacted, an idle machine waited for;
  * for the whole job, the cpufreq governor and turbo set (journaled and
  * restored like knobs), the workload pinned to cpus and the sampler to
@@ -251,7 +258,8 @@ size_t job_check_builds(const struct job *j, struct store *st, struct diags *d);
 /* The confirmation of a change a nightly history showed: the night
  * before it (good) against the night after it (bad), as one paired job.
  * Its variants are variant v of each night, renamed; everything else
- * (workloads, swap, metrics, conditioning) is the bad night's. A variant
+ * (swap, metrics, conditioning) is the bad night's, and so are its
+ * workloads: those that showed the change, or all of them. A variant
  * that followed a branch is pinned to the commit its night ran (base),
  * so the confirmation compares those two commits and nothing newer. */
 struct job_confirm {
@@ -259,12 +267,19 @@ struct job_confirm {
 	const char *good_name, *bad_name;    /* its two variants' names */
 	const char *good_base, *bad_base;    /* the commits to pin; NULL: as the night had it */
 	unsigned min_pairs, max_pairs, step; /* pairs = adaptive MIN..MAX step STEP */
+	const char *const *workloads;        /* the workloads to run, by name; NULL: all */
+	size_t n_workloads;
 };
 /* The confirmation's job text in *ret_text (malloc'd; it still goes through
  * the checks of any submitted job). Moves variant v out of good and bad,
- * which stay the caller's to free. -EINVAL: v is not a variant of both. */
+ * which stay the caller's to free. -EINVAL: v is not a variant of both;
+ * -ENOENT: no workload named is in the bad night's job. */
 int job_confirmation(struct job *good, struct job *bad, size_t v, const struct job_confirm *c, char **ret_text);
 
+/* The job-file key reference, from the key tables: format "md" (tables
+ * between markers, as doc/jobs.md carries them) or "man" (kab(1)'s); -EINVAL
+ * for another format. */
+int job_print_keys(FILE *out, const char *format);
 /* Prints the normalized job; it parses back to the same job. */
 void job_print(const struct job *j, FILE *out);
 void job_free(struct job *j);

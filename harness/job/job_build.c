@@ -18,12 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* [job] keys of jobs that boot kernels, refused in a job that boots none. */
-static const char *const boot_keys[] = { "boots", "runs_per_boot", "switch", "boot_attempts", "on_boot_failure", "panic" };
-enum { BOOT_KEY_SWITCH = 2 };
-
-_Static_assert(ARRAY_SIZE(boot_keys) == JOB_BOOT_KEYS_N, "JOB_BOOT_KEYS_N counts boot_keys");
-
 /* What a section's keys turned out to be: line 0 when absent. */
 struct seen {
 	int line;
@@ -31,12 +25,6 @@ struct seen {
 };
 
 #define ERR(b, line, ...) diags_add((b)->d, (b)->file, (line), __VA_ARGS__)
-
-static const struct seen *seen_of(const struct seen *seen, enum job_sec_kind sec, const char *name)
-{
-	int i = job_key_index(sec, name);
-	return &seen[i < 0 ? 0 : i];
-}
 
 /* "[variant A]" for messages. */
 static const char *sec_title(const struct job_section *s, char *buf, size_t len)
@@ -117,13 +105,21 @@ static void unknown_key(struct job_builder *b, const struct job_section *s, cons
 		ERR(b, e->line, "unknown key");
 		return;
 	}
-	const char *cands[64];
-	size_t n = 0;
-	for (size_t i = 0; i < JOB_N_KEYS && n < ARRAY_SIZE(cands); i++)
-		if (job_keydefs[i].sec == s->kind)
-			cands[n++] = job_keydefs[i].name;
-	for (size_t i = 0; i < b->n_extra && n < ARRAY_SIZE(cands); i++)
-		cands[n++] = b->extra[i];
+	/* the keys a hint may point to, and those the message lists (with
+	 * keys read elsewhere: sysctl NAME, sysfs PATH) */
+	const char *cands[64], *listed[64];
+	size_t n = 0, n_listed = 0;
+	for (size_t i = 0; i < job_n_keys && n_listed < ARRAY_SIZE(listed); i++) {
+		const struct job_keydef *k = &job_keydefs[i];
+		if (k->sec != s->kind)
+			continue;
+		if (k->type != KT_DOC)
+			cands[n++] = k->name;
+		if (!(k->flags & KF_UNLISTED))
+			listed[n_listed++] = k->name;
+	}
+	for (size_t i = 0; i < b->n_extra && n_listed < ARRAY_SIZE(listed); i++)
+		cands[n++] = listed[n_listed++] = b->extra[i];
 	char title[128], list[512], fixed[512];
 	sec_title(s, title, sizeof(title));
 
@@ -150,12 +146,8 @@ static void unknown_key(struct job_builder *b, const struct job_section *s, cons
 		note_hint(b, hint);
 		return;
 	}
-	job_join_list(cands, n, list, sizeof(list));
-	if (s->kind == JOB_SEC_VARIANT)
-		ERR(b, e->line, "unknown key \"%s\" in %s (keys: name, kernel, tree, base, track, series, config, config.fragment, build, image, initrd, cmdline, sysctl NAME, sysfs PATH)",
-		    e->key, title);
-	else
-		ERR(b, e->line, "unknown key \"%s\" in %s (keys: %s)", e->key, title, list);
+	job_join_list(listed, n_listed, list, sizeof(list));
+	ERR(b, e->line, "unknown key \"%s\" in %s (keys: %s)", e->key, title, list);
 }
 
 /* Hook for keys not in job_keydefs: returns false if it does not know key. */
@@ -181,9 +173,11 @@ static void apply_entries(struct job_builder *b, const struct job_section *s, vo
 			continue;
 		}
 		seen[ki].line = e->line;
+		if (k->off_line)
+			*(int *)((char *)obj + k->off_line) = e->line;
 		if (e->broken)
 			continue;
-		if (e->cont_line && !k->multiline) {
+		if (e->cont_line && !(k->flags & KF_MULTILINE)) {
 			ERR(b, e->cont_line, "indented line continues \"%s\" (line %d), which takes one line: remove the leading whitespace",
 			    e->key, e->line);
 			continue;
@@ -194,8 +188,9 @@ static void apply_entries(struct job_builder *b, const struct job_section *s, vo
 		}
 		seen[ki].ok = job_key_set(b, k, e, obj);
 	}
-	for (size_t i = 0; i < JOB_N_KEYS; i++)
-		if (job_keydefs[i].sec == s->kind && job_keydefs[i].required && !seen[i].line && !was_hinted(b, job_keydefs[i].name)) {
+	for (size_t i = 0; i < job_n_keys; i++)
+		if (job_keydefs[i].sec == s->kind && (job_keydefs[i].flags & KF_REQUIRED) && !seen[i].line &&
+		    !was_hinted(b, job_keydefs[i].name)) {
 			if (job_keydefs[i].type == KT_TYPE) {
 				char types[256];
 				job_list_types(types, sizeof(types));
@@ -243,14 +238,7 @@ void job_check_sampler_overlap(const char *file, const struct job_condition *c, 
 static void check_condition(struct job_builder *b, const struct seen *seen)
 {
 	struct job_condition *c = &b->j->cond;
-	c->drop_caches_line = seen_of(seen, JOB_SEC_JOB, "drop_caches")->line;
-	c->compact_line = seen_of(seen, JOB_SEC_JOB, "compact")->line;
-	c->wait_idle_line = seen_of(seen, JOB_SEC_JOB, "wait_idle")->line;
-	c->cpufreq_line = seen_of(seen, JOB_SEC_JOB, "cpufreq")->line;
-	c->turbo_line = seen_of(seen, JOB_SEC_JOB, "turbo")->line;
-	c->cpus_line = seen_of(seen, JOB_SEC_JOB, "cpus")->line;
-	c->sampler_cpu_line = seen_of(seen, JOB_SEC_JOB, "sampler_cpu")->line;
-	const struct seen *idle_max = seen_of(seen, JOB_SEC_JOB, "wait_idle_max");
+	const struct seen *idle_max = &seen[JK_JOB_WAIT_IDLE_MAX];
 	if (idle_max->line && !c->wait_idle_line)
 		ERR(b, idle_max->line, "wait_idle_max bounds wait_idle: give wait_idle = PERCENT too (wait_idle = 10%%)");
 	if (c->cpus) {
@@ -266,26 +254,24 @@ static void check_condition(struct job_builder *b, const struct seen *seen)
 
 static void build_job_section(struct job_builder *b, const struct job_section *s)
 {
-	struct seen seen[JOB_N_KEYS] = { 0 };
+	struct seen seen[JOB_N_KEYS_MAX] = { 0 };
 	apply_entries(b, s, b->j, seen, NULL);
-	const struct seen *seed = seen_of(seen, JOB_SEC_JOB, "seed");
-	const struct seen *order = seen_of(seen, JOB_SEC_JOB, "order");
+	const struct seen *seed = &seen[JK_JOB_SEED];
+	const struct seen *order = &seen[JK_JOB_ORDER];
 	if (seed->line && order->ok && b->j->order != JOB_ORDER_RANDOM)
 		ERR(b, seed->line, "seed applies only to order = random");
 	if (seed->line && !order->line)
 		ERR(b, seed->line, "seed applies only to order = random (the default order is abba)");
-	const struct seen *pairs = seen_of(seen, JOB_SEC_JOB, "pairs");
-	const struct seen *primary = seen_of(seen, JOB_SEC_JOB, "primary");
+	const struct seen *pairs = &seen[JK_JOB_PAIRS];
+	const struct seen *primary = &seen[JK_JOB_PRIMARY];
 	if (pairs->ok && b->j->adaptive.on && !primary->line)
 		ERR(b, pairs->line, "pairs = adaptive stops when every primary metric is decided: name them with primary = METRIC ... in [job]");
-	const struct seen *boots = seen_of(seen, JOB_SEC_JOB, "boots");
+	const struct seen *boots = &seen[JK_JOB_BOOTS];
 	if (boots->line && pairs->line)
 		ERR(b, boots->line, "give boots or pairs, not both: with kernel variants a pair is one boot of each variant");
-	b->j->boots_line = boots->line;
 	b->pairs_line = boots->line ? boots->line : pairs->line ? pairs->line : s->line;
-	for (size_t i = 0; i < ARRAY_SIZE(boot_keys); i++)
-		b->boot_key_line[i] = seen_of(seen, JOB_SEC_JOB, boot_keys[i])->line;
-	b->j->archive_line = seen_of(seen, JOB_SEC_JOB, "archive")->line;
+	for (size_t i = 0; i < job_n_keys; i++)
+		b->job_key_line[i] = seen[i].line;
 	check_archive(b);
 	check_condition(b, seen);
 }
@@ -301,15 +287,14 @@ static void build_metric_section(struct job_builder *b, const struct job_section
 	}
 	j->metric_settings = nm;
 	struct job_metric *m = &j->metric_settings[j->n_metric_settings++];
-	*m = (struct job_metric){
-		.name = strdup(s->label), .direction = JOB_DIR_UNSET, .min_change_pct = -1, .equivalence_pct = -1, .line = s->line
-	};
+	*m = (struct job_metric){ .name = strdup(s->label), .line = s->line };
+	job_keys_init(b, JOB_SEC_METRIC, m);
 	if (!m->name)
 		b->oom = true;
 	if (!job_valid_metric(s->label))
 		ERR(b, s->line, "bad metric \"%s\" in [metric %s]: expected SOURCE.NAME or SOURCE.PREFIX*, e.g. stress-ng.bogo_ops_per_s or vmstat.pgscan_*",
 		    s->label, s->label);
-	struct seen seen[JOB_N_KEYS] = { 0 };
+	struct seen seen[JOB_N_KEYS_MAX] = { 0 };
 	apply_entries(b, s, m, seen, NULL);
 	if (s->n == 0)
 		ERR(b, s->line, "[metric %s] sets nothing: give it direction, unit, min_change, equivalence, label or ratio, or remove it",
@@ -325,38 +310,34 @@ static void build_metric_section(struct job_builder *b, const struct job_section
 		    s->label);
 }
 
-const struct job_zswap_key job_zswap_keys[4] = {
-	{ "zswap", "enabled" },
-	{ "zswap.shrinker", "shrinker_enabled" },
-	{ "zswap.compressor", "compressor" },
-	{ "zswap.max_pool_percent", "max_pool_percent" },
-};
-
 /* [swap] zswap = on, zswap.shrinker = on, …: sysfs knobs of the zswap
- * module, applied for the whole job like a variant's knobs. */
+ * module (the keys with a param), applied for the whole job like a
+ * variant's knobs, in the table's order. */
 static void swap_zswap_knobs(struct job_builder *b, struct job_swap *sw, const struct seen *seen)
 {
-	static const char *const onoff[] = { NULL, "N", "Y" };
-	char num[16];
-	snprintf(num, sizeof(num), "%d", sw->zswap_max_pool);
-	const char *value[ARRAY_SIZE(job_zswap_keys)] = {
-		onoff[sw->zswap], onoff[sw->zswap_shrinker], sw->zswap_compressor, sw->zswap_max_pool > 0 ? num : NULL,
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(job_zswap_keys); i++) {
-		const struct seen *k = seen_of(seen, JOB_SEC_SWAP, job_zswap_keys[i].key);
-		if (!value[i] || !k->ok)
+	for (size_t i = 0; i < job_n_keys; i++) {
+		const struct job_keydef *k = &job_keydefs[i];
+		struct strbuf value = { 0 };
+		if (k->sec != JOB_SEC_SWAP || !k->param || !seen[i].ok || !job_key_format(k, sw, &value)) {
+			sb_free(&value);
 			continue;
+		}
+		/* an enum's choice is written as the parameter takes it */
+		const char *v = k->param_values ? k->param_values[*(const int *)((const char *)sw + k->off)] : value.buf;
 		char path[128];
-		snprintf(path, sizeof(path), JOB_ZSWAP_PARAMS "%s", job_zswap_keys[i].param);
+		snprintf(path, sizeof(path), JOB_ZSWAP_PARAMS "%s", k->param);
 		struct job_knob *nk = realloc(sw->knobs, (sw->n_knobs + 1) * sizeof(*nk));
 		if (!nk) {
+			sb_free(&value);
 			b->oom = true;
 			return;
 		}
 		sw->knobs = nk;
 		struct job_knob *kn = &nk[sw->n_knobs];
-		*kn = (struct job_knob){ .kind = JOB_KNOB_SYSFS, .name = strdup(path), .path = strdup(path),
-					 .value = strdup(value[i]), .line = k->line };
+		*kn = (struct job_knob){
+			.kind = JOB_KNOB_SYSFS, .name = strdup(path), .path = strdup(path), .value = strdup(v), .line = seen[i].line
+		};
+		sb_free(&value);
 		if (!kn->name || !kn->path || !kn->value)
 			b->oom = true;
 		sw->n_knobs++;
@@ -366,18 +347,18 @@ static void swap_zswap_knobs(struct job_builder *b, struct job_swap *sw, const s
 static void build_swap_section(struct job_builder *b, const struct job_section *s)
 {
 	struct job_swap *sw = &b->j->swap;
-	struct seen seen[JOB_N_KEYS] = { 0 };
+	struct seen seen[JOB_N_KEYS_MAX] = { 0 };
 	size_t d0 = diags_count(b->d);
 	sw->line = s->line;
 	apply_entries(b, s, sw, seen, NULL);
-	if (!seen_of(seen, JOB_SEC_SWAP, "device")->ok)
+	if (!seen[JK_SWAP_DEVICE].ok)
 		return;
 	const char *dev = job_swap_kind_name(sw->kind);
 	bool sized = sw->kind == JOB_SWAP_ZRAM || sw->kind == JOB_SWAP_FILE;
-	const struct seen *size = seen_of(seen, JOB_SEC_SWAP, "size");
-	const struct seen *path = seen_of(seen, JOB_SEC_SWAP, "path");
-	const struct seen *alg = seen_of(seen, JOB_SEC_SWAP, "algorithm");
-	const struct seen *prio = seen_of(seen, JOB_SEC_SWAP, "priority");
+	const struct seen *size = &seen[JK_SWAP_SIZE];
+	const struct seen *path = &seen[JK_SWAP_PATH];
+	const struct seen *alg = &seen[JK_SWAP_ALGORITHM];
+	const struct seen *prio = &seen[JK_SWAP_PRIORITY];
 	if (sized && !size->line)
 		ERR(b, s->line, "missing required key \"size\" in [swap]: device = %s needs a size, e.g. size = 2G", dev);
 	if (!sized && size->line)
@@ -443,57 +424,57 @@ static bool variant_knob(struct job_builder *b, const struct job_section *s, con
 static void check_build_keys(struct job_builder *b, const struct job_section *s, struct job_variant *v, const struct seen *seen)
 {
 	/* what a build's inputs are, and so what a recorded build fixed */
-	static const char *const input_keys[] = { "tree", "base", "track", "series", "config", "config.fragment" };
-	static const char *const own_keys[] = { "image", "initrd", "cmdline" };
+	static const enum job_key_id input_keys[] = { JK_VARIANT_TREE,   JK_VARIANT_BASE,   JK_VARIANT_TRACK,
+						      JK_VARIANT_SERIES, JK_VARIANT_CONFIG, JK_VARIANT_FRAGMENT };
+	static const enum job_key_id own_keys[] = { JK_VARIANT_IMAGE, JK_VARIANT_INITRD, JK_VARIANT_CMDLINE };
 	char title[128];
 	sec_title(s, title, sizeof(title));
 	const char *kernel = v->kernel ? v->kernel : "running";
 	bool build = strcmp(kernel, "build") == 0, image = strcmp(kernel, "image") == 0;
-	v->cmdline_line = seen_of(seen, JOB_SEC_VARIANT, "cmdline")->line;
-	const struct seen *recorded = seen_of(seen, JOB_SEC_VARIANT, "build");
-	v->build_line = recorded->line;
+	const struct seen *recorded = &seen[JK_VARIANT_BUILD];
 	for (size_t i = 0; i < ARRAY_SIZE(input_keys) && !build; i++) {
-		const struct seen *k = seen_of(seen, JOB_SEC_VARIANT, input_keys[i]);
+		const struct seen *k = &seen[input_keys[i]];
 		if (k->line)
-			ERR(b, k->line, "%s applies only to kernel = build, not kernel = %s", input_keys[i], kernel);
+			ERR(b, k->line, "%s applies only to kernel = build, not kernel = %s", job_keydefs[input_keys[i]].name, kernel);
 	}
 	if (recorded->line && !build)
 		ERR(b, recorded->line, "build applies only to kernel = build, not kernel = %s: it names a kernel kab built earlier (kab builds lists them)",
 		    kernel);
 	for (size_t i = 0; i < ARRAY_SIZE(own_keys) && !build && !image; i++) {
-		const struct seen *k = seen_of(seen, JOB_SEC_VARIANT, own_keys[i]);
+		const struct seen *k = &seen[own_keys[i]];
 		if (k->line)
 			ERR(b, k->line, "%s applies only to a variant that boots its own kernel (kernel = build or image), not kernel = running",
-			    own_keys[i]);
+			    job_keydefs[own_keys[i]].name);
 	}
 	if (v->cmdline && (strchr(v->cmdline, '\'') || strchr(v->cmdline, '"')))
 		ERR(b, v->cmdline_line, "bad cmdline: quotes are not passed on to the kernel as written; give plain parameters");
-	const struct seen *kline = seen_of(seen, JOB_SEC_VARIANT, "kernel");
+	const struct seen *kline = &seen[JK_VARIANT_KERNEL];
 	size_t vi = (size_t)(v - b->j->variants);
 	if (b->notes && vi < ARRAY_SIZE(b->notes->variant)) {
 		b->notes->variant[vi].kernel_line = kline->line;
-		b->notes->variant[vi].tree_ok = seen_of(seen, JOB_SEC_VARIANT, "tree")->ok;
+		b->notes->variant[vi].tree_ok = seen[JK_VARIANT_TREE].ok;
 	}
 	if (image) {
-		if (seen_of(seen, JOB_SEC_VARIANT, "image")->line == 0)
+		if (seen[JK_VARIANT_IMAGE].line == 0)
 			ERR(b, kline->line, "missing required key \"image\" in %s: kernel = image needs the kernel image to boot (image = /boot/vmlinuz-6.1.0-57-amd64)",
 			    title);
 		return;
 	}
 	if (!build)
 		return;
-	if (seen_of(seen, JOB_SEC_VARIANT, "image")->line)
-		ERR(b, seen_of(seen, JOB_SEC_VARIANT, "image")->line, "image applies only to kernel = image: kernel = build %s",
+	if (seen[JK_VARIANT_IMAGE].line)
+		ERR(b, seen[JK_VARIANT_IMAGE].line, "image applies only to kernel = image: kernel = build %s",
 		    recorded->line ? "boots the image of the build it names" : "makes its own");
 	for (size_t i = 0; i < ARRAY_SIZE(input_keys) && recorded->line; i++) {
-		const struct seen *k = seen_of(seen, JOB_SEC_VARIANT, input_keys[i]);
+		const struct seen *k = &seen[input_keys[i]];
+		const char *name = job_keydefs[input_keys[i]].name;
 		if (k->line)
 			ERR(b, k->line, "%s does not go with build (line %d): a recorded build's tree, base, series and config were fixed when it was built; remove %s, or remove build to build anew",
-			    input_keys[i], recorded->line, input_keys[i]);
+			    name, recorded->line, name);
 	}
-	if (!recorded->line && !seen_of(seen, JOB_SEC_VARIANT, "tree")->line)
+	if (!recorded->line && !seen[JK_VARIANT_TREE].line)
 		ERR(b, kline->line, "missing required key \"tree\" in %s: kernel = build needs the git tree to build (tree = /path/to/linux), or the build = ID of one kab built earlier", title);
-	const struct seen *base = seen_of(seen, JOB_SEC_VARIANT, "base"), *track = seen_of(seen, JOB_SEC_VARIANT, "track");
+	const struct seen *base = &seen[JK_VARIANT_BASE], *track = &seen[JK_VARIANT_TRACK];
 	if (!recorded->line && !base->line && !track->line)
 		ERR(b, kline->line, "missing required key \"base\" in %s: kernel = build needs the ref to build (base = v6.1), or a branch to follow (track = origin master)",
 		    title);
@@ -515,26 +496,25 @@ static void build_variant(struct job_builder *b, const struct job_section *s, st
 	j->variants = nv;
 	struct job_variant *v = &j->variants[j->n_variants++];
 	*v = (struct job_variant){ .line = s->line, .label = strdup(s->label) };
+	job_keys_init(b, JOB_SEC_VARIANT, v);
 	if (!v->label)
 		b->oom = true;
 	if (!job_valid_name(s->label))
 		job_bad_name(b, s->line, "variant label", s->label);
 
-	struct seen seen[JOB_N_KEYS] = { 0 };
+	struct seen seen[JOB_N_KEYS_MAX] = { 0 };
 	b->knobs_over = 0;
 	apply_entries(b, s, v, seen, variant_knob);
 	if (b->knobs_over)
 		ERR(b, b->knobs_over_line,
-		    "too many knobs in [variant %s] (%zu, at most %u): this is the first over the budget; set only the knobs the comparison is about (README.md, \"Budgets\")",
+		    "too many knobs in [variant %s] (%zu, at most %u): this is the first over the budget; set only the knobs the comparison is about (doc/jobs.md, \"Budgets\")",
 		    s->label, v->n_knobs + b->knobs_over, JOB_KNOBS_MAX);
 	if (!v->name && !(v->name = strdup(s->label)))
-		b->oom = true;
-	if (!v->kernel && !(v->kernel = strdup("running")))
 		b->oom = true;
 	check_build_keys(b, s, v, seen);
 	if (!v->name)
 		return;
-	const struct seen *name = seen_of(seen, JOB_SEC_VARIANT, "name");
+	const struct seen *name = &seen[JK_VARIANT_NAME];
 	int first;
 	int r = util_strmap_put(names, v->name, (int)(j->n_variants - 1), &first);
 	if (r < 0)
@@ -565,9 +545,9 @@ static bool workload_param(struct job_builder *b, const struct job_section *s, c
 		return false;
 	if (!b->n_extra) {
 		/* Unknown type: a key close to a common one is surely a typo. */
-		const char *common[JOB_N_KEYS];
+		const char *common[JOB_N_KEYS_MAX];
 		size_t n = 0;
-		for (size_t i = 0; i < JOB_N_KEYS; i++)
+		for (size_t i = 0; i < job_n_keys; i++)
 			if (job_keydefs[i].sec == JOB_SEC_WORKLOAD)
 				common[n++] = job_keydefs[i].name;
 		if (util_did_you_mean(e->key, common, n))
@@ -606,6 +586,7 @@ static void build_workload(struct job_builder *b, const struct job_section *s)
 	j->workloads = nw;
 	struct job_workload *w = &j->workloads[j->n_workloads++];
 	*w = (struct job_workload){ .line = s->line, .name = strdup(s->label) };
+	job_keys_init(b, JOB_SEC_WORKLOAD, w);
 	if (!w->name)
 		b->oom = true;
 	size_t d0 = diags_count(b->d);
@@ -619,7 +600,7 @@ static void build_workload(struct job_builder *b, const struct job_section *s)
 	for (const struct wl_key *k = ops ? ops->keys : NULL; k && k->name && b->n_extra < ARRAY_SIZE(b->extra); k++)
 		b->extra[b->n_extra++] = k->name;
 
-	struct seen seen[JOB_N_KEYS] = { 0 };
+	struct seen seen[JOB_N_KEYS_MAX] = { 0 };
 	apply_entries(b, s, w, seen, workload_param);
 	char title[128];
 	sec_title(s, title, sizeof(title));
@@ -627,8 +608,11 @@ static void build_workload(struct job_builder *b, const struct job_section *s)
 		if (k->required && !job_param(w, k->name) && !was_hinted(b, k->name))
 			ERR(b, s->line, "missing required key \"%s\" in %s: %s", k->name, title, k->help ? k->help : ops->summary);
 
-	const struct seen *high = seen_of(seen, JOB_SEC_WORKLOAD, "memory.high");
-	if (high->ok && seen_of(seen, JOB_SEC_WORKLOAD, "memory.max")->ok && w->memory_high != JOB_MEM_MAX &&
+	if (wl_opts_make(ops, w, &w->opts) == -ENOMEM)
+		b->oom = true;
+
+	const struct seen *high = &seen[JK_WORKLOAD_MEMORY_HIGH];
+	if (high->ok && seen[JK_WORKLOAD_MEMORY_MAX].ok && w->memory_high != JOB_MEM_MAX &&
 	    w->memory_max != JOB_MEM_MAX && w->memory_high > w->memory_max) {
 		char hi[32], mx[32];
 		util_format_size(w->memory_high, hi, sizeof(hi));
@@ -643,7 +627,7 @@ static void build_workload(struct job_builder *b, const struct job_section *s)
 /* [report]: how the report shows the job (rows = the cover letter's). */
 static void build_report_section(struct job_builder *b, const struct job_section *s)
 {
-	struct seen seen[JOB_N_KEYS] = { 0 };
+	struct seen seen[JOB_N_KEYS_MAX] = { 0 };
 	apply_entries(b, s, b->j, seen, NULL);
 }
 
@@ -673,8 +657,7 @@ static void check_steps_budget(struct job_builder *b)
 	uint64_t steps = (uint64_t)j->pairs * j->n_variants * j->n_workloads * reps;
 	if (steps <= JOB_STEPS_MAX)
 		return;
-	ERR(b, b->pairs_line,
-	    "the job has %llu runs (%u pairs x %zu variants x %zu workloads x %llu per boot), at most %u: lower pairs, or split the job (README.md, \"Budgets\")",
+	ERR(b, b->pairs_line, "the job has %llu runs (%u pairs x %zu variants x %zu workloads x %llu per boot), at most %u: lower pairs, or split the job (doc/jobs.md, \"Budgets\")",
 	    (unsigned long long)steps, j->pairs, j->n_variants, j->n_workloads, (unsigned long long)reps, JOB_STEPS_MAX);
 }
 
@@ -684,20 +667,6 @@ struct walk {
 	size_t bad_variants, bad_workloads;   /* reported already: counted, so no "needs two" follows */
 	bool job_guessed;                     /* a misspelt [job] header, reported */
 };
-
-static void set_defaults(struct job *j)
-{
-	j->pairs = JOB_PAIRS_DEFAULT;
-	j->order = JOB_ORDER_ABBA;
-	j->seed = 1;
-	j->interval_s = 1.0;
-	j->warmup = 1;
-	j->runs_per_boot = 1;
-	j->boot_attempts = 2;
-	j->panic_s = 10;
-	j->cond = (struct job_condition){ .wait_idle_pct = -1, .wait_idle_max_s = 60, .sampler_cpu = -1 };
-	j->swap = (struct job_swap){ .kind = JOB_SWAP_EXISTING, .priority = -1, .zswap_max_pool = -1 };
-}
 
 /* Each section into the job, in file order; duplicates and the sections
  * the reader already reported are counted, not built. */
@@ -763,10 +732,10 @@ static void check_job_wide(struct job_builder *b, const struct walk *w, bool bui
 				    "[variant %s] has kernel = running in a job whose other variants boot kernels: every variant names the kernel it boots (for the running one: kernel = image, image = /boot/vmlinuz-$(uname -r))",
 				    j->variants[i].label);
 	} else if (!job_boots_kernels(j)) {
-		for (size_t i = 0; i < ARRAY_SIZE(boot_keys); i++)
-			if (b->boot_key_line[i])
-				ERR(b, b->boot_key_line[i], "%s applies only to a job whose variants boot kernels (kernel = build or image)",
-				    boot_keys[i]);
+		for (size_t i = 0; i < job_n_keys; i++)
+			if ((job_keydefs[i].flags & KF_BOOT) && b->job_key_line[i])
+				ERR(b, b->job_key_line[i], "%s applies only to a job whose variants boot kernels (kernel = build or image)",
+				    job_keydefs[i].name);
 	}
 	for (size_t i = 0; i < j->n_variants; i++)
 		if (j->variants[i].series && strncmp(j->variants[i].series, "lore:", 5) == 0 && !j->archive)
@@ -791,11 +760,12 @@ size_t job_build(struct job *j, const char *file, const char *dir, struct job_se
 	struct job_builder b = { .j = j, .file = file, .d = d, .notes = notes, .dir = dir };
 	struct walk w = { 0 };
 	size_t d0 = diags_count(d);
-	set_defaults(j);
+	job_keys_init(&b, JOB_SEC_JOB, j);
+	job_keys_init(&b, JOB_SEC_SWAP, &j->swap);
 	build_sections(&b, secs, n_secs, &w);
 	if (notes) {
 		notes->job_line = w.job_line;
-		notes->switch_line = b.boot_key_line[BOOT_KEY_SWITCH];
+		notes->switch_line = b.job_key_line[JK_JOB_SWITCH];
 	}
 	check_job_wide(&b, &w, build_only, partial);
 	if (b.oom)

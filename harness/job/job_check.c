@@ -86,9 +86,8 @@ static bool knob_allowed_here(const char *file, const struct job_knob *k, const 
 	char shown[PATH_MAX + 32] = "";
 	if (strcmp(k->name, real) != 0)
 		snprintf(shown, sizeof(shown), " (%s)", real);
-	diags_add(d, file, k->line,
-		  "knob %s%s is not an allowed knob: kab sets only memory-management knobs (%s)%s; an operator may allow more with knobs.allow in %s",
-		  k->name, shown, list.buf ? list.buf : "", also.buf ? also.buf : "", mc->path);
+	diags_add(d, file, k->line, "knob %s%s is not an allowed knob: kab sets only memory-management knobs (%s)%s; an operator may allow more with knobs.allow in %s",
+		  k->name, shown, list.buf ? list.buf : "", also.buf ? also.buf : "", machine_conf_path());
 	sb_free(&list);
 	sb_free(&also);
 	return false;
@@ -310,31 +309,18 @@ bool job_check_workload(const char *file, const struct job_workload *w, struct d
 	return ops->check(w, file, d) >= 0;
 }
 
-/* One job's machine checks: machine.conf and the build user are looked
- * up once, on first use, and their problems reported once. */
+/* One job's machine checks: the build user is looked up once, on first
+ * use, and its problems reported once; machine.conf is main's, loaded
+ * with the configuration. */
 struct checker {
 	struct job *j;
 	const char *file;
 	const struct job_notes *notes;
 	struct diags *d;
-	struct machine_conf mc;
-	bool mc_loaded;
-	int mc_r; /* machine_conf_load's result */
 	bool build_user_checked, build_user_ok;
 };
 
 #define ERR(c, line, ...) diags_add((c)->d, (c)->file, (line), __VA_ARGS__)
-
-static const struct machine_conf *checker_machine(struct checker *c, int *ret_r)
-{
-	if (!c->mc_loaded) {
-		c->mc_r = machine_conf_load(&c->mc, c->d);
-		c->mc_loaded = true;
-	}
-	if (ret_r)
-		*ret_r = c->mc_r;
-	return &c->mc;
-}
 
 /* The machine file a conditioning key writes, and what to do without it. */
 static void need_file(struct checker *c, int line, const char *key, const char *path, const char *what)
@@ -404,15 +390,12 @@ static void check_swap_section(struct checker *c)
 		job_check_zram_algorithm(c->file, n->swap_algorithm_line, sw->algorithm, c->d);
 	for (size_t i = 0; i < sw->n_knobs; i++) {
 		const struct job_knob *k = &sw->knobs[i];
-		const struct job_zswap_key *z = NULL;
-		for (size_t p = 0; p < ARRAY_SIZE(job_zswap_keys) && !z; p++)
-			if (strcmp(k->path + strlen(JOB_ZSWAP_PARAMS), job_zswap_keys[p].param) == 0)
-				z = &job_zswap_keys[p];
+		const struct job_keydef *z = job_zswap_key(k->path + strlen(JOB_ZSWAP_PARAMS));
 		if (!z)
 			continue;
 		if (access(k->path, F_OK) != 0)
-			ERR(c, k->line, "%s: %s does not exist: this kernel has no zswap (CONFIG_ZSWAP) or no such parameter", z->key,
-			    k->path);
+			ERR(c, k->line, "%s: %s does not exist: this kernel has no zswap (CONFIG_ZSWAP) or no such parameter",
+			    z->name, k->path);
 		else if (strcmp(z->param, "compressor") == 0)
 			job_check_zswap_compressor(c->file, k->line, k->value, c->d);
 	}
@@ -479,7 +462,7 @@ static void check_build_inputs(struct checker *c, struct job_variant *v, size_t 
 static void check_variant(struct checker *c, struct job_variant *v, size_t vi)
 {
 	for (size_t i = 0; i < v->n_knobs; i++)
-		job_check_knob(c->file, &v->knobs[i], checker_machine(c, NULL), c->d);
+		job_check_knob(c->file, &v->knobs[i], machine_conf_current(), c->d);
 	const char *kernel = v->kernel ? v->kernel : "running";
 	if (strcmp(kernel, "image") == 0) {
 		if (v->image && access(v->image, R_OK) != 0)
@@ -503,9 +486,8 @@ static void check_switch(struct checker *c)
 {
 	struct job *j = c->j;
 	const struct job_notes *n = c->notes;
-	int r = 0;
-	const struct machine_conf *mc = !n->switch_line ? checker_machine(c, &r) : NULL;
-	if (mc && r == 0 && mc->has_switch) {
+	const struct machine_conf *mc = !n->switch_line ? machine_conf_current() : NULL;
+	if (mc && mc->has_switch) {
 		j->switch_mode = mc->switch_mode;
 		if (!(j->switch_source = strdup(mc->path)))
 			ERR(c, 0, "out of memory while reading the job");
@@ -531,6 +513,4 @@ void job_check_machine(struct job *j, const char *file, const struct job_notes *
 			job_check_workload(file, &j->workloads[i], d);
 	if (job_boots_kernels(j) && !build_only)
 		check_switch(&c);
-	if (c.mc_loaded)
-		machine_conf_free(&c.mc);
 }

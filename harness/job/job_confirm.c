@@ -62,6 +62,26 @@ static void keep_expects(struct job *j, const char *old)
 	}
 }
 
+/* Only the workloads c names: a change in one workload is confirmed by
+ * running that one, not the whole night again. */
+static int keep_workloads(struct job *j, const struct job_confirm *c)
+{
+	if (!c->workloads)
+		return 0;
+	size_t k = 0;
+	for (size_t i = 0; i < j->n_workloads; i++) {
+		bool keep = false;
+		for (size_t m = 0; m < c->n_workloads && !keep; m++)
+			keep = j->workloads[i].name && strcmp(j->workloads[i].name, c->workloads[m]) == 0;
+		if (keep)
+			j->workloads[k++] = j->workloads[i];
+		else
+			job_workload_clear(&j->workloads[i]);
+	}
+	j->n_workloads = k;
+	return k ? 0 : -ENOENT;
+}
+
 int job_confirmation(struct job *good, struct job *bad, size_t v, const struct job_confirm *c, char **ret_text)
 {
 	*ret_text = NULL;
@@ -84,6 +104,8 @@ int job_confirmation(struct job *good, struct job *bad, size_t v, const struct j
 	if (two[1].name)
 		keep_expects(bad, two[1].name);
 	int r;
+	if ((r = keep_workloads(bad, c)) < 0)
+		return r;
 	if ((r = shape_variant(&two[0], "A", c->good_name, c->good_base)) < 0 ||
 	    (r = shape_variant(&two[1], "B", c->bad_name, c->bad_base)) < 0 || (r = set_str(&bad->name, c->name)) < 0)
 		return r;

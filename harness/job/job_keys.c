@@ -1,8 +1,9 @@
-/* Job files: the key table and one parser per key type.
+/* Job files: one parser and one formatter per key type.
  *
- * The common keys of each section are described once in job_keydefs[]
- * (name, type, where the value goes, range); that table drives parsing,
- * the "did you mean" hints and the key lists in messages (job_build.c).
+ * The keys of each section are described once in job_keydefs[]
+ * (job_keytab.c: name, type, where the value goes, range, default); that
+ * table drives parsing, the defaults, the "did you mean" hints and the key
+ * lists in messages (job_build.c) and the normalized form (job_print.c).
  * Each key type has one parser below, picked by job_key_set; it reads the
  * value from the text alone: no file, no machine.
  */
@@ -19,105 +20,26 @@
 
 #define ERR(b, line, ...) diags_add((b)->d, (b)->file, (line), __VA_ARGS__)
 
-/* Indexed by the enums' values. */
-static const char *const order_choices[] = { "abba", "alternate", "random", NULL };
-static const char *const swap_choices[] = { "none", "zram", "file", "existing", NULL };
-static const char *const direction_choices[] = { "higher", "lower", "neutral", NULL };
-static const char *const tristate_choices[] = { "keep", "off", "on", NULL };
-static const char *const switch_choices[] = { "kexec", "reboot", NULL };
-static const char *const bootfail_choices[] = { "finish", "abort", NULL };
-static const char *const yesno_choices[] = { "no", "yes", NULL };
-static const char *const cpufreq_choices[] = { "keep", "performance", NULL };
-static const char *const oom_choices[] = { "refuse", "tolerate", NULL };
-#define JOB_LABEL_MAX 64
-
-#define KEY(s, n, t, o) .sec = (s), .name = (n), .type = (t), .off = (o)
-const struct job_keydef job_keydefs[] = {
-	{ KEY(JOB_SEC_JOB, "name", KT_NAME, offsetof(struct job, name)), .required = true },
-	{ KEY(JOB_SEC_JOB, "pairs", KT_PAIRS, 0) },
-	{ KEY(JOB_SEC_JOB, "order", KT_ENUM, offsetof(struct job, order)), .choices = order_choices },
-	{ KEY(JOB_SEC_JOB, "seed", KT_U64, offsetof(struct job, seed)) },
-	{ KEY(JOB_SEC_JOB, "interval", KT_DURATION, offsetof(struct job, interval_s)), .min = JOB_INTERVAL_MIN, .max = JOB_INTERVAL_MAX },
-	{ KEY(JOB_SEC_JOB, "warmup", KT_UINT, offsetof(struct job, warmup)), .min = 0, .max = 1 },
-	{ KEY(JOB_SEC_JOB, "metrics", KT_METRICS, offsetof(struct job, metrics)),
-	  .off_n = offsetof(struct job, n_metrics), .multiline = true },
-	{ KEY(JOB_SEC_JOB, "primary", KT_METRICS, offsetof(struct job, primary)),
-	  .off_n = offsetof(struct job, n_primary), .multiline = true },
-	{ KEY(JOB_SEC_SWAP, "device", KT_ENUM, offsetof(struct job_swap, kind)), .choices = swap_choices, .required = true },
-	{ KEY(JOB_SEC_SWAP, "size", KT_SIZE, offsetof(struct job_swap, size)), .min = JOB_SWAP_MIN },
-	{ KEY(JOB_SEC_SWAP, "path", KT_PATH, offsetof(struct job_swap, path)) },
-	{ KEY(JOB_SEC_SWAP, "algorithm", KT_WORD, offsetof(struct job_swap, algorithm)) },
-	{ KEY(JOB_SEC_SWAP, "priority", KT_INT, offsetof(struct job_swap, priority)), .min = 0, .max = JOB_PRIORITY_MAX },
-	{ KEY(JOB_SEC_SWAP, "zswap", KT_ENUM, offsetof(struct job_swap, zswap)), .choices = tristate_choices },
-	{ KEY(JOB_SEC_SWAP, "zswap.shrinker", KT_ENUM, offsetof(struct job_swap, zswap_shrinker)), .choices = tristate_choices },
-	{ KEY(JOB_SEC_SWAP, "zswap.compressor", KT_WORD, offsetof(struct job_swap, zswap_compressor)) },
-	{ KEY(JOB_SEC_SWAP, "zswap.max_pool_percent", KT_INT, offsetof(struct job_swap, zswap_max_pool)), .min = 1, .max = 100 },
-	{ KEY(JOB_SEC_VARIANT, "name", KT_NAME, offsetof(struct job_variant, name)) },
-	{ KEY(JOB_SEC_VARIANT, "kernel", KT_KERNEL, offsetof(struct job_variant, kernel)) },
-	{ KEY(JOB_SEC_VARIANT, "tree", KT_SOURCE, offsetof(struct job_variant, tree)) },
-	{ KEY(JOB_SEC_VARIANT, "base", KT_SOURCE, offsetof(struct job_variant, base)) },
-	{ KEY(JOB_SEC_VARIANT, "track", KT_TRACK, 0) },
-	{ KEY(JOB_SEC_VARIANT, "series", KT_SOURCE, offsetof(struct job_variant, series)) },
-	{ KEY(JOB_SEC_VARIANT, "config", KT_SOURCE, offsetof(struct job_variant, config)) },
-	{ KEY(JOB_SEC_VARIANT, "config.fragment", KT_SOURCES, offsetof(struct job_variant, fragments)),
-	  .off_n = offsetof(struct job_variant, n_fragments), .multiline = true },
-	{ KEY(JOB_SEC_VARIANT, "build", KT_ID, offsetof(struct job_variant, build_id)) },
-	{ KEY(JOB_SEC_VARIANT, "image", KT_SOURCE, offsetof(struct job_variant, image)) },
-	{ KEY(JOB_SEC_VARIANT, "initrd", KT_SOURCE, offsetof(struct job_variant, initrd)) },
-	{ KEY(JOB_SEC_VARIANT, "cmdline", KT_TEXT, offsetof(struct job_variant, cmdline)), .max = 1024 },
-	{ KEY(JOB_SEC_JOB, "archive", KT_TEXT, offsetof(struct job, archive)), .max = 180 },
-	{ KEY(JOB_SEC_JOB, "boots", KT_UINT, offsetof(struct job, pairs)), .min = 1, .max = JOB_PAIRS_MAX },
-	{ KEY(JOB_SEC_JOB, "runs_per_boot", KT_UINT, offsetof(struct job, runs_per_boot)), .min = 1, .max = 100 },
-	{ KEY(JOB_SEC_JOB, "switch", KT_ENUM, offsetof(struct job, switch_mode)), .choices = switch_choices },
-	{ KEY(JOB_SEC_JOB, "boot_attempts", KT_UINT, offsetof(struct job, boot_attempts)), .min = 1, .max = 10 },
-	{ KEY(JOB_SEC_JOB, "on_boot_failure", KT_ENUM, offsetof(struct job, on_boot_failure)), .choices = bootfail_choices },
-	{ KEY(JOB_SEC_JOB, "panic", KT_UINT, offsetof(struct job, panic_s)), .min = 1, .max = 3600 },
-#define COND(f) offsetof(struct job, cond) + offsetof(struct job_condition, f)
-	{ KEY(JOB_SEC_JOB, "drop_caches", KT_ENUM, COND(drop_caches)), .choices = yesno_choices },
-	{ KEY(JOB_SEC_JOB, "compact", KT_ENUM, COND(compact)), .choices = yesno_choices },
-	{ KEY(JOB_SEC_JOB, "wait_idle", KT_PERCENT, COND(wait_idle_pct)) },
-	{ KEY(JOB_SEC_JOB, "wait_idle_max", KT_DURATION, COND(wait_idle_max_s)), .min = 1, .max = 3600 },
-	{ KEY(JOB_SEC_JOB, "cpufreq", KT_ENUM, COND(cpufreq)), .choices = cpufreq_choices },
-	{ KEY(JOB_SEC_JOB, "turbo", KT_ENUM, COND(turbo)), .choices = tristate_choices },
-	{ KEY(JOB_SEC_JOB, "cpus", KT_TEXT, COND(cpus)), .max = 180 },
-	{ KEY(JOB_SEC_JOB, "sampler_cpu", KT_INT, COND(sampler_cpu)), .min = 0, .max = JOB_CPUS_MAX - 1 },
-#undef COND
-	{ KEY(JOB_SEC_WORKLOAD, "type", KT_TYPE, offsetof(struct job_workload, type)), .required = true },
-	{ KEY(JOB_SEC_WORKLOAD, "memory.max", KT_MEM, offsetof(struct job_workload, memory_max)), .min = (double)JOB_MEM_FLOOR },
-	{ KEY(JOB_SEC_WORKLOAD, "memory.high", KT_MEM, offsetof(struct job_workload, memory_high)), .min = (double)JOB_MEM_FLOOR },
-	{ KEY(JOB_SEC_WORKLOAD, "memory.swap.max", KT_MEM, offsetof(struct job_workload, memory_swap_max)), .min = 0 },
-	{ KEY(JOB_SEC_WORKLOAD, "timeout", KT_DURATION, offsetof(struct job_workload, timeout_s)),
-	  .min = JOB_TIMEOUT_MIN, .max = JOB_TIMEOUT_MAX },
-	{ KEY(JOB_SEC_WORKLOAD, "fcount", KT_FUNCTIONS, offsetof(struct job_workload, fcount)),
-	  .off_n = offsetof(struct job_workload, n_fcount), .multiline = true },
-	{ KEY(JOB_SEC_WORKLOAD, "oom", KT_ENUM, offsetof(struct job_workload, oom)), .choices = oom_choices },
-	{ KEY(JOB_SEC_WORKLOAD, "expect", KT_EXPECT, offsetof(struct job_workload, expect)),
-	  .off_n = offsetof(struct job_workload, n_expect), .multiline = true },
-	{ KEY(JOB_SEC_METRIC, "direction", KT_ENUM, offsetof(struct job_metric, direction)), .choices = direction_choices },
-	{ KEY(JOB_SEC_METRIC, "unit", KT_UNIT, offsetof(struct job_metric, unit)) },
-	{ KEY(JOB_SEC_METRIC, "min_change", KT_PERCENT, offsetof(struct job_metric, min_change_pct)) },
-	{ KEY(JOB_SEC_METRIC, "equivalence", KT_PERCENT, offsetof(struct job_metric, equivalence_pct)) },
-	/* the older name of equivalence: stored jobs keep parsing */
-	{ KEY(JOB_SEC_METRIC, "epsilon", KT_PERCENT, offsetof(struct job_metric, equivalence_pct)) },
-	{ KEY(JOB_SEC_METRIC, "label", KT_TEXT, offsetof(struct job_metric, label)), .max = JOB_LABEL_MAX },
-	{ KEY(JOB_SEC_METRIC, "ratio", KT_TEXT, offsetof(struct job_metric, ratio)), .max = 256 },
-	{ KEY(JOB_SEC_REPORT, "rows", KT_METRICS, offsetof(struct job, report_rows)),
-	  .off_n = offsetof(struct job, n_report_rows), .multiline = true },
-};
-_Static_assert(ARRAY_SIZE(job_keydefs) == JOB_N_KEYS, "JOB_N_KEYS counts the table");
-
 int job_key_index(enum job_sec_kind sec, const char *name)
 {
-	for (size_t i = 0; i < JOB_N_KEYS; i++)
-		if (job_keydefs[i].sec == sec && strcmp(job_keydefs[i].name, name) == 0)
+	for (size_t i = 0; i < job_n_keys; i++)
+		if (job_keydefs[i].sec == sec && job_keydefs[i].type != KT_DOC && strcmp(job_keydefs[i].name, name) == 0)
 			return (int)i;
 	return -1;
 }
 
+const struct job_keydef *job_zswap_key(const char *param)
+{
+	for (size_t i = 0; i < job_n_keys; i++)
+		if (job_keydefs[i].param && strcmp(job_keydefs[i].param, param) == 0)
+			return &job_keydefs[i];
+	return NULL;
+}
+
 bool job_is_known_key(const char *key)
 {
-	for (size_t i = 0; i < JOB_N_KEYS; i++)
-		if (strcmp(job_keydefs[i].name, key) == 0)
+	for (size_t i = 0; i < job_n_keys; i++)
+		if (job_keydefs[i].type != KT_DOC && strcmp(job_keydefs[i].name, key) == 0)
 			return true;
 	for (const struct wl_ops *const *o = wl_all(); *o; o++)
 		for (const struct wl_key *k = (*o)->keys; k && k->name; k++)
@@ -331,7 +253,7 @@ static bool set_source(struct job_builder *b, const struct job_keydef *k, const 
 	if (!var->config_line)
 		var->config_line = e->line;
 	if (words > JOB_LIST_MAX) {
-		ERR(b, e->line, "too many config.fragment files (%zu, at most %u): merge them into fewer fragments (README.md, \"Budgets\")",
+		ERR(b, e->line, "too many config.fragment files (%zu, at most %u): merge them into fewer fragments (doc/jobs.md, \"Budgets\")",
 		    words, JOB_LIST_MAX);
 		sb_free(&all);
 		return false;
@@ -625,10 +547,125 @@ static const key_parser parsers[] = {
 	[KT_SOURCES] = set_source,
 	[KT_EXPECT] = set_expect,
 	[KT_TRACK] = job_key_set_track,
+	[KT_DOC] = NULL,
 };
-_Static_assert(ARRAY_SIZE(parsers) == KT_TRACK + 1, "a parser for every key type");
+_Static_assert(ARRAY_SIZE(parsers) == KT_DOC + 1, "a parser for every key type");
 
 bool job_key_set(struct job_builder *b, const struct job_keydef *k, const struct job_entry *e, void *obj)
 {
-	return parsers[k->type](b, k, e, obj);
+	return parsers[k->type] && parsers[k->type](b, k, e, obj);
+}
+
+#define AT(type, k, obj) ((type *)((char *)(obj) + (k)->off))
+#define AT_CONST(type, k, obj) ((const type *)((const char *)(obj) + (k)->off))
+
+void job_keys_init(struct job_builder *b, enum job_sec_kind sec, void *obj)
+{
+	for (size_t i = 0; i < job_n_keys; i++) {
+		const struct job_keydef *k = &job_keydefs[i];
+		if (k->sec != sec)
+			continue;
+		if ((k->flags & KF_UNSET) && (k->type == KT_PERCENT || k->type == KT_DURATION))
+			*AT(double, k, obj) = k->unset;
+		else if (k->flags & KF_UNSET)
+			*AT(int, k, obj) = (int)k->unset;
+		if (k->def) {
+			struct job_entry e = { .key = (char *)k->name, .value = (char *)k->def };
+			job_key_set(b, k, &e, obj);
+		}
+	}
+}
+
+static void format_list(const char *const *v, size_t n, struct strbuf *ret)
+{
+	for (size_t i = 0; i < n; i++)
+		sb_printf(ret, "%s%s", i ? " " : "", v[i]);
+}
+
+bool job_key_format(const struct job_keydef *k, const void *obj, struct strbuf *ret)
+{
+	char buf[64];
+	switch (k->type) {
+	case KT_NAME:
+	case KT_WORD:
+	case KT_PATH:
+	case KT_KERNEL:
+	case KT_TYPE:
+	case KT_UNIT:
+	case KT_TEXT:
+	case KT_SOURCE: {
+		const char *v = *AT_CONST(char *, k, obj);
+		if (v)
+			sb_printf(ret, "%s", v);
+		return v != NULL;
+	}
+	case KT_UINT: sb_printf(ret, "%u", *AT_CONST(unsigned, k, obj)); return true;
+	case KT_U64: sb_printf(ret, "%llu", (unsigned long long)*AT_CONST(uint64_t, k, obj)); return true;
+	case KT_ID: {
+		int64_t id = *AT_CONST(int64_t, k, obj);
+		if (id > 0)
+			sb_printf(ret, "%lld", (long long)id);
+		return id > 0;
+	}
+	case KT_INT: {
+		int v = *AT_CONST(int, k, obj);
+		if ((k->flags & KF_UNSET) && v == (int)k->unset)
+			return false;
+		sb_printf(ret, "%d", v);
+		return true;
+	}
+	case KT_ENUM: {
+		/* the first choice is the one a job leaves out, unless the key
+		 * has an unset value of its own or is always printed */
+		int v = *AT_CONST(int, k, obj);
+		if ((k->flags & KF_UNSET) ? v == (int)k->unset : (!(k->flags & KF_ALWAYS) && v == 0))
+			return false;
+		sb_printf(ret, "%s", k->choices[v]);
+		return true;
+	}
+	case KT_SIZE: {
+		uint64_t v = *AT_CONST(uint64_t, k, obj);
+		util_format_size(v, buf, sizeof(buf));
+		if (v)
+			sb_printf(ret, "%s", buf);
+		return v != 0;
+	}
+	case KT_MEM: {
+		uint64_t v = *AT_CONST(uint64_t, k, obj);
+		job_format_mem(v, buf, sizeof(buf));
+		if (v != JOB_MEM_UNSET)
+			sb_printf(ret, "%s", buf);
+		return v != JOB_MEM_UNSET;
+	}
+	case KT_DURATION: {
+		double v = *AT_CONST(double, k, obj);
+		job_format_duration(v, buf, sizeof(buf));
+		if (v > 0)
+			sb_printf(ret, "%s", buf);
+		return v > 0;
+	}
+	case KT_PERCENT: {
+		double v = *AT_CONST(double, k, obj);
+		if ((k->flags & KF_UNSET) && v == k->unset)
+			return false;
+		job_format_percent(v, buf, sizeof(buf));
+		sb_printf(ret, "%s", buf);
+		return true;
+	}
+	case KT_METRICS:
+	case KT_FUNCTIONS:
+	case KT_SOURCES: {
+		size_t n = *(const size_t *)((const char *)obj + k->off_n);
+		format_list((const char *const *)*AT_CONST(char **, k, obj), n, ret);
+		return n > 0;
+	}
+	case KT_PAIRS:
+		job_format_pairs(obj, buf, sizeof(buf));
+		sb_printf(ret, "%s", buf);
+		return true;
+	case KT_EXPECT:
+	case KT_TRACK:
+	case KT_DOC: return false;
+	}
+	return false;
 }

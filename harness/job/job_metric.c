@@ -80,7 +80,7 @@ static int parse_list(const char *file, int line, const char *value, bool functi
 		}
 	}
 	if (words > JOB_LIST_MAX) {
-		ERR(file, line, "too many %s in one list (%zu, at most %u): %s (README.md, \"Budgets\")",
+		ERR(file, line, "too many %s in one list (%zu, at most %u): %s (doc/jobs.md, \"Budgets\")",
 		    functions ? "functions" : "metrics", words, JOB_LIST_MAX,
 		    functions ? "count the few functions the series changes" : "a PREFIX* name stands for a family of metrics");
 		bad++;
@@ -266,38 +266,8 @@ void job_format_percent(double pct, char *buf, size_t len)
 
 const char *job_direction_name(enum job_direction dir)
 {
-	switch (dir) {
-	case JOB_DIR_HIGHER: return "higher";
-	case JOB_DIR_LOWER: return "lower";
-	case JOB_DIR_NEUTRAL: return "neutral";
-	case JOB_DIR_UNSET: break;
-	}
-	return "unset";
-}
-
-void job_print_metric_sections(const struct job *j, FILE *out)
-{
-	for (size_t i = 0; i < j->n_metric_settings; i++) {
-		const struct job_metric *m = &j->metric_settings[i];
-		fprintf(out, "\n[metric %s]\n", m->name);
-		if (m->direction != JOB_DIR_UNSET)
-			fprintf(out, "direction = %s\n", job_direction_name(m->direction));
-		if (m->unit)
-			fprintf(out, "unit = %s\n", m->unit);
-		char buf[64];
-		if (m->min_change_pct >= 0) {
-			job_format_percent(m->min_change_pct, buf, sizeof(buf));
-			fprintf(out, "min_change = %s\n", buf);
-		}
-		if (m->equivalence_pct >= 0) {
-			job_format_percent(m->equivalence_pct, buf, sizeof(buf));
-			fprintf(out, "equivalence = %s\n", buf);
-		}
-		if (m->label)
-			job_print_key(out, "label", m->label, false);
-		if (m->ratio_of && m->ratio_per)
-			fprintf(out, "ratio = %s / %s\n", m->ratio_of, m->ratio_per);
-	}
+	static const char *const words[] = { DIRECTION_LIST(DIRECTION_WORD) };
+	return dir == JOB_DIR_UNSET ? "unset" : util_word_name(words, JOB_DIR_UNSET, (int)dir);
 }
 
 /* One operand of ratio = A / B: a metric a run records itself, not a

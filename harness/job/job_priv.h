@@ -45,7 +45,6 @@ struct job_section {
 
 /* Value ranges, shared by parsing, printing and the docs. */
 #define JOB_PAIRS_MAX 1000u
-#define JOB_PAIRS_DEFAULT 3u
 #define JOB_INTERVAL_MIN 0.05
 #define JOB_INTERVAL_MAX 60.0
 #define JOB_TIMEOUT_MIN 0.1
@@ -57,7 +56,7 @@ struct job_section {
 #define JOB_ADAPTIVE_MIN 2u    /* adaptive: the first look needs two pairs */
 #define JOB_EPSILON_MAX 100.0  /* min_change and equivalence in percent */
 
-/* The key table (job_keys.c): each common key of each section, once. */
+/* The key table (job_keytab.c): each key of each section, once. */
 enum job_ktype {
 	KT_NAME, /* identifier-like: letters, digits, . _ - */
 	KT_UINT, /* unsigned, in [min, max] */
@@ -82,29 +81,137 @@ enum job_ktype {
 	KT_SOURCES, /* space-separated KT_SOURCE words */
 	KT_EXPECT,  /* METRIC OP NUMBER [, ...] (expect.h) */
 	KT_TRACK,   /* REMOTE BRANCH (job_track.c) */
+	KT_DOC,     /* no key of its own: a row of the reference only */
 };
+
+enum job_key_flag {
+	KF_REQUIRED = 1u << 0,
+	KF_MULTILINE = 1u << 1, /* accepts indented continuation lines, printed wrapped */
+	KF_BOOT = 1u << 2,      /* [job]: only in jobs that boot kernels, and printed only there */
+	KF_ALWAYS = 1u << 3,    /* printed even when not given: the normalized form spells it out */
+	KF_ALIAS = 1u << 4,     /* another name for the row's value: read, listed, never printed or documented */
+	KF_UNSET = 1u << 5,     /* .unset is stored before the section is read: "not given" */
+	KF_UNLISTED = 1u << 6,  /* a KT_DOC row that "unknown key" messages do not name */
+};
+
+struct job;
+struct job_keydef;
+/* A key's own way of printing (job_print.c), for values a line and a
+ * type do not say alone. */
+typedef void job_key_printer(const struct job_keydef *k, const struct job *j, const void *obj, FILE *out);
+/* Whether a key is printed in this job (NULL: whenever it is set). */
+typedef bool job_key_shown(const struct job *j, const void *obj);
 
 struct job_keydef {
 	enum job_sec_kind sec;
 	const char *name;
 	enum job_ktype type;
-	size_t off;
-	size_t off_n;   /* KT_METRICS: where the count goes */
+	size_t off;      /* where the value goes in the section's object */
+	size_t off_n;    /* lists: where the count goes */
+	size_t off_line; /* where the key's line goes; 0: nowhere */
 	double min, max;
 	const char *const *choices;
-	bool required;
-	bool multiline; /* accepts indented continuation lines */
+	unsigned flags; /* enum job_key_flag */
+	/* the default as a job would write it, read into the object before
+	 * the section is; NULL: none */
+	const char *def;
+	double unset; /* with KF_UNSET */
+	int rank;     /* the printer's order in a section: by rank, then the table's */
+	job_key_shown *shown;
+	job_key_printer *print; /* NULL: "key = value" from the type's formatter */
+	/* [swap]: the zswap module parameter (under JOB_ZSWAP_PARAMS) the key
+	 * sets, and for an enum the parameter's value for each choice */
+	const char *param;
+	const char *const *param_values;
+	/* the reference (kab check --keys): the type and default as the
+	 * reader is told them, and what the key does (Markdown) */
+	const char *doc_type, *doc_default, *help;
 };
 
-#define JOB_N_KEYS 60
-extern const struct job_keydef job_keydefs[JOB_N_KEYS];
-/* Its index in job_keydefs, or -1. */
+/* The keys the code names, by their place at the head of job_keydefs;
+ * the rows after these have no id (nothing but the table's walks reads
+ * them), so a key is added with a row at the table's end. */
+enum job_key_id {
+	JK_JOB_NAME,
+	JK_JOB_PAIRS,
+	JK_JOB_ORDER,
+	JK_JOB_SEED,
+	JK_JOB_INTERVAL,
+	JK_JOB_WARMUP,
+	JK_JOB_METRICS,
+	JK_JOB_PRIMARY,
+	JK_SWAP_DEVICE,
+	JK_SWAP_SIZE,
+	JK_SWAP_PATH,
+	JK_SWAP_ALGORITHM,
+	JK_SWAP_PRIORITY,
+	JK_SWAP_ZSWAP,
+	JK_SWAP_ZSWAP_SHRINKER,
+	JK_SWAP_ZSWAP_COMPRESSOR,
+	JK_SWAP_ZSWAP_MAX_POOL,
+	JK_VARIANT_NAME,
+	JK_VARIANT_KERNEL,
+	JK_VARIANT_TREE,
+	JK_VARIANT_BASE,
+	JK_VARIANT_TRACK,
+	JK_VARIANT_SERIES,
+	JK_VARIANT_CONFIG,
+	JK_VARIANT_FRAGMENT,
+	JK_VARIANT_BUILD,
+	JK_VARIANT_IMAGE,
+	JK_VARIANT_INITRD,
+	JK_VARIANT_CMDLINE,
+	JK_VARIANT_SYSCTL,
+	JK_VARIANT_SYSFS,
+	JK_JOB_ARCHIVE,
+	JK_JOB_BOOTS,
+	JK_JOB_RUNS_PER_BOOT,
+	JK_JOB_SWITCH,
+	JK_JOB_BOOT_ATTEMPTS,
+	JK_JOB_ON_BOOT_FAILURE,
+	JK_JOB_PANIC,
+	JK_JOB_DROP_CACHES,
+	JK_JOB_COMPACT,
+	JK_JOB_WAIT_IDLE,
+	JK_JOB_WAIT_IDLE_MAX,
+	JK_JOB_CPUFREQ,
+	JK_JOB_TURBO,
+	JK_JOB_CPUS,
+	JK_JOB_SAMPLER_CPU,
+	JK_WORKLOAD_TYPE,
+	JK_WORKLOAD_MEMORY_MAX,
+	JK_WORKLOAD_MEMORY_HIGH,
+	JK_WORKLOAD_MEMORY_SWAP_MAX,
+	JK_WORKLOAD_TIMEOUT,
+	JK_WORKLOAD_FCOUNT,
+	JK_WORKLOAD_OOM,
+	JK_WORKLOAD_EXPECT,
+	JK_WORKLOAD_EXPECT_VARIANT,
+	JK_METRIC_DIRECTION,
+	JK_METRIC_UNIT,
+	JK_METRIC_MIN_CHANGE,
+	JK_METRIC_EQUIVALENCE,
+	JK_METRIC_EPSILON,
+	JK_METRIC_LABEL,
+	JK_REPORT_ROWS,
+	JK_NAMED /* the count of the above */
+};
+/* Room for every key (job_keytab.c asserts it), for arrays by key. */
+#define JOB_N_KEYS_MAX 128
+extern const struct job_keydef job_keydefs[];
+extern const size_t job_n_keys;
+/* Its index in job_keydefs (a key a job may write), or -1. */
 int job_key_index(enum job_sec_kind sec, const char *name);
+/* A zswap module parameter's key, or NULL. */
+const struct job_keydef *job_zswap_key(const char *param);
 
-/* [job]'s keys of jobs that boot kernels (job_build.c). */
-#define JOB_BOOT_KEYS_N 6
+/* Printers of keys whose value takes more than the type's formatter
+ * (job_print.c), and when keys are printed. */
+job_key_printer job_print_switch, job_print_track, job_print_series, job_print_expect, job_print_ratio;
+job_key_shown job_shown_random, job_shown_sized, job_shown_file, job_shown_zram, job_shown_waiting;
 
 struct job_notes;
+struct strbuf;
 
 /* A job being built from its sections (job_build.c), and what the key
  * parsers (job_keys.c) report to. */
@@ -121,7 +228,7 @@ struct job_builder {
 	size_t n_extra;
 	const char *hinted[16];
 	size_t n_hinted;
-	int boot_key_line[JOB_BOOT_KEYS_N]; /* [job]'s boot_keys, by index: where they were (0: absent) */
+	int job_key_line[JOB_N_KEYS_MAX]; /* [job]'s keys, by index: where they were (0: absent) */
 	int pairs_line;     /* [job]'s pairs (or boots), for the steps budget */
 	/* the variant being built: knobs over JOB_KNOBS_MAX, and the first's line */
 	size_t knobs_over;
@@ -140,6 +247,11 @@ void job_check_track(const char *file, struct job_variant *v, struct diags *d);
 /* Parses e's value as k says and stores it in obj; false on a problem
  * (reported to b). */
 bool job_key_set(struct job_builder *b, const struct job_keydef *k, const struct job_entry *e, void *obj);
+/* A new object of section sec: each key's unset value, then its default. */
+void job_keys_init(struct job_builder *b, enum job_sec_kind sec, void *obj);
+/* The value a key holds in obj, as a job would write it; false when it
+ * holds none (not given, or KF_UNSET's value). */
+bool job_key_format(const struct job_keydef *k, const void *obj, struct strbuf *ret);
 /* The normalized form must parse again, so what it prints must fit a
  * line: false (reported) when it would not. */
 bool job_key_fits(struct job_builder *b, int line, const char *key, const char *value, bool multiline);
@@ -210,13 +322,8 @@ void job_check_sampler_overlap(const char *file, const struct job_condition *c, 
 /* running, defconfig, tinyconfig: config = words that are not paths. */
 bool job_config_keyword(const char *v);
 
-/* [swap]'s zswap keys and the zswap module parameter each sets (under
- * JOB_ZSWAP_PARAMS), in the order they become knobs. */
+/* [swap]'s zswap keys set the zswap module's parameters, under: */
 #define JOB_ZSWAP_PARAMS "/sys/module/zswap/parameters/"
-struct job_zswap_key {
-	const char *key, *param;
-};
-extern const struct job_zswap_key job_zswap_keys[4];
 
 /* Letters, digits, . _ -, starting with a letter or digit, short: for
  * names that end up in cgroup names, file names and reports. */
@@ -253,7 +360,6 @@ bool job_parse_percent(const char *file, int line, const char *key, const char *
 void job_format_pairs(const struct job *j, char *buf, size_t len);
 /* "2%", "0.5%": read back exactly by job_parse_percent. */
 void job_format_percent(double pct, char *buf, size_t len);
-void job_print_metric_sections(const struct job *j, FILE *out);
 
 /* Machine checks (job_check.c): each reports to d and returns false on a
  * problem. They only read. */
@@ -293,3 +399,5 @@ void job_format_mem(uint64_t v, char *buf, size_t len);
 
 /* Frees what a variant holds and zeroes it. */
 void job_variant_clear(struct job_variant *v);
+/* The same for a workload. */
+void job_workload_clear(struct job_workload *w);

@@ -1,17 +1,22 @@
 /* /etc/kab/machine.conf; see machine.h. */
 #include "harness/job/machine.h"
+#include "harness/base/config.h"
 
 #include <errno.h>
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MACHINE_CONF_DEFAULT "/etc/kab/machine.conf"
-
 const char *machine_conf_path(void)
 {
-	const char *e = getenv("KAB_MACHINE_CONF");
-	return e && *e ? e : MACHINE_CONF_DEFAULT;
+	return config_str(CONFIG_MACHINE_CONF);
+}
+
+const struct machine_conf *machine_conf_current(void)
+{
+	static const struct machine_conf none = { .path = "" };
+	const struct machine_conf *mc = config_get()->machine;
+	return mc ? mc : &none;
 }
 
 static char *trim(char *s)
@@ -121,10 +126,14 @@ static int load_line(struct machine_conf *mc, char *s, int lineno, struct diags 
 	return -EINVAL;
 }
 
-int machine_conf_load(struct machine_conf *mc, struct diags *d)
+int machine_conf_load(struct machine_conf *mc, const char *path, struct diags *d)
 {
 	*mc = (struct machine_conf){ 0 };
-	snprintf(mc->path, sizeof(mc->path), "%s", machine_conf_path());
+	if (snprintf(mc->path, sizeof(mc->path), "%s", path) >= (int)sizeof(mc->path)) {
+		diags_add(d, NULL, 0, "%.64s...: the machine's settings file: path too long (at most %zu bytes)", path,
+			  sizeof(mc->path) - 1);
+		return -ENAMETOOLONG;
+	}
 	_cleanup_free_ char *text = NULL;
 	int r = util_read_file(mc->path, &text, NULL);
 	if (r == -ENOENT)
@@ -157,4 +166,20 @@ void machine_conf_free(struct machine_conf *mc)
 	free(mc->knob_allow);
 	mc->knob_allow = NULL;
 	mc->n_knob_allow = 0;
+}
+
+void machine_conf_print(const struct machine_conf *mc, FILE *out)
+{
+	char from[300];
+	if (mc->has_switch) {
+		snprintf(from, sizeof(from), "%s:%d", mc->path, mc->switch_line);
+		config_print_line(out, "switch", job_switch_name(mc->switch_mode), from);
+	} else
+		config_print_line(out, "switch", "(the job's, else kexec)", "default");
+	for (size_t i = 0; i < mc->n_knob_allow; i++) {
+		snprintf(from, sizeof(from), "%s:%d", mc->path, mc->knob_allow[i].line);
+		config_print_line(out, "knobs.allow", mc->knob_allow[i].text, from);
+	}
+	if (!mc->n_knob_allow)
+		config_print_line(out, "knobs.allow", "(none: the memory-management knobs only)", "default");
 }

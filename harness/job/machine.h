@@ -8,7 +8,9 @@
  *
  * One "key = value" a line; # starts a comment line. A job's own key wins
  * over the machine's; knobs.allow may repeat and adds to the list.
- * $KAB_MACHINE_CONF names another file. */
+ * $KAB_MACHINE_CONF names another file (config.h). main loads it once
+ * (machine_conf_load) and installs it with the configuration (struct
+ * kab_config's machine); the library reads machine_conf_current(). */
 #pragma once
 #include "harness/job/job.h"
 #include "harness/job/knob_allow.h"
@@ -25,12 +27,18 @@ struct machine_conf {
 	size_t n_knob_allow;
 };
 
-/* The file's path: $KAB_MACHINE_CONF, else /etc/kab/machine.conf. */
+/* The file's path as configured: $KAB_MACHINE_CONF, else /etc/kab/machine.conf. */
 const char *machine_conf_path(void);
+/* The settings main loaded and installed (config_get()->machine), else
+ * none: no switch, no knobs.allow. */
+const struct machine_conf *machine_conf_current(void);
 
-/* Reads the file into mc. A missing file sets nothing and returns 0; an
- * unreadable one or a bad line adds a diagnostic naming the file and line
- * and returns -EINVAL (or -errno). Free mc with machine_conf_free after
- * every load, failed ones included. */
-int machine_conf_load(struct machine_conf *mc, struct diags *d);
+/* Reads the file at path into mc. A missing file sets nothing and returns
+ * 0; an unreadable one or a bad line adds a diagnostic naming the file and
+ * line and returns -EINVAL (or -errno). Free mc with machine_conf_free
+ * after every load, failed ones included. */
+int machine_conf_load(struct machine_conf *mc, const char *path, struct diags *d);
 void machine_conf_free(struct machine_conf *mc);
+/* Prints machine.conf's settings as config_print does the others: its
+ * switch and each knobs.allow pattern, with the file and line. */
+void machine_conf_print(const struct machine_conf *mc, FILE *out);

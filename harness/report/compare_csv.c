@@ -62,7 +62,7 @@ struct parser {
 	struct intern metrics, variants, workloads;
 	char **unit;       /* per metric, NULL: none given */
 	int *unit_line;
-	int *dir;          /* per metric, -1: none given */
+	int *dir; /* per metric, a stats_direction; -1: none given */
 	int *dir_line;
 	struct row *rows;
 	size_t n_rows, cap_rows;
@@ -355,11 +355,10 @@ static void data_row(struct parser *ps, const struct csv_record *rec)
 	row.decimals = ok ? report_decimals_text(value) : 0;
 	int d = -1;
 	if (*dir) {
-		static const char *const dirs[] = { "higher", "lower", "neutral" };
-		for (int i = 0; i < 3; i++)
-			if (strcmp(dir, dirs[i]) == 0)
-				d = i;
-		if (d < 0) {
+		enum stats_direction sd;
+		if (stats_direction_parse(dir, &sd) == 0) {
+			d = (int)sd;
+		} else {
 			err(ps, line, "direction \"%s\": expected higher, lower or neutral (or leave it empty)", dir);
 			ok = false;
 		}
@@ -559,11 +558,10 @@ static int build_workload(struct parser *ps, struct report *r, const struct comp
 		struct report_metric *rm;
 		if ((e = report_add_metric(r, w, ps->metrics.s[m], ps->unit[m], &rm)) < 0)
 			goto out;
-		static const enum stats_direction dirs[] = { STATS_DIR_HIGHER, STATS_DIR_LOWER, STATS_DIR_NEUTRAL };
 		if (ps->unit[m])
 			snprintf(rm->info.unit, sizeof(rm->info.unit), "%s", ps->unit[m]);
 		if (ps->dir[m] >= 0)
-			rm->info.dir = dirs[ps->dir[m]];
+			rm->info.dir = (enum stats_direction)ps->dir[m];
 		rm->primary = is_primary(o, rm->name);
 		rm->decimals = 0;
 		for (; i < to && ps->rows[i].m == m; i++) {

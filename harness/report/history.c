@@ -49,9 +49,8 @@ bool history_metric_ok(const char *s)
 
 /* ---- refresh: a job's rows from its report ---- */
 
-/* Runs that did not produce a value: failed, killed, timed out or
- * contaminated; skipped (an adaptive stop) and aborted (run again) runs
- * are not failures, and a warm-up is no run of the night's data. */
+/* The night's finished runs (run_status_finished), and those of them that
+ * did not produce a value: failed, killed, timed out or contaminated. */
 static void count_runs(const struct report *rep, struct store_history_night *n)
 {
 	for (size_t wi = 0; wi < rep->n_workloads; wi++) {
@@ -59,7 +58,7 @@ static void count_runs(const struct report *rep, struct store_history_night *n)
 		for (size_t v = 0; c && v < rep->n_variants; v++)
 			for (size_t s = 0; s < RUN_STATUS_N; s++) {
 				size_t k = c[v * RUN_STATUS_N + s];
-				if (s == RUN_SKIPPED || s == RUN_ABORTED || s == RUN_STARTED || s == RUN_WARMUP)
+				if (!run_status_finished((enum run_status)s))
 					continue;
 				n->runs += (unsigned)k;
 				if (s != RUN_OK)
@@ -167,6 +166,28 @@ int history_refresh(struct store *st, const char *name, size_t *ret_added)
 		added += r >= 0;
 	}
 	free(ids);
+	if (ret_added)
+		*ret_added = added;
+	return r < 0 ? r : 0;
+}
+
+int history_refresh_all(struct store *st, size_t *ret_names, size_t *ret_added)
+{
+	char **names = NULL;
+	size_t n = 0, added = 0, done = 0;
+	int r = store_history_missing_names(st, &names, &n);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		size_t k = 0;
+		/* one name that cannot be made does not keep the others out */
+		if (history_refresh(st, names[i], &k) < 0)
+			log_warn("history: the nights of \"%s\" could not all be made", names[i]);
+		added += k;
+		done += k > 0;
+	}
+	if (r >= 0)
+		store_history_names_free(names, n);
+	if (ret_names)
+		*ret_names = done;
 	if (ret_added)
 		*ret_added = added;
 	return r < 0 ? r : 0;
@@ -374,7 +395,7 @@ static int build_series(struct history *h)
 			r = series_changes(h, s);
 		i = k;
 	}
-	if (r >= 0)
+	if (r >= 0 && h->n_series > 1) /* qsort of none: series may be NULL */
 		qsort(h->series, h->n_series, sizeof(*h->series), series_cmp);
 out:
 	free(idx);

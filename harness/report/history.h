@@ -27,6 +27,10 @@ struct store;
 int history_refresh(struct store *st, const char *name, size_t *ret_added);
 /* The same for one job (its name's history): what kabd calls when a job ends. */
 int history_refresh_job(struct store *st, int64_t job_id);
+/* history_refresh of every name with such a job: those that ended before
+ * kabd started, were cancelled while queued, or whose refresh failed.
+ * ret_names, ret_added: the names and jobs computed (may be NULL). */
+int history_refresh_all(struct store *st, size_t *ret_names, size_t *ret_added);
 
 enum history_point_state {
 	HISTORY_MEASURED,    /* an estimate with its CI */
@@ -106,6 +110,7 @@ bool history_name_ok(const char *s);
 bool history_metric_ok(const char *s);
 
 /* history_render.c: the text table (one row a night, then the change
- * points) and the JSON GET /api/v1/history serves. */
+ * points; commit subjects, metric names and units escaped, esc.h) and the
+ * JSON GET /api/v1/history serves. */
 int history_render_text(const struct history *h, bool utf8, FILE *out);
 int history_render_json(const struct history *h, FILE *out);

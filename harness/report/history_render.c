@@ -1,8 +1,9 @@
 /* The nightly history as text (kab history) and as JSON (GET
  * /api/v1/history, kab history --format json). The JSON's field names
- * are a contract for the web page and scripts (README, "History"). */
+ * are a contract for the web page and scripts (doc/nightly.md, "Nightly history"). */
 #include "harness/report/history.h"
 #include "harness/report/report_priv.h"
+#include "harness/base/esc.h"
 #include "harness/base/json.h"
 #include "harness/base/util.h"
 
@@ -33,11 +34,9 @@ static void point_date(const struct history *h, const struct history_point *p, c
 
 static const char *dir_words(const char *dir)
 {
-	if (strcmp(dir, "higher") == 0)
-		return "higher is better";
-	if (strcmp(dir, "lower") == 0)
-		return "lower is better";
-	return "no direction";
+	enum stats_direction d = STATS_DIR_NEUTRAL;
+	stats_direction_parse(dir, &d);
+	return d == STATS_DIR_HIGHER ? "higher is better" : d == STATS_DIR_LOWER ? "lower is better" : "no direction";
 }
 
 /* "1a2b3c4d5e6f mm: subject" cut to width, or "-". */
@@ -158,7 +157,7 @@ static int text_series(const struct history *h, const struct history_series *s, 
 	return 0;
 }
 
-int history_render_text(const struct history *h, bool utf8, FILE *out)
+static int render_text(const struct history *h, bool utf8, FILE *out)
 {
 	char first[16], last[16];
 	fmt_date(h->nights[0].night, true, first, sizeof(first));
@@ -179,166 +178,119 @@ int history_render_text(const struct history *h, bool utf8, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* Commit subjects, metric names and units, a night's reason: shown, never
+ * acted on by a terminal (esc.h). */
+int history_render_text(const struct history *h, bool utf8, FILE *out)
+{
+	FILE *f = esc_stream(out);
+	if (!f)
+		return -ENOMEM;
+	int r = render_text(h, utf8, f);
+	if (fclose(f) != 0 && r >= 0)
+		r = -EIO;
+	return r;
+}
+
 /* ---- JSON ---- */
 
-static void jnum(FILE *out, const char *key, double v)
+static json_t *json_commit(const struct store_history_commit *c)
 {
-	char buf[40];
-	json_num(v, buf, sizeof(buf));
-	fprintf(out, ", \"%s\": %s", key, buf);
+	if (!c)
+		return json_null();
+	return json_pack("{s:o, s:o, s:o, s:o, s:o}", "track", jw_str(c->track), "sha", jw_str_opt(c->sha), "subject",
+			 jw_str(c->sha[0] ? c->subject : NULL), "date", jw_time(c->date), "event", jw_str_opt(c->event));
 }
 
-static void jtime(FILE *out, double t)
-{
-	char buf[64];
-	if (t <= 0) {
-		fputs("null", out);
-		return;
-	}
-	util_iso_time(t, buf, sizeof(buf));
-	json_str_file(out, buf);
-}
-
-static void json_commit(FILE *out, const struct store_history_commit *c)
-{
-	if (!c) {
-		fputs("null", out);
-		return;
-	}
-	fputs("{\"track\": ", out);
-	json_str_file(out, c->track);
-	fputs(", \"sha\": ", out);
-	json_str_file(out, c->sha[0] ? c->sha : NULL);
-	fputs(", \"subject\": ", out);
-	json_str_file(out, c->sha[0] ? c->subject : NULL);
-	fputs(", \"date\": ", out);
-	jtime(out, c->date);
-	fputs(", \"event\": ", out);
-	json_str_file(out, c->event[0] ? c->event : NULL);
-	fputc('}', out);
-}
-
-static void json_point(const struct history *h, const struct history_point *p, FILE *out)
+static json_t *json_point(const struct history *h, const struct history_point *p)
 {
 	char date[16];
 	point_date(h, p, date, sizeof(date));
-	fputs("{\"state\": ", out);
-	json_str_file(out, history_state_name(p->state));
-	fputs(", \"date\": ", out);
-	json_str_file(out, date);
-	if (p->state == HISTORY_MISSED) {
-		fprintf(out, ", \"days\": %u}", p->missed_days);
-		return;
-	}
+	if (p->state == HISTORY_MISSED)
+		return json_pack("{s:s, s:o, s:i}", "state", history_state_name(p->state), "date", jw_str(date), "days",
+				 (int)p->missed_days);
 	const struct store_history_night *n = &h->nights[p->night];
-	fprintf(out, ", \"job\": %lld, \"night\": ", (long long)n->job_id);
-	jtime(out, n->night);
-	fputs(", \"status\": ", out);
-	json_str_file(out, job_status_name(n->status));
-	fputs(", \"reason\": ", out);
-	json_str_file(out, n->reason[0] ? n->reason : NULL);
-	fprintf(out, ", \"runs\": %u, \"runs_failed\": %u, \"commit\": ", n->runs, n->runs_failed);
-	json_commit(out, p->commit);
-	fprintf(out, ", \"force_pushed\": %s", p->force_pushed ? "true" : "false");
 	const struct store_history_row *r = p->row;
-	fprintf(out, ", \"pairs\": %u", r ? r->pairs : 0);
-	jnum(out, "estimate_pct", r ? r->estimate_pct : NAN);
-	jnum(out, "ci_low_pct", r ? r->ci_lo_pct : NAN);
-	jnum(out, "ci_high_pct", r ? r->ci_hi_pct : NAN);
-	jnum(out, "p_value", r ? r->p : NAN);
-	jnum(out, "median_base", r ? r->median_base : NAN);
-	jnum(out, "median_variant", r ? r->median_variant : NAN);
-	fputs(", \"verdict\": ", out);
-	json_str_file(out, r && r->verdict[0] ? r->verdict : NULL);
-	fputc('}', out);
+	return json_pack("{s:s, s:o, s:I, s:o, s:o, s:o, s:i, s:i, s:o, s:b, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "state", history_state_name(p->state), "date", jw_str(date), "job", (json_int_t)n->job_id,
+			 "night", jw_time(n->night), "status", jw_str(job_status_name(n->status)), "reason",
+			 jw_str_opt(n->reason), "runs", (int)n->runs, "runs_failed", (int)n->runs_failed, "commit",
+			 json_commit(p->commit), "force_pushed", p->force_pushed, "pairs", r ? (int)r->pairs : 0,
+			 "estimate_pct", jw_num(r ? r->estimate_pct : NAN), "ci_low_pct",
+			 jw_num(r ? r->ci_lo_pct : NAN), "ci_high_pct", jw_num(r ? r->ci_hi_pct : NAN), "p_value",
+			 jw_num(r ? r->p : NAN), "median_base", jw_num(r ? r->median_base : NAN), "median_variant",
+			 jw_num(r ? r->median_variant : NAN), "verdict", jw_str_opt(r ? r->verdict : NULL));
 }
 
-static void json_side(const struct history *h, const struct history_series *s, size_t i, FILE *out)
+static json_t *json_side(const struct history *h, const struct history_series *s, size_t i)
 {
 	const struct history_point *p = &s->points[i];
 	char date[16];
 	point_date(h, p, date, sizeof(date));
-	fprintf(out, "{\"point\": %zu, \"job\": %lld, \"date\": ", i, (long long)h->nights[p->night].job_id);
-	json_str_file(out, date);
-	fputs(", \"night\": ", out);
-	jtime(out, h->nights[p->night].night);
-	fputs(", \"commit\": ", out);
-	json_commit(out, p->commit);
-	fputc('}', out);
+	return json_pack("{s:I, s:I, s:o, s:o, s:o}", "point", (json_int_t)i, "job", (json_int_t)h->nights[p->night].job_id,
+			 "date", jw_str(date), "night", jw_time(h->nights[p->night].night), "commit", json_commit(p->commit));
 }
 
-static void json_change(const struct history *h, const struct history_series *s, const struct history_change *c, FILE *out)
+static json_t *json_change(const struct history *h, const struct history_series *s, const struct history_change *c)
 {
-	fprintf(out, "{\"point\": %zu, \"last_good\": ", c->first_bad);
-	json_side(h, s, c->last_good, out);
-	fputs(", \"first_bad\": ", out);
-	json_side(h, s, c->first_bad, out);
-	fprintf(out, ", \"nights_before\": %zu, \"nights_after\": %zu, \"from_point\": %zu, \"to_point\": %zu",
-		c->nights_before, c->nights_after, c->before_first, c->after_last);
-	jnum(out, "mean_before_pct", c->mean_before);
-	jnum(out, "mean_after_pct", c->mean_after);
-	jnum(out, "delta_points", c->delta_pts);
-	jnum(out, "change_pct", c->pct);
-	jnum(out, "p_value", c->p);
-	fputc('}', out);
+	return json_pack("{s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o}", "point", (json_int_t)c->first_bad,
+			 "last_good", json_side(h, s, c->last_good), "first_bad", json_side(h, s, c->first_bad),
+			 "nights_before", (json_int_t)c->nights_before, "nights_after", (json_int_t)c->nights_after,
+			 "from_point", (json_int_t)c->before_first, "to_point", (json_int_t)c->after_last,
+			 "mean_before_pct", jw_num(c->mean_before), "mean_after_pct", jw_num(c->mean_after),
+			 "delta_points", jw_num(c->delta_pts), "change_pct", jw_num(c->pct), "p_value", jw_num(c->p));
 }
 
-static void json_series(const struct history *h, const struct history_series *s, FILE *out)
+/* One series, its points a line each, made and written one at a time. */
+static void json_series(const struct history *h, const struct history_series *s, struct jw *w)
 {
 	const struct store_history_row *k = s->key;
-	fputs("{\"workload\": ", out);
-	json_str_file(out, k->workload);
-	fputs(", \"metric\": ", out);
-	json_str_file(out, k->metric);
-	fputs(", \"unit\": ", out);
-	json_str_file(out, k->unit);
-	fputs(", \"direction\": ", out);
-	json_str_file(out, k->direction);
-	fprintf(out, ", \"primary\": %s, \"variant\": ", k->primary ? "true" : "false");
-	json_str_file(out, k->variant_name);
-	fputs(", \"baseline\": ", out);
-	json_str_file(out, k->base_name);
-	fprintf(out, ", \"measured\": %zu, \"state\": ", s->measured);
-	json_str_file(out, s->enough ? "ok" : "not enough nights");
-	fputs(", \"note\": ", out);
-	json_str_file(out, s->note[0] ? s->note : NULL);
-	fputs(",\n   \"points\": [", out);
-	for (size_t i = 0; i < s->n_points; i++) {
-		fputs(i ? ",\n    " : "\n    ", out);
-		json_point(h, &s->points[i], out);
-	}
-	fputs("],\n   \"change_points\": [", out);
-	for (size_t i = 0; i < s->n_changes; i++) {
-		fputs(i ? ",\n    " : "\n    ", out);
-		json_change(h, s, &s->changes[i], out);
-	}
-	fputs("]}", out);
+	jw_open(w, NULL, '{', JW_INLINE);
+	jw_put(w, "workload", jw_str(k->workload));
+	jw_put(w, "metric", jw_str(k->metric));
+	jw_put(w, "unit", jw_str(k->unit));
+	jw_put(w, "direction", jw_str(k->direction));
+	jw_put(w, "primary", json_boolean(k->primary));
+	jw_put(w, "variant", jw_str(k->variant_name));
+	jw_put(w, "baseline", jw_str(k->base_name));
+	jw_put(w, "measured", json_integer((json_int_t)s->measured));
+	jw_put(w, "state", jw_str(s->enough ? "ok" : "not enough nights"));
+	jw_put(w, "note", jw_str_opt(s->note));
+	jw_open(w, "points", '[', JW_LINES);
+	for (size_t i = 0; i < s->n_points; i++)
+		jw_put(w, NULL, json_point(h, &s->points[i]));
+	jw_close(w);
+	jw_open(w, "change_points", '[', JW_LINES);
+	for (size_t i = 0; i < s->n_changes; i++)
+		jw_put(w, NULL, json_change(h, s, &s->changes[i]));
+	jw_close(w);
+	jw_close(w);
 }
 
 int history_render_json(const struct history *h, FILE *out)
 {
-	fprintf(out, "{\"schema\": %d, \"job\": ", HISTORY_JSON_SCHEMA);
-	json_str_file(out, h->name);
-	fputs(", \"metric\": ", out);
-	json_str_file(out, h->metric[0] ? h->metric : NULL);
-	fprintf(out, ", \"nights\": %zu, \"failed\": %zu, \"measured\": %zu, \"first\": ", h->n_nights, h->n_failed, h->n_measured);
-	jtime(out, h->nights[0].night);
-	fputs(", \"last\": ", out);
-	jtime(out, h->nights[h->n_nights - 1].night);
-	fputs(", \"state\": ", out);
-	json_str_file(out, h->enough ? "ok" : "not enough nights");
-	fputs(", \"note\": ", out);
-	json_str_file(out, h->note[0] ? h->note : NULL);
-	fputs(",\n \"metrics\": [", out);
-	for (size_t i = 0; i < h->n_metrics; i++) {
-		fputs(i ? ", " : "", out);
-		json_str_file(out, h->metrics[i]);
-	}
-	fputs("],\n \"series\": [", out);
-	for (size_t i = 0; i < h->n_series; i++) {
-		fputs(i ? ",\n  " : "\n  ", out);
-		json_series(h, &h->series[i], out);
-	}
-	fputs("]}\n", out);
-	return ferror(out) ? -EIO : 0;
+	struct jw w;
+	jw_init_file(&w, out, 0);
+	jw_open(&w, NULL, '{', JW_INLINE);
+	jw_put(&w, "schema", json_integer(HISTORY_JSON_SCHEMA));
+	jw_put(&w, "job", jw_str(h->name));
+	jw_put(&w, "metric", jw_str_opt(h->metric));
+	jw_put(&w, "nights", json_integer((json_int_t)h->n_nights));
+	jw_put(&w, "failed", json_integer((json_int_t)h->n_failed));
+	jw_put(&w, "measured", json_integer((json_int_t)h->n_measured));
+	jw_put(&w, "first", jw_time(h->nights[0].night));
+	jw_put(&w, "last", jw_time(h->nights[h->n_nights - 1].night));
+	jw_put(&w, "state", jw_str(h->enough ? "ok" : "not enough nights"));
+	jw_put(&w, "note", jw_str_opt(h->note));
+	jw_open(&w, "metrics", '[', JW_INLINE);
+	for (size_t i = 0; i < h->n_metrics; i++)
+		jw_put(&w, NULL, jw_str(h->metrics[i]));
+	jw_close(&w);
+	jw_open(&w, "series", '[', JW_LINES);
+	for (size_t i = 0; i < h->n_series; i++)
+		json_series(h, &h->series[i], &w);
+	jw_close(&w);
+	jw_close(&w);
+	fputc('\n', out);
+	int r = jw_end(&w);
+	return r < 0 ? r : ferror(out) ? -EIO : 0;
 }

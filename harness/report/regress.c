@@ -1,7 +1,9 @@
 /* Regressions rendered (regress.h). */
 #include "harness/report/regress.h"
+#include "harness/base/esc.h"
 #include "harness/base/json.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -62,84 +64,60 @@ static void iso_time(double t, char *buf, size_t len)
 		snprintf(buf, len, "%s", "");
 }
 
-static void json_key_num(struct strbuf *b, const char *key, double v)
+/* A night of the change point: its job, time and commit. */
+static json_t *json_night(int64_t job, double night, const char *sha, const char *subject)
 {
-	char num[40];
-	json_num(v, num, sizeof(num));
-	sb_printf(b, ",\"%s\":%s", key, num);
+	return json_pack("{s:I, s:o, s:o, s:o}", "job", (json_int_t)job, "night", jw_time(night), "sha",
+			 jw_str_opt(sha), "subject", jw_str_opt(subject));
 }
 
-static void json_key_str(struct strbuf *b, const char *key, const char *v)
+static json_t *json_row(const struct store_regress *r)
 {
-	sb_printf(b, ",\"%s\":", key);
-	json_str_sb(b, v && v[0] ? v : NULL);
-}
-
-static void json_night(struct strbuf *b, const char *key, int64_t job, double night, const char *sha, const char *subject)
-{
-	char t[32];
-	iso_time(night, t, sizeof(t));
-	sb_printf(b, ",\"%s\":{\"job\":%lld", key, (long long)job);
-	json_key_str(b, "night", t);
-	json_key_str(b, "sha", sha);
-	json_key_str(b, "subject", subject);
-	sb_puts(b, "}");
-}
-
-static void json_row(struct strbuf *b, const struct store_regress *r)
-{
-	char title[512], t[32];
+	char title[512];
 	regress_title(r, title, sizeof(title));
-	sb_printf(b, "{\"id\":%lld", (long long)r->id);
-	json_key_str(b, "title", title);
-	json_key_str(b, "kind", regress_kind(r));
-	json_key_str(b, "state", regress_state_name(r->state));
-	sb_printf(b, ",\"open\":%s", regress_open(r) ? "true" : "false");
-	iso_time(r->created, t, sizeof(t));
-	json_key_str(b, "detected", t);
-	json_key_str(b, "job", r->name);
-	json_key_str(b, "workload", r->workload);
-	json_key_str(b, "metric", r->metric);
-	sb_printf(b, ",\"variant\":%d", r->variant);
-	json_key_str(b, "direction", r->direction);
-	json_key_str(b, "track", r->track);
-	json_key_str(b, "machine", r->machine);
-	json_night(b, "last_good", r->good_job, r->good_night, r->good_sha, r->good_subject);
-	json_night(b, "first_bad", r->bad_job, r->bad_night, r->bad_sha, r->bad_subject);
-	sb_puts(b, ",\"detection\":{\"mean_before_pct\":");
-	char num[40];
-	json_num(r->mean_before, num, sizeof(num));
-	sb_puts(b, num);
-	json_key_num(b, "mean_after_pct", r->mean_after);
-	json_key_num(b, "change_pct", r->detected_pct);
-	json_key_num(b, "p", r->detected_p);
-	sb_puts(b, "}");
-	if (r->confirm_job)
-		sb_printf(b, ",\"confirmation\":{\"job\":%lld", (long long)r->confirm_job);
-	else
-		sb_puts(b, ",\"confirmation\":{\"job\":null");
-	json_key_num(b, "estimate_pct", r->estimate_pct);
-	json_key_num(b, "ci_low_pct", r->ci_lo_pct);
-	json_key_num(b, "ci_high_pct", r->ci_hi_pct);
-	json_key_num(b, "p", r->p);
-	json_key_str(b, "verdict", r->verdict);
-	json_key_str(b, "reason", r->reason);
-	sb_puts(b, "}");
-	iso_time(r->acked, t, sizeof(t));
-	json_key_str(b, "acknowledged", t);
-	json_key_str(b, "acknowledged_by", r->acked_by);
-	sb_puts(b, "}");
+	return json_pack("{s:I, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o,"
+			 " s:{s:o, s:o, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o}, s:o, s:o}",
+			 "id", (json_int_t)r->id, "title", jw_str_opt(title), "kind", jw_str_opt(regress_kind(r)),
+			 "state", jw_str_opt(regress_state_name(r->state)), "open", regress_open(r), "detected",
+			 jw_time(r->created), "job", jw_str_opt(r->name), "workload", jw_str_opt(r->workload), "metric",
+			 jw_str_opt(r->metric), "variant", r->variant, "direction", jw_str_opt(r->direction), "track",
+			 jw_str_opt(r->track), "machine", jw_str_opt(r->machine), "last_good",
+			 json_night(r->good_job, r->good_night, r->good_sha, r->good_subject), "first_bad",
+			 json_night(r->bad_job, r->bad_night, r->bad_sha, r->bad_subject), "detection",
+			 "mean_before_pct", jw_num(r->mean_before), "mean_after_pct", jw_num(r->mean_after),
+			 "change_pct", jw_num(r->detected_pct), "p", jw_num(r->detected_p), "confirmation", "job",
+			 r->confirm_job ? json_integer(r->confirm_job) : json_null(), "estimate_pct",
+			 jw_num(r->estimate_pct), "ci_low_pct", jw_num(r->ci_lo_pct), "ci_high_pct", jw_num(r->ci_hi_pct),
+			 "p", jw_num(r->p), "verdict", jw_str_opt(r->verdict), "reason", jw_str_opt(r->reason),
+			 "acknowledged", jw_time(r->acked), "acknowledged_by", jw_str_opt(r->acked_by));
+}
+
+/* {"regressions":[...] and what follows the rows: a row at a time, the
+ * regressions' JSON is compact. */
+static int json_rows(const struct store_regress *rows, size_t n, bool paged, bool more, int64_t last, struct strbuf *out)
+{
+	struct jw w;
+	jw_init_sb(&w, out, JW_COMPACT);
+	jw_open(&w, NULL, '{', JW_INLINE);
+	jw_open(&w, "regressions", '[', JW_INLINE);
+	for (size_t i = 0; i < n; i++)
+		jw_put(&w, NULL, json_row(&rows[i]));
+	jw_close(&w);
+	if (paged)
+		jw_put(&w, "next_after", more ? json_integer(last) : json_null());
+	jw_close(&w);
+	int r = jw_end(&w);
+	return r < 0 ? r : sb_puts(out, "\n");
 }
 
 int regress_render_json(const struct store_regress *rows, size_t n, struct strbuf *out)
 {
-	sb_puts(out, "{\"regressions\":[");
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			sb_puts(out, ",");
-		json_row(out, &rows[i]);
-	}
-	return sb_puts(out, "]}\n");
+	return json_rows(rows, n, false, false, 0, out);
+}
+
+int regress_render_json_page(const struct store_regress *rows, size_t n, bool more, int64_t last, struct strbuf *out)
+{
+	return json_rows(rows, n, true, more, last, out);
 }
 
 static void text_night(FILE *out, const char *what, int64_t job, double night, const char *sha, const char *subject)
@@ -152,7 +130,7 @@ static void text_night(FILE *out, const char *what, int64_t job, double night, c
 	fputc('\n', out);
 }
 
-void regress_render_text(const struct store_regress *rows, size_t n, FILE *out)
+static void text_rows(const struct store_regress *rows, size_t n, FILE *out)
 {
 	if (n == 0) {
 		fprintf(out, "no change points recorded\n");
@@ -183,23 +161,16 @@ void regress_render_text(const struct store_regress *rows, size_t n, FILE *out)
 	}
 }
 
-/* XML character data and attribute values */
-static void xml_text(struct strbuf *b, const char *s)
+/* Branch names and commit subjects come from git, metric names and units
+ * from what a command workload printed: shown, never acted on by a
+ * terminal (esc.h). */
+int regress_render_text(const struct store_regress *rows, size_t n, FILE *out)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': sb_puts(b, "&amp;"); break;
-		case '<': sb_puts(b, "&lt;"); break;
-		case '>': sb_puts(b, "&gt;"); break;
-		case '"': sb_puts(b, "&quot;"); break;
-		default:
-			/* XML 1.0 has no control characters but tab and newline */
-			if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n')
-				sb_puts(b, " ");
-			else
-				sb_append(b, s, 1);
-		}
-	}
+	FILE *f = esc_stream(out);
+	if (!f)
+		return -ENOMEM;
+	text_rows(rows, n, f);
+	return fclose(f) != 0 ? -EIO : 0;
 }
 
 int regress_render_atom(const struct store_regress *rows, size_t n, const char *base, struct strbuf *out)
@@ -213,7 +184,7 @@ int regress_render_atom(const struct store_regress *rows, size_t n, const char *
 	sb_puts(out, "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n");
 	sb_puts(out, "  <title>kab: confirmed changes</title>\n  <id>urn:kab:regressions</id>\n");
 	sb_printf(out, "  <updated>%s</updated>\n  <link rel=\"alternate\" href=\"", t);
-	xml_text(out, base);
+	esc_xml_sb(out, base);
 	sb_puts(out, "/regressions.html\"/>\n  <author><name>kabd</name></author>\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct store_regress *r = &rows[i];
@@ -227,13 +198,13 @@ int regress_render_atom(const struct store_regress *rows, size_t n, const char *
 			 (long long)r->bad_job, (long long)r->confirm_job, r->estimate_pct, r->ci_lo_pct, r->ci_hi_pct,
 			 r->acked > 0 ? "; acknowledged" : "");
 		sb_puts(out, "  <entry>\n    <title>");
-		xml_text(out, title);
+		esc_xml_sb(out, title);
 		sb_printf(out, "</title>\n    <id>urn:kab:regression:%lld</id>\n    <updated>%s</updated>\n",
 			  (long long)r->id, t);
 		sb_puts(out, "    <link rel=\"alternate\" href=\"");
-		xml_text(out, base);
+		esc_xml_sb(out, base);
 		sb_printf(out, "/regressions.html#r%lld\"/>\n    <summary>", (long long)r->id);
-		xml_text(out, sum);
+		esc_xml_sb(out, sum);
 		sb_puts(out, "</summary>\n  </entry>\n");
 	}
 	return sb_puts(out, "</feed>\n");

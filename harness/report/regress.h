@@ -21,9 +21,14 @@ bool regress_open(const struct store_regress *r);
 
 /* {"regressions": [...]} */
 int regress_render_json(const struct store_regress *rows, size_t n, struct strbuf *out);
+/* A page of the list: {"regressions": [...], "next_after": LAST}, null
+ * when there is no page after it. */
+int regress_render_json_page(const struct store_regress *rows, size_t n, bool more, int64_t last, struct strbuf *out);
 /* One block a row: title, state, commit range, machine, job, the
- * confirmation's estimate with its CI. */
-void regress_render_text(const struct store_regress *rows, size_t n, FILE *out);
+ * confirmation's estimate with its CI; what came from git or a workload
+ * escaped (esc.h). 0, or -errno when out failed. */
+int regress_render_text(const struct store_regress *rows, size_t n, FILE *out);
 /* An Atom feed (RFC 4287) of the confirmed rows; base is the URL the
- * entries link to ("" for relative links). */
+ * entries link to ("" for relative links). Well-formed XML whatever the
+ * rows hold (esc_xml_sb). */
 int regress_render_atom(const struct store_regress *rows, size_t n, const char *base, struct strbuf *out);

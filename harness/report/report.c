@@ -116,17 +116,6 @@ struct report_metric *report_find_metric(const struct report_workload *w, const 
 	return NULL;
 }
 
-static enum stats_direction direction_of(enum job_direction d, enum stats_direction dflt)
-{
-	switch (d) {
-	case JOB_DIR_HIGHER: return STATS_DIR_HIGHER;
-	case JOB_DIR_LOWER: return STATS_DIR_LOWER;
-	case JOB_DIR_NEUTRAL: return STATS_DIR_NEUTRAL;
-	case JOB_DIR_UNSET: break;
-	}
-	return dflt;
-}
-
 int report_add_metric(struct report *r, struct report_workload *w, const char *name, const char *unit_hint,
 		      struct report_metric **ret)
 {
@@ -148,7 +137,7 @@ int report_add_metric(struct report *r, struct report_workload *w, const char *n
 	if (r->job) {
 		struct job_metric s;
 		job_metric_settings(r->job, name, &s);
-		m.info.dir = direction_of(s.direction, m.info.dir);
+		m.info.dir = metrics_direction(s.direction, m.info.dir);
 		if (s.unit)
 			snprintf(m.info.unit, sizeof(m.info.unit), "%s", s.unit);
 		if (s.label)

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "harness/stats/metrics.h"
+#include "harness/report/metrics.h"
 #include "harness/stats/stats.h"
 #include "db/store.h"
 

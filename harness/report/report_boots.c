@@ -244,7 +244,7 @@ struct join {
 	size_t nb;
 	struct store_step *steps;  /* sorted by id */
 	size_t ns;
-	const struct store_run *runs;
+	const struct report_run *runs;
 	size_t nr;
 	long *entry;               /* [boots row]: its index in rep->run_boots; -1: none */
 	struct boot_key *keys;     /* the boots with a boot id, sorted by it */
@@ -362,7 +362,7 @@ static long boot_add(struct join *j, size_t variant, int slot, const char *boot_
 }
 
 /* The run_boots entry of a boot the job did not record, by boot id and the run's variant. */
-static long unrecorded_boot(struct join *j, const struct store_run *run)
+static long unrecorded_boot(struct join *j, const struct report_run *run)
 {
 	for (size_t i = 0; i < j->rep->n_run_boots; i++) {
 		const struct report_boot *b = &j->rep->run_boots[i];
@@ -408,7 +408,7 @@ static void kernel_words(const struct join *j, const char *release, char *buf, s
 }
 
 /* Whether the run was in a boot of its own variant, planned for it. */
-static bool check_run_boot(struct join *j, const struct store_run *run, const struct store_boot *b, const char *vname)
+static bool check_run_boot(struct join *j, const struct report_run *run, const struct store_boot *b, const char *vname)
 {
 	bool wrong = false;
 	char on[256];
@@ -434,7 +434,7 @@ static bool check_run_boot(struct join *j, const struct store_run *run, const st
 
 /* Whether the run's kernel is the build its boot booted (its variant's
  * when the boot is not recorded): its release and kab.build= marker. */
-static bool check_run_kernel(struct join *j, const struct store_run *run, int64_t expect, const char *vname)
+static bool check_run_kernel(struct join *j, const struct report_run *run, int64_t expect, const char *vname)
 {
 	bool wrong = false;
 	char want[128], on[256];
@@ -445,18 +445,15 @@ static bool check_run_kernel(struct join *j, const struct store_run *run, int64_
 		     (long long)expect, want);
 		wrong = true;
 	}
-	/* a command line that filled its field may have lost the marker's last digits */
-	bool whole = strlen(run->cmdline) + 1 < sizeof(run->cmdline);
-	int64_t mark = whole ? kexec_marker(run->cmdline) : -1;
-	if (mark > 0 && expect > 0 && mark != expect) {
+	if (run->marker > 0 && expect > 0 && run->marker != expect) {
 		warn(j, "run %lld of variant %s ran on a kernel command line marked " KEXEC_MARKER "%lld, not build %lld",
-		     (long long)run->id, vname, (long long)mark, (long long)expect);
+		     (long long)run->id, vname, (long long)run->marker, (long long)expect);
 		wrong = true;
 	}
 	return wrong;
 }
 
-static void run_add(struct join *j, struct report_boot *b, const struct store_run *run, bool wrong)
+static void run_add(struct join *j, struct report_boot *b, const struct report_run *run, bool wrong)
 {
 	struct report_boot_run *nr = realloc(b->runs, (b->n_runs + 1) * sizeof(*nr));
 	if (!nr) {
@@ -471,7 +468,7 @@ static void run_add(struct join *j, struct report_boot *b, const struct store_ru
 	snprintf(x->kernel_release, sizeof(x->kernel_release), "%s", run->kernel_release);
 }
 
-static void join_run(struct join *j, const struct store_run *run)
+static void join_run(struct join *j, const struct report_run *run)
 {
 	const char *vname = j->rep->variants[run->variant];
 	long row = find_row(j, run->boot_id);
@@ -538,7 +535,7 @@ static int join_runs(struct join *j)
 	return j->err;
 }
 
-int report_load_boots(struct store *st, struct report *rep, const struct store_run *runs, size_t nr)
+int report_load_boots(struct store *st, struct report *rep, const struct report_run *runs, size_t nr)
 {
 	struct store_boot *boots = NULL;
 	struct store_step *steps = NULL;

@@ -5,6 +5,7 @@
  * formatting: it calls no other report file, and report_unit.c (units,
  * and the Delta that uses them) builds on it. */
 #include "harness/report/report_priv.h"
+#include "harness/base/config.h"
 #include "harness/base/util.h"
 
 #include <ctype.h>
@@ -138,20 +139,9 @@ void report_csv_field(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static bool names_utf8(const char *v)
-{
-	return v && (strcasestr(v, "utf-8") || strcasestr(v, "utf8"));
-}
-
 bool report_utf8_locale(void)
 {
-	static const char *const vars[] = { "LC_ALL", "LC_CTYPE", "LANG" };
-	for (size_t i = 0; i < ARRAY_SIZE(vars); i++) {
-		const char *v = getenv(vars[i]);
-		if (v && *v)
-			return names_utf8(v);
-	}
-	return false;
+	return config_bool(CONFIG_UTF8);
 }
 
 const char *report_dir_arrow(enum stats_direction d, bool utf8)

@@ -18,348 +18,269 @@
 
 #define REPORT_SCHEMA 1
 
-static void num(FILE *out, double v)
-{
-	char buf[64];
-	json_num(v, buf, sizeof(buf));
-	fputs(buf, out);
-}
-
-static void key(FILE *out, const char *k)
-{
-	json_str_file(out, k);
-	fputs(": ", out);
-}
-
-static void knum(FILE *out, const char *k, double v, bool comma)
-{
-	key(out, k);
-	num(out, v);
-	if (comma)
-		fputs(", ", out);
-}
-
-static void kstr(FILE *out, const char *k, const char *v, bool comma)
-{
-	key(out, k);
-	json_str_file(out, v);
-	if (comma)
-		fputs(", ", out);
-}
-
 static double mem_or_null(uint64_t v)
 {
 	return v == JOB_MEM_UNSET || v == JOB_MEM_MAX ? NAN : v == JOB_MEM_ZERO ? 0 : (double)v;
 }
 
-static void header(FILE *out, const struct report_workload *w)
+/* The strings at v[0..n) as an array. */
+static json_t *strings(char *const *v, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < n; i++)
+		if (json_array_append_new(a, jw_str(v[i])) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+static json_t *header(const struct report_workload *w)
 {
 	const struct report_header *h = &w->h;
-	fputs(",\n      \"header\": {", out);
-	kstr(out, "type", h->type, true);
-	kstr(out, "params", h->params, true);
-	kstr(out, "kernel", h->kernel, true);
-	knum(out, "cpus", h->cpus, true);
-	knum(out, "cgroup_version", h->cgroup_version, true);
-	knum(out, "mem_total_bytes", (double)h->mem_total, true);
-	knum(out, "swap_total_bytes", (double)h->swap_total, true);
-	kstr(out, "swap", h->swap_kind, true);
-	kstr(out, "swap_devices", h->swap_devices, true);
-	knum(out, "memory_max_bytes", mem_or_null(h->memory_max), true);
-	knum(out, "memory_high_bytes", mem_or_null(h->memory_high), true);
-	knum(out, "memory_swap_max_bytes", mem_or_null(h->memory_swap_max), true);
-	knum(out, "duration_s", h->duration_s, true);
-	knum(out, "workers", h->workers ? (double)h->workers : NAN, true);
-	if (h->differs[0]) /* only then: reports of jobs without them read as before */
-		kstr(out, "settings_differ", h->differs, true);
-	if (h->conditioned)
-		knum(out, "runs_not_idle", (double)h->not_idle, true);
-	kstr(out, "alloc", h->alloc[0] ? h->alloc : NULL, false);
-	fputs("}", out);
+	json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "type",
+			      jw_str(h->type), "params", jw_str(h->params), "kernel", jw_str(h->kernel), "cpus",
+			      jw_num(h->cpus), "cgroup_version", jw_num(h->cgroup_version), "mem_total_bytes",
+			      jw_num((double)h->mem_total), "swap_total_bytes", jw_num((double)h->swap_total), "swap",
+			      jw_str(h->swap_kind), "swap_devices", jw_str(h->swap_devices), "memory_max_bytes",
+			      jw_num(mem_or_null(h->memory_max)), "memory_high_bytes", jw_num(mem_or_null(h->memory_high)),
+			      "memory_swap_max_bytes", jw_num(mem_or_null(h->memory_swap_max)), "duration_s",
+			      jw_num(h->duration_s), "workers", jw_num(h->workers ? (double)h->workers : NAN));
+	int r = o ? 0 : -ENOMEM;
+	if (o && h->differs[0]) /* only then: reports of jobs without them read as before */
+		r |= jw_set(o, "settings_differ", jw_str(h->differs));
+	if (o && h->conditioned)
+		r |= jw_set(o, "runs_not_idle", jw_num((double)h->not_idle));
+	if (o)
+		r |= jw_set(o, "alloc", jw_str_opt(h->alloc));
+	if (r < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }
 
 /* Run counts by state, per variant (stored jobs). */
-static void run_counts(FILE *out, const struct report *r, const struct report_workload *w)
+static json_t *run_counts(const struct report *r, const struct report_workload *w)
 {
-	fputs(",\n      \"runs\": {", out);
-	for (size_t v = 0; v < r->n_variants; v++) {
-		fputs(v ? ", " : "", out);
-		key(out, r->variants[v]);
-		fputs("{", out);
-		for (size_t s = 0; s < RUN_STATUS_N; s++)
-			knum(out, run_status_name((enum run_status)s), (double)w->runs[v * RUN_STATUS_N + s], s + 1 < RUN_STATUS_N);
-		fputs("}", out);
+	json_t *o = json_object();
+	for (size_t v = 0; o && v < r->n_variants; v++) {
+		json_t *c = json_object();
+		for (size_t s = 0; c && s < RUN_STATUS_N; s++)
+			if (jw_set(c, run_status_name((enum run_status)s), jw_num((double)w->runs[v * RUN_STATUS_N + s])) < 0) {
+				json_decref(c);
+				c = NULL;
+			}
+		if (jw_set(o, r->variants[v], c) < 0) {
+			json_decref(o);
+			return NULL;
+		}
 	}
-	fputs("}", out);
-	/* oom = tolerate: the counted runs include runs with memcg OOM kills */
-	fputs(",\n      \"oom\": {", out);
-	kstr(out, "policy", w->oom_tolerate ? "tolerate" : "refuse", true);
-	knum(out, "counted_runs_with_kills", (double)w->oom_counted, false);
-	fputs("}", out);
+	return o;
 }
 
-/* kstr with "" as null. */
-static void kstr_or_null(FILE *out, const char *k, const char *v, bool comma)
+static json_t *track_obj(const struct report_kernel *k)
 {
-	kstr(out, k, v && v[0] ? v : NULL, comma);
+	if (!k->track.track[0])
+		return json_null();
+	return json_pack("{s:o, s:o, s:o, s:o, s:o}", "track", jw_str(k->track.track), "sha", jw_str(k->track.sha), "subject",
+			 jw_str(k->track.subject), "commit_date", jw_num(k->track.date), "event", jw_str_opt(k->track.event));
 }
 
-static void build_obj(FILE *out, const struct report_kernel *k)
+static json_t *build_obj(const struct report_kernel *k)
 {
-	if (!k->build_id) {
-		fputs("null", out);
-		return;
-	}
-	fputs("{", out);
-	knum(out, "id", (double)k->build_id, true);
-	key(out, "found");
-	fputs(k->found ? "true, " : "false, ", out);
-	kstr_or_null(out, "kind", k->kind, true);
-	kstr_or_null(out, "status", k->found ? build_status_name(k->status) : NULL, true);
-	kstr_or_null(out, "kernelrelease", k->kernelrelease, true);
-	kstr_or_null(out, "tree", k->tree, true);
-	kstr_or_null(out, "base_ref", k->base_ref, true);
-	kstr_or_null(out, "base_sha", k->base_sha, true);
-	kstr_or_null(out, "series", k->series, true);
-	kstr_or_null(out, "image", k->image, true);
-	key(out, "track");
-	if (k->track.track[0]) {
-		fputs("{", out);
-		kstr(out, "track", k->track.track, true);
-		kstr(out, "sha", k->track.sha, true);
-		kstr(out, "subject", k->track.subject, true);
-		knum(out, "commit_date", k->track.date, true);
-		kstr_or_null(out, "event", k->track.event, false);
-		fputs("}, ", out);
-	} else {
-		fputs("null, ", out);
-	}
-	key(out, "patches");
-	fputs("[", out);
-	for (size_t i = 0; i < k->n_patches; i++) {
-		fputs(i ? ", {" : "{", out);
-		kstr(out, "subject", k->patches[i].subject, true);
-		kstr(out, "message_id", k->patches[i].message_id, false);
-		fputs("}", out);
-	}
-	fputs("]}", out);
+	if (!k->build_id)
+		return json_null();
+	json_t *patches = json_array();
+	for (size_t i = 0; patches && i < k->n_patches; i++)
+		if (json_array_append_new(patches, json_pack("{s:o, s:o}", "subject", jw_str(k->patches[i].subject),
+							     "message_id", jw_str(k->patches[i].message_id))) < 0) {
+			json_decref(patches);
+			patches = NULL;
+		}
+	return json_pack("{s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id",
+			 jw_num((double)k->build_id), "found", k->found, "kind", jw_str_opt(k->kind), "status",
+			 jw_str_opt(k->found ? build_status_name(k->status) : NULL), "kernelrelease",
+			 jw_str_opt(k->kernelrelease), "tree", jw_str_opt(k->tree), "base_ref", jw_str_opt(k->base_ref),
+			 "base_sha", jw_str_opt(k->base_sha), "series", jw_str_opt(k->series), "image",
+			 jw_str_opt(k->image), "track", track_obj(k), "patches", patches);
 }
 
 /* Jobs that boot kernels: each variant's build and boots. */
-static void kernels(FILE *out, const struct report *r)
+static void kernels(struct jw *w, const struct report *r)
 {
-	fputs(",\n  \"kernels\": [", out);
+	jw_open(w, "kernels", '[', JW_LINES);
 	for (size_t v = 0; v < r->n_variants; v++) {
 		const struct report_kernel *k = &r->kernels[v];
-		fputs(v ? ",\n    {" : "\n    {", out);
-		kstr(out, "variant", r->variants[v], true);
-		key(out, "build");
-		build_obj(out, k);
-		fputs(", ", out);
-		knum(out, "boots", (double)k->boots, true);
-		knum(out, "failed_boots", (double)k->failed_boots, false);
-		fputs("}", out);
+		jw_put(w, NULL,
+		       json_pack("{s:o, s:o, s:o, s:o}", "variant", jw_str(r->variants[v]), "build", build_obj(k),
+				 "boots", jw_num((double)k->boots), "failed_boots", jw_num((double)k->failed_boots)));
 	}
-	fputs(r->n_variants ? "\n  ]" : "]", out);
+	jw_close(w);
 }
 
-static void boot_run_obj(FILE *out, const struct report *r, const struct report_boot_run *x)
+static json_t *boot_run_obj(const struct report *r, const struct report_boot_run *x)
 {
-	fputs("{", out);
-	knum(out, "id", (double)x->id, true);
-	kstr(out, "workload", x->workload < r->n_workloads ? r->w[x->workload].name : NULL, true);
-	knum(out, "pair", x->pair + 1, true);
-	kstr(out, "status", run_status_name(x->status), true);
-	kstr(out, "kernel_release", x->kernel_release, true);
-	key(out, "wrong_kernel");
-	fputs(x->wrong ? "true}" : "false}", out);
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:b}", "id", jw_num((double)x->id), "workload",
+			 jw_str(x->workload < r->n_workloads ? r->w[x->workload].name : NULL), "pair",
+			 jw_num(x->pair + 1), "status", jw_str(run_status_name(x->status)), "kernel_release",
+			 jw_str(x->kernel_release), "wrong_kernel", x->wrong);
 }
 
 /* Jobs that boot kernels: each boot, the build it booted and its runs;
  * then every run or boot that is not on its variant's kernel. */
-static void run_boots(FILE *out, const struct report *r)
+static void run_boots(struct jw *w, const struct report *r)
 {
-	fputs(",\n  \"runs_by_boot\": [", out);
+	jw_open(w, "runs_by_boot", '[', JW_LINES);
 	for (size_t i = 0; i < r->n_run_boots; i++) {
 		const struct report_boot *b = &r->run_boots[i];
-		fputs(i ? ",\n    {" : "\n    {", out);
-		kstr(out, "variant", r->variants[b->variant], true);
-		knum(out, "slot", b->slot >= 0 ? b->slot + 1 : NAN, true);
-		kstr_or_null(out, "boot_id", b->boot_id, true);
-		knum(out, "build_id", b->slot >= 0 ? (double)b->build_id : NAN, true);
-		kstr_or_null(out, "kernel_release", b->kernel_release, true);
-		key(out, "runs");
-		fputs("[", out);
-		for (size_t k = 0; k < b->n_runs; k++) {
-			fputs(k ? ", " : "", out);
-			boot_run_obj(out, r, &b->runs[k]);
-		}
-		fputs("]}", out);
+		json_t *runs = json_array();
+		for (size_t k = 0; runs && k < b->n_runs; k++)
+			if (json_array_append_new(runs, boot_run_obj(r, &b->runs[k])) < 0) {
+				json_decref(runs);
+				runs = NULL;
+			}
+		jw_put(w, NULL,
+		       json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "variant", jw_str(r->variants[b->variant]), "slot",
+				 jw_num(b->slot >= 0 ? b->slot + 1 : NAN), "boot_id", jw_str_opt(b->boot_id),
+				 "build_id", jw_num(b->slot >= 0 ? (double)b->build_id : NAN), "kernel_release",
+				 jw_str_opt(b->kernel_release), "runs", runs));
 	}
-	fputs(r->n_run_boots ? "\n  ],\n  \"kernel_warnings\": [" : "],\n  \"kernel_warnings\": [", out);
-	for (size_t i = 0; i < r->n_kernel_warnings; i++) {
-		fputs(i ? ", " : "", out);
-		json_str_file(out, r->kernel_warnings[i]);
-	}
-	fputs("]", out);
+	jw_close(w);
+	jw_put(w, "kernel_warnings", strings(r->kernel_warnings, r->n_kernel_warnings));
 }
 
-static void variant_obj(FILE *out, const struct report *r, const struct report_workload *w,
-			const struct report_metric *m, size_t v)
+static json_t *variant_obj(const struct report *r, const struct report_workload *w, const struct report_metric *m, size_t v)
 {
 	const struct stats_desc *d = &m->desc[v];
-	fputs("            {", out);
-	kstr(out, "name", r->variants[v], true);
-	knum(out, "n", (double)d->n, true);
-	knum(out, "mean", d->mean, true);
-	knum(out, "median", d->median, true);
-	knum(out, "stddev", d->stddev, true);
-	knum(out, "cov_pct", d->cov_pct, true);
-	knum(out, "min", d->min, true);
-	knum(out, "max", d->max, true);
-	key(out, "values");
-	fputs("[", out);
-	for (size_t p = 0; p < w->pairs; p++) {
-		fputs(p ? ", " : "", out);
-		num(out, m->values[v * w->pairs + p]);
-	}
-	fputs("]}", out);
+	json_t *values = json_array();
+	for (size_t p = 0; values && p < w->pairs; p++)
+		if (json_array_append_new(values, jw_num(m->values[v * w->pairs + p])) < 0) {
+			json_decref(values);
+			values = NULL;
+		}
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "name", jw_str(r->variants[v]), "n",
+			 jw_num((double)d->n), "mean", jw_num(d->mean), "median", jw_num(d->median), "stddev", jw_num(d->stddev),
+			 "cov_pct", jw_num(d->cov_pct), "min", jw_num(d->min), "max", jw_num(d->max), "values", values);
 }
 
 /* The fields of one comparison (variant v against the baseline). */
-static void comparison(FILE *out, const struct report_metric *m, size_t v)
+static json_t *comparison(const struct report_metric *m, size_t v)
 {
 	const struct stats_result *c = &m->cmp[v];
-	knum(out, "delta_abs", c->delta_abs, true);
-	knum(out, "delta_pct", c->delta_pct, true);
-	knum(out, "hl_pct", c->hl_pct, true);
-	knum(out, "ci_low_pct", c->ci_low_pct, true);
-	knum(out, "ci_high_pct", c->ci_high_pct, true);
-	knum(out, "ci_level", c->test == STATS_TEST_NONE ? NAN : c->ci_level, true);
-	knum(out, "ci90_low_pct", c->ci90_low_pct, true);
-	knum(out, "ci90_high_pct", c->ci90_high_pct, true);
-	knum(out, "pairs_used", (double)c->pairs, true);
-	key(out, "log_scale");
-	fputs(c->log_scale ? "true, " : "false, ", out);
-	kstr(out, "test", stats_test_name(c->test), true);
-	knum(out, "p_value", c->p_value, true);
-	knum(out, "q_value", c->q_value, true);
-	knum(out, "welch_p_value", c->welch_p, true);
-	knum(out, "min_p_value", c->min_p, true);
-	knum(out, "min_change_pct", c->min_change_pct, true);
-	knum(out, "equivalence_pct", c->equivalence_pct, true);
-	kstr(out, "verdict", stats_verdict_name(c->verdict), false);
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "delta_abs", jw_num(c->delta_abs), "delta_pct", jw_num(c->delta_pct), "hl_pct",
+			 jw_num(c->hl_pct), "ci_low_pct", jw_num(c->ci_low_pct), "ci_high_pct", jw_num(c->ci_high_pct),
+			 "ci_level", jw_num(c->test == STATS_TEST_NONE ? NAN : c->ci_level), "ci90_low_pct",
+			 jw_num(c->ci90_low_pct), "ci90_high_pct", jw_num(c->ci90_high_pct), "pairs_used",
+			 jw_num((double)c->pairs), "log_scale", c->log_scale, "test", jw_str(stats_test_name(c->test)),
+			 "p_value", jw_num(c->p_value), "q_value", jw_num(c->q_value), "welch_p_value", jw_num(c->welch_p),
+			 "min_p_value", jw_num(c->min_p), "min_change_pct", jw_num(c->min_change_pct), "equivalence_pct",
+			 jw_num(c->equivalence_pct), "verdict", jw_str(stats_verdict_name(c->verdict)));
 }
 
-static void metric_obj(FILE *out, const struct report *r, const struct report_workload *w, const struct report_metric *m)
+/* A metric: its name on the first line, its variants a line each, the
+ * first comparison's fields on a line, then every comparison a line. */
+static void metric(struct jw *j, const struct report *r, const struct report_workload *w, const struct report_metric *m)
 {
-	fputs("        {", out);
-	kstr(out, "name", m->name, true);
-	kstr(out, "label", m->info.label, true);
-	kstr(out, "unit", m->info.unit, true);
-	kstr(out, "direction", stats_direction_name(m->info.dir), true);
-	key(out, "primary");
-	fputs(m->primary ? "true" : "false", out);
-	fputs(",\n          \"variants\": [\n", out);
-	for (size_t v = 0; v < r->n_variants; v++) {
-		variant_obj(out, r, w, m, v);
-		fputs(v + 1 < r->n_variants ? ",\n" : "\n", out);
-	}
-	fputs("          ],\n          ", out);
+	jw_open(j, NULL, '{', JW_INLINE);
+	jw_put(j, "name", jw_str(m->name));
+	jw_put(j, "label", jw_str(m->info.label));
+	jw_put(j, "unit", jw_str(m->info.unit));
+	jw_put(j, "direction", jw_str(stats_direction_name(m->info.dir)));
+	jw_put(j, "primary", json_boolean(m->primary));
+	jw_break(j);
+	jw_open(j, "variants", '[', JW_LINES);
+	for (size_t v = 0; v < r->n_variants; v++)
+		jw_put(j, NULL, variant_obj(r, w, m, v));
+	jw_close(j);
 	if (r->n_variants > 1) {
-		comparison(out, m, 1);
-		fputs(",\n          ", out);
+		jw_break(j);
+		jw_put_members(j, comparison(m, 1));
 	}
-	fputs("\"comparisons\": [", out);
+	jw_break(j);
+	jw_open(j, "comparisons", '[', JW_LINES_TIGHT);
 	for (size_t v = 1; v < r->n_variants; v++) {
-		fputs(v > 1 ? ",\n            {" : "\n            {", out);
-		kstr(out, "baseline", r->variants[0], true);
-		kstr(out, "variant", r->variants[v], true);
-		comparison(out, m, v);
-		fputs("}", out);
+		json_t *c = json_pack("{s:o, s:o}", "baseline", jw_str(r->variants[0]), "variant", jw_str(r->variants[v]));
+		jw_put(j, NULL, c && json_object_update_new(c, comparison(m, v)) == 0 ? c : (json_decref(c), NULL));
 	}
-	fputs("]}", out);
+	jw_close(j);
+	jw_close(j);
+}
+
+/* A workload: its own fields on the first line, then its header, run
+ * counts and OOM policy a line each, and its metrics a line each. */
+static void workload(struct jw *j, const struct report *r, const struct report_workload *w)
+{
+	jw_open(j, NULL, '{', JW_INLINE);
+	jw_put(j, "name", jw_str(w->name));
+	jw_put(j, "pairs", jw_num((double)w->pairs));
+	jw_put(j, "looks", jw_num(w->looks));
+	jw_put(j, "stop_reason", jw_str(w->stop_reason));
+	jw_put(j, "budget", jw_str(w->budget));
+	/* rule 6: how many secondary metrics BH adjusted over (those that
+	 * could reach p < alpha), and how many primaries Holm adjusted among
+	 * themselves (0: none, each at alpha) */
+	jw_put(j, "bh_family", jw_num(r->n_variants > 1 ? (double)w->family[1] : NAN));
+	jw_put(j, "holm_primaries", jw_num(r->n_variants > 1 ? (double)w->holm[1] : NAN));
+	if (w->have_header) {
+		jw_break(j);
+		jw_put(j, "header", header(w));
+	}
+	if (r->job_id) {
+		jw_break(j);
+		jw_put(j, "runs", run_counts(r, w));
+		/* oom = tolerate: the counted runs include runs with memcg OOM kills */
+		jw_break(j);
+		jw_put(j, "oom",
+		       json_pack("{s:s, s:o}", "policy", w->oom_tolerate ? "tolerate" : "refuse",
+				 "counted_runs_with_kills", jw_num((double)w->oom_counted)));
+	}
+	/* each metric made and written before the next */
+	jw_break(j);
+	jw_open(j, "metrics", '[', JW_LINES);
+	for (size_t i = 0; i < w->n_metrics; i++)
+		metric(j, r, w, &w->m[i]);
+	jw_close(j);
+	jw_close(j);
 }
 
 int report_render_json(const struct report *r, FILE *out)
 {
-	fprintf(out, "{\n  \"schema\": %d,\n  ", REPORT_SCHEMA);
-	kstr(out, "kab_version", KAB_VERSION, false);
-	fputs(",\n  \"job\": {", out);
-	knum(out, "id", r->job_id ? (double)r->job_id : NAN, true);
-	kstr(out, "name", r->title, true);
-	kstr(out, "status", r->job_id ? job_status_name(r->job_status) : NULL, true);
-	kstr(out, "order", r->order[0] ? r->order : NULL, true);
-	kstr(out, "source", r->source, false);
-	fputs("},\n  \"variants\": [", out);
-	for (size_t v = 0; v < r->n_variants; v++) {
-		fputs(v ? ", " : "", out);
-		json_str_file(out, r->variants[v]);
-	}
-	fputs("]", out);
+	struct jw j;
+	jw_init_file(&j, out, 0);
+	jw_open(&j, NULL, '{', JW_LINES);
+	jw_put(&j, "schema", json_integer(REPORT_SCHEMA));
+	jw_put(&j, "kab_version", jw_str(KAB_VERSION));
+	jw_put(&j, "job",
+	       json_pack("{s:o, s:o, s:o, s:o, s:o}", "id", jw_num(r->job_id ? (double)r->job_id : NAN), "name",
+			 jw_str(r->title), "status", jw_str(r->job_id ? job_status_name(r->job_status) : NULL), "order",
+			 jw_str_opt(r->order), "source", jw_str(r->source)));
+	jw_put(&j, "variants", strings(r->variants, r->n_variants));
 	if (r->kernels)
-		kernels(out, r);
-	if (r->job_id) {
-		/* what makes the comparison doubtful, as the text report's first lines */
-		fputs(",\n  \"warnings\": [", out);
-		for (size_t i = 0; i < r->n_warnings; i++) {
-			fputs(i ? ", " : "", out);
-			json_str_file(out, r->warnings[i]);
-		}
-		fputs("]", out);
-	}
-	fputs(",\n  \"workloads\": [", out);
-	for (size_t wi = 0; wi < r->n_workloads; wi++) {
-		const struct report_workload *w = &r->w[wi];
-		fputs(wi ? ",\n    {" : "\n    {", out);
-		kstr(out, "name", w->name, true);
-		knum(out, "pairs", (double)w->pairs, true);
-		knum(out, "looks", w->looks, true);
-		kstr(out, "stop_reason", w->stop_reason, true);
-		kstr(out, "budget", w->budget, true);
-		/* rule 6: how many secondary metrics BH adjusted over (those
-		 * that could reach p < alpha), and how many primaries Holm
-		 * adjusted among themselves (0: none, each at alpha) */
-		knum(out, "bh_family", r->n_variants > 1 ? (double)w->family[1] : NAN, true);
-		knum(out, "holm_primaries", r->n_variants > 1 ? (double)w->holm[1] : NAN, false);
-		if (w->have_header)
-			header(out, w);
-		if (r->job_id)
-			run_counts(out, r, w);
-		fputs(",\n      \"metrics\": [", out);
-		for (size_t i = 0; i < w->n_metrics; i++) {
-			fputs(i ? ",\n" : "\n", out);
-			metric_obj(out, r, w, &w->m[i]);
-		}
-		fputs(w->n_metrics ? "\n      ]}" : "]}", out);
-	}
-	fputs(r->n_workloads ? "\n  ],\n  \"runs_not_counted\": [" : "],\n  \"runs_not_counted\": [", out);
-	for (size_t i = 0; i < r->n_notes; i++) {
-		fputs(i ? ", " : "", out);
-		json_str_file(out, r->notes[i]);
-	}
-	fputs("],\n  \"unavailable\": [", out);
-	for (size_t i = 0; i < r->n_unavailable; i++) {
-		fputs(i ? ", " : "", out);
-		json_str_file(out, r->unavailable[i]);
-	}
-	fputs("],\n  \"boots\": [", out);
-	for (size_t i = 0; i < r->n_boots; i++) {
-		fputs(i ? ", " : "", out);
-		json_str_file(out, r->boots[i]);
-	}
-	fputs("]", out);
+		kernels(&j, r);
+	if (r->job_id) /* what makes the comparison doubtful, as the text report's first lines */
+		jw_put(&j, "warnings", strings(r->warnings, r->n_warnings));
+	jw_open(&j, "workloads", '[', JW_LINES);
+	for (size_t wi = 0; wi < r->n_workloads; wi++)
+		workload(&j, r, &r->w[wi]);
+	jw_close(&j);
+	jw_put(&j, "runs_not_counted", strings(r->notes, r->n_notes));
+	jw_put(&j, "unavailable", strings(r->unavailable, r->n_unavailable));
+	jw_put(&j, "boots", strings(r->boots, r->n_boots));
 	if (r->kernels)
-		run_boots(out, r);
-	fputs("\n}\n", out);
-	return ferror(out) ? -EIO : 0;
+		run_boots(&j, r);
+	jw_close(&j);
+	fputc('\n', out);
+	int e = jw_end(&j);
+	return e < 0 ? e : ferror(out) ? -EIO : 0;
 }
 
 static void cnum(FILE *out, double v)
 {
 	if (isfinite(v)) {
 		char buf[64];
-		json_num(v, buf, sizeof(buf));
+		jw_num_text(v, buf, sizeof(buf));
 		fputs(buf, out);
 	}
 	fputc(',', out);
@@ -389,7 +310,7 @@ static void cvalues(FILE *out, const struct report_workload *w, const struct rep
 	for (size_t p = 0; p < w->pairs; p++) {
 		double x = m->values[v * w->pairs + p];
 		if (isfinite(x))
-			json_num(x, buf, sizeof(buf));
+			jw_num_text(x, buf, sizeof(buf));
 		else
 			snprintf(buf, sizeof(buf), "NA");
 		fprintf(out, "%s%s", p ? " " : "", buf);

@@ -86,8 +86,20 @@ const char *report_warmup_words(const struct report *r, const struct report_work
  * variant's kernel, and the boot each run ran in, with a warning for
  * every run that is not on its variant's kernel or boot. */
 struct store;
-struct store_run;
-int report_load_boots(struct store *st, struct report *r, const struct store_run *runs, size_t nr);
+/* What the report keeps of a run: a job at the run budget has 50,000, and
+ * a struct store_run each (15.7 KB) would be 785 MB; report_store.c reads
+ * the runs a row at a time into these. */
+struct report_run {
+	int64_t id, step_id;
+	int pair, variant, workload;
+	enum run_status status;
+	double started, finished;
+	char boot_id[64];
+	char kernel_release[128];
+	int64_t marker; /* kexec_marker() of its command line; -1: none, or the line was cut */
+	char *reason;   /* a run that is not ok: why ("" for no reason); NULL for an ok one */
+};
+int report_load_boots(struct store *st, struct report *r, const struct report_run *runs, size_t nr);
 void report_boots_free(struct report *r);
 /* The order kernels were booted in, as a cover letter says it: "ABBA". */
 const char *report_order_words(const char *order);

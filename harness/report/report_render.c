@@ -2,6 +2,7 @@
  * The renderers read the model (report.c); the model calls none of them. */
 #include "harness/report/report.h"
 #include "harness/report/report_priv.h"
+#include "harness/base/esc.h"
 #include "harness/base/util.h"
 
 #include <errno.h>
@@ -18,7 +19,7 @@ int report_format_parse(const char *s, enum report_format *ret)
 	return -EINVAL;
 }
 
-int report_render(const struct report *r, const struct report_opts *o, FILE *out)
+static int render(const struct report *r, const struct report_opts *o, FILE *out)
 {
 	switch (o->format) {
 	case REPORT_TEXT: return report_render_text(r, !o->ascii && report_utf8_locale(), out);
@@ -28,4 +29,18 @@ int report_render(const struct report *r, const struct report_opts *o, FILE *out
 	case REPORT_CSV: return report_render_csv(r, out);
 	}
 	return -EINVAL;
+}
+
+/* A report's strings are the job's, its workloads' (the metric names and
+ * units a command prints), the machine's and git's: every format goes out
+ * through the escaper, so none of them can act on a terminal (esc.h). */
+int report_render(const struct report *r, const struct report_opts *o, FILE *out)
+{
+	FILE *f = esc_stream(out);
+	if (!f)
+		return -ENOMEM;
+	int rc = render(r, o, f);
+	if (fclose(f) != 0 && rc >= 0)
+		rc = -EIO;
+	return rc;
 }

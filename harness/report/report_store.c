@@ -6,8 +6,8 @@
 #include "harness/report/report.h"
 #include "harness/report/report_priv.h"
 #include "harness/job/job.h"
-#include "harness/exec/provenance.h"
 #include "db/store.h"
+#include "kernels/kexec.h"
 #include "harness/base/util.h"
 #include "workloads/wl.h"
 
@@ -35,16 +35,10 @@ static long metric_rank(const struct job *j, const struct job_workload *wl, cons
 		if (job_metric_matches(j->primary[i], name))
 			return base + (long)i;
 	base += (long)j->n_primary;
-	size_t tl = strlen(wl->type);
-	if (strncmp(name, wl->type, tl) == 0 && name[tl] == '.')
-		return base;
-	/* the workload's other own sources (a server's counters), and the
-	 * function calls it asked to count */
+	/* the workload's own metrics (its type's and its other sources', a
+	 * server's counters), and the function calls it asked to count */
 	const struct wl_ops *ops = wl_find(wl->type);
-	for (const char *const *p = ops ? ops->metric_sources : NULL; p && *p; p++)
-		if (strncmp(name, *p, strlen(*p)) == 0 && name[strlen(*p)] == '.')
-			return base;
-	if (strncmp(name, "fcount.", 7) == 0)
+	if ((ops && wl_metric_owner(name, NULL) == ops) || strncmp(name, "fcount.", 7) == 0)
 		return base;
 	base++;
 	for (size_t i = 0; i < ARRAY_SIZE(curated); i++)
@@ -276,7 +270,7 @@ void report_settings_differ(const char *const *settings, const char *const *name
 				continue;
 			char k[256], name[256];
 			snprintf(k, sizeof(k), "%.*s", (int)klen, key);
-			sb_printf(&sb, "%s%s (", sb.len ? "; " : "", prov_setting_name(k, name, sizeof(name)));
+			sb_printf(&sb, "%s%s (", sb.len ? "; " : "", store_setting_name(k, name, sizeof(name)));
 			bool any = false;
 			for (size_t u = 0; u < n; u++) {
 				if (!settings[u] || !settings[u][0])
@@ -295,8 +289,109 @@ void report_settings_differ(const char *const *settings, const char *const *name
 
 /* The first recorded settings of each variant's runs of workload wi,
  * compared, the variants' own knobs left out. */
-static void fill_differs(const struct job *j, size_t wi, const struct store_run *runs, size_t nr, struct report_header *h,
-			 size_t n_variants)
+/* What a workload's header takes from its runs besides their counts: the
+ * first run's machine, each variant's first settings, the conditioning. */
+struct run_header {
+	bool have;
+	char kernel[128], swap_devices[512];
+	int cpus, cgroup_version;
+	uint64_t mem_total, swap_total;
+	char **settings; /* [variant]: the first of its counted runs that has them; NULL: none */
+	size_t conditioned, not_idle;
+};
+
+/* The job's runs, read a row at a time (store_runs_page) into what the
+ * report keeps of them (struct report_run) and each workload's header. */
+struct run_loader {
+	const struct job *j;
+	struct report_run *runs;
+	size_t n, cap;
+	struct run_header *h; /* [workload] */
+	int err;
+};
+
+static void run_header_first(struct run_header *h, const struct store_run_row *x)
+{
+	h->have = true;
+	snprintf(h->kernel, sizeof(h->kernel), "%s", x->kernel_release);
+	snprintf(h->swap_devices, sizeof(h->swap_devices), "%s", x->swap_devices);
+	h->cpus = x->cpus;
+	h->cgroup_version = x->cgroup_version;
+	h->mem_total = x->mem_total;
+	h->swap_total = x->swap_total;
+}
+
+static int keep_run(void *ctx, const struct store_run_row *x)
+{
+	struct run_loader *l = ctx;
+	if (util_grow(l->runs, l->cap, l->n + 1, 256) < 0) {
+		l->err = -ENOMEM;
+		return 1;
+	}
+	struct report_run *r = &l->runs[l->n];
+	*r = (struct report_run){ .id = x->id,
+				  .step_id = x->step_id,
+				  .pair = x->pair,
+				  .variant = x->variant,
+				  .workload = x->workload,
+				  .status = x->status,
+				  .started = x->started,
+				  .finished = x->finished,
+				  .marker = -1 };
+	snprintf(r->boot_id, sizeof(r->boot_id), "%s", x->boot_id);
+	snprintf(r->kernel_release, sizeof(r->kernel_release), "%s", x->kernel_release);
+	/* a command line that filled its field may have lost the marker's last digits */
+	if (strlen(x->cmdline) + 1 < sizeof(((struct store_run *)NULL)->cmdline))
+		r->marker = kexec_marker(x->cmdline);
+	if (x->status != RUN_OK && !(r->reason = strdup(x->reason))) {
+		l->err = -ENOMEM;
+		return 1;
+	}
+	l->n++;
+	if (x->workload < 0 || (size_t)x->workload >= l->j->n_workloads)
+		return 0;
+	struct run_header *h = &l->h[x->workload];
+	if (!h->have)
+		run_header_first(h, x);
+	if (x->variant < 0 || (size_t)x->variant >= l->j->n_variants || x->status == RUN_WARMUP)
+		return 0;
+	if (!h->settings[x->variant] && x->settings[0] && !(h->settings[x->variant] = strdup(x->settings))) {
+		l->err = -ENOMEM;
+		return 1;
+	}
+	if (x->conditioning[0]) {
+		h->conditioned++;
+		h->not_idle += strstr(x->conditioning, "idle=no") != NULL;
+	}
+	return 0;
+}
+
+static void run_loader_free(struct run_loader *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->runs[i].reason);
+	free(l->runs);
+	for (size_t w = 0; l->h && w < l->j->n_workloads; w++) {
+		for (size_t v = 0; l->h[w].settings && v < l->j->n_variants; v++)
+			free(l->h[w].settings[v]);
+		free(l->h[w].settings);
+	}
+	free(l->h);
+}
+
+static int run_loader_load(struct store *st, int64_t job_id, const struct job *j, struct run_loader *l)
+{
+	*l = (struct run_loader){ .j = j };
+	if (!(l->h = calloc(j->n_workloads ? j->n_workloads : 1, sizeof(*l->h))))
+		return -ENOMEM;
+	for (size_t w = 0; w < j->n_workloads; w++)
+		if (!(l->h[w].settings = calloc(j->n_variants ? j->n_variants : 1, sizeof(char *))))
+			return -ENOMEM;
+	int r = store_runs_page(st, job_id, 0, SIZE_MAX, keep_run, l);
+	return r < 0 ? r : l->err;
+}
+
+static void fill_differs(const struct job *j, const struct run_header *rh, struct report_header *h, size_t n_variants)
 {
 	const char **settings = calloc(n_variants ? n_variants : 1, sizeof(*settings));
 	const char **names = calloc(n_variants ? n_variants : 1, sizeof(*names));
@@ -310,19 +405,12 @@ static void fill_differs(const struct job *j, size_t wi, const struct store_run 
 	for (size_t v = 0; v < j->n_variants; v++)
 		for (size_t k = 0; k < j->variants[v].n_knobs; k++)
 			skip[n_skip++] = j->variants[v].knobs[k].path;
-	for (size_t v = 0; v < n_variants && v < j->n_variants; v++)
+	for (size_t v = 0; v < n_variants && v < j->n_variants; v++) {
 		names[v] = j->variants[v].name;
-	for (size_t i = 0; i < nr; i++) {
-		const struct store_run *x = &runs[i];
-		if ((size_t)x->workload != wi || x->variant < 0 || (size_t)x->variant >= n_variants || x->status == RUN_WARMUP)
-			continue;
-		if (!settings[x->variant] && x->settings[0])
-			settings[x->variant] = x->settings;
-		if (x->conditioning[0]) {
-			h->conditioned++;
-			h->not_idle += strstr(x->conditioning, "idle=no") != NULL;
-		}
+		settings[v] = rh->settings[v];
 	}
+	h->conditioned = rh->conditioned;
+	h->not_idle = rh->not_idle;
 	report_settings_differ(settings, names, n_variants < j->n_variants ? n_variants : j->n_variants, skip, n_skip,
 			       h->differs, sizeof(h->differs));
 out:
@@ -340,8 +428,8 @@ static int oom_warnings(struct report *rep)
 		const struct report_workload *w = &rep->w[wi];
 		for (size_t v = 0; w->runs && v < rep->n_variants; v++) {
 			size_t total = 0, hit = w->runs[v * RUN_STATUS_N + RUN_OOM_CONTAMINATED];
-			for (size_t s = 0; s < RUN_STATUS_N; s++)
-				total += s == RUN_WARMUP ? 0 : w->runs[v * RUN_STATUS_N + s];
+			for (size_t s = 0; s < RUN_STATUS_N; s++) /* of its finished runs */
+				total += run_status_finished((enum run_status)s) ? w->runs[v * RUN_STATUS_N + s] : 0;
 			if (hit == 0 || 3 * hit <= total)
 				continue;
 			int e = report_add_warning(rep, "WARNING: workload %s: %zu of %zu runs of %s had memcg OOM kills and are not "
@@ -354,19 +442,16 @@ static int oom_warnings(struct report *rep)
 	return 0;
 }
 
-static void fill_header(const struct job *j, size_t wi, const struct store_run *runs, size_t nr,
-			struct report_workload *w, size_t n_variants)
+static void fill_header(const struct job *j, size_t wi, const struct report_run *runs, size_t nr,
+			const struct run_header *rh, struct report_workload *w, size_t n_variants)
 {
 	const struct job_workload *wl = &j->workloads[wi];
 	struct report_header *h = &w->h;
-	const struct store_run *first = NULL;
 	double dur = 0;
 	size_t ok = 0;
 	for (size_t i = 0; i < nr; i++) {
 		if ((size_t)runs[i].workload != wi)
 			continue;
-		if (!first)
-			first = &runs[i];
 		if (runs[i].status == RUN_OK) {
 			dur += runs[i].finished - runs[i].started;
 			ok++;
@@ -387,18 +472,18 @@ static void fill_header(const struct job *j, size_t wi, const struct store_run *
 	h->memory_swap_max = wl->memory_swap_max;
 	snprintf(h->swap_kind, sizeof(h->swap_kind), "%s", job_swap_kind_name(j->swap.kind));
 	h->duration_s = ok ? dur / (double)ok : NAN;
-	if (!first)
+	if (!rh->have)
 		return;
 	w->have_header = true;
-	snprintf(h->kernel, sizeof(h->kernel), "%s", first->kernel_release);
-	h->cpus = first->cpus;
-	h->cgroup_version = first->cgroup_version;
-	h->mem_total = first->mem_total;
-	h->swap_total = first->swap_total;
-	snprintf(h->swap_devices, sizeof(h->swap_devices), "%s", first->swap_devices);
+	snprintf(h->kernel, sizeof(h->kernel), "%s", rh->kernel);
+	h->cpus = rh->cpus;
+	h->cgroup_version = rh->cgroup_version;
+	h->mem_total = rh->mem_total;
+	h->swap_total = rh->swap_total;
+	snprintf(h->swap_devices, sizeof(h->swap_devices), "%s", rh->swap_devices);
 	if (strcmp(wl->type, "stress-ng") == 0)
 		stress_ng_params(job_param(wl, "args"), h->cpus, h);
-	fill_differs(j, wi, runs, nr, h, n_variants);
+	fill_differs(j, rh, h, n_variants);
 }
 
 static void progress(struct store *st, int64_t job_id, size_t wi, const struct job *j, enum job_status job_status,
@@ -432,8 +517,7 @@ int report_load(struct store *st, int64_t job_id, struct report **ret)
 		return r;
 	struct diags d = { 0 };
 	struct job *j = NULL;
-	struct store_run *runs = NULL;
-	size_t nr = 0;
+	struct run_loader rl = { 0 };
 	struct report *rep = NULL;
 	r = job_parse_string_nocheck(sj.file[0] ? sj.file : "job", sj.text, &j, &d);
 	if (r < 0) {
@@ -458,8 +542,10 @@ int report_load(struct store *st, int64_t job_id, struct report **ret)
 	rep->job_status = sj.status;
 	snprintf(rep->job_reason, sizeof(rep->job_reason), "%s", sj.reason);
 	snprintf(rep->order, sizeof(rep->order), "%s", job_order_name(rep->job->order));
-	if ((r = store_runs_load(st, job_id, &runs, &nr)) < 0)
+	if ((r = run_loader_load(st, job_id, rep->job, &rl)) < 0)
 		goto out;
+	const struct report_run *runs = rl.runs;
+	size_t nr = rl.n;
 	for (size_t wi = 0; wi < rep->job->n_workloads; wi++) {
 		size_t pairs = 0;
 		for (size_t i = 0; i < nr; i++)
@@ -468,7 +554,7 @@ int report_load(struct store *st, int64_t job_id, struct report **ret)
 		struct report_workload *w;
 		if ((r = report_add_workload(rep, rep->job->workloads[wi].name, pairs, &w)) < 0)
 			goto out;
-		fill_header(rep->job, wi, runs, nr, w, rep->n_variants);
+		fill_header(rep->job, wi, runs, nr, &rl.h[wi], w, rep->n_variants);
 		progress(st, job_id, wi, rep->job, sj.status, w);
 	}
 	bool boots = job_boots_kernels(rep->job);
@@ -487,7 +573,7 @@ int report_load(struct store *st, int64_t job_id, struct report **ret)
 	for (size_t wi = 0; wi < rep->n_workloads; wi++)
 		sort_metrics(rep->job, &rep->job->workloads[wi], &rep->w[wi]);
 	for (size_t i = 0; i < nr; i++) {
-		const struct store_run *x = &runs[i];
+		const struct report_run *x = &runs[i];
 		if (x->status == RUN_OK || x->variant < 0 || (size_t)x->variant >= rep->n_variants ||
 		    x->workload < 0 || (size_t)x->workload >= rep->n_workloads)
 			continue;
@@ -495,8 +581,8 @@ int report_load(struct store *st, int64_t job_id, struct report **ret)
 		if (x->pair != STORE_PAIR_WARMUP)
 			snprintf(pair, sizeof(pair), "pair %d", x->pair + 1);
 		if ((r = report_add_note(rep, "run %lld (%s, %s, %s): %s%s%s", (long long)x->id, pair,
-					 rep->variants[x->variant], rep->w[x->workload].name,
-					 run_status_name(x->status), x->reason[0] ? ": " : "", x->reason)) < 0)
+					 rep->variants[x->variant], rep->w[x->workload].name, run_status_name(x->status),
+					 x->reason && x->reason[0] ? ": " : "", x->reason ? x->reason : "")) < 0)
 			goto out;
 	}
 	if ((r = store_job_unavailable(st, job_id, add_unavailable, rep)) < 0)
@@ -507,10 +593,11 @@ int report_load(struct store *st, int64_t job_id, struct report **ret)
 	rep = NULL;
 	r = 0;
 out:
+	if (rl.j)
+		run_loader_free(&rl); /* before rep: rl.j is rep's job */
 	report_free(rep);
 	job_free(j);
 	diags_free(&d);
-	free(runs);
 	store_job_clear(&sj);
 	return r;
 }

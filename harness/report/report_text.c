@@ -262,13 +262,14 @@ static void print_header_block(FILE *out, const struct report *r, const struct r
 		w->looks == 1 ? "" : "s", w->stop_reason);
 }
 
-/* Why a workload has no rows (its warm-up is none of its runs). */
+/* Why a workload has no rows: none of its runs finished
+ * (run_status_finished), or none of them ok. */
 static const char *empty_reason(const struct report *r, const struct report_workload *w)
 {
 	size_t total = 0, ok = 0;
 	for (size_t v = 0; v < r->n_variants; v++)
 		for (size_t s = 0; s < RUN_STATUS_N; s++) {
-			total += s == RUN_WARMUP ? 0 : w->runs[v * RUN_STATUS_N + s];
+			total += run_status_finished((enum run_status)s) ? w->runs[v * RUN_STATUS_N + s] : 0;
 			ok += s == RUN_OK ? w->runs[v * RUN_STATUS_N + s] : 0;
 		}
 	if (r->job_id && total == 0)

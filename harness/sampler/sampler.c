@@ -17,18 +17,13 @@
 #include <unistd.h>
 
 #include "harness/sampler/sampler.h"
+#include "db/counter.h"
+#include "db/series.h"
 #include "harness/base/util.h"
 
 #define NSEC_PER_SEC 1000000000ULL
 #define CPU_NONE UINT32_MAX   /* a counter that is not one CPU's column */
 #define READ_BUF_INITIAL (64 * 1024)
-#define SERIES_INITIAL 64
-#define VARINT_MAX 10
-
-struct bytes {
-	uint8_t *buf;
-	size_t len, cap;
-};
 
 struct counter {
 	char *name;          /* full metric name, "vmstat.pgfault" */
@@ -39,7 +34,7 @@ struct counter {
 	bool series_only;    /* per-CPU columns: no delta reported */
 	uint64_t first, last, cur;
 	uint64_t events;     /* sum of increases, resets counted from zero */
-	struct bytes series;
+	struct series_buf series;
 };
 
 enum source_kind { SOURCE_KV, SOURCE_INTERRUPTS, SOURCE_PRESSURE };
@@ -69,7 +64,7 @@ struct sampler {
 	char *buf;
 	size_t buf_cap;
 	bool series;         /* still recording series (off after ENOMEM) */
-	struct bytes times;
+	struct series_buf times;
 	uint64_t t0_ns, last_t_ns;
 	uint64_t *late_ns;
 	size_t n_late, cap_late;
@@ -98,142 +93,6 @@ static uint64_t clock_ns(clockid_t id) {
 
 static struct timespec ns_to_timespec(uint64_t ns) {
 	return (struct timespec){ .tv_sec = (time_t)(ns / NSEC_PER_SEC), .tv_nsec = (long)(ns % NSEC_PER_SEC) };
-}
-
-/* ---- series encoding: zigzag LEB128 varints of successive differences ---- */
-
-static int bytes_reserve(struct bytes *b, size_t extra) {
-	size_t cap;
-	uint8_t *nb;
-
-	if (b->cap - b->len >= extra)
-		return 0;
-	cap = b->cap ? b->cap : SERIES_INITIAL;
-	while (cap - b->len < extra) {
-		if (cap > SIZE_MAX / 2)
-			return -ENOMEM;
-		cap *= 2;
-	}
-	nb = realloc(b->buf, cap);
-	if (!nb)
-		return -ENOMEM;
-	b->buf = nb;
-	b->cap = cap;
-	return 0;
-}
-
-static void bytes_free(struct bytes *b) {
-	free(b->buf);
-	*b = (struct bytes){ 0 };
-}
-
-/* Appends the difference cur - prev, modulo 2^64, as a signed varint. */
-static int series_append(struct bytes *b, uint64_t prev, uint64_t cur) {
-	int64_t d = (int64_t)(cur - prev);
-	uint64_t z = ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
-	int r = bytes_reserve(b, VARINT_MAX);
-
-	if (r < 0)
-		return r;
-	while (z >= 0x80) {
-		b->buf[b->len++] = (uint8_t)(z | 0x80);
-		z >>= 7;
-	}
-	b->buf[b->len++] = (uint8_t)z;
-	return 0;
-}
-
-void sampler_cursor_init(struct sampler_cursor *c, const uint8_t *blob, size_t len) {
-	c->p = blob;
-	c->end = blob ? blob + len : blob;
-	c->value = 0;
-}
-
-int sampler_cursor_next(struct sampler_cursor *c, int64_t *ret) {
-	uint64_t z = 0;
-	unsigned shift = 0;
-
-	if (c->p == c->end)
-		return 0;
-	for (;;) {
-		uint8_t byte;
-
-		if (c->p == c->end)
-			return -EINVAL;  /* truncated varint */
-		byte = *c->p++;
-		if (shift == 63 && byte > 1)
-			return -EINVAL;  /* more than 64 bits */
-		z |= (uint64_t)(byte & 0x7f) << shift;
-		if (!(byte & 0x80))
-			break;
-		shift += 7;
-		if (shift > 63)
-			return -EINVAL;
-	}
-	int64_t d = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
-	c->value += (uint64_t)d;
-	*ret = (int64_t)c->value;
-	return 1;
-}
-
-int sampler_decode(const uint8_t *blob, size_t len, int64_t *out, size_t n) {
-	struct sampler_cursor c;
-	size_t i;
-
-	sampler_cursor_init(&c, blob, len);
-	for (i = 0; i < n; i++) {
-		int r = sampler_cursor_next(&c, &out[i]);
-		if (r < 0)
-			return r;
-		if (r == 0)
-			break;
-	}
-	return i > INT32_MAX ? INT32_MAX : (int)i;
-}
-
-int sampler_summarize(const uint8_t *blob, size_t len, size_t n, struct sampler_summary *ret)
-{
-	struct sampler_cursor c;
-	struct sampler_summary sum = { 0 };
-	uint64_t prev = 0;
-	double total = 0;
-	int64_t x;
-	int r = 0;
-
-	sampler_cursor_init(&c, blob, len);
-	while (sum.n < n && (r = sampler_cursor_next(&c, &x)) > 0) {
-		uint64_t v = (uint64_t)x;
-		if (sum.n == 0 || v < sum.min)
-			sum.min = v;
-		if (sum.n == 0 || v > sum.max)
-			sum.max = v;
-		sum.changes += sum.n > 0 && v != prev;
-		total += (double)v;
-		prev = v;
-		sum.n++;
-	}
-	if (r < 0)
-		return r;
-	sum.mean = sum.n ? total / (double)sum.n : 0;
-	*ret = sum;
-	return 0;
-}
-
-int sampler_encode(const int64_t *values, size_t n, uint8_t **ret_blob, size_t *ret_len) {
-	struct bytes b = { 0 };
-	uint64_t prev = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		int r = series_append(&b, prev, (uint64_t)values[i]);
-		if (r < 0) {
-			bytes_free(&b);
-			return r;
-		}
-		prev = (uint64_t)values[i];
-	}
-	*ret_blob = b.buf;
-	*ret_len = b.len;
-	return 0;
 }
 
 /* ---- counters ---- */
@@ -269,7 +128,7 @@ static int counter_add(struct sampler *s, struct source *src, const char *key, s
 		.key = name + plen,
 		.key_len = key_len,
 		.cpu = cpu,
-		.gauge = sampler_is_gauge(name),
+		.gauge = counter_is_gauge(name),
 		.series_only = cpu != CPU_NONE,
 		.cur = value,
 	};
@@ -377,8 +236,8 @@ static void series_disable(struct sampler *s) {
 	log_error("sampler: out of memory for the time series; keeping deltas only");
 	s->series = false;
 	for (size_t i = 0; i < s->n_ctr; i++)
-		bytes_free(&s->ctr[i].series);
-	bytes_free(&s->times);
+		series_buf_free(&s->ctr[i].series);
+	series_buf_free(&s->times);
 }
 
 /* Folds the values just parsed into deltas and series. Counters whose file
@@ -723,10 +582,10 @@ void sampler_free(struct sampler *s) {
 	}
 	for (size_t i = 0; i < s->n_ctr; i++) {
 		free(s->ctr[i].name);
-		bytes_free(&s->ctr[i].series);
+		series_buf_free(&s->ctr[i].series);
 	}
 	free(s->ctr);
-	bytes_free(&s->times);
+	series_buf_free(&s->times);
 	free(s->late_ns);
 	free(s->buf);
 	free((char *)s->opts.memcg_dir);
@@ -749,7 +608,7 @@ void sampler_foreach_delta(const struct sampler *s, sampler_delta_fn fn, void *c
 		if (c->series_only)
 			continue;
 		delta = c->gauge ? (double)(int64_t)(c->last - c->first) : (double)c->events;
-		fn(ctx, c->name, sampler_metric_unit(c->name), delta);
+		fn(ctx, c->name, counter_unit(c->name), delta);
 	}
 }
 

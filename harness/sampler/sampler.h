@@ -22,12 +22,8 @@ int procparse_interrupts(const char *buf, size_t len, procparse_fn fn, procparse
 /* PSI "some avg10=.. avg60=.. avg300=.. total=N" lines: fn(ctx, "some_total", N) */
 int procparse_pressure(const char *buf, size_t len, procparse_fn fn, void *ctx);
 
-/* Whether a counter accumulates (events) or is a level (gauge). Names are
- * full metric names: "vmstat.pgscan_anon", "memcg.anon". */
-bool sampler_is_gauge(const char *metric);
-/* The unit of a metric from its name: "pages", "events", "bytes", "us",
- * "interrupts", "kB", "count"; "" when unknown. */
-const char *sampler_metric_unit(const char *metric);
+/* Whether each counter is a level or events, and its unit:
+ * db/counter.h, shared with the store's readers. */
 
 /* ---- the sampler ---- */
 
@@ -56,39 +52,12 @@ void sampler_free(struct sampler *s);
 typedef void (*sampler_delta_fn)(void *ctx, const char *metric, const char *unit, double delta);
 void sampler_foreach_delta(const struct sampler *s, sampler_delta_fn fn, void *ctx);
 
-/* After stop: the series, one blob per counter (zigzag varint deltas of
- * the raw values), plus the sample times in the same encoding (ns since
- * the first sample). Decode with sampler_decode. */
+/* After stop: the series, one blob per counter, plus the sample times in
+ * the same encoding (ns since the first sample): the store's encoding,
+ * db/series.h, which decodes them. */
 typedef void (*sampler_series_fn)(void *ctx, const char *metric, const uint8_t *blob, size_t len, size_t n_samples);
 void sampler_foreach_series(const struct sampler *s, sampler_series_fn fn, void *ctx);
 int sampler_times(const struct sampler *s, const uint8_t **ret_blob, size_t *ret_len);
-/* Decodes up to n values from blob into out; returns count or -EINVAL.
- * The values are the raw ones (the deltas summed back up); raw counters
- * are unsigned, so read them as (uint64_t)out[i]. */
-int sampler_decode(const uint8_t *blob, size_t len, int64_t *out, size_t n);
-/* Streaming form of sampler_decode, one value at a time, no buffer:
- * returns 1 with *ret set, 0 at the end of the blob, -EINVAL if corrupt. */
-struct sampler_cursor {
-	const uint8_t *p, *end;
-	uint64_t value;
-};
-void sampler_cursor_init(struct sampler_cursor *c, const uint8_t *blob, size_t len);
-int sampler_cursor_next(struct sampler_cursor *c, int64_t *ret);
-/* What a stored series did, for choosing one worth plotting: how many
- * samples, their smallest, largest and mean value (read as unsigned, as
- * the raw counters are) and how many samples differ from the one before. */
-struct sampler_summary {
-	size_t n;
-	size_t changes;
-	uint64_t min, max;
-	double mean;
-};
-/* Summarizes up to n values of blob; -EINVAL if it is corrupt, *ret then
- * untouched. An empty blob gives n 0 (and min, max, mean 0). */
-int sampler_summarize(const uint8_t *blob, size_t len, size_t n, struct sampler_summary *ret);
-/* Encodes raw values the way the series are stored (for tests and for
- * anyone re-encoding a series); *ret_blob is malloc'd. */
-int sampler_encode(const int64_t *values, size_t n, uint8_t **ret_blob, size_t *ret_len);
 
 struct sampler_stats {
 	size_t samples;

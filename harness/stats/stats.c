@@ -1,6 +1,6 @@
 /* Descriptive statistics, the A/B comparison behind a report row, the
  * verdict, Benjamini-Hochberg, Holm and the adaptive stopping rule (rules
- * 3-9 of docs/statistics.md). The rank tests are in stats_rank.c, the
+ * 3-9 of doc/statistics.md). The rank tests are in stats_rank.c, the
  * Hodges-Lehmann intervals in stats_hl.c. */
 #include <errno.h>
 #include <gsl/gsl_cdf.h>
@@ -10,6 +10,7 @@
 
 #include "harness/stats/stats.h"
 #include "harness/stats/stats_priv.h"
+#include "harness/base/util.h"
 
 #define DEFAULT_ALPHA 0.05
 /* the equivalence test's two one-sided tests at 5% each: a 90% interval */
@@ -120,14 +121,11 @@ const char *stats_test_label(enum stats_test t)
 	return "unknown";
 }
 
-const char *stats_direction_name(enum stats_direction d) {
-	switch (d) {
-	case STATS_DIR_NEUTRAL: return "neutral";
-	case STATS_DIR_HIGHER: return "higher";
-	case STATS_DIR_LOWER: return "lower";
-	}
-	return "unknown";
-}
+/* a STATS_DIR_ value for each word of the list, or this does not compile */
+#define STATS_DIR_WORD(name, word) [STATS_DIR_##name] = word,
+static const char *const direction_words[STATS_DIR_N] = { DIRECTION_LIST(STATS_DIR_WORD) };
+
+UTIL_WORD_FUNCS(stats_direction, direction_words, STATS_DIR_N)
 
 /* Everything stats_compare works out before it fills the result. */
 struct cmp {

@@ -1,4 +1,4 @@
-/* Statistics for kab reports (docs/statistics.md states the rules, why,
+/* Statistics for kab reports (doc/statistics.md states the rules, why,
  * and what they were measured to do): descriptive statistics,
  * Hodges-Lehmann estimates with confidence intervals, exact Wilcoxon
  * signed-rank and Mann-Whitney U with ties, Welch t on logs,
@@ -9,7 +9,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "harness/base/direction.h"
+
+/* One value per word of DIRECTION_LIST (harness/base/direction.h), which
+ * gives their names; neutral first, the zero of a metric not declared. */
 enum stats_direction { STATS_DIR_NEUTRAL, STATS_DIR_HIGHER, STATS_DIR_LOWER };
+#define STATS_DIR_N (STATS_DIR_LOWER + 1)
 
 enum stats_verdict {
 	STATS_VERDICT_NONE, /* nothing to compare (no data on a side) */
@@ -143,3 +148,5 @@ const char *stats_verdict_marker(enum stats_verdict v, bool utf8);  /* ▲ ▼ �
 const char *stats_test_name(enum stats_test t);         /* "wilcoxon-signed-rank-exact", ... */
 const char *stats_test_label(enum stats_test t);        /* for footnotes: "exact Wilcoxon signed-rank", ... */
 const char *stats_direction_name(enum stats_direction d);  /* "higher" "lower" "neutral" */
+/* The direction of word s: 0, or -EINVAL (*ret untouched) for another word. */
+int stats_direction_parse(const char *s, enum stats_direction *ret);

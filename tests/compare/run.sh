@@ -144,7 +144,7 @@ for csv in tests/compare/bad/*.csv; do
 	fi
 done
 
-# The headline cases of the verdict rules (docs/statistics.md), on data
+# The headline cases of the verdict rules (doc/statistics.md), on data
 # generated here (awk, seeded), through kab compare itself.
 verdict_of() { # csv-output metric: the verdict column of the metric's row
 	awk -F, -v m="$2" '$2 == m { print $(NF - 2) }' "$1"

@@ -95,8 +95,10 @@ lock_holders() {
 	echo "${out:-nobody}"
 }
 
+# it_begin [NEED]: NEED names what the suite needs besides root (QEMU, a
+# browser), for the one line that says why it skips when not root
 it_begin() {
-	[ "$(id -u)" = 0 ] || skip_all "needs root (memory cgroups, swap, knobs)"
+	[ "$(id -u)" = 0 ] || skip_all "needs root (memory cgroups, swap, knobs)${1:+ and $1}"
 	[ -n "$(memcg_root)" ] || skip_all "no memory cgroup controller mounted"
 	[ -x "$KAB" ] || skip_all "$KAB is not built"
 	# one integration test at a time on this machine (another checkout's

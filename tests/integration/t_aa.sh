@@ -3,7 +3,7 @@
 # 1. an A/A job, the same settings in both variants, on a real workload
 #    (the MADV_PAGEOUT loop over real zram swap in a real memcg), 6 ABBA
 #    pairs: at most one metric may come out better, worse or changed. The
-#    verdict rules (docs/statistics.md) hold false verdicts at alpha: Holm
+#    verdict rules (doc/statistics.md) hold false verdicts at alpha: Holm
 #    keeps the two primaries' chance of any at 5%, BH the secondaries'
 #    (their family holds only the metrics that could reach p < 0.05), so
 #    one false verdict is what one A/A job in about ten shows; two would

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Budgets at kabd's door (README.md, "Budgets"): while a real job runs,
+# Budgets at kabd's door (doc/jobs.md, "Budgets"): while a real job runs,
 # the 1 MiB jobs (80,000 variants, 300,000 continuation lines,
 # 250,000 metrics) are refused at once, with and without a Content-Length;
 # the same shapes cut to the size budget are refused at their own budget;

@@ -6,7 +6,7 @@ set -u
 cd "$(dirname "$0")/../.."
 name=t_cgroup_v2
 skip() { echo "  skip $name: $*"; echo "$name: 0 passed, 0 failed, 1 skipped"; exit 0; }
-[ "$(id -u)" = 0 ] || skip "needs root (apt-get download, KVM)"
+[ "$(id -u)" = 0 ] || skip "needs root and QEMU (apt-get download, KVM)"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"
 [ -x /bin/busybox ] || skip "busybox-static is not installed"
 command -v cpio >/dev/null || skip "cpio is not installed"

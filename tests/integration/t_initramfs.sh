@@ -8,7 +8,7 @@
 # image's virtio_blk and ext4 modules. The unit test test_initramfs covers
 # the same code with a stand-in for mkinitramfs.
 . "$(dirname "$0")/lib.sh"
-it_begin
+it_begin QEMU
 HELPER=build/tests/test_initramfs
 [ -x "$HELPER" ] || skip_all "$HELPER is not built (make $HELPER)"
 skip() { skip_all "$@"; }

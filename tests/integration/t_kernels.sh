@@ -162,8 +162,10 @@ if [ -x "$KABD" ]; then
 		}
 		# reused builds still run the config step (tinyconfig and its
 		# fragments, olddefconfig): 60 s ran out in a cold make check
-		# beside two other compiles, so allow what a loaded machine needs
-		wait_for -s "$log_tail" "job $kid to be failed or done" 240 ended
+		# beside two other compiles, and 240 s in one beside four (load
+		# 7 to 8 on 2 CPUs, the patched build's 8 objects took 235 s), so
+		# allow what a loaded machine needs
+		wait_for -s "$log_tail" "job $kid to be failed or done" 600 ended
 		check "the job's GET has a stage field" grep -q '"stage":' "$IT_TMP/body"
 		check "kabd built (reused) its kernels, then stopped at the first switch (a boot loader's plan, or why there is none)" \
 			grep -q '"reason": *"cannot switch to variant base: \(KAB_SWITCH_DRY_RUN is set\|no boot loader\)' "$IT_TMP/body"

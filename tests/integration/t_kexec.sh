@@ -14,7 +14,7 @@
 # KAB_KEXEC_ONLY="abba powercut broken abort tools": the parts to run (all
 # by default).
 . "$(dirname "$0")/lib.sh"
-it_begin
+it_begin QEMU
 command -v qemu-system-x86_64 >/dev/null || skip_all "qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"
 [ -x /bin/busybox ] || skip_all "busybox-static is not installed"
 command -v cpio >/dev/null || skip_all "cpio is not installed"

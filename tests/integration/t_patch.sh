@@ -33,7 +33,7 @@
 # kernels; the objects in the kernel tests' work directory), so a warm run
 # compiles nothing. KAB_PATCH_BOOTS (default 6) sets the boots a variant.
 . "$(dirname "$0")/lib.sh"
-it_begin
+it_begin QEMU
 for p in git gcc make flex bison bc cpio qemu-system-x86_64 mkfs.ext4 debugfs dumpe2fs /usr/bin/python3; do
 	command -v "$p" >/dev/null || skip_all "$p is not installed"
 done

@@ -67,7 +67,7 @@ else
 fi
 # (b) what a 6-pair calibration predicts for the rest of the recording, one
 # window at a time: printed, not checked (on a shared machine the noise
-# changes from one stretch of pairs to the next; see README, "How many pairs?")
+# changes from one stretch of pairs to the next; see doc/plan.md)
 for off in $(seq 0 6 $((pairs - 12))); do
 	tests/plan/validate.sh --db "$db" --job 2 --metric rusage.user_s --effect "$effect" --offset "$off" 2>&1 |
 		grep -v '^validate:' | sed "s/^/    6 pairs from pair $off: /"

@@ -12,6 +12,9 @@
 # without TLS (an address made in a network namespace); with a CA and a
 # server certificate made here, kab submits over https and verifies it,
 # and a wrong CA is refused. Without its group the socket is root's only.
+# A database nobody made, with journal rows naming root-only files, is
+# refused by root's kab run (and its rows, in a copy root owns, refused
+# one by one); kab run without --db does not open it; the files stay.
 . "$(dirname "$0")/lib.sh"
 it_begin
 [ -x "$KABD" ] || skip_all "$KABD is not built"
@@ -55,6 +58,74 @@ write_job evil "sh -c \"id >$MARK\"" >"$PUB/evil.job"
 write_job quick "true" >"$PUB/quick.job"
 write_job slow "sleep 30" >"$PUB/slow.job"
 chmod 644 "$PUB"/*.job
+
+# ---- a database nobody planted (issue 24): root's kab run refuses it ----
+# As nobody, in a directory nobody owns: a database made by kab itself,
+# then the issue's two journal rows (this boot's id, which anyone can
+# read): a swapfile row naming a root-only file to delete and a knob row
+# naming one to overwrite. Root's kab run with that --db must refuse it,
+# naming the file, its owner and mode, and leave both files as they were.
+# Before this, the first was deleted and the second held nobody's text.
+KAB_ABS=$(readlink -f "$KAB")
+NOB=$IT_TMP/nobody
+mkdir -m 755 "$NOB"
+chown nobody: "$NOB"
+VICTIMS=$IT_TMP/root-only
+mkdir -m 700 "$VICTIMS"
+echo "root's, to be deleted" >"$VICTIMS/delete-me"
+echo "root's, to be overwritten" >"$VICTIMS/owned-by-root"
+chmod 600 "$VICTIMS"/*
+victims() { cat "$VICTIMS/delete-me" "$VICTIMS/owned-by-root" 2>&1; }
+victims_before=$(victims)
+printf '[job]\nname = tiny\npairs = 1\n[swap]\ndevice = none\n[variant A]\nname = a\n[variant B]\nname = b\n[workload w]\ntype = command\ncommand = true\n' >"$PUB/tiny.job"
+chmod 644 "$PUB/tiny.job"
+BOOT=$(cat /proc/sys/kernel/random/boot_id)
+as nobody "cd $NOB && $KAB_ABS builds --db kab.db" >/dev/null 2>"$IT_TMP/err"
+check "nobody makes a database in its directory: kab builds --db kab.db (exit 0)" [ $? = 0 ]
+as nobody "sqlite3 $NOB/kab.db \"INSERT INTO journal (job_id,kind,target,original,boot_id,created) VALUES
+	(NULL,'swapfile','$VICTIMS/delete-me',NULL,'$BOOT',1),
+	(NULL,'knob','$VICTIMS/owned-by-root','written by uid 65534 through root','$BOOT',2)\""
+check "and plants the issue's two journal rows in it" [ "$(sql "$NOB/kab.db" "select count(*) from journal")" = 2 ]
+(cd "$NOB" && "$KAB_ABS" run --db kab.db "$PUB/tiny.job") >"$IT_TMP/out" 2>"$IT_TMP/err"
+rc=$?
+check "root: kab run --db kab.db in nobody's directory refuses the database (exit 1)" [ $rc = 1 ]
+check "  naming the file, its owner and mode" \
+	grep -qF "kab.db: owned by uid 65534 (nobody), mode 0600 (not root's): kab runs as root and replays this database's journal" "$IT_TMP/err"
+check "  and what to do" grep -qF "leave out --db (kab.db in the state directory" "$IT_TMP/err"
+sed 's/^/    /' "$IT_TMP/err"
+check "  the root-only files are untouched: one not deleted, one not overwritten" [ "$(victims)" = "$victims_before" ]
+check "  the planted rows are still there, nothing ran" \
+	bash -c "[ \"\$(sqlite3 '$NOB/kab.db' 'select count(*) from journal')\" = 2 ] && [ \"\$(sqlite3 '$NOB/kab.db' 'select count(*) from jobs')\" = 0 ]"
+"$KAB_ABS" run --resume 1 --db "$NOB/kab.db" >/dev/null 2>"$IT_TMP/err"
+check "  and kab run --resume with it refuses it too (exit 1)" \
+	bash -c "[ $? = 1 ] && grep -qF 'owned by uid 65534 (nobody)' '$IT_TMP/err'"
+
+# Without --db, kab run in that directory uses kab.db in the state
+# directory: nobody's file is not opened at all, the job runs.
+(cd "$NOB" && "$KAB_ABS" run "$PUB/tiny.job" --no-report) >"$IT_TMP/out" 2>"$IT_TMP/err"
+rc=$?
+check "root: kab run in nobody's directory without --db runs the job (exit 0) in the state directory's database" \
+	bash -c "[ $rc = 0 ] && [ \"\$(sqlite3 '$STATE_DIRECTORY/kab.db' \"select status from jobs where name = 'tiny'\")\" = done ]"
+[ $rc = 0 ] || tail -5 "$IT_TMP/err" | sed 's/^/    /'
+check "  nobody's database untouched, the root-only files too" \
+	bash -c "[ \"\$(sqlite3 '$NOB/kab.db' 'select count(*) from journal')\" = 2 ] && [ \"\$(sqlite3 '$NOB/kab.db' 'select count(*) from jobs')\" = 0 ]"
+check "  (the files)" [ "$(victims)" = "$victims_before" ]
+
+# The same rows in a database root owns (root copied it): the database is
+# accepted, the rows are refused one by one, reported and kept, and the
+# job runs; neither file is touched.
+mkdir -m 700 "$IT_TMP/copied"
+sql "$NOB/kab.db" ".backup '$IT_TMP/copied/kab.db'"
+"$KAB_ABS" run --db "$IT_TMP/copied/kab.db" "$PUB/tiny.job" --no-report >"$IT_TMP/out" 2>"$IT_TMP/err"
+rc=$?
+check "root's copy: kab run takes the database and runs the job (exit 0)" [ $rc = 0 ]
+check "  the swapfile row refused and reported: outside the state directory" \
+	grep -qF "journal row 1 (swapfile $VICTIMS/delete-me) refused: not a swap file kab makes" "$IT_TMP/err"
+check "  the knob row refused and reported: not under /proc/sys or /sys" \
+	grep -qF "journal row 2 (knob $VICTIMS/owned-by-root) refused: not a path under /proc/sys or /sys" "$IT_TMP/err"
+grep -F "refused" "$IT_TMP/err" | sed 's/^/    /'
+check "  both rows kept in the journal" [ "$(sql "$IT_TMP/copied/kab.db" "select group_concat(id) from journal")" = "1,2" ]
+check "  the root-only files are untouched" [ "$(victims)" = "$victims_before" ]
 
 DB=$IT_TMP/sec.db
 SOCK=$IT_TMP/run/kabd.sock

@@ -20,7 +20,7 @@
 # history, the regressions newest first with their CIs and links;
 # screenshots tests/out/history.png and regressions.png.
 . "$(dirname "$0")/lib.sh"
-it_begin
+it_begin "a browser (chromium and playwright-core: make web-deps)"
 [ -x "$KABD" ] || skip_all "$KABD is not built"
 command -v curl >/dev/null || skip_all "curl is not installed"
 CHROMIUM=$(command -v chromium) || skip_all "chromium is not installed (Debian's chromium package; make deps)"

@@ -10,8 +10,25 @@ header only from its own level or a lower one. The order, lowest first:
 
 (folders on one line of the list share a level). Includes are written from
 the project root ("harness/job/job.h"), so every include line names its
-layer. A second rule: only harness/exec and kernels act on the machine, so
-the primitives that write to it (below) may be called only there.
+layer. Four design rules narrow the order further (RULES below):
+
+  stats-over-arrays  harness/stats includes only harness/base and itself:
+                     statistics are functions over arrays; the executor
+                     reads the store and hands them the arrays.
+  executor-header    harness/report and harness/daemon include from
+                     harness/exec only its public header, executor.h.
+  daemon-no-sampler  harness/daemon does not include harness/sampler: it
+                     reads recorded series and counters through db/.
+  cli-no-daemon      harness/cli does not include harness/daemon: what kab
+                     and kabd share lives lower (harness/base/kab_api.h,
+                     harness/base/config.h).
+
+Another rule: only harness/exec and kernels act on the machine, so the
+primitives that write to it (below) may be called only there. Another:
+the library reads no environment variable; kab's and kabd's main resolve
+the configuration (harness/base/config.h) and the library asks it. And
+another: a job's life has one owner, harness/exec/joblife.c; a job's status
+is written (store_job_set_status*) there and in db/, nowhere else.
 
 Prints each offence as FILE:LINE: message and exits 1 if there is one.
 """
@@ -31,6 +48,28 @@ LEVELS = [
 ]
 LEVEL = {folder: i for i, row in enumerate(LEVELS) for folder in row}
 
+# The design rules: (name, the folders it binds, allowed(to_folder, include),
+# why). An include the order allows but a rule does not is an offence.
+EXECUTOR_HEADER = "harness/exec/executor.h"
+RULES = [
+    ("stats-over-arrays", {"harness/stats"},
+     lambda to, inc: to in ("harness/stats", "harness/base"),
+     "statistics are functions over arrays and include only harness/base; "
+     "let the caller (harness/exec) read the store or the job and hand them arrays"),
+    ("executor-header", {"harness/report", "harness/daemon"},
+     lambda to, inc: to != "harness/exec" or inc == EXECUTOR_HEADER,
+     f"report and daemon include from harness/exec only the executor's public header, {EXECUTOR_HEADER}; "
+     "reach what you need through it, or move it down to the layer it belongs to"),
+    ("daemon-no-sampler", {"harness/daemon"},
+     lambda to, inc: to != "harness/sampler",
+     "kabd does not include the sampler: stored series and counters are read through "
+     "db/series.h and db/counter.h"),
+    ("cli-no-daemon", {"harness/cli"},
+     lambda to, inc: to != "harness/daemon",
+     "kab does not include kabd's headers: move what both need down "
+     "(harness/base/kab_api.h for the API, harness/base/config.h for the socket)"),
+]
+
 # Calls that change the machine: files and sysfs/procfs knobs, cgroups,
 # swap devices, kexec and reboot, mounts. Their definitions live in
 # harness/base (util_write_file) and harness/exec or kernels (the rest).
@@ -44,6 +83,12 @@ MACHINE_WRITES = [
 ]
 MACHINE_OK = {"harness/exec", "kernels"}
 CALL = re.compile(r"\b(" + "|".join(MACHINE_WRITES) + r")\s*\(")
+# The environment is read in main only: these files are the mains.
+ENV_OK = {"harness/cli/main.c", "harness/daemon/kabd_main.c"}
+ENV_CALL = re.compile(r"\b(getenv|secure_getenv)\s*\(")
+# A job's status is written by its owner only (and defined in db/).
+STATUS_OK = {"harness/exec/joblife.c"}
+STATUS_CALL = re.compile(r"\b(store_job_set_status(?:_from)?)\s*\(")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
@@ -128,13 +173,33 @@ def main():
             if to is None:
                 print(f"{path}:{n}: \"{inc}\" is in no layer folder")
                 bad += 1
-            elif LEVEL[to] > LEVEL[folder]:
+                continue
+            if LEVEL[to] > LEVEL[folder]:
                 print(f"{path}:{n}: {folder} may not include \"{inc}\": {to} is above it in the layer order "
                       "(base -> db -> kernels -> workloads, job -> stats, sampler -> exec -> report -> daemon, cli)")
                 bad += 1
-        if folder in MACHINE_OK or folder == "workloads/progs":
+                continue
+            for name, folders, allowed, why in RULES:
+                if folder in folders and not allowed(to, inc):
+                    print(f"{path}:{n}: rule {name}: {folder} may not include \"{inc}\": {why}")
+                    bad += 1
+        if folder == "workloads/progs":
             continue
         code = strip_comments(text)
+        if path not in ENV_OK:
+            for n, line in enumerate(code.splitlines(), 1):
+                for m in ENV_CALL.finditer(line):
+                    print(f"{path}:{n}: {m.group(1)}() in the library: the environment is read once, in main; add a "
+                          "setting to harness/base/config.h and read it with config_str()")
+                    bad += 1
+        if folder != "db" and path not in STATUS_OK:
+            for n, line in enumerate(code.splitlines(), 1):
+                for m in STATUS_CALL.finditer(line):
+                    print(f"{path}:{n}: {m.group(1)}() writes a job's status: a job's life has one owner, "
+                          "harness/exec/joblife.c; call jl_transition() or one of its verbs (joblife.h)")
+                    bad += 1
+        if folder in MACHINE_OK:
+            continue
         for n, line in enumerate(code.splitlines(), 1):
             for m in CALL.finditer(line):
                 name = m.group(1)
@@ -146,7 +211,9 @@ def main():
     if bad:
         print(f"lint: {bad} layer offence(s)")
         return 1
-    print("lint: layers in order, machine writes only in harness/exec and kernels")
+    print("lint: layers in order, the design rules kept (" + ", ".join(r[0] for r in RULES) + "), "
+          "machine writes only in harness/exec and kernels, no getenv in the library, "
+          "job statuses written only by harness/exec/joblife.c")
     return 0
 
 

@@ -18,7 +18,9 @@ t() { # description, command...
 	d=$1; shift
 	if "$@"; then echo "KABT ok $d"; else echo "KABT FAIL $d"; fi
 }
-q() { sqlite3 -batch -noheader /tmp/v2.db "$1"; }
+# the database in a directory of its own: kab refuses one in /tmp (1777)
+mkdir -m 700 /tmp/kab
+q() { sqlite3 -batch -noheader /tmp/kab/v2.db "$1"; }
 
 echo "KABT info kernel $(uname -r), controllers: $(cat /sys/fs/cgroup/cgroup.controllers)"
 t "cgroup v2 offers the memory controller" grep -qw memory /sys/fs/cgroup/cgroup.controllers
@@ -53,7 +55,7 @@ fcount = kab_no_such_function
 JOB
 swappiness=$(cat /proc/sys/vm/swappiness)
 t "kab check accepts memory.high" kab check /tmp/v2.job >/dev/null
-kab run --db /tmp/v2.db /tmp/v2.job >/tmp/out 2>/tmp/err
+kab run --db /tmp/kab/v2.db /tmp/v2.job >/tmp/out 2>/tmp/err
 rc=$?
 t "kab run exits 0" [ $rc -eq 0 ]
 [ $rc -eq 0 ] || sed 's/^/KABT info /' /tmp/err | tail -20
@@ -73,12 +75,12 @@ t "fcount: lru_add_drain calls counted in both runs ($(fc lru_add_drain))" [ "$(
 t "fcount: folio_add_lru calls counted in both runs" [ "$(fc folio_add_lru)" = 2 ]
 t "fcount: an unknown function is recorded unavailable with the reason" \
 	[ "$(q "select count(*) from run_unavailable where metric='fcount.kab_no_such_function' and reason like '%not a traceable function%'")" = 3 ]
-t "fcount: the report lists it under Not measured" sh -c "kab report 1 --db /tmp/v2.db | grep -q 'fcount.kab_no_such_function: '"
+t "fcount: the report lists it under Not measured" sh -c "kab report 1 --db /tmp/kab/v2.db | grep -q 'fcount.kab_no_such_function: '"
 t "fcount: no tracing instance or probe left, tracefs unmounted again" sh -c "! grep -q tracefs /proc/mounts"
 t "no kab cgroup remains" [ ! -e /sys/fs/cgroup/kab ]
 t "no swap remains" [ "$(tail -n +2 /proc/swaps | wc -l)" = 0 ]
 t "swappiness restored" [ "$(cat /proc/sys/vm/swappiness)" = "$swappiness" ]
 t "journal empty" [ "$(q "select count(*) from journal")" = 0 ]
-kab report 1 --db /tmp/v2.db | sed 's/^/KABT info /' | head -12
+kab report 1 --db /tmp/kab/v2.db | sed 's/^/KABT info /' | head -12
 echo "KABT done"
 poweroff -f

@@ -17,7 +17,7 @@
 #     taken in every counted run.
 #
 # The reports go to tests/out/seeds/NNN.{txt,json,cover.txt} (and the
-# guest's console to NNN.console): tests/seeds/mkdoc makes docs/seeds.md
+# guest's console to NNN.console): tests/seeds/mkdoc makes doc/seeds.md
 # from them.
 #
 # Source it from a test after setting SEED (000, ...), then call

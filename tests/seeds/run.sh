@@ -4,7 +4,7 @@
 # recompiles mm/memory.c, 000 mm/vmscan.c, 003 the 50 objects that
 # include mm/internal.h, 002 nearly everything: its page flag), with
 # t_seedpanic (a backport that builds but panics at boot: a boot failure
-# in the report) after 003, then docs/seeds.md made again from their
+# in the report) after 003, then doc/seeds.md made again from their
 # reports (tests/seeds/mkdoc). SEEDS="003 004" runs some of them. Each test's
 # output goes to tests/out/seeds/NNN.log as well; its time is printed.
 set -u
@@ -25,5 +25,5 @@ for s in $seeds; do
 	[ "$rc" = 0 ] || failed=1
 done
 printf "check-seeds:\n%b" "$summary"
-/usr/bin/python3 tests/seeds/mkdoc && echo "check-seeds: docs/seeds.md made from tests/out/seeds/*.json"
+/usr/bin/python3 tests/seeds/mkdoc && echo "check-seeds: doc/seeds.md made from tests/out/seeds/*.json"
 exit $failed

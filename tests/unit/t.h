@@ -1,11 +1,12 @@
 /* A minimal unit-test harness: each test binary prints one line per check
- * that failed and a closing "N passed, N failed" line. */
+ * that failed, one per case it skipped, and a closing "N passed, N failed,
+ * N skipped" line. */
 #pragma once
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-static int t_passed, t_failed;
+static int t_passed, t_failed, t_skipped;
 
 #define T_CHECK(cond) do { \
 	if (cond) t_passed++; \
@@ -27,26 +28,64 @@ static int t_passed, t_failed;
 	else { t_failed++; fprintf(stderr, "%s:%d: %s == %.9g, expected %.9g\n", __FILE__, __LINE__, #a, _a, _b); } \
 } while (0)
 
+/* A case this machine or user cannot run (not root, no such device):
+ * said with its reason, "  skip WHAT: WHY", and counted as skipped. */
+static inline void t_skip(const char *what, const char *why)
+{
+	t_skipped++;
+	printf("  skip %s: %s\n", what, why);
+}
+
 static inline int t_done(const char *name) {
-	printf("%s: %d passed, %d failed\n", name, t_passed, t_failed);
+	printf("%s: %d passed, %d failed, %d skipped\n", name, t_passed, t_failed, t_skipped);
 	return t_failed ? 1 : 0;
 }
 
-/* A fresh path for a temporary database, made from tmpl (ends in XXXXXX)
- * and left unused; with the environment variable keep set, its value
- * instead, so that the database stays for a look with kab report. */
+/* A fresh path for a temporary database: kab.db in a new directory of
+ * its own made from tmpl (ends in XXXXXX), 0700, since kab refuses a
+ * database in a directory others may write (/tmp itself); the directory
+ * and the database's files in it are removed at exit. With the
+ * environment variable keep set, its value instead, so that the database
+ * stays for a look with kab report. */
 #include <stdlib.h>
 #include <unistd.h>
+struct t_db_dirs {
+	char dir[32][128];
+	int n;
+};
+static inline struct t_db_dirs *t_db_dirs(void)
+{
+	static struct t_db_dirs d;
+	return &d;
+}
+static inline void t_db_cleanup(void)
+{
+	static const char *const names[] = { "kab.db", "kab.db-wal", "kab.db-shm", "kab.db-journal" };
+	struct t_db_dirs *d = t_db_dirs();
+	for (int i = 0; i < d->n; i++) {
+		char p[160];
+		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+			snprintf(p, sizeof(p), "%s/%s", d->dir[i], names[k]);
+			unlink(p);
+		}
+		rmdir(d->dir[i]);
+	}
+}
 static inline void t_db_path(char *path, size_t len, const char *tmpl, const char *keep)
 {
 	const char *k = keep ? getenv(keep) : NULL;
-	snprintf(path, len, "%s", k ? k : tmpl);
-	if (!k) {
-		int fd = mkstemp(path);
-		T_CHECK(fd >= 0);
-		if (fd >= 0)
-			close(fd);
+	if (k) {
+		snprintf(path, len, "%s", k);
+		unlink(path);
+		return;
 	}
-	unlink(path);
+	struct t_db_dirs *d = t_db_dirs();
+	char dir[128];
+	snprintf(dir, sizeof(dir), "%s", tmpl);
+	T_CHECK(mkdtemp(dir) != NULL);
+	if (d->n == 0)
+		atexit(t_db_cleanup);
+	if (d->n < (int)(sizeof(d->dir) / sizeof(d->dir[0])))
+		snprintf(d->dir[d->n++], sizeof(d->dir[0]), "%s", dir);
+	snprintf(path, len, "%s/kab.db", dir);
 }
-

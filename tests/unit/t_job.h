@@ -2,7 +2,9 @@
 #pragma once
 #include "t.h"
 #include "harness/job/job.h"
+#include "harness/job/job_priv.h"
 #include "harness/base/util.h"
+#include "workloads/wl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,17 +37,12 @@ static inline struct job_workload *t_workload(const char *type, const char *cons
 	for (size_t i = 0; i < n; i++)
 		w->params[i] = (struct job_param){ strdup(kv[2 * i]), strdup(kv[2 * i + 1]), 11 + (int)i };
 	w->n_params = n;
+	wl_opts_make(wl_find(type), w, &w->opts);
 	return w;
 }
 
 static inline void t_workload_free(struct job_workload *w)
 {
-	for (size_t i = 0; i < w->n_params; i++) {
-		free(w->params[i].key);
-		free(w->params[i].value);
-	}
-	free(w->params);
-	free(w->name);
-	free(w->type);
+	job_workload_clear(w);
 	free(w);
 }

@@ -1,7 +1,9 @@
-/* Adaptive looks read the primary metrics' runs back from the store and
- * stop only when the statistics say so. */
+/* Adaptive looks: the executor reads the primary metrics' runs back from
+ * the store (exec_adaptive_look), and stats, over arrays alone, stops only
+ * when the statistics say so. */
 #include "t.h"
 #include "harness/stats/adaptive.h"
+#include "harness/exec/exec_priv.h"
 #include "harness/job/job.h"
 #include "harness/job/job_store.h"
 #include "db/store.h"
@@ -9,6 +11,7 @@
 #include "workloads/wl.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -68,12 +71,11 @@ static int64_t fill(struct store *st, const char *text, unsigned pairs, int reps
 	return id;
 }
 
-/* A fresh store in /tmp; drop() closes it and removes its files. */
-static struct store *fresh(char *path)
+/* A fresh store in a directory of its own; drop() closes it and removes
+ * its files. */
+static struct store *fresh(char *path, size_t len)
 {
-	int fd = mkstemp(path);
-	close(fd);
-	unlink(path);
+	t_db_path(path, len, "/tmp/kab-adaptive-XXXXXX", NULL);
 	struct store *st = NULL;
 	T_EQ_INT(store_open(path, &st), 0);
 	return st;
@@ -83,7 +85,7 @@ static void drop(struct store *st, const char *path)
 {
 	store_close(st);
 	unlink(path);
-	char aux[64];
+	char aux[80];
 	snprintf(aux, sizeof(aux), "%s-wal", path);
 	unlink(aux);
 	snprintf(aux, sizeof(aux), "%s-shm", path);
@@ -107,8 +109,8 @@ static struct job *parse(const char *text)
 
 static void run(const char *name, double (*value)(unsigned, int, int), unsigned pairs, unsigned look, enum stats_stop want)
 {
-	char path[] = "/tmp/kab-adaptive-XXXXXX";
-	struct store *st = fresh(path);
+	char path[64];
+	struct store *st = fresh(path, sizeof(path));
 	int64_t id = fill(st, job_text, pairs, 1, value);
 	T_CHECK(id > 0);
 	struct job *j = parse(job_text);
@@ -117,7 +119,7 @@ static void run(const char *name, double (*value)(unsigned, int, int), unsigned 
 		return;
 	T_EQ_INT(job_looks(j), 4);
 	enum stats_stop got = STATS_CONTINUE;
-	T_EQ_INT(adaptive_look(st, j, id, 0, pairs, look, 4, &got), 0);
+	T_EQ_INT(exec_adaptive_look(st, j, id, 0, pairs, look, 4, &got), 0);
 	if (got != want)
 		fprintf(stderr, "%s: stop %d, expected %d\n", name, (int)got, (int)want);
 	T_EQ_INT(got, want);
@@ -127,7 +129,7 @@ static void run(const char *name, double (*value)(unsigned, int, int), unsigned 
 		  "[workload w]\ntype = command\ncommand = true\n");
 	T_CHECK(j != NULL);
 	if (j) {
-		T_EQ_INT(adaptive_look(st, j, id, 0, pairs, look, 4, &got), 0);
+		T_EQ_INT(exec_adaptive_look(st, j, id, 0, pairs, look, 4, &got), 0);
 		T_EQ_INT(got, STATS_CONTINUE);
 		job_free(j);
 	}
@@ -149,8 +151,8 @@ static double last_equal(unsigned p, int v, int rep) { return shifted(p, rep == 
 
 static void run_boots(void)
 {
-	char path[] = "/tmp/kab-adaptive-XXXXXX";
-	struct store *st = fresh(path);
+	char path[64];
+	struct store *st = fresh(path, sizeof(path));
 	const unsigned pairs = 10;
 	int64_t id = fill(st, boots_text, pairs, 3, last_equal);
 	T_CHECK(id > 0);
@@ -158,15 +160,60 @@ static void run_boots(void)
 	T_CHECK(j != NULL && job_boots_kernels(j));
 	enum stats_stop got = STATS_CONTINUE;
 	if (j)
-		T_EQ_INT(adaptive_look(st, j, id, 0, pairs, 2, 4, &got), 0);
+		T_EQ_INT(exec_adaptive_look(st, j, id, 0, pairs, 2, 4, &got), 0);
 	T_EQ_INT(got, STATS_STOP_DECIDED);
 	job_free(j);
 	drop(st, path);
 }
 
+/* stats alone, no store: the arrays decide as the stored runs do */
+static void arrays(void)
+{
+	enum { PAIRS = 10 };
+	double v[2 * PAIRS], same[2 * PAIRS];
+	for (unsigned p = 0; p < PAIRS; p++)
+		for (int var = 0; var < 2; var++) {
+			v[var * PAIRS + p] = shifted(p, var, 0);
+			same[var * PAIRS + p] = identical(p, var, 0);
+		}
+	struct adaptive_metric m[2] = { { .v = v, .min_change_pct = -1, .equivalence_pct = -1 },
+					{ .v = same, .min_change_pct = -1, .equivalence_pct = -1 } };
+	enum stats_stop got = STATS_STOP_SAME;
+	T_EQ_INT(adaptive_decide(m, 1, 2, PAIRS, 2, 4, &got), 0);
+	T_EQ_INT(got, STATS_STOP_DECIDED);
+	T_EQ_INT(adaptive_decide(m + 1, 1, 2, PAIRS, 2, 4, &got), 0);
+	T_EQ_INT(got, STATS_STOP_SAME);
+	/* every metric must be settled: one decided, one same stops */
+	T_EQ_INT(adaptive_decide(m, 2, 2, PAIRS, 2, 4, &got), 0);
+	T_EQ_INT(got, STATS_STOP_DECIDED);
+	/* the first look is too early for 5 pairs */
+	double five[2 * 5];
+	for (unsigned p = 0; p < 5; p++)
+		for (int var = 0; var < 2; var++)
+			five[var * 5 + p] = shifted(p, var, 0);
+	struct adaptive_metric m5 = { .v = five, .min_change_pct = -1, .equivalence_pct = -1 };
+	T_EQ_INT(adaptive_decide(&m5, 1, 2, 5, 1, 4, &got), 0);
+	T_EQ_INT(got, STATS_CONTINUE);
+	/* nothing to compare */
+	T_EQ_INT(adaptive_decide(m, 0, 2, PAIRS, 2, 4, &got), 0);
+	T_EQ_INT(got, STATS_CONTINUE);
+	T_EQ_INT(adaptive_decide(m, 1, 1, PAIRS, 2, 4, &got), 0);
+	T_EQ_INT(got, STATS_CONTINUE);
+
+	/* a boot's runs: their median; a cell without runs: NAN */
+	double runs[3 * 3] = { 5, 1, 3, 7, 0, 0, 0, 0, 0 };
+	unsigned n_runs[3] = { 3, 1, 0 };
+	double med[3];
+	T_EQ_INT(adaptive_boot_medians(runs, n_runs, 3, 3, med), 0);
+	T_CHECK(med[0] == 3);
+	T_CHECK(med[1] == 7);
+	T_CHECK(isnan(med[2]));
+}
+
 int main(void)
 {
 	log_quiet = true;
+	arrays();
 	/* 5 pairs: the exact test cannot pass the first O'Brien-Fleming bound */
 	run("5 shifted pairs", shifted, 5, 1, STATS_CONTINUE);
 	/* 10 pairs all 5% higher: decided at the second look */

@@ -13,6 +13,7 @@
 #include "harness/report/history.h"
 #include "db/store.h"
 #include "db/store_history.h"
+#include "harness/base/esc.h"
 #include "harness/base/util.h"
 #include "workloads/wl.h"
 
@@ -429,6 +430,55 @@ static void test_tracked(void)
 	history_free(h);
 }
 
+static void get(const char *db, const char *const *args, struct httpd_resp *rs);
+
+/* No byte a terminal acts on: no C0 control but newline and tab, no DEL,
+ * no C1 control, nothing that is not UTF-8. */
+static bool terminal_safe(const char *s)
+{
+	if (!s)
+		return false;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+			return false;
+	return esc_utf8_valid(s, strlen(s), NULL);
+}
+
+/* A commit subject from git holding escape sequences, a C1 CSI and a byte
+ * of no UTF-8 (an older kab stored it as git printed it): the text table,
+ * kab history's and kabd's ?format=text, shows them and runs none. */
+static void test_hostile_subject(void)
+{
+	char db[PATH_MAX];
+	new_db(db, sizeof(db), "hostile");
+	int64_t a = add_night(db, "hostile", 0, 1.0, NIGHT_DONE);
+	char q[1024];
+	/* ESC [ 2 J ESC ] 0 ; x BEL, CSI 31m, "caf\xe9" */
+	snprintf(q, sizeof(q),
+		 "UPDATE variants SET track = 'origin main', commit_sha = '6ccdcb6d3a0123456789abcdef0123456789abcd',"
+		 " commit_subject = CAST(X'6d6d3a201b5b324a1b5d303b7807c29b33316d63616ce9' AS TEXT), commit_date = %.0f"
+		 " WHERE job_id = %lld AND idx = 1;",
+		 DAY0 - DAY, (long long)a);
+	sql(db, q);
+	struct history *h = refresh_load(db, "hostile", NULL, NULL, NULL);
+	T_CHECK(h && h->n_series == 1);
+	if (!h || h->n_series != 1) {
+		history_free(h);
+		return;
+	}
+	char *text = render(h, false);
+	T_CHECK(terminal_safe(text));
+	T_CHECK(has(text, "6ccdcb6d3a01 mm: \\x1b[2J\\x1b]0;x\\x07\\u009b31mcal\\xe9"));
+	free(text);
+	history_free(h);
+	struct httpd_resp rs;
+	get(db, (const char *const[]){ "job", "hostile", "format", "text", NULL }, &rs);
+	T_EQ_INT(rs.status, 200);
+	T_CHECK(terminal_safe(rs.body.buf));
+	T_CHECK(has(rs.body.buf, "mm: \\x1b[2J"));
+	sb_free(&rs.body);
+}
+
 /* A refresh with nothing new adds nothing and duplicates no row; a job
  * that ends later (queued when first refreshed) joins on the next one. */
 static void test_idempotent(void)
@@ -563,6 +613,16 @@ static void test_api(void)
 	sb_free(&rs.body);
 }
 
+/* What kabd's executor does when jobs end, or when it is idle. */
+static void executor_refresh(const char *db)
+{
+	struct store *st = NULL;
+	T_EQ_INT(store_open(db, &st), 0);
+	if (st)
+		T_EQ_INT(history_refresh_all(st, NULL, NULL), 0);
+	store_close(st);
+}
+
 /* The handler's cache: the same body until a night of the name is added. */
 static void test_api_cache(void)
 {
@@ -570,6 +630,7 @@ static void test_api_cache(void)
 	new_db(db, sizeof(db), "cache");
 	for (int d = 0; d < 3; d++)
 		add_night(db, "cached", d, 1.0, NIGHT_DONE);
+	executor_refresh(db);
 	struct httpd_resp a, b, c;
 	const char *const args[] = { "job", "cached", NULL };
 	get(db, args, &a);
@@ -584,15 +645,69 @@ static void test_api_cache(void)
 	sb_free(&c.body);
 	/* a night, and one that failed: the next GET shows them */
 	add_night(db, "cached", 3, 1.0, NIGHT_DONE);
+	executor_refresh(db);
 	get(db, args, &c);
 	T_CHECK(has(c.body.buf, "\"nights\": 4"));
 	sb_free(&c.body);
 	add_night(db, "cached", 4, 1.0, NIGHT_FAILED);
+	executor_refresh(db);
 	get(db, args, &c);
 	T_CHECK(has(c.body.buf, "\"nights\": 5, \"failed\": 1"));
 	sb_free(&a.body);
 	sb_free(&b.body);
 	sb_free(&c.body);
+}
+
+static long long data_version(sqlite3 *h)
+{
+	sqlite3_stmt *st = NULL;
+	long long v = -1;
+	if (sqlite3_prepare_v2(h, "PRAGMA data_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* A GET only reads: nights of ended jobs that the executor has not made
+ * yet stay unmade (a reader is anyone, with --public-read), and nothing
+ * commits to the database while it answers (PRAGMA data_version, seen
+ * from another connection, moves with every other connection's commit). */
+static void test_api_reads_only(void)
+{
+	char db[PATH_MAX];
+	new_db(db, sizeof(db), "reads");
+	for (int d = 0; d < 3; d++)
+		add_night(db, "seen", d, 1.0, NIGHT_DONE);
+	executor_refresh(db);
+	add_night(db, "seen", 3, 1.0, NIGHT_DONE);
+	add_night(db, "unseen", 0, 1.0, NIGHT_DONE);
+	sqlite3 *watch = NULL;
+	T_EQ_INT(sqlite3_open(db, &watch), SQLITE_OK);
+	long long v0 = data_version(watch);
+	struct httpd_resp rs;
+	get(db, (const char *const[]){ "job", "seen", NULL }, &rs);
+	T_EQ_INT(rs.status, 200);
+	T_CHECK(has(rs.body.buf, "\"nights\": 3,"));
+	sb_free(&rs.body);
+	get(db, (const char *const[]){ "job", "unseen", "format", "text", NULL }, &rs);
+	T_EQ_INT(rs.status, 404);
+	sb_free(&rs.body);
+	T_EQ_INT(data_version(watch), v0);
+	sqlite3_close(watch);
+	T_EQ_INT(sql_count(db, "SELECT count(*) FROM history_nights"), 3);
+	/* the executor's refresh makes them; then readers see them */
+	executor_refresh(db);
+	T_EQ_INT(sql_count(db, "SELECT count(*) FROM history_nights"), 5);
+	get(db, (const char *const[]){ "job", "seen", NULL }, &rs);
+	T_CHECK(has(rs.body.buf, "\"nights\": 4,"));
+	sb_free(&rs.body);
+	/* the store a GET opens refuses writes */
+	struct store *st = NULL;
+	T_EQ_INT(store_open_readonly(db, &st), 0);
+	if (st)
+		T_CHECK(store_history_delete_name(st, "seen") < 0);
+	store_close(st);
+	T_EQ_INT(sql_count(db, "SELECT count(*) FROM history_nights WHERE name = 'seen'"), 4);
 }
 
 /* The shared body cache itself: a copy per reader, a stale version is a
@@ -637,6 +752,38 @@ static void test_body_cache(void)
 	body_cache_put(&c, long_key, 0, 0, "long", 4);
 	T_CHECK(!body_cache_get(&c, long_key, 0, 0, &buf, &len));
 	free(long_key);
+	/* bytes: a body over a quarter of BODY_CACHE_BYTES is not kept; four
+	 * of a quarter fill it, and a fifth makes room by dropping the least
+	 * recently used, not itself; a hole is filled before another goes */
+	size_t q = BODY_CACHE_BYTES / 4;
+	char *big = calloc(1, q + 2);
+	T_CHECK(big != NULL);
+	if (big) {
+		body_cache_put(&c, "huge", 0, 0, big, q + 1);
+		T_CHECK(!body_cache_get(&c, "huge", 0, 0, &buf, &len));
+		for (int i = 0; i < 5; i++) {
+			snprintf(key, sizeof(key), "q%d", i);
+			body_cache_put(&c, key, 0, 0, big, q - 64);
+		}
+		T_CHECK(c.bytes <= BODY_CACHE_BYTES);
+		T_CHECK(!body_cache_get(&c, "q0", 0, 0, &buf, &len));
+		T_CHECK(body_cache_get(&c, "q4", 0, 0, &buf, &len) && len == q - 64);
+		free(buf);
+		T_CHECK(body_cache_get(&c, "q1", 0, 0, &buf, &len));
+		free(buf);
+		size_t kept = 0, bytes = 0;
+		for (size_t i = 0; i < BODY_CACHE_SLOTS; i++) {
+			kept += c.slot[i].buf != NULL;
+			bytes += c.slot[i].buf ? c.slot[i].len : 0;
+		}
+		T_EQ_INT(bytes, c.bytes);
+		body_cache_put(&c, "small", 0, 0, "s", 1);
+		size_t kept2 = 0;
+		for (size_t i = 0; i < BODY_CACHE_SLOTS; i++)
+			kept2 += c.slot[i].buf != NULL;
+		T_EQ_INT(kept2, kept + 1); /* into a hole: nothing else dropped */
+		free(big);
+	}
 	for (size_t i = 0; i < BODY_CACHE_SLOTS; i++)
 		free(c.slot[i].buf);
 }
@@ -645,7 +792,6 @@ int main(void)
 {
 	setenv("TZ", "UTC", 1);
 	tzset();
-	setenv("KAB_MACHINE_CONF", "/nonexistent/machine.conf", 1);
 	log_quiet = true;
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");
@@ -656,10 +802,12 @@ int main(void)
 	test_not_enough();
 	test_text_units();
 	test_tracked();
+	test_hostile_subject();
 	test_idempotent();
 	test_step();
 	test_api();
 	test_api_cache();
+	test_api_reads_only();
 	test_body_cache();
 	util_remove_tree(dir);
 	return t_done("test_history");

@@ -13,6 +13,7 @@
  * tool, its output on stdout, for the integration test. */
 #include "kernels/initramfs.h"
 #include "t.h"
+#include "t_config.h"
 #include "harness/base/util.h"
 
 #include <dirent.h>
@@ -148,10 +149,12 @@ static void test_refusals(void)
 
 	/* the tool missing: which package to install */
 	setenv("PATH", "/nonexistent-kab", 1);
+	t_config_from_env();
 	T_EQ_INT(make(root, REL, cfg, out, &err), -ENOPKG);
 	T_CHECK(err.buf && strstr(err.buf, "mkinitramfs is not in PATH (/nonexistent-kab)") &&
 		strstr(err.buf, "apt-get install " KINITRAMFS_PACKAGE));
 	setenv("PATH", path_env, 1);
+	t_config_from_env();
 	T_CHECK(access(out, F_OK) < 0);
 	sb_free(&err);
 }
@@ -172,12 +175,12 @@ static void test_stand_in(void)
 		T_EQ_INT(make(root, REL, cfg, out, &err), -EPERM);
 		T_CHECK(err.buf && strstr(err.buf, "build as root"));
 		T_CHECK(access(out, F_OK) < 0);
-		printf("skipped: the stand-in's runs need root\n");
+		t_skip("the stand-in's runs", "needs root");
 		sb_free(&err);
 		return;
 	}
 	if (!can_unshare()) {
-		printf("skipped: the stand-in's runs: unshare(CLONE_NEWNS) is refused here\n");
+		t_skip("the stand-in's runs", "unshare(CLONE_NEWNS) is refused here");
 		return;
 	}
 	listing("/lib/modules", mods_before, sizeof(mods_before));
@@ -248,6 +251,7 @@ int main(int argc, char **argv)
 	util_mkdir_p(tool, 0755);
 	snprintf(path_env, sizeof(path_env), "%s:%s", tool, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
 	setenv("PATH", path_env, 1);
+	t_config_from_env();
 	snprintf(tool, sizeof(tool), "%s/bin/mkinitramfs", dir);
 	write_text(tool, fake_tool, 0755);
 	snprintf(cfg, sizeof(cfg), "%s/config", dir);

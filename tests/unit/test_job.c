@@ -85,6 +85,39 @@ static void test_defaults(void)
 	job_free(j);
 }
 
+/* [swap]'s zswap keys become the zswap module's parameters, in the key
+ * table's order; unset ones are kept. */
+static void test_zswap_keys(void)
+{
+	struct job *j = parse_ok(HEAD "[swap]\ndevice = existing\nzswap = on\nzswap.shrinker = off\n"
+				      "zswap.compressor = lzo\nzswap.max_pool_percent = 10\n"
+				      "zswap.accept_threshold_percent = 0\n" TWO_VARIANTS WORKLOAD);
+	if (!j)
+		return;
+	static const char *const want[][2] = { { "enabled", "Y" },
+					       { "shrinker_enabled", "N" },
+					       { "compressor", "lzo" },
+					       { "max_pool_percent", "10" },
+					       { "accept_threshold_percent", "0" } };
+	T_EQ_INT(j->swap.zswap_accept_threshold, 0);
+	T_EQ_INT(j->swap.n_knobs, 5);
+	for (size_t i = 0; i < j->swap.n_knobs && i < 5; i++) {
+		char path[128];
+		snprintf(path, sizeof(path), "/sys/module/zswap/parameters/%s", want[i][0]);
+		T_EQ_STR(j->swap.knobs[i].path, path);
+		T_EQ_STR(j->swap.knobs[i].value, want[i][1]);
+		T_EQ_INT(j->swap.knobs[i].kind, JOB_KNOB_SYSFS);
+	}
+	job_free(j);
+	j = parse_ok(HEAD TWO_VARIANTS WORKLOAD);
+	if (!j)
+		return;
+	T_EQ_INT(j->swap.zswap_accept_threshold, -1);
+	T_EQ_INT(j->swap.zswap_max_pool, -1);
+	T_EQ_INT(j->swap.n_knobs, 0);
+	job_free(j);
+}
+
 static void test_sizes(void)
 {
 	struct job *j = parse_ok(HEAD TWO_VARIANTS
@@ -683,7 +716,7 @@ static void test_recorded_build_keys(void)
 	job_free(j);
 }
 
-/* ---- budgets (README.md, "Budgets") ---- */
+/* ---- budgets (doc/jobs.md, "Budgets") ---- */
 
 /* Appends pattern with each '#' replaced by i. */
 static void add_numbered(struct strbuf *sb, const char *pattern, size_t i)
@@ -749,7 +782,7 @@ static void test_budget_text_and_lines(void)
 	T_EQ_INT(job_parse_string_nocheck("t.job", sb.buf, &j, &d), -EFBIG);
 	T_EQ_INT(diags_count(&d), 1);
 	if (d.n)
-		T_EQ_STR(d.v[0].msg, "too large (262145 bytes, at most 262144 = 256 KiB): a job file is a few KiB; split it over several jobs (README.md, \"Budgets\")");
+		T_EQ_STR(d.v[0].msg, "too large (262145 bytes, at most 262144 = 256 KiB): a job file is a few KiB; split it over several jobs (doc/jobs.md, \"Budgets\")");
 	diags_free(&d);
 	/* a file too: refused on its size */
 	char path[] = "/tmp/kab-test-job.XXXXXX";
@@ -970,6 +1003,7 @@ int main(void)
 	test_series_keys();
 	test_recorded_build_keys();
 	test_defaults();
+	test_zswap_keys();
 	test_sizes();
 	test_durations();
 	test_numbers_and_enums();

@@ -6,6 +6,7 @@
 #include "harness/job/knob_allow.h"
 #include "harness/job/machine.h"
 #include "t.h"
+#include "t_config.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -20,8 +21,7 @@ static int load(const char *text, struct machine_conf *mc, struct diags *d)
 	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
 		return -EIO;
 	close(fd);
-	setenv("KAB_MACHINE_CONF", path, 1);
-	int r = machine_conf_load(mc, d);
+	int r = machine_conf_load(mc, path, d);
 	unlink(path);
 	return r;
 }
@@ -243,13 +243,23 @@ static size_t check_job(const char *conf, const char *text, int line, bool *ret_
 	if (fd < 0 || write(fd, conf, strlen(conf)) != (ssize_t)strlen(conf))
 		return 99;
 	close(fd);
+	/* as kab's main does: the file named by $KAB_MACHINE_CONF, loaded
+	 * with the configuration, its problems the job's too */
 	setenv("KAB_MACHINE_CONF", path, 1);
+	struct kab_config cfg;
+	struct machine_conf mc;
 	struct diags d = { 0 };
+	config_resolve(&cfg, t_getenv, &d);
+	machine_conf_load(&mc, cfg.v[CONFIG_MACHINE_CONF].value, &d);
+	cfg.machine = &mc;
+	config_use(&cfg);
 	struct job *j = NULL;
 	if (job_parse_string("t.job", text, &j, &d) == 0)
 		job_free(j);
 	unlink(path);
 	unsetenv("KAB_MACHINE_CONF");
+	t_config_from_env();
+	machine_conf_free(&mc);
 	*ret_refused = false;
 	for (size_t i = 0; i < d.n; i++)
 		if (d.v[i].line == line && strstr(d.v[i].msg, "is not an allowed knob: kab sets only memory-management knobs (vm.*,") &&
@@ -294,11 +304,13 @@ int main(void)
 	struct diags d = { 0 };
 
 	setenv("KAB_MACHINE_CONF", "/nonexistent/kab-machine.conf", 1);
+	t_config_from_env();
 	T_EQ_STR(machine_conf_path(), "/nonexistent/kab-machine.conf");
-	T_EQ_INT(machine_conf_load(&mc, &d), 0);
+	T_EQ_INT(machine_conf_load(&mc, machine_conf_path(), &d), 0);
 	T_CHECK(!mc.has_switch);
 	T_EQ_INT(d.n, 0);
 	unsetenv("KAB_MACHINE_CONF");
+	t_config_from_env();
 	T_EQ_STR(machine_conf_path(), "/etc/kab/machine.conf");
 
 	T_EQ_INT(load("# comment\n\n   switch   =   reboot  \r\n", &mc, &d), 0);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "harness/sampler/sampler.h"
+#include "db/counter.h"
 #include "t.h"
 
 #define MAX_ROWS 64
@@ -410,16 +411,16 @@ static void test_gauges(void) {
 		"unknown.thing", "vmstat", "", "memcg.",
 	};
 	for (size_t i = 0; i < sizeof(gauges) / sizeof(gauges[0]); i++) {
-		if (!sampler_is_gauge(gauges[i]))
+		if (!counter_is_gauge(gauges[i]))
 			fprintf(stderr, "not a gauge: %s\n", gauges[i]);
-		T_CHECK(sampler_is_gauge(gauges[i]));
+		T_CHECK(counter_is_gauge(gauges[i]));
 	}
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
-		if (sampler_is_gauge(events[i]))
+		if (counter_is_gauge(events[i]))
 			fprintf(stderr, "not an event: %s\n", events[i]);
-		T_CHECK(!sampler_is_gauge(events[i]));
+		T_CHECK(!counter_is_gauge(events[i]));
 	}
-	T_CHECK(!sampler_is_gauge(NULL));
+	T_CHECK(!counter_is_gauge(NULL));
 
 	/* every nr_ key of the real vmstat fixture: gauge unless event-like */
 	static struct seen s;
@@ -428,25 +429,25 @@ static void test_gauges(void) {
 	for (size_t i = 0; i < s.n; i++) {
 		char metric[96];
 		snprintf(metric, sizeof(metric), "vmstat.%s", s.key[i]);
-		n_gauges += sampler_is_gauge(metric);
+		n_gauges += counter_is_gauge(metric);
 	}
 	/* 52 nr_ keys, 7 of them events, plus workingset_nodes */
 	T_EQ_INT(n_gauges, 52 - 7 + 1);
 }
 
 static void test_units(void) {
-	T_EQ_STR(sampler_metric_unit("vmstat.nr_free_pages"), "pages");
-	T_EQ_STR(sampler_metric_unit("vmstat.nr_kernel_stack"), "kB");
-	T_EQ_STR(sampler_metric_unit("vmstat.pgfault"), "events");
-	T_EQ_STR(sampler_metric_unit("interrupts.TLB"), "interrupts");
-	T_EQ_STR(sampler_metric_unit("interrupts.TLB.cpu1"), "interrupts");
-	T_EQ_STR(sampler_metric_unit("memcg.anon"), "bytes");
-	T_EQ_STR(sampler_metric_unit("memcg.total_rss"), "bytes");
-	T_EQ_STR(sampler_metric_unit("memcg.pgfault"), "events");
-	T_EQ_STR(sampler_metric_unit("memcg_events.oom_kill"), "events");
-	T_EQ_STR(sampler_metric_unit("psi.memory.some_total"), "us");
-	T_EQ_STR(sampler_metric_unit("memcg_psi.full_total"), "us");
-	T_EQ_STR(sampler_metric_unit("nonsense"), "");
+	T_EQ_STR(counter_unit("vmstat.nr_free_pages"), "pages");
+	T_EQ_STR(counter_unit("vmstat.nr_kernel_stack"), "kB");
+	T_EQ_STR(counter_unit("vmstat.pgfault"), "events");
+	T_EQ_STR(counter_unit("interrupts.TLB"), "interrupts");
+	T_EQ_STR(counter_unit("interrupts.TLB.cpu1"), "interrupts");
+	T_EQ_STR(counter_unit("memcg.anon"), "bytes");
+	T_EQ_STR(counter_unit("memcg.total_rss"), "bytes");
+	T_EQ_STR(counter_unit("memcg.pgfault"), "events");
+	T_EQ_STR(counter_unit("memcg_events.oom_kill"), "events");
+	T_EQ_STR(counter_unit("psi.memory.some_total"), "us");
+	T_EQ_STR(counter_unit("memcg_psi.full_total"), "us");
+	T_EQ_STR(counter_unit("nonsense"), "");
 }
 
 int main(void) {

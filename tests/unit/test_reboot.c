@@ -445,7 +445,7 @@ static void test_grub_helpers(void)
 		if (stat(devs[i], &st) == 0 && S_ISBLK(st.st_mode))
 			dev = devs[i];
 	if (!dev) {
-		printf("test_reboot: skipping kreboot_fs_uuid on a block device: none of /dev/vda, sda, nvme0n1, loop0, zram0\n");
+		t_skip("kreboot_fs_uuid on a block device", "none of /dev/vda, sda, nvme0n1, loop0, zram0");
 		return;
 	}
 	snprintf(link, sizeof(link), "%s/1234-ABCD", dir);

@@ -270,7 +270,6 @@ static void test_submit(struct store *st)
 
 int main(void)
 {
-	setenv("KAB_MACHINE_CONF", "/nonexistent/machine.conf", 1);
 	log_quiet = true;
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");

@@ -4,17 +4,21 @@
 #include "t_job.h"
 #include "harness/daemon/api.h"
 #include "harness/daemon/nightly.h"
+#include "harness/daemon/queue.h"
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
 #include "harness/job/job_store.h"
 #include "harness/report/regress.h"
 #include "db/store.h"
 #include "db/store_regress.h"
+#include "harness/base/esc.h"
 #include "harness/base/util.h"
 #include "workloads/wl.h"
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -83,6 +87,92 @@ static void test_confirmation_job(void)
 	T_EQ_INT(job_confirmation(good, bad, 1, &c, &text), -EINVAL);
 	job_free(good);
 	job_free(bad);
+}
+
+/* Only the workloads that changed: the others are not run again. */
+static void test_confirmation_workloads(void)
+{
+	static const char text[] = "[job]\nname = nightly-w\npairs = 2\nprimary = time.wall_s\n[swap]\ndevice = none\n"
+				   "[variant A]\nname = base\n[variant B]\nname = head\n"
+				   "[workload w1]\ntype = command\ncommand = true\n"
+				   "[workload w2]\ntype = command\ncommand = true\nexpect.head = time.wall_s >= 0\n"
+				   "[workload w3]\ntype = command\ncommand = true\n";
+	static const char *const changed[] = { "w3", "w2", "gone" };
+	struct job *good = t_parse_job(text), *bad = t_parse_job(text);
+	T_CHECK(good && bad);
+	if (!good || !bad)
+		return;
+	struct job_confirm c = { .name = "nightly-w.confirm-1",
+				 .good_name = "good-job1",
+				 .bad_name = "bad-job2",
+				 .min_pairs = 6,
+				 .max_pairs = 16,
+				 .step = 2,
+				 .workloads = changed,
+				 .n_workloads = ARRAY_SIZE(changed) };
+	char *out = NULL;
+	T_EQ_INT(job_confirmation(good, bad, 1, &c, &out), 0);
+	job_free(good);
+	job_free(bad);
+	struct job *j = out ? t_parse_job(out) : NULL;
+	T_CHECK(j != NULL);
+	if (j) {
+		/* the bad night's order, those named only */
+		T_EQ_INT(j->n_workloads, 2);
+		T_EQ_STR(j->workloads[0].name, "w2");
+		T_EQ_STR(j->workloads[1].name, "w3");
+		T_EQ_INT(j->workloads[0].n_expect, 1);
+	}
+	job_free(j);
+	free(out);
+	/* none of them in the night's job */
+	good = t_parse_job(text);
+	bad = t_parse_job(text);
+	c.workloads = changed + 2;
+	c.n_workloads = 1;
+	T_EQ_INT(job_confirmation(good, bad, 1, &c, &out), -ENOENT);
+	job_free(good);
+	job_free(bad);
+}
+
+/* Changes group by night pair and compared variant; the groups come
+ * largest change first, then the newest bad night. */
+static void test_group(void)
+{
+	struct nightly_change c[] = {
+		{ .workload = "w2", .metric = "m", .variant = 1, .good_job = 9, .bad_job = 10, .pct = -3 },
+		{ .workload = "w1", .metric = "m", .variant = 2, .good_job = 9, .bad_job = 10, .pct = -8 },
+		{ .workload = "w1", .metric = "m", .variant = 1, .good_job = 9, .bad_job = 10, .pct = -2 },
+		{ .workload = "w1", .metric = "m", .variant = 1, .good_job = 4, .bad_job = 5, .pct = 3 },
+		{ .workload = "w2", .metric = "m", .variant = 2, .good_job = 9, .bad_job = 10, .pct = -1 },
+		{ .workload = "w1", .metric = "n", .variant = 1, .good_job = 9, .bad_job = 10, .pct = NAN },
+		{ .workload = "w3", .metric = "m", .variant = 1, .good_job = 11, .bad_job = 12, .pct = 3 },
+	};
+	struct nightly_group *g = NULL;
+	size_t n = 0;
+	T_EQ_INT(nightly_group_changes(c, ARRAY_SIZE(c), &g, &n), 0);
+	T_EQ_INT(n, 4);
+	if (n == 4) {
+		/* variant 2 of 9-10 (-8), then the three of 3, the newest bad night first */
+		T_EQ_INT(g[0].n, 2);
+		T_EQ_INT(c[g[0].first].variant, 2);
+		T_NEAR(g[0].size, 8, 1e-9);
+		T_EQ_INT(c[g[1].first].bad_job, 12);
+		T_EQ_INT(g[2].n, 3);
+		T_EQ_INT(c[g[2].first].bad_job, 10);
+		T_EQ_INT(c[g[2].first].variant, 1);
+		T_NEAR(g[2].size, 3, 1e-9); /* an estimate that is not a number counts as none */
+		T_EQ_INT(c[g[3].first].bad_job, 5);
+		/* within a group, by workload and metric */
+		T_EQ_STR(c[g[2].first].workload, "w1");
+		T_EQ_STR(c[g[2].first].metric, "m");
+		T_EQ_STR(c[g[2].first + 1].metric, "n");
+		T_EQ_STR(c[g[2].first + 2].workload, "w2");
+	}
+	free(g);
+	T_EQ_INT(nightly_group_changes(c, 0, &g, &n), 0);
+	T_EQ_INT(n, 0);
+	free(g);
 }
 
 /* A build variant is pinned to the commits the nights ran. */
@@ -172,11 +262,16 @@ static void test_store(void)
 	/* the same first bad night twice is refused by the table */
 	T_CHECK(store_regress_add(st, &g, &id) < 0);
 	T_EQ_INT(store_regress_set_confirm(st, 1, 6), 0);
-	T_EQ_INT(store_regress_by_confirm(st, 6, &got), 0);
+	struct store_regress *waiting = NULL;
+	size_t n_waiting = 0;
+	T_EQ_INT(store_regress_by_confirm(st, 6, &waiting, &n_waiting), 0);
+	T_EQ_INT(n_waiting, 1);
+	got = n_waiting ? waiting[0] : (struct store_regress){ 0 };
+	free(waiting);
 	T_EQ_INT(got.id, 1);
 	T_EQ_INT(got.state, REGRESS_PENDING);
 	T_CHECK(isnan(got.estimate_pct));
-	T_EQ_INT(store_regress_by_confirm(st, 5, &got), -ENOENT);
+	T_EQ_INT(store_regress_by_confirm(st, 5, &waiting, &n_waiting), -ENOENT);
 	got.state = REGRESS_CONFIRMED;
 	got.estimate_pct = 29.9;
 	got.ci_lo_pct = 25.0;
@@ -298,6 +393,7 @@ static int64_t stored_confirmation(struct store *st, double factor, const char *
 	free(steps);
 	enum job_status s;
 	T_EQ_INT(job_status_parse(status, &s), 0);
+	T_EQ_INT(store_job_set_status(st, id, JOB_RUNNING, NULL), 0); /* as the executor does */
 	T_EQ_INT(store_job_set_status(st, id, s, strcmp(status, "done") ? "the executor stopped" : NULL), 0);
 	job_free(j);
 	return id;
@@ -342,6 +438,20 @@ static void test_settle(void)
 		}
 	}
 	T_EQ_INT(nightly_settle(st, 999), -ENOENT);
+	/* one confirmation for two changes of its night pair: each settles from its own metric */
+	int64_t cj = stored_confirmation(st, 1.30, "done"), ids[2];
+	struct store_regress two[2] = { row("time.wall_s", cj, cj), row("pageout.ns_mean", cj, cj) };
+	for (size_t i = 0; i < 2; i++) {
+		T_EQ_INT(store_regress_add(st, &two[i], &ids[i]), 0);
+		T_EQ_INT(store_regress_set_confirm(st, ids[i], cj), 0);
+	}
+	T_EQ_INT(nightly_settle(st, cj), 0);
+	struct store_regress got;
+	T_EQ_INT(store_regress_get(st, ids[0], &got), 0);
+	T_EQ_INT(got.state, REGRESS_CONFIRMED);
+	T_EQ_INT(store_regress_get(st, ids[1], &got), 0);
+	T_EQ_INT(got.state, REGRESS_FAILED);
+	T_CHECK(strstr(got.reason, "has no pageout.ns_mean in workload w") != NULL);
 	store_close(st);
 	if (!getenv("KAB_UNIT_KEEP"))
 		unlink(path);
@@ -418,13 +528,321 @@ static void test_api(void)
 	unlink(path);
 }
 
+/* A page of the list and the next, the text's pointer to older ones, the
+ * feed of the confirmed ones, and /metrics' series as the database counts
+ * them: one per job, metric and kind, newest first, its open rows. */
+static void test_api_pages(void)
+{
+	char path[64];
+	t_db_path(path, sizeof(path), "/tmp/kab-unit-regpage-XXXXXX", NULL);
+	struct store *st;
+	T_EQ_INT(store_open(path, &st), 0);
+	int64_t jid[6] = { 0 };
+	for (int i = 1; i <= 5; i++) {
+		struct job *j = night("60");
+		T_EQ_INT(job_store_create(st, j, &jid[i]), 0);
+		job_free(j);
+	}
+	static const struct {
+		const char *metric, *verdict; /* NULL: pending */
+		bool acked;
+	} rows[] = {
+		{ "m1", "worse", true }, { "m1", "worse", false }, { "m2", "better", false },
+		{ "m1", NULL, false },   { "m2", "same", false },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct store_regress g = row(rows[i].metric, jid[1], jid[i + 1]);
+		int64_t id;
+		T_EQ_INT(store_regress_add(st, &g, &id), 0);
+		T_EQ_INT(id, (int64_t)i + 1);
+		if (!rows[i].verdict)
+			continue;
+		T_EQ_INT(store_regress_get(st, id, &g), 0);
+		g.state = REGRESS_CONFIRMED;
+		snprintf(g.verdict, sizeof(g.verdict), "%s", rows[i].verdict);
+		T_EQ_INT(store_regress_settle(st, &g), 0);
+		if (rows[i].acked)
+			T_EQ_INT(store_regress_ack(st, id, "token", 1764700000), 0);
+	}
+	struct strbuf m = { 0 };
+	T_EQ_INT(api_metrics_regressions(st, &m), 0);
+	store_close(st);
+	T_CHECK(m.buf && strstr(m.buf, "# TYPE kab_regressions_open gauge\n"
+				       "kab_regressions_open{job=\"nightly-unit\",metric=\"m2\",kind=\"change\"} 1\n"
+				       "kab_regressions_open{job=\"nightly-unit\",metric=\"m2\",kind=\"improvement\"} 1\n"
+				       "kab_regressions_open{job=\"nightly-unit\",metric=\"m1\",kind=\"regression\"} 1\n"));
+	if (m.buf)
+		T_CHECK(strstr(m.buf, "metric=\"m1\",kind=\"regression\"} 1\n") + strlen("metric=\"m1\",kind=\"regression\"} 1\n") ==
+			m.buf + m.len); /* the pending row makes no series */
+	sb_free(&m);
+
+	struct httpd_resp rs = { 0 };
+	static const char *const first[] = { "limit", "2", NULL };
+	static const char *const second[] = { "limit", "2", "after", "4", NULL };
+	static const char *const last[] = { "limit", "2", "after", "2", NULL };
+	static const char *const text[] = { "format", "text", "limit", "2", NULL };
+	static const char *const atom[] = { "format", "atom", "limit", "1", NULL };
+	static const char *const bad[] = { "limit", "x", NULL };
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, first, &rs), 200);
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "{\"regressions\":[{\"id\":5,") && strstr(rs.body.buf, "},{\"id\":4,") &&
+		!strstr(rs.body.buf, "{\"id\":3,") && strstr(rs.body.buf, "],\"next_after\":4}\n"));
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, second, &rs), 200);
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "[{\"id\":3,") && strstr(rs.body.buf, "},{\"id\":2,") &&
+		strstr(rs.body.buf, "],\"next_after\":2}\n"));
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, last, &rs), 200);
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "[{\"id\":1,") && strstr(rs.body.buf, "],\"next_after\":null}\n"));
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, text, &rs), 200);
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "#5 ") && strstr(rs.body.buf, "#4 ") &&
+		!strstr(rs.body.buf, "#3 ") && strstr(rs.body.buf, "\n(older change points: after=4)\n"));
+	/* the feed: the confirmed ones, whatever limit says */
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, atom, &rs), 200);
+	size_t entries = 0;
+	for (const char *p = rs.body.buf; p && (p = strstr(p, "<entry>")); p++)
+		entries++;
+	T_EQ_INT(entries, 4);
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, bad, &rs), 400);
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "limit must be"));
+	sb_free(&rs.body);
+	unlink(path);
+}
+
+/* No byte a terminal acts on (C0 but newline and tab, DEL, C1) and
+ * nothing that is not UTF-8. */
+static bool terminal_safe(const char *s)
+{
+	if (!s)
+		return false;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+			return false;
+	return esc_utf8_valid(s, strlen(s), NULL);
+}
+
+/* Nothing XML 1.0 forbids: UTF-8, no C0 control but tab, newline, CR. */
+static bool xml_chars_ok(const char *s)
+{
+	if (!s || !esc_utf8_valid(s, strlen(s), NULL))
+		return false;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 && *p != '\n' && *p != '\t' && *p != '\r')
+			return false;
+	return true;
+}
+
+/* A row whose strings came from git and a command workload as an older
+ * kab stored them: escape sequences in the subjects, the metric and the
+ * machine, a branch that is no UTF-8. The text list, kabd's text and
+ * Atom forms and /metrics show them and run none. */
+static void test_hostile(void)
+{
+	char path[64];
+	t_db_path(path, sizeof(path), "/tmp/kab-unit-reghostile-XXXXXX", NULL);
+	struct store *st;
+	T_EQ_INT(store_open(path, &st), 0);
+	struct job *j = night("60");
+	int64_t jid, id;
+	T_EQ_INT(job_store_create(st, j, &jid), 0);
+	job_free(j);
+	struct store_regress g = row("command.\x1b[2Jwiped", jid, jid);
+	g.state = REGRESS_CONFIRMED;
+	g.estimate_pct = 12;
+	g.ci_lo_pct = 10;
+	g.ci_hi_pct = 14;
+	g.p = 0.001;
+	g.confirm_job = jid;
+	snprintf(g.verdict, sizeof(g.verdict), "worse");
+	snprintf(g.track, sizeof(g.track), "origin caf\xe9");
+	snprintf(g.bad_sha, sizeof(g.bad_sha), "6ccdcb6d3a741b5a2cbd1f0e2d5a0b9c8d7e6f50");
+	snprintf(g.good_sha, sizeof(g.good_sha), "0123456789abcdef0123456789abcdef01234567");
+	snprintf(g.bad_subject, sizeof(g.bad_subject), "mm: \033]0;owned\007\302\23331m & <b>");
+	snprintf(g.good_subject, sizeof(g.good_subject), "mm: good\x1b[0m\r");
+	snprintf(g.machine, sizeof(g.machine), "lab\x1b[8m");
+	T_EQ_INT(store_regress_add(st, &g, &id), 0);
+	struct store_regress got;
+	T_EQ_INT(store_regress_get(st, id, &got), 0);
+	got.state = REGRESS_CONFIRMED;
+	got.estimate_pct = 12;
+	snprintf(got.verdict, sizeof(got.verdict), "worse");
+	T_EQ_INT(store_regress_settle(st, &got), 0);
+	store_close(st);
+
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	T_EQ_INT(regress_render_text(&g, 1, f), 0);
+	fclose(f);
+	T_CHECK(terminal_safe(text));
+	T_CHECK(text && strstr(text, "[origin:caf\\xe9] 6ccdcb6d3a: command.\\x1b[2Jwiped +12.0% regression"));
+	T_CHECK(text && strstr(text, "6ccdcb6d3a74 mm: \\x1b]0;owned\\x07\\u009b31m & <b>"));
+	free(text);
+
+	struct httpd_resp rs = { 0 };
+	static const char *const as_text[] = { "format", "text", NULL };
+	static const char *const as_atom[] = { "format", "atom", NULL };
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, as_text, &rs), 200);
+	T_CHECK(terminal_safe(rs.body.buf));
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "machine lab\\x1b[8m"));
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, as_atom, &rs), 200);
+	T_CHECK(xml_chars_ok(rs.body.buf));
+	/* the branch's byte is U+FFFD, ESC left out, markup as entities */
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "<title>[origin:caf\xef\xbf\xbd] 6ccdcb6d3a: command.[2Jwiped +12.0% regression</title>"));
+	T_CHECK(rs.body.buf && strstr(rs.body.buf, "on lab[8m:"));
+	sb_free(&rs.body);
+	struct strbuf m = { 0 };
+	T_EQ_INT(store_open(path, &st), 0);
+	T_EQ_INT(api_metrics_regressions(st, &m), 0);
+	store_close(st);
+	T_CHECK(terminal_safe(m.buf));
+	T_CHECK(m.buf && strstr(m.buf, "metric=\"command.\\\\x1b[2Jwiped\""));
+	sb_free(&m);
+	unlink(path);
+}
+
+static char *sql_text(const char *db, const char *q)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	char *v = NULL;
+	if (sqlite3_open(db, &h) == SQLITE_OK && sqlite3_prepare_v2(h, q, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		v = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v ? v : strdup("");
+}
+
+static bool sql_is(const char *db, const char *q, const char *want)
+{
+	char *v = sql_text(db, q);
+	bool ok = strcmp(v, want) == 0;
+	if (!ok)
+		fprintf(stderr, "  %s\n  gave \"%s\", expected \"%s\"\n", q, v, want);
+	free(v);
+	return ok;
+}
+
+#define CAP_NIGHTS 12
+#define CAP_BAD 6 /* the first bad night */
+
+/* Twelve nights of a job with five compared variants and three workloads:
+ * from night CAP_BAD on, w1 and w2 move by -2% in v1, -4% in v2, ... -10%
+ * in v5; w3 never moves. The nights' rows go in as kabd's history keeps
+ * them. Returns the last night's job. */
+static int64_t seed_cap_nights(struct store *st, const char *db)
+{
+	static const char text[] = "[job]\nname = nightly-cap\npairs = 2\nprimary = cap.score\n[swap]\ndevice = none\n"
+				   "[variant A]\nname = base\n[variant B]\nname = v1\n[variant C]\nname = v2\n"
+				   "[variant D]\nname = v3\n[variant E]\nname = v4\n[variant F]\nname = v5\n"
+				   "[workload w1]\ntype = command\ncommand = true\n"
+				   "[workload w2]\ntype = command\ncommand = true\n"
+				   "[workload w3]\ntype = command\ncommand = true\n";
+	int64_t id = 0;
+	struct strbuf q = { 0 };
+	sb_puts(&q, "BEGIN;");
+	for (int d = 0; d < CAP_NIGHTS; d++) {
+		struct job *j = t_parse_job(text);
+		T_CHECK(j && job_store_create(st, j, &id) == 0);
+		job_free(j);
+		T_EQ_INT(store_job_set_status(st, id, JOB_RUNNING, NULL), 0);
+		T_EQ_INT(store_job_set_status(st, id, JOB_DONE, NULL), 0);
+		double night = 1764547200.0 + d * 86400.0;
+		sb_printf(&q, "UPDATE jobs SET started = %.0f WHERE id = %lld;", night, (long long)id);
+		sb_printf(&q,
+			  "INSERT INTO history_nights (job_id, name, night, status, runs, runs_failed, computed, kab_version,"
+			  " schema_version) VALUES (%lld, 'nightly-cap', %.0f, 'done', 30, 0, %.0f, '0.1.0', 12);",
+			  (long long)id, night, night + 3600);
+		for (int v = 1; v <= 5; v++)
+			for (int w = 1; w <= 3; w++) {
+				double noise = 0.1 * (double)((d * 7 + v * 3 + w) % 5 - 2);
+				double e = (w < 3 && d >= CAP_BAD ? -2.0 * v : 0) + noise;
+				sb_printf(&q,
+					  "INSERT INTO history (job_id, name, night, workload, metric, variant_idx, pairs,"
+					  " estimate_pct, ci_lo_pct, ci_hi_pct, p, verdict, median_base, median_variant, unit,"
+					  " direction, is_primary, rank, variant_name, base_name) VALUES (%lld, 'nightly-cap',"
+					  " %.0f, 'w%d', 'cap.score', %d, 2, %.2f, %.2f, %.2f, 0.04, 'same', 100, %.2f, 'ops/s',"
+					  " 'higher', 1, 0, 'v%d', 'base');",
+					  (long long)id, night, w, v, e, e - 0.5, e + 0.5, 100 + e, v);
+			}
+	}
+	sb_puts(&q, "COMMIT;");
+	sqlite3 *h = NULL;
+	T_EQ_INT(sqlite3_open(db, &h), SQLITE_OK);
+	T_EQ_INT(sqlite3_exec(h, q.buf, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	sb_free(&q);
+	return id;
+}
+
+/* What kabd does after the last night: one confirmation job per night
+ * pair and compared variant, running w1 and w2 only, at most
+ * NIGHTLY_CONFIRM_MAX_PER_NIGHT of them, the largest changes first; the
+ * next night's pass queues the one that waited. The queue is kabd's own,
+ * on a database of its own with nothing to run: the confirmations go to
+ * the nights' database and nothing runs them. */
+static void test_confirm_cap(void)
+{
+	char db[64], qdb[64];
+	t_db_path(db, sizeof(db), "/tmp/kab-unit-cap-XXXXXX", "KAB_UNIT_KEEP");
+	t_db_path(qdb, sizeof(qdb), "/tmp/kab-unit-capq-XXXXXX", NULL);
+	struct store *st = NULL;
+	struct queue *q = NULL;
+	T_EQ_INT(store_open(db, &st), 0);
+	T_EQ_INT(queue_start(qdb, pthread_self(), &q), 0);
+	if (!st || !q)
+		goto out;
+	int64_t last = seed_cap_nights(st, db);
+	nightly_after_job(q, st, last);
+	char want[64];
+	snprintf(want, sizeof(want), "%u", NIGHTLY_CONFIRM_MAX_PER_NIGHT);
+	T_CHECK(sql_is(db, "SELECT count(*) FROM jobs WHERE name LIKE 'nightly-cap.confirm-%'", want));
+	/* each runs the two workloads that moved, none the one that did not */
+	T_CHECK(sql_is(db,
+		       "SELECT group_concat(w, ' ') FROM (SELECT DISTINCT (SELECT group_concat(name, ',') FROM"
+		       " (SELECT name FROM workloads WHERE job_id = j.id ORDER BY idx)) AS w FROM jobs j"
+		       " WHERE j.name LIKE 'nightly-cap.confirm-%')",
+		       "w1,w2"));
+	/* a row per change, two per confirmation, every one waiting on its job */
+	snprintf(want, sizeof(want), "%u %u", 2 * NIGHTLY_CONFIRM_MAX_PER_NIGHT, NIGHTLY_CONFIRM_MAX_PER_NIGHT);
+	T_CHECK(sql_is(db,
+		       "SELECT count(*) || ' ' || count(DISTINCT confirm_job) FROM regressions"
+		       " WHERE state = 'pending' AND confirm_job IS NOT NULL",
+		       want));
+	/* the largest first: v1 (-2%) waits */
+	T_CHECK(sql_is(db, "SELECT group_concat(DISTINCT variant_idx) FROM (SELECT variant_idx FROM regressions ORDER BY variant_idx)",
+		       "2,3,4,5"));
+	T_CHECK(sql_is(db, "SELECT count(*) FROM regressions WHERE workload = 'w3'", "0"));
+	char *bad = sql_text(db, "SELECT group_concat(DISTINCT bad_job) FROM regressions");
+	snprintf(want, sizeof(want), "%lld", (long long)(last - (CAP_NIGHTS - 1 - CAP_BAD)));
+	T_EQ_STR(bad, want);
+	free(bad);
+	/* the next night's pass: the one that waited, and nothing twice */
+	nightly_after_job(q, st, last);
+	snprintf(want, sizeof(want), "%u", NIGHTLY_CONFIRM_MAX_PER_NIGHT + 1);
+	T_CHECK(sql_is(db, "SELECT count(*) FROM jobs WHERE name LIKE 'nightly-cap.confirm-%'", want));
+	T_CHECK(sql_is(db, "SELECT count(*) FROM regressions WHERE variant_idx = 1 AND confirm_job IS NOT NULL", "2"));
+	nightly_after_job(q, st, last);
+	T_CHECK(sql_is(db, "SELECT count(*) FROM jobs WHERE name LIKE 'nightly-cap.confirm-%'", want));
+out:
+	queue_stop(q);
+	store_close(st);
+	if (!getenv("KAB_UNIT_KEEP"))
+		unlink(db);
+	unlink(qdb);
+}
+
 int main(void)
 {
+	log_quiet = true;
 	test_confirmation_job();
+	test_confirmation_workloads();
+	test_group();
 	test_confirmation_pins();
 	test_store();
 	test_render();
 	test_settle();
+	test_confirm_cap();
 	test_api();
+	test_api_pages();
+	test_hostile();
 	return t_done("test_regress");
 }

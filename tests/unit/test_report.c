@@ -4,11 +4,12 @@
  * single run, every run failed, a metric in one variant only). */
 #include "t_job.h"
 #include "t_report.h"
+#include "t_config.h"
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
 #include "harness/job/job_store.h"
 #include "harness/base/json.h"
-#include "harness/stats/metrics.h"
+#include "harness/report/metrics.h"
 #include "harness/report/report.h"
 #include "harness/report/report_priv.h"
 #include "db/store.h"
@@ -100,7 +101,7 @@ static void test_json_csv(void)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	json_str_file(f, "a\"b\\c\n\x01");
+	jw_dump_file(f, jw_str("a\"b\\c\n\x01"), 0);
 	fputc(' ', f);
 	report_csv_field(f, "plain");
 	fputc(' ', f);
@@ -115,16 +116,21 @@ static void test_locale(void)
 	setenv("LC_ALL", "", 1);
 	setenv("LC_CTYPE", "", 1);
 	setenv("LANG", "en_US.UTF-8", 1);
+	t_config_from_env();
 	T_CHECK(report_utf8_locale());
 	setenv("LANG", "de_DE.utf8", 1);
+	t_config_from_env();
 	T_CHECK(report_utf8_locale());
 	setenv("LC_CTYPE", "C", 1);
+	t_config_from_env();
 	T_CHECK(!report_utf8_locale());
 	setenv("LC_ALL", "C.UTF-8", 1);
+	t_config_from_env();
 	T_CHECK(report_utf8_locale());
 	unsetenv("LC_ALL");
 	unsetenv("LC_CTYPE");
 	unsetenv("LANG");
+	t_config_from_env();
 	T_CHECK(!report_utf8_locale());
 	T_EQ_STR(report_dir_arrow(STATS_DIR_HIGHER, false), "^");
 	T_EQ_STR(report_dir_arrow(STATS_DIR_LOWER, false), "v");
@@ -184,10 +190,10 @@ static void test_metric_table(void)
 	T_EQ_INT(m.dir, STATS_DIR_HIGHER);
 	metrics_describe("command.score", "points", &m);
 	T_EQ_INT(m.dir, STATS_DIR_NEUTRAL);
-	T_CHECK(metrics_glob("psi.*avg*", "psi.memory.some_avg10"));
-	T_CHECK(!metrics_glob("vmstat.pgscan_*", "vmstat.pgsteal_anon"));
-	T_CHECK(metrics_glob("a*", "a"));
-	T_CHECK(!metrics_glob("a", "ab"));
+	T_CHECK(util_glob("psi.*avg*", "psi.memory.some_avg10"));
+	T_CHECK(!util_glob("vmstat.pgscan_*", "vmstat.pgsteal_anon"));
+	T_CHECK(util_glob("a*", "a"));
+	T_CHECK(!util_glob("a", "ab"));
 }
 
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "harness/sampler/sampler.h"
+#include "db/series.h"
 #include "t.h"
 
 static double mono_now(void) {
@@ -36,28 +37,28 @@ static void check_round_trip(const int64_t *v, size_t n, size_t max_len) {
 	size_t len = 0;
 	int64_t out[64];
 
-	T_EQ_INT(sampler_encode(v, n, &blob, &len), 0);
+	T_EQ_INT(series_encode(v, n, &blob, &len), 0);
 	if (max_len)
 		T_CHECK(len <= max_len);
-	T_EQ_INT(sampler_decode(blob, len, out, 64), (long long)n);
+	T_EQ_INT(series_decode(blob, len, out, 64), (long long)n);
 	bool same = true;
 	for (size_t i = 0; i < n; i++)
 		same = same && out[i] == v[i];
 	T_CHECK(same);
 
 	/* the streaming cursor agrees, and ends with 0 */
-	struct sampler_cursor c;
+	struct series_cursor c;
 	int64_t x;
-	sampler_cursor_init(&c, blob, len);
+	series_cursor_init(&c, blob, len);
 	same = true;
 	for (size_t i = 0; i < n; i++)
-		same = same && sampler_cursor_next(&c, &x) == 1 && x == v[i];
+		same = same && series_cursor_next(&c, &x) == 1 && x == v[i];
 	T_CHECK(same);
-	T_EQ_INT(sampler_cursor_next(&c, &x), 0);
+	T_EQ_INT(series_cursor_next(&c, &x), 0);
 
 	/* a shorter out array stops early */
 	if (n > 2)
-		T_EQ_INT(sampler_decode(blob, len, out, 2), 2);
+		T_EQ_INT(series_decode(blob, len, out, 2), 2);
 	free(blob);
 }
 
@@ -81,7 +82,7 @@ static void test_encoding(void) {
 	int64_t known[] = { 0, -1, 0, 64 };
 	uint8_t *blob;
 	size_t len;
-	T_EQ_INT(sampler_encode(known, 4, &blob, &len), 0);
+	T_EQ_INT(series_encode(known, 4, &blob, &len), 0);
 	T_EQ_INT(len, 5);
 	if (len == 5) {
 		static const uint8_t want[] = { 0x00, 0x01, 0x02, 0x80, 0x01 };
@@ -92,15 +93,15 @@ static void test_encoding(void) {
 	/* corrupt blobs */
 	int64_t out[4];
 	static const uint8_t truncated[] = { 0x02, 0x80 };
-	T_EQ_INT(sampler_decode(truncated, sizeof(truncated), out, 4), -EINVAL);
+	T_EQ_INT(series_decode(truncated, sizeof(truncated), out, 4), -EINVAL);
 	static const uint8_t overlong[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02 };
-	T_EQ_INT(sampler_decode(overlong, sizeof(overlong), out, 4), -EINVAL);
+	T_EQ_INT(series_decode(overlong, sizeof(overlong), out, 4), -EINVAL);
 	static const uint8_t eleven[] = { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00 };
-	T_EQ_INT(sampler_decode(eleven, sizeof(eleven), out, 4), -EINVAL);
+	T_EQ_INT(series_decode(eleven, sizeof(eleven), out, 4), -EINVAL);
 	static const uint8_t max10[] = { 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
-	T_EQ_INT(sampler_decode(max10, sizeof(max10), out, 4), 1);
+	T_EQ_INT(series_decode(max10, sizeof(max10), out, 4), 1);
 	T_CHECK(out[0] == INT64_MAX);
-	T_EQ_INT(sampler_decode(NULL, 0, out, 4), 0);
+	T_EQ_INT(series_decode(NULL, 0, out, 4), 0);
 }
 
 /* what a series did: its range, mean and changes, unsigned as stored */
@@ -109,31 +110,31 @@ static void test_summarize(void)
 	int64_t v[] = { 5, 5, 7, 3, 3, 5 };
 	uint8_t *blob = NULL;
 	size_t len = 0;
-	struct sampler_summary sum;
+	struct series_summary sum;
 
-	T_EQ_INT(sampler_encode(v, 6, &blob, &len), 0);
-	T_EQ_INT(sampler_summarize(blob, len, 6, &sum), 0);
+	T_EQ_INT(series_encode(v, 6, &blob, &len), 0);
+	T_EQ_INT(series_summarize(blob, len, 6, &sum), 0);
 	T_EQ_INT(sum.n, 6);
 	T_CHECK(sum.min == 3 && sum.max == 7);
 	T_NEAR(sum.mean, 28.0 / 6, 1e-12);
 	T_EQ_INT(sum.changes, 3);
 	/* up to n values: the stored count bounds it */
-	T_EQ_INT(sampler_summarize(blob, len, 2, &sum), 0);
+	T_EQ_INT(series_summarize(blob, len, 2, &sum), 0);
 	T_CHECK(sum.n == 2 && sum.min == 5 && sum.max == 5 && sum.changes == 0);
 	free(blob);
 
 	/* a counter near 2^64 is large, not negative */
 	int64_t wide[] = { (int64_t)UINT64_MAX, 0 };
-	T_EQ_INT(sampler_encode(wide, 2, &blob, &len), 0);
-	T_EQ_INT(sampler_summarize(blob, len, 2, &sum), 0);
+	T_EQ_INT(series_encode(wide, 2, &blob, &len), 0);
+	T_EQ_INT(series_summarize(blob, len, 2, &sum), 0);
 	T_CHECK(sum.min == 0 && sum.max == UINT64_MAX && sum.changes == 1);
 	free(blob);
 
-	T_EQ_INT(sampler_summarize(NULL, 0, 4, &sum), 0);
+	T_EQ_INT(series_summarize(NULL, 0, 4, &sum), 0);
 	T_EQ_INT(sum.n, 0);
 	static const uint8_t truncated[] = { 0x02, 0x80 };
 	sum.n = 99;
-	T_EQ_INT(sampler_summarize(truncated, sizeof(truncated), 4, &sum), -EINVAL);
+	T_EQ_INT(series_summarize(truncated, sizeof(truncated), 4, &sum), -EINVAL);
 	T_EQ_INT(sum.n, 99);
 }
 
@@ -167,7 +168,7 @@ static void on_series(void *ctx, const char *metric, const uint8_t *blob, size_t
 	struct result *r = ctx;
 	int64_t *v = calloc(n + 1, sizeof(*v));
 
-	if (!v || sampler_decode(blob, len, v, n + 1) != (int)n)
+	if (!v || series_decode(blob, len, v, n + 1) != (int)n)
 		r->series_bad++;
 	if (r->n_series < RESULT_MAX && strncmp(metric, "memcg", 5) == 0) {
 		snprintf(r->series_name[r->n_series], sizeof(r->series_name[0]), "%s", metric);
@@ -422,7 +423,7 @@ static void live_series(void *ctx, const char *metric, const uint8_t *blob, size
 	l->n_series++;
 	if (strncmp(metric, "interrupts.", 11) == 0 && strstr(metric, ".cpu"))
 		l->n_percpu_series++;
-	if (!v || n != l->samples || sampler_decode(blob, len, v, n + 1) != (int)n)
+	if (!v || n != l->samples || series_decode(blob, len, v, n + 1) != (int)n)
 		l->bad++;
 	free(v);
 }
@@ -458,7 +459,7 @@ static void test_live(void) {
 	size_t tl;
 	T_EQ_INT(sampler_times(s, &tb, &tl), 0);
 	int64_t t[32];
-	int n = sampler_decode(tb, tl, t, 32);
+	int n = series_decode(tb, tl, t, 32);
 	T_EQ_INT(n, (long long)st.samples);
 	bool monotone = n > 0 && t[0] == 0;
 	for (int i = 1; i < n; i++)
@@ -515,7 +516,7 @@ static void test_memcg_removed(void) {
 	static struct result res;
 
 	if (geteuid() != 0 || access("/sys/fs/cgroup/memory/memory.oom_control", F_OK) != 0) {
-		fprintf(stderr, "skip: memcg removal test needs root and a cgroup v1 memory controller\n");
+		t_skip("the memcg removal test", "needs root and a cgroup v1 memory controller");
 		return;
 	}
 	snprintf(dir, sizeof(dir), "/sys/fs/cgroup/memory/kab-test-sampler-%d", (int)getpid());

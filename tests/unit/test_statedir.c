@@ -1,8 +1,10 @@
 /* The state directory: made 0700 when missing; refused with the reason
  * when it is a symbolic link, another user's, writable by group or others,
  * or under a directory others can change; fresh names by directory fd.
- * Real directories under /tmp; needs root (the owner checks are root's). */
+ * Real directories under /tmp. The directories made and refused need root
+ * (the owner checks are root's); the paths and names need no one. */
 #include "t.h"
+#include "t_config.h"
 #include "kernels/build.h"
 #include "kernels/kbuild_priv.h"
 #include "harness/base/statedir.h"
@@ -75,11 +77,13 @@ static void test_env(void)
 	path_in(dir, sizeof(dir), "from-env");
 	snprintf(env, sizeof(env), "%s:/elsewhere", dir);
 	setenv(STATE_DIR_ENV, env, 1);
+	t_config_from_env();
 	struct strbuf err = { 0 };
 	state_reset();
 	T_EQ_INT(state_init(NULL, &err), 0);
 	T_EQ_STR(state_path(), dir);
 	unsetenv(STATE_DIR_ENV);
+	t_config_from_env();
 	sb_free(&err);
 }
 
@@ -128,7 +132,11 @@ static void test_refusals(void)
 	T_EQ_INT(state_init(sub, &err), 0);
 	T_EQ_INT(mode_of(sub), 0700);
 	sb_free(&err);
+}
 
+/* refused as a path, before anything is looked at: any user */
+static void test_not_absolute(void)
+{
 	refused("var/lib/kab", -EINVAL, "not an absolute path");
 	refused("/var/lib/../kab", -EINVAL, "not an absolute path");
 	refused("/var//kab", -EINVAL, "not an absolute path");
@@ -190,37 +198,72 @@ static void test_build_dirs(void)
 	state_reset();
 	T_EQ_INT(state_init(dir, &err), 0);
 	unsetenv("KAB_KERNELS_DIR");
+	t_config_from_env();
 	snprintf(want, sizeof(want), "%s/kernels", dir);
 	T_EQ_INT(kbuild_kernels_dir(NULL, buf, sizeof(buf), &err), 0);
 	T_EQ_STR(buf, want);
 	setenv("KAB_KERNELS_DIR", "/srv/kernels", 1);
+	t_config_from_env();
 	T_EQ_INT(kbuild_kernels_dir(NULL, buf, sizeof(buf), &err), 0);
 	T_EQ_STR(buf, "/srv/kernels");
 	T_EQ_INT(kbuild_kernels_dir("/given", buf, sizeof(buf), &err), 0);
 	T_EQ_STR(buf, "/given");
 	unsetenv("KAB_KERNELS_DIR");
+	t_config_from_env();
 	T_CHECK(strncmp(KBUILD_WORK_DEFAULT, STATE_DIR_DEFAULT "/", strlen(STATE_DIR_DEFAULT) + 1) != 0);
 	T_CHECK(err.buf == NULL);
 	sb_free(&err);
 }
 
+/* The database every verb uses without --db: kab.db in the state
+ * directory state_init would open, named without making anything. */
+static void test_db_path(void)
+{
+	char db[256], *saved = getenv(STATE_DIR_ENV) ? strdup(getenv(STATE_DIR_ENV)) : NULL;
+	unsetenv(STATE_DIR_ENV);
+	t_config_from_env();
+	T_EQ_INT(state_db_path(NULL, db, sizeof(db)), 0);
+	T_EQ_STR(db, "/var/lib/kab/kab.db");
+	setenv(STATE_DIR_ENV, "/srv/kab:/other", 1);
+	t_config_from_env();
+	T_EQ_INT(state_db_path(NULL, db, sizeof(db)), 0);
+	T_EQ_STR(db, "/srv/kab/kab.db");
+	T_EQ_INT(state_db_path("/x/state/", db, sizeof(db)), 0);
+	T_EQ_STR(db, "/x/state/kab.db");
+	T_EQ_INT(state_db_path("relative", db, sizeof(db)), -EINVAL);
+	T_EQ_INT(state_db_path("/x/../y", db, sizeof(db)), -EINVAL);
+	T_EQ_INT(state_db_path("/x/state", db, 10), -ENAMETOOLONG);
+	char made[160];
+	path_in(made, sizeof(made), "never-made");
+	T_EQ_INT(state_db_path(made, db, sizeof(db)), 0);
+	T_CHECK(access(made, F_OK) != 0);
+	if (saved)
+		setenv(STATE_DIR_ENV, saved, 1);
+	else
+		unsetenv(STATE_DIR_ENV);
+	t_config_from_env();
+	free(saved);
+}
+
 int main(void)
 {
-	if (geteuid() != 0) {
-		printf("statedir: skipped: needs root (the checks are about root-owned directories)\n");
-		return 0;
-	}
 	log_quiet = true;
 	if (!mkdtemp(base)) {
 		perror("mkdtemp");
 		return 1;
 	}
-	test_create();
-	test_env();
-	test_refusals();
-	test_names();
-	test_trusted();
-	test_build_dirs();
+	if (geteuid() == 0) {
+		test_create();
+		test_env();
+		test_refusals();
+		test_names();
+		test_trusted();
+		test_build_dirs();
+	} else {
+		t_skip("state directories made, named and refused", "needs root (the checks are about root-owned directories)");
+	}
+	test_not_absolute();
+	test_db_path();
 	state_reset();
 	util_remove_tree(base);
 	return t_done("statedir");

@@ -14,7 +14,9 @@
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char job_text[] =
@@ -312,6 +314,162 @@ static void test_store_modes(void)
 	rmdir(dir);
 }
 
+/* store_file_prepare on path: its return, and its message in msg. */
+static int prepare(const char *path, char *msg, size_t len)
+{
+	struct strbuf err = { 0 };
+	int r = store_file_prepare(path, &err);
+	snprintf(msg, len, "%s", err.buf ? err.buf : "");
+	sb_free(&err);
+	return r;
+}
+
+static void touch(const char *path, mode_t mode, uid_t uid)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	T_CHECK(fd >= 0 && fchmod(fd, mode) == 0 && fchown(fd, uid, (gid_t)-1) == 0);
+	if (fd >= 0)
+		close(fd);
+}
+
+static bool has(const char *msg, const char *part)
+{
+	if (strstr(msg, part))
+		return true;
+	fprintf(stderr, "  expected \"%s\" in: %s\n", part, msg);
+	return false;
+}
+
+/* Root opening a database someone else could change: the file, its
+ * directory, its -wal, -shm and -journal, a directory above it; each
+ * refused naming it, its owner and mode, before anything is made. What
+ * is root's and closed passes, under a sticky directory too. */
+static void test_store_refusals(void)
+{
+	if (geteuid() != 0) {
+		t_skip("test_store_refusals", "needs root (files of another owner)");
+		return;
+	}
+	const uid_t other = 65534;
+	char top[] = "/tmp/kab-unit-owner-XXXXXX";
+	T_CHECK(mkdtemp(top) != NULL);
+	char dir[128], db[160], side[180], msg[2048];
+	snprintf(dir, sizeof(dir), "%s/d", top);
+	snprintf(db, sizeof(db), "%s/k.db", dir);
+	T_EQ_INT(mkdir(dir, 0700), 0);
+
+	/* the database: made by uid 65534 */
+	touch(db, 0600, other);
+	T_EQ_INT(prepare(db, msg, sizeof(msg)), -EPERM);
+	T_CHECK(has(msg, "/k.db: owned by uid 65534"));
+	T_CHECK(has(msg, "mode 0600 (not root's): kab runs as root and replays this database's journal"));
+	T_CHECK(has(msg, "leave out --db"));
+	struct store *st = NULL;
+	T_EQ_INT(store_open(db, &st), -EPERM);
+	T_CHECK(st == NULL);
+	/* root's, but its group may write it */
+	touch(db, 0620, 0);
+	T_EQ_INT(prepare(db, msg, sizeof(msg)), -EPERM);
+	T_CHECK(has(msg, "mode 0620 (writable by its group or others)"));
+	touch(db, 0600, 0);
+	T_EQ_INT(prepare(db, msg, sizeof(msg)), 0);
+
+	/* its -wal, -shm or -journal: SQLite reads each into the database */
+	static const char *const sides[] = { "-wal", "-shm", "-journal" };
+	for (size_t i = 0; i < ARRAY_SIZE(sides); i++) {
+		snprintf(side, sizeof(side), "%s%s", db, sides[i]);
+		touch(side, 0644, other);
+		T_EQ_INT(prepare(db, msg, sizeof(msg)), -EPERM);
+		char want[64];
+		snprintf(want, sizeof(want), "k.db%s: owned by uid 65534", sides[i]);
+		T_CHECK(has(msg, want));
+		touch(side, 0666, 0);
+		T_EQ_INT(prepare(db, msg, sizeof(msg)), -EPERM);
+		T_CHECK(has(msg, "mode 0666 (writable by its group or others)"));
+		unlink(side);
+		T_EQ_INT(symlink("/etc/passwd", side), 0);
+		T_EQ_INT(prepare(db, msg, sizeof(msg)), -EPERM);
+		T_CHECK(has(msg, "(a symbolic link)"));
+		unlink(side);
+	}
+
+	/* its directory: another's, or open to others even when sticky */
+	T_EQ_INT(chown(dir, other, (gid_t)-1), 0);
+	T_EQ_INT(prepare(db, msg, sizeof(msg)), -EPERM);
+	T_CHECK(has(msg, "/k.db: its directory ") && has(msg, "/d is owned by uid 65534") && has(msg, "so others could replace"));
+	T_EQ_INT(chown(dir, 0, (gid_t)-1), 0);
+	T_EQ_INT(chmod(dir, 01777), 0);
+	T_EQ_INT(prepare(db, msg, sizeof(msg)), -EPERM);
+	T_CHECK(has(msg, "mode 1777 (writable by its group or others)"));
+	T_EQ_INT(chmod(dir, 0700), 0);
+	/* nothing is made in a refused directory */
+	unlink(db);
+	T_EQ_INT(chown(dir, other, (gid_t)-1), 0);
+	T_EQ_INT(store_open(db, &st), -EPERM);
+	T_CHECK(access(db, F_OK) != 0);
+	T_EQ_INT(chown(dir, 0, (gid_t)-1), 0);
+
+	/* a directory above it: another's could be renamed away; a sticky
+	 * root's one (/tmp) could not */
+	T_EQ_INT(chown(top, other, (gid_t)-1), 0);
+	T_EQ_INT(prepare(db, msg, sizeof(msg)), -EPERM);
+	T_CHECK(has(msg, "above it is owned by uid 65534") && has(msg, "could put another database in its place"));
+	T_EQ_INT(chown(top, 0, (gid_t)-1), 0);
+	T_EQ_INT(chmod(top, 01777), 0);
+	T_EQ_INT(prepare(db, msg, sizeof(msg)), 0);
+	T_EQ_INT(chmod(top, 0777), 0);
+	T_EQ_INT(prepare(db, msg, sizeof(msg)), -EPERM);
+	T_EQ_INT(chmod(top, 0700), 0);
+	T_EQ_INT(prepare(db, msg, sizeof(msg)), 0);
+	T_CHECK(access(db, F_OK) == 0);
+	T_EQ_INT(mode_of(db), 0600);
+
+	/* a link on the way, and not a file: refused, never waited on */
+	char link[160], via[200];
+	snprintf(link, sizeof(link), "%s/l", top);
+	snprintf(via, sizeof(via), "%s/k.db", link);
+	T_EQ_INT(symlink("d", link), 0);
+	T_EQ_INT(prepare(via, msg, sizeof(msg)), -ELOOP);
+	T_CHECK(has(msg, "/l is a symbolic link"));
+	unlink(link);
+	unlink(db);
+	T_EQ_INT(mkfifo(db, 0600), 0);
+	T_EQ_INT(prepare(db, msg, sizeof(msg)), -EPERM);
+	T_CHECK(has(msg, "(not a regular file)"));
+	unlink(db);
+
+	/* a user other than root: his own database and root's pass, another
+	 * user's is refused (a child as uid 65534, the answer its status) */
+	T_EQ_INT(chmod(top, 0711), 0);
+	T_EQ_INT(chown(dir, other, (gid_t)-1), 0);
+	char mine[160], roots[160], theirs[160];
+	snprintf(mine, sizeof(mine), "%s/mine.db", dir);
+	snprintf(roots, sizeof(roots), "%s/roots.db", dir);
+	snprintf(theirs, sizeof(theirs), "%s/theirs.db", dir);
+	touch(roots, 0644, 0);
+	touch(theirs, 0600, other - 1);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char m[2048];
+		if (setgid(other) < 0 || setuid(other) < 0)
+			_exit(9);
+		int code = prepare(mine, m, sizeof(m)) == 0 && access(mine, F_OK) == 0 ? 0 : 1;
+		code |= prepare(roots, m, sizeof(m)) == 0 ? 0 : 2;
+		bool refused = prepare(theirs, m, sizeof(m)) == -EPERM;
+		code |= refused && strstr(m, "(neither yours nor root's): kab opens a database only when nobody but you") ? 0 : 4;
+		_exit(code);
+	}
+	int status = -1;
+	T_EQ_INT(waitpid(pid, &status, 0), pid);
+	T_CHECK(WIFEXITED(status));
+	T_EQ_INT(WEXITSTATUS(status), 0);
+	unlink(mine);
+	unlink(roots);
+	unlink(theirs);
+	rmdir(dir);
+	rmdir(top);
+}
+
 /* store_job_submit: the job and its schedule in one transaction; what
  * kabd shows of a job read back without its text. */
 static void test_submit(void)
@@ -593,14 +751,90 @@ static void test_status_unknown(void)
 	unlink(path);
 }
 
+/* A job's life (store.h): every pair of statuses against the table, and
+ * the store writing only the changes it allows, keeping the status (and
+ * saying so) when refused; a job with a status this kab does not know is
+ * never moved. */
+static void test_job_life(void)
+{
+	static const char *const allowed[] = {
+		"queued>running",     "queued>failed",         "queued>cancelled",  "running>interrupted",
+		"running>done",       "running>failed",        "running>cancelled", "interrupted>running",
+		"interrupted>failed", "interrupted>cancelled", "failed>running",    "cancelled>running",
+	};
+	for (int f = 0; f < JOB_STATUS_N; f++)
+		for (int t = 0; t < JOB_STATUS_N; t++) {
+			char pair[64];
+			snprintf(pair, sizeof(pair), "%s>%s", job_status_name((enum job_status)f),
+				 job_status_name((enum job_status)t));
+			bool want = f == t;
+			for (size_t i = 0; i < ARRAY_SIZE(allowed); i++)
+				want |= strcmp(pair, allowed[i]) == 0;
+			if (job_transition_allowed((enum job_status)f, (enum job_status)t) != want)
+				fprintf(stderr, "  %s: table says %d\n", pair, !want);
+			T_CHECK(job_transition_allowed((enum job_status)f, (enum job_status)t) == want);
+		}
+	T_CHECK(!job_transition_allowed(JOB_STATUS_UNKNOWN, JOB_RUNNING));
+	T_CHECK(!job_transition_allowed(JOB_QUEUED, JOB_STATUS_UNKNOWN));
+
+	char path[64];
+	t_db_path(path, sizeof(path), "/tmp/kab-unit-XXXXXX", NULL);
+	struct store *st;
+	T_EQ_INT(store_open(path, &st), 0);
+	struct job *j = t_parse_job(job_text);
+	if (!j)
+		return;
+	struct store_step *steps;
+	size_t n;
+	T_EQ_INT(exec_plan(j, &steps, &n), 0);
+	int64_t id = 0;
+	T_EQ_INT(job_store_submit(st, j, NULL, steps, n, &id), 0);
+	free(steps);
+	job_free(j);
+	struct store_job sj;
+	/* queued cannot end done without running */
+	T_EQ_INT(store_job_set_status(st, id, JOB_DONE, NULL), -EPERM);
+	T_EQ_INT(store_job_info(st, id, &sj), 0);
+	T_EQ_INT(sj.status, JOB_QUEUED);
+	T_EQ_INT(store_job_set_status(st, id, JOB_INTERRUPTED, "x"), -EPERM);
+	T_EQ_INT(store_job_set_status(st, id, JOB_RUNNING, NULL), 0);
+	T_EQ_INT(store_job_set_status(st, id, JOB_RUNNING, "building kernels"), 0);
+	T_EQ_INT(store_job_set_status(st, id, JOB_QUEUED, NULL), -EPERM);
+	T_EQ_INT(store_job_set_status(st, id, JOB_DONE, NULL), 0);
+	/* done is final; its reason may still be amended */
+	T_EQ_INT(store_job_set_status(st, id, JOB_RUNNING, NULL), -EPERM);
+	T_EQ_INT(store_job_set_status(st, id, JOB_CANCELLED, "cancelled over the API"), -EPERM);
+	T_EQ_INT(store_job_set_status(st, id, JOB_DONE, "the governor could not be restored"), 0);
+	T_EQ_INT(store_job_info(st, id, &sj), 0);
+	T_EQ_INT(sj.status, JOB_DONE);
+	T_EQ_STR(sj.reason, "the governor could not be restored");
+	T_EQ_INT(store_job_set_status(st, id + 1, JOB_RUNNING, NULL), -ENOENT);
+	store_close(st);
+
+	sqlite3 *db;
+	T_EQ_INT(sqlite3_open(path, &db), SQLITE_OK);
+	T_EQ_INT(sqlite3_exec(db, "UPDATE jobs SET status = 'paused' WHERE id = 1", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	T_EQ_INT(store_open(path, &st), 0);
+	T_EQ_INT(store_job_set_status(st, id, JOB_RUNNING, NULL), -EPERM);
+	T_EQ_INT(store_job_set_status(st, id, JOB_CANCELLED, NULL), -EPERM);
+	store_close(st);
+	char word[32] = "";
+	db_word(path, "jobs", word, sizeof(word));
+	T_EQ_STR(word, "paused");
+	unlink(path);
+}
+
 int main(void)
 {
 	log_quiet = true;
 	test_plan();
 	test_store();
 	test_store_modes();
+	test_store_refusals();
 	test_submit();
 	test_status_names();
 	test_status_unknown();
+	test_job_life();
 	return t_done("store");
 }

@@ -160,6 +160,34 @@ static const char job_text[] = "[job]\nname = nightly\nswitch = reboot\n\n"
 
 /* The commit of each night on its variant row; the previous night's by
  * job name, variant and track. */
+/* A commit whose subject holds escape sequences, a C1 CSI, a byte of no
+ * UTF-8 (git keeps a message's bytes as given): the head's subject, which
+ * kab stores and prints, has them shown, and is cut at a character. */
+static void test_hostile_subject(const char *top)
+{
+	char origin[4200], src[4200];
+	snprintf(origin, sizeof(origin), "%s/hostile.git", top);
+	snprintf(src, sizeof(src), "%s/hostile-src", top);
+	/* git commit would take the byte for Latin-1 and convert it: the
+	 * commit object is written as it is, as any other git may have */
+	T_CHECK(sh(top, GIT " init -q hw && cd hw && echo 1 >f && " GIT " add f && t=$(git write-tree) && "
+			    "c=$(printf 'tree %%s\\nauthor kab <kab@localhost> 1700000000 +0000\\n"
+			    "committer kab <kab@localhost> 1700000000 +0000\\n\\n"
+			    "mm: \\033[2J\\033]0;owned\\007\\302\\23331m caf\\351\\n' $t | git hash-object -t commit -w --stdin) && "
+			    "git update-ref refs/heads/main $c && " GIT " clone -q --bare . ../hostile.git && " GIT
+			    " clone -q --shared --no-checkout ../hostile.git ../hostile-src"));
+	struct ktrack_head head;
+	struct strbuf why = { 0 };
+	T_EQ_INT(ktrack_fetch(src, origin, "origin", "main", NULL, NULL, &head, &why), 0);
+	T_EQ_STR(head.subject, "mm: \\x1b[2J\\x1b]0;owned\\x07\\u009b31m caf\\xe9");
+	/* a subject longer than the head's field, ending in a 3-byte character */
+	T_CHECK(sh(top, "cd hw && echo 2 >f && " GIT
+			" commit -q -am \"$(printf '%%0253d\\342\\206\\222' 0)\" && git push -q ../hostile.git main"));
+	T_EQ_INT(ktrack_fetch(src, origin, "origin", "main", NULL, NULL, &head, &why), 0);
+	T_EQ_INT(strlen(head.subject), 253);
+	sb_free(&why);
+}
+
 static void test_store(void)
 {
 	char path[256];
@@ -243,6 +271,7 @@ int main(void)
 	char top[] = "/tmp/kab-unit-track.XXXXXX";
 	if (mkdtemp(top)) {
 		test_git(top);
+		test_hostile_subject(top);
 		util_remove_tree(top);
 	} else {
 		T_CHECK(!"mkdtemp");

@@ -8,7 +8,9 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void test_numbers(void)
@@ -230,6 +232,55 @@ static void test_read_regular(void)
 	util_remove_tree(dir);
 }
 
+/* The descriptors a child of kab gets: 0, 1, 2 and nothing else, from a
+ * fork (util_child_fds) and from posix_spawn (util_spawn_close_fds), with
+ * a descriptor left open without O_CLOEXEC in the parent. */
+static void fd_listing(int out_fd, char *buf, size_t len)
+{
+	lseek(out_fd, 0, SEEK_SET);
+	ssize_t n = read(out_fd, buf, len - 1);
+	buf[n > 0 ? n : 0] = 0;
+}
+
+static void test_child_fds(void)
+{
+	char secret[] = "/tmp/kab-unit-fds.XXXXXX", listing[] = "/tmp/kab-unit-fdls.XXXXXX";
+	int fd = mkstemp(secret);
+	int out = mkstemp(listing);
+	T_CHECK(fd >= 0 && out >= 0);
+	char *argv[] = { "/bin/ls", "/proc/self/fd", NULL };
+	char buf[256];
+	pid_t pid = fork();
+	if (pid == 0) {
+		util_child_fds();
+		if (dup2(out, 1) < 0)
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	int status = 0;
+	T_CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	fd_listing(out, buf, sizeof(buf));
+	T_EQ_STR(buf, "0\n1\n2\n3\n");
+	T_CHECK(ftruncate(out, 0) == 0 && lseek(out, 0, SEEK_SET) == 0);
+
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, out, 1);
+	T_EQ_INT(util_spawn_close_fds(&fa), 0);
+	T_EQ_INT(posix_spawn(&pid, argv[0], &fa, NULL, argv, NULL), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	T_CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	fd_listing(out, buf, sizeof(buf));
+	T_EQ_STR(buf, "0\n1\n2\n3\n");
+	/* the parent's own stay open, without O_CLOEXEC */
+	T_CHECK(fcntl(fd, F_GETFD) == 0);
+	close(fd);
+	close(out);
+	unlink(secret);
+	unlink(listing);
+}
+
 int main(void)
 {
 	test_read_regular();
@@ -242,5 +293,6 @@ int main(void)
 	test_strmap();
 	test_diags_budget();
 	test_grow();
+	test_child_fds();
 	return t_done("util");
 }

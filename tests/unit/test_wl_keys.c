@@ -1,7 +1,7 @@
 /* The workload key tables: the generic parsers and the one message each
  * key type has, on a table of every type; every workload's table against
  * itself (its defaults pass its own checks) and against its hand-written
- * reference (docs/wl-TYPE.md, else README.md): each key is there with
+ * reference (doc/wl-TYPE.md, else doc/jobs.md): each key is there with
  * its default, so the two cannot drift apart. */
 #include "t_job.h"
 #include "workloads/wl.h"
@@ -147,7 +147,7 @@ static size_t row_cells(char *line, char **cells, size_t max)
 }
 
 /* Whether a row of the reference documents key (a cell "`KEY`" or
- * "`KEY` (required)"; in README.md also a cell "`TYPE`") with its default. */
+ * "`KEY` (required)"; in doc/jobs.md also a cell "`TYPE`") with its default. */
 static bool row_has_key(char *line, const char *type, const struct wl_key *k, bool readme)
 {
 	char *cells[16], name[96], name_sp[100], plain[96];
@@ -176,10 +176,10 @@ static void test_reference(void)
 {
 	for (const struct wl_ops *const *o = wl_all(); *o; o++) {
 		char path[256];
-		snprintf(path, sizeof(path), "docs/wl-%s.md", (*o)->type);
+		snprintf(path, sizeof(path), "doc/wl-%s.md", (*o)->type);
 		bool readme = access(path, R_OK) != 0;
 		if (readme)
-			snprintf(path, sizeof(path), "README.md");
+			snprintf(path, sizeof(path), "doc/jobs.md");
 		char *text = NULL;
 		T_EQ_INT(util_read_file(path, &text, NULL), 0);
 		if (!text)

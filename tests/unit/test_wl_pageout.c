@@ -2,6 +2,7 @@
  * helper programs print (fixtures captured from real runs, and broken
  * lines), and the checks of their keys. */
 #include "t_job.h"
+#include "t_config.h"
 #include "workloads/wl.h"
 #include "harness/job/job.h"
 #include "harness/base/util.h"
@@ -155,6 +156,53 @@ static void test_shmem_check(void)
 	t_workload_free(w);
 }
 
+/* argv of a workload from a parsed job, without the program: "--size 1 ...". */
+static void args_of(const char *type, const char *keys, struct strbuf *ret)
+{
+	char text[1024];
+	snprintf(text, sizeof(text), "[job]\nname = t\n[variant A]\n[variant B]\n[workload w]\ntype = %s\n%s", type, keys);
+	struct job *j = t_parse_job(text);
+	T_CHECK(j && j->n_workloads == 1 && j->workloads[0].opts);
+	if (!j || j->n_workloads != 1)
+		return;
+	char **argv = NULL;
+	struct wl_ctx c = { .wl = &j->workloads[0] };
+	T_EQ_INT(wl_find(type)->argv(&c, &argv), 0);
+	for (size_t i = 1; argv && argv[i]; i++)
+		sb_printf(ret, "%s%s", i > 1 ? " " : "", argv[i]);
+	wl_argv_free(argv);
+	job_free(j);
+}
+
+/* The keys are parsed once, as the job is read, into the type's options;
+ * the programs' arguments come from them, defaults filled in. */
+static void test_options(void)
+{
+	char path[8192];
+	const char *old = getenv("PATH");
+	snprintf(path, sizeof(path), "build:%s", old ? old : "/usr/bin:/bin");
+	setenv("PATH", path, 1);
+	t_config_from_env();
+	char prog[4096];
+	if (!wl_helper_path("kab-pageout", prog, sizeof(prog)) || !wl_helper_path("kab-shmem-truncate", prog, sizeof(prog))) {
+		t_skip("test_options", "build/kab-pageout or build/kab-shmem-truncate is not built (make all)");
+		return;
+	}
+	struct strbuf a = { 0 };
+	args_of("pageout", "size = 64M\nrefault = yes\n", &a);
+	T_EQ_STR(a.buf, "--size 67108864 --reps 10 --fill pattern --refault yes --align 2097152 --thp-madvise no");
+	sb_free(&a);
+	a = (struct strbuf){ 0 };
+	args_of("shmem-truncate", "backing = memfd\nop = close\nsize = 1G\nfill = fallocate\n", &a);
+	T_EQ_STR(a.buf, "--backing memfd --op close --size 1073741824 --reps 5 --fill fallocate --huge never");
+	sb_free(&a);
+	/* a bad value leaves no options: kab check says why, and no run starts */
+	struct job *j = t_parse_job("[job]\nname = t\n[variant A]\n[variant B]\n[workload w]\ntype = pageout\nsize = 3\n");
+	T_CHECK(j && j->workloads[0].opts == NULL);
+	if (j)
+		job_free(j);
+}
+
 int main(void)
 {
 	test_pageout_output();
@@ -162,5 +210,6 @@ int main(void)
 	test_bad_lines();
 	test_pageout_check();
 	test_shmem_check();
+	test_options();
 	return t_done("test_wl_pageout");
 }

@@ -33,6 +33,8 @@
 
 #include <mysql.h>
 
+#include "mariadb_counters.h"
+
 #define PROG "kab-sysbench-oltp"
 #define ERRLOG_TAIL 800
 
@@ -161,6 +163,9 @@ static int spawn(char *const argv[], const char *extra_env, pid_t *ret_pid)
 		int in = open("/dev/null", O_RDONLY);
 		if (in >= 0)
 			dup2(in, 0);
+		/* mariadbd and sysbench get 0, 1 and 2 of ours, nothing else (a
+		 * client connection, a pidfd); the exec closes the rest */
+		close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 		if (extra_env)
 			putenv((char *)extra_env);
 		execv(argv[0], argv);
@@ -365,24 +370,11 @@ static int server_stop(struct server *s, bool slow)
 	return s->exited && WIFEXITED(s->status) && WEXITSTATUS(s->status) == 0 ? 0 : -EIO;
 }
 
-/* Server status counters read before and after the benchmark. */
-static const char *const counters[][2] = {
-	{ "Innodb_buffer_pool_reads", "reads" },
-	{ "Innodb_buffer_pool_read_requests", "reads" },
-	{ "Innodb_buffer_pool_write_requests", "writes" },
-	{ "Innodb_buffer_pool_pages_flushed", "pages" },
-	{ "Innodb_buffer_pool_wait_free", "waits" },
-	{ "Innodb_data_reads", "reads" },
-	{ "Innodb_data_writes", "writes" },
-	{ "Innodb_data_read", "bytes" },
-	{ "Innodb_data_written", "bytes" },
-	{ "Innodb_data_fsyncs", "fsyncs" },
-	{ "Innodb_os_log_written", "bytes" },
-	{ "Innodb_row_lock_waits", "waits" },
-	{ "Innodb_rows_read", "rows" },
-	{ "Questions", "queries" },
-	{ "Com_commit", "commits" },
-};
+/* Server status counters read before and after the benchmark, with their units. */
+#define COUNTER(name, unit, dir, label) { #name, unit },
+static const char *const counters[][2] = { MARIADB_COUNTERS(COUNTER) };
+#undef COUNTER
+#define IO_URING_LINE(name, unit, dir, label) #name " %d " unit "\n"
 #define N_COUNTERS (sizeof(counters) / sizeof(counters[0]))
 
 struct status_snap {
@@ -445,7 +437,7 @@ static int status_write(const char *path, const struct status_snap *a, const str
 	if (!f)
 		return -errno;
 	if (io_uring >= 0)
-		fprintf(f, "innodb_io_uring %d flag\n", io_uring);
+		fprintf(f, MARIADB_IO_URING(IO_URING_LINE), io_uring);
 	for (size_t i = 0; i < N_COUNTERS; i++)
 		if (a->have[i] && b->have[i] && b->v[i] >= a->v[i]) /* a counter that went down was reset */
 			fprintf(f, "%s %" PRIu64 " %s\n", counters[i][0], b->v[i] - a->v[i], counters[i][1]);

@@ -1,11 +1,12 @@
-/* The metric table. Directions follow STATS.md: throughput is better
+/* The kernel counters' metric table. Directions follow STATS.md: throughput is better
  * higher; time, latency, scans, steals, swap traffic, writeback from
  * zswap, rotations, IPIs, TLB flushes and OOM kills are better lower;
  * counts with no sign of goodness are neutral. Labels are the ones the
  * seed postings print ("bogo ops/s", "TLB shootdowns", "Function call
  * IPIs", "pgscan_anon (pages)"). */
-#include "harness/stats/metrics.h"
+#include "harness/report/metrics.h"
 #include "harness/base/util.h"
+#include "workloads/wl.h"
 
 #include <string.h>
 
@@ -13,40 +14,19 @@
 #define L STATS_DIR_LOWER
 #define N STATS_DIR_NEUTRAL
 
-/* First match wins; a NULL label means "NAME (unit)" from the part after
- * the source prefix. */
+/* The kernel's counters, as the sampler and the executor record them for
+ * every run whatever the workload: first match wins; a NULL unit means
+ * the one the data came with, a NULL label "NAME (unit)" from the part
+ * after the source prefix. A workload's own metrics are declared by the
+ * workload (wl_ops.metrics). time.wall_s and rusage.* are here too: the
+ * executor measures them for every workload (the clock, wait4's rusage),
+ * so no workload owns them. */
 static const struct entry {
 	const char *pattern;
 	const char *unit;
 	enum stats_direction dir;
 	const char *label;
 } table[] = {
-	{ "stress-ng.bogo_ops_per_s", "ops/s", H, "bogo ops/s" },
-	{ "stress-ng.bogo_ops_per_s_cpu", "ops/s", H, "bogo ops/s (usr+sys time)" },
-	{ "stress-ng.bogo_ops", "ops", H, "bogo ops" },
-	{ "stress-ng.*.bogo_ops_per_s", "ops/s", H, NULL },
-	{ "stress-ng.*.bogo_ops_per_s_cpu", "ops/s", H, NULL },
-	{ "stress-ng.*.bogo_ops", "ops", H, NULL },
-	{ "sysbench.tps", "tx/s", H, "transactions/s" },
-	{ "sysbench.qps", "q/s", H, "queries/s" },
-	{ "sysbench.lat_avg_ms", "ms", L, "avg latency (ms)" },
-	{ "sysbench.lat_p95_ms", "ms", L, "p95 latency (ms)" },
-	{ "sysbench.lat_p99_ms", "ms", L, "p99 latency (ms)" },
-	{ "sysbench.lat_max_ms", "ms", L, "max latency (ms)" },
-	{ "sysbench.errors", "errors", L, NULL },
-	{ "sysbench.reconnects", "reconnects", L, NULL },
-	{ "mariadb.Innodb_buffer_pool_reads", "reads", L, "buffer pool reads from disk" },
-	{ "mariadb.*", NULL, N, NULL },
-	{ "pageout.ns_mean", "ns", L, "MADV_PAGEOUT time (mean)" },
-	{ "pageout.ns_median", "ns", L, "MADV_PAGEOUT time (median)" },
-	{ "pageout.ns_stddev_pct", "%", L, "MADV_PAGEOUT std dev %" },
-	{ "pageout.refault_ns_mean", "ns", L, "refault time (mean)" },
-	{ "pageout.*ns_stddev_pct", "%", L, NULL },
-	{ "pageout.*ns_*", "ns", L, NULL },
-	{ "shmem-truncate.op_ms_median", "ms", L, "ms per operation (median)" },
-	{ "shmem-truncate.op_ms_*", "ms", L, NULL },
-	{ "shmem-truncate.fill_ms_*", "ms", L, NULL },
-	{ "kbuild.objects", "objects", N, "objects built" },
 	{ "fcount.*", "calls", N, NULL },
 	{ "time.wall_s", "s", L, "wall time (s)" },
 	{ "rusage.user_s", "s", L, "user time (s)" },
@@ -80,26 +60,20 @@ static const struct entry {
 	{ "memcg_psi.*_total", "us", L, NULL },
 };
 
-static bool glob_at(const char *p, const char *s)
+enum stats_direction metrics_direction(enum job_direction d, enum stats_direction dflt)
 {
-	for (; *p; p++, s++) {
-		if (*p == '*') {
-			for (const char *t = s;; t++) {
-				if (glob_at(p + 1, t))
-					return true;
-				if (!*t)
-					return false;
-			}
-		}
-		if (*p != *s)
-			return false;
+	switch (d) {
+	case JOB_DIR_HIGHER: return H;
+	case JOB_DIR_LOWER: return L;
+	case JOB_DIR_NEUTRAL: return N;
+	case JOB_DIR_UNSET: break;
 	}
-	return *s == 0;
+	return dflt;
 }
 
-bool metrics_glob(const char *pattern, const char *name)
+const char *metrics_kernel_pattern(size_t i)
 {
-	return glob_at(pattern, name);
+	return i < ARRAY_SIZE(table) ? table[i].pattern : NULL;
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -116,8 +90,8 @@ static bool contains_word(const char *s, const char *word)
 /* For metrics the table does not know: the unit first, then the name. */
 static enum stats_direction guess_direction(const char *name, const char *unit)
 {
-	static const char *const time_units[] = { "s", "ms", "us", "ns", "\xc2\xb5s", "sec", "secs", "seconds",
-						   "msec", "usec", "nsec", "min" };
+	static const char *const time_units[] = { "s",    "ms",      "us",   "ns",   "\xc2\xb5s", "sec",
+						  "secs", "seconds", "msec", "usec", "nsec",      "min" };
 	static const char *const rate_units[] = { "tps", "qps", "iops", "ops/s", "tx/s" };
 	for (size_t i = 0; i < ARRAY_SIZE(rate_units); i++)
 		if (strcmp(unit, rate_units[i]) == 0)
@@ -137,12 +111,14 @@ static enum stats_direction guess_direction(const char *name, const char *unit)
 	return N;
 }
 
-/* "vmstat.pgscan_anon" -> "pgscan_anon"; names without a known source
- * stay whole. */
-static const char *short_name(const char *name)
+/* "vmstat.pgscan_anon" -> "pgscan_anon", and the names of a workload
+ * whose labels are short (stress-ng, command); other names stay whole. */
+static const char *short_name(const char *name, const struct wl_ops *owner, size_t owner_len)
 {
-	static const char *const sources[] = { "vmstat.", "interrupts.", "memcg.", "memcg_events.", "psi.",
-						"memcg_psi.", "command.", "stress-ng.", "rusage.", "time." };
+	static const char *const sources[] = { "vmstat.", "interrupts.", "memcg.",  "memcg_events.",
+					       "psi.",    "memcg_psi.",  "rusage.", "time." };
+	if (owner)
+		return owner->short_labels ? name + owner_len : name;
 	for (size_t i = 0; i < ARRAY_SIZE(sources); i++)
 		if (strncmp(name, sources[i], strlen(sources[i])) == 0 && name[strlen(sources[i])])
 			return name + strlen(sources[i]);
@@ -158,22 +134,33 @@ static bool unit_in_label(const char *unit)
 void metrics_describe(const char *name, const char *unit_hint, struct metric_info *ret)
 {
 	struct metric_info m = { .dir = N };
-	const struct entry *e = NULL;
 	const char *hint = unit_hint ? unit_hint : "";
-	for (size_t i = 0; i < ARRAY_SIZE(table) && !e; i++)
-		if (metrics_glob(table[i].pattern, name))
+	/* the workload that owns the name declares it, else the kernel table */
+	size_t owner_len = 0;
+	const struct wl_ops *owner = wl_metric_owner(name, &owner_len);
+	const struct wl_metric *d = owner ? wl_metric_find(name) : NULL;
+	const struct entry *e = NULL;
+	for (size_t i = 0; !owner && i < ARRAY_SIZE(table) && !e; i++)
+		if (util_glob(table[i].pattern, name))
 			e = &table[i];
-	if (e) {
+	const char *label = NULL;
+	if (d) {
+		m.known = true;
+		m.dir = metrics_direction(d->dir, N);
+		snprintf(m.unit, sizeof(m.unit), "%s", d->unit);
+		label = d->label;
+	} else if (e) {
 		m.known = true;
 		m.dir = e->dir;
 		snprintf(m.unit, sizeof(m.unit), "%s", e->unit ? e->unit : hint);
+		label = e->label;
 	} else {
 		snprintf(m.unit, sizeof(m.unit), "%s", hint);
 		m.dir = guess_direction(name, hint);
 	}
-	const char *shortn = short_name(name);
-	if (e && e->label)
-		snprintf(m.label, sizeof(m.label), "%s", e->label);
+	const char *shortn = short_name(name, owner, owner_len);
+	if (label)
+		snprintf(m.label, sizeof(m.label), "%s", label);
 	else if (strncmp(name, "interrupts.", 11) == 0)
 		snprintf(m.label, sizeof(m.label), "%s interrupts", shortn);
 	else if (shortn != name && unit_in_label(m.unit))
