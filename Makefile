@@ -57,7 +57,7 @@ DEB_PKGS += linux-source-6.1 linux-source-6.12 bc bison flex libelf-dev libssl-d
 # package: initramfs-tools itself would replace a machine's dracut)
 DEB_PKGS += initramfs-tools-core
 
-.PHONY: all deps web-deps demo demo-build seeds executor-free check check-nightly-kernels check-seeds lint lint-format bench clean install fuzz fuzz-smoke fuzz-deps
+.PHONY: all deps web-deps demo demo-build seeds executor-free check check-kernels check-nightly-kernels check-seeds lint lint-format bench clean install fuzz fuzz-smoke fuzz-deps
 # Shell code: sets missing to the Debian packages of $(1) not installed
 # (" a b", or empty).
 find_missing = missing=""; for p in $(1); do \
@@ -197,6 +197,14 @@ check: executor-free deps web-deps lint
 	  skipped=""; echo "$(MAKE) fuzz-smoke"; $(MAKE) fuzz-smoke || exit 1; \
 	fi; \
 	echo tests/run.sh; CHECK_SKIPPED="$$skipped" tests/run.sh
+
+# The integration suites that build kernels and boot them in QEMU (t_kernels,
+# t_kexec, t_patch; tests/run.sh --kernels): 20 minutes warm, 45 cold, over
+# make check's budget, so their own target, run before a change to kernels/,
+# exec/boots or the QEMU guests is called done.
+check-kernels: executor-free deps web-deps
+	$(MAKE) all
+	tests/run.sh --kernels
 
 # Nightly tracking with kernels, the whole loop (tests/qemu/t_nightly_kernels.sh):
 # the host builds NIGHTS nights of a tracked tree (one a real regression), a

@@ -76,17 +76,17 @@ int jl_run(struct store *st, const struct job *j, int64_t job_id, const struct j
 	struct exec_end end = { 0 };
 	int r = exec_job(st, j, job_id, &end);
 	struct store_job sj = { .status = JOB_STATUS_UNKNOWN };
-	bool known = store_job_info(st, job_id, &sj) == 0;
 	char reason[768];
 	if (r == -EINTR) {
 		unsigned from;
 		enum job_status to = stop_end(h, job_id, &end, reason, sizeof(reason), &from);
 		jl_transition(st, job_id, from, to, reason);
-	} else if (r < 0 && known && !job_status_finished(sj.status) && sj.status != JOB_STATUS_UNKNOWN) {
+	} else if (r < 0 && store_job_info(st, job_id, &sj) == 0 && !job_status_finished(sj.status) && sj.status != JOB_STATUS_UNKNOWN) {
 		/* the executor returned before recording an end: never pick it again */
 		jl_transition(st, job_id, JL_FAILABLE, JOB_FAILED, "the executor could not run the job; see the log");
 	}
-	known = store_job_info(st, job_id, &sj) == 0;
+	/* the end as written, read once for the note and the after-job hook */
+	bool known = store_job_info(st, job_id, &sj) == 0;
 	if (known && end.note[0] && sj.status != JOB_STATUS_UNKNOWN) {
 		snprintf(reason, sizeof(reason), "%.500s%s%s", sj.reason, sj.reason[0] ? "; " : "", end.note);
 		jl_transition(st, job_id, JL_FROM(sj.status), sj.status, reason);

@@ -231,6 +231,8 @@ static int make_command(int argc, char **argv)
 		fprintf(stderr, "usage: %s make MODROOT RELEASE CONFIG OUT\n", argv[0]);
 		return 2;
 	}
+	/* as kab's main: the configuration (PATH among it) from the environment */
+	t_config_from_env();
 	struct strbuf err = { 0 };
 	int r = kinitramfs_make(argv[2], argv[3], argv[4], argv[5], NULL, 1, &err);
 	if (r < 0)

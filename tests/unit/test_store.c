@@ -604,24 +604,37 @@ static void db_word(const char *path, const char *table, char *buf, size_t len)
 	sqlite3_close(db);
 }
 
+/* A new store in a temporary file (its path in PATH) with job_text
+ * submitted: the job's id, or 0 when the job could not be made. */
+static int64_t store_with_job(char path[64], struct store **st)
+{
+	t_db_path(path, 64, "/tmp/kab-unit-XXXXXX", NULL);
+	T_EQ_INT(store_open(path, st), 0);
+	struct job *j = t_parse_job(job_text);
+	if (!j)
+		return 0;
+	struct store_step *steps;
+	size_t n;
+	T_EQ_INT(exec_plan(j, &steps, &n), 0);
+	int64_t id = 0;
+	T_EQ_INT(job_store_submit(*st, j, NULL, steps, n, &id), 0);
+	free(steps);
+	job_free(j);
+	return id;
+}
+
 /* A status word this kab does not know (a newer kab's database, a hand
  * edit) loads as unknown, counts as nothing, and is never overwritten
  * by "unknown". */
 static void test_status_unknown(void)
 {
 	char path[64];
-	t_db_path(path, sizeof(path), "/tmp/kab-unit-XXXXXX", NULL);
 	struct store *st;
-	T_EQ_INT(store_open(path, &st), 0);
-	struct job *j = t_parse_job(job_text);
-	if (!j)
+	int64_t id = store_with_job(path, &st);
+	if (!id)
 		return;
 	struct store_step *steps;
 	size_t n;
-	T_EQ_INT(exec_plan(j, &steps, &n), 0);
-	int64_t id = 0;
-	T_EQ_INT(job_store_submit(st, j, NULL, steps, n, &id), 0);
-	free(steps);
 	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
 	struct store_run r = { .job_id = id, .step_id = steps[0].id, .exit_code = -1, .started = 1000 };
 	free(steps);
@@ -742,7 +755,6 @@ static void test_status_unknown(void)
 		db_word(path, tables[i], word, sizeof(word));
 		T_EQ_STR(word, "from-the-future");
 	}
-	job_free(j);
 	char side[sizeof(path) + 8];
 	snprintf(side, sizeof(side), "%s-wal", path);
 	unlink(side);
@@ -778,19 +790,10 @@ static void test_job_life(void)
 	T_CHECK(!job_transition_allowed(JOB_QUEUED, JOB_STATUS_UNKNOWN));
 
 	char path[64];
-	t_db_path(path, sizeof(path), "/tmp/kab-unit-XXXXXX", NULL);
 	struct store *st;
-	T_EQ_INT(store_open(path, &st), 0);
-	struct job *j = t_parse_job(job_text);
-	if (!j)
+	int64_t id = store_with_job(path, &st);
+	if (!id)
 		return;
-	struct store_step *steps;
-	size_t n;
-	T_EQ_INT(exec_plan(j, &steps, &n), 0);
-	int64_t id = 0;
-	T_EQ_INT(job_store_submit(st, j, NULL, steps, n, &id), 0);
-	free(steps);
-	job_free(j);
 	struct store_job sj;
 	/* queued cannot end done without running */
 	T_EQ_INT(store_job_set_status(st, id, JOB_DONE, NULL), -EPERM);
