@@ -15,9 +15,12 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 # includes are written from the project root: "harness/job/job.h"
 CPPFLAGS += -D_GNU_SOURCE -I.
+# libpq's headers (db/lab*.c): Debian's libpq-dev puts them here
+PQ_INCLUDE := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
+CPPFLAGS += -I$(PQ_INCLUDE)
 # each object's header dependencies, written by the compiler (build/**/*.d)
 DEPFLAGS := -MMD -MP
-LDLIBS  := -lcgroup -linih -lsqlite3 -lgsl -lgslcblas -lcurl -ljansson -lnettle -lz -lpthread -lm
+LDLIBS  := -lcgroup -linih -lsqlite3 -lgsl -lgslcblas -lcurl -ljansson -lnettle -lz -lpq -lpthread -lm
 
 B := build
 LIB_SRC  := $(filter-out harness/cli/main.c harness/daemon/kabd_main.c,$(wildcard harness/*/*.c db/*.c workloads/*.c kernels/*.c))
@@ -35,7 +38,8 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 # without which nothing builds (the libraries kab, kabd and the helper
 # programs link, and the compiler).
 BUILD_PKGS := build-essential libcgroup-dev libinih-dev libsqlite3-dev libgsl-dev \
-              libmicrohttpd-dev libcurl4-openssl-dev zlib1g-dev libjansson-dev nettle-dev libmariadb-dev
+              libmicrohttpd-dev libcurl4-openssl-dev zlib1g-dev libjansson-dev nettle-dev libmariadb-dev \
+              libpq-dev
 DEB_PKGS := build-essential pkg-config libcgroup-dev libinih-dev libsqlite3-dev libgsl-dev \
             sqlite3 stress-ng util-linux procps
 # and for the tests: a QEMU guest with cgroup v2 (Debian's kernel, busybox)
@@ -45,6 +49,10 @@ DEB_PKGS += libmicrohttpd-dev curl  # kabd's HTTP server; curl for its test
 DEB_PKGS += libcurl4-openssl-dev  # the CLI as a client of kabd; lore archives over https
 DEB_PKGS += zlib1g-dev  # a lore thread's t.mbox.gz, decompressed with a cap
 DEB_PKGS += libjansson-dev  # every JSON kab writes, and the JSON the client reads
+DEB_PKGS += libpq-dev  # the lab's PostgreSQL database (db/lab*.c, doc/lab.md)
+# the server, for tests/lab's own temporary clusters (initdb, pg_ctl); kab
+# needs no running cluster of Debian's, and tests/lab never touches one
+DEB_PKGS += postgresql-15
 DEB_PKGS += nettle-dev  # SHA-256 of build inputs (GnuTLS's crypto layer, which kabd's TLS already loads)
 DEB_PKGS += chromium  # the headless browser of tests/integration/t_web.sh
 DEB_PKGS += wrk  # load generator for bench/run.sh kabd
@@ -83,8 +91,20 @@ endef
 
 all: $(B)/kab $(B)/kabd $(PROG_BIN) $(BENCH_BIN)
 
+# Debian's postgresql-15 makes and starts a cluster, 15/main, when it is
+# installed. kab does not use it (tests/lab starts clusters of its own; a
+# lab's database host sets up its own, doc/lab.md): when this make deps is
+# what installed the package, the cluster it started is stopped and left to
+# start by hand (start.conf manual), and make deps says so.
+PG_MAIN := /etc/postgresql/15/main
 deps:
+	@mkdir -p $(B); dpkg-query -W -f='$${Status}' postgresql-15 >$(B)/.deps-postgresql 2>/dev/null || true
 	$(call install_missing,$(DEB_PKGS),$(BUILD_PKGS),deps)
+	@if [ "$$(id -u)" = 0 ] && ! grep -q 'install ok installed' $(B)/.deps-postgresql 2>/dev/null && \
+	    [ -f $(PG_MAIN)/start.conf ] && command -v pg_ctlcluster >/dev/null; then \
+	  echo "kab: postgresql-15 started its cluster 15/main, which kab does not use: stopping it, and $(PG_MAIN)/start.conf says manual (a lab's database host: doc/lab.md)"; \
+	  pg_ctlcluster 15 main stop 2>/dev/null; echo manual >$(PG_MAIN)/start.conf; \
+	fi; rm -f $(B)/.deps-postgresql
 
 # Playwright (npm playwright-core, the version in tests/web/package-lock.json)
 # drives Debian's chromium in tests/integration/t_web.sh, which needs root:
@@ -142,12 +162,13 @@ $(B)/tests/%: tests/unit/%.c tests/unit/t.h $(B)/libkab.a
 	@mkdir -p $(B)/dep/tests
 	$(CC) $(CPPFLAGS) $(DEPFLAGS) -MF $(B)/dep/tests/$*.d -Itests/unit $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(B)/libkab.a $(LDLIBS)
 
-# the change-point detector on history files, for tests/stats/check_changepoint.sh
-STATS_BIN := $(B)/tests/cp_driver
-$(B)/tests/cp_driver: tests/stats/cp_driver.c $(B)/libkab.a
+# the change-point detector on history files, for tests/stats/check_changepoint.sh;
+# the bisection's accuracy simulation, for tests/stats/check_bisect.sh
+STATS_BIN := $(B)/tests/cp_driver $(B)/tests/bisect_sim
+$(STATS_BIN): $(B)/tests/%: tests/stats/%.c $(B)/libkab.a
 	@mkdir -p $(dir $@)
 	@mkdir -p $(B)/dep/tests
-	$(CC) $(CPPFLAGS) $(DEPFLAGS) -MF $(B)/dep/tests/cp_driver.d $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(B)/libkab.a $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) -MF $(B)/dep/tests/$*.d $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(B)/libkab.a $(LDLIBS)
 
 # bench_history times kabd's GET /api/v1/history handler (api_history.c, httpd.c)
 $(B)/bench/bench_history: LDLIBS := -lmicrohttpd $(LDLIBS)
@@ -257,7 +278,7 @@ bench: deps
 	bench/run.sh
 
 # libFuzzer targets for kab compare's CSV reader, kabd's door checks, the job parser, the
-# patch series parser and JSON both ways (tests/fuzz): clang with -fsanitize=fuzzer,address,
+# patch series parser, JSON both ways and the lab's selectors and tags (tests/fuzz): clang with -fsanitize=fuzzer,address,
 # corpora seeded from tests/compare, the job files and tests/data/kernels' mboxes. `make fuzz` runs each
 # FUZZ_TIME seconds; `make fuzz-smoke` 10 s, for make check.
 FUZZ_PKGS   := clang libclang-rt-14-dev
@@ -308,6 +329,12 @@ FUZZ_JSON_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,harness/cli/client harness/base/
 $(B)/fuzz/fuzz_json: tests/fuzz/fuzz_json.c $(FUZZ_JSON_OBJ)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
+# The lab's selector and tag parsers (db/lab_select.c) on any text: util for the number and size parsers
+FUZZ_SELECTOR_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,db/lab_select harness/base/util harness/base/output harness/base/esc \
+		harness/base/config)
+$(B)/fuzz/fuzz_selector: tests/fuzz/fuzz_selector.c $(FUZZ_SELECTOR_OBJ)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
 fuzz fuzz-smoke: fuzz-deps
 	$(MAKE) $(B)/fuzz/fuzz_compare_csv
 	@mkdir -p $(B)/fuzz/corpus
@@ -333,6 +360,11 @@ fuzz fuzz-smoke: fuzz-deps
 	cp tests/compare/expected/*.json.out $(B)/fuzz/corpus-json/
 	$(B)/fuzz/fuzz_json -max_total_time=$(if $(filter fuzz-smoke,$@),10,$(FUZZ_TIME)) -max_len=4096 \
 	  -dict=tests/fuzz/json.dict -artifact_prefix=$(B)/fuzz/json- -print_final_stats=1 $(B)/fuzz/corpus-json
+	$(MAKE) $(B)/fuzz/fuzz_selector
+	@mkdir -p $(B)/fuzz/corpus-selector
+	printf 'cpus>=64 arch=x86_64 kexec' >$(B)/fuzz/corpus-selector/a; printf 'host=lab3, memory<1G tag=numa cgroup=v2' >$(B)/fuzz/corpus-selector/b
+	$(B)/fuzz/fuzz_selector -max_total_time=$(if $(filter fuzz-smoke,$@),10,$(FUZZ_TIME)) -max_len=2048 \
+	  -dict=tests/fuzz/selector.dict -artifact_prefix=$(B)/fuzz/selector- -print_final_stats=1 $(B)/fuzz/corpus-selector
 
 # Installs the binaries, the web pages and the systemd units (lab machines),
 # a token for kabd --listen (/etc/kab/token, 0600) and the group kab:

@@ -65,7 +65,7 @@ static double decided(unsigned n, double shift, double cov, unsigned jobs, enum 
 			.a = a,
 			.b = b,
 			.n = n,
-			.dir = STATS_DIR_HIGHER,
+			.dir = DIRECTION_HIGHER,
 			.min_change_pct = -1,
 			.equivalence_pct = -1,
 			.alpha = ALPHA,

@@ -64,9 +64,9 @@ int build_status_parse(const char *s, enum build_status *ret);
 bool run_status_finished(enum run_status v);
 /* The words of the statuses for which pred is true, as an SQL list for IN
  * (...): "'done','failed'"; "NULL" when none (matches nothing). Words are
- * the list's own, never a caller's: no quoting is needed. */
-void job_status_sql_set(bool (*pred)(enum job_status), char *buf, size_t len);
-void run_status_sql_set(bool (*pred)(enum run_status), char *buf, size_t len);
+ * the list's own, never a caller's: no quoting is needed. Returns buf. */
+const char *job_status_sql_set(bool (*pred)(enum job_status), char *buf, size_t len);
+const char *run_status_sql_set(bool (*pred)(enum run_status), char *buf, size_t len);
 /* done, failed or cancelled: a job that will not run again by itself
  * (kab run --resume may continue a failed or cancelled one by hand). */
 bool job_status_finished(enum job_status v);
@@ -202,13 +202,13 @@ int store_run_unavailable(struct store *s, int64_t run_id, const char *metric, c
 typedef void (*store_unavailable_fn)(void *ctx, const char *metric, const char *reason, size_t runs);
 /* Each distinct (metric, reason) of a job's runs, with how many runs. */
 int store_job_unavailable(struct store *s, int64_t job_id, store_unavailable_fn fn, void *ctx);
-/* The value of a metric in the newest finished run that has it, and that
- * run's id; -ENOENT when no run has it. */
+/* The value of a metric in the newest finished run (run_status_finished)
+ * that has it, and that run's id; -ENOENT when no run has it. */
 int store_last_run_metric(struct store *s, const char *name, int64_t *ret_run, double *ret_value);
 
 /* ---- schedule ---- */
 /* The pair of a workload's warm-up step and of its run: one uncounted run
- * before the workload's first pair (STATS.md, rule 9), in no pair. */
+ * before the workload's first pair (doc/statistics.md, rule 1), in no pair. */
 #define STORE_PAIR_WARMUP (-1)
 struct store_step {
 	int64_t id;

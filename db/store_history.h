@@ -48,7 +48,7 @@ struct store_history_row {
 	char verdict[16];                             /* stats_verdict_name */
 	double median_base, median_variant;           /* NAN: none */
 	char unit[32];
-	char direction[8]; /* stats_direction_name */
+	char direction[8]; /* direction_name */
 };
 
 /* The job's marker and rows, replacing any it had, in one transaction. */

@@ -439,11 +439,15 @@ int store_job_run_times(struct store *s, int64_t job_id, size_t *ret_n, double *
 
 int store_last_run_metric(struct store *s, const char *name, int64_t *ret_run, double *ret_value)
 {
-	/* newest finished run first, by rowid; each probe is a primary-key
-	 * lookup in metrics, so this stops at the first run that has it */
+	/* newest finished run (run_status_finished) first, by rowid; each
+	 * probe is a primary-key lookup in metrics, so this stops at the first
+	 * run that has it */
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_prepare(s, "SELECT r.id, m.value FROM runs r JOIN metrics m ON m.run_id = r.id AND m.name = ?1 "
-			   "WHERE r.finished IS NOT NULL ORDER BY r.id DESC LIMIT 1", &st);
+	char finished[256];
+	int r = store_preparef(s, &st,
+			       "SELECT r.id, m.value FROM runs r JOIN metrics m ON m.run_id = r.id AND m.name = ?1 "
+			       "WHERE r.status IN (%s) ORDER BY r.id DESC LIMIT 1",
+			       run_status_sql_set(run_status_finished, finished, sizeof(finished)));
 	if (r < 0)
 		return r;
 	store_bind_text(st, 1, name);

@@ -43,20 +43,22 @@ static void sql_set(const char *const *names, int n, const bool *which, char *bu
 		snprintf(buf, len, "NULL");
 }
 
-void job_status_sql_set(bool (*pred)(enum job_status), char *buf, size_t len)
+const char *job_status_sql_set(bool (*pred)(enum job_status), char *buf, size_t len)
 {
 	bool which[JOB_STATUS_N];
 	for (int i = 0; i < JOB_STATUS_N; i++)
 		which[i] = pred((enum job_status)i);
 	sql_set(job_names, JOB_STATUS_N, which, buf, len);
+	return buf;
 }
 
-void run_status_sql_set(bool (*pred)(enum run_status), char *buf, size_t len)
+const char *run_status_sql_set(bool (*pred)(enum run_status), char *buf, size_t len)
 {
 	bool which[RUN_STATUS_N];
 	for (int i = 0; i < RUN_STATUS_N; i++)
 		which[i] = pred((enum run_status)i);
 	sql_set(run_names, RUN_STATUS_N, which, buf, len);
+	return buf;
 }
 
 bool job_status_finished(enum job_status v)

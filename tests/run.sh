@@ -78,7 +78,9 @@ if [ $kernels = 0 ] && [ -x tests/golden/run.sh ]; then
 fi
 
 # data-driven suites: each prints its own "N passed, N failed" line
-for t in tests/stats/check_*.sh tests/compare/run.sh tests/plan/run.sh tests/docs/run.sh tests/build/check_*.sh; do
+# tests/lab/run.sh: the lab's database layer against a PostgreSQL cluster
+# of its own (a temporary directory, an unprivileged user, seconds)
+for t in tests/stats/check_*.sh tests/compare/run.sh tests/plan/run.sh tests/docs/run.sh tests/lab/run.sh tests/build/check_*.sh; do
 	[ $kernels = 0 ] || break
 	[ -f "$t" ] || continue
 	name=$(basename "$(dirname "$t")")

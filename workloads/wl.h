@@ -98,15 +98,15 @@ const struct store_metric *wl_metrics_find(const struct wl_metrics *m, size_t fr
 struct wl_metric {
 	const char *pattern;
 	const char *unit;       /* never NULL; "" for none (kbuild.ok, 0 or 1) */
-	enum job_direction dir; /* JOB_DIR_HIGHER, _LOWER or _NEUTRAL */
+	enum direction dir;     /* DIRECTION_HIGHER, _LOWER or _NEUTRAL */
 	const char *label;      /* NULL: the name (see short_labels), with the unit */
 };
 /* A row with every fact given: WL_METRIC("sysbench.tps", "tx/s", HIGHER,
  * "transactions/s"). Write rows with it: a row that leaves a fact out
- * reads as JOB_DIR_HIGHER, and -Wmissing-field-initializers says so. */
+ * reads as DIRECTION_NEUTRAL, and -Wmissing-field-initializers says so. */
 #define WL_METRIC(pattern, unit, dir, label) \
 	{ \
-		pattern, unit, JOB_DIR_##dir, label \
+		pattern, unit, DIRECTION_##dir, label \
 	}
 
 /* The evidence the helper programs print after their prefix, one

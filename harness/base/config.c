@@ -39,6 +39,10 @@ static const struct setting {
 	[CONFIG_SOCKET] = { "socket", { "KAB_SOCKET" }, TYPE_TEXT, CONFIG_SOCKET_DEFAULT, NULL, CONFIG_SOCKET_DEFAULT, true },
 	[CONFIG_PATH] = { "path", { "PATH" }, TYPE_TEXT, CONFIG_PATH_DEFAULT, NULL, CONFIG_PATH_DEFAULT },
 	[CONFIG_UTF8] = { "utf8", { "LC_ALL", "LC_CTYPE", "LANG" }, TYPE_LOCALE, "no", NULL, "C.UTF-8" },
+	/* machine.conf's [lab] section only (machine.c) */
+	[CONFIG_LAB_URL] = { "lab-url", { NULL }, TYPE_TEXT, NULL, "none: this machine is in no lab", "postgresql://kab@db1.lab/kablab?sslmode=verify-full" },
+	[CONFIG_LAB_CREDENTIALS] = { "lab-credentials", { NULL }, TYPE_ABS, NULL, "none: no password file", "/etc/kab/lab.pgpass" },
+	[CONFIG_LAB_TAGS] = { "lab-tags", { NULL }, TYPE_TEXT, NULL, "none", "numa fast-disk" },
 };
 
 static const char *const yes_words[] = { "1", "yes", "true", "on" };
@@ -162,6 +166,22 @@ int config_set_flag(struct kab_config *cfg, enum config_key key, const char *fla
 		return r;
 	}
 	set(&cfg->v[key], v, CONFIG_FROM_FLAG, flag, 0);
+	return 0;
+}
+
+int config_set_machine(struct kab_config *cfg, enum config_key key, const char *file, int line, const char *value, struct diags *d)
+{
+	if (cfg->v[key].source == CONFIG_FROM_ENV || cfg->v[key].source == CONFIG_FROM_FLAG)
+		return 0;
+	const struct setting *s = &settings[key];
+	char *v = NULL;
+	const char *why = NULL;
+	int r = normalize(s, value, true, &v, &why);
+	if (r < 0) {
+		diags_add(d, file, line, "%s = %s: %s, e.g. %s", s->name, value, why, s->example);
+		return r;
+	}
+	set(&cfg->v[key], v, CONFIG_FROM_MACHINE, file, line);
 	return 0;
 }
 

@@ -23,17 +23,20 @@ struct machine_conf; /* harness/job/machine.h: machine.conf's own settings */
 #define CONFIG_PATH_DEFAULT "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 enum config_key {
-	CONFIG_STATE_DIR,      /* $STATE_DIRECTORY's first entry (systemd) */
-	CONFIG_MACHINE_CONF,   /* $KAB_MACHINE_CONF */
-	CONFIG_KERNELS_DIR,    /* $KAB_KERNELS_DIR; NULL: kernels/ in the state directory */
-	CONFIG_KBUILD_WORK,    /* $KAB_KBUILD_WORK */
-	CONFIG_KBUILD_CACHE,   /* $KAB_KBUILD_CACHE */
-	CONFIG_CA_BUNDLE,      /* $KAB_CA_BUNDLE; NULL: the system's CAs */
-	CONFIG_SWITCH_DRY_RUN, /* $KAB_SWITCH_DRY_RUN: "yes" or "no" */
-	CONFIG_URL,            /* $KAB_URL, else $KAB_SERVER; NULL: the socket */
-	CONFIG_SOCKET,         /* $KAB_SOCKET */
-	CONFIG_PATH,           /* $PATH: where programs are looked for */
-	CONFIG_UTF8,           /* $LC_ALL, $LC_CTYPE or $LANG names UTF-8: "yes" or "no" */
+	CONFIG_STATE_DIR,       /* $STATE_DIRECTORY's first entry (systemd) */
+	CONFIG_MACHINE_CONF,    /* $KAB_MACHINE_CONF */
+	CONFIG_KERNELS_DIR,     /* $KAB_KERNELS_DIR; NULL: kernels/ in the state directory */
+	CONFIG_KBUILD_WORK,     /* $KAB_KBUILD_WORK */
+	CONFIG_KBUILD_CACHE,    /* $KAB_KBUILD_CACHE */
+	CONFIG_CA_BUNDLE,       /* $KAB_CA_BUNDLE; NULL: the system's CAs */
+	CONFIG_SWITCH_DRY_RUN,  /* $KAB_SWITCH_DRY_RUN: "yes" or "no" */
+	CONFIG_URL,             /* $KAB_URL, else $KAB_SERVER; NULL: the socket */
+	CONFIG_SOCKET,          /* $KAB_SOCKET */
+	CONFIG_PATH,            /* $PATH: where programs are looked for */
+	CONFIG_UTF8,            /* $LC_ALL, $LC_CTYPE or $LANG names UTF-8: "yes" or "no" */
+	CONFIG_LAB_URL,         /* machine.conf's [lab] url; NULL: no lab (doc/lab.md) */
+	CONFIG_LAB_CREDENTIALS, /* [lab] credentials: a libpq password file; NULL: none */
+	CONFIG_LAB_TAGS,        /* [lab] tags: the machine's tags, for job selectors */
 	CONFIG_N,
 };
 
@@ -69,6 +72,10 @@ int config_resolve(struct kab_config *cfg, config_env_fn *env, struct diags *d);
  * environment's are (-EINVAL with a diagnostic naming the flag). */
 int config_set_flag(struct kab_config *cfg, enum config_key key, const char *flag, const char *value, struct diags *d);
 void config_free(struct kab_config *cfg);
+/* machine.conf's value for key, at file:line, unless the environment or a
+ * flag gave one; checked as the others are (-EINVAL with a diagnostic at
+ * the file and line). */
+int config_set_machine(struct kab_config *cfg, enum config_key key, const char *file, int line, const char *value, struct diags *d);
 
 /* Installs cfg for this process (moved: cfg is left empty), before any
  * thread starts; the previous one is freed. */

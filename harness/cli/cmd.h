@@ -1,6 +1,7 @@
 /* The kab subcommands; each takes argv with argv[0] the verb. Exit codes:
  * 0 success, 1 the work failed, 2 bad usage or bad input. */
 #pragma once
+#include <getopt.h>
 #include <stddef.h>
 
 /* The database of a verb that takes --db: given, else kab.db in the state
@@ -10,6 +11,24 @@ const char *cmd_db(const char *given, const char *state_dir, char *buf, size_t l
 /* A database a verb reads must be there: 0, else the reason said with
  * hint (what to give instead) and 2, the exit status. */
 int cmd_db_present(const char *db, const char *hint);
+
+/* The options of every verb that may ask a kabd, in its getopt_long
+ * table: --url (-s; --server is its older name), --socket, --token-file
+ * and --cacert, as 's', 'S', 't' and 'C'. */
+/* clang-format off */
+#define CMD_CLIENT_OPTIONS \
+	{ "url", required_argument, NULL, 's' }, \
+	{ "server", required_argument, NULL, 's' }, \
+	{ "socket", required_argument, NULL, 'S' }, \
+	{ "token-file", required_argument, NULL, 't' }, \
+	{ "cacert", required_argument, NULL, 'C' }
+/* clang-format on */
+
+/* Each verb's long options, the getopt_long table it parses with; main's
+ * verbs[] names them, and tests/docs/check.py holds doc/kab.1 to them. */
+extern const struct option cmd_check_options[], cmd_run_options[], cmd_report_options[], cmd_history_options[],
+	cmd_regressions_options[], cmd_plan_options[], cmd_compare_options[], cmd_submit_options[],
+	cmd_client_options[], cmd_build_options[], cmd_builds_options[], cmd_sample_options[], cmd_config_options[];
 
 int cmd_check(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

@@ -41,21 +41,22 @@ static void print_tracked(void *ctx, const char *variant, const struct store_tra
 	fflush(stdout);
 }
 
+const struct option cmd_build_options[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "kernels-dir", required_argument, NULL, 'k' },
+	{ "work-dir", required_argument, NULL, 'w' },
+	{ "state-dir", required_argument, NULL, 's' },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 int cmd_build(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "kernels-dir", required_argument, NULL, 'k' },
-		{ "work-dir", required_argument, NULL, 'w' },
-		{ "state-dir", required_argument, NULL, 's' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	const char *db = NULL, *kernels = NULL, *work = NULL, *state_dir = NULL;
 	uint64_t jobs = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "d:k:w:s:j:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:k:w:s:j:h", cmd_build_options, NULL)) != -1) {
 		switch (c) {
 		case 'd': db = optarg; break;
 		case 's': state_dir = optarg; break;
@@ -118,16 +119,17 @@ int cmd_build(int argc, char **argv)
 	return ret;
 }
 
+const struct option cmd_builds_options[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 int cmd_builds(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	const char *db = NULL;
 	int c;
-	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:h", cmd_builds_options, NULL)) != -1) {
 		switch (c) {
 		case 'd': db = optarg; break;
 		case 'h': printf("usage: kab builds [--db PATH]\n"); return 0;

@@ -6,21 +6,22 @@
 #include "harness/base/esc.h"
 #include "harness/base/util.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #define USAGE "usage: kab check JOB\n       kab check --keys [--format md|man]\n"
 
+const struct option cmd_check_options[] = {
+	{ "keys", no_argument, NULL, 'k' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 /* kab check --keys [--format md|man] */
-static int print_keys(int argc, char **argv)
+static int print_keys(const char *format)
 {
-	const char *format = "md";
-	if (argc == 4 && strcmp(argv[2], "--format") == 0)
-		format = argv[3];
-	else if (argc != 2) {
-		fprintf(stderr, USAGE);
-		return 2;
-	}
 	if (job_print_keys(stdout, format) < 0) {
 		fprintf(stderr, "kab check --keys: unknown format \"%s\" (formats: md, man)\n", format);
 		return 2;
@@ -34,19 +35,34 @@ static int print_keys(int argc, char **argv)
 
 int cmd_check(int argc, char **argv)
 {
-	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		printf(USAGE "\nValidates JOB (reading the machine, never changing it) and prints it\nnormalized; on problems prints each as JOB:LINE: message and exits 2.\n--keys prints the job-file key reference instead (Markdown or man).\n");
-		return 0;
+	bool keys = false;
+	const char *format = NULL;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", cmd_check_options, NULL)) != -1) {
+		switch (c) {
+		case 'k': keys = true; break;
+		case 'f': format = optarg; break;
+		case 'h':
+			printf(USAGE "\nValidates JOB (reading the machine, never changing it) and prints it\nnormalized; on problems prints each as JOB:LINE: message and exits 2.\n--keys prints the job-file key reference instead (Markdown or man).\n");
+			return 0;
+		default: fprintf(stderr, USAGE); return 2;
+		}
 	}
-	if (argc >= 2 && strcmp(argv[1], "--keys") == 0)
-		return print_keys(argc, argv);
-	if (argc != 2 || argv[1][0] == '\0') {
+	if (keys || format) {
+		if (!keys || optind != argc) {
+			fprintf(stderr, USAGE);
+			return 2;
+		}
+		return print_keys(format ? format : "md");
+	}
+	if (optind != argc - 1 || argv[optind][0] == '\0') {
 		fprintf(stderr, "usage: kab check JOB\n");
 		return 2;
 	}
+	const char *path = argv[optind];
 	struct diags d = { 0 };
 	struct job *j = NULL;
-	int r = job_parse_file(argv[1], &j, &d);
+	int r = job_parse_file(path, &j, &d);
 	if (r < 0) {
 		diags_print(&d, stderr);
 		diags_free(&d);

@@ -17,17 +17,11 @@ struct client_opts {
 	bool wait;
 };
 
-/* --server is --url's older name */
-static const struct option client_options[] = {
-	{ "url", required_argument, NULL, 'u' },
-	{ "server", required_argument, NULL, 'u' },
-	{ "socket", required_argument, NULL, 'S' },
-	{ "token-file", required_argument, NULL, 't' },
-	{ "cacert", required_argument, NULL, 'C' },
-	{ "wait", no_argument, NULL, 'w' },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
+const struct option cmd_submit_options[] = {
+	CMD_CLIENT_OPTIONS, { "wait", no_argument, NULL, 'w' }, { "help", no_argument, NULL, 'h' }, { 0 }
 };
+/* kab status and kab cancel */
+const struct option cmd_client_options[] = { CMD_CLIENT_OPTIONS, { "help", no_argument, NULL, 'h' }, { 0 } };
 
 /* Parses the shared options; returns the index of the first operand, or
  * -1 after printing usage. */
@@ -35,10 +29,10 @@ static int parse_client_opts(int argc, char **argv, const char *usage, bool allo
 {
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:t:wh", client_options, NULL)) != -1) {
+	const struct option *opts = allow_wait ? cmd_submit_options : cmd_client_options;
+	while ((c = getopt_long(argc, argv, "s:t:wh", opts, NULL)) != -1) {
 		switch (c) {
-		case 's':
-		case 'u': o->conf.url = optarg; break;
+		case 's': o->conf.url = optarg; break;
 		case 'S': o->conf.socket = optarg; break;
 		case 't': o->conf.token_file = optarg; break;
 		case 'C': o->conf.cacert = optarg; break;

@@ -26,21 +26,19 @@ static void help(void)
 	       "a metric judged on p, without the Benjamini-Hochberg correction of the others.\n");
 }
 
+const struct option cmd_compare_options[] = {
+	{ "format", required_argument, NULL, 'f' },   { "primary", required_argument, NULL, 'p' },
+	{ "baseline", required_argument, NULL, 'b' }, { "ascii", no_argument, NULL, 'a' },
+	{ "help", no_argument, NULL, 'h' },           { 0 },
+};
+
 int cmd_compare(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "primary", required_argument, NULL, 'p' },
-		{ "baseline", required_argument, NULL, 'b' },
-		{ "ascii", no_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct report_opts ro = { .format = REPORT_TEXT };
 	const char *primary[PRIMARY_MAX];
 	struct compare_opts co = { .primary = primary };
 	int c;
-	while ((c = getopt_long(argc, argv, "f:p:b:ah", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:p:b:ah", cmd_compare_options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (report_format_parse(optarg, &ro.format) < 0) {

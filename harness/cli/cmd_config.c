@@ -23,20 +23,21 @@ static const struct {
 	{ "url", CONFIG_URL },
 };
 
+const struct option cmd_config_options[] = {
+	{ "state-dir", required_argument, NULL, 0 },
+	{ "kernels-dir", required_argument, NULL, 0 },
+	{ "work-dir", required_argument, NULL, 0 },
+	{ "socket", required_argument, NULL, 0 },
+	{ "url", required_argument, NULL, 0 },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 int cmd_config(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "state-dir", required_argument, NULL, 0 },
-		{ "kernels-dir", required_argument, NULL, 0 },
-		{ "work-dir", required_argument, NULL, 0 },
-		{ "socket", required_argument, NULL, 0 },
-		{ "url", required_argument, NULL, 0 },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct diags d = { 0 };
 	int c, idx;
-	while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", cmd_config_options, &idx)) != -1) {
 		if (c == 'h') {
 			printf("%s", config_usage);
 			return 0;

@@ -23,26 +23,23 @@ struct history_args {
 	struct client_conf cc;
 };
 
+const struct option cmd_history_options[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "metric", required_argument, NULL, 'm' },
+	{ "workload", required_argument, NULL, 'w' },
+	{ "format", required_argument, NULL, 'f' },
+	CMD_CLIENT_OPTIONS,
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 /* -1 when kab history goes on, else its exit status. */
 static int history_args(int argc, char **argv, struct history_args *ha)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ "workload", required_argument, NULL, 'w' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "url", required_argument, NULL, 's' },
-		{ "server", required_argument, NULL, 's' },
-		{ "socket", required_argument, NULL, 'S' },
-		{ "token-file", required_argument, NULL, 't' },
-		{ "cacert", required_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	*ha = (struct history_args){ .format = "text" };
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:m:w:f:s:t:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:m:w:f:s:t:h", cmd_history_options, NULL)) != -1) {
 		switch (c) {
 		case 'd': ha->db = optarg; break;
 		case 'm': ha->q.metric = optarg; break;

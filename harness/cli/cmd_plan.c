@@ -63,7 +63,7 @@ struct plan_opts {
 /* One metric's plan. */
 struct plan_row {
 	const char *workload, *metric;
-	enum stats_direction dir;
+	enum direction dir;
 	bool ok;
 	char why[160];            /* !ok: why it cannot be planned */
 	struct plan_summary s;
@@ -202,7 +202,7 @@ static bool wanted(const struct report_workload *w, const struct report_metric *
 	for (size_t i = 0; i < w->n_metrics; i++)
 		if (w->m[i].primary)
 			return m->primary;
-	return m->info.dir != STATS_DIR_NEUTRAL;
+	return m->info.dir != DIRECTION_NEUTRAL;
 }
 
 /* The calibration's complete pairs of one metric as a noise model. */
@@ -396,7 +396,7 @@ static void print_text(const struct plan_opts *o, const char *title, const char 
 static json_t *plan_json(const struct plan_opts *o, const struct plan_row *row)
 {
 	json_t *m = json_pack("{s:o, s:o, s:s, s:b}", "workload", jw_str(row->workload), "name", jw_str(row->metric),
-			      "direction", stats_direction_name(row->dir), "planned", row->ok);
+			      "direction", direction_name(row->dir), "planned", row->ok);
 	if (!m || !row->ok)
 		return m && jw_set(m, "reason", jw_str(row->why)) < 0 ? (json_decref(m), NULL) : m;
 	json_t *effects = json_array();
@@ -649,29 +649,30 @@ static int plan_option(int c, const char *arg, struct plan_args *pa)
 	return -1;
 }
 
+const struct option cmd_plan_options[] = {
+	{ "pairs", required_argument, NULL, 'n' },
+	{ "effect", required_argument, NULL, 'e' },
+	{ "db", required_argument, NULL, 'd' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "from", required_argument, NULL, 'F' },
+	{ "csv", required_argument, NULL, 'c' },
+	{ "primary", required_argument, NULL, 'p' },
+	{ "baseline", required_argument, NULL, 'b' },
+	{ "sims", required_argument, NULL, 'S' },
+	{ "seed", required_argument, NULL, 's' },
+	{ "state-dir", required_argument, NULL, 'D' },
+	{ "noise", required_argument, NULL, 'N' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 int cmd_plan(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "pairs", required_argument, NULL, 'n' },
-		{ "effect", required_argument, NULL, 'e' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "from", required_argument, NULL, 'F' },
-		{ "csv", required_argument, NULL, 'c' },
-		{ "primary", required_argument, NULL, 'p' },
-		{ "baseline", required_argument, NULL, 'b' },
-		{ "sims", required_argument, NULL, 'S' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "state-dir", required_argument, NULL, 'D' },
-		{ "noise", required_argument, NULL, 'N' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct plan_args pa = { .o = { .cal_pairs = DEFAULT_CAL_PAIRS } };
 	pa.co.primary = pa.primary;
 	int c, r;
-	while ((c = getopt_long(argc, argv, "n:e:d:f:qh", opts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "n:e:d:f:qh", cmd_plan_options, NULL)) != -1)
 		if ((r = plan_option(c, optarg, &pa)) >= 0)
 			return r;
 	int sources = (pa.from != NULL) + (pa.csv != NULL);

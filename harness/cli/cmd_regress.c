@@ -55,25 +55,23 @@ static int local(const char *db, const char *format)
 	return r < 0 || fflush(stdout) != 0 ? 1 : 0;
 }
 
+const struct option cmd_regressions_options[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "ack", required_argument, NULL, 'a' },
+	{ "after", required_argument, NULL, 'A' },
+	CMD_CLIENT_OPTIONS,
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 int cmd_regressions(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "ack", required_argument, NULL, 'a' },
-		{ "after", required_argument, NULL, 'A' },
-		{ "url", required_argument, NULL, 's' },
-		{ "socket", required_argument, NULL, 'S' },
-		{ "token-file", required_argument, NULL, 't' },
-		{ "cacert", required_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	const char *db = NULL, *format = "text", *ack = NULL, *after = NULL;
 	struct client_conf cc = { 0 };
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:f:a:s:t:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:f:a:s:t:h", cmd_regressions_options, NULL)) != -1) {
 		switch (c) {
 		case 'd': db = optarg; break;
 		case 'f': format = optarg; break;

@@ -87,21 +87,22 @@ struct run_args {
 	char db_buf[4096];
 };
 
+const struct option cmd_run_options[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "resume", required_argument, NULL, 'r' },
+	{ "state-dir", required_argument, NULL, 's' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "no-report", no_argument, NULL, 'n' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 /* kab run's options; -1 when kab run goes on, else its exit status. */
 static int run_args(int argc, char **argv, struct run_args *ra)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "resume", required_argument, NULL, 'r' },
-		{ "state-dir", required_argument, NULL, 's' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "no-report", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	*ra = (struct run_args){ .report = true };
 	int c;
-	while ((c = getopt_long(argc, argv, "d:r:s:qnh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:r:s:qnh", cmd_run_options, NULL)) != -1) {
 		switch (c) {
 		case 'd': ra->db = optarg; break;
 		case 'r': ra->resume = optarg; break;
@@ -217,26 +218,20 @@ out:
 	return ret;
 }
 
+const struct option cmd_report_options[] = {
+	{ "db", required_argument, NULL, 'd' }, { "format", required_argument, NULL, 'f' },
+	{ "ascii", no_argument, NULL, 'a' },    CMD_CLIENT_OPTIONS,
+	{ "help", no_argument, NULL, 'h' },     { 0 },
+};
+
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "ascii", no_argument, NULL, 'a' },
-		{ "url", required_argument, NULL, 's' },
-		{ "server", required_argument, NULL, 's' },
-		{ "socket", required_argument, NULL, 'S' },
-		{ "token-file", required_argument, NULL, 't' },
-		{ "cacert", required_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	static const char usage[] = "usage: kab report ID [--db PATH | --socket PATH | --url URL [--token-file F] [--cacert F]] [--format text|cover-letter|markdown|json|csv] [--ascii]\n";
 	const char *db = NULL, *format = "text";
 	struct client_conf cc = { 0 };
 	struct report_opts ro = { .format = REPORT_TEXT };
 	int c;
-	while ((c = getopt_long(argc, argv, "d:f:as:t:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:f:as:t:h", cmd_report_options, NULL)) != -1) {
 		switch (c) {
 		case 'd': db = optarg; break;
 		case 's': cc.url = optarg; break;

@@ -234,16 +234,18 @@ static int open_out(const char *path, char **ret_tmp, FILE **ret_f) {
 	return 0;
 }
 
-int cmd_sample(int argc, char **argv) {
-	static const struct option longopts[] = {
-		{ "interval", required_argument, NULL, 'i' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "memcg", required_argument, NULL, 'm' },
-		{ "per-cpu", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+const struct option cmd_sample_options[] = {
+	{ "interval", required_argument, NULL, 'i' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "out", required_argument, NULL, 'o' },
+	{ "memcg", required_argument, NULL, 'm' },
+	{ "per-cpu", no_argument, NULL, 'p' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+int cmd_sample(int argc, char **argv)
+{
 	struct sampler_opts o = { .interval_s = 0.1, .series = true };
 	double duration = 10;
 	const char *out = "-";
@@ -255,7 +257,7 @@ int cmd_sample(int argc, char **argv) {
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:d:o:m:ph", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:d:o:m:ph", cmd_sample_options, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			if (parse_seconds("--interval", optarg, MAX_INTERVAL_S, &o.interval_s) < 0)

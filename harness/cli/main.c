@@ -11,31 +11,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* machine: the verb checks or runs jobs, so it reads machine.conf */
+/* The verbs: machine, the verb checks or runs jobs, so it reads
+ * machine.conf; options, its getopt_long table, which doc/kab.1's
+ * SYNOPSIS must name in full (tests/docs/check.py). */
 static const struct {
 	const char *verb;
 	int (*fn)(int, char **);
+	const struct option *options;
 	bool machine;
 	const char *help;
 } verbs[] = {
-	{ "check", cmd_check, true, "check JOB            validate a job file, print it normalized" },
-	{ "run", cmd_run, true, "run JOB [--db PATH]  run a job in the foreground (--resume ID continues one)" },
-	{ "report", cmd_report, false,
+	{ "check", cmd_check, cmd_check_options, true, "check JOB            validate a job file, print it normalized" },
+	{ "run", cmd_run, cmd_run_options, true, "run JOB [--db PATH]  run a job in the foreground (--resume ID continues one)" },
+	{ "report", cmd_report, cmd_report_options, false,
 	  "report ID [--db PATH | --socket PATH | --url URL] [--format F]  print the before/after table of a stored job" },
-	{ "history", cmd_history, false,
+	{ "history", cmd_history, cmd_history_options, false,
 	  "history NAME [--metric M] [--db PATH | --socket PATH | --url URL] [--format text|json]  the nightly history of a job name: a row a night, change points" },
-	{ "regressions", cmd_regressions, false,
+	{ "regressions", cmd_regressions, cmd_regressions_options, false,
 	  "regressions [--db PATH | --socket PATH | --url URL] [--format text|json|atom] [--ack ID]  nightly change points and their confirmation" },
-	{ "plan", cmd_plan, true, "plan JOB [--pairs N] [--effect PCT] [--db PATH] [--format text|json]  an A/A calibration, then the pairs a change needs" },
-	{ "compare", cmd_compare, false, "compare FILE.csv [--format F]  the same statistics and formats for numbers from a CSV file" },
-	{ "submit", cmd_submit, false, "submit JOB [--socket PATH | --url URL --token-file F] [--wait]  queue a job on a kabd" },
-	{ "status", cmd_status, false, "status [ID] [--socket PATH | --url URL]  jobs on a kabd, or one job with its progress" },
-	{ "cancel", cmd_cancel, false, "cancel ID [--socket PATH | --url URL --token-file F]  cancel a job on a kabd" },
-	{ "build", cmd_build, true,
+	{ "plan", cmd_plan, cmd_plan_options, true,
+	  "plan JOB [--pairs N] [--effect PCT] [--db PATH] [--format text|json]  an A/A calibration, then the pairs a change needs" },
+	{ "compare", cmd_compare, cmd_compare_options, false,
+	  "compare FILE.csv [--format F]  the same statistics and formats for numbers from a CSV file" },
+	{ "submit", cmd_submit, cmd_submit_options, false,
+	  "submit JOB [--socket PATH | --url URL --token-file F] [--wait]  queue a job on a kabd" },
+	{ "status", cmd_status, cmd_client_options, false,
+	  "status [ID] [--socket PATH | --url URL]  jobs on a kabd, or one job with its progress" },
+	{ "cancel", cmd_cancel, cmd_client_options, false, "cancel ID [--socket PATH | --url URL --token-file F]  cancel a job on a kabd" },
+	{ "build", cmd_build, cmd_build_options, true,
 	  "build JOB [--db PATH] [--kernels-dir DIR] [--work-dir DIR]  build the kernels of a job's kernel = build variants" },
-	{ "builds", cmd_builds, false, "builds [--db PATH]   list the recorded kernel builds" },
-	{ "sample", cmd_sample, false, "sample [--interval S] [--duration S] [--out FILE]  run the counter sampler alone" },
-	{ "config", cmd_config, true,
+	{ "builds", cmd_builds, cmd_builds_options, false, "builds [--db PATH]   list the recorded kernel builds" },
+	{ "sample", cmd_sample, cmd_sample_options, false, "sample [--interval S] [--duration S] [--out FILE]  run the counter sampler alone" },
+	{ "config", cmd_config, cmd_config_options, true,
 	  "config [--state-dir DIR] [--kernels-dir DIR] ...  the configuration in force and where each value came from" },
 };
 
@@ -62,6 +69,7 @@ static int setup(struct machine_conf *mc)
 	config_resolve(&cfg, env, &d);
 	if (mc) {
 		machine_conf_load(mc, cfg.v[CONFIG_MACHINE_CONF].value, &d);
+		machine_conf_apply(mc, &cfg, &d);
 		cfg.machine = mc;
 	}
 	int r = 0;

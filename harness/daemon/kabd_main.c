@@ -372,6 +372,7 @@ static int setup_config(const struct kabd_opts *o, struct machine_conf *mc)
 	if (o->state_dir)
 		config_set_flag(&cfg, CONFIG_STATE_DIR, "--state-dir", o->state_dir, &d);
 	machine_conf_load(mc, cfg.v[CONFIG_MACHINE_CONF].value, &d);
+	machine_conf_apply(mc, &cfg, &d);
 	cfg.machine = mc;
 	int r = 0;
 	if (d.n || d.dropped) {

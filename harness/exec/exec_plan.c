@@ -18,7 +18,7 @@ static uint64_t xorshift(uint64_t *s)
 	return *s = x;
 }
 
-/* STATS.md, rule 9: a cold first run must not become data. Each workload
+/* doc/statistics.md, rule 1: a cold first run must not become data. Each workload
  * runs once, uncounted (STORE_PAIR_WARMUP), just before its first step:
  * in that step's variant and boot, so a warm-up never costs a switch of
  * kernel. v has room for n + the job's workloads steps; the count of the

@@ -111,16 +111,11 @@ struct job_workload {
 	int line;
 };
 
-/* Direction of goodness a [metric NAME] section declares: one value per
- * word of DIRECTION_LIST (harness/base/direction.h), in its order. */
-#define JOB_DIR_ITEM(name, word) JOB_DIR_##name,
-enum job_direction { DIRECTION_LIST(JOB_DIR_ITEM) JOB_DIR_UNSET };
-
 /* [metric NAME]: report settings for one metric, or for every metric with
  * a prefix (NAME ends in '*'). Unset fields keep the metric table's. */
 struct job_metric {
 	char *name;            /* "stress-ng.bogo_ops_per_s" or "vmstat.pgscan_*" */
-	enum job_direction direction;
+	enum direction direction; /* DIRECTION_UNSET: the metric table's */
 	char *unit;            /* NULL: unset */
 	char *label;           /* for cover letters; NULL: unset */
 	/* ratio = A / B: a metric of each run derived from two others, e.g.
@@ -184,7 +179,7 @@ struct job {
 	uint64_t seed;  /* for order = random */
 	double interval_s;  /* sampler interval, default 1 */
 	/* uncounted warm-up runs of each workload before its first pair
-	 * (STATS.md, rule 9): 1, the default, or 0 */
+	 * (doc/statistics.md, rule 1): 1, the default, or 0 */
 	unsigned warmup;
 	char **metrics;     /* extra report rows; NULL-terminated; may be NULL */
 	size_t n_metrics;
@@ -304,7 +299,6 @@ int job_parse_ratio(const char *file, int line, struct job_metric *m, struct dia
  * fixed job has one look, at pairs. */
 unsigned job_looks(const struct job *j);
 unsigned job_look_pairs(const struct job *j, unsigned look);
-const char *job_direction_name(enum job_direction d);
 /* A unit as [metric] and kab compare take it: printable, no whitespace,
  * commas, quotes, ';' or '#', at most 31 characters ("ops/s", "%"). */
 bool job_valid_unit(const char *s);

@@ -456,6 +456,15 @@ static bool set_int(struct job_builder *b, const struct job_keydef *k, const str
 	return true;
 }
 
+/* The choice a KT_ENUM key's stored value v is; NULL for none. */
+static const char *enum_word(const struct job_keydef *k, int v)
+{
+	for (size_t c = 0; k->choices[c]; c++)
+		if ((k->values ? k->values[c] : (int)c) == v)
+			return k->choices[c];
+	return NULL;
+}
+
 static bool set_enum(struct job_builder *b, const struct job_keydef *k, const struct job_entry *e, void *obj)
 {
 	const char *v = e->value;
@@ -464,7 +473,7 @@ static bool set_enum(struct job_builder *b, const struct job_keydef *k, const st
 		n++;
 	for (size_t c = 0; c < n; c++)
 		if (strcmp(v, k->choices[c]) == 0) {
-			*(int *)((char *)obj + k->off) = (int)c;
+			*(int *)((char *)obj + k->off) = k->values ? k->values[c] : (int)c;
 			return true;
 		}
 	char buf[256];
@@ -620,8 +629,10 @@ bool job_key_format(const struct job_keydef *k, const void *obj, struct strbuf *
 		int v = *AT_CONST(int, k, obj);
 		if ((k->flags & KF_UNSET) ? v == (int)k->unset : (!(k->flags & KF_ALWAYS) && v == 0))
 			return false;
-		sb_printf(ret, "%s", k->choices[v]);
-		return true;
+		const char *word = enum_word(k, v);
+		if (word)
+			sb_printf(ret, "%s", word);
+		return word != NULL;
 	}
 	case KT_SIZE: {
 		uint64_t v = *AT_CONST(uint64_t, k, obj);

@@ -19,8 +19,9 @@
 /* Indexed by the enums' values. */
 static const char *const order_choices[] = { "abba", "alternate", "random", NULL };
 static const char *const swap_choices[] = { "none", "zram", "file", "existing", NULL };
-/* in job_direction's order, as KT_ENUM stores the index */
+/* The direction's words and values, both in DIRECTION_LIST's order. */
 static const char *const direction_choices[] = { DIRECTION_LIST(DIRECTION_WORD) NULL };
+static const int direction_values[] = { DIRECTION_LIST(DIRECTION_VALUE) };
 static const char *const tristate_choices[] = { "keep", "off", "on", NULL };
 static const char *const tristate_param[] = { NULL, "N", "Y", NULL };
 static const char *const switch_choices[] = { "kexec", "reboot", NULL };
@@ -325,7 +326,7 @@ const struct job_keydef job_keydefs[] = {
 	  .doc_type = "1 to 100",
 	  .doc_default = "`1`",
 	  .help = "Runs of each workload inside one boot; they collapse to their median, so the boot stays the unit of "
-		  "replication (STATS.md).",
+		  "replication (doc/statistics.md, rule 1).",
 	},
 	[JK_JOB_SWITCH] = { KEY(JOB, "switch", KT_ENUM, offsetof(struct job, switch_mode)),
 	  .choices = switch_choices, .flags = KF_BOOT | KF_ALWAYS, .def = "kexec", .rank = 2, .print = job_print_switch,
@@ -493,7 +494,7 @@ const struct job_keydef job_keydefs[] = {
 		  "`expect` and `expect.VARIANT` apply to that variant's runs.",
 	},
 	[JK_METRIC_DIRECTION] = { KEY(METRIC, "direction", KT_ENUM, offsetof(struct job_metric, direction)),
-	  .choices = direction_choices, .flags = KF_UNSET, .unset = JOB_DIR_UNSET,
+	  .choices = direction_choices, .values = direction_values, .flags = KF_UNSET, .unset = DIRECTION_UNSET,
 	  .doc_type = "`higher`, `lower`, `neutral`",
 	  .doc_default = "metric table",
 	  .help = "Which way is better. A significant change of a neutral metric is reported as `changed`, of the "

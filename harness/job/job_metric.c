@@ -264,12 +264,6 @@ void job_format_percent(double pct, char *buf, size_t len)
 	snprintf(buf, len, "%s%%", num);
 }
 
-const char *job_direction_name(enum job_direction dir)
-{
-	static const char *const words[] = { DIRECTION_LIST(DIRECTION_WORD) };
-	return dir == JOB_DIR_UNSET ? "unset" : util_word_name(words, JOB_DIR_UNSET, (int)dir);
-}
-
 /* One operand of ratio = A / B: a metric a run records itself, not a
  * prefix and not another ratio. */
 static bool ratio_operand(const char *w)
@@ -373,14 +367,14 @@ static long specificity(const char *pattern, const char *metric)
 
 void job_metric_settings(const struct job *j, const char *metric, struct job_metric *ret)
 {
-	struct job_metric m = { .name = NULL, .direction = JOB_DIR_UNSET, .min_change_pct = -1, .equivalence_pct = -1 };
+	struct job_metric m = { .name = NULL, .direction = DIRECTION_UNSET, .min_change_pct = -1, .equivalence_pct = -1 };
 	long best_dir = -1, best_unit = -1, best_min = -1, best_eq = -1, best_label = -1;
 	for (size_t i = 0; j && i < j->n_metric_settings; i++) {
 		const struct job_metric *s = &j->metric_settings[i];
 		long sp = specificity(s->name, metric);
 		if (sp < 0)
 			continue;
-		if (s->direction != JOB_DIR_UNSET && sp > best_dir) {
+		if (s->direction != DIRECTION_UNSET && sp > best_dir) {
 			m.direction = s->direction;
 			best_dir = sp;
 		}

@@ -111,6 +111,7 @@ struct job_keydef {
 	size_t off_line; /* where the key's line goes; 0: nowhere */
 	double min, max;
 	const char *const *choices;
+	const int *values; /* KT_ENUM: the value each choice stores; NULL: its index */
 	unsigned flags; /* enum job_key_flag */
 	/* the default as a job would write it, read into the object before
 	 * the section is; NULL: none */

@@ -1,6 +1,7 @@
 /* /etc/kab/machine.conf; see machine.h. */
 #include "harness/job/machine.h"
 #include "harness/base/config.h"
+#include "db/lab.h"
 
 #include <errno.h>
 #include <glob.h>
@@ -106,7 +107,70 @@ static int add_patterns(struct machine_conf *mc, char *value, int lineno, struct
 	return ret;
 }
 
-static int load_line(struct machine_conf *mc, char *s, int lineno, struct diags *d)
+static const struct {
+	const char *key;
+	enum config_key setting;
+} lab_keys[MACHINE_LAB_N] = {
+	[MACHINE_LAB_URL] = { "url", CONFIG_LAB_URL },
+	[MACHINE_LAB_CREDENTIALS] = { "credentials", CONFIG_LAB_CREDENTIALS },
+	[MACHINE_LAB_TAGS] = { "tags", CONFIG_LAB_TAGS },
+};
+
+/* a [lab] value checked here, so that a mistake is named at its line */
+static int check_lab_value(const struct machine_conf *mc, int k, const char *value, int lineno, struct diags *d)
+{
+	struct strbuf err = { 0 };
+	struct lab_machine m;
+	int r = 0;
+	if (k == MACHINE_LAB_URL)
+		r = lab_check_url(value, &err);
+	else if (k == MACHINE_LAB_TAGS)
+		r = lab_tags_parse(value, &m, &err);
+	if (r < 0)
+		diags_add(d, mc->path, lineno, "[lab] %s: %s", lab_keys[k].key, err.buf ? err.buf : strerror(-r));
+	sb_free(&err);
+	return r;
+}
+
+static int lab_line(struct machine_conf *mc, const char *key, const char *value, int lineno, struct diags *d)
+{
+	const char *names[MACHINE_LAB_N];
+	for (int k = 0; k < MACHINE_LAB_N; k++) {
+		names[k] = lab_keys[k].key;
+		if (strcmp(key, names[k]) != 0)
+			continue;
+		if (mc->lab[k].value) {
+			diags_add(d, mc->path, lineno, "[lab] %s is set twice (first at line %d)", key, mc->lab[k].line);
+			return -EINVAL;
+		}
+		int r = check_lab_value(mc, k, value, lineno, d);
+		if (r < 0)
+			return r;
+		if (!(mc->lab[k].value = strdup(value)))
+			return -ENOMEM;
+		mc->lab[k].line = lineno;
+		return 0;
+	}
+	const char *hint = util_did_you_mean(key, names, ARRAY_SIZE(names));
+	diags_add(d, mc->path, lineno, "unknown key \"%s\" in [lab]%s%s%s (keys: url, credentials, tags)", key,
+		  hint ? ": did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "");
+	return -EINVAL;
+}
+
+/* "[lab]": 1 and *in_lab set; 0 when s is no section line */
+static int section_line(const struct machine_conf *mc, const char *s, bool *in_lab, int lineno, struct diags *d)
+{
+	if (*s != '[')
+		return 0;
+	if (strcmp(s, "[lab]") != 0) {
+		diags_add(d, mc->path, lineno, "unknown section %s (the only one is [lab])", s);
+		return -EINVAL;
+	}
+	*in_lab = true;
+	return 1;
+}
+
+static int load_line(struct machine_conf *mc, char *s, bool in_lab, int lineno, struct diags *d)
 {
 	static const char *const keys[] = { "switch", "knobs.allow" };
 	char *eq = strchr(s, '=');
@@ -116,6 +180,8 @@ static int load_line(struct machine_conf *mc, char *s, int lineno, struct diags 
 	}
 	*eq = '\0';
 	char *key = trim(s), *value = trim(eq + 1);
+	if (in_lab)
+		return lab_line(mc, key, value, lineno, d);
 	if (strcmp(key, "switch") == 0)
 		return set_switch(mc, value, lineno, d);
 	if (strcmp(key, "knobs.allow") == 0)
@@ -143,6 +209,7 @@ int machine_conf_load(struct machine_conf *mc, const char *path, struct diags *d
 		return r;
 	}
 	int ret = 0, lineno = 0;
+	bool in_lab = false;
 	for (char *line = text, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
@@ -151,7 +218,9 @@ int machine_conf_load(struct machine_conf *mc, const char *path, struct diags *d
 		char *s = trim(line);
 		if (!*s || *s == '#')
 			continue;
-		if ((r = load_line(mc, s, lineno, d)) < 0 && ret != -ENOMEM)
+		if ((r = section_line(mc, s, &in_lab, lineno, d)) == 0)
+			r = load_line(mc, s, in_lab, lineno, d);
+		if (r < 0 && ret != -ENOMEM)
 			ret = r;
 	}
 	if (ret == -ENOMEM)
@@ -166,6 +235,23 @@ void machine_conf_free(struct machine_conf *mc)
 	free(mc->knob_allow);
 	mc->knob_allow = NULL;
 	mc->n_knob_allow = 0;
+	for (int k = 0; k < MACHINE_LAB_N; k++) {
+		free(mc->lab[k].value);
+		mc->lab[k].value = NULL;
+	}
+}
+
+int machine_conf_apply(const struct machine_conf *mc, struct kab_config *cfg, struct diags *d)
+{
+	int ret = 0;
+	for (int k = 0; k < MACHINE_LAB_N; k++) {
+		if (!mc->lab[k].value)
+			continue;
+		int r = config_set_machine(cfg, lab_keys[k].setting, mc->path, mc->lab[k].line, mc->lab[k].value, d);
+		if (r < 0)
+			ret = r;
+	}
+	return ret;
 }
 
 void machine_conf_print(const struct machine_conf *mc, FILE *out)

@@ -62,7 +62,7 @@ struct parser {
 	struct intern metrics, variants, workloads;
 	char **unit;       /* per metric, NULL: none given */
 	int *unit_line;
-	int *dir; /* per metric, a stats_direction; -1: none given */
+	int *dir; /* per metric, an enum direction; -1: none given */
 	int *dir_line;
 	struct row *rows;
 	size_t n_rows, cap_rows;
@@ -355,8 +355,8 @@ static void data_row(struct parser *ps, const struct csv_record *rec)
 	row.decimals = ok ? report_decimals_text(value) : 0;
 	int d = -1;
 	if (*dir) {
-		enum stats_direction sd;
-		if (stats_direction_parse(dir, &sd) == 0) {
+		enum direction sd;
+		if (direction_parse(dir, &sd) == 0) {
 			d = (int)sd;
 		} else {
 			err(ps, line, "direction \"%s\": expected higher, lower or neutral (or leave it empty)", dir);
@@ -561,7 +561,7 @@ static int build_workload(struct parser *ps, struct report *r, const struct comp
 		if (ps->unit[m])
 			snprintf(rm->info.unit, sizeof(rm->info.unit), "%s", ps->unit[m]);
 		if (ps->dir[m] >= 0)
-			rm->info.dir = (enum stats_direction)ps->dir[m];
+			rm->info.dir = (enum direction)ps->dir[m];
 		rm->primary = is_primary(o, rm->name);
 		rm->decimals = 0;
 		for (; i < to && ps->rows[i].m == m; i++) {

@@ -18,14 +18,10 @@
 
 #define DAY_S 86400.0
 
-const char *history_state_name(enum history_point_state s)
-{
-	static const char *const names[] = {
-		[HISTORY_MEASURED] = "measured",   [HISTORY_NO_ESTIMATE] = "no-estimate", [HISTORY_FAILED] = "failed",
-		[HISTORY_CANCELLED] = "cancelled", [HISTORY_MISSED] = "missed",
-	};
-	return (size_t)s < ARRAY_SIZE(names) ? names[s] : "unknown";
-}
+#define STATE_WORD(e, word) [e] = word,
+static const char *const state_words[HISTORY_POINT_STATE_N] = { HISTORY_POINT_STATE_LIST(STATE_WORD) };
+
+UTIL_WORD_FUNCS(history_point_state, state_words, HISTORY_POINT_STATE_N)
 
 static bool chars_ok(const char *s, size_t max, const char *extra)
 {
@@ -90,7 +86,7 @@ static void fill_row(const struct report *rep, const struct report_workload *w, 
 	snprintf(x->base_name, sizeof(x->base_name), "%s", rep->variants[0]);
 	snprintf(x->verdict, sizeof(x->verdict), "%s", stats_verdict_name(res->verdict));
 	snprintf(x->unit, sizeof(x->unit), "%s", m->info.unit);
-	snprintf(x->direction, sizeof(x->direction), "%s", stats_direction_name(m->info.dir));
+	snprintf(x->direction, sizeof(x->direction), "%s", direction_name(m->info.dir));
 }
 
 /* One row per workload, metric and compared variant that has values; a

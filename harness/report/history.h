@@ -32,14 +32,25 @@ int history_refresh_job(struct store *st, int64_t job_id);
  * ret_names, ret_added: the names and jobs computed (may be NULL). */
 int history_refresh_all(struct store *st, size_t *ret_names, size_t *ret_added);
 
-enum history_point_state {
-	HISTORY_MEASURED,    /* an estimate with its CI */
-	HISTORY_NO_ESTIMATE, /* the job ended done, but this series has no estimate that night */
-	HISTORY_FAILED,      /* the job failed (or has a status this kab does not know) */
-	HISTORY_CANCELLED,
-	HISTORY_MISSED, /* calendar days with no job between two nights */
-};
-const char *history_state_name(enum history_point_state s); /* "measured", "no-estimate", ... */
+/* A point's state, X(NAME, word): the word is the "state" of the JSON
+ * (/api/history, kab history --format json) and of the text.
+ * MEASURED: an estimate with its CI. NO_ESTIMATE: the job ended done, but
+ * this series has no estimate that night. FAILED: the job failed (or has
+ * a status this kab does not know). MISSED: calendar days with no job
+ * between two nights. */
+/* clang-format off */
+#define HISTORY_POINT_STATE_LIST(X) \
+	X(HISTORY_MEASURED, "measured") \
+	X(HISTORY_NO_ESTIMATE, "no-estimate") \
+	X(HISTORY_FAILED, "failed") \
+	X(HISTORY_CANCELLED, "cancelled") \
+	X(HISTORY_MISSED, "missed")
+/* clang-format on */
+#define HISTORY_POINT_STATE_ITEM(e, word) e,
+enum history_point_state { HISTORY_POINT_STATE_LIST(HISTORY_POINT_STATE_ITEM) HISTORY_POINT_STATE_N };
+const char *history_point_state_name(enum history_point_state s); /* "measured", ...; "unknown" */
+/* The state of word s: 0, or -EINVAL (*ret untouched) for another word. */
+int history_point_state_parse(const char *s, enum history_point_state *ret);
 
 struct history_point {
 	enum history_point_state state;

@@ -34,9 +34,9 @@ static void point_date(const struct history *h, const struct history_point *p, c
 
 static const char *dir_words(const char *dir)
 {
-	enum stats_direction d = STATS_DIR_NEUTRAL;
-	stats_direction_parse(dir, &d);
-	return d == STATS_DIR_HIGHER ? "higher is better" : d == STATS_DIR_LOWER ? "lower is better" : "no direction";
+	enum direction d = DIRECTION_NEUTRAL;
+	direction_parse(dir, &d);
+	return d == DIRECTION_HIGHER ? "higher is better" : d == DIRECTION_LOWER ? "lower is better" : "no direction";
 }
 
 /* "1a2b3c4d5e6f mm: subject" cut to width, or "-". */
@@ -99,7 +99,7 @@ static void text_point(const struct history *h, const struct history_point *p, c
 	} else if (p->state == HISTORY_NO_ESTIMATE) {
 		fprintf(out, "no estimate (%u of %u runs failed)", n->runs_failed, n->runs);
 	} else {
-		fprintf(out, "%s%s%s", history_state_name(p->state), n->reason[0] ? ": " : "", n->reason);
+		fprintf(out, "%s%s%s", history_point_state_name(p->state), n->reason[0] ? ": " : "", n->reason);
 	}
 	if (p->commit && p->commit->event[0])
 		fprintf(out, "  [%s%s]", p->force_pushed ? "FORCE-PUSHED: " : "", p->commit->event);
@@ -206,12 +206,12 @@ static json_t *json_point(const struct history *h, const struct history_point *p
 	char date[16];
 	point_date(h, p, date, sizeof(date));
 	if (p->state == HISTORY_MISSED)
-		return json_pack("{s:s, s:o, s:i}", "state", history_state_name(p->state), "date", jw_str(date), "days",
-				 (int)p->missed_days);
+		return json_pack("{s:s, s:o, s:i}", "state", history_point_state_name(p->state), "date", jw_str(date),
+				 "days", (int)p->missed_days);
 	const struct store_history_night *n = &h->nights[p->night];
 	const struct store_history_row *r = p->row;
 	return json_pack("{s:s, s:o, s:I, s:o, s:o, s:o, s:i, s:i, s:o, s:b, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-			 "state", history_state_name(p->state), "date", jw_str(date), "job", (json_int_t)n->job_id,
+			 "state", history_point_state_name(p->state), "date", jw_str(date), "job", (json_int_t)n->job_id,
 			 "night", jw_time(n->night), "status", jw_str(job_status_name(n->status)), "reason",
 			 jw_str_opt(n->reason), "runs", (int)n->runs, "runs_failed", (int)n->runs_failed, "commit",
 			 json_commit(p->commit), "force_pushed", p->force_pushed, "pairs", r ? (int)r->pairs : 0,

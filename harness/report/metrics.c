@@ -1,7 +1,7 @@
-/* The kernel counters' metric table. Directions follow STATS.md: throughput is better
- * higher; time, latency, scans, steals, swap traffic, writeback from
- * zswap, rotations, IPIs, TLB flushes and OOM kills are better lower;
- * counts with no sign of goodness are neutral. Labels are the ones the
+/* The kernel counters' metric table. Directions follow doc/statistics.md
+ * rule 10: throughput is better higher; time, latency, scans, steals,
+ * swap traffic, writeback from zswap, rotations, IPIs, TLB flushes and OOM
+ * kills are better lower; counts with no sign of goodness are neutral. Labels are the ones the
  * seed postings print ("bogo ops/s", "TLB shootdowns", "Function call
  * IPIs", "pgscan_anon (pages)"). */
 #include "harness/report/metrics.h"
@@ -10,9 +10,9 @@
 
 #include <string.h>
 
-#define H STATS_DIR_HIGHER
-#define L STATS_DIR_LOWER
-#define N STATS_DIR_NEUTRAL
+#define H DIRECTION_HIGHER
+#define L DIRECTION_LOWER
+#define N DIRECTION_NEUTRAL
 
 /* The kernel's counters, as the sampler and the executor record them for
  * every run whatever the workload: first match wins; a NULL unit means
@@ -24,7 +24,7 @@
 static const struct entry {
 	const char *pattern;
 	const char *unit;
-	enum stats_direction dir;
+	enum direction dir;
 	const char *label;
 } table[] = {
 	{ "fcount.*", "calls", N, NULL },
@@ -60,15 +60,9 @@ static const struct entry {
 	{ "memcg_psi.*_total", "us", L, NULL },
 };
 
-enum stats_direction metrics_direction(enum job_direction d, enum stats_direction dflt)
+enum direction metrics_direction(enum direction d, enum direction dflt)
 {
-	switch (d) {
-	case JOB_DIR_HIGHER: return H;
-	case JOB_DIR_LOWER: return L;
-	case JOB_DIR_NEUTRAL: return N;
-	case JOB_DIR_UNSET: break;
-	}
-	return dflt;
+	return d == DIRECTION_UNSET ? dflt : d;
 }
 
 const char *metrics_kernel_pattern(size_t i)
@@ -88,7 +82,7 @@ static bool contains_word(const char *s, const char *word)
 }
 
 /* For metrics the table does not know: the unit first, then the name. */
-static enum stats_direction guess_direction(const char *name, const char *unit)
+static enum direction guess_direction(const char *name, const char *unit)
 {
 	static const char *const time_units[] = { "s",    "ms",      "us",   "ns",   "\xc2\xb5s", "sec",
 						  "secs", "seconds", "msec", "usec", "nsec",      "min" };
@@ -146,7 +140,7 @@ void metrics_describe(const char *name, const char *unit_hint, struct metric_inf
 	const char *label = NULL;
 	if (d) {
 		m.known = true;
-		m.dir = metrics_direction(d->dir, N);
+		m.dir = d->dir;
 		snprintf(m.unit, sizeof(m.unit), "%s", d->unit);
 		label = d->label;
 	} else if (e) {

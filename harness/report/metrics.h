@@ -16,7 +16,7 @@
 struct metric_info {
 	char label[METRIC_LABEL_MAX]; /* "bogo ops/s", "TLB shootdowns", "pgscan_anon (pages)" */
 	char unit[METRIC_UNIT_MAX];   /* "ops/s", "pages", "" */
-	enum stats_direction dir;
+	enum direction dir;
 	bool known; /* from the table, not guessed from the unit or name */
 };
 
@@ -26,8 +26,7 @@ struct metric_info {
  * unit and name (ops/s, tps, qps: higher; s, ms, latency: lower). */
 void metrics_describe(const char *name, const char *unit_hint, struct metric_info *ret);
 
-/* A job's or a declaration's direction as the statistics' one; dflt
- * for JOB_DIR_UNSET. */
-enum stats_direction metrics_direction(enum job_direction d, enum stats_direction dflt);
+/* A job's [metric] direction, or dflt (the table's) when it gives none. */
+enum direction metrics_direction(enum direction d, enum direction dflt);
 /* The kernel table's i-th pattern (util_glob), NULL past its end. */
 const char *metrics_kernel_pattern(size_t i);

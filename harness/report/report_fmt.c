@@ -144,12 +144,13 @@ bool report_utf8_locale(void)
 	return config_bool(CONFIG_UTF8);
 }
 
-const char *report_dir_arrow(enum stats_direction d, bool utf8)
+const char *report_dir_arrow(enum direction d, bool utf8)
 {
 	switch (d) {
-	case STATS_DIR_HIGHER: return utf8 ? "\xe2\x86\x91" : "^";
-	case STATS_DIR_LOWER: return utf8 ? "\xe2\x86\x93" : "v";
-	case STATS_DIR_NEUTRAL: break;
+	case DIRECTION_HIGHER: return utf8 ? "\xe2\x86\x91" : "^";
+	case DIRECTION_LOWER: return utf8 ? "\xe2\x86\x93" : "v";
+	case DIRECTION_NEUTRAL:
+	case DIRECTION_UNSET: break;
 	}
 	return utf8 ? "\xc2\xb7" : ".";
 }

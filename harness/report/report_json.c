@@ -1,5 +1,5 @@
-/* The machine formats. JSON is the contract of STATS.md ("The JSON
- * report", schema 1): field names are fixed, more may be added; numbers
+/* The machine formats. JSON is a contract (doc/report.md, schema 1):
+ * field names are fixed, more may be added; numbers
  * that cannot be computed are null, never NaN; per-run values are in
  * execution order, paired by index across variants, null for a missing
  * run. A job that boots kernels adds "kernels" (each variant's build),
@@ -187,7 +187,7 @@ static void metric(struct jw *j, const struct report *r, const struct report_wor
 	jw_put(j, "name", jw_str(m->name));
 	jw_put(j, "label", jw_str(m->info.label));
 	jw_put(j, "unit", jw_str(m->info.unit));
-	jw_put(j, "direction", jw_str(stats_direction_name(m->info.dir)));
+	jw_put(j, "direction", jw_str(direction_name(m->info.dir)));
 	jw_put(j, "primary", json_boolean(m->primary));
 	jw_break(j);
 	jw_open(j, "variants", '[', JW_LINES);
@@ -335,7 +335,7 @@ int report_render_csv(const struct report *r, FILE *out)
 				cstr(out, m->name);
 				cstr(out, m->info.label);
 				cstr(out, m->info.unit);
-				cstr(out, stats_direction_name(m->info.dir));
+				cstr(out, direction_name(m->info.dir));
 				cstr(out, m->primary ? "true" : "false");
 				cstr(out, r->variants[0]);
 				cstr(out, r->variants[v]);

@@ -39,10 +39,9 @@ void report_scaled_label(const struct report_metric *m, const struct report_scal
 /* Delta (abs / %) as the seeds print it: "+7595.34 (+26.9%)",
  * "-37807256 (-68.2%)". An increase carries its '+' unless it is a
  * regression of a lower-is-better metric ("7396670 (+14.0%)"). */
-void report_fmt_delta(double abs, double pct, int decimals, enum stats_direction dir, char *buf, size_t len);
+void report_fmt_delta(double abs, double pct, int decimals, enum direction dir, char *buf, size_t len);
 /* report_fmt_delta in a row's scale: "-26.4 ms (-12.8%)". */
-void report_fmt_delta_scaled(double abs, double pct, const struct report_scale *s, enum stats_direction dir, char *buf,
-			     size_t len);
+void report_fmt_delta_scaled(double abs, double pct, const struct report_scale *s, enum direction dir, char *buf, size_t len);
 /* "[+25.1, +28.6]"; "-" when either end is NAN. */
 void report_fmt_ci(double lo, double hi, char *buf, size_t len);
 /* "0.002", "<0.001", "1.000"; "-" for NAN. */
@@ -60,7 +59,7 @@ void report_csv_field(FILE *out, const char *s);
 /* Whether LC_ALL, else LC_CTYPE, else LANG names UTF-8. */
 bool report_utf8_locale(void);
 /* Direction arrows: ↑ ↓ · (ASCII ^ v .). */
-const char *report_dir_arrow(enum stats_direction d, bool utf8);
+const char *report_dir_arrow(enum direction d, bool utf8);
 /* Display columns of a UTF-8 string (every code point one column). */
 size_t report_width(const char *s);
 /* s, then spaces up to width columns. */

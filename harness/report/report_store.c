@@ -115,8 +115,8 @@ static int rep_value_cmp(const void *a, const void *b)
 	return x->v < y->v ? -1 : x->v > y->v;
 }
 
-/* Several runs inside one boot count as one value, their median (STATS.md:
- * the boot is the unit of replication). */
+/* Several runs inside one boot count as one value, their median
+ * (doc/statistics.md rule 1: the boot is the unit of replication). */
 static void collapse_reps(struct loader *l)
 {
 	qsort(l->rv, l->n_rv, sizeof(*l->rv), rep_value_cmp);

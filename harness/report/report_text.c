@@ -1,6 +1,6 @@
 /* The text report (the default) and its Markdown twin: for a job that
  * boots kernels each variant's kernel first, then per workload the header
- * block, then per compared variant the table of STATS.md — Metric, dir,
+ * block, then per compared variant the table of doc/report.md — Metric, dir,
  * n, Before, After, Delta (abs / %), 95% CI of Delta%, p, q, verdict — and
  * footnotes on the tests used, noisy variants and metrics compared on
  * differences; at the end the boots and the runs each one held. */
@@ -498,8 +498,8 @@ static void footnotes(FILE *out, const struct report *r, const struct report_wor
 			stats_verdict_marker(STATS_VERDICT_BETTER, utf8), stats_verdict_marker(STATS_VERDICT_WORSE, utf8),
 			stats_verdict_marker(STATS_VERDICT_CHANGED, utf8), r->alpha,
 			stats_verdict_marker(STATS_VERDICT_SAME, utf8), pm, stats_verdict_marker(STATS_VERDICT_UNDECIDED, utf8));
-	fprintf(out, "%s higher is better  %s lower is better  %s neutral\n", report_dir_arrow(STATS_DIR_HIGHER, utf8),
-		report_dir_arrow(STATS_DIR_LOWER, utf8), report_dir_arrow(STATS_DIR_NEUTRAL, utf8));
+	fprintf(out, "%s higher is better  %s lower is better  %s neutral\n", report_dir_arrow(DIRECTION_HIGHER, utf8),
+		report_dir_arrow(DIRECTION_LOWER, utf8), report_dir_arrow(DIRECTION_NEUTRAL, utf8));
 }
 
 int report_render_text(const struct report *r, bool utf8, FILE *out)

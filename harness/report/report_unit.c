@@ -121,14 +121,13 @@ void report_fmt_scaled(double v, const struct report_scale *s, char *buf, size_t
 		snprintf(buf, len, "%s%s", num, s->suffix);
 }
 
-void report_fmt_delta(double abs, double pct, int decimals, enum stats_direction dir, char *buf, size_t len)
+void report_fmt_delta(double abs, double pct, int decimals, enum direction dir, char *buf, size_t len)
 {
 	struct report_scale s = { .div = 1, .suffix = "", .decimals = decimals };
 	report_fmt_delta_scaled(abs, pct, &s, dir, buf, len);
 }
 
-void report_fmt_delta_scaled(double abs, double pct, const struct report_scale *s, enum stats_direction dir, char *buf,
-			     size_t len)
+void report_fmt_delta_scaled(double abs, double pct, const struct report_scale *s, enum direction dir, char *buf, size_t len)
 {
 	if (!isfinite(abs)) {
 		snprintf(buf, len, "-");
@@ -140,7 +139,7 @@ void report_fmt_delta_scaled(double abs, double pct, const struct report_scale *
 	report_fmt_scaled(abs, &ds, num, sizeof(num));
 	report_fmt_pct(pct, p, sizeof(p));
 	bool zero = strspn(num, "0.") == strlen(num);
-	bool plus = !zero && abs > 0 && dir != STATS_DIR_LOWER;
+	bool plus = !zero && abs > 0 && dir != DIRECTION_LOWER;
 	snprintf(buf, len, "%s%s (%s)", plus ? "+" : "", num, p);
 }
 

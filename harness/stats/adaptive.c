@@ -37,7 +37,7 @@ int adaptive_decide(const struct adaptive_metric *m, size_t n_metrics, size_t n_
 				.a = m[i].v,
 				.b = m[i].v + v * pairs,
 				.n = pairs,
-				.dir = STATS_DIR_NEUTRAL,
+				.dir = DIRECTION_NEUTRAL,
 				.min_change_pct = m[i].min_change_pct,
 				.equivalence_pct = m[i].equivalence_pct,
 			};

@@ -1,4 +1,4 @@
-/* Adaptive budgets (STATS.md rule 9): at each look point the executor asks
+/* Adaptive budgets (doc/statistics.md rule 9): at each look point the executor asks
  * whether every primary metric of a workload is decided, so the rest of
  * its pairs can be skipped. Functions over arrays: the executor reads the
  * runs from the store (exec_look.c) and hands them here. */
@@ -17,7 +17,7 @@ struct adaptive_metric {
 };
 
 /* Several runs inside one boot count as one value, their median, as in the
- * report (STATS.md: the boot is the unit of replication): for each of the
+ * report (doc/statistics.md rule 1: the boot is the unit of replication): for each of the
  * cells, ret_v[c] is the median of runs[c * reps ..] (its n_runs[c] first
  * values), NAN when it has none. */
 int adaptive_boot_medians(const double *runs, const unsigned *n_runs, size_t cells, unsigned reps, double *ret_v);

@@ -159,12 +159,13 @@ out:
 }
 
 /* Whether a verdict found a positive effect (B above A). */
-static bool found(const struct stats_result *res, enum stats_direction dir)
+static bool found(const struct stats_result *res, enum direction dir)
 {
 	switch (dir) {
-	case STATS_DIR_HIGHER: return res->verdict == STATS_VERDICT_BETTER;
-	case STATS_DIR_LOWER: return res->verdict == STATS_VERDICT_WORSE;
-	case STATS_DIR_NEUTRAL: return res->verdict == STATS_VERDICT_CHANGED && res->hl_pct > 0;
+	case DIRECTION_HIGHER: return res->verdict == STATS_VERDICT_BETTER;
+	case DIRECTION_LOWER: return res->verdict == STATS_VERDICT_WORSE;
+	case DIRECTION_NEUTRAL:
+	case DIRECTION_UNSET: return res->verdict == STATS_VERDICT_CHANGED && res->hl_pct > 0;
 	}
 	return false;
 }

@@ -34,7 +34,7 @@
 struct plan_noise {
 	const double *a, *b;   /* the calibration's pairs: A_i and its A/A partner B_i, > 0 */
 	size_t n;
-	enum stats_direction dir;
+	enum direction dir;
 	double min_change_pct;  /* the job's [metric] min_change; < 0: STATS_MIN_CHANGE_PCT */
 	double equivalence_pct; /* the job's [metric] equivalence; < 0: STATS_EQUIVALENCE_PCT */
 	/* Spread of the draws against the calibration's: 1 (or 0) draws with

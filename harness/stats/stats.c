@@ -121,12 +121,6 @@ const char *stats_test_label(enum stats_test t)
 	return "unknown";
 }
 
-/* a STATS_DIR_ value for each word of the list, or this does not compile */
-#define STATS_DIR_WORD(name, word) [STATS_DIR_##name] = word,
-static const char *const direction_words[STATS_DIR_N] = { DIRECTION_LIST(STATS_DIR_WORD) };
-
-UTIL_WORD_FUNCS(stats_direction, direction_words, STATS_DIR_N)
-
 /* Everything stats_compare works out before it fills the result. */
 struct cmp {
 	bool log_scale;
@@ -371,7 +365,7 @@ static bool inside_margin(const struct stats_result *r)
  * full coverage clear of 0, a shift of at least min_change and at least
  * STATS_MIN_PAIRS replicates; "same" needs the 90% interval, at its full
  * coverage, inside the equivalence margin. Neither: undecided. */
-enum stats_verdict stats_decide(const struct stats_result *r, double p_used, double alpha, enum stats_direction dir)
+enum stats_verdict stats_decide(const struct stats_result *r, double p_used, double alpha, enum direction dir)
 {
 	if (r->a.n == 0 || r->b.n == 0)
 		return STATS_VERDICT_NONE;
@@ -381,9 +375,10 @@ enum stats_verdict stats_decide(const struct stats_result *r, double p_used, dou
 	bool up = r->ci_lo > 0, down = r->ci_hi < 0;
 	if (r->replicates >= STATS_MIN_PAIRS && p_used < alpha && full && (up || down) && big_enough(r)) {
 		switch (dir) {
-		case STATS_DIR_HIGHER: return up ? STATS_VERDICT_BETTER : STATS_VERDICT_WORSE;
-		case STATS_DIR_LOWER: return up ? STATS_VERDICT_WORSE : STATS_VERDICT_BETTER;
-		case STATS_DIR_NEUTRAL: return STATS_VERDICT_CHANGED;
+		case DIRECTION_HIGHER: return up ? STATS_VERDICT_BETTER : STATS_VERDICT_WORSE;
+		case DIRECTION_LOWER: return up ? STATS_VERDICT_WORSE : STATS_VERDICT_BETTER;
+		case DIRECTION_NEUTRAL:
+		case DIRECTION_UNSET: return STATS_VERDICT_CHANGED;
 		}
 		return STATS_VERDICT_CHANGED;
 	}

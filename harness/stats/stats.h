@@ -11,11 +11,6 @@
 
 #include "harness/base/direction.h"
 
-/* One value per word of DIRECTION_LIST (harness/base/direction.h), which
- * gives their names; neutral first, the zero of a metric not declared. */
-enum stats_direction { STATS_DIR_NEUTRAL, STATS_DIR_HIGHER, STATS_DIR_LOWER };
-#define STATS_DIR_N (STATS_DIR_LOWER + 1)
-
 enum stats_verdict {
 	STATS_VERDICT_NONE, /* nothing to compare (no data on a side) */
 	STATS_VERDICT_BETTER,
@@ -55,7 +50,7 @@ int stats_describe(const double *x, size_t n, struct stats_desc *ret);
 struct stats_input {
 	const double *a, *b;   /* per pair index, execution order; NAN = missing run */
 	size_t n;              /* number of pair slots */
-	enum stats_direction dir;
+	enum direction dir;
 	double min_change_pct;  /* < 0: STATS_MIN_CHANGE_PCT */
 	double equivalence_pct; /* < 0: STATS_EQUIVALENCE_PCT */
 	double alpha;           /* 0: 0.05 */
@@ -96,7 +91,7 @@ int stats_compare(const struct stats_input *in, struct stats_result *ret);
 
 /* Rule 8 on a result, with p_used in place of its p (a q-value, or a
  * Holm-adjusted p): better/worse/changed, same, or undecided. */
-enum stats_verdict stats_decide(const struct stats_result *r, double p_used, double alpha, enum stats_direction dir);
+enum stats_verdict stats_decide(const struct stats_result *r, double p_used, double alpha, enum direction dir);
 /* true when the result's test could reach p < alpha on its values. */
 bool stats_testable(const struct stats_result *r, double alpha);
 
@@ -105,7 +100,7 @@ int stats_bh(const double *p, size_t n, double *q_out);
 /* Holm's step-down adjusted p-values (NAN p-values stay NAN). */
 int stats_holm(const double *p, size_t n, double *adj_out);
 /* Sets q_value from p_value across n results (one workload's non-primary
- * metrics; primary metrics are left out of the correction, STATS.md rule 6). */
+ * metrics; primary metrics are left out of the correction, doc/statistics.md rule 6). */
 int stats_bh_fill(struct stats_result *res, size_t n);
 
 /* ---- building blocks, exposed for tests ---- */
@@ -147,6 +142,3 @@ const char *stats_verdict_name(enum stats_verdict v);   /* "better", ... "undeci
 const char *stats_verdict_marker(enum stats_verdict v, bool utf8);  /* ▲ ▼ ≠ ~ ? ; ASCII: + - * ~ ?; none: "-" / "" */
 const char *stats_test_name(enum stats_test t);         /* "wilcoxon-signed-rank-exact", ... */
 const char *stats_test_label(enum stats_test t);        /* for footnotes: "exact Wilcoxon signed-rank", ... */
-const char *stats_direction_name(enum stats_direction d);  /* "higher" "lower" "neutral" */
-/* The direction of word s: 0, or -EINVAL (*ret untouched) for another word. */
-int stats_direction_parse(const char *s, enum stats_direction *ret);

@@ -4,7 +4,7 @@
 #include <stddef.h>
 
 /* Exact null distributions below this many observations (per side for
- * Mann-Whitney): STATS.md rule 5 says "exact below 50 pairs". */
+ * Mann-Whitney): doc/statistics.md rule 5 says "exact below 50 pairs". */
 #define STATS_EXACT_LIMIT 50
 
 /* P(W+ = w) for w = 0 .. n(n+1)/2, n untied ranks; caller frees. */

@@ -3,10 +3,10 @@
  * on the ties, by dynamic programming; the normal approximations with
  * scipy's tie and continuity corrections; the smallest p each test can
  * reach on given data (how a metric that can never reach p < alpha is left
- * out of the Benjamini-Hochberg family, STATS.md rule 6); and Welch's t
+ * out of the Benjamini-Hochberg family, doc/statistics.md rule 6); and Welch's t
  * with GSL's t distribution.
  *
- * Method (STATS.md rule 5), matched against scipy 1.10 where scipy has the
+ * Method (doc/statistics.md rule 5), matched against scipy 1.10 where scipy has the
  * test (tests/unit/test_stats_oracle.c) and against brute-force enumeration
  * on data with ties and zeros (tests/unit/test_stats_exact.c):
  *  - Wilcoxon: zeros dropped first (zero_method="wilcox"), midranks of |d|.

@@ -21,6 +21,13 @@ lines naming the file and what differs; the last line is
 - constants: every row of a "<!-- checked: constants -->" block names one
   `CONSTANT` whose #define under harness/ or db/ is a number of the row's
   value (or default) column (256 KiB (262144 bytes) holds 256u * 1024);
+- cli: kab's verbs (verbs[] in harness/cli/main.c) and the long options
+  of the getopt_long table verbs[] names for each against doc/kab.1: a
+  SYNOPSIS line and a VERBS entry per verb, and every option a verb takes
+  (but --help and an older name) in its SYNOPSIS lines, none it does not;
+- states: a nightly history point's states (HISTORY_POINT_STATE_LIST in
+  harness/report/history.h) against doc/nightly.md's sentence that lists
+  them and the gaps web/nightly.js names;
 - links: every relative link of README.md and doc/*.md names a file or
   directory that exists, and its #anchor a heading of that file.
 """
@@ -329,9 +336,94 @@ def check_links():
     ok(n > 0, "no relative links found at all in README.md and doc/*.md")
 
 
+# ---- kab's verbs and options -----------------------------------------
+
+def cli_verbs():
+    """[(verb, table name)] of verbs[] in harness/cli/main.c."""
+    m = re.search(r"\} verbs\[\] = \{(.*?)\n\};", read("harness/cli/main.c"), re.S)
+    return re.findall(r'\{\s*"([\w-]+)",\s*cmd_\w+,\s*(cmd_\w+_options),', m.group(1)) if m else []
+
+
+def cli_options(table):
+    """{long option: alias?} of a getopt_long table of harness/cli/, its
+    macros (its file's and harness/cli/cmd.h's) expanded; an alias has the value of an option before it (0,
+    an index the verb looks at, is no alias). None: not found."""
+    for path in sorted(glob.glob("harness/cli/*.c")):
+        src = read(path)
+        m = re.search(r"struct option " + table + r"\[\] = \{(.*?)\};", src, re.S)
+        if not m:
+            continue
+        body = m.group(1)
+        for name, text in re.findall(r"#define (\w+)((?:.*\\\n)*.*)", src + read("harness/cli/cmd.h")):
+            body = re.sub(r"\b" + name + r"\b", text.replace("\\\n", " "), body)
+        ok(len(re.findall(r"\b" + table + r"\b", src)) > 1, f"{path}: {table} is defined but nothing parses with it")
+        opts, seen = {}, set()
+        for name, val in re.findall(r'\{\s*"([\w-]+)"\s*,\s*\w+\s*,\s*[^,]+,\s*([^}\s]+)\s*\}', body):
+            opts[name] = val != "0" and val in seen
+            seen.add(val)
+        return opts
+    return None
+
+
+def check_cli():
+    """kab's verbs (verbs[] in harness/cli/main.c) and each verb's long
+    options (the getopt_long table verbs[] names) against doc/kab.1: every
+    verb has a SYNOPSIS line and a VERBS entry, its SYNOPSIS lines name
+    every option it takes (--help and older names aside) and none it does
+    not take."""
+    verbs = cli_verbs()
+    if not ok(len(verbs) > 1, "harness/cli/main.c: no verbs[] table found"):
+        return
+    syn, sec = man_section("doc/kab.1", "SYNOPSIS"), man_section("doc/kab.1", "VERBS")
+    if syn is None or sec is None:
+        return
+    named = {}  # verb: options its SYNOPSIS lines name
+    for line in re.split(r"^\.br\n", syn, flags=re.M):
+        m = re.match(r"\.B kab ([\w-]+)", line)
+        if ok(m is not None, f"doc/kab.1: a SYNOPSIS line that is no .B kab VERB: {line.splitlines()[0] if line else ''}"):
+            named.setdefault(m.group(1), set()).update(o.replace("\\-", "-") for o in re.findall(r"\\-\\-((?:\w|\\-)+)", line))
+    entries = set()
+    for head in re.findall(r"^\.TP\n(.*)$", sec, re.M):
+        entries.update(re.findall(r"[\w-]+", re.sub(r'"[^"]*"', " ", head.split(" ", 1)[1] if " " in head else "")))
+    code = dict(verbs)
+    same_sets(code, named, lambda v: f"doc/kab.1: kab {v} (verbs[] in harness/cli/main.c) has no SYNOPSIS line",
+              lambda v: f"doc/kab.1: SYNOPSIS names kab {v}, which is no verb of verbs[] in harness/cli/main.c")
+    for v in sorted(code):
+        ok(v in entries, f"doc/kab.1: kab {v} (verbs[] in harness/cli/main.c) has no entry in VERBS")
+        opts = cli_options(code[v])
+        if not ok(opts is not None, f"harness/cli: no getopt_long table {code[v]}, which verbs[] names for kab {v}"):
+            continue
+        want = {o for o, alias in opts.items() if not alias and o != "help"}
+        have = named.get(v, set())
+        for o in sorted(want - have):
+            ok(False, f"doc/kab.1: kab {v} takes --{o} ({code[v]}) but its SYNOPSIS does not name it")
+        for o in sorted(have - set(opts)):
+            ok(False, f"doc/kab.1: SYNOPSIS names --{o} for kab {v}, which takes no such option ({code[v]})")
+        ok(True, "")  # the verb's options were compared
+
+
+def check_states():
+    """A history point's states (HISTORY_POINT_STATE_LIST) against doc/nightly.md's
+    sentence that lists them and the gaps web/nightly.js names."""
+    m = re.search(r"#define HISTORY_POINT_STATE_LIST\(X\)((?:.*\\\n)*.*)", read("harness/report/history.h"))
+    code = re.findall(r'X\(HISTORY_\w+, "([^"]+)"\)', m.group(1)) if m else []
+    if not ok(len(code) > 1, "harness/report/history.h: no HISTORY_POINT_STATE_LIST found"):
+        return
+    s = re.search(r"`state` of a point:(.*?)\.\s", read("doc/nightly.md"), re.S)
+    doc = re.findall(r"`([^`]+)`", re.sub(r"\([^)]*\)", "", s.group(1))) if s else []
+    where = "doc/nightly.md: the sentence \"`state` of a point:\""
+    same_sets(code, doc, lambda k: f"{where} does not name state {k} (HISTORY_POINT_STATE_LIST)",
+              lambda k: f"{where} names {k}, which is no state of HISTORY_POINT_STATE_LIST")
+    g = re.search(r"const NIGHT_GAP = \{(.*?)\};", read("web/nightly.js"))
+    gaps = [k.strip('"') for k in re.findall(r'("[^"]+"|\w+):', g.group(1))] if g else []
+    same_sets([w for w in code if w != "measured"], gaps,
+              lambda k: f"web/nightly.js: NIGHT_GAP has no entry for state {k} (HISTORY_POINT_STATE_LIST)",
+              lambda k: f"web/nightly.js: NIGHT_GAP names {k}, which is no state of HISTORY_POINT_STATE_LIST")
+
+
 def main():
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-    only = sys.argv[1:] or ["routes", "options", "config", "layers", "constants", "links"]
+    only = sys.argv[1:] or ["routes", "options", "config", "layers", "constants", "links", "states", "cli"]
     for name in only:
         globals()["check_" + name]()
     print(f"docs-check: {passed} passed, {failed} failed")

@@ -8,7 +8,8 @@
 #    KEYS_UPDATE=1 rewrites the blocks from the current output (then review
 #    the diff before committing). KAB=path overrides build/kab.
 # 2. tests/docs/check.py: kabd's routes, the configuration settings, the
-#    layers and the statistics' constants against the code, and every
+#    layers, the statistics' constants, kab's verbs and options (doc/kab.1's
+#    SYNOPSIS) and a history point's states against the code, and every
 #    relative link of README.md and doc/*.md.
 # 3. README.md's minimal job passes kab check.
 set -u

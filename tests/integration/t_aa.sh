@@ -71,7 +71,7 @@ rc=$?
 check "A/A: kab run exits 0 ($((SECONDS - t0)) s)" [ $rc -eq 0 ]
 [ $rc -eq 0 ] || tail -n 20 "$IT_TMP/aa.out" | sed 's/^/    /'
 # 13 runs: the 12 of 6 pairs, all ok, and before them the workload's
-# uncounted warm-up (STATS.md rule 9), which swaps like the others
+# uncounted warm-up (doc/statistics.md rule 1), which swaps like the others
 check "A/A: 12 runs, all ok, and the warm-up" \
 	[ "$(sql "$db" "select count(*) || '/' || sum(status = 'ok') || '/' || sum(status = 'warmup' and pair = -1) from runs")" = 13/12/1 ]
 check "A/A: every run swapped (pswpout > 0), the warm-up too" [ "$(sql "$db" "select count(*) from metrics where name = 'vmstat.pswpout' and value > 0")" = 13 ]

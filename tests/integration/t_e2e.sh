@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A job runs end to end: real zram swap, real memcg limit, real stress-ng,
 # knobs applied per variant, counters and provenance in SQLite. Before its
-# first pair the workload runs once, uncounted (STATS.md rule 9): the
+# first pair the workload runs once, uncounted (doc/statistics.md rule 1): the
 # warm-up is recorded like any run, and the report counts it nowhere.
 . "$(dirname "$0")/lib.sh"
 it_begin

@@ -241,8 +241,10 @@ for series in 'kabd_up 1' 'kabd_executor_state{state="idle"} 1' 'kabd_queue_leng
 done
 lat=$(grep -E '^kab_sampler_lateness_p99_seconds\{run="[0-9]+"\} [0-9.e+-]+$' "$IT_TMP/body")
 lrun=$(grep -oE 'run="[0-9]+"' <<<"$lat" | grep -oE '[0-9]+')
+# a finished run: one whose status RUN_STATUS_LIST (db/store.h) marks finished
+finished="'ok','failed','oom-killed','oom-contaminated','expect-failed','timed-out'"
 check "/metrics: the sampler's p99 lateness of the newest finished run ($lat)" \
-	[ -n "$lat" -a "$lrun" = "$(sql "$DB" "select max(r.id) from runs r join metrics m on m.run_id = r.id and m.name = 'sampler.lateness_p99_ms' where r.finished is not null")" ]
+	[ -n "$lat" -a "$lrun" = "$(sql "$DB" "select max(r.id) from runs r join metrics m on m.run_id = r.id and m.name = 'sampler.lateness_p99_ms' where r.status in ($finished)")" ]
 check "/metrics: and its sample count" grep -qE '^kab_sampler_samples\{run="'"$lrun"'"\} [1-9][0-9]*$' "$IT_TMP/body"
 check "/metrics is text/plain" bash -c "curl -s -H '$AUTH' -o /dev/null -w '%{content_type}' '$URL/metrics' | grep -q '^text/plain'"
 

@@ -14,7 +14,7 @@ nowhere. It is slow, so the sets are small: at most 16 non-zero
 differences (65536 sign vectors) and 18 pooled values (48620 splits).
 Needs nothing but Python's standard library.
 
-Definitions (../shared/STATS.md rule 5), x = variant A, y = variant B:
+Definitions (doc/statistics.md rule 5), x = variant A, y = variant B:
   signed-rank, on paired sets: d = y - x in doubles (as kab computes it);
     zeros dropped; midranks of |d|; W+ = the sum of the midranks of the
     positive d. With no shift each of the 2^k sign vectors over those

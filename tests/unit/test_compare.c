@@ -125,7 +125,7 @@ static void test_reader(void)
 		struct report_metric *m = &w->m[0];
 		T_EQ_STR(m->name, "x.lat");
 		T_EQ_STR(m->info.unit, "ms");
-		T_EQ_INT(m->info.dir, STATS_DIR_LOWER);
+		T_EQ_INT(m->info.dir, DIRECTION_LOWER);
 		T_EQ_INT(m->decimals, 2);
 		/* new: 2.25 (10), - (20), 1.50 (30); old: 2 (10), 3 (20), - (30) */
 		T_NEAR(m->values[0], 2.25, 0);

@@ -11,6 +11,7 @@
 #include "t.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -331,6 +332,84 @@ static void test_readme(void)
 	free(text);
 }
 
+/* machine.conf's [lab]: its values are settings with their file and line;
+ * each mistake named at its line */
+static void test_lab_section(void)
+{
+	char path[] = "/tmp/kab-config-XXXXXX";
+	int fd = mkstemp(path);
+	static const char text[] = "switch = reboot\n[lab]\n# the lab\n"
+				   "url = postgresql://kab@db1.lab/kablab?sslmode=verify-full\n"
+				   "credentials = /etc/kab/lab.pgpass\ntags = numa, fast-disk\n";
+	T_CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	const char *env[] = { "KAB_MACHINE_CONF", path, NULL };
+	struct kab_config cfg;
+	struct machine_conf mc;
+	struct diags d = { 0 };
+	resolve(env, &cfg, &d);
+	T_EQ_INT(machine_conf_load(&mc, path, &d), 0);
+	T_EQ_INT(machine_conf_apply(&mc, &cfg, &d), 0);
+	T_EQ_INT(d.n, 0);
+	T_EQ_STR(cfg.v[CONFIG_LAB_URL].value, "postgresql://kab@db1.lab/kablab?sslmode=verify-full");
+	T_EQ_INT(cfg.v[CONFIG_LAB_URL].source, CONFIG_FROM_MACHINE);
+	T_EQ_INT(cfg.v[CONFIG_LAB_URL].line, 4);
+	T_EQ_STR(cfg.v[CONFIG_LAB_CREDENTIALS].value, "/etc/kab/lab.pgpass");
+	T_EQ_STR(cfg.v[CONFIG_LAB_TAGS].value, "numa, fast-disk");
+	T_CHECK(mc.has_switch);
+	cfg.machine = &mc;
+	char *out = printed(&cfg, false), want[300];
+	snprintf(want, sizeof(want), "lab-credentials /etc/kab/lab.pgpass                      %s:5\n", path);
+	T_CHECK(strstr(out, want) != NULL);
+	free(out);
+	machine_conf_free(&mc);
+	config_free(&cfg);
+
+	/* no lab: the settings unset, said so */
+	static const char *const none[] = { NULL };
+	resolve(none, &cfg, &d);
+	out = printed(&cfg, false);
+	T_CHECK(strstr(out, "(none: this machine is in no lab)") != NULL);
+	free(out);
+	config_free(&cfg);
+
+	/* a file, and the mistake named at its line */
+	static const char *const bad[][2] = {
+		{ "[lab]\nurl = postgresql://kab@db1.lab/kablab\n", ":2: [lab] url: the lab URL: the lab's host db1.lab is not local" },
+		{ "[lab]\nurl = postgresql://kab:pw@localhost/kablab\n", ":2: [lab] url: the lab URL holds a password" },
+		{ "[lab]\ntags = a b/c\n", ":2: [lab] tags: bad tag \"b/c\"" },
+		{ "[lab]\nurl = host=/run/postgresql\nurl = host=/tmp\n", ":3: [lab] url is set twice (first at line 2)" },
+		{ "[lab]\nuri = host=/tmp\n", ":2: unknown key \"uri\" in [lab]: did you mean \"url\"?" },
+		{ "[lab]\nswitch = kexec\n", ":2: unknown key \"switch\" in [lab]" },
+		{ "[labs]\n", ":1: unknown section [labs]" },
+		{ "[lab]\ncredentials = lab.pgpass\n", ":2: lab-credentials = lab.pgpass: not an absolute path" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		T_CHECK((fd = open(path, O_WRONLY | O_TRUNC)) >= 0);
+		T_CHECK(write(fd, bad[i][0], strlen(bad[i][0])) == (ssize_t)strlen(bad[i][0]));
+		close(fd);
+		resolve(none, &cfg, &d);
+		int r = machine_conf_load(&mc, path, &d);
+		if (r == 0)
+			r = machine_conf_apply(&mc, &cfg, &d);
+		T_EQ_INT(r, -EINVAL);
+		snprintf(want, sizeof(want), "%s%s", path, bad[i][1]);
+		bool found = false;
+		for (size_t k = 0; k < d.n; k++) {
+			char line[1024];
+			snprintf(line, sizeof(line), "%s:%d: %s", d.v[k].file ? d.v[k].file : "", d.v[k].line, d.v[k].msg);
+			found |= strstr(line, want) != NULL;
+		}
+		T_CHECK(found);
+		if (!found)
+			diags_print(&d, stderr);
+		diags_free(&d);
+		machine_conf_free(&mc);
+		config_free(&cfg);
+	}
+	unlink(path);
+}
+
 int main(void)
 {
 	test_defaults();
@@ -339,6 +418,7 @@ int main(void)
 	test_bad_values();
 	test_machine_and_print();
 	test_switch_precedence();
+	test_lab_section();
 	test_readme();
 	return t_done("test_config");
 }

@@ -2,10 +2,13 @@
  * to its value, a word the list does not know is refused, and the words
  * are exactly the ones databases, job files and the API already hold. */
 #include "t.h"
+#include "t_job.h"
+#include "db/lab.h"
 #include "db/store.h"
 #include "db/store_regress.h"
 #include "harness/base/util.h"
 #include "harness/daemon/queue.h"
+#include "harness/report/history.h"
 #include "harness/job/job.h"
 #include "harness/stats/stats.h"
 
@@ -126,24 +129,63 @@ static void test_schema_words(void)
 	unlink(path);
 }
 
-/* Directions: one list of words for the job's enum and the statistics'. */
+/* Directions: one enum from one list, for the job's [metric], the
+ * workloads' declarations, the metric table and the statistics. */
 static void test_directions(void)
 {
-	static const char *const words[] = { "higher", "lower", "neutral" };
-	T_EQ_INT((long long)ARRAY_SIZE(words), JOB_DIR_UNSET);
-	for (int v = 0; v < JOB_DIR_UNSET; v++)
-		T_EQ_STR(job_direction_name((enum job_direction)v), words[v]);
-	T_EQ_STR(job_direction_name(JOB_DIR_UNSET), "unset");
-	static const char *const stats_words[] = { "neutral", "higher", "lower" };
-	T_ROUND_TRIP(stats_direction, stats_direction_name, stats_direction_parse, STATS_DIR_N, stats_words);
-	T_EQ_INT(STATS_DIR_NEUTRAL, 0); /* a metric nobody declared is neutral */
-	/* the same word names the same direction in both */
-	enum stats_direction d = STATS_DIR_NEUTRAL;
-	T_EQ_INT(stats_direction_parse(job_direction_name(JOB_DIR_HIGHER), &d), 0);
-	T_EQ_INT(d, STATS_DIR_HIGHER);
-	T_EQ_INT(stats_direction_parse(job_direction_name(JOB_DIR_LOWER), &d), 0);
-	T_EQ_INT(d, STATS_DIR_LOWER);
-	T_EQ_INT(stats_direction_parse(job_direction_name(JOB_DIR_UNSET), &d), -EINVAL);
+	static const char *const words[] = { "neutral", "higher", "lower" };
+	T_ROUND_TRIP(direction, direction_name, direction_parse, DIRECTION_N, words);
+	T_EQ_INT(DIRECTION_NEUTRAL, 0); /* a metric nobody declared is neutral */
+	T_EQ_STR(direction_name(DIRECTION_UNSET), "unknown");
+	enum direction d = DIRECTION_LOWER;
+	T_EQ_INT(direction_parse("unset", &d), -EINVAL);
+	T_EQ_INT(d, DIRECTION_LOWER);
+	/* the job's key: its choices in the list's order (as its messages
+	 * name them), each storing the value its word parses to, and printed
+	 * back as the same word */
+	const struct job_keydef *k = &job_keydefs[JK_METRIC_DIRECTION];
+	static const char *const listed[] = { "higher", "lower", "neutral" };
+	size_t n = 0;
+	for (; k->choices[n]; n++) {
+		T_CHECK(n < ARRAY_SIZE(listed));
+		T_EQ_STR(k->choices[n], listed[n]);
+		T_CHECK(k->values != NULL);
+		T_EQ_INT(direction_parse(k->choices[n], &d), 0);
+		T_EQ_INT(k->values[n], d);
+		struct job_metric m = { .direction = d };
+		struct strbuf sb = { 0 };
+		T_CHECK(job_key_format(k, &m, &sb));
+		T_EQ_STR(sb.buf, listed[n]);
+		sb_free(&sb);
+	}
+	T_EQ_INT((long long)n, DIRECTION_N);
+	struct job_metric unset = { .direction = DIRECTION_UNSET };
+	struct strbuf sb = { 0 };
+	T_CHECK(!job_key_format(k, &unset, &sb));
+	sb_free(&sb);
+	for (size_t i = 0; i < ARRAY_SIZE(listed); i++) {
+		char text[512];
+		snprintf(text, sizeof(text),
+			 "[job]\nname = d\n[variant a]\n[variant b]\n[workload w]\ntype = command\n"
+			 "command = true\n[metric m.x]\ndirection = %s\n",
+			 listed[i]);
+		struct job *j = t_parse_job(text);
+		T_CHECK(j != NULL);
+		if (!j)
+			continue;
+		T_CHECK(direction_parse(listed[i], &d) == 0);
+		T_EQ_INT(j->metric_settings[0].direction, d);
+		job_free(j);
+	}
+}
+
+/* A nightly history point's states, as its JSON and text name them
+ * (doc/nightly.md, web/nightly.js). */
+static void test_history_states(void)
+{
+	static const char *const words[] = { "measured", "no-estimate", "failed", "cancelled", "missed" };
+	T_ROUND_TRIP(history_point_state, history_point_state_name, history_point_state_parse, HISTORY_POINT_STATE_N, words);
+	T_EQ_STR(history_point_state_name(HISTORY_POINT_STATE_N), "unknown");
 }
 
 /* The executor's states, as /health and /metrics name them. */
@@ -153,12 +195,27 @@ static void test_queue_states(void)
 	T_ROUND_TRIP(queue_state, queue_state_name, queue_state_parse, QUEUE_STATE_N, words);
 }
 
+/* The lab's words, as its PostgreSQL database holds them (its migrations'
+ * index predicates and trigger name "queued" and "running" too): never to
+ * change. */
+static void test_lab_words(void)
+{
+	static const char *const machine[] = { "idle", "busy", "offline" };
+	static const char *const job[] = { "queued", "running", "done", "failed", "cancelled" };
+	static const char *const attempt[] = { "running", "done", "failed", "lost", "cancelled" };
+	T_ROUND_TRIP(lab_machine_state, lab_machine_state_name, lab_machine_state_parse, LAB_MACHINE_STATE_N, machine);
+	T_ROUND_TRIP(lab_job_state, lab_job_state_name, lab_job_state_parse, LAB_JOB_STATE_N, job);
+	T_ROUND_TRIP(lab_attempt_outcome, lab_attempt_outcome_name, lab_attempt_outcome_parse, LAB_ATTEMPT_OUTCOME_N, attempt);
+}
+
 int main(void)
 {
 	test_store_words();
 	test_finished();
 	test_schema_words();
 	test_directions();
+	test_history_states();
 	test_queue_states();
+	test_lab_words();
 	return t_done("enums");
 }

@@ -46,7 +46,7 @@ static double analytic(double delta, double margin, double sd, unsigned n)
 	return gsl_cdf_ugaussian_P(sqrt(ARE_NORMAL * n) * (delta - margin) / sd - z);
 }
 
-static struct plan_noise noise(double min_change_pct, enum stats_direction dir)
+static struct plan_noise noise(double min_change_pct, enum direction dir)
 {
 	return (struct plan_noise){
 		.a = va,
@@ -63,7 +63,7 @@ static struct plan_noise noise(double min_change_pct, enum stats_direction dir)
 static void test_summary(void)
 {
 	synth(0.002, 0.002, 1);
-	struct plan_noise nz = noise(-1, STATS_DIR_HIGHER);
+	struct plan_noise nz = noise(-1, DIRECTION_HIGHER);
 	struct plan_summary s;
 	T_EQ_INT(plan_summarize(&nz, &s), 0);
 	T_NEAR(s.d_sd, 0.002, 0.0001);
@@ -94,7 +94,7 @@ static void test_summary(void)
 static void test_matches_analytic(void)
 {
 	synth(0.02, 0.004, 2);
-	struct plan_noise nz = noise(0, STATS_DIR_HIGHER);
+	struct plan_noise nz = noise(0, DIRECTION_HIGHER);
 	static const struct { unsigned n; double effect; } cases[] = {
 		{ 10, 0.015 }, { 10, 0.025 }, { 15, 0.012 }, { 20, 0.01 }, { 8, 0.03 },
 	};
@@ -116,7 +116,7 @@ static void test_matches_analytic(void)
 static void test_never(void)
 {
 	synth(0.01, 0.004, 3);
-	struct plan_noise nz = noise(-1, STATS_DIR_LOWER);
+	struct plan_noise nz = noise(-1, DIRECTION_LOWER);
 	double pw = -1;
 	/* 5 pairs: the smallest two-sided p is 0.0625, whatever the effect */
 	for (unsigned n = 1; n < PLAN_MIN_DECIDING_PAIRS; n++) {
@@ -145,7 +145,7 @@ static void test_never(void)
 static void test_search(void)
 {
 	synth(0.03, 0.01, 4);
-	struct plan_noise nz = noise(-1, STATS_DIR_HIGHER);
+	struct plan_noise nz = noise(-1, DIRECTION_HIGHER);
 	double e6, e20, pw, again;
 	T_EQ_INT(plan_min_effect(&nz, 6, 0.8, &e6), 0);
 	T_EQ_INT(plan_min_effect(&nz, 20, 0.8, &e20), 0);
@@ -170,7 +170,7 @@ static void test_search(void)
 		T_CHECK(check < 0.8 + 0.03);
 	}
 	/* a neutral metric counts "changed" upwards */
-	nz.dir = STATS_DIR_NEUTRAL;
+	nz.dir = DIRECTION_NEUTRAL;
 	T_EQ_INT(plan_power(&nz, 20, 0.2, &pw), 0);
 	T_CHECK(pw > 0.95);
 }
@@ -185,7 +185,7 @@ static void test_small_calibration(void)
 		.a = a4,
 		.b = b4,
 		.n = 4,
-		.dir = STATS_DIR_HIGHER,
+		.dir = DIRECTION_HIGHER,
 		.min_change_pct = -1,
 		.equivalence_pct = -1,
 	};

@@ -23,7 +23,7 @@
 
 static char buf[512];
 
-static const char *delta(double abs, double pct, int dec, enum stats_direction dir)
+static const char *delta(double abs, double pct, int dec, enum direction dir)
 {
 	report_fmt_delta(abs, pct, dec, dir, buf, sizeof(buf));
 	return buf;
@@ -33,17 +33,17 @@ static void test_seed_delta(void)
 {
 	/* seed 000, as posted: '+' on improvements and neutral rises, none on a
 	 * rise that is a regression */
-	T_EQ_STR(delta(35833.97 - 28238.63, 100 * 7595.34 / 28238.63, 2, STATS_DIR_HIGHER), "+7595.34 (+26.9%)");
-	T_EQ_STR(delta(17621697.0 - 55428953.0, -68.208, 0, STATS_DIR_LOWER), "-37807256 (-68.2%)");
-	T_EQ_STR(delta(14498768.0 - 34073695.0, -57.449, 0, STATS_DIR_LOWER), "-19574927 (-57.4%)");
-	T_EQ_STR(delta(60252894.0 - 52856224.0, 13.994, 0, STATS_DIR_LOWER), "7396670 (+14.0%)");
-	T_EQ_STR(delta(34054753.0 - 29004962.0, 17.41, 0, STATS_DIR_LOWER), "5049791 (+17.4%)");
-	T_EQ_STR(delta(5, 1.5, 0, STATS_DIR_NEUTRAL), "+5 (+1.5%)");
-	T_EQ_STR(delta(-5, -1.5, 0, STATS_DIR_HIGHER), "-5 (-1.5%)");
-	T_EQ_STR(delta(0.001, 0.01, 2, STATS_DIR_HIGHER), "0.00 (0.0%)");
-	T_EQ_STR(delta(-0.001, -0.04, 2, STATS_DIR_HIGHER), "0.00 (0.0%)");
-	T_EQ_STR(delta(3047, NAN, 0, STATS_DIR_NEUTRAL), "+3047 (n/a)");
-	T_EQ_STR(delta(NAN, NAN, 0, STATS_DIR_NEUTRAL), "-");
+	T_EQ_STR(delta(35833.97 - 28238.63, 100 * 7595.34 / 28238.63, 2, DIRECTION_HIGHER), "+7595.34 (+26.9%)");
+	T_EQ_STR(delta(17621697.0 - 55428953.0, -68.208, 0, DIRECTION_LOWER), "-37807256 (-68.2%)");
+	T_EQ_STR(delta(14498768.0 - 34073695.0, -57.449, 0, DIRECTION_LOWER), "-19574927 (-57.4%)");
+	T_EQ_STR(delta(60252894.0 - 52856224.0, 13.994, 0, DIRECTION_LOWER), "7396670 (+14.0%)");
+	T_EQ_STR(delta(34054753.0 - 29004962.0, 17.41, 0, DIRECTION_LOWER), "5049791 (+17.4%)");
+	T_EQ_STR(delta(5, 1.5, 0, DIRECTION_NEUTRAL), "+5 (+1.5%)");
+	T_EQ_STR(delta(-5, -1.5, 0, DIRECTION_HIGHER), "-5 (-1.5%)");
+	T_EQ_STR(delta(0.001, 0.01, 2, DIRECTION_HIGHER), "0.00 (0.0%)");
+	T_EQ_STR(delta(-0.001, -0.04, 2, DIRECTION_HIGHER), "0.00 (0.0%)");
+	T_EQ_STR(delta(3047, NAN, 0, DIRECTION_NEUTRAL), "+3047 (n/a)");
+	T_EQ_STR(delta(NAN, NAN, 0, DIRECTION_NEUTRAL), "-");
 }
 
 static void test_numbers(void)
@@ -132,10 +132,10 @@ static void test_locale(void)
 	unsetenv("LANG");
 	t_config_from_env();
 	T_CHECK(!report_utf8_locale());
-	T_EQ_STR(report_dir_arrow(STATS_DIR_HIGHER, false), "^");
-	T_EQ_STR(report_dir_arrow(STATS_DIR_LOWER, false), "v");
-	T_EQ_STR(report_dir_arrow(STATS_DIR_NEUTRAL, false), ".");
-	T_EQ_STR(report_dir_arrow(STATS_DIR_HIGHER, true), "\xe2\x86\x91");
+	T_EQ_STR(report_dir_arrow(DIRECTION_HIGHER, false), "^");
+	T_EQ_STR(report_dir_arrow(DIRECTION_LOWER, false), "v");
+	T_EQ_STR(report_dir_arrow(DIRECTION_NEUTRAL, false), ".");
+	T_EQ_STR(report_dir_arrow(DIRECTION_HIGHER, true), "\xe2\x86\x91");
 	T_EQ_INT(report_width("\xe2\x86\x91 up"), 4);
 	T_EQ_INT(report_width("95% CI of \xce\x94%"), 12);
 	enum report_format fmt;
@@ -149,47 +149,47 @@ static void test_metric_table(void)
 	struct metric_info m;
 	metrics_describe("stress-ng.bogo_ops_per_s", "ops/s", &m);
 	T_EQ_STR(m.label, "bogo ops/s");
-	T_EQ_INT(m.dir, STATS_DIR_HIGHER);
+	T_EQ_INT(m.dir, DIRECTION_HIGHER);
 	T_CHECK(m.known);
 	metrics_describe("interrupts.TLB", "interrupts", &m);
 	T_EQ_STR(m.label, "TLB shootdowns");
-	T_EQ_INT(m.dir, STATS_DIR_LOWER);
+	T_EQ_INT(m.dir, DIRECTION_LOWER);
 	metrics_describe("interrupts.CAL", NULL, &m);
 	T_EQ_STR(m.label, "Function call IPIs");
 	metrics_describe("vmstat.pgscan_anon", "events", &m);
 	T_EQ_STR(m.label, "pgscan_anon (pages)");
 	T_EQ_STR(m.unit, "pages");
-	T_EQ_INT(m.dir, STATS_DIR_LOWER);
+	T_EQ_INT(m.dir, DIRECTION_LOWER);
 	metrics_describe("vmstat.pgsteal_direct", "events", &m);
-	T_EQ_INT(m.dir, STATS_DIR_LOWER);
+	T_EQ_INT(m.dir, DIRECTION_LOWER);
 	metrics_describe("vmstat.zswpwb", "events", &m);
-	T_EQ_INT(m.dir, STATS_DIR_LOWER);
+	T_EQ_INT(m.dir, DIRECTION_LOWER);
 	metrics_describe("vmstat.nr_tlb_remote_flush", "events", &m);
-	T_EQ_INT(m.dir, STATS_DIR_LOWER);
+	T_EQ_INT(m.dir, DIRECTION_LOWER);
 	T_EQ_STR(m.label, "nr_tlb_remote_flush");
 	metrics_describe("memcg.oom_kills", "kills", &m);
-	T_EQ_INT(m.dir, STATS_DIR_LOWER);
+	T_EQ_INT(m.dir, DIRECTION_LOWER);
 	metrics_describe("stress-ng.vm.bogo_ops_per_s", "ops/s", &m);
-	T_EQ_INT(m.dir, STATS_DIR_HIGHER);
+	T_EQ_INT(m.dir, DIRECTION_HIGHER);
 	metrics_describe("vmstat.pgfault", "events", &m);
-	T_EQ_INT(m.dir, STATS_DIR_NEUTRAL);
+	T_EQ_INT(m.dir, DIRECTION_NEUTRAL);
 	T_CHECK(!m.known);
 	metrics_describe("interrupts.NMI", "interrupts", &m);
 	T_EQ_STR(m.label, "NMI interrupts");
-	T_EQ_INT(m.dir, STATS_DIR_NEUTRAL);
+	T_EQ_INT(m.dir, DIRECTION_NEUTRAL);
 	/* guessed from unit and name */
 	metrics_describe("command.latency", "ms", &m);
-	T_EQ_INT(m.dir, STATS_DIR_LOWER);
+	T_EQ_INT(m.dir, DIRECTION_LOWER);
 	T_EQ_STR(m.label, "latency (ms)");
 	metrics_describe("transactions/s", NULL, &m);
-	T_EQ_INT(m.dir, STATS_DIR_HIGHER);
+	T_EQ_INT(m.dir, DIRECTION_HIGHER);
 	T_EQ_STR(m.label, "transactions/s");
 	metrics_describe("p95 latency (ms)", "", &m);
-	T_EQ_INT(m.dir, STATS_DIR_LOWER);
+	T_EQ_INT(m.dir, DIRECTION_LOWER);
 	metrics_describe("command.qps", "", &m);
-	T_EQ_INT(m.dir, STATS_DIR_HIGHER);
+	T_EQ_INT(m.dir, DIRECTION_HIGHER);
 	metrics_describe("command.score", "points", &m);
-	T_EQ_INT(m.dir, STATS_DIR_NEUTRAL);
+	T_EQ_INT(m.dir, DIRECTION_NEUTRAL);
 	T_CHECK(util_glob("psi.*avg*", "psi.memory.some_avg10"));
 	T_CHECK(!util_glob("vmstat.pgscan_*", "vmstat.pgsteal_anon"));
 	T_CHECK(util_glob("a*", "a"));
@@ -215,16 +215,16 @@ static void test_job_settings(void)
 	T_EQ_INT(job_look_pairs(j, 9), 20);
 	struct job_metric m;
 	job_metric_settings(j, "vmstat.pgscan_anon", &m);
-	T_EQ_INT(m.direction, JOB_DIR_LOWER);
+	T_EQ_INT(m.direction, DIRECTION_LOWER);
 	T_EQ_STR(m.unit, "pg");
 	T_EQ_STR(m.label, "anon scans");
 	T_NEAR(m.min_change_pct, 3, 1e-9);
 	T_NEAR(m.equivalence_pct, 4, 1e-9); /* epsilon, the older name of equivalence */
 	job_metric_settings(j, "vmstat.pgscan_file", &m);
-	T_EQ_INT(m.direction, JOB_DIR_NEUTRAL);
+	T_EQ_INT(m.direction, DIRECTION_NEUTRAL);
 	T_CHECK(m.label == NULL);
 	job_metric_settings(j, "interrupts.TLB", &m);
-	T_EQ_INT(m.direction, JOB_DIR_UNSET);
+	T_EQ_INT(m.direction, DIRECTION_UNSET);
 	T_CHECK(m.min_change_pct < 0 && m.equivalence_pct < 0);
 	T_CHECK(job_metric_is_primary(j, "vmstat.pgscan_file"));
 	T_CHECK(!job_metric_is_primary(j, "vmstat.pgsteal_anon"));
@@ -596,7 +596,7 @@ static void test_store_report(void)
 		T_EQ_STR(w->m[0].name, "stress-ng.bogo_ops_per_s");
 		T_CHECK(w->m[0].primary);
 		T_EQ_STR(w->m[1].name, "vmstat.pgscan_anon");
-		T_EQ_INT(w->m[1].info.dir, STATS_DIR_NEUTRAL); /* the job's [metric] */
+		T_EQ_INT(w->m[1].info.dir, DIRECTION_NEUTRAL); /* the job's [metric] */
 		T_EQ_STR(w->m[2].name, "vmstat.pswpin");
 		T_EQ_STR(w->m[3].name, "vmstat.zswpwb");
 		T_CHECK(isnan(w->m[0].values[1 * 6 + 2])); /* the oom-killed run */
@@ -771,20 +771,20 @@ static void test_units(void)
 	T_EQ_STR(buf, "1.50 us");
 	/* negative deltas in the row's unit; the percentage is untouched */
 	report_scale_pick("ns", 206388029, 180000000, 0, true, &s);
-	report_fmt_delta_scaled(-26388029, -12.786, &s, STATS_DIR_LOWER, buf, sizeof(buf));
+	report_fmt_delta_scaled(-26388029, -12.786, &s, DIRECTION_LOWER, buf, sizeof(buf));
 	T_EQ_STR(buf, "-26 ms (-12.8%)");
-	report_fmt_delta_scaled(26388029, 12.786, &s, STATS_DIR_HIGHER, buf, sizeof(buf));
+	report_fmt_delta_scaled(26388029, 12.786, &s, DIRECTION_HIGHER, buf, sizeof(buf));
 	T_EQ_STR(buf, "+26 ms (+12.8%)");
-	report_fmt_delta_scaled(26388029, 12.786, &s, STATS_DIR_LOWER, buf, sizeof(buf));
+	report_fmt_delta_scaled(26388029, 12.786, &s, DIRECTION_LOWER, buf, sizeof(buf));
 	T_EQ_STR(buf, "26 ms (+12.8%)");
-	report_fmt_delta_scaled(0, 0, &s, STATS_DIR_LOWER, buf, sizeof(buf));
+	report_fmt_delta_scaled(0, 0, &s, DIRECTION_LOWER, buf, sizeof(buf));
 	T_EQ_STR(buf, "0 (0.0%)");
 	report_scale_pick("ns", 1500, 1520, 0, true, &s);
-	report_fmt_delta_scaled(20, 1.33, &s, STATS_DIR_NEUTRAL, buf, sizeof(buf));
+	report_fmt_delta_scaled(20, 1.33, &s, DIRECTION_NEUTRAL, buf, sizeof(buf));
 	T_EQ_STR(buf, "+0.020 \xc2\xb5s (+1.3%)");
 	/* a Delta below the row's last digit keeps two significant digits */
 	report_scale_pick("ns", 121510746, 120494893, 0, true, &s);
-	report_fmt_delta_scaled(-418407, -0.3, &s, STATS_DIR_LOWER, buf, sizeof(buf));
+	report_fmt_delta_scaled(-418407, -0.3, &s, DIRECTION_LOWER, buf, sizeof(buf));
 	T_EQ_STR(buf, "-0.42 ms (-0.3%)");
 }
 

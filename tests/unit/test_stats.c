@@ -1,5 +1,5 @@
 /* Statistics core: descriptive statistics, published signed-rank tables,
- * small-sample facts from STATS.md, the degenerate rows a kernel counter
+ * small-sample facts of doc/statistics.md, the degenerate rows a kernel counter
  * produces, Benjamini-Hochberg, O'Brien-Fleming bounds, and seeded
  * simulations of the adaptive rule and of A/A runs. Expected values are
  * hand-computed or from scipy 1.10 (noted where so). */
@@ -35,7 +35,7 @@ static bool no_inf(const struct stats_result *r)
 	return true;
 }
 
-static struct stats_result compare(const double *a, const double *b, size_t n, enum stats_direction dir)
+static struct stats_result compare(const double *a, const double *b, size_t n, enum direction dir)
 {
 	struct stats_input in = { .a = a, .b = b, .n = n, .dir = dir, .min_change_pct = -1, .equivalence_pct = -1 };
 	struct stats_result r;
@@ -239,7 +239,7 @@ static void test_small_sample_facts(void)
 }
 
 /* The smallest p each test could give, whatever the signs or labels:
- * STATS.md's small-sample facts, and ties that keep the floor up. */
+ * doc/statistics.md's small-sample facts, and ties that keep the floor up. */
 static void test_min_p(void)
 {
 	const double d[] = { 3, -1, 4, 1, -5, 9, 2, 6 };
@@ -273,13 +273,13 @@ static void test_zeros(void)
 	/* a counter that never moved on either side: at 3 pairs the 90%
 	 * interval cannot reach its coverage (0.75), so not even "same" */
 	const double z0[] = { 0, 0, 0, 0, 0, 0 };
-	struct stats_result r = compare(z0, z0, 3, STATS_DIR_LOWER);
+	struct stats_result r = compare(z0, z0, 3, DIRECTION_LOWER);
 	T_CHECK(!r.log_scale);
 	T_EQ_INT(r.verdict, STATS_VERDICT_UNDECIDED);
 	T_EQ_INT(r.test, STATS_TEST_PERMUTATION_EXACT);
 	T_CHECK(!stats_testable(&r, 0.05));
 	T_NEAR(r.min_p, 1, 0);
-	r = compare(z0, z0, 6, STATS_DIR_LOWER);
+	r = compare(z0, z0, 6, DIRECTION_LOWER);
 	T_EQ_INT(r.verdict, STATS_VERDICT_SAME);
 	T_NEAR(r.p_value, 1, 0);
 	T_NEAR(r.hl_pct, 0, 0);
@@ -296,7 +296,7 @@ static void test_zeros(void)
 	 * 16 runs, 2 / C(16, 8) */
 	const double a[] = { 0, 0, 0, 0, 0, 0, 0, 0 };
 	const double b[] = { 120, 90, 130, 101, 87, 140, 99, 111 };
-	r = compare(a, b, 8, STATS_DIR_LOWER);
+	r = compare(a, b, 8, DIRECTION_LOWER);
 	T_CHECK(!r.log_scale);
 	T_EQ_INT(r.test, STATS_TEST_PERMUTATION_EXACT);
 	T_EQ_INT(r.verdict, STATS_VERDICT_WORSE);
@@ -304,7 +304,7 @@ static void test_zeros(void)
 	T_NEAR(r.p_value, 2.0 / 12870, 1e-15);
 	T_NEAR(r.min_p, 2.0 / 12870, 1e-15);
 	T_CHECK(r.hl > 0);
-	r = compare(b, a, 8, STATS_DIR_LOWER);
+	r = compare(b, a, 8, DIRECTION_LOWER);
 	T_EQ_INT(r.verdict, STATS_VERDICT_BETTER);
 	T_CHECK(r.hl < 0);
 	T_NEAR(r.hl_pct, 100 * r.hl / 106, 1e-9);  /* percent of median A (106) */
@@ -312,7 +312,7 @@ static void test_zeros(void)
 	/* some zeros on one side */
 	const double c[] = { 0, 3, 5, 0, 4, 6, 2, 0 };
 	const double d[] = { 1, 3, 6, 0, 4, 5, 2, 1 };
-	r = compare(c, d, 8, STATS_DIR_NEUTRAL);
+	r = compare(c, d, 8, DIRECTION_NEUTRAL);
 	T_CHECK(!r.log_scale);
 	T_CHECK(r.verdict == STATS_VERDICT_UNDECIDED || r.verdict == STATS_VERDICT_SAME);
 	T_CHECK(r.p_value > 0.05 && r.p_value <= 1);
@@ -322,7 +322,7 @@ static void test_degenerate(void)
 {
 	/* one pair: an estimate, no test */
 	const double a1[] = { 100 }, b1[] = { 110 };
-	struct stats_result r = compare(a1, b1, 1, STATS_DIR_HIGHER);
+	struct stats_result r = compare(a1, b1, 1, DIRECTION_HIGHER);
 	T_EQ_INT(r.test, STATS_TEST_NONE);
 	T_CHECK(isnan(r.p_value) && isnan(r.z) && isnan(r.ci_low_pct));
 	T_EQ_INT(r.verdict, STATS_VERDICT_UNDECIDED);
@@ -332,7 +332,7 @@ static void test_degenerate(void)
 
 	/* identical samples */
 	const double same[] = { 10, 11, 12, 13, 14, 15 };
-	r = compare(same, same, 6, STATS_DIR_HIGHER);
+	r = compare(same, same, 6, DIRECTION_HIGHER);
 	T_NEAR(r.p_value, 1, 0);
 	T_NEAR(r.ci_low_pct, 0, 0);
 	T_NEAR(r.ci_high_pct, 0, 0);
@@ -341,7 +341,7 @@ static void test_degenerate(void)
 	T_NEAR(r.z, 0, 0);
 
 	/* empty input */
-	r = compare(NULL, NULL, 0, STATS_DIR_HIGHER);
+	r = compare(NULL, NULL, 0, DIRECTION_HIGHER);
 	T_EQ_INT(r.verdict, STATS_VERDICT_NONE);
 	T_EQ_INT(r.test, STATS_TEST_NONE);
 	T_EQ_INT(r.a.n, 0);
@@ -349,37 +349,37 @@ static void test_degenerate(void)
 	/* a metric recorded in one variant only */
 	const double none[] = { NAN, NAN, NAN, NAN };
 	const double some[] = { 5, 6, 7, 8 };
-	r = compare(none, some, 4, STATS_DIR_HIGHER);
+	r = compare(none, some, 4, DIRECTION_HIGHER);
 	T_EQ_INT(r.verdict, STATS_VERDICT_NONE);
 	T_EQ_INT(r.b.n, 4);
 	T_CHECK(isnan(r.p_value) && isnan(r.delta_abs));
-	r = compare(some, none, 4, STATS_DIR_HIGHER);
+	r = compare(some, none, 4, DIRECTION_HIGHER);
 	T_EQ_INT(r.verdict, STATS_VERDICT_NONE);
 
 	/* huge and tiny magnitudes on the log scale */
 	const double ha[] = { 1e12, 1.01e12, 0.99e12, 1.02e12, 1.005e12, 0.98e12 };
 	const double hb[] = { 1.2e12, 1.23e12, 1.19e12, 1.22e12, 1.21e12, 1.15e12 };
-	r = compare(ha, hb, 6, STATS_DIR_HIGHER);
+	r = compare(ha, hb, 6, DIRECTION_HIGHER);
 	T_EQ_INT(r.verdict, STATS_VERDICT_BETTER);
 	T_NEAR(r.p_value, 2.0 / 64, 1e-15);
 	const double ta[] = { 1e-9, 1.01e-9, 0.99e-9, 1.02e-9, 1e-9, 0.98e-9 };
-	r = compare(ta, ta, 6, STATS_DIR_HIGHER);
+	r = compare(ta, ta, 6, DIRECTION_HIGHER);
 	T_EQ_INT(r.verdict, STATS_VERDICT_SAME);
-	r = compare(hb, ha, 6, STATS_DIR_NEUTRAL);
+	r = compare(hb, ha, 6, DIRECTION_NEUTRAL);
 	T_EQ_INT(r.verdict, STATS_VERDICT_CHANGED);
 	T_CHECK(r.z < 0 && r.hl_pct < 0 && r.ci_high_pct < 0);
 
 	/* broken pairs: one missing partner keeps the paired test ... */
 	const double pa[] = { 10, 11, 12, 13, 14, 15, 16, NAN, 10.5 };
 	const double pb[] = { 11, 12, 13, 14, 15, 16, 17, 12.5, 11.5 };
-	r = compare(pa, pb, 9, STATS_DIR_HIGHER);
+	r = compare(pa, pb, 9, DIRECTION_HIGHER);
 	T_EQ_INT(r.test, STATS_TEST_WILCOXON_EXACT);
 	T_EQ_INT(r.pairs, 8);
 	T_NEAR(r.p_value, 2.0 / 256, 1e-15);
 	/* ... half of the runs unpaired switches to Mann-Whitney */
 	const double qa[] = { 10, NAN, 12, NAN, 14, NAN };
 	const double qb[] = { NAN, 12.2, NAN, 14.1, NAN, 16.3 };
-	r = compare(qa, qb, 6, STATS_DIR_HIGHER);
+	r = compare(qa, qb, 6, DIRECTION_HIGHER);
 	T_EQ_INT(r.test, STATS_TEST_MANN_WHITNEY_EXACT);
 	T_EQ_INT(r.pairs, 0);
 	T_NEAR(r.p_value, 0.2, 1e-12);  /* only 14 > 12.2: 2 P(U <= 1) = 4/20 */
@@ -387,7 +387,7 @@ static void test_degenerate(void)
 
 	/* negative values: differences, percent of |median A| */
 	const double na[] = { -10, -10, -10 }, nb[] = { -9, -9, -9 };
-	r = compare(na, nb, 3, STATS_DIR_HIGHER);
+	r = compare(na, nb, 3, DIRECTION_HIGHER);
 	T_CHECK(!r.log_scale);
 	T_NEAR(r.hl_pct, 10, 1e-12);
 	T_NEAR(r.delta_pct, 10, 1e-12);
@@ -404,7 +404,7 @@ static void test_degenerate(void)
 
 	/* rule 7: a noisy baseline widens nothing */
 	const double noisy[] = { 90, 110, 100, 95, 105 };
-	r = compare(noisy, noisy, 5, STATS_DIR_HIGHER);
+	r = compare(noisy, noisy, 5, DIRECTION_HIGHER);
 	T_CHECK(r.a.cov_pct > 5);
 	T_NEAR(r.min_change_pct, STATS_MIN_CHANGE_PCT, 0);
 	T_NEAR(r.equivalence_pct, STATS_EQUIVALENCE_PCT, 0);
@@ -426,7 +426,7 @@ static void test_names(void)
 	T_EQ_STR(stats_verdict_marker(STATS_VERDICT_NONE, false), "");
 	T_EQ_STR(stats_test_name(STATS_TEST_WILCOXON_EXACT), "wilcoxon-signed-rank-exact");
 	T_EQ_STR(stats_test_name(STATS_TEST_MANN_WHITNEY_NORMAL), "mann-whitney-u-normal");
-	T_EQ_STR(stats_direction_name(STATS_DIR_LOWER), "lower");
+	T_EQ_STR(direction_name(DIRECTION_LOWER), "lower");
 }
 
 static void test_obf(void)
@@ -487,7 +487,7 @@ static struct outcome run_adaptive(gsl_rng *rng, const struct sim *s)
 			.a = a,
 			.b = b,
 			.n = look * PAIRS_PER_LOOK,
-			.dir = STATS_DIR_HIGHER,
+			.dir = DIRECTION_HIGHER,
 			.min_change_pct = s->min_change,
 			.equivalence_pct = -1,
 		};
@@ -579,7 +579,7 @@ static void test_adaptive_simulation(void)
 			a[i] = 500 * exp(gsl_ran_gaussian(rng, 0.03));
 			b[i] = 500 * exp(gsl_ran_gaussian(rng, 0.03));
 		}
-		struct stats_result r = compare(a, b, 10, STATS_DIR_HIGHER);
+		struct stats_result r = compare(a, b, 10, DIRECTION_HIGHER);
 		aa_fixed += r.verdict == STATS_VERDICT_BETTER || r.verdict == STATS_VERDICT_WORSE;
 		struct sim aa = { 0, 0.03, -1 };
 		struct outcome o = run_adaptive(rng, &aa);

@@ -4,7 +4,7 @@
  *
  * Rows with ties below 50 (n15-int-ties, counter-zero-a, u-ties, ...)
  * expected scipy's normal approximation until kab's rank tests became
- * exact with ties (STATS.md rule 5): scipy has no exact test conditional
+ * exact with ties (doc/statistics.md rule 5): scipy has no exact test conditional
  * on midranks, so their expected p is now gen_cases.py's exact_tied_p
  * (integer counts; the note column keeps scipy's old approximate p), and
  * tests/unit/test_stats_exact.c checks the same definition by enumeration.

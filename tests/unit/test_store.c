@@ -48,7 +48,7 @@ static void test_plan(void)
 	if (!j)
 		return;
 	char buf[64];
-	/* the warm-up (STATS.md rule 9) first, in the first step's variant */
+	/* the warm-up (doc/statistics.md rule 1) first, in the first step's variant */
 	T_EQ_INT(j->warmup, 1);
 	plan_string(j, buf);
 	T_EQ_STR(buf, "aABBAABBA");
@@ -605,8 +605,9 @@ static void db_word(const char *path, const char *table, char *buf, size_t len)
 }
 
 /* A new store in a temporary file (its path in PATH) with job_text
- * submitted: the job's id, or 0 when the job could not be made. */
-static int64_t store_with_job(char path[64], struct store **st)
+ * submitted: the job's id, or 0 when the job could not be made; its
+ * steps in ret_steps and ret_n unless ret_steps is NULL (free them). */
+static int64_t store_with_job(char path[64], struct store **st, struct store_step **ret_steps, size_t *ret_n)
 {
 	t_db_path(path, 64, "/tmp/kab-unit-XXXXXX", NULL);
 	T_EQ_INT(store_open(path, st), 0);
@@ -620,6 +621,8 @@ static int64_t store_with_job(char path[64], struct store **st)
 	T_EQ_INT(job_store_submit(*st, j, NULL, steps, n, &id), 0);
 	free(steps);
 	job_free(j);
+	if (id && ret_steps)
+		T_EQ_INT(store_steps_load(*st, id, ret_steps, ret_n), 0);
 	return id;
 }
 
@@ -630,12 +633,11 @@ static void test_status_unknown(void)
 {
 	char path[64];
 	struct store *st;
-	int64_t id = store_with_job(path, &st);
-	if (!id)
-		return;
 	struct store_step *steps;
 	size_t n;
-	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
+	int64_t id = store_with_job(path, &st, &steps, &n);
+	if (!id)
+		return;
 	struct store_run r = { .job_id = id, .step_id = steps[0].id, .exit_code = -1, .started = 1000 };
 	free(steps);
 	int64_t run_id, build_id, boot_id;
@@ -791,7 +793,7 @@ static void test_job_life(void)
 
 	char path[64];
 	struct store *st;
-	int64_t id = store_with_job(path, &st);
+	int64_t id = store_with_job(path, &st, NULL, NULL);
 	if (!id)
 		return;
 	struct store_job sj;
@@ -828,6 +830,63 @@ static void test_job_life(void)
 	unlink(path);
 }
 
+/* A run of status s, finished at time t with metric m.x = t; its id. */
+static int64_t run_with_metric(struct store *st, int64_t job_id, int64_t step_id, enum run_status s, double t)
+{
+	struct store_run r = { .job_id = job_id, .step_id = step_id, .exit_code = 0, .started = t - 1 };
+	int64_t id = 0;
+	T_EQ_INT(store_run_begin(st, &r, &id), 0);
+	r.status = s;
+	r.finished = t;
+	struct store_metric m = { .name = "m.x", .value = t };
+	T_EQ_INT(store_run_finish(st, &r, STEP_FINISHED, &m, 1, NULL, 0), 0);
+	return id;
+}
+
+/* store_last_run_metric's finished run is run_status_finished's: of runs
+ * of every status, each with the metric and a finish time (a warm-up, an
+ * aborted or a skipped run has one too), it finds the newest whose status
+ * finished, first with the unfinished statuses before the finished ones,
+ * then after them. */
+static void test_last_run_metric(void)
+{
+	char path[64];
+	struct store *st;
+	struct store_step *steps = NULL;
+	size_t n = 0;
+	int64_t id = store_with_job(path, &st, &steps, &n);
+	if (!id)
+		return;
+	int64_t want = 0, got;
+	double v, t = 1000;
+	size_t finished = 0;
+	for (int pass = 0; pass < 2 && n > 0; pass++)
+		for (int k = 0; k < RUN_STATUS_N; k++) {
+			enum run_status s = (enum run_status)(pass == 0 ? RUN_STATUS_N - 1 - k : k);
+			int64_t run = run_with_metric(st, id, steps[(size_t)k % n].id, s, t += 10);
+			if (run_status_finished(s)) {
+				want = run;
+				finished++;
+			}
+			got = -1;
+			int r = store_last_run_metric(st, "m.x", &got, &v);
+			if (!want) {
+				T_EQ_INT(r, -ENOENT);
+				continue;
+			}
+			T_EQ_INT(r, 0);
+			if (got != want)
+				fprintf(stderr, "  after a run %s: run %lld, not %lld\n", run_status_name(s),
+					(long long)got, (long long)want);
+			T_EQ_INT(got, want);
+		}
+	free(steps);
+	T_CHECK(finished > 0 && finished < 2 * RUN_STATUS_N); /* both kinds were there */
+	T_EQ_INT(store_last_run_metric(st, "m.none", &got, &v), -ENOENT);
+	store_close(st);
+	unlink(path);
+}
+
 int main(void)
 {
 	log_quiet = true;
@@ -839,5 +898,6 @@ int main(void)
 	test_status_names();
 	test_status_unknown();
 	test_job_life();
+	test_last_run_metric();
 	return t_done("store");
 }

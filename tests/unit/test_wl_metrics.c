@@ -28,7 +28,7 @@ static bool row_complete(const struct wl_metric *d, const struct wl_ops *owner)
 {
 	bool ok = d->pattern[0] && wl_metric_owner(d->pattern, NULL) == owner && d->unit &&
 		  strlen(d->unit) < METRIC_UNIT_MAX && strlen(d->unit) < sizeof(((struct store_metric *)0)->unit) &&
-		  (d->dir == JOB_DIR_HIGHER || d->dir == JOB_DIR_LOWER || d->dir == JOB_DIR_NEUTRAL) &&
+		  (d->dir == DIRECTION_HIGHER || d->dir == DIRECTION_LOWER || d->dir == DIRECTION_NEUTRAL) &&
 		  (!d->label || (d->label[0] && strlen(d->label) < METRIC_LABEL_MAX));
 	if (!ok)
 		fprintf(stderr, "  %s: row %s\n", owner ? owner->type : "wl_prog_metrics", d->pattern);
@@ -284,24 +284,24 @@ static void test_describe(void)
 {
 	static const struct {
 		const char *name, *hint, *unit, *label; /* label NULL: not checked */
-		enum stats_direction dir;
+		enum direction dir;
 		bool known;
 	} cases[] = {
-		{ "sysbench.qps", "q/s", "queries/s", "queries/s", STATS_DIR_HIGHER, true },
-		{ "kbuild.objects", "objects", "files", "objects built", STATS_DIR_NEUTRAL, true },
-		{ "shmem-truncate.fill_ms_stddev_pct", "ms", "%", NULL, STATS_DIR_LOWER, true },
-		{ "shmem-truncate.fill_ms_max", "", "ms", NULL, STATS_DIR_LOWER, true },
-		{ "pageout.fill_ns_stddev_pct", "", "%", NULL, STATS_DIR_LOWER, true },
-		{ "pageout.reps", "", "reps", "pageout.reps", STATS_DIR_NEUTRAL, true },
-		{ "shmem-truncate.folios_2048kB_alloc", "", "folios", NULL, STATS_DIR_NEUTRAL, true },
+		{ "sysbench.qps", "q/s", "queries/s", "queries/s", DIRECTION_HIGHER, true },
+		{ "kbuild.objects", "objects", "files", "objects built", DIRECTION_NEUTRAL, true },
+		{ "shmem-truncate.fill_ms_stddev_pct", "ms", "%", NULL, DIRECTION_LOWER, true },
+		{ "shmem-truncate.fill_ms_max", "", "ms", NULL, DIRECTION_LOWER, true },
+		{ "pageout.fill_ns_stddev_pct", "", "%", NULL, DIRECTION_LOWER, true },
+		{ "pageout.reps", "", "reps", "pageout.reps", DIRECTION_NEUTRAL, true },
+		{ "shmem-truncate.folios_2048kB_alloc", "", "folios", NULL, DIRECTION_NEUTRAL, true },
 		/* short labels are the owner's choice: stress-ng's and command's */
-		{ "stress-ng.vm.bogo_ops_per_s", "", "ops/s", "vm.bogo_ops_per_s (ops/s)", STATS_DIR_HIGHER, true },
-		{ "command.score", "points", "points", "score (points)", STATS_DIR_NEUTRAL, false },
-		{ "mariadb.Innodb_buffer_pool_reads", "", "reads", "buffer pool reads from disk", STATS_DIR_LOWER, true },
+		{ "stress-ng.vm.bogo_ops_per_s", "", "ops/s", "vm.bogo_ops_per_s (ops/s)", DIRECTION_HIGHER, true },
+		{ "command.score", "points", "points", "score (points)", DIRECTION_NEUTRAL, false },
+		{ "mariadb.Innodb_buffer_pool_reads", "", "reads", "buffer pool reads from disk", DIRECTION_LOWER, true },
 		/* an undeclared name of a workload's source is guessed, not the kernel's */
-		{ "pageout.new_time_ms", "ms", "ms", NULL, STATS_DIR_LOWER, false },
-		{ "kbuild.reps", "", "", NULL, STATS_DIR_NEUTRAL, false },
-		{ "vmstat.pgscan_anon", "events", "pages", "pgscan_anon (pages)", STATS_DIR_LOWER, true },
+		{ "pageout.new_time_ms", "ms", "ms", NULL, DIRECTION_LOWER, false },
+		{ "kbuild.reps", "", "", NULL, DIRECTION_NEUTRAL, false },
+		{ "vmstat.pgscan_anon", "events", "pages", "pgscan_anon (pages)", DIRECTION_LOWER, true },
 	};
 	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
 		struct metric_info i;
@@ -309,11 +309,11 @@ static void test_describe(void)
 		bool ok = strcmp(i.unit, cases[k].unit) == 0 && i.dir == cases[k].dir && i.known == cases[k].known &&
 			  (!cases[k].label || strcmp(i.label, cases[k].label) == 0);
 		if (!ok)
-			fprintf(stderr, "  %s: %s, %s, %s\n", cases[k].name, i.unit, i.label, stats_direction_name(i.dir));
+			fprintf(stderr, "  %s: %s, %s, %s\n", cases[k].name, i.unit, i.label, direction_name(i.dir));
 		T_CHECK(ok);
 	}
-	T_EQ_INT(metrics_direction(JOB_DIR_UNSET, STATS_DIR_HIGHER), STATS_DIR_HIGHER);
-	T_EQ_INT(metrics_direction(JOB_DIR_LOWER, STATS_DIR_HIGHER), STATS_DIR_LOWER);
+	T_EQ_INT(metrics_direction(DIRECTION_UNSET, DIRECTION_HIGHER), DIRECTION_HIGHER);
+	T_EQ_INT(metrics_direction(DIRECTION_LOWER, DIRECTION_HIGHER), DIRECTION_LOWER);
 }
 
 int main(void)

@@ -1,0 +1,453 @@
+/* The lab's database: the door checks on its URL and credentials file,
+ * connecting within a deadline, the statement helpers, the schema and its
+ * numbered migrations, the machine's id. See lab.h. */
+#include "db/lab.h"
+#include "db/lab_priv.h"
+#include "harness/base/util.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const machine_state_words[] = { LAB_MACHINE_STATE_LIST(LAB_WORD_ITEM) };
+static const char *const job_state_words[] = { LAB_JOB_STATE_LIST(LAB_WORD_ITEM) };
+static const char *const attempt_outcome_words[] = { LAB_ATTEMPT_OUTCOME_LIST(LAB_WORD_ITEM) };
+UTIL_WORD_FUNCS(lab_machine_state, machine_state_words, LAB_MACHINE_STATE_N)
+UTIL_WORD_FUNCS(lab_job_state, job_state_words, LAB_JOB_STATE_N)
+UTIL_WORD_FUNCS(lab_attempt_outcome, attempt_outcome_words, LAB_ATTEMPT_OUTCOME_N)
+
+/* ---- statements ---- */
+
+/* the server's message on one line */
+static void put_message(struct strbuf *err, const char *msg)
+{
+	size_t n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+		n--;
+	for (size_t i = 0; i < n; i++)
+		sb_append(err, msg[i] == '\n' ? "; " : msg + i, msg[i] == '\n' ? 2 : 1);
+}
+
+PGresult *lab_exec(struct lab *l, const char *what, const char *sql, int n, const char *const *params, struct strbuf *err)
+{
+	PGresult *r = PQexecParams(l->conn, sql, n, NULL, params, NULL, NULL, 0);
+	ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+	if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
+		return r;
+	const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+	snprintf(l->sqlstate, sizeof(l->sqlstate), "%s", state && PQstatus(l->conn) == CONNECTION_OK ? state : "");
+	if (err) {
+		sb_printf(err, "lab: %s: ", what);
+		put_message(err, r ? PQresultErrorMessage(r) : PQerrorMessage(l->conn));
+		if (PQstatus(l->conn) == CONNECTION_BAD)
+			sb_puts(err, " (the connection to the lab's server is lost)");
+	}
+	PQclear(r);
+	return NULL;
+}
+
+int lab_errno(const struct lab *l)
+{
+	if (!*l->sqlstate || strncmp(l->sqlstate, "08", 2) == 0)
+		return -ECONNRESET;
+	return strcmp(l->sqlstate, "23505") == 0 ? -EEXIST : -EIO;
+}
+
+void lab_clearp(PGresult **r)
+{
+	PQclear(*r);
+}
+
+int lab_run(struct lab *l, const char *what, const char *sql, int n, const char *const *params, struct strbuf *err)
+{
+	PGresult *r = lab_exec(l, what, sql, n, params, err);
+	if (!r)
+		return lab_errno(l);
+	PQclear(r);
+	return 0;
+}
+
+int lab_exec_row(struct lab *l, const char *what, const char *sql, int n_params, const char *const *params,
+		 int64_t *ret, int n, struct strbuf *err)
+{
+	_cleanup_pgres_ PGresult *r = lab_exec(l, what, sql, n_params, params, err);
+	if (!r)
+		return lab_errno(l);
+	if (PQntuples(r) != 1 || PQnfields(r) < n) {
+		sb_printf(err, "lab: %s: %d rows of %d columns, not one of %d", what, PQntuples(r), PQnfields(r), n);
+		return -EPROTO;
+	}
+	for (int i = 0; i < n; i++)
+		ret[i] = lab_col_i64(r, 0, i);
+	return 0;
+}
+
+int lab_run_count(struct lab *l, const char *what, const char *sql, int n_params, const char *const *params, struct strbuf *err)
+{
+	_cleanup_pgres_ PGresult *r = lab_exec(l, what, sql, n_params, params, err);
+	if (!r)
+		return lab_errno(l);
+	int64_t n = 0;
+	util_parse_i64(PQcmdTuples(r), &n);
+	return n > INT32_MAX ? INT32_MAX : (int)n;
+}
+
+const char *lab_col(const PGresult *r, int row, int col)
+{
+	return PQgetisnull(r, row, col) ? "" : PQgetvalue(r, row, col);
+}
+
+int64_t lab_col_i64(const PGresult *r, int row, int col)
+{
+	int64_t v = 0;
+	if (!PQgetisnull(r, row, col))
+		util_parse_i64(PQgetvalue(r, row, col), &v);
+	return v;
+}
+
+int lab_begin(struct lab *l, struct strbuf *err)
+{
+	return lab_run(l, "starting a transaction", "BEGIN", 0, NULL, err);
+}
+
+int lab_end(struct lab *l, int r, struct strbuf *err)
+{
+	if (r < 0) {
+		lab_run(l, "rolling back", "ROLLBACK", 0, NULL, NULL);
+		return r;
+	}
+	int e = lab_run(l, "committing", "COMMIT", 0, NULL, err);
+	return e < 0 ? e : r;
+}
+
+int lab_poll_ms(double left_s)
+{
+	return left_s <= 0 ? 0 : left_s > 3600 ? 3600 * 1000 : (int)(left_s * 1000) + 1;
+}
+
+/* ---- the door ---- */
+
+static const char *option(const PQconninfoOption *opts, const char *key)
+{
+	for (const PQconninfoOption *o = opts; o && o->keyword; o++)
+		if (strcmp(o->keyword, key) == 0)
+			return o->val && *o->val ? o->val : NULL;
+	return NULL;
+}
+
+/* a unix socket (a path, or Linux's abstract @name), localhost, 127.0.0.0/8, ::1 */
+static bool host_is_local(const char *h, size_t n)
+{
+	char buf[256];
+	if (n == 0)
+		return true;
+	if (n >= sizeof(buf))
+		return false;
+	memcpy(buf, h, n);
+	buf[n] = '\0';
+	if (buf[0] == '/' || buf[0] == '@' || strcasecmp(buf, "localhost") == 0)
+		return true;
+	struct in_addr a4;
+	struct in6_addr a6;
+	if (inet_pton(AF_INET, buf, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	return inet_pton(AF_INET6, buf, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+}
+
+/* The first host of a comma-separated list that is not local, into buf;
+ * false when all are. */
+static bool remote_host(const char *hosts, char *buf, size_t len)
+{
+	for (const char *h = hosts ? hosts : "";; h++) {
+		size_t n = strcspn(h, ",");
+		if (!host_is_local(h, n)) {
+			snprintf(buf, len, "%.*s", (int)n, h);
+			return true;
+		}
+		h += n;
+		if (!*h)
+			return false;
+	}
+}
+
+static int check_options(const PQconninfoOption *opts, const char *shown, struct strbuf *err)
+{
+	if (option(opts, "password")) {
+		sb_printf(err,
+			  "%s holds a password: put it in the credentials file (a libpq password "
+			  "file, 0600: [lab] credentials = FILE), not in machine.conf",
+			  shown);
+		return -EINVAL;
+	}
+	const char *hosts = option(opts, "hostaddr") ? option(opts, "hostaddr") : option(opts, "host");
+	const char *sslmode = option(opts, "sslmode");
+	char remote[256];
+	if (remote_host(hosts, remote, sizeof(remote)) && (!sslmode || strcmp(sslmode, "verify-full") != 0)) {
+		sb_printf(err,
+			  "%s: the lab's host %s is not local, so kab connects to it only with sslmode=verify-full "
+			  "(TLS, the server's certificate checked against sslrootcert and its name against the "
+			  "host), not sslmode=%s: add ?sslmode=verify-full&sslrootcert=/etc/kab/lab-ca.pem",
+			  shown, remote, sslmode ? sslmode : "prefer (libpq's default)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int lab_check_url(const char *url, struct strbuf *err)
+{
+	if (!url || !*url) {
+		sb_puts(err, "no lab URL: set [lab] url = postgresql://... in machine.conf");
+		return -EINVAL;
+	}
+	char *why = NULL;
+	PQconninfoOption *opts = PQconninfoParse(url, &why);
+	if (!opts) {
+		sb_puts(err, "the lab URL does not parse: ");
+		put_message(err, why ? why : "out of memory");
+		PQfreemem(why);
+		return why ? -EINVAL : -ENOMEM;
+	}
+	int r = check_options(opts, "the lab URL", err);
+	PQconninfoFree(opts);
+	return r;
+}
+
+int lab_check_credentials(const char *path, struct strbuf *err)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat sb;
+	if (fd < 0 || fstat(fd, &sb) < 0) {
+		int e = errno;
+		sb_printf(err, "%s: the lab's credentials file: %s", path, strerror(e));
+		return -e;
+	}
+	uid_t owner = geteuid();
+	if (!S_ISREG(sb.st_mode)) {
+		sb_printf(err, "%s: the lab's credentials file is %s, not a regular file", path, util_file_kind(sb.st_mode));
+		return -EINVAL;
+	}
+	if (sb.st_uid != owner || (sb.st_mode & 077)) {
+		sb_printf(err,
+			  "%s: the lab's credentials file has mode %04o and owner uid %u: it must be owned by %s "
+			  "(uid %u) and not readable or writable by group or others (chmod 600 %s)",
+			  path, (unsigned)(sb.st_mode & 07777), (unsigned)sb.st_uid,
+			  owner ? "the user running kab" : "root", (unsigned)owner, path);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* ---- connecting ---- */
+
+static void quiet_notice(void *arg, const char *message)
+{
+}
+
+/* PQconnectPoll until connected, failed, or past the deadline. */
+static int connect_poll(PGconn *c, double timeout_s, struct strbuf *err)
+{
+	double deadline = util_mono_now() + timeout_s;
+	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
+	while (st != PGRES_POLLING_OK) {
+		if (st == PGRES_POLLING_FAILED) {
+			sb_puts(err, "cannot connect: ");
+			put_message(err, PQerrorMessage(c));
+			return -ECONNREFUSED;
+		}
+		double left = deadline - util_mono_now();
+		struct pollfd p = { .fd = PQsocket(c), .events = st == PGRES_POLLING_READING ? POLLIN : POLLOUT };
+		int n = left > 0 ? poll(&p, 1, lab_poll_ms(left)) : 0;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			sb_printf(err, "no answer within %.0f s%s%s", timeout_s, n < 0 ? ": " : "", n < 0 ? strerror(errno) : "");
+			return n < 0 ? -errno : -ETIMEDOUT;
+		}
+		st = PQconnectPoll(c);
+	}
+	return 0;
+}
+
+static int connect_start(const struct lab_opts *o, PGconn **ret, struct strbuf *err)
+{
+	char timeout[32];
+	snprintf(timeout, sizeof(timeout), "%.0f", o->timeout_s > 0 ? o->timeout_s : LAB_CONNECT_TIMEOUT_S);
+	/* the URL's own settings over the first two; the credentials over it */
+	const char *keys[] = { "application_name", "connect_timeout", "dbname", "passfile", NULL };
+	const char *vals[] = { "kab", timeout, o->url, o->credentials, NULL };
+	if (!o->credentials)
+		keys[3] = NULL;
+	PGconn *c = PQconnectStartParams(keys, vals, 1);
+	if (!c)
+		return -ENOMEM;
+	*ret = c;
+	return 0;
+}
+
+/* What a service file gave is checked as the URL is, before any password
+ * or statement crosses the network (PQconnectStart has at most begun a
+ * TCP connect, or failed, on a name it could not resolve say). */
+static int check_effective(PGconn *c, struct strbuf *err)
+{
+	PQconninfoOption *opts = PQconninfo(c);
+	if (!opts)
+		return -ENOMEM;
+	int r = check_options(opts, "the lab URL with its service file", err);
+	PQconninfoFree(opts);
+	return r;
+}
+
+int lab_connect(const struct lab_opts *o, struct lab **ret, struct strbuf *err)
+{
+	int r = lab_check_url(o->url, err);
+	if (r < 0)
+		return r;
+	if (o->credentials && (r = lab_check_credentials(o->credentials, err)) < 0)
+		return r;
+	PGconn *c = NULL;
+	if ((r = connect_start(o, &c, err)) < 0)
+		return r;
+	char where[300];
+	snprintf(where, sizeof(where), "lab %s%s%s: ", PQhost(c) ? PQhost(c) : "", PQport(c) ? ":" : "",
+		 PQport(c) ? PQport(c) : "");
+	struct strbuf why = { 0 };
+	r = check_effective(c, &why);
+	if (r == 0 && PQstatus(c) == CONNECTION_BAD) {
+		sb_puts(&why, "cannot connect: ");
+		put_message(&why, PQerrorMessage(c));
+		r = -ECONNREFUSED;
+	} else if (r == 0)
+		r = connect_poll(c, o->timeout_s > 0 ? o->timeout_s : LAB_CONNECT_TIMEOUT_S, &why);
+	if (r < 0) {
+		sb_printf(err, "%s%s", where, why.buf ? why.buf : "");
+		sb_free(&why);
+		PQfinish(c);
+		return r;
+	}
+	PQsetNoticeProcessor(c, quiet_notice, NULL);
+	struct lab *l = calloc(1, sizeof(*l));
+	if (!l) {
+		PQfinish(c);
+		return -ENOMEM;
+	}
+	l->conn = c;
+	*ret = l;
+	return 0;
+}
+
+void lab_close(struct lab *l)
+{
+	if (!l)
+		return;
+	PQfinish(l->conn);
+	free(l);
+}
+
+void lab_closep(struct lab **l)
+{
+	lab_close(*l);
+	*l = NULL;
+}
+
+int lab_open(const struct lab_opts *o, struct lab **ret, struct strbuf *err)
+{
+	struct lab *l = NULL;
+	int r = lab_connect(o, &l, err);
+	if (r < 0)
+		return r;
+	if ((r = lab_schema_upgrade(l, lab_schema_latest(), err)) < 0) {
+		lab_close(l);
+		return r;
+	}
+	*ret = l;
+	return 0;
+}
+
+/* ---- the machine's id ---- */
+
+static bool is_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+/* 32 hex digits (machine-id) or a UUID's 36 characters, to the UUID */
+static bool to_uuid(const char *s, char ret[LAB_UUID_LEN + 1])
+{
+	char hex[33];
+	size_t n = strlen(s), k = 0;
+	if (n != 32 && n != LAB_UUID_LEN)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		bool dash = n == LAB_UUID_LEN && (i == 8 || i == 13 || i == 18 || i == 23);
+		if (dash != (s[i] == '-'))
+			return false;
+		if (!dash && k < 32)
+			hex[k++] = s[i];
+	}
+	hex[k] = '\0';
+	if (k != 32 || !is_hex(hex, 32))
+		return false;
+	snprintf(ret, LAB_UUID_LEN + 1, "%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12, hex + 16, hex + 20);
+	return true;
+}
+
+static int read_id(const char *path, char ret[LAB_UUID_LEN + 1], struct strbuf *err)
+{
+	_cleanup_free_ char *line = NULL;
+	int r = util_read_line(path, &line);
+	if (r < 0)
+		return r;
+	if (!to_uuid(line, ret)) {
+		sb_printf(err, "%s: not a machine id (32 hex digits) or a UUID", path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* a random (version 4) UUID written to path once, 0600 */
+static int make_own_id(const char *path, char ret[LAB_UUID_LEN + 1], struct strbuf *err)
+{
+	unsigned char b[16];
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
+		return -EIO;
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+	char hex[33], line[LAB_UUID_LEN + 2];
+	for (size_t i = 0; i < sizeof(b); i++)
+		snprintf(hex + 2 * i, 3, "%02x", b[i]);
+	to_uuid(hex, ret);
+	snprintf(line, sizeof(line), "%s\n", ret);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 && errno == EEXIST)
+		return read_id(path, ret, err); /* another kab made it first */
+	if (fd < 0 || util_write_fd(fd, line) < 0) {
+		sb_printf(err, "%s: cannot write the machine's lab id: %s", path, strerror(fd < 0 ? errno : EIO));
+		return fd < 0 ? -errno : -EIO;
+	}
+	return 0;
+}
+
+int lab_machine_id(const char *path, const char *own_path, char ret[LAB_UUID_LEN + 1], struct strbuf *err)
+{
+	char id[LAB_UUID_LEN + 1];
+	int r = path ? read_id(path, id, err) : -ENOENT;
+	if (r == -ENOENT && own_path)
+		r = read_id(own_path, id, err);
+	if (r == -ENOENT && own_path)
+		r = make_own_id(own_path, id, err);
+	if (r == -ENOENT)
+		sb_printf(err, "%s: no machine id, and no file of kab's own to keep one in", path ? path : "");
+	if (r < 0)
+		return r;
+	memcpy(ret, id, sizeof(id));
+	return 0;
+}

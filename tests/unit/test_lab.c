@@ -1,0 +1,829 @@
+/* The lab (db/lab*.c): selectors, tags, the URL and credentials checks and
+ * the machine id here, always; against a real PostgreSQL server, when
+ * tests/lab/run.sh started one (its socket directory, port, role and
+ * password in KAB_TEST_PG_*): the schema created, refused when newer,
+ * migrated when older; register and heartbeat; submit and claim; two
+ * machines claiming at once, 1,000 times; leases that expire; an
+ * idempotent finish; uploads, one machine's rows safe from another's; a
+ * job no machine matches and why; LISTEN/NOTIFY; the bad inputs. */
+#include "db/lab.h"
+#include "harness/base/util.h"
+#include "t.h"
+
+#include <errno.h>
+#include <libpq-fe.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool has(const struct strbuf *sb, const char *s)
+{
+	return sb->buf && strstr(sb->buf, s);
+}
+
+/* path made (or emptied) with text in it, 0600 */
+static int put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	bool ok = fputs(text, f) >= 0;
+	ok = fclose(f) == 0 && ok;
+	return ok && chmod(path, 0600) == 0 ? 0 : -EIO;
+}
+
+/* ---- no server needed ---- */
+
+static void selector_is(const char *text, const char *want)
+{
+	struct lab_selector s, again;
+	struct strbuf err = { 0 };
+	char got[LAB_SELECTOR_MAX], got2[LAB_SELECTOR_MAX];
+	T_EQ_INT(lab_selector_parse(text, &s, &err), 0);
+	lab_selector_format(&s, got, sizeof(got));
+	T_EQ_STR(got, want);
+	/* the normalized form is what the lab stores and parses back */
+	T_EQ_INT(lab_selector_parse(got, &again, &err), 0);
+	lab_selector_format(&again, got2, sizeof(got2));
+	T_EQ_STR(got2, want);
+	if (err.buf)
+		fprintf(stderr, "%s: %s\n", text, err.buf);
+	sb_free(&err);
+}
+
+static void selector_bad(const char *text, const char *a, const char *b)
+{
+	struct lab_selector s;
+	struct strbuf err = { 0 };
+	T_EQ_INT(lab_selector_parse(text, &s, &err), -EINVAL);
+	T_CHECK(has(&err, a) && (!b || has(&err, b)));
+	if (!has(&err, a) || (b && !has(&err, b)))
+		fprintf(stderr, "  %s: %s\n", text, err.buf ? err.buf : "(no message)");
+	sb_free(&err);
+}
+
+static void test_selectors(void)
+{
+	selector_is("", "");
+	selector_is("cpus>=64, arch=x86_64 kexec", "arch=x86_64 cpus>=64 kexec");
+	selector_is("tag=numa memory>=64G tag=fast-disk host=lab3", "host=lab3 memory>=64G tag=fast-disk tag=numa");
+	selector_is("cpus>8 cpus<=128 cpus>=4", "cpus>=9 cpus<=128");
+	selector_is("cpus=2 cgroup=v2", "cpus=2 cgroup=2");
+	selector_is("memory<1G", "memory<=1073741823");
+	selector_bad("cpu>=64", "bad selector term \"cpu>=64\"", "did you mean \"cpus\"");
+	selector_bad("cpus>=many", "\"cpus>=many\"", "whole number");
+	selector_bad("arch>=x86_64", "\"arch>=x86_64\"", "take =");
+	selector_bad("cpus>=64 cpus<=8", "\"cpus<=8\"", "no machine can meet it");
+	selector_bad("host=a host=b", "host=a and host=b", NULL);
+	selector_bad("kexec=yes", "kexec takes no value", NULL);
+	selector_bad("=5", "bad selector term \"=5\"", NULL);
+	selector_bad("arch", "\"arch\"", "value is missing");
+	selector_bad("tag=a;drop", "\"tag=a;drop\"", NULL);
+	selector_bad("cgroup=3", "cgroup=1 or cgroup=2", NULL);
+	/* under the limit as written, over it once normalized: refused, never cut */
+	char text[1100] = "host=h234567890123456789012345678901234567 memory<1G";
+	for (int i = 0; i < 14; i++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), " tag=t%02d%061d", i, 0);
+	T_CHECK(strlen(text) < LAB_SELECTOR_MAX);
+	struct lab_selector s;
+	struct strbuf err = { 0 };
+	T_EQ_INT(lab_selector_parse(text, &s, &err), -E2BIG);
+	T_CHECK(has(&err, "too long once normalized"));
+	sb_free(&err);
+}
+
+static struct lab_machine machine(const char *id, const char *host, int cpus, const char *tags)
+{
+	struct lab_machine m = { .cpus = cpus, .memory = 8ULL << 30, .can_kexec = false, .cgroup_version = 2 };
+	snprintf(m.id, sizeof(m.id), "%s", id);
+	snprintf(m.hostname, sizeof(m.hostname), "%s", host);
+	snprintf(m.arch, sizeof(m.arch), "x86_64");
+	snprintf(m.kernel, sizeof(m.kernel), "6.1.0-test");
+	struct strbuf err = { 0 };
+	T_EQ_INT(lab_tags_parse(tags, &m, &err), 0);
+	sb_free(&err);
+	return m;
+}
+
+static void test_match_and_tags(void)
+{
+	struct lab_machine m = machine("00000000-0000-4000-8000-000000000001", "lab1", 4, "numa, fast-disk numa");
+	T_EQ_INT(m.n_tags, 2);
+	T_EQ_STR(m.tags[0], "fast-disk");
+	struct lab_selector s;
+	struct strbuf err = { 0 }, why = { 0 };
+	T_EQ_INT(lab_selector_parse("cpus>=4 tag=numa arch=x86_64", &s, &err), 0);
+	T_CHECK(lab_selector_match(&s, &m, &why));
+	T_EQ_INT(lab_selector_parse("cpus>=64", &s, &err), 0);
+	T_CHECK(!lab_selector_match(&s, &m, &why));
+	T_CHECK(has(&why, "cpus>=64: it has 4"));
+	sb_free(&why);
+	T_EQ_INT(lab_selector_parse("kexec", &s, &err), 0);
+	T_CHECK(!lab_selector_match(&s, &m, &why) && has(&why, "cannot kexec"));
+	sb_free(&why);
+	T_EQ_INT(lab_selector_parse("tag=gpu", &s, &err), 0);
+	T_CHECK(!lab_selector_match(&s, &m, &why) && has(&why, "tag=gpu"));
+	sb_free(&why);
+	T_EQ_INT(lab_tags_parse("ok bad/tag", &m, &err), -EINVAL);
+	T_CHECK(has(&err, "bad tag \"bad/tag\""));
+	sb_free(&err);
+}
+
+static void url_ok(const char *url)
+{
+	struct strbuf err = { 0 };
+	T_EQ_INT(lab_check_url(url, &err), 0);
+	if (err.buf)
+		fprintf(stderr, "  %s: %s\n", url, err.buf);
+	sb_free(&err);
+}
+
+static void url_bad(const char *url, const char *a, const char *b)
+{
+	struct strbuf err = { 0 };
+	T_EQ_INT(lab_check_url(url, &err), -EINVAL);
+	T_CHECK(has(&err, a) && (!b || has(&err, b)));
+	if (!has(&err, a) || (b && !has(&err, b)))
+		fprintf(stderr, "  %s: %s\n", url, err.buf ? err.buf : "(no message)");
+	sb_free(&err);
+}
+
+static void test_urls(void)
+{
+	url_ok("postgresql:///kablab?host=/run/postgresql");
+	url_ok("postgresql://kab@localhost/kablab");
+	url_ok("postgresql://kab@127.0.0.1:5433/kablab");
+	url_ok("host=::1 dbname=kablab");
+	url_ok("postgresql://kab@db1.lab/kablab?sslmode=verify-full&sslrootcert=/etc/kab/lab-ca.pem");
+	url_ok("service=kablab");
+	url_bad("postgresql://kab@db1.lab/kablab", "db1.lab is not local", "sslmode=verify-full");
+	url_bad("postgresql://kab@db1.lab/kablab?sslmode=require", "not sslmode=require", NULL);
+	url_bad("host=127.0.0.1,db2 dbname=kablab", "db2 is not local", NULL);
+	url_bad("postgresql://kab:secret@localhost/kablab", "holds a password", "credentials file");
+	url_bad("postgresql://kab@localhost/kablab?nonsense=1", "does not parse", "nonsense");
+	url_bad("", "no lab URL", NULL);
+}
+
+static void test_credentials(const char *dir)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/lab.pgpass", dir);
+	T_EQ_INT(put_file(path, "*:*:*:kab:secret\n"), 0);
+	struct strbuf err = { 0 };
+	T_CHECK(chmod(path, 0600) == 0);
+	T_EQ_INT(lab_check_credentials(path, &err), 0);
+	T_CHECK(chmod(path, 0644) == 0);
+	T_EQ_INT(lab_check_credentials(path, &err), -EPERM);
+	T_CHECK(has(&err, path) && has(&err, "mode 0644") && has(&err, "chmod 600"));
+	sb_free(&err);
+	if (geteuid() == 0) {
+		T_CHECK(chmod(path, 0600) == 0 && chown(path, 65534, 0) == 0);
+		T_EQ_INT(lab_check_credentials(path, &err), -EPERM);
+		T_CHECK(has(&err, path) && has(&err, "owned by root"));
+		sb_free(&err);
+	} else
+		t_skip("a credentials file not root's", "needs root");
+	unlink(path);
+	T_EQ_INT(lab_check_credentials(path, &err), -ENOENT);
+	T_CHECK(has(&err, path));
+	sb_free(&err);
+}
+
+static void test_machine_id(const char *dir)
+{
+	char mid[256], own[256], id[LAB_UUID_LEN + 1], again[LAB_UUID_LEN + 1];
+	snprintf(mid, sizeof(mid), "%s/machine-id", dir);
+	snprintf(own, sizeof(own), "%s/lab-machine-id", dir);
+	struct strbuf err = { 0 };
+	T_EQ_INT(put_file(mid, "0123456789abcdef0123456789abcdef\n"), 0);
+	T_EQ_INT(lab_machine_id(mid, own, id, &err), 0);
+	T_EQ_STR(id, "01234567-89ab-cdef-0123-456789abcdef");
+	unlink(mid);
+	T_EQ_INT(lab_machine_id(mid, own, id, &err), 0); /* made, 0600 */
+	T_EQ_INT(lab_machine_id(mid, own, again, &err), 0);
+	T_EQ_STR(again, id);
+	T_CHECK(id[14] == '4');
+	struct stat sb;
+	T_CHECK(stat(own, &sb) == 0 && (sb.st_mode & 0777) == 0600);
+	T_EQ_INT(put_file(mid, "not-an-id\n"), 0);
+	T_EQ_INT(lab_machine_id(mid, own, id, &err), -EINVAL);
+	T_CHECK(has(&err, mid));
+	unlink(mid);
+	unlink(own);
+	sb_free(&err);
+}
+
+/* ---- against tests/lab/run.sh's server ---- */
+
+static struct {
+	const char *dir, *port, *user, *password;
+	char scratch[128]; /* a directory of this test's */
+} pg;
+
+static PGconn *admin(void)
+{
+	const char *k[] = { "host", "port", "user", "dbname", "options", NULL };
+	const char *v[] = { pg.dir, pg.port, "kab_admin", "postgres", "-c client_min_messages=warning", NULL };
+	PGconn *c = PQconnectdbParams(k, v, 0);
+	T_CHECK(PQstatus(c) == CONNECTION_OK);
+	return c;
+}
+
+/* runs sql (test set-up and checks only: kab's SQL is db/'s) on db as
+ * the superuser; its first value as a number, -1 when none */
+static long long admin_sql(const char *db, const char *sql)
+{
+	const char *k[] = { "host", "port", "user", "dbname", NULL };
+	const char *v[] = { pg.dir, pg.port, "kab_admin", db, NULL };
+	PGconn *c = PQconnectdbParams(k, v, 0);
+	PGresult *r = PQexec(c, sql);
+	ExecStatusType st = PQresultStatus(r);
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+		fprintf(stderr, "  %s: %s", sql, PQerrorMessage(c));
+	T_CHECK(st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK);
+	long long n = st == PGRES_TUPLES_OK && PQntuples(r) ? strtoll(PQgetvalue(r, 0, 0), NULL, 10) : -1;
+	PQclear(r);
+	PQfinish(c);
+	return n;
+}
+
+/* a fresh database owned by the lab's role */
+static void fresh_db(const char *name)
+{
+	char sql[256];
+	PGconn *c = admin();
+	snprintf(sql, sizeof(sql), "DROP DATABASE IF EXISTS %s", name);
+	PQclear(PQexec(c, sql));
+	snprintf(sql, sizeof(sql), "CREATE DATABASE %s OWNER %s", name, pg.user);
+	PGresult *r = PQexec(c, sql);
+	T_CHECK(PQresultStatus(r) == PGRES_COMMAND_OK);
+	PQclear(r);
+	PQfinish(c);
+}
+
+static void socket_url(const char *db, char *buf, size_t len)
+{
+	snprintf(buf, len, "host=%s port=%s dbname=%s user=%s", pg.dir, pg.port, db, pg.user);
+}
+
+static struct lab *open_db(const char *db)
+{
+	char url[512];
+	socket_url(db, url, sizeof(url));
+	struct lab *l = NULL;
+	struct strbuf err = { 0 };
+	struct lab_opts o = { .url = url };
+	int r = lab_open(&o, &l, &err);
+	T_EQ_INT(r, 0);
+	if (r < 0)
+		fprintf(stderr, "  lab_open %s: %s\n", db, err.buf);
+	sb_free(&err);
+	return l;
+}
+
+static void test_schema(void)
+{
+	struct strbuf err = { 0 };
+	int v = -1;
+	fresh_db("t_schema");
+	struct lab *l = open_db("t_schema");
+	T_EQ_INT(lab_schema_version(l, &v, &err), 0);
+	T_EQ_INT(v, lab_schema_latest());
+	lab_close(l);
+	l = open_db("t_schema"); /* a second open changes nothing */
+	lab_close(l);
+	T_EQ_INT(admin_sql("t_schema", "SELECT count(*) FROM lab_schema"), 1);
+
+	/* newer than this kab: refused, both versions said */
+	char sql[128], url[512], want[128];
+	snprintf(sql, sizeof(sql), "UPDATE lab_schema SET version = %d", lab_schema_latest() + 1);
+	admin_sql("t_schema", sql);
+	socket_url("t_schema", url, sizeof(url));
+	struct lab_opts o = { .url = url };
+	T_EQ_INT(lab_open(&o, &l, &err), -EPROTO);
+	snprintf(want, sizeof(want), "schema version %d, newer than this kab's %d", lab_schema_latest() + 1, lab_schema_latest());
+	T_CHECK(has(&err, want));
+	sb_free(&err);
+
+	/* older: migrated forward, what it held kept */
+	fresh_db("t_older");
+	socket_url("t_older", url, sizeof(url));
+	T_EQ_INT(lab_connect(&o, &l, &err), 0);
+	T_EQ_INT(lab_schema_upgrade(l, 1, &err), 0);
+	T_EQ_INT(lab_schema_version(l, &v, &err), 0);
+	T_EQ_INT(v, 1);
+	struct lab_selector any = { .cpus_max = INT64_MAX, .memory_max = INT64_MAX };
+	struct lab_submit s = { .text = "[job]\nname = old\n", .selector = &any, .max_attempts = 1, .submitted_by = "t" };
+	int64_t id = 0;
+	T_EQ_INT(lab_submit(l, &s, &id, &err), 0);
+	T_EQ_INT(admin_sql("t_older", "SELECT count(*) FROM pg_tables WHERE tablename = 'lab_runs'"), 0);
+	lab_close(l);
+	l = open_db("t_older");
+	T_EQ_INT(lab_schema_version(l, &v, &err), 0);
+	T_EQ_INT(v, lab_schema_latest());
+	T_EQ_INT(admin_sql("t_older", "SELECT count(*) FROM lab_jobs WHERE text LIKE '%name = old%'"), 1);
+	T_EQ_INT(admin_sql("t_older", "SELECT count(*) FROM pg_tables WHERE tablename = 'lab_runs'"), 1);
+	lab_close(l);
+	sb_free(&err);
+}
+
+#define M1 "11111111-1111-4111-8111-111111111111"
+#define M2 "22222222-2222-4222-8222-222222222222"
+
+static int64_t submit(struct lab *l, const char *selector, int max_attempts)
+{
+	struct lab_selector sel;
+	struct strbuf err = { 0 };
+	T_EQ_INT(lab_selector_parse(selector, &sel, &err), 0);
+	struct lab_submit s = { .text = "[job]\nname = t\n", .selector = &sel, .max_attempts = max_attempts, .submitted_by = "uid 0 (root)" };
+	int64_t id = 0;
+	T_EQ_INT(lab_submit(l, &s, &id, &err), 0);
+	if (err.buf)
+		fprintf(stderr, "  submit: %s\n", err.buf);
+	sb_free(&err);
+	return id;
+}
+
+/* 1 and the job and attempt claimed, 0 none, else -errno */
+static int claim(struct lab *l, const char *m, double lease, int64_t *job, int *attempt)
+{
+	struct lab_claim c = { 0 };
+	struct strbuf err = { 0 };
+	int r = lab_claim(l, m, lease, &c, &err);
+	if (r < 0)
+		fprintf(stderr, "  claim: %s\n", err.buf);
+	sb_free(&err);
+	if (r == 1) {
+		*job = c.job;
+		*attempt = c.attempt;
+		T_CHECK(c.text && strstr(c.text, "[job]"));
+	}
+	lab_claim_free(&c);
+	return r;
+}
+
+static void register_two(struct lab *l)
+{
+	struct strbuf err = { 0 };
+	struct lab_machine a = machine(M1, "lab1", 2, "race small"), b = machine(M2, "lab2", 4, "race numa");
+	T_EQ_INT(lab_register(l, &a, &err), 0);
+	T_EQ_INT(lab_register(l, &b, &err), 0);
+	sb_free(&err);
+}
+
+/* a fresh database, open, with lab1 and lab2 registered */
+static struct lab *fresh_lab(const char *db)
+{
+	fresh_db(db);
+	struct lab *l = open_db(db);
+	if (l)
+		register_two(l);
+	return l;
+}
+
+static void test_register_claim(void)
+{
+	struct lab *l = fresh_lab("t_queue");
+	struct strbuf err = { 0 };
+	int renewed = -1;
+	T_EQ_INT(lab_heartbeat(l, M1, LAB_MACHINE_IDLE, 60, &renewed, &err), 0);
+	T_EQ_INT(renewed, 0);
+	T_EQ_INT(lab_heartbeat(l, "33333333-3333-4333-8333-333333333333", LAB_MACHINE_IDLE, 60, NULL, &err), -ENOENT);
+	T_CHECK(has(&err, "not registered"));
+	sb_free(&err);
+	struct lab_machine *v = NULL;
+	size_t n = 0;
+	T_EQ_INT(lab_machines(l, &v, &n, &err), 0);
+	T_EQ_INT(n, 2);
+	if (n == 2) {
+		T_EQ_STR(v[0].hostname, "lab1");
+		T_EQ_INT(v[1].cpus, 4);
+		T_EQ_INT(v[1].n_tags, 2);
+		T_EQ_STR(v[1].tags[0], "numa");
+		T_CHECK(v[0].heartbeat_age_s >= 0 && v[0].heartbeat_age_s < 60);
+	}
+	free(v);
+	/* the same machine again: its new facts, still one row */
+	struct lab_machine again = machine(M1, "lab1", 3, "race small");
+	T_EQ_INT(lab_register(l, &again, &err), 0);
+	T_EQ_INT(admin_sql("t_queue", "SELECT cpus FROM machines WHERE hostname = 'lab1'"), 3);
+
+	/* oldest first; a job for 4 CPUs is lab2's alone, a host's its own */
+	int64_t j1 = submit(l, "", 1), j2 = submit(l, "cpus>=4", 1), j3 = submit(l, "host=lab1", 1), job = 0;
+	int att = 0;
+	T_EQ_INT(claim(l, M1, 60, &job, &att), 1);
+	T_EQ_INT(job, j1);
+	T_EQ_INT(att, 1);
+	T_EQ_INT(claim(l, M1, 60, &job, &att), 1);
+	T_EQ_INT(job, j3);
+	T_EQ_INT(claim(l, M1, 60, &job, &att), 0);
+	T_EQ_INT(claim(l, M2, 60, &job, &att), 1);
+	T_EQ_INT(job, j2);
+	struct lab_job j;
+	T_EQ_INT(lab_job_get(l, j2, &j, &err), 0);
+	T_EQ_INT(j.state, LAB_JOB_RUNNING);
+	T_EQ_STR(j.machine, M2);
+	T_EQ_STR(j.selector, "cpus>=4");
+	/* the heartbeat renews every lease the machine holds */
+	T_EQ_INT(lab_heartbeat(l, M1, LAB_MACHINE_BUSY, 120, &renewed, &err), 0);
+	T_EQ_INT(renewed, 2);
+	lab_close(l);
+	sb_free(&err);
+}
+
+/* The claim's SQL against lab_selector_match: random submits and claims
+ * on machines of every kind, each claim the oldest queued job the model
+ * (the selectors matched in C) says the machine matches. */
+static void test_claim_model(void)
+{
+	static const char *const selectors[] = {
+		"",          "cpus>=4",         "cpus<=2",   "cpus=8 arch=x86_64", "arch=aarch64", "kexec",
+		"cgroup=1",  "cgroup=2 kexec",  "tag=numa",  "tag=numa tag=gpu",   "memory>=16G",  "memory<16G cpus>2",
+		"host=lab3", "host=lab4 kexec", "memory=8G",
+	};
+	enum { MACHINES = 4, OPS = 400 };
+	fresh_db("t_model");
+	struct lab *l = open_db("t_model");
+	struct strbuf err = { 0 };
+	struct lab_machine m[MACHINES] = {
+		machine("a0000000-0000-4000-8000-000000000001", "lab1", 2, ""),
+		machine("a0000000-0000-4000-8000-000000000002", "lab2", 4, "numa"),
+		machine("a0000000-0000-4000-8000-000000000003", "lab3", 8, "numa gpu"),
+		machine("a0000000-0000-4000-8000-000000000004", "lab4", 64, "gpu"),
+	};
+	m[1].can_kexec = m[3].can_kexec = true;
+	m[0].cgroup_version = 1;
+	m[2].memory = 32ULL << 30;
+	snprintf(m[3].arch, sizeof(m[3].arch), "aarch64");
+	for (int i = 0; i < MACHINES; i++)
+		T_EQ_INT(lab_register(l, &m[i], &err), 0);
+	struct {
+		int64_t id;
+		struct lab_selector sel;
+	} queued[OPS];
+	size_t n = 0;
+	int claims = 0, mismatches = 0;
+	srand(28);
+	for (int op = 0; op < OPS; op++) {
+		if (n == 0 || rand() % 2) {
+			const char *text = selectors[(size_t)rand() % ARRAY_SIZE(selectors)];
+			T_EQ_INT(lab_selector_parse(text, &queued[n].sel, &err), 0);
+			queued[n++].id = submit(l, text, 1);
+			continue;
+		}
+		int k = rand() % MACHINES;
+		size_t want = n;
+		for (size_t i = 0; i < n && want == n; i++)
+			if (lab_selector_match(&queued[i].sel, &m[k], NULL))
+				want = i;
+		int64_t job = 0;
+		int att = 0, r = claim(l, m[k].id, 60, &job, &att);
+		bool same = want == n ? r == 0 : r == 1 && job == queued[want].id;
+		mismatches += !same;
+		if (!same)
+			fprintf(stderr, "  %s: claimed %lld (%d), the model says %lld\n", m[k].hostname, (long long)job,
+				r, want == n ? 0LL : (long long)queued[want].id);
+		if (want < n) {
+			claims++;
+			memmove(&queued[want], &queued[want + 1], (n - want - 1) * sizeof(queued[0]));
+			n--;
+		}
+	}
+	T_EQ_INT(mismatches, 0);
+	T_CHECK(claims > 50);
+	printf("  model: %d operations, %d claims as lab_selector_match says, %zu jobs left queued\n", OPS, claims, n);
+	lab_close(l);
+	sb_free(&err);
+}
+
+/* ---- two machines claiming at once ---- */
+
+struct racer {
+	struct lab *l;
+	const char *machine;
+	pthread_barrier_t *start, *done;
+	int trials;
+	int64_t *got; /* per trial: the job claimed, 0 none, -1 an error */
+};
+
+static void *race(void *arg)
+{
+	struct racer *r = arg;
+	for (int t = 0; t < r->trials; t++) {
+		pthread_barrier_wait(r->start);
+		struct lab_claim c = { 0 };
+		int k = lab_claim(r->l, r->machine, 60, &c, NULL);
+		r->got[t] = k == 1 ? c.job : k == 0 ? 0 : -1;
+		lab_claim_free(&c);
+		pthread_barrier_wait(r->done);
+	}
+	return NULL;
+}
+
+static void test_race(void)
+{
+	enum { TRIALS = 1000 };
+	struct lab *l = fresh_lab("t_race"), *a = open_db("t_race"), *b = open_db("t_race");
+	if (!l || !a || !b)
+		return;
+	pthread_barrier_t start, done;
+	pthread_barrier_init(&start, NULL, 3);
+	pthread_barrier_init(&done, NULL, 3);
+	static int64_t got_a[TRIALS], got_b[TRIALS];
+	struct racer ra = { a, M1, &start, &done, TRIALS, got_a }, rb = { b, M2, &start, &done, TRIALS, got_b };
+	pthread_t ta, tb;
+	pthread_create(&ta, NULL, race, &ra);
+	pthread_create(&tb, NULL, race, &rb);
+	int distinct = 0, single = 0, errors = 0;
+	for (int t = 0; t < TRIALS; t++) {
+		/* odd trials: one job for two claimers; even: two */
+		int64_t x = submit(l, "tag=race", 1), y = t % 2 ? 0 : submit(l, "tag=race", 1);
+		pthread_barrier_wait(&start);
+		pthread_barrier_wait(&done);
+		errors += got_a[t] < 0 || got_b[t] < 0;
+		if (y)
+			distinct += got_a[t] && got_b[t] && got_a[t] != got_b[t] && (got_a[t] == x || got_a[t] == y) &&
+				    (got_b[t] == x || got_b[t] == y);
+		else
+			single += (got_a[t] == x) != (got_b[t] == x) && (got_a[t] == 0 || got_b[t] == 0);
+	}
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	T_EQ_INT(errors, 0);
+	T_EQ_INT(distinct, TRIALS / 2);
+	T_EQ_INT(single, TRIALS / 2);
+	/* every job claimed once, by one attempt */
+	T_EQ_INT(admin_sql("t_race", "SELECT count(*) FROM lab_jobs WHERE state = 'running' AND attempts = 1"), TRIALS / 2 * 3);
+	T_EQ_INT(admin_sql("t_race", "SELECT count(*) FROM lab_attempts"), TRIALS / 2 * 3);
+	printf("  race: %d trials, two machines claiming at once: %d of two jobs each got one, %d of one job one "
+	       "got it\n",
+	       TRIALS, distinct, single);
+	pthread_barrier_destroy(&start);
+	pthread_barrier_destroy(&done);
+	lab_close(a);
+	lab_close(b);
+	lab_close(l);
+}
+
+/* lab_rescue until it rescues a job, at most 10 s: the lease's end is the event */
+static int rescue_one(struct lab *l)
+{
+	struct strbuf err = { 0 };
+	double deadline = util_mono_now() + 10;
+	int n = 0;
+	while (n == 0 && util_mono_now() < deadline) {
+		T_EQ_INT(lab_rescue(l, &n, &err), 0);
+		if (n == 0)
+			usleep(20 * 1000);
+	}
+	sb_free(&err);
+	return n;
+}
+
+static void test_leases(void)
+{
+	struct lab *l = fresh_lab("t_lease");
+	struct strbuf err = { 0 };
+	int64_t id = submit(l, "tag=race", 2), job = 0;
+	int att = 0, n = -1;
+	T_EQ_INT(claim(l, M1, 0.2, &job, &att), 1);
+	T_EQ_INT(rescue_one(l), 1);
+	struct lab_job j;
+	T_EQ_INT(lab_job_get(l, id, &j, &err), 0);
+	T_EQ_INT(j.state, LAB_JOB_QUEUED);
+	T_EQ_INT(j.attempts, 1);
+	T_EQ_STR(j.machine, "");
+	T_CHECK(strstr(j.reason, "attempt 1 of 2 lost: the lease of lab1 expired") != NULL);
+	enum lab_attempt_outcome o;
+	char who[LAB_UUID_LEN + 1];
+	T_EQ_INT(lab_attempt_get(l, id, 1, &o, who, &err), 0);
+	T_EQ_INT(o, LAB_ATTEMPT_LOST);
+	T_EQ_STR(who, M1);
+	/* the lost machine's late renew and finish change nothing */
+	T_EQ_INT(lab_renew(l, M1, id, 1, 60, &err), -ESTALE);
+	T_EQ_INT(lab_finish(l, M1, id, 1, LAB_ATTEMPT_DONE, NULL, &err), -ESTALE);
+	T_CHECK(has(&err, "was lost"));
+	sb_free(&err);
+	/* the job whole to the other machine, attempt 2; lost too: no attempts left */
+	T_EQ_INT(claim(l, M2, 0.2, &job, &att), 1);
+	T_EQ_INT(job, id);
+	T_EQ_INT(att, 2);
+	T_EQ_INT(rescue_one(l), 1);
+	T_EQ_INT(lab_job_get(l, id, &j, &err), 0);
+	T_EQ_INT(j.state, LAB_JOB_FAILED);
+	T_CHECK(strstr(j.reason, "attempt 2 of 2 lost") && strstr(j.reason, "no attempts left"));
+	T_EQ_INT(admin_sql("t_lease", "SELECT count(*) FROM lab_attempts WHERE outcome = 'lost'"), 2);
+	T_EQ_INT(claim(l, M1, 60, &job, &att), 0);
+
+	/* a lease the heartbeat keeps renewing is not rescued */
+	id = submit(l, "tag=race", 2);
+	T_EQ_INT(claim(l, M1, 0.3, &job, &att), 1);
+	T_EQ_INT(lab_heartbeat(l, M1, LAB_MACHINE_BUSY, 60, &n, &err), 0);
+	T_EQ_INT(n, 1);
+	T_EQ_INT(lab_renew(l, M1, id, 1, 60, &err), 0);
+	usleep(400 * 1000);
+	T_EQ_INT(lab_rescue(l, &n, &err), 0);
+	T_EQ_INT(n, 0);
+
+	/* finish: once, then a repeat changes nothing */
+	T_EQ_INT(lab_finish(l, M1, id, 1, LAB_ATTEMPT_DONE, NULL, &err), 1);
+	T_EQ_INT(lab_finish(l, M1, id, 1, LAB_ATTEMPT_DONE, NULL, &err), 0);
+	T_EQ_INT(lab_finish(l, M1, id, 1, LAB_ATTEMPT_FAILED, "late", &err), 0);
+	T_EQ_INT(lab_job_get(l, id, &j, &err), 0);
+	T_EQ_INT(j.state, LAB_JOB_DONE);
+	T_EQ_INT(lab_attempt_get(l, id, 1, &o, NULL, &err), 0);
+	T_EQ_INT(o, LAB_ATTEMPT_DONE);
+	T_EQ_INT(lab_finish(l, M2, id, 1, LAB_ATTEMPT_DONE, NULL, &err), -ENOENT); /* not its attempt */
+	lab_close(l);
+	sb_free(&err);
+}
+
+static void test_uploads(void)
+{
+	struct lab *l = fresh_lab("t_upload");
+	struct strbuf err = { 0 };
+	int64_t id = submit(l, "", 1);
+	struct lab_upload u = { .kind = LAB_UPLOAD_RUN,
+				.id = "aaaaaaaa-0000-4000-8000-000000000001",
+				.machine = M1,
+				.job = id,
+				.attempt = 1,
+				.status = "ok",
+				.data = "{\"v\": 1}" };
+	T_EQ_INT(lab_upload(l, &u, &err), 0);
+	T_EQ_INT(lab_upload(l, &u, &err), 0); /* the same run again: one row */
+	T_EQ_INT(admin_sql("t_upload", "SELECT count(*) FROM lab_runs"), 1);
+	/* another machine's upload with the same id: refused, the row as it was */
+	struct lab_upload other = u;
+	snprintf(other.machine, sizeof(other.machine), "%s", M2);
+	other.data = "{\"v\": 2}";
+	T_EQ_INT(lab_upload(l, &other, &err), -EPERM);
+	T_CHECK(has(&err, "belongs to machine " M1) && has(&err, "not overwritten"));
+	sb_free(&err);
+	T_EQ_INT(admin_sql("t_upload", "SELECT (data->>'v')::int FROM lab_runs"), 1);
+	T_EQ_INT(admin_sql("t_upload", "SELECT count(*) FROM lab_runs WHERE machine = '" M1 "'"), 1);
+	/* boots, builds, a job's state likewise */
+	for (int k = LAB_UPLOAD_BOOT; k <= LAB_UPLOAD_JOB_STATE; k++) {
+		struct lab_upload w = u;
+		w.kind = (enum lab_upload_kind)k;
+		T_EQ_INT(lab_upload(l, &w, &err), 0);
+		T_EQ_INT(lab_upload(l, &w, &err), 0);
+		snprintf(w.machine, sizeof(w.machine), "%s", M2);
+		T_EQ_INT(lab_upload(l, &w, &err), -EPERM);
+	}
+	T_EQ_INT(admin_sql("t_upload", "SELECT (SELECT count(*) FROM lab_boots) + (SELECT count(*) FROM lab_builds)"
+				       " + (SELECT count(*) FROM lab_job_states)"),
+		 3);
+	T_EQ_INT(admin_sql("t_upload", "SELECT count(*) FROM lab_job_states WHERE machine = '" M1 "'"), 1);
+	lab_close(l);
+	sb_free(&err);
+}
+
+static void test_why(void)
+{
+	fresh_db("t_why");
+	struct lab *l = open_db("t_why");
+	struct strbuf err = { 0 }, out = { 0 };
+	int64_t id = submit(l, "cpus>=64 arch=x86_64", 1), job;
+	T_EQ_INT(lab_job_why(l, id, &out, &err), 0);
+	T_CHECK(has(&out, "no machine is registered"));
+	sb_free(&out);
+	register_two(l);
+	int att;
+	T_EQ_INT(claim(l, M1, 60, &job, &att), 0);
+	T_EQ_INT(claim(l, M2, 60, &job, &att), 0);
+	T_EQ_INT(lab_job_why(l, id, &out, &err), 0);
+	T_CHECK(has(&out, "queued for arch=x86_64 cpus>=64") && has(&out, "no machine of the 2 registered matches"));
+	T_CHECK(has(&out, "lab1: cpus>=64: it has 2") && has(&out, "lab2: cpus>=64: it has 4"));
+	sb_free(&out);
+	int64_t any = submit(l, "tag=numa", 1);
+	T_EQ_INT(lab_job_why(l, any, &out, &err), 0);
+	T_CHECK(has(&out, "1 of the 2 registered machines match") && has(&out, "lab2: matches (idle"));
+	T_CHECK(has(&out, "lab1: tag=numa: it has no such tag"));
+	sb_free(&out);
+	T_EQ_INT(claim(l, M2, 60, &job, &att), 1);
+	T_EQ_INT(lab_job_why(l, any, &out, &err), 0);
+	T_CHECK(has(&out, "is running, not waiting"));
+	sb_free(&out);
+	lab_close(l);
+	sb_free(&err);
+}
+
+static void test_notify(void)
+{
+	fresh_db("t_notify");
+	struct lab *idle = open_db("t_notify"), *l = open_db("t_notify");
+	struct strbuf err = { 0 };
+	T_EQ_INT(lab_wait(idle, 0.1, &err), -EINVAL); /* not listening */
+	T_EQ_INT(lab_listen(idle, &err), 0);
+	double t0 = util_mono_now();
+	T_EQ_INT(lab_wait(idle, 0.2, &err), 0);
+	T_CHECK(util_mono_now() - t0 >= 0.19);
+	submit(l, "", 1);
+	t0 = util_mono_now();
+	T_EQ_INT(lab_wait(idle, 10, &err), 1);
+	T_CHECK(util_mono_now() - t0 < 2);
+	T_EQ_INT(lab_wait(idle, 0.05, &err), 0); /* consumed */
+	lab_close(idle);
+	lab_close(l);
+	sb_free(&err);
+}
+
+static void test_bad_connections(void)
+{
+	struct strbuf err = { 0 };
+	struct lab *l = NULL;
+	char url[512], pass[256];
+	/* a port where nothing listens: said at once, with where */
+	snprintf(url, sizeof(url), "postgresql://%s@127.0.0.1:1/kablab", pg.user); /* tcpmux: nobody's */
+	struct lab_opts o = { .url = url, .timeout_s = 5 };
+	double t0 = util_mono_now();
+	T_EQ_INT(lab_open(&o, &l, &err), -ECONNREFUSED);
+	T_CHECK(util_mono_now() - t0 < 2);
+	T_CHECK(has(&err, "127.0.0.1") && has(&err, "cannot connect"));
+	sb_free(&err);
+
+	/* over TCP with a password file: the right password, then a wrong one */
+	snprintf(pass, sizeof(pass), "%s/lab.pgpass", pg.scratch);
+	char line[256];
+	snprintf(line, sizeof(line), "127.0.0.1:%s:kablab:%s:%s\n", pg.port, pg.user, pg.password);
+	T_EQ_INT(put_file(pass, line), 0);
+	T_CHECK(chmod(pass, 0600) == 0);
+	snprintf(url, sizeof(url), "postgresql://%s@127.0.0.1:%s/kablab", pg.user, pg.port);
+	o = (struct lab_opts){ .url = url, .credentials = pass };
+	int r = lab_open(&o, &l, &err);
+	T_EQ_INT(r, 0);
+	if (r < 0)
+		fprintf(stderr, "  %s\n", err.buf);
+	lab_close(l);
+	snprintf(line, sizeof(line), "127.0.0.1:%s:kablab:%s:wrong\n", pg.port, pg.user);
+	T_EQ_INT(put_file(pass, line), 0);
+	T_EQ_INT(lab_open(&o, &l, &err), -ECONNREFUSED);
+	T_CHECK(has(&err, "password authentication failed"));
+	sb_free(&err);
+	/* readable by others: refused before connecting, the file named */
+	T_CHECK(chmod(pass, 0644) == 0);
+	T_EQ_INT(lab_open(&o, &l, &err), -EPERM);
+	T_CHECK(has(&err, pass) && has(&err, "mode 0644"));
+	sb_free(&err);
+	unlink(pass);
+	/* an address that does not answer: given up at the timeout (or at once
+	 * when there is no route), not hung on */
+	o = (struct lab_opts){ .url = "postgresql://kab@10.255.255.1/kablab?sslmode=verify-full", .timeout_s = 1 };
+	t0 = util_mono_now();
+	r = lab_open(&o, &l, &err);
+	T_CHECK(r == -ETIMEDOUT || r == -ECONNREFUSED);
+	T_CHECK(util_mono_now() - t0 < 2.5);
+	T_CHECK(has(&err, "lab 10.255.255.1:") && (has(&err, "no answer within 1 s") || has(&err, "cannot connect")));
+	sb_free(&err);
+	/* what a service file gives is checked as a URL is */
+	char services[256];
+	snprintf(services, sizeof(services), "%s/pg_service.conf", pg.scratch);
+	T_EQ_INT(put_file(services, "[kabtest]\nhost=10.255.255.1\ndbname=kablab\n"), 0);
+	setenv("PGSERVICEFILE", services, 1);
+	o = (struct lab_opts){ .url = "service=kabtest" };
+	t0 = util_mono_now();
+	T_EQ_INT(lab_open(&o, &l, &err), -EINVAL);
+	T_CHECK(util_mono_now() - t0 < 1);
+	T_CHECK(has(&err, "with its service file") && has(&err, "10.255.255.1 is not local"));
+	sb_free(&err);
+	unsetenv("PGSERVICEFILE");
+	unlink(services);
+	/* a host that is not local without verify-full: refused, no network */
+	o = (struct lab_opts){ .url = "postgresql://kab@db.invalid/kablab" };
+	T_EQ_INT(lab_open(&o, &l, &err), -EINVAL);
+	T_CHECK(has(&err, "sslmode=verify-full"));
+	sb_free(&err);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/kab-test-lab-XXXXXX";
+	T_CHECK(mkdtemp(dir) != NULL);
+	snprintf(pg.scratch, sizeof(pg.scratch), "%s", dir);
+	test_selectors();
+	test_match_and_tags();
+	test_urls();
+	test_credentials(dir);
+	test_machine_id(dir);
+	pg.dir = getenv("KAB_TEST_PG_DIR");
+	pg.port = getenv("KAB_TEST_PG_PORT");
+	pg.user = getenv("KAB_TEST_PG_USER");
+	pg.password = getenv("KAB_TEST_PG_PASSWORD");
+	if (pg.dir && pg.port && pg.user && pg.password) {
+		test_schema();
+		test_register_claim();
+		test_claim_model();
+		test_race();
+		test_leases();
+		test_uploads();
+		test_why();
+		test_notify();
+		test_bad_connections();
+	} else
+		t_skip("the cases against a PostgreSQL server", "none started: tests/lab/run.sh starts one and runs them");
+	rmdir(dir);
+	return t_done("test_lab");
+}
