@@ -593,6 +593,41 @@ static void warmup_status(struct store_run *run)
 	run->status = RUN_WARMUP;
 }
 
+/* The job's derived metrics (ratio = A / B in a [metric ratio.NAME]) from
+ * the run's own, before its expect is judged, which may name one. A ratio
+ * whose B is 0 or not recorded is left out: step_ratios_missing says why. */
+static void step_ratios(struct step_ctx *c)
+{
+	for (size_t i = 0; i < c->j->n_metric_settings; i++) {
+		const struct job_metric *s = &c->j->metric_settings[i];
+		if (!s->ratio_of || !s->ratio_per)
+			continue;
+		const struct store_metric *a = wl_metrics_find(&c->m, 0, s->ratio_of);
+		const struct store_metric *b = wl_metrics_find(&c->m, 0, s->ratio_per);
+		if (a && b && b->value > 0) {
+			double v = a->value / b->value;
+			wl_metrics_add(&c->m, s->name, s->unit ? s->unit : "ratio", v);
+		}
+	}
+}
+
+static void step_ratios_missing(struct step_ctx *c)
+{
+	for (size_t i = 0; i < c->j->n_metric_settings; i++) {
+		const struct job_metric *s = &c->j->metric_settings[i];
+		if (!s->ratio_of || !s->ratio_per || wl_metrics_find(&c->m, 0, s->name))
+			continue;
+		char why[512];
+		if (!wl_metrics_find(&c->m, 0, s->ratio_of))
+			snprintf(why, sizeof(why), "%s / %s: this run recorded no %s", s->ratio_of, s->ratio_per, s->ratio_of);
+		else if (!wl_metrics_find(&c->m, 0, s->ratio_per))
+			snprintf(why, sizeof(why), "%s / %s: this run recorded no %s", s->ratio_of, s->ratio_per, s->ratio_per);
+		else
+			snprintf(why, sizeof(why), "%s / %s: %s was 0 in this run", s->ratio_of, s->ratio_per, s->ratio_per);
+		store_run_unavailable(c->st, c->run_id, s->name, why);
+	}
+}
+
 /* Record: the run's status and reason, every metric and series, and the
  * step 'finished' (or 'aborted' after a stop), in one transaction:
  * store_run_finish. After it only marks of function counts that could
@@ -621,6 +656,7 @@ static int step_record(struct step_ctx *c)
 	wl_metrics_add(&c->m, "memcg.oom_kills", "kills", (double)oom);
 	if (c->smp)
 		step_sampler_metrics(c);
+	step_ratios(c);
 	/* a run that exited 0 counts only if its evidence agrees: no OOM
 	 * kills (unless tolerated), and the workload's expect met */
 	if (run->status == RUN_OK)
@@ -641,6 +677,8 @@ static int step_record(struct step_ctx *c)
 			snprintf(name, sizeof(name), "fcount.%s", wl->fcount[i]);
 			store_run_unavailable(c->st, c->run_id, name, c->fc_why);
 		}
+	if (r >= 0 && o->exited && !o->exec_errno)
+		step_ratios_missing(c);
 	if (r >= 0)
 		step_log(c);
 	return r;

@@ -731,6 +731,9 @@ void job_free(struct job *j)
 		free(j->metric_settings[i].name);
 		free(j->metric_settings[i].unit);
 		free(j->metric_settings[i].label);
+		free(j->metric_settings[i].ratio);
+		free(j->metric_settings[i].ratio_of);
+		free(j->metric_settings[i].ratio_per);
 	}
 	free(j->metric_settings);
 	free(j->swap.path);

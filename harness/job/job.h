@@ -118,6 +118,10 @@ struct job_metric {
 	enum direction direction; /* DIRECTION_UNSET: the metric table's */
 	char *unit;            /* NULL: unset */
 	char *label;           /* for cover letters; NULL: unset */
+	/* ratio = A / B: a metric of each run derived from two others, e.g.
+	 * TLB shootdowns per page swapped out (only in a [metric ratio.NAME]) */
+	char *ratio;                /* the key's text; NULL: not a ratio */
+	char *ratio_of, *ratio_per; /* A and B, parsed from it */
 	double min_change_pct; /* smallest change worth a verdict, percent; < 0: unset */
 	double equivalence_pct; /* the margin of "same", percent (older name: epsilon); < 0: unset */
 	int line;
@@ -288,6 +292,9 @@ bool job_metric_is_cover_row(const struct job *j, const char *metric);
 /* The settings for a metric, merged field by field from the [metric]
  * sections that match it (an exact name before the longest prefix). */
 void job_metric_settings(const struct job *j, const char *metric, struct job_metric *ret);
+/* [metric ratio.NAME]'s ratio = A / B: checks the name and splits the
+ * text into ratio_of and ratio_per; errors go to d at file:line. */
+int job_parse_ratio(const char *file, int line, struct job_metric *m, struct diags *d);
 /* Adaptive looks: how many, and the pair count at look k (1-based). A
  * fixed job has one look, at pairs. */
 unsigned job_looks(const struct job *j);

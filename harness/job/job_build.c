@@ -297,7 +297,16 @@ static void build_metric_section(struct job_builder *b, const struct job_section
 	struct seen seen[JOB_N_KEYS_MAX] = { 0 };
 	apply_entries(b, s, m, seen, NULL);
 	if (s->n == 0)
-		ERR(b, s->line, "[metric %s] sets nothing: give it direction, unit, min_change, equivalence or label, or remove it",
+		ERR(b, s->line, "[metric %s] sets nothing: give it direction, unit, min_change, equivalence, label or ratio, or remove it",
+		    s->label);
+	int ratio_line = s->line;
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i].key, "ratio") == 0)
+			ratio_line = s->v[i].line;
+	if (m->ratio && m->name && job_parse_ratio(b->file, ratio_line, m, b->d) == -ENOMEM)
+		b->oom = true;
+	else if (!m->ratio && m->name && strncmp(m->name, "ratio.", 6) == 0)
+		ERR(b, s->line, "[metric %s] names a ratio: give it ratio = METRIC / METRIC, e.g. ratio = interrupts.TLB / vmstat.pswpout",
 		    s->label);
 }
 

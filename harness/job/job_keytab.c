@@ -545,6 +545,17 @@ const struct job_keydef job_keydefs[] = {
 		  "takes new pages again only when the pool has shrunk below this percent of the limit (the kernel's "
 		  "default is 90); `100` turns the hysteresis off.",
 	},
+	{ KEY(METRIC, "ratio", KT_TEXT, offsetof(struct job_metric, ratio)),
+	  .max = 256, .print = job_print_ratio,
+	  .doc_type = "`METRIC / METRIC`",
+	  .doc_default = "none",
+	  .help = "Only in a `[metric ratio.NAME]`, which it makes a metric of its own: each run's first metric "
+		  "divided by its second (`ratio = interrupts.TLB / vmstat.pswpout`, TLB shootdowns per page swapped "
+		  "out), computed after the run and before its `expect` is judged (an `expect` may name it). Each side "
+		  "is one metric a run records, not a prefix and not another ratio. A run whose second metric is 0 or "
+		  "missing has no value; the report lists it under \"Not measured\" with the reason. Its unit is "
+		  "`ratio` unless `unit` says otherwise, its direction neutral unless `direction` says.",
+	},
 };
 #undef COND
 #undef KEY

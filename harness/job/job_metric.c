@@ -264,6 +264,64 @@ void job_format_percent(double pct, char *buf, size_t len)
 	snprintf(buf, len, "%s%%", num);
 }
 
+/* One operand of ratio = A / B: a metric a run records itself, not a
+ * prefix and not another ratio. */
+static bool ratio_operand(const char *w)
+{
+	return job_valid_metric(w) && !strchr(w, '*') && strncmp(w, "ratio.", 6) != 0;
+}
+
+static char *trimmed(const char *s, size_t n)
+{
+	while (n > 0 && isspace((unsigned char)*s)) {
+		s++;
+		n--;
+	}
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		n--;
+	return strndup(s, n);
+}
+
+int job_parse_ratio(const char *file, int line, struct job_metric *m, struct diags *d)
+{
+	const char *slash = strchr(m->ratio, '/');
+	if (strncmp(m->name, "ratio.", 6) != 0 || strchr(m->name, '*')) {
+		ERR(file, line, "ratio in [metric %s]: a derived metric is named ratio.NAME (no '*'), e.g. [metric ratio.tlb_per_page]",
+		    m->name);
+		return -EINVAL;
+	}
+	if (!slash || strchr(slash + 1, '/')) {
+		ERR(file, line, "bad ratio \"%s\": expected METRIC / METRIC, e.g. interrupts.TLB / vmstat.pswpout", m->ratio);
+		return -EINVAL;
+	}
+	char *of = trimmed(m->ratio, (size_t)(slash - m->ratio));
+	char *per = trimmed(slash + 1, strlen(slash + 1));
+	if (!of || !per) {
+		free(of);
+		free(per);
+		return -ENOMEM;
+	}
+	int bad = 0;
+	if (!ratio_operand(of) || !ratio_operand(per)) {
+		ERR(file, line, "bad ratio \"%s\": each side is one metric a run records (SOURCE.NAME, no '*', not a ratio.), e.g. interrupts.TLB / vmstat.pswpout",
+		    m->ratio);
+		bad = -EINVAL;
+	} else if (strcmp(of, per) == 0) {
+		ERR(file, line, "bad ratio \"%s\": a metric divided by itself is 1 in every run", m->ratio);
+		bad = -EINVAL;
+	}
+	if (bad) {
+		free(of);
+		free(per);
+		return bad;
+	}
+	free(m->ratio_of);
+	free(m->ratio_per);
+	m->ratio_of = of;
+	m->ratio_per = per;
+	return 0;
+}
+
 bool job_metric_matches(const char *pattern, const char *metric)
 {
 	size_t pl = strlen(pattern);

@@ -273,3 +273,12 @@ void job_print(const struct job *j, FILE *out)
 		print_section(JOB_SEC_REPORT, j, j, out);
 	}
 }
+
+/* [metric ratio.NAME]: ratio = A / B as parsed (the two sides trimmed) */
+void job_print_ratio(const struct job_keydef *k, const struct job *j, const void *obj, FILE *out)
+{
+	const struct job_metric *m = obj;
+	(void)j;
+	if (m->ratio_of && m->ratio_per)
+		fprintf(out, "%s = %s / %s\n", k->name, m->ratio_of, m->ratio_per);
+}

@@ -182,6 +182,53 @@ static void test_errors(void)
 	T_CHECK(strstr(err, "no .patch files") != NULL);
 }
 
+/* The seed postings' backports to linux-source-6.12 (000, 002, 003 and
+ * 004): each is one author's series, numbered without gaps, with the
+ * posting's titles, and every patch carries its backport note. */
+static void test_backports(void)
+{
+	static const struct {
+		const char *file, *author;
+		size_t n;
+		const char *titles[5];
+	} b[] = {
+		{ "003-shmem-batch-6.12.mbox", "Qiliang Yuan <odys.yuan@gmail.com>", 1, { "mm/shmem: remove truncated folios from the page cache in batches" } },
+		{ "004-lru-drain-6.12.mbox",
+		  "\"Barry Song (Xiaomi)\" <baohua@kernel.org>",
+		  3,
+		  { "mm: avoid unnecessary lru drain for wp_can_reuse_anon_folio()",
+		    "mm: entirely remove lru_add_drain in do_swap_page", "mm: try to free swapcache for non-LRU folios" } },
+		{ "000-batch-tlb-flush-6.12.mbox",
+		  "Zhang Peng <bruzzhang@tencent.com>",
+		  5,
+		  { "mm/vmscan: introduce folio_activate_locked() helper", "mm/vmscan: extract folio reclaim freeing from shrink_folio_list()",
+		    "mm/vmscan: extract folio pageout from shrink_folio_list()", "mm/vmscan: extract folio unmap logic into folio_try_unmap()",
+		    "mm/vmscan: batch dirty TLB flushes before pageout" } },
+		{ "002-zswap-dropbehind-6.12.mbox",
+		  "Alexandre Ghiti <alex@ghiti.fr>",
+		  2,
+		  { "mm: zswap: free synchronous-IO writeback folios directly", "mm: zswap: deferred dropbehind free of writeback folios" } },
+	};
+	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
+		struct kseries s;
+		char path[256], err[4096] = "";
+		snprintf(path, sizeof(path), DATA "%s", b[i].file);
+		int r = load(path, &s, err, sizeof(err));
+		T_EQ_INT(r, 0);
+		if (r < 0) {
+			fprintf(stderr, "  %s: %s\n", b[i].file, err);
+			continue;
+		}
+		T_EQ_INT(s.n, b[i].n);
+		T_EQ_STR(s.author, b[i].author);
+		for (size_t k = 0; k < s.n && k < b[i].n; k++) {
+			T_EQ_STR(s.v[k].title, b[i].titles[k]);
+			T_CHECK(strstr(s.v[k].text, "\n[ kab test backport to linux-source-6.12: ") != NULL);
+		}
+		kseries_free(&s);
+	}
+}
+
 static void write_gz(const char *path, const char *text, size_t len, size_t zeros)
 {
 	static const char zero[65536];
@@ -619,6 +666,7 @@ int main(void)
 	test_injected();
 	test_foreign();
 	test_errors();
+	test_backports();
 	test_archives();
 	test_krun_user();
 	test_krun_fds();
