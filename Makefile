@@ -364,7 +364,7 @@ fuzz fuzz-smoke: fuzz-deps
 	  -dict=tests/fuzz/json.dict -artifact_prefix=$(B)/fuzz/json- -print_final_stats=1 $(B)/fuzz/corpus-json
 	$(MAKE) $(B)/fuzz/fuzz_selector
 	@mkdir -p $(B)/fuzz/corpus-selector
-	printf 'cpus>=64 arch=x86_64 kexec' >$(B)/fuzz/corpus-selector/a; printf 'host=lab3, memory<1G tag=numa cgroup=v2' >$(B)/fuzz/corpus-selector/b
+	printf 'cpus>=64 arch=x86_64 kexec' >$(B)/fuzz/corpus-selector/a; printf 'host=lab3, memory<1G tag=numa cgroup=v2' >$(B)/fuzz/corpus-selector/b; printf 'host=3,memory<00000060000001713514555' >$(B)/fuzz/corpus-selector/c
 	$(B)/fuzz/fuzz_selector -max_total_time=$(if $(filter fuzz-smoke,$@),10,$(FUZZ_TIME)) -max_len=2048 \
 	  -dict=tests/fuzz/selector.dict -artifact_prefix=$(B)/fuzz/selector- -print_final_stats=1 $(B)/fuzz/corpus-selector
 

@@ -145,14 +145,19 @@ static int set_word(char *dst, size_t len, const char *value, const char *term, 
 	return 0;
 }
 
+/* The largest memory a selector names: 2^53 bytes, exact in a double. */
+#define LAB_MEMORY_MAX (UINT64_C(1) << 53)
+
 static int set_number(struct lab_selector *s, const char *prop, enum sel_op op, const char *value, const char *term, struct strbuf *err)
 {
 	bool memory = strcmp(prop, "memory") == 0;
 	uint64_t v;
 	int r = memory ? util_parse_size(value, &v) : util_parse_u64(value, &v);
-	if (r < 0 || v > INT64_MAX) {
+	/* a size passes through a double: above 2^53 bytes (8 PiB) it would
+	 * not format back to the value it parsed to (fuzz_selector found it) */
+	if (r < 0 || v > (memory ? LAB_MEMORY_MAX : (uint64_t)INT64_MAX)) {
 		sb_printf(err, "bad selector term \"%s\": %s", term,
-			  memory ? "memory takes a size, e.g. memory>=64G" : "cpus takes a whole number, e.g. cpus>=64");
+			  memory ? "memory takes a size up to 8192T, e.g. memory>=64G" : "cpus takes a whole number, e.g. cpus>=64");
 		return -EINVAL;
 	}
 	int64_t min = memory ? (int64_t)s->memory_min : s->cpus_min;
