@@ -3,6 +3,7 @@
  * numbered migrations, the machine's id. See lab.h. */
 #include "db/lab.h"
 #include "db/lab_priv.h"
+#include "harness/base/secret.h"
 #include "harness/base/util.h"
 
 #include <arpa/inet.h>
@@ -221,26 +222,12 @@ int lab_check_url(const char *url, struct strbuf *err)
 int lab_check_credentials(const char *path, struct strbuf *err)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	struct stat sb;
-	if (fd < 0 || fstat(fd, &sb) < 0) {
+	if (fd < 0) {
 		int e = errno;
 		sb_printf(err, "%s: the lab's credentials file: %s", path, strerror(e));
 		return -e;
 	}
-	uid_t owner = geteuid();
-	if (!S_ISREG(sb.st_mode)) {
-		sb_printf(err, "%s: the lab's credentials file is %s, not a regular file", path, util_file_kind(sb.st_mode));
-		return -EINVAL;
-	}
-	if (sb.st_uid != owner || (sb.st_mode & 077)) {
-		sb_printf(err,
-			  "%s: the lab's credentials file has mode %04o and owner uid %u: it must be owned by %s "
-			  "(uid %u) and not readable or writable by group or others (chmod 600 %s)",
-			  path, (unsigned)(sb.st_mode & 07777), (unsigned)sb.st_uid,
-			  owner ? "the user running kab" : "root", (unsigned)owner, path);
-		return -EPERM;
-	}
-	return 0;
+	return secret_check_fd(fd, path, "lab's credentials file", geteuid(), err);
 }
 
 /* ---- connecting ---- */

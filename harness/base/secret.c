@@ -5,22 +5,37 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int check_owner_mode(const char *path, const char *what, const struct stat *sb)
+int secret_check_fd(int fd, const char *path, const char *what, uid_t owner, struct strbuf *err)
 {
-	if (!S_ISREG(sb->st_mode)) {
-		log_error("%s: the %s is not a regular file", path, what);
+	struct stat sb;
+	if (fstat(fd, &sb) < 0) {
+		int e = errno;
+		sb_printf(err, "%s: cannot stat the %s: %s", path, what, strerror(e));
+		return -e;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		sb_printf(err, "%s: the %s is %s, not a regular file", path, what, util_file_kind(sb.st_mode));
 		return -EINVAL;
 	}
-	if (sb->st_uid != 0 || (sb->st_mode & 077)) {
-		log_error("%s: the %s has mode %04o and owner uid %u: it must be owned by root and not readable or "
-			  "writable by group or others (%s%s%schmod 600 %s)",
-			  path, what, (unsigned)(sb->st_mode & 07777), (unsigned)sb->st_uid, sb->st_uid ? "chown root " : "",
-			  sb->st_uid ? path : "", sb->st_uid ? "; " : "", path);
+	if (sb.st_uid != owner || (sb.st_mode & 077)) {
+		char who[64], uid[16], chown[PATH_MAX + 32] = "";
+		snprintf(uid, sizeof(uid), "%u", (unsigned)owner);
+		if (owner == 0)
+			snprintf(who, sizeof(who), "root");
+		else
+			snprintf(who, sizeof(who), "the user running kab (uid %u)", (unsigned)owner);
+		if (sb.st_uid != owner)
+			snprintf(chown, sizeof(chown), "chown %s %s; ", owner ? uid : "root", path);
+		sb_printf(err,
+			  "%s: the %s has mode %04o and owner uid %u: it must be owned by %s and not readable or writable by "
+			  "group or others (%schmod 600 %s)",
+			  path, what, (unsigned)(sb.st_mode & 07777), (unsigned)sb.st_uid, who, chown, path);
 		return -EPERM;
 	}
 	return 0;
@@ -33,14 +48,16 @@ int secret_read(const char *path, const char *what, char **ret, size_t *ret_len)
 		log_error("%s: cannot open the %s: %s", path, what, strerror(errno));
 		return -errno;
 	}
-	struct stat sb;
-	if (fstat(fd, &sb) < 0) {
-		log_error("%s: cannot stat the %s: %s", path, what, strerror(errno));
-		return -errno;
-	}
-	int r = check_owner_mode(path, what, &sb);
-	if (r < 0)
+	struct strbuf why = { 0 };
+	int r = secret_check_fd(fd, path, what, 0, &why);
+	if (r < 0) {
+		log_error("%s", why.buf ? why.buf : path);
+		sb_free(&why);
 		return r;
+	}
+	struct stat sb;
+	if (fstat(fd, &sb) < 0)
+		return -errno;
 	if (sb.st_size > SECRET_MAX_SIZE) {
 		log_error("%s: the %s is over %d bytes", path, what, SECRET_MAX_SIZE);
 		return -EFBIG;
