@@ -353,3 +353,26 @@ int store_bisect_build(struct store *s, const char *tree, const char *series, co
 	*ret = b;
 	return 0;
 }
+
+int store_bisect_build_id(struct store *s, const char *tree, const char *series, const char *config_hash, const char *sha,
+			  int64_t *ret_id)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_preparef(s, &st,
+			       "SELECT id FROM builds WHERE tree = ? AND base_sha = ? AND series IS ? AND config_hash = ?"
+			       " AND kind = 'build' AND status = '%s' ORDER BY id DESC LIMIT 1",
+			       build_status_name(BUILD_OK));
+	if (r < 0)
+		return r;
+	store_bind_text(st, 1, tree);
+	store_bind_text(st, 2, sha);
+	store_bind_text(st, 3, or_null(series));
+	store_bind_text(st, 4, config_hash);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return -ENOENT;
+	if (rc != SQLITE_ROW)
+		return store_db_err(s, "find a commit's build");
+	*ret_id = sqlite3_column_int64(st, 0);
+	return 0;
+}

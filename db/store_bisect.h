@@ -96,3 +96,9 @@ int store_job_by_name(struct store *s, const char *name, int64_t *ret_id);
  * reason in why; -ENOENT when there is neither. */
 int store_bisect_build(struct store *s, const char *tree, const char *series, const char *sha, enum build_status *ret,
 		       char *why, size_t len);
+/* The newest ok build of sha from tree with series and the config whose
+ * hash is config_hash, kab's own (not an image): what a step job of a
+ * bisection whose variant boots recorded builds (build = ID) pins.
+ * -ENOENT when there is none. */
+int store_bisect_build_id(struct store *s, const char *tree, const char *series, const char *config_hash, const char *sha,
+			  int64_t *ret_id);

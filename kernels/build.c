@@ -342,9 +342,9 @@ static int check_inputs(struct kbuild_ctx *c)
 	}
 	if (rq->track)
 		snprintf(c->sha, sizeof(c->sha), "%s", rq->base);
-	else if (!rq->base || kbuild_resolve_ref(c->tree, rq->base, c->sha) < 0) {
+	else if (!rq->base || kbuild_resolve_sha(c->work, c->tree, rq->base, c->sha) < 0) {
 		where(c, rq->base_line);
-		sb_printf(c->err, "base \"%s\" is not a commit in %s (git rev-parse --verify %s^{commit} fails): give a branch, tag or sha",
+		sb_printf(c->err, "base \"%s\" is not a commit in %s or kab's clone of it (git rev-parse --verify %s^{commit} fails): give a branch, tag or sha",
 			  rq->base ? rq->base : "", c->tree, rq->base ? rq->base : "");
 		return -EINVAL;
 	}

@@ -104,6 +104,11 @@ int kbuild_track_fetch(const struct kbuild_request *rq, const char *remote, cons
 int kbuild_check_tree(const char *tree, struct strbuf *why);
 /* The commit ref names in tree (40 hex digits); -ENOENT when unknown. */
 int kbuild_resolve_ref(const char *tree, const char *ref, char sha[41]);
+/* As kbuild_resolve_ref, and a full sha the tree lacks that kab's clone
+ * of it (kbuild_clone_dir; work_dir NULL: the configured one) has: a
+ * commit fetched for a tracked branch, which a bisection or a nightly
+ * confirmation pins. */
+int kbuild_resolve_sha(const char *work_dir, const char *tree, const char *ref, char sha[41]);
 /* The running kernel's config: /proc/config.gz or /boot/config-RELEASE;
  * -ENOENT when neither exists. */
 int kbuild_running_config(char *path, size_t len);

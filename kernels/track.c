@@ -221,8 +221,7 @@ out:
 	return r;
 }
 
-/* The commit's sha, committer date and subject, read in src. */
-static int describe(const char *src, const char *rev, const struct krun_user *u, char *const *env, struct ktrack_head *ret)
+int ktrack_describe(const char *src, const char *rev, const struct krun_user *u, char *const *env, struct ktrack_head *ret)
 {
 	char *argv[] = { "git",       "-C", (char *)src, "log", "-1", "--no-show-signature", "--format=%H%n%ct%n%s",
 			 (char *)rev, "--", NULL };
@@ -292,7 +291,7 @@ int ktrack_fetch(const char *src, const char *url, const char *remote, const cha
 	sb_free(&out);
 	char spec[sizeof(ref) + 16];
 	snprintf(spec, sizeof(spec), "%s^{commit}", ref);
-	if (describe(src, spec, u, env, ret) < 0) {
+	if (ktrack_describe(src, spec, u, env, ret) < 0) {
 		sb_printf(err, "track = %s %s: fetched branch %s from %s, but %s is not a commit in %s", remote, branch,
 			  branch, url, ref, src);
 		return -EIO;

@@ -67,6 +67,10 @@ const char *ktrack_local_path(const char *url);
 int ktrack_fetch(const char *src, const char *url, const char *remote, const char *branch, const struct krun_user *u,
 		 char *const *env, struct ktrack_head *ret, struct strbuf *err);
 
+/* The commit rev names in src: its sha, committer date and subject (as
+ * kab stores it: esc.h), git as u with env (NULL: none). -EIO: git does
+ * not know it. */
+int ktrack_describe(const char *src, const char *rev, const struct krun_user *u, char *const *env, struct ktrack_head *ret);
 /* How the head moved from prev, the previous night's commit (NULL or "":
  * the first night), to head, judged in src: 0 with *event "" (first
  * night, unchanged, or moved forward: prev is an ancestor of head) or

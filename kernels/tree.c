@@ -95,6 +95,18 @@ int kbuild_resolve_ref(const char *tree, const char *ref, char sha[41])
 	return ok ? 0 : -ENOENT;
 }
 
+int kbuild_resolve_sha(const char *work_dir, const char *tree, const char *ref, char sha[41])
+{
+	if (kbuild_resolve_ref(tree, ref, sha) == 0)
+		return 0;
+	/* a commit fetched for a tracked branch lives in kab's clone only */
+	char real[PATH_MAX], clone[PATH_MAX];
+	if (strspn(ref, "0123456789abcdef") != 40 || ref[40] || !realpath(tree, real) ||
+	    kbuild_clone_dir(work_dir, real, clone, sizeof(clone)) < 0 || !exists(clone))
+		return -ENOENT;
+	return kbuild_resolve_ref(clone, ref, sha);
+}
+
 /* A git config value, quoted. */
 static void git_quoted(struct strbuf *sb, const char *v)
 {

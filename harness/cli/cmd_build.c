@@ -4,6 +4,7 @@
 #include "kernels/build.h"
 #include "harness/job/kbuild_job.h"
 #include "harness/cli/cmd.h"
+#include "harness/base/config.h"
 #include "harness/job/job.h"
 #include "harness/base/statedir.h"
 #include "db/store.h"
@@ -78,6 +79,17 @@ int cmd_build(int argc, char **argv)
 	if (optind != argc - 1) {
 		fprintf(stderr, "usage: kab build JOB [--db PATH] [--kernels-dir DIR] [--work-dir DIR] [--state-dir DIR] [--jobs N]\n");
 		return 2;
+	}
+	/* the job's checks read kab's clone where the build will (a base
+	 * fetched for a tracked branch is only there) */
+	if (work) {
+		struct diags wd = { 0 };
+		int wr = config_use_flag(CONFIG_KBUILD_WORK, "--work-dir", work, &wd);
+		if (wr < 0)
+			diags_print(&wd, stderr);
+		diags_free(&wd);
+		if (wr < 0)
+			return 2;
 	}
 	char db_buf[4096];
 	if (!(db = cmd_db(db, state_dir, db_buf, sizeof(db_buf))))

@@ -21,9 +21,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* kab builds it from a tree here, or it boots a build recorded from a tree
+ * (build = ID: a build machine builds each commit, kab build records it) */
 static bool builds_from_tree(const struct job_variant *v)
 {
-	return v->kernel && strcmp(v->kernel, "build") == 0 && v->tree && !job_variant_recorded(v);
+	return v->kernel && strcmp(v->kernel, "build") == 0 && (v->tree || job_variant_recorded(v));
 }
 
 /* The job's variant a bisection builds at each commit: the last one that
@@ -61,6 +63,11 @@ static int variant_tree(struct store *st, int64_t job_id, const struct job *j, i
 	if (ids[v] > 0 && store_build_get(st, ids[v], &bd) == 0 && bd.tree) {
 		snprintf(b->tree, sizeof(b->tree), "%s", bd.tree);
 		snprintf(b->series, sizeof(b->series), "%s", bd.series ? bd.series : "");
+	} else if (!j->variants[v].tree) {
+		sb_printf(err, "job: job %lld's variant %s boots build %lld, which is not recorded with a tree here",
+			  (long long)job_id, j->variants[v].name, (long long)j->variants[v].build_id);
+		free(ids);
+		return -EINVAL;
 	} else {
 		char real[PATH_MAX];
 		if (!realpath(j->variants[v].tree, real)) {

@@ -47,7 +47,42 @@ struct store_runner {
 	struct used *u;
 	size_t n_u, cap_u;
 	unsigned short_by; /* pairs missing when measure said pending */
+	/* the source variant boots recorded builds (build = ID): a commit is
+	 * measured only on a recorded ok build with its build's config */
+	bool recorded;
+	char config_hash[65];
 };
+
+/* Whether the bisection's variant boots recorded builds (build = ID, a
+ * build machine builds, this one boots): 1 with the config hash of its
+ * build in config_hash, 0 when kab builds it from the tree here. */
+static int recorded_source(struct store *st, const struct store_bisect *b, char config_hash[65])
+{
+	struct job *j = NULL;
+	struct strbuf err = { 0 };
+	int r = job_store_load(st, b->source_job, &j, &err);
+	sb_free(&err);
+	if (r < 0)
+		return r;
+	r = 0;
+	if (b->variant < 0 || (size_t)b->variant >= j->n_variants)
+		r = -EINVAL;
+	else if (job_variant_recorded(&j->variants[b->variant])) {
+		int64_t *ids = calloc(j->n_variants, sizeof(*ids));
+		struct store_build bd = { 0 };
+		r = -ENOMEM;
+		if (ids) {
+			store_variant_builds_get(st, b->source_job, ids, j->n_variants);
+			r = ids[b->variant] > 0 && store_build_get(st, ids[b->variant], &bd) == 0 ? 1 : -ENOENT;
+		}
+		if (r == 1)
+			snprintf(config_hash, 65, "%s", bd.config_hash);
+		store_build_clear(&bd);
+		free(ids);
+	}
+	job_free(j);
+	return r;
+}
 
 static bool unfinished(const struct store_bisect_job *j)
 {
@@ -60,6 +95,14 @@ static int build_answer(void *ctx, const char *sha, struct strbuf *why)
 	enum build_status bs;
 	char reason[512];
 	int r = store_bisect_build(c->st, c->b->tree, c->b->series, sha, &bs, reason, sizeof(reason));
+	int64_t id;
+	if (c->recorded && !(r == 0 && bs == BUILD_FAILED) &&
+	    store_bisect_build_id(c->st, c->b->tree, c->b->series, c->config_hash, sha, &id) < 0) {
+		/* nothing here builds it: a build machine did or did not */
+		sb_printf(why, "no build of %.12s with the variant's config is recorded (its variant boots recorded builds, "
+			  "build = ID: build the commit with kab build where the nights are built)", sha);
+		return 1;
+	}
 	if (r == 0 && bs == BUILD_OK)
 		return 0;
 	if (r == 0) {
@@ -279,8 +322,20 @@ static int step_text(struct store *st, const struct store_bisect *b, const struc
 			.workloads = names,
 			.n_workloads = 1,
 		};
-		r = job_confirmation(one, two, (size_t)b->variant, &jc, ret);
-		if (r < 0)
+		char config_hash[65];
+		int rec = recorded_source(st, b, config_hash);
+		if (rec == 1 && (store_bisect_build_id(st, b->tree, b->series, config_hash, row->base, &jc.good_build) < 0 ||
+				 store_bisect_build_id(st, b->tree, b->series, config_hash, row->sha, &jc.bad_build) < 0)) {
+			sb_printf(err, "no recorded build of %.12s or %.12s with the config of job %lld's variant %d",
+				  row->base, row->sha, (long long)b->source_job, b->variant);
+			r = -ENOENT;
+		} else if (rec < 0) {
+			sb_printf(err, "job %lld's variant %d: its build cannot be read", (long long)b->source_job, b->variant);
+			r = rec;
+		}
+		if (r >= 0)
+			r = job_confirmation(one, two, (size_t)b->variant, &jc, ret);
+		if (r < 0 && !err->len)
 			sb_printf(err, "job %lld's variant %d and workload %s make no step job: %s",
 				  (long long)b->source_job, b->variant, b->workload, strerror(-r));
 	}
@@ -520,6 +575,9 @@ static int replay(struct store *st, const struct bisect_env *env, const struct s
 		return to_state(st, b->id, BISECT_FAILED, "the path of kab's clone of the tree is too long", NULL);
 	struct kbisect_git g = { .tree = clone, .user = env->git_user };
 	struct store_runner c = { .st = st, .b = b, .jobs = jobs, .n_jobs = n_jobs };
+	if ((r = recorded_source(st, b, c.config_hash)) < 0)
+		return to_state(st, b->id, BISECT_FAILED, "the source job's variant or its build cannot be read", NULL);
+	c.recorded = r == 1;
 	struct bisect_runner run = { .ctx = &c, .build = build_answer, .measure = measure_answer };
 	struct bisect_opts o = { .good = b->good, .bad = b->bad, .rule = { .min_change_pct = -1, .equivalence_pct = -1 } };
 	direction_parse(b->direction, &o.rule.dir);

@@ -261,6 +261,7 @@ struct job_confirm {
 	const char *name;                    /* the confirmation job's name */
 	const char *good_name, *bad_name;    /* its two variants' names */
 	const char *good_base, *bad_base;    /* the commits to pin; NULL: as the night had it */
+	int64_t good_build, bad_build;       /* > 0: pin build = ID instead (a recorded build of the commit) */
 	unsigned min_pairs, max_pairs, step; /* pairs = adaptive MIN..MAX step STEP */
 	const char *const *workloads;        /* the workloads to run, by name; NULL: all */
 	size_t n_workloads;

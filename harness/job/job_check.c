@@ -442,8 +442,8 @@ static void check_build_inputs(struct checker *c, struct job_variant *v, size_t 
 	char sha[41];
 	if (tree_ok && v->track_remote && v->track_branch)
 		job_check_track(c->file, v, c->d);
-	if (tree_ok && v->base && kbuild_resolve_ref(v->tree, v->base, sha) < 0)
-		ERR(c, v->base_line, "base \"%s\" is not a commit in %s (git rev-parse --verify %s^{commit} fails): give a branch, tag or sha",
+	if (tree_ok && v->base && kbuild_resolve_sha(NULL, v->tree, v->base, sha) < 0)
+		ERR(c, v->base_line, "base \"%s\" is not a commit in %s or kab's clone of it (git rev-parse --verify %s^{commit} fails): give a branch, tag or sha",
 		    v->base, v->tree, v->base);
 	if (v->series && strncmp(v->series, "lore:", 5) != 0 && access(v->series, R_OK) != 0)
 		ERR(c, v->series_line, "series %s does not exist: give an mbox, a directory of .patch files or lore:<message-id>", v->series);

@@ -20,16 +20,35 @@ static int set_str(char **dst, const char *v)
 	return 0;
 }
 
-/* Renames a variant and pins its base; the section label is A or B. */
-static int shape_variant(struct job_variant *v, const char *label, const char *name, const char *base)
+/* Renames a variant and pins its build (a recorded one: build > 0) or its
+ * base; the section label is A or B. A variant of a recorded build keeps
+ * it when no build is given: the night's build is of the night's commit. */
+static int shape_variant(struct job_variant *v, const char *label, const char *name, const char *base, int64_t build)
 {
 	int r;
 	if ((r = set_str(&v->label, label)) < 0 || (r = set_str(&v->name, name)) < 0)
 		return r;
-	if (!base || !v->kernel || strcmp(v->kernel, "build") != 0)
+	if (!v->kernel || strcmp(v->kernel, "build") != 0)
 		return 0;
-	if ((r = set_str(&v->base, base)) < 0)
+	if (build > 0) {
+		/* what build = ID excludes: the build fixed them */
+		free(v->tree);
+		free(v->base);
+		free(v->series);
+		free(v->config);
+		for (size_t i = 0; i < v->n_fragments; i++)
+			free(v->fragments[i]);
+		free(v->fragments);
+		v->tree = v->base = v->series = v->config = NULL;
+		v->fragments = NULL;
+		v->n_fragments = 0;
+		v->series_version = 0;
+		v->build_id = build;
+	} else if (!base || job_variant_recorded(v)) {
+		return 0;
+	} else if ((r = set_str(&v->base, base)) < 0) {
 		return r;
+	}
 	/* the commit its night ran, not the branch's head of today */
 	free(v->track_remote);
 	free(v->track_branch);
@@ -106,8 +125,8 @@ int job_confirmation(struct job *good, struct job *bad, size_t v, const struct j
 	int r;
 	if ((r = keep_workloads(bad, c)) < 0)
 		return r;
-	if ((r = shape_variant(&two[0], "A", c->good_name, c->good_base)) < 0 ||
-	    (r = shape_variant(&two[1], "B", c->bad_name, c->bad_base)) < 0 || (r = set_str(&bad->name, c->name)) < 0)
+	if ((r = shape_variant(&two[0], "A", c->good_name, c->good_base, c->good_build)) < 0 ||
+	    (r = shape_variant(&two[1], "B", c->bad_name, c->bad_base, c->bad_build)) < 0 || (r = set_str(&bad->name, c->name)) < 0)
 		return r;
 	bad->order = JOB_ORDER_ABBA;
 	bad->adaptive = (struct job_adaptive){

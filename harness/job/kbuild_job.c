@@ -3,13 +3,17 @@
  * image registered (kbuild_image), in the job's order. */
 #include "harness/job/kbuild_job.h"
 #include "kernels/build.h"
+#include "kernels/builduser.h"
 #include "kernels/track.h"
 #include "harness/job/job.h"
+#include "db/store_builds.h"
 #include "db/store_track.h"
 #include "harness/base/util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 unsigned kbuild_job_need(const struct job *j)
 {
@@ -75,6 +79,45 @@ static int track_variant(struct store *st, const struct job *j, size_t vi, const
 	return 0;
 }
 
+/* A recorded build of a tracked branch (its base_ref "REMOTE BRANCH", as
+ * kab build records a track): the commit it was built from is the
+ * night's, recorded on the job's variant row as a tracked variant's is,
+ * so that the history and its regressions name commits when a build
+ * machine builds the nights and a lab machine runs them by build = ID.
+ * The subject and date are read in kab's clone of the tree when it is
+ * there; without it the commit is recorded alone. */
+static void recorded_track(struct store *st, const struct kbuild_opts *o, size_t vi, int64_t build_id)
+{
+	struct store_build b = { 0 };
+	if (o->job_id <= 0 || store_build_get(st, build_id, &b) < 0)
+		return;
+	const char *sp = b.base_ref ? strchr(b.base_ref, ' ') : NULL;
+	struct store_track t = { 0 };
+	if (strcmp(b.kind, "build") == 0 && b.tree && sp && !strchr(sp + 1, ' ') && b.base_sha[0]) {
+		char remote[KTRACK_NAME_MAX + 1];
+		const char *why;
+		snprintf(remote, sizeof(remote), "%.*s", (int)(sp - b.base_ref), b.base_ref);
+		if (ktrack_remote_ok(remote, &why) && ktrack_branch_ok(sp + 1, &why)) {
+			snprintf(t.track, sizeof(t.track), "%s", b.base_ref);
+			snprintf(t.sha, sizeof(t.sha), "%s", b.base_sha);
+			char clone[PATH_MAX];
+			struct krun_user u;
+			struct strbuf e = { 0 };
+			struct ktrack_head h;
+			if (kbuild_clone_dir(o->work_dir, b.tree, clone, sizeof(clone)) == 0 && access(clone, F_OK) == 0 &&
+			    kbuser_lookup(&u, &e) == 0 && ktrack_describe(clone, b.base_sha, &u, NULL, &h) == 0) {
+				snprintf(t.subject, sizeof(t.subject), "%s", h.subject);
+				t.date = h.date;
+			}
+			sb_free(&e);
+		}
+	}
+	if (t.sha[0] && store_variant_track_set(st, o->job_id, vi, &t) < 0)
+		log_warn("variant %zu: cannot record the commit %.12s of build %lld in the database", vi, t.sha,
+			 (long long)build_id);
+	store_build_clear(&b);
+}
+
 int kbuild_job(struct store *st, const struct job *j, const struct kbuild_opts *o, struct strbuf *err)
 {
 	unsigned need = kbuild_job_need(j);
@@ -100,6 +143,7 @@ int kbuild_job(struct store *st, const struct job *j, const struct kbuild_opts *
 				char line[512];
 				kbuild_recorded_describe(&res, line, sizeof(line));
 				log_info("variant %s: %s", v->name, line);
+				recorded_track(st, o, i, v->build_id);
 				if (o->progress)
 					o->progress(o->progress_ctx, v->name, line);
 			}
