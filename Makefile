@@ -65,7 +65,7 @@ DEB_PKGS += linux-source-6.1 linux-source-6.12 bc bison flex libelf-dev libssl-d
 # package: initramfs-tools itself would replace a machine's dracut)
 DEB_PKGS += initramfs-tools-core
 
-.PHONY: all deps web-deps demo demo-build seeds executor-free check check-kernels check-nightly-kernels check-seeds lint lint-format bench clean install fuzz fuzz-smoke fuzz-deps
+.PHONY: all deps web-deps demo demo-build seeds executor-free check check-kernels check-nightly-kernels check-bisect-kernels check-seeds lint lint-format bench clean install fuzz fuzz-smoke fuzz-deps
 # Shell code: sets missing to the Debian packages of $(1) not installed
 # (" a b", or empty).
 find_missing = missing=""; for p in $(1); do \
@@ -236,6 +236,16 @@ check-kernels: executor-free deps web-deps
 check-nightly-kernels: deps
 	$(MAKE) all
 	bash tests/qemu/t_nightly_kernels.sh
+
+# A nightly regression followed to its commit (tests/qemu/t_bisect_kernels.sh):
+# the host builds 8 nights and every commit of the night that brings 8, one
+# of which does not build and one the regression; a QEMU guest under TCG
+# runs the nights, confirms the change, bisects it by itself (bisect =
+# auto), through a kill -9 of kabd and a power cut, and names the commit.
+# About 80 emulated boots: its own target, not part of check.
+check-bisect-kernels: deps
+	$(MAKE) all
+	bash tests/qemu/t_bisect_kernels.sh
 
 # The seed postings measured base against patched (tests/seeds/): their
 # series backported to linux-source-6.12, both kernels built by kab, a
