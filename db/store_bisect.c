@@ -354,8 +354,8 @@ int store_bisect_build(struct store *s, const char *tree, const char *series, co
 	return 0;
 }
 
-int store_bisect_build_id(struct store *s, const char *tree, const char *series, const char *config_hash, const char *sha,
-			  int64_t *ret_id)
+int store_bisect_build_id(struct store *s, const char *tree, const char *series, const char *config_hash,
+			  const char *sha, int64_t *ret_id)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int r = store_preparef(s, &st,

@@ -100,5 +100,5 @@ int store_bisect_build(struct store *s, const char *tree, const char *series, co
  * hash is config_hash, kab's own (not an image): what a step job of a
  * bisection whose variant boots recorded builds (build = ID) pins.
  * -ENOENT when there is none. */
-int store_bisect_build_id(struct store *s, const char *tree, const char *series, const char *config_hash, const char *sha,
-			  int64_t *ret_id);
+int store_bisect_build_id(struct store *s, const char *tree, const char *series, const char *config_hash,
+			  const char *sha, int64_t *ret_id);

@@ -99,8 +99,10 @@ static int build_answer(void *ctx, const char *sha, struct strbuf *why)
 	if (c->recorded && !(r == 0 && bs == BUILD_FAILED) &&
 	    store_bisect_build_id(c->st, c->b->tree, c->b->series, c->config_hash, sha, &id) < 0) {
 		/* nothing here builds it: a build machine did or did not */
-		sb_printf(why, "no build of %.12s with the variant's config is recorded (its variant boots recorded builds, "
-			  "build = ID: build the commit with kab build where the nights are built)", sha);
+		sb_printf(why,
+			  "no build of %.12s with the variant's config is recorded (its variant boots recorded builds, "
+			  "build = ID: build the commit with kab build where the nights are built)",
+			  sha);
 		return 1;
 	}
 	if (r == 0 && bs == BUILD_OK)

@@ -126,7 +126,8 @@ int job_confirmation(struct job *good, struct job *bad, size_t v, const struct j
 	if ((r = keep_workloads(bad, c)) < 0)
 		return r;
 	if ((r = shape_variant(&two[0], "A", c->good_name, c->good_base, c->good_build)) < 0 ||
-	    (r = shape_variant(&two[1], "B", c->bad_name, c->bad_base, c->bad_build)) < 0 || (r = set_str(&bad->name, c->name)) < 0)
+	    (r = shape_variant(&two[1], "B", c->bad_name, c->bad_base, c->bad_build)) < 0 ||
+	    (r = set_str(&bad->name, c->name)) < 0)
 		return r;
 	bad->order = JOB_ORDER_ABBA;
 	bad->adaptive = (struct job_adaptive){

@@ -113,8 +113,7 @@ static void recorded_track(struct store *st, const struct kbuild_opts *o, size_t
 		}
 	}
 	if (t.sha[0] && store_variant_track_set(st, o->job_id, vi, &t) < 0)
-		log_warn("variant %zu: cannot record the commit %.12s of build %lld in the database", vi, t.sha,
-			 (long long)build_id);
+		log_warn("variant %zu: cannot record the commit %.12s of build %lld in the database", vi, t.sha, (long long)build_id);
 	store_build_clear(&b);
 }
 

@@ -136,6 +136,88 @@ static void test_confirmation_workloads(void)
 	job_free(bad);
 }
 
+/* Nights that boot recorded builds (build = ID): the confirmation keeps
+ * each night's build, as its commit; a bisection's step pins a recorded
+ * build of each commit, in place of a tree and base. */
+static void test_confirmation_builds(void)
+{
+	static const char fmt[] = "[job]\nname = nightly-b\npairs = 2\nprimary = time.wall_s\n[swap]\ndevice = none\n"
+				  "[variant A]\nname = release\nkernel = build\nbuild = 3\n"
+				  "[variant B]\nname = head\nkernel = build\nbuild = %d\ninitrd = /x/initrd.gz\n"
+				  "[workload w]\ntype = command\ncommand = true\n";
+	char t1[512], t2[512];
+	snprintf(t1, sizeof(t1), fmt, 11);
+	snprintf(t2, sizeof(t2), fmt, 12);
+	struct job *good = t_parse_job(t1), *bad = t_parse_job(t2);
+	T_CHECK(good && bad);
+	if (!good || !bad)
+		return;
+	const char *a = "1111111111111111111111111111111111111111", *b = "2222222222222222222222222222222222222222";
+	struct job_confirm c = { .name = "nightly-b.confirm-1",
+				 .good_name = "good",
+				 .bad_name = "bad",
+				 .good_base = a,
+				 .bad_base = b,
+				 .min_pairs = 6,
+				 .max_pairs = 16,
+				 .step = 2 };
+	char *out = NULL;
+	T_EQ_INT(job_confirmation(good, bad, 1, &c, &out), 0);
+	job_free(good);
+	job_free(bad);
+	struct job *j = out ? t_parse_job(out) : NULL;
+	T_CHECK(j != NULL);
+	if (j) {
+		T_EQ_INT(j->variants[0].build_id, 11);
+		T_EQ_INT(j->variants[1].build_id, 12);
+		T_CHECK(j->variants[0].base == NULL && j->variants[1].base == NULL && j->variants[0].tree == NULL);
+		T_EQ_STR(j->variants[1].initrd, "/x/initrd.gz");
+	}
+	job_free(j);
+	free(out);
+
+	/* a step of a bisection: the builds of its two commits */
+	good = t_parse_job(t1);
+	bad = t_parse_job(t1);
+	c.good_build = 21;
+	c.bad_build = 22;
+	T_EQ_INT(job_confirmation(good, bad, 1, &c, &out), 0);
+	job_free(good);
+	job_free(bad);
+	j = out ? t_parse_job(out) : NULL;
+	T_CHECK(j != NULL);
+	if (j) {
+		T_EQ_INT(j->variants[0].build_id, 21);
+		T_EQ_INT(j->variants[1].build_id, 22);
+	}
+	job_free(j);
+	free(out);
+
+	/* a variant kab builds from a tree, pinned to recorded builds: no tree left */
+	static const char tree_text[] = "[job]\nname = nightly-t\npairs = 2\nprimary = time.wall_s\n[swap]\ndevice = none\n"
+					"[variant A]\nname = release\nkernel = build\nbuild = 3\n"
+					"[variant B]\nname = head\nkernel = build\ntree = /src/linux\ntrack = origin main\n"
+					"config = tinyconfig\nconfig.fragment = /x/f.config\n"
+					"[workload w]\ntype = command\ncommand = true\n";
+	good = t_parse_job(tree_text);
+	bad = t_parse_job(tree_text);
+	T_CHECK(good && bad);
+	if (!good || !bad)
+		return;
+	T_EQ_INT(job_confirmation(good, bad, 1, &c, &out), 0);
+	job_free(good);
+	job_free(bad);
+	j = out ? t_parse_job(out) : NULL;
+	T_CHECK(j != NULL);
+	if (j) {
+		T_EQ_INT(j->variants[1].build_id, 22);
+		T_CHECK(j->variants[1].tree == NULL && j->variants[1].config == NULL &&
+			j->variants[1].n_fragments == 0 && j->variants[1].track_remote == NULL);
+	}
+	job_free(j);
+	free(out);
+}
+
 /* Changes group by night pair and compared variant; the groups come
  * largest change first, then the newest bad night. */
 static void test_group(void)
@@ -821,6 +903,7 @@ int main(void)
 	log_quiet = true;
 	test_confirmation_job();
 	test_confirmation_workloads();
+	test_confirmation_builds();
 	test_group();
 	test_confirmation_pins();
 	test_store();
