@@ -307,7 +307,7 @@ static void test_render(void)
 {
 	struct store_regress g = row("pageout.ns_mean", 3, 4);
 	char title[512];
-	regress_title(&g, title, sizeof(title));
+	regress_title(&g, NULL, title, sizeof(title));
 	T_EQ_STR(title, "[nightly-unit] job 4: pageout.ns_mean +30.5% pending confirmation");
 	g.state = REGRESS_CONFIRMED;
 	g.estimate_pct = 29.94;
@@ -319,7 +319,7 @@ static void test_render(void)
 	snprintf(g.track, sizeof(g.track), "origin mm-unstable");
 	snprintf(g.bad_sha, sizeof(g.bad_sha), "6ccdcb6d3a741b5a2cbd1f0e2d5a0b9c8d7e6f50");
 	snprintf(g.bad_subject, sizeof(g.bad_subject), "mm, pcp: <drain> & \"more\"");
-	regress_title(&g, title, sizeof(title));
+	regress_title(&g, NULL, title, sizeof(title));
 	T_EQ_STR(title, "[origin:mm-unstable] 6ccdcb6d3a: pageout.ns_mean +29.9% regression");
 	snprintf(g.verdict, sizeof(g.verdict), "better");
 	T_EQ_STR(regress_kind(&g), "improvement");
@@ -327,14 +327,14 @@ static void test_render(void)
 
 	struct store_regress two[2] = { g, row("x", 1, 2) };
 	struct strbuf b = { 0 };
-	T_EQ_INT(regress_render_json(two, 2, &b), 0);
+	T_EQ_INT(regress_render_json(two, 2, NULL, &b), 0);
 	T_CHECK(b.buf && strstr(b.buf, "\"title\":\"[origin:mm-unstable] 6ccdcb6d3a: pageout.ns_mean +29.9% regression\""));
 	T_CHECK(b.buf && strstr(b.buf, "\"first_bad\":{\"job\":4,\"night\":\"2025-12-02T00:00:00Z\",\"sha\":\"6ccdcb6d3a"));
 	T_CHECK(b.buf && strstr(b.buf, "\"confirmation\":{\"job\":7,\"estimate_pct\":29.94,\"ci_low_pct\":25"));
 	T_CHECK(b.buf && strstr(b.buf, "\"confirmation\":{\"job\":null,\"estimate_pct\":null"));
 	T_CHECK(b.buf && strstr(b.buf, "\"open\":true"));
 	sb_free(&b);
-	T_EQ_INT(regress_render_atom(two, 2, "http://lab:8080", &b), 0);
+	T_EQ_INT(regress_render_atom(two, 2, NULL, "http://lab:8080", &b), 0);
 	/* the confirmed one only, its subject's markup escaped */
 	T_CHECK(b.buf && strstr(b.buf, "<entry>") && strstr(b.buf, "</entry>") &&
 		strstr(b.buf, "<entry>") == strrchr(b.buf, '<') - (strrchr(b.buf, '<') - strstr(b.buf, "<entry>")));
@@ -349,7 +349,7 @@ static void test_render(void)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	regress_render_text(two, 2, f);
+	regress_render_text(two, 2, NULL, f);
 	fclose(f);
 	T_CHECK(text && strstr(text, "confirmed  job 7: +29.9% [+25.0, +35.0], p 0.001, worse"));
 	T_CHECK(text && strstr(text, "first bad  job 4, 2025-12-02T00:00:00Z, 6ccdcb6d3a74 mm, pcp"));
@@ -655,7 +655,7 @@ static void test_hostile(void)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	T_EQ_INT(regress_render_text(&g, 1, f), 0);
+	T_EQ_INT(regress_render_text(&g, 1, NULL, f), 0);
 	fclose(f);
 	T_CHECK(terminal_safe(text));
 	T_CHECK(text && strstr(text, "[origin:caf\\xe9] 6ccdcb6d3a: command.\\x1b[2Jwiped +12.0% regression"));
