@@ -112,11 +112,12 @@ static json_t *effect_json(const struct rb_effect *e)
 static json_t *culprit_json(const struct rb_culprit *k)
 {
 	if (is(k, "range"))
-		return json_pack("{s:o, s:I, s:I, s:o}", "answer", jw_str(k->answer), "part", (json_int_t)k->part,
+		return json_pack("{s:o, s:I, s:I, s:o}", "answer", jw_str_opt(k->answer), "part", (json_int_t)k->part,
 				 "n_candidates", (json_int_t)k->n_candidates, "reason", jw_str_opt(k->reason));
-	return json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "answer", jw_str(k->answer), "part", (json_int_t)k->part,
-			 "sha", jw_str_opt(k->sha), "subject", jw_str_opt(k->subject), "author", jw_str_opt(k->author), "date",
-			 jw_str_opt(k->date), "parent", jw_str_opt(k->parent), "confirmation", effect_json(&k->confirm));
+	return json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "answer", jw_str_opt(k->answer), "part",
+			 (json_int_t)k->part, "sha", jw_str_opt(k->sha), "subject", jw_str_opt(k->subject), "author",
+			 jw_str_opt(k->author), "date", jw_str_opt(k->date), "parent", jw_str_opt(k->parent),
+			 "confirmation", effect_json(&k->confirm));
 }
 
 static json_t *count_json(const struct rb *v, long long n)
