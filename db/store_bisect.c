@@ -192,6 +192,20 @@ int store_bisect_page(struct store *s, int64_t before, size_t limit, struct stor
 	return store_rows(s, st, sizeof(**ret), read_row, clear_row, (void **)ret, ret_n, "list the bisections");
 }
 
+int store_bisect_of_regressions(struct store *s, int64_t lo, int64_t hi, struct store_bisect **ret, size_t *ret_n)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_prepare(s,
+			      "SELECT " COLS " FROM bisections WHERE id IN (SELECT max(id) FROM bisections"
+			      " WHERE regression_id BETWEEN ?1 AND ?2 GROUP BY regression_id) ORDER BY regression_id",
+			      &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, lo);
+	sqlite3_bind_int64(st, 2, hi);
+	return store_rows(s, st, sizeof(**ret), read_row, clear_row, (void **)ret, ret_n, "find the regressions' bisections");
+}
+
 int store_bisect_set_state(struct store *s, int64_t id, unsigned from_set, enum bisect_state to, const char *reason, const char *report)
 {
 	if (to < 0 || to >= BISECT_STATE_N)

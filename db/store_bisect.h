@@ -61,6 +61,12 @@ int store_bisect_running(struct store *s, int64_t **ret_ids, size_t *ret_n);
 /* Up to limit bisections below `before` (all when before <= 0), newest
  * first; the caller clears each and frees the array. */
 int store_bisect_page(struct store *s, int64_t before, size_t limit, struct store_bisect **ret, size_t *ret_n);
+/* The newest bisection of each regression whose id lies in lo..hi (a
+ * page of regressions; lo = hi: one regression), by regression id; ret_n 0
+ * when none has one. The newest is the one a regression shows: one runs
+ * or ended done, and none is added after it (store_bisect_add). The caller
+ * clears each and frees the array. */
+int store_bisect_of_regressions(struct store *s, int64_t lo, int64_t hi, struct store_bisect **ret, size_t *ret_n);
 /* Its state, reason and (when not NULL) report, when the table allows the
  * change from the row's state and the row's state is one of from_set, in
  * one statement: -EPERM (logged) when not, -ENOENT: no such bisection.

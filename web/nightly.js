@@ -1,7 +1,8 @@
 // kab's nightly pages: a job name's history as trend plots
 // (history.html?job=NAME, from GET /api/v1/history) and the list of
-// change points and their confirmations (regressions.html, from GET
-// /api/v1/regressions). Loaded after kab.js, whose helpers it uses (el,
+// change points, their confirmations and their bisections
+// (regressions.html, from GET /api/v1/regressions and
+// /api/v1/bisections/ID). Loaded after kab.js, whose helpers it uses (el,
 // svg, getJSON, getAll, showError, fmt, ticks). Every string from the API goes
 // into the page as text.
 "use strict";
@@ -26,6 +27,23 @@ function pct1(v) {
 function commitText(c) {
 	if (!c || !c.sha) return "no commit recorded";
 	return `${shortSha(c.sha)} ${c.subject || ""}`.trim();
+}
+
+// What a trend plot marks a regression's first bad night with, from its
+// bisection (the regression's "bisection"): {label, title}, or null while
+// it runs, when it ended otherwise, or when it named no commit. The
+// commit named is the title's (harness/report/regress_bisect.c): the
+// first confirmed culprit, else the first range.
+function culpritMark(b) {
+	if (!b || b.state !== "done" || !Array.isArray(b.culprits)) return null;
+	const c = b.culprits.find(x => x.answer === "culprit") || b.culprits.find(x => x.answer === "range");
+	if (!c) return null;
+	const more = b.culprits.length > 1 ? ` +${b.culprits.length - 1} more` : "";
+	if (c.answer === "range")
+		return { label: `first bad commit: one of ${c.n_candidates} commits${more}`,
+			title: `bisection ${b.id}: the first bad commit is one of ${c.n_candidates} commits` + (c.reason ? ` (${c.reason})` : "") };
+	return { label: `first bad commit ${shortSha(c.sha)}${more}`,
+		title: [`bisection ${b.id}: first bad commit ${c.sha}`, c.subject || "", `${c.author || "?"}, ${c.date || "?"}`].join("\n") };
 }
 
 function historyLink(job, metric, workload) {
@@ -86,8 +104,9 @@ function measuredRuns(points) {
 // place, so it shows as a gap), y the night's estimate against the
 // baseline with its CI as a band; change points are vertical markers
 // between the last good and the first bad night. marks: the regressions
-// recorded for this series, by first bad job.
-function trendPlot(s, marks, id) {
+// recorded for this series, by first bad job; culprits: their bisections'
+// first bad commits (culpritMark), by first bad job, marked on that night.
+function trendPlot(s, marks, id, culprits = {}) {
 	const W = 900, H = 300, L = 64, R = 20, T = 30, B = 46;
 	const pts = s.points;
 	const root = svg("svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, id, class: "plot trend" });
@@ -152,6 +171,18 @@ function trendPlot(s, marks, id) {
 		g.append(svg("text", { class: "cp-label", x: xm + 4, y: T - 12, "text-anchor": xm > W / 2 ? "end" : "start" }, label));
 		root.append(g);
 	}
+	// a bisection's first bad commit, on the night it landed in
+	pts.forEach((p, i) => {
+		const m = p.job !== undefined && culprits[p.job];
+		if (!m) return;
+		const x = sx(i), right = x > (L + W - R) / 2;
+		const g = svg("g", { class: "culprit", "data-point": i, "data-job": p.job });
+		g.append(svg("title", {}, m.title));
+		g.append(svg("line", { class: "culprit-line", x1: x, x2: x, y1: T, y2: H - B }));
+		g.append(svg("text", { class: "culprit-label", x: right ? x - 4 : x + 4, y: H - B - 6,
+			"text-anchor": right ? "end" : "start" }, m.label));
+		root.append(g);
+	});
 	// a point per measured night; a force-pushed one is drawn hollow, ringed
 	pts.forEach((p, i) => {
 		if (p.state !== "measured" || !isNum(p.estimate_pct)) return;
@@ -180,7 +211,7 @@ function directionWords(d) {
 	return d === "higher" ? "higher is better" : d === "lower" ? "lower is better" : "no direction";
 }
 
-function renderHistory(h, marksOf) {
+function renderHistory(h, marksOf, culpritsOf) {
 	const box = document.getElementById("series");
 	box.replaceChildren();
 	document.getElementById("summary").textContent =
@@ -199,7 +230,7 @@ function renderHistory(h, marksOf) {
 				`${s.measured === 1 ? "" : "s"}; ${s.change_points.length} change point${s.change_points.length === 1 ? "" : "s"}`));
 		if (s.state !== "ok")
 			sec.append(el("p", { class: "notenough" }, s.note || "not enough nights"));
-		sec.append(trendPlot(s, marksOf(s), `trend-${si}`));
+		sec.append(trendPlot(s, marksOf(s), `trend-${si}`, culpritsOf(s)));
 		box.append(sec);
 	});
 	const sel = document.getElementById("metric");
@@ -244,12 +275,21 @@ async function historyPage() {
 		return;
 	}
 	const regs = await regressionMarks(job);
+	const ofSeries = s => regs.filter(r => r.workload === s.workload && r.metric === s.metric && r.first_bad);
 	renderHistory(h, s => {
 		const marks = {};
-		for (const r of regs)
-			if (r.workload === s.workload && r.metric === s.metric && r.first_bad && !marks[r.first_bad.job])
+		for (const r of ofSeries(s))
+			if (!marks[r.first_bad.job])
 				marks[r.first_bad.job] = `${r.kind} #${r.id}`;
 		return marks;
+	}, s => {
+		const culprits = {};
+		for (const r of ofSeries(s)) {
+			const m = culpritMark(r.bisection);
+			if (m && !culprits[r.first_bad.job])
+				culprits[r.first_bad.job] = m;
+		}
+		return culprits;
 	});
 	showError("");
 }
@@ -319,8 +359,10 @@ async function trendRows(rows) {
 		const h = await got.get(key(r));
 		const s = h && h.series.find(x => x.metric === r.metric && x.workload === r.workload);
 		const td = el("td", { colspan: 8, class: "trend-cell" });
+		const m = r.first_bad && culpritMark(r.bisection);
 		if (s)
-			td.append(trendPlot(s, r.first_bad ? { [r.first_bad.job]: `${r.kind} #${r.id}` } : {}, `trend-r${r.id}`));
+			td.append(trendPlot(s, r.first_bad ? { [r.first_bad.job]: `${r.kind} #${r.id}` } : {}, `trend-r${r.id}`,
+				m ? { [r.first_bad.job]: m } : {}));
 		else
 			td.append(el("span", { class: "legend" }, "no history of this metric to plot"));
 		const row = document.getElementById(`r${r.id}`);
@@ -329,13 +371,91 @@ async function trendRows(rows) {
 	}
 }
 
+// "+9.80% [+8.10%, +11.50%]", or what stands for it
+function effectText(e) {
+	return e && isNum(e.estimate_pct) ? `${fmtPct(e.estimate_pct)} [${fmtPct(e.ci_lo_pct)}, ${fmtPct(e.ci_hi_pct)}]` : "not measured";
+}
+
+// One answer of a bisection: its first bad commit with its author, date
+// and confirmation against its parent; or a range of commits.
+function culpritBlock(c) {
+	const div = el("div", { class: "culprit", "data-answer": c.answer || "", "data-sha": c.sha || null });
+	if (c.answer === "range") {
+		div.append(el("span", { class: "answer" }, `first bad commit: one of ${c.n_candidates} commits`),
+			c.reason ? el("span", { class: "legend" }, `: ${c.reason}`) : null);
+		return div;
+	}
+	const e = c.confirmation || {};
+	div.append(el("span", { class: "answer" }, c.answer === "culprit" ? "first bad commit" : "unconfirmed first bad commit"), " ",
+		el("code", { class: "sha", title: c.sha || "" }, shortSha(c.sha)), " ",
+		el("span", { class: "subject" }, c.subject || ""),
+		el("div", { class: "legend author" }, `${c.author || "?"}, ${c.date || "?"}`),
+		el("div", { class: "confirmation" }, "against its parent ", el("code", { title: c.parent || "" }, shortSha(c.parent)), ": ",
+			el("span", { class: "estimate" }, effectText(e)),
+			`, ${e.pairs ?? "?"} pairs, ${e.decision || "?"}`, e.reason ? el("span", { class: "legend" }, `: ${e.reason}`) : null));
+	return div;
+}
+
+// The steps of a bisection: each commit against GOOD with its pairs,
+// estimate [CI], decision and why; while it runs (no report yet), its
+// step jobs.
+function stepsTable(d) {
+	const rep = d && d.report;
+	if (rep && Array.isArray(rep.steps))
+		return el("table", { class: "list steps" },
+			el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, "commit"), el("th", {}, "pairs"),
+				el("th", {}, "estimate [95% CI]"), el("th", {}, "decision"))),
+			el("tbody", {}, ...rep.steps.map((s, i) => el("tr", { class: "step", "data-sha": s.sha || "" },
+				el("td", { class: "num" }, i + 1),
+				el("td", { class: "commit" }, el("code", { title: s.sha || "" }, shortSha(s.sha))),
+				el("td", { class: "num" }, s.pairs ?? "–"),
+				el("td", {}, effectText(s)),
+				el("td", { class: "decision" }, el("span", { class: "mark " + (s.decision || "none") }, s.decision || "?"),
+					s.reason ? el("div", { class: "legend" }, s.reason) : null)))));
+	const jobs = d && Array.isArray(d.step_jobs) ? d.step_jobs : [];
+	return el("table", { class: "list steps" },
+		el("thead", {}, el("tr", {}, el("th", {}, "step job"), el("th", {}, "commit"), el("th", {}, "against"),
+			el("th", {}, "pairs"), el("th", {}, "status"))),
+		el("tbody", {}, ...(jobs.length ? jobs.map(j => el("tr", { class: "step-job" },
+			el("td", {}, j.job !== null && j.job !== undefined ? el("a", { href: `/job.html?id=${encodeURIComponent(j.job)}` }, `job ${j.job}`) : "not queued"),
+			el("td", { class: "commit" }, el("code", { title: j.sha || "" }, shortSha(j.sha))),
+			el("td", { class: "commit" }, el("code", { title: j.base || "" }, shortSha(j.base))),
+			el("td", { class: "num" }, j.pairs ?? "–"),
+			el("td", {}, (j.status || "waiting") + (j.reason ? `: ${j.reason}` : "")))) :
+			[el("tr", {}, el("td", { colspan: 5 }, "no step job yet"))])));
+}
+
+// A regression's bisection, from its "bisection" (state, culprits,
+// counts) and GET /bisections/ID (steps and git bisect log): a row under
+// the regression's.
+function bisectionRow(r) {
+	const b = r.bisection;
+	const sec = el("section", { class: "bisection", "data-bisection": b.id, "data-state": b.state });
+	sec.append(el("h3", {}, `bisection ${b.id}: ${b.state}`),
+		b.reason ? el("p", { class: "legend reason" }, b.reason) : null);
+	for (const c of b.culprits || [])
+		sec.append(culpritBlock(c));
+	if (b.steps !== null && b.steps !== undefined)
+		sec.append(el("p", { class: "legend counts" }, `${b.steps} step${b.steps === 1 ? "" : "s"}, ` +
+			`${b.builds} build${b.builds === 1 ? "" : "s"}, ${b.boots} boot${b.boots === 1 ? "" : "s"}`));
+	const steps = el("div", { class: "steps-box" }, el("span", { class: "legend" }, "reading its steps…"));
+	sec.append(steps);
+	getJSON(`/bisections/${encodeURIComponent(b.id)}`).then(d => {
+		steps.replaceChildren(stepsTable(d));
+		const log = d.report && d.report.log;
+		if (log)
+			steps.append(el("details", { class: "log" }, el("summary", {}, "git bisect log"), el("pre", { class: "bisect-log" }, log)));
+	}).catch(e => steps.replaceChildren(el("span", { class: "error" }, `cannot read bisection ${b.id}: ${e.message}`)));
+	return el("tr", { class: "bisection-row", "data-id": r.id, "data-bisection": b.id }, el("td", { colspan: 8 }, sec));
+}
+
 async function regressionsPage() {
 	const tbody = document.querySelector("#regressions tbody");
 	try {
 		// newest first, whatever order the list comes in
 		const rows = (await getAll("/regressions", "regressions")).sort((a, b) =>
 			(b.detected || "").localeCompare(a.detected || "") || b.id - a.id);
-		tbody.replaceChildren(...rows.map(regressionRow));
+		tbody.replaceChildren(...rows.flatMap(r => r.bisection ? [regressionRow(r), bisectionRow(r)] : [regressionRow(r)]));
 		if (!rows.length)
 			tbody.append(el("tr", {}, el("td", { colspan: 8 }, "no change points recorded")));
 		await trendRows(rows);

@@ -33,18 +33,23 @@ static int local(const char *db, const char *format)
 		return 1;
 	struct store_regress *rows = NULL;
 	size_t n = 0;
+	struct regress_bisections bs = { 0 };
 	int r = store_regress_list(st, &rows, &n);
+	if (r >= 0)
+		r = regress_bisections_load(st, rows, n, &bs);
 	store_close(st);
-	if (r < 0)
+	if (r < 0) {
+		free(rows);
 		return 1;
+	}
 	if (strcmp(format, "text") == 0) {
-		r = regress_render_text(rows, n, stdout);
+		r = regress_render_text(rows, n, &bs, stdout);
 	} else {
 		struct strbuf b = { 0 };
 		if (strcmp(format, "json") == 0)
-			regress_render_json(rows, n, &b);
+			regress_render_json(rows, n, &bs, &b);
 		else
-			regress_render_atom(rows, n, "", &b);
+			regress_render_atom(rows, n, &bs, "", &b);
 		/* valid JSON and XML stay so: a C1 control becomes \u0085, which
 		 * JSON reads as the same character and XML as text */
 		if (b.buf)
@@ -52,6 +57,7 @@ static int local(const char *db, const char *format)
 		sb_free(&b);
 	}
 	free(rows);
+	regress_bisections_free(&bs);
 	return r < 0 || fflush(stdout) != 0 ? 1 : 0;
 }
 

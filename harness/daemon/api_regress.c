@@ -26,21 +26,25 @@ static void api_regressions_render(struct api *a, const struct httpd_req *rq, co
 	size_t n = 0;
 	/* one more than a page: whether there is a next one */
 	int r = store_regress_page(st, page->after, page->limit + !atom, atom, &rows, &n);
-	store_close(st);
-	if (r < 0) {
-		httpd_error(rs, 500, "cannot read the regressions; see kabd's log");
-		return;
-	}
 	bool more = !atom && n > page->limit;
 	if (more)
 		n = page->limit;
+	struct regress_bisections bs = { 0 };
+	if (r >= 0)
+		r = regress_bisections_load(st, rows, n, &bs);
+	store_close(st);
+	if (r < 0) {
+		free(rows);
+		httpd_error(rs, 500, "cannot read the regressions; see kabd's log");
+		return;
+	}
 	int64_t last = n ? rows[n - 1].id : 0;
 	if (strcmp(fmt, "text") == 0) {
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *out = open_memstream(&buf, &len);
 		if (out) {
-			r = regress_render_text(rows, n, out);
+			r = regress_render_text(rows, n, &bs, out);
 			if (r >= 0 && more && fprintf(out, "\n(older change points: after=%lld)\n", (long long)last) < 0)
 				r = -ENOMEM;
 			if (fclose(out) != 0 && r >= 0)
@@ -49,6 +53,7 @@ static void api_regressions_render(struct api *a, const struct httpd_req *rq, co
 		if (!out || r < 0) {
 			free(buf);
 			free(rows);
+			regress_bisections_free(&bs);
 			httpd_error(rs, 500, "cannot render the regressions: out of memory");
 			return;
 		}
@@ -56,13 +61,14 @@ static void api_regressions_render(struct api *a, const struct httpd_req *rq, co
 		free(buf);
 		rs->content_type = "text/plain; charset=utf-8";
 	} else if (atom) {
-		regress_render_atom(rows, n, "", &rs->body);
+		regress_render_atom(rows, n, &bs, "", &rs->body);
 		rs->content_type = "application/atom+xml; charset=utf-8";
 	} else {
-		regress_render_json_page(rows, n, more, last, &rs->body);
+		regress_render_json_page(rows, n, &bs, more, last, &rs->body);
 		rs->content_type = "application/json";
 	}
 	free(rows);
+	regress_bisections_free(&bs);
 	rs->status = 200;
 }
 
@@ -94,7 +100,10 @@ void api_regression_get(struct api *a, const struct httpd_req *rq, struct httpd_
 	if (api_open_store(a, rq, rs, &st) < 0)
 		return;
 	struct store_regress g;
+	struct regress_bisections bs = { 0 };
 	int r = store_regress_get(st, rq->id, &g);
+	if (r == 0)
+		r = regress_bisections_load(st, &g, 1, &bs);
 	store_close(st);
 	if (r == -ENOENT) {
 		httpd_error(rs, 404, "no change point %lld", (long long)rq->id);
@@ -104,7 +113,8 @@ void api_regression_get(struct api *a, const struct httpd_req *rq, struct httpd_
 		httpd_error(rs, 500, "cannot read change point %lld; see kabd's log", (long long)rq->id);
 		return;
 	}
-	regress_render_json(&g, 1, &rs->body);
+	regress_render_json(&g, 1, &bs, &rs->body);
+	regress_bisections_free(&bs);
 	rs->content_type = "application/json";
 	rs->status = 200;
 }
@@ -124,8 +134,11 @@ void api_regression_ack(struct api *a, const struct httpd_req *rq, struct httpd_
 	}
 	if (r == 0)
 		r = store_regress_ack(st, rq->id, rq->submitter && rq->submitter[0] ? rq->submitter : "?", (double)time(NULL));
+	struct regress_bisections bs = { 0 };
 	if (r == 0)
 		r = store_regress_get(st, rq->id, &g);
+	if (r == 0)
+		r = regress_bisections_load(st, &g, 1, &bs);
 	store_close(st);
 	if (r == -ENOENT)
 		httpd_error(rs, 404, "no change point %lld", (long long)rq->id);
@@ -134,10 +147,11 @@ void api_regression_ack(struct api *a, const struct httpd_req *rq, struct httpd_
 	else if (r < 0)
 		httpd_error(rs, 500, "cannot acknowledge change point %lld; see kabd's log", (long long)rq->id);
 	else {
-		regress_render_json(&g, 1, &rs->body);
+		regress_render_json(&g, 1, &bs, &rs->body);
 		rs->content_type = "application/json";
 		rs->status = 200;
 	}
+	regress_bisections_free(&bs);
 }
 
 /* A Prometheus label value: control characters and bytes of no UTF-8

@@ -127,6 +127,13 @@ check "GET /bisections/$B1 shows its state and step job" \
 	$PY -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["state"]=="failed" and len(d["step_jobs"])==1 and d["step_jobs"][0]["status"]=="failed" else 1)' "$IT_TMP/b1.json"
 out=$($KAB bisect show "$B1" --socket "$KABD_SOCK" 2>&1)
 check "kab bisect show $B1 says failed" has "$out" "bisection $B1: failed"
+# the regression shows it: its JSON, kab regressions; its title is as before
+curl -s -H "$AUTH" "$URL/api/v1/regressions/1" >"$IT_TMP/r1.json"
+check "GET /regressions/1 carries bisection $B1, failed, no culprit; the title names none" \
+	$PY -c 'import json,sys; r=json.load(open(sys.argv[1]))["regressions"][0]; b=r["bisection"]
+sys.exit(0 if b["id"]==int(sys.argv[2]) and b["state"]=="failed" and b["reason"] and b["culprits"]==[] and "first bad commit" not in r["title"] else 1)' "$IT_TMP/r1.json" "$B1"
+out=$($KAB regressions --socket "$KABD_SOCK" 2>&1)
+check "kab regressions says \"bisection $B1: failed, ...\"" has "$out" "bisection  $B1: failed, "
 
 # a step job waiting behind a running job survives kill -9 of kabd, once:
 # asked for while one sleeper runs, queued between it and the next
@@ -164,6 +171,8 @@ out=$($KAB bisect cancel "$B2" --socket "$KABD_SOCK" 2>&1)
 check "kab bisect cancel $B2 ($out)" has "$out" cancelled
 check "bisection $B2 is cancelled" [ "$(state "$B2")" = cancelled ]
 check "and its step job with it" [ "$(sql "$DB" "select status from jobs where id = $STEP")" = cancelled ]
+out=$($KAB regressions --db "$DB" 2>&1)
+check "kab regressions --db says bisection $B2 was cancelled" has "$out" "bisection  $B2: cancelled"
 says 409 "/bisections/$B2/cancel" "bisection $B2 has ended"
 says 404 "/bisections/777/cancel" "no bisection"
 post "/jobs/$S2/cancel" >/dev/null

@@ -254,7 +254,8 @@ check "it is a PNG" bash -c "head -c 8 tests/out/job.png | od -An -tx1 | tr -d '
 # A history and its regressions seeded into kabd's database as kabd caches
 # them (tests/web/seed_nightly.sh: no job runs): 17 nights of nightly-web,
 # the 03-06 night failed, 03-13 missed, a step on 03-10; nightly-short has
-# one night; three regressions.
+# one night; three regressions, the confirmed one bisected (done, its
+# culprit's subject holding markup).
 if ! command -v sqlite3 >/dev/null; then
 	echo "  skip the nightly pages: sqlite3 is not installed (it seeds the history)"
 	IT_SKIP=$((IT_SKIP + 1))
@@ -318,9 +319,12 @@ print(eval(sys.argv[2], {}, dict(d, s=s, d=d)))' "$IT_TMP/nightly.json" "$1" 2>/
 	check "each change carries its metric's trend plot, in the row under it ($(nseen 'regression_plots'))" \
 		[ "$(nseen '[(p["id"], p["plot"], p["after"] == p["id"]) for p in regression_plots] == [(r["id"], True, True) for r in regressions]')" = True ]
 	check "the newest is the acknowledged improvement, then the open regression, then the one not confirmed" \
-		[ "$(nseen '[(r["title"].split()[-1], r["class"]) for r in regressions]')" = "[('improvement', 'regression acknowledged'), ('regression', 'regression open'), ('confirmed', 'regression not-confirmed')]" ]
-	check "a row's 0-day title ($(nseen 'regressions[1]["title"]'))" \
-		like "$(nseen 'regressions[1]["title"]')" '\[origin:mm-unstable\] *: stress-ng.bogo_ops_per_s -5.8% regression'
+		[ "$(nseen '[(__import__("re").search(r"(improvement|regression|confirmed)(:|$)", r["title"]).group(1), r["class"]) for r in regressions]')" = "[('improvement', 'regression acknowledged'), ('regression', 'regression open'), ('confirmed', 'regression not-confirmed')]" ]
+	# the bisection's commits, as seed_nightly.sh names them
+	bsha() { printf 'kab-web-commit-%s' "$1" | sha1sum | cut -c1-12; }
+	cul=$(bsha culprit) par=$(bsha culprit-parent) step1=$(bsha step-1)
+	check "a row's 0-day title names its bisection's first bad commit ($(nseen 'regressions[1]["title"]'))" \
+		like "$(nseen 'regressions[1]["title"]')" "\\[origin:mm-unstable\\] *: stress-ng.bogo_ops_per_s -5.8% regression: first bad commit $cul \"mm: <i>culprit</i> & co\""
 	check "the confirmation's estimate with its CI and verdict" \
 		like "$(nseen 'regressions[1]["confirmation"]')" '-5.80% \[-7.10%, -4.40%\] p 0.001, worse*'
 	check "a row not confirmed shows its interval and why" \
@@ -331,6 +335,21 @@ print(eval(sys.argv[2], {}, dict(d, s=s, d=d)))' "$IT_TMP/nightly.json" "$1" 2>/
 		[ "$(nseen 'regressions[1]["confirm_href"].startswith("/job.html?id=") and regressions[1]["history_href"] == "/history.html?job=nightly-web&metric=stress-ng.bogo_ops_per_s&workload=stress-vm"')" = True ]
 	check "the history link opens that metric's plot, its change point marked" \
 		[ "$(nseen 'followed_history["series"] == ["stress-ng.bogo_ops_per_s"] and len(followed_history["marks"]) == 1')" = True ]
+	check "the bisected regression has its bisection in a row under it, the others none ($(nseen '[(b["id"], b["under"], b["heading"]) for b in bisections]'))" \
+		[ "$(nseen 'len(bisections) == 1 and bisections[0]["id"] == bisections[0]["under"] == regressions[1]["id"] and bisections[0]["heading"] == "bisection %d: done" % bisections[0]["bisection"]')" = True ]
+	check "the bisection's first bad commit: sha, subject as text, author, date ($(nseen 'bisections[0]["culprits"]' | head -c 300))" \
+		[ "$(nseen "len(bisections[0][\"culprits\"]) == 1 and bisections[0][\"culprits\"][0][\"answer\"] == \"culprit\" and bisections[0][\"culprits\"][0][\"sha\"].startswith(\"$cul\") and bisections[0][\"culprits\"][0][\"text\"].startswith(\"first bad commit $cul mm: <i>culprit</i> & coA U Thor <author@example.org>, 2026-03-10T08:00:00+00:00\")")" = True ]
+	check "its confirmation against its parent, with the CI" \
+		[ "$(nseen "\"against its parent $par: -5.70% [-6.90%, -4.50%], 10 pairs, confirmed\" in bisections[0][\"culprits\"][0][\"text\"]")" = True ]
+	check "its steps: commit, pairs, estimate [CI], decision and why ($(nseen 'bisections[0]["steps"]' | head -c 300))" \
+		[ "$(nseen "[r[1] for r in bisections[0][\"steps\"]] == [\"$step1\", \"$cul\", \"$par\"] and bisections[0][\"steps\"][1][2:4] == [\"6\", \"-5.90% [-7.00%, -4.80%]\"] and [r[4].split(\"shift\")[0] for r in bisections[0][\"steps\"]] == [\"good\", \"bad\", \"good\"]")" = True ]
+	check "its builds and boots, and git bisect log in a <pre>" \
+		[ "$(nseen 'bisections[0]["counts"] == "3 steps, 4 builds, 52 boots" and bisections[0]["log"].startswith("git bisect start\n# good: [")')" = True ]
+	check "the regression's trend plot marks the first bad commit on its first bad night (03-10) ($(nseen 'culprit_marks'| head -c 300))" \
+		[ "$(nseen "[(p[\"id\"], m[\"point\"], m[\"label\"], \"mm: <i>culprit</i> & co\" in m[\"title\"]) for p in culprit_marks for m in p[\"marks\"]] == [(regressions[1][\"id\"], 9, \"first bad commit $cul\", True)]")" = True ]
+	check "the history page marks it too ($(nseen 's["culprits"]' | head -c 300))" \
+		[ "$(nseen "[(c[\"point\"], c[\"label\"]) for c in s[\"culprits\"]] == [(9, \"first bad commit $cul\")]")" = True ]
+	check "the culprit's subject's markup stays text" [ "$(nseen 'regressions_injected')" = 0 ]
 	check "the Atom feed is linked (link rel=alternate and in the page)" \
 		[ "$(nseen 'atom_link == atom_anchor == "/api/v1/regressions.atom"')" = True ]
 	check "the job list links to the regressions page" [ "$(nseen 'followed_regressions.endswith("/regressions.html")')" = True ]

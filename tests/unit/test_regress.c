@@ -11,6 +11,7 @@
 #include "harness/job/job_store.h"
 #include "harness/report/regress.h"
 #include "db/store.h"
+#include "db/store_bisect.h"
 #include "db/store_regress.h"
 #include "harness/base/esc.h"
 #include "harness/base/util.h"
@@ -389,7 +390,7 @@ static void test_render(void)
 {
 	struct store_regress g = row("pageout.ns_mean", 3, 4);
 	char title[512];
-	regress_title(&g, title, sizeof(title));
+	regress_title(&g, NULL, title, sizeof(title));
 	T_EQ_STR(title, "[nightly-unit] job 4: pageout.ns_mean +30.5% pending confirmation");
 	g.state = REGRESS_CONFIRMED;
 	g.estimate_pct = 29.94;
@@ -401,7 +402,7 @@ static void test_render(void)
 	snprintf(g.track, sizeof(g.track), "origin mm-unstable");
 	snprintf(g.bad_sha, sizeof(g.bad_sha), "6ccdcb6d3a741b5a2cbd1f0e2d5a0b9c8d7e6f50");
 	snprintf(g.bad_subject, sizeof(g.bad_subject), "mm, pcp: <drain> & \"more\"");
-	regress_title(&g, title, sizeof(title));
+	regress_title(&g, NULL, title, sizeof(title));
 	T_EQ_STR(title, "[origin:mm-unstable] 6ccdcb6d3a: pageout.ns_mean +29.9% regression");
 	snprintf(g.verdict, sizeof(g.verdict), "better");
 	T_EQ_STR(regress_kind(&g), "improvement");
@@ -409,14 +410,14 @@ static void test_render(void)
 
 	struct store_regress two[2] = { g, row("x", 1, 2) };
 	struct strbuf b = { 0 };
-	T_EQ_INT(regress_render_json(two, 2, &b), 0);
+	T_EQ_INT(regress_render_json(two, 2, NULL, &b), 0);
 	T_CHECK(b.buf && strstr(b.buf, "\"title\":\"[origin:mm-unstable] 6ccdcb6d3a: pageout.ns_mean +29.9% regression\""));
 	T_CHECK(b.buf && strstr(b.buf, "\"first_bad\":{\"job\":4,\"night\":\"2025-12-02T00:00:00Z\",\"sha\":\"6ccdcb6d3a"));
 	T_CHECK(b.buf && strstr(b.buf, "\"confirmation\":{\"job\":7,\"estimate_pct\":29.94,\"ci_low_pct\":25"));
 	T_CHECK(b.buf && strstr(b.buf, "\"confirmation\":{\"job\":null,\"estimate_pct\":null"));
 	T_CHECK(b.buf && strstr(b.buf, "\"open\":true"));
 	sb_free(&b);
-	T_EQ_INT(regress_render_atom(two, 2, "http://lab:8080", &b), 0);
+	T_EQ_INT(regress_render_atom(two, 2, NULL, "http://lab:8080", &b), 0);
 	/* the confirmed one only, its subject's markup escaped */
 	T_CHECK(b.buf && strstr(b.buf, "<entry>") && strstr(b.buf, "</entry>") &&
 		strstr(b.buf, "<entry>") == strrchr(b.buf, '<') - (strrchr(b.buf, '<') - strstr(b.buf, "<entry>")));
@@ -431,7 +432,7 @@ static void test_render(void)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	regress_render_text(two, 2, f);
+	regress_render_text(two, 2, NULL, f);
 	fclose(f);
 	T_CHECK(text && strstr(text, "confirmed  job 7: +29.9% [+25.0, +35.0], p 0.001, worse"));
 	T_CHECK(text && strstr(text, "first bad  job 4, 2025-12-02T00:00:00Z, 6ccdcb6d3a74 mm, pcp"));
@@ -737,7 +738,7 @@ static void test_hostile(void)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	T_EQ_INT(regress_render_text(&g, 1, f), 0);
+	T_EQ_INT(regress_render_text(&g, 1, NULL, f), 0);
 	fclose(f);
 	T_CHECK(terminal_safe(text));
 	T_CHECK(text && strstr(text, "[origin:caf\\xe9] 6ccdcb6d3a: command.\\x1b[2Jwiped +12.0% regression"));
@@ -764,6 +765,370 @@ static void test_hostile(void)
 	T_CHECK(m.buf && strstr(m.buf, "metric=\"command.\\\\x1b[2Jwiped\""));
 	sb_free(&m);
 	unlink(path);
+}
+
+/* ---- a regression's bisection ---- */
+
+/* Reports as harness/daemon/bisect_life.c's report_json() writes them
+ * (jw_dump_sb, flags 0): GOOD..BAD, the anchor, three steps, and the
+ * culprits given. */
+#define B_GOOD "0123456789abcdef0123456789abcdef01234567"
+#define B_BAD "6ccdcb6d3a741b5a2cbd1f0e2d5a0b9c8d7e6f50"
+#define B_SHA1 "1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d"
+#define B_PAR1 "0f0f0f0f0f0f1e1e1e1e1e1e2d2d2d2d2d2d3c3c"
+#define B_SHA2 "aabbccddeeff00112233445566778899aabbccdd"
+#define B_PAR2 "99887766554433221100ffeeddccbbaa99887766"
+#define EFFECT(d, why, est, lo, hi, n) \
+	"{\"decision\": \"" d "\", \"reason\": \"" why "\", \"estimate_pct\": " #est ", \"ci_lo_pct\": " #lo \
+	", \"ci_hi_pct\": " #hi ", \"pairs\": " #n "}"
+#define STEP(sha, mark, est, lo, hi) \
+	"{\"decision\": \"" mark "\", \"reason\": \"shift on " mark "'s side\", \"estimate_pct\": " #est \
+	", \"ci_lo_pct\": " #lo ", \"ci_hi_pct\": " #hi ", \"pairs\": 6, \"sha\": \"" sha \
+	"\", \"part\": 0, \"mark\": \"" mark "\"}"
+#define CULPRIT(answer, part, sha, subject, parent, confirmation) \
+	"{\"answer\": \"" answer "\", \"part\": " #part ", \"sha\": \"" sha "\", \"subject\": \"" subject \
+	"\", \"author\": \"A U Thor <author@example.org>\", \"date\": \"2025-11-30T10:00:00+01:00\", \"parent\": \"" parent \
+	"\", \"confirmation\": " confirmation "}"
+#define CONFIRMED \
+	EFFECT("confirmed", "against its parent +9.80% [+8.10, +11.50] (worse), reaching the effect", 9.8, 8.1, 11.5, 12)
+#define RANGE(part, n) \
+	"{\"answer\": \"range\", \"part\": " #part ", \"candidates\": [\"" B_SHA1 "\", \"" B_SHA2 \
+	"\"], \"n_candidates\": " #n ", \"reason\": \"only skipped commits left\"}"
+#define B_ANCHOR EFFECT("anchored", "BAD is worse than GOOD", 10.2, 8.9, 11.6, 10)
+#define B_STEP1 STEP(B_SHA2, "good", 0.3, -0.5, 1.1)
+#define B_STEP2 STEP(B_SHA1, "bad", 9.9, 8.7, 11.0)
+#define B_STEP3 STEP(B_PAR1, "good", 0.1, -0.6, 0.9)
+#define B_LOG "git bisect start\\n# good: [" B_GOOD "]\\n"
+#define REPORT(culprits) \
+	"{\"good\": \"" B_GOOD "\", \"bad\": \"" B_BAD "\", \"anchor\": " B_ANCHOR ", \"steps\": [" B_STEP1 ", " B_STEP2 \
+	", " B_STEP3 "], \"culprits\": [" culprits "], \"builds\": 4, \"boots\": 52, \"parts\": 1, \"log\": \"" B_LOG "\"}"
+
+#define B_CULPRIT1 CULPRIT("culprit", 0, B_SHA1, "mm, pcp: drain less", B_PAR1, CONFIRMED)
+#define B_CULPRIT2 \
+	CULPRIT("culprit", 1, B_SHA2, "mm: batch more", B_PAR2, EFFECT("confirmed", "reaching it", 4.1, 3.0, 5.2, 10))
+
+static const char rep_culprit[] = REPORT(B_CULPRIT1);
+static const char rep_split[] = REPORT(B_CULPRIT1 ", " B_CULPRIT2);
+static const char rep_range[] = REPORT(RANGE(0, 3));
+static const char rep_unconfirmed[] =
+	REPORT(CULPRIT("unconfirmed", 0, B_SHA1, "mm, pcp: drain less", B_PAR1,
+		       EFFECT("unconfirmed", "it explains a part of it only", 3.0, 1.2, 4.8, 20)));
+
+static struct store_bisect bisection(int64_t id, int64_t regression, enum bisect_state state, const char *reason, const char *report)
+{
+	struct store_bisect b = { .id = id,
+				  .created = 1764720000, /* 2025-12-03 */
+				  .ended = state == BISECT_RUNNING ? 0 : 1764806400,
+				  .regression = regression,
+				  .source_job = 4,
+				  .variant = 1,
+				  .state = state,
+				  .report = (char *)report };
+	snprintf(b.reason, sizeof(b.reason), "%s", reason);
+	snprintf(b.good, sizeof(b.good), B_GOOD);
+	snprintf(b.bad, sizeof(b.bad), B_BAD);
+	snprintf(b.workload, sizeof(b.workload), "w");
+	snprintf(b.metric, sizeof(b.metric), "pageout.ns_mean");
+	return b;
+}
+
+/* A confirmed regression of a tracked branch, as test_render makes it. */
+static struct store_regress confirmed_row(int64_t id)
+{
+	struct store_regress g = row("pageout.ns_mean", 3, 4);
+	g.id = id;
+	g.state = REGRESS_CONFIRMED;
+	g.estimate_pct = 29.94;
+	g.ci_lo_pct = 25;
+	g.ci_hi_pct = 35;
+	g.p = 0.0005;
+	g.confirm_job = 7;
+	snprintf(g.verdict, sizeof(g.verdict), "worse");
+	snprintf(g.track, sizeof(g.track), "origin mm-unstable");
+	snprintf(g.good_sha, sizeof(g.good_sha), B_GOOD);
+	snprintf(g.bad_sha, sizeof(g.bad_sha), B_BAD);
+	snprintf(g.bad_subject, sizeof(g.bad_subject), "mm: the bad night's head");
+	return g;
+}
+
+struct forms {
+	char title[1024];
+	struct strbuf json, atom;
+	char *text;
+};
+
+static void forms_of(const struct store_regress *g, const struct store_bisect *b, struct forms *ret)
+{
+	*ret = (struct forms){ 0 };
+	struct regress_bisections bs = { .v = (struct store_bisect *)b, .n = b ? 1 : 0 };
+	regress_title(g, b, ret->title, sizeof(ret->title));
+	T_EQ_INT(regress_render_json(g, 1, &bs, &ret->json), 0);
+	T_EQ_INT(regress_render_atom(g, 1, &bs, "", &ret->atom), 0);
+	size_t len = 0;
+	FILE *f = open_memstream(&ret->text, &len);
+	T_EQ_INT(regress_render_text(g, 1, &bs, f), 0);
+	fclose(f);
+}
+
+static void forms_free(struct forms *f)
+{
+	sb_free(&f->json);
+	sb_free(&f->atom);
+	free(f->text);
+}
+
+static bool has(const char *s, const char *want)
+{
+	bool ok = s && strstr(s, want);
+	if (!ok)
+		fprintf(stderr, "  expected to find:\n    %s\n  in:\n%s\n", want, s ? s : "(null)");
+	return ok;
+}
+
+#define B_TITLE "[origin:mm-unstable] 6ccdcb6d3a: pageout.ns_mean +29.9% regression"
+
+/* A done bisection with its culprit: the 0-day title names it, the JSON
+ * carries it with its confirmation, the text and the Atom entry have the
+ * first bad commit line, and the entry's <updated> is the bisection's end. */
+static void test_bisection_done(void)
+{
+	struct store_regress g = confirmed_row(2);
+	struct store_bisect b =
+		bisection(3, 2, BISECT_DONE, "first bad commit 1a2b3c4d5e6f (3 steps, 4 builds, 52 boots)", rep_culprit);
+	struct forms f;
+	forms_of(&g, &b, &f);
+	T_EQ_STR(f.title, B_TITLE ": first bad commit 1a2b3c4d5e6f \"mm, pcp: drain less\"");
+	T_CHECK(has(f.json.buf, "\"title\":\"" B_TITLE ": first bad commit 1a2b3c4d5e6f \\\"mm, pcp: drain less\\\"\""));
+	T_CHECK(has(f.json.buf, "\"bisection\":{\"id\":3,\"state\":\"done\",\"reason\":\"first bad commit 1a2b3c4d5e6f (3 steps, "
+				"4 builds, 52 boots)\",\"started\":\"2025-12-03T00:00:00Z\",\"ended\":\"2025-12-04T00:00:00Z\","
+				"\"good\":\"" B_GOOD "\",\"bad\":\"" B_BAD "\",\"culprits\":[{\"answer\":\"culprit\",\"part\":0,"
+				"\"sha\":\"" B_SHA1 "\",\"subject\":\"mm, pcp: drain less\",\"author\":\"A U Thor "
+				"<author@example.org>\",\"date\":\"2025-11-30T10:00:00+01:00\",\"parent\":\"" B_PAR1 "\","
+				"\"confirmation\":{\"decision\":\"confirmed\",\"reason\":\"against its parent +9.80% [+8.10, "
+				"+11.50] (worse), reaching the effect\",\"estimate_pct\":9.8,\"ci_lo_pct\":8.1,\"ci_hi_pct\":11.5,"
+				"\"pairs\":12}}],\"steps\":3,\"builds\":4,\"boots\":52}}"));
+	T_CHECK(has(f.text, "#2 " B_TITLE ": first bad commit 1a2b3c4d5e6f \"mm, pcp: drain less\"\n"));
+	T_CHECK(has(f.text, "\n  bisection  3: done, first bad commit 1a2b3c4d5e6f (3 steps, 4 builds, 52 boots)\n"
+			    "  first bad commit " B_SHA1 " \"mm, pcp: drain less\" (A U Thor <author@example.org>, "
+			    "2025-11-30T10:00:00+01:00)\n"
+			    "    against its parent 0f0f0f0f0f0f: +9.8% [+8.1, +11.5], 12 pairs, confirmed: against its parent "
+			    "+9.80% [+8.10, +11.50] (worse), reaching the effect\n"));
+	T_CHECK(has(f.atom.buf, "<title>" B_TITLE ": first bad commit 1a2b3c4d5e6f &quot;mm, pcp: drain less&quot;</title>"));
+	T_CHECK(has(f.atom.buf, "; first bad commit " B_SHA1 " &quot;mm, pcp: drain less&quot; by A U Thor "
+				"&lt;author@example.org&gt;, 2025-11-30T10:00:00+01:00; against its parent 0f0f0f0f0f0f: +9.8% "
+				"[+8.1, +11.5], 12 pairs, confirmed (bisection 3: 3 steps, 4 builds, 52 boots)</summary>"));
+	/* the entry and the feed changed when the bisection ended */
+	T_CHECK(has(f.atom.buf, "<updated>2025-12-04T00:00:00Z</updated>\n  <link"));
+	T_CHECK(has(f.atom.buf, "<id>urn:kab:regression:2</id>\n    <updated>2025-12-04T00:00:00Z</updated>"));
+	forms_free(&f);
+
+	/* without it the same regression is as it was */
+	forms_of(&g, NULL, &f);
+	T_EQ_STR(f.title, B_TITLE);
+	T_CHECK(has(f.json.buf, "\"acknowledged_by\":null,\"bisection\":null}"));
+	T_CHECK(f.text && !strstr(f.text, "bisection"));
+	T_CHECK(has(f.atom.buf, "<updated>2025-12-01T00:00:00Z</updated>\n  <link"));
+	T_CHECK(f.atom.buf && !strstr(f.atom.buf, "bisection"));
+	forms_free(&f);
+}
+
+/* While it runs: the title is the same, the JSON has its state and no
+ * culprit yet, the text says "bisection N: running", the entry changed
+ * when it started. */
+static void test_bisection_running(void)
+{
+	struct store_regress g = confirmed_row(2);
+	struct store_bisect b = bisection(4, 2, BISECT_RUNNING, "", NULL);
+	struct forms f;
+	forms_of(&g, &b, &f);
+	T_EQ_STR(f.title, B_TITLE);
+	T_CHECK(has(f.json.buf, "\"bisection\":{\"id\":4,\"state\":\"running\",\"reason\":null,\"started\":"
+				"\"2025-12-03T00:00:00Z\",\"ended\":null,\"good\":\"" B_GOOD "\",\"bad\":\"" B_BAD
+				"\",\"culprits\":[],\"steps\":null,\"builds\":null,\"boots\":null}}"));
+	T_CHECK(has(f.text, "\n  bisection  4: running\n"));
+	T_CHECK(f.text && !strstr(f.text, "first bad commit "));
+	T_CHECK(has(f.atom.buf, "<title>" B_TITLE "</title>"));
+	T_CHECK(has(f.atom.buf, "; bisection 4: running</summary>"));
+	T_CHECK(has(f.atom.buf, "<updated>2025-12-03T00:00:00Z</updated>\n    <link"));
+	forms_free(&f);
+	/* one that ended otherwise: its state and reason, the title as it was */
+	b = bisection(5, 2, BISECT_FAILED, "step job 9 was cancelled by hand", NULL);
+	forms_of(&g, &b, &f);
+	T_EQ_STR(f.title, B_TITLE);
+	T_CHECK(has(f.text, "\n  bisection  5: failed, step job 9 was cancelled by hand\n"));
+	T_CHECK(has(f.atom.buf, "; bisection 5: failed, step job 9 was cancelled by hand</summary>"));
+	T_CHECK(has(f.atom.buf, "<updated>2025-12-04T00:00:00Z</updated>\n    <link"));
+	forms_free(&f);
+}
+
+/* A range (only skipped commits left), a split (two culprits), a culprit
+ * that is not confirmed, and a report that is not the shape it should be. */
+static void test_bisection_answers(void)
+{
+	struct store_regress g = confirmed_row(2);
+	struct store_bisect b = bisection(6, 2, BISECT_DONE, "one of 3 commits (only skipped ones left)", rep_range);
+	struct forms f;
+	forms_of(&g, &b, &f);
+	T_EQ_STR(f.title, B_TITLE ": first bad commit: one of 3 commits");
+	T_CHECK(has(f.json.buf, "\"culprits\":[{\"answer\":\"range\",\"part\":0,\"n_candidates\":3,\"reason\":\"only skipped "
+				"commits left\"}],\"steps\":3,"));
+	T_CHECK(has(f.text, "\n  first bad commit: one of 3 commits: only skipped commits left\n"));
+	T_CHECK(has(f.atom.buf, "; first bad commit: one of 3 commits (bisection 6: 3 steps"));
+	forms_free(&f);
+
+	b = bisection(7, 2, BISECT_DONE, "first bad commit 1a2b3c4d5e6f; first bad commit aabbccddeeff", rep_split);
+	forms_of(&g, &b, &f);
+	T_EQ_STR(f.title, B_TITLE ": first bad commit 1a2b3c4d5e6f \"mm, pcp: drain less\" +1 more");
+	T_CHECK(has(f.json.buf, "\"pairs\":12}},{\"answer\":\"culprit\",\"part\":1,\"sha\":\"" B_SHA2 "\",\"subject\":\"mm: "
+				"batch more\","));
+	T_CHECK(has(f.text, "  first bad commit " B_SHA1 " \"mm, pcp: drain less\""));
+	T_CHECK(has(f.text, "  first bad commit " B_SHA2 " \"mm: batch more\""));
+	T_CHECK(has(f.text, "    against its parent 998877665544: +4.1% [+3.0, +5.2], 10 pairs, confirmed: reaching it\n"));
+	T_CHECK(has(f.atom.buf, "<title>" B_TITLE ": first bad commit 1a2b3c4d5e6f &quot;mm, pcp: drain less&quot; +1 "
+				"more</title>"));
+	T_CHECK(has(f.atom.buf, "12 pairs, confirmed; first bad commit " B_SHA2));
+	forms_free(&f);
+
+	/* unconfirmed: shown, never in the title */
+	b = bisection(8, 2, BISECT_DONE, "unconfirmed first bad commit 1a2b3c4d5e6f", rep_unconfirmed);
+	forms_of(&g, &b, &f);
+	T_EQ_STR(f.title, B_TITLE);
+	T_CHECK(has(f.json.buf, "\"answer\":\"unconfirmed\""));
+	T_CHECK(has(f.text, "  unconfirmed first bad commit " B_SHA1 " \"mm, pcp: drain less\""));
+	T_CHECK(has(f.text, "3.0% [+1.2, +4.8], 20 pairs, unconfirmed: it explains a part of it only\n"));
+	forms_free(&f);
+
+	/* members of other types, a report that is no JSON: unknown, no culprit */
+	static const char odd[] = "{\"culprits\": [{\"answer\": 3, \"sha\": [], \"confirmation\": \"x\"}], \"builds\": \"many\"}";
+	b = bisection(9, 2, BISECT_DONE, "", odd);
+	forms_of(&g, &b, &f);
+	T_EQ_STR(f.title, B_TITLE);
+	T_CHECK(has(f.json.buf, "\"culprits\":[{\"answer\":null,\"part\":0,\"sha\":null,"));
+	T_CHECK(has(f.json.buf, "\"steps\":0,\"builds\":0,\"boots\":0}"));
+	forms_free(&f);
+	b = bisection(10, 2, BISECT_DONE, "", "{\"culprits\": [");
+	forms_of(&g, &b, &f);
+	T_EQ_STR(f.title, B_TITLE);
+	T_CHECK(has(f.json.buf, "\"culprits\":[],\"steps\":null"));
+	forms_free(&f);
+}
+
+/* Subjects and authors come from git: a terminal is shown them, not
+ * driven by them, and the feed stays XML. */
+static void test_bisection_hostile(void)
+{
+	static const char rep[] = REPORT(CULPRIT("culprit", 0, B_SHA1, "mm: \\u001b]0;owned\\u0007 <b>&", B_PAR1, CONFIRMED));
+	struct store_regress g = confirmed_row(2);
+	struct store_bisect b = bisection(3, 2, BISECT_DONE, "first bad commit 1a2b3c4d5e6f", rep);
+	struct forms f;
+	forms_of(&g, &b, &f);
+	T_CHECK(terminal_safe(f.text));
+	T_CHECK(has(f.text, "\"mm: \\x1b]0;owned\\x07 <b>&\""));
+	T_CHECK(xml_chars_ok(f.atom.buf));
+	T_CHECK(has(f.atom.buf, "first bad commit 1a2b3c4d5e6f &quot;mm: ]0;owned &lt;b&gt;&amp;&quot;</title>"));
+	forms_free(&f);
+}
+
+/* The store's side: the newest bisection of each regression of a range
+ * of ids, and the API's list, one row, text and feed with it. */
+static void test_bisection_store(void)
+{
+	char path[64];
+	t_db_path(path, sizeof(path), "/tmp/kab-unit-regbis-XXXXXX", "KAB_UNIT_KEEP");
+	struct store *st;
+	T_EQ_INT(store_open(path, &st), 0);
+	struct job *j = night("60");
+	int64_t jid = 0, id = 0;
+	T_EQ_INT(job_store_create(st, j, &jid), 0);
+	job_free(j);
+	/* regressions 1..3; 1 bisected twice (failed, then done), 2 running, 3 never */
+	for (int i = 1; i <= 3; i++) {
+		struct store_regress g = confirmed_row(0);
+		snprintf(g.metric, sizeof(g.metric), "m%d", i);
+		g.good_job = g.bad_job = jid;
+		T_EQ_INT(store_regress_add(st, &g, &id), 0);
+		struct store_regress c = confirmed_row(id);
+		snprintf(c.metric, sizeof(c.metric), "m%d", i);
+		T_EQ_INT(store_regress_settle(st, &c), 0);
+	}
+	int64_t b1 = 0, b2 = 0, b3 = 0;
+	struct store_bisect b = bisection(0, 1, BISECT_RUNNING, "", NULL);
+	b.source_job = jid;
+	snprintf(b.tree, sizeof(b.tree), "/unit/linux");
+	T_EQ_INT(store_bisect_add(st, &b, &b1), 0);
+	T_EQ_INT(store_bisect_set_state(st, b1, BISECT_FROM(BISECT_RUNNING), BISECT_FAILED, "git: bad object", NULL), 0);
+	T_EQ_INT(store_bisect_add(st, &b, &b2), 0);
+	T_EQ_INT(store_bisect_set_state(st, b2, BISECT_FROM(BISECT_RUNNING), BISECT_DONE,
+					"first bad commit 1a2b3c4d5e6f (3 steps, 4 builds, 52 boots)", rep_culprit),
+		 0);
+	b.regression = 2;
+	T_EQ_INT(store_bisect_add(st, &b, &b3), 0);
+	struct store_bisect *v = NULL;
+	size_t n = 0;
+	T_EQ_INT(store_bisect_of_regressions(st, 1, 3, &v, &n), 0);
+	T_EQ_INT(n, 2);
+	if (n == 2) {
+		T_EQ_INT(v[0].id, b2); /* the newest of regression 1 */
+		T_EQ_INT(v[0].regression, 1);
+		T_EQ_INT(v[0].state, BISECT_DONE);
+		T_CHECK(v[0].report && strstr(v[0].report, B_SHA1));
+		T_EQ_INT(v[1].id, b3);
+		T_EQ_INT(v[1].state, BISECT_RUNNING);
+	}
+	for (size_t i = 0; i < n; i++)
+		store_bisect_clear(&v[i]);
+	free(v);
+	T_EQ_INT(store_bisect_of_regressions(st, 3, 3, &v, &n), 0);
+	T_EQ_INT(n, 0);
+	free(v);
+	T_EQ_INT(store_bisect_of_regressions(st, 2, 2, &v, &n), 0);
+	T_EQ_INT(n, 1);
+	for (size_t i = 0; i < n; i++)
+		store_bisect_clear(&v[i]);
+	free(v);
+	/* what kab regressions --db does */
+	struct store_regress *rows = NULL;
+	struct regress_bisections bs;
+	T_EQ_INT(store_regress_list(st, &rows, &n), 0);
+	T_EQ_INT(regress_bisections_load(st, rows, n, &bs), 0);
+	T_EQ_INT(bs.n, 2);
+	T_CHECK(regress_bisection_of(&bs, 1) && regress_bisection_of(&bs, 1)->id == b2);
+	T_CHECK(regress_bisection_of(&bs, 3) == NULL);
+	regress_bisections_free(&bs);
+	free(rows);
+	store_close(st);
+
+	struct httpd_resp rs = { 0 };
+	static const char *const none[] = { NULL };
+	static const char *const text[] = { "format", "text", NULL };
+	static const char *const atom[] = { "format", "atom", NULL };
+	static const char *const page[] = { "limit", "1", "after", "3", NULL };
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, none, &rs), 200);
+	T_CHECK(has(rs.body.buf, "{\"id\":3,"));
+	T_CHECK(has(rs.body.buf, "m3 +29.9% regression\","));
+	T_CHECK(has(rs.body.buf, "\"bisection\":null}"));
+	T_CHECK(has(rs.body.buf, "m2 +29.9% regression\","));
+	T_CHECK(has(rs.body.buf, "\"bisection\":{\"id\":3,\"state\":\"running\","));
+	T_CHECK(has(rs.body.buf, "m1 +29.9% regression: first bad commit 1a2b3c4d5e6f \\\"mm, pcp: drain less\\\"\""));
+	T_CHECK(has(rs.body.buf, "\"bisection\":{\"id\":2,\"state\":\"done\","));
+	/* a page of one row finds its own */
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, page, &rs), 200);
+	T_CHECK(has(rs.body.buf, "{\"regressions\":[{\"id\":2,"));
+	T_CHECK(has(rs.body.buf, "\"bisection\":{\"id\":3,\"state\":\"running\","));
+	T_EQ_INT(call(api_regression_get, path, "GET", 1, none, &rs), 200);
+	T_CHECK(has(rs.body.buf, "\"bisection\":{\"id\":2,\"state\":\"done\","));
+	T_CHECK(has(rs.body.buf, "\"steps\":3,\"builds\":4,\"boots\":52}}"));
+	T_EQ_INT(call(api_regression_ack, path, "POST", 1, none, &rs), 200);
+	T_CHECK(has(rs.body.buf, "\"acknowledged_by\":\"token\",\"bisection\":{\"id\":2,"));
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, text, &rs), 200);
+	T_CHECK(has(rs.body.buf, "\n  bisection  3: running\n"));
+	T_CHECK(has(rs.body.buf, "\n  first bad commit " B_SHA1 " \"mm, pcp: drain less\""));
+	T_EQ_INT(call(api_regressions_list, path, "GET", 0, atom, &rs), 200);
+	T_CHECK(has(rs.body.buf, "m1 +29.9% regression: first bad commit 1a2b3c4d5e6f &quot;mm, pcp: drain less&quot;</title>"));
+	T_CHECK(has(rs.body.buf, "; bisection 3: running</summary>"));
+	sb_free(&rs.body);
+	if (!getenv("KAB_UNIT_KEEP"))
+		unlink(path);
 }
 
 static char *sql_text(const char *db, const char *q)
@@ -913,5 +1278,10 @@ int main(void)
 	test_api();
 	test_api_pages();
 	test_hostile();
+	test_bisection_done();
+	test_bisection_running();
+	test_bisection_answers();
+	test_bisection_hostile();
+	test_bisection_store();
 	return t_done("test_regress");
 }

@@ -1,7 +1,8 @@
 // The job page's number formatting, row groups, the rows it folds away,
 // the verdicts' hover text and the sample series it opens on (web/kab.js),
-// without a browser: kab.js runs in a bare context and its functions are
-// called.
+// and the nightly pages' mark of a bisection's first bad commit
+// (web/nightly.js), without a browser: the scripts run in a bare context
+// and their functions are called.
 //
 //   node tests/web/format.mjs      prints "format: N passed, M failed"
 //
@@ -79,5 +80,30 @@ eq(defaultSeries([flat, big], ["interrupts.24"]), "memcg.cache", "a constant pri
 eq(defaultSeries([flat, big], ["pageout.ns_mean"]), "memcg.cache", "a primary with no series");
 eq(defaultSeries([ser("one.sample", 3, 3, 3, 0, 1), big], []), "memcg.cache", "one sample does not move");
 eq(defaultSeries([], []), "", "no series");
+
+// the nightly pages (web/nightly.js): what a trend plot marks a
+// regression's first bad night with, from its bisection; the commit the
+// title names (harness/report/regress_bisect.c)
+const nsrc = readFileSync(new URL("../../web/nightly.js", here), "utf8");
+const nctx = { document: { addEventListener() {} }, location: {}, URLSearchParams };
+vm.createContext(nctx);
+vm.runInContext(src + "\n" + nsrc + "\n;globalThis.t = { culpritMark, effectText };", nctx);
+const { culpritMark, effectText } = nctx.t;
+const culprit = (sha, answer = "culprit") => ({ answer, sha, subject: "mm: s", author: "A <a@b>", date: "2026-03-09",
+	confirmation: { estimate_pct: -5.8 } });
+eq(culpritMark(null), null, "no bisection: no mark");
+eq(culpritMark({ id: 1, state: "running", culprits: [] }), null, "a running bisection: no mark");
+eq(culpritMark({ id: 1, state: "failed", culprits: [] }), null, "a failed one: no mark");
+eq(culpritMark({ id: 2, state: "done", culprits: [culprit("1a2b3c4d5e6f708192a3")] }).label,
+	"first bad commit 1a2b3c4d5e6f", "a culprit: its short sha");
+eq(culpritMark({ id: 2, state: "done", culprits: [culprit("1a2b3c4d5e6f708192a3")] }).title,
+	"bisection 2: first bad commit 1a2b3c4d5e6f708192a3\nmm: s\nA <a@b>, 2026-03-09", "its hover: sha, subject, author, date");
+eq(culpritMark({ id: 2, state: "done", culprits: [culprit("aaaa", "unconfirmed"), culprit("bbbbbbbbbbbbbbbb")] }).label,
+	"first bad commit bbbbbbbbbbbb +1 more", "a split: the confirmed one, +1 more");
+eq(culpritMark({ id: 2, state: "done", culprits: [{ answer: "range", n_candidates: 3 }] }).label,
+	"first bad commit: one of 3 commits", "a range");
+eq(culpritMark({ id: 2, state: "done", culprits: [culprit("aaaa", "unconfirmed")] }), null, "unconfirmed only: no mark");
+eq(effectText({ estimate_pct: 9.8, ci_lo_pct: 8.1, ci_hi_pct: 11.5 }), "+9.80% [+8.10%, +11.50%]", "a step's estimate [CI]");
+eq(effectText({ estimate_pct: null }), "not measured", "a step not measured");
 console.log(`format: ${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

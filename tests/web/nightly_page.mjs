@@ -10,9 +10,10 @@
 // their hover text, the gaps, the CI band, the change-point markers),
 // history.html?job=SHORT_JOB (one night: not enough nights) and a name
 // with no history (the page says so; the API's 404 is its only error),
-// then regressions.html (rows, their order, titles and intervals, links),
-// follows the job list's link to it and a job page's link to its
-// history. Screenshots go to OUT_DIR (history.png, regressions.png).
+// then regressions.html (rows, their order, titles and intervals, links,
+// the bisection under a bisected one: its first bad commit, steps, git
+// bisect log, and its mark on the trend plot), follows the job list's
+// link to it and a job page's link to its history. Screenshots go to OUT_DIR (history.png, regressions.png).
 // Every wait is bounded; one that times out ends the script with an error
 // naming what it waited for.
 import { chromium } from "playwright-core";
@@ -59,6 +60,8 @@ function readSeries(sec) {
 			title: g.querySelector("title").textContent })),
 		bands: [...svg.querySelectorAll("polygon.band")].map(b => attr(b, "points").split(" ").length),
 		changes: [...svg.querySelectorAll("g.cp")].map(g => ({ point: +attr(g, "data-point"), job: +attr(g, "data-job"),
+			label: g.querySelector("text").textContent, title: g.querySelector("title").textContent })),
+		culprits: [...svg.querySelectorAll("g.culprit")].map(g => ({ point: +attr(g, "data-point"), job: +attr(g, "data-job"),
 			label: g.querySelector("text").textContent, title: g.querySelector("title").textContent })),
 		notenough: sec.querySelector(".notenough")?.textContent || null,
 		// a point's y never sits on the baseline for a gap: the gaps have no circle at all
@@ -136,6 +139,33 @@ try {
 		after: tr.previousElementSibling ? +tr.previousElementSibling.dataset.id : null,
 		text: tr.textContent.slice(0, 200),
 	})));
+	// a bisected change's bisection, in a row under it: its state, first
+	// bad commit and confirmation (the regression's JSON), its steps and
+	// git bisect log (GET /bisections/ID); its first bad commit marked on
+	// the change's trend plot
+	await waitFor("the bisections' steps", page.waitForSelector("#regressions tbody tr.bisection-row table.steps", { timeout: 20000 }));
+	seen.bisections = await page.$$eval("#regressions tbody tr.bisection-row", trs => trs.map(tr => {
+		let above = tr.previousElementSibling;
+		while (above && !above.classList.contains("regression")) above = above.previousElementSibling;
+		return {
+			id: +tr.dataset.id,
+			bisection: +tr.dataset.bisection,
+			under: above ? +above.dataset.id : null,
+			heading: tr.querySelector("h3").textContent,
+			reason: tr.querySelector(".reason")?.textContent || null,
+			culprits: [...tr.querySelectorAll(".culprit")].map(c => ({ answer: c.dataset.answer, sha: c.dataset.sha || null,
+				text: c.textContent })),
+			counts: tr.querySelector(".counts")?.textContent || null,
+			steps: [...tr.querySelectorAll("table.steps tbody tr")].map(r => [...r.cells].map(td => td.textContent)),
+			log: tr.querySelector("pre.bisect-log")?.textContent || null,
+		};
+	}));
+	seen.culprit_marks = await page.$$eval("#regressions tbody tr.trend-row", trs => trs.map(tr => ({ id: +tr.dataset.id,
+		marks: [...tr.querySelectorAll("svg.trend g.culprit")].map(g => ({ point: +g.getAttribute("data-point"),
+			job: +g.getAttribute("data-job"), label: g.querySelector("text").textContent,
+			title: g.querySelector("title").textContent })) })));
+	// the markup in the culprit's subject is text: no element was made of it
+	seen.regressions_injected = await page.$$eval("main i, main script", es => es.length);
 	await page.screenshot({ path: `${out}/regressions.png`, fullPage: true });
 	// a regression's history link opens that metric's plot
 	const href = seen.regressions.find(r => / regression$/.test(r.title))?.history_href;

@@ -17,7 +17,10 @@
 # rows are written the way kabd caches them (history, history_nights, the
 # variants' track columns, regressions): no job runs, the machine is not
 # touched. The 03-08 night's commit subject holds markup, which the page
-# must show as text.
+# must show as text. The confirmed regression has a bisection that ended
+# done (its report as kabd's bisect_life.c writes it): three steps, a
+# culprit between the 03-09 and 03-10 nights' commits whose subject holds
+# markup too, confirmed against its parent.
 set -eu
 db=$1
 [ -s "$db" ] || { echo "seed_nightly.sh: $db does not exist (start kabd on it first)" >&2; exit 2; }
@@ -107,5 +110,28 @@ command = true'
 	echo "INSERT INTO regressions ($cols) VALUES ($((base + 12 * day)), 'nightly-web', 'stress-vm', 'vmstat.pgscan_anon', 1,
   'lower', $(job 10), $(job 11), $(n 10), $(n 11), 'origin mm-unstable', '$(sha 10)', '$(sha 11)', 'mm: nightly commit 10', 'mm: nightly commit 11',
   3.0, 2.0, -33.3, 0.0001, 'lab-1', $(job 21), 'confirmed', NULL, -3.1, -4.0, -2.2, 0.002, 'better', $((base + 13 * day)), 'uid 0 (root)');"
+	# the confirmed regression's bisection, ended done
+	eff() { # DECISION REASON EST LO HI PAIRS
+		printf '{"decision": "%s", "reason": "%s", "estimate_pct": %s, "ci_lo_pct": %s, "ci_hi_pct": %s, "pairs": %s}' "$@"
+	}
+	step() { # SHA MARK EST LO HI
+		printf '{"decision": "%s", "reason": "shift %s%% lies on the %s side of the midpoint", "estimate_pct": %s,' "$2" "$3" "$2" "$3"
+		printf ' "ci_lo_pct": %s, "ci_hi_pct": %s, "pairs": 6, "sha": "%s", "part": 0, "mark": "%s"}' "$4" "$5" "$1" "$2"
+	}
+	cul=$(sha culprit) par=$(sha culprit-parent)
+	report=$(printf '{"good": "%s", "bad": "%s", "anchor": %s, "steps": [%s, %s, %s], "culprits": [{"answer": "culprit", "part": 0,' \
+		"$(sha 9)" "$(sha 10)" "$(eff anchored "BAD is worse than GOOD" -5.8 -7.1 -4.4 6)" \
+		"$(step "$(sha step-1)" good 0.1 -0.6 0.9)" "$(step "$cul" bad -5.9 -7.0 -4.8)" "$(step "$par" good -0.2 -0.9 0.5)"
+		printf ' "sha": "%s", "subject": "mm: <i>culprit</i> & co", "author": "A U Thor <author@example.org>",' "$cul"
+		printf ' "date": "2026-03-10T08:00:00+00:00", "parent": "%s", "confirmation": %s}],' "$par" \
+		"$(eff confirmed "against its parent -5.70% [-6.90, -4.50] (worse), reaching the effect" -5.7 -6.9 -4.5 10)"
+		printf ' "builds": 4, "boots": 52, "parts": 1, "log": "git bisect start\\n# good: [%s]\\n# first bad commit: [%s]\\n"}' \
+		"$(sha 9)" "$cul")
+	echo "INSERT INTO bisections (created, ended, regression_id, source_job, variant_idx, tree, good, bad, workload, metric,
+  direction, state, reason, report, submitter, kab_version, schema_version)
+  VALUES ($((base + 12 * day)), $((base + 13 * day)), (SELECT id FROM regressions WHERE bad_job = $(job 10)
+  AND metric = 'stress-ng.bogo_ops_per_s'), $(job 10), 1, '/src/linux', '$(sha 9)', '$(sha 10)', 'stress-vm',
+  'stress-ng.bogo_ops_per_s', 'higher', 'done', $(q "first bad commit ${cul:0:12} (3 steps, 4 builds, 52 boots)"),
+  $(q "$report"), 'uid 0 (root)', '0.1.0', 13);"
 	echo "COMMIT;"
 } | sqlite3 -bail "$db"
