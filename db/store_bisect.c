@@ -358,8 +358,7 @@ int store_bisect_auto_todo(struct store *s, int64_t **ret_ids, size_t *ret_n)
 			       regress_state_name(REGRESS_CONFIRMED));
 	if (r < 0)
 		return r;
-	return store_rows(s, st, sizeof(int64_t), read_id, NULL, (void **)ret_ids, ret_n,
-			  "list the regressions bisect = auto asks for");
+	return store_rows(s, st, sizeof(int64_t), read_id, NULL, (void **)ret_ids, ret_n, "list the regressions bisect = auto asks for");
 }
 
 int store_bisect_auto_note(struct store *s, int64_t regression, const char *note)

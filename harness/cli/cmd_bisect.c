@@ -188,8 +188,8 @@ int cmd_bisect(int argc, char **argv)
 	}
 	uint64_t budget = 0;
 	if (boots && (util_parse_u64(boots, &budget) < 0 || budget < 1 || budget > JOB_BISECT_BOOTS_MAX)) {
-		fprintf(stderr, "kab bisect: --boots \"%s\" is not a budget of boots: give a whole number from 1 to %u\n", boots,
-			JOB_BISECT_BOOTS_MAX);
+		fprintf(stderr, "kab bisect: --boots \"%s\" is not a budget of boots: give a whole number from 1 to %u\n",
+			boots, JOB_BISECT_BOOTS_MAX);
 		return 2;
 	}
 	int left = argc - optind;

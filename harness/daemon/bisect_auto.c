@@ -22,8 +22,7 @@ static bool wants_bisection(struct store *st, int64_t rid)
 	struct store_regress g;
 	struct job *j = NULL;
 	struct strbuf why = { 0 };
-	bool want = store_regress_get(st, rid, &g) == 0 && job_store_load(st, g.bad_job, &j, &why) >= 0 &&
-		    j->bisect == JOB_BISECT_AUTO;
+	bool want = store_regress_get(st, rid, &g) == 0 && job_store_load(st, g.bad_job, &j, &why) >= 0 && j->bisect == JOB_BISECT_AUTO;
 	job_free(j);
 	sb_free(&why);
 	return want;
@@ -53,8 +52,7 @@ static int ask_one(struct store *st, const struct bisect_env *env, int64_t rid)
 	else
 		snprintf(note, sizeof(note), "not bisected (bisect = auto): %s", err.buf ? err.buf : strerror(-r));
 	if (r < 0)
-		log_warn("kabd: regression %lld: %s%s", (long long)rid, note,
-			 transient(r) ? "; asked again at the next pass" : "");
+		log_warn("kabd: regression %lld: %s%s", (long long)rid, note, transient(r) ? "; asked again at the next pass" : "");
 	sb_free(&err);
 	if (transient(r))
 		return 0;
