@@ -1,6 +1,6 @@
 /* bisect = auto (doc/bisect.md, "Started by itself, within a budget"): a
  * regression that kabd's nightly confirmation confirmed, of a nightly job
- * whose first bad night ran with bisect = auto in [job], gets its
+ * whose first bad night ran with bisect = auto in [job], has its
  * bisection asked for by kabd itself, as POST /regressions/ID/bisect
  * asks (bisect_create), with the job's bisect.boots as its budget. Once:
  * what came of it ("bisection 7", or why it was refused) is noted on the

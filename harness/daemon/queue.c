@@ -201,8 +201,8 @@ static void *executor_main(void *arg)
 	struct queue *q = arg;
 	/* before the first job, so that readers see every night there is;
 	 * then (bisect_due is set at start) a bisection whose step job ended
-	 * while kabd was down goes on, and a regression confirmed before a
-	 * kabd stopped that had no time to ask for its bisect = auto gets it */
+	 * while kabd was down goes on, and a regression of a bisect = auto
+	 * night confirmed just before a kabd stopped is asked for now */
 	refresh_histories(q);
 	if (bisect_auto_all(q->st, &q->benv) < 0)
 		log_warn("kabd: the regressions bisect = auto asks for could not be listed: %s", store_errmsg(q->st));
