@@ -186,6 +186,13 @@ static const char *const migrations[] = {
 	"CREATE INDEX bisection_jobs_bisection ON bisection_jobs(bisection_id, id);"
 	"CREATE INDEX bisection_jobs_job ON bisection_jobs(job_id);"
 	"CREATE INDEX builds_commit ON builds(tree, base_sha);",
+	/* 14: a bisection's budget of boots for its step jobs (0: none, a
+	 * bisection asked before there were budgets); and on a regression of a
+	 * nightly job with bisect = auto, what kabd's own asking for its
+	 * bisection did (started it, or why not), written once so that it is
+	 * asked for once, also across restarts */
+	"ALTER TABLE bisections ADD COLUMN boots INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE regressions ADD COLUMN auto_bisect TEXT;",
 };
 
 sqlite3 *store_sqlite(struct store *s) { return s->db; }

@@ -3,9 +3,11 @@
 #include "db/store_bisect.h"
 #include "db/store.h"
 #include "db/store_priv.h"
+#include "db/store_regress.h"
 #include "harness/base/util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +37,7 @@ bool bisect_state_ended(enum bisect_state s)
 
 #define COLS \
 	"id, created, ended, regression_id, source_job, variant_idx, tree, series, good, bad, workload, metric," \
-	" direction, state, reason, report, submitter"
+	" direction, state, reason, report, submitter, boots"
 
 static void read_row(sqlite3_stmt *st, void *elem)
 {
@@ -62,6 +64,7 @@ static void read_row(sqlite3_stmt *st, void *elem)
 	store_col_text(st, c++, b->reason, sizeof(b->reason));
 	b->report = store_col_dup(st, c++);
 	store_col_text(st, c++, b->submitter, sizeof(b->submitter));
+	b->boots = (unsigned)sqlite3_column_int64(st, c++);
 }
 
 void store_bisect_clear(struct store_bisect *b)
@@ -106,8 +109,8 @@ static int insert(struct store *s, const struct store_bisect *b, int64_t *ret_id
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int r = store_prepare(s,
 			      "INSERT INTO bisections (created, regression_id, source_job, variant_idx, tree, series, good, bad,"
-			      " workload, metric, direction, state, reason, submitter, kab_version, schema_version)"
-			      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			      " workload, metric, direction, state, reason, submitter, kab_version, schema_version, boots)"
+			      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			      &st);
 	if (r < 0)
 		return r;
@@ -131,6 +134,7 @@ static int insert(struct store *s, const struct store_bisect *b, int64_t *ret_id
 	store_bind_text(st, c++, or_null(b->submitter));
 	store_bind_text(st, c++, KAB_VERSION);
 	sqlite3_bind_int(st, c++, STORE_SCHEMA_VERSION);
+	sqlite3_bind_int64(st, c++, b->boots);
 	if ((r = store_step_done(s, st)) < 0)
 		return r;
 	*ret_id = sqlite3_last_insert_rowid(s->db);
@@ -338,6 +342,53 @@ int store_bisect_of_job(struct store *s, int64_t job_id, int64_t *ret_bisection)
 int store_job_by_name(struct store *s, const char *name, int64_t *ret_id)
 {
 	return one_id(s, "SELECT id FROM jobs WHERE name = ? ORDER BY id DESC LIMIT 1", 0, name, ret_id);
+}
+
+int store_bisect_boots_spent(struct store *s, int64_t bisection, unsigned *ret)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_prepare(s,
+			      "SELECT count(*) FROM boots WHERE job_id IN"
+			      " (SELECT job_id FROM bisection_jobs WHERE bisection_id = ? AND job_id IS NOT NULL)",
+			      &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, bisection);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return store_db_err(s, "count a bisection's boots");
+	sqlite3_int64 n = sqlite3_column_int64(st, 0);
+	*ret = n > UINT_MAX ? UINT_MAX : (unsigned)n;
+	return 0;
+}
+
+int store_bisect_auto_todo(struct store *s, int64_t **ret_ids, size_t *ret_n)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	/* LIKE only narrows: the job's text is parsed by the caller */
+	int r = store_preparef(s, &st,
+			       "SELECT r.id FROM regressions r JOIN jobs j ON j.id = r.bad_job"
+			       " WHERE r.state = '%s' AND r.auto_bisect IS NULL AND j.text LIKE '%%bisect%%'"
+			       " AND NOT EXISTS (SELECT 1 FROM bisections b WHERE b.regression_id = r.id) ORDER BY r.id",
+			       regress_state_name(REGRESS_CONFIRMED));
+	if (r < 0)
+		return r;
+	return store_rows(s, st, sizeof(int64_t), read_id, NULL, (void **)ret_ids, ret_n, "list the regressions bisect = auto asks for");
+}
+
+int store_bisect_auto_note(struct store *s, int64_t regression, const char *note)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_prepare(s, "UPDATE regressions SET auto_bisect = ? WHERE id = ? AND auto_bisect IS NULL", &st);
+	if (r < 0)
+		return r;
+	store_bind_text(st, 1, note ? note : "");
+	sqlite3_bind_int64(st, 2, regression);
+	if ((r = store_step_done(s, st)) < 0)
+		return r;
+	if (sqlite3_changes(s->db) == 1)
+		return 0;
+	struct store_regress g;
+	return store_regress_get(s, regression, &g) < 0 ? -ENOENT : -EALREADY;
 }
 
 int store_bisect_build(struct store *s, const char *tree, const char *series, const char *sha, enum build_status *ret,

@@ -48,6 +48,7 @@ struct store_bisect {
 	char reason[512];
 	char *report; /* JSON, malloc'd; NULL until it ends (store_bisect_clear frees it) */
 	char submitter[80];
+	unsigned boots; /* the budget of boots of its step jobs; 0: none (migration 14) */
 };
 
 /* Records a running bisection. A bisection of a regression that one
@@ -96,6 +97,18 @@ int store_bisect_load(struct store *s, int64_t id, struct store_bisect *ret, str
 int store_bisect_of_job(struct store *s, int64_t job_id, int64_t *ret_bisection);
 /* The newest job of that name; -ENOENT when none. */
 int store_job_by_name(struct store *s, const char *name, int64_t *ret_id);
+
+/* The boots the bisection's step jobs made so far (the boots table's rows
+ * of those jobs: every switch to a kernel, a failed boot too). */
+int store_bisect_boots_spent(struct store *s, int64_t bisection, unsigned *ret);
+
+/* bisect = auto (harness/daemon/bisect_auto.c): the confirmed regressions
+ * that have no bisection and were not asked for by kabd yet, whose first
+ * bad night's job text names bisect (the caller parses it), oldest first. */
+int store_bisect_auto_todo(struct store *s, int64_t **ret_ids, size_t *ret_n);
+/* What kabd's asking did, on the regression: once (-EALREADY when it has
+ * a note already; -ENOENT no such regression). */
+int store_bisect_auto_note(struct store *s, int64_t regression, const char *note);
 
 /* Whether sha was built from tree with series (NULL or "": none): any ok
  * build gives BUILD_OK, else the newest failed one BUILD_FAILED with its

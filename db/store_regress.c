@@ -23,7 +23,7 @@ bool store_regress_is_regression(const struct store_regress *r)
 	"id, created, name, workload, metric, variant_idx, direction, good_job, bad_job, good_night, bad_night," \
 	" track, good_sha, bad_sha, good_subject, bad_subject, mean_before, mean_after, detected_pct," \
 	" detected_p, machine, confirm_job, state, reason, estimate_pct, ci_lo_pct, ci_hi_pct, p, verdict," \
-	" acked, acked_by"
+	" acked, acked_by, auto_bisect"
 
 static const char *or_null(const char *v)
 {
@@ -83,6 +83,7 @@ static void read_row(sqlite3_stmt *st, struct store_regress *r)
 	r->acked = sqlite3_column_type(st, c) == SQLITE_NULL ? 0 : sqlite3_column_double(st, c);
 	c++;
 	store_col_text(st, c++, r->acked_by, sizeof(r->acked_by));
+	store_col_text(st, c++, r->auto_bisect, sizeof(r->auto_bisect));
 }
 
 int store_regress_known(struct store *s, const char *name, const char *workload, const char *metric, int variant,

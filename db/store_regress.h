@@ -55,6 +55,9 @@ struct store_regress {
 	char verdict[16]; /* better | worse | same | undecided | ...; "" */
 	double acked;     /* when acknowledged; 0: open */
 	char acked_by[64];
+	/* bisect = auto: what kabd's own asking for the bisection did
+	 * ("bisection 7", or why it was refused); "": not asked (migration 14) */
+	char auto_bisect[512];
 };
 
 /* Whether a change for name/workload/metric/variant was already recorded

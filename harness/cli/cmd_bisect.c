@@ -4,6 +4,7 @@
  * over TCP, as kab regressions --ack. */
 #include "harness/cli/client.h"
 #include "harness/cli/cmd.h"
+#include "harness/job/job.h"
 #include "harness/base/esc.h"
 #include "harness/base/util.h"
 
@@ -12,12 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] = "usage: kab bisect --regression ID [--socket PATH | --url URL --token-file F [--cacert F]]\n"
-			    "       kab bisect JOB --good REV --bad REV --metric M [--workload W] [...]\n"
+static const char usage[] = "usage: kab bisect --regression ID [--boots N] [--socket PATH | --url URL --token-file F [--cacert F]]\n"
+			    "       kab bisect JOB --good REV --bad REV --metric M [--workload W] [--boots N] [...]\n"
 			    "       kab bisect show ID [--format text|json] [...]\n"
 			    "       kab bisect cancel ID [...]\n"
 			    "  a bisection runs on the kabd as step jobs (GOOD's build against each commit's,\n"
-			    "  paired); show lists its steps and, once it ends, the first bad commit\n";
+			    "  paired); show lists its steps and, once it ends, the first bad commit;\n"
+			    "  --boots: the boots its step jobs may spend (default: the job's bisect.boots)\n";
 
 /* A query value percent-encoded: a revision may hold ~ ^ / @ { }. */
 static void put_value(struct strbuf *b, const char *v)
@@ -66,6 +68,10 @@ static void show_text(FILE *out, json_t *d)
 	fprintf(out, "\n  %.12s..%.12s of job %lld, workload %s, metric %s (%s is better)\n", str(d, "good"),
 		str(d, "bad"), (long long)json_integer_value(json_object_get(d, "job")), str(d, "workload"),
 		str(d, "metric"), str(d, "direction")[0] ? str(d, "direction") : "?");
+	if (json_is_integer(json_object_get(d, "boots_budget")))
+		fprintf(out, "  boots of its step jobs: %lld of a budget of %lld\n",
+			(long long)json_integer_value(json_object_get(d, "boots_spent")),
+			(long long)json_integer_value(json_object_get(d, "boots_budget")));
 	json_t *rep = json_object_get(d, "report"), *v;
 	size_t i;
 	if (json_is_object(rep)) {
@@ -143,6 +149,7 @@ const struct option cmd_bisect_options[] = {
 	{ "bad", required_argument, NULL, 'b' },
 	{ "metric", required_argument, NULL, 'm' },
 	{ "workload", required_argument, NULL, 'w' },
+	{ "boots", required_argument, NULL, 'n' },
 	{ "format", required_argument, NULL, 'f' },
 	CMD_CLIENT_OPTIONS,
 	{ "help", no_argument, NULL, 'h' },
@@ -152,10 +159,11 @@ const struct option cmd_bisect_options[] = {
 int cmd_bisect(int argc, char **argv)
 {
 	const char *regression = NULL, *good = NULL, *bad = NULL, *metric = NULL, *workload = NULL, *format = "text";
+	const char *boots = NULL;
 	struct client_conf cc = { 0 };
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "r:g:b:m:w:f:s:t:h", cmd_bisect_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:g:b:m:w:n:f:s:t:h", cmd_bisect_options, NULL)) != -1) {
 		if (cmd_client_option(c, optarg, &cc))
 			continue;
 		switch (c) {
@@ -164,6 +172,7 @@ int cmd_bisect(int argc, char **argv)
 		case 'b': bad = optarg; break;
 		case 'm': metric = optarg; break;
 		case 'w': workload = optarg; break;
+		case 'n': boots = optarg; break;
 		case 'f': format = optarg; break;
 		case 'h': printf("%s", usage); return 0;
 		default: fprintf(stderr, "%s", usage); return 2;
@@ -177,12 +186,18 @@ int cmd_bisect(int argc, char **argv)
 		fprintf(stderr, "kab bisect: unknown format \"%s\" (formats: text, json)\n", format);
 		return 2;
 	}
+	uint64_t budget = 0;
+	if (boots && (util_parse_u64(boots, &budget) < 0 || budget < 1 || budget > JOB_BISECT_BOOTS_MAX)) {
+		fprintf(stderr, "kab bisect: --boots \"%s\" is not a budget of boots: give a whole number from 1 to %u\n",
+			boots, JOB_BISECT_BOOTS_MAX);
+		return 2;
+	}
 	int left = argc - optind;
 	const char *verb = left ? argv[optind] : NULL;
 	int64_t id;
 	char path[128];
 	if (verb && (strcmp(verb, "show") == 0 || strcmp(verb, "cancel") == 0)) {
-		if (left != 2 || regression || good || bad || metric || workload) {
+		if (left != 2 || regression || good || bad || metric || workload || boots) {
 			fprintf(stderr, "%s", usage);
 			return 2;
 		}
@@ -202,6 +217,8 @@ int cmd_bisect(int argc, char **argv)
 		if (!parse_id("--regression", regression, &id))
 			return 2;
 		snprintf(path, sizeof(path), "/regressions/%lld/bisect", (long long)id);
+		if (budget)
+			snprintf(path + strlen(path), sizeof(path) - strlen(path), "?boots=%llu", (unsigned long long)budget);
 		return client_print(&cc, "POST", path);
 	}
 	if (left != 1) {
@@ -227,6 +244,8 @@ int cmd_bisect(int argc, char **argv)
 		sb_puts(&q, "&workload=");
 		put_value(&q, workload);
 	}
+	if (budget)
+		sb_printf(&q, "&boots=%llu", (unsigned long long)budget);
 	int ret = q.buf ? client_print(&cc, "POST", q.buf) : 1;
 	sb_free(&q);
 	return ret;

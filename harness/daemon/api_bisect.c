@@ -6,6 +6,7 @@
 #include "harness/daemon/api_page.h"
 #include "harness/daemon/bisect_life.h"
 #include "harness/daemon/queue.h"
+#include "harness/job/job.h"
 #include "db/store.h"
 #include "db/store_bisect.h"
 #include "harness/base/json.h"
@@ -61,18 +62,44 @@ static void create(struct api *a, const struct httpd_req *rq, struct httpd_resp 
 	sb_free(&err);
 }
 
+/* boots=N: the bisection's budget of boots; absent: the job's bisect.boots. */
+static int parse_boots(const struct httpd_req *rq, struct httpd_resp *rs, unsigned *ret)
+{
+	const char *v = httpd_query(rq, "boots");
+	uint64_t n = 0;
+	*ret = 0;
+	if (!v)
+		return 0;
+	if (util_parse_u64(v, &n) < 0 || n < 1 || n > JOB_BISECT_BOOTS_MAX) {
+		httpd_error(rs, 400, "boots: \"%.40s\" is not a budget of boots: give a whole number from 1 to %u", v,
+			    JOB_BISECT_BOOTS_MAX);
+		return -EINVAL;
+	}
+	*ret = (unsigned)n;
+	return 0;
+}
+
 void api_regression_bisect(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
-	const struct bisect_ask ask = { .regression = rq->id, .submitter = rq->submitter };
+	static const char *const keys[] = { "boots" };
+	char bad[64];
+	if (httpd_query_check(rq, keys, ARRAY_SIZE(keys), bad, sizeof(bad)) < 0) {
+		httpd_error(rs, 400, "%.60s: not a parameter of a regression's bisection, or given twice (boots)", bad);
+		return;
+	}
+	struct bisect_ask ask = { .regression = rq->id, .submitter = rq->submitter };
+	if (parse_boots(rq, rs, &ask.boots) < 0)
+		return;
 	create(a, rq, rs, &ask);
 }
 
 void api_bisections_create(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
-	static const char *const keys[] = { "job", "good", "bad", "metric", "workload" };
+	static const char *const keys[] = { "job", "good", "bad", "metric", "workload", "boots" };
 	char bad[64];
 	if (httpd_query_check(rq, keys, ARRAY_SIZE(keys), bad, sizeof(bad)) < 0) {
-		httpd_error(rs, 400, "%.60s: not a parameter of a bisection, or given twice (job, good, bad, metric, workload)", bad);
+		httpd_error(rs, 400, "%.60s: not a parameter of a bisection, or given twice (job, good, bad, metric, workload, boots)",
+			    bad);
 		return;
 	}
 	const char *job = httpd_query(rq, "job");
@@ -82,7 +109,11 @@ void api_bisections_create(struct api *a, const struct httpd_req *rq, struct htt
 			    job ? "not a job id" : "missing");
 		return;
 	}
+	unsigned boots;
+	if (parse_boots(rq, rs, &boots) < 0)
+		return;
 	const struct bisect_ask ask = {
+		.boots = boots,
 		.job = job_id,
 		.good = httpd_query(rq, "good"),
 		.bad = httpd_query(rq, "bad"),

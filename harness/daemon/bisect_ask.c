@@ -255,8 +255,10 @@ int bisect_create(struct store *st, const struct bisect_env *env, const struct b
 		r = from_regression(st, a->regression, b, &j, &good, &bad, err, g);
 	else if (r >= 0)
 		r = from_job(st, a, b, &j, err);
-	if (r >= 0)
+	if (r >= 0) {
+		b->boots = a->boots ? a->boots : j->bisect_boots;
 		r = variant_tree(st, b->source_job, j, b->variant, b, err);
+	}
 	if (r >= 0)
 		r = check_range(env, b, good, bad, err);
 	if (r >= 0) {
@@ -305,6 +307,9 @@ int bisect_json(struct store *st, int64_t id, struct strbuf *out)
 	jw_set(v, "created", jw_time(b.created));
 	jw_set(v, "ended", jw_time(b.ended));
 	jw_set(v, "submitter", jw_str_opt(b.submitter));
+	unsigned spent = 0;
+	jw_set(v, "boots_budget", b.boots ? json_integer(b.boots) : json_null());
+	jw_set(v, "boots_spent", store_bisect_boots_spent(st, id, &spent) == 0 ? json_integer(spent) : json_null());
 	for (size_t i = 0; steps && i < n; i++) {
 		json_t *s = json_object();
 		jw_set(s, "job", jobs[i].job > 0 ? json_integer(jobs[i].job) : json_null());

@@ -565,6 +565,37 @@ static int end(struct store *st, const struct store_bisect *b, const struct bise
 	return r;
 }
 
+/* The budget: queuing k more pairs (2k boots) must keep the boots of the
+ * bisection's step jobs within b->boots (0: none). 0 when it does; 1
+ * when it would not, and the bisection ended failed with the boots used
+ * and the range git's marks narrowed it to (the last good and the last
+ * bad step of the part it bisects); -errno for the store. */
+static int budget_spent(struct store *st, const struct store_bisect *b, const struct bisect_report *rep, unsigned k)
+{
+	unsigned used = 0;
+	int r = b->boots ? store_bisect_boots_spent(st, b->id, &used) : 0;
+	if (r < 0 || !b->boots || (unsigned long long)used + 2ull * k <= b->boots)
+		return r;
+	const char *good = b->good, *bad = b->bad;
+	unsigned part = rep->n_rows ? rep->rows[rep->n_rows - 1].part : 0, marked = 0;
+	for (size_t i = 0; i < rep->n_rows; i++) {
+		const struct bisect_row *row = &rep->rows[i];
+		if (row->part != part || !row->marked || row->mark == KBISECT_SKIP)
+			continue;
+		marked++;
+		*(row->mark == KBISECT_GOOD ? &good : &bad) = row->sha;
+	}
+	char why[512];
+	snprintf(why, sizeof(why),
+		 "budget of %u boots spent (%u used): the next step, %.12s against %.12s, needs %u more; so far the "
+		 "first bad commit is after %.12s and at or before %.12s (%u step%s marked); ask again with more boots "
+		 "(kab bisect --boots N, or bisect.boots in the job)",
+		 b->boots, used, rep->wait.sha, rep->wait.base, 2 * k, good, bad, marked, marked == 1 ? "" : "s");
+	log_info("kabd: bisection %lld ends: %s", (long long)b->id, why);
+	r = to_state(st, b->id, BISECT_FAILED, why, NULL);
+	return r < 0 ? r : 1;
+}
+
 /* The replay: bisect_run over the store's answers; what it waits for
  * queued unless a step job for it is queued or running already. */
 static int replay(struct store *st, const struct bisect_env *env, const struct store_bisect *b,
@@ -596,7 +627,9 @@ static int replay(struct store *st, const struct bisect_env *env, const struct s
 			size_t rows = 0;
 			for (size_t i = 0; i < n_jobs; i++)
 				rows += jobs[i].id != 0;
-			if ((r = add_step(st, env, b, rows + 1, &rep.wait, k, &err)) < 0) {
+			if ((r = budget_spent(st, b, &rep, k)) != 0)
+				r = r < 0 ? r : 0; /* it ended failed */
+			else if ((r = add_step(st, env, b, rows + 1, &rep.wait, k, &err)) < 0) {
 				char why[512];
 				snprintf(why, sizeof(why), "%s", err.buf ? err.buf : strerror(-r));
 				r = to_state(st, b->id, BISECT_FAILED, why, NULL);

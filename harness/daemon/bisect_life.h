@@ -48,6 +48,7 @@ struct bisect_ask {
 	const char *good, *bad, *metric;
 	const char *workload; /* NULL: the job's first workload that records the metric */
 	const char *submitter;
+	unsigned boots; /* the budget of boots of its step jobs; 0: the job's bisect.boots */
 };
 
 /* Checks the request and records a running bisection, then advances it

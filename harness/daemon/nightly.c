@@ -1,5 +1,6 @@
 /* Change points to confirmations to regressions (nightly.h). */
 #include "harness/daemon/nightly.h"
+#include "harness/daemon/bisect_auto.h"
 #include "harness/daemon/queue.h"
 #include "harness/job/job.h"
 #include "harness/job/job_store.h"
@@ -430,9 +431,14 @@ void nightly_after_job(struct queue *q, struct store *st, int64_t job_id)
 {
 	int r = nightly_settle(st, job_id);
 	if (r != -ENOENT) {
-		/* a confirmation: it settles its change and starts no history of its own */
+		/* a confirmation: it settles its change and starts no history of
+		 * its own; a confirmed change of a bisect = auto night is bisected */
 		if (r < 0)
 			log_warn("kabd: job %lld's change point could not be settled: %s", (long long)job_id, strerror(-r));
+		else if ((r = bisect_auto_all(st, queue_bisect_env(q))) > 0)
+			queue_bisect_due(q);
+		else if (r < 0)
+			log_warn("kabd: the regressions bisect = auto asks for could not be listed: %s", strerror(-r));
 		return;
 	}
 	struct store_job sj;

@@ -4,6 +4,7 @@
  * sent to the process may land here instead of in main's sigwait; then the
  * run stops and main is told to shut down. */
 #include "harness/daemon/queue.h"
+#include "harness/daemon/bisect_auto.h"
 #include "harness/daemon/bisect_life.h"
 #include "harness/daemon/nightly.h"
 #include "harness/exec/executor.h"
@@ -200,8 +201,11 @@ static void *executor_main(void *arg)
 	struct queue *q = arg;
 	/* before the first job, so that readers see every night there is;
 	 * then (bisect_due is set at start) a bisection whose step job ended
-	 * while kabd was down goes on */
+	 * while kabd was down goes on, and a regression of a bisect = auto
+	 * night confirmed just before a kabd stopped is asked for now */
 	refresh_histories(q);
+	if (bisect_auto_all(q->st, &q->benv) < 0)
+		log_warn("kabd: the regressions bisect = auto asks for could not be listed: %s", store_errmsg(q->st));
 	for (;;) {
 		pthread_mutex_lock(&q->mu);
 		bool stop = q->stopping;

@@ -19,6 +19,14 @@ enum job_boot_failure { JOB_BOOTFAIL_FINISH, JOB_BOOTFAIL_ABORT };
 /* oom = refuse: a run during which the memcg OOM killer fired is not
  * counted (oom-contaminated); tolerate: it is, and the report says so. */
 enum job_oom { JOB_OOM_REFUSE, JOB_OOM_TOLERATE };
+/* bisect = auto: kabd bisects each regression its nightly confirmation
+ * confirms (doc/bisect.md); off: only when someone asks. */
+enum job_bisect { JOB_BISECT_OFF, JOB_BISECT_AUTO };
+/* bisect.boots: the boots a bisection of the job may spend on its step
+ * jobs, by default. 300 covers a clear effect's bisection (100 to 200
+ * boots measured at N 64..1024, doc/bisect.md) with room for a split. */
+#define JOB_BISECT_BOOTS_DEFAULT 300u
+#define JOB_BISECT_BOOTS_MAX 100000u
 
 /* Budgets: the most one job may ask for, checked as it is read (doc/jobs.md,
  * "Budgets", gives the reasons). Each is far above any real job (the
@@ -212,6 +220,9 @@ struct job {
 	char *switch_source;  /* the machine's settings file it came from; NULL: the job or the default */
 	enum job_boot_failure on_boot_failure;
 	int boots_line;
+	/* bisect = off | auto, and the budget of boots of its bisections */
+	enum job_bisect bisect;
+	unsigned bisect_boots;
 };
 
 /* Whether v is kernel = build with build = ID: a build recorded earlier. */

@@ -720,6 +720,42 @@ static void build_sections(struct job_builder *b, const struct job_section *secs
 	util_strmap_free(&variant_names);
 }
 
+/* Whether a bisection can measure v at each commit of a range (as
+ * bisect_ask.c's builds_from_tree): kab builds it from a tree, or it
+ * boots recorded builds (build = ID), and each commit's is recorded by a
+ * build machine (doc/bisect.md, "A bisection on a lab machine that does
+ * not build"). */
+static bool job_variant_bisectable(const struct job_variant *v)
+{
+	return v->kernel && strcmp(v->kernel, "build") == 0 && (v->tree || job_variant_recorded(v));
+}
+
+/* bisect = auto and bisect.boots: the job has a variant a bisection
+ * builds. A build variant missing its tree is reported already. */
+static void check_bisect(struct job_builder *b)
+{
+	const struct job *j = b->j;
+	bool can = false, untold = false;
+	for (size_t i = 0; i < j->n_variants; i++) {
+		const struct job_variant *v = &j->variants[i];
+		can = can || job_variant_bisectable(v);
+		untold = untold || (v->kernel && strcmp(v->kernel, "build") == 0 && !v->tree && !job_variant_recorded(v));
+	}
+	static const enum job_key_id keys[] = { JK_JOB_BISECT, JK_JOB_BISECT_BOOTS };
+	for (size_t k = 0; k < ARRAY_SIZE(keys) && !can && !untold; k++) {
+		int line = b->job_key_line[keys[k]];
+		const char *name = job_keydefs[keys[k]].name;
+		const char *what = keys[k] == JK_JOB_BISECT ? "bisect = auto" : name;
+		if (!line || (keys[k] == JK_JOB_BISECT && j->bisect != JOB_BISECT_AUTO))
+			continue;
+		ERR(b, line,
+		    "%s: this job has no variant that kab builds from a tree (kernel = build with tree) or boots builds "
+		    "of one (build = ID): a bisection measures each commit of a range, and a job of kernel = running or "
+		    "image cannot be bisected; remove %s",
+		    what, name);
+	}
+}
+
 /* What the sections mean together: kernels booted by every variant or
  * none, an archive for lore series, the sections a job needs. */
 static void check_job_wide(struct job_builder *b, const struct walk *w, bool build_only, bool partial)
@@ -752,6 +788,7 @@ static void check_job_wide(struct job_builder *b, const struct walk *w, bool bui
 	if (!w->bad_variants && !partial)
 		check_expect_variants(b);
 	check_steps_budget(b);
+	check_bisect(b);
 }
 
 size_t job_build(struct job *j, const char *file, const char *dir, struct job_section *secs, size_t n_secs,

@@ -134,6 +134,8 @@ int job_confirmation(struct job *good, struct job *bad, size_t v, const struct j
 		.on = c->max_pairs > c->min_pairs, .min = c->min_pairs, .max = c->max_pairs, .step = c->step ? c->step : 1
 	};
 	bad->pairs = c->max_pairs;
+	/* a confirmation (or a bisection's step) is no nightly of its own */
+	bad->bisect = JOB_BISECT_OFF;
 
 	char *text = NULL;
 	size_t len = 0;

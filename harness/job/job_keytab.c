@@ -29,6 +29,7 @@ static const char *const bootfail_choices[] = { "finish", "abort", NULL };
 static const char *const yesno_choices[] = { "no", "yes", NULL };
 static const char *const cpufreq_choices[] = { "keep", "performance", NULL };
 static const char *const oom_choices[] = { "refuse", "tolerate", NULL };
+static const char *const bisect_choices[] = { "off", "auto", NULL };
 #define JOB_LABEL_MAX 64
 
 #define KEY(s, n, t, o) .sec = JOB_SEC_##s, .name = (n), .type = (t), .off = (o)
@@ -535,6 +536,29 @@ const struct job_keydef job_keydefs[] = {
 	  .help = "The cover letter's rows, written like `metrics` (`SOURCE.NAME` or `SOURCE.PREFIX*`), in place of "
 		  "`primary` and `metrics`; a metric named here is collected even when no other list names it. The "
 		  "text, Markdown, JSON and CSV formats are unchanged by it. May span continuation lines.",
+	},
+	[JK_JOB_BISECT] = { KEY(JOB, "bisect", KT_ENUM, offsetof(struct job, bisect)),
+	  .choices = bisect_choices, .rank = 2,
+	  .doc_type = "`off`, `auto`",
+	  .doc_default = "`off`",
+	  .help = "A nightly job's regressions bisected by themselves: when kabd's confirmation job confirms a change "
+		  "point of this job, kabd asks for its bisection as `kab bisect --regression ID` does (submitter \"kabd "
+		  "(bisect = auto)\"), with a budget of `bisect.boots`; a refusal (no clone of the tree yet, say) is "
+		  "logged and recorded on the regression, once ([doc/bisect.md](bisect.md#started-by-itself-within-a-budget)). Needs a "
+		  "variant kab builds from a tree (`kernel = build` with `tree`) or that boots builds of one (`build = "
+		  "ID`, each commit built by a build machine): `kab check` refuses it on a job of `kernel = running` or "
+		  "`image` variants only.",
+	},
+	[JK_JOB_BISECT_BOOTS] = { KEY(JOB, "bisect.boots", KT_UINT, offsetof(struct job, bisect_boots)),
+	  .min = 1, .max = JOB_BISECT_BOOTS_MAX, .def = "300" /* JOB_BISECT_BOOTS_DEFAULT */, .rank = 2, .shown = job_shown_bisect_boots,
+	  .doc_type = "1 to 100000",
+	  .doc_default = "`300`",
+	  .help = "The boots a bisection of this job may spend on its step jobs (two a pair), for `bisect = auto` and "
+		  "as the default of `kab bisect --boots`. Before it queues a step job that would go over it, the "
+		  "bisection ends `failed` with the range it had narrowed to. 300: a clear effect (4× the noise or "
+		  "more) was bisected with 100 to 200 boots on average at 64 to 1024 commits "
+		  "([doc/bisect.md](bisect.md#measured-the-simulation)); a bisection that needs more mostly ends with "
+		  "no culprit. Needs a variant kab builds from a tree, as `bisect` does.",
 	},
 	/* keys no code names: no id, in any section's order of addition */
 	{ KEY(SWAP, "zswap.accept_threshold_percent", KT_INT, offsetof(struct job_swap, zswap_accept_threshold)),

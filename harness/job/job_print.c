@@ -199,6 +199,13 @@ bool job_shown_waiting(const struct job *j, const void *obj)
 	return j->cond.wait_idle_pct > 0;
 }
 
+/* bisect.boots: with bisect = auto, or when not the default */
+bool job_shown_bisect_boots(const struct job *j, const void *obj)
+{
+	(void)obj;
+	return j->bisect == JOB_BISECT_AUTO || j->bisect_boots != JOB_BISECT_BOOTS_DEFAULT;
+}
+
 static void print_one(const struct job_keydef *k, const struct job *j, const void *obj, FILE *out)
 {
 	if (k->type == KT_DOC || (k->flags & KF_ALIAS) || ((k->flags & KF_BOOT) && !job_boots_kernels(j)) ||

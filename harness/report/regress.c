@@ -119,7 +119,7 @@ static json_t *json_row(const struct store_regress *r, const struct store_bisect
 	rb_read(b, &v);
 	title_of(r, &v, title, sizeof(title));
 	return json_pack("{s:I, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o,"
-			 " s:{s:o, s:o, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o}, s:o, s:o, s:o}",
+			 " s:{s:o, s:o, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o}, s:o, s:o, s:o, s:o}",
 			 "id", (json_int_t)r->id, "title", jw_str_opt(title), "kind", jw_str_opt(regress_kind(r)),
 			 "state", jw_str_opt(regress_state_name(r->state)), "open", regress_open(r), "detected",
 			 jw_time(r->created), "job", jw_str_opt(r->name), "workload", jw_str_opt(r->workload), "metric",
@@ -132,7 +132,8 @@ static json_t *json_row(const struct store_regress *r, const struct store_bisect
 			 r->confirm_job ? json_integer(r->confirm_job) : json_null(), "estimate_pct", jw_num(r->estimate_pct),
 			 "ci_low_pct", jw_num(r->ci_lo_pct), "ci_high_pct", jw_num(r->ci_hi_pct), "p", jw_num(r->p),
 			 "verdict", jw_str_opt(r->verdict), "reason", jw_str_opt(r->reason), "acknowledged",
-			 jw_time(r->acked), "acknowledged_by", jw_str_opt(r->acked_by), "bisection", rb_json(&v));
+			 jw_time(r->acked), "acknowledged_by", jw_str_opt(r->acked_by), "auto_bisect",
+			 jw_str_opt(r->auto_bisect), "bisection", rb_json(&v));
 }
 
 /* {"regressions":[...] and what follows the rows: a row at a time, the
@@ -205,6 +206,8 @@ static void text_rows(const struct store_regress *rows, size_t n, const struct r
 			fprintf(out, "  confirm    job %lld%s%s\n", (long long)r->confirm_job, r->reason[0] ? ": " : "", r->reason);
 		else if (r->reason[0])
 			fprintf(out, "  confirm    %s\n", r->reason);
+		if (r->auto_bisect[0])
+			fprintf(out, "  bisect     %s\n", r->auto_bisect);
 		rb_text(&v, out);
 	}
 }

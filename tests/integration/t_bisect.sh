@@ -12,8 +12,14 @@
 # bisection ending failed with the reason; a second one whose step job
 # waits behind a running job, kabd killed with SIGKILL and started again
 # (the step job neither lost nor queued twice), then cancelled with its
-# step job; kab bisect show and cancel. KAB_SWITCH_DRY_RUN keeps any
-# switch a dry run. About 1 minute.
+# step job; kab bisect show and cancel. The budget of boots: a bad
+# boots= refused, a bisection asked with boots=10 ending failed before its
+# first step job (6 pairs, 12 boots) naming the budget. bisect = auto: a
+# confirmed regression of a bisect = auto job seeded while kabd runs is
+# bisected by kabd itself at its next start (the pass a confirmation's end
+# runs too; a confirmation of kernels this machine cannot build cannot end
+# confirmed here), once, noted on the regression. KAB_SWITCH_DRY_RUN keeps
+# any switch a dry run. About 1 minute.
 . "$(dirname "$0")/lib.sh"
 it_begin
 [ -x "$KABD" ] || skip_all "$KABD is not built"
@@ -100,7 +106,14 @@ says 400 "/bisections?job=900&good=${C[0]}&bad=${C[8]}" "metric:"
 # the source job has no runs: it records no metric
 says 400 "/bisections?job=900&good=${C[0]}&bad=${C[8]}&metric=time.wall_s" "metric:"
 says 400 "/bisections?job=900&good=${C[0]}&bad=${C[8]}&metric=time.wall_s&color=red" "color:"
+says 400 "/regressions/1/bisect?boots=0" "boots:"
+says 400 "/regressions/1/bisect?boots=many" "boots:"
+says 400 "/regressions/1/bisect?color=red" "color:"
 check "the bad requests recorded nothing" [ "$(nbis)" = 0 ]
+out=$($KAB bisect --regression 1 --boots 0 --socket "$KABD_SOCK" 2>&1)
+rc=$?
+check "kab bisect --boots 0 exits 2 ($rc: $out)" [ $rc = 2 ]
+check "  and says what to give" has "$out" "give a whole number from 1 to 100000"
 # revisions are checked before the metric only for a regression's range:
 # a range git refuses, by hand, through kab bisect and the socket
 out=$($KAB bisect 900 --good no-such-rev --bad "${C[8]}" --metric time.wall_s --socket "$KABD_SOCK" 2>&1)
@@ -127,6 +140,7 @@ check "GET /bisections/$B1 shows its state and step job" \
 	$PY -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["state"]=="failed" and len(d["step_jobs"])==1 and d["step_jobs"][0]["status"]=="failed" else 1)' "$IT_TMP/b1.json"
 out=$($KAB bisect show "$B1" --socket "$KABD_SOCK" 2>&1)
 check "kab bisect show $B1 says failed" has "$out" "bisection $B1: failed"
+check "  and its budget, the job's default" has "$out" "of a budget of 300"
 # the regression shows it: its JSON, kab regressions; its title is as before
 curl -s -H "$AUTH" "$URL/api/v1/regressions/1" >"$IT_TMP/r1.json"
 check "GET /regressions/1 carries bisection $B1, failed, no culprit; the title names none" \
@@ -134,6 +148,18 @@ check "GET /regressions/1 carries bisection $B1, failed, no culprit; the title n
 sys.exit(0 if b["id"]==int(sys.argv[2]) and b["state"]=="failed" and b["reason"] and b["culprits"]==[] and "first bad commit" not in r["title"] else 1)' "$IT_TMP/r1.json" "$B1"
 out=$($KAB regressions --socket "$KABD_SOCK" 2>&1)
 check "kab regressions says \"bisection $B1: failed, ...\"" has "$out" "bisection  $B1: failed, "
+
+# a budget smaller than the first step job (6 pairs: 12 boots): asked
+# again (the failed one does not hold the regression), it ends failed
+# before it queues anything, naming the budget
+code=$(post "/regressions/1/bisect?boots=10")
+BB=$(field id)
+check "POST /regressions/1/bisect?boots=10: 201 ($code, $BB)" [ "$code" = 201 -a -n "$BB" -a "$BB" != "$B1" ]
+wait_for -s "tail -n 30 '$IT_TMP/kabd.log'" "bisection $BB to end" 60 "[ \"\$(state $BB)\" != running ]"
+reason() { sql "$DB" "select reason from bisections where id = $1"; }
+check "bisection $BB ended failed on its budget: $(reason "$BB" | cut -c1-160)" \
+	[ "$(state "$BB")" = failed -a "$(sql "$DB" "select count(*) from bisections where id = $BB and boots = 10 and reason like 'budget of 10 boots spent (0 used): %'")" = 1 ]
+check "  and queued no step job" [ "$(sql "$DB" "select count(*) from bisection_jobs where bisection_id = $BB")" = 0 ]
 
 # a step job waiting behind a running job survives kill -9 of kabd, once:
 # asked for while one sleeper runs, queued between it and the next
@@ -159,11 +185,33 @@ wait_for -s "tail -n 30 '$IT_TMP/kabd.log'" "bisection $B2's step job to be queu
 wait_for "the second sleeper (job $S2) to run" 30 "[ \"\$(jstatus $S2)\" = running ]"
 STEP=$(sql "$DB" "select job_id from bisection_jobs where bisection_id = $B2")
 check "its step job $STEP waits behind it" [ "$(jstatus "$STEP")" = queued ]
+# bisect = auto: a night of a job that asks for it, and its regression
+# confirmed while kabd runs (as a confirmation's end would leave it, with
+# kabd stopped before it asked): its next start asks, with the job's budget
+sed -e 's/^name = bis-it$/name = bis-auto\nbisect = auto\nbisect.boots = 10/' "$IT_TMP/src.job" >"$IT_TMP/auto.job"
+sql "$DB" "insert into jobs (id, name, file, text, status, created, kab_version, schema_version)
+	values (901, 'bis-auto', '$IT_TMP/auto.job', readfile('$IT_TMP/auto.job'), 'done', strftime('%s','now'), 'it', 14);
+	insert into regressions (id, created, name, workload, metric, variant_idx, direction, good_job, bad_job,
+		good_sha, bad_sha, state, reason, verdict) values (4, strftime('%s','now'), 'bis-auto', 'w', 'time.wall_s', 1,
+		'lower', 901, 901, '${C[0]}', '${C[8]}', 'confirmed', 'seeded', 'worse');"
+check "a bisect = auto job and its confirmed regression are seeded, not bisected yet" \
+	[ "$(sql "$DB" "select count(*) from bisections where regression_id = 4")" = 0 ]
 kill -KILL "$KABD_PID"
 wait "$KABD_PID" 2>/dev/null
 KABD_PID=""
 kabd_up --db "$DB"
 check "kabd starts again after SIGKILL" [ -n "$PORT" ]
+wait_for "kabd's start to ask for regression 4's bisection" 30 "[ -n \"\$(sql '$DB' 'select id from bisections where regression_id = 4')\" ]"
+BA=$(sql "$DB" "select id from bisections where regression_id = 4")
+check "at its start kabd asked for regression 4's bisection itself ($BA)" \
+	[ -n "$BA" -a "$(sql "$DB" "select submitter || '/' || boots from bisections where regression_id = 4")" = "kabd (bisect = auto)/10" ]
+check "  and noted it on the regression: $(sql "$DB" "select auto_bisect from regressions where id = 4")" \
+	[ "$(sql "$DB" "select count(*) from regressions where id = 4 and auto_bisect like 'bisection $BA, asked by kabd (bisect = auto)'")" = 1 ]
+[ -n "$BA" ] && wait_for "bisection $BA to end" 60 "[ \"\$(state $BA)\" != running ]"
+check "bisection $BA ended failed on the job's budget of 10 boots: $(reason "$BA" | cut -c1-120)" \
+	[ "$(sql "$DB" "select count(*) from bisections where id = '$BA' and state = 'failed' and reason like 'budget of 10 boots spent%'")" = 1 ]
+curl -s -H "$AUTH" "$URL/api/v1/regressions/4" >"$IT_TMP/r4.json"
+check "GET /regressions/4 shows the note" grep -q "\"auto_bisect\":\"bisection $BA" "$IT_TMP/r4.json"
 sleep 3 # its start advanced the running bisections
 check "the step job is still the only one, and waits" \
 	[ "$(steps "$B2")" = 1 -a "$(sql "$DB" "select count(*) from jobs where name like 'bis-it.bisect-$B2-%'")" = 1 ]
@@ -178,6 +226,12 @@ says 404 "/bisections/777/cancel" "no bisection"
 post "/jobs/$S2/cancel" >/dev/null
 wait_for "the second sleeper to end" 60 "[ \"\$(jstatus $S2)\" != running ]"
 check "the step job never ran" [ "$(sql "$DB" "select count(*) from runs where job_id = $STEP")" = 0 ]
+
+# once: another start asks for nothing more
+kabd_stop
+kabd_up --db "$DB"
+check "kabd starts a third time" [ -n "$PORT" ]
+check "regression 4 still has one bisection" [ "$(sql "$DB" "select count(*) from bisections where regression_id = 4")" = 1 ]
 
 kabd_stop
 it_end

@@ -13,6 +13,7 @@
 #include "t_job.h"
 #include "t_runs.h"
 #include "harness/daemon/api.h"
+#include "harness/daemon/bisect_auto.h"
 #include "harness/daemon/bisect_life.h"
 #include "harness/daemon/queue.h"
 #include "harness/exec/bisect.h"
@@ -719,6 +720,169 @@ static void test_states(struct store *st)
 	T_EQ_INT(store_bisect_set_state(st, 12345, BISECT_FROM(BISECT_RUNNING), BISECT_FAILED, "x", NULL), -ENOENT);
 }
 
+/* ---- the budget and bisect = auto ---- */
+
+/* The boots a step job made: two a pair (one each variant), recorded as
+ * the executor records each switch. */
+static void add_boots(struct store *st, int64_t job, unsigned pairs)
+{
+	int64_t build = add_build(st, shas[0], true);
+	for (unsigned i = 0; i < 2 * pairs; i++) {
+		struct store_boot bt = { .job_id = job, .build_id = build, .slot = (int)i, .variant = (int)(i % 2) };
+		snprintf(bt.method, sizeof(bt.method), "kexec");
+		snprintf(bt.from_boot_id, sizeof(bt.from_boot_id), "b%u", i);
+		int64_t id;
+		T_EQ_INT(store_boot_begin(st, &bt, &id), 0);
+	}
+}
+
+/* run_steps, with the boots of each step job it ran. */
+static void run_steps_booted(struct store *st, struct sim *s, int64_t id)
+{
+	struct store_bisect_job *before = NULL;
+	size_t n = 0;
+	T_EQ_INT(store_bisect_jobs(st, id, &before, &n), 0);
+	run_steps(st, s, id);
+	for (size_t r = 0; r < n; r++)
+		if (before[r].job > 0 && before[r].status == JOB_QUEUED)
+			add_boots(st, before[r].job, before[r].k);
+	free(before);
+}
+
+/* A budget of 40 boots: the anchor (6 pairs, then 4 more: 20 boots) and
+ * git's first step (6 pairs, 12 more) fit, the next step's 12 do not; the
+ * bisection ends failed naming the budget, the boots used and the range
+ * so far (the first step marked), and queues nothing. */
+static void test_budget(const struct bisect_env *env)
+{
+	struct store *st = open_store();
+	int64_t src = source_job(st), id = 0;
+	struct bisect_ask a = { .job = src, .good = shas[0], .bad = shas[8], .metric = "time.wall_s", .submitter = "unit" };
+	struct strbuf err = { 0 };
+	/* the job's bisect.boots, the default */
+	T_EQ_INT(bisect_create(st, env, &a, &id, &err), 0);
+	struct store_bisect b;
+	T_EQ_INT(store_bisect_get(st, id, &b), 0);
+	T_EQ_INT(b.boots, JOB_BISECT_BOOTS_DEFAULT);
+	store_bisect_clear(&b);
+	T_EQ_INT(bisect_cancel(st, env, id, "unit", &err), 0);
+	/* one's own */
+	a.boots = 40;
+	T_EQ_INT(bisect_create(st, env, &a, &id, &err), 0);
+	unsigned spent = 99;
+	T_EQ_INT(store_bisect_boots_spent(st, id, &spent), 0);
+	T_EQ_INT(spent, 0);
+	struct sim s = { .culprit = 5, .nobuild = -1 };
+	for (int round = 0; round < 50 && state_of(st, id) == BISECT_RUNNING; round++) {
+		T_EQ_INT(bisect_advance(st, env, id), 0);
+		run_steps_booted(st, &s, id);
+	}
+	T_EQ_INT(state_of(st, id), BISECT_FAILED);
+	T_EQ_INT(store_bisect_boots_spent(st, id, &spent), 0);
+	T_EQ_INT(spent, 32);
+	T_EQ_INT(store_bisect_get(st, id, &b), 0);
+	T_EQ_INT(b.boots, 40);
+	T_CHECK(strstr(b.reason, "budget of 40 boots spent (32 used): the next step, ") &&
+		strstr(b.reason, "needs 12 more; so far the first bad commit is after ") && strstr(b.reason, "(1 step marked)"));
+	if (getenv("T_DEBUG") || !strstr(b.reason, "budget of 40"))
+		fprintf(stderr, "  reason: %s\n", b.reason);
+	store_bisect_clear(&b);
+	T_EQ_INT(count_status(st, JOB_QUEUED), 0);
+	struct strbuf js = { 0 };
+	T_EQ_INT(bisect_json(st, id, &js), 0);
+	json_t *doc = js.buf ? json_loads(js.buf, 0, NULL) : NULL;
+	T_EQ_INT(json_integer_value(json_object_get(doc, "boots_budget")), 40);
+	T_EQ_INT(json_integer_value(json_object_get(doc, "boots_spent")), 32);
+	json_decref(doc);
+	sb_free(&js);
+	sb_free(&err);
+	store_close(st);
+}
+
+/* A job like source_job's with bisect = auto, its night done. */
+static int64_t auto_job(struct store *st)
+{
+	char text[1024];
+	snprintf(text, sizeof(text),
+		 "[job]\nname = bis-auto\npairs = 2\nbisect = auto\nbisect.boots = 40\n[swap]\ndevice = none\n"
+		 "[variant A]\nname = base\nkernel = build\ntree = %s\nbase = %s\nconfig = defconfig\n"
+		 "[variant B]\nname = head\nkernel = build\ntree = %s\nbase = %s\nconfig = defconfig\n"
+		 "[workload w]\ntype = command\ncommand = true\n",
+		 tree, shas[0], tree, shas[8]);
+	struct job *j = t_parse_job(text);
+	int64_t id = 0;
+	T_CHECK(j && j->bisect == JOB_BISECT_AUTO && jl_submit(st, j, "unit", &id, NULL) == 0);
+	job_free(j);
+	int64_t builds[2] = { add_build(st, shas[0], true), add_build(st, shas[8], true) };
+	T_EQ_INT(store_variant_builds_set(st, id, builds, 2), 0);
+	t_finish_runs(st, id, "time.wall_s", "s", source_value, NULL);
+	end_job(st, id, JOB_DONE, NULL);
+	return id;
+}
+
+static void note_of(struct store *st, int64_t rid, char *buf, size_t len)
+{
+	struct store_regress g;
+	buf[0] = 0;
+	if (store_regress_get(st, rid, &g) == 0)
+		snprintf(buf, len, "%s", g.auto_bisect);
+}
+
+/* bisect = auto: a confirmed regression of such a night is bisected by
+ * kabd, once, with the job's budget; one of another job is not; a
+ * refusal is noted and not asked again; a pending one waits for its
+ * confirmation (as after a restart: the pass finds what is left). */
+static void test_auto(const struct bisect_env *env)
+{
+	struct store *st = open_store();
+	int64_t plain = source_job(st), night = auto_job(st);
+	int64_t other = confirmed_regression(st, plain, 1, "time.wall_s", REGRESS_CONFIRMED);
+	int64_t pending = confirmed_regression(st, night, 0, "time.wall_s", REGRESS_PENDING);
+	int64_t rid = confirmed_regression(st, night, 1, "time.wall_s", REGRESS_CONFIRMED);
+	T_EQ_INT(bisect_auto_all(st, env), 1);
+	char note[512];
+	note_of(st, rid, note, sizeof(note));
+	T_CHECK(strstr(note, "asked by kabd (bisect = auto)") != NULL);
+	note_of(st, other, note, sizeof(note));
+	T_EQ_STR(note, "");
+	note_of(st, pending, note, sizeof(note));
+	T_EQ_STR(note, "");
+	struct store_bisect *page = NULL;
+	size_t n = 0;
+	T_EQ_INT(store_bisect_page(st, 0, 10, &page, &n), 0);
+	T_EQ_INT(n, 1);
+	if (n == 1) {
+		T_EQ_INT(page[0].regression, rid);
+		T_EQ_STR(page[0].submitter, "kabd (bisect = auto)");
+		T_EQ_INT(page[0].boots, 40);
+		T_EQ_INT(page[0].state, BISECT_RUNNING);
+	}
+	for (size_t i = 0; i < n; i++)
+		store_bisect_clear(&page[i]);
+	free(page);
+	/* once: the next pass (a later confirmation, a restart) asks nothing */
+	T_EQ_INT(bisect_auto_all(st, env), 0);
+	/* the pending one confirmed, with no clone of the tree: refused, noted */
+	struct store_regress g;
+	T_EQ_INT(store_regress_get(st, pending, &g), 0);
+	g.state = REGRESS_CONFIRMED;
+	T_EQ_INT(store_regress_settle(st, &g), 0);
+	struct bisect_env gone = *env;
+	gone.clone = "/nonexistent/kab-clone";
+	T_EQ_INT(bisect_auto_all(st, &gone), 0);
+	note_of(st, pending, note, sizeof(note));
+	T_CHECK(strstr(note, "not bisected (bisect = auto): tree: kab's clone") != NULL);
+	T_EQ_INT(bisect_auto_all(st, env), 0);
+	T_EQ_INT(store_bisect_auto_note(st, pending, "again"), -EALREADY);
+	T_EQ_INT(store_bisect_auto_note(st, 9999, "none"), -ENOENT);
+	T_EQ_INT(store_bisect_page(st, 0, 10, &page, &n), 0);
+	T_EQ_INT(n, 1);
+	for (size_t i = 0; i < n; i++)
+		store_bisect_clear(&page[i]);
+	free(page);
+	store_close(st);
+}
+
 int main(void)
 {
 	log_quiet = true;
@@ -740,6 +904,8 @@ int main(void)
 		test_replay(&env, 4);
 		test_step_job_ends(&env);
 		test_reuse_confirmation(&env);
+		test_budget(&env);
+		test_auto(&env);
 		struct store *st = open_store();
 		int64_t src = source_job(st);
 		test_crash_between(st, &env, src);

@@ -997,11 +997,107 @@ static void test_budget_speed(void)
 	}
 }
 
+/* bisect = auto | off and bisect.boots: parsed, printed when they say
+ * something, read back; refused on a job a bisection cannot build. */
+static void test_bisect_keys(void)
+{
+	const char *builds = "[variant A]\nkernel = build\ntree = /t\nbase = v6.1\n"
+			     "[variant B]\nkernel = build\ntree = /t\nbase = v6.2\n" WORKLOAD;
+	char text[1024];
+	/* the defaults: off, 300, neither printed */
+	snprintf(text, sizeof(text), "[job]\nname = b\n%s", builds);
+	struct job *j = parse_ok(text);
+	if (j) {
+		T_EQ_INT(j->bisect, JOB_BISECT_OFF);
+		T_EQ_INT(j->bisect_boots, JOB_BISECT_BOOTS_DEFAULT);
+		char *out = print_job(j);
+		T_CHECK(out && !strstr(out, "bisect"));
+		free(out);
+		job_free(j);
+	}
+	/* auto: both printed, the budget spelled out */
+	snprintf(text, sizeof(text), "[job]\nname = b\nbisect = auto\n%s", builds);
+	j = parse_ok(text);
+	if (j) {
+		T_EQ_INT(j->bisect, JOB_BISECT_AUTO);
+		char *out = print_job(j);
+		T_CHECK(out && strstr(out, "\nbisect = auto\nbisect.boots = 300\n"));
+		free(out);
+		job_free(j);
+	}
+	round_trip(text);
+	/* a budget of its own, for kab bisect, without auto: printed */
+	snprintf(text, sizeof(text), "[job]\nname = b\nbisect.boots = 120\n%s", builds);
+	j = parse_ok(text);
+	if (j) {
+		T_EQ_INT(j->bisect, JOB_BISECT_OFF);
+		T_EQ_INT(j->bisect_boots, 120);
+		char *out = print_job(j);
+		T_CHECK(out && strstr(out, "\nbisect.boots = 120\n") && !strstr(out, "bisect = "));
+		free(out);
+		job_free(j);
+	}
+	round_trip(text);
+	snprintf(text, sizeof(text), "[job]\nname = b\nbisect = off\nbisect.boots = 100000\n%s", builds);
+	round_trip(text);
+
+	int line;
+	char *msg;
+	/* bad values, with their line */
+	snprintf(text, sizeof(text), "[job]\nname = b\nbisect = yes\n%s", builds);
+	T_EQ_INT(parse_bad(text, &line, &msg), 1);
+	T_EQ_INT(line, 3);
+	T_CHECK(strstr(msg, "unknown bisect \"yes\"") && strstr(msg, "choices: off, auto"));
+	free(msg);
+	snprintf(text, sizeof(text), "[job]\nname = b\nbisect.boots = 0\n%s", builds);
+	T_EQ_INT(parse_bad(text, &line, &msg), 1);
+	T_EQ_INT(line, 3);
+	T_CHECK(strstr(msg, "bisect.boots 0 is out of range: expected 1 to 100000") != NULL);
+	free(msg);
+	snprintf(text, sizeof(text), "[job]\nname = b\nbisect.boots = 3e2\n%s", builds);
+	T_EQ_INT(parse_bad(text, &line, &msg), 1);
+	T_CHECK(strstr(msg, "bad bisect.boots \"3e2\"") != NULL);
+	free(msg);
+	/* nothing to build at each commit */
+	T_EQ_INT(parse_bad("[job]\nname = b\nbisect = auto\n" TWO_VARIANTS WORKLOAD, &line, &msg), 1);
+	T_EQ_INT(line, 3);
+	T_CHECK(strstr(msg, "bisect = auto: this job has no variant that kab builds from a tree") != NULL);
+	free(msg);
+	T_EQ_INT(parse_bad("[job]\nname = b\nbisect.boots = 50\n" TWO_VARIANTS WORKLOAD, &line, &msg), 1);
+	T_CHECK(strstr(msg, "bisect.boots: this job has no variant") != NULL);
+	free(msg);
+	/* recorded builds: a build machine builds each commit of the range */
+	j = parse_ok("[job]\nname = b\nbisect = auto\n[variant A]\nkernel = build\nbuild = 1\n"
+		     "[variant B]\nkernel = build\nbuild = 2\n" WORKLOAD);
+	T_CHECK(j && j->bisect == JOB_BISECT_AUTO);
+	job_free(j);
+	/* off says nothing a running job cannot do */
+	j = parse_ok("[job]\nname = b\nbisect = off\n" TWO_VARIANTS WORKLOAD);
+	job_free(j);
+	/* a confirmation of such a nightly is no nightly: its bisect is off */
+	snprintf(text, sizeof(text), "[job]\nname = b\nbisect = auto\n%s", builds);
+	struct job *good = parse_ok(text), *bad = parse_ok(text);
+	char *conf = NULL;
+	struct job_confirm jc = { .name = "b.confirm-1", .good_name = "g", .bad_name = "x", .min_pairs = 6, .max_pairs = 6 };
+	if (good && bad && job_confirmation(good, bad, 1, &jc, &conf) == 0) {
+		T_CHECK(!strstr(conf, "bisect = auto"));
+		j = parse_ok(conf);
+		T_CHECK(j && j->bisect == JOB_BISECT_OFF);
+		job_free(j);
+	} else {
+		T_CHECK(!"job_confirmation");
+	}
+	free(conf);
+	job_free(good);
+	job_free(bad);
+}
+
 int main(void)
 {
 	test_boot_jobs();
 	test_series_keys();
 	test_recorded_build_keys();
+	test_bisect_keys();
 	test_defaults();
 	test_zswap_keys();
 	test_sizes();
