@@ -129,11 +129,11 @@ static json_t *json_row(const struct store_regress *r, const struct store_bisect
 			 json_night(r->bad_job, r->bad_night, r->bad_sha, r->bad_subject), "detection",
 			 "mean_before_pct", jw_num(r->mean_before), "mean_after_pct", jw_num(r->mean_after),
 			 "change_pct", jw_num(r->detected_pct), "p", jw_num(r->detected_p), "confirmation", "job",
-			 r->confirm_job ? json_integer(r->confirm_job) : json_null(), "estimate_pct", jw_num(r->estimate_pct),
-			 "ci_low_pct", jw_num(r->ci_lo_pct), "ci_high_pct", jw_num(r->ci_hi_pct), "p", jw_num(r->p),
-			 "verdict", jw_str_opt(r->verdict), "reason", jw_str_opt(r->reason), "acknowledged",
-			 jw_time(r->acked), "acknowledged_by", jw_str_opt(r->acked_by), "auto_bisect",
-			 jw_str_opt(r->auto_bisect), "bisection", rb_json(&v));
+			 r->confirm_job ? json_integer(r->confirm_job) : json_null(), "estimate_pct",
+			 jw_num(r->estimate_pct), "ci_low_pct", jw_num(r->ci_lo_pct), "ci_high_pct",
+			 jw_num(r->ci_hi_pct), "p", jw_num(r->p), "verdict", jw_str_opt(r->verdict), "reason",
+			 jw_str_opt(r->reason), "acknowledged", jw_time(r->acked), "acknowledged_by",
+			 jw_str_opt(r->acked_by), "auto_bisect", jw_str_opt(r->auto_bisect), "bisection", rb_json(&v));
 }
 
 /* {"regressions":[...] and what follows the rows: a row at a time, the
