@@ -925,7 +925,7 @@ static void test_bisection_done(void)
 	/* without it the same regression is as it was */
 	forms_of(&g, NULL, &f);
 	T_EQ_STR(f.title, B_TITLE);
-	T_CHECK(has(f.json.buf, "\"acknowledged_by\":null,\"bisection\":null}"));
+	T_CHECK(has(f.json.buf, "\"acknowledged_by\":null,\"auto_bisect\":null,\"bisection\":null}"));
 	T_CHECK(f.text && !strstr(f.text, "bisection"));
 	T_CHECK(has(f.atom.buf, "<updated>2025-12-01T00:00:00Z</updated>\n  <link"));
 	T_CHECK(f.atom.buf && !strstr(f.atom.buf, "bisection"));
