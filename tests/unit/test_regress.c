@@ -1119,7 +1119,7 @@ static void test_bisection_store(void)
 	T_CHECK(has(rs.body.buf, "\"bisection\":{\"id\":2,\"state\":\"done\","));
 	T_CHECK(has(rs.body.buf, "\"steps\":3,\"builds\":4,\"boots\":52}}"));
 	T_EQ_INT(call(api_regression_ack, path, "POST", 1, none, &rs), 200);
-	T_CHECK(has(rs.body.buf, "\"acknowledged_by\":\"token\",\"bisection\":{\"id\":2,"));
+	T_CHECK(has(rs.body.buf, "\"acknowledged_by\":\"token\",\"auto_bisect\":null,\"bisection\":{\"id\":2,"));
 	T_EQ_INT(call(api_regressions_list, path, "GET", 0, text, &rs), 200);
 	T_CHECK(has(rs.body.buf, "\n  bisection  3: running\n"));
 	T_CHECK(has(rs.body.buf, "\n  first bad commit " B_SHA1 " \"mm, pcp: drain less\""));
