@@ -137,7 +137,7 @@ it_cleanup() {
 				echo "${z#zram}" >/sys/class/zram-control/hot_remove 2>/dev/null
 			done ;;
 		esac
-	done <"$IT_TMP/state.before"
+	done < <(cat "$IT_TMP/state.before" 2>/dev/null) # none: skip_all removed it
 	local root; root=$(memcg_root)
 	if [ -d "$root/kab" ]; then
 		for d in "$root"/kab/*/; do

@@ -26,12 +26,15 @@ it_begin
 command -v curl >/dev/null || skip_all "curl is not installed"
 command -v git >/dev/null || skip_all "git is not installed"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 is not installed (to seed kabd's database)"
-id kab-build >/dev/null 2>&1 || skip_all "no build user kab-build (make install makes it): kernel = build jobs are refused without it"
+# kernel = build jobs are refused without the build user: made here as
+# make install makes it when this machine has none, removed again after
+. "$(dirname "$0")/kernel_tree.sh"
+kt_build_user
 PY=/usr/bin/python3
 [ -x $PY ] || skip_all "$PY is not installed (for JSON checks)"
 export KAB_SWITCH_DRY_RUN=1
 
-trap 'kabd_stop; it_cleanup' EXIT
+trap 'kabd_stop; it_cleanup; kt_cleanup' EXIT
 # the build user reaches the tree and kab's clone through IT_TMP
 chmod 0711 "$IT_TMP"
 TREE=$IT_TMP/tree
