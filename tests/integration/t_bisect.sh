@@ -100,7 +100,8 @@ has() { grep -q -- "$2" <<<"$1"; } # text pattern
 says 409 "/regressions/1/bisect" "tree:"
 mkdir -p "$KAB_KBUILD_WORK/$KEY"
 git clone -q --shared --no-checkout "$TREE" "$CLONE"
-chown -R kab-build: "$KAB_KBUILD_WORK"
+# the work directories root's (a build refuses another's), the clone in them the build user's
+chown -R kab-build: "$CLONE"
 says 409 "/regressions/3/bisect" "regression:"
 says 404 "/regressions/77/bisect" "regression:"
 says 404 "/bisections?job=77&good=${C[0]}&bad=${C[8]}&metric=time.wall_s" "job:"
@@ -124,7 +125,13 @@ rc=$?
 check "kab bisect of a job that records no metric exits 2 naming the field ($rc: $out)" [ $rc = 2 ]
 check "  and says which" has "$out" "metric:"
 
-# a regression bisected, asked twice
+# a regression bisected, asked twice: while a short job holds the
+# executor, so that the first is still running when asked again (its step
+# job fails at once when it runs)
+printf '%s\n' "[job]" "name = bis-hold" "pairs = 1" "warmup = 0" "[swap]" "device = none" \
+	"[variant A]" "[variant B]" "name = b" "[workload w]" "type = command" "command = sleep 2" \
+	"timeout = 60s" >"$IT_TMP/hold.job"
+curl -s -o /dev/null -H "$AUTH" -H "$JOB_CT" --data-binary @"$IT_TMP/hold.job" "$URL/api/v1/jobs"
 code=$(post "/regressions/1/bisect")
 B1=$(field id)
 check "POST /regressions/1/bisect: 201 with an id ($code, $B1)" [ "$code" = 201 -a -n "$B1" ]
@@ -192,11 +199,12 @@ check "its step job $STEP waits behind it" [ "$(jstatus "$STEP")" = queued ]
 # confirmed while kabd runs (as a confirmation's end would leave it, with
 # kabd stopped before it asked): its next start asks, with the job's budget
 sed -e 's/^name = bis-it$/name = bis-auto\nbisect = auto\nbisect.boots = 10/' "$IT_TMP/src.job" >"$IT_TMP/auto.job"
+# an id far above the jobs this test queues (the step jobs and sleepers take 901 on)
 sql "$DB" "insert into jobs (id, name, file, text, status, created, kab_version, schema_version)
-	values (901, 'bis-auto', '$IT_TMP/auto.job', readfile('$IT_TMP/auto.job'), 'done', strftime('%s','now'), 'it', 14);
+	values (990, 'bis-auto', '$IT_TMP/auto.job', cast(readfile('$IT_TMP/auto.job') as text), 'done', strftime('%s','now'), 'it', 14);
 	insert into regressions (id, created, name, workload, metric, variant_idx, direction, good_job, bad_job,
 		good_sha, bad_sha, state, reason, verdict) values (4, strftime('%s','now'), 'bis-auto', 'w', 'time.wall_s', 1,
-		'lower', 901, 901, '${C[0]}', '${C[8]}', 'confirmed', 'seeded', 'worse');"
+		'lower', 990, 990, '${C[0]}', '${C[8]}', 'confirmed', 'seeded', 'worse');"
 check "a bisect = auto job and its confirmed regression are seeded, not bisected yet" \
 	[ "$(sql "$DB" "select count(*) from bisections where regression_id = 4")" = 0 ]
 kill -KILL "$KABD_PID"
@@ -204,7 +212,7 @@ wait "$KABD_PID" 2>/dev/null
 KABD_PID=""
 kabd_up --db "$DB"
 check "kabd starts again after SIGKILL" [ -n "$PORT" ]
-wait_for "kabd's start to ask for regression 4's bisection" 30 "[ -n \"\$(sql '$DB' 'select id from bisections where regression_id = 4')\" ]"
+wait_for -s "tail -n 30 '$IT_TMP/kabd.log'" "kabd's start to ask for regression 4's bisection" 30 "[ -n \"\$(sql '$DB' 'select id from bisections where regression_id = 4')\" ]"
 BA=$(sql "$DB" "select id from bisections where regression_id = 4")
 check "at its start kabd asked for regression 4's bisection itself ($BA)" \
 	[ -n "$BA" -a "$(sql "$DB" "select submitter || '/' || boots from bisections where regression_id = 4")" = "kabd (bisect = auto)/10" ]
