@@ -143,7 +143,8 @@ try {
 	// bad commit and confirmation (the regression's JSON), its steps and
 	// git bisect log (GET /bisections/ID); its first bad commit marked on
 	// the change's trend plot
-	await waitFor("the bisections' steps", page.waitForSelector("#regressions tbody tr.bisection-row table.steps", { timeout: 20000 }));
+	if (await page.$("#regressions tbody tr.bisection-row"))
+		await waitFor("the bisections' steps", page.waitForSelector("#regressions tbody tr.bisection-row table.steps", { timeout: 20000 }));
 	seen.bisections = await page.$$eval("#regressions tbody tr.bisection-row", trs => trs.map(tr => {
 		let above = tr.previousElementSibling;
 		while (above && !above.classList.contains("regression")) above = above.previousElementSibling;
@@ -168,7 +169,7 @@ try {
 	seen.regressions_injected = await page.$$eval("main i, main script", es => es.length);
 	await page.screenshot({ path: `${out}/regressions.png`, fullPage: true });
 	// a regression's history link opens that metric's plot
-	const href = seen.regressions.find(r => / regression$/.test(r.title))?.history_href;
+	const href = seen.regressions.find(r => / regression(: first bad commit .*)?$/.test(r.title))?.history_href;
 	if (href) {
 		await page.click(`a.history[href="${href}"]`);
 		await waitFor("the linked history's plot", page.waitForSelector("svg.trend circle.pt", { timeout: 20000 }));
