@@ -189,6 +189,7 @@ for i in 0 1 2 3 4 5 6; do
 	s=${RANGE[i]}
 	{
 		printf '[job]\nname = %s-range\n\n' "$NAME"
+		host_variant A release "base = $KT_BASE"
 		host_variant B "commit-$((i + 1))" "base = $s"
 		swap_and_workload
 	} >"$tmp/commit$i.job"
