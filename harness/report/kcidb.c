@@ -543,10 +543,12 @@ static json_t *value_test(const struct kx *kx, size_t wi, const struct report_me
 
 /* kab's verdict as a test status: worse is a failure of the tested code,
  * better and same pass it; changed (a metric with no good direction) and
- * undecided measured without judging the code; none compared nothing. */
-static const char *verdict_status(enum stats_verdict v)
+ * undecided measured without judging the code. none compared nothing:
+ * with values on one side only, the other's runs are missing (MISS);
+ * with none on either, the metric did not apply to these two (SKIP). */
+static const char *verdict_status(const struct report_metric *m, size_t vi)
 {
-	switch (v) {
+	switch (m->cmp[vi].verdict) {
 	case STATS_VERDICT_WORSE: return "FAIL";
 	case STATS_VERDICT_BETTER:
 	case STATS_VERDICT_SAME: return "PASS";
@@ -554,7 +556,7 @@ static const char *verdict_status(enum stats_verdict v)
 	case STATS_VERDICT_UNDECIDED: return "DONE";
 	case STATS_VERDICT_NONE: break;
 	}
-	return "MISS";
+	return m->desc[0].n || m->desc[vi].n ? "MISS" : "SKIP";
 }
 
 /* Variant vi against the baseline on metric m: kab's verdict as the
@@ -571,7 +573,7 @@ static json_t *compare_test(const struct kx *kx, size_t wi, const struct report_
 	set(o, "origin", jw_str(kx->origin), &e);
 	set(o, "build_id", object_id(kx, "build", kx->k[kx->v[vi].kernel].variant, NULL, NULL), &e);
 	set(o, "path", test_path("kab_ab", w->name, m->name), &e);
-	set(o, "status", jw_str(verdict_status(c->verdict)), &e);
+	set(o, "status", jw_str(verdict_status(m, vi)), &e);
 	if (isfinite(c->hl_pct))
 		set(o, "number", number(c->hl_pct, "%"), &e);
 	double started = a->started > 0 && (b->started <= 0 || a->started < b->started) ? a->started : b->started;

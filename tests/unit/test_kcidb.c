@@ -3,7 +3,8 @@
  * required fields and the properties each object may have, the id,
  * origin, path, status and hash patterns, no null anywhere, a unit on
  * every number), each parent id an object of the submission; a job on the
- * running kernel and one that boots kab's builds; the ids and statuses of
+ * running kernel, one that boots kab's builds and one of three variants
+ * whose third alone has a metric (MISS and SKIP); the ids and statuses of
  * the first against a golden list; the same job exported twice the same;
  * and what is refused, with nothing written. */
 #include "t_job.h"
@@ -302,6 +303,11 @@ static const char running_job[] = "[job]\nname = unit-kcidb\npairs = 8\norder = 
 				  "[variant B]\nname = tuned\nsysctl vm.swappiness = 10\n"
 				  "[workload w]\ntype = command\ncommand = true\n";
 
+static const char three_job[] = "[job]\nname = unit-kcidb-three\npairs = 6\norder = abba\nwarmup = 0\n"
+				"[swap]\ndevice = none\n"
+				"[variant A]\nname = base\n[variant B]\nname = tuned\n[variant C]\nname = other\n"
+				"[workload w]\ntype = command\ncommand = true\n";
+
 static const char build_job[] = "[job]\nname = unit-kcidb-kernels\nboots = 6\nswitch = kexec\nwarmup = 0\n"
 				"archive = https://lore.kernel.org/all\n"
 				"[swap]\ndevice = none\n"
@@ -337,6 +343,8 @@ static int add_run(struct store *st, int64_t job, const struct store_step *s, co
 	struct wl_metrics m = { 0 };
 	wl_metrics_add(&m, "time.wall_s", "s", wall);
 	wl_metrics_add(&m, "command.items", "items", (100 + s->pair) * (s->variant ? 1.1 : 1.0));
+	if (s->variant == 2) /* a metric only the third variant has */
+		wl_metrics_add(&m, "command.only_c", "items", 5 + s->pair);
 	r = store_run_finish(st, &run, STEP_FINISHED, m.v, m.n, NULL, 0);
 	wl_metrics_free(&m);
 	return r;
@@ -569,6 +577,27 @@ static void test_builds(struct store *st, int64_t id)
 	free(text);
 }
 
+/* A metric only the third variant has: against the baseline, nothing on
+ * one side (MISS); the second against the baseline, nothing on either
+ * (SKIP); its values only where there are some. */
+static void test_three(struct store *st, int64_t id)
+{
+	int r;
+	char *text = export(st, id, "kab", &r);
+	T_EQ_INT(r, 0);
+	json_t *root = check_schema(text, "kab");
+	if (root) {
+		T_EQ_INT(json_array_size(json_object_get(root, "checkouts")), 1);
+		T_EQ_STR(str(test_by_id(root, "kab:4/compare/other/w/command.only_c"), "status"), "MISS");
+		T_EQ_STR(str(test_by_id(root, "kab:4/compare/tuned/w/command.only_c"), "status"), "SKIP");
+		T_CHECK(!json_object_get(test_by_id(root, "kab:4/compare/other/w/command.only_c"), "number"));
+		T_CHECK(test_by_id(root, "kab:4/test/other/w/command.only_c") != NULL);
+		T_CHECK(text && !strstr(text, "\"kab:4/test/base/w/command.only_c\""));
+	}
+	json_decref(root);
+	free(text);
+}
+
 /* What kcidb_export refuses, each with its reason and nothing written. */
 static void test_refused(struct store *st, int64_t running)
 {
@@ -615,9 +644,11 @@ int main(void)
 	const char *const releases[2] = { "6.1.192-kab1", "6.1.192-kab2" };
 	int64_t kernels = make_job(st, build_job, builds, releases, JOB_DONE);
 	int64_t running = make_job(st, running_job, NULL, running_release, JOB_RUNNING);
-	T_CHECK(done == 1 && b1 == 1 && b2 == 2 && kernels == 2 && running == 3);
+	int64_t three = make_job(st, three_job, NULL, running_release, JOB_DONE);
+	T_CHECK(done == 1 && b1 == 1 && b2 == 2 && kernels == 2 && running == 3 && three == 4);
 	test_running(st, done);
 	test_builds(st, kernels);
+	test_three(st, three);
 	test_refused(st, running);
 	store_close(st);
 	return t_done("test_kcidb");
