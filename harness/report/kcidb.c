@@ -152,7 +152,8 @@ static int add_checkout(struct kx *kx, struct kx_kernel *k)
 static bool variant_kernel(const struct kx *kx, size_t vi, enum kx_kind *ret_kind, int64_t *ret_build)
 {
 	const struct report *r = kx->r;
-	if (strcmp(r->job->variants[vi].kernel, "running") == 0) {
+	const char *kernel = r->job->variants[vi].kernel;
+	if (!kernel || strcmp(kernel, "running") == 0) {
 		*ret_kind = KX_RUNNING;
 		*ret_build = 0;
 		return kx->v[vi].release[0] != '\0';
@@ -336,7 +337,9 @@ static void checkout_of_build(const struct kx *kx, const struct kx_kernel *k, js
 	series_message_id(b->series, msgid, sizeof(msgid));
 	set_str(o, "message_id", msgid, e);
 	struct strbuf c = { 0 };
-	sb_printf(&c, "%s (%.12s)", b->base_ref && b->base_ref[0] ? b->base_ref : "base", b->base_sha);
+	sb_puts(&c, b->base_ref && b->base_ref[0] ? b->base_ref : "base");
+	if (b->base_sha[0])
+		sb_printf(&c, " (%.12s)", b->base_sha);
 	if (b->series)
 		sb_printf(&c, " + %zu patch%s of %s", rk->n_patches, rk->n_patches == 1 ? "" : "es", b->series);
 	else

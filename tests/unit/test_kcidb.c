@@ -3,10 +3,10 @@
  * required fields and the properties each object may have, the id,
  * origin, path, status and hash patterns, no null anywhere, a unit on
  * every number), each parent id an object of the submission; a job on the
- * running kernel, one that boots kab's builds and one of three variants
- * whose third alone has a metric (MISS and SKIP); the ids and statuses of
- * the first against a golden list; the same job exported twice the same;
- * and what is refused, with nothing written. */
+ * running kernel, one that boots kab's builds, one that boots images and
+ * one of three variants whose third alone has a metric (MISS and SKIP);
+ * the ids and statuses of the first against a golden list; the same job
+ * exported twice the same; and what is refused, with nothing written. */
 #include "t_job.h"
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
@@ -308,6 +308,12 @@ static const char three_job[] = "[job]\nname = unit-kcidb-three\npairs = 6\norde
 				"[variant A]\nname = base\n[variant B]\nname = tuned\n[variant C]\nname = other\n"
 				"[workload w]\ntype = command\ncommand = true\n";
 
+static const char image_job[] = "[job]\nname = unit-kcidb-images\nboots = 2\nswitch = kexec\nwarmup = 0\n"
+				"[swap]\ndevice = none\n"
+				"[variant A]\nname = distro\nkernel = image\nimage = /boot/vmlinuz-6.1.0-57-amd64\n"
+				"[variant B]\nname = other\nkernel = image\nimage = /boot/vmlinuz-6.1.0-58-amd64\n"
+				"[workload w]\ntype = command\ncommand = true\n";
+
 static const char build_job[] = "[job]\nname = unit-kcidb-kernels\nboots = 6\nswitch = kexec\nwarmup = 0\n"
 				"archive = https://lore.kernel.org/all\n"
 				"[swap]\ndevice = none\n"
@@ -370,6 +376,21 @@ static int64_t add_build(struct store *st, const char *release, const char *seri
 	b.id = id;
 	b.status = BUILD_OK;
 	b.duration_s = 321.5;
+	snprintf(b.kernelrelease, sizeof(b.kernelrelease), "%s", release);
+	return store_build_finish(st, &b) < 0 ? 0 : id;
+}
+
+/* A kernel image the job names, registered as kab registers one. */
+static int64_t add_image(struct store *st, const char *release, const char *file)
+{
+	struct store_build b = { .tree = "", .base_ref = "", .series = (char *)file, .config_source = "image" };
+	snprintf(b.kind, sizeof(b.kind), "image");
+	snprintf(b.inputs_key, sizeof(b.inputs_key), "key-%s", release);
+	int64_t id = 0;
+	if (store_build_begin(st, &b, &id) < 0)
+		return 0;
+	b.id = id;
+	b.status = BUILD_OK;
 	snprintf(b.kernelrelease, sizeof(b.kernelrelease), "%s", release);
 	return store_build_finish(st, &b) < 0 ? 0 : id;
 }
@@ -598,6 +619,33 @@ static void test_three(struct store *st, int64_t id)
 	free(text);
 }
 
+/* Kernel images: a checkout each that claims no source, a build each
+ * with no status (kab registered them, it built nothing). */
+static void test_images(struct store *st, int64_t id)
+{
+	int r;
+	char *text = export(st, id, "kab", &r);
+	T_EQ_INT(r, 0);
+	json_t *root = check_schema(text, "kab");
+	if (root) {
+		json_t *cs = json_object_get(root, "checkouts"), *bs = json_object_get(root, "builds");
+		T_EQ_INT(json_array_size(cs), 2);
+		T_EQ_INT(json_array_size(bs), 2);
+		json_t *c = json_array_get(cs, 1), *b = json_array_get(bs, 1);
+		T_CHECK(!json_object_get(c, "git_commit_hash") && !json_object_get(c, "valid"));
+		T_EQ_STR(str(json_object_get(c, "misc"), "image"), "/boot/vmlinuz-6.1.0-58-amd64");
+		T_EQ_STR(str(b, "checkout_id"), "kab:5/checkout/other");
+		T_CHECK(!json_object_get(b, "status") && !json_object_get(b, "compiler"));
+		T_EQ_STR(str(json_object_get(b, "misc"), "kernelrelease"), "6.1.0-58-amd64");
+		/* 30% slower, but below 6 pairs no verdict says worse: undecided */
+		json_t *cmp = test_by_id(root, "kab:5/compare/other/w/time.wall_s");
+		T_EQ_STR(str(cmp, "status"), "DONE");
+		T_EQ_STR(str(json_object_get(cmp, "misc"), "verdict"), "undecided");
+	}
+	json_decref(root);
+	free(text);
+}
+
 /* What kcidb_export refuses, each with its reason and nothing written. */
 static void test_refused(struct store *st, int64_t running)
 {
@@ -645,10 +693,15 @@ int main(void)
 	int64_t kernels = make_job(st, build_job, builds, releases, JOB_DONE);
 	int64_t running = make_job(st, running_job, NULL, running_release, JOB_RUNNING);
 	int64_t three = make_job(st, three_job, NULL, running_release, JOB_DONE);
-	T_CHECK(done == 1 && b1 == 1 && b2 == 2 && kernels == 2 && running == 3 && three == 4);
+	const int64_t images[2] = { add_image(st, "6.1.0-57-amd64", "/boot/vmlinuz-6.1.0-57-amd64"),
+				    add_image(st, "6.1.0-58-amd64", "/boot/vmlinuz-6.1.0-58-amd64") };
+	const char *const image_releases[2] = { "6.1.0-57-amd64", "6.1.0-58-amd64" };
+	int64_t imgs = make_job(st, image_job, images, image_releases, JOB_DONE);
+	T_CHECK(done == 1 && b1 == 1 && b2 == 2 && kernels == 2 && running == 3 && three == 4 && imgs == 5);
 	test_running(st, done);
 	test_builds(st, kernels);
 	test_three(st, three);
+	test_images(st, imgs);
 	test_refused(st, running);
 	store_close(st);
 	return t_done("test_kcidb");
