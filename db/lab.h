@@ -14,6 +14,7 @@
  * lists below go in as parameters too. Errors go out through a strbuf:
  * what failed, where, and what to do. doc/lab.md is the operator's side. */
 #pragma once
+#include "db/store_history.h"
 #include "harness/base/util.h"
 
 #include <stdbool.h>
@@ -230,3 +231,25 @@ struct lab_upload {
 	const char *data; /* a JSON object with the rest; NULL: {} */
 };
 int lab_upload(struct lab *l, const struct lab_upload *u, struct strbuf *err);
+
+/* ---- nightly results ---- */
+
+/* One night of a nightly job as the machine that ran it holds it in its
+ * own history (store_history_nights and store_history_rows for the job),
+ * for the lab job and attempt it was. Rows whose estimate is NAN are kept
+ * (stored NULL): the night measured nothing for that metric. */
+struct lab_night {
+	char machine[LAB_UUID_LEN + 1];
+	int64_t job;                             /* the lab's job, > 0 */
+	int attempt;                             /* >= 1 */
+	const char *name;                        /* the job's name */
+	const struct store_history_night *night; /* status, start, runs, tracked commits */
+	const struct store_history_row *rows;    /* NULL when n_rows is 0 */
+	size_t n_rows;
+};
+/* Writes the night whole, in one transaction, replacing what an earlier
+ * upload of it held: a repeat leaves the same rows. Only the machine whose
+ * attempt it was may (another machine -EPERM, an attempt the lab does not
+ * have -ENOENT, both named in err); a bad field -EINVAL, naming the row.
+ * The view otava_nights shows its measured rows (doc/lab.md). */
+int lab_night_put(struct lab *l, const struct lab_night *n, struct strbuf *err);

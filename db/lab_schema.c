@@ -64,7 +64,59 @@ static const char *const migration_2[] = {
 	NULL,
 };
 
-static const char *const *const migrations[] = { migration_1, migration_2 };
+static const char *const migration_3[] = {
+	/* the nights of nightly jobs, as the machine that ran each lab job's
+	 * attempt computed them (kab history: db/store_history.h), written
+	 * whole by lab_night_put: the night, the commits its tracked variants
+	 * ran, a row per workload, metric and compared variant */
+	"CREATE TABLE lab_nights ("
+	"  job bigint NOT NULL, attempt integer NOT NULL, machine uuid NOT NULL REFERENCES machines(id),"
+	"  name text NOT NULL, night timestamptz NOT NULL, status text NOT NULL, reason text,"
+	"  runs integer NOT NULL, runs_failed integer NOT NULL, kab_version text NOT NULL,"
+	"  schema_version integer NOT NULL, uploaded timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (job, attempt),"
+	"  FOREIGN KEY (job, attempt) REFERENCES lab_attempts (job, attempt))",
+	"CREATE INDEX lab_nights_name ON lab_nights (name, machine, night)",
+	"CREATE TABLE lab_night_commits ("
+	"  job bigint NOT NULL, attempt integer NOT NULL, variant integer NOT NULL, track text NOT NULL,"
+	"  sha text NOT NULL, subject text NOT NULL, committed timestamptz, event text,"
+	"  PRIMARY KEY (job, attempt, variant), FOREIGN KEY (job, attempt) REFERENCES lab_nights (job, attempt))",
+	"CREATE TABLE lab_night_rows ("
+	"  job bigint NOT NULL, attempt integer NOT NULL, workload text NOT NULL, metric text NOT NULL,"
+	"  variant integer NOT NULL, variant_name text NOT NULL, base_name text NOT NULL, rank integer NOT NULL,"
+	"  is_primary boolean NOT NULL, pairs integer NOT NULL, estimate_pct double precision,"
+	"  ci_lo_pct double precision, ci_hi_pct double precision, p double precision, verdict text,"
+	"  median_base double precision, median_variant double precision, unit text, direction text,"
+	"  PRIMARY KEY (job, attempt, workload, metric, variant),"
+	"  FOREIGN KEY (job, attempt) REFERENCES lab_nights (job, attempt))",
+	"CREATE INDEX lab_night_rows_metric ON lab_night_rows (metric, workload, variant)",
+	/* What Apache Otava reads (doc/lab.md): a row per measured night and
+	 * workload, metric and compared variant, long rather than a column per
+	 * metric (their names are the jobs'; an Otava test's query picks one,
+	 * or pivots a few). Only nights that ended done, of an attempt that was
+	 * not lost, with an estimate and both medians: Otava takes every row's
+	 * metric columns as numbers and has no word for a gap. The time is the
+	 * commit the row's variant ran (else the first tracked one's, as kab
+	 * history shows it), the night's start when no variant tracks a branch.
+	 * No order: a view has none; the query says ORDER BY time. */
+	"CREATE VIEW otava_nights AS"
+	"  SELECT coalesce(c.committed, n.night) AS time, n.night, m.hostname AS machine, n.machine AS machine_id,"
+	"    n.name AS job_name, n.job, n.attempt, r.workload, r.metric, r.variant_name AS variant,"
+	"    r.base_name AS baseline, r.unit, r.direction, r.is_primary, r.pairs,"
+	"    r.estimate_pct, 1 + r.estimate_pct / 100 AS ratio, r.median_base, r.median_variant,"
+	"    r.ci_lo_pct, r.ci_hi_pct, r.p, r.verdict, c.sha AS commit, c.subject, c.committed AS commit_time,"
+	"    c.track, nullif(substr(c.track, strpos(c.track, ' ') + 1), '') AS branch, n.kab_version"
+	"  FROM lab_nights n"
+	"  JOIN lab_attempts a ON a.job = n.job AND a.attempt = n.attempt"
+	"  JOIN machines m ON m.id = n.machine"
+	"  JOIN lab_night_rows r ON r.job = n.job AND r.attempt = n.attempt"
+	"  LEFT JOIN LATERAL (SELECT * FROM lab_night_commits k WHERE k.job = n.job AND k.attempt = n.attempt"
+	"    ORDER BY k.variant <> r.variant, k.variant LIMIT 1) c ON true"
+	"  WHERE n.status = 'done' AND a.outcome <> 'lost' AND r.estimate_pct IS NOT NULL"
+	"    AND r.median_base IS NOT NULL AND r.median_variant IS NOT NULL",
+	NULL,
+};
+
+static const char *const *const migrations[] = { migration_1, migration_2, migration_3 };
 
 /* the advisory lock machines take to migrate one at a time ("kab" "lab") */
 #define SCHEMA_LOCK "4839585237018230146"

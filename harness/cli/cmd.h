@@ -28,8 +28,9 @@ int cmd_db_present(const char *db, const char *hint);
 /* Each verb's long options, the getopt_long table it parses with; main's
  * verbs[] names them, and tests/docs/check.py holds doc/kab.1 to them. */
 extern const struct option cmd_check_options[], cmd_run_options[], cmd_report_options[], cmd_history_options[],
-	cmd_regressions_options[], cmd_plan_options[], cmd_compare_options[], cmd_submit_options[], cmd_client_options[],
-	cmd_build_options[], cmd_builds_options[], cmd_sample_options[], cmd_config_options[], cmd_bisect_options[];
+	cmd_regressions_options[], cmd_plan_options[], cmd_compare_options[], cmd_submit_options[],
+	cmd_client_options[], cmd_build_options[], cmd_builds_options[], cmd_sample_options[], cmd_config_options[],
+	cmd_bisect_options[], cmd_export_options[];
 
 int cmd_check(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
@@ -40,6 +41,8 @@ int cmd_report(int argc, char **argv);
 /* kab history NAME: the nightly history of a job name (harness/cli/cmd_history.c) */
 int cmd_history(int argc, char **argv);
 int cmd_regressions(int argc, char **argv);
+/* kab export --kcidb ID: a job as a KCIDB submission (harness/cli/cmd_export.c) */
+int cmd_export(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 /* kab config: the configuration in force (harness/cli/cmd_config.c) */

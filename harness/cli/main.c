@@ -29,6 +29,8 @@ static const struct {
 	  "history NAME [--metric M] [--db PATH | --socket PATH | --url URL] [--format text|json]  the nightly history of a job name: a row a night, change points" },
 	{ "regressions", cmd_regressions, cmd_regressions_options, false,
 	  "regressions [--db PATH | --socket PATH | --url URL] [--format text|json|atom] [--ack ID]  nightly change points and their confirmation" },
+	{ "export", cmd_export, cmd_export_options, false,
+	  "export --kcidb ID [--db PATH] [--origin NAME]  a stored job as a KCIDB v5 submission (JSON)" },
 	{ "bisect", cmd_bisect, cmd_bisect_options, false,
 	  "bisect --regression ID | JOB --good REV --bad REV --metric M | show ID | cancel ID  find the commit that moved a metric, on a kabd" },
 	{ "plan", cmd_plan, cmd_plan_options, true,

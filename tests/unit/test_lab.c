@@ -4,7 +4,8 @@
  * password in KAB_TEST_PG_*): the schema created, refused when newer,
  * migrated when older; register and heartbeat; submit and claim; two
  * machines claiming at once, 1,000 times; leases that expire; an
- * idempotent finish; uploads, one machine's rows safe from another's; a
+ * idempotent finish; uploads, one machine's rows safe from another's;
+ * nights read back through otava_nights by doc/lab.md's Otava queries; a
  * job no machine matches and why; LISTEN/NOTIFY; the bad inputs. */
 #include "db/lab.h"
 #include "harness/base/util.h"
@@ -12,6 +13,7 @@
 
 #include <errno.h>
 #include <libpq-fe.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -681,6 +683,383 @@ static void test_uploads(void)
 	sb_free(&err);
 }
 
+/* ---- nights, and the view Otava reads ---- */
+
+#define DAY 86400.0
+#define T0 1767225600.0 /* 2026-01-01 00:00:00 UTC */
+
+/* a lab job for one host, claimed by that machine: its attempt 1 */
+static int64_t night_job(struct lab *l, const char *machine, const char *host, double lease_s)
+{
+	char sel[64];
+	snprintf(sel, sizeof(sel), "host=%s", host);
+	int64_t id = submit(l, sel, 1), job = 0;
+	int att = 0;
+	T_EQ_INT(claim(l, machine, lease_s, &job, &att), 1);
+	T_EQ_INT(job, id);
+	return id;
+}
+
+static struct store_history_row hrow(const char *metric, const char *direction, double est, double median)
+{
+	struct store_history_row r = { .variant = 1,
+				       .pairs = 5,
+				       .estimate_pct = est,
+				       .ci_lo_pct = est - 1,
+				       .ci_hi_pct = est + 1,
+				       .p = 0.03,
+				       .median_base = 100,
+				       .median_variant = median,
+				       .primary = true };
+	snprintf(r.workload, sizeof(r.workload), "stress-vm");
+	snprintf(r.metric, sizeof(r.metric), "%s", metric);
+	snprintf(r.variant_name, sizeof(r.variant_name), "head");
+	snprintf(r.base_name, sizeof(r.base_name), "base");
+	snprintf(r.verdict, sizeof(r.verdict), "undecided");
+	snprintf(r.unit, sizeof(r.unit), "ops/s");
+	snprintf(r.direction, sizeof(r.direction), "%s", direction);
+	return r;
+}
+
+#define BOGO "stress-ng.bogo_ops_per_s"
+#define WALL "time.wall_s"
+
+struct night_in {
+	const char *machine, *name, *sha; /* sha NULL: no variant tracks a branch */
+	int64_t job;
+	enum job_status status;
+	double start, committed;
+	const struct store_history_row *rows;
+	size_t n;
+};
+
+static int put_night(struct lab *l, const struct night_in *in, struct strbuf *err)
+{
+	struct store_history_night hn = { .night = in->start, .status = in->status, .runs = 10 };
+	if (in->sha) {
+		hn.n_commits = 1;
+		hn.commits[0] = (struct store_history_commit){ .variant = 1, .date = in->committed };
+		snprintf(hn.commits[0].track, sizeof(hn.commits[0].track), "origin mm-unstable");
+		snprintf(hn.commits[0].sha, sizeof(hn.commits[0].sha), "%s", in->sha);
+		snprintf(hn.commits[0].subject, sizeof(hn.commits[0].subject), "mm: the night of %s", in->sha);
+	}
+	struct lab_night n = {
+		.job = in->job, .attempt = 1, .name = in->name ? in->name : "nightly-mm", .night = &hn, .rows = in->rows, .n_rows = in->n
+	};
+	snprintf(n.machine, sizeof(n.machine), "%s", in->machine);
+	return lab_night_put(l, &n, err);
+}
+
+static void put_ok(struct lab *l, const struct night_in *in)
+{
+	struct strbuf err = { 0 };
+	int r = put_night(l, in, &err);
+	T_EQ_INT(r, 0);
+	if (r < 0)
+		fprintf(stderr, "  the night of job %lld: %s\n", (long long)in->job, err.buf ? err.buf : "");
+	sb_free(&err);
+}
+
+/* An Otava test as doc/lab.md's example otava.yaml writes it: the
+ * columns its importer looks up by name, and the query it sends. */
+struct otava_test {
+	char name[128], time_column[64], query[4096];
+	char attributes[8][64], metrics[8][64]; /* metrics: their columns */
+	size_t n_attributes, n_metrics;
+};
+
+static size_t indent(const char *s)
+{
+	size_t i = 0;
+	while (s[i] == ' ')
+		i++;
+	return i;
+}
+
+/* "key: value" at this indentation: value, or NULL */
+static const char *yaml_key(const char *line, size_t at, const char *key)
+{
+	size_t n = strlen(key);
+	if (indent(line) != at || strncmp(line + at, key, n) != 0 || line[at + n] != ':')
+		return NULL;
+	return line + at + n + 1 + (line[at + n + 1] == ' ');
+}
+
+/* The tests of the otava.yaml blocks of path, as far as these fields go
+ * (no templates, no anchors: the page's example uses none). */
+static size_t doc_otava_tests(const char *path, struct otava_test *t, size_t max)
+{
+	FILE *f = fopen(path, "r");
+	T_CHECK(f != NULL);
+	if (!f)
+		return 0;
+	char line[1024];
+	size_t n = 0;
+	bool yaml = false, tests = false, metrics = false, query = false;
+	struct otava_test *c = NULL;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		const char *v;
+		if (!yaml) {
+			yaml = strcmp(line, "```yaml") == 0;
+			tests = false;
+			continue;
+		}
+		if (strcmp(line, "```") == 0) {
+			yaml = false;
+			continue;
+		}
+		if (!*line) {
+			query = false;
+			continue;
+		}
+		if (query && indent(line) >= 6) {
+			snprintf(c->query + strlen(c->query), sizeof(c->query) - strlen(c->query), "%s\n", line + 6);
+			continue;
+		}
+		query = false;
+		if (indent(line) == 0) {
+			tests = strcmp(line, "tests:") == 0;
+			continue;
+		}
+		if (!tests)
+			continue;
+		if (indent(line) == 2 && n < max) {
+			c = &t[n++];
+			memset(c, 0, sizeof(*c));
+			snprintf(c->name, sizeof(c->name), "%.*s", (int)strcspn(line + 2, ":"), line + 2);
+			metrics = false;
+		} else if (!c)
+			continue;
+		else if ((v = yaml_key(line, 4, "time_column")))
+			snprintf(c->time_column, sizeof(c->time_column), "%s", v);
+		else if ((v = yaml_key(line, 4, "attributes")) && *v == '[') {
+			for (v++; *v && *v != ']' && c->n_attributes < 8; v += strspn(v, ", ")) {
+				size_t k = strcspn(v, ", ]");
+				snprintf(c->attributes[c->n_attributes++], 64, "%.*s", (int)k, v);
+				v += k;
+			}
+		} else if (yaml_key(line, 4, "metrics"))
+			metrics = true;
+		else if (yaml_key(line, 4, "query"))
+			query = true;
+		else if (indent(line) == 4)
+			metrics = false;
+		else if (metrics && indent(line) == 6 && c->n_metrics < 8)
+			snprintf(c->metrics[c->n_metrics++], 64, "%.*s", (int)strcspn(line + 6, ":"), line + 6);
+		else if (metrics && (v = yaml_key(line, 8, "column")) && c->n_metrics)
+			snprintf(c->metrics[c->n_metrics - 1], 64, "%s", v);
+	}
+	fclose(f);
+	return n;
+}
+
+/* one row of an expected series: the metric columns' values in the order
+ * the test names them, the commit (NULL: none) */
+struct want_row {
+	double m[2];
+	const char *commit;
+};
+
+/* Runs the test's query as Otava would (the read-only role, the columns
+ * by name) and checks what Otava takes of it: a timestamptz time, in
+ * order; numbers in every metric column, never NULL; every attribute;
+ * the one machine; the rows wanted. */
+static void otava_query(PGconn *c, const struct otava_test *t, const char *host, const struct want_row *want, size_t n)
+{
+	PGresult *r = PQexec(c, t->query);
+	T_CHECK(PQresultStatus(r) == PGRES_TUPLES_OK);
+	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+		fprintf(stderr, "  %s: %s\n", t->name, PQerrorMessage(c));
+		PQclear(r);
+		return;
+	}
+	int tc = PQfnumber(r, t->time_column), mc = PQfnumber(r, "machine"), cc = PQfnumber(r, "commit"), m[8];
+	T_CHECK(tc >= 0 && mc >= 0 && cc >= 0);
+	T_EQ_INT(PQftype(r, tc), 1184); /* timestamptz: Otava compares it with aware times */
+	for (size_t a = 0; a < t->n_attributes; a++)
+		T_CHECK(PQfnumber(r, t->attributes[a]) >= 0);
+	for (size_t k = 0; k < t->n_metrics; k++) {
+		m[k] = PQfnumber(r, t->metrics[k]);
+		T_CHECK(m[k] >= 0 && PQftype(r, m[k]) == 701); /* float8 */
+	}
+	T_EQ_INT(PQntuples(r), (int)n);
+	if (tc < 0 || mc < 0 || cc < 0 || PQntuples(r) != (int)n || t->n_metrics > 2) {
+		PQclear(r);
+		return;
+	}
+	for (int i = 0; i < (int)n; i++) {
+		T_EQ_STR(PQgetvalue(r, i, mc), host);
+		/* the session is in UTC: the text orders as the time */
+		if (i)
+			T_CHECK(strcmp(PQgetvalue(r, i - 1, tc), PQgetvalue(r, i, tc)) <= 0);
+		for (size_t k = 0; k < t->n_metrics; k++) {
+			T_CHECK(!PQgetisnull(r, i, m[k]));
+			double got = strtod(PQgetvalue(r, i, m[k]), NULL);
+			T_CHECK(fabs(got - want[i].m[k]) < 1e-9);
+			if (fabs(got - want[i].m[k]) >= 1e-9)
+				fprintf(stderr, "  %s row %d %s: %.12g, not %.12g\n", t->name, i, t->metrics[k], got,
+					want[i].m[k]);
+		}
+		if (want[i].commit)
+			T_EQ_STR(PQgetvalue(r, i, cc), want[i].commit);
+		else
+			T_CHECK(PQgetisnull(r, i, cc));
+	}
+	PQclear(r);
+}
+
+static void test_nights(void)
+{
+	struct lab *l = fresh_lab("t_nights");
+	if (!l)
+		return;
+	struct strbuf err = { 0 };
+	char sha[8][16];
+	/* lab1: six nights; night 3 follows no branch (its time is its start),
+	 * night 4 ran a commit older than night 1's (a force-push back) */
+	static const int lab1_order[] = { 0, 4, 1, 2, 3, 5 };
+	struct store_history_row r1[6][2], r2[4][2];
+	int64_t j1[6], j2[4];
+	for (int i = 0; i < 6; i++) {
+		j1[i] = night_job(l, M1, "lab1", 60);
+		if (i < 4)
+			j2[i] = night_job(l, M2, "lab2", 60);
+	}
+	for (int i = 5; i >= 0; i--) { /* uploaded out of order: the view's order is the query's */
+		snprintf(sha[i], sizeof(sha[i]), "c1%04d", i);
+		r1[i][0] = hrow(BOGO, "higher", 1.0 + i, 1000 + i);
+		r1[i][1] = hrow(WALL, "lower", -(double)i, 50 - i);
+		struct night_in in = { .machine = M1,
+				       .sha = i == 3 ? NULL : sha[i],
+				       .job = j1[i],
+				       .status = JOB_DONE,
+				       .start = T0 + i * DAY + 7200,
+				       .committed = i == 4 ? T0 + DAY / 2 : T0 + i * DAY - 10800,
+				       .rows = r1[i],
+				       .n = 2 };
+		put_ok(l, &in);
+		put_ok(l, &in); /* a repeat: the same night */
+	}
+	/* lab2: four nights of the same job name; night 2 measured no wall time */
+	for (int i = 0; i < 4; i++) {
+		r2[i][0] = hrow(BOGO, "higher", -10.0 - i, 2000 + i);
+		r2[i][1] = hrow(WALL, "lower", 2.0 + i, 60 + i);
+		char s2[16];
+		snprintf(s2, sizeof(s2), "c2%04d", i);
+		struct night_in in = { .machine = M2,
+				       .sha = s2,
+				       .job = j2[i],
+				       .status = JOB_DONE,
+				       .start = T0 + i * DAY + 3600,
+				       .committed = T0 + i * DAY - 3600,
+				       .rows = r2[i],
+				       .n = i == 2 ? 1 : 2 };
+		put_ok(l, &in);
+	}
+	T_EQ_INT(admin_sql("t_nights", "SELECT count(*) FROM lab_nights"), 10);
+	T_EQ_INT(admin_sql("t_nights", "SELECT count(*) FROM lab_night_rows"), 19);
+	T_EQ_INT(admin_sql("t_nights", "SELECT count(*) FROM lab_night_commits"), 9);
+
+	/* night 0 again, changed: its estimate, and only one row now */
+	struct store_history_row again = hrow(BOGO, "higher", 1.5, 1000);
+	struct night_in in0 = { M1, NULL, sha[0], j1[0], JOB_DONE, T0 + 7200, T0 - 10800, &again, 1 };
+	put_ok(l, &in0);
+	T_EQ_INT(admin_sql("t_nights", "SELECT count(*) FROM lab_night_rows"), 18);
+
+	/* what the view leaves out, all lab1's nightly-mm */
+	struct store_history_row nan_row[2] = { hrow(BOGO, "higher", NAN, 1000), hrow(WALL, "lower", 1, 50) };
+	struct store_history_row other = hrow(BOGO, "higher", 9, 9);
+	snprintf(other.variant_name, sizeof(other.variant_name), "other");
+	other.variant = 2;
+	struct night_in out[] = {
+		{ M1, NULL, "f", night_job(l, M1, "lab1", 60), JOB_FAILED, T0 + 10 * DAY, T0 + 10 * DAY, r1[1], 2 },
+		{ M1, NULL, "e", night_job(l, M1, "lab1", 60), JOB_DONE, T0 + 11 * DAY, T0 + 11 * DAY, NULL, 0 },
+		{ M1, NULL, "n", night_job(l, M1, "lab1", 60), JOB_DONE, T0 + 12 * DAY, T0 + 12 * DAY, nan_row, 2 },
+		{ M1, "nightly-other", "o", night_job(l, M1, "lab1", 60), JOB_DONE, T0 + 13 * DAY, T0 + 13 * DAY, r1[2], 2 },
+		{ M1, NULL, "v", night_job(l, M1, "lab1", 60), JOB_DONE, T0 + 14 * DAY, T0 + 14 * DAY, &other, 1 },
+		{ M1, NULL, "l", night_job(l, M1, "lab1", 0.2), JOB_DONE, T0 + 15 * DAY, T0 + 15 * DAY, r1[3], 2 },
+	};
+	T_EQ_INT(rescue_one(l), 1); /* the last one's attempt is lost */
+	for (size_t i = 0; i < ARRAY_SIZE(out); i++)
+		put_ok(l, &out[i]);
+	/* lab1's six, and the other variant's night */
+	T_EQ_INT(admin_sql("t_nights", "SELECT count(*) FROM otava_nights WHERE job_name = 'nightly-mm'"
+				       "  AND machine = 'lab1' AND metric = '" BOGO "'"),
+		 6 + 1);
+	/* after them: the wall time of the night without a bogo ops estimate,
+	 * the other name's two, the other variant's */
+	T_EQ_INT(admin_sql("t_nights", "SELECT count(*) FROM otava_nights WHERE time >= '2026-01-10'"), 4);
+
+	/* refused: another machine's attempt, an attempt the lab does not
+	 * have, a bad row; a night the server refuses rolls back whole */
+	struct night_in bad = in0;
+	bad.machine = M2;
+	T_EQ_INT(put_night(l, &bad, &err), -EPERM);
+	T_CHECK(has(&err, "ran on machine " M1 " (lab1)") && has(&err, "not written"));
+	sb_free(&err);
+	bad = in0;
+	bad.job = 999999;
+	T_EQ_INT(put_night(l, &bad, &err), -ENOENT);
+	T_CHECK(has(&err, "job 999999 has no attempt 1"));
+	sb_free(&err);
+	struct store_history_row no_metric = hrow("", "higher", 1, 1);
+	bad = in0;
+	bad.rows = &no_metric;
+	T_EQ_INT(put_night(l, &bad, &err), -EINVAL);
+	T_CHECK(has(&err, "row 0") && has(&err, "needs a workload, a metric"));
+	sb_free(&err);
+	struct store_history_row twice[2] = { again, again };
+	bad = in0;
+	bad.rows = twice;
+	bad.n = 2;
+	bad.start = T0;
+	T_CHECK(put_night(l, &bad, &err) < 0);
+	T_CHECK(has(&err, "writing a night's rows"));
+	sb_free(&err);
+	T_EQ_INT(admin_sql("t_nights", "SELECT count(*) FROM lab_night_rows r JOIN lab_nights n USING (job, attempt)"
+				       "  WHERE n.night = to_timestamp(1767232800) AND r.estimate_pct = 1.5"),
+		 1);
+
+	/* the page's queries, as a role that may read the view alone */
+	admin_sql("t_nights", "DO $$BEGIN CREATE ROLE otava LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END$$");
+	admin_sql("t_nights", "GRANT SELECT ON otava_nights TO otava");
+	const char *k[] = { "host", "port", "user", "dbname", "options", NULL };
+	const char *v[] = { pg.dir, pg.port, "otava", "t_nights", "-c TimeZone=UTC", NULL };
+	PGconn *c = PQconnectdbParams(k, v, 0);
+	T_CHECK(PQstatus(c) == CONNECTION_OK);
+	PGresult *denied = PQexec(c, "SELECT count(*) FROM lab_jobs");
+	T_CHECK(PQresultStatus(denied) == PGRES_FATAL_ERROR);
+	PQclear(denied);
+	struct otava_test t[4];
+	size_t n = doc_otava_tests("doc/lab.md", t, ARRAY_SIZE(t)), ran = 0;
+	T_EQ_INT(n, 2);
+	struct want_row w1[6], w2[3];
+	for (int i = 0; i < 6; i++) {
+		int night = lab1_order[i];
+		w1[i] = (struct want_row){ { 1 + (night ? 1.0 + night : 1.5) / 100, 1000.0 + night },
+					   night == 3 ? NULL : sha[night] };
+	}
+	static const int lab2_nights[] = { 0, 1, 3 }; /* night 2 lacks the wall time */
+	char s2[3][16];
+	for (int i = 0; i < 3; i++) {
+		int night = lab2_nights[i];
+		snprintf(s2[i], sizeof(s2[i]), "c2%04d", night);
+		w2[i] = (struct want_row){ { 1 + (-10.0 - night) / 100, 1 + (2.0 + night) / 100 }, s2[i] };
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (strstr(t[i].name, "lab1.") == t[i].name)
+			otava_query(c, &t[i], "lab1", w1, 6), ran++;
+		else if (strstr(t[i].name, "lab2.") == t[i].name)
+			otava_query(c, &t[i], "lab2", w2, 3), ran++;
+	}
+	T_EQ_INT(ran, 2);
+	printf("  otava: %zu tests of doc/lab.md's otava.yaml queried as a read-only role\n", ran);
+	PQfinish(c);
+	lab_close(l);
+	sb_free(&err);
+}
+
 static void test_why(void)
 {
 	fresh_db("t_why");
@@ -819,6 +1198,7 @@ int main(void)
 		test_race();
 		test_leases();
 		test_uploads();
+		test_nights();
 		test_why();
 		test_notify();
 		test_bad_connections();
