@@ -48,8 +48,16 @@ for p in build/kab build/kabd build/kab-pageout; do [ -x "$p" ] || skip_all "$p 
 . tests/integration/kernel_tree.sh
 kt_build_user
 QEMU_PID=""
+# qemu_kill: QEMU itself (QEMU_PID is the timeout(1) that runs it)
+qemu_kill() {
+	[ -n "$QEMU_PID" ] || return 0
+	pkill -KILL -P "$QEMU_PID" 2>/dev/null
+	kill -KILL "$QEMU_PID" 2>/dev/null
+	wait "$QEMU_PID" 2>/dev/null
+	QEMU_PID=""
+}
 t_cleanup() {
-	[ -z "$QEMU_PID" ] || kill -KILL "$QEMU_PID" 2>/dev/null
+	qemu_kill
 	it_cleanup
 	kt_cleanup
 }
@@ -304,8 +312,7 @@ cut_done=0 told=$SECONDS
 while kill -0 "$QEMU_PID" 2>/dev/null; do
 	sleep 2
 	if [ $cut_done = 0 ] && grep -q '^KABT power-cut now' <(tr -d '\r' <"$tmp/lab.console"); then
-		kill -KILL "$QEMU_PID"
-		wait "$QEMU_PID" 2>/dev/null
+		qemu_kill
 		cut_done=1
 		echo "    ($((SECONDS - t0)) s: power cut in the middle of a step; QEMU booted again on the same disk)"
 		echo "KABT host: power cut" >>"$tmp/lab.console"
