@@ -194,6 +194,11 @@ static int prepare_worktree(struct kbuild_ctx *c)
 	} else {
 		kbuild_stage(c, "worktree: resetting to %.12s", c->sha);
 		git(c, NULL, "am", "--abort", NULL);
+		/* the index's stat data first: after a chown (the build user
+		 * made again, src given back to it) every entry is stat-dirty,
+		 * and reset --hard would rewrite every file, new mtimes and a
+		 * whole rebuild; a refresh rereads them and rewrites none */
+		git(c, NULL, "update-index", "-q", "--refresh", NULL);
 		r = git(c, &out, "reset", "-q", "--hard", c->sha, NULL) && git(c, &out, "clean", "-q", "-fdx", NULL) ? 0 : -EIO;
 	}
 	if (r == -EIO)
