@@ -516,6 +516,10 @@ static int lock_tree(struct kbuild_ctx *c, int *ret_fd)
 			sb_printf(c->err, "%s: cannot lock: %s", lock, strerror(errno));
 			return -EIO;
 		}
+		if (c->rq->no_wait) {
+			sb_printf(c->err, "a build of the tree holds its lock (%s)", lock);
+			return -EBUSY;
+		}
 		if (!told)
 			kbuild_stage(c, "waiting for another build of this tree (%s)", lock);
 		told = true;
@@ -748,7 +752,7 @@ int kbuild_track_fetch(const struct kbuild_request *rq, const char *remote, cons
 	kbuild_stage(&c, "track: fetching branch %s from remote %s (%s)", branch, remote, url);
 	struct ktrack_head head;
 	struct strbuf msg = { 0 };
-	if ((r = ktrack_fetch(c.src, url, remote, branch, kbuild_builder(&c), c.env, &head, &msg)) < 0) {
+	if ((r = ktrack_fetch(c.src, url, remote, branch, kbuild_builder(&c), c.env, rq->fetch_timeout_s, &head, &msg)) < 0) {
 		where(&c, rq->track_line);
 		sb_puts(err, msg.buf ? msg.buf : "the fetch failed");
 		sb_free(&msg);

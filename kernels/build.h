@@ -55,6 +55,11 @@ struct kbuild_request {
 	/* optional: each stage line ("compiling", "142 objects", …) as it goes */
 	void (*progress)(void *ctx, const char *name, const char *stage);
 	void *progress_ctx;
+	/* kbuild_track_fetch for a caller that must not wait (kabd's request
+	 * threads): the tree's lock taken at once or -EBUSY, and the fetch
+	 * bounded by fetch_timeout_s (0: KTRACK_FETCH_TIMEOUT_S) */
+	bool no_wait;
+	unsigned fetch_timeout_s;
 };
 
 struct kbuild_result {
@@ -87,8 +92,9 @@ int kbuild_clone_dir(const char *work_dir, const char *tree, char *buf, size_t l
 struct ktrack_head;
 /* track = REMOTE BRANCH, before its build: fetches the branch from the
  * tree's remote into kab's clone of the tree (WORK/<tree key>/src, made
- * when missing), as the build user, under the tree's lock, bounded in
- * time (kernels/track.h), and resolves its head into *ret; event gets
+ * when missing), as the build user, under the tree's lock (rq->no_wait:
+ * -EBUSY at once when a build holds it), bounded in time
+ * (kernels/track.h), and resolves its head into *ret; event gets
  * how it moved from prev, the previous night's commit (NULL: none):
  * "" (first night, unchanged, forward) or "force-pushed: ..." (see
  * ktrack_event). rq gives the tree, the work directory, the name, the

@@ -247,12 +247,13 @@ int ktrack_describe(const char *src, const char *rev, const struct krun_user *u,
 }
 
 int ktrack_fetch(const char *src, const char *url, const char *remote, const char *branch, const struct krun_user *u,
-		 char *const *env, struct ktrack_head *ret, struct strbuf *err)
+		 char *const *env, unsigned timeout_s, struct ktrack_head *ret, struct strbuf *err)
 {
 	char refspec[2 * KTRACK_NAME_MAX + 64], ref[2 * KTRACK_NAME_MAX + 32], bound[16];
+	unsigned limit = timeout_s ? timeout_s : KTRACK_FETCH_TIMEOUT_S;
 	snprintf(ref, sizeof(ref), "refs/kab/track/%s/%s", remote, branch);
 	snprintf(refspec, sizeof(refspec), "+refs/heads/%s:%s", branch, ref);
-	snprintf(bound, sizeof(bound), "%d", KTRACK_FETCH_TIMEOUT_S);
+	snprintf(bound, sizeof(bound), "%u", limit);
 	/* no gc: the previous night's head, unreachable after a force-push,
 	 * must still be there for the ancestry check */
 	char *argv[] = { "timeout",
@@ -280,7 +281,7 @@ int ktrack_fetch(const char *src, const char *url, const char *remote, const cha
 	if (!run_git(argv, u, env, &out, &code)) {
 		char said[768];
 		if (code == 124 || code == 137)
-			snprintf(said, sizeof(said), "no answer in %d s (git fetch was stopped)", KTRACK_FETCH_TIMEOUT_S);
+			snprintf(said, sizeof(said), "no answer in %u s (git fetch was stopped)", limit);
 		else
 			git_says(&out, said, sizeof(said));
 		sb_printf(err, "track = %s %s: cannot fetch branch %s from remote %s (%s): %s", remote, branch, branch,

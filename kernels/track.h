@@ -62,10 +62,17 @@ const char *ktrack_local_path(const char *url);
 /* Run time, in src (a clone of the tree the caller owns and has locked),
  * as u (NULL: as kab) with env added: fetches url's refs/heads/branch
  * into refs/kab/track/REMOTE/BRANCH (no tags, no prompts, bounded by
- * KTRACK_FETCH_TIMEOUT_S) and resolves it. 0 with *ret set; -EIO with
- * err naming remote, branch, URL and git's message (or the timeout). */
+ * timeout_s, 0: KTRACK_FETCH_TIMEOUT_S) and resolves it. 0 with *ret
+ * set; -EIO with err naming remote, branch, URL and git's message (or
+ * the timeout). */
 int ktrack_fetch(const char *src, const char *url, const char *remote, const char *branch, const struct krun_user *u,
-		 char *const *env, struct ktrack_head *ret, struct strbuf *err);
+		 char *const *env, unsigned timeout_s, struct ktrack_head *ret, struct strbuf *err);
+
+/* A build's base ref that names a track ("REMOTE BRANCH", as a build of
+ * track = REMOTE BRANCH records it), split and checked (remote_ok,
+ * branch_ok): true with both names set; false for any other ref (a tag,
+ * a sha, a branch of the tree). */
+bool ktrack_parse_ref(const char *ref, char remote[KTRACK_NAME_MAX + 1], char branch[KTRACK_NAME_MAX + 1]);
 
 /* The commit rev names in src: its sha, committer date and subject (as
  * kab stores it: esc.h), git as u with env (NULL: none). -EIO: git does

@@ -1,8 +1,10 @@
 /* The names of a tracked branch (kernels/track.h): what git takes for a
- * ref name and never for an option. Apart from track.c, which runs git,
+ * ref name and never for an option, and a build's base ref that names a
+ * track. Apart from track.c, which runs git,
  * so that the job parser links them alone (tests/fuzz/fuzz_job.c). */
 #include "kernels/track.h"
 
+#include <stdio.h>
 #include <string.h>
 
 bool ktrack_branch_ok(const char *name, const char **why)
@@ -38,4 +40,19 @@ bool ktrack_branch_ok(const char *name, const char **why)
 bool ktrack_remote_ok(const char *name, const char **why)
 {
 	return ktrack_branch_ok(name, why);
+}
+
+bool ktrack_parse_ref(const char *ref, char remote[KTRACK_NAME_MAX + 1], char branch[KTRACK_NAME_MAX + 1])
+{
+	const char *sp = ref ? strchr(ref, ' ') : NULL, *why;
+	if (!sp || sp == ref || (size_t)(sp - ref) > KTRACK_NAME_MAX || strlen(sp + 1) > KTRACK_NAME_MAX)
+		return false;
+	char r[KTRACK_NAME_MAX + 1], b[KTRACK_NAME_MAX + 1];
+	snprintf(r, sizeof(r), "%.*s", (int)(sp - ref), ref);
+	snprintf(b, sizeof(b), "%s", sp + 1);
+	if (!ktrack_remote_ok(r, &why) || !ktrack_branch_ok(b, &why))
+		return false;
+	memcpy(remote, r, sizeof(r));
+	memcpy(branch, b, sizeof(b));
+	return true;
 }

@@ -29,7 +29,9 @@ static void reply(struct httpd_resp *rs, json_t *v, int status)
 }
 
 /* What bisect_create said, as HTTP: 201 a new one, 200 the one that runs
- * (or ended done) already; the input's faults with the field they name. */
+ * (or ended done) already; the input's faults with the field they name;
+ * 409 a fetch that must wait for a build of the tree, 502 a fetch that
+ * failed (the remote is the upstream kabd could not reach). */
 static void created(struct api *a, struct httpd_resp *rs, int r, int64_t id, const struct strbuf *err)
 {
 	const char *msg = err->buf ? err->buf : strerror(r < 0 ? -r : EINVAL);
@@ -43,7 +45,9 @@ static void created(struct api *a, struct httpd_resp *rs, int r, int64_t id, con
 		return;
 	case -ENOENT: httpd_error(rs, 404, "%s", msg); return;
 	case -EPERM:
+	case -EBUSY:
 	case -ENODEV: httpd_error(rs, 409, "%s", msg); return;
+	case -EHOSTUNREACH: httpd_error(rs, 502, "%s", msg); return;
 	case -EINVAL: httpd_error(rs, 400, "%s", msg); return;
 	default: httpd_error(rs, 500, "the bisection could not be recorded: %s; see kabd's log", msg); return;
 	}

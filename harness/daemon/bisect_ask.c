@@ -1,12 +1,14 @@
 /* A bisection asked for (bisect_life.h, bisect_create): the regression or
  * the job, its variant, workload and metric, and the revisions checked
- * before anything is recorded; and a bisection as JSON. */
+ * before anything is recorded (the branch the variant tracks fetched
+ * into kab's clone for one the clone lacks); and a bisection as JSON. */
 #include "harness/daemon/bisect_life.h"
 #include "harness/job/job.h"
 #include "harness/job/job_store.h"
 #include "harness/report/report.h"
 #include "kernels/bisect_git.h"
 #include "kernels/build.h"
+#include "kernels/track.h"
 #include "db/store.h"
 #include "db/store_bisect.h"
 #include "db/store_boots.h"
@@ -51,37 +53,58 @@ static int pick_variant(const struct job *j, int64_t job_id, int want, struct st
 	return -EINVAL;
 }
 
+/* The branch the bisection's variant follows, if any: where a revision
+ * kab's clone lacks is fetched from. */
+struct ask_track {
+	char remote[KTRACK_NAME_MAX + 1], branch[KTRACK_NAME_MAX + 1];
+};
+
+/* The job's track = REMOTE BRANCH, else the base ref of the build the
+ * variant ran (a build of a track records "REMOTE BRANCH"). */
+static void variant_track(const struct job_variant *jv, const struct store_build *bd, struct ask_track *t)
+{
+	if (jv->track_remote && jv->track_branch) {
+		snprintf(t->remote, sizeof(t->remote), "%s", jv->track_remote);
+		snprintf(t->branch, sizeof(t->branch), "%s", jv->track_branch);
+	} else if (bd->base_ref && strcmp(bd->kind, "build") == 0) {
+		ktrack_parse_ref(bd->base_ref, t->remote, t->branch);
+	}
+}
+
 /* The tree and series as the variant's build recorded them (real path),
- * else as the job gives them. */
-static int variant_tree(struct store *st, int64_t job_id, const struct job *j, int v, struct store_bisect *b, struct strbuf *err)
+ * else as the job gives them; and the branch the variant tracks. */
+static int variant_tree(struct store *st, int64_t job_id, const struct job *j, int v, struct store_bisect *b,
+			struct ask_track *t, struct strbuf *err)
 {
 	int64_t *ids = calloc(j->n_variants, sizeof(*ids));
 	if (!ids)
 		return -ENOMEM;
 	store_variant_builds_get(st, job_id, ids, j->n_variants);
 	struct store_build bd = { 0 };
+	int r = 0;
 	if (ids[v] > 0 && store_build_get(st, ids[v], &bd) == 0 && bd.tree) {
 		snprintf(b->tree, sizeof(b->tree), "%s", bd.tree);
 		snprintf(b->series, sizeof(b->series), "%s", bd.series ? bd.series : "");
 	} else if (!j->variants[v].tree) {
 		sb_printf(err, "job: job %lld's variant %s boots build %lld, which is not recorded with a tree here",
 			  (long long)job_id, j->variants[v].name, (long long)j->variants[v].build_id);
-		free(ids);
-		return -EINVAL;
+		r = -EINVAL;
 	} else {
 		char real[PATH_MAX];
 		if (!realpath(j->variants[v].tree, real)) {
 			sb_printf(err, "tree: job %lld's variant %s names tree %s, which is not there",
 				  (long long)job_id, j->variants[v].name, j->variants[v].tree);
-			free(ids);
-			return -EINVAL;
+			r = -EINVAL;
+		} else {
+			snprintf(b->tree, sizeof(b->tree), "%s", real);
+			snprintf(b->series, sizeof(b->series), "%s", j->variants[v].series ? j->variants[v].series : "");
 		}
-		snprintf(b->tree, sizeof(b->tree), "%s", real);
-		snprintf(b->series, sizeof(b->series), "%s", j->variants[v].series ? j->variants[v].series : "");
 	}
+	if (r >= 0)
+		variant_track(&j->variants[v], &bd, t);
 	store_build_clear(&bd);
 	free(ids);
-	return 0;
+	return r;
 }
 
 /* The workload (given, or the first that records the metric) and the
@@ -124,22 +147,86 @@ static int pick_metric(struct store *st, int64_t job_id, const char *workload, c
 }
 
 /* rev in the clone (which reads the tree's objects too), else in the
- * tree (a tag or branch the clone does not have). */
-static int resolve(const struct kbisect_git *g, const char *tree, const char *field, const char *rev, char sha[41], struct strbuf *err)
+ * tree (a tag or branch the clone does not have): 0, or -ENOENT. */
+static int lookup(const struct kbisect_git *g, const char *tree, const char *rev, char sha[41])
 {
 	struct strbuf quiet = { 0 };
 	int r = rev && rev[0] ? kbisect_git_ops.resolve((void *)g, rev, sha, &quiet) : -EINVAL;
 	sb_free(&quiet);
 	if (r < 0 && rev && rev[0] && rev[0] != '-' && kbuild_resolve_ref(tree, rev, sha) == 0)
 		r = 0;
-	if (r < 0)
-		sb_printf(err, "%s: \"%s\" is not a commit in %s or in kab's clone of it: give a sha, branch or tag",
-			  field, rev ? rev : "", tree);
-	return r < 0 ? -EINVAL : 0;
+	return r < 0 ? -ENOENT : 0;
+}
+
+/* The branch t fetched into kab's clone of the tree as a nightly fetches
+ * it (kbuild_track_fetch: as the build user, under the tree's lock, the
+ * tree never written), for field's rev, which neither has. A request
+ * does not wait for a build: the lock is taken at once or not at all
+ * (-EBUSY), and the fetch takes BISECT_FETCH_TIMEOUT_S at most. A fetch
+ * that fails is -EHOSTUNREACH, with what git said. */
+static int fetch_track(const struct bisect_env *env, const struct store_bisect *b, const struct ask_track *t,
+		       const char *field, const char *rev, struct strbuf *err)
+{
+	struct kbuild_request rq = {
+		.tree = b->tree,
+		.name = "bisection",
+		.work_dir = env->work_dir,
+		.no_wait = true,
+		.fetch_timeout_s = BISECT_FETCH_TIMEOUT_S,
+	};
+	struct ktrack_head head;
+	char event[512];
+	struct strbuf why = { 0 };
+	int r = kbuild_track_fetch(&rq, t->remote, t->branch, NULL, &head, event, sizeof(event), &why);
+	const char *said = why.buf ? why.buf : strerror(-r);
+	if (r == -EBUSY)
+		sb_printf(err,
+			  "tree: %s \"%s\" is in neither %s nor kab's clone of it, and branch %s of remote %s, which the "
+			  "job's variant tracks, cannot be fetched now: %s; ask again when that build ends",
+			  field, rev, b->tree, t->branch, t->remote, said);
+	else if (r < 0)
+		sb_printf(err,
+			  "tree: %s \"%s\" is in neither %s nor kab's clone of it, and fetching the branch the job's variant "
+			  "tracks failed: %s",
+			  field, rev, b->tree, said);
+	else
+		log_info("kabd: %s \"%s\" of a bisection is not in %s: fetched %s %s into kab's clone, at %.12s", field,
+			 rev, b->tree, t->remote, t->branch, head.sha);
+	sb_free(&why);
+	return r >= 0 || r == -EBUSY || r == -ENOMEM ? r : -EHOSTUNREACH;
+}
+
+/* Both ends resolved into b; one neither the clone nor the tree knows
+ * fetched with the branch the variant tracks, once, then looked up again. */
+static int resolve_range(const struct bisect_env *env, const struct kbisect_git *g, struct store_bisect *b,
+			 const struct ask_track *t, const char *good, const char *bad, struct strbuf *err)
+{
+	const char *const field[] = { "good", "bad" }, *const rev[] = { good, bad };
+	char *const sha[] = { b->good, b->bad };
+	bool fetched = false;
+	for (size_t i = 0; i < ARRAY_SIZE(rev); i++) {
+		if (lookup(g, b->tree, rev[i], sha[i]) == 0)
+			continue;
+		if (!fetched && t->remote[0] && rev[i] && rev[i][0]) {
+			int r = fetch_track(env, b, t, field[i], rev[i], err);
+			if (r < 0)
+				return r;
+			fetched = true;
+			if (lookup(g, b->tree, rev[i], sha[i]) == 0)
+				continue;
+		}
+		sb_printf(err, "%s: \"%s\" is not a commit in %s or in kab's clone of it", field[i], rev[i] ? rev[i] : "", b->tree);
+		if (fetched)
+			sb_printf(err, ", nor on branch %s of remote %s, fetched just now", t->branch, t->remote);
+		sb_puts(err, ": give a sha, branch or tag");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* The range: both ends known, different, GOOD an ancestor of BAD. */
-static int check_range(const struct bisect_env *env, struct store_bisect *b, const char *good, const char *bad, struct strbuf *err)
+static int check_range(const struct bisect_env *env, struct store_bisect *b, const struct ask_track *t,
+		       const char *good, const char *bad, struct strbuf *err)
 {
 	char clone[PATH_MAX];
 	if (env->clone)
@@ -154,8 +241,8 @@ static int check_range(const struct bisect_env *env, struct store_bisect *b, con
 		return -ENODEV;
 	}
 	struct kbisect_git g = { .tree = clone, .user = env->git_user };
-	int r;
-	if ((r = resolve(&g, b->tree, "good", good, b->good, err)) < 0 || (r = resolve(&g, b->tree, "bad", bad, b->bad, err)) < 0)
+	int r = resolve_range(env, &g, b, t, good, bad, err);
+	if (r < 0)
 		return r;
 	if (strcmp(b->good, b->bad) == 0) {
 		sb_printf(err, "bad: GOOD %s and BAD %s are the same commit (%.12s): nothing to bisect", good, bad, b->good);
@@ -249,6 +336,7 @@ int bisect_create(struct store *st, const struct bisect_env *env, const struct b
 	struct store_bisect *b = calloc(1, sizeof(*b));
 	struct store_regress *g = calloc(1, sizeof(*g));
 	struct job *j = NULL;
+	struct ask_track t = { 0 };
 	const char *good = a->good, *bad = a->bad;
 	int r = b && g ? 0 : -ENOMEM;
 	if (r >= 0 && a->regression > 0)
@@ -257,10 +345,10 @@ int bisect_create(struct store *st, const struct bisect_env *env, const struct b
 		r = from_job(st, a, b, &j, err);
 	if (r >= 0) {
 		b->boots = a->boots ? a->boots : j->bisect_boots;
-		r = variant_tree(st, b->source_job, j, b->variant, b, err);
+		r = variant_tree(st, b->source_job, j, b->variant, b, &t, err);
 	}
 	if (r >= 0)
-		r = check_range(env, b, good, bad, err);
+		r = check_range(env, b, &t, good, bad, err);
 	if (r >= 0) {
 		snprintf(b->submitter, sizeof(b->submitter), "%s", a->submitter ? a->submitter : "");
 		int64_t id = 0;

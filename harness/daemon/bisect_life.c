@@ -53,34 +53,27 @@ struct store_runner {
 	char config_hash[65];
 };
 
-/* Whether the bisection's variant boots recorded builds (build = ID, a
- * build machine builds, this one boots): 1 with the config hash of its
- * build in config_hash, 0 when kab builds it from the tree here. */
-static int recorded_source(struct store *st, const struct store_bisect *b, char config_hash[65])
+/* Whether the bisection's variant of j, its source job, boots recorded
+ * builds (build = ID, a build machine builds, this one boots): 1 with
+ * the config hash of its build in config_hash, 0 when kab builds it from
+ * the tree here. */
+static int recorded_source(struct store *st, const struct store_bisect *b, const struct job *j, char config_hash[65])
 {
-	struct job *j = NULL;
-	struct strbuf err = { 0 };
-	int r = job_store_load(st, b->source_job, &j, &err);
-	sb_free(&err);
-	if (r < 0)
-		return r;
-	r = 0;
 	if (b->variant < 0 || (size_t)b->variant >= j->n_variants)
-		r = -EINVAL;
-	else if (job_variant_recorded(&j->variants[b->variant])) {
-		int64_t *ids = calloc(j->n_variants, sizeof(*ids));
-		struct store_build bd = { 0 };
-		r = -ENOMEM;
-		if (ids) {
-			store_variant_builds_get(st, b->source_job, ids, j->n_variants);
-			r = ids[b->variant] > 0 && store_build_get(st, ids[b->variant], &bd) == 0 ? 1 : -ENOENT;
-		}
-		if (r == 1)
-			snprintf(config_hash, 65, "%s", bd.config_hash);
-		store_build_clear(&bd);
-		free(ids);
+		return -EINVAL;
+	if (!job_variant_recorded(&j->variants[b->variant]))
+		return 0;
+	int64_t *ids = calloc(j->n_variants, sizeof(*ids));
+	struct store_build bd = { 0 };
+	int r = -ENOMEM;
+	if (ids) {
+		store_variant_builds_get(st, b->source_job, ids, j->n_variants);
+		r = ids[b->variant] > 0 && store_build_get(st, ids[b->variant], &bd) == 0 ? 1 : -ENOENT;
 	}
-	job_free(j);
+	if (r == 1)
+		snprintf(config_hash, 65, "%s", bd.config_hash);
+	store_build_clear(&bd);
+	free(ids);
 	return r;
 }
 
@@ -325,7 +318,7 @@ static int step_text(struct store *st, const struct store_bisect *b, const struc
 			.n_workloads = 1,
 		};
 		char config_hash[65];
-		int rec = recorded_source(st, b, config_hash);
+		int rec = recorded_source(st, b, one, config_hash);
 		if (rec == 1 && (store_bisect_build_id(st, b->tree, b->series, config_hash, row->base, &jc.good_build) < 0 ||
 				 store_bisect_build_id(st, b->tree, b->series, config_hash, row->sha, &jc.bad_build) < 0)) {
 			sb_printf(err, "no recorded build of %.12s or %.12s with the config of job %lld's variant %d",
@@ -608,7 +601,13 @@ static int replay(struct store *st, const struct bisect_env *env, const struct s
 		return to_state(st, b->id, BISECT_FAILED, "the path of kab's clone of the tree is too long", NULL);
 	struct kbisect_git g = { .tree = clone, .user = env->git_user };
 	struct store_runner c = { .st = st, .b = b, .jobs = jobs, .n_jobs = n_jobs };
-	if ((r = recorded_source(st, b, c.config_hash)) < 0)
+	struct job *src = NULL;
+	r = job_store_load(st, b->source_job, &src, &err);
+	if (r >= 0)
+		r = recorded_source(st, b, src, c.config_hash);
+	job_free(src);
+	sb_free(&err);
+	if (r < 0)
 		return to_state(st, b->id, BISECT_FAILED, "the source job's variant or its build cannot be read", NULL);
 	c.recorded = r == 1;
 	struct bisect_runner run = { .ctx = &c, .build = build_answer, .measure = measure_answer };

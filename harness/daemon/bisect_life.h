@@ -19,6 +19,11 @@ struct krun_user;
 struct store;
 struct strbuf;
 
+/* How long a request for a bisection waits for the fetch of the branch
+ * its variant tracks (a revision kab's clone lacks), in seconds: within
+ * kab's client's 120 s, and far less than a nightly's fetch may take. */
+#define BISECT_FETCH_TIMEOUT_S 90
+
 /* What a bisection's life needs of kabd. */
 struct bisect_env {
 	/* Queues a step job (kabd: queue_submit); NULL: jl_submit. */
@@ -31,7 +36,8 @@ struct bisect_env {
 	 * work directory. */
 	const char *work_dir;
 	/* The repository git bisects in whatever the tree (tests); NULL: kab's
-	 * clone of the bisection's tree. */
+	 * clone of the bisection's tree. A fetch for a tracked branch goes to
+	 * kab's clone under work_dir all the same. */
 	const char *clone;
 	const struct krun_user *git_user; /* who runs git in the clone; NULL: kab */
 	/* Step jobs parsed without the machine's checks (tests, whose trees
@@ -52,14 +58,22 @@ struct bisect_ask {
 };
 
 /* Checks the request and records a running bisection, then advances it
- * (which queues its first step job). 0 with its id; 1 when the regression
+ * (which queues its first step job). A revision neither the tree nor
+ * kab's clone has, when the variant tracks a branch (track = REMOTE
+ * BRANCH, or a recorded build of one), is looked for again after that
+ * branch is fetched into the clone (kbuild_track_fetch, as the build
+ * user, in the caller's thread: without waiting for the tree's lock,
+ * within BISECT_FETCH_TIMEOUT_S). 0 with its id; 1 when the regression
  * has a bisection running or done already (its id; nothing added). Bad
  * input, with err naming the field and what to do: -ENOENT no such
  * regression or job; -EPERM a regression that is not confirmed; -EINVAL a
- * revision git does not know, a GOOD that is not an ancestor of BAD, the
- * same commit twice, a metric or workload the job does not record, a job
- * with no kernel build variant; -ENODEV kab's clone of the tree is
- * missing (no build of it yet). Nothing is recorded then. */
+ * revision git does not know (after the fetch, if any), a GOOD that is
+ * not an ancestor of BAD, the same commit twice, a metric or workload the
+ * job does not record, a job with no kernel build variant; -ENODEV kab's
+ * clone of the tree is missing (no build of it yet); -EBUSY the fetch
+ * was needed but a build holds the tree's lock; -EHOSTUNREACH the fetch
+ * failed (err names the tree, remote, branch and git's message). Nothing
+ * is recorded then. */
 int bisect_create(struct store *st, const struct bisect_env *env, const struct bisect_ask *a, int64_t *ret_id, struct strbuf *err);
 
 /* Replays the running bisection id and queues what it waits for, or ends

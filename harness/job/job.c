@@ -698,6 +698,12 @@ void job_variant_clear(struct job_variant *v)
 		free(v->knobs[k].value);
 	}
 	free(v->knobs);
+	job_variant_clear_source(v);
+	*v = (struct job_variant){ 0 };
+}
+
+void job_variant_clear_source(struct job_variant *v)
+{
 	free(v->tree);
 	free(v->base);
 	free(v->track_remote);
@@ -708,7 +714,10 @@ void job_variant_clear(struct job_variant *v)
 	for (size_t k = 0; k < v->n_fragments; k++)
 		free(v->fragments[k]);
 	free(v->fragments);
-	*v = (struct job_variant){ 0 };
+	v->tree = v->base = v->track_remote = v->track_branch = v->track_note = v->series = v->config = NULL;
+	v->fragments = NULL;
+	v->n_fragments = 0;
+	v->series_version = 0;
 }
 
 void job_free(struct job *j)

@@ -31,24 +31,15 @@ static int shape_variant(struct job_variant *v, const char *label, const char *n
 	if (!v->kernel || strcmp(v->kernel, "build") != 0)
 		return 0;
 	if (build > 0) {
-		/* what build = ID excludes: the build fixed them */
-		free(v->tree);
-		free(v->base);
-		free(v->series);
-		free(v->config);
-		for (size_t i = 0; i < v->n_fragments; i++)
-			free(v->fragments[i]);
-		free(v->fragments);
-		v->tree = v->base = v->series = v->config = NULL;
-		v->fragments = NULL;
-		v->n_fragments = 0;
-		v->series_version = 0;
+		/* what build = ID excludes (and the track: the build fixed them) */
+		job_variant_clear_source(v);
 		v->build_id = build;
-	} else if (!base || job_variant_recorded(v)) {
 		return 0;
-	} else if ((r = set_str(&v->base, base)) < 0) {
-		return r;
 	}
+	if (!base || job_variant_recorded(v))
+		return 0;
+	if ((r = set_str(&v->base, base)) < 0)
+		return r;
 	/* the commit its night ran, not the branch's head of today */
 	free(v->track_remote);
 	free(v->track_branch);

@@ -402,5 +402,9 @@ void job_format_mem(uint64_t v, char *buf, size_t len);
 
 /* Frees what a variant holds and zeroes it. */
 void job_variant_clear(struct job_variant *v);
+/* Frees and zeroes what a variant builds its kernel from: tree, base,
+ * track, series and config with its fragments (build = ID takes none of
+ * them). */
+void job_variant_clear_source(struct job_variant *v);
 /* The same for a workload. */
 void job_workload_clear(struct job_workload *w);

@@ -85,32 +85,33 @@ static int track_variant(struct store *st, const struct job *j, size_t vi, const
  * so that the history and its regressions name commits when a build
  * machine builds the nights and a lab machine runs them by build = ID.
  * The subject and date are read in kab's clone of the tree when it is
- * there; without it the commit is recorded alone. */
+ * there; without it the commit is recorded alone. Once a job: the build
+ * stage runs until the job's builds are recorded with it (executor.c),
+ * not again at each boot; after a crash between the two it writes the
+ * same row again. */
 static void recorded_track(struct store *st, const struct kbuild_opts *o, size_t vi, int64_t build_id)
 {
 	struct store_build b = { 0 };
 	if (o->job_id <= 0 || store_build_get(st, build_id, &b) < 0)
 		return;
-	const char *sp = b.base_ref ? strchr(b.base_ref, ' ') : NULL;
+	char remote[KTRACK_NAME_MAX + 1], branch[KTRACK_NAME_MAX + 1];
 	struct store_track t = { 0 };
-	if (strcmp(b.kind, "build") == 0 && b.tree && sp && !strchr(sp + 1, ' ') && b.base_sha[0]) {
-		char remote[KTRACK_NAME_MAX + 1];
-		const char *why;
-		snprintf(remote, sizeof(remote), "%.*s", (int)(sp - b.base_ref), b.base_ref);
-		if (ktrack_remote_ok(remote, &why) && ktrack_branch_ok(sp + 1, &why)) {
-			snprintf(t.track, sizeof(t.track), "%s", b.base_ref);
-			snprintf(t.sha, sizeof(t.sha), "%s", b.base_sha);
-			char clone[PATH_MAX];
-			struct krun_user u;
-			struct strbuf e = { 0 };
-			struct ktrack_head h;
-			if (kbuild_clone_dir(o->work_dir, b.tree, clone, sizeof(clone)) == 0 && access(clone, F_OK) == 0 &&
-			    kbuser_lookup(&u, &e) == 0 && ktrack_describe(clone, b.base_sha, &u, NULL, &h) == 0) {
-				snprintf(t.subject, sizeof(t.subject), "%s", h.subject);
-				t.date = h.date;
-			}
-			sb_free(&e);
+	if (strcmp(b.kind, "build") == 0 && b.tree && b.base_sha[0] && ktrack_parse_ref(b.base_ref, remote, branch)) {
+		snprintf(t.track, sizeof(t.track), "%s", b.base_ref);
+		snprintf(t.sha, sizeof(t.sha), "%s", b.base_sha);
+		char clone[PATH_MAX];
+		struct krun_user u;
+		struct strbuf e = { 0 };
+		struct ktrack_head h;
+		/* git as the build user, who owns the clone, when kab is root */
+		int as = kbuild_clone_dir(o->work_dir, b.tree, clone, sizeof(clone)) == 0 && access(clone, F_OK) == 0
+				 ? kbuser_lookup(&u, &e)
+				 : -ENOENT;
+		if (as >= 0 && ktrack_describe(clone, b.base_sha, as > 0 ? &u : NULL, NULL, &h) == 0) {
+			snprintf(t.subject, sizeof(t.subject), "%s", h.subject);
+			t.date = h.date;
 		}
+		sb_free(&e);
 	}
 	if (t.sha[0] && store_variant_track_set(st, o->job_id, vi, &t) < 0)
 		log_warn("variant %zu: cannot record the commit %.12s of build %lld in the database", vi, t.sha, (long long)build_id);

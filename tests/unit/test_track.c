@@ -105,7 +105,7 @@ static void test_git(const char *top)
 	sb_free(&why);
 
 	/* run time: fetched into kab's clone, its subject and committer date */
-	T_EQ_INT(ktrack_fetch(src, origin, "origin", "main", NULL, NULL, &head, &why), 0);
+	T_EQ_INT(ktrack_fetch(src, origin, "origin", "main", NULL, NULL, 0, &head, &why), 0);
 	T_EQ_STR(head.sha, one);
 	T_EQ_STR(head.subject, "night one");
 	T_NEAR(head.date, 1700000000, 0);
@@ -119,14 +119,14 @@ static void test_git(const char *top)
 	T_CHECK(sh(top, "cd w && echo 2 >f && " GIT " commit -q -am 'night two' && git push -q ../origin.git main"));
 	char two[41];
 	head_of(origin, "main", two);
-	T_EQ_INT(ktrack_fetch(src, origin, "origin", "main", NULL, NULL, &head, &why), 0);
+	T_EQ_INT(ktrack_fetch(src, origin, "origin", "main", NULL, NULL, 0, &head, &why), 0);
 	T_EQ_STR(head.sha, two);
 	T_EQ_INT(ktrack_event(src, one, two, NULL, NULL, ev, sizeof(ev)), 0);
 	T_EQ_STR(ev, "");
 
 	/* night three: main force-pushed back to night one, then to a rewrite */
 	T_CHECK(sh(top, "cd w && git push -q -f ../origin.git %s:main", one));
-	T_EQ_INT(ktrack_fetch(src, origin, "origin", "main", NULL, NULL, &head, &why), 0);
+	T_EQ_INT(ktrack_fetch(src, origin, "origin", "main", NULL, NULL, 0, &head, &why), 0);
 	T_EQ_STR(head.sha, one);
 	T_EQ_INT(ktrack_event(src, two, one, NULL, NULL, ev, sizeof(ev)), 0);
 	char want[128];
@@ -140,13 +140,13 @@ static void test_git(const char *top)
 	/* fetch failures: a branch deleted, the remote gone; nothing resolved */
 	T_CHECK(sh(origin, "git branch -q -m main old"));
 	struct ktrack_head untouched = { .sha = "x" };
-	T_EQ_INT(ktrack_fetch(src, origin, "origin", "main", NULL, NULL, &untouched, &why), -EIO);
+	T_EQ_INT(ktrack_fetch(src, origin, "origin", "main", NULL, NULL, 0, &untouched, &why), -EIO);
 	T_CHECK(why.buf && strstr(why.buf, "track = origin main: cannot fetch branch main from remote origin (") &&
 		strstr(why.buf, "couldn't find remote ref refs/heads/main"));
 	T_EQ_STR(untouched.sha, "x");
 	sb_free(&why);
 	snprintf(url, sizeof(url), "%s/moved.git", top);
-	T_EQ_INT(ktrack_fetch(src, url, "origin", "main", NULL, NULL, &untouched, &why), -EIO);
+	T_EQ_INT(ktrack_fetch(src, url, "origin", "main", NULL, NULL, 0, &untouched, &why), -EIO);
 	T_CHECK(why.buf && strstr(why.buf, "does not appear to be a git repository"));
 	sb_free(&why);
 	T_CHECK(ktrack_local_path("/srv/linux.git") && ktrack_local_path("file:///srv/x") &&
@@ -178,12 +178,12 @@ static void test_hostile_subject(const char *top)
 			    " clone -q --shared --no-checkout ../hostile.git ../hostile-src"));
 	struct ktrack_head head;
 	struct strbuf why = { 0 };
-	T_EQ_INT(ktrack_fetch(src, origin, "origin", "main", NULL, NULL, &head, &why), 0);
+	T_EQ_INT(ktrack_fetch(src, origin, "origin", "main", NULL, NULL, 0, &head, &why), 0);
 	T_EQ_STR(head.subject, "mm: \\x1b[2J\\x1b]0;owned\\x07\\u009b31m caf\\xe9");
 	/* a subject longer than the head's field, ending in a 3-byte character */
 	T_CHECK(sh(top, "cd hw && echo 2 >f && " GIT
 			" commit -q -am \"$(printf '%%0253d\\342\\206\\222' 0)\" && git push -q ../hostile.git main"));
-	T_EQ_INT(ktrack_fetch(src, origin, "origin", "main", NULL, NULL, &head, &why), 0);
+	T_EQ_INT(ktrack_fetch(src, origin, "origin", "main", NULL, NULL, 0, &head, &why), 0);
 	T_EQ_INT(strlen(head.subject), 253);
 	sb_free(&why);
 }
