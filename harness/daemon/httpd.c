@@ -109,7 +109,7 @@ void httpd_body_take(struct httpd_resp *rs, char *buf, size_t len, const char *c
 
 void httpd_error(struct httpd_resp *rs, int status, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
