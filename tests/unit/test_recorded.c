@@ -7,8 +7,12 @@
 #include "harness/job/kbuild_job.h"
 #include "harness/daemon/httpd.h"
 #include "harness/job/job.h"
+#include "harness/job/job_store.h"
+#include "kernels/builduser.h"
+#include "kernels/run.h"
 #include "db/store.h"
 #include "db/store_builds.h"
+#include "db/store_track.h"
 #include "t.h"
 #include "harness/base/util.h"
 
@@ -45,12 +49,17 @@ static void write_text(const char *path, const char *text)
 }
 
 /* A build row as kab's build leaves it: status (ok | failed | building),
- * kind (build | image), artifacts in DIR/kernels/<id>/. */
-static int64_t add_build(struct store *st, const char *status, const char *kind, const char *reason)
+ * kind (build | image), artifacts in DIR/kernels/<id>/; of tree at
+ * base_ref, commit sha. */
+static int64_t add_build_of(struct store *st, const char *status, const char *kind, const char *reason,
+			    const char *tree, const char *base_ref, const char *sha)
 {
-	struct store_build b = { .tree = "/src/linux", .base_ref = "v6.1", .config_source = "defconfig",
-				 .series = "/p/batch.mbox", .patches = "mm: one\t<1@x>\nmm: two\t<2@x>\n" };
-	snprintf(b.base_sha, sizeof(b.base_sha), "71864f7f0e8547b2fa0e2b6b0b4e0a2d0c6a1f33");
+	struct store_build b = { .tree = (char *)tree,
+				 .base_ref = (char *)base_ref,
+				 .config_source = "defconfig",
+				 .series = "/p/batch.mbox",
+				 .patches = "mm: one\t<1@x>\nmm: two\t<2@x>\n" };
+	snprintf(b.base_sha, sizeof(b.base_sha), "%s", sha);
 	snprintf(b.config_hash, sizeof(b.config_hash), "%064d", 0);
 	snprintf(b.inputs_key, sizeof(b.inputs_key), "%064d", 1);
 	snprintf(b.kind, sizeof(b.kind), "%s", kind);
@@ -80,6 +89,11 @@ static int64_t add_build(struct store *st, const char *status, const char *kind,
 	}
 	T_EQ_INT(store_build_finish(st, &b), 0);
 	return b.id;
+}
+
+static int64_t add_build(struct store *st, const char *status, const char *kind, const char *reason)
+{
+	return add_build_of(st, status, kind, reason, "/src/linux", "v6.1", "71864f7f0e8547b2fa0e2b6b0b4e0a2d0c6a1f33");
 }
 
 /* kbuild_recorded's message for id, or "" when it accepts it. */
@@ -243,6 +257,68 @@ static void test_job(struct store *st)
 	job_free(j);
 }
 
+/* build = ID of a build of a tracked branch (base ref "REMOTE BRANCH"):
+ * the build stage records its commit on the job's variant row, with the
+ * subject read in kab's clone of the tree (as the build user, who owns
+ * it, when the test is root). The stage runs until the job's builds are
+ * recorded with it, once a job (executor.c); run again, after a crash
+ * before that, it writes the same row. */
+static void test_recorded_track(struct store *st)
+{
+	char tree[PATH_MAX + 16], work[PATH_MAX + 16], clone[PATH_MAX + 64], sha[41] = "";
+	snprintf(tree, sizeof(tree), "%s/tree", dir);
+	snprintf(work, sizeof(work), "%s/work", dir);
+	T_EQ_INT(kbuild_clone_dir(work, tree, clone, sizeof(clone)), 0);
+	struct krun_user u;
+	struct strbuf why = { 0 };
+	int as = kbuser_lookup(&u, &why);
+	sb_free(&why);
+	char cmd[4 * PATH_MAX];
+	snprintf(cmd, sizeof(cmd),
+		 "chmod 0711 %s && git -c init.defaultBranch=main init -q %s && cd %s && echo 1 >f && git add f && "
+		 "GIT_COMMITTER_DATE='1700000000 +0000' git -c user.name=t -c user.email=t@kab commit -q -m 'mm: the night' && "
+		 "chmod -R a+rX %s && mkdir -p \"$(dirname %s)\" && git clone -q --shared --no-checkout %s %s%s%s",
+		 dir, tree, tree, tree, clone, tree, clone, as > 0 ? " && chown -R " KBUILD_USER ": " : "", as > 0 ? clone : "");
+	char *argv[] = { "sh", "-c", cmd, NULL };
+	char *head[] = { "git", "-C", tree, "rev-parse", "HEAD", NULL };
+	struct strbuf out = { 0 };
+	if (as < 0 || !krun_ok(argv, NULL, NULL) || !krun_ok(head, NULL, &out) || out.len != 40) {
+		t_skip("a recorded build of a track", as < 0 ? "no build user" : "git failed");
+		sb_free(&out);
+		return;
+	}
+	snprintf(sha, sizeof(sha), "%s", out.buf);
+	sb_free(&out);
+	/* as kab build records a build of track = origin main */
+	int64_t id = add_build_of(st, "ok", "build", NULL, tree, "origin main", sha);
+	int64_t base = add_build(st, "ok", "build", NULL);
+	char text[512];
+	snprintf(text, sizeof(text),
+		 "[job]\nname = lab\n[variant A]\nkernel = build\nbuild = %lld\n[variant B]\nname = night\nkernel = build\nbuild = %lld\n" WORKLOAD,
+		 (long long)base, (long long)id);
+	struct job *j = parse(text);
+	int64_t job = 0;
+	T_CHECK(j && job_store_create(st, j, &job) == 0);
+	int64_t builds[2];
+	struct kbuild_opts o = { .work_dir = work, .variant_builds = builds, .job_id = job };
+	struct strbuf err = { 0 };
+	struct store_track t[2];
+	memset(t, 0, sizeof(t));
+	for (int i = 0; i < 2 && j; i++) {
+		T_EQ_INT(kbuild_job(st, j, &o, &err), 0);
+		T_EQ_INT(store_variant_track_get(st, job, 1, &t[i]), 0);
+		T_EQ_STR(t[i].track, "origin main");
+		T_EQ_STR(t[i].sha, sha);
+		T_EQ_STR(t[i].subject, "mm: the night");
+		T_NEAR(t[i].date, 1700000000, 0);
+	}
+	T_CHECK(memcmp(&t[0], &t[1], sizeof(t[0])) == 0);
+	/* a base ref that is no track records nothing */
+	T_EQ_INT(store_variant_track_get(st, job, 0, &t[0]), -ENOENT);
+	sb_free(&err);
+	job_free(j);
+}
+
 /* kabd's POST /jobs: a job whose build = ID is unusable is refused with
  * 400 and the line-numbered errors, like any other problem of the job. */
 static void test_submit(struct store *st)
@@ -282,6 +358,7 @@ int main(void)
 		test_lookup(st);
 		test_job(st);
 		test_submit(st);
+		test_recorded_track(st);
 		store_close(st);
 	}
 	util_remove_tree(dir);
