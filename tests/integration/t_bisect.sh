@@ -18,8 +18,13 @@
 # confirmed regression of a bisect = auto job seeded while kabd runs is
 # bisected by kabd itself at its next start (the pass a confirmation's end
 # runs too; a confirmation of kernels this machine cannot build cannot end
-# confirmed here), once, noted on the regression. KAB_SWITCH_DRY_RUN keeps
-# any switch a dry run. About 1 minute.
+# confirmed here), once, noted on the regression. A revision kab's clone
+# lacks: a tracked job's regression whose BAD only the tree's remote (a
+# local bare repository) has is accepted after kabd fetches the branch;
+# with the remote moved away or unreadable, 502 naming the tree, remote,
+# branch and git's message and nothing recorded; with the tree's lock
+# held, 409 at once. KAB_SWITCH_DRY_RUN keeps any switch a dry run.
+# About 1 minute.
 . "$(dirname "$0")/lib.sh"
 it_begin
 [ -x "$KABD" ] || skip_all "$KABD is not built"
@@ -237,6 +242,99 @@ says 404 "/bisections/777/cancel" "no bisection"
 post "/jobs/$S2/cancel" >/dev/null
 wait_for "the second sleeper to end" 60 "[ \"\$(jstatus $S2)\" != running ]"
 check "the step job never ran" [ "$(sql "$DB" "select count(*) from runs where job_id = $STEP")" = 0 ]
+
+# a revision kab's clone lacks (doc/bisect.md, "A revision kab's clone
+# lacks"): the tree's remote "origin" is a local bare repository, commits
+# ahead of the tree and the clone; a job whose variant B tracks its
+# branch, and regressions of it whose BAD only origin has. kabd fetches
+# the branch into its clone (as kab-build) and accepts; with origin gone
+# or unreadable it answers 502 naming the tree, remote, branch and git's
+# message, and records nothing; with the tree's lock held as a build
+# holds it, 409 at once; a revision on no branch, 400.
+ORIGIN=$IT_TMP/origin.git
+BR=$(git -C "$TREE" symbolic-ref --short HEAD)
+git clone -q --bare "$TREE" "$ORIGIN"
+git -C "$TREE" remote add origin "$ORIGIN"
+git clone -q "$ORIGIN" "$IT_TMP/w"
+ahead() { # i: commit "change i" on origin only; prints its sha
+	echo "$1" >"$IT_TMP/w/f$1"
+	git -C "$IT_TMP/w" add "f$1"
+	GIT_COMMITTER_DATE="$((1700000000 + $1)) +0000" git -C "$IT_TMP/w" -c user.name=t -c user.email=t@kab commit -q -m "change $1"
+	git -C "$IT_TMP/w" push -q origin "$BR"
+	chmod -R a+rX "$ORIGIN"
+	git -C "$IT_TMP/w" rev-parse HEAD
+}
+in_clone() { git -c safe.directory='*' -C "$CLONE" cat-file -e "$1^{commit}" 2>/dev/null; }
+C9=$(ahead 9)
+check "commit 9 (${C9:0:12}) is on origin only" sh -c "[ -n '$C9' ] && ! git -C '$TREE' cat-file -e '$C9^{commit}' 2>/dev/null && ! git -c safe.directory='*' -C '$CLONE' cat-file -e '$C9^{commit}' 2>/dev/null"
+sed -e 's/^name = bis-it$/name = bis-track/' -e "/^\[variant B\]/,\$ s/^base = .*/track = origin $BR/" "$IT_TMP/src.job" >"$IT_TMP/track.job"
+check "the tracked job's variant B tracks origin $BR" grep -q "^track = origin $BR\$" "$IT_TMP/track.job"
+sql "$DB" "insert into jobs (id, name, file, text, status, created, kab_version, schema_version)
+	values (950, 'bis-track', '$IT_TMP/track.job', cast(readfile('$IT_TMP/track.job') as text), 'done', strftime('%s','now'), 'it', 14);"
+treg() { # id bad-sha: a confirmed regression of job 950, GOOD commit 0
+	sql "$DB" "insert into regressions (id, created, name, workload, metric, variant_idx, direction, good_job, bad_job,
+		good_sha, bad_sha, state, reason, verdict) values ($1, strftime('%s','now'), 'bis-track', 'w', 'time.wall_s', 1,
+		'lower', 950, 950, '${C[0]}', '$2', 'confirmed', 'seeded', 'worse');"
+}
+treg 10 "$C9"
+code=$(post "/regressions/10/bisect")
+BT=$(field id)
+check "POST /regressions/10/bisect, BAD on origin only: 201 ($code, $BT $(field error | cut -c1-200))" [ "$code" = 201 -a -n "$BT" ]
+check "  the branch was fetched into kab's clone: commit 9 is there" in_clone "$C9"
+check "  the bisection's BAD is commit 9" [ "$(sql "$DB" "select bad from bisections where id = '$BT'")" = "$C9" ]
+check "  the tree itself was not written" sh -c "! git -C '$TREE' cat-file -e '$C9^{commit}' 2>/dev/null"
+check "  kabd's log says it fetched" grep -q "fetched origin $BR into kab's clone" "$IT_TMP/kabd.log"
+# cancelled, and its step job with it, before the lock is looked at below
+[ -n "$BT" ] && $KAB bisect cancel "$BT" --socket "$KABD_SOCK" >/dev/null 2>&1
+running() { sql "$DB" "select count(*) from jobs where status = 'running'"; }
+wait_for "no job to run (bisection $BT's step job cancelled)" 60 "[ \"\$(running)\" = 0 ]"
+
+# origin moved away: 502 naming the tree, remote, branch and git's message
+C10=$(ahead 10)
+treg 11 "$C10"
+before=$(nbis)
+listed() { curl -s -H "$AUTH" "$URL/api/v1/bisections?limit=100"; }
+list0=$(listed)
+mv "$ORIGIN" "$ORIGIN.gone"
+code=$(post "/regressions/11/bisect")
+msg=$(field error)
+check "POST /regressions/11/bisect with origin gone: 502 ($code: $(cut -c1-300 <<<"$msg"))" [ "$code" = 502 ]
+check "  the error starts with tree: and names the tree" has "$msg" "^tree: bad \"$C10\" is in neither $(realpath "$TREE") nor kab's clone"
+check "  the remote, its branch and URL" has "$msg" "cannot fetch branch $BR from remote origin ($ORIGIN)"
+check "  and git's complaint" has "$msg" "fatal: "
+check "  nothing recorded" [ "$(nbis)" = "$before" ]
+check "  nothing fetched" sh -c "! git -c safe.directory='*' -C '$CLONE' cat-file -e '$C10^{commit}' 2>/dev/null"
+mv "$ORIGIN.gone" "$ORIGIN"
+# origin unreadable to kab-build: the same through kab bisect, which exits 1
+chmod 000 "$ORIGIN"
+out=$($KAB bisect --regression 11 --socket "$KABD_SOCK" 2>&1)
+rc=$?
+check "kab bisect --regression 11 with origin unreadable exits 1 ($rc: $(cut -c1-300 <<<"$out"))" [ $rc = 1 ]
+check "  naming the remote and branch" has "$out" "cannot fetch branch $BR from remote origin"
+check "  nothing recorded" [ "$(nbis)" = "$before" ]
+check "  GET /bisections lists what it listed before ($(nbis) bisections, none of regression 11)" \
+	[ "$(listed)" = "$list0" -a "$(sql "$DB" "select count(*) from bisections where regression_id = 11")" = 0 ]
+chmod 0755 "$ORIGIN"
+# the tree's lock held, as a build holds it: 409 at once, nothing recorded
+t0=$(date +%s)
+code=$(flock "$KAB_KBUILD_WORK/$KEY/lock" curl -s -o "$IT_TMP/post.json" -w '%{http_code}' -H "$AUTH" -H "$JOB_CT" -X POST --data-binary '' "$URL/api/v1/regressions/11/bisect")
+took=$(($(date +%s) - t0))
+check "POST /regressions/11/bisect while a build holds the tree's lock: 409 at once ($code in $took s: $(field error | cut -c1-200))" \
+	[ "$code" = 409 -a "$took" -lt 30 ]
+check "  saying why" has "$(field error)" "cannot be fetched now: a build of the tree holds its lock"
+check "  nothing recorded" [ "$(nbis)" = "$before" -a "$(listed)" = "$list0" ]
+# origin back: regression 11 is bisected; a revision on no branch is 400
+code=$(post "/regressions/11/bisect")
+B11=$(field id)
+check "POST /regressions/11/bisect with origin back: 201 ($code, $B11)" [ "$code" = 201 -a -n "$B11" ]
+check "  commit 10 fetched" in_clone "$C10"
+[ -n "$B11" ] && $KAB bisect cancel "$B11" --socket "$KABD_SOCK" >/dev/null 2>&1
+wait_for "no job to run (bisection $B11's step job cancelled)" 60 "[ \"\$(running)\" = 0 ]"
+treg 12 0123456789abcdef0123456789abcdef01234567
+before=$(nbis)
+says 400 "/regressions/12/bisect" "bad: \"0123456789abcdef0123456789abcdef01234567\" is not a commit"
+check "  naming the branch fetched" has "$(field error)" "nor on branch $BR of remote origin, fetched just now"
+check "  nothing recorded" [ "$(nbis)" = "$before" ]
 
 # once: another start asks for nothing more
 kabd_stop
