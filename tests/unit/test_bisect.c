@@ -501,6 +501,50 @@ static void test_loop_controls(struct kbisect_git *g)
 	sb_free(&err);
 }
 
+/* The controls' git in a small repository: a revert that applies is a
+ * commit (the same at a second asking) whose tree lacks the change; one
+ * that conflicts says so; Kconfig symbols are found at a commit. */
+static void test_git_controls(const char *dir)
+{
+	char cmd[1024], shas4[4][KBISECT_SHA_LEN + 1];
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; cd %s; git init -q c; cd c; g() { git -c user.name=t -c user.email=t@kab \"$@\"; }; "
+		 "mkdir lib; printf 'config DEBUG_FORCE_FUNCTION_ALIGN_64B\\n\\tbool \"x\"\\n' > lib/Kconfig.debug; "
+		 "echo a > x; g add -A; g commit -qm c0; echo b > x; g commit -qam c1; echo c > x; g commit -qam c2; "
+		 "echo y > y; g add y; g commit -qm c3; git rev-list --reverse HEAD > ../shas",
+		 dir);
+	if (system(cmd) != 0) {
+		t_skip("the controls' git", "git could not make the repository");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "%s/shas", dir);
+	FILE *f = fopen(cmd, "r");
+	char line[64];
+	for (int i = 0; i < 4 && f && fgets(line, sizeof(line), f); i++)
+		snprintf(shas4[i], sizeof(shas4[i]), "%.40s", line);
+	if (f)
+		fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s/c", dir);
+	struct kbisect_git g = { .tree = cmd };
+	struct strbuf why = { 0 };
+	char r1[KBISECT_SHA_LEN + 1], r2[KBISECT_SHA_LEN + 1];
+	T_EQ_INT(kbisect_git_revert(&g, shas4[3], shas4[3], r1, &why), 0);
+	T_EQ_INT(kbisect_git_revert(&g, shas4[3], shas4[3], r2, &why), 0);
+	T_EQ_STR(r1, r2); /* the same commit at every replay */
+	char q[1400];
+	snprintf(q, sizeof(q), "git -C %s cat-file -e %s:y 2>/dev/null", cmd, r1);
+	T_CHECK(system(q) != 0); /* y is gone */
+	snprintf(q, sizeof(q), "git -C %s cat-file -e %s:x", cmd, r1);
+	T_EQ_INT(system(q), 0);
+	/* c1 changed x, c2 changed it again: its revert on c3 conflicts */
+	T_EQ_INT(kbisect_git_revert(&g, shas4[1], shas4[3], r1, &why), 1);
+	T_CHECK(why.buf && strstr(why.buf, "does not apply on BAD") && strstr(why.buf, "conflicts in x"));
+	T_EQ_INT(kbisect_git_has_config(&g, shas4[0], KBISECT_ALIGN_FILE, kbisect_align_symbols[0]), 1);
+	T_EQ_INT(kbisect_git_has_config(&g, shas4[0], KBISECT_ALIGN_FILE, kbisect_align_symbols[1]), 0);
+	T_EQ_INT(kbisect_git_has_config(&g, shas4[0], KBISECT_ALIGN_FILE, "x; rm"), -EINVAL);
+	sb_free(&why);
+}
+
 int main(void)
 {
 	log_quiet = true;
@@ -526,6 +570,7 @@ int main(void)
 			test_loop_full(&g);
 			test_loop_split(&g);
 			test_loop_controls(&g);
+			test_git_controls(dir);
 		}
 		util_remove_tree(dir);
 	}
