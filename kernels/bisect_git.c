@@ -33,8 +33,7 @@ static bool is_sha(const char *s, size_t len)
 
 /* git -C tree ARGS as g's user; 0 with *ret_status, out git's output
  * (stdout and stderr) without its trailing newlines. */
-static int git_run_env(const struct kbisect_git *g, char *const *env, char *const *args, size_t n, struct strbuf *out,
-		       int *ret_status)
+static int git_run_env(const struct kbisect_git *g, char *const *env, char *const *args, size_t n, struct strbuf *out, int *ret_status)
 {
 	char safe[4200];
 	snprintf(safe, sizeof(safe), "safe.directory=%s", g->tree);
@@ -259,8 +258,13 @@ const struct kbisect_ops kbisect_git_ops = {
 static int commit_tree(const struct kbisect_git *g, const char *tree, const char *parent, const char *msg,
 		       char ret[KBISECT_SHA_LEN + 1], struct strbuf *err)
 {
-	char *env[] = { "GIT_AUTHOR_NAME=kab", "GIT_AUTHOR_EMAIL=kab@localhost", "GIT_AUTHOR_DATE=@0 +0000",
-			"GIT_COMMITTER_NAME=kab", "GIT_COMMITTER_EMAIL=kab@localhost", "GIT_COMMITTER_DATE=@0 +0000", NULL };
+	char *env[] = { "GIT_AUTHOR_NAME=kab",
+			"GIT_AUTHOR_EMAIL=kab@localhost",
+			"GIT_AUTHOR_DATE=@0 +0000",
+			"GIT_COMMITTER_NAME=kab",
+			"GIT_COMMITTER_EMAIL=kab@localhost",
+			"GIT_COMMITTER_DATE=@0 +0000",
+			NULL };
 	char *args[] = { "commit-tree", (char *)tree, "-p", (char *)parent, "-m", (char *)msg };
 	struct strbuf out = { 0 };
 	int status, r = git_run_env(g, env, args, ARRAY_SIZE(args), &out, &status);

@@ -93,7 +93,7 @@ static void show_text(FILE *out, json_t *d)
 			}
 			const char *answer = str(v, "answer");
 			fprintf(out, "  %s %s \"%s\" (%s, %s)\n    against its parent %.12s: ",
-				strcmp(answer, "culprit") == 0		  ? "first bad commit:"
+				strcmp(answer, "culprit") == 0            ? "first bad commit:"
 				: strcmp(answer, "layout-sensitive") == 0 ? "layout-sensitive (not a regression) first bad commit:"
 									  : "unconfirmed first bad commit:",
 				str(v, "sha"), str(v, "subject"), str(v, "author"), str(v, "date"), str(v, "parent"));

@@ -14,8 +14,7 @@
 #include <string.h>
 
 /* The alignment options both sides' trees define. */
-static int align_sides(const struct kbisect_git *g, const char *sha, const char *base, struct bisect_sides *ret,
-		       struct strbuf *why)
+static int align_sides(const struct kbisect_git *g, const char *sha, const char *base, struct bisect_sides *ret, struct strbuf *why)
 {
 	struct strbuf missing = { 0 };
 	int r = 0;
@@ -30,8 +29,8 @@ static int align_sides(const struct kbisect_git *g, const char *sha, const char 
 			sb_printf(&missing, "%sCONFIG_%s", missing.len ? ", " : "", kbisect_align_symbols[i]);
 	}
 	if (r < 0)
-		sb_printf(why, "git grep of %s at %.12s and %.12s in %s failed: %s", KBISECT_ALIGN_FILE, sha, base, g->tree,
-			  strerror(-r));
+		sb_printf(why, "git grep of %s at %.12s and %.12s in %s failed: %s", KBISECT_ALIGN_FILE, sha, base,
+			  g->tree, strerror(-r));
 	else if (!ret->align) {
 		sb_printf(why, "%s of %.12s and its parent %.12s defines none of the options that force alignment (%s)",
 			  KBISECT_ALIGN_FILE, sha, base, missing.buf);
@@ -41,7 +40,8 @@ static int align_sides(const struct kbisect_git *g, const char *sha, const char 
 		at += (size_t)snprintf(ret->note, sizeof(ret->note), "forced");
 		for (unsigned i = 0; i < KBISECT_ALIGN_N && at < sizeof(ret->note); i++)
 			if (ret->align & (1u << i))
-				at += (size_t)snprintf(ret->note + at, sizeof(ret->note) - at, " CONFIG_%s=y", kbisect_align_symbols[i]);
+				at += (size_t)snprintf(ret->note + at, sizeof(ret->note) - at, " CONFIG_%s=y",
+						       kbisect_align_symbols[i]);
 		if (missing.len && at < sizeof(ret->note))
 			snprintf(ret->note + at, sizeof(ret->note) - at, " (not in the tree: %s)", missing.buf);
 		snprintf(ret->a, sizeof(ret->a), "%s", base);
@@ -94,7 +94,8 @@ int bisect_control_text(struct store *st, const struct kbisect_git *g, const str
 	struct strbuf why = { 0 };
 	int r = bisect_control_sides(g, kind, row->sha, row->base, &s, &why);
 	if (r != 0) {
-		sb_printf(err, "the %s control of %.12s: %s", row->control, row->sha, why.buf ? why.buf : strerror(r < 0 ? -r : EINVAL));
+		sb_printf(err, "the %s control of %.12s: %s", row->control, row->sha,
+			  why.buf ? why.buf : strerror(r < 0 ? -r : EINVAL));
 		sb_free(&why);
 		return r < 0 ? r : -EINVAL;
 	}
@@ -106,8 +107,7 @@ int bisect_control_text(struct store *st, const struct kbisect_git *g, const str
 	r = job_store_load(st, b->source_job, &one, err);
 	if (r >= 0)
 		r = job_store_load(st, b->source_job, &two, err);
-	if (r >= 0 && (b->variant < 0 || (size_t)b->variant >= one->n_variants ||
-		       job_variant_recorded(&one->variants[b->variant]))) {
+	if (r >= 0 && (b->variant < 0 || (size_t)b->variant >= one->n_variants || job_variant_recorded(&one->variants[b->variant]))) {
 		sb_printf(err, "job %lld's variant %d is not built by kab from a tree: the %s control rebuilds it",
 			  (long long)b->source_job, b->variant, row->control);
 		r = -EINVAL;

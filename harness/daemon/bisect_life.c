@@ -415,9 +415,9 @@ static int queue_row(struct store *st, const struct bisect_env *env, const struc
 	}
 	if (r >= 0 && (r = store_bisect_job_link(st, row->id, id)) >= 0) {
 		row->job = id;
-		log_info("kabd: bisection %lld: %s job %lld queued, %u pair%s of %.12s against %.12s",
-			 (long long)b->id, row->control[0] ? row->control : "step", (long long)id, row->k,
-			 row->k == 1 ? "" : "s", row->sha, row->base);
+		log_info("kabd: bisection %lld: %s job %lld queued, %u pair%s of %.12s against %.12s", (long long)b->id,
+			 row->control[0] ? row->control : "step", (long long)id, row->k, row->k == 1 ? "" : "s",
+			 row->sha, row->base);
 	}
 	free(text);
 	job_free(j);

@@ -265,8 +265,7 @@ static void add_part(struct bctx *c, const char *good, const char *bad, struct b
 
 /* A control of the confirmed culprit k (doc/bisect.md, "Controls"): its
  * comparison judged as the confirmation is, against the part's effect. */
-static int control(struct bctx *c, const struct part *p, struct bisect_culprit *k, enum bisect_control kind,
-		   struct bisect_ctl *ret)
+static int control(struct bctx *c, const struct part *p, struct bisect_culprit *k, enum bisect_control kind, struct bisect_ctl *ret)
 {
 	const char *base = kind == BISECT_CTL_REVERT ? c->rep->bad : k->parent;
 	*ret = (struct bisect_ctl){ .asked = true };

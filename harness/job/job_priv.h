@@ -213,8 +213,8 @@ const struct job_keydef *job_zswap_key(const char *param);
 /* Printers of keys whose value takes more than the type's formatter
  * (job_print.c), and when keys are printed. */
 job_key_printer job_print_switch, job_print_track, job_print_series, job_print_expect, job_print_ratio;
-job_key_shown job_shown_random, job_shown_sized, job_shown_file, job_shown_zram, job_shown_waiting, job_shown_bisect_boots,
-	job_shown_bisect_controls;
+job_key_shown job_shown_random, job_shown_sized, job_shown_file, job_shown_zram, job_shown_waiting,
+	job_shown_bisect_boots, job_shown_bisect_controls;
 
 struct job_notes;
 struct strbuf;

@@ -145,9 +145,9 @@ static json_t *culprit_json(const struct rb_culprit *k)
 		return json_pack("{s:o, s:I, s:I, s:o}", "answer", jw_str_opt(k->answer), "part", (json_int_t)k->part,
 				 "n_candidates", (json_int_t)k->n_candidates, "reason", jw_str_opt(k->reason));
 	json_t *v = json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "answer", jw_str_opt(k->answer), "part",
-			      (json_int_t)k->part, "sha", jw_str_opt(k->sha), "subject", jw_str_opt(k->subject), "author",
-			      jw_str_opt(k->author), "date", jw_str_opt(k->date), "parent", jw_str_opt(k->parent),
-			      "confirmation", effect_json(&k->confirm));
+			      (json_int_t)k->part, "sha", jw_str_opt(k->sha), "subject", jw_str_opt(k->subject),
+			      "author", jw_str_opt(k->author), "date", jw_str_opt(k->date), "parent",
+			      jw_str_opt(k->parent), "confirmation", effect_json(&k->confirm));
 	/* the controls, when the bisection ran any (bisect.revert, bisect.align) */
 	if (v && (k->revert.asked || k->align.asked))
 		json_object_set_new(v, "controls",
@@ -193,7 +193,7 @@ static void effect_text(const struct rb_effect *e, char *buf, size_t len)
 
 static const char *culprit_words(const struct rb_culprit *k)
 {
-	return is(k, "culprit")		 ? "first bad commit"
+	return is(k, "culprit")            ? "first bad commit"
 	       : is(k, "layout-sensitive") ? "layout-sensitive (not a regression) first bad commit"
 					   : "unconfirmed first bad commit";
 }

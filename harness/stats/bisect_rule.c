@@ -389,7 +389,8 @@ static void revert_rule(const struct brule_span *span, const double *a, const do
 		say(ret, BRULE_UNCONFIRMED, "BAD against BAD with the culprit reverted not decided after %zu pairs (" EFF_FMT ", p %.3g)",
 		    r->pairs, EFF_ARGS(ret->effect), r->p_value);
 	else
-		say(ret, BRULE_MORE, "BAD against BAD with the culprit reverted not decided yet (" EFF_FMT ")", EFF_ARGS(ret->effect));
+		say(ret, BRULE_MORE, "BAD against BAD with the culprit reverted not decided yet (" EFF_FMT ")",
+		    EFF_ARGS(ret->effect));
 }
 
 int brule_revert(const struct brule_span *span, const double *a, const double *b, size_t n, const struct brule_opts *o,
@@ -430,7 +431,9 @@ static void align_rule(const struct brule_span *span, const double *a, const dou
 	else {
 		char why[192];
 		snprintf(why, sizeof(why), "with forced alignment " EFF_FMT " %s", EFF_ARGS(ret->effect),
-			 t_hi < 0 ? "goes the other way" : t_hi < 0.5 ? "is smaller than half the effect but not 0" : "straddles half the effect");
+			 t_hi < 0     ? "goes the other way"
+			 : t_hi < 0.5 ? "is smaller than half the effect but not 0"
+				      : "straddles half the effect");
 		not_yet(r, o, why, ret);
 	}
 }
