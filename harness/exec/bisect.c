@@ -277,7 +277,7 @@ static int control(struct bctx *c, const struct part *p, struct bisect_culprit *
 	return r < 0 ? r : 0;
 }
 
-/* The controls a confirmed culprit gets: a revert that does not give the
+/* The controls run on a confirmed culprit: a revert that does not give the
  * effect back unconfirms it; an effect that vanishes with forced
  * alignment makes it layout-sensitive. One that cannot be made or
  * measured is reported and changes nothing. */
