@@ -193,6 +193,10 @@ static const char *const migrations[] = {
 	 * asked for once, also across restarts */
 	"ALTER TABLE bisections ADD COLUMN boots INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE regressions ADD COLUMN auto_bisect TEXT;",
+	/* 15: a bisection's controls of a confirmed culprit (bisect.revert,
+	 * bisect.align) are step jobs too: which control a row measures
+	 * (NULL: a step's, the anchor's or a confirmation's comparison) */
+	"ALTER TABLE bisection_jobs ADD COLUMN control TEXT;",
 };
 
 sqlite3 *store_sqlite(struct store *s) { return s->db; }

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 14
+#define STORE_SCHEMA_VERSION 15
 
 /* ---- statuses ----
  * Each status the store records comes from one list below: X(ENUM, word),

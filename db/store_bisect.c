@@ -254,8 +254,8 @@ int store_bisect_job_add(struct store *s, const struct store_bisect_job *j, int6
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int r = store_prepare(s,
-			      "INSERT INTO bisection_jobs (bisection_id, job_id, name, sha, base, k, created)"
-			      " VALUES (?, NULL, ?, ?, ?, ?, ?)",
+			      "INSERT INTO bisection_jobs (bisection_id, job_id, name, sha, base, k, created, control)"
+			      " VALUES (?, NULL, ?, ?, ?, ?, ?, ?)",
 			      &st);
 	if (r < 0)
 		return r;
@@ -265,6 +265,10 @@ int store_bisect_job_add(struct store *s, const struct store_bisect_job *j, int6
 	store_bind_text(st, 4, j->base);
 	sqlite3_bind_int(st, 5, (int)j->k);
 	sqlite3_bind_double(st, 6, util_real_now());
+	if (j->control[0])
+		store_bind_text(st, 7, j->control);
+	else
+		sqlite3_bind_null(st, 7);
 	if ((r = store_step_done(s, st)) < 0)
 		return r;
 	*ret_id = sqlite3_last_insert_rowid(s->db);
@@ -298,13 +302,14 @@ static void read_job(sqlite3_stmt *st, void *elem)
 	if (!w || job_status_parse(w, &j->status) < 0)
 		j->status = JOB_STATUS_UNKNOWN;
 	store_col_text(st, 8, j->reason, sizeof(j->reason));
+	store_col_text(st, 9, j->control, sizeof(j->control));
 }
 
 int store_bisect_jobs(struct store *s, int64_t bisection, struct store_bisect_job **ret, size_t *ret_n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int r = store_prepare(s,
-			      "SELECT b.id, b.bisection_id, coalesce(b.job_id, 0), b.name, b.sha, b.base, b.k, j.status, j.reason"
+			      "SELECT b.id, b.bisection_id, coalesce(b.job_id, 0), b.name, b.sha, b.base, b.k, j.status, j.reason, b.control"
 			      " FROM bisection_jobs b LEFT JOIN jobs j ON j.id = b.job_id WHERE b.bisection_id = ? ORDER BY b.id",
 			      &st);
 	if (r < 0)

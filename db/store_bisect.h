@@ -83,6 +83,9 @@ struct store_bisect_job {
 	char name[160];
 	char sha[41], base[41];
 	unsigned k;
+	/* "": a step's comparison; "revert" or "align": a control of the
+	 * culprit sha (migration 15; the sides are bisect_life's to say) */
+	char control[16];
 	enum job_status status; /* the job's (JOB_STATUS_UNKNOWN without one) */
 	char reason[256];
 };

@@ -33,7 +33,7 @@ static bool is_sha(const char *s, size_t len)
 
 /* git -C tree ARGS as g's user; 0 with *ret_status, out git's output
  * (stdout and stderr) without its trailing newlines. */
-static int git_run(const struct kbisect_git *g, char *const *args, size_t n, struct strbuf *out, int *ret_status)
+static int git_run_env(const struct kbisect_git *g, char *const *env, char *const *args, size_t n, struct strbuf *out, int *ret_status)
 {
 	char safe[4200];
 	snprintf(safe, sizeof(safe), "safe.directory=%s", g->tree);
@@ -44,7 +44,7 @@ static int git_run(const struct kbisect_git *g, char *const *args, size_t n, str
 	for (size_t i = 0; i < n; i++)
 		argv[k++] = args[i];
 	argv[k] = NULL;
-	struct krun o = { .stdout_fd = -1, .log_fd = -1, .capture = out, .user = g->user };
+	struct krun o = { .stdout_fd = -1, .log_fd = -1, .capture = out, .user = g->user, .env = env };
 	int r = krun(argv, &o, ret_status);
 	if (r < 0)
 		return r;
@@ -53,6 +53,11 @@ static int git_run(const struct kbisect_git *g, char *const *args, size_t n, str
 	while (out->len && (out->buf[out->len - 1] == '\n' || out->buf[out->len - 1] == '\r'))
 		out->buf[--out->len] = 0;
 	return 0;
+}
+
+static int git_run(const struct kbisect_git *g, char *const *args, size_t n, struct strbuf *out, int *ret_status)
+{
+	return git_run_env(g, NULL, args, n, out, ret_status);
 }
 
 /* git's message, first line, for an error. */
@@ -245,3 +250,101 @@ const struct kbisect_ops kbisect_git_ops = {
 	.log = git_log,
 	.reset = git_reset,
 };
+
+/* ---- the controls of a culprit (doc/bisect.md, "Controls") ---- */
+
+/* A commit of tree on parent, its author, committer and dates fixed: the
+ * same inputs make the same commit at every replay of a bisection. */
+static int commit_tree(const struct kbisect_git *g, const char *tree, const char *parent, const char *msg,
+		       char ret[KBISECT_SHA_LEN + 1], struct strbuf *err)
+{
+	char *env[] = { "GIT_AUTHOR_NAME=kab",
+			"GIT_AUTHOR_EMAIL=kab@localhost",
+			"GIT_AUTHOR_DATE=@0 +0000",
+			"GIT_COMMITTER_NAME=kab",
+			"GIT_COMMITTER_EMAIL=kab@localhost",
+			"GIT_COMMITTER_DATE=@0 +0000",
+			NULL };
+	char *args[] = { "commit-tree", (char *)tree, "-p", (char *)parent, "-m", (char *)msg };
+	struct strbuf out = { 0 };
+	int status, r = git_run_env(g, env, args, ARRAY_SIZE(args), &out, &status);
+	if (r >= 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0 && out.buf && is_sha(out.buf, out.len))) {
+		git_said(err, "git commit-tree", g, &out);
+		r = -EIO;
+	}
+	if (r >= 0)
+		snprintf(ret, KBISECT_SHA_LEN + 1, "%s", out.buf);
+	sb_free(&out);
+	return r;
+}
+
+int kbisect_git_revert(const struct kbisect_git *g, const char *sha, const char *onto, char ret[KBISECT_SHA_LEN + 1],
+		       struct strbuf *why)
+{
+	char parent[KBISECT_SHA_LEN + 1], undo[KBISECT_SHA_LEN + 1], spec[KBISECT_SHA_LEN + 16], msg[160];
+	if (!is_sha(sha, strlen(sha)) || !is_sha(onto, strlen(onto)))
+		return -EINVAL;
+	int r = git_parent((void *)g, sha, parent, why);
+	if (r < 0)
+		return r;
+	/* the parent's tree as a child of sha: merged into onto with sha as
+	 * the base, it takes out of onto what sha brought, as git revert
+	 * does (git 2.38's merge-tree merges without a work tree) */
+	snprintf(spec, sizeof(spec), "%s^{tree}", parent);
+	snprintf(msg, sizeof(msg), "kab: the tree of %.12s's parent on top of it", sha);
+	if ((r = commit_tree(g, spec, sha, msg, undo, why)) < 0)
+		return r;
+	char *args[] = { "merge-tree", "--write-tree", "--no-messages", "--name-only", (char *)onto, undo };
+	struct strbuf out = { 0 };
+	int status;
+	if ((r = git_run(g, args, ARRAY_SIZE(args), &out, &status)) < 0)
+		goto out;
+	const char *text = out.buf ? out.buf : "";
+	size_t first = strcspn(text, "\n");
+	if (!WIFEXITED(status) || WEXITSTATUS(status) > 1 || !is_sha(text, first)) {
+		git_said(why, "git merge-tree --write-tree (git 2.38 or later)", g, &out);
+		r = -EIO;
+		goto out;
+	}
+	if (WEXITSTATUS(status) == 1) {
+		const char *files = text[first] ? text + first + 1 : "";
+		sb_printf(why, "the revert of %.12s does not apply on BAD %.12s: it conflicts in %.*s", sha, onto,
+			  (int)strcspn(files, "\n"), files[0] ? files : "(git named no file)");
+		size_t more = 0;
+		for (const char *p = files; (p = strchr(p, '\n')); p++)
+			more++;
+		if (more)
+			sb_printf(why, " and %zu more file%s", more, more == 1 ? "" : "s");
+		r = 1;
+		goto out;
+	}
+	char tree[KBISECT_SHA_LEN + 1];
+	snprintf(tree, sizeof(tree), "%.*s", (int)first, text);
+	snprintf(msg, sizeof(msg), "Revert %.12s on %.12s (kab's revert control of a bisection)", sha, onto);
+	if ((r = commit_tree(g, tree, onto, msg, ret, why)) < 0)
+		goto out;
+	/* a ref keeps it from git's pruning while its builds may need it */
+	char ref[128];
+	snprintf(ref, sizeof(ref), "refs/kab/revert/%.40s-on-%.12s", sha, onto);
+	char *upd[] = { "update-ref", ref, ret };
+	r = git_ok(g, upd, ARRAY_SIZE(upd), "git update-ref", NULL, why);
+out:
+	sb_free(&out);
+	return r;
+}
+
+int kbisect_git_has_config(const struct kbisect_git *g, const char *sha, const char *file, const char *symbol)
+{
+	char pattern[160], spec[KBISECT_SHA_LEN + 1];
+	if (!is_sha(sha, strlen(sha)) || strspn(symbol, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen(symbol))
+		return -EINVAL;
+	snprintf(spec, sizeof(spec), "%s", sha);
+	snprintf(pattern, sizeof(pattern), "^(menu)?config[[:space:]]+%s[[:space:]]*$", symbol);
+	char *args[] = { "grep", "-q", "-E", "-e", pattern, spec, "--", (char *)file };
+	struct strbuf out = { 0 };
+	int status, r = git_run(g, args, ARRAY_SIZE(args), &out, &status);
+	sb_free(&out);
+	if (r < 0)
+		return r;
+	return WIFEXITED(status) && WEXITSTATUS(status) <= 1 ? WEXITSTATUS(status) == 0 : -EIO;
+}

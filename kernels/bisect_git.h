@@ -58,6 +58,29 @@ struct kbisect_git {
 /* git's own operations; their ctx is a struct kbisect_git. */
 extern const struct kbisect_ops kbisect_git_ops;
 
+/* onto with sha reverted, as a commit of g's clone: git revert's
+ * three-way merge (without a work tree), author, committer and date
+ * fixed, so the same revert is the same commit at every replay; a ref
+ * refs/kab/revert/SHA-on-ONTO keeps it. 0 with its sha; 1 when the
+ * revert does not apply (why names the conflicting files); -errno with
+ * why for git's failure (merge-tree --write-tree needs git 2.38). */
+int kbisect_git_revert(const struct kbisect_git *g, const char *sha, const char *onto, char ret[KBISECT_SHA_LEN + 1],
+		       struct strbuf *why);
+/* Whether file at commit sha defines the Kconfig symbol (a line "config
+ * SYMBOL"): 1, 0, or -errno. */
+int kbisect_git_has_config(const struct kbisect_git *g, const char *sha, const char *file, const char *symbol);
+
+/* The Kconfig symbols that force alignment (lib/Kconfig.debug: the
+ * function one since 5.9; the data one where a tree carries it), by bit. */
+#define KBISECT_ALIGN_FILE "lib/Kconfig.debug"
+#define KBISECT_ALIGN_N 2
+extern const char *const kbisect_align_symbols[KBISECT_ALIGN_N];
+/* Writes the config fragment that sets the symbols of the bits in which
+ * (and EXPERT, which they depend on) under kab's state directory
+ * (STATE/bisect/align-WHICH.config, root's): 0 with its path; -errno
+ * with err saying why (-ENODEV: no state directory open). */
+int kbisect_align_fragment(unsigned which, char *path, size_t len, struct strbuf *err);
+
 /* Reads what `git bisect start/good/bad/skip` printed: 0 with ret filled,
  * -EIO when it is none of git's three answers. */
 int kbisect_parse(const char *out, struct kbisect_step *ret);

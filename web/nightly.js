@@ -33,12 +33,18 @@ function commitText(c) {
 // bisection (the regression's "bisection"): {label, title}, or null while
 // it runs, when it ended otherwise, or when it named no commit. The
 // commit named is the title's (harness/report/regress_bisect.c): the
-// first confirmed culprit, else the first range.
+// first confirmed culprit, else the first layout-sensitive one, else the
+// first range.
 function culpritMark(b) {
 	if (!b || b.state !== "done" || !Array.isArray(b.culprits)) return null;
-	const c = b.culprits.find(x => x.answer === "culprit") || b.culprits.find(x => x.answer === "range");
+	const c = b.culprits.find(x => x.answer === "culprit") || b.culprits.find(x => x.answer === "layout-sensitive") ||
+		b.culprits.find(x => x.answer === "range");
 	if (!c) return null;
 	const more = b.culprits.length > 1 ? ` +${b.culprits.length - 1} more` : "";
+	if (c.answer === "layout-sensitive")
+		return { label: `layout-sensitive ${shortSha(c.sha)}${more}`,
+			title: [`bisection ${b.id}: ${c.sha} is layout-sensitive, not a regression: its effect vanishes with forced alignment`,
+				c.subject || ""].join("\n") };
 	if (c.answer === "range")
 		return { label: `first bad commit: one of ${c.n_candidates} commits${more}`,
 			title: `bisection ${b.id}: the first bad commit is one of ${c.n_candidates} commits` + (c.reason ? ` (${c.reason})` : "") };
@@ -386,13 +392,20 @@ function culpritBlock(c) {
 		return div;
 	}
 	const e = c.confirmation || {};
-	div.append(el("span", { class: "answer" }, c.answer === "culprit" ? "first bad commit" : "unconfirmed first bad commit"), " ",
+	const words = { culprit: "first bad commit", "layout-sensitive": "layout-sensitive (not a regression) first bad commit" };
+	const ctl = c.controls || {};
+	const control = (what, k) => k ? el("div", { class: "control", "data-decision": k.decision || "" }, `${what}: `,
+		el("span", { class: "estimate" }, effectText(k)),
+		`, ${k.pairs ?? "?"} pairs, ${k.decision || "?"}`, k.reason ? el("span", { class: "legend" }, `: ${k.reason}`) : null,
+		k.note ? el("span", { class: "legend" }, ` [${k.note}]`) : null) : null;
+	div.append(el("span", { class: "answer" }, words[c.answer] || "unconfirmed first bad commit"), " ",
 		el("code", { class: "sha", title: c.sha || "" }, shortSha(c.sha)), " ",
 		el("span", { class: "subject" }, c.subject || ""),
 		el("div", { class: "legend author" }, `${c.author || "?"}, ${c.date || "?"}`),
 		el("div", { class: "confirmation" }, "against its parent ", el("code", { title: c.parent || "" }, shortSha(c.parent)), ": ",
 			el("span", { class: "estimate" }, effectText(e)),
-			`, ${e.pairs ?? "?"} pairs, ${e.decision || "?"}`, e.reason ? el("span", { class: "legend" }, `: ${e.reason}`) : null));
+			`, ${e.pairs ?? "?"} pairs, ${e.decision || "?"}`, e.reason ? el("span", { class: "legend" }, `: ${e.reason}`) : null),
+		control("reverted on BAD", ctl.revert), control("with forced alignment", ctl.align));
 	return div;
 }
 

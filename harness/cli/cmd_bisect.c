@@ -91,18 +91,35 @@ static void show_text(FILE *out, json_t *d)
 					(long long)json_integer_value(json_object_get(v, "n_candidates")), str(v, "reason"));
 				continue;
 			}
+			const char *answer = str(v, "answer");
 			fprintf(out, "  %s %s \"%s\" (%s, %s)\n    against its parent %.12s: ",
-				strcmp(str(v, "answer"), "culprit") == 0 ? "first bad commit:" : "unconfirmed first bad commit:",
+				strcmp(answer, "culprit") == 0            ? "first bad commit:"
+				: strcmp(answer, "layout-sensitive") == 0 ? "layout-sensitive (not a regression) first bad commit:"
+									  : "unconfirmed first bad commit:",
 				str(v, "sha"), str(v, "subject"), str(v, "author"), str(v, "date"), str(v, "parent"));
 			effect_line(out, json_object_get(v, "confirmation"));
 			fprintf(out, "\n");
+			json_t *ctl = json_object_get(v, "controls");
+			static const char *const controls[][2] = { { "revert", "reverted on BAD" },
+								   { "align", "with forced alignment" } };
+			for (size_t m = 0; m < ARRAY_SIZE(controls); m++) {
+				json_t *k = json_object_get(ctl, controls[m][0]);
+				if (!json_is_object(k))
+					continue;
+				fprintf(out, "    %s: ", controls[m][1]);
+				effect_line(out, k);
+				if (str(k, "note")[0])
+					fprintf(out, " [%s]", str(k, "note"));
+				fprintf(out, "\n");
+			}
 		}
 		fprintf(out, "  %lld builds, %lld boots\n", (long long)json_integer_value(json_object_get(rep, "builds")),
 			(long long)json_integer_value(json_object_get(rep, "boots")));
 	}
 	json_array_foreach(json_object_get(d, "step_jobs"), i, v)
 	{
-		fprintf(out, "  step job %lld: %.12s against %.12s, %lld pairs, %s%s%s\n",
+		fprintf(out, "  %s job %lld: %.12s against %.12s, %lld pairs, %s%s%s\n",
+			str(v, "control")[0] ? str(v, "control") : "step",
 			(long long)json_integer_value(json_object_get(v, "job")), str(v, "sha"), str(v, "base"),
 			(long long)json_integer_value(json_object_get(v, "pairs")),
 			str(v, "status")[0] ? str(v, "status") : "not queued", str(v, "reason")[0] ? ": " : "", str(v, "reason"));

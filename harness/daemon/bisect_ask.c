@@ -404,6 +404,7 @@ int bisect_json(struct store *st, int64_t id, struct strbuf *out)
 		jw_set(s, "sha", jw_str(jobs[i].sha));
 		jw_set(s, "base", jw_str(jobs[i].base));
 		jw_set(s, "pairs", json_integer(jobs[i].k));
+		jw_set(s, "control", jw_str_opt(jobs[i].control)); /* null: a step's comparison */
 		jw_set(s, "status", jobs[i].job > 0 ? jw_str(job_status_name(jobs[i].status)) : json_null());
 		jw_set(s, "reason", jw_str_opt(jobs[i].reason));
 		json_array_append_new(steps, s);

@@ -1,6 +1,7 @@
 /* A bisection's life in kabd (bisect_life.h): asked for, replayed from the
  * store with step jobs, ended with its report, cancelled. */
 #include "harness/daemon/bisect_life.h"
+#include "harness/daemon/bisect_control.h"
 #include "harness/exec/executor.h"
 #include "harness/job/job.h"
 #include "harness/job/job_store.h"
@@ -33,6 +34,7 @@ struct pairs {
 };
 
 struct used {
+	char control[16];
 	char sha[41], base[41];
 	size_t n; /* pairs the replay took so far */
 };
@@ -51,6 +53,7 @@ struct store_runner {
 	 * measured only on a recorded ok build with its build's config */
 	bool recorded;
 	char config_hash[65];
+	const struct kbisect_git *g; /* the clone: the controls' sides are made there */
 };
 
 /* Whether the bisection's variant of j, its source job, boots recorded
@@ -111,7 +114,7 @@ static int build_answer(void *ctx, const char *sha, struct strbuf *why)
 	bool waiting = false;
 	for (size_t i = 0; i < c->n_jobs; i++) {
 		const struct store_bisect_job *j = &c->jobs[i];
-		if (strcmp(j->sha, sha) != 0 && strcmp(j->base, sha) != 0)
+		if (j->control[0] || (strcmp(j->sha, sha) != 0 && strcmp(j->base, sha) != 0))
 			continue;
 		if (unfinished(j))
 			waiting = true;
@@ -211,34 +214,35 @@ static int job_pairs(struct store_runner *c, const struct store_bisect_job *j, s
 	return 0;
 }
 
-static struct used *used_get(struct store_runner *c, const char *sha, const char *base)
+static struct used *used_get(struct store_runner *c, const char *control, const char *sha, const char *base)
 {
 	for (size_t i = 0; i < c->n_u; i++)
-		if (strcmp(c->u[i].sha, sha) == 0 && strcmp(c->u[i].base, base) == 0)
+		if (strcmp(c->u[i].control, control) == 0 && strcmp(c->u[i].sha, sha) == 0 && strcmp(c->u[i].base, base) == 0)
 			return &c->u[i];
 	if (util_grow(c->u, c->cap_u, c->n_u + 1, 8) < 0)
 		return NULL;
 	struct used *u = &c->u[c->n_u++];
 	*u = (struct used){ 0 };
+	snprintf(u->control, sizeof(u->control), "%s", control);
 	snprintf(u->sha, sizeof(u->sha), "%s", sha);
 	snprintf(u->base, sizeof(u->base), "%s", base);
 	return u;
 }
 
-/* The next k pairs of sha against base from the step jobs that compared
- * them, in the order they were queued, after those this replay took. */
-static int measure_answer(void *ctx, const char *sha, const char *base, unsigned k, double *ret_base, double *ret_sha,
-			  struct strbuf *why)
+/* The next k pairs of sha against base (for control: of that control of
+ * the culprit sha) from the step jobs that compared them, in the order
+ * they were queued, after those this replay took. */
+static int measure_rows(struct store_runner *c, const char *control, const char *sha, const char *base, unsigned k,
+			double *ret_base, double *ret_sha, struct strbuf *why)
 {
-	struct store_runner *c = ctx;
-	struct used *u = used_get(c, sha, base);
+	struct used *u = used_get(c, control, sha, base);
 	if (!u)
 		return -ENOMEM;
 	size_t skip = u->n, got = 0;
 	const char *first_why = NULL;
 	for (size_t i = 0; i < c->n_jobs && got < k; i++) {
 		const struct store_bisect_job *j = &c->jobs[i];
-		if (strcmp(j->sha, sha) != 0 || strcmp(j->base, base) != 0)
+		if (strcmp(j->control, control) != 0 || strcmp(j->sha, sha) != 0 || strcmp(j->base, base) != 0)
 			continue;
 		if (unfinished(j))
 			break;
@@ -279,6 +283,32 @@ static int measure_answer(void *ctx, const char *sha, const char *base, unsigned
 		return 1;
 	}
 	return 0;
+}
+
+static int measure_answer(void *ctx, const char *sha, const char *base, unsigned k, double *ret_base, double *ret_sha,
+			  struct strbuf *why)
+{
+	return measure_rows(ctx, "", sha, base, k, ret_base, ret_sha, why);
+}
+
+/* A control: not applicable where it cannot be made (git says so in the
+ * clone at every replay: cheap, and the same answer), else its rows'. */
+static int control_answer(void *ctx, enum bisect_control kind, const char *sha, const char *base, unsigned k,
+			  double *ret_base, double *ret_sha, struct strbuf *why)
+{
+	struct store_runner *c = ctx;
+	if (c->recorded) {
+		sb_printf(why, "the variant boots recorded builds (build = ID), which kab cannot rebuild %s",
+			  kind == BISECT_CTL_REVERT ? "with the culprit reverted" : "with forced alignment");
+		return BISECT_NOT_APPLICABLE;
+	}
+	struct bisect_sides s;
+	int r = bisect_control_sides(c->g, kind, sha, base, &s, why);
+	if (r != 0)
+		return r;
+	if ((r = measure_rows(c, bisect_control_name(kind), sha, base, k, ret_base, ret_sha, why)) == 0)
+		sb_puts(why, s.note);
+	return r;
 }
 
 static void runner_free(struct store_runner *c)
@@ -339,6 +369,8 @@ static int step_text(struct store *st, const struct store_bisect *b, const struc
 	return r;
 }
 
+static int clone_of(const struct bisect_env *env, const struct store_bisect *b, char *buf, size_t len);
+
 /* Queues the job of a step row (written before: a crash between the two
  * leaves a row whose job is found by its name) and links it. */
 static int queue_row(struct store *st, const struct bisect_env *env, const struct store_bisect *b,
@@ -352,7 +384,14 @@ static int queue_row(struct store *st, const struct bisect_env *env, const struc
 	char *text = NULL;
 	struct job *j = NULL;
 	struct diags d = { 0 };
-	int r = step_text(st, b, row, &text, err);
+	int r;
+	if (row->control[0]) {
+		char clone[PATH_MAX];
+		struct kbisect_git g = { .tree = clone, .user = env->git_user };
+		r = clone_of(env, b, clone, sizeof(clone));
+		r = r < 0 ? r : bisect_control_text(st, &g, b, row, &text, err);
+	} else
+		r = step_text(st, b, row, &text, err);
 	if (r >= 0) {
 		r = env->no_machine_checks ? job_parse_string_nocheck("bisection", text, &j, &d)
 					   : job_parse_string("bisection", text, &j, &d);
@@ -369,8 +408,9 @@ static int queue_row(struct store *st, const struct bisect_env *env, const struc
 	}
 	if (r >= 0 && (r = store_bisect_job_link(st, row->id, id)) >= 0) {
 		row->job = id;
-		log_info("kabd: bisection %lld: step job %lld queued, %u pair%s of %.12s against %.12s",
-			 (long long)b->id, (long long)id, row->k, row->k == 1 ? "" : "s", row->sha, row->base);
+		log_info("kabd: bisection %lld: %s job %lld queued, %u pair%s of %.12s against %.12s", (long long)b->id,
+			 row->control[0] ? row->control : "step", (long long)id, row->k, row->k == 1 ? "" : "s",
+			 row->sha, row->base);
 	}
 	free(text);
 	job_free(j);
@@ -400,6 +440,8 @@ static int add_step(struct store *st, const struct bisect_env *env, const struct
 	store_job_clear(&sj);
 	snprintf(row.sha, sizeof(row.sha), "%s", w->sha);
 	snprintf(row.base, sizeof(row.base), "%s", w->base);
+	if (w->control != BISECT_CTL_NONE)
+		snprintf(row.control, sizeof(row.control), "%s", bisect_control_name(w->control));
 	if ((r = store_bisect_job_add(st, &row, &row.id)) < 0 || (r = queue_row(st, env, b, &row, err)) < 0)
 		return r;
 	/* cancelled over the API while this replay ran: the job goes too */
@@ -425,6 +467,21 @@ static json_t *effect_json(const struct brule_out *o)
 	jw_set(v, "ci_lo_pct", jw_num(o->effect.lo));
 	jw_set(v, "ci_hi_pct", jw_num(o->effect.hi));
 	jw_set(v, "pairs", json_integer((json_int_t)o->effect.pairs));
+	return v;
+}
+
+/* A control of a culprit: null when not asked; else its comparison
+ * (decision, reason, estimate with CI, pairs), what it compared and what
+ * it was. */
+static json_t *control_json(const struct bisect_ctl *k)
+{
+	if (!k->asked)
+		return json_null();
+	json_t *v = effect_json(&k->out);
+	if (!v)
+		return NULL;
+	jw_set(v, "base", jw_str_opt(k->base));
+	jw_set(v, "note", jw_str_opt(k->note));
 	return v;
 }
 
@@ -490,6 +547,12 @@ static json_t *report_json(const struct bisect_report *rep, const struct kbisect
 			describe(g, k->sha, c);
 			jw_set(c, "parent", jw_str_opt(k->parent));
 			jw_set(c, "confirmation", effect_json(&k->confirm));
+			json_t *ctl = json_object();
+			if (ctl) {
+				jw_set(ctl, "revert", control_json(&k->revert));
+				jw_set(ctl, "align", control_json(&k->align));
+			}
+			jw_set(c, "controls", ctl);
 		}
 		json_array_append_new(culprits, c);
 	}
@@ -513,12 +576,19 @@ static void summary(const struct bisect_report *rep, char *buf, size_t len)
 	buf[0] = 0;
 	for (size_t i = 0; i < rep->n_culprits && at < len; i++) {
 		const struct bisect_culprit *k = &rep->culprits[i];
+		const char *what = "first bad commit", *why = "";
+		if (k->answer == BISECT_LAYOUT) {
+			what = "layout-sensitive first bad commit";
+			why = ": its effect vanishes with forced alignment, not a regression of its code";
+		} else if (k->answer == BISECT_UNCONFIRMED) {
+			what = "unconfirmed first bad commit";
+			why = k->confirm.decision == BRULE_CONFIRMED ? ", its revert on BAD does not give the effect back"
+								     : ", not confirmed against its parent";
+		}
 		int n = k->answer == BISECT_RANGE
 				? snprintf(buf + at, len - at, "%sone of %zu commits (only skipped ones left)",
 					   i ? "; " : "", k->range.n_cand_total)
-				: snprintf(buf + at, len - at, "%s%s %.12s%s", i ? "; " : "",
-					   k->answer == BISECT_CULPRIT ? "first bad commit" : "unconfirmed first bad commit",
-					   k->sha, k->answer == BISECT_CULPRIT ? "" : ", not confirmed against its parent");
+				: snprintf(buf + at, len - at, "%s%s %.12s%s", i ? "; " : "", what, k->sha, why);
 		if (n < 0)
 			break;
 		at += (size_t)n;
@@ -589,6 +659,20 @@ static int budget_spent(struct store *st, const struct store_bisect *b, const st
 	return r < 0 ? r : 1;
 }
 
+/* The controls the source job asks for (bisect.revert, bisect.align):
+ * its text is fixed, so every replay reads the same. */
+static void controls_asked(struct store *st, const struct store_bisect *b, struct bisect_opts *o)
+{
+	struct job *j = NULL;
+	struct strbuf err = { 0 };
+	if (job_store_load(st, b->source_job, &j, &err) >= 0) {
+		o->revert = j->bisect_revert;
+		o->align = j->bisect_align;
+	}
+	job_free(j);
+	sb_free(&err);
+}
+
 /* The replay: bisect_run over the store's answers; what it waits for
  * queued unless a step job for it is queued or running already. */
 static int replay(struct store *st, const struct bisect_env *env, const struct store_bisect *b,
@@ -610,8 +694,10 @@ static int replay(struct store *st, const struct bisect_env *env, const struct s
 	if (r < 0)
 		return to_state(st, b->id, BISECT_FAILED, "the source job's variant or its build cannot be read", NULL);
 	c.recorded = r == 1;
-	struct bisect_runner run = { .ctx = &c, .build = build_answer, .measure = measure_answer };
+	c.g = &g;
+	struct bisect_runner run = { .ctx = &c, .build = build_answer, .measure = measure_answer, .control = control_answer };
 	struct bisect_opts o = { .good = b->good, .bad = b->bad, .rule = { .min_change_pct = -1, .equivalence_pct = -1 } };
+	controls_asked(st, b, &o);
 	direction_parse(b->direction, &o.rule.dir);
 	struct bisect_report rep;
 	r = bisect_run(&kbisect_git_ops, &g, &run, &o, &rep, &err);
@@ -619,7 +705,8 @@ static int replay(struct store *st, const struct bisect_env *env, const struct s
 		bool in_flight = false;
 		for (size_t i = 0; i < n_jobs; i++)
 			in_flight |= unfinished(&jobs[i]) && strcmp(jobs[i].sha, rep.wait.sha) == 0 &&
-				     strcmp(jobs[i].base, rep.wait.base) == 0;
+				     strcmp(jobs[i].base, rep.wait.base) == 0 &&
+				     strcmp(jobs[i].control, rep.wait.control ? bisect_control_name(rep.wait.control) : "") == 0;
 		r = 0;
 		if (!in_flight) {
 			unsigned k = !rep.wait.build && c.short_by ? c.short_by : rep.wait.k;

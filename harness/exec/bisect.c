@@ -9,11 +9,13 @@
 #include <string.h>
 
 struct meas {
+	enum bisect_control kind;
 	char sha[KBISECT_SHA_LEN + 1], base[KBISECT_SHA_LEN + 1];
 	double *a, *b;
 	size_t n, cap;
-	bool failed;
+	bool failed, not_applicable;
 	char why[192];
+	char note[192]; /* a control's: what it was */
 };
 
 struct built {
@@ -42,15 +44,16 @@ struct bctx {
 	size_t n_parts;
 };
 
-static const char *const answer_words[] = { "culprit", "unconfirmed", "range" };
+static const char *const answer_words[] = { "culprit", "unconfirmed", "range", "layout-sensitive" };
+static const char *const control_words[] = { "none", "revert", "align" };
 
 /* The runner had no answer: what the bisection waits for is kept in the
  * report, and -EAGAIN unwinds the loop to bisect_run (never an error). */
-static int wait_for(struct bctx *c, const char *sha, const char *base, unsigned k, bool is_build)
+static int wait_for(struct bctx *c, enum bisect_control kind, const char *sha, const char *base, unsigned k, bool is_build)
 {
 	struct bisect_request *w = &c->rep->wait;
 	c->rep->pending = true;
-	*w = (struct bisect_request){ .k = k, .build = is_build };
+	*w = (struct bisect_request){ .k = k, .build = is_build, .control = kind };
 	snprintf(w->sha, sizeof(w->sha), "%s", sha);
 	snprintf(w->base, sizeof(w->base), "%s", base);
 	return -EAGAIN;
@@ -59,6 +62,21 @@ static int wait_for(struct bctx *c, const char *sha, const char *base, unsigned 
 const char *bisect_answer_name(enum bisect_answer a)
 {
 	return util_word_name(answer_words, (int)ARRAY_SIZE(answer_words), (int)a);
+}
+
+const char *bisect_control_name(enum bisect_control k)
+{
+	return util_word_name(control_words, (int)ARRAY_SIZE(control_words), (int)k);
+}
+
+int bisect_control_parse(const char *s, enum bisect_control *ret)
+{
+	for (size_t i = 0; s && i < ARRAY_SIZE(control_words); i++)
+		if (strcmp(s, control_words[i]) == 0) {
+			*ret = (enum bisect_control)i;
+			return 0;
+		}
+	return -EINVAL;
 }
 
 /* sha built, once: 0 built, 1 it does not build (*ret_why), -errno.
@@ -80,7 +98,7 @@ static int build(struct bctx *c, const char *sha, const char *for_sha, const cha
 	int r = c->run->build(c->run->ctx, sha, &why);
 	if (r == BISECT_PENDING) {
 		sb_free(&why);
-		return wait_for(c, for_sha, for_base, brule_next_look(0, &c->o->rule), true);
+		return wait_for(c, BISECT_CTL_NONE, for_sha, for_base, brule_next_look(0, &c->o->rule), true);
 	}
 	if (r >= 0) {
 		c->n_b++;
@@ -94,15 +112,15 @@ static int build(struct bctx *c, const char *sha, const char *for_sha, const cha
 	return r < 0 ? r : b->failed;
 }
 
-static struct meas *meas_get(struct bctx *c, const char *sha, const char *base)
+static struct meas *meas_get(struct bctx *c, enum bisect_control kind, const char *sha, const char *base)
 {
 	for (size_t i = 0; i < c->n_m; i++)
-		if (strcmp(c->m[i].sha, sha) == 0 && strcmp(c->m[i].base, base) == 0)
+		if (c->m[i].kind == kind && strcmp(c->m[i].sha, sha) == 0 && strcmp(c->m[i].base, base) == 0)
 			return &c->m[i];
 	if (util_grow(c->m, c->cap_m, c->n_m + 1, 16) < 0)
 		return NULL;
 	struct meas *m = &c->m[c->n_m++];
-	*m = (struct meas){ 0 };
+	*m = (struct meas){ .kind = kind };
 	snprintf(m->sha, sizeof(m->sha), "%s", sha);
 	snprintf(m->base, sizeof(m->base), "%s", base);
 	return m;
@@ -123,14 +141,19 @@ static int measure_more(struct bctx *c, struct meas *m, unsigned k)
 		m->cap = need;
 	}
 	struct strbuf why = { 0 };
-	int r = c->run->measure(c->run->ctx, m->sha, m->base, k, m->a + m->n, m->b + m->n, &why);
+	int r = m->kind == BISECT_CTL_NONE
+			? c->run->measure(c->run->ctx, m->sha, m->base, k, m->a + m->n, m->b + m->n, &why)
+			: c->run->control(c->run->ctx, m->kind, m->sha, m->base, k, m->a + m->n, m->b + m->n, &why);
 	if (r == BISECT_PENDING)
-		r = wait_for(c, m->sha, m->base, k, false);
+		r = wait_for(c, m->kind, m->sha, m->base, k, false);
 	else if (r == 0) {
 		m->n = need;
 		c->rep->boots += 2 * k;
+		if (why.len)
+			snprintf(m->note, sizeof(m->note), "%s", why.buf);
 	} else if (r > 0) {
 		m->failed = true;
+		m->not_applicable = r == BISECT_NOT_APPLICABLE && m->kind != BISECT_CTL_NONE;
 		snprintf(m->why, sizeof(m->why), "%s", why.buf ? why.buf : "it could not be measured");
 	} else if (r != -EAGAIN)
 		sb_printf(c->err, "measuring %.12s against %.12s: %s", m->sha, m->base, why.buf ? why.buf : strerror(-r));
@@ -150,15 +173,18 @@ static int judge_anchor(const struct brule_span *span, const double *a, const do
 /* Pairs of sha against base, look after look, until fn decides: 0 with
  * out, 1 when sha could not be measured (out says why), -errno. What was
  * measured before for the same two commits is used first. */
-static int judge(struct bctx *c, const char *sha, const char *base, judge_fn fn, const struct brule_span *span, struct brule_out *out)
+static int judge(struct bctx *c, enum bisect_control kind, const char *sha, const char *base, judge_fn fn,
+		 const struct brule_span *span, struct brule_out *out)
 {
-	struct meas *m = meas_get(c, sha, base);
+	struct meas *m = meas_get(c, kind, sha, base);
 	if (!m)
 		return -ENOMEM;
 	for (;;) {
 		if (m->failed) {
-			*out = (struct brule_out){ .decision = BRULE_UNDECIDED, .effect = { NAN, NAN, NAN, m->n } };
-			snprintf(out->reason, sizeof(out->reason), "not measured: %s", m->why);
+			*out = (struct brule_out){ .decision = m->not_applicable ? BRULE_NOT_APPLICABLE : BRULE_UNDECIDED,
+						   .effect = { NAN, NAN, NAN, m->n } };
+			snprintf(out->reason, sizeof(out->reason), "%s: %s",
+				 m->not_applicable ? "not applicable" : "not measured", m->why);
 			return 1;
 		}
 		int r = fn(span, m->a, m->b, m->n, &c->o->rule, out);
@@ -222,7 +248,7 @@ static int anchor(struct bctx *c)
 			return -EINVAL;
 		}
 	}
-	int r = judge(c, rep->bad, rep->good, judge_anchor, NULL, &rep->anchor);
+	int r = judge(c, BISECT_CTL_NONE, rep->bad, rep->good, judge_anchor, NULL, &rep->anchor);
 	if (r > 0)
 		sb_printf(c->err, "GOOD against BAD: %s", rep->anchor.reason);
 	return r > 0 ? -EIO : r;
@@ -235,6 +261,42 @@ static void add_part(struct bctx *c, const char *good, const char *bad, struct b
 	snprintf(p->bad, sizeof(p->bad), "%s", bad);
 	p->span = span;
 	c->rep->parts = (unsigned)c->n_parts;
+}
+
+/* A control of the confirmed culprit k (doc/bisect.md, "Controls"): its
+ * comparison judged as the confirmation is, against the part's effect. */
+static int control(struct bctx *c, const struct part *p, struct bisect_culprit *k, enum bisect_control kind, struct bisect_ctl *ret)
+{
+	const char *base = kind == BISECT_CTL_REVERT ? c->rep->bad : k->parent;
+	*ret = (struct bisect_ctl){ .asked = true };
+	snprintf(ret->base, sizeof(ret->base), "%s", base);
+	int r = judge(c, kind, k->sha, base, kind == BISECT_CTL_REVERT ? brule_revert : brule_align, &p->span, &ret->out);
+	const struct meas *m = meas_get(c, kind, k->sha, base);
+	if (m)
+		snprintf(ret->note, sizeof(ret->note), "%s", m->note);
+	return r < 0 ? r : 0;
+}
+
+/* The controls run on a confirmed culprit: a revert that does not give the
+ * effect back unconfirms it; an effect that vanishes with forced
+ * alignment makes it layout-sensitive. One that cannot be made or
+ * measured is reported and changes nothing. */
+static int controls(struct bctx *c, const struct part *p, struct bisect_culprit *k)
+{
+	int r;
+	if (c->o->revert) {
+		if ((r = control(c, p, k, BISECT_CTL_REVERT, &k->revert)) < 0)
+			return r;
+		if (k->revert.out.decision == BRULE_UNCONFIRMED)
+			k->answer = BISECT_UNCONFIRMED;
+	}
+	if (c->o->align && k->answer == BISECT_CULPRIT) {
+		if ((r = control(c, p, k, BISECT_CTL_ALIGN, &k->align)) < 0)
+			return r;
+		if (k->align.out.decision == BRULE_LAYOUT)
+			k->answer = BISECT_LAYOUT;
+	}
+	return 0;
 }
 
 /* The first bad commit of a part, against its parent. */
@@ -250,11 +312,12 @@ static int confirm(struct bctx *c, const struct part *p, unsigned id, const char
 		snprintf(k->confirm.reason, sizeof(k->confirm.reason), "its parent does not build: %s", why);
 		return 0;
 	}
-	if (r < 0 || (r = judge(c, sha, k->parent, brule_confirm, &p->span, &k->confirm)) < 0)
+	if (r < 0 || (r = judge(c, BISECT_CTL_NONE, sha, k->parent, brule_confirm, &p->span, &k->confirm)) < 0)
 		return r;
-	if (k->confirm.decision == BRULE_CONFIRMED)
-		k->answer = BISECT_CULPRIT;
-	return 0;
+	if (k->confirm.decision != BRULE_CONFIRMED)
+		return 0;
+	k->answer = BISECT_CULPRIT;
+	return controls(c, p, k);
 }
 
 /* One step of a part: build, compare against GOOD, and the mark for git
@@ -277,7 +340,7 @@ static int step(struct bctx *c, unsigned id, const char *sha, bool *ret_split, s
 		snprintf(row->out.reason, sizeof(row->out.reason), "does not build: %s", why);
 		return 0;
 	}
-	if ((r = judge(c, sha, c->rep->good, brule_step, &p->span, &row->out)) != 0)
+	if ((r = judge(c, BISECT_CTL_NONE, sha, c->rep->good, brule_step, &p->span, &row->out)) != 0)
 		return r < 0 ? r : 0;
 	switch (row->out.decision) {
 	case BRULE_BAD: row->mark = KBISECT_BAD; break;
@@ -347,7 +410,7 @@ static int bisect_part(struct bctx *c, unsigned id)
 int bisect_run(const struct kbisect_ops *ops, void *vcs, const struct bisect_runner *runner,
 	       const struct bisect_opts *o, struct bisect_report *ret, struct strbuf *err)
 {
-	if (!ops || !runner || !o || !o->good || !o->bad || !ret || !err)
+	if (!ops || !runner || !o || !o->good || !o->bad || !ret || !err || ((o->revert || o->align) && !runner->control))
 		return -EINVAL;
 	*ret = (struct bisect_report){ 0 };
 	struct bctx c = { .ops = ops, .vcs = vcs, .run = runner, .o = o, .rep = ret, .err = err };

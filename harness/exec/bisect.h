@@ -25,6 +25,17 @@
  * from what was recorded, kabd's: the step job that would give it is
  * queued or running): bisect_run stops there and says what it waits for. */
 #define BISECT_PENDING 2
+/* What a runner returns for a control that cannot be made (the revert
+ * does not apply on BAD; the tree has no option that forces alignment):
+ * reported as such, never a failure of the bisection. */
+#define BISECT_NOT_APPLICABLE 3
+
+/* The optional controls of a confirmed culprit (doc/bisect.md,
+ * "Controls"): none is a step's or a confirmation's comparison. */
+enum bisect_control { BISECT_CTL_NONE, BISECT_CTL_REVERT, BISECT_CTL_ALIGN };
+#define BISECT_CTL_N (BISECT_CTL_ALIGN + 1)
+const char *bisect_control_name(enum bisect_control k); /* "none", "revert", "align" */
+int bisect_control_parse(const char *s, enum bisect_control *ret);
 
 struct bisect_runner {
 	void *ctx;
@@ -39,11 +50,22 @@ struct bisect_runner {
 	 * yet; -errno ends the bisection. */
 	int (*measure)(void *ctx, const char *sha, const char *base, unsigned k, double *ret_base, double *ret_sha,
 		       struct strbuf *why);
+	/* k more pairs of a control of the confirmed culprit sha, as measure
+	 * does: revert: BAD with sha reverted (ret_base) against BAD (base,
+	 * ret_sha); align: sha's parent (base, ret_base) against sha, both
+	 * built with alignment forced. Also BISECT_NOT_APPLICABLE when the
+	 * control cannot be made (why says why). On 0 why may say what the
+	 * control was (the revert's commit, the options forced): the report
+	 * keeps it. NULL: no runner of controls (asking for one: -EINVAL). */
+	int (*control)(void *ctx, enum bisect_control kind, const char *sha, const char *base, unsigned k,
+		       double *ret_base, double *ret_sha, struct strbuf *why);
 };
 
 struct bisect_opts {
 	const char *good, *bad; /* revisions */
 	struct brule_opts rule;
+	/* the controls a confirmed culprit gets (bisect.revert, bisect.align) */
+	bool revert, align;
 };
 
 /* One step: git's commit, what kab decided and the mark git got. */
@@ -59,6 +81,17 @@ enum bisect_answer {
 	BISECT_CULPRIT,     /* first bad commit, confirmed against its parent */
 	BISECT_UNCONFIRMED, /* git's first bad commit, not confirmed (why in confirm.reason) */
 	BISECT_RANGE,       /* only skipped commits left: it is one of range.cand */
+	BISECT_LAYOUT,      /* confirmed, but its effect vanishes with forced alignment: the code's layout */
+};
+
+/* A control's outcome: asked, its comparison (decision NOT_APPLICABLE with
+ * the reason when it could not be made, UNDECIDED "not measured: ..."
+ * when its step job failed), and what it was. */
+struct bisect_ctl {
+	bool asked;
+	struct brule_out out;
+	char base[KBISECT_SHA_LEN + 1]; /* its comparison: the culprit against base (BAD, or the parent) */
+	char note[192];
 };
 
 struct bisect_culprit {
@@ -67,6 +100,7 @@ struct bisect_culprit {
 	char sha[KBISECT_SHA_LEN + 1], parent[KBISECT_SHA_LEN + 1];
 	struct brule_span span; /* the part's levels against GOOD */
 	struct brule_out confirm;
+	struct bisect_ctl revert, align; /* asked only for a culprit confirmed against its parent */
 	struct kbisect_step range;
 };
 
@@ -77,6 +111,7 @@ struct bisect_request {
 	char sha[KBISECT_SHA_LEN + 1], base[KBISECT_SHA_LEN + 1];
 	unsigned k;
 	bool build; /* the runner did not know whether sha builds */
+	enum bisect_control control; /* a control's pairs (sha: the culprit) */
 };
 
 struct bisect_report {
@@ -103,4 +138,4 @@ struct bisect_report {
 int bisect_run(const struct kbisect_ops *ops, void *vcs, const struct bisect_runner *runner,
 	       const struct bisect_opts *o, struct bisect_report *ret, struct strbuf *err);
 void bisect_report_free(struct bisect_report *r);
-const char *bisect_answer_name(enum bisect_answer a); /* "culprit", "unconfirmed", "range" */
+const char *bisect_answer_name(enum bisect_answer a); /* "culprit", "unconfirmed", "range", "layout-sensitive" */

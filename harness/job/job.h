@@ -223,6 +223,9 @@ struct job {
 	/* bisect = off | auto, and the budget of boots of its bisections */
 	enum job_bisect bisect;
 	unsigned bisect_boots;
+	/* bisect.revert, bisect.align: the controls of a bisection's confirmed
+	 * culprit (doc/bisect.md, "Controls"); 0 no, 1 yes */
+	int bisect_revert, bisect_align;
 };
 
 /* Whether v is kernel = build with build = ID: a build recorded earlier. */

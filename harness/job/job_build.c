@@ -730,6 +730,34 @@ static bool job_variant_bisectable(const struct job_variant *v)
 	return v->kernel && strcmp(v->kernel, "build") == 0 && (v->tree || job_variant_recorded(v));
 }
 
+/* bisect.revert and bisect.align rebuild the variant a bisection
+ * measures (the last bisectable one, as kab bisect picks it) with a
+ * revert or a config fragment: one that boots recorded builds cannot be. */
+static void check_bisect_controls(struct job_builder *b)
+{
+	const struct job *j = b->j;
+	const struct job_variant *v = NULL;
+	for (size_t i = j->n_variants; i-- > 0 && !v;)
+		if (job_variant_bisectable(&j->variants[i]))
+			v = &j->variants[i];
+	if (!v || !job_variant_recorded(v))
+		return;
+	static const enum job_key_id keys[] = { JK_JOB_BISECT_REVERT, JK_JOB_BISECT_ALIGN };
+	for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
+		int line = b->job_key_line[keys[k]];
+		bool on = keys[k] == JK_JOB_BISECT_REVERT ? j->bisect_revert : j->bisect_align;
+		if (!line || !on)
+			continue;
+		ERR(b, line,
+		    "%s = yes: [variant %s], the variant a bisection measures, boots a recorded build (build = ID), "
+		    "which kab cannot rebuild %s: the control needs a variant kab builds from a tree (kernel = build "
+		    "with tree); remove %s or build the variant from a tree",
+		    job_keydefs[keys[k]].name, v->label,
+		    keys[k] == JK_JOB_BISECT_REVERT ? "with the culprit reverted" : "with forced alignment",
+		    job_keydefs[keys[k]].name);
+	}
+}
+
 /* bisect = auto and bisect.boots: the job has a variant a bisection
  * builds. A build variant missing its tree is reported already. */
 static void check_bisect(struct job_builder *b)
@@ -741,12 +769,13 @@ static void check_bisect(struct job_builder *b)
 		can = can || job_variant_bisectable(v);
 		untold = untold || (v->kernel && strcmp(v->kernel, "build") == 0 && !v->tree && !job_variant_recorded(v));
 	}
-	static const enum job_key_id keys[] = { JK_JOB_BISECT, JK_JOB_BISECT_BOOTS };
+	static const enum job_key_id keys[] = { JK_JOB_BISECT, JK_JOB_BISECT_BOOTS, JK_JOB_BISECT_REVERT, JK_JOB_BISECT_ALIGN };
 	for (size_t k = 0; k < ARRAY_SIZE(keys) && !can && !untold; k++) {
 		int line = b->job_key_line[keys[k]];
 		const char *name = job_keydefs[keys[k]].name;
 		const char *what = keys[k] == JK_JOB_BISECT ? "bisect = auto" : name;
-		if (!line || (keys[k] == JK_JOB_BISECT && j->bisect != JOB_BISECT_AUTO))
+		if (!line || (keys[k] == JK_JOB_BISECT && j->bisect != JOB_BISECT_AUTO) ||
+		    (keys[k] == JK_JOB_BISECT_REVERT && !j->bisect_revert) || (keys[k] == JK_JOB_BISECT_ALIGN && !j->bisect_align))
 			continue;
 		ERR(b, line,
 		    "%s: this job has no variant that kab builds from a tree (kernel = build with tree) or boots builds "
@@ -754,6 +783,7 @@ static void check_bisect(struct job_builder *b)
 		    "image cannot be bisected; remove %s",
 		    what, name);
 	}
+	check_bisect_controls(b);
 }
 
 /* What the sections mean together: kernels booted by every variant or

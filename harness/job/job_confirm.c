@@ -127,6 +127,7 @@ int job_confirmation(struct job *good, struct job *bad, size_t v, const struct j
 	bad->pairs = c->max_pairs;
 	/* a confirmation (or a bisection's step) is no nightly of its own */
 	bad->bisect = JOB_BISECT_OFF;
+	bad->bisect_revert = bad->bisect_align = 0;
 
 	char *text = NULL;
 	size_t len = 0;

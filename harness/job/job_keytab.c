@@ -560,6 +560,28 @@ const struct job_keydef job_keydefs[] = {
 		  "([doc/bisect.md](bisect.md#measured-the-simulation)); a bisection that needs more mostly ends with "
 		  "no culprit. Needs a variant kab builds from a tree, as `bisect` does.",
 	},
+	[JK_JOB_BISECT_REVERT] = { KEY(JOB, "bisect.revert", KT_ENUM, offsetof(struct job, bisect_revert)),
+	  .choices = yesno_choices, .rank = 2, .shown = job_shown_bisect_controls,
+	  .doc_type = "`no`, `yes`",
+	  .doc_default = "`no`",
+	  .help = "A control of a bisection's culprit once it is confirmed against its parent: BAD with the culprit "
+		  "reverted (git's three-way revert, made in kab's clone) against BAD, paired; the revert must give the "
+		  "effect back, by the confirmation's rule, or the culprit is reported unconfirmed. A revert that does "
+		  "not apply on BAD is reported as not applicable, the culprit kept ([doc/bisect.md](bisect.md#controls)). "
+		  "Needs a variant kab builds from a tree (`kernel = build` with `tree`): `kab check` refuses it when "
+		  "the variant a bisection measures boots recorded builds (`build = ID`), which cannot be rebuilt.",
+	},
+	[JK_JOB_BISECT_ALIGN] = { KEY(JOB, "bisect.align", KT_ENUM, offsetof(struct job, bisect_align)),
+	  .choices = yesno_choices, .rank = 2, .shown = job_shown_bisect_controls,
+	  .doc_type = "`no`, `yes`",
+	  .doc_default = "`no`",
+	  .help = "A control of a bisection's confirmed culprit: the culprit and its parent both rebuilt with "
+		  "`CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B` and `CONFIG_DEBUG_FORCE_DATA_SECTION_ALIGNED` (those the "
+		  "tree's `lib/Kconfig.debug` has; the report names them) and compared again, paired. When the effect "
+		  "vanishes (its CI holds 0 and lies clear of half the effect) the answer is \"layout-sensitive\": the "
+		  "commit moved code or data, not the metric, and is not reported as a regression's first bad commit. "
+		  "Needs a variant kab builds from a tree, as `bisect.revert` does.",
+	},
 	/* keys no code names: no id, in any section's order of addition */
 	{ KEY(SWAP, "zswap.accept_threshold_percent", KT_INT, offsetof(struct job_swap, zswap_accept_threshold)),
 	  .min = 0, .max = 100, .flags = KF_UNSET, .unset = -1, .param = "accept_threshold_percent",

@@ -206,6 +206,13 @@ bool job_shown_bisect_boots(const struct job *j, const void *obj)
 	return j->bisect == JOB_BISECT_AUTO || j->bisect_boots != JOB_BISECT_BOOTS_DEFAULT;
 }
 
+/* bisect.revert, bisect.align: when asked for */
+bool job_shown_bisect_controls(const struct job *j, const void *obj)
+{
+	(void)obj;
+	return j->bisect_revert || j->bisect_align;
+}
+
 static void print_one(const struct job_keydef *k, const struct job *j, const void *obj, FILE *out)
 {
 	if (k->type == KT_DOC || (k->flags & KF_ALIAS) || ((k->flags & KF_BOOT) && !job_boots_kernels(j)) ||

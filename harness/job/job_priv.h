@@ -197,6 +197,8 @@ enum job_key_id {
 	JK_REPORT_ROWS,
 	JK_JOB_BISECT,
 	JK_JOB_BISECT_BOOTS,
+	JK_JOB_BISECT_REVERT,
+	JK_JOB_BISECT_ALIGN,
 	JK_NAMED /* the count of the above */
 };
 /* Room for every key (job_keytab.c asserts it), for arrays by key. */
@@ -211,7 +213,8 @@ const struct job_keydef *job_zswap_key(const char *param);
 /* Printers of keys whose value takes more than the type's formatter
  * (job_print.c), and when keys are printed. */
 job_key_printer job_print_switch, job_print_track, job_print_series, job_print_expect, job_print_ratio;
-job_key_shown job_shown_random, job_shown_sized, job_shown_file, job_shown_zram, job_shown_waiting, job_shown_bisect_boots;
+job_key_shown job_shown_random, job_shown_sized, job_shown_file, job_shown_zram, job_shown_waiting,
+	job_shown_bisect_boots, job_shown_bisect_controls;
 
 struct job_notes;
 struct strbuf;

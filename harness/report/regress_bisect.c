@@ -35,6 +35,16 @@ static void effect_of(json_t *o, struct rb_effect *ret)
 	text_of(o, "reason", ret->reason, sizeof(ret->reason));
 }
 
+static void control_of(json_t *o, struct rb_control *ret)
+{
+	*ret = (struct rb_control){ .asked = json_is_object(o) };
+	if (!ret->asked)
+		return;
+	effect_of(o, &ret->e);
+	text_of(o, "base", ret->base, sizeof(ret->base));
+	text_of(o, "note", ret->note, sizeof(ret->note));
+}
+
 void rb_read(const struct store_bisect *b, struct rb *ret)
 {
 	*ret = (struct rb){ .b = b };
@@ -60,6 +70,9 @@ void rb_read(const struct store_bisect *b, struct rb *ret)
 		text_of(c, "author", k->author, sizeof(k->author));
 		text_of(c, "date", k->date, sizeof(k->date));
 		effect_of(json_object_get(c, "confirmation"), &k->confirm);
+		json_t *ctl = json_object_get(c, "controls");
+		control_of(json_object_get(ctl, "revert"), &k->revert);
+		control_of(json_object_get(ctl, "align"), &k->align);
 		k->n_candidates = whole_of(c, "n_candidates");
 		text_of(c, "reason", k->reason, sizeof(k->reason));
 	}
@@ -81,6 +94,9 @@ static const struct rb_culprit *named(const struct rb *v)
 		if (is(&v->c[i], "culprit"))
 			return &v->c[i];
 	for (size_t i = 0; i < v->n; i++)
+		if (is(&v->c[i], "layout-sensitive"))
+			return &v->c[i];
+	for (size_t i = 0; i < v->n; i++)
 		if (is(&v->c[i], "range"))
 			return &v->c[i];
 	return NULL;
@@ -98,6 +114,8 @@ void rb_title(const struct rb *v, char *buf, size_t len)
 		snprintf(more, sizeof(more), " +%zu more", v->n_total - 1);
 	if (is(k, "range"))
 		snprintf(buf, len, ": first bad commit: one of %lld commits%s", k->n_candidates, more);
+	else if (is(k, "layout-sensitive"))
+		snprintf(buf, len, ": layout-sensitive, not a regression of commit %.12s \"%s\"%s", k->sha, k->subject, more);
 	else
 		snprintf(buf, len, ": first bad commit %.12s \"%s\"%s", k->sha, k->subject, more);
 }
@@ -109,15 +127,32 @@ static json_t *effect_json(const struct rb_effect *e)
 			 jw_num(e->hi), "pairs", (json_int_t)e->pairs);
 }
 
+static json_t *control_json(const struct rb_control *c)
+{
+	if (!c->asked)
+		return json_null();
+	json_t *v = effect_json(&c->e);
+	if (v) {
+		json_object_set_new(v, "base", jw_str_opt(c->base));
+		json_object_set_new(v, "note", jw_str_opt(c->note));
+	}
+	return v;
+}
+
 static json_t *culprit_json(const struct rb_culprit *k)
 {
 	if (is(k, "range"))
 		return json_pack("{s:o, s:I, s:I, s:o}", "answer", jw_str_opt(k->answer), "part", (json_int_t)k->part,
 				 "n_candidates", (json_int_t)k->n_candidates, "reason", jw_str_opt(k->reason));
-	return json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "answer", jw_str_opt(k->answer), "part",
-			 (json_int_t)k->part, "sha", jw_str_opt(k->sha), "subject", jw_str_opt(k->subject), "author",
-			 jw_str_opt(k->author), "date", jw_str_opt(k->date), "parent", jw_str_opt(k->parent),
-			 "confirmation", effect_json(&k->confirm));
+	json_t *v = json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "answer", jw_str_opt(k->answer), "part",
+			      (json_int_t)k->part, "sha", jw_str_opt(k->sha), "subject", jw_str_opt(k->subject),
+			      "author", jw_str_opt(k->author), "date", jw_str_opt(k->date), "parent",
+			      jw_str_opt(k->parent), "confirmation", effect_json(&k->confirm));
+	/* the controls, when the bisection ran any (bisect.revert, bisect.align) */
+	if (v && (k->revert.asked || k->align.asked))
+		json_object_set_new(v, "controls",
+				    json_pack("{s:o, s:o}", "revert", control_json(&k->revert), "align", control_json(&k->align)));
+	return v;
 }
 
 static json_t *count_json(const struct rb *v, long long n)
@@ -150,13 +185,28 @@ static void effect_text(const struct rb_effect *e, char *buf, size_t len)
 	if (isfinite(e->est))
 		snprintf(buf, len, "%+.1f%% [%+.1f, %+.1f], %lld pairs, %s", e->est, e->lo, e->hi, e->pairs,
 			 e->decision[0] ? e->decision : "?");
+	else if (strcmp(e->decision, "not applicable") == 0)
+		snprintf(buf, len, "%s", e->decision);
 	else
 		snprintf(buf, len, "not measured, %s", e->decision[0] ? e->decision : "?");
 }
 
 static const char *culprit_words(const struct rb_culprit *k)
 {
-	return is(k, "culprit") ? "first bad commit" : "unconfirmed first bad commit";
+	return is(k, "culprit")            ? "first bad commit"
+	       : is(k, "layout-sensitive") ? "layout-sensitive (not a regression) first bad commit"
+					   : "unconfirmed first bad commit";
+}
+
+/* A control's line under its culprit. */
+static void control_text(const char *what, const struct rb_control *c, FILE *out)
+{
+	if (!c->asked)
+		return;
+	char e[160];
+	effect_text(&c->e, e, sizeof(e));
+	fprintf(out, "    %s: %s%s%s%s%s%s\n", what, e, c->e.reason[0] ? ": " : "", c->e.reason, c->note[0] ? " [" : "",
+		c->note, c->note[0] ? "]" : "");
 }
 
 void rb_text(const struct rb *v, FILE *out)
@@ -178,6 +228,8 @@ void rb_text(const struct rb *v, FILE *out)
 			k->author[0] ? k->author : "?", k->date[0] ? k->date : "?");
 		fprintf(out, "    against its parent %.12s: %s%s%s\n", k->parent[0] ? k->parent : "?", e,
 			k->confirm.reason[0] ? ": " : "", k->confirm.reason);
+		control_text("reverted on BAD", &k->revert, out);
+		control_text("with forced alignment", &k->align, out);
 	}
 }
 
@@ -202,6 +254,13 @@ void rb_summary(const struct rb *v, struct strbuf *out)
 		effect_text(&k->confirm, e, sizeof(e));
 		sb_printf(out, "%s %s \"%s\" by %s, %s; against its parent %.12s: %s", culprit_words(k), k->sha, k->subject,
 			  k->author[0] ? k->author : "?", k->date[0] ? k->date : "?", k->parent[0] ? k->parent : "?", e);
+		const struct rb_control *ctl[] = { &k->revert, &k->align };
+		const char *names[] = { "reverted on BAD", "with forced alignment" };
+		for (size_t m = 0; m < 2; m++)
+			if (ctl[m]->asked) {
+				effect_text(&ctl[m]->e, e, sizeof(e));
+				sb_printf(out, "; %s: %s", names[m], e);
+			}
 	}
 	sb_printf(out, " (bisection %lld: %lld steps, %lld builds, %lld boots)", (long long)b->id, v->steps, v->builds, v->boots);
 }

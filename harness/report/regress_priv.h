@@ -21,14 +21,24 @@ struct rb_effect {
 	char decision[24], reason[256];
 };
 
+/* A control of a confirmed culprit (bisect.revert, bisect.align): asked,
+ * its comparison, what it compared against and what it was. */
+struct rb_control {
+	bool asked;
+	struct rb_effect e;
+	char base[41], note[192];
+};
+
 /* One answer of the report: a culprit (confirmed against its parent), an
- * unconfirmed one, or a range of commits git could not tell apart. */
+ * unconfirmed one, a layout-sensitive one (its effect vanished with
+ * forced alignment), or a range of commits git could not tell apart. */
 struct rb_culprit {
-	char answer[16]; /* culprit | unconfirmed | range */
+	char answer[24]; /* culprit | unconfirmed | layout-sensitive | range */
 	long long part;
 	char sha[41], parent[41];
 	char subject[256], author[256], date[48];
 	struct rb_effect confirm;
+	struct rb_control revert, align;
 	long long n_candidates; /* a range's */
 	char reason[256];       /* a range's */
 };
@@ -46,7 +56,9 @@ struct rb {
  * reads as none). */
 void rb_read(const struct store_bisect *b, struct rb *ret);
 /* What the title says after its kind: ": first bad commit SHA12
- * \"subject\"" (" +N more" after a split), ": first bad commit: one of N
+ * \"subject\"" (" +N more" after a split), ": layout-sensitive, not a
+ * regression of commit SHA12 \"subject\"" when the only confirmed one's
+ * effect vanished with forced alignment, ": first bad commit: one of N
  * commits"; "" while it runs, when it ended otherwise than done, or when
  * its culprits are unconfirmed only. */
 void rb_title(const struct rb *v, char *buf, size_t len);

@@ -290,26 +290,40 @@ int brule_step(const struct brule_span *span, const double *a, const double *b, 
 	return apply(step_rule, span, a, b, n, o, ret);
 }
 
-/* A decided culprit: the way of the effect, and whether it can carry it:
- * its CI must reach BRULE_SPLIT_HI of the way to the effect's CI (its end
- * nearer 0), or beyond. Two CIs of few pairs each, the anchor's narrowed
- * by its early stop, need not overlap for one change seen twice; a
- * culprit that reaches less is a part of the change. */
-static void confirm_decided(const struct brule_span *span, struct brule_out *ret)
+/* How a decided shift stands to the span's effect d: -1 it goes the
+ * other way, 0 it falls short, 1 it can carry the effect: its CI reaches
+ * BRULE_SPLIT_HI of the way to the effect's CI (its end nearer 0), or
+ * beyond. Two CIs of few pairs each, the anchor's narrowed by its early
+ * stop, need not overlap for one change seen twice; a shift that reaches
+ * less is a part of the change. */
+static int reach(const struct brule_span *span, const struct brule_out *ret, struct brule_effect *d)
 {
-	struct brule_effect d = brule_span_effect(span);
-	double sign = d.est > 0 ? 1 : -1, near = fmin(sign * d.lo, sign * d.hi);
+	*d = brule_span_effect(span);
+	double sign = d->est > 0 ? 1 : -1, near = fmin(sign * d->lo, sign * d->hi);
 	double far = fmax(sign * ret->effect.lo, sign * ret->effect.hi);
 	if (sign * ret->effect.est <= 0)
+		return -1;
+	return far >= BRULE_SPLIT_HI * near ? 1 : 0;
+}
+
+/* A decided culprit: the way of the effect, and whether it can carry it. */
+static void confirm_decided(const struct brule_span *span, struct brule_out *ret)
+{
+	struct brule_effect d;
+	switch (reach(span, ret, &d)) {
+	case -1:
 		say(ret, BRULE_UNCONFIRMED,
 		    "against its parent the culprit goes the other way: " EFF_FMT " where the effect is " EFF_FMT,
 		    EFF_ARGS(ret->effect), EFF_ARGS(d));
-	else if (!(far >= BRULE_SPLIT_HI * near))
+		break;
+	case 0:
 		say(ret, BRULE_UNCONFIRMED, "against its parent " EFF_FMT ", short of the effect " EFF_FMT ": it explains a part of it only",
 		    EFF_ARGS(ret->effect), EFF_ARGS(d));
-	else
+		break;
+	default:
 		say(ret, BRULE_CONFIRMED, "against its parent " EFF_FMT " (%s), reaching the effect " EFF_FMT,
 		    EFF_ARGS(ret->effect), stats_verdict_name(ret->verdict), EFF_ARGS(d));
+	}
 }
 
 static void confirm_rule(const struct brule_span *span, const double *a, const double *b, size_t n,
@@ -334,4 +348,98 @@ int brule_confirm(const struct brule_span *span, const double *a, const double *
 		  struct brule_out *ret)
 {
 	return apply(confirm_rule, span, a, b, n, o, ret);
+}
+
+/* The revert: BAD (b) against BAD with the culprit reverted (a) is the
+ * culprit against its parent once more, on top of what came after it. */
+static void revert_rule(const struct brule_span *span, const double *a, const double *b, size_t n,
+			const struct stats_result *r, const struct brule_opts *o, struct brule_out *ret)
+{
+	struct brule_effect d;
+	switch (adaptive(r, o)) {
+	case STATS_STOP_DECIDED:
+		switch (reach(span, ret, &d)) {
+		case -1:
+			say(ret, BRULE_UNCONFIRMED,
+			    "BAD against BAD with the culprit reverted goes the other way: " EFF_FMT
+			    " where the effect is " EFF_FMT ": the revert does not give the effect back",
+			    EFF_ARGS(ret->effect), EFF_ARGS(d));
+			break;
+		case 0:
+			say(ret, BRULE_UNCONFIRMED,
+			    "BAD against BAD with the culprit reverted " EFF_FMT ", short of the effect " EFF_FMT
+			    ": the revert gives a part of it back only",
+			    EFF_ARGS(ret->effect), EFF_ARGS(d));
+			break;
+		default:
+			say(ret, BRULE_CONFIRMED,
+			    "BAD against BAD with the culprit reverted " EFF_FMT " (%s), reaching the effect " EFF_FMT
+			    ": the revert gives it back",
+			    EFF_ARGS(ret->effect), stats_verdict_name(ret->verdict), EFF_ARGS(d));
+		}
+		return;
+	case STATS_STOP_SAME:
+		say(ret, BRULE_UNCONFIRMED,
+		    "BAD is the same as BAD with the culprit reverted within +-%.3g%% (" EFF_FMT "): the revert gives nothing back",
+		    r->equivalence_pct, EFF_ARGS(ret->effect));
+		return;
+	case STATS_CONTINUE: break;
+	}
+	if (at_cap(r, o))
+		say(ret, BRULE_UNCONFIRMED, "BAD against BAD with the culprit reverted not decided after %zu pairs (" EFF_FMT ", p %.3g)",
+		    r->pairs, EFF_ARGS(ret->effect), r->p_value);
+	else
+		say(ret, BRULE_MORE, "BAD against BAD with the culprit reverted not decided yet (" EFF_FMT ")",
+		    EFF_ARGS(ret->effect));
+}
+
+int brule_revert(const struct brule_span *span, const double *a, const double *b, size_t n, const struct brule_opts *o,
+		 struct brule_out *ret)
+{
+	return apply(revert_rule, span, a, b, n, o, ret);
+}
+
+/* Forced alignment: the culprit against its parent placed between 0 and
+ * the effect, as a step is placed between GOOD and BAD. */
+static void align_rule(const struct brule_span *span, const double *a, const double *b, size_t n,
+		       const struct stats_result *r, const struct brule_opts *o, struct brule_out *ret)
+{
+	struct brule_effect d = brule_span_effect(span);
+	struct brule_span levels = { { 0, 0, 0, 0 }, d };
+	if (!isfinite(d.est) || d.est == 0) {
+		say(ret, BRULE_UNDECIDED, "the effect is %+.2f%%: nothing to compare the aligned culprit with", d.est);
+		return;
+	}
+	if (r->pairs < STATS_MIN_PAIRS || isnan(ret->effect.lo) || isnan(ret->effect.hi)) {
+		char why[96];
+		snprintf(why, sizeof(why), "%zu pairs, below the exact test's %d", r->pairs, STATS_MIN_PAIRS);
+		not_yet(r, o, why, ret);
+		return;
+	}
+	double t_lo, t_hi;
+	place_ci(&levels, ret->effect.lo, ret->effect.hi, &t_lo, &t_hi);
+	if (t_lo <= 0 && t_hi >= 0 && t_hi < 0.5)
+		say(ret, BRULE_LAYOUT,
+		    "with forced alignment the culprit against its parent is " EFF_FMT
+		    ", holding 0 and clear of half the effect " EFF_FMT ": the effect vanishes, it is the code's layout",
+		    EFF_ARGS(ret->effect), EFF_ARGS(d));
+	else if (t_lo > 0.5)
+		say(ret, BRULE_CONFIRMED,
+		    "with forced alignment the culprit against its parent is " EFF_FMT
+		    ", on the effect's side of its half " EFF_FMT ": the effect survives the alignment",
+		    EFF_ARGS(ret->effect), EFF_ARGS(d));
+	else {
+		char why[192];
+		snprintf(why, sizeof(why), "with forced alignment " EFF_FMT " %s", EFF_ARGS(ret->effect),
+			 t_hi < 0     ? "goes the other way"
+			 : t_hi < 0.5 ? "is smaller than half the effect but not 0"
+				      : "straddles half the effect");
+		not_yet(r, o, why, ret);
+	}
+}
+
+int brule_align(const struct brule_span *span, const double *a, const double *b, size_t n, const struct brule_opts *o,
+		struct brule_out *ret)
+{
+	return apply(align_rule, span, a, b, n, o, ret);
 }

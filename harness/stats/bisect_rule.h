@@ -3,7 +3,8 @@
  * bisected), each step (a commit against GOOD, placed against the span's
  * two levels: bad, good, split, more pairs, or undecided at the cap) and
  * the confirmation (the culprit against its parent, worse, with a CI that
- * overlaps the effect). Every comparison is kab compare's: the exact
+ * overlaps the effect) and its two optional controls (the culprit
+ * reverted on BAD; both sides rebuilt with forced alignment). Every comparison is kab compare's: the exact
  * signed-rank test on paired log ratios and the Hodges-Lehmann shift with
  * its 95% CI (stats_compare); shifts are in percent. */
 #pragma once
@@ -20,11 +21,13 @@
 	X(ANCHORED, "anchored") \
 	X(REFUSED, "refused") \
 	X(CONFIRMED, "confirmed") \
-	X(UNCONFIRMED, "unconfirmed")
+	X(UNCONFIRMED, "unconfirmed") \
+	X(LAYOUT, "layout-sensitive") \
+	X(NOT_APPLICABLE, "not applicable")
 #define BRULE_ENUM(name, word) BRULE_##name,
 enum brule_decision { BRULE_LIST(BRULE_ENUM) };
 #undef BRULE_ENUM
-#define BRULE_N (BRULE_UNCONFIRMED + 1)
+#define BRULE_N (BRULE_NOT_APPLICABLE + 1)
 const char *brule_decision_name(enum brule_decision v);
 int brule_decision_parse(const char *s, enum brule_decision *ret);
 
@@ -101,6 +104,25 @@ int brule_step(const struct brule_span *span, const double *a, const double *b, 
  * cap); else MORE. */
 int brule_confirm(const struct brule_span *span, const double *a, const double *b, size_t n, const struct brule_opts *o,
 		  struct brule_out *ret);
+
+/* The revert control: BAD with the culprit reverted a against BAD b.
+ * The confirmation's rule, BAD in the culprit's place and the revert in
+ * its parent's: CONFIRMED when BAD is decided worse than the revert (the
+ * revert gives the effect back) and reaches the span's effect as the
+ * culprit must; UNCONFIRMED when it does not (the other way, the same, a
+ * part only, undecided at the cap); else MORE. */
+int brule_revert(const struct brule_span *span, const double *a, const double *b, size_t n, const struct brule_opts *o,
+		 struct brule_out *ret);
+
+/* The alignment control: the culprit's parent a against the culprit b,
+ * both built with functions (and data, where the tree can) forced to an
+ * alignment. Placed as a step is, between 0 and the span's effect:
+ * LAYOUT when the effect vanishes (the 95% CI holds 0 and lies on 0's
+ * side of half the effect: the culprit moved code, not the metric);
+ * CONFIRMED when the CI lies on the effect's side of its half (the effect
+ * survives the alignment); else MORE, UNDECIDED at the cap. */
+int brule_align(const struct brule_span *span, const double *a, const double *b, size_t n, const struct brule_opts *o,
+		struct brule_out *ret);
 
 /* The effect between a span's two levels with a CI that holds both
  * levels' (conservative: the widths add). */

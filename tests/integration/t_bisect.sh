@@ -336,6 +336,41 @@ says 400 "/regressions/12/bisect" "bad: \"0123456789abcdef0123456789abcdef012345
 check "  naming the branch fetched" has "$(field error)" "nor on branch $BR of remote origin, fetched just now"
 check "  nothing recorded" [ "$(nbis)" = "$before" ]
 
+# the controls of a culprit (doc/bisect.md, "Controls"): this machine's
+# step jobs never build, so no culprit is confirmed here and no control
+# runs (tests/unit/test_bisect_life.c runs them over the replay); what is
+# checked is the keys at kab check, and the column migration 15 added
+cat >"$IT_TMP/ctl.job" <<EOF
+[job]
+name = bis-ctl
+bisect.revert = yes
+bisect.align = yes
+switch = reboot
+[swap]
+device = none
+[variant A]
+kernel = build
+tree = $TREE
+base = ${C[0]}
+config = defconfig
+[variant B]
+kernel = build
+tree = $TREE
+base = ${C[8]}
+config = defconfig
+[workload w]
+type = command
+command = true
+EOF
+out=$($KAB check "$IT_TMP/ctl.job" 2>&1)
+check "kab check takes bisect.revert and bisect.align on a tree's variants" has "$out" "bisect.align = yes"
+printf '[job]\nname = bis-ctl-rec\nbisect.revert = yes\nswitch = reboot\n[variant A]\nkernel = build\nbuild = 1\n[variant B]\nkernel = build\nbuild = 2\n[workload w]\ntype = command\ncommand = true\n' >"$IT_TMP/ctl-rec.job"
+out=$($KAB check "$IT_TMP/ctl-rec.job" 2>&1)
+check "kab check refuses bisect.revert on recorded builds, naming the key (${out:0:100})" \
+	has "$out" "ctl-rec.job:3: bisect.revert = yes: .variant B., the variant a bisection measures, boots a recorded build"
+check "bisection_jobs has its control column (migration 15)" \
+	[ "$(sql "$DB" "select count(*) from bisection_jobs where control is not null")" = 0 ]
+
 # once: another start asks for nothing more
 kabd_stop
 kabd_up --db "$DB"

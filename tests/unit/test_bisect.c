@@ -155,6 +155,49 @@ static void test_confirm(void)
 	T_EQ_INT(confirm(-10, -6, 20, 40), BRULE_UNCONFIRMED);
 }
 
+static enum brule_decision revert(double delta, double pct, size_t n, double spread)
+{
+	double a[NP], b[NP];
+	pairs(pct, n, spread, a, b); /* a: BAD with the culprit reverted, b: BAD */
+	struct brule_span s = span_of(delta);
+	struct brule_out o;
+	return brule_revert(&s, a, b, n, &opts, &o) < 0 ? (enum brule_decision) - 1 : o.decision;
+}
+
+static enum brule_decision align(double delta, double pct, size_t n, double spread)
+{
+	double a[NP], b[NP];
+	pairs(pct, n, spread, a, b);
+	struct brule_span s = span_of(delta);
+	struct brule_out o;
+	return brule_align(&s, a, b, n, &opts, &o) < 0 ? (enum brule_decision) - 1 : o.decision;
+}
+
+static void test_controls_rules(void)
+{
+	/* the revert gives the effect back: BAD is the effect's way from it */
+	T_EQ_INT(revert(-10, -10, 6, 0.5), BRULE_CONFIRMED);
+	T_EQ_INT(revert(-10, 0, 20, 0.5), BRULE_UNCONFIRMED); /* the revert changes nothing */
+	T_EQ_INT(revert(-10, +10, 6, 0.5), BRULE_UNCONFIRMED);
+	T_EQ_INT(revert(-10, -4, 6, 0.5), BRULE_UNCONFIRMED);
+	T_EQ_INT(revert(-10, -10, 4, 0.5), BRULE_MORE);
+	/* forced alignment: the effect kept, vanished, or not decided */
+	T_EQ_INT(align(-10, -10, 6, 0.5), BRULE_CONFIRMED);
+	T_EQ_INT(align(-10, 0, 6, 0.5), BRULE_LAYOUT);
+	T_EQ_INT(align(+10, 0, 10, 0.5), BRULE_LAYOUT);
+	T_EQ_INT(align(-10, -3, 10, 0.5), BRULE_MORE);      /* smaller, but not 0 */
+	T_EQ_INT(align(-10, -3, 20, 0.5), BRULE_UNDECIDED); /* ... at the cap */
+	T_EQ_INT(align(-10, -5, 20, 30), BRULE_UNDECIDED);
+	T_EQ_INT(align(-10, 0, 5, 0.5), BRULE_MORE);
+	T_EQ_INT(align(0, 0, 10, 0.5), BRULE_UNDECIDED);
+	T_EQ_STR(brule_decision_name(BRULE_LAYOUT), "layout-sensitive");
+	T_EQ_STR(bisect_control_name(BISECT_CTL_ALIGN), "align");
+	enum bisect_control k;
+	T_EQ_INT(bisect_control_parse("revert", &k), 0);
+	T_EQ_INT(k, BISECT_CTL_REVERT);
+	T_EQ_INT(bisect_control_parse("x", &k), -EINVAL);
+}
+
 static void test_parse(void)
 {
 	struct kbisect_step s;
@@ -189,6 +232,9 @@ struct fake {
 	int culprit;  /* commits from it on are 10% slower */
 	int culprit2; /* 0: none; else each culprit makes 5% of it */
 	int nobuild;  /* a commit that does not build, or -1 */
+	bool layout;  /* the culprit's effect is its code's layout: gone with forced alignment */
+	bool revert_conflict; /* the culprit's revert does not apply on BAD */
+	unsigned ctl_pairs[BISECT_CTL_N];
 	unsigned builds[NC];
 	unsigned calls[NC][NC]; /* measure calls by commit and base */
 	unsigned pairs[NC][NC];
@@ -238,6 +284,45 @@ static int fake_measure(void *ctx, const char *sha, const char *base, unsigned k
 	f->calls[i][g]++;
 	f->pairs[i][g] += k;
 	return 0;
+}
+
+/* The controls: BAD with the culprit reverted is at the level of the
+ * culprit's parent (a layout change undone is undone too); with forced
+ * alignment a real culprit keeps its effect and a layout one loses it. */
+static int fake_control(void *ctx, enum bisect_control kind, const char *sha, const char *base, unsigned k,
+			double *ret_base, double *ret_sha, struct strbuf *why)
+{
+	struct fake *f = ctx;
+	int i = index_of(sha), g = index_of(base);
+	if (i < 1 || g < 0)
+		return -ENOENT;
+	if (kind == BISECT_CTL_REVERT && f->revert_conflict) {
+		sb_printf(why, "the revert of %.12s does not apply on BAD %.12s (conflict in f%d)", sha, base, i);
+		return BISECT_NOT_APPLICABLE;
+	}
+	for (unsigned p = 0; p < k; p++) {
+		unsigned n = f->ctl_pairs[kind] + p;
+		double wobble = 1 + 0.002 * ((double)((n * 7 + (unsigned)i) % 5) - 2);
+		if (kind == BISECT_CTL_REVERT) {
+			ret_base[p] = 1000 * level(f, g) * level(f, i - 1) / level(f, i);
+			ret_sha[p] = 1000 * level(f, g) * wobble;
+		} else {
+			ret_base[p] = 1000 * level(f, g);
+			ret_sha[p] = 1000 * (f->layout ? level(f, g) : level(f, i)) * wobble;
+		}
+	}
+	f->ctl_pairs[kind] += k;
+	sb_printf(why, kind == BISECT_CTL_REVERT ? "revert commit r%d" : "forced CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B", i);
+	return 0;
+}
+
+static int run_with(struct kbisect_git *g, struct fake *f, const char *good, const char *bad, bool controls,
+		    struct bisect_report *rep, struct strbuf *err)
+{
+	struct bisect_runner runner = { .ctx = f, .build = fake_build, .measure = fake_measure, .control = fake_control };
+	struct bisect_opts o = { .good = good, .bad = bad, .rule = opts, .revert = controls, .align = controls };
+	sb_free(err);
+	return bisect_run(&kbisect_git_ops, g, &runner, &o, rep, err);
 }
 
 static int run(struct kbisect_git *g, struct fake *f, const char *good, const char *bad, struct bisect_report *rep, struct strbuf *err)
@@ -354,6 +439,112 @@ static void test_loop_split(struct kbisect_git *g)
 	sb_free(&err);
 }
 
+static void test_loop_controls(struct kbisect_git *g)
+{
+	struct bisect_report rep;
+	struct strbuf err = { 0 };
+	/* a real culprit: the revert gives the effect back, the effect
+	 * survives forced alignment; a culprit still */
+	struct fake real = { .culprit = 5, .nobuild = -1 };
+	T_EQ_INT(run_with(g, &real, shas[0], shas[8], true, &rep, &err), 0);
+	T_EQ_INT(rep.n_culprits, 1);
+	const struct bisect_culprit *k = &rep.culprits[0];
+	T_EQ_INT(k->answer, BISECT_CULPRIT);
+	T_EQ_STR(k->sha, shas[5]);
+	T_CHECK(k->revert.asked && k->align.asked);
+	T_EQ_INT(k->revert.out.decision, BRULE_CONFIRMED);
+	T_CHECK(k->revert.out.effect.est < 0 && strstr(k->revert.out.reason, "gives it back") != NULL);
+	T_EQ_STR(k->revert.base, shas[8]);
+	T_EQ_STR(k->revert.note, "revert commit r5");
+	T_EQ_INT(k->align.out.decision, BRULE_CONFIRMED);
+	T_EQ_STR(k->align.base, shas[4]);
+	T_CHECK(strstr(k->align.note, "FUNCTION_ALIGN_64B") != NULL);
+	T_EQ_INT(real.ctl_pairs[BISECT_CTL_REVERT], 6);
+	T_EQ_INT(real.ctl_pairs[BISECT_CTL_ALIGN], 6);
+	bisect_report_free(&rep);
+
+	/* a layout culprit: confirmed against its parent, gone with forced
+	 * alignment: layout-sensitive, not a culprit */
+	struct fake lay = { .culprit = 5, .nobuild = -1, .layout = true };
+	T_EQ_INT(run_with(g, &lay, shas[0], shas[8], true, &rep, &err), 0);
+	k = &rep.culprits[0];
+	T_EQ_INT(k->confirm.decision, BRULE_CONFIRMED);
+	T_EQ_INT(k->revert.out.decision, BRULE_CONFIRMED);
+	T_EQ_INT(k->align.out.decision, BRULE_LAYOUT);
+	T_EQ_INT(k->answer, BISECT_LAYOUT);
+	T_EQ_STR(bisect_answer_name(k->answer), "layout-sensitive");
+	T_CHECK(strstr(k->align.out.reason, "vanishes") != NULL);
+	bisect_report_free(&rep);
+
+	/* a revert that does not apply: reported so, and the culprit stands */
+	struct fake conflict = { .culprit = 5, .nobuild = -1, .revert_conflict = true };
+	T_EQ_INT(run_with(g, &conflict, shas[0], shas[8], true, &rep, &err), 0);
+	k = &rep.culprits[0];
+	T_EQ_INT(k->revert.out.decision, BRULE_NOT_APPLICABLE);
+	T_CHECK(strstr(k->revert.out.reason, "not applicable: the revert of") != NULL);
+	T_CHECK(strstr(k->revert.out.reason, "does not apply on BAD") != NULL);
+	T_EQ_INT(k->answer, BISECT_CULPRIT);
+	T_EQ_INT(k->align.out.decision, BRULE_CONFIRMED);
+	T_EQ_INT(conflict.ctl_pairs[BISECT_CTL_REVERT], 0);
+	bisect_report_free(&rep);
+
+	/* without the controls nothing is asked of them; asking without a
+	 * runner of controls is refused */
+	struct fake none = { .culprit = 5, .nobuild = -1 };
+	T_EQ_INT(run_with(g, &none, shas[0], shas[8], false, &rep, &err), 0);
+	T_CHECK(!rep.culprits[0].revert.asked && !rep.culprits[0].align.asked);
+	T_EQ_INT(none.ctl_pairs[BISECT_CTL_REVERT] + none.ctl_pairs[BISECT_CTL_ALIGN], 0);
+	bisect_report_free(&rep);
+	struct bisect_runner bare = { .ctx = &none, .build = fake_build, .measure = fake_measure };
+	struct bisect_opts o = { .good = shas[0], .bad = shas[8], .rule = opts, .align = true };
+	T_EQ_INT(bisect_run(&kbisect_git_ops, g, &bare, &o, &rep, &err), -EINVAL);
+	sb_free(&err);
+}
+
+/* The controls' git in a small repository: a revert that applies is a
+ * commit (the same at a second asking) whose tree lacks the change; one
+ * that conflicts says so; Kconfig symbols are found at a commit. */
+static void test_git_controls(const char *dir)
+{
+	char cmd[1024], shas4[4][KBISECT_SHA_LEN + 1];
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; cd %s; git init -q c; cd c; g() { git -c user.name=t -c user.email=t@kab \"$@\"; }; "
+		 "mkdir lib; printf 'config DEBUG_FORCE_FUNCTION_ALIGN_64B\\n\\tbool \"x\"\\n' > lib/Kconfig.debug; "
+		 "echo a > x; g add -A; g commit -qm c0; echo b > x; g commit -qam c1; echo c > x; g commit -qam c2; "
+		 "echo y > y; g add y; g commit -qm c3; git rev-list --reverse HEAD > ../shas",
+		 dir);
+	if (system(cmd) != 0) {
+		t_skip("the controls' git", "git could not make the repository");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "%s/shas", dir);
+	FILE *f = fopen(cmd, "r");
+	char line[64];
+	for (int i = 0; i < 4 && f && fgets(line, sizeof(line), f); i++)
+		snprintf(shas4[i], sizeof(shas4[i]), "%.40s", line);
+	if (f)
+		fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s/c", dir);
+	struct kbisect_git g = { .tree = cmd };
+	struct strbuf why = { 0 };
+	char r1[KBISECT_SHA_LEN + 1], r2[KBISECT_SHA_LEN + 1];
+	T_EQ_INT(kbisect_git_revert(&g, shas4[3], shas4[3], r1, &why), 0);
+	T_EQ_INT(kbisect_git_revert(&g, shas4[3], shas4[3], r2, &why), 0);
+	T_EQ_STR(r1, r2); /* the same commit at every replay */
+	char q[1400];
+	snprintf(q, sizeof(q), "git -C %s cat-file -e %s:y 2>/dev/null", cmd, r1);
+	T_CHECK(system(q) != 0); /* y is gone */
+	snprintf(q, sizeof(q), "git -C %s cat-file -e %s:x", cmd, r1);
+	T_EQ_INT(system(q), 0);
+	/* c1 changed x, c2 changed it again: its revert on c3 conflicts */
+	T_EQ_INT(kbisect_git_revert(&g, shas4[1], shas4[3], r1, &why), 1);
+	T_CHECK(why.buf && strstr(why.buf, "does not apply on BAD") && strstr(why.buf, "conflicts in x"));
+	T_EQ_INT(kbisect_git_has_config(&g, shas4[0], KBISECT_ALIGN_FILE, kbisect_align_symbols[0]), 1);
+	T_EQ_INT(kbisect_git_has_config(&g, shas4[0], KBISECT_ALIGN_FILE, kbisect_align_symbols[1]), 0);
+	T_EQ_INT(kbisect_git_has_config(&g, shas4[0], KBISECT_ALIGN_FILE, "x; rm"), -EINVAL);
+	sb_free(&why);
+}
+
 int main(void)
 {
 	log_quiet = true;
@@ -361,6 +552,7 @@ int main(void)
 	test_step();
 	test_anchor();
 	test_confirm();
+	test_controls_rules();
 	test_parse();
 	char dir[] = "/tmp/kab-test-bisect.XXXXXX", repo[64];
 	if (!util_find_program("git", NULL, 0))
@@ -377,6 +569,8 @@ int main(void)
 			test_loop_one(&g);
 			test_loop_full(&g);
 			test_loop_split(&g);
+			test_loop_controls(&g);
+			test_git_controls(dir);
 		}
 		util_remove_tree(dir);
 	}

@@ -47,6 +47,7 @@ struct sim {
 	unsigned pairs[NC][NC]; /* pairs made, by commit and base */
 	unsigned builds[NC];
 	unsigned calls; /* measure calls of the uninterrupted run */
+	unsigned ctl_pairs; /* pairs of the revert control */
 };
 
 static int index_of(const char *sha)
@@ -188,6 +189,20 @@ static bool built(struct store *st, const char *sha)
 	return store_bisect_build(st, tree, NULL, sha, &bs, why, sizeof(why)) == 0;
 }
 
+/* A control's step job: the revert's (BAD with the culprit reverted,
+ * at the culprit's parent's level, against BAD); the builds are its own. */
+static void run_control(struct store *st, struct sim *s, const struct store_bisect_job *row)
+{
+	int i = index_of(row->sha), g = index_of(row->base);
+	T_CHECK(strcmp(row->control, "revert") == 0 && i >= 1 && g == NC - 1);
+	if (strcmp(row->control, "revert") != 0 || i < 1 || g < 0)
+		return;
+	struct step_ctx c = { s, g, i - 1, s->ctl_pairs };
+	t_finish_runs(st, row->job, "time.wall_s", "s", step_value, &c);
+	s->ctl_pairs += row->k;
+	end_job(st, row->job, JOB_DONE, NULL);
+}
+
 /* Runs the queued step jobs of bisection id; how many. */
 static size_t run_steps(struct store *st, struct sim *s, int64_t id)
 {
@@ -197,6 +212,11 @@ static size_t run_steps(struct store *st, struct sim *s, int64_t id)
 	for (size_t r = 0; r < n; r++) {
 		if (rows[r].job <= 0 || rows[r].status != JOB_QUEUED)
 			continue;
+		if (rows[r].control[0]) {
+			run_control(st, s, &rows[r]);
+			ran++;
+			continue;
+		}
 		int i = index_of(rows[r].sha), g = index_of(rows[r].base);
 		T_CHECK(i >= 0 && g >= 0);
 		if (i < 0 || g < 0)
@@ -883,6 +903,80 @@ static void test_auto(const struct bisect_env *env)
 	store_close(st);
 }
 
+/* The controls through kabd (bisect.revert, bisect.align = yes): the
+ * revert made in the clone and measured by one step job of its own,
+ * found again at every replay and measured once; the alignment control
+ * not applicable in a tree without lib/Kconfig.debug; both reported. */
+static void test_controls(const struct bisect_env *env)
+{
+	struct store *st = open_store();
+	char text[1024];
+	snprintf(text, sizeof(text),
+		 "[job]\nname = bis-ctl\npairs = 2\nbisect.revert = yes\nbisect.align = yes\n[swap]\ndevice = none\n"
+		 "[variant A]\nname = base\nkernel = build\ntree = %s\nbase = %s\nconfig = defconfig\n"
+		 "[variant B]\nname = head\nkernel = build\ntree = %s\nbase = %s\nconfig = defconfig\n"
+		 "[workload w]\ntype = command\ncommand = true\n",
+		 tree, shas[0], tree, shas[8]);
+	struct job *j = t_parse_job(text);
+	int64_t src = 0;
+	T_CHECK(j && jl_submit(st, j, "unit", &src, NULL) == 0);
+	job_free(j);
+	int64_t builds[2] = { add_build(st, shas[0], true), add_build(st, shas[8], true) };
+	T_EQ_INT(store_variant_builds_set(st, src, builds, 2), 0);
+	t_finish_runs(st, src, "time.wall_s", "s", source_value, NULL);
+	end_job(st, src, JOB_DONE, NULL);
+
+	struct sim s = { .culprit = 5, .nobuild = -1 };
+	struct bisect_ask a = { .job = src, .good = shas[0], .bad = shas[8], .metric = "time.wall_s", .submitter = "unit" };
+	int64_t id = 0;
+	struct strbuf err = { 0 };
+	T_EQ_INT(bisect_create(st, env, &a, &id, &err), 0);
+	drive(st, env, &s, id);
+	T_EQ_INT(state_of(st, id), BISECT_DONE);
+	/* revert jobs of 6, then 4 pairs (BAD is a noisy commit here: a
+	 * second look), every pair made once; another advance queues nothing */
+	struct store_bisect_job *rows = NULL;
+	size_t n = 0, reverts = 0, pairs = 0;
+	T_EQ_INT(store_bisect_jobs(st, id, &rows, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(rows[i].control, "revert") == 0) {
+			reverts++;
+			pairs += rows[i].k;
+			T_EQ_STR(rows[i].sha, shas[5]);
+			T_EQ_STR(rows[i].base, shas[8]);
+		} else
+			T_EQ_STR(rows[i].control, "");
+	free(rows);
+	T_EQ_INT(reverts, 2);
+	T_EQ_INT(pairs, 10);
+	T_EQ_INT(s.ctl_pairs, 10);
+	T_EQ_INT(bisect_advance(st, env, id), 0);
+	T_EQ_INT(count_status(st, JOB_QUEUED), 0);
+
+	struct store_bisect b;
+	T_EQ_INT(store_bisect_get(st, id, &b), 0);
+	json_t *rep = b.report ? json_loads(b.report, 0, NULL) : NULL;
+	json_t *c = json_array_get(json_object_get(rep, "culprits"), 0);
+	json_t *ctl = json_object_get(c, "controls");
+	json_t *rv = json_object_get(ctl, "revert"), *al = json_object_get(ctl, "align");
+	T_EQ_STR(json_string_value(json_object_get(c, "answer")), "culprit");
+	T_EQ_STR(json_string_value(json_object_get(rv, "decision")), "confirmed");
+	T_CHECK(strstr(json_string_value(json_object_get(rv, "note")) ?: "", " reverted: commit ") != NULL);
+	T_EQ_STR(json_string_value(json_object_get(rv, "base")), shas[8]);
+	T_EQ_STR(json_string_value(json_object_get(al, "decision")), "not applicable");
+	T_CHECK(strstr(json_string_value(json_object_get(al, "reason")) ?: "", "defines none of the options") != NULL);
+	T_CHECK(strstr(b.reason, "first bad commit") != NULL);
+	json_decref(rep);
+	store_bisect_clear(&b);
+	/* the revert is a commit of the clone, kept by its ref */
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "git -C %s rev-parse -q --verify refs/kab/revert/%s-on-%.12s >/dev/null", env->clone,
+		 shas[5], shas[8]);
+	T_EQ_INT(system(cmd), 0);
+	sb_free(&err);
+	store_close(st);
+}
+
 int main(void)
 {
 	log_quiet = true;
@@ -906,6 +1000,7 @@ int main(void)
 		test_reuse_confirmation(&env);
 		test_budget(&env);
 		test_auto(&env);
+		test_controls(&env);
 		struct store *st = open_store();
 		int64_t src = source_job(st);
 		test_crash_between(st, &env, src);

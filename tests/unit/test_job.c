@@ -1071,16 +1071,50 @@ static void test_bisect_keys(void)
 		     "[variant B]\nkernel = build\nbuild = 2\n" WORKLOAD);
 	T_CHECK(j && j->bisect == JOB_BISECT_AUTO);
 	job_free(j);
+	/* the controls: printed when asked for, read back */
+	snprintf(text, sizeof(text), "[job]\nname = b\nbisect.revert = yes\nbisect.align = yes\n%s", builds);
+	j = parse_ok(text);
+	if (j) {
+		T_EQ_INT(j->bisect_revert, 1);
+		T_EQ_INT(j->bisect_align, 1);
+		char *out = print_job(j);
+		T_CHECK(out && strstr(out, "\nbisect.revert = yes\nbisect.align = yes\n"));
+		free(out);
+		job_free(j);
+	}
+	round_trip(text);
+	snprintf(text, sizeof(text), "[job]\nname = b\nbisect.align = no\n%s", builds);
+	j = parse_ok(text);
+	T_CHECK(j && !j->bisect_align && !j->bisect_revert);
+	job_free(j);
+	/* ... refused where the variant cannot be rebuilt, naming the key */
+	T_EQ_INT(parse_bad("[job]\nname = b\nbisect.revert = yes\n[variant A]\nkernel = build\nbuild = 1\n"
+			   "[variant B]\nkernel = build\nbuild = 2\n" WORKLOAD,
+			   &line, &msg),
+		 1);
+	T_EQ_INT(line, 3);
+	T_CHECK(strstr(msg, "bisect.revert = yes: [variant B], the variant a bisection measures, boots a recorded build") &&
+		strstr(msg, "remove bisect.revert"));
+	free(msg);
+	T_EQ_INT(parse_bad("[job]\nname = b\nbisect.align = yes\n[variant A]\nkernel = build\nbuild = 1\n"
+			   "[variant B]\nkernel = build\nbuild = 2\n" WORKLOAD,
+			   &line, &msg),
+		 1);
+	T_CHECK(strstr(msg, "bisect.align = yes") && strstr(msg, "with forced alignment"));
+	free(msg);
+	T_EQ_INT(parse_bad("[job]\nname = b\nbisect.align = yes\n" TWO_VARIANTS WORKLOAD, &line, &msg), 1);
+	T_CHECK(strstr(msg, "bisect.align: this job has no variant") != NULL);
+	free(msg);
 	/* off says nothing a running job cannot do */
 	j = parse_ok("[job]\nname = b\nbisect = off\n" TWO_VARIANTS WORKLOAD);
 	job_free(j);
 	/* a confirmation of such a nightly is no nightly: its bisect is off */
-	snprintf(text, sizeof(text), "[job]\nname = b\nbisect = auto\n%s", builds);
+	snprintf(text, sizeof(text), "[job]\nname = b\nbisect = auto\nbisect.revert = yes\n%s", builds);
 	struct job *good = parse_ok(text), *bad = parse_ok(text);
 	char *conf = NULL;
 	struct job_confirm jc = { .name = "b.confirm-1", .good_name = "g", .bad_name = "x", .min_pairs = 6, .max_pairs = 6 };
 	if (good && bad && job_confirmation(good, bad, 1, &jc, &conf) == 0) {
-		T_CHECK(!strstr(conf, "bisect = auto"));
+		T_CHECK(!strstr(conf, "bisect = auto") && !strstr(conf, "bisect.revert"));
 		j = parse_ok(conf);
 		T_CHECK(j && j->bisect == JOB_BISECT_OFF);
 		job_free(j);

@@ -814,6 +814,19 @@ static const char rep_unconfirmed[] =
 	REPORT(CULPRIT("unconfirmed", 0, B_SHA1, "mm, pcp: drain less", B_PAR1,
 		       EFFECT("unconfirmed", "it explains a part of it only", 3.0, 1.2, 4.8, 20)));
 
+/* a culprit with both controls: the revert gives the effect back, the
+ * effect vanishes with forced alignment */
+#define B_CONTROLS \
+	"{\"answer\": \"layout-sensitive\", \"part\": 0, \"sha\": \"" B_SHA1 "\", \"subject\": \"mm, pcp: drain less\", " \
+	"\"author\": \"A U Thor <author@example.org>\", \"date\": \"2025-11-30T10:00:00+01:00\", \"parent\": \"" B_PAR1 \
+	"\", \"confirmation\": " CONFIRMED ", \"controls\": {\"revert\": {\"decision\": \"confirmed\", \"reason\": " \
+	"\"the revert gives it back\", \"estimate_pct\": 9.5, \"ci_lo_pct\": 8.0, \"ci_hi_pct\": 11.0, \"pairs\": 6, " \
+	"\"base\": \"" B_BAD "\", \"note\": \"commit 77 of kab's clone\"}, \"align\": " \
+	"{\"decision\": \"layout-sensitive\", \"reason\": \"the effect vanishes\", \"estimate_pct\": 0.2, " \
+	"\"ci_lo_pct\": -0.9, \"ci_hi_pct\": 1.3, \"pairs\": 10, \"base\": \"" B_PAR1 "\", \"note\": " \
+	"\"forced CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B=y\"}}}"
+static const char rep_layout[] = REPORT(B_CONTROLS);
+
 static struct store_bisect bisection(int64_t id, int64_t regression, enum bisect_state state, const char *reason, const char *report)
 {
 	struct store_bisect b = { .id = id,
@@ -996,6 +1009,21 @@ static void test_bisection_answers(void)
 	T_CHECK(has(f.json.buf, "\"answer\":\"unconfirmed\""));
 	T_CHECK(has(f.text, "  unconfirmed first bad commit " B_SHA1 " \"mm, pcp: drain less\""));
 	T_CHECK(has(f.text, "3.0% [+1.2, +4.8], 20 pairs, unconfirmed: it explains a part of it only\n"));
+	forms_free(&f);
+
+	/* layout-sensitive: the title says so, not "first bad commit"; each
+	 * control shown with its pairs, estimate [CI], decision and why */
+	b = bisection(11, 2, BISECT_DONE, "layout-sensitive first bad commit 1a2b3c4d5e6f", rep_layout);
+	forms_of(&g, &b, &f);
+	T_EQ_STR(f.title, B_TITLE ": layout-sensitive, not a regression of commit 1a2b3c4d5e6f \"mm, pcp: drain less\"");
+	T_CHECK(has(f.json.buf, "\"answer\":\"layout-sensitive\""));
+	T_CHECK(has(f.json.buf, "\"controls\":{\"revert\":{\"decision\":\"confirmed\","));
+	T_CHECK(has(f.json.buf, "\"note\":\"forced CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B=y\"}}"));
+	T_CHECK(has(f.text, "  layout-sensitive (not a regression) first bad commit " B_SHA1));
+	T_CHECK(has(f.text, "    reverted on BAD: +9.5% [+8.0, +11.0], 6 pairs, confirmed: the revert gives it back [commit 77 of kab's clone]\n"));
+	T_CHECK(has(f.text, "    with forced alignment: +0.2% [-0.9, +1.3], 10 pairs, layout-sensitive: the effect vanishes [forced "));
+	T_CHECK(has(f.atom.buf, "with forced alignment: +0.2% [-0.9, +1.3], 10 pairs, layout-sensitive"));
+	T_CHECK(!has(f.title, "first bad commit"));
 	forms_free(&f);
 
 	/* members of other types, a report that is no JSON: unknown, no culprit */
