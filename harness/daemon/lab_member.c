@@ -204,9 +204,7 @@ static void claim_lost(struct lab_member *m, struct store *st, const struct stor
 	snprintf(reason, sizeof(reason), "lost: %s", why);
 	if (store_lab_lost(st, c->job_id, reason) < 0)
 		return;
-	log_warn("lab: job %lld attempt %d (local job %lld) is no longer this machine's: %s; its runs are kept as a lost "
-		 "attempt, counted in no other",
-		 (long long)c->lab_job, c->attempt, (long long)c->job_id, why);
+	log_warn("%s (local job %lld); its runs are kept as a lost attempt, counted in no other", why, (long long)c->job_id);
 	struct store_job sj;
 	if (c->state == STORE_LAB_HELD && store_job_info(st, c->job_id, &sj) == 0) {
 		bool running = !job_status_finished(sj.status);
@@ -493,10 +491,15 @@ static int wait_work(struct lab_member *m, double until, struct strbuf *err)
 	}
 }
 
-static void disconnect(struct lab_member *m, const char *why)
+void lab_member_disconnect(struct lab_member *m)
 {
 	lab_close(m->lab);
 	m->lab = NULL;
+}
+
+static void disconnect(struct lab_member *m, const char *why)
+{
+	lab_member_disconnect(m);
 	log_warn("lab: lost the connection to %s: %s; local work goes on, kabd reconnects", m->url, why);
 	set_connected(m, false, why);
 }
