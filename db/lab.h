@@ -205,8 +205,7 @@ struct lab_job {
 int lab_job_get(struct lab *l, int64_t id, struct lab_job *ret, struct strbuf *err);
 /* Up to limit jobs, newest first; machine (a host name or a machine id,
  * NULL: any) keeps the jobs it holds or made an attempt of. *ret (free). */
-int lab_jobs_list(struct lab *l, const char *machine, size_t limit, struct lab_job **ret, size_t *ret_n,
-		  struct strbuf *err);
+int lab_jobs_list(struct lab *l, const char *machine, size_t limit, struct lab_job **ret, size_t *ret_n, struct strbuf *err);
 /* How many jobs are queued. */
 int lab_queue_depth(struct lab *l, int64_t *ret, struct strbuf *err);
 /* Every attempt of a job, in order: who made it, when, how it ended. */

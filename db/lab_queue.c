@@ -239,7 +239,9 @@ int lab_rescue(struct lab *l, int *ret_n, struct strbuf *err)
 
 static int job_from_row(const PGresult *r, int i, struct lab_job *ret, struct strbuf *err)
 {
-	struct lab_job j = { .id = lab_col_i64(r, i, 0), .attempts = (int)lab_col_i64(r, i, 2), .max_attempts = (int)lab_col_i64(r, i, 3) };
+	struct lab_job j = { .id = lab_col_i64(r, i, 0),
+			     .attempts = (int)lab_col_i64(r, i, 2),
+			     .max_attempts = (int)lab_col_i64(r, i, 3) };
 	if (lab_job_state_parse(lab_col(r, i, 1), &j.state) < 0) {
 		sb_printf(err, "lab: job %lld has a state this kab does not know: \"%s\"", (long long)j.id, lab_col(r, i, 1));
 		return -EPROTO;
@@ -270,21 +272,18 @@ int lab_job_get(struct lab *l, int64_t id, struct lab_job *ret, struct strbuf *e
 	return job_from_row(r, 0, ret, err);
 }
 
-int lab_jobs_list(struct lab *l, const char *machine, size_t limit, struct lab_job **ret, size_t *ret_n,
-		  struct strbuf *err)
+int lab_jobs_list(struct lab *l, const char *machine, size_t limit, struct lab_job **ret, size_t *ret_n, struct strbuf *err)
 {
 	char lim[24];
 	snprintf(lim, sizeof(lim), "%zu", limit);
 	const char *p[] = { lim, machine };
 	/* a machine by its host name or its id (compared as text: a name is no uuid) */
-	_cleanup_pgres_ PGresult *r =
-		lab_exec(l, "listing jobs",
-			 "SELECT " JOB_COLUMNS JOB_FROM
-			 " WHERE $2::text IS NULL OR j.id IN (SELECT a.job FROM lab_attempts a JOIN machines am ON am.id = a.machine"
-			 "   WHERE am.hostname = $2 OR am.id::text = $2)"
-			 "  OR m.hostname = $2 OR j.machine::text = $2"
-			 " ORDER BY j.id DESC LIMIT $1::bigint",
-			 2, p, err);
+	_cleanup_pgres_ PGresult *r = lab_exec(l, "listing jobs",
+					       "SELECT " JOB_COLUMNS JOB_FROM " WHERE $2::text IS NULL OR j.id IN (SELECT a.job FROM lab_attempts a JOIN machines am ON am.id = a.machine"
+					       "   WHERE am.hostname = $2 OR am.id::text = $2)"
+					       "  OR m.hostname = $2 OR j.machine::text = $2"
+					       " ORDER BY j.id DESC LIMIT $1::bigint",
+					       2, p, err);
 	if (!r)
 		return lab_errno(l);
 	size_t n = (size_t)PQntuples(r);
@@ -360,8 +359,9 @@ int lab_release(struct lab *l, const char *machine, int64_t job, int attempt, st
 int lab_held(struct lab *l, const char *machine, int64_t **ret, size_t *ret_n, struct strbuf *err)
 {
 	const char *p[] = { machine, job_word(LAB_JOB_RUNNING) };
-	_cleanup_pgres_ PGresult *r = lab_exec(l, "listing the jobs this machine holds",
-					       "SELECT id, attempts FROM lab_jobs WHERE machine = $1 AND state = $2 ORDER BY id", 2, p, err);
+	_cleanup_pgres_ PGresult *r =
+		lab_exec(l, "listing the jobs this machine holds",
+			 "SELECT id, attempts FROM lab_jobs WHERE machine = $1 AND state = $2 ORDER BY id", 2, p, err);
 	if (!r)
 		return lab_errno(l);
 	size_t n = (size_t)PQntuples(r);

@@ -114,8 +114,7 @@ int store_lab_ended(struct store *s, int64_t job_id, const char *outcome, const 
 
 int store_lab_lost(struct store *s, int64_t job_id, const char *reason)
 {
-	return update(s, "UPDATE lab_claims SET lost = 1, reason = ?3 WHERE job_id = ?1 AND state <> ?7", job_id, reason,
-		      NULL);
+	return update(s, "UPDATE lab_claims SET lost = 1, reason = ?3 WHERE job_id = ?1 AND state <> ?7", job_id, reason, NULL);
 }
 
 int store_lab_tried(struct store *s, int64_t job_id, const char *error)

@@ -38,8 +38,8 @@ struct store_lab_claim {
 	char outcome[16]; /* the lab's outcome word once ended ("done", "failed", "cancelled") */
 	char reason[512];
 	double claimed, ended, uploaded;
-	int tries;        /* uploads tried since it ended */
-	char error[512];  /* the last one's error; "" none */
+	int tries;       /* uploads tried since it ended */
+	char error[512]; /* the last one's error; "" none */
 };
 
 /* Claims in that state, oldest first (*ret malloc'd, NULL when none). */

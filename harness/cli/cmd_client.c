@@ -193,8 +193,7 @@ static int lab_path(const char *on, char *buf, size_t len)
 	if (on) {
 		sb_puts(&sb, "?on=");
 		for (const unsigned char *p = (const unsigned char *)on; *p; p++)
-			if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-			    strchr("-._~", *p))
+			if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("-._~", *p))
 				sb_append(&sb, (const char *)p, 1);
 			else
 				sb_printf(&sb, "%%%02X", *p);

@@ -10,10 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct option cmd_lab_options[] = { CMD_CLIENT_OPTIONS,
-					  { "machine", required_argument, NULL, 'm' },
-					  { "help", no_argument, NULL, 'h' },
-					  { 0 } };
+const struct option cmd_lab_options[] = {
+	CMD_CLIENT_OPTIONS, { "machine", required_argument, NULL, 'm' }, { "help", no_argument, NULL, 'h' }, { 0 }
+};
 
 static const char usage[] = "kab lab machines | jobs [--machine HOST] | job ID  [--socket PATH | --url URL [--token-file F] "
 			    "[--cacert F]]";

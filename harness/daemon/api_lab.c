@@ -65,9 +65,10 @@ static json_t *machine_json(const struct lab_machine *m)
 	for (size_t i = 0; tags && i < m->n_tags; i++)
 		json_array_append_new(tags, jw_str(m->tags[i]));
 	return json_pack("{s:o, s:o, s:o, s:i, s:I, s:o, s:o, s:b, s:i, s:o, s:o}", "id", jw_str(m->id), "hostname",
-			 jw_str(m->hostname), "state", jw_str(lab_machine_state_name(m->state)), "cpus", m->cpus, "memory",
-			 (json_int_t)m->memory, "arch", jw_str(m->arch), "kernel", jw_str(m->kernel), "kexec", m->can_kexec,
-			 "cgroup_version", m->cgroup_version, "tags", tags, "heartbeat_age_s", jw_num(round(m->heartbeat_age_s * 10) / 10));
+			 jw_str(m->hostname), "state", jw_str(lab_machine_state_name(m->state)), "cpus", m->cpus,
+			 "memory", (json_int_t)m->memory, "arch", jw_str(m->arch), "kernel", jw_str(m->kernel), "kexec",
+			 m->can_kexec, "cgroup_version", m->cgroup_version, "tags", tags, "heartbeat_age_s",
+			 jw_num(round(m->heartbeat_age_s * 10) / 10));
 }
 
 void api_lab_machines(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
@@ -97,9 +98,9 @@ static json_t *job_json(const struct lab_job *j)
 {
 	return json_pack("{s:I, s:o, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", (json_int_t)j->id, "state",
 			 jw_str(lab_job_state_name(j->state)), "attempts", j->attempts, "max_attempts", j->max_attempts,
-			 "machine", jw_str_opt(j->hostname), "machine_id", jw_str_opt(j->machine), "selector", jw_str(j->selector),
-			 "reason", jw_str_opt(j->reason), "submitted_by", jw_str(j->submitted_by), "created", jw_time(j->created),
-			 "finished", jw_time(j->finished));
+			 "machine", jw_str_opt(j->hostname), "machine_id", jw_str_opt(j->machine), "selector",
+			 jw_str(j->selector), "reason", jw_str_opt(j->reason), "submitted_by", jw_str(j->submitted_by),
+			 "created", jw_time(j->created), "finished", jw_time(j->finished));
 }
 
 /* ?machine=HOST|ID&limit=N */
@@ -147,10 +148,10 @@ static json_t *attempts_json(const struct lab_attempt *v, size_t n)
 	json_t *arr = json_array();
 	for (size_t i = 0; arr && i < n; i++)
 		json_array_append_new(arr, json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "attempt", v[i].attempt, "machine",
-						     jw_str_opt(v[i].hostname), "machine_id", jw_str(v[i].machine), "outcome",
-						     jw_str(lab_attempt_outcome_name(v[i].outcome)), "reason",
-						     jw_str_opt(v[i].reason), "started", jw_time(v[i].started), "ended",
-						     jw_time(v[i].ended)));
+						     jw_str_opt(v[i].hostname), "machine_id", jw_str(v[i].machine),
+						     "outcome", jw_str(lab_attempt_outcome_name(v[i].outcome)),
+						     "reason", jw_str_opt(v[i].reason), "started",
+						     jw_time(v[i].started), "ended", jw_time(v[i].ended)));
 	return arr;
 }
 
@@ -261,8 +262,9 @@ void api_lab_submit(struct api *a, const struct httpd_req *rq, struct httpd_resp
 	lab_member_give_back(a->lab, l, true);
 	lab_selector_format(&sel, normal, sizeof(normal));
 	log_info("lab: job %lld queued in the lab for %s, submitted by %s", (long long)id, *normal ? normal : "any machine", by);
-	reply(rs, json_pack("{s:I, s:o, s:i, s:o}", "lab_job", (json_int_t)id, "selector", jw_str(normal), "max_attempts",
-			    LAB_MEMBER_MAX_ATTEMPTS, "why", jw_str_opt(why.buf)),
+	reply(rs,
+	      json_pack("{s:I, s:o, s:i, s:o}", "lab_job", (json_int_t)id, "selector", jw_str(normal), "max_attempts",
+			LAB_MEMBER_MAX_ATTEMPTS, "why", jw_str_opt(why.buf)),
 	      201);
 	sb_free(&why);
 }
@@ -286,8 +288,9 @@ void api_metrics_lab(struct api *a, struct store *st, struct strbuf *b)
 		return;
 	int64_t pending = 0;
 	if (store_lab_count(st, STORE_LAB_ENDED, &pending) == 0)
-		sb_printf(b, "# HELP kabd_lab_uploads_pending Lab jobs that ended here and are not uploaded yet.\n"
-			     "# TYPE kabd_lab_uploads_pending gauge\nkabd_lab_uploads_pending %lld\n",
+		sb_printf(b,
+			  "# HELP kabd_lab_uploads_pending Lab jobs that ended here and are not uploaded yet.\n"
+			  "# TYPE kabd_lab_uploads_pending gauge\nkabd_lab_uploads_pending %lld\n",
 			  (long long)pending);
 	struct strbuf err = { 0 };
 	struct lab *l = NULL;
@@ -300,13 +303,15 @@ void api_metrics_lab(struct api *a, struct store *st, struct strbuf *b)
 	if (l)
 		lab_member_give_back(a->lab, l, r >= 0);
 	sb_free(&err);
-	sb_printf(b, "# HELP kabd_lab_up Whether the lab's database answered this scrape.\n# TYPE kabd_lab_up gauge\n"
-		     "kabd_lab_up %d\n",
+	sb_printf(b,
+		  "# HELP kabd_lab_up Whether the lab's database answered this scrape.\n# TYPE kabd_lab_up gauge\n"
+		  "kabd_lab_up %d\n",
 		  r >= 0);
 	if (r < 0)
 		return;
-	sb_printf(b, "# HELP kabd_lab_queue_length Jobs queued in the lab.\n# TYPE kabd_lab_queue_length gauge\n"
-		     "kabd_lab_queue_length %lld\n",
+	sb_printf(b,
+		  "# HELP kabd_lab_queue_length Jobs queued in the lab.\n# TYPE kabd_lab_queue_length gauge\n"
+		  "kabd_lab_queue_length %lld\n",
 		  (long long)depth);
 	sb_puts(b, "# HELP kabd_lab_machine_state Each lab machine's state (1 for the current one).\n"
 		   "# TYPE kabd_lab_machine_state gauge\n");
@@ -314,8 +319,8 @@ void api_metrics_lab(struct api *a, struct store *st, struct strbuf *b)
 		for (int s = 0; s < LAB_MACHINE_STATE_N; s++) {
 			sb_puts(b, "kabd_lab_machine_state{machine=\"");
 			label(b, v[i].hostname);
-			sb_printf(b, "\",id=\"%s\",state=\"%s\"} %d\n", v[i].id, lab_machine_state_name((enum lab_machine_state)s),
-				  (int)v[i].state == s);
+			sb_printf(b, "\",id=\"%s\",state=\"%s\"} %d\n", v[i].id,
+				  lab_machine_state_name((enum lab_machine_state)s), (int)v[i].state == s);
 		}
 	sb_puts(b, "# HELP kabd_lab_heartbeat_age_seconds Seconds since each lab machine's last heartbeat.\n"
 		   "# TYPE kabd_lab_heartbeat_age_seconds gauge\n");

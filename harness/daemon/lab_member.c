@@ -2,8 +2,7 @@
  * (connect with backoff, heartbeat, claim, sync, wait on notifications),
  * and the pool of connections HTTP threads borrow. See lab_member.h. */
 #include "harness/daemon/lab_member.h"
-#include "harness/exec/cgroup.h"
-#include "harness/exec/joblife.h"
+#include "harness/exec/executor.h"
 #include "harness/job/job.h"
 #include "kernels/kexec.h"
 #include "db/store.h"
@@ -34,7 +33,7 @@ struct lab_member {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool stopping, woken, connected;
-	char why[512];             /* the last connection error, "" none */
+	char why[512];              /* the last connection error, "" none */
 	struct lab *pool[POOL_MAX]; /* idle connections for HTTP threads */
 	size_t n_pool;
 };
@@ -64,14 +63,12 @@ static int describe(struct lab_member *m, struct strbuf *err)
 	struct strbuf why = { 0 };
 	s->can_kexec = kexec_supported(&why) == 0;
 	sb_free(&why);
-	char root[256];
-	if (cg_memory_version(&s->cgroup_version, root, sizeof(root)) < 0)
+	if (exec_memcg_version(&s->cgroup_version) < 0)
 		s->cgroup_version = 2;
 	return 0;
 }
 
-int lab_member_new(const struct lab_member_conf *c, const struct lab_member_hooks *h, struct lab_member **ret,
-		   struct strbuf *err)
+int lab_member_new(const struct lab_member_conf *c, const struct lab_member_hooks *h, struct lab_member **ret, struct strbuf *err)
 {
 	if (!c->url || !c->db_path) {
 		sb_puts(err, "lab: no [lab] url in machine.conf");
@@ -249,8 +246,7 @@ int lab_member_heartbeat(struct lab_member *m, struct store *st, struct strbuf *
 	int r = renew_claims(m, st, &busy, err);
 	if (r < 0)
 		return r;
-	if ((r = lab_heartbeat(m->lab, m->self.id, busy ? LAB_MACHINE_BUSY : LAB_MACHINE_IDLE, m->conf.lease_s, NULL,
-			       err)) == -ENOENT)
+	if ((r = lab_heartbeat(m->lab, m->self.id, busy ? LAB_MACHINE_BUSY : LAB_MACHINE_IDLE, m->conf.lease_s, NULL, err)) == -ENOENT)
 		/* the lab forgot the machine (a new database): register again */
 		r = lab_register(m->lab, &m->self, err);
 	if (r < 0)
@@ -302,8 +298,7 @@ static void first_diag(const struct diags *d, char *buf, size_t len)
 		snprintf(buf, len, "its job file does not pass the checks");
 		return;
 	}
-	snprintf(buf, len, "its job file, line %d: %s%s", d->v[0].line, d->v[0].msg,
-		 d->n + d->dropped > 1 ? " (and more)" : "");
+	snprintf(buf, len, "its job file, line %d: %s%s", d->v[0].line, d->v[0].msg, d->n + d->dropped > 1 ? " (and more)" : "");
 }
 
 int lab_member_claim(struct lab_member *m, struct store *st, int64_t *ret_job, struct strbuf *err)
@@ -337,12 +332,12 @@ int lab_member_claim(struct lab_member *m, struct store *st, int64_t *ret_job, s
 	r = jl_submit_claimed(st, j, submitter, &sc, &id, NULL);
 	if (r < 0) {
 		/* not recorded here: the lab must not wait for a lease nobody renews */
-		log_error("lab: job %lld attempt %d could not be stored as a local job (%s): giving it back", (long long)c.job,
-			  c.attempt, strerror(-r));
+		log_error("lab: job %lld attempt %d could not be stored as a local job (%s): giving it back",
+			  (long long)c.job, c.attempt, strerror(-r));
 		r = lab_release(m->lab, m->self.id, c.job, c.attempt, err);
 	} else {
-		log_info("lab: claimed job %lld attempt %d: local job %lld \"%s\"", (long long)c.job, c.attempt, (long long)id,
-			 j->name);
+		log_info("lab: claimed job %lld attempt %d: local job %lld \"%s\"", (long long)c.job, c.attempt,
+			 (long long)id, j->name);
 		if (m->hooks.wake)
 			m->hooks.wake(m->hooks.ctx);
 		if (ret_job)
@@ -546,8 +541,8 @@ static void *member_main(void *arg)
 		struct strbuf err = { 0 };
 		int r = lab_member_connect(m, st, &err);
 		if (r == 0) {
-			log_info("lab: joined %s as %s (%s), heartbeat every %g s, leases of %g s", m->url, m->self.hostname,
-				 m->self.id, m->conf.heartbeat_s, m->conf.lease_s);
+			log_info("lab: joined %s as %s (%s), heartbeat every %g s, leases of %g s", m->url,
+				 m->self.hostname, m->self.id, m->conf.heartbeat_s, m->conf.lease_s);
 			set_connected(m, true, NULL);
 			backoff = 1;
 			next_beat = 0;
@@ -642,8 +637,7 @@ int lab_member_borrow(struct lab_member *m, struct lab **ret, struct strbuf *err
 		return r;
 	}
 	if (v != lab_schema_latest()) {
-		sb_printf(err,
-			  "lab %s: its schema is version %d, this kab's is %d (%s)", m->url, v, lab_schema_latest(),
+		sb_printf(err, "lab %s: its schema is version %d, this kab's is %d (%s)", m->url, v, lab_schema_latest(),
 			  v > lab_schema_latest() ? "upgrade kab on this machine" : "kabd's member brings it up to date; try again");
 		lab_close(l);
 		return -EPROTO;

@@ -47,8 +47,7 @@ struct lab_member_hooks {
 /* Checks the configuration and describes the machine (its id, host name,
  * CPUs, memory, architecture, kernel, kexec, cgroup version, tags); no
  * network yet. -EINVAL with the reason in err. */
-int lab_member_new(const struct lab_member_conf *c, const struct lab_member_hooks *h, struct lab_member **ret,
-		   struct strbuf *err);
+int lab_member_new(const struct lab_member_conf *c, const struct lab_member_hooks *h, struct lab_member **ret, struct strbuf *err);
 /* The member's thread: connects (retrying), then its loop. */
 int lab_member_start(struct lab_member *m);
 /* Stops and joins the thread, closes every connection, frees. */

@@ -24,7 +24,10 @@
 
 static int hexval(char c)
 {
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 0;
+	return c >= '0' && c <= '9'   ? c - '0'
+	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+				      : 0;
 }
 
 void lab_outbox_uuid(const char *key, char kind, int64_t id, char ret[LAB_UUID_LEN + 1])
@@ -44,8 +47,8 @@ void lab_outbox_uuid(const char *key, char kind, int64_t id, char ret[LAB_UUID_L
 }
 
 /* one upload of a claim's: its data dumped (and released) */
-static int send(struct lab *l, const struct lab_machine *self, const struct store_lab_claim *c, enum lab_upload_kind kind,
-		char tag, int64_t id, const char *status, json_t *data, struct strbuf *err)
+static int send(struct lab *l, const struct lab_machine *self, const struct store_lab_claim *c,
+		enum lab_upload_kind kind, char tag, int64_t id, const char *status, json_t *data, struct strbuf *err)
 {
 	if (!data)
 		return -ENOMEM;
@@ -97,12 +100,12 @@ static int run_row(void *ctx, const struct store_run_row *run)
 	json_t *d = json_pack("{s:I, s:I, s:i, s:i, s:i, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o, s:O}",
 			      "local_run", (json_int_t)run->id, "step", (json_int_t)run->step_id, "pair", run->pair,
 			      "variant", run->variant, "workload", run->workload, "reason", jw_str_opt(run->reason),
-			      "exit_code", run->exit_code >= 0 ? json_integer(run->exit_code) : json_null(), "term_signal",
-			      run->term_signal, "started", jw_time(run->started), "finished", jw_time(run->finished),
-			      "kernel_release", jw_str(run->kernel_release), "boot_id", jw_str(run->boot_id), "knobs",
-			      jw_str(run->knobs), "kab_version", jw_str(run->kab_version), "cpus", run->cpus,
-			      "cgroup_version", run->cgroup_version, "local_job", json_integer(x->c->job_id), "metrics",
-			      metrics ? metrics : json_object());
+			      "exit_code", run->exit_code >= 0 ? json_integer(run->exit_code) : json_null(),
+			      "term_signal", run->term_signal, "started", jw_time(run->started), "finished",
+			      jw_time(run->finished), "kernel_release", jw_str(run->kernel_release), "boot_id",
+			      jw_str(run->boot_id), "knobs", jw_str(run->knobs), "kab_version",
+			      jw_str(run->kab_version), "cpus", run->cpus, "cgroup_version", run->cgroup_version,
+			      "local_job", json_integer(x->c->job_id), "metrics", metrics ? metrics : json_object());
 	x->r = send(x->l, x->self, x->c, LAB_UPLOAD_RUN, 'r', run->id, run_status_name(run->status), d, x->err);
 	x->n++;
 	return x->r < 0;
@@ -137,11 +140,11 @@ static void boot_row(void *ctx, const struct store_boot *b)
 	struct boots_ctx *x = ctx;
 	if (x->r < 0)
 		return;
-	json_t *d = json_pack("{s:I, s:I, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "local_boot", (json_int_t)b->id,
-			      "build", (json_int_t)b->build_id, "slot", b->slot, "variant", b->variant, "method", jw_str(b->method),
-			      "reason", jw_str_opt(b->reason), "boot_id", jw_str_opt(b->boot_id), "kernel_release",
-			      jw_str_opt(b->kernel_release), "switch_at", jw_time(b->switch_at), "prep_s", jw_num(b->prep_s),
-			      "uptime_s", jw_num(b->uptime_s), "kexec_s", jw_num(b->kexec_s));
+	json_t *d = json_pack("{s:I, s:I, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "local_boot",
+			      (json_int_t)b->id, "build", (json_int_t)b->build_id, "slot", b->slot, "variant", b->variant,
+			      "method", jw_str(b->method), "reason", jw_str_opt(b->reason), "boot_id", jw_str_opt(b->boot_id),
+			      "kernel_release", jw_str_opt(b->kernel_release), "switch_at", jw_time(b->switch_at),
+			      "prep_s", jw_num(b->prep_s), "uptime_s", jw_num(b->uptime_s), "kexec_s", jw_num(b->kexec_s));
 	x->r = send(x->l, x->self, x->c, LAB_UPLOAD_BOOT, 'b', b->id, boot_status_name(b->status), d, x->err);
 }
 
@@ -162,10 +165,10 @@ static int send_builds(struct lab *l, const struct lab_machine *self, struct sto
 			continue;
 		json_t *d = json_pack("{s:I, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "local_build",
 				      (json_int_t)b.id, "variant", (int)i, "tree", jw_str_opt(b.tree), "base_ref",
-				      jw_str_opt(b.base_ref), "base_sha", jw_str(b.base_sha), "series", jw_str_opt(b.series), "patches",
-				      jw_str_opt(b.patches), "compiler", jw_str_opt(b.compiler), "kernelrelease",
-				      jw_str(b.kernelrelease), "duration_s", jw_num(b.duration_s), "reason", jw_str_opt(b.reason),
-				      "kind", jw_str(b.kind));
+				      jw_str_opt(b.base_ref), "base_sha", jw_str(b.base_sha), "series",
+				      jw_str_opt(b.series), "patches", jw_str_opt(b.patches), "compiler",
+				      jw_str_opt(b.compiler), "kernelrelease", jw_str(b.kernelrelease), "duration_s",
+				      jw_num(b.duration_s), "reason", jw_str_opt(b.reason), "kind", jw_str(b.kind));
 		r = send(l, self, c, LAB_UPLOAD_BUILD, 'k', b.id, build_status_name(b.status), d, err);
 		store_build_clear(&b);
 		if (r < 0)
@@ -206,8 +209,8 @@ static int send_state(struct lab *l, const struct lab_machine *self, struct stor
 			      jw_str_opt(have ? job_status_name(sj.status) : NULL), "reason", jw_str_opt(c->reason),
 			      "hostname", jw_str(self->hostname), "lost", c->lost, "runs", (json_int_t)runs, "created",
 			      jw_time(have ? sj.created : 0), "started", jw_time(have ? sj.started : 0), "finished",
-			      jw_time(have ? sj.finished : 0), "claimed", jw_time(c->claimed),
-			      "report", have ? report_json(st, c->job_id) : json_null());
+			      jw_time(have ? sj.finished : 0), "claimed", jw_time(c->claimed), "report",
+			      have ? report_json(st, c->job_id) : json_null());
 	if (have)
 		store_job_clear(&sj);
 	return send(l, self, c, LAB_UPLOAD_JOB_STATE, 's', 0, status, d, err);
@@ -236,8 +239,9 @@ static int send_night(struct lab *l, const struct lab_machine *self, struct stor
 		for (size_t i = 0; i < n_rows; i++)
 			if (rows[i].job_id == c->job_id)
 				rows[k++] = rows[i];
-		struct lab_night ln = { .job = c->lab_job, .attempt = c->attempt, .name = sj.name, .night = night,
-					.rows = k ? rows : NULL, .n_rows = k };
+		struct lab_night ln = {
+			.job = c->lab_job, .attempt = c->attempt, .name = sj.name, .night = night, .rows = k ? rows : NULL, .n_rows = k
+		};
 		snprintf(ln.machine, sizeof(ln.machine), "%s", self->id);
 		r = lab_night_put(l, &ln, err);
 	}

@@ -155,8 +155,8 @@ static int lab_line(struct machine_conf *mc, const char *key, const char *value,
 		return 0;
 	}
 	const char *hint = util_did_you_mean(key, names, ARRAY_SIZE(names));
-	diags_add(d, mc->path, lineno, "unknown key \"%s\" in [lab]%s%s%s (keys: url, credentials, tags, heartbeat, lease, machine-id)", key,
-		  hint ? ": did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "");
+	diags_add(d, mc->path, lineno, "unknown key \"%s\" in [lab]%s%s%s (keys: url, credentials, tags, heartbeat, lease, machine-id)",
+		  key, hint ? ": did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "");
 	return -EINVAL;
 }
 

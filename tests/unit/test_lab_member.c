@@ -145,8 +145,9 @@ static void machine_up(struct machine *mc, const char *name, const char *id_hex)
 	snprintf(idf, sizeof(idf), "%s/machine-id", mc->dir);
 	snprintf(own, sizeof(own), "%s/own-id", mc->dir);
 	T_EQ_INT(put_file(idf, id_hex), 0);
-	struct lab_member_conf c = { .url = pg.url, .tags = "unit", .heartbeat_s = 1, .lease_s = 3, .machine_id_path = idf,
-				     .own_id_path = own, .db_path = mc->db };
+	struct lab_member_conf c = {
+		.url = pg.url, .tags = "unit", .heartbeat_s = 1, .lease_s = 3, .machine_id_path = idf, .own_id_path = own, .db_path = mc->db
+	};
 	struct lab_member_hooks h = { .idle = fake_idle, .cancel = fake_cancel, .wake = fake_wake, .ctx = mc };
 	struct strbuf err = { 0 };
 	T_EQ_INT(lab_member_new(&c, &h, &mc->m, &err), 0);
@@ -198,8 +199,12 @@ static void run_local(struct store *st, int64_t id, int runs, enum job_status en
 	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
 	T_EQ_INT(jl_transition(st, id, JL_FROM(JOB_QUEUED), JOB_RUNNING, NULL), 0);
 	for (size_t i = 0; i < n && (runs < 0 || (int)i < runs); i++) {
-		struct store_run run = { .job_id = id, .step_id = steps[i].id, .pair = steps[i].pair,
-					 .variant = steps[i].variant, .workload = steps[i].workload, .cpus = 2,
+		struct store_run run = { .job_id = id,
+					 .step_id = steps[i].id,
+					 .pair = steps[i].pair,
+					 .variant = steps[i].variant,
+					 .workload = steps[i].workload,
+					 .cpus = 2,
 					 .cgroup_version = 1 };
 		snprintf(run.kernel_release, sizeof(run.kernel_release), "6.1.0-unit");
 		int64_t rid;
@@ -264,7 +269,9 @@ static void test_round_trip(struct machine *a, struct lab *l)
 		       (long long)lj, 1LL),
 		 1);
 	T_EQ_INT(count("SELECT count(*) FROM lab_jobs WHERE id = %lld AND state = 'done'", (long long)lj), 1);
-	T_EQ_INT(count("SELECT count(*) FROM lab_attempts WHERE job = %lld AND attempt = %lld AND outcome = 'done'", (long long)lj, 1LL), 1);
+	T_EQ_INT(count("SELECT count(*) FROM lab_attempts WHERE job = %lld AND attempt = %lld AND outcome = 'done'",
+		       (long long)lj, 1LL),
+		 1);
 	T_EQ_INT(count("SELECT count(*) FROM lab_nights WHERE job = %lld AND attempt = %lld", (long long)lj, 1LL), 1);
 
 	/* sent again: the same rows, nothing twice, the finish a no-op */
@@ -301,7 +308,8 @@ static void test_outbox_across_restart(struct machine *a)
 	T_EQ_INT(sent, 1);
 	T_EQ_INT(store_lab_get(a->st, local, &c), 0);
 	T_CHECK(c.state == STORE_LAB_DONE);
-	T_EQ_INT(count("SELECT count(*) FROM lab_runs WHERE job = %lld AND attempt = %lld", (long long)c.lab_job, 1LL), (long long)runs);
+	T_EQ_INT(count("SELECT count(*) FROM lab_runs WHERE job = %lld AND attempt = %lld", (long long)c.lab_job, 1LL),
+		 (long long)runs);
 	T_EQ_INT(count("SELECT count(*) FROM lab_jobs WHERE id = %lld AND state = 'done'", (long long)c.lab_job), 1);
 }
 
@@ -329,8 +337,12 @@ static void test_lease_lost(struct machine *a, struct machine *b, struct lab *l)
 	T_EQ_INT(step(lab_member_sync(a->m, a->st, &sent, &err), &err, "a sync"), 0);
 	T_EQ_INT(sent, 1);
 	T_EQ_INT(count("SELECT count(*) FROM lab_runs WHERE job = %lld AND attempt = %lld", (long long)lj, 1LL), 3);
-	T_EQ_INT(count("SELECT count(*) FROM lab_attempts WHERE job = %lld AND attempt = %lld AND outcome = 'lost'", (long long)lj, 1LL), 1);
-	T_EQ_INT(count("SELECT count(*) FROM lab_job_states WHERE job = %lld AND attempt = %lld AND status = 'lost'", (long long)lj, 1LL), 1);
+	T_EQ_INT(count("SELECT count(*) FROM lab_attempts WHERE job = %lld AND attempt = %lld AND outcome = 'lost'",
+		       (long long)lj, 1LL),
+		 1);
+	T_EQ_INT(count("SELECT count(*) FROM lab_job_states WHERE job = %lld AND attempt = %lld AND status = 'lost'",
+		       (long long)lj, 1LL),
+		 1);
 	/* machine b runs it whole as attempt 2: its runs apart from attempt 1's */
 	int64_t blocal = 0;
 	T_EQ_INT(step(lab_member_claim(b->m, b->st, &blocal, &err), &err, "b claim"), 1);
@@ -361,12 +373,16 @@ static void test_give_back(struct machine *a, struct lab *l)
 	lab_member_disconnect(a->m);
 	T_EQ_INT(step(lab_member_connect(a->m, a->st, &err), &err, "connect"), 0);
 	T_EQ_INT(count("SELECT count(*) FROM lab_jobs WHERE id = %lld AND state = 'queued' AND attempts = %lld", (long long)lj, 1LL), 1);
-	T_EQ_INT(count("SELECT count(*) FROM lab_attempts WHERE job = %lld AND attempt = %lld AND outcome = 'lost'", (long long)lj, 1LL), 1);
+	T_EQ_INT(count("SELECT count(*) FROM lab_attempts WHERE job = %lld AND attempt = %lld AND outcome = 'lost'",
+		       (long long)lj, 1LL),
+		 1);
 	/* a job that does not parse here: failed in the lab, with the reason */
 	admin_sql("UPDATE lab_jobs SET text = '[job]' || chr(10) || 'nmae = x' WHERE state = 'queued'");
 	int64_t local = 0;
 	T_EQ_INT(step(lab_member_claim(a->m, a->st, &local, &err), &err, "claim a bad job"), 0);
-	T_EQ_INT(count("SELECT count(*) FROM lab_jobs WHERE id = %lld AND state = 'failed' AND reason LIKE '%%cannot run it%%'", (long long)lj), 1);
+	T_EQ_INT(count("SELECT count(*) FROM lab_jobs WHERE id = %lld AND state = 'failed' AND reason LIKE '%%cannot run it%%'",
+		       (long long)lj),
+		 1);
 }
 
 static void test_unreachable(void)
@@ -379,8 +395,12 @@ static void test_unreachable(void)
 	char own[400];
 	snprintf(own, sizeof(own), "%s/own-id", mc.dir);
 	/* a port nobody listens on: refused at once, the host and port named */
-	struct lab_member_conf c = { .url = "postgresql://kab@127.0.0.1:1/kablab", .heartbeat_s = 1, .lease_s = 3,
-				     .machine_id_path = "/nonexistent", .own_id_path = own, .db_path = mc.db };
+	struct lab_member_conf c = { .url = "postgresql://kab@127.0.0.1:1/kablab",
+				     .heartbeat_s = 1,
+				     .lease_s = 3,
+				     .machine_id_path = "/nonexistent",
+				     .own_id_path = own,
+				     .db_path = mc.db };
 	struct lab_member_hooks h = { 0 };
 	struct strbuf err = { 0 };
 	T_EQ_INT(lab_member_new(&c, &h, &mc.m, &err), 0);
