@@ -31,6 +31,13 @@ static struct lab *borrow(struct api *a, struct httpd_resp *rs)
 {
 	struct lab *l = NULL;
 	struct strbuf err = { 0 };
+	char why[512];
+	/* a lab the member cannot reach is said at once, not after a connect timeout */
+	if (!lab_member_connected(a->lab, why, sizeof(why))) {
+		httpd_error(rs, 503, "the lab at %s does not answer (kabd keeps trying; its local work goes on): %s",
+			    lab_member_url(a->lab), *why ? why : "kabd has not joined it yet");
+		return NULL;
+	}
 	int r = lab_member_borrow(a->lab, &l, &err);
 	if (r < 0)
 		httpd_error(rs, r == -EPROTO ? 500 : 503, "the lab at %s cannot be reached: %s", lab_member_url(a->lab),
@@ -297,7 +304,7 @@ void api_metrics_lab(struct api *a, struct store *st, struct strbuf *b)
 	int64_t depth = 0;
 	_cleanup_free_ struct lab_machine *v = NULL;
 	size_t n = 0;
-	int r = lab_member_borrow(a->lab, &l, &err);
+	int r = lab_member_connected(a->lab, NULL, 0) ? lab_member_borrow(a->lab, &l, &err) : -ENOTCONN;
 	if (r >= 0 && (r = lab_queue_depth(l, &depth, &err)) >= 0)
 		r = lab_machines(l, &v, &n, &err);
 	if (l)

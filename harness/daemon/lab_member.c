@@ -194,6 +194,20 @@ int lab_member_connect(struct lab_member *m, struct store *st, struct strbuf *er
 	return 0;
 }
 
+/* A lost claim's local job, stopped if it has not ended (again at each
+ * heartbeat until it has: kabd may have been resuming it just then). */
+static void stop_lost(struct lab_member *m, struct store *st, const struct store_lab_claim *c)
+{
+	struct store_job sj;
+	if (c->state != STORE_LAB_HELD || store_job_info(st, c->job_id, &sj) < 0)
+		return;
+	bool running = !job_status_finished(sj.status);
+	store_job_clear(&sj);
+	if (running && m->hooks.cancel && m->hooks.cancel(m->hooks.ctx, st, c->job_id) < 0)
+		log_warn("lab: local job %lld could not be cancelled yet; kabd tries again at the next heartbeat",
+			 (long long)c->job_id);
+}
+
 /* The lab took a claim's attempt back: marked lost, its local job stopped. */
 static void claim_lost(struct lab_member *m, struct store *st, const struct store_lab_claim *c, const char *why)
 {
@@ -202,13 +216,7 @@ static void claim_lost(struct lab_member *m, struct store *st, const struct stor
 	if (store_lab_lost(st, c->job_id, reason) < 0)
 		return;
 	log_warn("%s (local job %lld); its runs are kept as a lost attempt, counted in no other", why, (long long)c->job_id);
-	struct store_job sj;
-	if (c->state == STORE_LAB_HELD && store_job_info(st, c->job_id, &sj) == 0) {
-		bool running = !job_status_finished(sj.status);
-		store_job_clear(&sj);
-		if (running && m->hooks.cancel && m->hooks.cancel(m->hooks.ctx, st, c->job_id) < 0)
-			log_warn("lab: local job %lld could not be cancelled", (long long)c->job_id);
-	}
+	stop_lost(m, st, c);
 }
 
 /* Each claim not yet finished in the lab: its lease renewed, or lost. */
@@ -221,8 +229,10 @@ static int renew_claims(struct lab_member *m, struct store *st, bool *ret_busy, 
 		if (store_lab_claims(st, (enum store_lab_state)s, &v, &n) < 0)
 			return -EIO;
 		for (size_t i = 0; i < n; i++) {
-			if (v[i].lost)
+			if (v[i].lost) {
+				stop_lost(m, st, &v[i]);
 				continue;
+			}
 			*ret_busy |= s == STORE_LAB_HELD;
 			struct strbuf why = { 0 };
 			int r = lab_renew(m->lab, m->self.id, v[i].lab_job, v[i].attempt, m->conf.lease_s, &why);
