@@ -161,6 +161,8 @@ $(B)/tests/test_api_page: LDLIBS := -lmicrohttpd $(LDLIBS)
 $(B)/tests/test_bisect_life: LDLIBS := -lmicrohttpd $(LDLIBS)
 # test_bisect_fetch too
 $(B)/tests/test_bisect_fetch: LDLIBS := -lmicrohttpd $(LDLIBS)
+# test_lab_member drives kabd's member of a lab (lab_member.c, lab_outbox.c)
+$(B)/tests/test_lab_member: LDLIBS := -lmicrohttpd $(LDLIBS)
 $(B)/tests/%: tests/unit/%.c tests/unit/t.h $(B)/libkab.a
 	@mkdir -p $(dir $@)
 	@mkdir -p $(B)/dep/tests

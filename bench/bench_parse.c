@@ -123,7 +123,7 @@ static double time_submit(size_t repeat, bool *ret_ok)
 		int64_t id;
 		double t0 = util_mono_now();
 		*ret_ok = exec_plan(j, &steps, &n) == 0 && n == JOB_STEPS_MAX + 25 &&
-			  job_store_submit(st, j, NULL, steps, n, &id) == 0;
+			  job_store_submit(st, j, NULL, steps, n, NULL, &id) == 0;
 		ms[k] = (util_mono_now() - t0) * 1e3;
 		free(steps);
 	}

@@ -198,8 +198,34 @@ struct lab_job {
 	char machine[LAB_UUID_LEN + 1]; /* "": none holds it */
 	char selector[LAB_SELECTOR_MAX];
 	char reason[512];
+	char hostname[256]; /* the machine's that holds it, "": none */
+	char submitted_by[128];
+	double created, finished; /* the server's clock, seconds since the epoch; finished 0: not yet */
 };
 int lab_job_get(struct lab *l, int64_t id, struct lab_job *ret, struct strbuf *err);
+/* Up to limit jobs, newest first; machine (a host name or a machine id,
+ * NULL: any) keeps the jobs it holds or made an attempt of. *ret (free). */
+int lab_jobs_list(struct lab *l, const char *machine, size_t limit, struct lab_job **ret, size_t *ret_n, struct strbuf *err);
+/* How many jobs are queued. */
+int lab_queue_depth(struct lab *l, int64_t *ret, struct strbuf *err);
+/* Every attempt of a job, in order: who made it, when, how it ended. */
+struct lab_attempt {
+	int attempt;
+	char machine[LAB_UUID_LEN + 1];
+	char hostname[256];
+	enum lab_attempt_outcome outcome;
+	char reason[512];
+	double started, ended; /* ended 0: not yet */
+};
+int lab_attempts(struct lab *l, int64_t job, struct lab_attempt **ret, size_t *ret_n, struct strbuf *err);
+/* Gives a lease back now (the machine claimed a job it cannot run, or
+ * lost track of one): its lease ends and the job is rescued at once,
+ * back to the queue whole with the attempt counted (lab_rescue). 0 also
+ * when the attempt was no longer the machine's. */
+int lab_release(struct lab *l, const char *machine, int64_t job, int attempt, struct strbuf *err);
+/* The jobs the lab says this machine holds (running, its lease): their
+ * ids and attempts, *ret pairs (free), *ret_n of them. */
+int lab_held(struct lab *l, const char *machine, int64_t **ret, size_t *ret_n, struct strbuf *err);
 /* One attempt's outcome and the machine that made it. */
 int lab_attempt_get(struct lab *l, int64_t job, int attempt, enum lab_attempt_outcome *ret_outcome,
 		    char ret_machine[LAB_UUID_LEN + 1], struct strbuf *err);

@@ -232,29 +232,148 @@ int lab_rescue(struct lab *l, int *ret_n, struct strbuf *err)
 	return 0;
 }
 
+#define JOB_COLUMNS \
+	"j.id, j.state, j.attempts, j.max_attempts, j.machine, j.selector, j.reason, m.hostname, j.submitted_by," \
+	" extract(epoch FROM j.created)::float8, coalesce(extract(epoch FROM j.finished)::float8, 0)"
+#define JOB_FROM " FROM lab_jobs j LEFT JOIN machines m ON m.id = j.machine"
+
+static int job_from_row(const PGresult *r, int i, struct lab_job *ret, struct strbuf *err)
+{
+	struct lab_job j = { .id = lab_col_i64(r, i, 0),
+			     .attempts = (int)lab_col_i64(r, i, 2),
+			     .max_attempts = (int)lab_col_i64(r, i, 3) };
+	if (lab_job_state_parse(lab_col(r, i, 1), &j.state) < 0) {
+		sb_printf(err, "lab: job %lld has a state this kab does not know: \"%s\"", (long long)j.id, lab_col(r, i, 1));
+		return -EPROTO;
+	}
+	snprintf(j.machine, sizeof(j.machine), "%s", lab_col(r, i, 4));
+	snprintf(j.selector, sizeof(j.selector), "%s", lab_col(r, i, 5));
+	snprintf(j.reason, sizeof(j.reason), "%s", lab_col(r, i, 6));
+	snprintf(j.hostname, sizeof(j.hostname), "%s", lab_col(r, i, 7));
+	snprintf(j.submitted_by, sizeof(j.submitted_by), "%s", lab_col(r, i, 8));
+	util_parse_double(lab_col(r, i, 9), &j.created);
+	util_parse_double(lab_col(r, i, 10), &j.finished);
+	*ret = j;
+	return 0;
+}
+
 int lab_job_get(struct lab *l, int64_t id, struct lab_job *ret, struct strbuf *err)
 {
 	char sid[24];
 	snprintf(sid, sizeof(sid), "%lld", (long long)id);
 	const char *p[] = { sid };
-	_cleanup_pgres_ PGresult *r =
-		lab_exec(l, "reading a job", "SELECT state, attempts, max_attempts, machine, selector, reason FROM lab_jobs WHERE id = $1",
-			 1, p, err);
+	_cleanup_pgres_ PGresult *r = lab_exec(l, "reading a job", "SELECT " JOB_COLUMNS JOB_FROM " WHERE j.id = $1", 1, p, err);
 	if (!r)
 		return lab_errno(l);
 	if (PQntuples(r) == 0) {
 		sb_printf(err, "lab: no job %lld", (long long)id);
 		return -ENOENT;
 	}
-	struct lab_job j = { .id = id, .attempts = (int)lab_col_i64(r, 0, 1), .max_attempts = (int)lab_col_i64(r, 0, 2) };
-	if (lab_job_state_parse(lab_col(r, 0, 0), &j.state) < 0) {
-		sb_printf(err, "lab: job %lld has a state this kab does not know: \"%s\"", (long long)id, lab_col(r, 0, 0));
-		return -EPROTO;
+	return job_from_row(r, 0, ret, err);
+}
+
+int lab_jobs_list(struct lab *l, const char *machine, size_t limit, struct lab_job **ret, size_t *ret_n, struct strbuf *err)
+{
+	char lim[24];
+	snprintf(lim, sizeof(lim), "%zu", limit);
+	const char *p[] = { lim, machine };
+	/* a machine by its host name or its id (compared as text: a name is no uuid) */
+	_cleanup_pgres_ PGresult *r = lab_exec(l, "listing jobs",
+					       "SELECT " JOB_COLUMNS JOB_FROM " WHERE $2::text IS NULL OR j.id IN (SELECT a.job FROM lab_attempts a JOIN machines am ON am.id = a.machine"
+					       "   WHERE am.hostname = $2 OR am.id::text = $2)"
+					       "  OR m.hostname = $2 OR j.machine::text = $2"
+					       " ORDER BY j.id DESC LIMIT $1::bigint",
+					       2, p, err);
+	if (!r)
+		return lab_errno(l);
+	size_t n = (size_t)PQntuples(r);
+	struct lab_job *v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		int e = job_from_row(r, (int)i, &v[i], err);
+		if (e < 0) {
+			free(v);
+			return e;
+		}
 	}
-	snprintf(j.machine, sizeof(j.machine), "%s", lab_col(r, 0, 3));
-	snprintf(j.selector, sizeof(j.selector), "%s", lab_col(r, 0, 4));
-	snprintf(j.reason, sizeof(j.reason), "%s", lab_col(r, 0, 5));
-	*ret = j;
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+int lab_queue_depth(struct lab *l, int64_t *ret, struct strbuf *err)
+{
+	const char *p[] = { job_word(LAB_JOB_QUEUED) };
+	return lab_exec_row(l, "counting the queued jobs", "SELECT count(*) FROM lab_jobs WHERE state = $1", 1, p, ret, 1, err);
+}
+
+int lab_attempts(struct lab *l, int64_t job, struct lab_attempt **ret, size_t *ret_n, struct strbuf *err)
+{
+	char id[24];
+	snprintf(id, sizeof(id), "%lld", (long long)job);
+	const char *p[] = { id };
+	_cleanup_pgres_ PGresult *r =
+		lab_exec(l, "listing a job's attempts",
+			 "SELECT a.attempt, a.machine, m.hostname, a.outcome, a.reason, extract(epoch FROM a.started)::float8,"
+			 "  coalesce(extract(epoch FROM a.ended)::float8, 0)"
+			 " FROM lab_attempts a LEFT JOIN machines m ON m.id = a.machine WHERE a.job = $1 ORDER BY a.attempt",
+			 1, p, err);
+	if (!r)
+		return lab_errno(l);
+	size_t n = (size_t)PQntuples(r);
+	struct lab_attempt *v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct lab_attempt *a = &v[i];
+		a->attempt = (int)lab_col_i64(r, (int)i, 0);
+		snprintf(a->machine, sizeof(a->machine), "%s", lab_col(r, (int)i, 1));
+		snprintf(a->hostname, sizeof(a->hostname), "%s", lab_col(r, (int)i, 2));
+		if (lab_attempt_outcome_parse(lab_col(r, (int)i, 3), &a->outcome) < 0)
+			a->outcome = LAB_ATTEMPT_LOST; /* a newer kab's word: not one to count */
+		snprintf(a->reason, sizeof(a->reason), "%s", lab_col(r, (int)i, 4));
+		util_parse_double(lab_col(r, (int)i, 5), &a->started);
+		util_parse_double(lab_col(r, (int)i, 6), &a->ended);
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+int lab_release(struct lab *l, const char *machine, int64_t job, int attempt, struct strbuf *err)
+{
+	char id[24], att[16];
+	snprintf(id, sizeof(id), "%lld", (long long)job);
+	snprintf(att, sizeof(att), "%d", attempt);
+	const char *p[] = { machine, id, att, job_word(LAB_JOB_RUNNING) };
+	int n = lab_run_count(l, "giving a lease back",
+			      "UPDATE lab_jobs SET lease_until = now() - interval '1 millisecond'"
+			      " WHERE id = $2 AND machine = $1 AND attempts = $3 AND state = $4",
+			      (int)ARRAY_SIZE(p), p, err);
+	if (n <= 0)
+		return n;
+	return lab_rescue(l, NULL, err);
+}
+
+int lab_held(struct lab *l, const char *machine, int64_t **ret, size_t *ret_n, struct strbuf *err)
+{
+	const char *p[] = { machine, job_word(LAB_JOB_RUNNING) };
+	_cleanup_pgres_ PGresult *r =
+		lab_exec(l, "listing the jobs this machine holds",
+			 "SELECT id, attempts FROM lab_jobs WHERE machine = $1 AND state = $2 ORDER BY id", 2, p, err);
+	if (!r)
+		return lab_errno(l);
+	size_t n = (size_t)PQntuples(r);
+	int64_t *v = calloc(2 * n + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		v[2 * i] = lab_col_i64(r, (int)i, 0);
+		v[2 * i + 1] = lab_col_i64(r, (int)i, 1);
+	}
+	*ret = v;
+	*ret_n = n;
 	return 0;
 }
 

@@ -197,6 +197,18 @@ static const char *const migrations[] = {
 	 * bisect.align) are step jobs too: which control a row measures
 	 * (NULL: a step's, the anchor's or a confirmation's comparison) */
 	"ALTER TABLE bisection_jobs ADD COLUMN control TEXT;",
+	/* 16: a lab's job this machine claimed (doc/lab.md): the local job it
+	 * became, written with the job in one transaction, so that after a
+	 * kexec, a restart or a power cut kabd knows which lease it holds;
+	 * its key makes the UUIDs of its uploads; then its end, and its
+	 * upload to the lab (the outbox: tries and the last error until
+	 * uploaded), or that the lab took it back (lost) */
+	"CREATE TABLE lab_claims ("
+	"  job_id INTEGER PRIMARY KEY REFERENCES jobs(id), lab_job INTEGER NOT NULL, attempt INTEGER NOT NULL,"
+	"  key TEXT NOT NULL, state TEXT NOT NULL, lost INTEGER NOT NULL DEFAULT 0, outcome TEXT, reason TEXT,"
+	"  claimed REAL NOT NULL, ended REAL, uploaded REAL, tries INTEGER NOT NULL DEFAULT 0, error TEXT,"
+	"  kab_version TEXT NOT NULL, schema_version INTEGER NOT NULL, UNIQUE (lab_job, attempt));"
+	"CREATE INDEX lab_claims_state ON lab_claims(state);",
 };
 
 sqlite3 *store_sqlite(struct store *s) { return s->db; }

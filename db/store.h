@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 15
+#define STORE_SCHEMA_VERSION 16
 
 /* ---- statuses ----
  * Each status the store records comes from one list below: X(ENUM, word),
@@ -127,6 +127,7 @@ struct store_workload_spec {
 	int64_t memory_max, memory_high, memory_swap_max;
 	double timeout_s;    /* 0: none */
 };
+struct store_lab_claim;
 struct store_job_spec {
 	const char *name, *file;
 	const char *text;    /* the job file; NULL stores "" */
@@ -137,6 +138,8 @@ struct store_job_spec {
 	size_t n_variants;
 	const struct store_workload_spec *workloads;
 	size_t n_workloads;
+	/* a lab's job this machine claimed, recorded with the job (store_lab.h); NULL: none */
+	const struct store_lab_claim *lab;
 };
 int store_job_create(struct store *s, const struct store_job_spec *j, int64_t *ret_id);
 /* The job, its variants, workloads and schedule in one transaction: no

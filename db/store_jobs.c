@@ -145,6 +145,8 @@ int store_job_submit(struct store *s, const struct store_job_spec *j, const char
 	r = insert_job(s, j, submitter, &id);
 	if (r >= 0)
 		r = insert_steps(s, id, steps, n);
+	if (r >= 0 && j->lab)
+		r = store_lab_insert(s, id, j->lab);
 	if ((r = in_transaction(s, r)) < 0)
 		return r;
 	*ret_id = id;

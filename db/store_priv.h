@@ -41,3 +41,7 @@ int store_rows(struct store *s, sqlite3_stmt *st, size_t size, store_row_fn fn, 
 /* The first row of st read by fn into elem: 0, -ENOENT when there is
  * none, or the database's error (logged with what). */
 int store_row(struct store *s, sqlite3_stmt *st, store_row_fn fn, void *elem, const char *what);
+/* A lab claim's row for a local job just inserted, inside the caller's
+ * transaction (store_job_submit with store_job_spec.lab). */
+struct store_lab_claim;
+int store_lab_insert(struct store *s, int64_t job_id, const struct store_lab_claim *c);

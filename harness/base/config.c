@@ -15,6 +15,7 @@ enum config_type {
 	TYPE_BOOL,      /* yes or no */
 	TYPE_TEXT,      /* checked where it is used (a URL, a socket path) */
 	TYPE_LOCALE,    /* the first of the variables set decides: yes or no */
+	TYPE_SECONDS,   /* a duration in seconds, 1 to CONFIG_SECONDS_MAX */
 };
 
 /* One row per setting: the only place its name, variables, default and
@@ -43,6 +44,9 @@ static const struct setting {
 	[CONFIG_LAB_URL] = { "lab-url", { NULL }, TYPE_TEXT, NULL, "none: this machine is in no lab", "postgresql://kab@db1.lab/kablab?sslmode=verify-full" },
 	[CONFIG_LAB_CREDENTIALS] = { "lab-credentials", { NULL }, TYPE_ABS, NULL, "none: no password file", "/etc/kab/lab.pgpass" },
 	[CONFIG_LAB_TAGS] = { "lab-tags", { NULL }, TYPE_TEXT, NULL, "none", "numa fast-disk" },
+	[CONFIG_LAB_HEARTBEAT] = { "lab-heartbeat", { NULL }, TYPE_SECONDS, CONFIG_LAB_HEARTBEAT_DEFAULT, NULL, "10" },
+	[CONFIG_LAB_LEASE] = { "lab-lease", { NULL }, TYPE_SECONDS, CONFIG_LAB_LEASE_DEFAULT, NULL, "120" },
+	[CONFIG_LAB_MACHINE_ID] = { "lab-machine-id", { NULL }, TYPE_ABS, CONFIG_LAB_MACHINE_ID_DEFAULT, NULL, "/etc/machine-id" },
 };
 
 static const char *const yes_words[] = { "1", "yes", "true", "on" };
@@ -86,6 +90,15 @@ static int normalize(const struct setting *s, const char *value, bool flag, char
 		}
 		break;
 	case TYPE_LOCALE: v = strdup(names_utf8(value) ? "yes" : "no"); break;
+	case TYPE_SECONDS: {
+		double sec;
+		if (util_parse_double(value, &sec) < 0 || !(sec >= 1 && sec <= CONFIG_SECONDS_MAX)) {
+			*ret_why = "not a number of seconds from 1 to 86400";
+			return -EINVAL;
+		}
+		v = strdup(value);
+		break;
+	}
 	case TYPE_FILE:
 	case TYPE_TEXT: v = strdup(value); break;
 	}
@@ -232,6 +245,15 @@ bool config_bool(enum config_key key)
 {
 	const char *v = config_str(key);
 	return v && strcmp(v, "yes") == 0;
+}
+
+double config_seconds(enum config_key key)
+{
+	const char *v = config_str(key);
+	double sec = 0;
+	if (!v || util_parse_double(v, &sec) < 0)
+		util_parse_double(settings[key].def ? settings[key].def : "0", &sec);
+	return sec;
 }
 
 static const char *origin_of(const struct config_value *cv, char *buf, size_t len)

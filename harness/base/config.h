@@ -20,6 +20,10 @@ struct machine_conf; /* harness/job/machine.h: machine.conf's own settings */
 #define CONFIG_KBUILD_WORK_DEFAULT "/var/cache/kab/kbuild"
 #define CONFIG_KBUILD_CACHE_DEFAULT "/var/cache/kab/src"
 #define CONFIG_SOCKET_DEFAULT "/run/kab/kabd.sock"
+#define CONFIG_LAB_HEARTBEAT_DEFAULT "10"
+#define CONFIG_LAB_LEASE_DEFAULT "120"
+#define CONFIG_LAB_MACHINE_ID_DEFAULT "/etc/machine-id"
+#define CONFIG_SECONDS_MAX 86400
 #define CONFIG_PATH_DEFAULT "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 enum config_key {
@@ -37,6 +41,9 @@ enum config_key {
 	CONFIG_LAB_URL,         /* machine.conf's [lab] url; NULL: no lab (doc/lab.md) */
 	CONFIG_LAB_CREDENTIALS, /* [lab] credentials: a libpq password file; NULL: none */
 	CONFIG_LAB_TAGS,        /* [lab] tags: the machine's tags, for job selectors */
+	CONFIG_LAB_HEARTBEAT,   /* [lab] heartbeat: seconds between heartbeats */
+	CONFIG_LAB_LEASE,       /* [lab] lease: seconds a claimed job's lease lasts unrenewed */
+	CONFIG_LAB_MACHINE_ID,  /* [lab] machine-id: the file with the machine's id (/etc/machine-id) */
 	CONFIG_N,
 };
 
@@ -88,6 +95,8 @@ int config_use_flag(enum config_key key, const char *flag, const char *value, st
 const struct kab_config *config_get(void);
 const char *config_str(enum config_key key);
 bool config_bool(enum config_key key);
+/* A TYPE_SECONDS setting's value (checked when it was set). */
+double config_seconds(enum config_key key);
 /* Where key's value came from, for messages: "KAB_CA_BUNDLE", "--socket",
  * "/etc/kab/machine.conf:3" or "default". */
 const char *config_origin(enum config_key key, char *buf, size_t len);

@@ -29,8 +29,8 @@ int cmd_db_present(const char *db, const char *hint);
  * verbs[] names them, and tests/docs/check.py holds doc/kab.1 to them. */
 extern const struct option cmd_check_options[], cmd_run_options[], cmd_report_options[], cmd_history_options[],
 	cmd_regressions_options[], cmd_plan_options[], cmd_compare_options[], cmd_submit_options[],
-	cmd_client_options[], cmd_build_options[], cmd_builds_options[], cmd_sample_options[], cmd_config_options[],
-	cmd_bisect_options[], cmd_export_options[];
+	cmd_client_options[], cmd_lab_options[], cmd_build_options[], cmd_builds_options[], cmd_sample_options[],
+	cmd_config_options[], cmd_bisect_options[], cmd_export_options[];
 
 int cmd_check(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
@@ -53,6 +53,7 @@ int cmd_builds(int argc, char **argv);
 /* clients of kabd (harness/cli/cmd_client.c) */
 int cmd_submit(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_lab(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
 /* kab report ID --socket PATH | --url URL: the report a kabd renders */
 struct client_conf;

@@ -14,12 +14,16 @@
 
 struct client_opts {
 	struct client_conf conf;
-	bool wait;
+	bool wait, lab;
+	const char *on; /* --on SELECTOR, with --lab */
 };
 
-const struct option cmd_submit_options[] = {
-	CMD_CLIENT_OPTIONS, { "wait", no_argument, NULL, 'w' }, { "help", no_argument, NULL, 'h' }, { 0 }
-};
+const struct option cmd_submit_options[] = { CMD_CLIENT_OPTIONS,
+					     { "wait", no_argument, NULL, 'w' },
+					     { "lab", no_argument, NULL, 'L' },
+					     { "on", required_argument, NULL, 'O' },
+					     { "help", no_argument, NULL, 'h' },
+					     { 0 } };
 /* kab status and kab cancel */
 const struct option cmd_client_options[] = { CMD_CLIENT_OPTIONS, { "help", no_argument, NULL, 'h' }, { 0 } };
 
@@ -37,9 +41,16 @@ static int parse_client_opts(int argc, char **argv, const char *usage, bool allo
 		case 't': o->conf.token_file = optarg; break;
 		case 'C': o->conf.cacert = optarg; break;
 		case 'w':
+		case 'L':
+		case 'O':
 			if (!allow_wait)
 				goto bad;
-			o->wait = true;
+			if (c == 'w')
+				o->wait = true;
+			else if (c == 'L')
+				o->lab = true;
+			else
+				o->on = optarg;
 			break;
 		case 'h':
 			printf("usage: %s\n", usage);
@@ -50,6 +61,14 @@ static int parse_client_opts(int argc, char **argv, const char *usage, bool allo
 	}
 	if (o->conf.url && o->conf.socket) {
 		fprintf(stderr, "kab: give --url (TCP) or --socket (the unix socket), not both\n");
+		return -1;
+	}
+	if (o->on && !o->lab) {
+		fprintf(stderr, "kab: --on SELECTOR says where a lab job may run: give --lab too\n");
+		return -1;
+	}
+	if (o->lab && o->wait) {
+		fprintf(stderr, "kab: --wait follows a job on this kabd; a lab job runs on any machine (kab lab job ID shows it)\n");
 		return -1;
 	}
 	return optind;
@@ -166,9 +185,37 @@ static int wait_job(const struct client *c, long long id)
 	}
 }
 
+/* "/lab/jobs?on=..." with the selector percent-encoded; -ENAMETOOLONG. */
+static int lab_path(const char *on, char *buf, size_t len)
+{
+	struct strbuf sb = { 0 };
+	sb_puts(&sb, "/lab/jobs");
+	if (on) {
+		sb_puts(&sb, "?on=");
+		for (const unsigned char *p = (const unsigned char *)on; *p; p++)
+			if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("-._~", *p))
+				sb_append(&sb, (const char *)p, 1);
+			else
+				sb_printf(&sb, "%%%02X", *p);
+	}
+	int r = sb.buf && sb.len < len ? 0 : -ENAMETOOLONG;
+	if (r == 0)
+		memcpy(buf, sb.buf, sb.len + 1);
+	sb_free(&sb);
+	return r;
+}
+
+/* A lab job that no machine matches waits: say so, with why. */
+static void say_waits(json_t *doc)
+{
+	char why[4096], shown[8192];
+	if (client_json_str(doc, "why", why, sizeof(why)) == 0 && strstr(why, "no machine"))
+		fprintf(stderr, "kab: the job waits: %s", esc_text_buf(why, shown, sizeof(shown), ESC_LINES));
+}
+
 int cmd_submit(int argc, char **argv)
 {
-	const char *usage = "kab submit JOB [--socket PATH | --url URL [--token-file F] [--cacert F]] [--wait]";
+	const char *usage = "kab submit JOB [--socket PATH | --url URL [--token-file F] [--cacert F]] [--wait | --lab [--on SELECTOR]]";
 	struct client_opts o = { 0 };
 	int i = parse_client_opts(argc, argv, usage, true, &o);
 	if (i == -2)
@@ -192,7 +239,13 @@ int cmd_submit(int argc, char **argv)
 	}
 	struct client_reply rep = { 0 };
 	int ret = 1;
-	int rr = client_request(&c, "POST", "/jobs", text, len, &rep);
+	char path[64 + 3 * 1024] = "/jobs";
+	if (o.lab && lab_path(o.on, path, sizeof(path)) < 0) {
+		fprintf(stderr, "kab: --on: the selector is too long\n");
+		ret = 2;
+		goto out;
+	}
+	int rr = client_request(&c, "POST", path, text, len, &rep);
 	if (rr < 0) {
 		ret = rr == -ENOTCONN ? CLIENT_EXIT_UNREACHABLE : 1;
 		goto out;
@@ -208,7 +261,9 @@ int cmd_submit(int argc, char **argv)
 		bad_reply(&rep, "kab submit");
 		goto out;
 	}
-	r = client_json_int(doc, "id", &id);
+	r = client_json_int(doc, o.lab ? "lab_job" : "id", &id);
+	if (o.lab)
+		say_waits(doc);
 	json_decref(doc);
 	if (r < 0 || id <= 0) {
 		char shown[256];

@@ -440,7 +440,7 @@ void api_job_report(struct api *a, const struct httpd_req *rq, struct httpd_resp
 
 /* 400 (413 for a text over the size budget) with every kept problem as
  * "LINE: message", and how many more were found. */
-static void reply_diags(struct httpd_resp *rs, int r, const struct diags *d)
+void api_reply_diags(struct httpd_resp *rs, int r, const struct diags *d)
 {
 	char head[64];
 	snprintf(head, sizeof(head), "the job has %zu error(s)", diags_count(d));
@@ -489,7 +489,7 @@ void api_job_create(struct api *a, const struct httpd_req *rq, struct httpd_resp
 	struct job *j = NULL;
 	int r = job_parse_string("submitted.job", rq->body, &j, &d);
 	if (r < 0) {
-		reply_diags(rs, r, &d);
+		api_reply_diags(rs, r, &d);
 		diags_free(&d);
 		return;
 	}
@@ -500,7 +500,7 @@ void api_job_create(struct api *a, const struct httpd_req *rq, struct httpd_resp
 		goto out;
 	/* build = ID: the parser has no database; kabd's is the one the job runs with */
 	if (job_check_builds(j, st, &d) > 0) {
-		reply_diags(rs, -EINVAL, &d);
+		api_reply_diags(rs, -EINVAL, &d);
 		diags_free(&d);
 		goto out;
 	}
@@ -582,6 +582,7 @@ void api_metrics(struct api *a, const struct httpd_req *rq, struct httpd_resp *r
 		httpd_error(rs, 500, "cannot count regressions: %s", store_errmsg(st));
 		return;
 	}
+	api_metrics_lab(a, st, b);
 	/* the sampler's lateness in the newest finished run: a scrape after
 	 * each run shows whether serving (or anything else) disturbed it */
 	static const struct { const char *metric, *name, *help; double scale; } smp[] = {

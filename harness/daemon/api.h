@@ -7,11 +7,13 @@
 #include "harness/daemon/httpd.h"
 
 struct queue;
+struct lab_member;
 
 struct api {
 	const char *db_path;
 	struct queue *queue;
 	const char *web_root;  /* the pages kabd serves; NULL: none */
+	struct lab_member *lab; /* the lab kabd is a member of; NULL: none */
 };
 
 void api_jobs_list(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
@@ -37,7 +39,20 @@ void api_bisections_list(struct api *a, const struct httpd_req *rq, struct httpd
 void api_bisections_create(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 void api_bisection_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 void api_bisection_cancel(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+/* api_lab.c: the lab's machines and jobs (kabd in a lab), a job submitted to it */
+void api_lab_machines(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_lab_jobs(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_lab_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_lab_submit(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+struct strbuf;
 struct store;
+/* /metrics' lab lines: the uploads pending here, and from the lab its
+ * queue's depth, each machine's state and its last heartbeat's age */
+void api_metrics_lab(struct api *a, struct store *st, struct strbuf *b);
+struct diags;
+/* 400 (413 for a text over the size budget) with a job's problems, each
+ * "LINE: message" (api.c) */
+void api_reply_diags(struct httpd_resp *rs, int r, const struct diags *d);
 /* The handler's own store connection, read-only for a GET or HEAD; false
  * with a 500 in rs when it cannot be opened. */
 int api_open_store(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs, struct store **ret);

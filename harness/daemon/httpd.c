@@ -84,6 +84,9 @@ static const struct route {
 	{ "/health", api_health, NULL },
 	{ "/metrics", api_metrics, NULL },
 	{ "/history", api_history, NULL },
+	{ "/lab/machines", api_lab_machines, NULL },
+	{ "/lab/jobs", api_lab_jobs, api_lab_submit },
+	{ "/lab/jobs/#", api_lab_job_get, NULL },
 };
 
 /* A request between MHD's calls: what admit() decided, then its body. */

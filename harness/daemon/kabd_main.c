@@ -7,6 +7,7 @@
 #include "harness/exec/executor.h"
 #include "harness/daemon/gate.h"
 #include "harness/daemon/httpd.h"
+#include "harness/daemon/lab_member.h"
 #include "harness/daemon/listen.h"
 #include "harness/base/output.h"
 #include "harness/base/peer.h"
@@ -423,6 +424,65 @@ static void print_config(const struct kabd_opts *o)
 			  o->header_timeout_s != HTTPD_HEADER_TIMEOUT_S ? "flag --header-timeout" : "default");
 }
 
+static bool lab_idle(void *ctx, struct store *st)
+{
+	return queue_idle_empty(ctx, st);
+}
+
+static int lab_cancel(void *ctx, struct store *st, int64_t job_id)
+{
+	char status[32];
+	int r = queue_cancel(ctx, st, job_id, status, sizeof(status));
+	return r == -EALREADY ? 0 : r;
+}
+
+static void lab_wake_queue(void *ctx)
+{
+	queue_wake(ctx);
+}
+
+static void lab_wake_member(void *ctx)
+{
+	lab_member_wake(ctx);
+}
+
+/* With [lab] url in machine.conf: the member, started. A configuration
+ * that cannot be used is said and kabd goes on without the lab (its local
+ * work never waits for the lab); NULL then, and without a lab. */
+static struct lab_member *join_lab(const char *db, struct queue *q)
+{
+	const char *url = config_str(CONFIG_LAB_URL);
+	if (!url)
+		return NULL;
+	char own[4096], from[300];
+	snprintf(own, sizeof(own), "%s/lab-machine-id", state_path());
+	struct lab_member_conf c = {
+		.url = url,
+		.credentials = config_str(CONFIG_LAB_CREDENTIALS),
+		.tags = config_str(CONFIG_LAB_TAGS),
+		.heartbeat_s = config_seconds(CONFIG_LAB_HEARTBEAT),
+		.lease_s = config_seconds(CONFIG_LAB_LEASE),
+		.machine_id_path = config_str(CONFIG_LAB_MACHINE_ID),
+		.own_id_path = own,
+		.db_path = db,
+	};
+	const struct lab_member_hooks h = { .idle = lab_idle, .cancel = lab_cancel, .wake = lab_wake_queue, .ctx = q };
+	struct lab_member *m = NULL;
+	struct strbuf err = { 0 };
+	int r = lab_member_new(&c, &h, &m, &err);
+	if (r == 0 && (r = lab_member_start(m)) < 0)
+		sb_printf(&err, "cannot start its thread: %s", strerror(-r));
+	if (r < 0) {
+		log_error("kabd: not in the lab of %s (%s): %s; kabd serves local work only", url,
+			  config_origin(CONFIG_LAB_URL, from, sizeof(from)), err.buf ? err.buf : strerror(-r));
+		lab_member_free(m);
+		m = NULL;
+	} else
+		queue_on_idle(q, lab_wake_member, m);
+	sb_free(&err);
+	return m;
+}
+
 static int kabd(const struct kabd_opts *opts)
 {
 	struct kabd_opts o = *opts;
@@ -479,6 +539,7 @@ static int kabd(const struct kabd_opts *opts)
 
 	int lock_fd = -1, ret = 1;
 	struct queue *q = NULL;
+	struct lab_member *lab = NULL;
 	struct listeners l = { .unix_conf.fd = -1, .tcp_conf.fd = -1 };
 	if (exec_lock(&lock_fd) < 0)
 		goto out;
@@ -491,7 +552,8 @@ static int kabd(const struct kabd_opts *opts)
 	/* HTTP threads inherit this thread's nice value; the executor keeps 0 */
 	if (setpriority(PRIO_PROCESS, (id_t)gettid(), HTTP_NICE) < 0)
 		log_warn("cannot lower the HTTP threads' priority: %s", strerror(errno));
-	struct api api = { .db_path = o.db, .queue = q, .web_root = o.web_root };
+	lab = join_lab(o.db, q);
+	struct api api = { .db_path = o.db, .queue = q, .web_root = o.web_root, .lab = lab };
 	if (serve(&l, &api) < 0)
 		goto out;
 	log_listening(&o, &l);
@@ -509,6 +571,9 @@ static int kabd(const struct kabd_opts *opts)
 	ret = 0;
 out:
 	close_listeners(&l, o.socket);
+	if (lab)
+		queue_on_idle(q, NULL, NULL);
+	lab_member_free(lab);
 	queue_stop(q);
 	if (lock_fd >= 0)
 		close(lock_fd);

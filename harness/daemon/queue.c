@@ -36,6 +36,8 @@ struct queue {
 	struct krun_user git_user; /* who runs git in kab's clones (kab-build, when root) */
 	int64_t current;     /* the job exec_job is running; 0: none */
 	int64_t cancel_req;  /* the running job a client cancelled */
+	void (*on_idle)(void *ctx); /* the lab member's wake; NULL: none */
+	void *on_idle_ctx;
 };
 
 /* The next job: one left running or interrupted by an earlier kabd first,
@@ -221,6 +223,12 @@ static void *executor_main(void *arg)
 			continue;
 		}
 		refresh_histories(q);
+		pthread_mutex_lock(&q->mu);
+		void (*on_idle)(void *) = q->on_idle;
+		void *on_idle_ctx = q->on_idle_ctx;
+		pthread_mutex_unlock(&q->mu);
+		if (on_idle)
+			on_idle(on_idle_ctx);
 		struct timespec until;
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += POLL_S;
@@ -370,4 +378,25 @@ int64_t queue_current(struct queue *q)
 	int64_t id = q->current;
 	pthread_mutex_unlock(&q->mu);
 	return id;
+}
+
+void queue_on_idle(struct queue *q, void (*fn)(void *ctx), void *ctx)
+{
+	pthread_mutex_lock(&q->mu);
+	q->on_idle = fn;
+	q->on_idle_ctx = ctx;
+	pthread_mutex_unlock(&q->mu);
+}
+
+bool queue_idle_empty(struct queue *q, struct store *st)
+{
+	if (queue_state(q) != QUEUE_IDLE)
+		return false;
+	static const enum job_status busy[] = { JOB_QUEUED, JOB_RUNNING, JOB_INTERRUPTED };
+	for (size_t i = 0; i < ARRAY_SIZE(busy); i++) {
+		int64_t n = 0;
+		if (store_count_jobs(st, busy[i], &n) < 0 || n > 0)
+			return false;
+	}
+	return true;
 }

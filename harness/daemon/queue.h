@@ -3,6 +3,7 @@
  * machine; HTTP handlers only enqueue (a 'queued' row) and cancel. */
 #pragma once
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct queue;
@@ -37,6 +38,13 @@ int queue_submit(struct queue *q, struct store *st, const struct job *j, const c
  * was cancelled, -ENOENT: no such job, -EALREADY: already finished (its
  * status in ret_status). */
 int queue_cancel(struct queue *q, struct store *st, int64_t job_id, char *ret_status, size_t len);
+
+/* Called on the executor's thread after each job's end (its night made)
+ * and whenever it goes idle: kabd's lab member looks for work then. */
+void queue_on_idle(struct queue *q, void (*fn)(void *ctx), void *ctx);
+/* Whether the executor is idle and no local job waits, runs or is
+ * interrupted (st: the caller's connection): a lab job may be claimed. */
+bool queue_idle_empty(struct queue *q, struct store *st);
 
 /* The executor's states, X(ENUM, word), as /health and /metrics name them. */
 #define QUEUE_STATE_LIST(X) X(QUEUE_IDLE, "idle") X(QUEUE_RUNNING, "running") X(QUEUE_STOPPING, "stopping")

@@ -329,3 +329,9 @@ out:
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return r;
 }
+
+int exec_memcg_version(int *ret)
+{
+	char root[512];
+	return cg_memory_version(ret, root, sizeof(root));
+}

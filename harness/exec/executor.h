@@ -51,3 +51,6 @@ void exec_set_stop_check(bool (*check)(char *why, size_t len));
  * reboots, which kabd resumes. */
 struct diags;
 void exec_refuse_boots(const struct job *j, struct diags *d);
+/* The version of the cgroup hierarchy that holds the memory controller
+ * (1 or 2), as the executor will use it; -errno when none is mounted. */
+int exec_memcg_version(int *ret);

@@ -32,12 +32,18 @@ int jl_note(struct store *st, int64_t job_id, const char *reason)
 
 int jl_submit(struct store *st, const struct job *j, const char *submitter, int64_t *ret_id, size_t *ret_n)
 {
+	return jl_submit_claimed(st, j, submitter, NULL, ret_id, ret_n);
+}
+
+int jl_submit_claimed(struct store *st, const struct job *j, const char *submitter, const struct store_lab_claim *lab,
+		      int64_t *ret_id, size_t *ret_n)
+{
 	struct store_step *steps = NULL;
 	size_t n = 0;
 	int r = exec_plan(j, &steps, &n);
 	if (r < 0)
 		return r;
-	r = job_store_submit(st, j, submitter, steps, n, ret_id);
+	r = job_store_submit(st, j, submitter, steps, n, lab, ret_id);
 	free(steps);
 	if (r >= 0 && ret_n)
 		*ret_n = n;

@@ -38,6 +38,11 @@ int jl_note(struct store *st, int64_t job_id, const char *reason);
  * submitter: who asked, as the job records it (NULL: kab run's). Its id
  * in ret_id, its number of steps in ret_n (NULL: not wanted). */
 int jl_submit(struct store *st, const struct job *j, const char *submitter, int64_t *ret_id, size_t *ret_n);
+/* The same for a lab's job this machine claimed: the claim (store_lab.h)
+ * goes in with the job, in the same transaction. */
+struct store_lab_claim;
+int jl_submit_claimed(struct store *st, const struct job *j, const char *submitter, const struct store_lab_claim *lab,
+		      int64_t *ret_id, size_t *ret_n);
 
 /* What the caller of jl_run adds to a job's end. */
 struct jl_hooks {

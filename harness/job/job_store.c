@@ -82,12 +82,13 @@ int job_store_create(struct store *st, const struct job *j, int64_t *ret_id)
 }
 
 int job_store_submit(struct store *st, const struct job *j, const char *submitter, const struct store_step *steps,
-		     size_t n, int64_t *ret_id)
+		     size_t n, const struct store_lab_claim *lab, int64_t *ret_id)
 {
 	struct spec s;
 	int r = spec_fill(j, &s);
 	if (r < 0)
 		return r;
+	s.job.lab = lab;
 	r = store_job_submit(st, &s.job, submitter, steps, n, ret_id);
 	spec_free(&s);
 	return r;

@@ -114,6 +114,9 @@ static const struct {
 	[MACHINE_LAB_URL] = { "url", CONFIG_LAB_URL },
 	[MACHINE_LAB_CREDENTIALS] = { "credentials", CONFIG_LAB_CREDENTIALS },
 	[MACHINE_LAB_TAGS] = { "tags", CONFIG_LAB_TAGS },
+	[MACHINE_LAB_HEARTBEAT] = { "heartbeat", CONFIG_LAB_HEARTBEAT },
+	[MACHINE_LAB_LEASE] = { "lease", CONFIG_LAB_LEASE },
+	[MACHINE_LAB_MACHINE_ID] = { "machine-id", CONFIG_LAB_MACHINE_ID },
 };
 
 /* a [lab] value checked here, so that a mistake is named at its line */
@@ -152,8 +155,8 @@ static int lab_line(struct machine_conf *mc, const char *key, const char *value,
 		return 0;
 	}
 	const char *hint = util_did_you_mean(key, names, ARRAY_SIZE(names));
-	diags_add(d, mc->path, lineno, "unknown key \"%s\" in [lab]%s%s%s (keys: url, credentials, tags)", key,
-		  hint ? ": did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "");
+	diags_add(d, mc->path, lineno, "unknown key \"%s\" in [lab]%s%s%s (keys: url, credentials, tags, heartbeat, lease, machine-id)",
+		  key, hint ? ": did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "");
 	return -EINVAL;
 }
 

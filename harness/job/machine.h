@@ -29,7 +29,15 @@
 #include <stdbool.h>
 
 /* [lab]'s keys, in the order of machine.c's table */
-enum { MACHINE_LAB_URL, MACHINE_LAB_CREDENTIALS, MACHINE_LAB_TAGS, MACHINE_LAB_N };
+enum {
+	MACHINE_LAB_URL,
+	MACHINE_LAB_CREDENTIALS,
+	MACHINE_LAB_TAGS,
+	MACHINE_LAB_HEARTBEAT,
+	MACHINE_LAB_LEASE,
+	MACHINE_LAB_MACHINE_ID,
+	MACHINE_LAB_N
+};
 
 struct machine_conf {
 	char path[256];

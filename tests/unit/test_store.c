@@ -252,7 +252,7 @@ static void test_store(void)
 	T_EQ_INT(store_job_get(st, 99, &sj), -ENOENT);
 	/* kabd's record who submitted them */
 	int64_t by;
-	T_EQ_INT(job_store_submit(st, j, "uid 1001 (alice)", NULL, 0, &by), 0);
+	T_EQ_INT(job_store_submit(st, j, "uid 1001 (alice)", NULL, 0, NULL, &by), 0);
 	T_EQ_INT(store_job_get(st, by, &sj), 0);
 	T_EQ_STR(sj.submitter, "uid 1001 (alice)");
 	store_job_clear(&sj);
@@ -483,7 +483,7 @@ static void test_submit(void)
 	size_t n;
 	T_EQ_INT(exec_plan(j, &steps, &n), 0);
 	int64_t id = 0;
-	T_EQ_INT(job_store_submit(st, j, "uid 1001 (alice)", steps, n, &id), 0);
+	T_EQ_INT(job_store_submit(st, j, "uid 1001 (alice)", steps, n, NULL, &id), 0);
 	T_EQ_INT(id, 1);
 	free(steps);
 	T_EQ_INT(store_steps_load(st, id, &steps, &n), 0);
@@ -516,7 +516,7 @@ static void test_submit(void)
 	free(w);
 	/* a schedule that cannot be stored leaves no job behind */
 	struct store_step dup[2] = { { .seq = 0 }, { .seq = 0 } };
-	T_CHECK(job_store_submit(st, j, NULL, dup, 2, &id) < 0);
+	T_CHECK(job_store_submit(st, j, NULL, dup, 2, NULL, &id) < 0);
 	int64_t *ids = NULL;
 	T_EQ_INT(store_jobs_page(st, 0, 10, &ids, &n), 0);
 	T_EQ_INT(n, 1);
@@ -618,7 +618,7 @@ static int64_t store_with_job(char path[64], struct store **st, struct store_ste
 	size_t n;
 	T_EQ_INT(exec_plan(j, &steps, &n), 0);
 	int64_t id = 0;
-	T_EQ_INT(job_store_submit(*st, j, NULL, steps, n, &id), 0);
+	T_EQ_INT(job_store_submit(*st, j, NULL, steps, n, NULL, &id), 0);
 	free(steps);
 	job_free(j);
 	if (id && ret_steps)

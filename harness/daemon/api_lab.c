@@ -1,0 +1,339 @@
+/* kabd's /api/v1/lab routes, when kabd is a member of a lab: the lab's
+ * machines and jobs read from its PostgreSQL database, and a job
+ * submitted to it (with the same right as a local submit: httpd checks
+ * the caller of every POST). Each handler borrows a connection of its own
+ * from the member's pool: libpq connections are not shared by threads. */
+#include "harness/daemon/api.h"
+#include "harness/daemon/lab_member.h"
+#include "harness/base/json.h"
+#include "harness/job/job.h"
+#include "db/store.h"
+#include "db/store_lab.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LAB_LIST_DEFAULT 100
+#define LAB_LIST_MAX 1000
+
+static bool in_lab(struct api *a, struct httpd_resp *rs)
+{
+	if (a->lab)
+		return true;
+	httpd_error(rs, 404, "this kabd is in no lab: set [lab] url in its machine.conf and restart it (doc/lab.md)");
+	return false;
+}
+
+/* The caller's connection, or a 503 naming the lab and why. */
+static struct lab *borrow(struct api *a, struct httpd_resp *rs)
+{
+	struct lab *l = NULL;
+	struct strbuf err = { 0 };
+	char why[512];
+	/* a lab the member cannot reach is said at once, not after a connect timeout */
+	if (!lab_member_connected(a->lab, why, sizeof(why))) {
+		httpd_error(rs, 503, "the lab at %s does not answer (kabd keeps trying; its local work goes on): %s",
+			    lab_member_url(a->lab), *why ? why : "kabd has not joined it yet");
+		return NULL;
+	}
+	int r = lab_member_borrow(a->lab, &l, &err);
+	if (r < 0)
+		httpd_error(rs, r == -EPROTO ? 500 : 503, "the lab at %s cannot be reached: %s", lab_member_url(a->lab),
+			    err.buf ? err.buf : strerror(-r));
+	sb_free(&err);
+	return r < 0 ? NULL : l;
+}
+
+/* A failed statement: 503 when the connection went, else 500; the
+ * connection is closed rather than pooled. */
+static void lab_failed(struct api *a, struct lab *l, struct httpd_resp *rs, int r, const struct strbuf *err)
+{
+	httpd_error(rs, r == -ECONNRESET ? 503 : r == -ENOENT ? 404 : 500, "%s", err->buf ? err->buf : strerror(-r));
+	lab_member_give_back(a->lab, l, r == -ENOENT);
+}
+
+static void reply(struct httpd_resp *rs, json_t *v, int status)
+{
+	sb_free(&rs->body);
+	if (!v || jw_dump_sb(&rs->body, v, 0) < 0) {
+		httpd_error(rs, 500, "out of memory");
+		return;
+	}
+	sb_puts(&rs->body, "\n");
+	rs->status = status;
+	rs->content_type = "application/json";
+}
+
+static json_t *machine_json(const struct lab_machine *m)
+{
+	json_t *tags = json_array();
+	for (size_t i = 0; tags && i < m->n_tags; i++)
+		json_array_append_new(tags, jw_str(m->tags[i]));
+	return json_pack("{s:o, s:o, s:o, s:i, s:I, s:o, s:o, s:b, s:i, s:o, s:o}", "id", jw_str(m->id), "hostname",
+			 jw_str(m->hostname), "state", jw_str(lab_machine_state_name(m->state)), "cpus", m->cpus,
+			 "memory", (json_int_t)m->memory, "arch", jw_str(m->arch), "kernel", jw_str(m->kernel), "kexec",
+			 m->can_kexec, "cgroup_version", m->cgroup_version, "tags", tags, "heartbeat_age_s",
+			 jw_num(round(m->heartbeat_age_s * 10) / 10));
+}
+
+void api_lab_machines(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+{
+	if (!in_lab(a, rs))
+		return;
+	struct lab *l = borrow(a, rs);
+	if (!l)
+		return;
+	_cleanup_free_ struct lab_machine *v = NULL;
+	size_t n = 0;
+	struct strbuf err = { 0 };
+	int r = lab_machines(l, &v, &n, &err);
+	if (r < 0) {
+		lab_failed(a, l, rs, r, &err);
+		sb_free(&err);
+		return;
+	}
+	lab_member_give_back(a->lab, l, true);
+	json_t *arr = json_array();
+	for (size_t i = 0; arr && i < n; i++)
+		json_array_append_new(arr, machine_json(&v[i]));
+	reply(rs, json_pack("{s:o, s:o}", "lab", jw_str(lab_member_url(a->lab)), "machines", arr), 200);
+}
+
+static json_t *job_json(const struct lab_job *j)
+{
+	return json_pack("{s:I, s:o, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", (json_int_t)j->id, "state",
+			 jw_str(lab_job_state_name(j->state)), "attempts", j->attempts, "max_attempts", j->max_attempts,
+			 "machine", jw_str_opt(j->hostname), "machine_id", jw_str_opt(j->machine), "selector",
+			 jw_str(j->selector), "reason", jw_str_opt(j->reason), "submitted_by", jw_str(j->submitted_by),
+			 "created", jw_time(j->created), "finished", jw_time(j->finished));
+}
+
+/* ?machine=HOST|ID&limit=N */
+void api_lab_jobs(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+{
+	static const char *const keys[] = { "machine", "limit" };
+	char bad[64];
+	if (httpd_query_check(rq, keys, ARRAY_SIZE(keys), bad, sizeof(bad)) < 0) {
+		httpd_error(rs, 400, "unknown or repeated parameter \"%s\" (parameters: machine, limit)", bad);
+		return;
+	}
+	const char *machine = httpd_query(rq, "machine"), *ls = httpd_query(rq, "limit");
+	uint64_t limit = LAB_LIST_DEFAULT;
+	if (ls && (util_parse_u64(ls, &limit) < 0 || limit == 0 || limit > LAB_LIST_MAX)) {
+		httpd_error(rs, 400, "limit must be a whole number from 1 to %d", LAB_LIST_MAX);
+		return;
+	}
+	if (machine && (!*machine || strlen(machine) > 255)) {
+		httpd_error(rs, 400, "machine must be a host name or a machine id");
+		return;
+	}
+	if (!in_lab(a, rs))
+		return;
+	struct lab *l = borrow(a, rs);
+	if (!l)
+		return;
+	_cleanup_free_ struct lab_job *v = NULL;
+	size_t n = 0;
+	struct strbuf err = { 0 };
+	int r = lab_jobs_list(l, machine, (size_t)limit, &v, &n, &err);
+	if (r < 0) {
+		lab_failed(a, l, rs, r, &err);
+		sb_free(&err);
+		return;
+	}
+	lab_member_give_back(a->lab, l, true);
+	json_t *arr = json_array();
+	for (size_t i = 0; arr && i < n; i++)
+		json_array_append_new(arr, job_json(&v[i]));
+	reply(rs, json_pack("{s:o}", "jobs", arr), 200);
+}
+
+static json_t *attempts_json(const struct lab_attempt *v, size_t n)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; arr && i < n; i++)
+		json_array_append_new(arr, json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "attempt", v[i].attempt, "machine",
+						     jw_str_opt(v[i].hostname), "machine_id", jw_str(v[i].machine),
+						     "outcome", jw_str(lab_attempt_outcome_name(v[i].outcome)),
+						     "reason", jw_str_opt(v[i].reason), "started",
+						     jw_time(v[i].started), "ended", jw_time(v[i].ended)));
+	return arr;
+}
+
+/* The attempt whose results count: the one that ended done (or, for a
+ * job that failed or was cancelled, its last); 0: none yet. */
+static int counted_attempt(const struct lab_attempt *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].outcome == LAB_ATTEMPT_DONE)
+			return v[i].attempt;
+	for (size_t i = n; i-- > 0;)
+		if (v[i].outcome == LAB_ATTEMPT_FAILED || v[i].outcome == LAB_ATTEMPT_CANCELLED)
+			return v[i].attempt;
+	return 0;
+}
+
+void api_lab_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+{
+	if (!in_lab(a, rs))
+		return;
+	struct lab *l = borrow(a, rs);
+	if (!l)
+		return;
+	struct lab_job j;
+	_cleanup_free_ struct lab_attempt *att = NULL;
+	size_t n = 0;
+	struct strbuf err = { 0 }, why = { 0 };
+	int r = lab_job_get(l, rq->id, &j, &err);
+	if (r >= 0)
+		r = lab_attempts(l, rq->id, &att, &n, &err);
+	if (r >= 0 && j.state == LAB_JOB_QUEUED)
+		r = lab_job_why(l, rq->id, &why, &err);
+	if (r < 0) {
+		lab_failed(a, l, rs, r, &err);
+		sb_free(&err);
+		sb_free(&why);
+		return;
+	}
+	lab_member_give_back(a->lab, l, true);
+	json_t *o = job_json(&j);
+	int counted = counted_attempt(att, n);
+	if (o && (jw_set(o, "attempts_list", attempts_json(att, n)) < 0 ||
+		  jw_set(o, "counted_attempt", counted ? json_integer(counted) : json_null()) < 0 ||
+		  jw_set(o, "why", jw_str_opt(why.buf)) < 0)) {
+		json_decref(o);
+		o = NULL;
+	}
+	sb_free(&why);
+	reply(rs, o, 200);
+}
+
+/* POST /lab/jobs?on=SELECTOR: the job file's text, checked here as a
+ * local submit is, queued in the lab for the machines the selector
+ * names; a selector no machine matches is taken (the job waits, and
+ * GET /lab/jobs/ID says why). */
+void api_lab_submit(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+{
+	static const char *const keys[] = { "on" };
+	char bad[64];
+	if (httpd_query_check(rq, keys, ARRAY_SIZE(keys), bad, sizeof(bad)) < 0) {
+		httpd_error(rs, 400, "unknown or repeated parameter \"%s\" (parameters: on)", bad);
+		return;
+	}
+	if (!in_lab(a, rs))
+		return;
+	if (rq->body_len == 0 || strlen(rq->body) != rq->body_len) {
+		httpd_error(rs, 400, "send the job file's text (not empty, no NUL byte)");
+		return;
+	}
+	const char *on = httpd_query(rq, "on");
+	struct lab_selector sel;
+	struct strbuf err = { 0 };
+	if (on && strlen(on) >= LAB_SELECTOR_MAX) {
+		httpd_error(rs, 400, "the selector is longer than %d bytes", LAB_SELECTOR_MAX - 1);
+		return;
+	}
+	if (lab_selector_parse(on ? on : "", &sel, &err) < 0) {
+		httpd_error(rs, 400, "%s", err.buf ? err.buf : "bad selector");
+		sb_free(&err);
+		return;
+	}
+	struct diags d = { 0 };
+	struct job *j = NULL;
+	int r = job_parse_string("submitted.job", rq->body, &j, &d);
+	job_free(j);
+	if (r < 0) {
+		api_reply_diags(rs, r, &d);
+		diags_free(&d);
+		return;
+	}
+	diags_free(&d);
+	struct lab *l = borrow(a, rs);
+	if (!l)
+		return;
+	char by[160], normal[LAB_SELECTOR_MAX];
+	snprintf(by, sizeof(by), "%s on %s", rq->submitter ? rq->submitter : "?", lab_member_machine(a->lab)->hostname);
+	struct lab_submit s = { .text = rq->body, .selector = &sel, .max_attempts = LAB_MEMBER_MAX_ATTEMPTS, .submitted_by = by };
+	int64_t id = 0;
+	struct strbuf why = { 0 };
+	r = lab_submit(l, &s, &id, &err);
+	if (r >= 0)
+		lab_job_why(l, id, &why, NULL);
+	if (r < 0) {
+		lab_failed(a, l, rs, r, &err);
+		sb_free(&err);
+		return;
+	}
+	lab_member_give_back(a->lab, l, true);
+	lab_selector_format(&sel, normal, sizeof(normal));
+	log_info("lab: job %lld queued in the lab for %s, submitted by %s", (long long)id, *normal ? normal : "any machine", by);
+	reply(rs,
+	      json_pack("{s:I, s:o, s:i, s:o}", "lab_job", (json_int_t)id, "selector", jw_str(normal), "max_attempts",
+			LAB_MEMBER_MAX_ATTEMPTS, "why", jw_str_opt(why.buf)),
+	      201);
+	sb_free(&why);
+}
+
+/* a Prometheus label value: \, " and newlines escaped */
+static void label(struct strbuf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			sb_printf(b, "\\%c", *s);
+		else if (*s == '\n')
+			sb_puts(b, "\\n");
+		else
+			sb_append(b, s, 1);
+	}
+}
+
+void api_metrics_lab(struct api *a, struct store *st, struct strbuf *b)
+{
+	if (!a->lab)
+		return;
+	int64_t pending = 0;
+	if (store_lab_count(st, STORE_LAB_ENDED, &pending) == 0)
+		sb_printf(b,
+			  "# HELP kabd_lab_uploads_pending Lab jobs that ended here and are not uploaded yet.\n"
+			  "# TYPE kabd_lab_uploads_pending gauge\nkabd_lab_uploads_pending %lld\n",
+			  (long long)pending);
+	struct strbuf err = { 0 };
+	struct lab *l = NULL;
+	int64_t depth = 0;
+	_cleanup_free_ struct lab_machine *v = NULL;
+	size_t n = 0;
+	int r = lab_member_connected(a->lab, NULL, 0) ? lab_member_borrow(a->lab, &l, &err) : -ENOTCONN;
+	if (r >= 0 && (r = lab_queue_depth(l, &depth, &err)) >= 0)
+		r = lab_machines(l, &v, &n, &err);
+	if (l)
+		lab_member_give_back(a->lab, l, r >= 0);
+	sb_free(&err);
+	sb_printf(b,
+		  "# HELP kabd_lab_up Whether the lab's database answered this scrape.\n# TYPE kabd_lab_up gauge\n"
+		  "kabd_lab_up %d\n",
+		  r >= 0);
+	if (r < 0)
+		return;
+	sb_printf(b,
+		  "# HELP kabd_lab_queue_length Jobs queued in the lab.\n# TYPE kabd_lab_queue_length gauge\n"
+		  "kabd_lab_queue_length %lld\n",
+		  (long long)depth);
+	sb_puts(b, "# HELP kabd_lab_machine_state Each lab machine's state (1 for the current one).\n"
+		   "# TYPE kabd_lab_machine_state gauge\n");
+	for (size_t i = 0; i < n; i++)
+		for (int s = 0; s < LAB_MACHINE_STATE_N; s++) {
+			sb_puts(b, "kabd_lab_machine_state{machine=\"");
+			label(b, v[i].hostname);
+			sb_printf(b, "\",id=\"%s\",state=\"%s\"} %d\n", v[i].id,
+				  lab_machine_state_name((enum lab_machine_state)s), (int)v[i].state == s);
+		}
+	sb_puts(b, "# HELP kabd_lab_heartbeat_age_seconds Seconds since each lab machine's last heartbeat.\n"
+		   "# TYPE kabd_lab_heartbeat_age_seconds gauge\n");
+	for (size_t i = 0; i < n; i++) {
+		sb_puts(b, "kabd_lab_heartbeat_age_seconds{machine=\"");
+		label(b, v[i].hostname);
+		sb_printf(b, "\",id=\"%s\"} %.1f\n", v[i].id, v[i].heartbeat_age_s);
+	}
+}
