@@ -7,7 +7,7 @@
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
-SECTIONS=(sampler parse kabd history kernels kexec condition changepoint verdict)
+SECTIONS=(sampler parse kabd history kernels kexec condition changepoint verdict lab)
 status=0
 
 section() { printf '\n==== %s ====\n' "$1"; }
@@ -442,6 +442,50 @@ bench_verdict() {
 	section "verdict (simulated jobs through stats_compare: time to a verdict, A/A false verdicts)"
 	need "$B/bench/bench_verdict" || return 1
 	"$B/bench/bench_verdict"
+}
+
+# --- lab: the lab's PostgreSQL queue and Otava view under a lab's load ---
+# A cluster of the section's own (tests/lab/pg.sh: initdb and pg_ctl as
+# nobody, or the user running it, in a temporary directory, removed at
+# the end), reached on 127.0.0.1 with a password from a credentials file
+# as a member reaches it; skipped, with the reason, without the server's
+# programs. build/bench/bench_lab then: 10,000 queued jobs claimed by one
+# claimer, then by 50 at once (claims/s, p99 claim latency against a bare
+# SELECT 1 on the same connections, every job claimed once), and 365
+# nights x 20 machines written with lab_night_put, one machine's metric
+# read from otava_nights against the same rows in a plain indexed table.
+# The server is set as tests/lab sets it (fsync and synchronous_commit
+# off: the server's CPU, not this disk) with max_connections for the
+# claimers and shared_buffers = 128MB; LAB_BENCH_DURABLE=1 turns fsync and
+# synchronous_commit on. Sizes: LAB_BENCH_JOBS, LAB_BENCH_CLAIMERS,
+# LAB_BENCH_NIGHTS, LAB_BENCH_MACHINES, LAB_BENCH_REPEAT.
+bench_lab() {
+	section "lab (PostgreSQL: ${LAB_BENCH_JOBS:-10000} jobs claimed by ${LAB_BENCH_CLAIMERS:-50}; ${LAB_BENCH_NIGHTS:-365} nights x ${LAB_BENCH_MACHINES:-20} machines from otava_nights)"
+	need "$B/bench/bench_lab" || return 1
+	(
+		. tests/lab/pg.sh
+		why=$(pg_missing)
+		if [ -n "$why" ]; then
+			echo "  SKIP  lab: $why"
+			exit 0
+		fi
+		PG_CONF_EXTRA="max_connections = $(( ${LAB_BENCH_CLAIMERS:-50} + 20 ))
+shared_buffers = 128MB"
+		if [ "${LAB_BENCH_DURABLE:-0}" = 1 ]; then
+			PG_CONF_EXTRA="$PG_CONF_EXTRA
+fsync = on
+synchronous_commit = on
+full_page_writes = on"
+		fi
+		t0=$SECONDS
+		pg_start || { echo "the section's PostgreSQL cluster did not start (above)" >&2; exit 1; }
+		cred=$(mktemp -d /tmp/kab-bench-lab.XXXXXX)
+		trap 'pg_stop; rm -rf "$cred"' EXIT
+		(umask 077; echo "127.0.0.1:$PG_PORT:*:$PG_USER:$PG_PASSWORD" >"$cred/lab.pgpass")
+		echo "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $NF}') in $PG_DIR, 127.0.0.1:$PG_PORT ($((SECONDS - t0)) s to start);" \
+			"fsync $([ "${LAB_BENCH_DURABLE:-0}" = 1 ] && echo on || echo "off (LAB_BENCH_DURABLE=1 for on)")"
+		"$B/bench/bench_lab" 127.0.0.1 "$PG_PORT" "$PG_USER" "$cred/lab.pgpass"
+	)
 }
 
 # --- add new sections above this line, and their names to SECTIONS ---

@@ -336,6 +336,11 @@ void lab_close(struct lab *l)
 	free(l);
 }
 
+int lab_ping(struct lab *l, struct strbuf *err)
+{
+	return lab_run(l, "asking the lab's server", "SELECT 1", 0, NULL, err);
+}
+
 void lab_closep(struct lab **l)
 {
 	lab_close(*l);

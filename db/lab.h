@@ -76,6 +76,9 @@ int lab_open(const struct lab_opts *o, struct lab **ret, struct strbuf *err);
 /* lab_open without the schema step (tests; lab_schema_upgrade then). */
 int lab_connect(const struct lab_opts *o, struct lab **ret, struct strbuf *err);
 void lab_close(struct lab *l);
+/* One round trip of SELECT 1: whether the lab answers, and the least a
+ * statement costs on this connection (bench_lab's reference). */
+int lab_ping(struct lab *l, struct strbuf *err);
 #define _cleanup_lab_ _cleanup_(lab_closep)
 void lab_closep(struct lab **l);
 

@@ -13,6 +13,8 @@
 #   PG_ADMIN     the superuser (trust on the socket only)
 #   PG_USER PG_PASSWORD PG_DB   a login role with a password (scram-sha-256
 #                over TCP, trust on the socket) and a database it owns
+# PG_CONF_EXTRA, when set before pg_start, is appended to postgresql.conf
+# (later lines win: bench/run.sh lab raises max_connections).
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 PG_ADMIN=kab_admin
 PG_USER=kab_lab
@@ -73,6 +75,7 @@ synchronous_commit = off
 full_page_writes = off
 max_connections = 40
 shared_buffers = 16MB
+${PG_CONF_EXTRA:-}
 CONF
 	cat >"$PG_DIR/data/pg_hba.conf" <<HBA
 local all all trust
