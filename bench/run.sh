@@ -482,7 +482,7 @@ full_page_writes = on"
 		cred=$(mktemp -d /tmp/kab-bench-lab.XXXXXX)
 		trap 'pg_stop; rm -rf "$cred"' EXIT
 		(umask 077; echo "127.0.0.1:$PG_PORT:*:$PG_USER:$PG_PASSWORD" >"$cred/lab.pgpass")
-		echo "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $NF}') in $PG_DIR, 127.0.0.1:$PG_PORT ($((SECONDS - t0)) s to start);" \
+		echo "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') in $PG_DIR, 127.0.0.1:$PG_PORT ($((SECONDS - t0)) s to start);" \
 			"fsync $([ "${LAB_BENCH_DURABLE:-0}" = 1 ] && echo on || echo "off (LAB_BENCH_DURABLE=1 for on)")"
 		"$B/bench/bench_lab" 127.0.0.1 "$PG_PORT" "$PG_USER" "$cred/lab.pgpass"
 	)
