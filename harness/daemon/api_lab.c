@@ -215,8 +215,9 @@ void api_lab_job_get(struct api *a, const struct httpd_req *rq, struct httpd_res
 
 /* POST /lab/jobs?on=SELECTOR: the job file's text, checked here as a
  * local submit is, queued in the lab for the machines the selector
- * names; a selector no machine matches is taken (the job waits, and
- * GET /lab/jobs/ID says why). */
+ * names (without ?on=, the job's lab.on; a job that tracks a branch must
+ * name one or the other); a selector no machine matches is taken (the job
+ * waits, and GET /lab/jobs/ID says why). */
 void api_lab_submit(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
 	static const char *const keys[] = { "on" };
@@ -231,28 +232,46 @@ void api_lab_submit(struct api *a, const struct httpd_req *rq, struct httpd_resp
 		httpd_error(rs, 400, "send the job file's text (not empty, no NUL byte)");
 		return;
 	}
-	const char *on = httpd_query(rq, "on");
-	struct lab_selector sel;
-	struct strbuf err = { 0 };
-	if (on && strlen(on) >= LAB_SELECTOR_MAX) {
-		httpd_error(rs, 400, "the selector is longer than %d bytes", LAB_SELECTOR_MAX - 1);
-		return;
-	}
-	if (lab_selector_parse(on ? on : "", &sel, &err) < 0) {
-		httpd_error(rs, 400, "%s", err.buf ? err.buf : "bad selector");
-		sb_free(&err);
-		return;
-	}
 	struct diags d = { 0 };
 	struct job *j = NULL;
 	int r = job_parse_string("submitted.job", rq->body, &j, &d);
-	job_free(j);
 	if (r < 0) {
 		api_reply_diags(rs, r, &d);
 		diags_free(&d);
+		job_free(j);
 		return;
 	}
 	diags_free(&d);
+	/* ?on= first, else the job's own lab.on */
+	const char *on = httpd_query(rq, "on");
+	char sel_text[LAB_SELECTOR_MAX] = "";
+	if (on && strlen(on) >= LAB_SELECTOR_MAX) {
+		job_free(j);
+		httpd_error(rs, 400, "the selector is longer than %d bytes", LAB_SELECTOR_MAX - 1);
+		return;
+	}
+	snprintf(sel_text, sizeof(sel_text), "%s", on ? on : j->lab_on ? j->lab_on : "");
+	bool tracked = false;
+	for (size_t i = 0; i < j->n_variants; i++)
+		tracked = tracked || j->variants[i].track_remote;
+	char name[128];
+	snprintf(name, sizeof(name), "%s", j->name ? j->name : "");
+	job_free(j);
+	if (!*sel_text && tracked) {
+		httpd_error(rs, 400,
+			    "job %s tracks a branch: a nightly submitted to the lab names the machine it runs on "
+			    "(lab.on = host=NAME in its [job], or kab submit --lab --on SELECTOR), so that its nights, "
+			    "change points and confirmations stay on one machine (doc/lab.md)",
+			    name);
+		return;
+	}
+	struct lab_selector sel;
+	struct strbuf err = { 0 };
+	if (lab_selector_parse(sel_text, &sel, &err) < 0) {
+		httpd_error(rs, 400, "%s%s", on ? "" : "lab.on: ", err.buf ? err.buf : "bad selector");
+		sb_free(&err);
+		return;
+	}
 	struct lab *l = borrow(a, rs);
 	if (!l)
 		return;
