@@ -286,8 +286,7 @@ int lab_night_put(struct lab *l, const struct lab_night *n, struct strbuf *err);
  * -ENOENT when none has it, -EEXIST when two machines share that host
  * name (a machine reinstalled keeps its name and gets a new id): both
  * named in err, to be asked for by id. */
-int lab_machine_find(struct lab *l, const char *machine, char ret_id[LAB_UUID_LEN + 1], char ret_host[256],
-		     struct strbuf *err);
+int lab_machine_find(struct lab *l, const char *machine, char ret_id[LAB_UUID_LEN + 1], char ret_host[256], struct strbuf *err);
 
 /* The uploaded report (JSON text, malloc'd into *ret, "null" when the job
  * state carries none) of a job's attempt, with the machine that made it.
@@ -304,8 +303,7 @@ int lab_history_nights(struct lab *l, const char *machine, const char *name, str
 		       size_t *ret_n, struct strbuf *err);
 int lab_history_rows(struct lab *l, const char *machine, const char *name, const struct store_history_filter *f,
 		     struct store_history_row **ret, size_t *ret_n, struct strbuf *err);
-int lab_history_metric_names(struct lab *l, const char *machine, const char *name, char ***ret, size_t *ret_n,
-			     struct strbuf *err);
+int lab_history_metric_names(struct lab *l, const char *machine, const char *name, char ***ret, size_t *ret_n, struct strbuf *err);
 /* The machines with nights of that name, by host name: "lab1 (ID), ..."
  * into out; how many in *ret_n. */
 int lab_history_machines(struct lab *l, const char *name, struct strbuf *out, size_t *ret_n, struct strbuf *err);

@@ -23,8 +23,7 @@ static void cpy(char *dst, size_t len, const char *src)
 	snprintf(dst, len, "%s", src ? src : "");
 }
 
-int lab_machine_find(struct lab *l, const char *machine, char ret_id[LAB_UUID_LEN + 1], char ret_host[256],
-		     struct strbuf *err)
+int lab_machine_find(struct lab *l, const char *machine, char ret_id[LAB_UUID_LEN + 1], char ret_host[256], struct strbuf *err)
 {
 	const char *p[] = { machine };
 	_cleanup_pgres_ PGresult *r = lab_exec(l, "finding a machine",
@@ -66,8 +65,8 @@ int lab_job_report(struct lab *l, int64_t job, int attempt, char **ret, char ret
 	if (!r)
 		return lab_errno(l);
 	if (PQntuples(r) == 0) {
-		sb_printf(err, "attempt %d of lab job %lld has uploaded no state yet (it uploads when it ends)", attempt,
-			  (long long)job);
+		sb_printf(err, "attempt %d of lab job %lld has uploaded no state yet (it uploads when it ends)",
+			  attempt, (long long)job);
 		return -ENOENT;
 	}
 	char *text = strdup(lab_col(r, 0, 2));
@@ -87,8 +86,7 @@ int lab_job_report(struct lab *l, int64_t job, int attempt, char **ret, char ret
 	" FROM lab_nights n JOIN lab_attempts a ON a.job = n.job AND a.attempt = n.attempt" \
 	" WHERE n.machine = $1::uuid AND n.name = $2 AND a.outcome <> 'lost'"
 
-static int night_commits(struct lab *l, const char *const *key, struct store_history_night *v, size_t n,
-			 struct strbuf *err)
+static int night_commits(struct lab *l, const char *const *key, struct store_history_night *v, size_t n, struct strbuf *err)
 {
 	_cleanup_pgres_ PGresult *r =
 		lab_exec(l, "reading the nights' commits",
@@ -183,19 +181,19 @@ int lab_history_rows(struct lab *l, const char *machine, const char *name, const
 			    variant,
 			    f->primary_only ? "true" : "false",
 			    f->first_rank ? "true" : "false" };
-	_cleanup_pgres_ PGresult *r = lab_exec(
-		l, "reading a machine's history rows",
-		"SELECT r.job, extract(epoch FROM n.night)::float8, r.workload, r.metric, r.variant, r.variant_name,"
-		"  r.base_name, r.rank, r.is_primary, r.pairs, r.estimate_pct, r.ci_lo_pct, r.ci_hi_pct, r.p,"
-		"  coalesce(r.verdict, ''), r.median_base, r.median_variant, coalesce(r.unit, ''), coalesce(r.direction, '')"
-		" FROM lab_night_rows r JOIN lab_nights n ON n.job = r.job AND n.attempt = r.attempt"
-		" JOIN lab_attempts a ON a.job = n.job AND a.attempt = n.attempt"
-		" WHERE n.machine = $1::uuid AND n.name = $2 AND a.outcome <> 'lost'"
-		"  AND ($3::text IS NULL OR r.metric = $3) AND ($4::text IS NULL OR r.workload = $4)"
-		"  AND ($5::int < 0 OR r.variant = $5) AND (NOT $6::boolean OR r.is_primary)"
-		"  AND (NOT $7::boolean OR r.rank = 0)"
-		" ORDER BY n.night, r.job, r.workload COLLATE \"C\", r.metric COLLATE \"C\", r.variant",
-		(int)ARRAY_SIZE(p), p, err);
+	_cleanup_pgres_ PGresult *r =
+		lab_exec(l, "reading a machine's history rows",
+			 "SELECT r.job, extract(epoch FROM n.night)::float8, r.workload, r.metric, r.variant, r.variant_name,"
+			 "  r.base_name, r.rank, r.is_primary, r.pairs, r.estimate_pct, r.ci_lo_pct, r.ci_hi_pct, r.p,"
+			 "  coalesce(r.verdict, ''), r.median_base, r.median_variant, coalesce(r.unit, ''), coalesce(r.direction, '')"
+			 " FROM lab_night_rows r JOIN lab_nights n ON n.job = r.job AND n.attempt = r.attempt"
+			 " JOIN lab_attempts a ON a.job = n.job AND a.attempt = n.attempt"
+			 " WHERE n.machine = $1::uuid AND n.name = $2 AND a.outcome <> 'lost'"
+			 "  AND ($3::text IS NULL OR r.metric = $3) AND ($4::text IS NULL OR r.workload = $4)"
+			 "  AND ($5::int < 0 OR r.variant = $5) AND (NOT $6::boolean OR r.is_primary)"
+			 "  AND (NOT $7::boolean OR r.rank = 0)"
+			 " ORDER BY n.night, r.job, r.workload COLLATE \"C\", r.metric COLLATE \"C\", r.variant",
+			 (int)ARRAY_SIZE(p), p, err);
 	if (!r)
 		return lab_errno(l);
 	size_t n = (size_t)PQntuples(r);
@@ -230,17 +228,15 @@ int lab_history_rows(struct lab *l, const char *machine, const char *name, const
 	return 0;
 }
 
-int lab_history_metric_names(struct lab *l, const char *machine, const char *name, char ***ret, size_t *ret_n,
-			     struct strbuf *err)
+int lab_history_metric_names(struct lab *l, const char *machine, const char *name, char ***ret, size_t *ret_n, struct strbuf *err)
 {
 	const char *p[] = { machine, name };
-	_cleanup_pgres_ PGresult *r =
-		lab_exec(l, "reading a machine's history metrics",
-			 "SELECT DISTINCT r.metric COLLATE \"C\" FROM lab_night_rows r"
-			 " JOIN lab_nights n ON n.job = r.job AND n.attempt = r.attempt"
-			 " JOIN lab_attempts a ON a.job = n.job AND a.attempt = n.attempt"
-			 " WHERE n.machine = $1::uuid AND n.name = $2 AND a.outcome <> 'lost' ORDER BY 1",
-			 2, p, err);
+	_cleanup_pgres_ PGresult *r = lab_exec(l, "reading a machine's history metrics",
+					       "SELECT DISTINCT r.metric COLLATE \"C\" FROM lab_night_rows r"
+					       " JOIN lab_nights n ON n.job = r.job AND n.attempt = r.attempt"
+					       " JOIN lab_attempts a ON a.job = n.job AND a.attempt = n.attempt"
+					       " WHERE n.machine = $1::uuid AND n.name = $2 AND a.outcome <> 'lost' ORDER BY 1",
+					       2, p, err);
 	if (!r)
 		return lab_errno(l);
 	size_t n = (size_t)PQntuples(r);
@@ -291,7 +287,7 @@ int lab_regress_put(struct lab *l, const struct lab_regress *g, struct strbuf *e
 	snprintf(good, sizeof(good), "%lld", (long long)g->good_job);
 	snprintf(bad, sizeof(bad), "%lld", (long long)g->bad_job);
 	snprintf(schema, sizeof(schema), "%d", lab_schema_latest());
-	const char *p[] = { g->machine, id, g->name, g->workload, g->metric, variant, g->state,
+	const char *p[] = { g->machine, id,   g->name, g->workload, g->metric,   variant, g->state,
 			    created,    good, bad,     g->data,     KAB_VERSION, schema };
 	/* the machine is in the key: no upload names another machine's row */
 	return lab_run(l, "uploading a change point",

@@ -439,8 +439,7 @@ static int src_nights(void *ctx, const char *name, struct store_history_night **
 	return s->r = lab_history_nights(s->l, s->machine, name, ret, ret_n, s->err);
 }
 
-static int src_rows(void *ctx, const char *name, const struct store_history_filter *f, struct store_history_row **ret,
-		    size_t *ret_n)
+static int src_rows(void *ctx, const char *name, const struct store_history_filter *f, struct store_history_row **ret, size_t *ret_n)
 {
 	struct lab_source *s = ctx;
 	return s->r = lab_history_rows(s->l, s->machine, name, f, ret, ret_n, s->err);
@@ -463,8 +462,7 @@ void api_lab_history(struct api *a, const struct httpd_req *rq, struct httpd_res
 	static const char *const keys[] = { "machine", "job", "metric", "workload", "format" };
 	char bad[80];
 	if (httpd_query_check(rq, keys, ARRAY_SIZE(keys), bad, sizeof(bad)) < 0) {
-		httpd_error(rs, 400, "unknown or repeated parameter \"%s\" (parameters: machine, job, metric, workload, format)",
-			    bad);
+		httpd_error(rs, 400, "unknown or repeated parameter \"%s\" (parameters: machine, job, metric, workload, format)", bad);
 		return;
 	}
 	const char *machine = httpd_query(rq, "machine"), *job = httpd_query(rq, "job"), *fmt = httpd_query(rq, "format");
@@ -479,8 +477,7 @@ void api_lab_history(struct api *a, const struct httpd_req *rq, struct httpd_res
 		return;
 	}
 	if (q.workload && !history_name_ok(q.workload)) {
-		httpd_error(rs, 400, "workload must be a workload's name: 1 to %d letters, digits, '.', '_' and '-'",
-			    HISTORY_NAME_MAX);
+		httpd_error(rs, 400, "workload must be a workload's name: 1 to %d letters, digits, '.', '_' and '-'", HISTORY_NAME_MAX);
 		return;
 	}
 	if (fmt && strcmp(fmt, "json") != 0 && strcmp(fmt, "text") != 0) {
@@ -524,9 +521,7 @@ void api_lab_history(struct api *a, const struct httpd_req *rq, struct httpd_res
 		return;
 	}
 	struct lab_source s = { .l = l, .machine = id, .err = &err };
-	const struct history_source src = {
-		.ctx = &s, .nights = src_nights, .rows = src_rows, .metric_names = src_metric_names
-	};
+	const struct history_source src = { .ctx = &s, .nights = src_nights, .rows = src_rows, .metric_names = src_metric_names };
 	struct history *h = NULL;
 	r = history_load_from(&src, job, &q, &h);
 	if (r < 0 && s.r < 0) {
@@ -545,8 +540,8 @@ void api_lab_history(struct api *a, const struct httpd_req *rq, struct httpd_res
 		return;
 	}
 	if (q.metric && h->n_series == 0) {
-		httpd_error(rs, 404, "job %s on %s has no history of metric %s (%zu metrics have one)", job, host, q.metric,
-			    h->n_metrics);
+		httpd_error(rs, 404, "job %s on %s has no history of metric %s (%zu metrics have one)", job, host,
+			    q.metric, h->n_metrics);
 		history_free(h);
 		return;
 	}
@@ -596,8 +591,8 @@ void api_lab_regressions(struct api *a, const struct httpd_req *rq, struct httpd
 		httpd_error(rs, 400, "unknown or repeated parameter \"%s\" (parameters: machine, job, state, limit)", bad);
 		return;
 	}
-	const char *machine = httpd_query(rq, "machine"), *job = httpd_query(rq, "job"), *state = httpd_query(rq, "state"),
-		   *ls = httpd_query(rq, "limit");
+	const char *machine = httpd_query(rq, "machine"), *job = httpd_query(rq, "job"),
+		   *state = httpd_query(rq, "state"), *ls = httpd_query(rq, "limit");
 	uint64_t limit = LAB_LIST_DEFAULT;
 	enum regress_state st;
 	if (ls && (util_parse_u64(ls, &limit) < 0 || limit == 0 || limit > LAB_LIST_MAX)) {

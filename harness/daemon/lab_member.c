@@ -33,7 +33,7 @@ struct lab_member {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool stopping, woken, connected;
-	char why[512];              /* the last connection error, "" none */
+	char why[512];               /* the last connection error, "" none */
 	struct lab_outbox_sent sent; /* the change points sent: the member's thread's only */
 	struct lab *pool[POOL_MAX];  /* idle connections for HTTP threads */
 	size_t n_pool;

@@ -99,15 +99,15 @@ struct lab_outbox_sent {
 	struct lab_outbox_sent_row {
 		int64_t id;
 		uint64_t hash;
-	} *v;
+	} * v;
 	size_t n, cap;
 };
 void lab_outbox_sent_clear(struct lab_outbox_sent *s);
 /* The machine's change points (db/store_regress.h) that are new or changed
  * since they were sent, each uploaded whole (lab_regress_put: keyed by the
  * machine and the local id); how many in *ret_n (may be NULL). */
-int lab_outbox_regressions(struct lab *l, const struct lab_machine *self, struct store *st, struct lab_outbox_sent *sent,
-			   size_t *ret_n, struct strbuf *err);
+int lab_outbox_regressions(struct lab *l, const struct lab_machine *self, struct store *st,
+			   struct lab_outbox_sent *sent, size_t *ret_n, struct strbuf *err);
 /* The UUID of a claim's upload: the claim's key with the kind and the
  * local row's id folded in (distinct for each, the same on every try). */
 void lab_outbox_uuid(const char *key, char kind, int64_t id, char ret[LAB_UUID_LEN + 1]);

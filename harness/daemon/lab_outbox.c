@@ -325,8 +325,8 @@ static char *regress_text(const struct store_regress *g, const struct regress_bi
 	return text;
 }
 
-int lab_outbox_regressions(struct lab *l, const struct lab_machine *self, struct store *st, struct lab_outbox_sent *sent,
-			   size_t *ret_n, struct strbuf *err)
+int lab_outbox_regressions(struct lab *l, const struct lab_machine *self, struct store *st,
+			   struct lab_outbox_sent *sent, size_t *ret_n, struct strbuf *err)
 {
 	struct store_regress *rows = NULL;
 	size_t n = 0, up = 0;

@@ -420,8 +420,7 @@ static int store_nights(void *ctx, const char *name, struct store_history_night 
 	return store_history_nights(ctx, name, ret, ret_n);
 }
 
-static int store_rows(void *ctx, const char *name, const struct store_history_filter *f, struct store_history_row **ret,
-		      size_t *ret_n)
+static int store_rows(void *ctx, const char *name, const struct store_history_filter *f, struct store_history_row **ret, size_t *ret_n)
 {
 	return store_history_rows(ctx, name, f, ret, ret_n);
 }
@@ -433,14 +432,11 @@ static int store_metric_names(void *ctx, const char *name, char ***ret, size_t *
 
 int history_load(struct store *st, const char *name, const struct history_query *q, struct history **ret)
 {
-	const struct history_source src = {
-		.ctx = st, .nights = store_nights, .rows = store_rows, .metric_names = store_metric_names
-	};
+	const struct history_source src = { .ctx = st, .nights = store_nights, .rows = store_rows, .metric_names = store_metric_names };
 	return history_load_from(&src, name, q, ret);
 }
 
-int history_load_from(const struct history_source *src, const char *name, const struct history_query *q,
-		      struct history **ret)
+int history_load_from(const struct history_source *src, const char *name, const struct history_query *q, struct history **ret)
 {
 	struct history_query none = { 0 };
 	if (!q)

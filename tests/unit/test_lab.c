@@ -1180,7 +1180,6 @@ static void test_bad_connections(void)
 	sb_free(&err);
 }
 
-
 /* ---- lab-wide reads ---- */
 
 #define M3 "33333333-3333-4333-8333-333333333333"
@@ -1199,8 +1198,7 @@ static int t_nights(void *ctx, const char *name, struct store_history_night **re
 	return r;
 }
 
-static int t_rows(void *ctx, const char *name, const struct store_history_filter *f, struct store_history_row **ret,
-		  size_t *ret_n)
+static int t_rows(void *ctx, const char *name, const struct store_history_filter *f, struct store_history_row **ret, size_t *ret_n)
 {
 	struct src_ctx *s = ctx;
 	struct strbuf err = { 0 };
@@ -1244,12 +1242,18 @@ static void test_reads(void)
 		snprintf(sha, sizeof(sha), "%040d", i + 1);
 		jobs1[i] = night_job(l, M1, "lab1", 600);
 		struct store_history_row r1[] = { hrow(BOGO, "higher", (i < 6 ? 0 : -8) + wobble, 100) };
-		put_ok(l, &(struct night_in){ .machine = M1, .sha = sha, .job = jobs1[i], .status = JOB_DONE,
-					      .start = T0 + i * DAY, .committed = T0 + i * DAY - 3600, .rows = r1, .n = 1 });
+		put_ok(l, &(struct night_in){ .machine = M1,
+					      .sha = sha,
+					      .job = jobs1[i],
+					      .status = JOB_DONE,
+					      .start = T0 + i * DAY,
+					      .committed = T0 + i * DAY - 3600,
+					      .rows = r1,
+					      .n = 1 });
 		jobs2[i] = night_job(l, M2, "lab2", 600);
 		struct store_history_row r2[] = { hrow(BOGO, "higher", 3 + wobble, 100) };
-		put_ok(l, &(struct night_in){ .machine = M2, .job = jobs2[i], .status = JOB_DONE, .start = T0 + i * DAY + 60,
-					      .rows = r2, .n = 1 });
+		put_ok(l, &(struct night_in){
+				  .machine = M2, .job = jobs2[i], .status = JOB_DONE, .start = T0 + i * DAY + 60, .rows = r2, .n = 1 });
 	}
 	/* a lost attempt's night is no night of the history */
 	int64_t lost = night_job(l, M1, "lab1", 600);
@@ -1315,12 +1319,9 @@ static void test_reads(void)
 	sb_free(&err);
 
 	/* a job's report, as its attempt's state carried it */
-	struct lab_upload u = { .kind = LAB_UPLOAD_JOB_STATE,
-				.machine = M1,
-				.job = jobs1[0],
-				.attempt = 1,
-				.status = "done",
-				.data = "{\"local_job\": 7, \"report\": {\"schema\": 1, \"job\": {\"name\": \"nightly-mm\"}}}" };
+	struct lab_upload u = {
+		.kind = LAB_UPLOAD_JOB_STATE, .machine = M1, .job = jobs1[0], .attempt = 1, .status = "done", .data = "{\"local_job\": 7, \"report\": {\"schema\": 1, \"job\": {\"name\": \"nightly-mm\"}}}"
+	};
 	T_EQ_INT(lab_upload(l, &u, &err), 0);
 	char *text = NULL;
 	int64_t local = 0;
@@ -1359,8 +1360,7 @@ static void test_reads(void)
 	g2.data = "{\"id\": 1, \"state\": \"not-confirmed\"}";
 	T_EQ_INT(lab_regress_put(l, &g2, &err), 0);
 	T_EQ_INT(admin_sql("t_reads", "SELECT count(*) FROM lab_regressions"), 2);
-	T_EQ_INT(admin_sql("t_reads", "SELECT count(*) FROM lab_regressions WHERE machine = '" M1 "' AND state = 'confirmed'"),
-		 1);
+	T_EQ_INT(admin_sql("t_reads", "SELECT count(*) FROM lab_regressions WHERE machine = '" M1 "' AND state = 'confirmed'"), 1);
 	struct lab_regress *v = NULL;
 	T_EQ_INT(lab_regressions(l, NULL, NULL, NULL, 10, &v, &n, &err), 0);
 	T_EQ_INT((int)n, 2);

@@ -287,7 +287,6 @@ static void test_round_trip(struct machine *a, struct lab *l)
 	sb_free(&err);
 }
 
-
 /* The machine's change points go up at its heartbeat, keyed by its id and
  * the local id, with the lab's jobs of the two nights; again only when one
  * changed (its confirmation settled). */
