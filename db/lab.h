@@ -282,3 +282,54 @@ struct lab_night {
  * have -ENOENT, both named in err); a bad field -EINVAL, naming the row.
  * The view otava_nights shows its measured rows (doc/lab.md). */
 int lab_night_put(struct lab *l, const struct lab_night *n, struct strbuf *err);
+
+/* ---- lab-wide reads (db/lab_reads.c) ---- */
+
+/* The machine a filter names, by host name or id: its id and host name.
+ * -ENOENT when none has it, -EEXIST when two machines share that host
+ * name (a machine reinstalled keeps its name and gets a new id): both
+ * named in err, to be asked for by id. */
+int lab_machine_find(struct lab *l, const char *machine, char ret_id[LAB_UUID_LEN + 1], char ret_host[256], struct strbuf *err);
+
+/* The uploaded report (JSON text, malloc'd into *ret, "null" when the job
+ * state carries none) of a job's attempt, with the machine that made it.
+ * -ENOENT when the attempt has no uploaded state. */
+int lab_job_report(struct lab *l, int64_t job, int attempt, char **ret, char ret_machine[LAB_UUID_LEN + 1],
+		   char ret_host[256], int64_t *ret_local_job, struct strbuf *err);
+
+/* One machine's nightly history of a job name, from the nights it
+ * uploaded (lab_night_put), in the shapes store_history_nights, _rows and
+ * _metric_names give them (harness/report/history.h's source): a night's
+ * job_id is the lab's job. Nights of lost attempts are left out (their
+ * job ran again whole). machine is an id (lab_machine_find). */
+int lab_history_nights(struct lab *l, const char *machine, const char *name, struct store_history_night **ret,
+		       size_t *ret_n, struct strbuf *err);
+int lab_history_rows(struct lab *l, const char *machine, const char *name, const struct store_history_filter *f,
+		     struct store_history_row **ret, size_t *ret_n, struct strbuf *err);
+int lab_history_metric_names(struct lab *l, const char *machine, const char *name, char ***ret, size_t *ret_n, struct strbuf *err);
+/* The machines with nights of that name, by host name: "lab1 (ID), ..."
+ * into out; how many in *ret_n. */
+int lab_history_machines(struct lab *l, const char *name, struct strbuf *out, size_t *ret_n, struct strbuf *err);
+
+/* A change point a machine's nightly history found, as its SQLite holds
+ * it (db/store_regress.h), uploaded whole as JSON (data) with the columns
+ * the lab filters on. Keyed by the machine and its local id: a machine
+ * writes only its own rows, and a repeat leaves one. */
+struct lab_regress {
+	char machine[LAB_UUID_LEN + 1];
+	int64_t local_id;
+	const char *name, *workload, *metric, *state;
+	int variant;
+	double created;
+	int64_t good_job, bad_job; /* the lab's jobs of the two nights; 0: not lab jobs */
+	const char *data;          /* a JSON object */
+	/* read back (lab_regressions) */
+	char hostname[256];
+};
+int lab_regress_put(struct lab *l, const struct lab_regress *r, struct strbuf *err);
+/* Up to limit change points, newest first; machine (host name or id),
+ * name and state NULL: any. *ret (free each data, then the array:
+ * lab_regressions_free). */
+int lab_regressions(struct lab *l, const char *machine, const char *name, const char *state, size_t limit,
+		    struct lab_regress **ret, size_t *ret_n, struct strbuf *err);
+void lab_regressions_free(struct lab_regress *v, size_t n);

@@ -116,7 +116,24 @@ static const char *const migration_3[] = {
 	NULL,
 };
 
-static const char *const *const migrations[] = { migration_1, migration_2, migration_3 };
+static const char *const migration_4[] = {
+	/* the change points each machine's nightly histories found, as its
+	 * own SQLite holds them (their confirmation, its verdict, the
+	 * acknowledgement, a bisection): keyed by the machine and its local
+	 * id, so a machine writes only its own rows; good_job and bad_job are
+	 * the lab's jobs of the two nights when they were lab jobs */
+	"CREATE TABLE lab_regressions ("
+	"  machine uuid NOT NULL REFERENCES machines(id), local_id bigint NOT NULL, name text NOT NULL,"
+	"  workload text NOT NULL, metric text NOT NULL, variant integer NOT NULL, state text NOT NULL,"
+	"  created timestamptz NOT NULL, good_job bigint, bad_job bigint, data jsonb NOT NULL,"
+	"  kab_version text NOT NULL, schema_version integer NOT NULL, uploaded timestamptz NOT NULL DEFAULT now(),"
+	"  PRIMARY KEY (machine, local_id))",
+	"CREATE INDEX lab_regressions_created ON lab_regressions (created DESC)",
+	"CREATE INDEX lab_nights_machine ON lab_nights (machine, name, night)",
+	NULL,
+};
+
+static const char *const *const migrations[] = { migration_1, migration_2, migration_3, migration_4 };
 
 /* the advisory lock machines take to migrate one at a time ("kab" "lab") */
 #define SCHEMA_LOCK "4839585237018230146"

@@ -247,40 +247,55 @@ function renderHistory(h, marksOf, culpritsOf) {
 
 // The regressions recorded for a job name, by series and first bad job:
 // "confirmed regression #2"; none when they cannot be read.
-async function regressionMarks(job) {
+// In a lab (machine given) the machine's uploaded ones, whose first bad
+// night is the lab's job (lab_bad_job), as the lab history's points are.
+async function regressionMarks(job, machine) {
 	try {
-		return (await getAll("/regressions", "regressions")).filter(r => r.job === job);
+		if (!machine)
+			return (await getAll("/regressions", "regressions")).filter(r => r.job === job);
+		const q = new URLSearchParams({ machine, job, limit: "1000" });
+		return (await getJSON("/lab/regressions?" + q.toString())).regressions.map(r =>
+			({ ...r, first_bad: r.first_bad && r.lab_bad_job ? { ...r.first_bad, job: r.lab_bad_job } : null }));
 	} catch (e) {
 		return [];
 	}
 }
 
+// The history's API path and query: the machine's own (/history), or one
+// lab machine's (/lab/history?machine=...) when the page names a machine.
+function historyApi(job, machine, metric, workload, format) {
+	const q = new URLSearchParams(machine ? { machine, job } : { job });
+	if (metric) q.set("metric", metric);
+	if (workload) q.set("workload", workload);
+	if (format) q.set("format", format);
+	return (machine ? "/lab/history?" : "/history?") + q.toString();
+}
+
 async function historyPage() {
 	const q = new URLSearchParams(location.search);
-	const job = q.get("job"), metric = q.get("metric"), workload = q.get("workload");
+	const job = q.get("job"), metric = q.get("metric"), workload = q.get("workload"), machine = q.get("machine");
 	const title = document.getElementById("title");
 	if (!job) { showError("no job name in the address (history.html?job=NAME)"); return; }
-	document.title = `kab: history of ${job}`;
-	title.textContent = `Nightly history: ${job}`;
-	const text = new URLSearchParams({ job, format: "text" });
-	if (metric) text.set("metric", metric);
-	document.getElementById("as-text").href = API + "/history?" + text.toString();
+	const on = machine ? ` on ${machine}` : "";
+	document.title = `kab: history of ${job}${on}`;
+	title.textContent = `Nightly history: ${job}${on}`;
+	document.getElementById("as-text").href = API + historyApi(job, machine, metric, null, "text");
 	document.getElementById("metric").addEventListener("change", ev => {
-		location.search = new URLSearchParams(ev.target.value ? { job, metric: ev.target.value } : { job }).toString();
+		const p = new URLSearchParams({ job });
+		if (machine) p.set("machine", machine);
+		if (ev.target.value) p.set("metric", ev.target.value);
+		location.search = p.toString();
 	});
-	const path = new URLSearchParams({ job });
-	if (metric) path.set("metric", metric);
-	if (workload) path.set("workload", workload);
 	let h;
 	try {
-		h = await getJSON("/history?" + path.toString());
+		h = await getJSON(historyApi(job, machine, metric, workload));
 	} catch (e) {
 		document.getElementById("summary").textContent = "";
-		showError(e.status === 404 && !metric && !workload ? `no nightly history for job ${job}` :
-			e.status === 404 ? e.message : "cannot read the history: " + e.message);
+		showError(e.status === 404 && !metric && !workload ? `no nightly history for job ${job}${on}` :
+			e.status === 404 || e.status === 400 ? e.message : "cannot read the history: " + e.message);
 		return;
 	}
-	const regs = await regressionMarks(job);
+	const regs = await regressionMarks(job, machine);
 	const ofSeries = s => regs.filter(r => r.workload === s.workload && r.metric === s.metric && r.first_bad);
 	renderHistory(h, s => {
 		const marks = {};

@@ -44,6 +44,11 @@ void api_lab_machines(struct api *a, const struct httpd_req *rq, struct httpd_re
 void api_lab_jobs(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 void api_lab_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 void api_lab_submit(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+/* the lab-wide reads: a job's uploaded report, one machine's history, the
+ * change points machines uploaded */
+void api_lab_job_report(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_lab_history(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
+void api_lab_regressions(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs);
 struct strbuf;
 struct store;
 /* /metrics' lab lines: the uploads pending here, and from the lab its

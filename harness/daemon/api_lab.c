@@ -7,11 +7,14 @@
 #include "harness/daemon/lab_member.h"
 #include "harness/base/json.h"
 #include "harness/job/job.h"
+#include "harness/report/history.h"
 #include "db/store.h"
 #include "db/store_lab.h"
+#include "db/store_regress.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -212,8 +215,9 @@ void api_lab_job_get(struct api *a, const struct httpd_req *rq, struct httpd_res
 
 /* POST /lab/jobs?on=SELECTOR: the job file's text, checked here as a
  * local submit is, queued in the lab for the machines the selector
- * names; a selector no machine matches is taken (the job waits, and
- * GET /lab/jobs/ID says why). */
+ * names (without ?on=, the job's lab.on; a job that tracks a branch must
+ * name one or the other); a selector no machine matches is taken (the job
+ * waits, and GET /lab/jobs/ID says why). */
 void api_lab_submit(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
 	static const char *const keys[] = { "on" };
@@ -228,28 +232,46 @@ void api_lab_submit(struct api *a, const struct httpd_req *rq, struct httpd_resp
 		httpd_error(rs, 400, "send the job file's text (not empty, no NUL byte)");
 		return;
 	}
-	const char *on = httpd_query(rq, "on");
-	struct lab_selector sel;
-	struct strbuf err = { 0 };
-	if (on && strlen(on) >= LAB_SELECTOR_MAX) {
-		httpd_error(rs, 400, "the selector is longer than %d bytes", LAB_SELECTOR_MAX - 1);
-		return;
-	}
-	if (lab_selector_parse(on ? on : "", &sel, &err) < 0) {
-		httpd_error(rs, 400, "%s", err.buf ? err.buf : "bad selector");
-		sb_free(&err);
-		return;
-	}
 	struct diags d = { 0 };
 	struct job *j = NULL;
 	int r = job_parse_string("submitted.job", rq->body, &j, &d);
-	job_free(j);
 	if (r < 0) {
 		api_reply_diags(rs, r, &d);
 		diags_free(&d);
+		job_free(j);
 		return;
 	}
 	diags_free(&d);
+	/* ?on= first, else the job's own lab.on */
+	const char *on = httpd_query(rq, "on");
+	char sel_text[LAB_SELECTOR_MAX] = "";
+	if (on && strlen(on) >= LAB_SELECTOR_MAX) {
+		job_free(j);
+		httpd_error(rs, 400, "the selector is longer than %d bytes", LAB_SELECTOR_MAX - 1);
+		return;
+	}
+	snprintf(sel_text, sizeof(sel_text), "%s", on ? on : j->lab_on ? j->lab_on : "");
+	bool tracked = false;
+	for (size_t i = 0; i < j->n_variants; i++)
+		tracked = tracked || j->variants[i].track_remote;
+	char name[128];
+	snprintf(name, sizeof(name), "%s", j->name ? j->name : "");
+	job_free(j);
+	if (!*sel_text && tracked) {
+		httpd_error(rs, 400,
+			    "job %s tracks a branch: a nightly submitted to the lab names the machine it runs on "
+			    "(lab.on = host=NAME in its [job], or kab submit --lab --on SELECTOR), so that its nights, "
+			    "change points and confirmations stay on one machine (doc/lab.md)",
+			    name);
+		return;
+	}
+	struct lab_selector sel;
+	struct strbuf err = { 0 };
+	if (lab_selector_parse(sel_text, &sel, &err) < 0) {
+		httpd_error(rs, 400, "%s%s", on ? "" : "lab.on: ", err.buf ? err.buf : "bad selector");
+		sb_free(&err);
+		return;
+	}
 	struct lab *l = borrow(a, rs);
 	if (!l)
 		return;
@@ -336,4 +358,292 @@ void api_metrics_lab(struct api *a, struct store *st, struct strbuf *b)
 		label(b, v[i].hostname);
 		sb_printf(b, "\",id=\"%s\"} %.1f\n", v[i].id, v[i].heartbeat_age_s);
 	}
+}
+
+/* ---- lab-wide reads: reports, histories, change points ---- */
+
+/* GET /lab/jobs/ID/report[?attempt=N]: the report the machine uploaded
+ * with the attempt's state, the counted attempt's by default, with "lab"
+ * added: the lab job, the attempt, the machine and its local job. */
+void api_lab_job_report(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+{
+	static const char *const keys[] = { "attempt" };
+	char bad[64];
+	if (httpd_query_check(rq, keys, ARRAY_SIZE(keys), bad, sizeof(bad)) < 0) {
+		httpd_error(rs, 400, "unknown or repeated parameter \"%s\" (parameters: attempt)", bad);
+		return;
+	}
+	const char *as = httpd_query(rq, "attempt");
+	uint64_t want = 0;
+	if (as && (util_parse_u64(as, &want) < 0 || want == 0 || want > 1000)) {
+		httpd_error(rs, 400, "attempt must be an attempt's number (1, 2, ...)");
+		return;
+	}
+	if (!in_lab(a, rs))
+		return;
+	struct lab *l = borrow(a, rs);
+	if (!l)
+		return;
+	struct strbuf err = { 0 };
+	_cleanup_free_ struct lab_attempt *att = NULL;
+	size_t n = 0;
+	struct lab_job j;
+	int r = lab_job_get(l, rq->id, &j, &err);
+	if (r >= 0)
+		r = lab_attempts(l, rq->id, &att, &n, &err);
+	int attempt = want ? (int)want : counted_attempt(att, n);
+	_cleanup_free_ char *text = NULL;
+	char machine[LAB_UUID_LEN + 1] = "", host[256] = "";
+	int64_t local = 0;
+	if (r >= 0 && attempt == 0) {
+		lab_member_give_back(a->lab, l, true);
+		httpd_error(rs, 404, "lab job %lld is %s: it has no report until an attempt ends and its machine uploads it",
+			    (long long)rq->id, lab_job_state_name(j.state));
+		return;
+	}
+	if (r >= 0)
+		r = lab_job_report(l, rq->id, attempt, &text, machine, host, &local, &err);
+	if (r < 0) {
+		lab_failed(a, l, rs, r, &err);
+		sb_free(&err);
+		return;
+	}
+	lab_member_give_back(a->lab, l, true);
+	json_t *o = json_loads(text, 0, NULL);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		httpd_error(rs, 404, "attempt %d of lab job %lld (on %s) uploaded no report", attempt, (long long)rq->id, host);
+		return;
+	}
+	if (jw_set(o, "lab",
+		   json_pack("{s:I, s:i, s:b, s:o, s:o, s:I}", "job", (json_int_t)rq->id, "attempt", attempt, "counted",
+			     attempt == counted_attempt(att, n), "machine", jw_str(host), "machine_id", jw_str(machine),
+			     "local_job", (json_int_t)local)) < 0) {
+		json_decref(o);
+		o = NULL;
+	}
+	reply(rs, o, 200);
+}
+
+/* a history's source: one machine's nights in the lab */
+struct lab_source {
+	struct lab *l;
+	const char *machine;
+	struct strbuf *err;
+	int r; /* the first error, for the status */
+};
+
+static int src_nights(void *ctx, const char *name, struct store_history_night **ret, size_t *ret_n)
+{
+	struct lab_source *s = ctx;
+	return s->r = lab_history_nights(s->l, s->machine, name, ret, ret_n, s->err);
+}
+
+static int src_rows(void *ctx, const char *name, const struct store_history_filter *f, struct store_history_row **ret, size_t *ret_n)
+{
+	struct lab_source *s = ctx;
+	return s->r = lab_history_rows(s->l, s->machine, name, f, ret, ret_n, s->err);
+}
+
+static int src_metric_names(void *ctx, const char *name, char ***ret, size_t *ret_n)
+{
+	struct lab_source *s = ctx;
+	return s->r = lab_history_metric_names(s->l, s->machine, name, ret, ret_n, s->err);
+}
+
+/* GET /lab/history?machine=HOST|ID&job=NAME[&metric=M][&workload=W]
+ * [&format=json|text]: one machine's history of a job name, from the
+ * nights it uploaded, as GET /history shows a machine's own (the same
+ * series and change points), with "machine" and "machine_id". A series
+ * never mixes machines: without machine the request is refused, naming
+ * the machines that have nights of the name. */
+void api_lab_history(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+{
+	static const char *const keys[] = { "machine", "job", "metric", "workload", "format" };
+	char bad[80];
+	if (httpd_query_check(rq, keys, ARRAY_SIZE(keys), bad, sizeof(bad)) < 0) {
+		httpd_error(rs, 400, "unknown or repeated parameter \"%s\" (parameters: machine, job, metric, workload, format)", bad);
+		return;
+	}
+	const char *machine = httpd_query(rq, "machine"), *job = httpd_query(rq, "job"), *fmt = httpd_query(rq, "format");
+	struct history_query q = { .metric = httpd_query(rq, "metric"), .workload = httpd_query(rq, "workload") };
+	if (!job || !history_name_ok(job)) {
+		httpd_error(rs, 400, "job=NAME is required: a nightly job's name, 1 to %d letters, digits, '.', '_' and '-'",
+			    HISTORY_NAME_MAX);
+		return;
+	}
+	if (q.metric && !history_metric_ok(q.metric)) {
+		httpd_error(rs, 400, "metric must be a metric's name: 1 to %d letters, digits and ._-:+/[]", HISTORY_METRIC_MAX);
+		return;
+	}
+	if (q.workload && !history_name_ok(q.workload)) {
+		httpd_error(rs, 400, "workload must be a workload's name: 1 to %d letters, digits, '.', '_' and '-'", HISTORY_NAME_MAX);
+		return;
+	}
+	if (fmt && strcmp(fmt, "json") != 0 && strcmp(fmt, "text") != 0) {
+		httpd_error(rs, 400, "unknown format (history formats: json, text)");
+		return;
+	}
+	if (machine && (!*machine || strlen(machine) > 255)) {
+		httpd_error(rs, 400, "machine must be a host name or a machine id");
+		return;
+	}
+	if (!in_lab(a, rs))
+		return;
+	struct lab *l = borrow(a, rs);
+	if (!l)
+		return;
+	struct strbuf err = { 0 }, which = { 0 };
+	int r;
+	if (!machine) {
+		size_t n = 0;
+		if ((r = lab_history_machines(l, job, &which, &n, &err)) < 0) {
+			lab_failed(a, l, rs, r, &err);
+		} else {
+			lab_member_give_back(a->lab, l, true);
+			httpd_error(rs, 400,
+				    "machine=HOST (or its id) is required: a history is one machine's, numbers from two "
+				    "machines are never one series; %s",
+				    n ? which.buf : "no machine has uploaded nights of that name");
+		}
+		sb_free(&err);
+		sb_free(&which);
+		return;
+	}
+	char id[LAB_UUID_LEN + 1], host[256];
+	if ((r = lab_machine_find(l, machine, id, host, &err)) < 0) {
+		if (r == -EEXIST || r == -ENOENT) {
+			lab_member_give_back(a->lab, l, true);
+			httpd_error(rs, r == -EEXIST ? 400 : 404, "%s", err.buf);
+		} else
+			lab_failed(a, l, rs, r, &err);
+		sb_free(&err);
+		return;
+	}
+	struct lab_source s = { .l = l, .machine = id, .err = &err };
+	const struct history_source src = { .ctx = &s, .nights = src_nights, .rows = src_rows, .metric_names = src_metric_names };
+	struct history *h = NULL;
+	r = history_load_from(&src, job, &q, &h);
+	if (r < 0 && s.r < 0) {
+		lab_failed(a, l, rs, s.r, &err);
+		sb_free(&err);
+		return;
+	}
+	lab_member_give_back(a->lab, l, true);
+	sb_free(&err);
+	if (r == -ENOENT) {
+		httpd_error(rs, 404, "no nights of job %s from machine %s in the lab", job, host);
+		return;
+	}
+	if (r < 0) {
+		httpd_error(rs, 500, "the history of %s on %s could not be read: %s", job, host, strerror(-r));
+		return;
+	}
+	if (q.metric && h->n_series == 0) {
+		httpd_error(rs, 404, "job %s on %s has no history of metric %s (%zu metrics have one)", job, host,
+			    q.metric, h->n_metrics);
+		history_free(h);
+		return;
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f) {
+		history_free(h);
+		httpd_error(rs, 500, "out of memory");
+		return;
+	}
+	bool text = fmt && strcmp(fmt, "text") == 0;
+	if (text)
+		fprintf(f, "machine %s (%s)\n", host, id);
+	r = text ? history_render_text(h, true, f) : history_render_json(h, f);
+	history_free(h);
+	if (fclose(f) != 0 && r >= 0)
+		r = -ENOMEM;
+	if (r < 0) {
+		free(buf);
+		httpd_error(rs, 500, "the history of %s on %s could not be rendered: %s", job, host, strerror(-r));
+		return;
+	}
+	if (text) {
+		httpd_body_take(rs, buf, len, "text/plain; charset=utf-8");
+		return;
+	}
+	json_t *o = json_loadb(buf, len, 0, NULL);
+	free(buf);
+	if (o && (jw_set(o, "machine", jw_str(host)) < 0 || jw_set(o, "machine_id", jw_str(id)) < 0)) {
+		json_decref(o);
+		o = NULL;
+	}
+	reply(rs, o, 200);
+}
+
+/* GET /lab/regressions[?machine=HOST|ID][&job=NAME][&state=S][&limit=N]:
+ * the change points machines uploaded, newest first, each as its machine
+ * renders it (GET /regressions) with "machine" (its host name),
+ * "machine_id", "local_id", and the lab's jobs of its two nights
+ * ("lab_good_job", "lab_bad_job", null when they were local jobs). */
+void api_lab_regressions(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
+{
+	static const char *const keys[] = { "machine", "job", "state", "limit" };
+	char bad[64];
+	if (httpd_query_check(rq, keys, ARRAY_SIZE(keys), bad, sizeof(bad)) < 0) {
+		httpd_error(rs, 400, "unknown or repeated parameter \"%s\" (parameters: machine, job, state, limit)", bad);
+		return;
+	}
+	const char *machine = httpd_query(rq, "machine"), *job = httpd_query(rq, "job"),
+		   *state = httpd_query(rq, "state"), *ls = httpd_query(rq, "limit");
+	uint64_t limit = LAB_LIST_DEFAULT;
+	enum regress_state st;
+	if (ls && (util_parse_u64(ls, &limit) < 0 || limit == 0 || limit > LAB_LIST_MAX)) {
+		httpd_error(rs, 400, "limit must be a whole number from 1 to %d", LAB_LIST_MAX);
+		return;
+	}
+	if (machine && (!*machine || strlen(machine) > 255)) {
+		httpd_error(rs, 400, "machine must be a host name or a machine id");
+		return;
+	}
+	if (job && !history_name_ok(job)) {
+		httpd_error(rs, 400, "job must be a job's name: 1 to %d letters, digits, '.', '_' and '-'", HISTORY_NAME_MAX);
+		return;
+	}
+	if (state && regress_state_parse(state, &st) < 0) {
+		httpd_error(rs, 400, "state must be a change point's state (pending, confirmed, not-confirmed, failed)");
+		return;
+	}
+	if (!in_lab(a, rs))
+		return;
+	struct lab *l = borrow(a, rs);
+	if (!l)
+		return;
+	struct lab_regress *v = NULL;
+	size_t n = 0;
+	struct strbuf err = { 0 };
+	int r = lab_regressions(l, machine, job, state, (size_t)limit, &v, &n, &err);
+	if (r < 0) {
+		lab_failed(a, l, rs, r, &err);
+		sb_free(&err);
+		return;
+	}
+	lab_member_give_back(a->lab, l, true);
+	json_t *arr = json_array();
+	for (size_t i = 0; arr && i < n; i++) {
+		json_t *o = json_loads(v[i].data, 0, NULL);
+		if (!json_is_object(o)) {
+			json_decref(o);
+			o = json_object();
+		}
+		/* the machine's own words for itself ("host (kernel)") stay, as machine_detail */
+		json_t *detail = json_object_get(o, "machine");
+		if (detail)
+			jw_set(o, "machine_detail", json_incref(detail));
+		jw_set(o, "machine", jw_str(v[i].hostname));
+		jw_set(o, "machine_id", jw_str(v[i].machine));
+		jw_set(o, "local_id", json_integer(v[i].local_id));
+		jw_set(o, "lab_good_job", v[i].good_job ? json_integer(v[i].good_job) : json_null());
+		jw_set(o, "lab_bad_job", v[i].bad_job ? json_integer(v[i].bad_job) : json_null());
+		json_array_append_new(arr, o);
+	}
+	lab_regressions_free(v, n);
+	reply(rs, json_pack("{s:o}", "regressions", arr), 200);
 }

@@ -87,6 +87,9 @@ static const struct route {
 	{ "/lab/machines", api_lab_machines, NULL },
 	{ "/lab/jobs", api_lab_jobs, api_lab_submit },
 	{ "/lab/jobs/#", api_lab_job_get, NULL },
+	{ "/lab/jobs/#/report", api_lab_job_report, NULL },
+	{ "/lab/history", api_lab_history, NULL },
+	{ "/lab/regressions", api_lab_regressions, NULL },
 };
 
 /* A request between MHD's calls: what admit() decided, then its body. */

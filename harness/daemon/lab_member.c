@@ -33,8 +33,9 @@ struct lab_member {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool stopping, woken, connected;
-	char why[512];              /* the last connection error, "" none */
-	struct lab *pool[POOL_MAX]; /* idle connections for HTTP threads */
+	char why[512];               /* the last connection error, "" none */
+	struct lab_outbox_sent sent; /* the change points sent: the member's thread's only */
+	struct lab *pool[POOL_MAX];  /* idle connections for HTTP threads */
 	size_t n_pool;
 };
 
@@ -185,6 +186,7 @@ int lab_member_connect(struct lab_member *m, struct store *st, struct strbuf *er
 	int r = lab_open(&o, &m->lab, err);
 	if (r < 0)
 		return r;
+	lab_outbox_sent_clear(&m->sent); /* a new database, perhaps: each change point goes up again */
 	if ((r = lab_register(m->lab, &m->self, err)) < 0 || (r = lab_listen(m->lab, err)) < 0 ||
 	    (r = give_back_unknown(m, st, err)) < 0) {
 		lab_close(m->lab);
@@ -256,9 +258,11 @@ int lab_member_heartbeat(struct lab_member *m, struct store *st, struct strbuf *
 	int r = renew_claims(m, st, &busy, err);
 	if (r < 0)
 		return r;
-	if ((r = lab_heartbeat(m->lab, m->self.id, busy ? LAB_MACHINE_BUSY : LAB_MACHINE_IDLE, m->conf.lease_s, NULL, err)) == -ENOENT)
+	if ((r = lab_heartbeat(m->lab, m->self.id, busy ? LAB_MACHINE_BUSY : LAB_MACHINE_IDLE, m->conf.lease_s, NULL, err)) == -ENOENT) {
 		/* the lab forgot the machine (a new database): register again */
+		lab_outbox_sent_clear(&m->sent);
 		r = lab_register(m->lab, &m->self, err);
+	}
 	if (r < 0)
 		return r;
 	int rescued = 0;
@@ -267,6 +271,12 @@ int lab_member_heartbeat(struct lab_member *m, struct store *st, struct strbuf *
 	if (rescued)
 		log_info("lab: %d job%s whose lease expired went back to the queue (or failed, their attempts spent)",
 			 rescued, rescued == 1 ? "" : "s");
+	/* the change points this machine's nightly histories found, new or changed */
+	size_t sent = 0;
+	if ((r = lab_outbox_regressions(m->lab, &m->self, st, &m->sent, &sent, err)) < 0)
+		return r;
+	if (sent)
+		log_info("lab: %zu change point%s uploaded (new, or changed since)", sent, sent == 1 ? "" : "s");
 	return 0;
 }
 
@@ -618,6 +628,7 @@ void lab_member_free(struct lab_member *m)
 	lab_close(m->lab);
 	for (size_t i = 0; i < m->n_pool; i++)
 		lab_close(m->pool[i]);
+	lab_outbox_sent_clear(&m->sent);
 	pthread_cond_destroy(&m->cv);
 	pthread_mutex_destroy(&m->mu);
 	free(m->url);

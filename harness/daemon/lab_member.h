@@ -90,6 +90,24 @@ int lab_member_sync(struct lab_member *m, struct store *st, int *ret_n, struct s
  * upserts), then its attempt finished unless it was lost. */
 int lab_outbox_send(struct lab *l, const struct lab_machine *self, struct store *st, const struct store_lab_claim *c,
 		    struct strbuf *err);
+/* What lab_outbox_regressions sent: each change point's local id and a
+ * hash of the JSON that went up, so that only a row that changed since
+ * (its confirmation settled, acknowledged, bisected) goes again. Emptied
+ * at each connection: the first heartbeat sends every row (a repeat
+ * changes nothing). */
+struct lab_outbox_sent {
+	struct lab_outbox_sent_row {
+		int64_t id;
+		uint64_t hash;
+	} * v;
+	size_t n, cap;
+};
+void lab_outbox_sent_clear(struct lab_outbox_sent *s);
+/* The machine's change points (db/store_regress.h) that are new or changed
+ * since they were sent, each uploaded whole (lab_regress_put: keyed by the
+ * machine and the local id); how many in *ret_n (may be NULL). */
+int lab_outbox_regressions(struct lab *l, const struct lab_machine *self, struct store *st,
+			   struct lab_outbox_sent *sent, size_t *ret_n, struct strbuf *err);
 /* The UUID of a claim's upload: the claim's key with the kind and the
  * local row's id folded in (distinct for each, the same on every try). */
 void lab_outbox_uuid(const char *key, char kind, int64_t id, char ret[LAB_UUID_LEN + 1]);

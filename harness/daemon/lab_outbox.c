@@ -7,12 +7,14 @@
  * back (lost: its runs go up under their own attempt and stay there). */
 #include "harness/daemon/lab_member.h"
 #include "harness/base/json.h"
+#include "harness/report/regress.h"
 #include "harness/report/report.h"
 #include "db/store.h"
 #include "db/store_boots.h"
 #include "db/store_builds.h"
 #include "db/store_history.h"
 #include "db/store_lab.h"
+#include "db/store_regress.h"
 #include "harness/base/util.h"
 
 #include <errno.h>
@@ -269,5 +271,108 @@ int lab_outbox_send(struct lab *l, const struct lab_machine *self, struct store 
 	if (lab_attempt_outcome_parse(c->outcome, &o) < 0)
 		o = LAB_ATTEMPT_FAILED;
 	r = lab_finish(l, self->id, c->lab_job, c->attempt, o, *c->reason ? c->reason : NULL, err);
+	return r < 0 ? r : 0;
+}
+
+/* ---- change points ---- */
+
+void lab_outbox_sent_clear(struct lab_outbox_sent *s)
+{
+	free(s->v);
+	*s = (struct lab_outbox_sent){ 0 };
+}
+
+/* FNV-1a: a row's JSON changed or not; no adversary here */
+static uint64_t hash_of(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
+	return h;
+}
+
+static struct lab_outbox_sent_row *sent_row(struct lab_outbox_sent *s, int64_t id)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].id == id)
+			return &s->v[i];
+	if (util_grow(s->v, s->cap, s->n + 1, 16) < 0)
+		return NULL;
+	s->v[s->n] = (struct lab_outbox_sent_row){ .id = id };
+	return &s->v[s->n++];
+}
+
+/* the lab's job of a local one, when it was a claim's; 0 otherwise */
+static int64_t lab_job_of(struct store *st, int64_t job_id)
+{
+	struct store_lab_claim c;
+	return job_id > 0 && store_lab_get(st, job_id, &c) == 0 ? c.lab_job : 0;
+}
+
+/* one row as GET /regressions renders it, compact: malloc'd, NULL when out of memory */
+static char *regress_text(const struct store_regress *g, const struct regress_bisections *bs)
+{
+	struct strbuf sb = { 0 };
+	char *text = NULL;
+	if (regress_render_json(g, 1, bs, &sb) >= 0 && sb.buf) {
+		json_t *all = json_loadb(sb.buf, sb.len, 0, NULL);
+		json_t *row = json_array_get(json_object_get(all, "regressions"), 0);
+		if (row)
+			text = json_dumps(row, JSON_COMPACT | JSON_SORT_KEYS);
+		json_decref(all);
+	}
+	sb_free(&sb);
+	return text;
+}
+
+int lab_outbox_regressions(struct lab *l, const struct lab_machine *self, struct store *st,
+			   struct lab_outbox_sent *sent, size_t *ret_n, struct strbuf *err)
+{
+	struct store_regress *rows = NULL;
+	size_t n = 0, up = 0;
+	struct regress_bisections bs = { 0 };
+	int r = store_regress_list(st, &rows, &n);
+	if (r >= 0)
+		r = regress_bisections_load(st, rows, n, &bs);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		const struct store_regress *g = &rows[i];
+		char *text = regress_text(g, &bs);
+		if (!text) {
+			r = -ENOMEM;
+			break;
+		}
+		uint64_t h = hash_of(text);
+		struct lab_outbox_sent_row *s = sent_row(sent, g->id);
+		if (!s) {
+			free(text);
+			r = -ENOMEM;
+			break;
+		}
+		if (s->hash == h) {
+			free(text);
+			continue;
+		}
+		struct lab_regress lr = { .local_id = g->id,
+					  .name = g->name,
+					  .workload = g->workload,
+					  .metric = g->metric,
+					  .state = regress_state_name(g->state),
+					  .variant = g->variant,
+					  .created = g->created,
+					  .good_job = lab_job_of(st, g->good_job),
+					  .bad_job = lab_job_of(st, g->bad_job),
+					  .data = text };
+		snprintf(lr.machine, sizeof(lr.machine), "%s", self->id);
+		r = lab_regress_put(l, &lr, err);
+		free(text);
+		if (r >= 0) {
+			s->hash = h;
+			up++;
+		}
+	}
+	regress_bisections_free(&bs);
+	free(rows);
+	if (ret_n)
+		*ret_n = up;
 	return r < 0 ? r : 0;
 }

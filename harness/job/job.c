@@ -758,6 +758,7 @@ void job_free(struct job *j)
 		job_variant_clear(&j->variants[i]);
 	free(j->variants);
 	free(j->archive);
+	free(j->lab_on);
 	free(j->cond.cpus);
 	free(j->switch_source);
 	for (size_t i = 0; i < j->n_workloads; i++)

@@ -226,6 +226,11 @@ struct job {
 	/* bisect.revert, bisect.align: the controls of a bisection's confirmed
 	 * culprit (doc/bisect.md, "Controls"); 0 no, 1 yes */
 	int bisect_revert, bisect_align;
+	/* lab.on: the machines a lab may run the job on, a selector
+	 * (db/lab.h); what kab submit --lab sends when it names none. NULL:
+	 * none (any machine) */
+	char *lab_on;
+	int lab_on_line;
 };
 
 /* Whether v is kernel = build with build = ID: a build recorded earlier. */

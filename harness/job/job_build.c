@@ -12,6 +12,7 @@
 #include "harness/base/util.h"
 #include "workloads/wl.h"
 #include "kernels/series.h"
+#include "db/lab.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -222,6 +223,19 @@ static void check_archive(struct job_builder *b)
 		ERR(b, j->archive_line, "%s", why);
 }
 
+/* lab.on: a selector the lab takes (db/lab.h), said at its line */
+static void check_lab_on(struct job_builder *b)
+{
+	struct job *j = b->j;
+	if (!j->lab_on)
+		return;
+	struct lab_selector sel;
+	struct strbuf why = { 0 };
+	if (lab_selector_parse(j->lab_on, &sel, &why) < 0)
+		ERR(b, j->lab_on_line, "lab.on: %s", why.buf ? why.buf : "not a lab selector");
+	sb_free(&why);
+}
+
 void job_check_sampler_overlap(const char *file, const struct job_condition *c, struct diags *d)
 {
 	bool mask[JOB_CPUS_MAX] = { 0 };
@@ -273,6 +287,7 @@ static void build_job_section(struct job_builder *b, const struct job_section *s
 	for (size_t i = 0; i < job_n_keys; i++)
 		b->job_key_line[i] = seen[i].line;
 	check_archive(b);
+	check_lab_on(b);
 	check_condition(b, seen);
 }
 

@@ -582,6 +582,17 @@ const struct job_keydef job_keydefs[] = {
 		  "commit moved code or data, not the metric, and is not reported as a regression's first bad commit. "
 		  "Needs a variant kab builds from a tree, as `bisect.revert` does.",
 	},
+	[JK_JOB_LAB_ON] = { KEY(JOB, "lab.on", KT_TEXT, offsetof(struct job, lab_on)),
+	  .max = 1023, .off_line = offsetof(struct job, lab_on_line), .rank = 2,
+	  .doc_type = "a lab selector (`host=lab3`, `tag=numa cpus>=64`)",
+	  .doc_default = "none (any machine)",
+	  .help = "The machines of a lab the job may run on, when it is submitted to the lab (`kab submit --lab`) "
+		  "without `--on`: terms as `--on` takes them ([doc/lab.md](lab.md#how-the-lab-works)), checked by "
+		  "`kab check`. A tracked nightly submitted to a lab must name one: its history, change points and "
+		  "confirmation jobs are the machine's that runs it, so `host=NAME` keeps every night on one machine "
+		  "(a class such as `tag=NAME` spreads its nights over several, each with a history of its own). A "
+		  "local run ignores it.",
+	},
 	/* keys no code names: no id, in any section's order of addition */
 	{ KEY(SWAP, "zswap.accept_threshold_percent", KT_INT, offsetof(struct job_swap, zswap_accept_threshold)),
 	  .min = 0, .max = 100, .flags = KF_UNSET, .unset = -1, .param = "accept_threshold_percent",

@@ -199,6 +199,7 @@ enum job_key_id {
 	JK_JOB_BISECT_BOOTS,
 	JK_JOB_BISECT_REVERT,
 	JK_JOB_BISECT_ALIGN,
+	JK_JOB_LAB_ON,
 	JK_NAMED /* the count of the above */
 };
 /* Room for every key (job_keytab.c asserts it), for arrays by key. */

@@ -399,23 +399,44 @@ out:
 	return r;
 }
 
-static int load_rows(struct store *st, struct history *h, const struct history_query *q)
+static int load_rows(const struct history_source *src, struct history *h, const struct history_query *q)
 {
 	struct store_history_filter f = { .metric = q->metric, .workload = q->workload, .variant = -1 };
 	if (!q->metric)
 		f.primary_only = true;
-	int r = store_history_rows(st, h->name, &f, &h->rows, &h->n_rows);
+	int r = src->rows(src->ctx, h->name, &f, &h->rows, &h->n_rows);
 	if (r >= 0 && !q->metric && h->n_rows == 0) {
 		free(h->rows);
 		h->rows = NULL;
 		f.primary_only = false;
 		f.first_rank = true;
-		r = store_history_rows(st, h->name, &f, &h->rows, &h->n_rows);
+		r = src->rows(src->ctx, h->name, &f, &h->rows, &h->n_rows);
 	}
 	return r;
 }
 
+static int store_nights(void *ctx, const char *name, struct store_history_night **ret, size_t *ret_n)
+{
+	return store_history_nights(ctx, name, ret, ret_n);
+}
+
+static int store_rows(void *ctx, const char *name, const struct store_history_filter *f, struct store_history_row **ret, size_t *ret_n)
+{
+	return store_history_rows(ctx, name, f, ret, ret_n);
+}
+
+static int store_metric_names(void *ctx, const char *name, char ***ret, size_t *ret_n)
+{
+	return store_history_metric_names(ctx, name, ret, ret_n);
+}
+
 int history_load(struct store *st, const char *name, const struct history_query *q, struct history **ret)
+{
+	const struct history_source src = { .ctx = st, .nights = store_nights, .rows = store_rows, .metric_names = store_metric_names };
+	return history_load_from(&src, name, q, ret);
+}
+
+int history_load_from(const struct history_source *src, const char *name, const struct history_query *q, struct history **ret)
 {
 	struct history_query none = { 0 };
 	if (!q)
@@ -427,13 +448,13 @@ int history_load(struct store *st, const char *name, const struct history_query 
 		return -ENOMEM;
 	snprintf(h->name, sizeof(h->name), "%s", name);
 	snprintf(h->metric, sizeof(h->metric), "%s", q->metric ? q->metric : "");
-	int r = store_history_nights(st, name, &h->nights, &h->n_nights);
+	int r = src->nights(src->ctx, name, &h->nights, &h->n_nights);
 	if (r >= 0 && h->n_nights == 0)
 		r = -ENOENT;
 	if (r >= 0)
-		r = store_history_metric_names(st, name, &h->metrics, &h->n_metrics);
+		r = src->metric_names(src->ctx, name, &h->metrics, &h->n_metrics);
 	if (r >= 0)
-		r = load_rows(st, h, q);
+		r = load_rows(src, h, q);
 	for (size_t j = 0; r >= 0 && j < h->n_nights; j++)
 		h->n_failed += h->nights[j].status != JOB_DONE;
 	if (r >= 0)

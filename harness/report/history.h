@@ -112,6 +112,19 @@ struct history_query {
  * metric with no rows gives a history without series. */
 int history_load(struct store *st, const char *name, const struct history_query *q, struct history **ret);
 void history_free(struct history *h);
+/* Where a history's nights, rows and metric names come from, each as its
+ * store_history_* namesake gives them (arrays the history takes and frees:
+ * malloc'd, the names each malloc'd): kabd's own store for history_load,
+ * or one machine's nights in a lab (harness/daemon/api_lab.c). 0 or
+ * -errno. */
+struct history_source {
+	void *ctx;
+	int (*nights)(void *ctx, const char *name, struct store_history_night **ret, size_t *ret_n);
+	int (*rows)(void *ctx, const char *name, const struct store_history_filter *f, struct store_history_row **ret, size_t *ret_n);
+	int (*metric_names)(void *ctx, const char *name, char ***ret, size_t *ret_n);
+};
+/* history_load from another source: the same series and change points. */
+int history_load_from(const struct history_source *src, const char *name, const struct history_query *q, struct history **ret);
 
 /* The door checks of a name from a user or the network: a job name is 1
  * to HISTORY_NAME_MAX letters, digits, '.', '_' and '-' (what a job file

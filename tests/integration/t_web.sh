@@ -10,7 +10,8 @@
 # moves (the one the page's rule picks from the run's list of series),
 # another is chosen; the report rendered with equivalence margins shows
 # them, as it is shows no margin it lacks; the job list's link opens the
-# page. kab.js's rules without a browser (tests/web/format.mjs). Also the
+# page. kab.js's rules without a browser (tests/web/format.mjs), and lab.js's
+# (tests/web/lab.mjs). Also the
 # run samples API (the list's summaries agree with the series) and the
 # static-file guards: nothing outside the web root,
 # not through "..", %2e or a symlink. Then the nightly pages on a history
@@ -243,6 +244,8 @@ check "with equivalence_pct in the JSON: a \"same within\" column of ±2% and ve
 	[ "$(seen '"same within" in margin["added"]["headers"] and len(margin["added"]["cells"]) > 0 and set(margin["added"]["cells"]) == {"±2%"} and all("±2%" in t for t in margin["added"]["titles"])')" = True ]
 check "kab.js's formatting, folding, verdict texts and default series rules (tests/web/format.mjs): $(node tests/web/format.mjs 2>&1 | tail -n 1)" \
 	node tests/web/format.mjs
+check "lab.js's rules and the history page's lab API (tests/web/lab.mjs): $(node tests/web/lab.mjs 2>&1 | tail -n 1)" \
+	node tests/web/lab.mjs
 check "no JavaScript error or failed request on the pages $(seen 'console_errors')" [ "$(seen 'len(console_errors)')" = 0 ]
 check "following the job list's link opens job $id's page" \
 	[ "$(seen 'followed_url.endswith("/jobs/'$id'")')" = True ]

@@ -5,10 +5,13 @@
  * migrated when older; register and heartbeat; submit and claim; two
  * machines claiming at once, 1,000 times; leases that expire; an
  * idempotent finish; uploads, one machine's rows safe from another's;
- * nights read back through otava_nights by doc/lab.md's Otava queries; a
- * job no machine matches and why; LISTEN/NOTIFY; the bad inputs. */
+ * nights read back through otava_nights by doc/lab.md's Otava queries; the
+ * lab-wide reads (a job's report, one machine's history never mixed with
+ * another's, change points uploaded); a job no machine matches and why;
+ * LISTEN/NOTIFY; the bad inputs. */
 #include "db/lab.h"
 #include "harness/base/util.h"
+#include "harness/report/history.h"
 #include "t.h"
 
 #include <errno.h>
@@ -1177,6 +1180,209 @@ static void test_bad_connections(void)
 	sb_free(&err);
 }
 
+/* ---- lab-wide reads ---- */
+
+#define M3 "33333333-3333-4333-8333-333333333333"
+
+struct src_ctx {
+	struct lab *l;
+	const char *machine;
+};
+
+static int t_nights(void *ctx, const char *name, struct store_history_night **ret, size_t *ret_n)
+{
+	struct src_ctx *s = ctx;
+	struct strbuf err = { 0 };
+	int r = lab_history_nights(s->l, s->machine, name, ret, ret_n, &err);
+	sb_free(&err);
+	return r;
+}
+
+static int t_rows(void *ctx, const char *name, const struct store_history_filter *f, struct store_history_row **ret, size_t *ret_n)
+{
+	struct src_ctx *s = ctx;
+	struct strbuf err = { 0 };
+	int r = lab_history_rows(s->l, s->machine, name, f, ret, ret_n, &err);
+	sb_free(&err);
+	return r;
+}
+
+static int t_metrics(void *ctx, const char *name, char ***ret, size_t *ret_n)
+{
+	struct src_ctx *s = ctx;
+	struct strbuf err = { 0 };
+	int r = lab_history_metric_names(s->l, s->machine, name, ret, ret_n, &err);
+	sb_free(&err);
+	return r;
+}
+
+static struct history *lab_history(struct lab *l, const char *machine, const char *name)
+{
+	struct src_ctx s = { .l = l, .machine = machine };
+	const struct history_source src = { .ctx = &s, .nights = t_nights, .rows = t_rows, .metric_names = t_metrics };
+	struct history *h = NULL;
+	T_EQ_INT(history_load_from(&src, name, NULL, &h), 0);
+	return h;
+}
+
+#define READ_NIGHTS 12
+
+static void test_reads(void)
+{
+	struct lab *l = fresh_lab("t_reads");
+	struct strbuf err = { 0 };
+	if (!l)
+		return;
+	/* twelve nights of one name on each machine: lab1's estimate steps
+	 * from 0 to -8 at its seventh night, lab2's stays near +3 */
+	int64_t jobs1[READ_NIGHTS], jobs2[READ_NIGHTS];
+	for (int i = 0; i < READ_NIGHTS; i++) {
+		double wobble = i % 2 ? 0.3 : -0.3;
+		char sha[41];
+		snprintf(sha, sizeof(sha), "%040d", i + 1);
+		jobs1[i] = night_job(l, M1, "lab1", 600);
+		struct store_history_row r1[] = { hrow(BOGO, "higher", (i < 6 ? 0 : -8) + wobble, 100) };
+		put_ok(l, &(struct night_in){ .machine = M1,
+					      .sha = sha,
+					      .job = jobs1[i],
+					      .status = JOB_DONE,
+					      .start = T0 + i * DAY,
+					      .committed = T0 + i * DAY - 3600,
+					      .rows = r1,
+					      .n = 1 });
+		jobs2[i] = night_job(l, M2, "lab2", 600);
+		struct store_history_row r2[] = { hrow(BOGO, "higher", 3 + wobble, 100) };
+		put_ok(l, &(struct night_in){
+				  .machine = M2, .job = jobs2[i], .status = JOB_DONE, .start = T0 + i * DAY + 60, .rows = r2, .n = 1 });
+	}
+	/* a lost attempt's night is no night of the history */
+	int64_t lost = night_job(l, M1, "lab1", 600);
+	struct store_history_row rl[] = { hrow(BOGO, "higher", 40, 100) };
+	put_ok(l, &(struct night_in){ .machine = M1, .job = lost, .status = JOB_DONE, .start = T0 + 20 * DAY, .rows = rl, .n = 1 });
+	char sql[160];
+	snprintf(sql, sizeof(sql), "UPDATE lab_attempts SET outcome = 'lost' WHERE job = %lld", (long long)lost);
+	admin_sql("t_reads", sql);
+
+	struct store_history_night *nights = NULL;
+	size_t n = 0;
+	T_EQ_INT(lab_history_nights(l, M1, "nightly-mm", &nights, &n, &err), 0);
+	T_EQ_INT((int)n, READ_NIGHTS);
+	for (size_t i = 0; i < n; i++) {
+		T_EQ_INT((int)nights[i].job_id, (int)jobs1[i]); /* by night, lab1's own only */
+		T_EQ_INT((int)nights[i].n_commits, 1);
+	}
+	if (n)
+		T_CHECK(strcmp(nights[0].commits[0].sha, "0000000000000000000000000000000000000001") == 0 &&
+			fabs(nights[0].commits[0].date - (T0 - 3600)) < 1e-3);
+	free(nights);
+
+	/* the history of each machine: its own nights, its own change points */
+	struct history *h1 = lab_history(l, M1, "nightly-mm"), *h2 = lab_history(l, M2, "nightly-mm");
+	if (h1 && h2) {
+		T_EQ_INT((int)h1->n_nights, READ_NIGHTS);
+		T_EQ_INT((int)h1->n_series, 1);
+		T_EQ_INT((int)h2->n_series, 1);
+		bool own = true;
+		for (size_t i = 0; i < h1->n_rows; i++)
+			own = own && h1->rows[i].job_id != lost && h1->rows[i].estimate_pct < 1;
+		T_CHECK(own);
+		T_EQ_INT((int)h1->series[0].measured, READ_NIGHTS);
+		T_CHECK(h1->series[0].n_changes >= 1);
+		if (h1->series[0].n_changes) {
+			const struct history_change *c = &h1->series[0].changes[0];
+			T_EQ_INT((int)h1->nights[h1->series[0].points[c->first_bad].night].job_id, (int)jobs1[6]);
+		}
+		T_EQ_INT((int)h2->series[0].n_changes, 0);
+		T_EQ_INT((int)h1->n_metrics, 1);
+	}
+	history_free(h1);
+	history_free(h2);
+	struct strbuf which = { 0 };
+	T_EQ_INT(lab_history_machines(l, "nightly-mm", &which, &n, &err), 0);
+	T_EQ_INT((int)n, 2);
+	T_CHECK(has(&which, "lab1 (" M1 "), lab2 (" M2 ")"));
+	sb_free(&which);
+
+	/* machines by name or id; a host name two machines share is refused */
+	char id[LAB_UUID_LEN + 1], host[256];
+	T_EQ_INT(lab_machine_find(l, "lab2", id, host, &err), 0);
+	T_CHECK(strcmp(id, M2) == 0 && strcmp(host, "lab2") == 0);
+	T_EQ_INT(lab_machine_find(l, M1, id, host, &err), 0);
+	T_CHECK(strcmp(host, "lab1") == 0);
+	T_EQ_INT(lab_machine_find(l, "lab9", id, host, &err), -ENOENT);
+	T_CHECK(has(&err, "no machine \"lab9\""));
+	sb_free(&err);
+	struct lab_machine again = machine(M3, "lab1", 8, "");
+	T_EQ_INT(lab_register(l, &again, &err), 0);
+	T_EQ_INT(lab_machine_find(l, "lab1", id, host, &err), -EEXIST);
+	T_CHECK(has(&err, M1) && has(&err, M3) && has(&err, "by its id"));
+	sb_free(&err);
+
+	/* a job's report, as its attempt's state carried it */
+	struct lab_upload u = {
+		.kind = LAB_UPLOAD_JOB_STATE, .machine = M1, .job = jobs1[0], .attempt = 1, .status = "done", .data = "{\"local_job\": 7, \"report\": {\"schema\": 1, \"job\": {\"name\": \"nightly-mm\"}}}"
+	};
+	T_EQ_INT(lab_upload(l, &u, &err), 0);
+	char *text = NULL;
+	int64_t local = 0;
+	T_EQ_INT(lab_job_report(l, jobs1[0], 1, &text, id, host, &local, &err), 0);
+	T_CHECK(text && strstr(text, "\"schema\": 1") && strcmp(host, "lab1") == 0 && strcmp(id, M1) == 0);
+	T_EQ_INT((int)local, 7);
+	free(text);
+	text = NULL;
+	T_EQ_INT(lab_job_report(l, jobs1[1], 1, &text, id, host, &local, &err), -ENOENT);
+	T_CHECK(has(&err, "uploaded no state yet"));
+	sb_free(&err);
+
+	/* change points: one row per machine and local id, a repeat and a
+	 * change of state update it, and no machine writes another's */
+	struct lab_regress g = { .local_id = 1,
+				 .name = "nightly-mm",
+				 .workload = "stress-vm",
+				 .metric = BOGO,
+				 .state = "pending",
+				 .variant = 1,
+				 .created = T0 + 7 * DAY,
+				 .good_job = jobs1[5],
+				 .bad_job = jobs1[6],
+				 .data = "{\"id\": 1, \"state\": \"pending\"}" };
+	snprintf(g.machine, sizeof(g.machine), "%s", M1);
+	T_EQ_INT(lab_regress_put(l, &g, &err), 0);
+	T_EQ_INT(lab_regress_put(l, &g, &err), 0);
+	g.state = "confirmed";
+	g.data = "{\"id\": 1, \"state\": \"confirmed\"}";
+	T_EQ_INT(lab_regress_put(l, &g, &err), 0);
+	struct lab_regress g2 = g;
+	snprintf(g2.machine, sizeof(g2.machine), "%s", M2); /* lab2's own change point 1 */
+	g2.state = "not-confirmed";
+	g2.good_job = g2.bad_job = 0;
+	g2.created = T0 + 8 * DAY;
+	g2.data = "{\"id\": 1, \"state\": \"not-confirmed\"}";
+	T_EQ_INT(lab_regress_put(l, &g2, &err), 0);
+	T_EQ_INT(admin_sql("t_reads", "SELECT count(*) FROM lab_regressions"), 2);
+	T_EQ_INT(admin_sql("t_reads", "SELECT count(*) FROM lab_regressions WHERE machine = '" M1 "' AND state = 'confirmed'"), 1);
+	struct lab_regress *v = NULL;
+	T_EQ_INT(lab_regressions(l, NULL, NULL, NULL, 10, &v, &n, &err), 0);
+	T_EQ_INT((int)n, 2);
+	if (n == 2) {
+		T_CHECK(strcmp(v[0].hostname, "lab2") == 0 && v[0].good_job == 0); /* newest first */
+		T_CHECK(strcmp(v[1].machine, M1) == 0 && v[1].bad_job == jobs1[6] && strstr(v[1].data, "confirmed"));
+	}
+	lab_regressions_free(v, n);
+	T_EQ_INT(lab_regressions(l, M1, "nightly-mm", "confirmed", 10, &v, &n, &err), 0);
+	T_EQ_INT((int)n, 1);
+	lab_regressions_free(v, n);
+	T_EQ_INT(lab_regressions(l, "lab2", "other", NULL, 10, &v, &n, &err), 0);
+	T_EQ_INT((int)n, 0);
+	lab_regressions_free(v, n);
+	g.data = "{";
+	T_CHECK(lab_regress_put(l, &g, &err) < 0); /* not JSON: refused by the server, the row as it was */
+	sb_free(&err);
+	T_EQ_INT(admin_sql("t_reads", "SELECT count(*) FROM lab_regressions WHERE state = 'confirmed'"), 1);
+	lab_close(l);
+	sb_free(&err);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/kab-test-lab-XXXXXX";
@@ -1199,6 +1405,7 @@ int main(void)
 		test_leases();
 		test_uploads();
 		test_nights();
+		test_reads();
 		test_why();
 		test_notify();
 		test_bad_connections();

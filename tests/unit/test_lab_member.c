@@ -8,8 +8,9 @@
  * under a running job (the local job cancelled, its runs uploaded under
  * the lost attempt, the job run again whole by another machine as
  * attempt 2); a lease the lab holds for a job this machine never stored,
- * given back; a lab that does not answer. Without a server it says the
- * cases are skipped. */
+ * given back; the machine's change points uploaded at the heartbeat, again
+ * only when one changed; a lab that does not answer. Without a server it
+ * says the cases are skipped. */
 #include "harness/daemon/lab_member.h"
 #include "harness/exec/joblife.h"
 #include "harness/report/history.h"
@@ -17,10 +18,12 @@
 #include "db/lab.h"
 #include "db/store.h"
 #include "db/store_lab.h"
+#include "db/store_regress.h"
 #include "harness/base/util.h"
 #include "t.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <libpq-fe.h>
 #include <stdio.h>
@@ -284,6 +287,67 @@ static void test_round_trip(struct machine *a, struct lab *l)
 	sb_free(&err);
 }
 
+/* The machine's change points go up at its heartbeat, keyed by its id and
+ * the local id, with the lab's jobs of the two nights; again only when one
+ * changed (its confirmation settled). */
+static void test_regressions_up(struct machine *a)
+{
+	struct strbuf err = { 0 };
+	_cleanup_free_ struct store_lab_claim *v = NULL;
+	size_t n = 0;
+	T_EQ_INT(store_lab_claims(a->st, STORE_LAB_DONE, &v, &n), 0);
+	T_CHECK(n >= 1);
+	if (n < 1)
+		return;
+	struct store_regress g = { .created = 1767225600,
+				   .variant = 1,
+				   .good_job = v[0].job_id,
+				   .bad_job = v[0].job_id,
+				   .mean_before = 0,
+				   .mean_after = -8,
+				   .detected_pct = -8,
+				   .detected_p = 0.001,
+				   .state = REGRESS_PENDING,
+				   .estimate_pct = NAN,
+				   .ci_lo_pct = NAN,
+				   .ci_hi_pct = NAN,
+				   .p = NAN };
+	snprintf(g.name, sizeof(g.name), "labunit");
+	snprintf(g.workload, sizeof(g.workload), "w");
+	snprintf(g.metric, sizeof(g.metric), "time.wall_s");
+	snprintf(g.direction, sizeof(g.direction), "lower");
+	snprintf(g.machine, sizeof(g.machine), "a (6.1.0)");
+	int64_t rid = 0;
+	T_EQ_INT(store_regress_add(a->st, &g, &rid), 0);
+	const char *me = lab_member_machine(a->m)->id;
+	T_EQ_INT(step(lab_member_heartbeat(a->m, a->st, &err), &err, "heartbeat with a change point"), 0);
+	T_EQ_INT(count("SELECT count(*) FROM lab_regressions WHERE machine = '%s' AND local_id = %lld AND state = 'pending'"
+		       " AND good_job = %lld AND data->>'job' = 'labunit'",
+		       me, (long long)rid, (long long)v[0].lab_job),
+		 1);
+	long long at = count("SELECT (extract(epoch FROM uploaded) * 1000000)::bigint FROM lab_regressions WHERE local_id = %lld",
+			     (long long)rid);
+	T_EQ_INT(step(lab_member_heartbeat(a->m, a->st, &err), &err, "heartbeat, nothing changed"), 0);
+	T_EQ_INT(count("SELECT (extract(epoch FROM uploaded) * 1000000)::bigint FROM lab_regressions WHERE local_id = %lld",
+		       (long long)rid),
+		 at);
+	g.id = rid;
+	g.state = REGRESS_CONFIRMED;
+	g.estimate_pct = -7.5;
+	g.ci_lo_pct = -9;
+	g.ci_hi_pct = -6;
+	g.p = 0.002;
+	snprintf(g.verdict, sizeof(g.verdict), "worse");
+	snprintf(g.reason, sizeof(g.reason), "the paired comparison says worse");
+	T_EQ_INT(store_regress_settle(a->st, &g), 0);
+	T_EQ_INT(step(lab_member_heartbeat(a->m, a->st, &err), &err, "heartbeat after the confirmation"), 0);
+	T_EQ_INT(count("SELECT count(*) FROM lab_regressions WHERE machine = '%s' AND local_id = %lld AND state = 'confirmed'",
+		       me, (long long)rid),
+		 1);
+	T_EQ_INT(count("SELECT count(*) FROM lab_regressions"), 1);
+	sb_free(&err);
+}
+
 static void test_outbox_across_restart(struct machine *a)
 {
 	struct strbuf err = { 0 };
@@ -449,6 +513,7 @@ int main(void)
 		machine_up(&a, "a", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n");
 		machine_up(&b, "b", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\n");
 		test_round_trip(&a, l);
+		test_regressions_up(&a);
 		lab_close(l); /* the server restarts under it */
 		test_outbox_across_restart(&a);
 		l = open_lab();
