@@ -349,14 +349,18 @@ check "the guest built nothing: its builds are the host's" \
 # ---- 5: the nights, their commits, the change point and its confirmation ----
 check "$NIGHTS nights, every one done" \
 	[ "$(q "select count(*) || '/' || sum(status = 'done') from jobs where name = '$NAME'")" = "$NIGHTS/$NIGHTS" ]
-bad_c=""
+bad_c="" bad_s=""
 n=0
 for j in $(q "select id from jobs where name = '$NAME' order by id"); do
 	n=$((n + 1))
 	[ "$(q "select coalesce(commit_sha, '') || ' ' || coalesce(track, '') from variants where job_id = $j and idx = 1")" = "${SHA[n]} origin main" ] ||
 		bad_c="$bad_c $n"
+	# its subject read in kab's clone, as root too (kab-build runs git)
+	[ "$(q "select coalesce(commit_subject, '') from variants where job_id = $j and idx = 1")" = "$(git -C "$ORIGIN" log -1 --format=%s "${SHA[n]}")" ] ||
+		bad_s="$bad_s $n"
 done
 check "each night's head records the commit its build was made from (origin main at night N's sha)" [ -z "$bad_c" ]
+check "... and that commit's subject (nights whose subject is wrong:${bad_s:- none})" [ -z "$bad_s" ]
 "$KAB" regressions --db "$db" --format json >"$tmp/regs.json" 2>"$tmp/regs.err"
 "$KAB" regressions --db "$db" >"$tmp/regs.txt" 2>&1
 cp "$tmp/regs.txt" tests/out/bisect-kernels-regressions.txt
@@ -414,8 +418,9 @@ check "every step job boots the recorded builds of its two commits" \
 		where s.bisection_id = ${bid:-0} and b.base_sha = case v.idx when 0 then s.base else s.sha end")" = "$((2 * nsteps))" ]
 boots=$(q "select count(*) from boots b join bisection_jobs s on s.job_id = b.job_id where s.bisection_id = ${bid:-0}")
 echo "  the bisection: $nsteps step jobs, $boots boots in the guest"
-curl -s "$URL/api/v1/regressions" >"$tmp/api-regs.json"
-check "the regression, as kabd serves it, names its first bad commit" grep -q "${RANGE[5]:0:12}" "$tmp/api-regs.json"
+code=$(curl -s -o "$tmp/api-regs.json" -w '%{http_code}' -H "$AUTH" "$URL/api/v1/regressions")
+check "the regression, as kabd serves it (GET /api/v1/regressions: $code), is titled with its first bad commit" \
+	grep -q "first bad commit ${RANGE[5]:0:12}" "$tmp/api-regs.json"
 "$KAB" regressions --db "$db" >"$tmp/regs2.txt" 2>&1
 check "kab regressions names the first bad commit" grep -q "${RANGE[5]:0:12}" "$tmp/regs2.txt"
 kabd_stop
