@@ -136,11 +136,16 @@ CONF
 	# kab-it-lab$i, its host name; then kabd
 	cat >"$d/inside.sh" <<SH
 mount -t tmpfs -o mode=755 tmpfs /run/kab || exit 1
+# the hierarchy mounted afresh in this cgroup namespace (rooted at
+# kab-it-lab$i), then bound over the host's mount point: a v1 hierarchy
+# mounted there again is refused (EBUSY), elsewhere it is not
+mkdir -p "$d/memcg"
 if [ "$MEMCG_TYPE" = cgroup ]; then
-	mount -t cgroup -o memory kab-it-lab$i "$MEMCG" || exit 1
+	mount -t cgroup -o memory kab-it-lab$i "$d/memcg" || exit 1
 else
-	mount -t cgroup2 kab-it-lab$i "$MEMCG" || exit 1
+	mount -t cgroup2 kab-it-lab$i "$d/memcg" || exit 1
 fi
+mount --bind "$d/memcg" "$MEMCG" || exit 1
 hostname lab$i
 export STATE_DIRECTORY=$d/state KAB_MACHINE_CONF=$d/machine.conf
 exec "$KABD_BIN" --socket "$d/kabd.sock" --db "$d/state/kab.db"
