@@ -246,15 +246,18 @@ int lab_wait(struct lab *l, double timeout_s, struct strbuf *err);
 /* ---- uploads ---- */
 
 /* What a machine uploads, each row keyed by a UUID (a job's state by its
- * lab job and attempt), written with an upsert that only the machine that
- * wrote the row may update: sending it twice leaves one row, and another
- * machine's row with the same key is refused (-EPERM), never changed. */
+ * lab job and attempt) and belonging to a lab job's attempt, written with
+ * an upsert that only the machine that wrote the row may update: sending
+ * it twice leaves one row. Refused and nothing written, named in err: an
+ * attempt the lab records as another machine's (-EPERM, naming it) or
+ * does not have (-ENOENT), another machine's row with the same key
+ * (-EPERM, naming its owner), no job or attempt (-EINVAL). */
 enum lab_upload_kind { LAB_UPLOAD_RUN, LAB_UPLOAD_BOOT, LAB_UPLOAD_BUILD, LAB_UPLOAD_JOB_STATE, LAB_UPLOAD_N };
 struct lab_upload {
 	enum lab_upload_kind kind;
 	char id[LAB_UUID_LEN + 1]; /* not for a job state */
 	char machine[LAB_UUID_LEN + 1];
-	int64_t job; /* the lab job it belongs to, 0: none (a job state needs one) */
+	int64_t job; /* the lab job and attempt (>= 1) it belongs to, the uploader's */
 	int attempt;
 	const char *status;
 	const char *data; /* a JSON object with the rest; NULL: {} */

@@ -63,3 +63,10 @@ void api_reply_diags(struct httpd_resp *rs, int r, const struct diags *d);
 int api_open_store(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs, struct store **ret);
 /* /metrics' kab_regressions_open lines */
 int api_metrics_regressions(struct store *st, struct strbuf *b);
+/* Appends s as a /metrics label value (api_regress.c), for every label
+ * whose text kab did not write (job and metric names, lab host names):
+ * control characters and bytes of no UTF-8 shown first as kab's escaper
+ * shows them (esc.h; a scrape wants UTF-8, a terminal may show it), then
+ * backslash and quote escaped as the exposition format says (no newline
+ * is left to escape). */
+void api_metrics_label(struct strbuf *b, const char *s);

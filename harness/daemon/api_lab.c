@@ -298,19 +298,6 @@ void api_lab_submit(struct api *a, const struct httpd_req *rq, struct httpd_resp
 	sb_free(&why);
 }
 
-/* a Prometheus label value: \, " and newlines escaped */
-static void label(struct strbuf *b, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			sb_printf(b, "\\%c", *s);
-		else if (*s == '\n')
-			sb_puts(b, "\\n");
-		else
-			sb_append(b, s, 1);
-	}
-}
-
 void api_metrics_lab(struct api *a, struct store *st, struct strbuf *b)
 {
 	if (!a->lab)
@@ -347,7 +334,7 @@ void api_metrics_lab(struct api *a, struct store *st, struct strbuf *b)
 	for (size_t i = 0; i < n; i++)
 		for (int s = 0; s < LAB_MACHINE_STATE_N; s++) {
 			sb_puts(b, "kabd_lab_machine_state{machine=\"");
-			label(b, v[i].hostname);
+			api_metrics_label(b, v[i].hostname);
 			sb_printf(b, "\",id=\"%s\",state=\"%s\"} %d\n", v[i].id,
 				  lab_machine_state_name((enum lab_machine_state)s), (int)v[i].state == s);
 		}
@@ -355,7 +342,7 @@ void api_metrics_lab(struct api *a, struct store *st, struct strbuf *b)
 		   "# TYPE kabd_lab_heartbeat_age_seconds gauge\n");
 	for (size_t i = 0; i < n; i++) {
 		sb_puts(b, "kabd_lab_heartbeat_age_seconds{machine=\"");
-		label(b, v[i].hostname);
+		api_metrics_label(b, v[i].hostname);
 		sb_printf(b, "\",id=\"%s\"} %.1f\n", v[i].id, v[i].heartbeat_age_s);
 	}
 }

@@ -154,10 +154,7 @@ void api_regression_ack(struct api *a, const struct httpd_req *rq, struct httpd_
 	regress_bisections_free(&bs);
 }
 
-/* A Prometheus label value: control characters and bytes of no UTF-8
- * shown first (a scrape wants UTF-8; esc.h), then backslash and quote
- * escaped as the exposition format says (no newline is left to escape). */
-static void label(struct strbuf *b, const char *s)
+void api_metrics_label(struct strbuf *b, const char *s)
 {
 	struct strbuf safe = { 0 };
 	esc_text_sb(&safe, s, strlen(s), 0);
@@ -177,9 +174,9 @@ static void open_series(void *ctx, const char *name, const char *metric, const c
 	struct store_regress g = { .state = REGRESS_CONFIRMED };
 	snprintf(g.verdict, sizeof(g.verdict), "%s", verdict);
 	sb_puts(b, "kab_regressions_open{job=\"");
-	label(b, name);
+	api_metrics_label(b, name);
 	sb_puts(b, "\",metric=\"");
-	label(b, metric);
+	api_metrics_label(b, metric);
 	sb_printf(b, "\",kind=\"%s\"} %zu\n", regress_kind(&g), open);
 }
 

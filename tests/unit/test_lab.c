@@ -4,11 +4,11 @@
  * password in KAB_TEST_PG_*): the schema created, refused when newer,
  * migrated when older; register and heartbeat; submit and claim; two
  * machines claiming at once, 1,000 times; leases that expire; an
- * idempotent finish; uploads, one machine's rows safe from another's;
- * nights read back through otava_nights by doc/lab.md's Otava queries; the
- * lab-wide reads (a job's report, one machine's history never mixed with
- * another's, change points uploaded); a job no machine matches and why;
- * LISTEN/NOTIFY; the bad inputs. */
+ * idempotent finish; uploads, one machine's rows and attempts safe from
+ * another's; nights read back through otava_nights by doc/lab.md's Otava
+ * queries; the lab-wide reads (a job's report, one machine's history never
+ * mixed with another's, change points uploaded); a job no machine matches
+ * and why; LISTEN/NOTIFY; the bad inputs. */
 #include "db/lab.h"
 #include "harness/base/util.h"
 #include "harness/report/history.h"
@@ -649,7 +649,10 @@ static void test_uploads(void)
 {
 	struct lab *l = fresh_lab("t_upload");
 	struct strbuf err = { 0 };
-	int64_t id = submit(l, "", 1);
+	int64_t id = submit(l, "host=lab1", 1), job = 0;
+	int att = 0;
+	T_EQ_INT(claim(l, M1, 600, &job, &att), 1); /* attempt 1 is lab1's */
+	T_EQ_INT(job, id);
 	struct lab_upload u = { .kind = LAB_UPLOAD_RUN,
 				.id = "aaaaaaaa-0000-4000-8000-000000000001",
 				.machine = M1,
@@ -665,7 +668,7 @@ static void test_uploads(void)
 	snprintf(other.machine, sizeof(other.machine), "%s", M2);
 	other.data = "{\"v\": 2}";
 	T_EQ_INT(lab_upload(l, &other, &err), -EPERM);
-	T_CHECK(has(&err, "belongs to machine " M1) && has(&err, "not overwritten"));
+	T_CHECK(has(&err, "ran on machine " M1 " (lab1), not on this one (" M2 ")") && has(&err, "not written"));
 	sb_free(&err);
 	T_EQ_INT(admin_sql("t_upload", "SELECT (data->>'v')::int FROM lab_runs"), 1);
 	T_EQ_INT(admin_sql("t_upload", "SELECT count(*) FROM lab_runs WHERE machine = '" M1 "'"), 1);
@@ -677,11 +680,64 @@ static void test_uploads(void)
 		T_EQ_INT(lab_upload(l, &w, &err), 0);
 		snprintf(w.machine, sizeof(w.machine), "%s", M2);
 		T_EQ_INT(lab_upload(l, &w, &err), -EPERM);
+		T_CHECK(has(&err, "ran on machine " M1));
+		sb_free(&err);
 	}
 	T_EQ_INT(admin_sql("t_upload", "SELECT (SELECT count(*) FROM lab_boots) + (SELECT count(*) FROM lab_builds)"
 				       " + (SELECT count(*) FROM lab_job_states)"),
 		 3);
 	T_EQ_INT(admin_sql("t_upload", "SELECT count(*) FROM lab_job_states WHERE machine = '" M1 "'"), 1);
+
+	/* First writes under another machine's attempt: lab2 uploads a run,
+	 * boot and build of new ids, and the job state, under lab1's job and
+	 * attempt before lab1 sends its own: each refused naming lab1, nothing
+	 * written; then lab1's own go in. */
+	int64_t id2 = submit(l, "host=lab1", 1);
+	T_EQ_INT(claim(l, M1, 600, &job, &att), 1);
+	T_EQ_INT(job, id2);
+	static const char *const fresh[] = { "aaaaaaaa-0000-4000-8000-000000000002", "aaaaaaaa-0000-4000-8000-000000000003",
+					     "aaaaaaaa-0000-4000-8000-000000000004", "" };
+	for (int k = LAB_UPLOAD_RUN; k <= LAB_UPLOAD_JOB_STATE; k++) {
+		struct lab_upload w = {
+			.kind = (enum lab_upload_kind)k, .machine = M2, .job = id2, .attempt = 1, .status = "ok", .data = "{\"by\": \"lab2\"}"
+		};
+		snprintf(w.id, sizeof(w.id), "%s", fresh[k]);
+		T_EQ_INT(lab_upload(l, &w, &err), -EPERM);
+		T_CHECK(has(&err, "attempt 1 of job") && has(&err, "ran on machine " M1 " (lab1), not on this one (" M2 ")"));
+		sb_free(&err);
+		/* an attempt the lab does not have: -ENOENT, nothing written */
+		w.attempt = 2;
+		T_EQ_INT(lab_upload(l, &w, &err), -ENOENT);
+		T_CHECK(has(&err, "has no attempt 2 in the lab"));
+		sb_free(&err);
+		/* no job at all */
+		w.job = 0;
+		T_EQ_INT(lab_upload(l, &w, &err), -EINVAL);
+		sb_free(&err);
+	}
+	T_EQ_INT(admin_sql("t_upload", "SELECT (SELECT count(*) FROM lab_runs) + (SELECT count(*) FROM lab_boots)"
+				       " + (SELECT count(*) FROM lab_builds) + (SELECT count(*) FROM lab_job_states)"),
+		 4);
+	T_EQ_INT(admin_sql("t_upload", "SELECT count(*) FROM lab_runs WHERE data ? 'by'"), 0);
+	for (int k = LAB_UPLOAD_RUN; k <= LAB_UPLOAD_JOB_STATE; k++) {
+		struct lab_upload w = { .kind = (enum lab_upload_kind)k, .machine = M1, .job = id2, .attempt = 1, .status = "ok" };
+		snprintf(w.id, sizeof(w.id), "%s", fresh[k]);
+		T_EQ_INT(lab_upload(l, &w, &err), 0);
+	}
+	T_EQ_INT(admin_sql("t_upload", "SELECT count(*) FROM lab_job_states WHERE machine = '" M1 "'"), 2);
+	T_EQ_INT(admin_sql("t_upload", "SELECT (SELECT count(*) FROM lab_runs) + (SELECT count(*) FROM lab_boots)"
+				       " + (SELECT count(*) FROM lab_builds)"),
+		 6);
+	/* lab1's own run moved to an attempt of lab2's: refused, the row
+	 * still under lab1's attempt */
+	int64_t id3 = submit(l, "host=lab2", 1);
+	T_EQ_INT(claim(l, M2, 600, &job, &att), 1);
+	T_EQ_INT(job, id3);
+	u.job = id3;
+	T_EQ_INT(lab_upload(l, &u, &err), -EPERM);
+	T_CHECK(has(&err, "ran on machine " M2 " (lab2)"));
+	sb_free(&err);
+	T_EQ_INT(admin_sql("t_upload", "SELECT count(*) FROM lab_runs WHERE job = (SELECT min(id) FROM lab_jobs)"), 1);
 	lab_close(l);
 	sb_free(&err);
 }

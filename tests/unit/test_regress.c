@@ -767,6 +767,25 @@ static void test_hostile(void)
 	unlink(path);
 }
 
+/* The escaper of every /metrics label kab did not write: a lab machine's
+ * host name (api_lab.c) as another machine registered it, with ESC, CR,
+ * a newline, a C1 CSI, a bidirectional override, a byte of no UTF-8,
+ * a quote and a backslash: one line, valid UTF-8, no control character,
+ * the quote and backslashes escaped for the exposition format. */
+static void test_metrics_label(void)
+{
+	struct strbuf b = { 0 };
+	api_metrics_label(&b, "lab\x1b[2J\r\nkabd_up 1\302\233"
+			      "31m\342\200\256x\xff\"q\\");
+	T_CHECK(b.buf && strcmp(b.buf, "lab\\\\x1b[2J\\\\x0d\\\\x0akabd_up 1\\\\u009b31m\\\\u202ex\\\\xff\\\"q\\\\") == 0);
+	T_CHECK(terminal_safe(b.buf) && !strchr(b.buf, '\n'));
+	T_CHECK(esc_utf8_valid(b.buf, b.len, NULL));
+	sb_free(&b);
+	api_metrics_label(&b, "plain-host.example");
+	T_CHECK(b.buf && strcmp(b.buf, "plain-host.example") == 0);
+	sb_free(&b);
+}
+
 /* ---- a regression's bisection ---- */
 
 /* Reports as harness/daemon/bisect_life.c's report_json() writes them
@@ -1306,6 +1325,7 @@ int main(void)
 	test_api();
 	test_api_pages();
 	test_hostile();
+	test_metrics_label();
 	test_bisection_done();
 	test_bisection_running();
 	test_bisection_answers();
