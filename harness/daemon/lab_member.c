@@ -510,6 +510,17 @@ void lab_member_disconnect(struct lab_member *m)
 {
 	lab_close(m->lab);
 	m->lab = NULL;
+	/* the pool's idle connections went the same way (a server restart ends
+	 * them all): closed here, so that no HTTP read after the lab's return
+	 * borrows a dead one and fails */
+	struct lab *idle[POOL_MAX];
+	pthread_mutex_lock(&m->mu);
+	size_t n = m->n_pool;
+	memcpy(idle, m->pool, n * sizeof(idle[0]));
+	m->n_pool = 0;
+	pthread_mutex_unlock(&m->mu);
+	for (size_t i = 0; i < n; i++)
+		lab_close(idle[i]);
 }
 
 static void disconnect(struct lab_member *m, const char *why)

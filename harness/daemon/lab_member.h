@@ -69,7 +69,8 @@ bool lab_member_connected(struct lab_member *m, char *why, size_t len);
  * and gives back leases the lab says are this machine's but it has no
  * local job for (a crash right after a claim). */
 int lab_member_connect(struct lab_member *m, struct store *st, struct strbuf *err);
-/* Drops the member's connection (the thread does on a lost one; tests). */
+/* Drops the member's connection (the thread does on a lost one; tests),
+ * and the pool's idle connections with it. */
 void lab_member_disconnect(struct lab_member *m);
 /* The heartbeat: the machine's state, every lease renewed; each claim's
  * lease renewed on its own, and one the lab took back marked lost and its

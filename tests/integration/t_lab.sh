@@ -17,6 +17,18 @@
 # not restarted, another machine runs the job whole after the lease, the
 # lab says which attempt counted, and the dead machine, started again,
 # cancels its stale copy and uploads its runs under the lost attempt.
+#
+# Faults, with leases longer than them (the three kabd restarted with
+# FAULT_LEASE): PostgreSQL stopped for PG_DOWN s while a job runs on each
+# machine (the jobs end done locally meanwhile, their results wait in the
+# outboxes, and go up once the server is back: each job done once, in one
+# attempt, every local run in PostgreSQL once; the first lab read through
+# each kabd answers); one machine's link cut while its job runs (the job
+# ends done there, the others go on, its results go up when the link is
+# back). Bad input, with a fourth kabd on the host started briefly: a lab
+# URL that does not answer (it says so, answers /health and runs a local
+# job), a wrong password, a credentials file others can read (refused,
+# named), a lab whose schema is newer (refused, both versions named).
 . "$(dirname "$0")/lib.sh"
 it_begin "PostgreSQL (make deps)"
 [ -x "$KABD" ] || skip_all "$KABD is not built"
@@ -36,6 +48,11 @@ LEASE=20   # [lab] lease, s
 NET=10.77.0
 PIDS=()    # each machine's kabd
 USE_NETNS=0
+PG_DOWN=60 # s the server stays stopped mid-job (the issue's "a minute")
+FAULT_LEASE=$((PG_DOWN + 90)) # [lab] lease for the fault tests, s: longer than any fault (below)
+CUT_MIN=15 # s a machine's link stays down at least
+CUT=""     # the machine whose link is down, while it is
+M4_PID=""  # the fourth kabd (bad input), while it runs
 
 labsql() { "$PG_BIN/psql" -X -q -At -h "$PG_DIR" -p "$PG_PORT" -U "$PG_ADMIN" -d "$PG_DB" -c "$1"; }
 
@@ -44,6 +61,10 @@ lab_cleanup() {
 	for i in $(seq 1 $N); do
 		[ -n "${PIDS[$i]:-}" ] && kill -9 "${PIDS[$i]}" 2>/dev/null
 	done
+	[ -n "$M4_PID" ] && kill -9 "$M4_PID" 2>/dev/null
+	# a link cut when a check failed comes back (its namespace goes below
+	# anyway); a server stopped then is removed by pg_stop as it is
+	[ -n "$CUT" ] && ip -n "kablab$CUT" link set eth0 up 2>/dev/null
 	sleep 0.5
 	for i in $(seq 1 $N); do
 		d=$MEMCG/kab-it-lab$i
@@ -279,6 +300,272 @@ sleep $((HB * 2))
 check "... it stays queued" [ "$(labsql "select state from lab_jobs where id = ${j:-0}")" = queued ]
 check "... and GET /api/v1/lab/jobs/$j says why" eval "curl -s --unix-socket $IT_TMP/m2/kabd.sock http://localhost/api/v1/lab/jobs/$j | grep -q 'cpus>=4096: it has'"
 check "/metrics shows the lab's queue and machines" eval "curl -s --unix-socket $IT_TMP/m2/kabd.sock http://localhost/metrics | grep -q '^kabd_lab_queue_length 1$'"
+
+# ---- faults: the server stops for a minute, a machine's network is cut ----
+# Both with leases longer than the fault (the three kabd restarted with
+# [lab] lease = FAULT_LEASE), so that the outcome is one: each job done in
+# its first attempt, on its machine. Times are the server's, so a lease
+# renewed last just before the server stops has run out when it comes back
+# PG_DOWN s later if it is shorter than that; what happens then depends on
+# which machine reconnects first. A machine renews its own claims before it
+# rescues anyone's (lab_member_heartbeat: renew_claims, then lab_rescue),
+# and lab_renew takes a lease past its time that nobody has rescued yet; but
+# another machine back first rescues it: the job re-queued whole (attempt 2,
+# on any machine), the first machine's renew refused and its runs uploaded
+# under the lost attempt, the kill -9 case above. A member reconnects with a
+# backoff of 1, 2, 4 ... 30 s (LAB_MEMBER_BACKOFF_MAX_S), so up to ~30 s
+# after the server's return plus a heartbeat; FAULT_LEASE leaves a minute
+# more than that.
+for i in $(seq 1 $N); do
+	sed -i "s/^lease = .*/lease = $FAULT_LEASE/" "$IT_TMP/m$i/machine.conf"
+	kill -TERM "${PIDS[$i]}" 2>/dev/null
+	wait "${PIDS[$i]}" 2>/dev/null
+	PIDS[$i]=""
+	check "kabd of lab$i starts again with [lab] lease = $FAULT_LEASE" start_machine "$i"
+done
+check "... and the three join the lab with leases of $FAULT_LEASE s" wait_for -s "tail -n 3 $IT_TMP/m*/kabd.log" \
+	"the three to join with leases of $FAULT_LEASE s" 30 \
+	"[ \"\$(grep -l 'leases of $FAULT_LEASE s' $IT_TMP/m[1-$N]/kabd.log | wc -l)\" = $N ]"
+
+cat >"$IT_TMP/fault.job" <<'JOB'
+[job]
+name = lab-fault
+pairs = 5
+order = abba
+[swap]
+device = none
+[variant A]
+name = a
+[variant B]
+name = b
+[workload w]
+type = command
+command = sleep 2
+memory.max = 64M
+JOB
+# the local job of lab job J on machine I, 0 when it has none
+local_or_0() { local l; l=$(local_of "$1" "${2:-0}" 2>/dev/null); echo "${l:-0}"; }
+status_on() { sql "$IT_TMP/m$1/state/kab.db" "select status from jobs where id = $(local_or_0 "$1" "$2")"; }
+outbox_of() { sql "$IT_TMP/m$1/state/kab.db" "select count(*) from lab_claims where state <> 'done'"; }
+pgctl() { pg_as "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 30 "$@" >/dev/null; }
+
+# uploaded_once J I: lab job J is in PostgreSQL as lab$I ran it, once:
+# done in one attempt, on lab$I; as many runs as lab$I's local job has,
+# each local run once (as many distinct local run ids), all under attempt
+# 1; one state (done) and one night
+uploaded_once() {
+	local j=${1:-0} i=$2 l n got want
+	l=$(local_or_0 "$i" "$j")
+	n=$(sql "$IT_TMP/m$i/state/kab.db" "select count(*) from runs where job_id = $l")
+	got=$(labsql "select j.state || ' ' || j.attempts
+		|| ' ' || (select string_agg(a.outcome || '@' || m.hostname, ',' order by a.attempt)
+			from lab_attempts a join machines m on m.id = a.machine where a.job = j.id)
+		|| ' ' || (select count(*) from lab_runs r where r.job = j.id)
+		|| ' ' || (select count(distinct r.data->>'local_run') from lab_runs r where r.job = j.id and r.attempt = 1)
+		|| ' ' || (select count(*) from lab_job_states s where s.job = j.id and s.status = 'done')
+		|| ' ' || (select count(*) from lab_nights n where n.job = j.id)
+		from lab_jobs j where j.id = $j")
+	want="done 1 done@lab$i $n $n 1 1"
+	[ "${n:-0}" -gt 0 ] && [ "$got" = "$want" ] && return 0
+	echo "    lab job $j (local job $l on lab$i, ${n:-no} runs there): state, attempts, outcome@machine, runs, distinct"
+	echo "    local runs, states done, nights: '$got', expected '$want'"
+	return 1
+}
+
+# -- the server stops for PG_DOWN s while a job runs on each machine --
+fj=()      # fj[I]: the lab job of machine I
+fin=""     # their ids, comma-separated
+for i in $(seq 1 $N); do
+	fj[$i]=$("$KAB" submit --lab --on "host=lab$i" --socket "$IT_TMP/m$i/kabd.sock" "$IT_TMP/fault.job" 2>>"$IT_TMP/submit.err")
+	fin=$fin${fin:+,}${fj[$i]:-0}
+done
+check "a job of 10 runs of 2 s submitted for each machine (lab jobs $fin)" \
+	[ "$(labsql "select count(*) from lab_jobs where id in ($fin)")" = "$N" ]
+each_ran() { # every machine has finished a run of its job
+	local i
+	for i in $(seq 1 $N); do
+		[ "$(runs_of "$i" "$(local_or_0 "$i" "${fj[$i]}")")" -ge 1 ] 2>/dev/null ||
+			{ echo "lab$i: no run of lab job ${fj[$i]:-none} finished yet"; return 1; }
+	done
+}
+check "each machine runs its job" wait_for "each machine to have finished a run of its job" 90 each_ran
+check "the server stops mid-job (pg_ctl stop -m fast)" pgctl -m fast stop
+t_stop=$SECONDS
+st=$(for i in $(seq 1 $N); do status_on "$i" "${fj[$i]}"; done | tr '\n' ' ')
+check "... while the three local jobs run ($st)" [ "$st" = "$(printf 'running %.0s' $(seq 1 $N))" ]
+lab_down_each() {
+	local i
+	for i in $(seq 1 $N); do
+		curl -s --max-time 5 --unix-socket "$IT_TMP/m$i/kabd.sock" http://localhost/metrics | grep -qx 'kabd_lab_up 0' ||
+			{ echo "lab$i: /metrics has no 'kabd_lab_up 0'"; return 1; }
+	done
+}
+check "each kabd's /metrics says kabd_lab_up 0" wait_for "kabd_lab_up 0 on each machine" 15 lab_down_each
+done_each() {
+	local i s
+	for i in $(seq 1 $N); do
+		s=$(status_on "$i" "${fj[$i]}")
+		[ "$s" = "done" ] || { echo "lab$i: its local job is ${s:-missing}"; return 1; }
+	done
+}
+check "the three jobs go on without the lab and end done on their machines" \
+	wait_for "the three local jobs to end done while the server is stopped" $((PG_DOWN - 5)) done_each
+waiting=$(for i in $(seq 1 $N); do outbox_of "$i"; done | awk '{s += $1} END {print s + 0}')
+check "... their results wait in the machines' outboxes ($waiting claims not uploaded)" [ "$waiting" = "$N" ]
+left=$((PG_DOWN - (SECONDS - t_stop)))
+[ "$left" -gt 0 ] && sleep "$left"
+check "the server starts again after $((SECONDS - t_stop)) s" pgctl start
+t_back=$SECONDS
+check "the uploads complete once it is back: the three lab jobs done" \
+	wait_for -s "labsql \"select id, state, attempts, reason from lab_jobs where id in ($fin)\"; tail -n 5 $IT_TMP/m*/kabd.log" \
+	"lab jobs $fin done" 120 "[ \"\$(labsql \"select count(*) from lab_jobs where id in ($fin) and state = 'done'\")\" = $N ]"
+echo "    (done $((SECONDS - t_back)) s after the server's return)"
+for i in $(seq 1 $N); do
+	check "lab job ${fj[$i]:-none}: done in one attempt on lab$i, every run of its local job in PostgreSQL, none twice" \
+		uploaded_once "${fj[$i]:-0}" "$i"
+done
+check "every machine's outbox empty" wait_for "the outboxes to empty" 10 \
+	"[ \"\$(for i in \$(seq 1 $N); do outbox_of \$i; done | awk '{s += \$1} END {print s + 0}')\" = 0 ]"
+pending_none() {
+	local i
+	for i in $(seq 1 $N); do
+		curl -s --max-time 5 --unix-socket "$IT_TMP/m$i/kabd.sock" http://localhost/metrics |
+			grep -qx 'kabd_lab_uploads_pending 0' || { echo "    lab$i: no 'kabd_lab_uploads_pending 0' in /metrics"; return 1; }
+	done
+}
+check "... and each kabd's /metrics says kabd_lab_uploads_pending 0" pending_none
+# one try each: the first lab read after the return, which a connection
+# pooled before the stop (kab submit --lab above) would fail
+reads_each() {
+	local i c
+	for i in $(seq 1 $N); do
+		c=$(curl -s -o /dev/null -w '%{http_code}' --max-time 15 --unix-socket "$IT_TMP/m$i/kabd.sock" \
+			"http://localhost/api/v1/lab/jobs/${fj[$i]:-0}")
+		[ "$c" = 200 ] || { echo "    lab$i: GET /api/v1/lab/jobs/${fj[$i]:-0}: HTTP $c"; return 1; }
+	done
+}
+check "each kabd's first lab read after the server's return answers" reads_each
+
+# -- a machine's network is cut while its job runs --
+# lab$N's link goes down while its job runs and stays down until the job
+# has ended there, CUT_MIN s at least. A link that goes down closes no
+# TCP connection: the member's statement waits (its packets retransmitted,
+# backing off) and carries on when the link is back (or the member
+# reconnects); either way the outbox goes up then. The cut lasts well under
+# FAULT_LEASE; one longer than the lease has another machine rescue the job
+# (re-queued whole) and lab$N's late renew refused, its runs uploaded under
+# the lost attempt: the kill -9 case above.
+if [ "$USE_NETNS" = 1 ]; then
+	k=$N
+	j=$("$KAB" submit --lab --on "host=lab$k" --socket "$IT_TMP/m$k/kabd.sock" "$IT_TMP/long.job" 2>>"$IT_TMP/submit.err")
+	check "lab$k runs lab job ${j:-none}" wait_for "lab$k to have finished a run of lab job $j" 60 \
+		'[ "$(runs_of '"$k"' "$(local_or_0 '"$k"' '"${j:-0}"')")" -ge 1 ] 2>/dev/null'
+	CUT=$k
+	t_cut=$SECONDS
+	check "lab$k's link goes down (ip -n kablab$k link set eth0 down)" ip -n "kablab$k" link set eth0 down
+	check "lab$k's job goes on without the network and ends done there" \
+		wait_for "lab$k's local job $(local_or_0 $k "${j:-0}") to end done" 90 "[ \"\$(status_on $k ${j:-0})\" = done ]"
+	check "... while the lab still has it running, none of its runs uploaded" \
+		[ "$(labsql "select j.state || ' ' || (select count(*) from lab_runs r where r.job = j.id) from lab_jobs j where j.id = ${j:-0}")" = "running 0" ]
+	j1=$("$KAB" submit --lab --on host=lab1 --socket "$IT_TMP/m1/kabd.sock" "$IT_TMP/short.job" 2>>"$IT_TMP/submit.err")
+	check "the other machines go on meanwhile: lab1 runs lab job ${j1:-none}" wait_for "lab job $j1 done" 60 \
+		"[ \"\$(labsql \"select state from lab_jobs where id = ${j1:-0}\")\" = done ]"
+	[ $((SECONDS - t_cut)) -lt "$CUT_MIN" ] && sleep $((CUT_MIN - (SECONDS - t_cut)))
+	check "lab$k's link comes back after $((SECONDS - t_cut)) s" ip -n "kablab$k" link set eth0 up
+	CUT=""
+	t_back=$SECONDS
+	check "lab$k's uploads complete once its link is back: lab job $j done" \
+		wait_for -s "labsql \"select state, attempts, reason from lab_jobs where id = ${j:-0}\"; tail -n 5 $IT_TMP/m$k/kabd.log" \
+		"lab job $j done" 120 "[ \"\$(labsql \"select state from lab_jobs where id = ${j:-0}\")\" = done ]"
+	echo "    (done $((SECONDS - t_back)) s after the link's return)"
+	check "lab job ${j:-none}: done in one attempt on lab$k, every run of its local job in PostgreSQL, none twice" \
+		uploaded_once "${j:-0}" "$k"
+	check "lab$k's outbox empty" wait_for "lab$k's outbox to empty" 10 "[ \"\$(outbox_of $k)\" = 0 ]"
+else
+	IT_SKIP=$((IT_SKIP + 1))
+	echo "  skip a machine's network cut: the machines share the host's network here (no network namespaces)"
+fi
+
+# ---- bad input: a fourth kabd, on the host, with a bad [lab] ----
+# Each time it starts, says in its log why it is not in the lab (the URL,
+# the credentials file, or both schema versions named), answers /health
+# and says kabd_lab_up 0 in /metrics; with a lab that does not answer it
+# runs a local job. It never joins: the lab keeps its three machines. It
+# reaches the server on 127.0.0.1 (a local host: no TLS needed).
+d4=$IT_TMP/m4
+mkdir -p "$d4/state" && chmod 700 "$d4/state"
+printf '%032x\n' $((0xa11ce000 + N + 1)) >"$d4/machine-id"
+# m4_start URL CREDENTIALS: the fourth kabd with that [lab], until it answers /health
+m4_start() {
+	cat >"$d4/machine.conf" <<CONF
+[lab]
+url = $1
+credentials = $2
+heartbeat = $HB
+lease = $LEASE
+machine-id = $d4/machine-id
+CONF
+	: >"$d4/kabd.log"
+	STATE_DIRECTORY=$d4/state KAB_MACHINE_CONF=$d4/machine.conf \
+		"$KABD_BIN" --socket "$d4/kabd.sock" --db "$d4/state/kab.db" >>"$d4/kabd.log" 2>&1 8>&- &
+	M4_PID=$!
+	IT_PIDS+=("$M4_PID")
+	wait_for -s "tail -n 20 '$d4/kabd.log'" "the fourth kabd to answer /health" 20 \
+		"curl -sf --max-time 3 --unix-socket '$d4/kabd.sock' http://localhost/health >/dev/null"
+}
+m4_stop() {
+	[ -n "$M4_PID" ] || return 0
+	kill -TERM "$M4_PID" 2>/dev/null
+	wait_for "the fourth kabd to exit on SIGTERM" 15 pid_gone "$M4_PID" || kill -KILL "$M4_PID" 2>/dev/null
+	wait "$M4_PID" 2>/dev/null
+	M4_PID=""
+}
+m4_says() { # TEXT [E]: its log has TEXT (a fixed string; with E, an extended regex), within 20 s
+	wait_for -s "echo 'its log ends:'; tail -n 5 '$d4/kabd.log'" "the fourth kabd to log: $1" 20 \
+		grep -q"${2:-F}" -- "$1" "$d4/kabd.log"
+}
+m4_lab_down() { curl -s --max-time 5 --unix-socket "$d4/kabd.sock" http://localhost/metrics | grep -qx 'kabd_lab_up 0'; }
+(umask 077; echo "127.0.0.1:*:*:$PG_USER:$PG_PASSWORD" >"$d4/good.pgpass"
+	echo "127.0.0.1:*:*:$PG_USER:not-$PG_PASSWORD" >"$d4/wrong.pgpass"
+	cp "$d4/good.pgpass" "$d4/open.pgpass")
+chmod 644 "$d4/open.pgpass"
+url_ok="postgresql://$PG_USER@127.0.0.1:$PG_PORT/$PG_DB"
+
+port0=$(pg_free_port)
+url0="postgresql://$PG_USER@127.0.0.1:$port0/$PG_DB"
+check "a fourth kabd starts with a lab URL that does not answer (port $port0)" m4_start "$url0" "$d4/good.pgpass"
+check "... says so, naming the URL, and that it serves local work meanwhile" \
+	m4_says "lab: cannot join $url0: .*kabd serves local work meanwhile" E
+check "... /metrics says kabd_lab_up 0" m4_lab_down
+lj=$("$KAB" submit --socket "$d4/kabd.sock" "$IT_TMP/short.job" 2>>"$IT_TMP/submit.err")
+check "... and it runs a local job (${lj:-none}) to its end" wait_for -s "tail -n 5 '$d4/kabd.log'" "local job $lj done" 120 \
+	"[ \"\$(sql '$d4/state/kab.db' 'select status from jobs where id = ${lj:-0}')\" = done ]"
+m4_stop
+
+check "a fourth kabd starts with a wrong password in its credentials" m4_start "$url_ok" "$d4/wrong.pgpass"
+check "... says the server refused it" m4_says "lab: cannot join $url_ok: .*password authentication failed for user \"$PG_USER\"" E
+check "... /metrics says kabd_lab_up 0" m4_lab_down
+m4_stop
+
+check "a fourth kabd starts with a credentials file others can read" m4_start "$url_ok" "$d4/open.pgpass"
+check "... refuses it, naming it and its mode" m4_says "$d4/open.pgpass: the lab's credentials file has mode 0644"
+check "... /metrics says kabd_lab_up 0" m4_lab_down
+m4_stop
+
+future_lab() { # a database whose lab schema is version 999
+	pg_psql -c "CREATE DATABASE kablab_future OWNER $PG_USER" &&
+		"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$PG_DIR" -p "$PG_PORT" -U "$PG_USER" -d kablab_future \
+			-c "CREATE TABLE lab_schema (one boolean PRIMARY KEY CHECK (one), version integer NOT NULL,
+				kab_version text NOT NULL, updated timestamptz NOT NULL DEFAULT now())" \
+			-c "INSERT INTO lab_schema (one, version, kab_version) VALUES (true, 999, 'a kab from the future')"
+}
+check "a lab database with schema version 999 made" future_lab
+url_new="postgresql://$PG_USER@127.0.0.1:$PG_PORT/kablab_future"
+check "a fourth kabd starts with that lab" m4_start "$url_new" "$d4/good.pgpass"
+check "... refuses it, naming both versions" m4_says "lab: cannot join $url_new: .*schema version 999, newer than this kab's [0-9]+" E
+check "... /metrics says kabd_lab_up 0" m4_lab_down
+m4_stop
+check "the fourth kabd never joined: the lab has its $N machines" [ "$(labsql "select count(*) from machines")" = "$N" ]
 
 for i in $(seq 1 $N); do
 	[ -n "${PIDS[$i]}" ] && { kill -TERM "${PIDS[$i]}"; wait "${PIDS[$i]}" 2>/dev/null; PIDS[$i]=""; }

@@ -4,7 +4,8 @@
  * job claimed into the local queue with its claim, run (its runs written
  * as the executor writes them), uploaded and finished; the upload sent
  * again, changing nothing; the outbox kept while the server is stopped
- * and sent once it is back, nothing lost or twice; a lease that expires
+ * and sent once it is back, nothing lost or twice, and the pool's idle
+ * connections dropped with the lost one; a lease that expires
  * under a running job (the local job cancelled, its runs uploaded under
  * the lost attempt, the job run again whole by another machine as
  * attempt 2); a lease the lab holds for a job this machine never stored,
@@ -358,6 +359,10 @@ static void test_outbox_across_restart(struct machine *a)
 	T_EQ_INT(store_lab_get(a->st, local, &c), 0);
 	run_local(a->st, local, -1, JOB_DONE);
 	size_t runs = local_runs(a->st, local);
+	/* a connection an HTTP read used, idle in the pool when the server stops */
+	struct lab *pooled = NULL;
+	T_EQ_INT(step(lab_member_borrow(a->m, &pooled, &err), &err, "borrow"), 0);
+	lab_member_give_back(a->m, pooled, true);
 	server("stop -m fast");
 	int sent = -1;
 	T_CHECK(lab_member_sync(a->m, a->st, &sent, &err) < 0);
@@ -375,6 +380,10 @@ static void test_outbox_across_restart(struct machine *a)
 	T_EQ_INT(count("SELECT count(*) FROM lab_runs WHERE job = %lld AND attempt = %lld", (long long)c.lab_job, 1LL),
 		 (long long)runs);
 	T_EQ_INT(count("SELECT count(*) FROM lab_jobs WHERE id = %lld AND state = 'done'", (long long)c.lab_job), 1);
+	/* the pool went with the lost connection: a read borrows a live one */
+	T_EQ_INT(step(lab_member_borrow(a->m, &pooled, &err), &err, "borrow after the restart"), 0);
+	T_EQ_INT(step(lab_ping(pooled, &err), &err, "a read after the restart"), 0);
+	lab_member_give_back(a->m, pooled, true);
 }
 
 static void test_lease_lost(struct machine *a, struct machine *b, struct lab *l)
