@@ -29,9 +29,30 @@ static bool in_lab(struct api *a, struct httpd_resp *rs)
 	return false;
 }
 
-/* The caller's connection, or a 503 naming the lab and why. */
+/* ?machine=, when given: a host name or a machine id, else a 400 */
+static bool machine_ok(const char *machine, struct httpd_resp *rs)
+{
+	if (!machine || (*machine && strlen(machine) <= 255))
+		return true;
+	httpd_error(rs, 400, "machine must be a host name or a machine id");
+	return false;
+}
+
+/* ?limit=, when given, into *ret: 1 to LAB_LIST_MAX, else a 400 */
+static bool limit_ok(const char *ls, uint64_t *ret, struct httpd_resp *rs)
+{
+	if (!ls || (util_parse_u64(ls, ret) == 0 && *ret > 0 && *ret <= LAB_LIST_MAX))
+		return true;
+	httpd_error(rs, 400, "limit must be a whole number from 1 to %d", LAB_LIST_MAX);
+	return false;
+}
+
+/* The caller's connection, or a 404 (this kabd is in no lab) or a 503
+ * naming the lab and why. */
 static struct lab *borrow(struct api *a, struct httpd_resp *rs)
 {
+	if (!in_lab(a, rs))
+		return NULL;
 	struct lab *l = NULL;
 	struct strbuf err = { 0 };
 	char why[512];
@@ -55,6 +76,18 @@ static void lab_failed(struct api *a, struct lab *l, struct httpd_resp *rs, int 
 {
 	httpd_error(rs, r == -ECONNRESET ? 503 : r == -ENOENT ? 404 : 500, "%s", err->buf ? err->buf : strerror(-r));
 	lab_member_give_back(a->lab, l, r == -ENOENT);
+}
+
+/* The connection given back after a call that returned r: true when it
+ * succeeded, else false with the error answered; err freed either way. */
+static bool lab_answered(struct api *a, struct lab *l, struct httpd_resp *rs, int r, struct strbuf *err)
+{
+	if (r < 0)
+		lab_failed(a, l, rs, r, err);
+	else
+		lab_member_give_back(a->lab, l, true);
+	sb_free(err);
+	return r >= 0;
 }
 
 static void reply(struct httpd_resp *rs, json_t *v, int status)
@@ -83,8 +116,6 @@ static json_t *machine_json(const struct lab_machine *m)
 
 void api_lab_machines(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
-	if (!in_lab(a, rs))
-		return;
 	struct lab *l = borrow(a, rs);
 	if (!l)
 		return;
@@ -92,12 +123,8 @@ void api_lab_machines(struct api *a, const struct httpd_req *rq, struct httpd_re
 	size_t n = 0;
 	struct strbuf err = { 0 };
 	int r = lab_machines(l, &v, &n, &err);
-	if (r < 0) {
-		lab_failed(a, l, rs, r, &err);
-		sb_free(&err);
+	if (!lab_answered(a, l, rs, r, &err))
 		return;
-	}
-	lab_member_give_back(a->lab, l, true);
 	json_t *arr = json_array();
 	for (size_t i = 0; arr && i < n; i++)
 		json_array_append_new(arr, machine_json(&v[i]));
@@ -124,15 +151,9 @@ void api_lab_jobs(struct api *a, const struct httpd_req *rq, struct httpd_resp *
 	}
 	const char *machine = httpd_query(rq, "machine"), *ls = httpd_query(rq, "limit");
 	uint64_t limit = LAB_LIST_DEFAULT;
-	if (ls && (util_parse_u64(ls, &limit) < 0 || limit == 0 || limit > LAB_LIST_MAX)) {
-		httpd_error(rs, 400, "limit must be a whole number from 1 to %d", LAB_LIST_MAX);
+	if (!limit_ok(ls, &limit, rs))
 		return;
-	}
-	if (machine && (!*machine || strlen(machine) > 255)) {
-		httpd_error(rs, 400, "machine must be a host name or a machine id");
-		return;
-	}
-	if (!in_lab(a, rs))
+	if (!machine_ok(machine, rs))
 		return;
 	struct lab *l = borrow(a, rs);
 	if (!l)
@@ -141,12 +162,8 @@ void api_lab_jobs(struct api *a, const struct httpd_req *rq, struct httpd_resp *
 	size_t n = 0;
 	struct strbuf err = { 0 };
 	int r = lab_jobs_list(l, machine, (size_t)limit, &v, &n, &err);
-	if (r < 0) {
-		lab_failed(a, l, rs, r, &err);
-		sb_free(&err);
+	if (!lab_answered(a, l, rs, r, &err))
 		return;
-	}
-	lab_member_give_back(a->lab, l, true);
 	json_t *arr = json_array();
 	for (size_t i = 0; arr && i < n; i++)
 		json_array_append_new(arr, job_json(&v[i]));
@@ -180,8 +197,6 @@ static int counted_attempt(const struct lab_attempt *v, size_t n)
 
 void api_lab_job_get(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)
 {
-	if (!in_lab(a, rs))
-		return;
 	struct lab *l = borrow(a, rs);
 	if (!l)
 		return;
@@ -283,12 +298,8 @@ void api_lab_submit(struct api *a, const struct httpd_req *rq, struct httpd_resp
 	r = lab_submit(l, &s, &id, &err);
 	if (r >= 0)
 		lab_job_why(l, id, &why, NULL);
-	if (r < 0) {
-		lab_failed(a, l, rs, r, &err);
-		sb_free(&err);
+	if (!lab_answered(a, l, rs, r, &err))
 		return;
-	}
-	lab_member_give_back(a->lab, l, true);
 	lab_selector_format(&sel, normal, sizeof(normal));
 	log_info("lab: job %lld queued in the lab for %s, submitted by %s", (long long)id, *normal ? normal : "any machine", by);
 	reply(rs,
@@ -366,8 +377,6 @@ void api_lab_job_report(struct api *a, const struct httpd_req *rq, struct httpd_
 		httpd_error(rs, 400, "attempt must be an attempt's number (1, 2, ...)");
 		return;
 	}
-	if (!in_lab(a, rs))
-		return;
 	struct lab *l = borrow(a, rs);
 	if (!l)
 		return;
@@ -390,12 +399,8 @@ void api_lab_job_report(struct api *a, const struct httpd_req *rq, struct httpd_
 	}
 	if (r >= 0)
 		r = lab_job_report(l, rq->id, attempt, &text, machine, host, &local, &err);
-	if (r < 0) {
-		lab_failed(a, l, rs, r, &err);
-		sb_free(&err);
+	if (!lab_answered(a, l, rs, r, &err))
 		return;
-	}
-	lab_member_give_back(a->lab, l, true);
 	json_t *o = json_loads(text, 0, NULL);
 	if (!json_is_object(o)) {
 		json_decref(o);
@@ -471,11 +476,7 @@ void api_lab_history(struct api *a, const struct httpd_req *rq, struct httpd_res
 		httpd_error(rs, 400, "unknown format (history formats: json, text)");
 		return;
 	}
-	if (machine && (!*machine || strlen(machine) > 255)) {
-		httpd_error(rs, 400, "machine must be a host name or a machine id");
-		return;
-	}
-	if (!in_lab(a, rs))
+	if (!machine_ok(machine, rs))
 		return;
 	struct lab *l = borrow(a, rs);
 	if (!l)
@@ -582,14 +583,10 @@ void api_lab_regressions(struct api *a, const struct httpd_req *rq, struct httpd
 		   *state = httpd_query(rq, "state"), *ls = httpd_query(rq, "limit");
 	uint64_t limit = LAB_LIST_DEFAULT;
 	enum regress_state st;
-	if (ls && (util_parse_u64(ls, &limit) < 0 || limit == 0 || limit > LAB_LIST_MAX)) {
-		httpd_error(rs, 400, "limit must be a whole number from 1 to %d", LAB_LIST_MAX);
+	if (!limit_ok(ls, &limit, rs))
 		return;
-	}
-	if (machine && (!*machine || strlen(machine) > 255)) {
-		httpd_error(rs, 400, "machine must be a host name or a machine id");
+	if (!machine_ok(machine, rs))
 		return;
-	}
 	if (job && !history_name_ok(job)) {
 		httpd_error(rs, 400, "job must be a job's name: 1 to %d letters, digits, '.', '_' and '-'", HISTORY_NAME_MAX);
 		return;
@@ -598,8 +595,6 @@ void api_lab_regressions(struct api *a, const struct httpd_req *rq, struct httpd
 		httpd_error(rs, 400, "state must be a change point's state (pending, confirmed, not-confirmed, failed)");
 		return;
 	}
-	if (!in_lab(a, rs))
-		return;
 	struct lab *l = borrow(a, rs);
 	if (!l)
 		return;
@@ -607,12 +602,8 @@ void api_lab_regressions(struct api *a, const struct httpd_req *rq, struct httpd
 	size_t n = 0;
 	struct strbuf err = { 0 };
 	int r = lab_regressions(l, machine, job, state, (size_t)limit, &v, &n, &err);
-	if (r < 0) {
-		lab_failed(a, l, rs, r, &err);
-		sb_free(&err);
+	if (!lab_answered(a, l, rs, r, &err))
 		return;
-	}
-	lab_member_give_back(a->lab, l, true);
 	json_t *arr = json_array();
 	for (size_t i = 0; arr && i < n; i++) {
 		json_t *o = json_loads(v[i].data, 0, NULL);

@@ -234,6 +234,48 @@ check "every night uploaded" [ "$(labsql "select count(*) from lab_nights where 
 check "nothing left in an outbox" [ "$(for i in $(seq 1 $N); do
 	sql "$IT_TMP/m$i/state/kab.db" "select count(*) from lab_claims where state <> 'done'"; done | awk '{s += $1} END {print s + 0}')" = 0 ]
 
+
+# ---- lab-wide reads, through a machine that did not run what it reads ----
+# lab_get PATH: GET through lab2's kabd into $IT_TMP/read.json, the code printed
+lab_get() { curl -s -o "$IT_TMP/read.json" -w '%{http_code}' --max-time 20 --unix-socket "$IT_TMP/m2/kabd.sock" "http://localhost$1"; }
+jl1=$(labsql "select a.job from lab_attempts a join machines m on m.id = a.machine where m.hostname = 'lab1' and a.job in ($in) order by a.job limit 1")
+code=$(lab_get "/api/v1/lab/jobs/${jl1:-0}/report")
+check "GET /api/v1/lab/jobs/$jl1/report through lab2: lab1's uploaded report ($code)" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert sys.argv[2] == "200", sys.argv[2]
+assert d["lab"]["machine"] == "lab1" and d["lab"]["counted"] is True and d["lab"]["attempt"] == 1, d["lab"]
+assert d.get("name") == "lab-short" or d.get("job", {}).get("name") == "lab-short" or "lab-short" in json.dumps(d)[:4000], list(d)
+' "$IT_TMP/read.json" "$code"
+code=$(lab_get "/api/v1/lab/jobs?machine=lab3&limit=100")
+check "GET /api/v1/lab/jobs?machine=lab3: lab3's jobs only ($code)" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert sys.argv[2] == "200", sys.argv[2]
+m = [j["machine"] for j in d["jobs"]]
+assert len(m) >= 10 and set(m) == {"lab3"}, m
+' "$IT_TMP/read.json" "$code"
+code=$(lab_get "/api/v1/lab/history?job=lab-short")
+check "GET /api/v1/lab/history without machine: 400 naming the field, never one series of three machines ($code: $(head -c 200 "$IT_TMP/read.json"))" \
+	sh -c "[ '$code' = 400 ] && grep -q machine '$IT_TMP/read.json'"
+n1=$(labsql "select count(*) from lab_nights n join machines m on m.id = n.machine where m.hostname = 'lab1' and n.job in ($in)")
+code=$(lab_get "/api/v1/lab/history?job=lab-short&machine=lab1")
+check "GET /api/v1/lab/history?machine=lab1: lab1's $n1 nights, and only its ($code)" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert sys.argv[2] == "200", sys.argv[2]
+assert d["machine"] == "lab1", d.get("machine")
+assert d["nights"] == int(sys.argv[3]), (d["nights"], sys.argv[3])
+' "$IT_TMP/read.json" "$code" "$n1"
+code=$(lab_get "/api/v1/lab/regressions")
+check "GET /api/v1/lab/regressions answers a list ($code)" python3 -c '
+import json, sys
+assert sys.argv[2] == "200", sys.argv[2]
+assert isinstance(json.load(open(sys.argv[1]))["regressions"], list)
+' "$IT_TMP/read.json" "$code"
+code=$(lab_get "/lab.html")
+check "the page lab.html is served ($code)" sh -c "[ '$code' = 200 ] && grep -q lab.js '$IT_TMP/read.json'"
+
 # ---- a machine dies mid-job ----
 cat >"$IT_TMP/long.job" <<'JOB'
 [job]
