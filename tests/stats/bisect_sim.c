@@ -73,6 +73,12 @@ struct world {
 	gsl_rng *rng;
 	double drift; /* the machine's slow state, walks a step a pair */
 	unsigned long pairs;
+	/* the controls' builds (drawn in control scenarios only, so that the
+	 * grid's worlds are as they were): each commit built with forced
+	 * alignment, and BAD with a commit reverted (culprit[0], or any other) */
+	double *aligned;
+	double revert_culprit, revert_other;
+	unsigned long ctl_pairs[BISECT_CTL_N]; /* this bisection's, by control */
 };
 
 static long world_index(const struct world *w, const char *sha)
@@ -99,7 +105,38 @@ struct scenario {
 	unsigned n_culprits;
 	unsigned culprit[MAX_CULPRITS]; /* 0: drawn */
 	bool nobuild_beside;            /* the culprit's parent and child do not build */
+	/* the controls (doc/bisect.md, "Controls") */
+	bool controls;      /* draw the aligned builds and the revert */
+	bool layout_only;   /* culprit 0's step is the code's layout: gone with forced alignment */
+	double revert_back; /* the share of culprit 0's step its revert on BAD gives back */
 };
+
+/* The culprits' steps (ln) at commit i; without culprit 0's when it is
+ * the layout's. */
+static double steps_at(const struct world *w, const struct scenario *sc, unsigned i, bool real_only)
+{
+	double step = 0;
+	for (unsigned k = 0; k < w->n_culprits; k++)
+		if (i >= w->culprit[k] && !(real_only && k == 0 && sc->layout_only))
+			step += log1p(-sc->effect[k]);
+	return step;
+}
+
+/* The controls' builds. Built aligned, a commit has the culprits' real
+ * steps and a layout offset of its own, as small as an unaligned build's
+ * (the alignment is a layout too, not none): culprit 0's step is gone
+ * when it is the layout's. BAD with culprit 0 reverted is BAD less the
+ * share of its step the revert gives back, in a build with a layout of
+ * its own; with another commit reverted, BAD in such a build. */
+static void controls_draw(struct world *w, const struct scenario *sc)
+{
+	double base = log(1000);
+	for (unsigned i = 0; i <= w->n; i++)
+		w->aligned[i] = base + steps_at(w, sc, i, true) + gsl_ran_gaussian(w->rng, LAYOUT_SHARE * w->cov);
+	double bad = base + steps_at(w, sc, w->n, false);
+	w->revert_other = bad + gsl_ran_gaussian(w->rng, LAYOUT_SHARE * w->cov);
+	w->revert_culprit = w->revert_other - sc->revert_back * log1p(-sc->effect[0]);
+}
 
 /* Draws the world of one bisection: levels, culprits, commits that do not build. */
 static void world_draw(struct world *w, const struct scenario *sc)
@@ -130,17 +167,25 @@ static void world_draw(struct world *w, const struct scenario *sc)
 	if (w->synthetic)
 		for (unsigned i = 0; i <= w->n; i++)
 			snprintf(w->sha[i], SHA_SZ, "%08lx%024x%08x", gsl_rng_get(w->rng) & 0xffffffffUL, 0, i);
+	memset(w->ctl_pairs, 0, sizeof(w->ctl_pairs));
+	if (sc->controls)
+		controls_draw(w, sc);
 }
 
-/* One boot's value of commit i: the level, the drift, the boot's offset,
- * the run's noise, now and then a slow outlier. */
-static double boot_value(struct world *w, long i)
+/* One boot's value of a build whose level (ln) is level: the drift, the
+ * boot's offset, the run's noise, now and then a slow outlier. */
+static double boot_at(struct world *w, double level)
 {
-	double x = w->level[i] + w->drift + gsl_ran_gaussian(w->rng, BOOT_SHARE * w->cov) +
+	double x = level + w->drift + gsl_ran_gaussian(w->rng, BOOT_SHARE * w->cov) +
 		   gsl_ran_gaussian(w->rng, RUN_SHARE * w->cov);
 	if (gsl_rng_uniform(w->rng) < OUTLIER_P)
 		x += log(0.6 + 0.3 * gsl_rng_uniform(w->rng));
 	return exp(x);
+}
+
+static double boot_value(struct world *w, long i)
+{
+	return boot_at(w, w->level[i]);
 }
 
 static int sim_build(void *ctx, const char *sha, struct strbuf *why)
@@ -167,6 +212,29 @@ static int sim_measure(void *ctx, const char *sha, const char *base, unsigned k,
 		ret_base[p] = boot_value(w, g);
 		ret_sha[p] = boot_value(w, i);
 	}
+	return 0;
+}
+
+/* k pairs of a control of commit sha: the revert, BAD with sha reverted
+ * against BAD (base); the alignment, sha's parent (base) against sha, both
+ * built aligned. */
+static int sim_control(void *ctx, enum bisect_control kind, const char *sha, const char *base, unsigned k,
+		       double *ret_base, double *ret_sha, struct strbuf *why)
+{
+	struct world *w = ctx;
+	long i = world_index(w, sha), g = world_index(w, base);
+	if (i < 0 || g < 0)
+		return -ENOENT;
+	bool revert = kind == BISECT_CTL_REVERT;
+	double la = revert ? ((unsigned)i == w->culprit[0] ? w->revert_culprit : w->revert_other) : w->aligned[g];
+	double lb = revert ? w->level[g] : w->aligned[i];
+	for (unsigned p = 0; p < k; p++) {
+		w->drift += gsl_ran_gaussian(w->rng, DRIFT_SHARE * w->cov);
+		w->pairs++;
+		ret_base[p] = boot_at(w, la);
+		ret_sha[p] = boot_at(w, lb);
+	}
+	w->ctl_pairs[kind] += k;
 	return 0;
 }
 
@@ -481,7 +549,7 @@ static void count(struct tally *t, const struct world *w, const struct bisect_re
 
 static struct bisect_runner sim_runner_of(struct world *w)
 {
-	return (struct bisect_runner){ .ctx = w, .build = sim_build, .measure = sim_measure };
+	return (struct bisect_runner){ .ctx = w, .build = sim_build, .measure = sim_measure, .control = sim_control };
 }
 
 static bool verbose;
@@ -500,27 +568,37 @@ static void show(const struct world *w, const struct bisect_report *rep)
 		       world_index(w, rep->culprits[i].sha), rep->culprits[i].confirm.reason);
 }
 
-/* One bisection of the world with ops; -errno when it could not run. */
-static int bisect_once(struct world *w, const struct kbisect_ops *ops, void *vcs, struct tally *t)
+/* One bisection of the world with ops and the controls asked into ret;
+ * -errno when it could not run. */
+static int bisect_world(struct world *w, const struct kbisect_ops *ops, void *vcs, bool revert, bool align,
+			struct bisect_report *ret)
 {
 	struct bisect_runner run = sim_runner_of(w);
 	struct bisect_opts o = { .good = w->sha[0],
 				 .bad = w->sha[w->n],
-				 .rule = { .dir = DIRECTION_HIGHER, .min_change_pct = -1, .equivalence_pct = -1 } };
-	struct bisect_report rep;
+				 .rule = { .dir = DIRECTION_HIGHER, .min_change_pct = -1, .equivalence_pct = -1 },
+				 .revert = revert,
+				 .align = align };
 	struct strbuf err = { 0 };
-	int r = bisect_run(ops, vcs, &run, &o, &rep, &err);
-	if (r < 0) {
+	int r = bisect_run(ops, vcs, &run, &o, ret, &err);
+	if (r < 0)
 		fprintf(stderr, "bisect_sim: %s\n", err.buf ? err.buf : strerror(-r));
-		sb_free(&err);
+	sb_free(&err);
+	return r;
+}
+
+/* One bisection of the world with ops; -errno when it could not run. */
+static int bisect_once(struct world *w, const struct kbisect_ops *ops, void *vcs, struct tally *t)
+{
+	struct bisect_report rep;
+	int r = bisect_world(w, ops, vcs, false, false, &rep);
+	if (r < 0)
 		return r;
-	}
 	unsigned right0 = t->right;
 	count(t, w, &rep);
 	if (verbose && t->right == right0)
 		show(w, &rep);
 	bisect_report_free(&rep);
-	sb_free(&err);
 	return 0;
 }
 
@@ -562,8 +640,9 @@ static int world_alloc(struct world *w, unsigned n, bool synthetic, unsigned lon
 	w->sha = calloc(n + 1, SHA_SZ);
 	w->level = calloc(n + 1, sizeof(*w->level));
 	w->nobuild = calloc(n + 1, sizeof(*w->nobuild));
+	w->aligned = calloc(n + 1, sizeof(*w->aligned));
 	w->rng = gsl_rng_alloc(gsl_rng_mt19937);
-	if (!w->sha || !w->level || !w->nobuild || !w->rng)
+	if (!w->sha || !w->level || !w->nobuild || !w->aligned || !w->rng)
 		return -ENOMEM;
 	gsl_rng_set(w->rng, seed);
 	return 0;
@@ -574,6 +653,7 @@ static void world_free(struct world *w)
 	free(w->sha);
 	free(w->level);
 	free(w->nobuild);
+	free(w->aligned);
 	if (w->rng)
 		gsl_rng_free(w->rng);
 }
@@ -818,6 +898,171 @@ static int scenarios(unsigned reps, unsigned long seed)
 	return 0;
 }
 
+/* ---- the controls ---- */
+
+/* What the controls said of the planted culprit, where the bisection
+ * named it and confirmed it against its parent (found). */
+struct ctl_tally {
+	unsigned runs, found, wrong;
+	unsigned rev, rev_conf, rev_unconf;
+	unsigned al, al_layout, al_conf, al_undecided;
+	unsigned long rev_pairs, al_pairs;
+};
+
+static void ctl_count(struct ctl_tally *t, const struct world *w, const struct bisect_report *rep)
+{
+	t->runs++;
+	for (size_t i = 0; i < rep->n_culprits; i++) {
+		const struct bisect_culprit *k = &rep->culprits[i];
+		if (k->confirm.decision != BRULE_CONFIRMED)
+			continue;
+		if (world_index(w, k->sha) != (long)w->culprit[0]) {
+			t->wrong++;
+			continue;
+		}
+		t->found++;
+		if (k->revert.asked) {
+			t->rev++;
+			t->rev_conf += k->revert.out.decision == BRULE_CONFIRMED;
+			t->rev_unconf += k->revert.out.decision == BRULE_UNCONFIRMED;
+			t->rev_pairs += w->ctl_pairs[BISECT_CTL_REVERT];
+		}
+		if (k->align.asked) {
+			t->al++;
+			t->al_layout += k->align.out.decision == BRULE_LAYOUT;
+			t->al_conf += k->align.out.decision == BRULE_CONFIRMED;
+			t->al_undecided += k->align.out.decision == BRULE_UNDECIDED;
+			t->al_pairs += w->ctl_pairs[BISECT_CTL_ALIGN];
+		}
+	}
+}
+
+/* M bisections of sc (N 64) with the controls asked. */
+static int ctl_cell(const struct scenario *sc, bool revert, bool align, unsigned reps, unsigned long seed,
+		    struct ctl_tally *t)
+{
+	struct world w;
+	struct chooser ch;
+	int r = world_alloc(&w, sc->n, true, seed);
+	if (r >= 0)
+		r = chooser_alloc(&ch, &w);
+	for (unsigned i = 0; r >= 0 && i < reps; i++) {
+		struct bisect_report rep;
+		world_draw(&w, sc);
+		if ((r = bisect_world(&w, &chooser_ops, &ch, revert, align, &rep)) < 0)
+			break;
+		ctl_count(t, &w, &rep);
+		bisect_report_free(&rep);
+	}
+	chooser_free(&ch);
+	world_free(&w);
+	return r;
+}
+
+static void ctl_sum(struct ctl_tally *to, const struct ctl_tally *t)
+{
+	to->runs += t->runs;
+	to->found += t->found;
+	to->wrong += t->wrong;
+	to->rev += t->rev;
+	to->rev_conf += t->rev_conf;
+	to->rev_unconf += t->rev_unconf;
+	to->al += t->al;
+	to->al_layout += t->al_layout;
+	to->al_conf += t->al_conf;
+	to->al_undecided += t->al_undecided;
+	to->rev_pairs += t->rev_pairs;
+	to->al_pairs += t->al_pairs;
+}
+
+/* boots a control cost where it ran */
+static double ctl_boots(unsigned long pairs, unsigned n)
+{
+	return n ? 2.0 * (double)pairs / n : 0;
+}
+
+enum { CTL_REAL, CTL_LAYOUT, CTL_NONE_BACK, CTL_HALF_BACK, CTL_KINDS };
+
+/* Over noise and effect, N 64, four worlds a cell: a real culprit (both
+ * controls), the culprit's step the code's layout (alignment), and a
+ * culprit whose revert on BAD gives none or half of its step back (an
+ * interaction the revert does not undo: the revert). Floors on them. */
+static int controls(unsigned reps, unsigned long seed)
+{
+	struct ctl_tally sum[CTL_KINDS] = { 0 }, sum4[CTL_KINDS] = { 0 }, cells[ARRAY_SIZE(covs)][ARRAY_SIZE(effects)][CTL_KINDS] = { 0 };
+	bool floor_layout = true;
+	for (size_t ci = 0; ci < ARRAY_SIZE(covs); ci++)
+		for (size_t ei = 0; ei < ARRAY_SIZE(effects); ei++)
+			for (unsigned kind = 0; kind < CTL_KINDS; kind++) {
+				struct scenario sc = { .n = 64,
+						       .cov = covs[ci],
+						       .effect = { effects[ei] / 100 },
+						       .n_culprits = 1,
+						       .controls = true,
+						       .layout_only = kind == CTL_LAYOUT,
+						       .revert_back = kind == CTL_NONE_BACK ? 0 : kind == CTL_HALF_BACK ? 0.5 : 1 };
+				struct ctl_tally *t = &cells[ci][ei][kind];
+				unsigned long s = seed + 100 * ci + 10 * ei + kind;
+				if (ctl_cell(&sc, kind != CTL_LAYOUT, kind == CTL_REAL || kind == CTL_LAYOUT, reps, s, t) < 0)
+					return -EIO;
+				ctl_sum(&sum[kind], t);
+				if (effects[ei] >= 4 * covs[ci])
+					ctl_sum(&sum4[kind], t);
+			}
+	printf("controls, N 64, %u bisections a cell and world; of the planted culprit found (confirmed against its parent):\n", reps);
+	printf("%-5s %-5s %-3s | %-33s | %-39s\n", "", "", "", "real culprit: forced alignment", "layout-only culprit: forced alignment");
+	printf("%-5s %-5s %-3s | %5s %8s %7s %10s | %5s %8s %6s %7s %7s\n", "cov%", "eff%", ">4x", "found", "layout%", "undec%",
+	       "boots", "found", "layout%", "kept%", "undec%", "boots");
+	for (size_t ci = 0; ci < ARRAY_SIZE(covs); ci++)
+		for (size_t ei = 0; ei < ARRAY_SIZE(effects); ei++) {
+			const struct ctl_tally *r = &cells[ci][ei][CTL_REAL], *l = &cells[ci][ei][CTL_LAYOUT];
+			bool x4 = effects[ei] >= 4 * covs[ci];
+			printf("%-5g %-5g %-3s | %5u %8.1f %7.1f %10.1f | %5u %8.1f %6.1f %7.1f %7.1f\n", covs[ci], effects[ei],
+			       x4 ? "yes" : "", r->al, pct(r->al_layout, r->al), pct(r->al_undecided, r->al),
+			       ctl_boots(r->al_pairs, r->al), l->al, pct(l->al_layout, l->al), pct(l->al_conf, l->al),
+			       pct(l->al_undecided, l->al), ctl_boots(l->al_pairs, l->al));
+			if (x4 && (l->al == 0 || pct(l->al_layout, l->al) < 90)) {
+				floor_layout = false;
+				printf("  ^ below the floor: a layout-only culprit labelled layout-sensitive in %.1f%% < 90%%\n",
+				       pct(l->al_layout, l->al));
+			}
+		}
+	printf("%-5s %-5s %-3s | %-26s | %-17s | %-17s\n", "", "", "", "real culprit: revert", "none back: revert",
+	       "half back: revert");
+	printf("%-5s %-5s %-3s | %5s %6s %7s %5s | %5s %7s %3s | %5s %7s %3s\n", "cov%", "eff%", ">4x", "found", "conf%",
+	       "unconf%", "boots", "found", "unconf%", "boots", "found", "unconf%", "boots");
+	for (size_t ci = 0; ci < ARRAY_SIZE(covs); ci++)
+		for (size_t ei = 0; ei < ARRAY_SIZE(effects); ei++) {
+			const struct ctl_tally *r = &cells[ci][ei][CTL_REAL], *z = &cells[ci][ei][CTL_NONE_BACK],
+					       *h = &cells[ci][ei][CTL_HALF_BACK];
+			printf("%-5g %-5g %-3s | %5u %6.1f %7.1f %5.1f | %5u %7.1f %5.1f | %5u %7.1f %5.1f\n", covs[ci], effects[ei],
+			       effects[ei] >= 4 * covs[ci] ? "yes" : "", r->rev, pct(r->rev_conf, r->rev),
+			       pct(r->rev_unconf, r->rev), ctl_boots(r->rev_pairs, r->rev), z->rev, pct(z->rev_unconf, z->rev),
+			       ctl_boots(z->rev_pairs, z->rev), h->rev, pct(h->rev_unconf, h->rev), ctl_boots(h->rev_pairs, h->rev));
+		}
+	unsigned wrong = 0, runs = 0;
+	for (unsigned kind = 0; kind < CTL_KINDS; kind++) {
+		wrong += sum[kind].wrong;
+		runs += sum[kind].runs;
+	}
+	const struct ctl_tally *r = &sum[CTL_REAL], *r4 = &sum4[CTL_REAL], *z4 = &sum4[CTL_NONE_BACK];
+	check(r->al > 0 && pct(r->al_layout, r->al) <= 1,
+	      "alignment: a real culprit labelled layout-sensitive in %.2f%% of %u (floor: <= 1%%), undecided in %.2f%%",
+	      pct(r->al_layout, r->al), r->al, pct(r->al_undecided, r->al));
+	check(floor_layout,
+	      "alignment: a layout-only culprit labelled layout-sensitive in >= 90%% in every cell where it is >= 4x the noise (%.1f%% of %u in all)",
+	      pct(sum4[CTL_LAYOUT].al_layout, sum4[CTL_LAYOUT].al), sum4[CTL_LAYOUT].al);
+	check(r4->rev > 0 && pct(r4->rev_conf, r4->rev) >= 99,
+	      "revert: a real culprit stays confirmed in %.2f%% of %u where it is >= 4x the noise (floor: >= 99%%; %.2f%% of %u in all)",
+	      pct(r4->rev_conf, r4->rev), r4->rev, pct(r->rev_conf, r->rev), r->rev);
+	check(z4->rev > 0 && pct(z4->rev_unconf, z4->rev) >= 99,
+	      "revert: a culprit whose revert gives nothing back unconfirmed in %.2f%% of %u where it is >= 4x the noise (floor: >= 99%%)",
+	      pct(z4->rev_unconf, z4->rev), z4->rev);
+	printf("controls: half back unconfirmed in %.1f%% of %u where the culprit is >= 4x the noise; a wrong culprit confirmed in %u of %u bisections\n",
+	       pct(sum4[CTL_HALF_BACK].rev_unconf, sum4[CTL_HALF_BACK].rev), sum4[CTL_HALF_BACK].rev, wrong, runs);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned reps = 100;
@@ -844,6 +1089,11 @@ int main(int argc, char **argv)
 	printf("grid: %.1f s for %u bisections a cell\n", t1 - t0, reps);
 	if (r >= 0)
 		r = scenarios(reps, seed + 9000);
+	double t2 = util_mono_now();
+	if (r >= 0)
+		r = controls(reps, seed + 20000);
+	if (r >= 0)
+		printf("controls: %.1f s for %u bisections a cell and world\n", util_mono_now() - t2, reps);
 	if (r >= 0 && git) {
 		char dir[] = "/tmp/kab-bisect-sim.XXXXXX";
 		if (!mkdtemp(dir))
