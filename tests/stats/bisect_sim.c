@@ -16,8 +16,13 @@
  * Prints the table over noise CoV, effect and N (right culprit, wrong
  * culprit, no answer, boots and builds) with the naive rule (one run a
  * commit, a threshold halfway between GOOD's and BAD's single runs)
- * beside it, and checks the floors; ends with "N passed, N failed, N
- * skipped". Usage: bisect_sim [--reps M] [--no-git] [--seed S] */
+ * beside it, and checks the floors. Then the optional controls of a
+ * confirmed culprit (N 64, over noise and effect): forced alignment of a
+ * real culprit and of one whose step is the code's layout (gone when
+ * both sides are built aligned), the revert on BAD of a real culprit and
+ * of one whose revert gives none or half of its step back; their table
+ * and floors. Ends with "N passed, N failed, N skipped". Usage:
+ * bisect_sim [--reps M] [--no-git] [--seed S] */
 #include <errno.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -176,8 +181,7 @@ static void world_draw(struct world *w, const struct scenario *sc)
  * boot's offset, the run's noise, now and then a slow outlier. */
 static double boot_at(struct world *w, double level)
 {
-	double x = level + w->drift + gsl_ran_gaussian(w->rng, BOOT_SHARE * w->cov) +
-		   gsl_ran_gaussian(w->rng, RUN_SHARE * w->cov);
+	double x = level + w->drift + gsl_ran_gaussian(w->rng, BOOT_SHARE * w->cov) + gsl_ran_gaussian(w->rng, RUN_SHARE * w->cov);
 	if (gsl_rng_uniform(w->rng) < OUTLIER_P)
 		x += log(0.6 + 0.3 * gsl_rng_uniform(w->rng));
 	return exp(x);
@@ -570,8 +574,7 @@ static void show(const struct world *w, const struct bisect_report *rep)
 
 /* One bisection of the world with ops and the controls asked into ret;
  * -errno when it could not run. */
-static int bisect_world(struct world *w, const struct kbisect_ops *ops, void *vcs, bool revert, bool align,
-			struct bisect_report *ret)
+static int bisect_world(struct world *w, const struct kbisect_ops *ops, void *vcs, bool revert, bool align, struct bisect_report *ret)
 {
 	struct bisect_runner run = sim_runner_of(w);
 	struct bisect_opts o = { .good = w->sha[0],
@@ -938,8 +941,7 @@ static void ctl_count(struct ctl_tally *t, const struct world *w, const struct b
 }
 
 /* M bisections of sc (N 64) with the controls asked. */
-static int ctl_cell(const struct scenario *sc, bool revert, bool align, unsigned reps, unsigned long seed,
-		    struct ctl_tally *t)
+static int ctl_cell(const struct scenario *sc, bool revert, bool align, unsigned reps, unsigned long seed, struct ctl_tally *t)
 {
 	struct world w;
 	struct chooser ch;
@@ -982,6 +984,8 @@ static double ctl_boots(unsigned long pairs, unsigned n)
 }
 
 enum { CTL_REAL, CTL_LAYOUT, CTL_NONE_BACK, CTL_HALF_BACK, CTL_KINDS };
+/* the share of the culprit's step its revert on BAD gives back, by world */
+static const double revert_back[CTL_KINDS] = { 1, 1, 0, 0.5 };
 
 /* Over noise and effect, N 64, four worlds a cell: a real culprit (both
  * controls), the culprit's step the code's layout (alignment), and a
@@ -989,7 +993,8 @@ enum { CTL_REAL, CTL_LAYOUT, CTL_NONE_BACK, CTL_HALF_BACK, CTL_KINDS };
  * interaction the revert does not undo: the revert). Floors on them. */
 static int controls(unsigned reps, unsigned long seed)
 {
-	struct ctl_tally sum[CTL_KINDS] = { 0 }, sum4[CTL_KINDS] = { 0 }, cells[ARRAY_SIZE(covs)][ARRAY_SIZE(effects)][CTL_KINDS] = { 0 };
+	struct ctl_tally sum[CTL_KINDS] = { 0 }, sum4[CTL_KINDS] = { 0 },
+			 cells[ARRAY_SIZE(covs)][ARRAY_SIZE(effects)][CTL_KINDS] = { 0 };
 	bool floor_layout = true;
 	for (size_t ci = 0; ci < ARRAY_SIZE(covs); ci++)
 		for (size_t ei = 0; ei < ARRAY_SIZE(effects); ei++)
@@ -1000,7 +1005,7 @@ static int controls(unsigned reps, unsigned long seed)
 						       .n_culprits = 1,
 						       .controls = true,
 						       .layout_only = kind == CTL_LAYOUT,
-						       .revert_back = kind == CTL_NONE_BACK ? 0 : kind == CTL_HALF_BACK ? 0.5 : 1 };
+						       .revert_back = revert_back[kind] };
 				struct ctl_tally *t = &cells[ci][ei][kind];
 				unsigned long s = seed + 100 * ci + 10 * ei + kind;
 				if (ctl_cell(&sc, kind != CTL_LAYOUT, kind == CTL_REAL || kind == CTL_LAYOUT, reps, s, t) < 0)
@@ -1011,14 +1016,14 @@ static int controls(unsigned reps, unsigned long seed)
 			}
 	printf("controls, N 64, %u bisections a cell and world; of the planted culprit found (confirmed against its parent):\n", reps);
 	printf("%-5s %-5s %-3s | %-33s | %-39s\n", "", "", "", "real culprit: forced alignment", "layout-only culprit: forced alignment");
-	printf("%-5s %-5s %-3s | %5s %8s %7s %10s | %5s %8s %6s %7s %7s\n", "cov%", "eff%", ">4x", "found", "layout%", "undec%",
-	       "boots", "found", "layout%", "kept%", "undec%", "boots");
+	printf("%-5s %-5s %-3s | %5s %8s %7s %10s | %5s %8s %6s %7s %7s\n", "cov%", "eff%", ">4x", "found", "layout%",
+	       "undec%", "boots", "found", "layout%", "kept%", "undec%", "boots");
 	for (size_t ci = 0; ci < ARRAY_SIZE(covs); ci++)
 		for (size_t ei = 0; ei < ARRAY_SIZE(effects); ei++) {
 			const struct ctl_tally *r = &cells[ci][ei][CTL_REAL], *l = &cells[ci][ei][CTL_LAYOUT];
 			bool x4 = effects[ei] >= 4 * covs[ci];
-			printf("%-5g %-5g %-3s | %5u %8.1f %7.1f %10.1f | %5u %8.1f %6.1f %7.1f %7.1f\n", covs[ci], effects[ei],
-			       x4 ? "yes" : "", r->al, pct(r->al_layout, r->al), pct(r->al_undecided, r->al),
+			printf("%-5g %-5g %-3s | %5u %8.1f %7.1f %10.1f | %5u %8.1f %6.1f %7.1f %7.1f\n", covs[ci],
+			       effects[ei], x4 ? "yes" : "", r->al, pct(r->al_layout, r->al), pct(r->al_undecided, r->al),
 			       ctl_boots(r->al_pairs, r->al), l->al, pct(l->al_layout, l->al), pct(l->al_conf, l->al),
 			       pct(l->al_undecided, l->al), ctl_boots(l->al_pairs, l->al));
 			if (x4 && (l->al == 0 || pct(l->al_layout, l->al) < 90)) {
@@ -1027,19 +1032,28 @@ static int controls(unsigned reps, unsigned long seed)
 				       pct(l->al_layout, l->al));
 			}
 		}
-	printf("%-5s %-5s %-3s | %-26s | %-17s | %-17s\n", "", "", "", "real culprit: revert", "none back: revert",
-	       "half back: revert");
-	printf("%-5s %-5s %-3s | %5s %6s %7s %5s | %5s %7s %3s | %5s %7s %3s\n", "cov%", "eff%", ">4x", "found", "conf%",
-	       "unconf%", "boots", "found", "unconf%", "boots", "found", "unconf%", "boots");
+	printf("%-5s %-5s %-3s | %-26s | %-17s | %-17s\n", "", "", "", "real culprit: revert", "none back: revert", "half back: revert");
+	printf("%-5s %-5s %-3s | %5s %6s %7s %5s | %5s %7s %3s | %5s %7s %3s\n", "cov%", "eff%", ">4x", "found",
+	       "conf%", "unconf%", "boots", "found", "unconf%", "boots", "found", "unconf%", "boots");
 	for (size_t ci = 0; ci < ARRAY_SIZE(covs); ci++)
 		for (size_t ei = 0; ei < ARRAY_SIZE(effects); ei++) {
 			const struct ctl_tally *r = &cells[ci][ei][CTL_REAL], *z = &cells[ci][ei][CTL_NONE_BACK],
 					       *h = &cells[ci][ei][CTL_HALF_BACK];
-			printf("%-5g %-5g %-3s | %5u %6.1f %7.1f %5.1f | %5u %7.1f %5.1f | %5u %7.1f %5.1f\n", covs[ci], effects[ei],
-			       effects[ei] >= 4 * covs[ci] ? "yes" : "", r->rev, pct(r->rev_conf, r->rev),
-			       pct(r->rev_unconf, r->rev), ctl_boots(r->rev_pairs, r->rev), z->rev, pct(z->rev_unconf, z->rev),
-			       ctl_boots(z->rev_pairs, z->rev), h->rev, pct(h->rev_unconf, h->rev), ctl_boots(h->rev_pairs, h->rev));
+			printf("%-5g %-5g %-3s | %5u %6.1f %7.1f %5.1f | %5u %7.1f %5.1f | %5u %7.1f %5.1f\n", covs[ci],
+			       effects[ei], effects[ei] >= 4 * covs[ci] ? "yes" : "", r->rev, pct(r->rev_conf, r->rev),
+			       pct(r->rev_unconf, r->rev), ctl_boots(r->rev_pairs, r->rev), z->rev,
+			       pct(z->rev_unconf, z->rev), ctl_boots(z->rev_pairs, z->rev), h->rev,
+			       pct(h->rev_unconf, h->rev), ctl_boots(h->rev_pairs, h->rev));
 		}
+	/* the layout of BAD alone: every step good, BAD named against its parent */
+	struct scenario at_bad = {
+		.n = 64, .cov = 2, .effect = { 0.10 }, .n_culprits = 1, .culprit = { 64 }, .controls = true, .layout_only = true
+	};
+	struct ctl_tally b = { 0 };
+	if (ctl_cell(&at_bad, false, true, reps, seed + 500, &b) < 0)
+		return -EIO;
+	printf("layout of BAD alone (N 64, 2%% noise, 10%%): BAD found %u of %u, labelled layout-sensitive %.1f%%, undecided %.1f%%, %.1f boots\n",
+	       b.al, b.runs, pct(b.al_layout, b.al), pct(b.al_undecided, b.al), ctl_boots(b.al_pairs, b.al));
 	unsigned wrong = 0, runs = 0;
 	for (unsigned kind = 0; kind < CTL_KINDS; kind++) {
 		wrong += sum[kind].wrong;
@@ -1049,9 +1063,11 @@ static int controls(unsigned reps, unsigned long seed)
 	check(r->al > 0 && pct(r->al_layout, r->al) <= 1,
 	      "alignment: a real culprit labelled layout-sensitive in %.2f%% of %u (floor: <= 1%%), undecided in %.2f%%",
 	      pct(r->al_layout, r->al), r->al, pct(r->al_undecided, r->al));
-	check(floor_layout,
-	      "alignment: a layout-only culprit labelled layout-sensitive in >= 90%% in every cell where it is >= 4x the noise (%.1f%% of %u in all)",
+	check(floor_layout, "alignment: a layout-only culprit labelled layout-sensitive in >= 90%% in every cell where it is >= 4x the noise (%.1f%% of %u in all)",
 	      pct(sum4[CTL_LAYOUT].al_layout, sum4[CTL_LAYOUT].al), sum4[CTL_LAYOUT].al);
+	check(b.al >= b.runs * 95 / 100 && pct(b.al_layout, b.al) >= 90,
+	      "alignment: the layout of BAD alone found in %u of %u and labelled layout-sensitive in %.1f%% (floors: 95%%, 90%%)",
+	      b.al, b.runs, pct(b.al_layout, b.al));
 	check(r4->rev > 0 && pct(r4->rev_conf, r4->rev) >= 99,
 	      "revert: a real culprit stays confirmed in %.2f%% of %u where it is >= 4x the noise (floor: >= 99%%; %.2f%% of %u in all)",
 	      pct(r4->rev_conf, r4->rev), r4->rev, pct(r->rev_conf, r->rev), r->rev);

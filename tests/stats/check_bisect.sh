@@ -9,8 +9,14 @@
 # the right culprit in >= 95 % of a cell's bisections where the effect is
 # >= 4x the noise, a wrong culprit in <= 1 %, none named in >= 99 % of
 # A/A bisections, a culprit beside skipped commits in the range given, two
-# culprits both named. Prints the table. Ends with "N passed, N failed, N
-# skipped" like the other suites. Takes 10-30 s (most of it git's).
+# culprits both named. Then the two optional controls of a confirmed
+# culprit (N 64, the same noise and effects, REPS a cell and world): forced
+# alignment (a real culprit labelled layout-sensitive in <= 1 %, one whose
+# step is the code's layout in >= 90 % of each cell where it is >= 4x the
+# noise) and the revert on BAD (a real culprit confirmed in >= 99 %, one
+# whose revert gives nothing back unconfirmed in >= 99 %, where >= 4x).
+# Prints the tables. Ends with "N passed, N failed, N skipped" like the
+# other suites. Takes 15-40 s (git's about 10).
 set -u
 cd "$(dirname "$0")/../.."
 sim=build/tests/bisect_sim
