@@ -271,10 +271,14 @@ sed -e 's/^name = bis-it$/name = bis-track/' -e "/^\[variant B\]/,\$ s/^base = .
 check "the tracked job's variant B tracks origin $BR" grep -q "^track = origin $BR\$" "$IT_TMP/track.job"
 sql "$DB" "insert into jobs (id, name, file, text, status, created, kab_version, schema_version)
 	values (950, 'bis-track', '$IT_TMP/track.job', cast(readfile('$IT_TMP/track.job') as text), 'done', strftime('%s','now'), 'it', 14);"
-treg() { # id bad-sha: a confirmed regression of job 950, GOOD commit 0
+treg() { # id bad-sha: a confirmed regression of a copy of job 950 (940 + id: one
+	# regression a first bad job, as regressions' unique key wants), GOOD commit 0
+	local bj=$((940 + $1))
+	[ $bj = 950 ] || sql "$DB" "insert into jobs (id, name, file, text, status, created, kab_version, schema_version)
+		select $bj, name, file, text, status, created, kab_version, schema_version from jobs where id = 950;"
 	sql "$DB" "insert into regressions (id, created, name, workload, metric, variant_idx, direction, good_job, bad_job,
 		good_sha, bad_sha, state, reason, verdict) values ($1, strftime('%s','now'), 'bis-track', 'w', 'time.wall_s', 1,
-		'lower', 950, 950, '${C[0]}', '$2', 'confirmed', 'seeded', 'worse');"
+		'lower', 950, $bj, '${C[0]}', '$2', 'confirmed', 'seeded', 'worse');"
 }
 treg 10 "$C9"
 code=$(post "/regressions/10/bisect")
