@@ -252,6 +252,18 @@ static int apply(span_rule rule, const struct brule_span *span, const double *a,
 	return e;
 }
 
+/* Fewer pairs than the exact test needs, or no CI yet: not yet decided,
+ * said so in ret; false when the rule can look. */
+static bool too_few(const struct stats_result *r, const struct brule_opts *o, struct brule_out *ret)
+{
+	if (r->pairs >= STATS_MIN_PAIRS && !isnan(ret->effect.lo) && !isnan(ret->effect.hi))
+		return false;
+	char why[96];
+	snprintf(why, sizeof(why), "%zu pairs, below the exact test's %d", r->pairs, STATS_MIN_PAIRS);
+	not_yet(r, o, why, ret);
+	return true;
+}
+
 static void step_rule(const struct brule_span *span, const double *a, const double *b, size_t n,
 		      const struct stats_result *r, const struct brule_opts *o, struct brule_out *ret)
 {
@@ -261,12 +273,8 @@ static void step_rule(const struct brule_span *span, const double *a, const doub
 		    "the span's two levels are the same (%+.2f%%): nothing to place a step against", span->good.est);
 		return;
 	}
-	if (r->pairs < STATS_MIN_PAIRS || isnan(ret->effect.lo) || isnan(ret->effect.hi)) {
-		char why[96];
-		snprintf(why, sizeof(why), "%zu pairs, below the exact test's %d", r->pairs, STATS_MIN_PAIRS);
-		not_yet(r, o, why, ret);
+	if (too_few(r, o, ret))
 		return;
-	}
 	double t_lo, t_hi;
 	place_ci(span, ret->effect.lo, ret->effect.hi, &t_lo, &t_hi);
 	bool band = in_band(t_lo, t_hi);
@@ -410,12 +418,8 @@ static void align_rule(const struct brule_span *span, const double *a, const dou
 		say(ret, BRULE_UNDECIDED, "the effect is %+.2f%%: nothing to compare the aligned culprit with", d.est);
 		return;
 	}
-	if (r->pairs < STATS_MIN_PAIRS || isnan(ret->effect.lo) || isnan(ret->effect.hi)) {
-		char why[96];
-		snprintf(why, sizeof(why), "%zu pairs, below the exact test's %d", r->pairs, STATS_MIN_PAIRS);
-		not_yet(r, o, why, ret);
+	if (too_few(r, o, ret))
 		return;
-	}
 	double t_lo, t_hi;
 	place_ci(&levels, ret->effect.lo, ret->effect.hi, &t_lo, &t_hi);
 	if (t_lo <= 0 && t_hi >= 0 && t_hi < 0.5)
