@@ -18,6 +18,7 @@
 
 #include "harness/base/util.h"
 #include "harness/stats/changepoint.h"
+#include "bench/bench_rng.h"
 
 #define NIGHTS 365
 #define METRICS 200
@@ -26,16 +27,11 @@ static uint64_t rng_state = 20240917;
 
 static double uniform01(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	z ^= z >> 31;
-	return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
+	return bench_uniform01(&rng_state);
 }
-
 static double gauss(void)
 {
-	return sqrt(-2 * log(uniform01())) * cos(2 * M_PI * uniform01());
+	return bench_gauss(&rng_state);
 }
 
 static void gen_metric(double *x, size_t m)

@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bench/bench_rng.h"
 
 #define DAY 86400.0
 #define T0 1735696800.0 /* 2025-01-01 02:00 UTC, the first night */
@@ -59,18 +60,9 @@ static struct {
 
 static uint64_t rng_state = 20250101;
 
-static double uniform01(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	z ^= z >> 31;
-	return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
-}
-
 static double gauss(void)
 {
-	return sqrt(-2 * log(uniform01())) * cos(2 * M_PI * uniform01());
+	return bench_gauss(&rng_state);
 }
 
 static int cmp_double(const void *a, const void *b)
