@@ -194,10 +194,13 @@ check "the three machines register and heartbeat" wait_for "three machines in th
 check "kab lab machines lists the three" eval "$KAB lab machines --socket $IT_TMP/m1/kabd.sock | grep -o '\"hostname\": \"lab[123]\"' | sort -u | wc -l | grep -qx 3"
 
 # ---- 30 short jobs ----
-cat >"$IT_TMP/short.job" <<'JOB'
+# lab_job FILE NAME PAIRS COMMAND: a job of two running-kernel variants
+# and one command workload, ABBA, no swap
+lab_job() {
+	cat >"$1" <<JOB
 [job]
-name = lab-short
-pairs = 2
+name = $2
+pairs = $3
 order = abba
 [swap]
 device = none
@@ -207,9 +210,11 @@ name = a
 name = b
 [workload w]
 type = command
-command = true
+command = $4
 memory.max = 64M
 JOB
+}
+lab_job "$IT_TMP/short.job" lab-short 2 "true"
 ids=()
 for k in $(seq 1 30); do
 	i=$(((k - 1) % N + 1))
@@ -279,22 +284,7 @@ code=$(lab_get "/lab.html")
 check "the page lab.html is served ($code)" sh -c "[ '$code' = 200 ] && grep -q lab.js '$IT_TMP/read.json'"
 
 # ---- a machine dies mid-job ----
-cat >"$IT_TMP/long.job" <<'JOB'
-[job]
-name = lab-long
-pairs = 4
-order = abba
-[swap]
-device = none
-[variant A]
-name = a
-[variant B]
-name = b
-[workload w]
-type = command
-command = sleep 2
-memory.max = 64M
-JOB
+lab_job "$IT_TMP/long.job" lab-long 4 "sleep 2"
 local_of() { sql "$IT_TMP/m$1/state/kab.db" "select job_id from lab_claims where lab_job = $2 order by job_id desc limit 1"; }
 runs_of() { sql "$IT_TMP/m$1/state/kab.db" "select count(*) from runs where job_id = ${2:-0} and status = 'ok'"; }
 
@@ -371,22 +361,7 @@ check "... and the three join the lab with leases of $FAULT_LEASE s" wait_for -s
 	"the three to join with leases of $FAULT_LEASE s" 30 \
 	"[ \"\$(grep -l 'leases of $FAULT_LEASE s' $IT_TMP/m[1-$N]/kabd.log | wc -l)\" = $N ]"
 
-cat >"$IT_TMP/fault.job" <<'JOB'
-[job]
-name = lab-fault
-pairs = 5
-order = abba
-[swap]
-device = none
-[variant A]
-name = a
-[variant B]
-name = b
-[workload w]
-type = command
-command = sleep 2
-memory.max = 64M
-JOB
+lab_job "$IT_TMP/fault.job" lab-fault 5 "sleep 2"
 # the local job of lab job J on machine I, 0 when it has none
 local_or_0() { local l; l=$(local_of "$1" "${2:-0}" 2>/dev/null); echo "${l:-0}"; }
 status_on() { sql "$IT_TMP/m$1/state/kab.db" "select status from jobs where id = $(local_or_0 "$1" "$2")"; }
