@@ -322,10 +322,10 @@ $(B)/fuzz/fuzz_gate: tests/fuzz/fuzz_gate.c $(B)/fuzz/obj/harness/daemon/gate.o 
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 # The job parser kabd's submit runs on a body (job_parse_text), linked with what it needs
-# only: the reader, key table and builder, the workload types' key tables, util; not the
-# machine checks (job_check.c), kexec, git or machine.conf.
+# only: the reader, key table and builder, the workload types' key tables, the lab selector
+# (lab.on), util; not the machine checks (job_check.c), kexec, git or machine.conf.
 FUZZ_JOB_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,harness/job/job harness/job/job_build harness/job/job_keys harness/job/job_keytab harness/job/job_track \
-		harness/job/job_knob harness/job/job_metric harness/job/job_print harness/job/expect harness/base/util \
+		harness/job/job_knob harness/job/job_metric harness/job/job_print harness/job/expect db/lab_select harness/base/util \
 		harness/base/output harness/base/statedir harness/base/esc harness/base/config \
 		kernels/series_fetch kernels/track_name workloads/wl workloads/wl_keys workloads/wl_command workloads/wl_kbuild workloads/wl_pageout \
 		workloads/wl_shmem_truncate workloads/wl_stress_ng workloads/wl_sysbench)
