@@ -39,6 +39,24 @@ int kbuser_lookup(struct krun_user *ret, struct strbuf *err)
 	return 1;
 }
 
+int kbuser_owner(const char *path, struct krun_user *ret)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (geteuid() != 0 || st.st_uid == 0)
+		return 0;
+	struct passwd pw, *found = NULL;
+	char buf[4096];
+	*ret = (struct krun_user){ .uid = st.st_uid, .gid = st.st_gid };
+	if (getpwuid_r(st.st_uid, &pw, buf, sizeof(buf), &found) == 0 && found)
+		snprintf(ret->name, sizeof(ret->name), "%s", pw.pw_name);
+	else
+		snprintf(ret->name, sizeof(ret->name), "uid %u", (unsigned)st.st_uid);
+	snprintf(ret->home, sizeof(ret->home), "/nonexistent");
+	return 1;
+}
+
 /* nftw has no context argument: the take-over in progress (one per thread). */
 static _Thread_local struct {
 	const struct krun_user *u;

@@ -28,6 +28,14 @@ struct strbuf;
  * user is missing, -EPERM when it is root, with why and what to do in err. */
 int kbuser_lookup(struct krun_user *ret, struct strbuf *err);
 
+/* The user that reads path's repository: 1 and *ret set to path's owner
+ * (its name from the password database, else "uid N"; HOME /nonexistent)
+ * when kab is root and path belongs to another user, so that git never
+ * runs as root in a directory someone else could have written; 0 when git
+ * runs as kab itself (kab is not root, or root owns path); -errno when
+ * path cannot be read. */
+int kbuser_owner(const char *path, struct krun_user *ret);
+
 /* dir made for u (mode 0755), or taken over when it exists: one made by
  * root (by an earlier kab) is chowned to u, its contents first and never
  * through a symlink (nftw FTW_PHYS, lchown); u's own is kept as it is;

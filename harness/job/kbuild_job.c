@@ -101,17 +101,15 @@ static void recorded_track(struct store *st, const struct kbuild_opts *o, size_t
 		snprintf(t.sha, sizeof(t.sha), "%s", b.base_sha);
 		char clone[PATH_MAX];
 		struct krun_user u;
-		struct strbuf e = { 0 };
 		struct ktrack_head h;
-		/* git as the build user, who owns the clone, when kab is root */
-		int as = kbuild_clone_dir(o->work_dir, b.tree, clone, sizeof(clone)) == 0 && access(clone, F_OK) == 0
-				 ? kbuser_lookup(&u, &e)
-				 : -ENOENT;
+		/* git as the clone's owner (kab-build, who fetched into it), never
+		 * as root in another user's directory; a lab machine that does
+		 * not build may have no kab-build, only the clone it was given */
+		int as = kbuild_clone_dir(o->work_dir, b.tree, clone, sizeof(clone)) == 0 ? kbuser_owner(clone, &u) : -ENOENT;
 		if (as >= 0 && ktrack_describe(clone, b.base_sha, as > 0 ? &u : NULL, NULL, &h) == 0) {
 			snprintf(t.subject, sizeof(t.subject), "%s", h.subject);
 			t.date = h.date;
 		}
-		sb_free(&e);
 	}
 	if (t.sha[0] && store_variant_track_set(st, o->job_id, vi, &t) < 0)
 		log_warn("variant %zu: cannot record the commit %.12s of build %lld in the database", vi, t.sha, (long long)build_id);

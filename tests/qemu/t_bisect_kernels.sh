@@ -355,7 +355,7 @@ for j in $(q "select id from jobs where name = '$NAME' order by id"); do
 	n=$((n + 1))
 	[ "$(q "select coalesce(commit_sha, '') || ' ' || coalesce(track, '') from variants where job_id = $j and idx = 1")" = "${SHA[n]} origin main" ] ||
 		bad_c="$bad_c $n"
-	# its subject read in kab's clone, as root too (kab-build runs git)
+	# its subject read in kab's clone as its owner (root: the guest has no kab-build)
 	[ "$(q "select coalesce(commit_subject, '') from variants where job_id = $j and idx = 1")" = "$(git -C "$ORIGIN" log -1 --format=%s "${SHA[n]}")" ] ||
 		bad_s="$bad_s $n"
 done
