@@ -43,7 +43,7 @@ static struct row *table_add(struct table *t)
 }
 
 /* Headings, then a row a line, each column as wide as its widest cell
- * (report_width) and two spaces; the last column is not padded. */
+ * (report_width) and two spaces; a line ends at its last cell. */
 static int table_print(const struct table *t, FILE *out)
 {
 	size_t width[COLS_MAX];
@@ -57,12 +57,15 @@ static int table_print(const struct table *t, FILE *out)
 		}
 	}
 	for (size_t i = 0; i <= t->n; i++) {
-		for (size_t c = 0; c < t->n_cols; c++) {
-			const char *s = i == 0 ? t->head[c] : t->rows[i - 1].c[c];
-			if (c + 1 == t->n_cols)
-				fputs(s, out);
+		const char *const *cells = i == 0 ? (const char *const *)t->head : (const char *const *)t->rows[i - 1].c;
+		size_t last = t->n_cols - 1; /* no spaces after the last cell that has text */
+		while (last > 0 && !*cells[last])
+			last--;
+		for (size_t c = 0; c <= last; c++) {
+			if (c == last)
+				fputs(cells[c], out);
 			else
-				report_pad(out, s, width[c] + 2);
+				report_pad(out, cells[c], width[c] + 2);
 		}
 		fputc('\n', out);
 	}
@@ -435,9 +438,8 @@ static int attempts_table(struct rd *d, json_t *list, long long counted, struct 
 		r->c[2] = cell_str(oc, "");
 		r->c[3] = cell_time(start);
 		r->c[4] = cell_time(end);
-		r->c[5] = strdup(json_integer_value(n) == counted ? "counted"
-				 : strcmp(outcome, "lost") == 0   ? "lost"
-								  : "-");
+		const char *counts = strcmp(outcome, "lost") == 0 ? "lost" : "-";
+		r->c[5] = strdup(json_integer_value(n) == counted ? "counted" : counts);
 		r->c[6] = cell_str(why, "");
 	}
 	return 0;
@@ -474,17 +476,17 @@ int lab_text_job(json_t *j, FILE *out, struct strbuf *err)
 				    *c = cell_time(created), *b = cell_str(by, ""), *e = cell_time(fin),
 				    *rsn = cell_str(reason, "");
 		fprintf(f, "lab job %lld: %s\n", (long long)json_integer_value(id), st ? st : "");
-		field(f, "selector", s ? s : "any machine");
+		field(f, "selector:", s ? s : "any machine");
 		if (host || mid)
-			fprintf(f, "  %-11s%s (%s)\n", "machine", h ? h : "", m ? m : "");
-		field(f, "attempts", a);
-		fprintf(f, "  %-11s%s UTC by %s\n", "submitted", c ? c : "", b ? b : "");
+			fprintf(f, "  %-11s%s (%s)\n", "machine:", h ? h : "", m ? m : "");
+		field(f, "attempts:", a);
+		fprintf(f, "  %-11s%s%s by %s\n", "submitted:", c ? c : "", created ? " UTC" : "", b ? b : "");
 		if (fin)
-			fprintf(f, "  %-11s%s UTC\n", "finished", e ? e : "");
+			fprintf(f, "  %-11s%s UTC\n", "finished:", e ? e : "");
 		if (reason && json_string_length(reason))
-			field(f, "reason", rsn);
+			field(f, "reason:", rsn);
 		if (counted)
-			fprintf(f, "  %-11sattempt %lld\n", "counted", (long long)json_integer_value(counted));
+			fprintf(f, "  %-11sattempt %lld\n", "counted:", (long long)json_integer_value(counted));
 		if (t.n) {
 			fputc('\n', f);
 			r = table_print(&t, f);
