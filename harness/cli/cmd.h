@@ -63,6 +63,10 @@ int client_report(const struct client_conf *conf, long long id, const char *form
  * (an unknown id or name, bad input), 1 for others, CLIENT_EXIT_UNREACHABLE
  * when kabd cannot be reached. */
 int client_print(const struct client_conf *conf, const char *method, const char *path);
+/* An error reply on stderr: its "error" field, and its body when it lists
+ * more ("errors"). */
+struct client_reply;
+void client_print_error(const struct client_reply *r);
 /* One of CMD_CLIENT_OPTIONS, as getopt_long returned it (c, optarg), into cc: false when
  * c is none of them. */
 bool cmd_client_option(int c, const char *arg, struct client_conf *cc);

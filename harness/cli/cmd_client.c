@@ -87,9 +87,7 @@ static void print_body(const struct client_reply *r, FILE *out)
 		fputc('\n', out);
 }
 
-/* Prints an error reply: its "error" field, and its body when it lists
- * more ("errors"). */
-static void print_error(const struct client_reply *r)
+void client_print_error(const struct client_reply *r)
 {
 	char msg[512], shown[1024];
 	json_t *doc = NULL;
@@ -127,7 +125,7 @@ static int wait_job(const struct client *c, long long id)
 		if (rr < 0)
 			return rr == -ENOTCONN ? CLIENT_EXIT_UNREACHABLE : 1;
 		if (r.status != 200) {
-			print_error(&r);
+			client_print_error(&r);
 			client_reply_clear(&r);
 			return 1;
 		}
@@ -251,7 +249,7 @@ int cmd_submit(int argc, char **argv)
 		goto out;
 	}
 	if (rep.status != 201 && rep.status != 200) {
-		print_error(&rep);
+		client_print_error(&rep);
 		ret = rep.status == 400 || rep.status == 413 ? 2 : 1;
 		goto out;
 	}
@@ -316,7 +314,7 @@ static int get_and_print(int argc, char **argv, const char *usage, const char *m
 			print_body(&rep, stdout);
 			ret = 0;
 		} else {
-			print_error(&rep);
+			client_print_error(&rep);
 			ret = rep.status == 404 ? 2 : 1;
 		}
 	}
@@ -361,7 +359,7 @@ int client_print(const struct client_conf *conf, const char *method, const char 
 			esc_text_file(stdout, rep.body, rep.len, ESC_LINES);
 			ret = 0;
 		} else {
-			print_error(&rep);
+			client_print_error(&rep);
 			ret = rep.status == 404 || rep.status == 400 ? 2 : 1;
 		}
 	}

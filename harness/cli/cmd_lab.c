@@ -1,21 +1,29 @@
 /* kab lab: what a lab kabd says of its lab (doc/lab.md): the machines,
  * the jobs (of one machine with --machine), and one job with its
- * attempts and, while it waits, why. The replies as kabd sends them. */
+ * attempts and, while it waits, why; as tables (lab_text.c), or with
+ * --format json the replies as kabd sends them. */
 #include "harness/cli/client.h"
 #include "harness/cli/cmd.h"
+#include "harness/cli/lab_text.h"
+#include "harness/base/esc.h"
 #include "harness/base/util.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 const struct option cmd_lab_options[] = {
-	CMD_CLIENT_OPTIONS, { "machine", required_argument, NULL, 'm' }, { "help", no_argument, NULL, 'h' }, { 0 }
+	CMD_CLIENT_OPTIONS,
+	{ "machine", required_argument, NULL, 'm' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
 };
 
-static const char usage[] = "kab lab machines | jobs [--machine HOST] | job ID  [--socket PATH | --url URL [--token-file F] "
-			    "[--cacert F]]";
+static const char usage[] = "kab lab machines | jobs [--machine HOST] | job ID  [--format text|json] [--socket PATH | "
+			    "--url URL [--token-file F] [--cacert F]]";
 
 /* a host name or machine id for the query: its characters are plain */
 static bool plain(const char *s)
@@ -26,10 +34,106 @@ static bool plain(const char *s)
 	return true;
 }
 
+/* One GET of path, its reply parsed into *ret: 0; else the exit status,
+ * the reason said: kabd's error (2 for 404 or 400, else 1), a reply that
+ * is no JSON object (1), kabd not reached (CLIENT_EXIT_UNREACHABLE). */
+static int get_json(const struct client *c, const char *path, json_t **ret)
+{
+	struct client_reply rep = { 0 };
+	int status = 0, r = client_request(c, "GET", path, NULL, 0, &rep);
+	if (r < 0) {
+		status = r == -ENOTCONN ? CLIENT_EXIT_UNREACHABLE : 1;
+	} else if (rep.status != 200) {
+		client_print_error(&rep);
+		status = rep.status == 404 || rep.status == 400 ? 2 : 1;
+	} else if ((r = client_json_parse(&rep, ret)) < 0) {
+		char shown[256];
+		fprintf(stderr, "kab lab: kabd's reply to %s is not %s (give --format json to see it): %s\n", path,
+			r == -EFBIG ? "JSON of a bounded size" : "a JSON object",
+			esc_text_buf(rep.body ? rep.body : "", shown, sizeof(shown), 0));
+		status = 1;
+	}
+	client_reply_clear(&rep);
+	return status;
+}
+
+/* The lab jobs of every machine that is not idle, into *ret as one
+ * {"jobs": [...]}: the running one among them is the job the machine
+ * holds. A machine's newest jobs are asked for, as many as kabd gives
+ * (LAB_LIST_MAX of api_lab.c), the job it holds the newest it claimed.
+ * 0, or the exit status, said. */
+static int held_jobs(const struct client *c, json_t *machines, json_t **ret)
+{
+	json_t *all = json_array(), *m, *j;
+	size_t i, k;
+	int status = all ? 0 : 1;
+	json_array_foreach(json_object_get(machines, "machines"), i, m)
+	{
+		const char *id = json_string_value(json_object_get(m, "id"));
+		const char *state = json_string_value(json_object_get(m, "state"));
+		/* a malformed machine is lab_text_machines' to name; an id that is
+		 * not plain goes into no URL */
+		if (status || !id || !state || strcmp(state, "idle") == 0 || !*id || strlen(id) > 255 || !plain(id))
+			continue;
+		char path[320];
+		json_t *doc = NULL;
+		snprintf(path, sizeof(path), "/lab/jobs?machine=%s&limit=1000", id);
+		if ((status = get_json(c, path, &doc)) != 0)
+			break;
+		json_t *jobs = json_object_get(doc, "jobs");
+		if (!json_is_array(jobs)) {
+			fprintf(stderr, "kab lab machines: kabd's reply to %s is not what this kab reads: jobs is %s\n",
+				path, jobs ? "not an array" : "missing (an array expected)");
+			status = 1;
+		}
+		json_array_foreach(jobs, k, j)
+		{
+			if (status == 0 && json_array_append(all, j) < 0)
+				status = 1;
+		}
+		json_decref(doc);
+	}
+	if (status == 0 && !(*ret = json_pack("{s:o}", "jobs", all)))
+		status = 1;
+	if (status != 0)
+		json_decref(all);
+	return status;
+}
+
+/* The reply to path as kab lab's text (lab_text.h). */
+static int show_text(const struct client_conf *conf, const char *what, const char *path)
+{
+	struct client c;
+	if (client_init(&c, conf) < 0)
+		return 2;
+	json_t *doc = NULL, *held = NULL;
+	struct strbuf err = { 0 };
+	int status = get_json(&c, path, &doc);
+	bool machines = strcmp(what, "machines") == 0;
+	if (status == 0 && machines)
+		status = held_jobs(&c, doc, &held);
+	if (status == 0) {
+		int r = machines                    ? lab_text_machines(doc, held, stdout, &err)
+			: strcmp(what, "jobs") == 0 ? lab_text_jobs(doc, stdout, &err)
+						    : lab_text_job(doc, stdout, &err);
+		if (r == -EBADMSG)
+			fprintf(stderr, "kab lab %s: kabd's reply is not what this kab reads: %s (--format json shows it)\n",
+				what, err.buf ? err.buf : "?");
+		else if (r < 0)
+			fprintf(stderr, "kab lab %s: cannot write the text: %s\n", what, strerror(-r));
+		status = r < 0 || fflush(stdout) != 0 ? 1 : 0;
+	}
+	sb_free(&err);
+	json_decref(held);
+	json_decref(doc);
+	client_clear(&c);
+	return status;
+}
+
 int cmd_lab(int argc, char **argv)
 {
 	struct client_conf conf = { 0 };
-	const char *machine = NULL;
+	const char *machine = NULL, *format = "text";
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", cmd_lab_options, NULL)) != -1) {
@@ -39,11 +143,21 @@ int cmd_lab(int argc, char **argv)
 			machine = optarg;
 			continue;
 		}
+		if (c == 'f') {
+			format = optarg;
+			continue;
+		}
 		if (c == 'h') {
 			printf("usage: %s\n", usage);
 			return 0;
 		}
 		fprintf(stderr, "usage: %s\n", usage);
+		return 2;
+	}
+	if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0) {
+		char shown[256];
+		fprintf(stderr, "kab lab: unknown format \"%s\" (formats: text, json)\n",
+			esc_text_buf(format, shown, sizeof(shown), 0));
 		return 2;
 	}
 	const char *what = optind < argc ? argv[optind] : NULL;
@@ -72,5 +186,7 @@ int cmd_lab(int argc, char **argv)
 		fprintf(stderr, "kab: give --url (TCP) or --socket (the unix socket), not both\n");
 		return 2;
 	}
-	return client_print(&conf, "GET", path);
+	if (strcmp(format, "json") == 0)
+		return client_print(&conf, "GET", path);
+	return show_text(&conf, what, path);
 }

@@ -191,7 +191,8 @@ for i in $(seq 1 $N); do
 done
 check "the three machines register and heartbeat" wait_for "three machines in the lab" 30 \
 	"[ \"\$(labsql \"select count(*) from machines where hostname like 'lab_' and last_heartbeat > now() - interval '10 s'\")\" = 3 ]"
-check "kab lab machines lists the three" eval "$KAB lab machines --socket $IT_TMP/m1/kabd.sock | grep -o '\"hostname\": \"lab[123]\"' | sort -u | wc -l | grep -qx 3"
+check "kab lab machines lists the three" eval "$KAB lab machines --format json --socket $IT_TMP/m1/kabd.sock | grep -o '\"hostname\": \"lab[123]\"' | sort -u | wc -l | grep -qx 3"
+check "kab lab machines' table shows the three" eval "$KAB lab machines --socket $IT_TMP/m1/kabd.sock | grep -oE '^lab[123] ' | sort -u | wc -l | grep -qx 3"
 
 # ---- 30 short jobs ----
 # lab_job FILE NAME PAIRS COMMAND: a job of two running-kernel variants
@@ -317,7 +318,8 @@ check "GET /api/v1/lab/jobs/$j says attempt 2 counted" python3 -c '
 import json, sys
 j = json.load(open(sys.argv[1]))
 sys.exit(not (j["counted_attempt"] == 2 and [a["outcome"] for a in j["attempts_list"]] == ["lost", "done"]))' "$IT_TMP/job.json"
-check "kab lab job $j prints it" eval "$KAB lab job $j --socket $IT_TMP/m$alive/kabd.sock | grep -q '\"counted_attempt\": 2'"
+check "kab lab job $j prints it" eval "$KAB lab job $j --format json --socket $IT_TMP/m$alive/kabd.sock | grep -q '\"counted_attempt\": 2'"
+check "kab lab job $j's text says attempt 2 counted" eval "$KAB lab job $j --socket $IT_TMP/m$alive/kabd.sock | grep -qE '^2 +[^ ]+ +done .* counted( |\$)'"
 # the dead machine comes back: its copy is cancelled, its runs go up as the lost attempt
 check "kabd of $host starts again" start_machine "$dead"
 stale=$(local_of "$dead" "$j")

@@ -1,9 +1,13 @@
 /* The client's JSON reader (client.h): a reply parsed by jansson with a
  * bound on its size, fields read by path from the top, so a "status"
  * inside a boot is not the job's; what is missing, null or of another
- * type; bodies that are not JSON. */
+ * type; bodies that are not JSON. And kab lab's text (lab_text.h) from
+ * replies captured in tests/data/lab: the tables against their .txt,
+ * hostile strings shown escaped, malformed replies refused naming the
+ * field. */
 #include "t.h"
 #include "harness/cli/client.h"
+#include "harness/cli/lab_text.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -103,9 +107,149 @@ static void test_bad(void)
 	json_decref(doc);
 }
 
+#define LAB_DATA "tests/data/lab/"
+
+/* A captured reply, parsed; NULL (a failed check) when it cannot be. */
+static json_t *lab_reply(const char *name)
+{
+	char path[256], *text = NULL;
+	size_t len = 0;
+	json_t *doc = NULL;
+	snprintf(path, sizeof(path), LAB_DATA "%s", name);
+	T_EQ_INT(util_read_file(path, &text, &len), 0);
+	struct client_reply r = { .status = 200, .body = text, .len = len };
+	if (text)
+		T_EQ_INT(client_json_parse(&r, &doc), 0);
+	free(text);
+	return doc;
+}
+
+enum lab_view { LAB_MACHINES, LAB_JOBS, LAB_JOB };
+
+/* The text of doc (held: the machines' jobs) into *ret (free); the result. */
+static int lab_render(enum lab_view v, json_t *doc, json_t *held, char **ret, struct strbuf *err)
+{
+	size_t len = 0;
+	*ret = NULL;
+	FILE *f = open_memstream(ret, &len);
+	if (!f)
+		return -ENOMEM;
+	int r = v == LAB_MACHINES ? lab_text_machines(doc, held, f, err)
+		: v == LAB_JOBS   ? lab_text_jobs(doc, f, err)
+				  : lab_text_job(doc, f, err);
+	fclose(f);
+	return r;
+}
+
+/* reply's text against the expected file's, byte for byte */
+static void lab_expect(enum lab_view v, const char *reply_name, const char *held_name, const char *want_name)
+{
+	json_t *doc = lab_reply(reply_name), *held = held_name ? lab_reply(held_name) : NULL;
+	char path[256], *want = NULL, *got = NULL;
+	size_t len = 0;
+	struct strbuf err = { 0 };
+	snprintf(path, sizeof(path), LAB_DATA "%s", want_name);
+	T_EQ_INT(util_read_file(path, &want, &len), 0);
+	if (doc) {
+		T_EQ_INT(lab_render(v, doc, held, &got, &err), 0);
+		T_EQ_STR(got, want ? want : "");
+		if (err.buf)
+			fprintf(stderr, "%s: %s\n", reply_name, err.buf);
+	}
+	size_t controls = 0; /* nothing a terminal acts on */
+	for (const char *p = got; p && *p; p++)
+		controls += *p != '\n' && ((unsigned char)*p < 0x20 || *p == 0x7f);
+	T_EQ_INT(controls, 0);
+	free(got);
+	free(want);
+	sb_free(&err);
+	json_decref(held);
+	json_decref(doc);
+}
+
+static void test_lab_text(void)
+{
+	/* lab2's host name sets the title, a tag clears the screen (a C1
+	 * CSI), its kernel is reversed (U+202E), a tag holds a tab and a line
+	 * break: all shown escaped, each cell on its line; lab2 holds job 12 */
+	lab_expect(LAB_MACHINES, "machines.json", "held.json", "machines.txt");
+	lab_expect(LAB_JOBS, "held.json", NULL, "jobs.txt");
+	/* queued for a selector nothing matches: why, the host in it escaped */
+	lab_expect(LAB_JOB, "job-waits.json", NULL, "job-waits.txt");
+	/* attempt 1 lost, attempt 2 counted */
+	lab_expect(LAB_JOB, "job-counted.json", NULL, "job-counted.txt");
+}
+
+/* A reply without a field the text shows, or with it of another type:
+ * refused, naming the field; nothing written. */
+static void test_lab_malformed(void)
+{
+	static const struct {
+		enum lab_view v;
+		const char *body, *err;
+	} bad[] = {
+		{ LAB_MACHINES, "{\"lab\": \"x\"}", "machines is missing (an array expected)" },
+		{ LAB_MACHINES, "{\"machines\": [1]}", "machines[0] is an integer, not an object" },
+		{ LAB_MACHINES,
+		  "{\"machines\": [{\"id\": \"a\", \"hostname\": \"h\", \"state\": \"idle\", \"cpus\": \"2\", \"memory\": 1, "
+		  "\"arch\": \"x\", \"kernel\": \"k\", \"kexec\": true, \"cgroup_version\": 2, \"tags\": [], \"heartbeat_age_s\": null}]}",
+		  "machines[0].cpus is a string, not an integer" },
+		{ LAB_MACHINES,
+		  "{\"machines\": [{\"id\": \"a\", \"hostname\": \"h\", \"state\": \"idle\", \"cpus\": 2, \"memory\": 1, "
+		  "\"arch\": \"x\", \"kernel\": \"k\", \"kexec\": true, \"cgroup_version\": 2, \"tags\": [\"a\", 3], "
+		  "\"heartbeat_age_s\": 1}]}",
+		  "machines[0].tags[1] is an integer, not a string" },
+		{ LAB_JOBS, "{\"jobs\": {}}", "jobs is an object, not an array" },
+		{ LAB_JOBS,
+		  "{\"jobs\": [{\"id\": 1, \"state\": \"done\", \"attempts\": 1, \"max_attempts\": 3, \"machine\": null, "
+		  "\"selector\": \"\", \"created\": null, \"submitted_by\": 5}]}",
+		  "jobs[0].submitted_by is an integer, not a string" },
+		{ LAB_JOB, "{\"id\": 1}", "state is missing (a string expected)" },
+		{ LAB_JOB,
+		  "{\"id\": 1, \"state\": \"done\", \"attempts\": 1, \"max_attempts\": 3, \"machine\": null, \"machine_id\": null, "
+		  "\"selector\": \"\", \"reason\": null, \"submitted_by\": \"me\", \"created\": null, \"finished\": null, "
+		  "\"counted_attempt\": null, \"why\": null, \"attempts_list\": [{\"attempt\": 1, \"machine\": \"h\", "
+		  "\"machine_id\": \"a\", \"reason\": null, \"started\": null, \"ended\": null}]}",
+		  "attempts_list[0].outcome is missing (a string expected)" },
+		{ LAB_JOB,
+		  "{\"id\": 1, \"state\": \"queued\", \"attempts\": 0, \"max_attempts\": 3, \"machine\": null, \"machine_id\": null, "
+		  "\"selector\": \"\", \"reason\": null, \"submitted_by\": \"me\", \"created\": null, \"finished\": null, "
+		  "\"counted_attempt\": null, \"why\": [\"x\"], \"attempts_list\": []}",
+		  "why is an array, not a string or null" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct client_reply r = reply(bad[i].body);
+		json_t *doc = NULL;
+		T_EQ_INT(client_json_parse(&r, &doc), 0);
+		char *got = NULL;
+		struct strbuf err = { 0 };
+		T_EQ_INT(lab_render(bad[i].v, doc, NULL, &got, &err), -EBADMSG);
+		T_EQ_STR(err.buf, bad[i].err);
+		T_EQ_STR(got, ""); /* nothing written */
+		free(got);
+		sb_free(&err);
+		json_decref(doc);
+	}
+	/* a held job's reply that is malformed names its field too */
+	json_t *machines = lab_reply("machines.json");
+	struct client_reply r = reply("{\"jobs\": [{\"id\": 12, \"machine_id\": \"x\"}]}");
+	json_t *held = NULL;
+	T_EQ_INT(client_json_parse(&r, &held), 0);
+	char *got = NULL;
+	struct strbuf err = { 0 };
+	T_EQ_INT(lab_render(LAB_MACHINES, machines, held, &got, &err), -EBADMSG);
+	T_EQ_STR(err.buf, "jobs[0].state is missing (a string expected)");
+	free(got);
+	sb_free(&err);
+	json_decref(held);
+	json_decref(machines);
+}
+
 int main(void)
 {
 	test_paths();
 	test_bad();
+	test_lab_text();
+	test_lab_malformed();
 	return t_done("test_client");
 }
