@@ -113,6 +113,7 @@ struct lab_machine {
 	/* read back (lab_machines): its state and its heartbeat's age */
 	enum lab_machine_state state;
 	double heartbeat_age_s;
+	int64_t job; /* the lab job it holds (running), 0: none */
 };
 
 /* The machine's id as a UUID: /etc/machine-id's 32 hex digits (path), else

@@ -64,6 +64,7 @@ static int machine_from_row(const PGresult *r, int i, struct lab_machine *m, str
 	snprintf(m->arch, sizeof(m->arch), "%s", lab_col(r, i, 4));
 	snprintf(m->kernel, sizeof(m->kernel), "%s", lab_col(r, i, 5));
 	util_parse_double(lab_col(r, i, 10), &m->heartbeat_age_s);
+	m->job = lab_col_i64(r, i, 11);
 	if (lab_machine_state_parse(lab_col(r, i, 9), &m->state) < 0)
 		m->state = LAB_MACHINE_OFFLINE; /* a newer kab's word: not one to count on */
 	return lab_tags_parse(lab_col(r, i, 8), m, err);
@@ -74,8 +75,10 @@ int lab_machines(struct lab *l, struct lab_machine **ret, size_t *ret_n, struct 
 	_cleanup_pgres_ PGresult *r =
 		lab_exec(l, "listing the machines",
 			 "SELECT id, hostname, cpus, memory, arch, kernel, can_kexec, cgroup_version, array_to_string(tags, ' '),"
-			 "  state, extract(epoch FROM now() - last_heartbeat)::float8 FROM machines ORDER BY hostname, id",
-			 0, NULL, err);
+			 "  state, extract(epoch FROM now() - last_heartbeat)::float8,"
+			 "  coalesce((SELECT max(j.id) FROM lab_jobs j WHERE j.machine = machines.id AND j.state = $1), 0)"
+			 " FROM machines ORDER BY hostname, id",
+			 1, (const char *[]){ lab_job_state_name(LAB_JOB_RUNNING) }, err);
 	if (!r)
 		return lab_errno(l);
 	size_t n = (size_t)PQntuples(r);

@@ -57,63 +57,18 @@ static int get_json(const struct client *c, const char *path, json_t **ret)
 	return status;
 }
 
-/* The lab jobs of every machine that is not idle, into *ret as one
- * {"jobs": [...]}: the running one among them is the job the machine
- * holds. A machine's newest jobs are asked for, as many as kabd gives
- * (LAB_LIST_MAX of api_lab.c), the job it holds the newest it claimed.
- * 0, or the exit status, said. */
-static int held_jobs(const struct client *c, json_t *machines, json_t **ret)
-{
-	json_t *all = json_array(), *m, *j;
-	size_t i, k;
-	int status = all ? 0 : 1;
-	json_array_foreach(json_object_get(machines, "machines"), i, m)
-	{
-		const char *id = json_string_value(json_object_get(m, "id"));
-		const char *state = json_string_value(json_object_get(m, "state"));
-		/* a malformed machine is lab_text_machines' to name; an id that is
-		 * not plain goes into no URL */
-		if (status || !id || !state || strcmp(state, "idle") == 0 || !*id || strlen(id) > 255 || !plain(id))
-			continue;
-		char path[320];
-		json_t *doc = NULL;
-		snprintf(path, sizeof(path), "/lab/jobs?machine=%s&limit=1000", id);
-		if ((status = get_json(c, path, &doc)) != 0)
-			break;
-		json_t *jobs = json_object_get(doc, "jobs");
-		if (!json_is_array(jobs)) {
-			fprintf(stderr, "kab lab machines: kabd's reply to %s is not what this kab reads: jobs is %s\n",
-				path, jobs ? "not an array" : "missing (an array expected)");
-			status = 1;
-		}
-		json_array_foreach(jobs, k, j)
-		{
-			if (status == 0 && json_array_append(all, j) < 0)
-				status = 1;
-		}
-		json_decref(doc);
-	}
-	if (status == 0 && !(*ret = json_pack("{s:o}", "jobs", all)))
-		status = 1;
-	if (status != 0)
-		json_decref(all);
-	return status;
-}
-
 /* The reply to path as kab lab's text (lab_text.h). */
 static int show_text(const struct client_conf *conf, const char *what, const char *path)
 {
 	struct client c;
 	if (client_init(&c, conf) < 0)
 		return 2;
-	json_t *doc = NULL, *held = NULL;
+	json_t *doc = NULL;
 	struct strbuf err = { 0 };
 	int status = get_json(&c, path, &doc);
 	bool machines = strcmp(what, "machines") == 0;
-	if (status == 0 && machines)
-		status = held_jobs(&c, doc, &held);
 	if (status == 0) {
-		int r = machines                    ? lab_text_machines(doc, held, stdout, &err)
+		int r = machines                    ? lab_text_machines(doc, stdout, &err)
 			: strcmp(what, "jobs") == 0 ? lab_text_jobs(doc, stdout, &err)
 						    : lab_text_job(doc, stdout, &err);
 		if (r == -EBADMSG)
@@ -124,7 +79,6 @@ static int show_text(const struct client_conf *conf, const char *what, const cha
 		status = r < 0 || fflush(stdout) != 0 ? 1 : 0;
 	}
 	sb_free(&err);
-	json_decref(held);
 	json_decref(doc);
 	client_clear(&c);
 	return status;

@@ -274,37 +274,13 @@ static int flush_to(FILE *out, char *buf, size_t len, int r)
 	return r;
 }
 
-/* The held jobs: the id of the running job machine id holds, or NULL. */
-static json_t *held_job(json_t *jobs, json_t *id)
-{
-	json_t *j;
-	size_t i;
-	json_array_foreach(jobs, i, j)
-	{
-		const char *state = json_string_value(json_object_get(j, "state"));
-		json_t *m = json_object_get(j, "machine_id");
-		if (state && strcmp(state, "running") == 0 && json_is_string(m) && json_equal(m, id))
-			return json_object_get(j, "id");
-	}
-	return NULL;
-}
-
-static int machines_table(json_t *doc, json_t *held, struct table *t, struct strbuf *err)
+static int machines_table(json_t *doc, struct table *t, struct strbuf *err)
 {
 	static const char *const head[] = { "host",   "id",    "state",  "cpus", "memory",    "arch",
 					    "kernel", "kexec", "cgroup", "tags", "heartbeat", "job" };
 	struct rd d = { .err = err };
 	json_t *machines = need_list(&d, doc, "machines"), *m;
-	json_t *jobs = held ? need_list(&d, held, "jobs") : NULL, *j;
 	size_t i;
-	/* the fields of the held jobs this reads */
-	json_array_foreach(jobs, i, j)
-	{
-		snprintf(d.where, sizeof(d.where), "jobs[%zu]", i);
-		need(&d, j, "id", JSON_INTEGER, false);
-		need(&d, j, "state", JSON_STRING, false);
-		need(&d, j, "machine_id", JSON_STRING, true);
-	}
 	*t = (struct table){ .head = head, .n_cols = ARRAY_SIZE(head) };
 	json_array_foreach(machines, i, m)
 	{
@@ -313,14 +289,13 @@ static int machines_table(json_t *doc, json_t *held, struct table *t, struct str
 		       *state = need(&d, m, "state", JSON_STRING, false), *cpus = need(&d, m, "cpus", JSON_INTEGER, false),
 		       *mem = need(&d, m, "memory", JSON_INTEGER, false), *arch = need(&d, m, "arch", JSON_STRING, false),
 		       *kernel = need(&d, m, "kernel", JSON_STRING, false), *kexec = need(&d, m, "kexec", JSON_TRUE, false),
-		       *cg = need(&d, m, "cgroup_version", JSON_INTEGER, false),
-		       *tags = need(&d, m, "tags", JSON_ARRAY, false), *age = need(&d, m, "heartbeat_age_s", JSON_REAL, true);
+		       *cg = need(&d, m, "cgroup_version", JSON_INTEGER, false), *tags = need(&d, m, "tags", JSON_ARRAY, false),
+		       *age = need(&d, m, "heartbeat_age_s", JSON_REAL, true), *job = need(&d, m, "job", JSON_INTEGER, true);
 		if (d.r < 0)
 			break;
 		struct row *r = table_add(t);
 		if (!r)
 			return -ENOMEM;
-		json_t *job = held ? held_job(jobs, id) : NULL;
 		r->c[0] = cell_str(host, "");
 		r->c[1] = cell_short_id(id);
 		r->c[2] = cell_str(state, "");
@@ -332,17 +307,17 @@ static int machines_table(json_t *doc, json_t *held, struct table *t, struct str
 		r->c[8] = cell_printf("v%lld", (long long)json_integer_value(cg));
 		r->c[9] = cell_tags(&d, tags);
 		r->c[10] = cell_age(age);
-		r->c[11] = job ? cell_int(job, "-") : strdup(held ? "-" : "?");
+		r->c[11] = cell_int(job, "-");
 	}
 	return d.r;
 }
 
-int lab_text_machines(json_t *machines, json_t *held, FILE *out, struct strbuf *err)
+int lab_text_machines(json_t *machines, FILE *out, struct strbuf *err)
 {
 	struct table t = { 0 };
 	char *buf = NULL;
 	size_t len = 0;
-	int r = machines_table(machines, held, &t, err);
+	int r = machines_table(machines, &t, err);
 	FILE *f = r >= 0 ? open_memstream(&buf, &len) : NULL;
 	if (r >= 0 && !f)
 		r = -ENOMEM;

@@ -12,11 +12,9 @@
 
 /* A machine a row: host name, short id, state, CPUs, memory, arch,
  * kernel, kexec, cgroup version, tags, heartbeat age and the lab job it
- * holds, found in held (NULL: not asked, "-" shown): replies of GET
- * /lab/jobs, {"jobs": [...]}, whose running jobs name their machine. 0, or
- * -EBADMSG with err naming the field ("machines[1].cpus is a string, not
- * an integer"), or -ENOMEM / -EIO. */
-int lab_text_machines(json_t *machines, json_t *held, FILE *out, struct strbuf *err);
+ * holds ("-": none). 0, or -EBADMSG with err naming the field
+ * ("machines[1].cpus is a string, not an integer"), or -ENOMEM / -EIO. */
+int lab_text_machines(json_t *machines, FILE *out, struct strbuf *err);
 /* A job a row: id, state, selector, machine, attempt, submitted (UTC), by. */
 int lab_text_jobs(json_t *jobs, FILE *out, struct strbuf *err);
 /* One job: its fields, its attempts as a table (which one counted, which

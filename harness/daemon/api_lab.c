@@ -107,11 +107,12 @@ static json_t *machine_json(const struct lab_machine *m)
 	json_t *tags = json_array();
 	for (size_t i = 0; tags && i < m->n_tags; i++)
 		json_array_append_new(tags, jw_str(m->tags[i]));
-	return json_pack("{s:o, s:o, s:o, s:i, s:I, s:o, s:o, s:b, s:i, s:o, s:o}", "id", jw_str(m->id), "hostname",
-			 jw_str(m->hostname), "state", jw_str(lab_machine_state_name(m->state)), "cpus", m->cpus,
-			 "memory", (json_int_t)m->memory, "arch", jw_str(m->arch), "kernel", jw_str(m->kernel), "kexec",
-			 m->can_kexec, "cgroup_version", m->cgroup_version, "tags", tags, "heartbeat_age_s",
-			 jw_num(round(m->heartbeat_age_s * 10) / 10));
+	return json_pack("{s:o, s:o, s:o, s:i, s:I, s:o, s:o, s:b, s:i, s:o, s:o, s:o}", "id", jw_str(m->id),
+			 "hostname", jw_str(m->hostname), "state", jw_str(lab_machine_state_name(m->state)), "cpus",
+			 m->cpus, "memory", (json_int_t)m->memory, "arch", jw_str(m->arch), "kernel", jw_str(m->kernel),
+			 "kexec", m->can_kexec, "cgroup_version", m->cgroup_version, "tags", tags, "heartbeat_age_s",
+			 jw_num(round(m->heartbeat_age_s * 10) / 10), "job",
+			 m->job > 0 ? json_integer((json_int_t)m->job) : json_null());
 }
 
 void api_lab_machines(struct api *a, const struct httpd_req *rq, struct httpd_resp *rs)

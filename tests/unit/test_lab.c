@@ -434,6 +434,14 @@ static void test_register_claim(void)
 	/* the heartbeat renews every lease the machine holds */
 	T_EQ_INT(lab_heartbeat(l, M1, LAB_MACHINE_BUSY, 120, &renewed, &err), 0);
 	T_EQ_INT(renewed, 2);
+	/* the machines' list names the running job each holds (lab1 its newest) */
+	T_EQ_INT(lab_machines(l, &v, &n, &err), 0);
+	T_EQ_INT(n, 2);
+	if (n == 2) {
+		T_EQ_INT(v[0].job, j3);
+		T_EQ_INT(v[1].job, j2);
+	}
+	free(v);
 	lab_close(l);
 	sb_free(&err);
 }
