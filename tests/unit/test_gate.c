@@ -182,9 +182,11 @@ static void test_secret(void)
 	} else {
 		t_skip("secret_read_token of a token file", "needs root (the file must be root's)");
 	}
-	T_EQ_INT(secret_read_token(dir, &t), -EINVAL);  /* a directory */
+	/* not root: dir is not root's, refused before anything in it is looked at */
+	int not_root = geteuid() == 0 ? 0 : -EPERM;
+	T_EQ_INT(secret_read_token(dir, &t), not_root ? not_root : -EINVAL); /* a directory */
 	unlink(path);
-	T_EQ_INT(secret_read_token(path, &t), -ENOENT);
+	T_EQ_INT(secret_read_token(path, &t), not_root ? not_root : -ENOENT);
 	rmdir(dir);
 }
 
