@@ -221,13 +221,44 @@ int lab_check_url(const char *url, struct strbuf *err)
 
 int lab_check_credentials(const char *path, struct strbuf *err)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		int e = errno;
-		sb_printf(err, "%s: the lab's credentials file: %s", path, strerror(e));
-		return -e;
+	_cleanup_close_ int fd = -1;
+	return secret_open(path, "lab's credentials file", geteuid(), &fd, err);
+}
+
+/* The credentials file opened and checked (lab_check_credentials), and the
+ * name libpq is to read it by: /proc/self/fd/N, the open file itself, so
+ * libpq reads what kab checked even if the name were swapped since (libpq
+ * stats and opens its passfile by name; /proc's link is the open file). */
+static int open_credentials(const char *path, int *ret_fd, char *passfile, size_t size, struct strbuf *err)
+{
+	_cleanup_close_ int fd = -1;
+	int r = secret_open(path, "lab's credentials file", geteuid(), &fd, err);
+	if (r < 0)
+		return r;
+	snprintf(passfile, size, "/proc/self/fd/%d", fd);
+	struct stat a, b;
+	if (fstat(fd, &a) < 0 || stat(passfile, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+		sb_printf(err,
+			  "%s: the lab's credentials file is handed to libpq as %s, which does not name it here "
+			  "(is /proc mounted?)",
+			  path, passfile);
+		return -ENOENT;
 	}
-	return secret_check_fd(fd, path, "lab's credentials file", geteuid(), err);
+	*ret_fd = fd;
+	fd = -1;
+	return 0;
+}
+
+/* libpq's message, the credentials file named by its own name */
+static void put_named(struct strbuf *err, const char *msg, const char *passfile, const char *path)
+{
+	const char *at;
+	while (*passfile && (at = strstr(msg, passfile))) {
+		sb_append(err, msg, (size_t)(at - msg));
+		sb_puts(err, path);
+		msg = at + strlen(passfile);
+	}
+	sb_puts(err, msg);
 }
 
 /* ---- connecting ---- */
@@ -261,14 +292,14 @@ static int connect_poll(PGconn *c, double timeout_s, struct strbuf *err)
 	return 0;
 }
 
-static int connect_start(const struct lab_opts *o, PGconn **ret, struct strbuf *err)
+static int connect_start(const struct lab_opts *o, const char *passfile, PGconn **ret, struct strbuf *err)
 {
 	char timeout[32];
 	snprintf(timeout, sizeof(timeout), "%.0f", o->timeout_s > 0 ? o->timeout_s : LAB_CONNECT_TIMEOUT_S);
 	/* the URL's own settings over the first two; the credentials over it */
 	const char *keys[] = { "application_name", "connect_timeout", "dbname", "passfile", NULL };
-	const char *vals[] = { "kab", timeout, o->url, o->credentials, NULL };
-	if (!o->credentials)
+	const char *vals[] = { "kab", timeout, o->url, passfile, NULL };
+	if (!passfile)
 		keys[3] = NULL;
 	PGconn *c = PQconnectStartParams(keys, vals, 1);
 	if (!c)
@@ -295,10 +326,14 @@ int lab_connect(const struct lab_opts *o, struct lab **ret, struct strbuf *err)
 	int r = lab_check_url(o->url, err);
 	if (r < 0)
 		return r;
-	if (o->credentials && (r = lab_check_credentials(o->credentials, err)) < 0)
+	/* open until connected: libpq 15 reads it in PQconnectStartParams, a
+	 * later one might when the server asks for the password */
+	_cleanup_close_ int pass_fd = -1;
+	char passfile[64] = "";
+	if (o->credentials && (r = open_credentials(o->credentials, &pass_fd, passfile, sizeof(passfile), err)) < 0)
 		return r;
 	PGconn *c = NULL;
-	if ((r = connect_start(o, &c, err)) < 0)
+	if ((r = connect_start(o, o->credentials ? passfile : NULL, &c, err)) < 0)
 		return r;
 	char where[300];
 	snprintf(where, sizeof(where), "lab %s%s%s: ", PQhost(c) ? PQhost(c) : "", PQport(c) ? ":" : "",
@@ -312,7 +347,8 @@ int lab_connect(const struct lab_opts *o, struct lab **ret, struct strbuf *err)
 	} else if (r == 0)
 		r = connect_poll(c, o->timeout_s > 0 ? o->timeout_s : LAB_CONNECT_TIMEOUT_S, &why);
 	if (r < 0) {
-		sb_printf(err, "%s%s", where, why.buf ? why.buf : "");
+		sb_puts(err, where);
+		put_named(err, why.buf ? why.buf : "", passfile, o->credentials ? o->credentials : "");
 		sb_free(&why);
 		PQfinish(c);
 		return r;

@@ -64,8 +64,11 @@ struct lab_opts {
  * sslmode=verify-full. -EINVAL with the reason in err. */
 int lab_check_url(const char *url, struct strbuf *err);
 /* The credentials file: a regular file closed to group and others, owned
- * by root when kab runs as root (else by the user running it). -EPERM or
- * -errno with the file named in err. */
+ * by root when kab runs as root (else by the user running it), reached
+ * through directories only root (or that user) may write (secret_open).
+ * -EPERM or -errno with the file, or the directory at fault, named in err.
+ * lab_connect checks it so at every connect and hands libpq the open file
+ * it checked (/proc/self/fd/N), never the name again. */
 int lab_check_credentials(const char *path, struct strbuf *err);
 
 /* Connects (both checks first, the URL's again on what a service file

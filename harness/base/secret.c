@@ -1,11 +1,14 @@
-/* Reading secrets: owner and mode are checked on the open file (fstat),
- * so what is checked is what is read. */
+/* Reading secrets: every directory on the way to the file is checked as
+ * the walk passes it, then owner and mode on the open file (fstat), so
+ * what is checked is what is read and no other user could have swapped it. */
 #include "harness/base/secret.h"
 #include "harness/base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,15 +44,237 @@ int secret_check_fd(int fd, const char *path, const char *what, uid_t owner, str
 	return 0;
 }
 
+/* as the kernel's MAXSYMLINKS */
+#define SECRET_MAX_SYMLINKS 40
+
+/* one walk from / to a secret, for the checks and their messages */
+struct walk {
+	const char *path, *what;
+	uid_t owner;
+	struct strbuf *err;
+	char at[PATH_MAX];   /* the directory reached, as a path from / */
+	bool open_to_others; /* at is writable by others, with the sticky bit */
+};
+
+static bool may_own(const struct walk *w, uid_t uid)
+{
+	return uid == 0 || uid == w->owner;
+}
+
+static const char *owners(const struct walk *w, char *buf, size_t n)
+{
+	if (w->owner == 0)
+		return "root";
+	snprintf(buf, n, "root or the user running kab (uid %u)", (unsigned)w->owner);
+	return buf;
+}
+
+/* A directory others may write could have had the file, or a directory
+ * or symlink on its way, swapped in; one with the sticky bit (/tmp) may
+ * be passed, since what lies in it is checked as root's (or kab's), but
+ * it may not hold the secret itself (see secret_open). */
+static int check_dir(struct walk *w, int fd)
+{
+	struct stat sb;
+	if (fstat(fd, &sb) < 0) {
+		int e = errno;
+		sb_printf(w->err, "%s: cannot stat %s on the way to the %s: %s", w->path, w->at, w->what, strerror(e));
+		return -e;
+	}
+	bool writable = sb.st_mode & (S_IWGRP | S_IWOTH);
+	w->open_to_others = writable && (sb.st_mode & S_ISVTX);
+	if (may_own(w, sb.st_uid) && (!writable || w->open_to_others))
+		return 0;
+	char who[80], chown[PATH_MAX + 16] = "";
+	if (!may_own(w, sb.st_uid))
+		snprintf(chown, sizeof(chown), "chown root %s; ", w->at);
+	sb_printf(w->err,
+		  "%s: the %s is under the directory %s, which has mode %04o and owner uid %u: every directory on its path "
+		  "must be owned by %s and not writable by group or others, or another user could swap the file "
+		  "(%schmod go-w %s)",
+		  w->path, w->what, w->at, (unsigned)(sb.st_mode & 07777), (unsigned)sb.st_uid,
+		  owners(w, who, sizeof(who)), chown, w->at);
+	return -EPERM;
+}
+
+/* at, one directory down (name) or up (..) */
+static int at_move(struct walk *w, const char *name)
+{
+	if (strcmp(name, "..") == 0) {
+		char *slash = strrchr(w->at, '/');
+		if (slash == w->at)
+			w->at[1] = '\0'; /* up from /etc, or from / itself: / */
+		else
+			*slash = '\0';
+		return 0;
+	}
+	size_t n = strlen(w->at);
+	if (snprintf(w->at + n, sizeof(w->at) - n, "%s%s", n > 1 ? "/" : "", name) >= (int)(sizeof(w->at) - n)) {
+		sb_printf(w->err, "%s: the %s's path is too long once its symlinks are followed", w->path, w->what);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+/* The symlink name (fd, in at) replaced by its target in todo, whose rest
+ * is what followed it; 1 when the target is absolute (the walk starts
+ * again from /). Its owner is checked: root's or kab's, as a directory. */
+static int follow(struct walk *w, int fd, const struct stat *sb, const char *name, char *todo, size_t todo_size, const char *rest)
+{
+	char link[PATH_MAX], who[80];
+	if (!may_own(w, sb->st_uid)) {
+		const char *sep = strlen(w->at) > 1 ? "/" : "";
+		sb_printf(w->err,
+			  "%s: the %s's path goes through the symlink %s%s%s, owned by uid %u: a symlink on a secret's path "
+			  "must be owned by %s (chown -h root %s%s%s)",
+			  w->path, w->what, w->at, sep, name, (unsigned)sb->st_uid, owners(w, who, sizeof(who)), w->at, sep, name);
+		return -EPERM;
+	}
+	ssize_t n = readlinkat(fd, "", link, sizeof(link));
+	if (n < 0 || n == (ssize_t)sizeof(link)) {
+		int e = n < 0 ? errno : ENAMETOOLONG;
+		sb_printf(w->err, "%s: cannot read the symlink %s on the way to the %s: %s", w->path, name, w->what, strerror(e));
+		return -e;
+	}
+	link[n] = '\0';
+	char next[2 * PATH_MAX];
+	if (snprintf(next, sizeof(next), "%s%s", link, rest) >= (int)sizeof(next) || strlen(next) >= todo_size) {
+		sb_printf(w->err, "%s: the %s's path is too long once its symlinks are followed", w->path, w->what);
+		return -ENAMETOOLONG;
+	}
+	memcpy(todo, next, strlen(next) + 1);
+	return link[0] == '/';
+}
+
+/* The file at the end of the walk, in directory dir: checked before it
+ * is opened (so no device or FIFO is), opened, and checked again. */
+static int open_last(struct walk *w, int dir, int fd, const char *name, int *ret_fd)
+{
+	char who[80];
+	if (w->open_to_others) {
+		struct stat sb = { 0 };
+		(void)fstat(dir, &sb);
+		sb_printf(w->err,
+			  "%s: the %s is in the directory %s, which has mode %04o: a directory others may write is no "
+			  "place for a secret, even with the sticky bit (as /tmp has): move it to a directory only %s "
+			  "may write, such as /etc/kab",
+			  w->path, w->what, w->at, (unsigned)(sb.st_mode & 07777), owners(w, who, sizeof(who)));
+		return -EPERM;
+	}
+	int r = secret_check_fd(fd, w->path, w->what, w->owner, w->err);
+	if (r < 0)
+		return r;
+	_cleanup_close_ int f = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (f < 0) {
+		int e = errno;
+		sb_printf(w->err, "%s: cannot open the %s: %s", w->path, w->what, strerror(e));
+		return -e;
+	}
+	if ((r = secret_check_fd(f, w->path, w->what, w->owner, w->err)) < 0)
+		return r;
+	*ret_fd = f;
+	f = -1;
+	return 0;
+}
+
+/* The walk at / again (at the start, and after an absolute symlink). */
+static int walk_root(struct walk *w, int *ret_dir)
+{
+	snprintf(w->at, sizeof(w->at), "/");
+	int dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0) {
+		int e = errno;
+		sb_printf(w->err, "%s: cannot open / on the way to the %s: %s", w->path, w->what, strerror(e));
+		return -e;
+	}
+	int r = check_dir(w, dir);
+	if (r < 0) {
+		close(dir);
+		return r;
+	}
+	*ret_dir = dir;
+	return 0;
+}
+
+int secret_open(const char *path, const char *what, uid_t owner, int *ret_fd, struct strbuf *err)
+{
+	struct walk w = { .path = path, .what = what, .owner = owner, .err = err };
+	char todo[2 * PATH_MAX], name[NAME_MAX + 1], cwd[PATH_MAX] = "";
+	if (path[0] != '/' && !getcwd(cwd, sizeof(cwd))) {
+		int e = errno;
+		sb_printf(err, "%s: cannot open the %s: the working directory: %s", path, what, strerror(e));
+		return -e;
+	}
+	if (snprintf(todo, sizeof(todo), "%s/%s", cwd, path) >= (int)sizeof(todo)) {
+		sb_printf(err, "%s: cannot open the %s: %s", path, what, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	_cleanup_close_ int dir = -1;
+	int r = walk_root(&w, &dir);
+	if (r < 0)
+		return r;
+	unsigned links = 0;
+	for (char *p = todo;;) {
+		p += strspn(p, "/");
+		if (!*p) /* the path names a directory: said as secret_check_fd says it */
+			return secret_check_fd(dir, path, what, owner, err);
+		size_t len = strcspn(p, "/");
+		if (len > NAME_MAX) {
+			sb_printf(err, "%s: cannot open the %s: %s", path, what, strerror(ENAMETOOLONG));
+			return -ENAMETOOLONG;
+		}
+		memcpy(name, p, len);
+		name[len] = '\0';
+		p += len;
+		if (strcmp(name, ".") == 0)
+			continue;
+		_cleanup_close_ int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		struct stat sb;
+		if (fd < 0 || fstat(fd, &sb) < 0) {
+			int e = errno;
+			sb_printf(err, "%s: cannot open the %s: %s", path, what, strerror(e));
+			return -e;
+		}
+		if (S_ISLNK(sb.st_mode)) {
+			if (++links > SECRET_MAX_SYMLINKS) {
+				sb_printf(err, "%s: cannot open the %s: %s", path, what, strerror(ELOOP));
+				return -ELOOP;
+			}
+			if ((r = follow(&w, fd, &sb, name, todo, sizeof(todo), p)) < 0)
+				return r;
+			p = todo;
+			if (r == 1) {
+				close(dir);
+				dir = -1;
+				if ((r = walk_root(&w, &dir)) < 0)
+					return r;
+			}
+			continue;
+		}
+		if (S_ISDIR(sb.st_mode)) {
+			if ((r = at_move(&w, name)) < 0)
+				return r;
+			close(dir);
+			dir = fd;
+			fd = -1;
+			if ((r = check_dir(&w, dir)) < 0)
+				return r;
+			continue;
+		}
+		if (p[strspn(p, "/")]) {
+			sb_printf(err, "%s: cannot open the %s: %s is %s, not a directory", path, what, name,
+				  util_file_kind(sb.st_mode));
+			return -ENOTDIR;
+		}
+		return open_last(&w, dir, fd, name, ret_fd);
+	}
+}
+
 int secret_read(const char *path, const char *what, char **ret, size_t *ret_len)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		log_error("%s: cannot open the %s: %s", path, what, strerror(errno));
-		return -errno;
-	}
+	_cleanup_close_ int fd = -1;
 	struct strbuf why = { 0 };
-	int r = secret_check_fd(fd, path, what, 0, &why);
+	int r = secret_open(path, what, 0, &fd, &why);
 	if (r < 0) {
 		log_error("%s", why.buf ? why.buf : path);
 		sb_free(&why);

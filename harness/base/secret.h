@@ -1,6 +1,7 @@
-/* Files holding a secret kabd trusts (the API token, the TLS key): read
- * only when owned by root and closed to group and others, so no other
- * user could have read or replaced them. */
+/* Files holding a secret kabd trusts (the API token, the TLS key, the
+ * lab's credentials): read only when owned by root, closed to group and
+ * others, and reached through directories no other user may write, so no
+ * other user could have read or replaced them. */
 #pragma once
 #include <stddef.h>
 #include <sys/types.h>
@@ -14,8 +15,18 @@ struct strbuf;
  * or others) with err naming path, what it is, and the chmod or chown
  * that mends it. fstat on the open file: what is checked is what is read. */
 int secret_check_fd(int fd, const char *path, const char *what, uid_t owner, struct strbuf *err);
-/* The whole file into ret (NUL-terminated). what names it in the error,
- * e.g. "token file": "/etc/kab/token: the token file has mode 0644 ..." */
+/* path opened for reading as a secret, walked component by component
+ * from / (the working directory's path first when path is relative):
+ * every directory passed, symlinks' targets too, must be owned by root or
+ * owner and not writable by group or others (one with the sticky bit, as
+ * /tmp, may be passed but may not hold the file), every symlink owned by
+ * root or owner, and the file as secret_check_fd wants it. The open fd
+ * (O_CLOEXEC) into ret_fd; else -EPERM, -EINVAL or -errno with err naming
+ * path, the offending directory or symlink, and the command that mends it. */
+int secret_open(const char *path, const char *what, uid_t owner, int *ret_fd, struct strbuf *err);
+/* The whole file into ret (NUL-terminated), opened by secret_open as
+ * root's. what names it in the error, e.g. "token file":
+ * "/etc/kab/token: the token file has mode 0644 ..." */
 int secret_read(const char *path, const char *what, char **ret, size_t *ret_len);
 /* A token file: one line of at least 8 characters without spaces. */
 int secret_read_token(const char *path, char **ret);

@@ -1,6 +1,6 @@
 /* kabd's door checks (Host, Origin, token, content type), the socket
- * peer's rights, secret files' owner and mode, and the client's idea of
- * loopback. */
+ * peer's rights, secret files' owner and mode and the directories on
+ * their path, and the client's idea of loopback. */
 #include "harness/cli/client.h"
 #include "harness/daemon/gate.h"
 #include "harness/daemon/listen.h"
@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -181,10 +182,159 @@ static void test_secret(void)
 	} else {
 		t_skip("secret_read_token of a token file", "needs root (the file must be root's)");
 	}
-	T_EQ_INT(secret_read_token(dir, &t), -EINVAL);  /* a directory */
+	/* not root: dir is not root's, refused before anything in it is looked at */
+	int not_root = geteuid() == 0 ? 0 : -EPERM;
+	T_EQ_INT(secret_read_token(dir, &t), not_root ? not_root : -EINVAL); /* a directory */
 	unlink(path);
-	T_EQ_INT(secret_read_token(path, &t), -ENOENT);
+	T_EQ_INT(secret_read_token(path, &t), not_root ? not_root : -ENOENT);
 	rmdir(dir);
+}
+
+/* secret_open on root/rel as kab's euid: its return, and err holding
+ * each of the words (NULL-terminated) when it failed */
+static int open_secret(const char *root, const char *rel, const char *const *words)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	struct strbuf err = { 0 };
+	int fd = -1;
+	int r = secret_open(path, "test secret", geteuid(), &fd, &err);
+	if (r == 0) {
+		T_CHECK(fd >= 0 && fcntl(fd, F_GETFD) == FD_CLOEXEC);
+		char buf[16] = "";
+		T_CHECK(read(fd, buf, sizeof(buf) - 1) > 0 && strcmp(buf, "s3cret\n") == 0);
+		close(fd);
+	}
+	for (; words && *words; words++) {
+		bool found = err.buf && strstr(err.buf, *words);
+		T_CHECK(found);
+		if (!found)
+			fprintf(stderr, "  no \"%s\" in \"%s\"\n", *words, err.buf ? err.buf : "");
+	}
+	sb_free(&err);
+	return r;
+}
+
+static void at(char *buf, const char *root, const char *rel)
+{
+	snprintf(buf, PATH_MAX, "%s/%s", root, rel);
+}
+
+/* a tree under a 0700 mkdtemp directory (in /tmp, which is passed: sticky):
+ * a/b/secret clean, then each way a directory on its path could let
+ * another user swap it */
+static void test_secret_path(void)
+{
+	char root[] = "/tmp/kab-test-secret.XXXXXX", p[PATH_MAX], q[PATH_MAX];
+	T_CHECK(mkdtemp(root) != NULL);
+	bool is_root = geteuid() == 0;
+	at(p, root, "a");
+	T_EQ_INT(mkdir(p, 0755), 0);
+	at(p, root, "a/b");
+	T_EQ_INT(mkdir(p, 0700), 0);
+	at(p, root, "a/b/secret");
+	write_file(p, "s3cret\n", 0600);
+
+	T_EQ_INT(open_secret(root, "a/b/secret", NULL), 0);
+	T_EQ_INT(open_secret(root, "a/./b/../b//secret", NULL), 0);
+	T_EQ_INT(open_secret(root, "a/b", (const char *[]){ "is a directory", NULL }), -EINVAL);
+	T_EQ_INT(open_secret(root, "a/b/secret/x", (const char *[]){ "not a directory", NULL }), -ENOTDIR);
+	T_EQ_INT(open_secret(root, "a/b/none", (const char *[]){ "No such file", NULL }), -ENOENT);
+
+	/* relative, from the working directory's path */
+	int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	at(p, root, "a");
+	T_CHECK(cwd >= 0 && chdir(p) == 0);
+	T_EQ_INT(open_secret(".", "b/secret", NULL), 0);
+	T_CHECK(fchdir(cwd) == 0);
+	close(cwd);
+
+	/* a directory its group may write: refused, named, with the chmod */
+	at(p, root, "a/b");
+	T_EQ_INT(chmod(p, 0770), 0);
+	char fix[PATH_MAX + 16];
+	snprintf(fix, sizeof(fix), "chmod go-w %s)", p);
+	T_EQ_INT(open_secret(root, "a/b/secret", (const char *[]){ p, "mode 0770", fix, NULL }), -EPERM);
+	T_EQ_INT(chmod(p, 0700), 0);
+
+	/* a symlink's target is walked as the path is: symlinks, absolute and
+	 * relative, to the clean file pass; one into a directory others may
+	 * write is refused, naming that directory */
+	at(p, root, "a/b/secret");
+	at(q, root, "abs");
+	T_EQ_INT(symlink(p, q), 0);
+	T_EQ_INT(open_secret(root, "abs", NULL), 0);
+	at(q, root, "rel");
+	T_EQ_INT(symlink("a/b", q), 0);
+	T_EQ_INT(open_secret(root, "rel/secret", NULL), 0);
+	at(p, root, "w");
+	T_EQ_INT(mkdir(p, 0777), 0);
+	T_EQ_INT(chmod(p, 0777), 0);
+	at(q, root, "w/secret");
+	write_file(q, "s3cret\n", 0600);
+	at(q, root, "tow");
+	T_EQ_INT(symlink("w", q), 0);
+	T_EQ_INT(open_secret(root, "tow/secret", (const char *[]){ p, "mode 0777", "chmod go-w", NULL }), -EPERM);
+	at(q, root, "loop");
+	T_EQ_INT(symlink("loop", q), 0);
+	T_EQ_INT(open_secret(root, "loop/secret", NULL), -ELOOP);
+
+	/* sticky and open to all, as /tmp: passed on the way to a directory of
+	 * kab's owner, refused as the secret's own directory */
+	at(p, root, "w");
+	T_EQ_INT(chmod(p, 01777), 0);
+	at(q, root, "w/d");
+	T_EQ_INT(mkdir(q, 0700), 0);
+	at(q, root, "w/d/secret");
+	write_file(q, "s3cret\n", 0600);
+	T_EQ_INT(open_secret(root, "w/d/secret", NULL), 0);
+	T_EQ_INT(open_secret(root, "w/secret", (const char *[]){ p, "mode 1777", "sticky bit", "/etc/kab", NULL }), -EPERM);
+
+	if (is_root) {
+		/* a directory owned by nobody: refused, with the chown */
+		at(p, root, "a/b");
+		T_EQ_INT(chown(p, 65534, 65534), 0);
+		snprintf(fix, sizeof(fix), "chown root %s; chmod go-w %s)", p, p);
+		T_EQ_INT(open_secret(root, "a/b/secret", (const char *[]){ p, "owner uid 65534", fix, NULL }), -EPERM);
+		T_EQ_INT(open_secret(root, "rel/secret", (const char *[]){ p, "owner uid 65534", NULL }), -EPERM);
+		T_EQ_INT(chown(p, 0, 0), 0);
+		/* a symlink into a directory owned by nobody: refused, naming it */
+		at(p, root, "n");
+		T_EQ_INT(mkdir(p, 0700), 0);
+		T_EQ_INT(chown(p, 65534, 65534), 0);
+		at(q, root, "n/secret");
+		write_file(q, "s3cret\n", 0600);
+		at(q, root, "ton");
+		T_EQ_INT(symlink(p, q), 0);
+		T_EQ_INT(open_secret(root, "ton/secret", (const char *[]){ p, "owner uid 65534", NULL }), -EPERM);
+		/* a symlink owned by nobody, though it points to the clean file */
+		at(q, root, "abs");
+		T_EQ_INT(lchown(q, 65534, 65534), 0);
+		T_EQ_INT(open_secret(root, "abs", (const char *[]){ q, "symlink", "chown -h root", NULL }), -EPERM);
+		/* in /tmp, a directory of nobody's passed to: refused */
+		at(p, root, "w/d");
+		T_EQ_INT(chown(p, 65534, 65534), 0);
+		T_EQ_INT(open_secret(root, "w/d/secret", (const char *[]){ p, "owner uid 65534", NULL }), -EPERM);
+	} else {
+		t_skip("secret_open through a directory or symlink of nobody's", "needs root (chown)");
+	}
+	/* the token file is read through the same walk */
+	if (is_root) {
+		char *t = NULL;
+		at(p, root, "a/b");
+		T_EQ_INT(chmod(p, 0750), 0);
+		at(q, root, "a/b/token");
+		write_file(q, "abcdefgh1234\n", 0600);
+		T_EQ_INT(secret_read_token(q, &t), 0);
+		free(t);
+		t = NULL;
+		T_EQ_INT(chmod(p, 0770), 0);
+		T_EQ_INT(secret_read_token(q, &t), -EPERM);
+		T_CHECK(t == NULL);
+	}
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	T_EQ_INT(system(cmd), 0);
 }
 
 static void test_client_loopback(void)
@@ -209,7 +359,7 @@ static void test_client_loopback(void)
 	cf.url = "ftp://127.0.0.1:8469";
 	T_EQ_INT(client_init(&c, &cf), -EINVAL);
 	struct client_conf sock = { .socket = "/run/kab/kabd.sock", .token_file = "/nonexistent" };
-	T_EQ_INT(client_init(&c, &sock), 0);  /* no token over the socket: not even read */
+	T_EQ_INT(client_init(&c, &sock), 0); /* no token over the socket: not even read */
 	T_EQ_STR(c.socket, "/run/kab/kabd.sock");
 	T_EQ_STR(c.base, "http://localhost");
 	T_CHECK(c.token == NULL);
@@ -224,6 +374,7 @@ int main(void)
 	test_content_type_and_token();
 	test_peer();
 	test_secret();
+	test_secret_path();
 	test_client_loopback();
 	return t_done("test_gate");
 }

@@ -194,6 +194,21 @@ static void test_credentials(const char *dir)
 	T_EQ_INT(lab_check_credentials(path, &err), -ENOENT);
 	T_CHECK(has(&err, path));
 	sb_free(&err);
+	/* in a directory its group may write: refused, the directory named
+	 * (secret_open's walk; test_gate has the rest) */
+	char sub[256], fix[300];
+	snprintf(sub, sizeof(sub), "%s/gw", dir);
+	T_CHECK(mkdir(sub, 0770) == 0 && chmod(sub, 0770) == 0);
+	snprintf(path, sizeof(path), "%s/lab.pgpass", sub);
+	T_EQ_INT(put_file(path, "*:*:*:kab:secret\n"), 0);
+	T_EQ_INT(lab_check_credentials(path, &err), -EPERM);
+	snprintf(fix, sizeof(fix), "chmod go-w %s)", sub);
+	T_CHECK(has(&err, sub) && has(&err, "mode 0770") && has(&err, fix));
+	sb_free(&err);
+	T_CHECK(chmod(sub, 0700) == 0);
+	T_EQ_INT(lab_check_credentials(path, &err), 0);
+	unlink(path);
+	rmdir(sub);
 }
 
 static void test_machine_id(const char *dir)
@@ -1208,6 +1223,8 @@ static void test_bad_connections(void)
 	T_EQ_INT(put_file(pass, line), 0);
 	T_EQ_INT(lab_open(&o, &l, &err), -ECONNREFUSED);
 	T_CHECK(has(&err, "password authentication failed"));
+	/* libpq read it as /proc/self/fd/N (the file kab checked): named by its name */
+	T_CHECK(!has(&err, "/proc/self/fd/") && has(&err, pass));
 	sb_free(&err);
 	/* readable by others: refused before connecting, the file named */
 	T_CHECK(chmod(pass, 0644) == 0);
