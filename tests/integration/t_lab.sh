@@ -565,11 +565,20 @@ m4_stop
 
 check "a fourth kabd starts with a wrong password in its credentials" m4_start "$url_ok" "$d4/wrong.pgpass"
 check "... says the server refused it" m4_says "lab: cannot join $url_ok: .*password authentication failed for user \"$PG_USER\"" E
+check "... naming the credentials file, not the descriptor kab gave libpq" m4_says "password retrieved from file \"$d4/wrong.pgpass\""
 check "... /metrics says kabd_lab_up 0" m4_lab_down
 m4_stop
 
 check "a fourth kabd starts with a credentials file others can read" m4_start "$url_ok" "$d4/open.pgpass"
 check "... refuses it, naming it and its mode" m4_says "$d4/open.pgpass: the lab's credentials file has mode 0644"
+check "... /metrics says kabd_lab_up 0" m4_lab_down
+m4_stop
+
+mkdir -p "$d4/gw" && chmod 770 "$d4/gw" && cp -p "$d4/good.pgpass" "$d4/gw/lab.pgpass"
+check "a fourth kabd starts with a credentials file in a directory its group may write" m4_start "$url_ok" "$d4/gw/lab.pgpass"
+check "... refuses it, naming the directory, its mode and owner" \
+	m4_says "$d4/gw/lab.pgpass: the lab's credentials file is under the directory $d4/gw, which has mode 0770 and owner uid 0"
+check "... and the chmod that fixes it" m4_says "(chmod go-w $d4/gw)"
 check "... /metrics says kabd_lab_up 0" m4_lab_down
 m4_stop
 
