@@ -261,7 +261,7 @@ d = json.load(open(sys.argv[1]))
 assert sys.argv[2] == "200", sys.argv[2]
 got = sorted(j["id"] for j in d["jobs"])
 want = sorted(int(x) for x in sys.argv[3].split())
-assert len(want) >= 10 and got == want, (got, want, [j.get("machine") for j in d["jobs"]])
+assert 1 <= len(want) < 30 and got == want, (got, want, [j.get("machine") for j in d["jobs"]])
 ' "$IT_TMP/read.json" "$code" "$on3"
 code=$(lab_get "/api/v1/lab/history?job=lab-short")
 check "GET /api/v1/lab/history without machine: 400 naming the field, never one series of three machines ($code: $(head -c 200 "$IT_TMP/read.json"))" \
