@@ -81,7 +81,7 @@ int secret_check_trusted_fd(int fd, const char *path, const char *what, uid_t ow
 struct walk {
 	const char *path, *what;
 	uid_t owner;
-	bool trusted;        /* the file as secret_check_trusted_fd wants it, not secret_check_fd */
+	bool trusted; /* the file as secret_check_trusted_fd wants it, not secret_check_fd */
 	struct strbuf *err;
 	char at[PATH_MAX];   /* the directory reached, as a path from / */
 	bool open_to_others; /* at is writable by others, with the sticky bit */
@@ -164,8 +164,8 @@ static int follow(struct walk *w, int fd, const struct stat *sb, const char *nam
 		sb_printf(w->err,
 			  "%s: the %s's path goes through the symlink %s%s%s, owned by uid %u: a symlink on %s path "
 			  "must be owned by %s (chown -h root %s%s%s)",
-			  w->path, w->what, w->at, sep, name, (unsigned)sb->st_uid, w->trusted ? "a trusted file's" : "a secret's", owners(w, who, sizeof(who)), w->at,
-			  sep, name);
+			  w->path, w->what, w->at, sep, name, (unsigned)sb->st_uid,
+			  w->trusted ? "a trusted file's" : "a secret's", owners(w, who, sizeof(who)), w->at, sep, name);
 		return -EPERM;
 	}
 	ssize_t n = readlinkat(fd, "", link, sizeof(link));
