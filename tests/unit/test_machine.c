@@ -16,13 +16,11 @@
 
 static int load(const char *text, struct machine_conf *mc, struct diags *d)
 {
-	char path[] = "/tmp/kab-machine-XXXXXX";
-	int fd = mkstemp(path);
-	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+	char path[160];
+	if (t_conf_file(path, sizeof(path), "/tmp/kab-machine-XXXXXX", text) < 0)
 		return -EIO;
-	close(fd);
 	int r = machine_conf_load(mc, path, d);
-	unlink(path);
+	t_conf_remove(path);
 	return r;
 }
 
@@ -238,11 +236,9 @@ static void test_conf_patterns(void)
  * allowed knob" at line. */
 static size_t check_job(const char *conf, const char *text, int line, bool *ret_refused)
 {
-	char path[] = "/tmp/kab-machine-XXXXXX";
-	int fd = mkstemp(path);
-	if (fd < 0 || write(fd, conf, strlen(conf)) != (ssize_t)strlen(conf))
+	char path[160];
+	if (t_conf_file(path, sizeof(path), "/tmp/kab-machine-XXXXXX", conf) < 0)
 		return 99;
-	close(fd);
 	/* as kab's main does: the file named by $KAB_MACHINE_CONF, loaded
 	 * with the configuration, its problems the job's too */
 	setenv("KAB_MACHINE_CONF", path, 1);
@@ -256,7 +252,7 @@ static size_t check_job(const char *conf, const char *text, int line, bool *ret_
 	struct job *j = NULL;
 	if (job_parse_string("t.job", text, &j, &d) == 0)
 		job_free(j);
-	unlink(path);
+	t_conf_remove(path);
 	unsetenv("KAB_MACHINE_CONF");
 	t_config_from_env();
 	machine_conf_free(&mc);
