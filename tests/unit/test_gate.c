@@ -387,8 +387,7 @@ static void test_trusted_path(void)
 	/* writable by group or others: refused, named, with the chmod */
 	snprintf(fix, sizeof(fix), "(chmod go-w %s)", p);
 	write_file(p, "trust\n", 0664);
-	T_EQ_INT(open_trusted(root, "etc/ca.pem", (const char *[]){ p, "mode 0664", "decides what kab trusts", fix, NULL }),
-		 -EPERM);
+	T_EQ_INT(open_trusted(root, "etc/ca.pem", (const char *[]){ p, "mode 0664", "decides what kab trusts", fix, NULL }), -EPERM);
 	write_file(p, "trust\n", 0646);
 	T_EQ_INT(open_trusted(root, "etc/ca.pem", (const char *[]){ "mode 0646", fix, NULL }), -EPERM);
 	T_EQ_INT(secret_read_trusted(p, "test file", geteuid(), &text, &len, &err), -EPERM);
@@ -411,8 +410,7 @@ static void test_trusted_path(void)
 	T_EQ_INT(chmod(q, 01777), 0);
 	at(q, root, "t/ca.pem");
 	write_file(q, "trust\n", 0644);
-	T_EQ_INT(open_trusted(root, "t/ca.pem", (const char *[]){ "mode 1777", "a file kab trusts", "/etc/kab", NULL }),
-		 -EPERM);
+	T_EQ_INT(open_trusted(root, "t/ca.pem", (const char *[]){ "mode 1777", "a file kab trusts", "/etc/kab", NULL }), -EPERM);
 	at(q, root, "t/d");
 	T_EQ_INT(mkdir(q, 0755), 0);
 	at(q, root, "t/d/ca.pem");
