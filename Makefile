@@ -339,9 +339,10 @@ FUZZ_SERIES_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,kernels/series kernels/series_
 $(B)/fuzz/fuzz_series: tests/fuzz/fuzz_series.c $(FUZZ_SERIES_OBJ)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
-# JSON both ways: a reply the client reads, a string kab writes (json.c, client.c; curl, jansson)
+# JSON both ways: a reply the client reads, a string kab writes (json.c, client.c; curl, jansson;
+# secret.c for the client's --token-file)
 FUZZ_JSON_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,harness/cli/client harness/base/json harness/base/util \
-		harness/base/output harness/base/esc harness/base/config)
+		harness/base/output harness/base/esc harness/base/config harness/base/secret)
 $(B)/fuzz/fuzz_json: tests/fuzz/fuzz_json.c $(FUZZ_JSON_OBJ)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
