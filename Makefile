@@ -339,9 +339,10 @@ FUZZ_SERIES_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,kernels/series kernels/series_
 $(B)/fuzz/fuzz_series: tests/fuzz/fuzz_series.c $(FUZZ_SERIES_OBJ)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
-# JSON both ways: a reply the client reads, a string kab writes (json.c, client.c; curl, jansson)
+# JSON both ways: a reply the client reads, a string kab writes (json.c, client.c; curl, jansson;
+# secret.c for the client's --token-file)
 FUZZ_JSON_OBJ := $(patsubst %,$(B)/fuzz/obj/%.o,harness/cli/client harness/base/json harness/base/util \
-		harness/base/output harness/base/esc harness/base/config)
+		harness/base/output harness/base/esc harness/base/config harness/base/secret)
 $(B)/fuzz/fuzz_json: tests/fuzz/fuzz_json.c $(FUZZ_JSON_OBJ)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
@@ -401,7 +402,10 @@ install: all
 	@# the nightly job is the operator's once installed: never overwritten
 	[ -e $(DESTDIR)/etc/kab/nightly.job ] || install -D -m 644 examples/nightly.job $(DESTDIR)/etc/kab/nightly.job
 	install -D -m 644 examples/machine.conf $(DESTDIR)$(PREFIX)/share/kab/examples/machine.conf
-	[ -e $(DESTDIR)/etc/kab/machine.conf ] || install -D -m 644 examples/machine.conf $(DESTDIR)/etc/kab/machine.conf
+	@# machine.conf decides what kab trusts: kab reads it only when it and
+	@# /etc/kab are root's and no group or other may write them (SECURITY.md)
+	[ -d $(DESTDIR)/etc/kab ] || install -d -m 755 $(DESTDIR)/etc/kab
+	[ -e $(DESTDIR)/etc/kab/machine.conf ] || install -m 644 examples/machine.conf $(DESTDIR)/etc/kab/machine.conf
 	@# kabd --listen's token: made once, root's, 0600 (kabd refuses any other)
 	[ -e $(DESTDIR)/etc/kab/token ] || (umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' \
 	  >$(DESTDIR)/etc/kab/token && echo >>$(DESTDIR)/etc/kab/token)

@@ -219,29 +219,30 @@ int lab_check_url(const char *url, struct strbuf *err)
 	return r;
 }
 
+#define LAB_ROOTCERT_WHAT "lab's CA certificate (sslrootcert)"
+
 int lab_check_credentials(const char *path, struct strbuf *err)
 {
 	_cleanup_close_ int fd = -1;
 	return secret_open(path, "lab's credentials file", geteuid(), &fd, err);
 }
 
-/* The credentials file opened and checked (lab_check_credentials), and the
- * name libpq is to read it by: /proc/self/fd/N, the open file itself, so
- * libpq reads what kab checked even if the name were swapped since (libpq
- * stats and opens its passfile by name; /proc's link is the open file). */
-static int open_credentials(const char *path, int *ret_fd, char *passfile, size_t size, struct strbuf *err)
+/* A file libpq reads by name, opened and checked (the credentials as a
+ * secret, sslrootcert as a file kab trusts), and the name libpq is to read
+ * it by: /proc/self/fd/N, the open file itself, so libpq reads what kab
+ * checked even if the name were swapped since (libpq stats and opens its
+ * passfile and sslrootcert by name; /proc's link is the open file). */
+static int open_for_libpq(const char *path, const char *what, bool trusted, int *ret_fd, char *name, size_t size, struct strbuf *err)
 {
 	_cleanup_close_ int fd = -1;
-	int r = secret_open(path, "lab's credentials file", geteuid(), &fd, err);
+	int r = trusted ? secret_open_trusted(path, what, geteuid(), &fd, err) : secret_open(path, what, geteuid(), &fd, err);
 	if (r < 0)
 		return r;
-	snprintf(passfile, size, "/proc/self/fd/%d", fd);
+	snprintf(name, size, "/proc/self/fd/%d", fd);
 	struct stat a, b;
-	if (fstat(fd, &a) < 0 || stat(passfile, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
-		sb_printf(err,
-			  "%s: the lab's credentials file is handed to libpq as %s, which does not name it here "
-			  "(is /proc mounted?)",
-			  path, passfile);
+	if (fstat(fd, &a) < 0 || stat(name, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+		sb_printf(err, "%s: the %s is handed to libpq as %s, which does not name it here (is /proc mounted?)",
+			  path, what, name);
 		return -ENOENT;
 	}
 	*ret_fd = fd;
@@ -249,14 +250,33 @@ static int open_credentials(const char *path, int *ret_fd, char *passfile, size_
 	return 0;
 }
 
-/* libpq's message, the credentials file named by its own name */
-static void put_named(struct strbuf *err, const char *msg, const char *passfile, const char *path)
+/* The sslrootcert that opts name, NULL for none or libpq's "system" (the
+ * system's CA store, not a file of the lab's). */
+static const char *rootcert_file(const PQconninfoOption *opts)
 {
-	const char *at;
-	while (*passfile && (at = strstr(msg, passfile))) {
-		sb_append(err, msg, (size_t)(at - msg));
-		sb_puts(err, path);
-		msg = at + strlen(passfile);
+	const char *v = option(opts, "sslrootcert");
+	return v && strcmp(v, "system") != 0 ? v : NULL;
+}
+
+/* libpq's message, each file handed to it by /proc/self/fd/N (from[i])
+ * named by its own name (to[i]) */
+static void put_named(struct strbuf *err, const char *msg, const char *const from[], const char *const to[], size_t n)
+{
+	while (*msg) {
+		const char *first = NULL;
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++) {
+			const char *at = *from[i] ? strstr(msg, from[i]) : NULL;
+			if (at && (!first || at < first || (at == first && strlen(from[i]) > strlen(from[k])))) {
+				first = at;
+				k = i;
+			}
+		}
+		if (!first)
+			break;
+		sb_append(err, msg, (size_t)(first - msg));
+		sb_puts(err, to[k]);
+		msg = first + strlen(from[k]);
 	}
 	sb_puts(err, msg);
 }
@@ -292,15 +312,22 @@ static int connect_poll(PGconn *c, double timeout_s, struct strbuf *err)
 	return 0;
 }
 
-static int connect_start(const struct lab_opts *o, const char *passfile, PGconn **ret, struct strbuf *err)
+static int connect_start(const struct lab_opts *o, const char *passfile, const char *rootcert, PGconn **ret, struct strbuf *err)
 {
 	char timeout[32];
 	snprintf(timeout, sizeof(timeout), "%.0f", o->timeout_s > 0 ? o->timeout_s : LAB_CONNECT_TIMEOUT_S);
-	/* the URL's own settings over the first two; the credentials over it */
-	const char *keys[] = { "application_name", "connect_timeout", "dbname", "passfile", NULL };
-	const char *vals[] = { "kab", timeout, o->url, passfile, NULL };
-	if (!passfile)
-		keys[3] = NULL;
+	/* the URL's own settings over the first two; the files kab checked over it */
+	const char *keys[6] = { "application_name", "connect_timeout", "dbname" }, *vals[6] = { "kab", timeout, o->url };
+	size_t n = 3;
+	if (passfile) {
+		keys[n] = "passfile";
+		vals[n++] = passfile;
+	}
+	if (rootcert) {
+		keys[n] = "sslrootcert";
+		vals[n++] = rootcert;
+	}
+	keys[n] = vals[n] = NULL;
 	PGconn *c = PQconnectStartParams(keys, vals, 1);
 	if (!c)
 		return -ENOMEM;
@@ -321,20 +348,75 @@ static int check_effective(PGconn *c, struct strbuf *err)
 	return r;
 }
 
+/* The sslrootcert file the URL names into ret (NULL: none); the URL
+ * parses (lab_check_url). */
+static int url_rootcert(const char *url, char **ret)
+{
+	PQconninfoOption *opts = PQconninfoParse(url, NULL);
+	if (!opts)
+		return -ENOMEM;
+	const char *v = rootcert_file(opts);
+	char *path = v ? strdup(v) : NULL;
+	PQconninfoFree(opts);
+	if (v && !path)
+		return -ENOMEM;
+	*ret = path;
+	return 0;
+}
+
+/* The sslrootcert file c took from a service file or $PGSSLROOTCERT,
+ * when the URL named none, into ret (NULL: none). */
+static int effective_rootcert(PGconn *c, char **ret)
+{
+	PQconninfoOption *opts = PQconninfo(c);
+	if (!opts)
+		return -ENOMEM;
+	const char *v = rootcert_file(opts);
+	char *path = v ? strdup(v) : NULL;
+	PQconninfoFree(opts);
+	if (v && !path)
+		return -ENOMEM;
+	*ret = path;
+	return 0;
+}
+
 int lab_connect(const struct lab_opts *o, struct lab **ret, struct strbuf *err)
 {
 	int r = lab_check_url(o->url, err);
 	if (r < 0)
 		return r;
-	/* open until connected: libpq 15 reads it in PQconnectStartParams, a
-	 * later one might when the server asks for the password */
-	_cleanup_close_ int pass_fd = -1;
-	char passfile[64] = "";
-	if (o->credentials && (r = open_credentials(o->credentials, &pass_fd, passfile, sizeof(passfile), err)) < 0)
+	/* open until connected: libpq 15 reads the passfile in
+	 * PQconnectStartParams, a later one might when the server asks for the
+	 * password; sslrootcert is read at the TLS handshake */
+	_cleanup_close_ int pass_fd = -1, root_fd = -1;
+	_cleanup_free_ char *root_path = NULL;
+	char passfile[64] = "", rootcert[64] = "";
+	if (o->credentials &&
+	    (r = open_for_libpq(o->credentials, "lab's credentials file", false, &pass_fd, passfile, sizeof(passfile), err)) < 0)
+		return r;
+	if ((r = url_rootcert(o->url, &root_path)) < 0)
+		return r;
+	if (root_path && (r = open_for_libpq(root_path, LAB_ROOTCERT_WHAT, true, &root_fd, rootcert, sizeof(rootcert), err)) < 0)
 		return r;
 	PGconn *c = NULL;
-	if ((r = connect_start(o, o->credentials ? passfile : NULL, &c, err)) < 0)
+	if ((r = connect_start(o, o->credentials ? passfile : NULL, root_path ? rootcert : NULL, &c, err)) < 0)
 		return r;
+	/* one a service file or the environment named: started again with it
+	 * checked, before any handshake could have read it */
+	if (!root_path) {
+		if ((r = effective_rootcert(c, &root_path)) < 0 ||
+		    (root_path &&
+		     (r = open_for_libpq(root_path, LAB_ROOTCERT_WHAT, true, &root_fd, rootcert, sizeof(rootcert), err)) < 0)) {
+			PQfinish(c);
+			return r;
+		}
+		if (root_path) {
+			PQfinish(c);
+			c = NULL;
+			if ((r = connect_start(o, o->credentials ? passfile : NULL, rootcert, &c, err)) < 0)
+				return r;
+		}
+	}
 	char where[300];
 	snprintf(where, sizeof(where), "lab %s%s%s: ", PQhost(c) ? PQhost(c) : "", PQport(c) ? ":" : "",
 		 PQport(c) ? PQport(c) : "");
@@ -348,7 +430,9 @@ int lab_connect(const struct lab_opts *o, struct lab **ret, struct strbuf *err)
 		r = connect_poll(c, o->timeout_s > 0 ? o->timeout_s : LAB_CONNECT_TIMEOUT_S, &why);
 	if (r < 0) {
 		sb_puts(err, where);
-		put_named(err, why.buf ? why.buf : "", passfile, o->credentials ? o->credentials : "");
+		const char *from[] = { passfile, rootcert },
+			   *to[] = { o->credentials ? o->credentials : "", root_path ? root_path : "" };
+		put_named(err, why.buf ? why.buf : "", from, to, 2);
 		sb_free(&why);
 		PQfinish(c);
 		return r;

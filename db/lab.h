@@ -68,7 +68,10 @@ int lab_check_url(const char *url, struct strbuf *err);
  * through directories only root (or that user) may write (secret_open).
  * -EPERM or -errno with the file, or the directory at fault, named in err.
  * lab_connect checks it so at every connect and hands libpq the open file
- * it checked (/proc/self/fd/N), never the name again. */
+ * it checked (/proc/self/fd/N), never the name again. The sslrootcert the
+ * URL, a service file or $PGSSLROOTCERT names (it decides which server is
+ * the lab) goes the same way as a file kab trusts (secret_open_trusted):
+ * root's or that user's, not writable by group or others. */
 int lab_check_credentials(const char *path, struct strbuf *err);
 
 /* Connects (both checks first, the URL's again on what a service file

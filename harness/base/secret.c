@@ -44,13 +44,44 @@ int secret_check_fd(int fd, const char *path, const char *what, uid_t owner, str
 	return 0;
 }
 
+int secret_check_trusted_fd(int fd, const char *path, const char *what, uid_t owner, struct strbuf *err)
+{
+	struct stat sb;
+	if (fstat(fd, &sb) < 0) {
+		int e = errno;
+		sb_printf(err, "%s: cannot stat the %s: %s", path, what, strerror(e));
+		return -e;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		sb_printf(err, "%s: the %s is %s, not a regular file", path, what, util_file_kind(sb.st_mode));
+		return -EINVAL;
+	}
+	bool owned = sb.st_uid == 0 || sb.st_uid == owner;
+	if (owned && !(sb.st_mode & (S_IWGRP | S_IWOTH)))
+		return 0;
+	char who[80], chown[PATH_MAX + 32] = "";
+	if (owner == 0)
+		snprintf(who, sizeof(who), "root");
+	else
+		snprintf(who, sizeof(who), "root or the user running kab (uid %u)", (unsigned)owner);
+	if (!owned)
+		snprintf(chown, sizeof(chown), "chown root %s; ", path);
+	sb_printf(err,
+		  "%s: the %s has mode %04o and owner uid %u: it decides what kab trusts, so it must be owned by %s "
+		  "and not writable by group or others (%schmod go-w %s)",
+		  path, what, (unsigned)(sb.st_mode & 07777), (unsigned)sb.st_uid, who, chown, path);
+	return -EPERM;
+}
+
 /* as the kernel's MAXSYMLINKS */
 #define SECRET_MAX_SYMLINKS 40
 
-/* one walk from / to a secret, for the checks and their messages */
+/* one walk from / to a secret (or a trusted file), for the checks and
+ * their messages */
 struct walk {
 	const char *path, *what;
 	uid_t owner;
+	bool trusted; /* the file as secret_check_trusted_fd wants it, not secret_check_fd */
 	struct strbuf *err;
 	char at[PATH_MAX];   /* the directory reached, as a path from / */
 	bool open_to_others; /* at is writable by others, with the sticky bit */
@@ -59,6 +90,12 @@ struct walk {
 static bool may_own(const struct walk *w, uid_t uid)
 {
 	return uid == 0 || uid == w->owner;
+}
+
+/* what the walk leads to, for its messages */
+static const char *kind(const struct walk *w)
+{
+	return w->trusted ? "a file kab trusts" : "a secret";
 }
 
 static const char *owners(const struct walk *w, char *buf, size_t n)
@@ -125,9 +162,10 @@ static int follow(struct walk *w, int fd, const struct stat *sb, const char *nam
 	if (!may_own(w, sb->st_uid)) {
 		const char *sep = strlen(w->at) > 1 ? "/" : "";
 		sb_printf(w->err,
-			  "%s: the %s's path goes through the symlink %s%s%s, owned by uid %u: a symlink on a secret's path "
+			  "%s: the %s's path goes through the symlink %s%s%s, owned by uid %u: a symlink on %s path "
 			  "must be owned by %s (chown -h root %s%s%s)",
-			  w->path, w->what, w->at, sep, name, (unsigned)sb->st_uid, owners(w, who, sizeof(who)), w->at, sep, name);
+			  w->path, w->what, w->at, sep, name, (unsigned)sb->st_uid,
+			  w->trusted ? "a trusted file's" : "a secret's", owners(w, who, sizeof(who)), w->at, sep, name);
 		return -EPERM;
 	}
 	ssize_t n = readlinkat(fd, "", link, sizeof(link));
@@ -146,6 +184,14 @@ static int follow(struct walk *w, int fd, const struct stat *sb, const char *nam
 	return link[0] == '/';
 }
 
+/* the file reached, as its kind wants it */
+static int check_file(const struct walk *w, int fd)
+{
+	if (w->trusted)
+		return secret_check_trusted_fd(fd, w->path, w->what, w->owner, w->err);
+	return secret_check_fd(fd, w->path, w->what, w->owner, w->err);
+}
+
 /* The file at the end of the walk, in directory dir: checked before it
  * is opened (so no device or FIFO is), opened, and checked again. */
 static int open_last(struct walk *w, int dir, int fd, const char *name, int *ret_fd)
@@ -156,12 +202,12 @@ static int open_last(struct walk *w, int dir, int fd, const char *name, int *ret
 		(void)fstat(dir, &sb);
 		sb_printf(w->err,
 			  "%s: the %s is in the directory %s, which has mode %04o: a directory others may write is no "
-			  "place for a secret, even with the sticky bit (as /tmp has): move it to a directory only %s "
+			  "place for %s, even with the sticky bit (as /tmp has): move it to a directory only %s "
 			  "may write, such as /etc/kab",
-			  w->path, w->what, w->at, (unsigned)(sb.st_mode & 07777), owners(w, who, sizeof(who)));
+			  w->path, w->what, w->at, (unsigned)(sb.st_mode & 07777), kind(w), owners(w, who, sizeof(who)));
 		return -EPERM;
 	}
-	int r = secret_check_fd(fd, w->path, w->what, w->owner, w->err);
+	int r = check_file(w, fd);
 	if (r < 0)
 		return r;
 	_cleanup_close_ int f = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -170,7 +216,7 @@ static int open_last(struct walk *w, int dir, int fd, const char *name, int *ret
 		sb_printf(w->err, "%s: cannot open the %s: %s", w->path, w->what, strerror(e));
 		return -e;
 	}
-	if ((r = secret_check_fd(f, w->path, w->what, w->owner, w->err)) < 0)
+	if ((r = check_file(w, f)) < 0)
 		return r;
 	*ret_fd = f;
 	f = -1;
@@ -196,9 +242,11 @@ static int walk_root(struct walk *w, int *ret_dir)
 	return 0;
 }
 
-int secret_open(const char *path, const char *what, uid_t owner, int *ret_fd, struct strbuf *err)
+/* The walk from / to path, then the file checked as w's kind wants it. */
+static int walk_open(struct walk *w, int *ret_fd)
 {
-	struct walk w = { .path = path, .what = what, .owner = owner, .err = err };
+	const char *path = w->path, *what = w->what;
+	struct strbuf *err = w->err;
 	char todo[2 * PATH_MAX], name[NAME_MAX + 1], cwd[PATH_MAX] = "";
 	if (path[0] != '/' && !getcwd(cwd, sizeof(cwd))) {
 		int e = errno;
@@ -210,14 +258,14 @@ int secret_open(const char *path, const char *what, uid_t owner, int *ret_fd, st
 		return -ENAMETOOLONG;
 	}
 	_cleanup_close_ int dir = -1;
-	int r = walk_root(&w, &dir);
+	int r = walk_root(w, &dir);
 	if (r < 0)
 		return r;
 	unsigned links = 0;
 	for (char *p = todo;;) {
 		p += strspn(p, "/");
-		if (!*p) /* the path names a directory: said as secret_check_fd says it */
-			return secret_check_fd(dir, path, what, owner, err);
+		if (!*p) /* the path names a directory: said as the file's check says it */
+			return check_file(w, dir);
 		size_t len = strcspn(p, "/");
 		if (len > NAME_MAX) {
 			sb_printf(err, "%s: cannot open the %s: %s", path, what, strerror(ENAMETOOLONG));
@@ -240,24 +288,24 @@ int secret_open(const char *path, const char *what, uid_t owner, int *ret_fd, st
 				sb_printf(err, "%s: cannot open the %s: %s", path, what, strerror(ELOOP));
 				return -ELOOP;
 			}
-			if ((r = follow(&w, fd, &sb, name, todo, sizeof(todo), p)) < 0)
+			if ((r = follow(w, fd, &sb, name, todo, sizeof(todo), p)) < 0)
 				return r;
 			p = todo;
 			if (r == 1) {
 				close(dir);
 				dir = -1;
-				if ((r = walk_root(&w, &dir)) < 0)
+				if ((r = walk_root(w, &dir)) < 0)
 					return r;
 			}
 			continue;
 		}
 		if (S_ISDIR(sb.st_mode)) {
-			if ((r = at_move(&w, name)) < 0)
+			if ((r = at_move(w, name)) < 0)
 				return r;
 			close(dir);
 			dir = fd;
 			fd = -1;
-			if ((r = check_dir(&w, dir)) < 0)
+			if ((r = check_dir(w, dir)) < 0)
 				return r;
 			continue;
 		}
@@ -266,15 +314,28 @@ int secret_open(const char *path, const char *what, uid_t owner, int *ret_fd, st
 				  util_file_kind(sb.st_mode));
 			return -ENOTDIR;
 		}
-		return open_last(&w, dir, fd, name, ret_fd);
+		return open_last(w, dir, fd, name, ret_fd);
 	}
 }
 
-int secret_read(const char *path, const char *what, char **ret, size_t *ret_len)
+int secret_open(const char *path, const char *what, uid_t owner, int *ret_fd, struct strbuf *err)
+{
+	struct walk w = { .path = path, .what = what, .owner = owner, .err = err };
+	return walk_open(&w, ret_fd);
+}
+
+int secret_open_trusted(const char *path, const char *what, uid_t owner, int *ret_fd, struct strbuf *err)
+{
+	struct walk w = { .path = path, .what = what, .owner = owner, .trusted = true, .err = err };
+	return walk_open(&w, ret_fd);
+}
+
+/* secret_read, the file owner's */
+static int read_owned(const char *path, const char *what, uid_t owner, char **ret, size_t *ret_len)
 {
 	_cleanup_close_ int fd = -1;
 	struct strbuf why = { 0 };
-	int r = secret_open(path, what, 0, &fd, &why);
+	int r = secret_open(path, what, owner, &fd, &why);
 	if (r < 0) {
 		log_error("%s", why.buf ? why.buf : path);
 		sb_free(&why);
@@ -298,11 +359,49 @@ int secret_read(const char *path, const char *what, char **ret, size_t *ret_len)
 	return 0;
 }
 
+int secret_read_trusted(const char *path, const char *what, uid_t owner, char **ret, size_t *ret_len, struct strbuf *err)
+{
+	_cleanup_close_ int fd = -1;
+	int r = secret_open_trusted(path, what, owner, &fd, err);
+	if (r < 0)
+		return r;
+	struct stat sb;
+	if (fstat(fd, &sb) < 0) {
+		int e = errno;
+		sb_printf(err, "%s: cannot stat the %s: %s", path, what, strerror(e));
+		return -e;
+	}
+	if (sb.st_size > SECRET_TRUSTED_MAX_SIZE) {
+		sb_printf(err, "%s: the %s is over %d bytes", path, what, SECRET_TRUSTED_MAX_SIZE);
+		return -EFBIG;
+	}
+	char *buf;
+	if ((r = util_read_fd_exact(fd, (size_t)sb.st_size, &buf)) < 0) {
+		if (r == -EIO)
+			sb_printf(err, "%s: cannot read the %s (it changed size while read?)", path, what);
+		return r;
+	}
+	*ret = buf;
+	if (ret_len)
+		*ret_len = (size_t)sb.st_size;
+	return 0;
+}
+
+int secret_read(const char *path, const char *what, char **ret, size_t *ret_len)
+{
+	return read_owned(path, what, 0, ret, ret_len);
+}
+
 int secret_read_token(const char *path, char **ret)
+{
+	return secret_read_user_token(path, 0, ret);
+}
+
+int secret_read_user_token(const char *path, uid_t owner, char **ret)
 {
 	char *t;
 	size_t len;
-	int r = secret_read(path, "token file", &t, &len);
+	int r = read_owned(path, "token file", owner, &t, &len);
 	if (r < 0)
 		return r;
 	while (len && (t[len - 1] == '\n' || t[len - 1] == '\r' || t[len - 1] == ' ' || t[len - 1] == '\t'))

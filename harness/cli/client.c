@@ -5,6 +5,7 @@
 #include "harness/cli/client.h"
 #include "harness/base/kab_api.h"
 #include "harness/base/config.h"
+#include "harness/base/secret.h"
 #include "harness/base/util.h"
 
 #include <arpa/inet.h>
@@ -109,10 +110,9 @@ int client_init(struct client *c, const struct client_conf *conf)
 				  "on the network could read it; use https:// (kabd --tls-cert and --tls-key)", c->base);
 			return -EPERM;
 		}
-		if ((r = util_read_line(conf->token_file, &c->token)) < 0) {
-			log_error("cannot read token file %s: %s", conf->token_file, strerror(-r));
+		/* the user's own, closed to others (secret_open said why not) */
+		if ((r = secret_read_user_token(conf->token_file, geteuid(), &c->token)) < 0)
 			return r;
-		}
 	}
 	c->cacert = conf->cacert;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {

@@ -237,9 +237,15 @@ static int load_tcp_files(const struct kabd_opts *o, struct kabd_tcp *t)
 	if (o->tls_key && secret_read(o->tls_key, "TLS key file", &t->key, &len) < 0)
 		return 2;
 	if (o->tls_cert) {
-		int r = util_read_file(o->tls_cert, &t->cert, &len);
+		/* it says who kabd is to its clients: root's, as the key is */
+		struct strbuf why = { 0 };
+		int r = secret_read_trusted(o->tls_cert, "TLS certificate", 0, &t->cert, &len, &why);
 		if (r < 0) {
-			log_error("%s: cannot read the TLS certificate: %s", o->tls_cert, strerror(-r));
+			if (why.buf)
+				log_error("%s", why.buf);
+			else
+				log_error("%s: cannot read the TLS certificate: %s", o->tls_cert, strerror(-r));
+			sb_free(&why);
 			return 2;
 		}
 		if (!strstr(t->cert, "-----BEGIN CERTIFICATE-----")) {

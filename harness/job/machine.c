@@ -1,12 +1,14 @@
 /* /etc/kab/machine.conf; see machine.h. */
 #include "harness/job/machine.h"
 #include "harness/base/config.h"
+#include "harness/base/secret.h"
 #include "db/lab.h"
 
 #include <errno.h>
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *machine_conf_path(void)
 {
@@ -203,14 +205,25 @@ int machine_conf_load(struct machine_conf *mc, const char *path, struct diags *d
 			  sizeof(mc->path) - 1);
 		return -ENAMETOOLONG;
 	}
+	/* it picks the lab, the knobs and how kernels are switched: read only
+	 * when root or the user running kab owns it and its directories, and
+	 * no one else may write them */
 	_cleanup_free_ char *text = NULL;
-	int r = util_read_file(mc->path, &text, NULL);
-	if (r == -ENOENT)
+	struct strbuf why = { 0 };
+	int r = secret_read_trusted(mc->path, "machine's settings file", geteuid(), &text, NULL, &why);
+	if (r == -ENOENT) {
+		sb_free(&why);
 		return 0;
+	}
 	if (r < 0) {
-		diags_add(d, mc->path, 0, "cannot read the machine's settings: %s", strerror(-r));
+		if (why.buf)
+			diags_add(d, NULL, 0, "%s", why.buf);
+		else
+			diags_add(d, mc->path, 0, "cannot read the machine's settings: %s", strerror(-r));
+		sb_free(&why);
 		return r;
 	}
+	sb_free(&why);
 	int ret = 0, lineno = 0;
 	bool in_lab = false;
 	for (char *line = text, *next; line && *line; line = next) {

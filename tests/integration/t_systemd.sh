@@ -48,6 +48,10 @@ if make -s install DESTDIR="$dest" PREFIX=/opt/kab >"$tmp/install.log" 2>&1; the
 		bash -c "grep -q '^ExecStart=/opt/kab/bin/kab submit /etc/kab/nightly.job$' '$dest/etc/systemd/system/kab-nightly.service'"
 	chk "kabd's unit is Type=notify and serves only its socket" \
 		bash -c "grep -qx 'Type=notify' '$dest/etc/systemd/system/kabd.service' && grep -qx 'ExecStart=/opt/kab/bin/kabd --db /var/lib/kab/kab.db' '$dest/etc/systemd/system/kabd.service'"
+	chk "make install made /etc/kab 0755 and /etc/kab/machine.conf 0644 (kab reads it only so)" \
+		bash -c "[ \"\$(stat -c %a '$dest/etc/kab')\" = 755 ] && [ \"\$(stat -c %a '$dest/etc/kab/machine.conf')\" = 644 ]"
+	chk "the installed kab reads the installed machine.conf: kab config exits 0" bash -c \
+		"KAB_MACHINE_CONF='$dest/etc/kab/machine.conf' '$dest/opt/kab/bin/kab' config >/dev/null"
 	token=$(cat "$dest/etc/kab/token")
 	echo '# mine' >"$dest/etc/kab/nightly.job"
 	make -s install DESTDIR="$dest" PREFIX=/opt/kab >/dev/null 2>&1

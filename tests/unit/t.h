@@ -89,3 +89,36 @@ static inline void t_db_path(char *path, size_t len, const char *tmpl, const cha
 		snprintf(d->dir[d->n++], sizeof(d->dir[0]), "%s", dir);
 	snprintf(path, len, "%s/kab.db", dir);
 }
+
+/* A machine.conf (or another file kab trusts) holding text, made as kab
+ * reads one: 0644 in a new 0700 directory of its own from tmpl (ends in
+ * XXXXXX), since kab refuses one in a directory others may write (/tmp
+ * itself). path gets "DIR/machine.conf"; 0, else -1. t_conf_remove
+ * removes the file and its directory. */
+#include <fcntl.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+static inline int t_conf_file(char *path, size_t len, const char *tmpl, const char *text)
+{
+	char dir[128];
+	snprintf(dir, sizeof(dir), "%s", tmpl);
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(path, len, "%s/machine.conf", dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	bool ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	if (fd >= 0)
+		close(fd);
+	return ok && chmod(path, 0644) == 0 ? 0 : -1;
+}
+static inline void t_conf_remove(const char *path)
+{
+	char dir[160];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	unlink(path);
+	if (slash) {
+		*slash = '\0';
+		rmdir(dir);
+	}
+}

@@ -183,11 +183,9 @@ static char *printed(const struct kab_config *cfg, bool clients)
  * everything printed with where it came from */
 static void test_machine_and_print(void)
 {
-	char path[] = "/tmp/kab-config-XXXXXX";
-	int fd = mkstemp(path);
+	char path[160];
 	static const char text[] = "# test\nswitch = reboot\nknobs.allow = kernel.core_pattern\n";
-	T_CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
-	close(fd);
+	T_EQ_INT(t_conf_file(path, sizeof(path), "/tmp/kab-config-XXXXXX", text), 0);
 	const char *env[] = { "KAB_MACHINE_CONF", path, "KAB_KBUILD_WORK", "/w\x1b[31m", NULL };
 	struct kab_config cfg;
 	struct machine_conf mc;
@@ -226,7 +224,7 @@ static void test_machine_and_print(void)
 	T_CHECK(!machine_conf_current()->has_switch);
 	T_EQ_INT(machine_conf_current()->n_knob_allow, 0);
 	machine_conf_free(&mc);
-	unlink(path);
+	t_conf_remove(path);
 	diags_free(&d);
 }
 
@@ -252,10 +250,8 @@ static int job_switch(const char *key, enum job_switch *ret, char **ret_source, 
 
 static void test_switch_precedence(void)
 {
-	char path[] = "/tmp/kab-config-XXXXXX";
-	int fd = mkstemp(path);
-	T_CHECK(fd >= 0 && write(fd, "switch = reboot\n", 16) == 16);
-	close(fd);
+	char path[160];
+	T_EQ_INT(t_conf_file(path, sizeof(path), "/tmp/kab-config-XXXXXX", "switch = reboot\n"), 0);
 	struct strbuf why = { 0 };
 	bool kexec = kexec_supported(&why) == 0;
 	sb_free(&why);
@@ -302,7 +298,7 @@ static void test_switch_precedence(void)
 	resolve(none, &cfg, &d);
 	config_use(&cfg);
 	machine_conf_free(&mc);
-	unlink(path);
+	t_conf_remove(path);
 }
 
 /* doc/config.md's table of settings has a row for each, naming its variables */
@@ -336,13 +332,11 @@ static void test_readme(void)
  * each mistake named at its line */
 static void test_lab_section(void)
 {
-	char path[] = "/tmp/kab-config-XXXXXX";
-	int fd = mkstemp(path);
+	char path[160];
 	static const char text[] = "switch = reboot\n[lab]\n# the lab\n"
 				   "url = postgresql://kab@db1.lab/kablab?sslmode=verify-full\n"
 				   "credentials = /etc/kab/lab.pgpass\ntags = numa, fast-disk\n";
-	T_CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
-	close(fd);
+	T_EQ_INT(t_conf_file(path, sizeof(path), "/tmp/kab-config-XXXXXX", text), 0);
 	const char *env[] = { "KAB_MACHINE_CONF", path, NULL };
 	struct kab_config cfg;
 	struct machine_conf mc;
@@ -385,6 +379,7 @@ static void test_lab_section(void)
 		{ "[lab]\ncredentials = lab.pgpass\n", ":2: lab-credentials = lab.pgpass: not an absolute path" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		int fd;
 		T_CHECK((fd = open(path, O_WRONLY | O_TRUNC)) >= 0);
 		T_CHECK(write(fd, bad[i][0], strlen(bad[i][0])) == (ssize_t)strlen(bad[i][0]));
 		close(fd);
@@ -407,7 +402,7 @@ static void test_lab_section(void)
 		machine_conf_free(&mc);
 		config_free(&cfg);
 	}
-	unlink(path);
+	t_conf_remove(path);
 }
 
 int main(void)

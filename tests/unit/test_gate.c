@@ -337,6 +337,129 @@ static void test_secret_path(void)
 	T_EQ_INT(system(cmd), 0);
 }
 
+/* secret_open_trusted on root/rel as kab's euid: its return, and err
+ * holding each of the words (NULL-terminated) when it failed */
+static int open_trusted(const char *root, const char *rel, const char *const *words)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	struct strbuf err = { 0 };
+	int fd = -1;
+	int r = secret_open_trusted(path, "test file", geteuid(), &fd, &err);
+	if (r == 0) {
+		T_CHECK(fd >= 0 && fcntl(fd, F_GETFD) == FD_CLOEXEC);
+		close(fd);
+	}
+	for (; words && *words; words++) {
+		bool found = err.buf && strstr(err.buf, *words);
+		T_CHECK(found);
+		if (!found)
+			fprintf(stderr, "  no \"%s\" in \"%s\"\n", *words, err.buf ? err.buf : "");
+	}
+	sb_free(&err);
+	return r;
+}
+
+/* Files that decide what kab trusts (machine.conf, a CA, a certificate):
+ * the walk and where they may sit as for a secret; the file root's or
+ * kab's, not writable by group or others, readable by all */
+static void test_trusted_path(void)
+{
+	char root[] = "/tmp/kab-test-trusted.XXXXXX", p[PATH_MAX], q[PATH_MAX], fix[PATH_MAX + 16];
+	T_CHECK(mkdtemp(root) != NULL);
+	at(p, root, "etc");
+	T_EQ_INT(mkdir(p, 0755), 0);
+	at(p, root, "etc/ca.pem");
+	write_file(p, "trust\n", 0644);
+
+	/* readable by all: trusted, though no secret */
+	T_EQ_INT(open_trusted(root, "etc/ca.pem", NULL), 0);
+	T_EQ_INT(open_secret(root, "etc/ca.pem", (const char *[]){ "mode 0644", "chmod 600", NULL }), -EPERM);
+	char *text = NULL;
+	size_t len = 0;
+	struct strbuf err = { 0 };
+	T_EQ_INT(secret_read_trusted(p, "test file", geteuid(), &text, &len, &err), 0);
+	T_CHECK(text && len == 6 && strcmp(text, "trust\n") == 0);
+	free(text);
+	write_file(p, "trust\n", 0600);
+	T_EQ_INT(open_trusted(root, "etc/ca.pem", NULL), 0);
+
+	/* writable by group or others: refused, named, with the chmod */
+	snprintf(fix, sizeof(fix), "(chmod go-w %s)", p);
+	write_file(p, "trust\n", 0664);
+	T_EQ_INT(open_trusted(root, "etc/ca.pem", (const char *[]){ p, "mode 0664", "decides what kab trusts", fix, NULL }), -EPERM);
+	write_file(p, "trust\n", 0646);
+	T_EQ_INT(open_trusted(root, "etc/ca.pem", (const char *[]){ "mode 0646", fix, NULL }), -EPERM);
+	T_EQ_INT(secret_read_trusted(p, "test file", geteuid(), &text, &len, &err), -EPERM);
+	T_CHECK(err.buf && strstr(err.buf, fix));
+	sb_free(&err);
+	write_file(p, "trust\n", 0644);
+	T_EQ_INT(open_trusted(root, "etc", (const char *[]){ "is a directory", NULL }), -EINVAL);
+	T_EQ_INT(open_trusted(root, "etc/none", (const char *[]){ "No such file", NULL }), -ENOENT);
+
+	/* its directory writable by its group: refused, naming the directory */
+	at(q, root, "etc");
+	T_EQ_INT(chmod(q, 0775), 0);
+	snprintf(fix, sizeof(fix), "(chmod go-w %s)", q);
+	T_EQ_INT(open_trusted(root, "etc/ca.pem", (const char *[]){ q, "mode 0775", fix, NULL }), -EPERM);
+	T_EQ_INT(chmod(q, 0755), 0);
+
+	/* a sticky directory open to all: passed, but no home for the file */
+	at(q, root, "t");
+	T_EQ_INT(mkdir(q, 01777), 0);
+	T_EQ_INT(chmod(q, 01777), 0);
+	at(q, root, "t/ca.pem");
+	write_file(q, "trust\n", 0644);
+	T_EQ_INT(open_trusted(root, "t/ca.pem", (const char *[]){ "mode 1777", "a file kab trusts", "/etc/kab", NULL }), -EPERM);
+	at(q, root, "t/d");
+	T_EQ_INT(mkdir(q, 0755), 0);
+	at(q, root, "t/d/ca.pem");
+	write_file(q, "trust\n", 0644);
+	T_EQ_INT(open_trusted(root, "t/d/ca.pem", NULL), 0);
+
+	if (geteuid() == 0) {
+		/* of nobody's: refused, with the chown; its symlink too */
+		T_EQ_INT(chown(p, 65534, 65534), 0);
+		snprintf(fix, sizeof(fix), "(chown root %s; chmod go-w %s)", p, p);
+		T_EQ_INT(open_trusted(root, "etc/ca.pem", (const char *[]){ "owner uid 65534", fix, NULL }), -EPERM);
+		T_EQ_INT(chown(p, 0, 0), 0);
+		at(q, root, "link");
+		T_EQ_INT(symlink(p, q), 0);
+		T_EQ_INT(open_trusted(root, "link", NULL), 0);
+		T_EQ_INT(lchown(q, 65534, 65534), 0);
+		T_EQ_INT(open_trusted(root, "link", (const char *[]){ q, "a trusted file's path", "chown -h root", NULL }), -EPERM);
+		/* its directory of nobody's */
+		at(q, root, "etc");
+		T_EQ_INT(chown(q, 65534, 65534), 0);
+		T_EQ_INT(open_trusted(root, "etc/ca.pem", (const char *[]){ q, "owner uid 65534", "chown root", NULL }), -EPERM);
+		T_EQ_INT(chown(q, 0, 0), 0);
+	} else {
+		t_skip("secret_open_trusted of a file, symlink or directory of nobody's", "needs root (chown)");
+	}
+
+	/* the CLI's --token-file: the user's own, 0600, a token's form */
+	struct client c;
+	at(q, root, "etc/token");
+	struct client_conf cf = { .url = "http://127.0.0.1:8469", .token_file = q };
+	write_file(q, "abcdefgh1234\n", 0600);
+	T_EQ_INT(client_init(&c, &cf), 0);
+	T_EQ_STR(c.token ? c.token : "", "abcdefgh1234");
+	client_clear(&c);
+	write_file(q, "abcdefgh1234\n", 0640);
+	T_EQ_INT(client_init(&c, &cf), -EPERM);
+	write_file(q, "short\n", 0600);
+	T_EQ_INT(client_init(&c, &cf), -EINVAL);
+	write_file(q, "abcdefgh1234\n", 0600);
+	at(p, root, "etc");
+	T_EQ_INT(chmod(p, 0775), 0);
+	T_EQ_INT(client_init(&c, &cf), -EPERM);
+	T_EQ_INT(chmod(p, 0755), 0);
+
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	T_EQ_INT(system(cmd), 0);
+}
+
 static void test_client_loopback(void)
 {
 	T_CHECK(client_url_loopback("http://127.0.0.1:8469"));
@@ -375,6 +498,7 @@ int main(void)
 	test_peer();
 	test_secret();
 	test_secret_path();
+	test_trusted_path();
 	test_client_loopback();
 	return t_done("test_gate");
 }

@@ -211,6 +211,62 @@ static void test_credentials(const char *dir)
 	rmdir(sub);
 }
 
+/* The lab's sslrootcert decides which server kab takes for the lab: from
+ * the URL, a service file or $PGSSLROOTCERT, checked as a file kab trusts
+ * before any connection (the socket here does not exist: no network) */
+static void test_rootcert(const char *dir)
+{
+	char ca[256], url[512], fix[300], services[256];
+	snprintf(ca, sizeof(ca), "%s/lab-ca.pem", dir);
+	T_EQ_INT(put_file(ca, "-----BEGIN CERTIFICATE-----\n"), 0);
+	snprintf(url, sizeof(url), "postgresql:///kablab?host=%s/no-socket&sslrootcert=%s", dir, ca);
+	struct lab_opts o = { .url = url, .timeout_s = 2 };
+	struct lab *l = NULL;
+	struct strbuf err = { 0 };
+	snprintf(fix, sizeof(fix), "(chmod go-w %s)", ca);
+	T_CHECK(chmod(ca, 0664) == 0);
+	T_EQ_INT(lab_connect(&o, &l, &err), -EPERM);
+	T_CHECK(has(&err, ca) && has(&err, "sslrootcert") && has(&err, "mode 0664") && has(&err, fix));
+	sb_free(&err);
+	/* readable by all is fine: checked, then the connection fails on the
+	 * socket, and no message names the descriptor libpq was given */
+	T_CHECK(chmod(ca, 0644) == 0);
+	T_EQ_INT(lab_connect(&o, &l, &err), -ECONNREFUSED);
+	T_CHECK(has(&err, "cannot connect") && !has(&err, "/proc/self/fd/"));
+	sb_free(&err);
+	/* from the environment, the URL naming none */
+	snprintf(url, sizeof(url), "postgresql:///kablab?host=%s/no-socket", dir);
+	T_CHECK(chmod(ca, 0646) == 0);
+	setenv("PGSSLROOTCERT", ca, 1);
+	T_EQ_INT(lab_connect(&o, &l, &err), -EPERM);
+	T_CHECK(has(&err, ca) && has(&err, "mode 0646"));
+	sb_free(&err);
+	unsetenv("PGSSLROOTCERT");
+	/* from a service file */
+	snprintf(services, sizeof(services), "%s/pg_service.conf", dir);
+	char svc[512];
+	snprintf(svc, sizeof(svc), "[kabca]\nhost=%s/no-socket\ndbname=kablab\nsslrootcert=%s\n", dir, ca);
+	T_EQ_INT(put_file(services, svc), 0);
+	setenv("PGSERVICEFILE", services, 1);
+	o.url = "service=kabca";
+	T_EQ_INT(lab_connect(&o, &l, &err), -EPERM);
+	T_CHECK(has(&err, ca) && has(&err, "mode 0646"));
+	sb_free(&err);
+	T_CHECK(chmod(ca, 0644) == 0);
+	T_EQ_INT(lab_connect(&o, &l, &err), -ECONNREFUSED);
+	T_CHECK(!has(&err, "/proc/self/fd/"));
+	sb_free(&err);
+	unsetenv("PGSERVICEFILE");
+	unlink(services);
+	/* missing: named */
+	unlink(ca);
+	snprintf(url, sizeof(url), "postgresql:///kablab?host=%s/no-socket&sslrootcert=%s", dir, ca);
+	o.url = url;
+	T_EQ_INT(lab_connect(&o, &l, &err), -ENOENT);
+	T_CHECK(has(&err, ca) && has(&err, "No such file"));
+	sb_free(&err);
+}
+
 static void test_machine_id(const char *dir)
 {
 	char mid[256], own[256], id[LAB_UUID_LEN + 1], again[LAB_UUID_LEN + 1];
@@ -1473,6 +1529,7 @@ int main(void)
 	test_match_and_tags();
 	test_urls();
 	test_credentials(dir);
+	test_rootcert(dir);
 	test_machine_id(dir);
 	pg.dir = getenv("KAB_TEST_PG_DIR");
 	pg.port = getenv("KAB_TEST_PG_PORT");

@@ -16,13 +16,11 @@
 
 static int load(const char *text, struct machine_conf *mc, struct diags *d)
 {
-	char path[] = "/tmp/kab-machine-XXXXXX";
-	int fd = mkstemp(path);
-	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+	char path[160];
+	if (t_conf_file(path, sizeof(path), "/tmp/kab-machine-XXXXXX", text) < 0)
 		return -EIO;
-	close(fd);
 	int r = machine_conf_load(mc, path, d);
-	unlink(path);
+	t_conf_remove(path);
 	return r;
 }
 
@@ -199,6 +197,106 @@ static void test_canonical(void)
 	rmdir(dir);
 }
 
+/* whether d holds one problem, naming path and each of the words */
+static bool said(const struct diags *d, const char *path, const char *const *words)
+{
+	bool all = d->n == 1 && strstr(d->v[0].msg, path);
+	for (; all && *words; words++)
+		all = strstr(d->v[0].msg, *words) != NULL;
+	if (!all)
+		diags_print(d, stderr);
+	return all;
+}
+
+/* machine.conf decides what kab trusts: read only when its owner is root
+ * or the user running kab and no group or other may write it or a
+ * directory on its way; readable by all is fine, and a missing file is
+ * still nothing set */
+static void test_conf_trust(void)
+{
+	char path[160], fix[200], dir[160];
+	struct machine_conf mc;
+	struct diags d = { 0 };
+	T_EQ_INT(t_conf_file(path, sizeof(path), "/tmp/kab-trust-XXXXXX", "switch = reboot\n"), 0);
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+
+	/* clean, 0644 and 0604: read */
+	T_EQ_INT(machine_conf_load(&mc, path, &d), 0);
+	T_CHECK(mc.has_switch && mc.switch_mode == JOB_SWITCH_REBOOT);
+	T_EQ_INT(d.n, 0);
+	machine_conf_free(&mc);
+	T_EQ_INT(chmod(path, 0604), 0);
+	T_EQ_INT(machine_conf_load(&mc, path, &d), 0);
+	T_CHECK(mc.has_switch);
+	T_EQ_INT(d.n, 0);
+	machine_conf_free(&mc);
+
+	/* group-writable, world-writable: refused, named, with the chmod */
+	snprintf(fix, sizeof(fix), "(chmod go-w %s)", path);
+	T_EQ_INT(chmod(path, 0664), 0);
+	T_EQ_INT(machine_conf_load(&mc, path, &d), -EPERM);
+	T_CHECK(!mc.has_switch);
+	T_CHECK(said(&d, path, (const char *[]){ "machine's settings file has mode 0664", fix, NULL }));
+	diags_free(&d);
+	machine_conf_free(&mc);
+	T_EQ_INT(chmod(path, 0646), 0);
+	T_EQ_INT(machine_conf_load(&mc, path, &d), -EPERM);
+	T_CHECK(said(&d, path, (const char *[]){ "mode 0646", fix, NULL }));
+	diags_free(&d);
+	machine_conf_free(&mc);
+	T_EQ_INT(chmod(path, 0644), 0);
+
+	/* its directory writable by its group: refused, naming the directory */
+	T_EQ_INT(chmod(dir, 0770), 0);
+	snprintf(fix, sizeof(fix), "(chmod go-w %s)", dir);
+	T_EQ_INT(machine_conf_load(&mc, path, &d), -EPERM);
+	T_CHECK(said(&d, path, (const char *[]){ dir, "mode 0770", fix, NULL }));
+	diags_free(&d);
+	machine_conf_free(&mc);
+	T_EQ_INT(chmod(dir, 0700), 0);
+
+	if (geteuid() == 0) {
+		/* the file, or its directory, owned by nobody: refused, with the chown */
+		T_EQ_INT(chown(path, 65534, 65534), 0);
+		snprintf(fix, sizeof(fix), "(chown root %s; chmod go-w %s)", path, path);
+		T_EQ_INT(machine_conf_load(&mc, path, &d), -EPERM);
+		T_CHECK(said(&d, path, (const char *[]){ "owner uid 65534", fix, NULL }));
+		diags_free(&d);
+		machine_conf_free(&mc);
+		T_EQ_INT(chown(path, 0, 0), 0);
+		T_EQ_INT(chown(dir, 65534, 65534), 0);
+		snprintf(fix, sizeof(fix), "(chown root %s; chmod go-w %s)", dir, dir);
+		T_EQ_INT(machine_conf_load(&mc, path, &d), -EPERM);
+		T_CHECK(said(&d, path, (const char *[]){ dir, "owner uid 65534", fix, NULL }));
+		diags_free(&d);
+		machine_conf_free(&mc);
+		T_EQ_INT(chown(dir, 0, 0), 0);
+	} else {
+		t_skip("machine.conf, or its directory, owned by nobody", "needs root (chown)");
+	}
+
+	/* missing, in a directory that exists: nothing set, nothing said */
+	t_conf_remove(path);
+	T_EQ_INT(mkdir(dir, 0700), 0);
+	T_EQ_INT(machine_conf_load(&mc, path, &d), 0);
+	T_CHECK(!mc.has_switch && !mc.n_knob_allow);
+	T_EQ_INT(d.n, 0);
+	machine_conf_free(&mc);
+	rmdir(dir);
+
+	/* in /tmp itself (sticky, open to all): refused, naming the move */
+	char in_tmp[] = "/tmp/kab-trust-XXXXXX";
+	int fd = mkstemp(in_tmp);
+	T_CHECK(fd >= 0 && write(fd, "switch = reboot\n", 16) == 16);
+	close(fd);
+	T_EQ_INT(machine_conf_load(&mc, in_tmp, &d), -EPERM);
+	T_CHECK(said(&d, in_tmp, (const char *[]){ "in the directory /tmp", "sticky bit", "/etc/kab", NULL }));
+	diags_free(&d);
+	machine_conf_free(&mc);
+	unlink(in_tmp);
+}
+
 static void test_conf_patterns(void)
 {
 	struct machine_conf mc;
@@ -238,11 +336,9 @@ static void test_conf_patterns(void)
  * allowed knob" at line. */
 static size_t check_job(const char *conf, const char *text, int line, bool *ret_refused)
 {
-	char path[] = "/tmp/kab-machine-XXXXXX";
-	int fd = mkstemp(path);
-	if (fd < 0 || write(fd, conf, strlen(conf)) != (ssize_t)strlen(conf))
+	char path[160];
+	if (t_conf_file(path, sizeof(path), "/tmp/kab-machine-XXXXXX", conf) < 0)
 		return 99;
-	close(fd);
 	/* as kab's main does: the file named by $KAB_MACHINE_CONF, loaded
 	 * with the configuration, its problems the job's too */
 	setenv("KAB_MACHINE_CONF", path, 1);
@@ -256,7 +352,7 @@ static size_t check_job(const char *conf, const char *text, int line, bool *ret_
 	struct job *j = NULL;
 	if (job_parse_string("t.job", text, &j, &d) == 0)
 		job_free(j);
-	unlink(path);
+	t_conf_remove(path);
 	unsetenv("KAB_MACHINE_CONF");
 	t_config_from_env();
 	machine_conf_free(&mc);
@@ -342,6 +438,7 @@ int main(void)
 	test_patterns();
 	test_defaults();
 	test_canonical();
+	test_conf_trust();
 	test_conf_patterns();
 	test_job_knobs();
 	return t_done("test_machine");
