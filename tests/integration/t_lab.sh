@@ -125,7 +125,11 @@ CONF
 	pg_as "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 30 restart >/dev/null ||
 		{ cat "$PG_DIR/server.log"; fail "the server restarts with TLS on $NET.1"; }
 	PG_HOST=$NET.1
-	LAB_URL="postgresql://$PG_USER@$PG_HOST:$PG_PORT/$PG_DB?sslmode=verify-full&sslrootcert=$tls/ca.pem"
+	# the machines' copy of the CA, root's: kab refuses one under the
+	# server's directory, which nobody owns (a file that decides what kabd
+	# trusts is read only through directories root or kab own)
+	install -m 644 "$tls/ca.pem" "$IT_TMP/lab-ca.pem"
+	LAB_URL="postgresql://$PG_USER@$PG_HOST:$PG_PORT/$PG_DB?sslmode=verify-full&sslrootcert=$IT_TMP/lab-ca.pem"
 	echo "  three machines in network namespaces kablab1..3 ($NET.11-13), the server on $NET.1 over TLS"
 else
 	ip link del kablab0 2>/dev/null
