@@ -348,27 +348,11 @@ static int check_effective(PGconn *c, struct strbuf *err)
 	return r;
 }
 
-/* The sslrootcert file the URL names into ret (NULL: none); the URL
- * parses (lab_check_url). */
-static int url_rootcert(const char *url, char **ret)
+/* The sslrootcert file opts name into ret (NULL: none); opts freed here.
+ * Of the URL (PQconninfoParse), or of a connection (PQconninfo): what a
+ * service file or $PGSSLROOTCERT gave it when the URL named none. */
+static int rootcert_of(PQconninfoOption *opts, char **ret)
 {
-	PQconninfoOption *opts = PQconninfoParse(url, NULL);
-	if (!opts)
-		return -ENOMEM;
-	const char *v = rootcert_file(opts);
-	char *path = v ? strdup(v) : NULL;
-	PQconninfoFree(opts);
-	if (v && !path)
-		return -ENOMEM;
-	*ret = path;
-	return 0;
-}
-
-/* The sslrootcert file c took from a service file or $PGSSLROOTCERT,
- * when the URL named none, into ret (NULL: none). */
-static int effective_rootcert(PGconn *c, char **ret)
-{
-	PQconninfoOption *opts = PQconninfo(c);
 	if (!opts)
 		return -ENOMEM;
 	const char *v = rootcert_file(opts);
@@ -394,7 +378,7 @@ int lab_connect(const struct lab_opts *o, struct lab **ret, struct strbuf *err)
 	if (o->credentials &&
 	    (r = open_for_libpq(o->credentials, "lab's credentials file", false, &pass_fd, passfile, sizeof(passfile), err)) < 0)
 		return r;
-	if ((r = url_rootcert(o->url, &root_path)) < 0)
+	if ((r = rootcert_of(PQconninfoParse(o->url, NULL), &root_path)) < 0)
 		return r;
 	if (root_path && (r = open_for_libpq(root_path, LAB_ROOTCERT_WHAT, true, &root_fd, rootcert, sizeof(rootcert), err)) < 0)
 		return r;
@@ -404,7 +388,7 @@ int lab_connect(const struct lab_opts *o, struct lab **ret, struct strbuf *err)
 	/* one a service file or the environment named: started again with it
 	 * checked, before any handshake could have read it */
 	if (!root_path) {
-		if ((r = effective_rootcert(c, &root_path)) < 0 ||
+		if ((r = rootcert_of(PQconninfo(c), &root_path)) < 0 ||
 		    (root_path &&
 		     (r = open_for_libpq(root_path, LAB_ROOTCERT_WHAT, true, &root_fd, rootcert, sizeof(rootcert), err)) < 0)) {
 			PQfinish(c);
