@@ -14,18 +14,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int secret_check_fd(int fd, const char *path, const char *what, uid_t owner, struct strbuf *err)
+/* fd's stat into sb when it is a regular file: 0, else the error said */
+static int regular(int fd, const char *path, const char *what, struct stat *sb, struct strbuf *err)
 {
-	struct stat sb;
-	if (fstat(fd, &sb) < 0) {
+	if (fstat(fd, sb) < 0) {
 		int e = errno;
 		sb_printf(err, "%s: cannot stat the %s: %s", path, what, strerror(e));
 		return -e;
 	}
-	if (!S_ISREG(sb.st_mode)) {
-		sb_printf(err, "%s: the %s is %s, not a regular file", path, what, util_file_kind(sb.st_mode));
+	if (!S_ISREG(sb->st_mode)) {
+		sb_printf(err, "%s: the %s is %s, not a regular file", path, what, util_file_kind(sb->st_mode));
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int secret_check_fd(int fd, const char *path, const char *what, uid_t owner, struct strbuf *err)
+{
+	struct stat sb;
+	int r = regular(fd, path, what, &sb, err);
+	if (r < 0)
+		return r;
 	if (sb.st_uid != owner || (sb.st_mode & 077)) {
 		char who[64], uid[16], chown[PATH_MAX + 32] = "";
 		snprintf(uid, sizeof(uid), "%u", (unsigned)owner);
@@ -47,15 +56,9 @@ int secret_check_fd(int fd, const char *path, const char *what, uid_t owner, str
 int secret_check_trusted_fd(int fd, const char *path, const char *what, uid_t owner, struct strbuf *err)
 {
 	struct stat sb;
-	if (fstat(fd, &sb) < 0) {
-		int e = errno;
-		sb_printf(err, "%s: cannot stat the %s: %s", path, what, strerror(e));
-		return -e;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		sb_printf(err, "%s: the %s is %s, not a regular file", path, what, util_file_kind(sb.st_mode));
-		return -EINVAL;
-	}
+	int r = regular(fd, path, what, &sb, err);
+	if (r < 0)
+		return r;
 	bool owned = sb.st_uid == 0 || sb.st_uid == owner;
 	if (owned && !(sb.st_mode & (S_IWGRP | S_IWOTH)))
 		return 0;
