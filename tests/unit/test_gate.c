@@ -190,6 +190,17 @@ static void test_secret(void)
 	rmdir(dir);
 }
 
+/* err holds each of words (NULL-terminated; NULL: none asked) */
+static void says(const struct strbuf *err, const char *const *words)
+{
+	for (; words && *words; words++) {
+		bool found = err->buf && strstr(err->buf, *words);
+		T_CHECK(found);
+		if (!found)
+			fprintf(stderr, "  no \"%s\" in \"%s\"\n", *words, err->buf ? err->buf : "");
+	}
+}
+
 /* secret_open on root/rel as kab's euid: its return, and err holding
  * each of the words (NULL-terminated) when it failed */
 static int open_secret(const char *root, const char *rel, const char *const *words)
@@ -205,12 +216,7 @@ static int open_secret(const char *root, const char *rel, const char *const *wor
 		T_CHECK(read(fd, buf, sizeof(buf) - 1) > 0 && strcmp(buf, "s3cret\n") == 0);
 		close(fd);
 	}
-	for (; words && *words; words++) {
-		bool found = err.buf && strstr(err.buf, *words);
-		T_CHECK(found);
-		if (!found)
-			fprintf(stderr, "  no \"%s\" in \"%s\"\n", *words, err.buf ? err.buf : "");
-	}
+	says(&err, words);
 	sb_free(&err);
 	return r;
 }
@@ -350,12 +356,7 @@ static int open_trusted(const char *root, const char *rel, const char *const *wo
 		T_CHECK(fd >= 0 && fcntl(fd, F_GETFD) == FD_CLOEXEC);
 		close(fd);
 	}
-	for (; words && *words; words++) {
-		bool found = err.buf && strstr(err.buf, *words);
-		T_CHECK(found);
-		if (!found)
-			fprintf(stderr, "  no \"%s\" in \"%s\"\n", *words, err.buf ? err.buf : "");
-	}
+	says(&err, words);
 	sb_free(&err);
 	return r;
 }
